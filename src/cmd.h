@@ -1,0 +1,63 @@
+#ifndef LR_CMD_H
+#define LR_CMD_H
+
+/*
+ * What the subcommands share: global options, opening the store, turning
+ * error codes into one message and one exit code. Only cmd-*.c and
+ * labrun.c print.
+ */
+
+#include <stdio.h>
+
+#include "store.h"
+
+/* Documented exit codes (docs/labrun.md). */
+enum {
+	LR_EXIT_OK = 0,
+	LR_EXIT_FAIL = 1,	/* the operation failed: not found, refused, I/O */
+	LR_EXIT_USAGE = 2,	/* unknown option, bad value, missing argument */
+	LR_EXIT_STORE = 3,	/* the store cannot be used */
+};
+
+struct lr_global {
+	const char *store;	/* --store, else $LABRUN_STORE, else NULL */
+};
+
+struct lr_command {
+	const char *name;
+	int (*run)(const struct lr_global *g, int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_init(const struct lr_global *g, int argc, char **argv);
+int cmd_record(const struct lr_global *g, int argc, char **argv);
+int cmd_list(const struct lr_global *g, int argc, char **argv);
+int cmd_show(const struct lr_global *g, int argc, char **argv);
+int cmd_cat(const struct lr_global *g, int argc, char **argv);
+int cmd_sql(const struct lr_global *g, int argc, char **argv);
+int cmd_fsck(const struct lr_global *g, int argc, char **argv);
+
+/* Print the current error ("labrun: error: ..." and its hint) to stderr and
+ * return the exit code for 'rc'. */
+int cmd_fail(int rc);
+
+/* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Report getopt's complaint about argv[optind - 1] for 'cmd'. */
+int cmd_bad_option(const char *cmd, char **argv, int opt);
+
+/*
+ * Open the store for a command. 'for_write' creates it when missing. Runs
+ * whose recorder died are marked abandoned first. On failure prints the
+ * error and returns its exit code (> 0); 0 on success.
+ */
+int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write);
+
+/* The argv JSON of a run as a shell-quoted command line (malloc'd). */
+char *cmd_argv_text(const char *argv_json);
+
+/* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
+const char *cmd_human_size(char *buf, size_t len, long long bytes);
+
+#endif

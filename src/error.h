@@ -1,0 +1,42 @@
+#ifndef LR_ERROR_H
+#define LR_ERROR_H
+
+/*
+ * Error codes returned by every lower layer: 0 on success, one of these
+ * negative values on failure, with a message set by lr_error_set().
+ * Lower layers never print or exit; commands turn the code into one
+ * message and one documented exit code (see labrun.c).
+ */
+enum {
+	LR_OK = 0,
+	LR_EINVAL = -1,		/* bad input from the user: options, ids, files */
+	LR_ENOTFOUND = -2,	/* the named run, artifact or store does not exist */
+	LR_EIO = -3,		/* a file system or process call failed */
+	LR_ESTORE = -4,		/* the database failed, is locked or is corrupt */
+	LR_ESCHEMA = -5,	/* the store's schema is newer or foreign */
+	LR_ENOMEM = -6,
+	LR_EREFUSED = -7,	/* a request that is not allowed (e.g. writing SQL) */
+};
+
+/*
+ * Set the current error message (printf-style), replacing any earlier one.
+ * The message names the action, the object in single quotes and the cause.
+ * Always returns 'code', so callers can write: return lr_error_set(LR_EIO, ...).
+ */
+int lr_error_set(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Set the hint printed on the line after the message (the next step to take). */
+void lr_error_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prefix the current message with "<prefix>: ", for context added by a caller. */
+void lr_error_wrap(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The current message and hint; borrowed, valid until the next lr_error_* call. */
+const char *lr_error_msg(void);
+const char *lr_error_hint_msg(void);
+
+/* Forget the current message and hint. */
+void lr_error_clear(void);
+
+#endif

@@ -1,0 +1,34 @@
+#ifndef LR_SHA256_H
+#define LR_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Length of a hex sha256 including its terminating NUL. */
+#define LR_SHA256_HEX 65
+
+/*
+ * Incremental sha256 over OpenSSL's EVP interface. _init allocates the
+ * context (returns LR_ENOMEM on failure), _final writes the lower-case hex
+ * digest and releases the context; _release alone abandons it.
+ */
+struct lr_sha256 {
+	void *ctx; /* EVP_MD_CTX */
+};
+
+int lr_sha256_init(struct lr_sha256 *h);
+void lr_sha256_update(struct lr_sha256 *h, const void *data, size_t len);
+void lr_sha256_final(struct lr_sha256 *h, char hex[LR_SHA256_HEX]);
+void lr_sha256_release(struct lr_sha256 *h);
+
+/* Hash a whole memory buffer. */
+int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256_HEX]);
+
+/*
+ * Hash a file by streaming it (never read whole). On success stores the
+ * digest and, if size is not NULL, the byte count. LR_EIO with a message
+ * naming the path on failure.
+ */
+int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size);
+
+#endif

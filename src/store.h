@@ -1,0 +1,127 @@
+#ifndef LR_STORE_H
+#define LR_STORE_H
+
+/*
+ * The store: <dir>/labrun.db (SQLite, WAL) and <dir>/objects/. These are the
+ * only functions that know SQL; a shared lab-server store can replace this
+ * file without touching the commands. Writes run in BEGIN IMMEDIATE
+ * transactions that never span a command's execution.
+ */
+
+#include <stdint.h>
+
+#include "model.h"
+
+#define LR_APPLICATION_ID 0x4C616252 /* "LabR" */
+
+struct lr_store;
+
+enum {
+	LR_STORE_CREATE = 1, /* create the directory and database if missing */
+};
+
+/*
+ * Find the store directory: 'override' (from --store or LABRUN_STORE) if
+ * given, else the nearest '.labrun' walking up from 'cwd'. When none exists
+ * and 'for_write' is set, the place a new one goes: '.labrun' at the top of
+ * the enclosing git work tree, or in 'cwd'. *out is malloc'd; *exists says
+ * whether the directory is already there. LR_ENOTFOUND when reading and
+ * there is none.
+ */
+int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);
+
+/*
+ * Open (and with LR_STORE_CREATE, create) the store in 'dir', applying any
+ * pending migrations. A store whose schema is newer than this binary, or a
+ * database that is not a labrun store, is refused with LR_ESCHEMA and left
+ * untouched. *out belongs to the caller: lr_store_free().
+ */
+int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
+void lr_store_free(struct lr_store *st);
+
+/* The store directory (borrowed, lives as long as 'st'). */
+const char *lr_store_dir(const struct lr_store *st);
+
+/* PRAGMA user_version of the open database. */
+int lr_store_schema_version(struct lr_store *st);
+
+/*
+ * Insert 'run' as 'running' with every fact known before execution (host,
+ * experiment, issues, geometry, binding, tools, environment, sources and the
+ * artifacts already in run->artifacts) in one transaction; sets run->id.
+ * Objects named by artifacts must already be in objects/.
+ */
+int lr_store_run_begin(struct lr_store *st, struct lr_run *run);
+
+/*
+ * Finalise a run in one transaction: status, end time, exit, resource use,
+ * failure text, and the artifacts from index 'first_new_artifact' on.
+ */
+int lr_store_run_finish(struct lr_store *st, const struct lr_run *run, size_t first_new_artifact);
+
+/* Runs still marked 'running': ids and uuids (malloc'd arrays, caller frees). */
+struct lr_running {
+	int64_t id;
+	char uuid[37];
+};
+int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n);
+
+/*
+ * Mark run 'id' abandoned if it is still running, linking the given logs.
+ * *changed is 1 when this call did it, 0 when another process finished or
+ * abandoned it first.
+ */
+int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
+			 const struct lr_artifact *logs, size_t nlogs, int *changed);
+
+/*
+ * Resolve a run reference: a short id ("7"), a uuid or a unique uuid prefix
+ * of at least 4 characters, or "last". LR_ENOTFOUND / LR_EINVAL otherwise.
+ */
+int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
+
+/* Load everything recorded about run 'id' into 'run' (lr_run_init'ed). */
+int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
+
+struct lr_run_filter {
+	const char *issue;	/* normalised issue ref, or NULL */
+	const char *experiment;	/* or NULL */
+	int status;		/* enum lr_status, or -1 for any */
+	int64_t limit;		/* 0: all */
+};
+
+/*
+ * Call 'fn' for each matching run, newest first, with the summary fields
+ * filled (id, uuid, kind, experiment, status, times, exit, wall, argv, cwd,
+ * issues). The run is released after each call; a non-zero return from
+ * 'fn' stops the walk and is returned.
+ */
+typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
+int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
+
+/* Does an experiment with this name exist? (1/0, or a negative error) */
+int lr_store_experiment_exists(struct lr_store *st, const char *name);
+
+/*
+ * Run one read-only SQL statement on a separate read-only connection.
+ * Statements that could write are refused with LR_EREFUSED before they run.
+ * 'fn' gets the column count, names, values (NULL for SQL NULL) and types
+ * (SQLITE_INTEGER... as ints) of each row; 'header' is called once first.
+ */
+struct lr_sqlrow {
+	int ncol;
+	const char *const *names;
+	const char *const *values;
+	const int *types;	/* 1 integer, 2 float, 3 text, 4 blob, 5 null */
+};
+typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_header);
+int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
+
+/* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
+int lr_store_integrity(struct lr_store *st);
+
+/* Call 'fn' with every object sha256 the database references. */
+typedef int (*lr_str_fn)(void *arg, const char *s);
+int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
+
+#endif

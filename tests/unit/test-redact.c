@@ -1,0 +1,159 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "redact.h"
+
+static void secret_names_are_recognised(void **state)
+{
+	(void)state;
+	assert_true(lr_env_name_is_secret("API_TOKEN"));
+	assert_true(lr_env_name_is_secret("HF_TOKEN"));
+	assert_true(lr_env_name_is_secret("aws_secret_access_key"));
+	assert_true(lr_env_name_is_secret("DB_PASSWORD"));
+	assert_true(lr_env_name_is_secret("GITHUB_PAT"));
+	assert_true(lr_env_name_is_secret("MY_CREDENTIALS"));
+	assert_true(lr_env_name_is_secret("PROXY_AUTHORIZATION"));
+	assert_false(lr_env_name_is_secret("PATH"));
+	assert_false(lr_env_name_is_secret("PYTHONPATH"));
+	assert_false(lr_env_name_is_secret("OMP_NUM_THREADS"));
+	assert_false(lr_env_name_is_secret("PATTERN"));
+}
+
+static void capture_keeps_allowlist_and_redacts_secrets(void **state)
+{
+	char *envp[] = {
+		"OMP_NUM_THREADS=4", "HOME=/root", "RBLN_DEVICES=0,1", "HF_TOKEN=hf_abcdef",
+		"API_TOKEN=s3cr3t-value", "LD_LIBRARY_PATH=/opt/lib", "EDITOR=vi", NULL,
+	};
+	struct lr_kvlist l = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(lr_env_capture(&l, envp), 0);
+	assert_int_equal(l.n, 5);
+	/* sorted by name */
+	for (i = 1; i < l.n; i++)
+		assert_true(strcmp(l.v[i - 1].key, l.v[i].key) < 0);
+	assert_string_equal(lr_kvlist_find(&l, "OMP_NUM_THREADS")->value, "4");
+	assert_string_equal(lr_kvlist_find(&l, "RBLN_DEVICES")->value, "0,1");
+	assert_string_equal(lr_kvlist_find(&l, "HF_TOKEN")->value, LR_REDACTED);
+	assert_string_equal(lr_kvlist_find(&l, "HF_TOKEN")->tag, "redacted");
+	assert_string_equal(lr_kvlist_find(&l, "API_TOKEN")->value, LR_REDACTED);
+	assert_null(lr_kvlist_find(&l, "HOME"));
+	assert_null(lr_kvlist_find(&l, "EDITOR"));
+	for (i = 0; i < l.n; i++)
+		assert_null(strstr(l.v[i].value, "s3cr3t"));
+	lr_kvlist_release(&l);
+}
+
+struct out {
+	char buf[4096];
+	size_t n;
+};
+
+static int sink(void *arg, const void *data, size_t len)
+{
+	struct out *o = arg;
+
+	assert_true(o->n + len < sizeof o->buf);
+	memcpy(o->buf + o->n, data, len);
+	o->n += len;
+	return 0;
+}
+
+static void scrub_finds_secrets_split_at_every_offset(void **state)
+{
+	char *envp[] = { "API_TOKEN=s3cr3t-value", "OTHER_KEY=zz9-plural-z-alpha", NULL };
+	const char *text = "line one s3cr3t-value and zz9-plural-z-alpha, then s3cr3t-values end";
+	const char *want = "line one <redacted> and <redacted>, then <redacted>s end";
+	size_t len = strlen(text), a, b;
+
+	(void)state;
+	/* Every way of cutting the text into three chunks. */
+	for (a = 0; a <= len; a++)
+		for (b = a; b <= len; b += 3) {
+			struct lr_scrub s;
+			struct out o = { { 0 }, 0 };
+			int found = 0;
+
+			assert_int_equal(lr_scrub_init(&s, envp), 0);
+			assert_int_equal(lr_scrub_feed(&s, text, a, sink, &o, &found), 0);
+			assert_int_equal(lr_scrub_feed(&s, text + a, b - a, sink, &o, &found), 0);
+			assert_int_equal(lr_scrub_feed(&s, text + b, len - b, sink, &o, &found), 0);
+			assert_int_equal(lr_scrub_flush(&s, sink, &o), 0);
+			o.buf[o.n] = '\0';
+			assert_string_equal(o.buf, want);
+			assert_true(found);
+			lr_scrub_release(&s);
+		}
+}
+
+static void scrub_passes_clean_text_unchanged(void **state)
+{
+	char *envp[] = { "API_TOKEN=s3cr3t-value", NULL };
+	const char *text = "nothing secret here: s3cr3t-valu";
+	struct lr_scrub s;
+	struct out o = { { 0 }, 0 };
+	int found = 0;
+
+	(void)state;
+	assert_int_equal(lr_scrub_init(&s, envp), 0);
+	assert_int_equal(lr_scrub_feed(&s, text, strlen(text), sink, &o, &found), 0);
+	assert_int_equal(lr_scrub_flush(&s, sink, &o), 0);
+	o.buf[o.n] = '\0';
+	assert_string_equal(o.buf, text);
+	assert_false(found);
+	lr_scrub_release(&s);
+}
+
+static void scrub_ignores_values_too_short_to_matter(void **state)
+{
+	char *envp[] = { "A_KEY=1", NULL };
+	struct lr_scrub s;
+	char *t;
+
+	(void)state;
+	assert_int_equal(lr_scrub_init(&s, envp), 0);
+	assert_int_equal(s.n, 0);
+	t = lr_scrub_string(&s, "1 and 1");
+	assert_string_equal(t, "1 and 1");
+	free(t);
+	lr_scrub_release(&s);
+}
+
+static void scrub_string_replaces_every_occurrence(void **state)
+{
+	char *envp[] = { "DB_PASSWORD=hunter22", NULL };
+	struct lr_scrub s;
+	char *t;
+
+	(void)state;
+	assert_int_equal(lr_scrub_init(&s, envp), 0);
+	t = lr_scrub_string(&s, "--password=hunter22 hunter22hunter22");
+	assert_string_equal(t, "--password=<redacted> <redacted><redacted>");
+	free(t);
+	lr_scrub_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(secret_names_are_recognised),
+		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
+		cmocka_unit_test(scrub_finds_secrets_split_at_every_offset),
+		cmocka_unit_test(scrub_passes_clean_text_unchanged),
+		cmocka_unit_test(scrub_ignores_values_too_short_to_matter),
+		cmocka_unit_test(scrub_string_replaces_every_occurrence),
+	};
+
+	return cmocka_run_group_tests_name("redact", tests, NULL, NULL);
+}

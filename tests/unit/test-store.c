@@ -1,0 +1,286 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "schema.h"
+#include "sha256.h"
+#include "store.h"
+#include "testutil.h"
+
+struct fx {
+	char *tmp;
+	char dir[4096];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+
+	f->tmp = tmpdir_new();
+	assert_non_null(f->tmp);
+	snprintf(f->dir, sizeof f->dir, "%s/store", f->tmp);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tmpdir_remove(f->tmp);
+	free(f);
+	return 0;
+}
+
+/* Read an integer with raw SQLite, independently of the store layer. */
+static int raw_int(const char *dir, const char *sql)
+{
+	char path[4200];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int v = -1;
+
+	snprintf(path, sizeof path, "%s/labrun.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+static void raw_exec(const char *dir, const char *sql)
+{
+	char path[4200];
+	sqlite3 *db = NULL;
+
+	snprintf(path, sizeof path, "%s/labrun.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void make_run(struct lr_run *r, const char *uuid)
+{
+	lr_run_init(r);
+	snprintf(r->uuid, sizeof r->uuid, "%s", uuid);
+	r->kind = strdup("record");
+	r->started_at = strdup("2026-11-29T10:00:00.000Z");
+	r->cwd = strdup("/tmp");
+	r->argv_json = strdup("[\"true\"]");
+	r->labrun_version = strdup("test");
+	r->experiment = strdup("encoder205");
+	r->host.hostname = strdup("h1");
+	r->host.kernel = strdup("k");
+	r->host.arch = strdup("x86_64");
+	r->host.cores = 2;
+	assert_int_equal(lr_kvlist_add(&r->geometry, "model", "qwen3-4b", NULL), 0);
+	assert_int_equal(lr_kvlist_add(&r->binding, "device", "atom:0", "user"), 0);
+	assert_int_equal(lr_kvlist_add(&r->env, "API_TOKEN", "<redacted>", "redacted"), 0);
+	assert_int_equal(lr_strlist_add(&r->issues, "270"), 0);
+}
+
+static void open_creates_and_migrates(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+
+	assert_int_equal(lr_store_open(&st, f->dir, 0), LR_ENOTFOUND);
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(lr_store_schema_version(st), lr_migration_count);
+	lr_store_free(st);
+	assert_int_equal(raw_int(f->dir, "PRAGMA user_version"), lr_migration_count);
+	assert_int_equal(raw_int(f->dir, "PRAGMA application_id"), LR_APPLICATION_ID);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM sqlite_master WHERE name = 'run_overview'"), 1);
+	/* reopening is idempotent */
+	assert_int_equal(lr_store_open(&st, f->dir, 0), 0);
+	lr_store_free(st);
+}
+
+static void newer_schema_is_refused_and_left_untouched(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	char db[4200], before[LR_SHA256_HEX], after[LR_SHA256_HEX];
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	lr_store_free(st);
+	raw_exec(f->dir, "PRAGMA user_version = 999");
+	snprintf(db, sizeof db, "%s/labrun.db", f->dir);
+	assert_int_equal(lr_sha256_file(db, before, NULL), 0);
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), LR_ESCHEMA);
+	assert_null(st);
+	assert_non_null(strstr(lr_error_msg(), "newer"));
+	assert_int_equal(lr_sha256_file(db, after, NULL), 0);
+	assert_string_equal(before, after);
+	assert_int_equal(raw_int(f->dir, "PRAGMA user_version"), 999);
+}
+
+static void foreign_database_is_refused(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+
+	assert_int_equal(mkdir(f->dir, 0777), 0);
+	raw_exec(f->dir, "CREATE TABLE t(x); PRAGMA application_id = 1234");
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), LR_ESCHEMA);
+	assert_non_null(strstr(lr_error_msg(), "not a labrun database"));
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM sqlite_master WHERE name = 'run'"), 0);
+}
+
+static void run_round_trips_through_the_store(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	struct lr_run r, back;
+	int64_t id = 0;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	make_run(&r, "0b1d3c4e-0000-4000-8000-000000000001");
+	assert_int_equal(lr_run_add_artifact(&r, "input", "in.bin", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3), 0);
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	assert_true(r.id > 0);
+
+	r.status = LR_FAILED;
+	r.ended_at = strdup("2026-11-29T10:00:01.000Z");
+	r.has_exit = 1;
+	r.exit_code = 3;
+	r.failure = strdup("the command exited with status 3");
+	r.wall_s = 1.5;
+	assert_int_equal(lr_run_add_artifact(&r, "stdout", "stdout", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3), 0);
+	assert_int_equal(lr_store_run_finish(st, &r, 1), 0);
+	/* a second finish is refused: the run is no longer running */
+	assert_int_equal(lr_store_run_finish(st, &r, 2), LR_ESTORE);
+
+	assert_int_equal(lr_store_run_resolve(st, "last", &id), 0);
+	assert_int_equal(id, r.id);
+	assert_int_equal(lr_store_run_resolve(st, "0b1d3c4e", &id), 0);
+	assert_int_equal(lr_store_run_resolve(st, "ffff", &id), LR_ENOTFOUND);
+	assert_int_equal(lr_store_run_resolve(st, "x';--", &id), LR_EINVAL);
+
+	lr_run_init(&back);
+	assert_int_equal(lr_store_run_load(st, r.id, &back), 0);
+	assert_string_equal(back.uuid, r.uuid);
+	assert_int_equal(back.status, LR_FAILED);
+	assert_int_equal(back.exit_code, 3);
+	assert_string_equal(back.experiment, "encoder205");
+	assert_string_equal(lr_kvlist_find(&back.geometry, "model")->value, "qwen3-4b");
+	assert_string_equal(lr_kvlist_find(&back.binding, "device")->tag, "user");
+	assert_string_equal(lr_kvlist_find(&back.env, "API_TOKEN")->tag, "redacted");
+	assert_int_equal(back.issues.n, 1);
+	assert_int_equal(back.nartifacts, 2);
+	assert_string_equal(back.artifacts[0].role, "stdout");
+	assert_string_equal(back.host.hostname, "h1");
+	lr_run_release(&back);
+	lr_run_release(&r);
+	lr_store_free(st);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM object"), 1);
+}
+
+static void abandon_changes_only_running_runs(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	struct lr_running *running = NULL;
+	struct lr_run r;
+	size_t n = 0;
+	int changed = -1;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	make_run(&r, "0b1d3c4e-0000-4000-8000-000000000002");
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	assert_int_equal(lr_store_running(st, &running, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(running[0].id, r.id);
+	free(running);
+	assert_int_equal(lr_store_run_abandon(st, r.id, "2026-11-29T11:00:00.000Z", NULL, 0, &changed), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(lr_store_run_abandon(st, r.id, "2026-11-29T11:00:00.000Z", NULL, 0, &changed), 0);
+	assert_int_equal(changed, 0);
+	lr_run_release(&r);
+	lr_store_free(st);
+	assert_int_equal(raw_int(f->dir, "SELECT status = 'abandoned' FROM run"), 1);
+}
+
+static int count_rows(void *arg, const struct lr_sqlrow *row, int is_header)
+{
+	(void)row;
+	if (!is_header)
+		(*(int *)arg)++;
+	return 0;
+}
+
+static void readonly_sql_refuses_writes(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	struct lr_run r;
+	int rows = 0;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	make_run(&r, "0b1d3c4e-0000-4000-8000-000000000003");
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	assert_int_equal(lr_store_sql_readonly(st, "SELECT * FROM run_overview", count_rows, &rows), 0);
+	assert_int_equal(rows, 1);
+	assert_int_equal(lr_store_sql_readonly(st, "DELETE FROM run", count_rows, &rows), LR_EREFUSED);
+	assert_int_equal(lr_store_sql_readonly(st, "SELECT 1; DELETE FROM run", count_rows, &rows), LR_EINVAL);
+	assert_int_equal(lr_store_sql_readonly(st, "ATTACH ':memory:' AS x", count_rows, &rows), LR_EREFUSED);
+	assert_int_equal(lr_store_sql_readonly(st, "PRAGMA user_version = 7", count_rows, &rows), LR_EREFUSED);
+	assert_int_equal(lr_store_integrity(st), 0);
+	lr_run_release(&r);
+	lr_store_free(st);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM run"), 1);
+	assert_int_equal(raw_int(f->dir, "PRAGMA user_version"), lr_migration_count);
+}
+
+static void find_walks_up_and_honours_override(void **state)
+{
+	struct fx *f = *state;
+	char sub[4200], want[4200], *out = NULL;
+	int exists = 0;
+
+	snprintf(sub, sizeof sub, "%s/a/b", f->tmp);
+	snprintf(want, sizeof want, "%s/a", f->tmp);
+	assert_int_equal(mkdir(want, 0777), 0);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	assert_int_equal(lr_store_find(&out, &exists, NULL, sub, 0), LR_ENOTFOUND);
+	/* For writing outside git: a new store in the working directory. */
+	assert_int_equal(lr_store_find(&out, &exists, NULL, sub, 1), 0);
+	assert_false(exists);
+	snprintf(want, sizeof want, "%s/a/b/.labrun", f->tmp);
+	assert_string_equal(out, want);
+	free(out);
+	snprintf(want, sizeof want, "%s/a/.labrun", f->tmp);
+	assert_int_equal(mkdir(want, 0777), 0);
+	assert_int_equal(lr_store_find(&out, &exists, NULL, sub, 0), 0);
+	assert_true(exists);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(lr_store_find(&out, &exists, "/elsewhere/store", sub, 1), 0);
+	assert_string_equal(out, "/elsewhere/store");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(open_creates_and_migrates, setup, teardown),
+		cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_untouched, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_database_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(run_round_trips_through_the_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(abandon_changes_only_running_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
