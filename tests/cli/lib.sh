@@ -1,0 +1,66 @@
+# Sourced by every tests/cli/t*.sh: a temporary work area and store per test,
+# and small assertion helpers that say what failed.
+set -eu
+: "${LABRUN:?run through 'make check', which sets LABRUN}"
+: "${TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/labrun-cli.XXXXXX")
+cleanup() { rm -rf "$T"; }
+trap cleanup EXIT
+export LABRUN_STORE="$T/store"
+export HOME="$T/home"
+mkdir -p "$HOME" "$T/work"
+# Commands run in work/; captured output stays beside it in $T/out and $T/err.
+cd "$T/work"
+tests=0
+
+fail() { echo "not ok - $*" >&2; exit 1; }
+ok() { tests=$((tests + 1)); echo "ok $tests - $*"; }
+
+# expect_exit N DESCRIPTION CMD...: run CMD, capture out/err into $T/out, $T/err.
+expect_exit() {
+	want=$1 desc=$2
+	shift 2
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || {
+		echo "--- stdout" >&2; cat "$T/out" >&2
+		echo "--- stderr" >&2; cat "$T/err" >&2
+		fail "$desc: exit $got, expected $want"
+	}
+	ok "$desc"
+}
+
+# contains FILE TEXT DESCRIPTION
+contains() {
+	grep -qF -- "$2" "$1" || { echo "--- $1" >&2; cat "$1" >&2; fail "$3: '$2' not found"; }
+	ok "$3"
+}
+
+# lacks FILE TEXT DESCRIPTION
+lacks() {
+	! grep -qF -- "$2" "$1" || { echo "--- $1" >&2; cat "$1" >&2; fail "$3: '$2' found"; }
+	ok "$3"
+}
+
+# equals GOT WANT DESCRIPTION
+equals() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	ok "$3"
+}
+
+# q SQL: one value from the store through labrun sql
+q() { "$LABRUN" sql --csv "$1" | sed -n 2p | tr -d '\r'; }
+
+# A throwaway git repository with one commit, as a source tree.
+make_repo() {
+	mkdir -p "$1"
+	git -C "$1" init -q
+	git -C "$1" config user.email t@example.org
+	git -C "$1" config user.name t
+	echo base >"$1/tracked.txt"
+	git -C "$1" add tracked.txt
+	git -C "$1" commit -qm base
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Help, version, init, a passing run, list and show.
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "--help lists the commands" "$LABRUN" --help
+contains "$T/out" "record" "help names record"
+expect_exit 0 "--version prints the version" "$LABRUN" --version
+contains "$T/out" "labrun 0." "version line"
+for c in init record list show cat sql fsck; do
+	expect_exit 0 "'$c -h' prints its usage" "$LABRUN" "$c" -h
+	contains "$T/out" "usage: labrun $c" "$c usage text"
+done
+
+expect_exit 1 "list without a store says so" "$LABRUN" list
+contains "$T/err" "hint:" "missing store gives a hint"
+
+expect_exit 0 "init creates the store" "$LABRUN" init
+[ -f "$T/store/labrun.db" ] && [ -d "$T/store/objects" ] || fail "store layout"
+ok "store holds labrun.db and objects/"
+
+expect_exit 0 "a passing command is recorded" "$LABRUN" record --experiment demo --note "first" -- echo hello
+contains "$T/out" "hello" "output is teed"
+contains "$T/err" "recorded run 1 (passed" "summary line"
+equals "$(q "SELECT status || ' ' || exit_code FROM run WHERE id = 1")" "passed 0" "row is passed with exit 0"
+equals "$(q "SELECT count(*) FROM run WHERE uuid GLOB '????????-????-4???-????-????????????'")" "1" "run has a v4 uuid"
+
+expect_exit 0 "list shows it" "$LABRUN" list
+contains "$T/out" "passed" "list has the status"
+contains "$T/out" "echo hello" "list has the command"
+expect_exit 0 "list --json" "$LABRUN" list --json --experiment demo
+contains "$T/out" '"status": "passed"' "json list"
+expect_exit 0 "show --json" "$LABRUN" show --json 1
+contains "$T/out" '"note": "first"' "show json has the note"
+expect_exit 0 "cat stdout" "$LABRUN" cat last stdout
+equals "$(cat "$T/out")" "hello" "cat gives the exact log"
+
+# The default store: nearest .labrun walking up, else at the git top level.
+unset LABRUN_STORE
+make_repo "$T/repo"
+mkdir -p "$T/repo/sub/dir"
+cd "$T/repo/sub/dir"
+expect_exit 0 "first write outside a store creates one at the git top" "$LABRUN" record -q -- true
+[ -d "$T/repo/.labrun" ] || fail "store at the git top level"
+ok "store created at the git top level"
+git -C "$T/repo" status --porcelain >"$T/st"
+lacks "$T/st" ".labrun" "the store is invisible to git status"
+cd "$T/repo/sub"
+expect_exit 0 "a subdirectory finds the store above" "$LABRUN" list
+contains "$T/out" "true" "the run is listed from below"

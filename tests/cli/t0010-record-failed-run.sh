@@ -1,0 +1,44 @@
+#!/bin/sh
+# Done-when 2: a failing command is kept with exit code, logs, git state,
+# geometry, binding and host facts.
+. "$(dirname "$0")/lib.sh"
+
+make_repo "$T/repo"
+cd "$T/repo"
+echo changed >>tracked.txt
+echo new >untracked.txt
+head=$(git rev-parse HEAD)
+
+expect_exit 3 "record exits with the command's status" \
+	"$LABRUN" record --issue 270 --geometry model=qwen3-4b --binding device=atom:0 \
+	-- sh -c 'echo out; echo err >&2; exit 3'
+contains "$T/out" "out" "stdout is teed"
+contains "$T/err" "err" "stderr is teed"
+
+expect_exit 0 "show the run" "$LABRUN" show last
+contains "$T/out" "status:     failed, exit code 3" "status failed with exit 3"
+contains "$T/out" "HEAD $head" "git HEAD"
+contains "$T/out" "dirty: yes" "dirty state"
+contains "$T/out" "model=qwen3-4b" "geometry"
+contains "$T/out" "device=atom:0  (user)" "binding given by the user"
+contains "$T/out" "cpu_affinity=" "observed CPU affinity"
+contains "$T/out" "host:       $(uname -n)" "host name"
+contains "$T/out" "issues:     270" "issue reference"
+contains "$T/out" "modified" "modified file listed"
+contains "$T/out" "untracked.txt" "untracked file listed"
+sed -n '/^stdout/,/^stderr/p' "$T/out" >"$T/logs"
+contains "$T/logs" "    out" "stdout tail shown"
+sed -n '/^stderr/,$p' "$T/out" >"$T/logs"
+contains "$T/logs" "    err" "stderr tail shown"
+
+# The hashes are the real ones.
+want=$(sha256sum tracked.txt | cut -d' ' -f1)
+equals "$(q "SELECT sha256 FROM source_file WHERE path = 'tracked.txt'")" "$want" "modified file sha256"
+equals "$(q "SELECT dirty FROM source_state")" "1" "dirty column"
+equals "$("$LABRUN" cat last stderr)" "err" "stderr log content"
+
+# A clean tree hashes the empty diff.
+git add -A && git commit -qm more
+expect_exit 0 "record in a clean tree" "$LABRUN" record -q -- true
+equals "$(q "SELECT dirty || ' ' || diff_sha256 FROM source_state WHERE run_id = 2")" \
+	"0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "clean tree: empty diff hash"

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Done-when 8: docs/schema.md names every table, column and view, and its
+# example queries run.
+. "$(dirname "$0")/lib.sh"
+
+doc="$TOP_SRCDIR/docs/schema.md"
+[ -f "$doc" ] || fail "docs/schema.md is missing"
+make_repo "$T/repo"
+cd "$T/repo"
+echo x >>tracked.txt
+export HF_TOKEN=hf_example_value_0123
+"$LABRUN" record -q --issue 270 --experiment encoder205 --geometry model=qwen3-4b --binding device=atom:0 \
+	--tool rebel-compiler=0.11.0 -- sh -c 'echo out' >/dev/null 2>&1
+"$LABRUN" record -q --issue 270 -- false >/dev/null 2>&1 || true
+
+# Every table and view, and every column of each, appears in the doc.
+"$LABRUN" sql --csv "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
+	WHERE m.type IN ('table', 'view') ORDER BY 1, 2" | tail -n +2 | tr -d '\r' >"$T/cols"
+[ "$(wc -l <"$T/cols")" -gt 50 ] || fail "too few columns listed"
+missing=0
+while IFS=, read -r tbl col; do
+	grep -q "^### \`$tbl\`" "$doc" || { echo "table or view '$tbl' not documented" >&2; missing=1; }
+	awk -v t="### \`$tbl\`" '$0 == t {on=1; next} /^##/ {on=0} on' "$doc" | grep -q "^| \`$col\` " ||
+		{ echo "column '$tbl.$col' not documented" >&2; missing=1; }
+done <"$T/cols"
+[ $missing = 0 ] || fail "docs/schema.md misses tables or columns"
+ok "every table, view and column is documented"
+
+# Each ```sql block under "Example queries" runs and returns rows.
+awk '/^## Example queries/ {on=1} on && /^```sql$/ {grab=1; q=""; next}
+     grab && /^```$/ {grab=0; gsub(/\n/, " ", q); print q; next} grab {q = q " " $0}' "$doc" >"$T/queries"
+n=$(wc -l <"$T/queries")
+[ "$n" -ge 5 ] || fail "only $n example queries"
+while IFS= read -r sql; do
+	"$LABRUN" sql "$sql" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "example query fails: $sql"; }
+	[ "$(wc -l <"$T/out")" -ge 3 ] || { cat "$T/out" >&2; fail "example query returns no rows: $sql"; }
+done <"$T/queries"
+ok "$n example queries run and return rows"
