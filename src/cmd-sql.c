@@ -51,6 +51,29 @@ static void csv_field(const char *v)
 	putchar('"');
 }
 
+/* A JSON string for text that is not valid UTF-8: other bytes become "\\xNN". */
+static json_t *json_string_lossy(const char *v)
+{
+	size_t n = strlen(v), i, o = 0;
+	char *buf = malloc(n * 4 + 1);
+	json_t *j;
+
+	if (!buf)
+		return json_null();
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)v[i];
+
+		if (ch < 0x80)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)sprintf(buf + o, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j ? j : json_null();
+}
+
 static int keep_cell(struct sql_ctx *c, const char *v)
 {
 	if (c->ncells == c->capcells) {
@@ -103,8 +126,8 @@ static int on_row(void *arg, const struct lr_sqlrow *row, int is_header)
 				j = json_integer(strtoll(v, NULL, 10));
 			else if (row->types[i] == 2)
 				j = json_real(strtod(v, NULL));
-			else
-				j = json_string(v) ? json_string(v) : json_stringn(v, strlen(v));
+			else if (!(j = json_string(v)))
+				j = json_string_lossy(v);
 			json_object_set_new(o, row->names[i], j ? j : json_null());
 		}
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -615,9 +615,10 @@ static void judge(struct lr_run *run, const struct child *c, const char *cmd, co
 		run->signal = WTERMSIG(c->status);
 		*exit_status = 128 + run->signal;
 	}
-	if (c->cancel_sig) {
+	if (c->cancel_sig || run->signal == SIGINT) {
+		/* Ctrl-C on a terminal reaches the command's group directly, not us. */
 		run->status = LR_CANCELLED;
-		run->failure = fmt("cancelled by %s", strsignal(c->cancel_sig));
+		run->failure = fmt("cancelled by %s", strsignal(c->cancel_sig ? c->cancel_sig : SIGINT));
 	} else if (c->timed_out) {
 		run->status = LR_FAILED;
 		run->failure = fmt("timed out: still running after the --timeout");

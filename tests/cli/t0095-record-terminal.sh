@@ -1,0 +1,17 @@
+#!/bin/sh
+# On a terminal the command gets the foreground: it can read the terminal,
+# and Ctrl-C reaches it and cancels the run. script(1) provides the pty.
+. "$(dirname "$0")/lib.sh"
+
+command -v script >/dev/null || fail "script(1) from util-linux is needed"
+"$LABRUN" init >/dev/null
+
+# A command in a background process group would stop on SIGTTIN here and hang.
+printf 'hello\n' | timeout 20 script -qec "'$LABRUN' record -- sh -c 'read x; echo got \$x'" /dev/null \
+	>"$T/out" 2>&1 || { cat "$T/out" >&2; fail "reading the terminal hung or failed"; }
+contains "$T/out" "got hello" "the command read the terminal"
+equals "$(q "SELECT status FROM run WHERE id = 1")" "passed" "and passed"
+
+# Ctrl-C typed on the terminal (byte 3) goes to the command's foreground group.
+(sleep 1.5; printf '\003') | timeout 20 script -qec "'$LABRUN' record -- sleep 30" /dev/null >"$T/out" 2>&1 || true
+equals "$(q "SELECT status || ' ' || signal FROM run WHERE id = 2")" "cancelled 2" "Ctrl-C cancels the run"
