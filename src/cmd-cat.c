@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,35 +80,26 @@ static const struct lr_artifact *pick(const struct lr_run *r, const char *want)
 
 int cmd_cat(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	const struct lr_artifact *a;
 	struct lr_store *st = NULL;
 	struct lr_run r;
 	char *path = NULL;
 	int64_t id = 0;
-	int c, rc;
+	int rc, first;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		}
-		return cmd_bad_option("cat", argv, c);
-	}
-	if (optind + 2 != argc)
-		return cmd_usage_error("cat", "'labrun cat' takes RUN and stdout, stderr or an artifact name");
+	if ((rc = cmd_parse_plain("cat", usage, argc, argv, 2, 2, "RUN and stdout, stderr or an artifact name",
+				  &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	lr_run_init(&r);
-	if ((rc = lr_store_run_resolve(st, argv[optind], &id)) || (rc = lr_store_run_load(st, id, &r)))
+	if ((rc = lr_store_run_resolve(st, argv[first], &id)) || (rc = lr_store_run_load(st, id, &r)))
 		goto out;
-	a = pick(&r, argv[optind + 1]);
+	a = pick(&r, argv[first + 1]);
 	if (!a && r.status == LR_RUNNING &&
-	    (!strcmp(argv[optind + 1], "stdout") || !strcmp(argv[optind + 1], "stderr"))) {
+	    (!strcmp(argv[first + 1], "stdout") || !strcmp(argv[first + 1], "stderr"))) {
 		lr_error_clear();
-		path = lr_spool_path(lr_store_dir(st), r.uuid, argv[optind + 1]);
+		path = lr_spool_path(lr_store_dir(st), r.uuid, argv[first + 1]);
 	} else if (!a) {
 		rc = LR_ENOTFOUND; /* pick() set the message */
 		goto out;

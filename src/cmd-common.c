@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -56,6 +57,11 @@ int cmd_bad_option(const char *cmd, char **argv, int opt)
 
 int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write)
 {
+	return cmd_open_store_counted(st, g, for_write, NULL);
+}
+
+int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned)
+{
 	char cwd[PATH_MAX], *dir = NULL;
 	int exists = 0, rc;
 
@@ -71,12 +77,37 @@ int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_writ
 	if (rc)
 		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);
 	/* A reader on a read-only medium still reads: recovery is best effort there. */
-	if ((rc = lr_spool_recover(*st, NULL)) && for_write) {
+	if ((rc = lr_spool_recover(*st, abandoned)) && (for_write || abandoned)) {
 		lr_store_free(*st);
 		*st = NULL;
 		return cmd_fail(rc);
 	}
 	lr_error_clear();
+	return 0;
+}
+
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	int c, n;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return -1;
+		}
+		return cmd_bad_option(cmd, argv, c);
+	}
+	n = argc - optind;
+	if (n < min || n > max) {
+		if (max == 0)
+			return cmd_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cmd_usage_error(cmd, "'labrun %s' takes %s", cmd, what);
+	}
+	*first = optind;
 	return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
@@ -15,21 +14,11 @@ static const char usage[] =
 
 int cmd_init(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
 	struct lr_store *st = NULL;
-	int c, rc;
+	int rc, first;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		}
-		return cmd_bad_option("init", argv, c);
-	}
-	if (optind < argc)
-		return cmd_usage_error("init", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cmd_parse_plain("init", usage, argc, argv, 0, 0, NULL, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
 	if ((rc = cmd_open_store(&st, g, 1)))
 		return rc;
 	printf("store '%s' ready (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));

@@ -54,6 +54,18 @@ int cmd_bad_option(const char *cmd, char **argv, int opt);
  */
 int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write);
 
+/* The same, also saying how many runs were marked abandoned (for fsck). */
+int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned);
+
+/*
+ * Parse the options of a command that has only -h: prints 'usage' for -h
+ * and returns -1, returns an exit code (> 0) for a bad option or a wrong
+ * number of operands, else 0 with *first set to the first operand's index.
+ * 'min'/'max' bound the operand count; 'what' describes them for the error.
+ */
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first);
+
 /* The argv JSON of a run as a shell-quoted command line (malloc'd). */
 char *cmd_argv_text(const char *argv_json);
 

@@ -404,13 +404,26 @@ static int commit(struct lr_store *st, int rc)
 
 /* ---- writing runs --------------------------------------------------------- */
 
+/* Step an INSERT ... RETURNING id statement and finalise it. */
+static int returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
+{
+	int rc = 0;
+
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	else
+		rc = db_error(st, what);
+	sqlite3_finalize(s);
+	return rc;
+}
+
 static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 {
-	static const char ins[] =
+	/* The no-op update makes RETURNING give the id of an existing row too. */
+	static const char sql[] =
 		"INSERT INTO host(fingerprint, hostname, os, kernel, arch, cpu_model, cpu_flags, cores, memory_bytes)"
 		" VALUES (:fp, :hostname, :os, :kernel, :arch, :cpu_model, :cpu_flags, :cores, :memory)"
-		" ON CONFLICT(fingerprint) DO NOTHING";
-	static const char sel[] = "SELECT id FROM host WHERE fingerprint = :fp";
+		" ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING id";
 	sqlite3_stmt *s = NULL;
 	char fp[LR_SHA256_HEX], *text = NULL;
 	int rc;
@@ -422,9 +435,7 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	rc = lr_sha256_buf(text, strlen(text), fp);
 	free(text);
-	if (rc)
-		return rc;
-	if ((rc = prepare(st, &s, ins)))
+	if (rc || (rc = prepare(st, &s, sql)))
 		return rc;
 	bind_text(s, ":fp", fp);
 	bind_text(s, ":hostname", h->hostname);
@@ -436,46 +447,22 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 	bind_int(s, ":cores", h->cores);
 	if (h->memory_bytes)
 		bind_int(s, ":memory", h->memory_bytes);
-	rc = step_done(st, s, "record the host");
-	sqlite3_finalize(s);
-	if (rc)
-		return rc;
-	if ((rc = prepare(st, &s, sel)))
-		return rc;
-	bind_text(s, ":fp", fp);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		*id = sqlite3_column_int64(s, 0);
-	else
-		rc = db_error(st, "look up the host");
-	sqlite3_finalize(s);
-	return rc;
+	return returning_id(st, s, "record the host", id);
 }
 
 static int experiment_id(struct lr_store *st, const char *name, const char *now, int64_t *id)
 {
-	static const char ins[] =
-		"INSERT INTO experiment(name, created_at) VALUES (:name, :now) ON CONFLICT(name) DO NOTHING";
-	static const char sel[] = "SELECT id FROM experiment WHERE name = :name";
+	static const char sql[] =
+		"INSERT INTO experiment(name, created_at) VALUES (:name, :now)"
+		" ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = prepare(st, &s, ins)))
+	if ((rc = prepare(st, &s, sql)))
 		return rc;
 	bind_text(s, ":name", name);
 	bind_text(s, ":now", now);
-	rc = step_done(st, s, "record the experiment");
-	sqlite3_finalize(s);
-	if (rc)
-		return rc;
-	if ((rc = prepare(st, &s, sel)))
-		return rc;
-	bind_text(s, ":name", name);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		*id = sqlite3_column_int64(s, 0);
-	else
-		rc = db_error(st, "look up the experiment");
-	sqlite3_finalize(s);
-	return rc;
+	return returning_id(st, s, "record the experiment", id);
 }
 
 /* Insert every key/value of 'l' with one prepared statement. */

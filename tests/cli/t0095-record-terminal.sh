@@ -13,5 +13,15 @@ contains "$T/out" "got hello" "the command read the terminal"
 equals "$(q "SELECT status FROM run WHERE id = 1")" "passed" "and passed"
 
 # Ctrl-C typed on the terminal (byte 3) goes to the command's foreground group.
-(sleep 1.5; printf '\003') | timeout 20 script -qec "'$LABRUN' record -- sleep 30" /dev/null >"$T/out" 2>&1 || true
+ctrl_c_when_running() {
+	i=0
+	until [ "$(sqlite3 "$T/store/labrun.db" "SELECT count(*) FROM run WHERE status = 'running'")" = 1 ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] || break
+		sleep 0.1
+	done
+	sleep 0.3
+	printf '\003'
+}
+ctrl_c_when_running | timeout 30 script -qec "'$LABRUN' record -- sleep 30" /dev/null >"$T/out" 2>&1 || true
 equals "$(q "SELECT status || ' ' || signal FROM run WHERE id = 2")" "cancelled 2" "Ctrl-C cancels the run"
