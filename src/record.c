@@ -372,6 +372,15 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGTTOU);
 }
 
+/* Discard what arrived of 'set' while it was blocked (the command's SIGCHLD, a late Ctrl-C). */
+static void drop_pending(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
 static void exec_child(char *const *argv, char *const *envp, int out, int err, int errpipe, int tty,
 		       const sigset_t *oldmask)
 {
@@ -441,11 +450,16 @@ static void on_signal(struct child *c, const struct signalfd_siginfo *si, double
 	kill(-c->pid, sig);
 }
 
-/* Run the command to its end, streaming its output. Returns 0 or an error. */
-static int run_command(const struct lr_record_opts *o, struct stream *s, struct child *c, double *wall)
+/*
+ * Run the command to its end, streaming its output. The signals of
+ * handled_signals() must be blocked by the caller ('old' is the mask to give
+ * the command). Returns 0 or an error.
+ */
+static int run_command(const struct lr_record_opts *o, struct stream *s, struct child *c, double *wall,
+		       const sigset_t *old)
 {
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, xp[2] = { -1, -1 }, sfd = -1, rc = 0;
-	sigset_t set, old;
+	sigset_t set;
 	double start, deadline, kill_deadline = 0;
 	struct pollfd pfd[3];
 	ssize_t n;
@@ -455,11 +469,10 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 		rc = lr_error_set(LR_EIO, "cannot create pipes: %s", strerror(errno));
 		goto out;
 	}
-	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		rc = lr_error_set(LR_EIO, "cannot watch signals: %s", strerror(errno));
-		goto restore;
+		goto out;
 	}
 	c->tty = -1;
 	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
@@ -468,10 +481,10 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 	c->pid = fork();
 	if (c->pid < 0) {
 		rc = lr_error_set(LR_EIO, "cannot start '%s': fork failed: %s", o->argv[0], strerror(errno));
-		goto restore;
+		goto out;
 	}
 	if (c->pid == 0)
-		exec_child(o->argv, o->envp, outp[1], errp[1], xp[1], c->tty, &old);
+		exec_child(o->argv, o->envp, outp[1], errp[1], xp[1], c->tty, old);
 	setpgid(c->pid, c->pid);
 	if (c->tty >= 0)
 		tcsetpgrp(c->tty, c->pid);
@@ -546,20 +559,9 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 	*wall = now_mono() - start;
 	if (c->tty >= 0)
 		tcsetpgrp(c->tty, getpgrp());
-restore:
+out:
 	if (sfd >= 0)
 		close(sfd);
-	/* Drop what arrived for us (e.g. the SIGCHLD) before unblocking. */
-	{
-		struct timespec zero = { 0, 0 };
-		sigset_t pending;
-
-		sigpending(&pending);
-		while (sigtimedwait(&set, NULL, &zero) > 0)
-			;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-out:
 	if (outp[0] >= 0)
 		close(outp[0]);
 	if (outp[1] >= 0)
@@ -685,6 +687,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	struct child c;
 	struct lr_scrub scrub;
 	char *path = NULL, *missing = NULL, *refused = NULL;
+	sigset_t handled, old;
 	size_t nbefore, i;
 	int rc, lock = -1;
 	double wall = 0;
@@ -721,13 +724,21 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		goto out;
 	}
 	nbefore = run->nartifacts;
+	/*
+	 * Signals stay blocked from before the run row exists until it is final:
+	 * while the command runs they are read from a signalfd and forwarded, and
+	 * one arriving while artifacts are hashed must not turn a complete run
+	 * into an abandoned one.
+	 */
+	handled_signals(&handled);
+	sigprocmask(SIG_BLOCK, &handled, &old);
 	if ((rc = lr_store_run_begin(st, run)))
-		goto out;
+		goto unblock;
 
 	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
-	rc = run_command(o, s, &c, &wall);
+	rc = run_command(o, s, &c, &wall, &old);
 	if (rc)
-		goto out;
+		goto unblock;
 	run->wall_s = wall;
 	run->user_s = c.ru.ru_utime.tv_sec + c.ru.ru_utime.tv_usec / 1e6;
 	run->sys_s = c.ru.ru_stime.tv_sec + c.ru.ru_stime.tv_usec / 1e6;
@@ -739,21 +750,24 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		rc = lr_objw_commit(s[i].w, sha, &size);
 		s[i].w = NULL;
 		if (rc || (rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size)))
-			goto out;
+			goto unblock;
 	}
 	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused)))
-		goto out;
+		goto unblock;
 	judge(run, &c, o->argv[0], missing, refused, res);
 	run->ended_at = lr_now_iso();
 	if (!run->ended_at || (run->status != LR_PASSED && !run->failure)) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
+		goto unblock;
 	}
 	rc = lr_store_run_finish(st, run, nbefore);
 	if (rc)
-		goto out;
+		goto unblock;
 	lr_spool_unlock(dir, run->uuid, lock);
 	lock = -1;
+unblock:
+	drop_pending(&handled);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	if (rc && run->id) {
 		lr_error_wrap("cannot finalise run %lld", (long long)run->id);
