@@ -27,6 +27,9 @@ static const struct lr_command commands[] = {
 	{ "cat", cmd_cat, "print a run's stdout, stderr or an artifact" },
 	{ "sql", cmd_sql, "run a read-only SQL query on the store" },
 	{ "fsck", cmd_fsck, "check the store: abandoned runs, integrity, object hashes" },
+	{ "encode", cmd_encode, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
+	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
+	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 
 static void usage(FILE *f)

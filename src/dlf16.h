@@ -1,0 +1,95 @@
+#ifndef LR_DLF16_H
+#define LR_DLF16_H
+
+/*
+ * BF16 -> DLFloat16 encoding under a contract, and DLF16 -> FP32/BF16
+ * decoding for readback checks. The contract and test vectors are in
+ * shared/spec/dlfloat16.md; lr_dlf16_encode1() below is that contract in
+ * code, and every kernel matches it bit for bit.
+ *
+ * Kernels encode a contiguous run of elements. They never allocate and never
+ * fail; they are chosen by name or once at start-up from CPU detection.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lr_dlf16_contract {
+	LR_DLF16_SATURATE = 0,	/* finite overflow -> largest finite (the serving stack's default) */
+	LR_DLF16_NINF = 1,	/* finite overflow -> NINF (IBM hardware default) */
+};
+
+/* "saturate"/"ninf", and back (-1 for an unknown name). */
+const char *lr_dlf16_contract_name(enum lr_dlf16_contract c);
+int lr_dlf16_contract_parse(const char *name);
+
+/* The reference: one BF16 bit pattern to its DLF16 code. */
+static inline uint16_t lr_dlf16_encode1(uint16_t b, enum lr_dlf16_contract c)
+{
+	uint16_t s = b & 0x8000, m = b & 0x7fff;
+
+	if (m <= 0x3000) /* zero, subnormal, or at/below 2^-31: signed zero */
+		return s;
+	if (m < 0x5000) /* in range: exact, rebias the exponent by -96 */
+		return (uint16_t)(s | ((m - 0x3000) << 2));
+	if (m < 0x7f80) /* finite overflow, >= 2^33 */
+		return (uint16_t)(s | (c == LR_DLF16_SATURATE ? 0x7ffe : 0x7fff));
+	return (uint16_t)(s | 0x7fff); /* infinity and NaN: NINF */
+}
+
+/* One DLF16 code to FP32 bits: exact; NINF becomes the quiet NaN 0x7FC00000. */
+static inline uint32_t lr_dlf16_decode1(uint16_t d)
+{
+	uint32_t s = (uint32_t)(d & 0x8000) << 16, m = d & 0x7fff;
+
+	if (m == 0)
+		return s;
+	if (m == 0x7fff)
+		return 0x7fc00000u;
+	return s | (((m >> 9) + 96) << 23) | ((m & 0x1ff) << 14);
+}
+
+/* Kernel flags. */
+enum {
+	/* The output is large and written once: prefer non-temporal stores.
+	 * The caller issues lr_dlf16_fence() after the last call. */
+	LR_DLF16_STREAM = 1,
+};
+
+typedef void (*lr_dlf16_encode_fn)(uint16_t *dst, const uint16_t *src, size_t n,
+				   enum lr_dlf16_contract c, unsigned flags);
+
+struct lr_dlf16_kernel {
+	const char *name;		/* "lookup", "scalar", "avx2", "avx512" */
+	const char *what;		/* one line for --help and bench output */
+	int (*supported)(void);		/* built and runnable on this CPU */
+	lr_dlf16_encode_fn encode;
+};
+
+/* All kernels, in a fixed order (lookup first: the baseline), NULL-terminated. */
+extern const struct lr_dlf16_kernel *const lr_dlf16_kernels[];
+
+/*
+ * Find a kernel by name; "auto" gives the fastest one this CPU supports.
+ * A kernel that is unknown, or that this build or CPU lacks, is refused
+ * with LR_EINVAL and a message saying which.
+ */
+int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name);
+
+/* The kernel "auto" picks (chosen once, on first use). */
+const struct lr_dlf16_kernel *lr_dlf16_auto(void);
+
+/* Order non-temporal stores before later loads (sfence); cheap when none were issued. */
+void lr_dlf16_fence(void);
+
+/* Decode n DLF16 codes to FP32 bits / BF16 bits (truncating the FP32). */
+void lr_dlf16_decode_f32(uint32_t *dst, const uint16_t *src, size_t n);
+void lr_dlf16_decode_bf16(uint16_t *dst, const uint16_t *src, size_t n);
+
+/* Kernels of their own files (declared here so the table can name them). */
+void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+			  unsigned flags);
+void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+			    unsigned flags);
+
+#endif

@@ -1,0 +1,19 @@
+#!/bin/sh
+# labrun bench encoder runs, checks parity before timing and prints every
+# variant. Figures are printed, never asserted: performance is measured by
+# running the benchmark, not by this test.
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "a small benchmark runs" "$LABRUN" bench encoder --shape 1,2,2,256,128 --shape 2,2,1,64,64 --reps 3
+for v in "copy: memcpy" "copy: vector" "copy: non-temporal" "encode: lookup" "encode: scalar" "permuted view"; do
+	contains "$T/out" "$v" "prints '$v'"
+done
+contains "$T/out" "parity: every encoder and the permuted view give identical bytes" "parity checked"
+contains "$T/out" "<- ceiling" "names the ceiling"
+contains "$T/out" "<- best kernel" "names the best kernel"
+[ "$(grep -c '^shape \[' "$T/out")" = 2 ] || fail "one block per shape"
+ok "one block per shape"
+expect_exit 2 "a shape that is not [L,2,H,T,D]" "$LABRUN" bench encoder --shape 4,4
+contains "$T/err" "expected [L,2,H,T,D]" "says the expected form"
+expect_exit 2 "an unknown benchmark" "$LABRUN" bench decoder
+expect_exit 2 "no benchmark named" "$LABRUN" bench

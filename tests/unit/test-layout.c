@@ -1,0 +1,276 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dlf16.h"
+#include "encbench.h"
+#include "error.h"
+#include "layout.h"
+#include "sha256.h"
+#include "testutil.h"
+
+/* Expected output by walking the index space element by element: no plan, no kernels. */
+static void reference_encode(uint16_t *out, const struct lr_view *src, enum lr_dlf16_contract c)
+{
+	int64_t idx[LR_VIEW_MAXRANK] = { 0 }, n = lr_view_count(src), k;
+	const uint16_t *s = src->data;
+	int d;
+
+	for (k = 0; k < n; k++) {
+		int64_t off = 0;
+
+		for (d = 0; d < src->rank; d++)
+			off += idx[d] * src->stride[d];
+		out[k] = lr_dlf16_encode1(s[off], c);
+		for (d = src->rank - 1; d >= 0 && ++idx[d] == src->shape[d]; d--)
+			idx[d] = 0;
+	}
+}
+
+/* The kernels this CPU can run. */
+static int kernels(const struct lr_dlf16_kernel **out)
+{
+	int i, n = 0;
+
+	for (i = 0; lr_dlf16_kernels[i]; i++)
+		if (lr_dlf16_kernels[i]->encode && lr_dlf16_kernels[i]->supported())
+			out[n++] = lr_dlf16_kernels[i];
+	return n;
+}
+
+/* Encode 'src' into a contiguous output with every kernel and thread count 1 and 3; compare. */
+static void check_view(const struct lr_view *src, const char *what)
+{
+	const struct lr_dlf16_kernel *ks[8];
+	int64_t n = lr_view_count(src);
+	uint16_t *want = malloc((size_t)(n + 1) * 2), *got = malloc((size_t)(n + 1) * 2);
+	struct lr_view dst;
+	int nk = kernels(ks), i, c, t;
+
+	assert_non_null(want);
+	assert_non_null(got);
+	for (c = 0; c < 2; c++) {
+		reference_encode(want, src, (enum lr_dlf16_contract)c);
+		for (i = 0; i < nk; i++)
+			for (t = 1; t <= 3; t += 2) {
+				memset(got, 0xAB, (size_t)(n + 1) * 2);
+				assert_int_equal(lr_view_init(&dst, got, src->rank, src->shape), 0);
+				assert_int_equal(lr_encode_view(&dst, src, ks[i], (enum lr_dlf16_contract)c, t), 0);
+				if (memcmp(want, got, (size_t)n * 2))
+					fail_msg("%s: kernel %s, %d thread(s), %s differs", what, ks[i]->name, t,
+						 lr_dlf16_contract_name(c));
+				assert_int_equal(got[n], 0xABAB); /* nothing written past the end */
+			}
+	}
+	free(want);
+	free(got);
+}
+
+static void negative_strides_match_the_reference(void **state)
+{
+	int64_t shape[3] = { 3, 5, 7 }, n = 105;
+	uint16_t *buf = malloc(n * 2);
+	struct lr_view v;
+
+	(void)state;
+	lr_bf16_synthetic(buf, n, 1);
+	assert_int_equal(lr_view_init(&v, buf, 3, shape), 0);
+	/* reverse the last axis */
+	v.data = buf + 6;
+	v.stride[2] = -1;
+	check_view(&v, "last axis reversed");
+	/* reverse every axis */
+	v.data = buf + n - 1;
+	v.stride[0] = -35;
+	v.stride[1] = -7;
+	v.stride[2] = -1;
+	check_view(&v, "every axis reversed");
+	free(buf);
+}
+
+static void transposed_and_5d_views_match_the_reference(void **state)
+{
+	int64_t s2[2] = { 37, 70 }, s5[5] = { 2, 2, 9, 3, 40 };
+	int t2[2] = { 1, 0 }, swap23[5] = { 0, 1, 3, 2, 4 }, odd[5] = { 4, 2, 0, 3, 1 };
+	uint16_t *buf = malloc(2 * 2 * 9 * 3 * 40 * 2);
+	struct lr_view v, p;
+
+	(void)state;
+	lr_bf16_synthetic(buf, 2 * 2 * 9 * 3 * 40, 2);
+	lr_view_init(&v, buf, 2, s2);
+	assert_int_equal(lr_view_permute(&p, &v, t2), 0);
+	check_view(&p, "2-D transpose");
+	lr_view_init(&v, buf, 5, s5);
+	check_view(&v, "5-D contiguous");
+	assert_int_equal(lr_view_permute(&p, &v, swap23), 0); /* token-major seen head-major */
+	check_view(&p, "5-D tokens/heads swapped");
+	assert_int_equal(lr_view_permute(&p, &v, odd), 0);
+	check_view(&p, "5-D arbitrary permutation");
+	free(buf);
+}
+
+static void empty_arrays_are_fine_and_write_nothing(void **state)
+{
+	int64_t shape[3] = { 4, 0, 3 };
+	uint16_t in[4] = { 1, 2, 3, 4 }, out[4] = { 9, 9, 9, 9 };
+	struct lr_view s, d;
+
+	(void)state;
+	lr_view_init(&s, in, 3, shape);
+	lr_view_init(&d, out, 3, shape);
+	assert_int_equal(lr_view_count(&s), 0);
+	assert_int_equal(lr_encode_view(&d, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 2), 0);
+	assert_int_equal(out[0], 9);
+	assert_int_equal(out[3], 9);
+}
+
+/* Lengths 0..257 (every SIMD tail), at aligned and unaligned addresses, with every kernel. */
+static void every_length_and_alignment_is_exact(void **state)
+{
+	const struct lr_dlf16_kernel *ks[8];
+	uint16_t *in = malloc(300 * 2 + 64), *out = malloc(300 * 2 + 64), want[300];
+	int nk = kernels(ks), i, off;
+	int64_t len;
+
+	(void)state;
+	for (len = 0; len <= 257; len++)
+		for (off = 0; off < 4; off++) {
+			uint16_t *src = in + off, *dst = out + (3 - off); /* misaligned differently */
+			struct lr_view s, d;
+
+			lr_bf16_synthetic(src, len, (uint64_t)len);
+			for (i = 0; i < len; i++)
+				want[i] = lr_dlf16_encode1(src[i], LR_DLF16_NINF);
+			for (i = 0; i < nk; i++) {
+				memset(out, 0xCD, 300 * 2 + 64);
+				lr_view_init(&s, src, 1, &len);
+				lr_view_init(&d, dst, 1, &len);
+				assert_int_equal(lr_encode_view(&d, &s, ks[i], LR_DLF16_NINF, 1), 0);
+				if (memcmp(dst, want, (size_t)len * 2))
+					fail_msg("kernel %s, length %lld, offset %d differs", ks[i]->name, (long long)len, off);
+				assert_int_equal(dst[len], 0xCDCD);
+				if (dst > out)
+					assert_int_equal(dst[-1], 0xCDCD);
+				/* the kernel alone, with the streaming hint, must agree too */
+				memset(out, 0xCD, 300 * 2 + 64);
+				ks[i]->encode(dst, src, (size_t)len, LR_DLF16_NINF, LR_DLF16_STREAM);
+				lr_dlf16_fence();
+				if (memcmp(dst, want, (size_t)len * 2))
+					fail_msg("kernel %s streaming, length %lld, offset %d differs", ks[i]->name,
+						 (long long)len, off);
+				assert_int_equal(dst[len], 0xCDCD);
+			}
+		}
+	free(in);
+	free(out);
+}
+
+/* The input lives in a PROT_READ mapping: any write to it would crash the test. */
+static void read_only_mapped_input_is_untouched(void **state)
+{
+	char *dir = tmpdir_new(), path[4096], before[LR_SHA256_HEX], after[LR_SHA256_HEX];
+	int64_t shape[5] = { 2, 2, 16, 8, 64 }, n = 2 * 2 * 16 * 8 * 64;
+	int swap23[5] = { 0, 1, 3, 2, 4 }, fd;
+	uint16_t *buf = malloc((size_t)n * 2), *ro;
+	struct lr_view v, p;
+
+	(void)state;
+	lr_bf16_synthetic(buf, n, 3);
+	snprintf(path, sizeof path, "%s/in.bin", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, (size_t)n * 2), n * 2);
+	ro = mmap(NULL, (size_t)n * 2, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(ro != MAP_FAILED);
+	assert_int_equal(lr_sha256_buf(ro, (size_t)n * 2, before), 0);
+	lr_view_init(&v, ro, 5, shape);
+	check_view(&v, "read-only contiguous");
+	assert_int_equal(lr_view_permute(&p, &v, swap23), 0);
+	check_view(&p, "read-only permuted");
+	p.data = ro + n - 1; /* and reversed */
+	for (int i = 0; i < 5; i++)
+		p.stride[i] = -p.stride[i];
+	check_view(&p, "read-only reversed");
+	assert_int_equal(lr_sha256_buf(ro, (size_t)n * 2, after), 0);
+	assert_string_equal(before, after);
+	munmap(ro, (size_t)n * 2);
+	close(fd);
+	free(buf);
+	tmpdir_remove(dir);
+}
+
+/* Big enough to take the non-temporal path, on several threads. */
+static void large_threaded_encode_equals_single_threaded(void **state)
+{
+	int64_t shape[5] = { 4, 2, 8, 1024, 128 }, tm[5] = { 4, 2, 1024, 8, 128 }, n = 4 * 2 * 8 * 1024 * 128;
+	int swap23[5] = { 0, 1, 3, 2, 4 }, t;
+	uint16_t *in = malloc((size_t)n * 2), *one = malloc((size_t)n * 2), *many = malloc((size_t)n * 2);
+	struct lr_view s, d1, dn, p;
+
+	(void)state;
+	assert_true((uint64_t)n * 2 >= LR_STREAM_MIN_BYTES);
+	lr_bf16_synthetic(in, n, 4);
+	lr_view_init(&s, in, 5, tm);
+	assert_int_equal(lr_view_permute(&p, &s, swap23), 0);
+	lr_view_init(&d1, one, 5, shape);
+	lr_view_init(&dn, many, 5, shape);
+	assert_int_equal(lr_encode_view(&d1, &p, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), 0);
+	reference_encode(many, &p, LR_DLF16_SATURATE);
+	assert_memory_equal(one, many, (size_t)n * 2);
+	for (t = 2; t <= 7; t++) {
+		memset(many, 0, (size_t)n * 2);
+		assert_int_equal(lr_encode_view(&dn, &p, lr_dlf16_auto(), LR_DLF16_SATURATE, t), 0);
+		assert_memory_equal(one, many, (size_t)n * 2);
+	}
+	free(in);
+	free(one);
+	free(many);
+}
+
+static void bad_views_are_refused(void **state)
+{
+	int64_t shape[2] = { 4, 4 }, other[2] = { 4, 5 };
+	uint16_t buf[64];
+	struct lr_view s, d;
+	int bad_axes[2] = { 0, 0 };
+
+	(void)state;
+	lr_view_init(&s, buf, 2, shape);
+	lr_view_init(&d, buf + 8, 2, shape);
+	assert_int_equal(lr_encode_view(&d, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "overlaps"));
+	lr_view_init(&d, buf + 16, 2, shape);
+	assert_int_equal(lr_encode_view(&d, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), 0);
+	lr_view_init(&d, buf + 32, 2, other);
+	assert_int_equal(lr_encode_view(&d, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "differ in dimension 1"));
+	lr_view_init(&d, (char *)(buf + 32) + 1, 2, shape);
+	assert_int_equal(lr_encode_view(&d, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), LR_EINVAL);
+	assert_int_equal(lr_view_permute(&d, &s, bad_axes), LR_EINVAL);
+	assert_int_equal(lr_view_init(&d, buf, 9, shape), LR_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(negative_strides_match_the_reference),
+		cmocka_unit_test(transposed_and_5d_views_match_the_reference),
+		cmocka_unit_test(empty_arrays_are_fine_and_write_nothing),
+		cmocka_unit_test(every_length_and_alignment_is_exact),
+		cmocka_unit_test(read_only_mapped_input_is_untouched),
+		cmocka_unit_test(large_threaded_encode_equals_single_threaded),
+		cmocka_unit_test(bad_views_are_refused),
+	};
+
+	return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}
