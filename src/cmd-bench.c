@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "encbench.h"
 #include "error.h"
+#include "hostinfo.h"
 #include "npy.h"
 
 static const char usage[] =
@@ -131,6 +132,16 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu\n",
 	       o.reps, lr_dlf16_contract_name(o.contract), (unsigned long long)o.seed);
+	{
+		struct lr_host h;
+
+		if (lr_host_probe(&h) == 0) {
+			printf("host %s: %s, %lld CPUs, %s; labrun %s, auto kernel %s\n", h.hostname,
+			       h.cpu_model ? h.cpu_model : "unknown CPU", (long long)h.cores, h.kernel, PACKAGE_VERSION,
+			       lr_dlf16_auto()->name);
+			lr_host_release(&h);
+		}
+	}
 	for (i = 0; i < nshapes; i++) {
 		if ((rc = lr_shape_parse(o.shape, &o.rank, shapes[i], "--shape")))
 			break;
