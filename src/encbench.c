@@ -23,9 +23,9 @@ static uint64_t next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed)
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
 {
-	static const uint16_t specials[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
+	static const uint16_t special[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
 					     0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
 	uint64_t s = seed;
 	int64_t i;
@@ -35,8 +35,8 @@ void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed)
 		unsigned sign = (unsigned)(r >> 63) << 15, frac = (unsigned)(r >> 40) & 0x7f;
 		unsigned pick = (unsigned)(r & 0x3ff), exp;
 
-		if (pick == 0) { /* about 1 in 1024: a special pattern */
-			src[i] = specials[(r >> 10) % (sizeof specials / sizeof specials[0])];
+		if (pick == 0 && specials) { /* about 1 in 1024: a special pattern */
+			src[i] = special[(r >> 10) % (sizeof special / sizeof special[0])];
 			continue;
 		}
 		/* |x| mostly in [2^-8, 2^2), outliers up to 2^12 */
@@ -182,7 +182,7 @@ static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
 	    posix_memalign((void **)&b->src_tm, 64, bytes ? bytes : 64) ||
 	    posix_memalign((void **)&b->dst, 64, bytes ? bytes : 64))
 		return lr_error_set(LR_ENOMEM, "cannot allocate 3 x %zu bytes for the benchmark", bytes);
-	lr_bf16_synthetic(b->src, b->n, o->seed);
+	lr_bf16_synthetic(b->src, b->n, o->seed, 1);
 	memset(b->dst, 0, bytes); /* touch every page before timing */
 	lr_view_init(&b->vsrc, b->src, o->rank, o->shape);
 	lr_view_init(&b->vdst, b->dst, o->rank, o->shape);

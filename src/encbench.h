@@ -57,11 +57,11 @@ struct lr_bench_result {
 
 /*
  * Fill 'src' with n synthetic BF16 values, deterministic from 'seed': mostly
- * small normals as KV caches hold, some outliers, and rare specials (signed
- * zeros, subnormals, overflows, infinities, NaNs) so every branch of the
- * contract is exercised.
+ * small normals as KV caches hold, some outliers, and with 'specials' rare
+ * special patterns (signed zeros, subnormals, overflows, infinities, NaNs)
+ * so every branch of the contract is exercised.
  */
-void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed);
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials);
 
 /*
  * Run the benchmark for one shape. Allocates and touches its buffers, checks

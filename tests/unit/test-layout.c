@@ -83,7 +83,7 @@ static void negative_strides_match_the_reference(void **state)
 	struct lr_view v;
 
 	(void)state;
-	lr_bf16_synthetic(buf, n, 1);
+	lr_bf16_synthetic(buf, n, 1, 1);
 	assert_int_equal(lr_view_init(&v, buf, 3, shape), 0);
 	/* reverse the last axis */
 	v.data = buf + 6;
@@ -106,7 +106,7 @@ static void transposed_and_5d_views_match_the_reference(void **state)
 	struct lr_view v, p;
 
 	(void)state;
-	lr_bf16_synthetic(buf, 2 * 2 * 9 * 3 * 40, 2);
+	lr_bf16_synthetic(buf, 2 * 2 * 9 * 3 * 40, 2, 1);
 	lr_view_init(&v, buf, 2, s2);
 	assert_int_equal(lr_view_permute(&p, &v, t2), 0);
 	check_view(&p, "2-D transpose");
@@ -148,7 +148,7 @@ static void every_length_and_alignment_is_exact(void **state)
 			uint16_t *src = in + off, *dst = out + (3 - off); /* misaligned differently */
 			struct lr_view s, d;
 
-			lr_bf16_synthetic(src, len, (uint64_t)len);
+			lr_bf16_synthetic(src, len, (uint64_t)len, 1);
 			for (i = 0; i < len; i++)
 				want[i] = lr_dlf16_encode1(src[i], LR_DLF16_NINF);
 			for (i = 0; i < nk; i++) {
@@ -185,7 +185,7 @@ static void read_only_mapped_input_is_untouched(void **state)
 	struct lr_view v, p;
 
 	(void)state;
-	lr_bf16_synthetic(buf, n, 3);
+	lr_bf16_synthetic(buf, n, 3, 1);
 	snprintf(path, sizeof path, "%s/in.bin", dir);
 	fd = open(path, O_RDWR | O_CREAT, 0644);
 	assert_true(fd >= 0);
@@ -219,7 +219,7 @@ static void large_threaded_encode_equals_single_threaded(void **state)
 
 	(void)state;
 	assert_true((uint64_t)n * 2 >= LR_STREAM_MIN_BYTES);
-	lr_bf16_synthetic(in, n, 4);
+	lr_bf16_synthetic(in, n, 4, 1);
 	lr_view_init(&s, in, 5, tm);
 	assert_int_equal(lr_view_permute(&p, &s, swap23), 0);
 	lr_view_init(&d1, one, 5, shape);

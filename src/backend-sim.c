@@ -1,0 +1,93 @@
+/*
+ * The simulated device: host memory standing in for device memory, with a
+ * capacity, lanes, an optional link model whose transfer times are MODELLED
+ * (never measured), and fault injection (fail the k-th write).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "error.h"
+
+struct lr_backend {
+	struct lr_backend_config cfg;
+	struct lr_ledger ledger;
+};
+
+static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
+{
+	(void)ctx;
+	*handle = calloc(1, bytes ? bytes : 1);
+	if (!*handle)
+		return lr_error_set(LR_ENOMEM, "simulated device: cannot allocate %llu bytes", (unsigned long long)bytes);
+	return 0;
+}
+
+static void sim_free(void *ctx, void *handle)
+{
+	(void)ctx;
+	free(handle);
+}
+
+static int sim_h2d(void *ctx, void *handle, uint64_t off, const void *src, uint64_t len)
+{
+	(void)ctx;
+	memcpy((char *)handle + off, src, len);
+	return 0;
+}
+
+static int sim_d2h(void *ctx, void *handle, uint64_t off, void *dst, uint64_t len)
+{
+	(void)ctx;
+	memcpy(dst, (const char *)handle + off, len);
+	return 0;
+}
+
+static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg)
+{
+	struct lr_backend *b = calloc(1, sizeof *b);
+	struct lr_device dev = { NULL, sim_alloc, sim_free, sim_h2d, sim_d2h };
+	int rc;
+
+	*out = NULL;
+	if (!b)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	b->cfg = *cfg;
+	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg))) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static int sim_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
+{
+	return lr_ledger_lease(&b->ledger, lane, n, bytes, out);
+}
+
+static int sim_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len)
+{
+	return lr_ledger_read(&b->ledger, lane, t, offset, dst, len);
+}
+
+static void sim_stats(struct lr_backend *b, struct lr_backend_stats *out)
+{
+	lr_ledger_stats(&b->ledger, out);
+	strcpy(out->runtime_version, "simulated");
+}
+
+static void sim_close(struct lr_backend *b)
+{
+	if (!b)
+		return;
+	lr_ledger_release(&b->ledger);
+	free(b);
+}
+
+const struct lr_backend_ops lr_backend_sim_ops = {
+	LR_BACKEND_OPS_VERSION, "sim", sim_open, sim_lease, lr_ledger_write, sim_read,
+	lr_ledger_commit, lr_ledger_cancel, sim_stats, sim_close,
+};

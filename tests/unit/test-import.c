@@ -1,0 +1,356 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "error.h"
+#include "import.h"
+#include "kvgeom.h"
+#include "kvsrc.h"
+
+/* A small export of a preset: few tokens, blocks smaller than the export so
+ * whole blocks and a partial one both occur; gemma3-1b gets more tokens than
+ * its 512-token window so local layers crop. */
+static void small_geometry(struct lr_kvgeom *g, const char *model)
+{
+	assert_int_equal(lr_kvgeom_preset(g, model), 0);
+	g->tokens = g->window ? 600 : 40;
+	g->capacity = g->window ? 640 : 48;
+	g->block_size = 16;
+}
+
+static void opts_for(struct lr_import_opts *o, const struct lr_kvgeom *g, const struct lr_kvsrc *s,
+		     enum lr_import_mode m, enum lr_import_path p, int lane)
+{
+	memset(o, 0, sizeof *o);
+	o->g = g;
+	o->src = &s->view;
+	o->mode = m;
+	o->path = p;
+	o->k = lr_dlf16_auto();
+	o->contract = LR_DLF16_SATURATE;
+	o->threads = 1;
+	o->lane = lane;
+	o->staging = 2;
+	o->cancel_at = -1;
+	o->die_at = -1;
+}
+
+static struct lr_backend_config sim_cfg(void)
+{
+	struct lr_backend_config c;
+
+	memset(&c, 0, sizeof c);
+	c.lanes = 4;
+	return c;
+}
+
+/* Import with every mode and path into fresh backends; all four device states must agree. */
+static void all_modes_and_paths(const struct lr_backend_ops *ops, const struct lr_backend_config *cfg,
+				const char *model)
+{
+	static const enum lr_import_mode modes[2] = { LR_IMPORT_WHOLE, LR_IMPORT_STREAM };
+	static const enum lr_import_path paths[2] = { LR_PATH_STRIDED, LR_PATH_COPY };
+	char first[65] = "", hex[65];
+	struct lr_import_result r;
+	struct lr_import_opts o;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+	struct lr_kvsrc s;
+	int m, p;
+	int64_t writes = -1;
+
+	small_geometry(&g, model);
+	assert_int_equal(lr_kvsrc_synthetic(&s, &g, 1, 7, 1), 0); /* token-major, with specials */
+	for (m = 0; m < 2; m++)
+		for (p = 0; p < 2; p++) {
+			assert_int_equal(ops->open(&b, cfg), 0);
+			opts_for(&o, &g, &s, modes[m], paths[p], 0);
+			if (lr_import(ops, b, &o, &r))
+				fail_msg("%s %s/%s: %s", model, lr_import_mode_name(modes[m]), lr_import_path_name(paths[p]),
+					 lr_error_msg());
+			assert_int_equal(lr_import_verify(ops, b, &o), 0); /* equals the independent expectation */
+			assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+			if (!first[0])
+				memcpy(first, hex, sizeof hex);
+			assert_string_equal(hex, first);
+			assert_int_equal(r.writes, 2 * g.layers);
+			if (writes >= 0)
+				assert_int_equal(r.writes, writes);
+			writes = r.writes;
+			ops->close(b);
+		}
+	lr_kvsrc_release(&s);
+}
+
+static void presets_agree_across_modes_and_paths_on_sim(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	int i;
+
+	(void)state;
+	for (i = 0; lr_kvgeom_presets[i]; i++)
+		all_modes_and_paths(&lr_backend_sim_ops, &c, lr_kvgeom_presets[i]);
+}
+
+static void geometry_mismatch_is_refused_naming_field_and_values(void **state)
+{
+	struct lr_kvgeom compiled, export_;
+
+	(void)state;
+	small_geometry(&compiled, "qwen3-4b");
+	export_ = compiled;
+	export_.layers = 35;
+	assert_int_equal(lr_kvgeom_check(&compiled, &export_), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "layers 35"));
+	assert_non_null(strstr(lr_error_msg(), "has 36"));
+	export_ = compiled;
+	export_.head_dim = 64;
+	assert_int_equal(lr_kvgeom_check(&compiled, &export_), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "head_dim 64"));
+	export_ = compiled;
+	export_.tokens = compiled.capacity + 1;
+	assert_int_equal(lr_kvgeom_check(&compiled, &export_), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "beyond the capacity"));
+}
+
+struct bg {
+	const struct lr_backend_ops *ops;
+	struct lr_backend *b;
+	struct lr_import_opts o;
+	int rc;
+};
+
+static void *bg_import(void *arg)
+{
+	struct bg *x = arg;
+	struct lr_import_result r;
+
+	x->rc = lr_import(x->ops, x->b, &x->o, &r);
+	return NULL;
+}
+
+/*
+ * A survivor import in lane 0 (committed first, then imported again
+ * concurrently with each victim) keeps exact contents while victims in lane 1
+ * are cancelled, lose their producer at every layer, or hit a failing write;
+ * no slot leaks, nothing partial shows, and a replacement import succeeds.
+ */
+static void faults(const struct lr_backend_ops *ops, struct lr_backend_config *cfg, long (*outstanding)(void))
+{
+	struct lr_import_opts vo, so;
+	struct lr_import_result r;
+	struct lr_backend_stats st0, st;
+	struct lr_kvgeom g;
+	struct lr_kvsrc survivor, victim;
+	struct lr_backend *b;
+	char hex0[65], hex[65];
+	int mode, l, k, kind;
+	void *probe = malloc(64);
+
+	small_geometry(&g, "qwen3-0.6b");
+	assert_int_equal(lr_kvsrc_synthetic(&survivor, &g, 0, 1, 1), 0);
+	assert_int_equal(lr_kvsrc_synthetic(&victim, &g, 1, 2, 1), 0);
+	assert_int_equal(ops->open(&b, cfg), 0);
+	opts_for(&so, &g, &survivor, LR_IMPORT_WHOLE, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(ops, b, &so, &r), 0);
+	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex0), 0);
+	ops->stats(b, &st0);
+
+	for (mode = 0; mode < 2; mode++)
+		for (kind = 0; kind < 2; kind++)
+			for (l = 0; l < g.layers; l++) {
+				struct bg x = { ops, b, so, 0 };
+				pthread_t th;
+
+				/* the survivor re-imports the same data into lane 2 at the same time */
+				x.o.lane = 2;
+				assert_int_equal(pthread_create(&th, NULL, bg_import, &x), 0);
+				opts_for(&vo, &g, &victim, mode ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE, LR_PATH_STRIDED, 1);
+				if (kind)
+					vo.die_at = l;
+				else
+					vo.cancel_at = l;
+				assert_int_not_equal(lr_import(ops, b, &vo, &r), 0);
+				assert_true(r.cancelled);
+				if (kind)
+					assert_int_equal(r.died_at, l);
+				pthread_join(th, NULL);
+				assert_int_equal(x.rc, 0);
+				/* nothing visible in lane 1, survivors exact */
+				assert_int_equal(ops->read(b, 1, 0, 0, probe, 2), LR_ENOTFOUND);
+				assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+				assert_string_equal(hex, hex0);
+				assert_int_equal(lr_import_state_hash(ops, b, 2, &g, hex), 0);
+				assert_string_equal(hex, hex0);
+			}
+	/* lane 2 holds one committed import more than at st0, and nothing else leaked */
+	ops->stats(b, &st);
+	assert_int_equal(st.slots, st0.slots * 2);
+	assert_int_equal(st.bytes, st0.bytes * 2);
+	if (outstanding)
+		assert_int_equal(outstanding(), st.slots);
+
+	/* a failing write, at every write of the import */
+	for (k = 1; k <= 2 * g.layers; k += 5) {
+		ops->stats(b, &st);
+		cfg->fail_write = st.writes + k;
+		opts_for(&vo, &g, &victim, k % 2 ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE, LR_PATH_STRIDED, 1);
+		assert_int_not_equal(lr_import(ops, b, &vo, &r), 0);
+		assert_non_null(strstr(lr_error_msg(), "failed"));
+		cfg->fail_write = 0;
+		assert_int_equal(ops->read(b, 1, 0, 0, probe, 2), LR_ENOTFOUND);
+		ops->stats(b, &st);
+		assert_int_equal(st.slots, st0.slots * 2);
+	}
+	/* the replacement import after the victims succeeds exactly */
+	opts_for(&vo, &g, &victim, LR_IMPORT_STREAM, LR_PATH_COPY, 1);
+	assert_int_equal(lr_import(ops, b, &vo, &r), 0);
+	assert_int_equal(lr_import_verify(ops, b, &vo), 0);
+	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+	assert_string_equal(hex, hex0);
+	ops->close(b);
+	if (outstanding)
+		assert_int_equal(outstanding(), 0);
+	lr_kvsrc_release(&survivor);
+	lr_kvsrc_release(&victim);
+	free(probe);
+}
+
+static void faults_leave_no_leak_and_no_partial_import_on_sim(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+
+	(void)state;
+	/* The sim ledger applies fail_write itself; the config is read live. */
+	faults(&lr_backend_sim_ops, &c, NULL);
+}
+
+static void sim_capacity_is_enforced_without_leaks(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	struct lr_import_opts o;
+	struct lr_import_result r;
+	struct lr_backend_stats st;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+	struct lr_kvsrc s;
+
+	(void)state;
+	small_geometry(&g, "qwen3-0.6b");
+	c.capacity_bytes = 1000;
+	assert_int_equal(lr_kvsrc_synthetic(&s, &g, 0, 1, 0), 0);
+	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
+	opts_for(&o, &g, &s, LR_IMPORT_WHOLE, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "the device has"));
+	lr_backend_sim_ops.stats(b, &st);
+	assert_int_equal(st.slots, 0);
+	lr_backend_sim_ops.close(b);
+	lr_kvsrc_release(&s);
+}
+
+/* ---- the atom backend against the shim ----------------------------------------- */
+
+static const char *shim(void)
+{
+	const char *p = getenv("RBLN_SHIM");
+
+	if (!p)
+		fail_msg("RBLN_SHIM is not set: run through 'make check'");
+	return p;
+}
+
+static long (*shim_outstanding)(void);
+
+static void atom_agrees_with_sim_through_the_shim(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+
+	(void)state;
+	c.rbln_lib = shim();
+	all_modes_and_paths(&lr_backend_atom_ops, &c, "qwen3-0.6b");
+	all_modes_and_paths(&lr_backend_atom_ops, &c, "gemma3-1b");
+}
+
+static void atom_faults_through_the_shim(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	void *h;
+
+	(void)state;
+	c.rbln_lib = shim();
+	h = dlopen(c.rbln_lib, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen(c.rbln_lib, RTLD_NOW);
+	assert_non_null(h);
+	shim_outstanding = (long (*)(void))dlsym(h, "rbln_shim_outstanding");
+	assert_non_null(shim_outstanding);
+	faults(&lr_backend_atom_ops, &c, shim_outstanding);
+	dlclose(h);
+}
+
+static void atom_runtime_failures_are_named(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	struct lr_import_opts o;
+	struct lr_import_result r;
+	struct lr_backend *b = NULL;
+	struct lr_kvgeom g;
+	struct lr_kvsrc s;
+
+	(void)state;
+	c.rbln_lib = "/nonexistent/librbln.so";
+	assert_int_equal(lr_backend_atom_ops.open(&b, &c), LR_EIO);
+	assert_null(b);
+	assert_non_null(strstr(lr_error_msg(), "cannot load the RBLN runtime '/nonexistent/librbln.so'"));
+	assert_non_null(strstr(lr_error_hint_msg(), "--rbln-lib"));
+
+	c.rbln_lib = shim();
+	c.device_id = 3; /* the shim has one device */
+	assert_int_equal(lr_backend_atom_ops.open(&b, &c), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "cannot use NPU 3"));
+	c.device_id = 0;
+
+	/* a runtime call that fails is named with its return code */
+	small_geometry(&g, "qwen3-0.6b");
+	assert_int_equal(lr_kvsrc_synthetic(&s, &g, 0, 1, 0), 0);
+	assert_int_equal(lr_backend_atom_ops.open(&b, &c), 0);
+	setenv("RBLN_SHIM_FAIL_MEMCPY", "3", 1);
+	{
+		void (*reset)(void) = (void (*)(void))dlsym(dlopen(c.rbln_lib, RTLD_NOW | RTLD_NOLOAD), "rbln_shim_reset");
+
+		assert_non_null(reset);
+		reset();
+	}
+	opts_for(&o, &g, &s, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(&lr_backend_atom_ops, b, &o, &r), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "rbln_memcpy (host to device) returned 1 (FAILURE)"));
+	unsetenv("RBLN_SHIM_FAIL_MEMCPY");
+	lr_backend_atom_ops.close(b);
+	lr_kvsrc_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(presets_agree_across_modes_and_paths_on_sim),
+		cmocka_unit_test(geometry_mismatch_is_refused_naming_field_and_values),
+		cmocka_unit_test(faults_leave_no_leak_and_no_partial_import_on_sim),
+		cmocka_unit_test(sim_capacity_is_enforced_without_leaks),
+		cmocka_unit_test(atom_agrees_with_sim_through_the_shim),
+		cmocka_unit_test(atom_faults_through_the_shim),
+		cmocka_unit_test(atom_runtime_failures_are_named),
+	};
+
+	return cmocka_run_group_tests_name("import", tests, NULL, NULL);
+}
