@@ -182,6 +182,11 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		else
 			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
 	}
+	if (r->nmeasures)
+		printf("measurements:\n");
+	for (i = 0; i < r->nmeasures; i++)
+		printf("  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
+		       r->measures[i].modelled ? "  MODELLED, not measured" : "");
 	show_log(st, r, "stdout", tail);
 	show_log(st, r, "stderr", tail);
 	free(cmd);

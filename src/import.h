@@ -47,9 +47,10 @@ struct lr_import_opts {
 };
 
 struct lr_import_result {
+	double lease_s;			/* host: allocating the lease's device tensors */
 	double encode_s;		/* host: layout (and copies) + encode, summed */
 	double write_s;			/* host: time inside device write calls, summed */
-	double total_s;			/* host: lease to commit, wall clock */
+	double total_s;			/* host: first encode to commit, wall clock (after the lease) */
 	int64_t writes;
 	uint64_t bytes;
 	int cancelled;			/* the import was cancelled (by request or fault) */

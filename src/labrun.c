@@ -29,6 +29,7 @@ static const struct lr_command commands[] = {
 	{ "fsck", cmd_fsck, "check the store: abandoned runs, integrity, object hashes" },
 	{ "encode", cmd_encode, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
 	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
+	{ "import", cmd_import, "import a KV export into a device (sim or atom), verify and record it" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 

@@ -3,6 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "error.h"
 #include "layout.h"
@@ -246,6 +249,12 @@ static void *encode_part(void *arg)
 int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 		   enum lr_dlf16_contract c, int threads)
 {
+	return lr_encode_view_stores(dst, src, k, c, threads, LR_STORES_AUTO);
+}
+
+int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
+			  enum lr_dlf16_contract c, int threads, int stores)
+{
 	struct part parts[64];
 	struct plan p;
 	uintptr_t slo, shi, dlo, dhi;
@@ -273,7 +282,10 @@ int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const s
 	make_plan(&p, dst, src);
 	p.k = k;
 	p.c = c;
-	p.flags = (uint64_t)n * 2 >= LR_STREAM_MIN_BYTES ? LR_DLF16_STREAM : 0;
+	if (stores == LR_STORES_AUTO)
+		p.flags = (uint64_t)n * 2 >= LR_STREAM_MIN_BYTES ? LR_DLF16_STREAM : 0;
+	else
+		p.flags = stores == LR_STORES_STREAM ? LR_DLF16_STREAM : 0;
 	for (i = 0; i < p.rank - 1; i++)
 		rows *= p.shape[i];
 	if (threads < 1)
@@ -321,4 +333,33 @@ int lr_copy_view(const struct lr_view *dst, const struct lr_view *src)
 	static const struct lr_dlf16_kernel copy = { "copy", "identity", always, copy_elems };
 
 	return lr_encode_view(dst, src, &copy, LR_DLF16_SATURATE, 1);
+}
+
+void lr_memcpy_stream(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+	const char *s = src;
+	char *d = dst;
+	size_t i = 0;
+
+	while (((uintptr_t)(d + i) & 15) && i < bytes) {
+		d[i] = s[i];
+		i++;
+	}
+	for (; i + 64 <= bytes; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+
+		_mm_stream_si128((__m128i *)(d + i), a);
+		_mm_stream_si128((__m128i *)(d + i + 16), b);
+		_mm_stream_si128((__m128i *)(d + i + 32), c);
+		_mm_stream_si128((__m128i *)(d + i + 48), e);
+	}
+	_mm_sfence();
+	memcpy(d + i, s + i, bytes - i);
+#else
+	memcpy(dst, src, bytes);
+#endif
 }

@@ -50,8 +50,25 @@ void lr_view_extent(const struct lr_view *v, uintptr_t *lo, uintptr_t *hi);
 int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 		   enum lr_dlf16_contract c, int threads);
 
+/*
+ * The same with the store policy chosen by the caller: LR_STORES_AUTO
+ * (non-temporal from LR_STREAM_MIN_BYTES of output in this call),
+ * LR_STORES_STREAM or LR_STORES_CACHED. A caller that encodes a large
+ * output in many small calls knows better than each call.
+ */
+enum { LR_STORES_AUTO, LR_STORES_STREAM, LR_STORES_CACHED };
+int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
+			  enum lr_dlf16_contract c, int threads, int stores);
+
 /* Copy every element of 'src' into the same position of 'dst' (same rules, no encoding). */
 int lr_copy_view(const struct lr_view *dst, const struct lr_view *src);
+
+/*
+ * memcpy with non-temporal stores (SSE2 on x86-64, plain memcpy elsewhere):
+ * for data that will not be read again soon through this cache, such as a
+ * simulated device write. Fenced before it returns.
+ */
+void lr_memcpy_stream(void *dst, const void *src, size_t bytes);
 
 /* Outputs at least this large are written with non-temporal stores. */
 #define LR_STREAM_MIN_BYTES (16u << 20)

@@ -196,7 +196,32 @@ void lr_run_release(struct lr_run *r)
 		free(r->artifacts[i].name);
 	}
 	free(r->artifacts);
+	for (i = 0; i < r->nmeasures; i++) {
+		free(r->measures[i].name);
+		free(r->measures[i].unit);
+	}
+	free(r->measures);
 	lr_run_init(r);
+}
+
+int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled)
+{
+	struct lr_measure *m;
+
+	if (grow((void **)&r->measures, &r->capmeasures, r->nmeasures, sizeof *r->measures))
+		return LR_ENOMEM;
+	m = &r->measures[r->nmeasures];
+	m->name = strdup(name);
+	m->unit = strdup(unit);
+	if (!m->name || !m->unit) {
+		free(m->name);
+		free(m->unit);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	m->value = value;
+	m->modelled = modelled;
+	r->nmeasures++;
+	return 0;
 }
 
 int lr_run_add_file(struct lr_run *r, const char *path, const char *status,

@@ -73,6 +73,14 @@ struct lr_artifact {
 	int64_t size;
 };
 
+/* A figure a run produced: measured, or modelled (never mixed up). */
+struct lr_measure {
+	char *name;
+	double value;
+	char *unit;		/* "s", "bytes", "count" */
+	int modelled;
+};
+
 enum lr_status {
 	LR_RUNNING,
 	LR_PASSED,
@@ -112,6 +120,8 @@ struct lr_run {
 	struct lr_strlist issues;
 	struct lr_artifact *artifacts;
 	size_t nartifacts, capartifacts;
+	struct lr_measure *measures;
+	size_t nmeasures, capmeasures;
 };
 
 void lr_run_init(struct lr_run *r);
@@ -122,6 +132,9 @@ int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 		    const char *sha256, int64_t size);
 int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 			const char *sha256, int64_t size);
+
+/* Append a measurement (copied); 'modelled' marks values from a model. */
+int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
 
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in a malloc'd string. */
 char *lr_now_iso(void);

@@ -219,32 +219,33 @@ static int check_exists(const struct lr_strlist *l, const char *opt)
 	return 0;
 }
 
-/* Everything known before the command runs; nothing is stored on failure but objects. */
-static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
-		       struct lr_scrub *scrub)
+int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues)
 {
 	char cwd[PATH_MAX], norm[256];
+	struct lr_scrub scrub;
 	uuid_t u;
 	size_t i;
-	int rc, missing = 0;
+	int rc;
 
 	if (!getcwd(cwd, sizeof cwd))
 		return lr_error_set(LR_EIO, "cannot read the working directory: %s", strerror(errno));
-	if ((rc = check_exists(&o->inputs, "--input")) || (rc = check_exists(&o->references, "--reference")))
+	if ((rc = lr_scrub_init(&scrub, envp)))
 		return rc;
 	uuid_generate_random(u);
 	uuid_unparse_lower(u, run->uuid);
-	run->kind = strdup("record");
+	run->kind = strdup(kind);
 	run->cwd = strdup(cwd);
 	run->labrun_version = strdup(PACKAGE_VERSION);
-	run->experiment = lr_strdup0(o->experiment);
-	run->note = o->note ? lr_scrub_string(scrub, o->note) : NULL;
-	run->argv_json = argv_json(o->argv, scrub);
-	if (!run->kind || !run->cwd || !run->labrun_version || !run->argv_json ||
-	    (o->experiment && !run->experiment) || (o->note && !run->note))
+	run->experiment = lr_strdup0(experiment);
+	run->note = note ? lr_scrub_string(&scrub, note) : NULL;
+	run->argv_json = argv_json(argv, &scrub);
+	lr_scrub_release(&scrub);
+	if (!run->kind || !run->cwd || !run->labrun_version || !run->argv_json || (experiment && !run->experiment) ||
+	    (note && !run->note))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; i < o->issues.n; i++) {
-		if ((rc = lr_issue_normalize(o->issues.v[i], norm, sizeof norm)))
+	for (i = 0; issues && i < issues->n; i++) {
+		if ((rc = lr_issue_normalize(issues->v[i], norm, sizeof norm)))
 			return rc;
 		if (!lr_strlist_contains(&run->issues, norm) && (rc = lr_strlist_add(&run->issues, norm)))
 			return rc;
@@ -253,13 +254,25 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 		return rc;
 	if ((rc = lr_git_capture(run, cwd, lr_store_dir(st))))
 		return rc;
+	if ((rc = lr_env_capture(&run->env, envp)))
+		return rc;
+	return lr_binding_probe(&run->binding, envp, "/sys");
+}
+
+/* Everything known before the command runs; nothing is stored on failure but objects. */
+static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
+		       struct lr_scrub *scrub)
+{
+	size_t i;
+	int rc, missing = 0;
+
+	if ((rc = check_exists(&o->inputs, "--input")) || (rc = check_exists(&o->references, "--reference")))
+		return rc;
+	if ((rc = lr_run_capture(st, run, "record", o->argv, o->envp, o->experiment, o->note, &o->issues)))
+		return rc;
 	for (i = 0; i < o->sources.n; i++)
 		if ((rc = lr_source_add_external(run, o->sources.v[i])))
 			return rc;
-	if ((rc = lr_env_capture(&run->env, o->envp)))
-		return rc;
-	if ((rc = lr_binding_probe(&run->binding, o->envp, "/sys")))
-		return rc;
 	/* What the user says wins over what labrun observed. */
 	for (i = 0; i < o->binding.n; i++) {
 		char *v = lr_scrub_string(scrub, o->binding.v[i].value);

@@ -41,6 +41,16 @@ int lr_issue_normalize(const char *ref, char *out, size_t outlen);
  */
 int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
 
+/*
+ * Fill what every kind of run records about itself: a new uuid, 'kind',
+ * cwd, argv (secret values scrubbed), labrun version, experiment, note,
+ * issue references (normalised; LR_EINVAL for a bad one), host, git state
+ * of the working directory, environment (allowlist, secrets redacted) and
+ * the observed CPU binding. 'run' must be lr_run_init'ed.
+ */
+int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
+
 /* Exit statuses of 'labrun record' that are not the command's own. */
 enum {
 	LR_EXIT_TIMEOUT = 124,		/* --timeout expired */

@@ -103,5 +103,11 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(o, "artifacts", a);
+	a = json_array();
+	for (i = 0; i < r->nmeasures; i++)
+		json_array_append_new(a, json_pack("{s:s, s:f, s:s, s:b}", "name", r->measures[i].name, "value",
+						   r->measures[i].value, "unit", r->measures[i].unit, "modelled",
+						   r->measures[i].modelled));
+	json_object_set_new(o, "measurements", a);
 	return o;
 }

@@ -664,6 +664,30 @@ out:
 	return rc;
 }
 
+static int insert_measures(struct lr_store *st, const struct lr_run *r)
+{
+	static const char sql[] =
+		"INSERT INTO measurement(run_id, name, value, unit, modelled) VALUES (:run, :name, :value, :unit, :modelled)";
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int rc;
+
+	if (!r->nmeasures)
+		return 0;
+	if ((rc = prepare(st, &s, sql)))
+		return rc;
+	for (i = 0; i < r->nmeasures && !rc; i++) {
+		bind_int(s, ":run", r->id);
+		bind_text(s, ":name", r->measures[i].name);
+		bind_real(s, ":value", r->measures[i].value);
+		bind_text(s, ":unit", r->measures[i].unit);
+		bind_int(s, ":modelled", r->measures[i].modelled);
+		rc = step_done(st, s, "record a measurement");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t first_new_artifact)
 {
 	static const char sql[] =
@@ -701,6 +725,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	if (first_new_artifact < r->nartifacts)
 		rc = insert_artifacts(st, r->id, r->artifacts + first_new_artifact,
 				      r->nartifacts - first_new_artifact, r->ended_at);
+	if (!rc)
+		rc = insert_measures(st, r);
 out:
 	sqlite3_finalize(s);
 	return commit(st, rc);
@@ -961,6 +987,22 @@ static int load_artifacts(struct lr_store *st, struct lr_run *r)
 	return rc;
 }
 
+static int load_measures(struct lr_store *st, struct lr_run *r)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = prepare(st, &s, "SELECT name, value, unit, modelled FROM measurement WHERE run_id = :run"
+				  " ORDER BY rowid")))
+		return rc;
+	bind_int(s, ":run", r->id);
+	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		rc = lr_run_add_measure(r, (const char *)sqlite3_column_text(s, 0), sqlite3_column_double(s, 1),
+					(const char *)sqlite3_column_text(s, 2), sqlite3_column_int(s, 3));
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 {
 	static const char sql[] = "SELECT " RUN_COLUMNS " FROM run r"
@@ -991,7 +1033,9 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	    (rc = load_kvs(st, id, &r->tools, "SELECT name, version, NULL FROM tool_version"
 					      " WHERE run_id = :run ORDER BY name")))
 		return rc;
-	return load_artifacts(st, r);
+	if ((rc = load_artifacts(st, r)))
+		return rc;
+	return load_measures(st, r);
 }
 
 int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg)

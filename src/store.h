@@ -55,7 +55,8 @@ int lr_store_run_begin(struct lr_store *st, struct lr_run *run);
 
 /*
  * Finalise a run in one transaction: status, end time, exit, resource use,
- * failure text, and the artifacts from index 'first_new_artifact' on.
+ * failure text, the artifacts from index 'first_new_artifact' on, and the
+ * run's measurements.
  */
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *run, size_t first_new_artifact);
 

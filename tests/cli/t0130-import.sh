@@ -1,0 +1,50 @@
+#!/bin/sh
+# labrun import: every combination gives the same device state, the run is
+# recorded with geometry, binding and measurements, faults leave a failed or
+# cancelled run, bad geometry is refused before anything is written, and the
+# atom backend runs against the shim or fails cleanly without a library.
+. "$(dirname "$0")/lib.sh"
+
+for m in whole stream; do
+	for l in strided copy; do
+		expect_exit 0 "import $m/$l" "$LABRUN" import --model gemma3-1b --tokens 600 --block-size 256 --mode $m --layout $l --specials
+		contains "$T/out" "device state matches the expectation" "$m/$l: readback verified"
+		sed -n 's/.*device state sha256 \([0-9a-f]*\).*/\1/p' "$T/out" >>"$T/hashes"
+	done
+done
+equals "$(sort -u "$T/hashes" | wc -l)" "1" "all four give one device state"
+equals "$(q "SELECT count(*) FROM run WHERE kind = 'import' AND status = 'passed'")" "4" "four passed import runs"
+equals "$(q "SELECT value FROM geometry WHERE run_id = 1 AND key = 'window'")" "512" "geometry recorded"
+equals "$(q "SELECT value FROM binding WHERE run_id = 4 AND key = 'layout'")" "copy" "binding recorded"
+equals "$(q "SELECT count(*) FROM measurement WHERE run_id = 1 AND name IN ('encode_s', 'write_s', 'import_s', 'readback_s') AND modelled = 0")" \
+	"4" "stage timings recorded as measured"
+
+expect_exit 0 "a link model is reported as modelled" "$LABRUN" import --model qwen3-0.6b --tokens 64 --link-gbps 16 --link-latency-us 10
+contains "$T/out" "MODELLED, not measured" "printed apart"
+equals "$(q "SELECT modelled FROM measurement WHERE name = 'dma_modelled_s'")" "1" "stored as modelled"
+
+expect_exit 1 "a failing device write fails the run" "$LABRUN" import --model qwen3-0.6b --tokens 64 --fail-write 5
+contains "$T/err" "device write 5 failed" "names the write"
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "failed" "run kept as failed"
+expect_exit 1 "a cancel at layer 3" "$LABRUN" import --model qwen3-0.6b --tokens 64 --mode stream --cancel-at 3
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "cancelled" "run kept as cancelled"
+expect_exit 1 "the producer dies at layer 2" "$LABRUN" import --model qwen3-0.6b --tokens 64 --die-at 2
+contains "$T/err" "the producer died at layer 2" "says so"
+
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "tokens beyond the compiled capacity" "$LABRUN" import --model qwen3-4b --tokens 100 --capacity 64
+contains "$T/err" "the export has 100 tokens, beyond the capacity 64" "names both values"
+expect_exit 2 "an export of another model" "$LABRUN" import --model qwen3-4b --compiled-model koni-8b --tokens 16
+contains "$T/err" "the export has layers 36, the compiled model 'koni-8b' has 32" "names field and values"
+expect_exit 2 "unknown model" "$LABRUN" import --model llama-9 --tokens 16
+equals "$(q "SELECT count(*) FROM run")" "$runs" "refused imports record nothing"
+
+expect_exit 0 "the atom backend through the shim" "$LABRUN" import --backend atom --rbln-lib "$RBLN_SHIM" \
+	--model qwen3-0.6b --tokens 64 --mode stream
+contains "$T/out" "device state matches the expectation" "atom readback verified"
+equals "$(q "SELECT version FROM tool_version WHERE name = 'rbln-runtime'")" "0.11.0-shim" "runtime version recorded"
+expect_exit 1 "atom without a runtime library" "$LABRUN" import --backend atom --rbln-lib /nonexistent/librbln.so \
+	--model qwen3-0.6b --tokens 64
+contains "$T/err" "cannot load the RBLN runtime '/nonexistent/librbln.so'" "names the path tried"
+contains "$T/err" "hint:" "and how to point elsewhere"
+equals "$(q "SELECT count(*) FROM run WHERE status = 'running'")" "0" "no run left running"
