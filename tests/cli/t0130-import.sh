@@ -19,6 +19,10 @@ equals "$(q "SELECT value FROM binding WHERE run_id = 4 AND key = 'layout'")" "c
 equals "$(q "SELECT count(*) FROM measurement WHERE run_id = 1 AND name IN ('encode_s', 'write_s', 'import_s', 'readback_s') AND modelled = 0")" \
 	"4" "stage timings recorded as measured"
 
+expect_exit 0 "an .npy export (NumPy-written fixture, head-major)" "$LABRUN" import --model custom --layers 2 \
+	--kv-heads 4 --head-dim 64 --source "$TOP_SRCDIR/tests/fixtures/npy/all-patterns.npy" --export head --block-size 16
+contains "$T/out" "device state matches the expectation" ".npy import verified"
+
 expect_exit 0 "a link model is reported as modelled" "$LABRUN" import --model qwen3-0.6b --tokens 64 --link-gbps 16 --link-latency-us 10
 contains "$T/out" "MODELLED, not measured" "printed apart"
 equals "$(q "SELECT modelled FROM measurement WHERE name = 'dma_modelled_s'")" "1" "stored as modelled"

@@ -16,6 +16,7 @@
 #include "import.h"
 #include "kvgeom.h"
 #include "kvsrc.h"
+#include "testutil.h"
 
 /* A small export of a preset: few tokens, blocks smaller than the export so
  * whole blocks and a partial one both occur; gemma3-1b gets more tokens than
@@ -340,6 +341,111 @@ static void atom_runtime_failures_are_named(void **state)
 	lr_kvsrc_release(&s);
 }
 
+/* Write a safetensors file: header length, JSON header, then the tensor bytes. */
+static void write_safetensors(const char *path, const char *header, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	uint64_t n = strlen(header), hlen = (n + 7) / 8 * 8; /* writers pad with spaces to 8 bytes */
+	unsigned char le[8];
+	int i;
+
+	assert_non_null(f);
+	for (i = 0; i < 8; i++)
+		le[i] = (unsigned char)(hlen >> (8 * i));
+	fwrite(le, 1, 8, f);
+	fwrite(header, 1, n, f);
+	for (; n < hlen; n++)
+		fputc(' ', f);
+	fwrite(data, 1, len, f);
+	fclose(f);
+}
+
+static void safetensors_sources_import_like_synthetic_ones(void **state)
+{
+	char *dir = tmpdir_new(), path[4096], header[512], h1[65], h2[65];
+	struct lr_backend_config c = sim_cfg();
+	struct lr_import_opts o;
+	struct lr_import_result r;
+	struct lr_kvsrc syn, st;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+	size_t bytes;
+
+	(void)state;
+	small_geometry(&g, "qwen3-0.6b");
+	assert_int_equal(lr_kvsrc_synthetic(&syn, &g, 1, 9, 1), 0);
+	bytes = (size_t)g.layers * 2 * g.kv_heads * (size_t)g.tokens * g.head_dim * 2;
+	snprintf(header, sizeof header,
+		 "{\"__metadata__\": {\"format\": \"pt\"}, \"kv\": {\"dtype\": \"BF16\", \"shape\": [%d, 2, %lld, %d, %d], \"data_offsets\": [0, %zu]}}",
+		 g.layers, (long long)g.tokens, g.kv_heads, g.head_dim, bytes);
+	snprintf(path, sizeof path, "%s/kv.safetensors", dir);
+	write_safetensors(path, header, syn.owned, bytes);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 1), 0);
+	lr_kvsrc_release(&st);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, "nope", 1), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "no tensor named 'nope'"));
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, "kv", 1), 0);
+	assert_int_equal(st.view.shape[3], g.tokens);
+	/* the same data through both sources gives the same device state */
+	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
+	opts_for(&o, &g, &syn, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, h1), 0);
+	opts_for(&o, &g, &st, LR_IMPORT_WHOLE, LR_PATH_COPY, 1);
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 1, &g, h2), 0);
+	assert_string_equal(h1, h2);
+	lr_backend_sim_ops.close(b);
+	lr_kvsrc_release(&st);
+
+	/* malformed files are refused with the reason */
+	write_safetensors(path, "{\"kv\": {\"dtype\": \"F32\", \"shape\": [1, 2, 1, 1, 1], \"data_offsets\": [0, 8]}}", "12345678", 8);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "not BF16"));
+	write_safetensors(path, "{\"kv\": {\"dtype\": \"BF16\", \"shape\": [1, 2, 1, 1, 2], \"data_offsets\": [0, 6]}}", "123456", 6);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "do not match"));
+	write_safetensors(path, "{\"a\": {}, \"b\": {}}", "", 0);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "several tensors"));
+	write_safetensors(path, "not json", "", 0);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	lr_kvsrc_release(&syn);
+	tmpdir_remove(dir);
+}
+
+static void readback_names_the_first_differing_element(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	struct lr_import_opts o;
+	struct lr_import_result r;
+	struct lr_kvsrc a, other;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+
+	(void)state;
+	small_geometry(&g, "qwen3-0.6b");
+	assert_int_equal(lr_kvsrc_synthetic(&a, &g, 0, 1, 0), 0);
+	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 0, 1, 0), 0);
+	/* one element differs: layer 3, V, head 5, token 17, dim 9 */
+	{
+		uint16_t *e = (uint16_t *)other.view.data + 3 * other.view.stride[0] + 1 * other.view.stride[1] +
+			      5 * other.view.stride[2] + 17 * other.view.stride[3] + 9 * other.view.stride[4];
+
+		*e ^= 0x0100;
+	}
+	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
+	opts_for(&o, &g, &a, LR_IMPORT_WHOLE, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
+	o.src = &other.view;
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "layer 3 V head 5 token 17 dim 9"));
+	lr_backend_sim_ops.close(b);
+	lr_kvsrc_release(&a);
+	lr_kvsrc_release(&other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +456,8 @@ int main(void)
 		cmocka_unit_test(atom_agrees_with_sim_through_the_shim),
 		cmocka_unit_test(atom_faults_through_the_shim),
 		cmocka_unit_test(atom_runtime_failures_are_named),
+		cmocka_unit_test(safetensors_sources_import_like_synthetic_ones),
+		cmocka_unit_test(readback_names_the_first_differing_element),
 	};
 
 	return cmocka_run_group_tests_name("import", tests, NULL, NULL);
