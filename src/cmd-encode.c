@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "dlf16-oracle.h"
 #include "dlf16.h"
 #include "error.h"
 #include "layout.h"
+#include "model.h"
 #include "npy.h"
 
 static const char encode_usage[] =
@@ -39,14 +39,6 @@ static const char decode_usage[] =
 	"\n"
 	"Decode DLFloat16 codes (a '<u2' .npy or, with --shape, a raw file) to FP32 ('<f4')\n"
 	"or to BF16 bits ('<u2', FP32 truncated), for readback checks. NINF becomes NaN.\n";
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -186,10 +178,10 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 				   vin.shape, 2)))
 		goto out;
 	lr_view_init(&vout, out.data, vin.rank, vin.shape);
-	t0 = now_ms();
+	t0 = (lr_monotonic_s() * 1e3);
 	if ((rc = lr_encode_view(&vout, &vin, k, (enum lr_dlf16_contract)contract, threads)))
 		goto out;
-	ms = now_ms() - t0;
+	ms = (lr_monotonic_s() * 1e3) - t0;
 	if ((rc = lr_output_commit(&out)))
 		goto out;
 	printf("encoded %lld elements ", (long long)lr_view_count(&vin));

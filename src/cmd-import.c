@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -15,6 +14,7 @@
 #include "kvsrc.h"
 #include "record.h"
 #include "spool.h"
+#include "stats.h"
 
 extern char **environ;
 
@@ -63,21 +63,6 @@ static void on_cancel(int sig)
 	cancel_requested = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The copy ceiling of the export's bytes: median of 4 memcpy after a warm-up. */
 static double copy_ceiling(const struct lr_kvsrc *s, uint64_t bytes)
 {
@@ -90,14 +75,13 @@ static double copy_ceiling(const struct lr_kvsrc *s, uint64_t bytes)
 		return 0;
 	memset(dst, 0, bytes); /* resident before timing, like the import's buffers */
 	for (i = 0; i < 5; i++) {
-		t0 = now_s();
+		t0 = lr_monotonic_s();
 		memcpy(dst, src, bytes);
 		__asm__ volatile("" : : "r"(dst) : "memory"); /* the copy must happen */
-		t[i] = now_s() - t0;
+		t[i] = lr_monotonic_s() - t0;
 	}
 	free(dst);
-	qsort(t + 1, 4, sizeof *t, cmp_double);
-	return (t[2] + t[3]) / 2;
+	return lr_median(t + 1, 4);
 }
 
 struct opts {
@@ -314,7 +298,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		goto fail;
 
 	/* The source, and its geometry checked against the compiled one before any byte is written. */
-	t0 = now_s();
+	t0 = lr_monotonic_s();
 	g.tokens = o.tokens;
 	if (!o.source)
 		rc = lr_kvsrc_synthetic(&src, &g, o.token_major, o.seed, o.specials);
@@ -322,7 +306,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		rc = lr_kvsrc_safetensors(&src, o.source, o.tensor, o.token_major);
 	else
 		rc = lr_kvsrc_npy(&src, o.source, o.token_major);
-	source_s = now_s() - t0;
+	source_s = lr_monotonic_s() - t0;
 	if (rc)
 		goto fail;
 	have_src = 1;
@@ -392,11 +376,11 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	import_rc = lr_import(ops, b, &io, &r);
 	if (!import_rc) {
-		t0 = now_s();
+		t0 = lr_monotonic_s();
 		verify_rc = lr_import_verify(ops, b, &io);
 		if (!verify_rc)
 			verify_rc = lr_import_state_hash(ops, b, o.lane, &g, hex);
-		readback_s = now_s() - t0;
+		readback_s = lr_monotonic_s() - t0;
 	}
 	ops->stats(b, &bst);
 	sigaction(SIGINT, &old_int, NULL);

@@ -4,14 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "encbench.h"
 #include "error.h"
+#include "model.h"
 #include "sha256.h"
+#include "stats.h"
 
 /* splitmix64: small, fast, and the same everywhere for a seed. */
 static uint64_t next(uint64_t *s)
@@ -74,21 +75,6 @@ static void copy_vector(void *dst, const void *src, size_t bytes)
 static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy: non-temporal" };
 
 /* ---- the benchmark -------------------------------------------------------------- */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int pin_self(void)
 {
@@ -237,9 +223,9 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		for (i = 0; i < nv; i++) {
 			int v = rep % 2 ? nv - 1 - i : i; /* ABBA: forward, then reversed */
 
-			t = now_ms();
+			t = (lr_monotonic_s() * 1e3);
 			run_variant(&r->var[v], &b, o->contract);
-			r->var[v].ms[rep] = now_ms() - t;
+			r->var[v].ms[rep] = (lr_monotonic_s() * 1e3) - t;
 		}
 	}
 	for (i = 0; i < nv; i++) {
@@ -247,8 +233,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		int m = o->reps - 1;
 
 		memcpy(sorted, r->var[i].ms + 1, (size_t)m * sizeof *sorted); /* the first is warm-up */
-		qsort(sorted, (size_t)m, sizeof *sorted, cmp_double);
-		r->var[i].median_ms = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+		r->var[i].median_ms = lr_median(sorted, (size_t)m);
 		r->var[i].gbps = (double)b.n * 4 / (r->var[i].median_ms * 1e6);
 	}
 	r->ceiling = 0;

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "error.h"
 #include "import.h"
+#include "model.h"
 #include "sha256.h"
 
 const char *lr_import_mode_name(enum lr_import_mode m)
@@ -18,14 +18,6 @@ const char *lr_import_mode_name(enum lr_import_mode m)
 const char *lr_import_path_name(enum lr_import_path p)
 {
 	return p == LR_PATH_COPY ? "copy" : "strided";
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -244,9 +236,9 @@ static void *producer(void *arg)
 		}
 		if ((i = take_slot(p, l)) < 0)
 			return NULL;
-		t = now_s();
+		t = lr_monotonic_s();
 		rc = encode_layer(p, l, &p->slots[i]);
-		p->encode_s += now_s() - t;
+		p->encode_s += lr_monotonic_s() - t;
 		if (rc) {
 			pipe_fail(p, rc);
 			return NULL;
@@ -286,10 +278,10 @@ static void *writer(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		lr_kvgeom_tensor(o->g, p->slots[i].layer, &t);
 		for (kv = 0; kv < 2; kv++) {
-			t0 = now_s();
+			t0 = lr_monotonic_s();
 			rc = p->ops->write(p->lease, 2 * p->slots[i].layer + kv, 0, p->slots[i].buf + kv * (t.span_bytes / 2),
 					   t.span_bytes);
-			p->write_s += now_s() - t0;
+			p->write_s += lr_monotonic_s() - t0;
 			if (rc) {
 				lr_error_wrap("import layer %d %s", p->slots[i].layer, kv ? "V" : "K");
 				pipe_fail(p, rc);
@@ -390,11 +382,11 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 		}
 	}
 	ops->stats(b, &before);
-	start = now_s();
+	start = lr_monotonic_s();
 	if ((rc = ops->lease(b, o->lane, 2 * g->layers, bytes, &p.lease)))
 		goto out;
-	r->lease_s = now_s() - start;
-	start = now_s();
+	r->lease_s = lr_monotonic_s() - start;
+	start = lr_monotonic_s();
 	if (pthread_create(&wt, NULL, writer, &p) != 0) {
 		rc = lr_error_set(LR_EIO, "cannot start the writer thread");
 		goto out;
@@ -441,7 +433,7 @@ out:
 		ops->cancel(p.lease);
 	r->encode_s = p.encode_s;
 	r->write_s = p.write_s;
-	r->total_s = start > 0 ? now_s() - start : 0;
+	r->total_s = start > 0 ? lr_monotonic_s() - start : 0;
 	pipe_free(&p);
 	free(bytes);
 	pthread_mutex_destroy(&p.mu);

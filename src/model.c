@@ -287,3 +287,11 @@ char *lr_now_iso(void)
 		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	return strdup(buf);
 }
+
+double lr_monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}

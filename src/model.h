@@ -136,6 +136,9 @@ int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
 
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for intervals. */
+double lr_monotonic_s(void);
+
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in a malloc'd string. */
 char *lr_now_iso(void);
 

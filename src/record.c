@@ -312,14 +312,6 @@ static int sink_objw(void *arg, const void *data, size_t len)
 	return lr_objw_write(arg, data, len);
 }
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Read what is available on one stream: tee it, scrub it, spool it. */
 static int pump(struct stream *s)
 {
@@ -490,7 +482,7 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 	c->tty = -1;
 	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
 		c->tty = STDIN_FILENO;
-	start = now_mono();
+	start = lr_monotonic_s();
 	c->pid = fork();
 	if (c->pid < 0) {
 		rc = lr_error_set(LR_EIO, "cannot start '%s': fork failed: %s", o->argv[0], strerror(errno));
@@ -516,7 +508,7 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 
 	deadline = o->timeout_s > 0 ? start + o->timeout_s : 0;
 	while (!c->reaped || s[0].fd >= 0 || s[1].fd >= 0) {
-		double now = now_mono(), next = -1;
+		double now = lr_monotonic_s(), next = -1;
 		int timeout_ms, i;
 
 		if (deadline && !c->timed_out && !c->reaped && now >= deadline) {
@@ -557,7 +549,7 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 			struct signalfd_siginfo si;
 
 			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-				on_signal(c, &si, now_mono());
+				on_signal(c, &si, lr_monotonic_s());
 		}
 		if (!c->reaped)
 			reap(c); /* SIGCHLD may be coalesced */
@@ -569,7 +561,7 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 		else if (errno != EINTR)
 			break;
 	}
-	*wall = now_mono() - start;
+	*wall = lr_monotonic_s() - start;
 	if (c->tty >= 0)
 		tcsetpgrp(c->tty, getpgrp());
 out:
