@@ -1,11 +1,65 @@
 #ifndef LR_STATS_H
 #define LR_STATS_H
 
-/* Summaries of repeated measurements (the paired estimators of the method file join them later). */
+/*
+ * The statistics of shared/spec/benchmark-method.md: paired blocks, their
+ * log-ratio estimator, a distribution-free interval, verdicts against a
+ * practical margin, and a drift check. Pure functions: no printing, no I/O.
+ */
 
 #include <stddef.h>
 
 /* The median of v[0..n) (sorted in place); 0 when n is 0. */
 double lr_median(double *v, size_t n);
+
+/*
+ * The sign-test order statistic for a two-sided (1 - alpha) interval of the
+ * median of n values: the largest k with P(Binom(n, 1/2) <= k - 1) <= alpha/2,
+ * so the interval is [x(k), x(n+1-k)] of the sorted values. 0 when no such k
+ * exists (n <= 5 at alpha = 0.05: such samples can never reach 95%).
+ * n = 10 -> 2, n = 20 -> 6, n = 30 -> 10.
+ */
+int lr_sign_test_k(int n, double alpha);
+
+/* A paired comparison of arm B against arm A over n blocks. */
+struct lr_paired {
+	int n;			/* blocks */
+	double ratio;		/* exp(median d_i): B's time over A's */
+	double lo, hi;		/* 95% interval of the ratio; 0 and +inf when none exists */
+	int k;			/* sign-test order statistic used (0: no interval) */
+};
+
+/*
+ * Per block i, d_i = ln((b1[i] + b2[i]) / (a1[i] + a2[i])) (the ABBA or BAAB
+ * block's two repetitions of each arm); ratio = exp(median d_i), interval
+ * from the sign test at 95%. Times must be positive. 0, or LR_EINVAL.
+ */
+int lr_paired_estimate(const double *a1, const double *a2, const double *b1, const double *b2, int n,
+		       struct lr_paired *out);
+
+enum lr_verdict {
+	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */
+	LR_VERDICT_SLOWER,		/* interval entirely above 1 + margin */
+	LR_VERDICT_DETECTABLE,		/* excludes 1, inside +-margin */
+	LR_VERDICT_EQUIVALENT,		/* contains 1, inside +-margin */
+	LR_VERDICT_INCONCLUSIVE,	/* extends past the margin and is not all beyond it: add blocks */
+};
+
+/* The verdict for B against A with practical margin 'margin' (0.02 for 2%). */
+enum lr_verdict lr_verdict_of(const struct lr_paired *p, double margin);
+
+/*
+ * The verdict in the method file's words, e.g. "B is 26.9% faster [25.1%, 28.3%]",
+ * "detectable, below the practical margin", "equivalent within +-2%",
+ * "inconclusive: add blocks". Writes into buf; returns buf.
+ */
+const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, double margin, const char *b_name);
+
+/*
+ * Drift over a run: the least-squares slope of ln(t[i]) over i, as the
+ * relative change from the first to the last of n values (exp(slope*(n-1)) - 1).
+ * 0 when n < 3.
+ */
+double lr_drift(const double *t, int n);
 
 #endif

@@ -1,0 +1,160 @@
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "stats.h"
+
+/* The method file's table: n=10 -> [d(2), d(9)], n=20 -> [d(6), d(15)], n=30 -> [d(10), d(21)]. */
+static void sign_test_order_statistics_match_the_method(void **state)
+{
+	(void)state;
+	assert_int_equal(lr_sign_test_k(10, 0.05), 2);
+	assert_int_equal(lr_sign_test_k(20, 0.05), 6);
+	assert_int_equal(lr_sign_test_k(30, 0.05), 10);
+	/* n <= 5 can never reach 95%; n = 6 just can */
+	for (int n = 1; n <= 5; n++)
+		assert_int_equal(lr_sign_test_k(n, 0.05), 0);
+	assert_int_equal(lr_sign_test_k(6, 0.05), 1);
+}
+
+/* A sign-test k is valid and maximal: checked against binomial sums computed directly. */
+static void sign_test_k_is_the_largest_valid_one(void **state)
+{
+	int n, k;
+
+	(void)state;
+	for (n = 1; n <= 60; n++) {
+		double cdf_km1 = 0, cdf_k = 0, c = 1;
+		int j;
+
+		k = lr_sign_test_k(n, 0.05);
+		for (j = 0; j <= k; j++) {
+			if (j)
+				c = c * (n - j + 1) / j;
+			if (j <= k - 1)
+				cdf_km1 += c * pow(0.5, n);
+			cdf_k += c * pow(0.5, n);
+		}
+		if (k)
+			assert_true(cdf_km1 <= 0.025);
+		assert_true(cdf_k > 0.025);
+	}
+}
+
+static void paired_estimate_recovers_a_known_ratio(void **state)
+{
+	double a1[10], a2[10], b1[10], b2[10];
+	struct lr_paired p;
+	int i;
+
+	(void)state;
+	/* B takes 0.73 of A's time in every block, with drift shared by both arms */
+	for (i = 0; i < 10; i++) {
+		a1[i] = 100 + i;
+		a2[i] = 101 + i;
+		b1[i] = 0.73 * (100.5 + i);
+		b2[i] = 0.73 * (100.5 + i);
+	}
+	assert_int_equal(lr_paired_estimate(a1, a2, b1, b2, 10, &p), 0);
+	assert_true(fabs(p.ratio - 0.73) < 1e-12);
+	assert_true(fabs(p.lo - 0.73) < 1e-12 && fabs(p.hi - 0.73) < 1e-12);
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_FASTER);
+	{
+		char buf[128];
+
+		lr_verdict_text(buf, sizeof buf, &p, 0.02, "arithmetic");
+		assert_string_equal(buf, "arithmetic is 27.0% faster [27.0%, 27.0%]");
+	}
+}
+
+static void interval_uses_the_order_statistics(void **state)
+{
+	/* d_i = ln(b/a) chosen so sorted d are known: ratios 0.90 .. 0.99 */
+	double a[10], b[10];
+	struct lr_paired p;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		a[i] = 1;
+		b[i] = 0.90 + 0.01 * ((i * 7) % 10); /* a permutation of 0.90..0.99 */
+	}
+	assert_int_equal(lr_paired_estimate(a, a, b, b, 10, &p), 0);
+	assert_true(fabs(p.lo - 0.91) < 1e-9); /* d(2) */
+	assert_true(fabs(p.hi - 0.98) < 1e-9); /* d(9) */
+	assert_true(fabs(p.ratio - sqrt(0.94 * 0.95)) < 1e-9); /* exp(mean of the middle logs) */
+}
+
+static void verdicts_follow_the_method_wording(void **state)
+{
+	struct lr_paired p = { 10, 1, 0, 0, 2 };
+	char buf[128];
+
+	(void)state;
+	p.ratio = 1.05, p.lo = 1.03, p.hi = 1.07;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_SLOWER);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"), "B is 5.0% slower [3.0%, 7.0%]");
+	p.ratio = 0.99, p.lo = 0.985, p.hi = 0.995;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_DETECTABLE);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"), "detectable, below the practical margin");
+	p.ratio = 1.0, p.lo = 0.99, p.hi = 1.01;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_EQUIVALENT);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"), "equivalent within +-2%");
+	p.ratio = 1.0, p.lo = 0.95, p.hi = 1.04;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_INCONCLUSIVE);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"), "inconclusive: add blocks");
+	/* too few blocks for an interval: never a "no difference" */
+	p.k = 0, p.lo = 0, p.hi = INFINITY;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_INCONCLUSIVE);
+}
+
+static void estimates_refuse_bad_input(void **state)
+{
+	double one = 1, zero = 0;
+	struct lr_paired p;
+
+	(void)state;
+	assert_int_equal(lr_paired_estimate(&one, &one, &one, &one, 0, &p), LR_EINVAL);
+	assert_int_equal(lr_paired_estimate(&one, &zero, &one, &one, 1, &p), LR_EINVAL);
+	/* one block: a ratio but no interval */
+	assert_int_equal(lr_paired_estimate(&one, &one, &one, &one, 1, &p), 0);
+	assert_int_equal(p.k, 0);
+}
+
+static void drift_is_measured_as_relative_change(void **state)
+{
+	double flat[8], rising[8];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		flat[i] = 5 + (i % 2 ? 0.01 : -0.01);
+		rising[i] = 5 * pow(1.01, i); /* 1% per block */
+	}
+	assert_true(fabs(lr_drift(flat, 8)) < 0.005);
+	assert_true(fabs(lr_drift(rising, 8) - (pow(1.01, 7) - 1)) < 1e-9);
+	assert_true(lr_drift(rising, 2) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sign_test_order_statistics_match_the_method),
+		cmocka_unit_test(sign_test_k_is_the_largest_valid_one),
+		cmocka_unit_test(paired_estimate_recovers_a_known_ratio),
+		cmocka_unit_test(interval_uses_the_order_statistics),
+		cmocka_unit_test(verdicts_follow_the_method_wording),
+		cmocka_unit_test(estimates_refuse_bad_input),
+		cmocka_unit_test(drift_is_measured_as_relative_change),
+	};
+
+	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
