@@ -40,6 +40,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv);
 int cmd_decode(const struct lr_global *g, int argc, char **argv);
 int cmd_bench(const struct lr_global *g, int argc, char **argv);
 int cmd_import(const struct lr_global *g, int argc, char **argv);
+int cmd_run(const struct lr_global *g, int argc, char **argv);
 
 /* Print the current error ("labrun: error: ..." and its hint) to stderr and
  * return the exit code for 'rc'. */

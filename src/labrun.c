@@ -30,6 +30,7 @@ static const struct lr_command commands[] = {
 	{ "encode", cmd_encode, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
 	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
 	{ "import", cmd_import, "import a KV export into a device (sim or atom), verify and record it" },
+	{ "run", cmd_run, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 

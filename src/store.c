@@ -1074,6 +1074,116 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 	return rc;
 }
 
+int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
+			     const char *text, const struct lr_store_arm *arms, int narms)
+{
+	static const char def[] =
+		"INSERT INTO run_definition(run_id, path, sha256, text) VALUES (:run, :path, :sha, :text)";
+	static const char arm[] =
+		"INSERT INTO arm(run_id, idx, name, kernel, contract, layout, mode, threads)"
+		" VALUES (:run, :idx, :name, :kernel, :contract, :layout, :mode, :threads)";
+	sqlite3_stmt *s = NULL;
+	int rc, i;
+
+	if ((rc = begin(st)))
+		return rc;
+	if ((rc = prepare(st, &s, def)))
+		goto out;
+	bind_int(s, ":run", run);
+	bind_text(s, ":path", path);
+	bind_text(s, ":sha", sha256);
+	bind_text(s, ":text", text);
+	rc = step_done(st, s, "record the experiment definition");
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = prepare(st, &s, arm)))
+		goto out;
+	for (i = 0; i < narms && !rc; i++) {
+		bind_int(s, ":run", run);
+		bind_int(s, ":idx", i);
+		bind_text(s, ":name", arms[i].name);
+		bind_text(s, ":kernel", arms[i].kernel);
+		bind_text(s, ":contract", arms[i].contract);
+		bind_text(s, ":layout", arms[i].layout);
+		bind_text(s, ":mode", arms[i].mode);
+		bind_int(s, ":threads", arms[i].threads);
+		rc = step_done(st, s, "record an arm");
+	}
+out:
+	sqlite3_finalize(s);
+	return commit(st, rc);
+}
+
+int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
+		       const char *const *arm_sha, const int *matches, int narms,
+		       const struct lr_store_rep *reps, int nreps)
+{
+	static const char cond[] =
+		"INSERT INTO condition(run_id, idx, model, layers, kv_heads, head_dim, tokens, elements, inner, status, failure)"
+		" VALUES (:run, :idx, :model, :layers, :kv_heads, :head_dim, :tokens, :elements, :inner, :status, :failure)";
+	static const char par[] =
+		"INSERT INTO parity(run_id, condition_idx, arm_idx, output_sha256, matches)"
+		" VALUES (:run, :cond, :arm, :sha, :matches)";
+	static const char rep[] =
+		"INSERT INTO repetition(run_id, condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s,"
+		" invol_switches, steal_ticks, interfered)"
+		" VALUES (:run, :cond, :block, :slot, :arm, :warmup, :wall, :cpu, :invol, :steal, :interfered)";
+	sqlite3_stmt *s = NULL;
+	int rc, i;
+
+	if ((rc = begin(st)))
+		return rc;
+	if ((rc = prepare(st, &s, cond)))
+		goto out;
+	bind_int(s, ":run", run);
+	bind_int(s, ":idx", c->idx);
+	bind_text(s, ":model", c->model);
+	bind_int(s, ":layers", c->layers);
+	bind_int(s, ":kv_heads", c->kv_heads);
+	bind_int(s, ":head_dim", c->head_dim);
+	bind_int(s, ":tokens", c->tokens);
+	bind_int(s, ":elements", c->elements);
+	bind_int(s, ":inner", c->inner);
+	bind_text(s, ":status", c->status);
+	bind_text(s, ":failure", c->failure);
+	rc = step_done(st, s, "record a condition");
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = prepare(st, &s, par)))
+		goto out;
+	for (i = 0; i < narms && !rc; i++) {
+		if (!arm_sha[i])
+			continue;
+		bind_int(s, ":run", run);
+		bind_int(s, ":cond", c->idx);
+		bind_int(s, ":arm", i);
+		bind_text(s, ":sha", arm_sha[i]);
+		bind_int(s, ":matches", matches[i]);
+		rc = step_done(st, s, "record a parity check");
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = prepare(st, &s, rep)))
+		goto out;
+	for (i = 0; i < nreps && !rc; i++) {
+		bind_int(s, ":run", run);
+		bind_int(s, ":cond", c->idx);
+		bind_int(s, ":block", reps[i].block);
+		bind_int(s, ":slot", reps[i].slot);
+		bind_int(s, ":arm", reps[i].arm);
+		bind_int(s, ":warmup", reps[i].warmup);
+		bind_real(s, ":wall", reps[i].wall_s);
+		bind_real(s, ":cpu", reps[i].cpu_s);
+		bind_int(s, ":invol", reps[i].invol_switches);
+		bind_int(s, ":steal", reps[i].steal_ticks);
+		bind_int(s, ":interfered", reps[i].interfered);
+		rc = step_done(st, s, "record a repetition");
+	}
+out:
+	sqlite3_finalize(s);
+	return commit(st, rc);
+}
+
 int lr_store_experiment_exists(struct lr_store *st, const char *name)
 {
 	sqlite3_stmt *s = NULL;

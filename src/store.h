@@ -100,6 +100,40 @@ struct lr_run_filter {
 typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
 int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
 
+/* ---- experiment runs (labrun run) ---- */
+
+struct lr_store_arm {
+	const char *name, *kernel, *contract, *layout, *mode;
+	int threads;
+};
+
+struct lr_store_condition {
+	int idx;
+	const char *model;
+	int64_t layers, kv_heads, head_dim, tokens, elements, inner;
+	const char *status;	/* passed, failed, missing */
+	const char *failure;	/* or NULL */
+};
+
+struct lr_store_rep {
+	int block, slot, arm, warmup;
+	double wall_s, cpu_s;
+	int64_t invol_switches, steal_ticks;
+	int interfered;
+};
+
+/* Store the definition text and the arms of experiment run 'run' (one transaction). */
+int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
+			     const char *text, const struct lr_store_arm *arms, int narms);
+
+/*
+ * Store one condition's outcome in one transaction: its row, the parity
+ * hash of each arm (NULL when the arm never ran), and its repetitions.
+ */
+int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
+		       const char *const *arm_sha, const int *matches, int narms,
+		       const struct lr_store_rep *reps, int nreps);
+
 /* Does an experiment with this name exist? (1/0, or a negative error) */
 int lr_store_experiment_exists(struct lr_store *st, const char *name);
 

@@ -1,0 +1,70 @@
+#!/bin/sh
+# labrun run: parity before timing, every repetition stored, the definition
+# kept verbatim, a flipped output bit fails its condition by name, malformed
+# definitions create no run, and Ctrl-C keeps what was measured.
+. "$(dirname "$0")/lib.sh"
+
+X="$TOP_SRCDIR/tests/fixtures/experiments"
+
+expect_exit 0 "a small encode experiment" "$LABRUN" run "$X/tiny-encode.ini"
+contains "$T/out" "parity: 2 passed, 0 failed, 0 missing" "parity passed"
+contains "$T/out" "| Condition layers/tokens | lookup median ms | scalar median ms |" "a table per arm pair"
+contains "$T/out" "| Condition layers/tokens | lookup median ms | auto median ms |" "second arm pair"
+# 2 conditions x (6 + 1) blocks x (3 arms x 2) slots
+equals "$(q "SELECT count(*) FROM repetition")" "84" "every repetition stored"
+equals "$(q "SELECT count(*) FROM repetition WHERE warmup = 1")" "12" "warm-up repetitions kept, flagged"
+equals "$(q "SELECT count(*) FROM parity WHERE matches = 1")" "6" "a parity row per condition and arm"
+equals "$(q "SELECT group_concat(arm_idx, '') FROM (SELECT arm_idx FROM repetition WHERE condition_idx = 0 AND block = 1 ORDER BY slot)")" \
+	"210012" "block 1 runs the arms reversed, then forward (CBA ABC)"
+equals "$(q "SELECT sha256 FROM run_definition")" "$(sha256sum "$X/tiny-encode.ini" | cut -d' ' -f1)" "definition stored verbatim"
+equals "$(q "SELECT kind || ' ' || status FROM run")" "experiment passed" "the run"
+equals "$(q "SELECT issue_ref FROM run_issue")" "205" "its issue"
+
+expect_exit 0 "a small import experiment" "$LABRUN" run "$X/tiny-import.ini"
+contains "$T/out" "parity: 1 passed, 0 failed, 0 missing" "import parity passed"
+
+expect_exit 1 "one flipped output bit fails its condition" "$LABRUN" run --fault-flip-bit 2@1 "$X/tiny-encode.ini"
+contains "$T/out" "parity: 1 passed, 1 failed, 0 missing" "counts the failure"
+contains "$T/out" "qwen3-0.6b 2/64: failed: parity: arm 'auto' output differs from baseline 'lookup'" "names the condition and arm"
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "failed" "the run is failed, kept"
+
+runs=$(q "SELECT count(*) FROM run")
+for f in "$X"/bad-*.ini; do
+	expect_exit 2 "$(basename "$f") is refused" "$LABRUN" run "$f"
+	grep -q "^labrun: error: $f:[0-9][0-9]*: " "$T/err" || { cat "$T/err" >&2; fail "$(basename "$f"): no file:line"; }
+done
+ok "every malformed definition names file and line"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "and none created a run"
+
+# Ctrl-C: stop after the current repetition, keep what was measured.
+cat >long.ini <<EOF2
+[experiment]
+name = long
+target = encode
+[design]
+blocks = 200
+[arm a]
+kernel = scalar
+[arm b]
+kernel = lookup
+[grid]
+model = qwen3-0.6b
+layers = 1, 28
+tokens = 64, 4096
+EOF2
+"$LABRUN" run -q long.ini >"$T/out" 2>&1 &
+pid=$!
+i=0
+# interrupt once the first (small) condition is stored
+until [ "$(sqlite3 "$T/store/labrun.db" "SELECT count(*) FROM condition WHERE run_id = (SELECT max(id) FROM run)" 2>/dev/null)" = 1 ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "the first condition never completed"; sleep 0.1
+done
+kill -INT $pid
+set +e; wait $pid; code=$?; set -e
+equals "$code" "1" "a cancelled run exits 1"
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "cancelled" "the run is cancelled"
+n=$(q "SELECT count(*) FROM repetition r JOIN run ON run.id = r.run_id WHERE run.experiment_id = (SELECT id FROM experiment WHERE name = 'long')")
+[ "$n" -gt 0 ] || fail "nothing measured was kept"
+ok "$n repetitions measured before Ctrl-C are kept"
+equals "$(q "SELECT c.status FROM condition c JOIN run ON run.id = c.run_id WHERE run.status = 'cancelled' AND c.idx = 3")" "missing" \
+	"the condition never reached is recorded as missing"
