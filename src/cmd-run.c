@@ -40,7 +40,7 @@ static void on_cancel(int sig)
 	cancel_requested = 1;
 }
 
-static void progress(void *arg, const struct lr_run_progress *p)
+void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 {
 	(void)arg;
 	fprintf(stderr, "\rcondition %d/%d, block %d/%d, %.0f s elapsed, about %.0f s left   ", p->condition + 1,
@@ -48,7 +48,7 @@ static void progress(void *arg, const struct lr_run_progress *p)
 	fflush(stderr);
 }
 
-static void print_report(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
 {
 	int a, ci, passed = 0, failed = 0, missing = 0;
 	char verdict[160];
@@ -111,6 +111,58 @@ static void print_report(const struct lr_expdef *d, const struct lr_run *run, co
 	       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
 }
 
+int cmd_experiment_execute(struct lr_store *st, struct lr_expdef *d, char **argv, int64_t replay_of,
+			   const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res)
+{
+	struct sigaction sa, old_int, old_term;
+	int rc, lock = -1;
+	char num[32];
+
+	if ((rc = lr_run_capture(st, run, "experiment", argv, environ, d->name, NULL, &d->issues)))
+		return rc;
+	run->replay_of = replay_of;
+	if (d->cpu < 0)
+		d->cpu = sched_getcpu();
+	snprintf(num, sizeof num, "%d", d->cpu);
+	lr_kvlist_set(&run->binding, "pinned_cpu", num, "auto");
+	lr_kvlist_set(&run->binding, "backend", d->backend, "user");
+	lr_kvlist_set(&run->geometry, "target", d->target == LR_TARGET_ENCODE ? "encode" : "import", NULL);
+	run->started_at = lr_now_iso();
+	if ((rc = lr_spool_lock(lr_store_dir(st), run->uuid, &lock)) || (rc = lr_store_run_begin(st, run)))
+		goto out;
+	cancel_requested = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_cancel;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = lr_experiment_run(st, run->id, d, ro, res);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (ro->progress)
+		fputc('\n', stderr);
+	if (rc)
+		goto out; /* the run stays 'running' and is marked abandoned with what was stored */
+	run->status = res->cancelled ? LR_CANCELLED : res->failed ? LR_FAILED : LR_PASSED;
+	if (run->status != LR_PASSED) {
+		char f[128];
+
+		snprintf(f, sizeof f, "%d of %d condition(s) failed or missing%s", res->failed, res->nconditions,
+			 res->cancelled ? "; cancelled" : "");
+		run->failure = strdup(f);
+	}
+	run->ended_at = lr_now_iso();
+	if ((rc = lr_store_run_finish(st, run, 0)))
+		goto out;
+	lr_spool_unlock(lr_store_dir(st), run->uuid, lock);
+	lock = -1;
+out:
+	if (lock >= 0 && !run->id)
+		lr_spool_unlock(lr_store_dir(st), run->uuid, lock);
+	else if (lock >= 0)
+		close(lock);
+	return rc;
+}
+
 int cmd_run(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -119,14 +171,13 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_runopts ro = { &cancel_requested, progress, NULL, -1, -1 };
+	struct lr_runopts ro = { &cancel_requested, cmd_run_progress, NULL, -1, -1 };
 	struct lr_store *st = NULL;
 	struct lr_run_result res;
 	struct lr_expdef d;
 	struct lr_run run;
-	struct sigaction sa, old_int, old_term;
-	int c, rc, quiet = 0, lock = -1, exit_code = LR_EXIT_OK, cpu;
-	char *end, num[32];
+	int c, rc, quiet = 0, exit_code = LR_EXIT_OK;
+	char *end;
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);
@@ -164,52 +215,14 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		exit_code = rc;
 		goto out;
 	}
-	if ((rc = lr_run_capture(st, &run, "experiment", argv, environ, d.name, NULL, &d.issues)))
+	if ((rc = cmd_experiment_execute(st, &d, argv, 0, &ro, &run, &res)))
 		goto fail;
-	cpu = d.cpu >= 0 ? d.cpu : sched_getcpu();
-	d.cpu = cpu;
-	snprintf(num, sizeof num, "%d", cpu);
-	lr_kvlist_set(&run.binding, "pinned_cpu", num, "auto");
-	lr_kvlist_set(&run.binding, "backend", d.backend, "user");
-	lr_kvlist_set(&run.geometry, "target", d.target == LR_TARGET_ENCODE ? "encode" : "import", NULL);
-	run.started_at = lr_now_iso();
-	if ((rc = lr_spool_lock(lr_store_dir(st), run.uuid, &lock)) || (rc = lr_store_run_begin(st, &run)))
-		goto fail;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_cancel;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	rc = lr_experiment_run(st, run.id, &d, &ro, &res);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	if (ro.progress)
-		fputc('\n', stderr);
-	if (rc)
-		goto fail; /* the run stays 'running' and is marked abandoned with what was stored */
-	run.status = res.cancelled ? LR_CANCELLED : res.failed ? LR_FAILED : LR_PASSED;
-	if (run.status != LR_PASSED) {
-		char f[128];
-
-		snprintf(f, sizeof f, "%d of %d condition(s) failed or missing%s", res.failed, res.nconditions,
-			 res.cancelled ? "; cancelled" : "");
-		run.failure = strdup(f);
-	}
-	run.wall_s = 0;
-	run.ended_at = lr_now_iso();
-	if ((rc = lr_store_run_finish(st, &run, 0)))
-		goto fail;
-	lr_spool_unlock(lr_store_dir(st), run.uuid, lock);
-	lock = -1;
-	print_report(&d, &run, &res);
+	cmd_print_experiment(&d, &run, &res);
 	exit_code = run.status == LR_PASSED ? LR_EXIT_OK : LR_EXIT_FAIL;
 	goto out;
 fail:
 	exit_code = cmd_fail(rc);
 out:
-	if (lock >= 0 && !run.id)
-		lr_spool_unlock(lr_store_dir(st), run.uuid, lock);
-	else if (lock >= 0)
-		close(lock);
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);

@@ -42,6 +42,33 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv);
 int cmd_import(const struct lr_global *g, int argc, char **argv);
 int cmd_run(const struct lr_global *g, int argc, char **argv);
 
+struct lr_expdef;
+struct lr_run_result;
+struct lr_runopts;
+
+/*
+ * Record definition 'd' as an experiment run and execute it (cmd-run.c):
+ * capture, spool lock, 'running' row, the runner, the final row. Ctrl-C
+ * cancels. 'run' (lr_run_init'ed) and 'res' are filled; free res->cond.
+ */
+int cmd_experiment_execute(struct lr_store *st, struct lr_expdef *d, char **argv, int64_t replay_of,
+			   const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res);
+
+/* Print an experiment run's report (plain text with Markdown tables). */
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r);
+
+struct lr_run_progress;
+/* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
+void cmd_run_progress(void *arg, const struct lr_run_progress *p);
+
+int cmd_replay(const struct lr_global *g, int argc, char **argv);
+int cmd_diff(const struct lr_global *g, int argc, char **argv);
+
+/* Print the comparison of runs a and b (drift, and per-condition parity and timing for experiment runs);
+ * sets *outputs_match. Returns 0 or an error code. */
+int cmd_print_comparison(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, int *outputs_match,
+			 int record_checks_for);
+
 /* Print the current error ("labrun: error: ..." and its hint) to stderr and
  * return the exit code for 'rc'. */
 int cmd_fail(int rc);

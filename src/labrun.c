@@ -31,6 +31,8 @@ static const struct lr_command commands[] = {
 	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
 	{ "import", cmd_import, "import a KV export into a device (sim or atom), verify and record it" },
 	{ "run", cmd_run, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
+	{ "replay", cmd_replay, "re-execute a run from the store and compare outputs and drift" },
+	{ "diff", cmd_diff, "compare two runs: drift, outputs, timing" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 

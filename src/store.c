@@ -1184,6 +1184,91 @@ out:
 	return commit(st, rc);
 }
 
+int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*path = *text = NULL;
+	if ((rc = prepare(st, &s, "SELECT path, text FROM run_definition WHERE run_id = :run")))
+		return rc;
+	bind_int(s, ":run", run);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*path = col_dup(s, 0);
+		*text = col_dup(s, 1);
+		if (!*path || !*text)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+	} else {
+		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no stored experiment definition", (long long)run);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	memset(hex, 0, (size_t)ncond * (size_t)narm * 65);
+	if ((rc = prepare(st, &s, "SELECT condition_idx, arm_idx, output_sha256 FROM parity WHERE run_id = :run")))
+		return rc;
+	bind_int(s, ":run", run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int c = sqlite3_column_int(s, 0), a = sqlite3_column_int(s, 1);
+
+		if (c >= 0 && c < ncond && a >= 0 && a < narm)
+			snprintf(hex + ((size_t)c * (size_t)narm + (size_t)a) * 65, 65, "%s",
+				 (const char *)sqlite3_column_text(s, 2));
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n)
+{
+	static const char sql[] =
+		"SELECT r.wall_s / c.inner FROM repetition r JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx"
+		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
+		" ORDER BY r.block, r.slot";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*n = 0;
+	if ((rc = prepare(st, &s, sql)))
+		return rc;
+	bind_int(s, ":run", run);
+	bind_int(s, ":cond", cond);
+	bind_int(s, ":arm", arm);
+	while (*n < max && sqlite3_step(s) == SQLITE_ROW)
+		out[(*n)++] = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
+			  const char *replay, int matches)
+{
+	static const char sql[] =
+		"INSERT INTO replay_check(run_id, item, original_value, replay_value, matches)"
+		" VALUES (:run, :item, :orig, :replay, :matches)";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = begin(st)))
+		return rc;
+	if (!(rc = prepare(st, &s, sql))) {
+		bind_int(s, ":run", run);
+		bind_text(s, ":item", item);
+		bind_text(s, ":orig", original);
+		bind_text(s, ":replay", replay);
+		bind_int(s, ":matches", matches);
+		rc = step_done(st, s, "record a replay check");
+	}
+	sqlite3_finalize(s);
+	return commit(st, rc);
+}
+
 int lr_store_experiment_exists(struct lr_store *st, const char *name)
 {
 	sqlite3_stmt *s = NULL;

@@ -134,6 +134,19 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 		       const char *const *arm_sha, const int *matches, int narms,
 		       const struct lr_store_rep *reps, int nreps);
 
+/* The stored definition of an experiment run: malloc'd path and text; LR_ENOTFOUND if none. */
+int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
+
+/* Parity hashes of an experiment run: hex[cond][arm] into a caller array of ncond x narm x 65 ("" if none). */
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex);
+
+/* Timed (non-warm-up) repetitions of one condition and arm, in block/slot order, per execution (wall_s / inner). */
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n);
+
+/* Record one replay comparison row. */
+int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
+			  const char *replay, int matches);
+
 /* Does an experiment with this name exist? (1/0, or a negative error) */
 int lr_store_experiment_exists(struct lr_store *st, const char *name);
 

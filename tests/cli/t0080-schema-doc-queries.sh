@@ -13,6 +13,7 @@ export HF_TOKEN=hf_example_value_0123
 	--tool rebel-compiler=0.11.0 -- sh -c 'echo out' >/dev/null 2>&1
 "$LABRUN" import --model qwen3-0.6b --tokens 32 >/dev/null 2>&1
 "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+"$LABRUN" replay -q "$("$LABRUN" sql --csv "SELECT max(id) FROM run WHERE kind = 'experiment'" | sed -n 2p | tr -d '\r')" >/dev/null 2>&1
 "$LABRUN" record -q --issue 270 -- false >/dev/null 2>&1 || true
 
 # Every table and view, and every column of each, appears in the doc.
