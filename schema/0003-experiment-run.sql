@@ -57,9 +57,9 @@ CREATE TABLE repetition (
 	arm_idx        INTEGER NOT NULL, -- arm.idx that ran in this slot
 	warmup         INTEGER NOT NULL CHECK (warmup IN (0, 1)), -- 1 for warm-up blocks: stored, never summarised
 	wall_s         REAL NOT NULL, -- wall time of the repetition (CLOCK_MONOTONIC), 'inner' executions
-	cpu_s          REAL NOT NULL, -- thread CPU time (CLOCK_THREAD_CPUTIME_ID)
+	cpu_s          REAL NOT NULL, -- CPU time: the timing thread's (encode), the process's (import runs on threads)
 	invol_switches INTEGER NOT NULL, -- involuntary context switches of the timing thread (getrusage)
 	steal_ticks    INTEGER NOT NULL, -- steal ticks of the machine during the repetition (/proc/stat)
-	interfered     INTEGER NOT NULL CHECK (interfered IN (0, 1)), -- 1 when wall/cpu > 1.05 or a switch happened
+	interfered     INTEGER NOT NULL CHECK (interfered IN (0, 1)), -- encode: wall/cpu > 1.05 or a switch; import: steal ticks
 	PRIMARY KEY (run_id, condition_idx, block, slot)
 );

@@ -68,3 +68,16 @@ n=$(q "SELECT count(*) FROM repetition r JOIN run ON run.id = r.run_id WHERE run
 ok "$n repetitions measured before Ctrl-C are kept"
 equals "$(q "SELECT c.status FROM condition c JOIN run ON run.id = c.run_id WHERE run.status = 'cancelled' AND c.idx = 3")" "missing" \
 	"the condition never reached is recorded as missing"
+
+# order = random: each block is a permutation drawn from the seed, then mirrored.
+sed 's/^\[design\]$/[design]\norder = random/' "$X/tiny-encode.ini" >random.ini
+expect_exit 0 "a random-order experiment" "$LABRUN" run random.ini
+rid=$(q "SELECT max(id) FROM run")
+for b in 0 1 2 3; do
+	o=$(q "SELECT group_concat(arm_idx, '') FROM (SELECT arm_idx FROM repetition WHERE run_id = $rid AND condition_idx = 0 AND block = $b ORDER BY slot)")
+	first=$(printf %s "$o" | cut -c1-3)
+	second=$(printf %s "$o" | cut -c4-6 | rev)
+	[ "$first" = "$second" ] || fail "block $b order $o is not mirrored"
+	[ "$(printf %s "$first" | fold -w1 | sort | tr -d '\n')" = "012" ] || fail "block $b order $o is not a permutation"
+done
+ok "random blocks are mirrored permutations of the arms"
