@@ -12,26 +12,57 @@
 #include "error.h"
 #include "layout.h"
 
+/*
+ * Freed blocks are kept for reuse by size, as the RBLN runtime's caching
+ * allocator does: a repeated import of the same geometry then costs no
+ * fresh host pages. Each block carries its size in a header.
+ */
+struct block {
+	struct block *next;
+	uint64_t bytes;
+	uint64_t pad[6];	/* keeps the payload 64-byte aligned */
+};
+
 struct lr_backend {
 	struct lr_backend_config cfg;
 	struct lr_ledger ledger;
+	pthread_mutex_t mu;
+	struct block *cache;	/* freed blocks */
 };
 
 static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
 {
-	(void)ctx;
-	*handle = malloc(bytes ? bytes : 1);
-	if (!*handle)
-		return lr_error_set(LR_ENOMEM, "simulated device: cannot allocate %llu bytes", (unsigned long long)bytes);
-	/* Device memory is resident: fault every page in now, not during the timed writes. */
-	memset(*handle, 0, bytes);
+	struct lr_backend *b = ctx;
+	struct block *blk, **pp;
+
+	pthread_mutex_lock(&b->mu);
+	for (pp = &b->cache; *pp && (*pp)->bytes != bytes; pp = &(*pp)->next)
+		;
+	blk = *pp;
+	if (blk)
+		*pp = blk->next;
+	pthread_mutex_unlock(&b->mu);
+	if (!blk) {
+		if (posix_memalign((void **)&blk, 64, sizeof *blk + (bytes ? bytes : 1)))
+			return lr_error_set(LR_ENOMEM, "simulated device: cannot allocate %llu bytes",
+					    (unsigned long long)bytes);
+		blk->bytes = bytes;
+		/* Device memory is resident: fault every page in now, not during the timed writes. */
+		memset(blk + 1, 0, bytes);
+	}
+	*handle = blk + 1;
 	return 0;
 }
 
 static void sim_free(void *ctx, void *handle)
 {
-	(void)ctx;
-	free(handle);
+	struct lr_backend *b = ctx;
+	struct block *blk = (struct block *)handle - 1;
+
+	pthread_mutex_lock(&b->mu);
+	blk->next = b->cache;
+	b->cache = blk;
+	pthread_mutex_unlock(&b->mu);
 }
 
 static int sim_h2d(void *ctx, void *handle, uint64_t off, const void *src, uint64_t len)
@@ -59,7 +90,10 @@ static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg
 	if (!b)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	b->cfg = *cfg;
+	pthread_mutex_init(&b->mu, NULL);
+	dev.ctx = b;
 	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg))) {
+		pthread_mutex_destroy(&b->mu);
 		free(b);
 		return rc;
 	}
@@ -88,6 +122,13 @@ static void sim_close(struct lr_backend *b)
 	if (!b)
 		return;
 	lr_ledger_release(&b->ledger);
+	while (b->cache) {
+		struct block *n = b->cache->next;
+
+		free(b->cache);
+		b->cache = n;
+	}
+	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
 

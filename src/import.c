@@ -84,6 +84,17 @@ struct slot {
 	int kind;		/* layout it last held: 0 none, 1 full, 2 sliding */
 };
 
+/* What lr_import_staging keeps: the buffers and what they were made for. */
+struct kept {
+	struct slot *slots;
+	int nslots;
+	uint16_t *copy1, *copy2;
+	struct lr_kvgeom g;
+	enum lr_import_mode mode;
+	enum lr_import_path path;
+	int staging;
+};
+
 struct pipe {
 	const struct lr_import_opts *o;
 	const struct lr_backend_ops *ops;
@@ -298,16 +309,60 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static void pipe_free(struct pipe *p)
+static void free_buffers(struct slot *slots, int nslots, uint16_t *copy1, uint16_t *copy2)
 {
 	int i;
 
-	for (i = 0; p->slots && i < p->nslots; i++)
-		free(p->slots[i].buf);
-	free(p->slots);
+	for (i = 0; slots && i < nslots; i++)
+		free(slots[i].buf);
+	free(slots);
+	free(copy1);
+	free(copy2);
+}
+
+void lr_import_staging_release(struct lr_import_staging *s)
+{
+	struct kept *k = s ? s->priv : NULL;
+
+	if (!k)
+		return;
+	free_buffers(k->slots, k->nslots, k->copy1, k->copy2);
+	free(k);
+	s->priv = NULL;
+}
+
+/* Can the kept buffers serve this import? */
+static int kept_fits(const struct kept *k, const struct lr_import_opts *o, int nslots)
+{
+	return k && k->nslots == nslots && k->mode == o->mode && k->path == o->path && k->staging == o->staging &&
+	       !memcmp(&k->g, o->g, sizeof k->g);
+}
+
+static void pipe_free(struct pipe *p, int keep)
+{
+	struct lr_import_staging *s = p->o->keep;
+	struct kept *k;
+	int i;
+
 	free(p->queue);
-	free(p->copy1);
-	free(p->copy2);
+	if (keep && s && (k = s->priv ? s->priv : calloc(1, sizeof *k))) {
+		if (k->slots != p->slots) {
+			free_buffers(k->slots, k->nslots, k->copy1, k->copy2);
+			k->slots = p->slots;
+			k->nslots = p->nslots;
+			k->copy1 = p->copy1;
+			k->copy2 = p->copy2;
+			k->g = *p->o->g;
+			k->mode = p->o->mode;
+			k->path = p->o->path;
+			k->staging = p->o->staging;
+		}
+		for (i = 0; i < k->nslots; i++)
+			k->slots[i].layer = -1;
+		s->priv = k;
+		return;
+	}
+	free_buffers(p->slots, p->nslots, p->copy1, p->copy2);
 }
 
 int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
@@ -342,9 +397,25 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 			max_span = t.span_bytes;
 	}
 	p.nslots = o->mode == LR_IMPORT_WHOLE ? g->layers : (o->staging >= 2 ? o->staging : 2);
-	p.slots = calloc((size_t)p.nslots, sizeof *p.slots);
 	p.queue = calloc((size_t)g->layers, sizeof *p.queue);
-	if (!p.slots || !p.queue) {
+	if (!p.queue) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->keep && kept_fits(o->keep->priv, o, p.nslots)) {
+		struct kept *k = o->keep->priv;
+
+		p.slots = k->slots;
+		p.copy1 = k->copy1;
+		p.copy2 = k->copy2;
+		for (i = 0; i < p.nslots; i++) {
+			lr_kvgeom_tensor(g, o->mode == LR_IMPORT_WHOLE ? i : 0, &t);
+			staged += 2 * (o->mode == LR_IMPORT_WHOLE ? t.span_bytes : max_span);
+		}
+		goto staged_ready;
+	}
+	p.slots = calloc((size_t)p.nslots, sizeof *p.slots);
+	if (!p.slots) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -368,9 +439,6 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 		memset(p.slots[i].buf, 0, (size_t)(2 * span));
 		staged += 2 * span;
 	}
-	/* Staging that outgrows the caches is written around them; a streamed
-	 * layer is read back by the writer while it is still cached. */
-	p.stores = staged >= LR_STREAM_MIN_BYTES * 2 ? LR_STORES_STREAM : LR_STORES_CACHED;
 	if (o->path == LR_PATH_COPY) {
 		size_t layer = (size_t)(2 * g->kv_heads) * (size_t)g->tokens * (size_t)g->head_dim * 2;
 
@@ -381,6 +449,10 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 			goto out;
 		}
 	}
+staged_ready:
+	/* Staging that outgrows the caches is written around them; a streamed
+	 * layer is read back by the writer while it is still cached. */
+	p.stores = staged >= LR_STREAM_MIN_BYTES * 2 ? LR_STORES_STREAM : LR_STORES_CACHED;
 	ops->stats(b, &before);
 	start = lr_monotonic_s();
 	if ((rc = ops->lease(b, o->lane, 2 * g->layers, bytes, &p.lease)))
@@ -434,7 +506,7 @@ out:
 	r->encode_s = p.encode_s;
 	r->write_s = p.write_s;
 	r->total_s = start > 0 ? lr_monotonic_s() - start : 0;
-	pipe_free(&p);
+	pipe_free(&p, start > 0); /* buffers complete once timing started: keep them if asked */
 	free(bytes);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);

@@ -31,6 +31,16 @@
 enum lr_import_mode { LR_IMPORT_WHOLE, LR_IMPORT_STREAM };
 enum lr_import_path { LR_PATH_STRIDED, LR_PATH_COPY };
 
+/*
+ * Staging kept across imports of the same geometry and mode, as a serving
+ * process keeps its buffers: the first import allocates, later ones reuse.
+ * Zero-initialise; release with lr_import_staging_release().
+ */
+struct lr_import_staging {
+	void *priv;
+};
+void lr_import_staging_release(struct lr_import_staging *s);
+
 struct lr_import_opts {
 	const struct lr_kvgeom *g;	/* export geometry with capacity and block_size */
 	const struct lr_view *src;	/* [L, 2, H, T, D] BF16 bits */
@@ -44,6 +54,7 @@ struct lr_import_opts {
 	int cancel_at;			/* fault: cancel on reaching this layer, -1 none */
 	int die_at;			/* fault: the producer dies at this layer, -1 none */
 	volatile int *cancel;		/* set to request a cancel (e.g. from SIGINT); may be NULL */
+	struct lr_import_staging *keep;	/* reuse staging across imports; may be NULL */
 };
 
 struct lr_import_result {

@@ -31,6 +31,7 @@ struct cond_ctx {
 	struct lr_backend *b;
 	const struct lr_backend_ops *ops;
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
+	struct lr_import_staging keep[LR_EXP_MAXARMS];	/* each arm's staging, kept across repetitions */
 };
 
 /* CPU time of the timing thread, or of the whole process when the work runs on threads of its own. */
@@ -80,6 +81,7 @@ static int arm_import_opts(struct cond_ctx *cx, int a, struct lr_import_opts *io
 	io->lane = 0;
 	io->staging = 2;
 	io->cancel_at = io->die_at = -1;
+	io->keep = &cx->keep[a];
 	return 0;
 }
 
@@ -151,6 +153,10 @@ static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct 
 
 static void teardown(struct cond_ctx *cx)
 {
+	int a;
+
+	for (a = 0; a < LR_EXP_MAXARMS; a++)
+		lr_import_staging_release(&cx->keep[a]);
 	free(cx->in);
 	free(cx->out);
 	if (cx->b)
