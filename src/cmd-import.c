@@ -324,7 +324,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		exit_code = rc;
 		goto out;
 	}
-	if ((rc = lr_run_capture(st, &run, "import", argv, environ, o.experiment, o.note, &o.issues)))
+	if ((rc = lr_run_capture(st, &run, "import", gl->argv, environ, o.experiment, o.note, &o.issues)))
 		goto fail;
 	lr_kvlist_set(&run.geometry, "model", g.model, NULL);
 	add_fact(&run.geometry, "layers", g.layers);

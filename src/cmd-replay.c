@@ -246,7 +246,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	lr_run_init(&orig);
 	if (!(rc = lr_store_run_resolve(st, argv[optind], &id)) && !(rc = lr_store_run_load(st, id, &orig))) {
 		if (!strcmp(orig.kind, "experiment"))
-			rc = replay_experiment(st, &orig, argv, &ro, &same);
+			rc = replay_experiment(st, &orig, g->argv, &ro, &same);
 		else if (!strcmp(orig.kind, "record"))
 			rc = replay_record(st, &orig, &same);
 		else {

@@ -215,7 +215,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		exit_code = rc;
 		goto out;
 	}
-	if ((rc = cmd_experiment_execute(st, &d, argv, 0, &ro, &run, &res)))
+	if ((rc = cmd_experiment_execute(st, &d, g->argv, 0, &ro, &run, &res)))
 		goto fail;
 	cmd_print_experiment(&d, &run, &res);
 	exit_code = run.status == LR_PASSED ? LR_EXIT_OK : LR_EXIT_FAIL;

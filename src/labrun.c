@@ -33,6 +33,7 @@ static const struct lr_command commands[] = {
 	{ "run", cmd_run, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
 	{ "replay", cmd_replay, "re-execute a run from the store and compare outputs and drift" },
 	{ "diff", cmd_diff, "compare two runs: drift, outputs, timing" },
+	{ "report", cmd_report, "regenerate an issue's comparison tables from the store (md, csv, json)" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_global g = { getenv("LABRUN_STORE") };
+	struct lr_global g = { getenv("LABRUN_STORE"), argv };
 	size_t i;
 	int c, rc;
 

@@ -1246,6 +1246,80 @@ int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, doub
 	return 0;
 }
 
+int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*n = 0;
+	if ((rc = prepare(st, &s, "SELECT name, kernel FROM arm WHERE run_id = :run ORDER BY idx")))
+		return rc;
+	bind_int(s, ":run", run);
+	while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(names[*n], 32, "%s", (const char *)sqlite3_column_text(s, 0));
+		snprintf(kernels[*n], 32, "%s", (const char *)sqlite3_column_text(s, 1));
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n)
+{
+	static const char sql[] =
+		"SELECT c.idx, c.model, c.layers, c.tokens, c.inner, c.status, c.failure,"
+		" (SELECT count(*) FROM repetition r WHERE r.run_id = c.run_id AND r.condition_idx = c.idx"
+		"  AND r.warmup = 0 AND r.interfered = 1)"
+		" FROM condition c WHERE c.run_id = :run ORDER BY c.idx";
+	struct lr_store_condition_row *v = NULL, *p;
+	sqlite3_stmt *s = NULL;
+	int rc, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = prepare(st, &s, sql)))
+		return rc;
+	bind_int(s, ":run", run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, (size_t)cap * sizeof *v);
+			if (!p) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				break;
+			}
+			v = p;
+		}
+		p = &v[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->idx = sqlite3_column_int(s, 0);
+		snprintf(p->model, sizeof p->model, "%s", (const char *)sqlite3_column_text(s, 1));
+		p->layers = sqlite3_column_int64(s, 2);
+		p->tokens = sqlite3_column_int64(s, 3);
+		p->inner = sqlite3_column_int64(s, 4);
+		snprintf(p->status, sizeof p->status, "%s", (const char *)sqlite3_column_text(s, 5));
+		p->failure = col_dup(s, 6);
+		p->flagged = sqlite3_column_int(s, 7);
+	}
+	sqlite3_finalize(s);
+	if (rc) {
+		lr_store_conditions_free(v, *n);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
+void lr_store_conditions_free(struct lr_store_condition_row *rows, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(rows[i].failure);
+	free(rows);
+}
+
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches)
 {

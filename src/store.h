@@ -143,6 +143,22 @@ int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm
 /* Timed (non-warm-up) repetitions of one condition and arm, in block/slot order, per execution (wall_s / inner). */
 int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n);
 
+/* The arms of an experiment run, in order: names and resolved kernels into caller arrays of 32 bytes each. */
+int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);
+
+/* Conditions of an experiment run in order, read back (strings malloc'd into the caller's array; free with
+ * lr_store_conditions_free). */
+struct lr_store_condition_row {
+	int idx;
+	char model[32];
+	int64_t layers, tokens, inner;
+	char status[16];
+	char *failure;
+	int flagged;	/* interfered repetitions in timed blocks */
+};
+int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
+void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
+
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);
