@@ -34,6 +34,7 @@ static const struct lr_command commands[] = {
 	{ "replay", cmd_replay, "re-execute a run from the store and compare outputs and drift" },
 	{ "diff", cmd_diff, "compare two runs: drift, outputs, timing" },
 	{ "report", cmd_report, "regenerate an issue's comparison tables from the store (md, csv, json)" },
+	{ "archive", cmd_archive, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };
 

@@ -1,0 +1,50 @@
+#!/bin/sh
+# labrun archive: create, verify and extract round trip; tampered archives are
+# named; malicious archives (absolute path, '..', symlink escape, hard-link
+# escape, device node) are refused with nothing written inside or outside.
+. "$(dirname "$0")/lib.sh"
+
+A="$TOP_SRCDIR/tests/fixtures/archives"
+printf 'weights\n' >model.bin
+"$LABRUN" record -q --issue 270 --artifact model.bin -- sh -c 'echo out; echo err >&2' >/dev/null 2>&1
+"$LABRUN" run -q --note x "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || true
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+
+expect_exit 0 "archive a recorded run" "$LABRUN" archive --run 1 -o run1.tar.zst
+expect_exit 0 "verify it" "$LABRUN" archive --verify run1.tar.zst
+contains "$T/out" "4 member(s) match SHA256SUMS" "run.json, stdout, stderr and the artifact"
+mkdir x1
+expect_exit 0 "extract it" "$LABRUN" archive --extract run1.tar.zst x1
+cmp x1/run-1/output/model.bin model.bin || fail "artifact differs after the round trip"
+equals "$(cat x1/run-1/stdout/stdout)" "out" "stdout after the round trip"
+ok "artifact and logs come back byte for byte"
+expect_exit 1 "extracting over existing files is refused" "$LABRUN" archive --extract run1.tar.zst x1
+
+expect_exit 0 "archive an issue's runs" "$LABRUN" archive --issue 205
+[ -f labrun-issue-205.tar.zst ] || fail "default name"
+expect_exit 0 "verify the issue archive" "$LABRUN" archive --verify labrun-issue-205.tar.zst
+mkdir x2
+"$LABRUN" archive --extract labrun-issue-205.tar.zst x2 >/dev/null
+cmp x2/run-2/definition.ini "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" || fail "definition"
+equals "$(tail -n +2 x2/run-2/repetitions.csv | wc -l | tr -d ' ')" "$(q "SELECT count(*) FROM repetition WHERE run_id = 2")" \
+	"every repetition is in the archive"
+
+expect_exit 0 "an intact archive verifies" "$LABRUN" archive --verify "$A/intact.tar"
+expect_exit 1 "a changed member is named" "$LABRUN" archive --verify "$A/tampered.tar"
+contains "$T/err" "member 'run-1/a.txt' does not match its sha256" "names it"
+expect_exit 1 "an unlisted member is named" "$LABRUN" archive --verify "$A/unlisted.tar"
+contains "$T/err" "member 'run-1/b.txt' is not in SHA256SUMS" "names it"
+expect_exit 1 "a listed but absent member is named" "$LABRUN" archive --verify "$A/missing.tar"
+contains "$T/err" "member 'run-1/b.txt' is listed in SHA256SUMS but missing" "names it"
+
+rm -f /tmp/labrun-archive-escape-absolute
+for kind in absolute dotdot symlink hardlink device; do
+	mkdir -p "box-$kind/target"
+	expect_exit 1 "evil-$kind.tar is refused" "$LABRUN" archive --extract "$A/evil-$kind.tar" "box-$kind/target"
+	contains "$T/err" "refusing to extract" "evil-$kind: says why"
+	[ -z "$(ls -A "box-$kind/target")" ] || fail "evil-$kind: something was written into the target"
+	[ "$(ls -A "box-$kind")" = "target" ] || fail "evil-$kind: something was written next to the target"
+	ok "evil-$kind: nothing written inside or outside"
+done
+[ ! -e /tmp/labrun-archive-escape-absolute ] || fail "the absolute path was written"
+ok "the absolute path was not written"
