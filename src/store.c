@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "error.h"
@@ -664,6 +665,140 @@ out:
 	return rc;
 }
 
+/* ---- seals: a digest per table of a run's rows ------------------------------ */
+
+/* Each query returns one run's rows of a table in a fixed order; every column counts. */
+static const struct {
+	const char *table, *sql;
+} seal_queries[] = {
+	{ "run", "SELECT * FROM run WHERE id = :run" },
+	{ "source_state", "SELECT * FROM source_state WHERE run_id = :run" },
+	{ "source_file", "SELECT * FROM source_file WHERE run_id = :run ORDER BY path" },
+	{ "env_var", "SELECT * FROM env_var WHERE run_id = :run ORDER BY name" },
+	{ "binding", "SELECT * FROM binding WHERE run_id = :run ORDER BY key" },
+	{ "geometry", "SELECT * FROM geometry WHERE run_id = :run ORDER BY key" },
+	{ "tool_version", "SELECT * FROM tool_version WHERE run_id = :run ORDER BY name" },
+	{ "artifact", "SELECT * FROM artifact WHERE run_id = :run ORDER BY role, name" },
+	{ "run_issue", "SELECT * FROM run_issue WHERE run_id = :run ORDER BY issue_ref" },
+	{ "measurement", "SELECT * FROM measurement WHERE run_id = :run ORDER BY name" },
+	{ "run_definition", "SELECT * FROM run_definition WHERE run_id = :run" },
+	{ "arm", "SELECT * FROM arm WHERE run_id = :run ORDER BY idx" },
+	{ "condition", "SELECT * FROM condition WHERE run_id = :run ORDER BY idx" },
+	{ "parity", "SELECT * FROM parity WHERE run_id = :run ORDER BY condition_idx, arm_idx" },
+	{ "repetition", "SELECT * FROM repetition WHERE run_id = :run ORDER BY condition_idx, block, slot" },
+	{ "replay_check", "SELECT * FROM replay_check WHERE run_id = :run ORDER BY item" },
+};
+
+/* JSON of table -> sha256 for run 'id' (malloc'd), and its own sha256. */
+static int seal_compute(struct lr_store *st, int64_t id, char **tables, char digest[LR_SHA256_HEX])
+{
+	json_t *o = json_object();
+	size_t q;
+	int rc = 0;
+
+	*tables = NULL;
+	for (q = 0; q < sizeof seal_queries / sizeof seal_queries[0] && !rc; q++) {
+		sqlite3_stmt *s = NULL;
+		struct lr_sha256 h;
+		char hex[LR_SHA256_HEX];
+		int c, n;
+
+		if ((rc = prepare(st, &s, seal_queries[q].sql)) || (rc = lr_sha256_init(&h))) {
+			sqlite3_finalize(s);
+			break;
+		}
+		bind_int(s, ":run", id);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			n = sqlite3_column_count(s);
+			for (c = 0; c < n; c++) {
+				/* type, then the value's text: 1 and '1' and 1.0 differ */
+				unsigned char type = (unsigned char)sqlite3_column_type(s, c);
+				const unsigned char *t = sqlite3_column_text(s, c);
+
+				lr_sha256_update(&h, &type, 1);
+				if (t)
+					lr_sha256_update(&h, t, (size_t)sqlite3_column_bytes(s, c));
+				lr_sha256_update(&h, "\x1f", 1);
+			}
+			lr_sha256_update(&h, "\x1e", 1);
+		}
+		sqlite3_finalize(s);
+		lr_sha256_final(&h, hex);
+		json_object_set_new(o, seal_queries[q].table, json_string(hex));
+	}
+	if (!rc) {
+		*tables = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+		rc = *tables ? lr_sha256_buf(*tables, strlen(*tables), digest) : lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	json_decref(o);
+	return rc;
+}
+
+/* Write (or rewrite) the seal of run 'id'; call inside a write transaction. */
+static int seal_run(struct lr_store *st, int64_t id, const char *now)
+{
+	static const char sql[] =
+		"INSERT INTO run_seal(run_id, digest, tables, sealed_at) VALUES (:run, :digest, :tables, :now)"
+		" ON CONFLICT(run_id) DO UPDATE SET digest = excluded.digest, tables = excluded.tables,"
+		" sealed_at = excluded.sealed_at";
+	char digest[LR_SHA256_HEX], *tables = NULL;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = seal_compute(st, id, &tables, digest)) || (rc = prepare(st, &s, sql)))
+		goto out;
+	bind_int(s, ":run", id);
+	bind_text(s, ":digest", digest);
+	bind_text(s, ":tables", tables);
+	bind_text(s, ":now", now);
+	rc = step_done(st, s, "seal the run");
+out:
+	sqlite3_finalize(s);
+	free(tables);
+	return rc;
+}
+
+int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed)
+{
+	char digest[LR_SHA256_HEX], *now = NULL, *stored = NULL;
+	json_t *a = NULL, *b = NULL, *v;
+	const char *k;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*sealed = 0;
+	if ((rc = prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
+		return rc;
+	bind_int(s, ":run", id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		stored = col_dup(s, 0);
+	sqlite3_finalize(s);
+	if (!stored)
+		return 0;
+	*sealed = 1;
+	if ((rc = seal_compute(st, id, &now, digest)))
+		goto out;
+	a = json_loads(stored, 0, NULL);
+	b = json_loads(now, 0, NULL);
+	if (!a || !b) {
+		rc = changed(arg, "run_seal");
+		goto out;
+	}
+	json_object_foreach(b, k, v) {
+		json_t *o = json_object_get(a, k);
+
+		if (!o || !json_equal(o, v))
+			if ((rc = changed(arg, k)))
+				break;
+	}
+out:
+	json_decref(a);
+	json_decref(b);
+	free(stored);
+	free(now);
+	return rc;
+}
+
 static int insert_measures(struct lr_store *st, const struct lr_run *r)
 {
 	static const char sql[] =
@@ -727,6 +862,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 				      r->nartifacts - first_new_artifact, r->ended_at);
 	if (!rc)
 		rc = insert_measures(st, r);
+	if (!rc)
+		rc = seal_run(st, r->id, r->ended_at);
 out:
 	sqlite3_finalize(s);
 	return commit(st, rc);
@@ -793,6 +930,8 @@ int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
 	*changed = sqlite3_changes(st->db) == 1;
 	if (*changed)
 		rc = insert_artifacts(st, id, logs, nlogs, ended_at);
+	if (*changed && !rc)
+		rc = seal_run(st, id, ended_at);
 out:
 	sqlite3_finalize(s);
 	rc = commit(st, rc);
@@ -1340,6 +1479,12 @@ int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, co
 		rc = step_done(st, s, "record a replay check");
 	}
 	sqlite3_finalize(s);
+	if (!rc) {
+		char *now = lr_now_iso();
+
+		rc = now ? seal_run(st, run, now) : lr_error_set(LR_ENOMEM, "out of memory");
+		free(now);
+	}
 	return commit(st, rc);
 }
 

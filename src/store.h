@@ -16,6 +16,9 @@
 
 struct lr_store;
 
+/* A callback taking a string (a table name, an object hash...). */
+typedef int (*lr_str_fn)(void *arg, const char *s);
+
 enum {
 	LR_STORE_CREATE = 1, /* create the directory and database if missing */
 };
@@ -159,6 +162,13 @@ struct lr_store_condition_row {
 int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
 void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
 
+/*
+ * Recompute run 'id's seal and call 'changed' with the name of every table
+ * whose rows differ from the sealed digest. *sealed is 0 for a run that was
+ * never sealed (still running, or recorded before seals existed).
+ */
+int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
+
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);
@@ -185,7 +195,6 @@ int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn,
 int lr_store_integrity(struct lr_store *st);
 
 /* Call 'fn' with every object sha256 the database references. */
-typedef int (*lr_str_fn)(void *arg, const char *s);
 int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
 
 #endif

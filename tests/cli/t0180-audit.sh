@@ -1,0 +1,48 @@
+#!/bin/sh
+# labrun audit: passes on a fresh store; fails naming the cause after (a) one
+# flipped byte in an object, (b) a sample value edited through sqlite3, (c) a
+# deleted artifact file.
+. "$(dirname "$0")/lib.sh"
+
+printf 'model weights\n' >model.bin
+"$LABRUN" record -q --issue 205 --artifact model.bin -- echo hello >/dev/null 2>&1
+"$LABRUN" record -q -- false >/dev/null 2>&1 || true
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+"$LABRUN" replay -q 3 >/dev/null 2>&1
+
+expect_exit 0 "a fresh store passes" "$LABRUN" audit
+contains "$T/out" "audit: 4 run(s)" "every run audited"
+contains "$T/out" "0 problem(s)" "no problem"
+expect_exit 0 "one issue's runs" "$LABRUN" audit --issue 205
+
+obj() { # the object file of run $1's artifact named $2
+	sha=$(q "SELECT sha256 FROM artifact WHERE run_id = $1 AND name = '$2'")
+	echo "$T/store/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)"
+}
+
+# (a) one flipped byte in an object
+f=$(obj 1 model.bin)
+cp "$f" saved.bin
+printf 'M' | dd of="$f" bs=1 count=1 conv=notrunc 2>/dev/null
+expect_exit 1 "a flipped byte is found" "$LABRUN" audit
+contains "$T/out" "PROBLEM run 1: output 'model.bin': object '$f' is corrupt" "names the artifact and its file"
+cp saved.bin "$f"
+expect_exit 0 "restored, the store passes again" "$LABRUN" audit
+
+# (b) a sample value edited through sqlite3
+sqlite3 "$T/store/labrun.db" "UPDATE repetition SET wall_s = wall_s * 0.5 WHERE run_id = 3 AND condition_idx = 0 AND block = 2 AND slot = 0"
+expect_exit 1 "an edited sample is found" "$LABRUN" audit
+contains "$T/out" "PROBLEM run 3: rows of table 'repetition' changed since the run was sealed" "names the run and table"
+expect_exit 0 "the edit does not touch other runs" "$LABRUN" audit --run 1
+
+# (c) a deleted artifact file
+f=$(obj 1 stdout)
+rm "$f"
+expect_exit 1 "a deleted file is found" "$LABRUN" audit --run 1
+contains "$T/out" "PROBLEM run 1: stdout 'stdout': object '$f' is missing" "names the missing file"
+
+# a replay whose binding was edited is caught twice: by its seal and against its original
+sqlite3 "$T/store/labrun.db" "UPDATE binding SET value = '7' WHERE run_id = 4 AND key = 'pinned_cpu'"
+expect_exit 1 "a replay's binding drift is found" "$LABRUN" audit --run 4
+contains "$T/out" "rows of table 'binding' changed since the run was sealed" "by the seal"
+contains "$T/out" "its binding 'pinned_cpu' is 7, run 3 (the original) has" "against the original"
