@@ -43,27 +43,12 @@ static int collect(void *arg, const struct lr_run *r)
 	return 0;
 }
 
-struct csvbuf {
-	FILE *f;
-};
-
-static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
-{
-	struct csvbuf *c = arg;
-	int i;
-
-	for (i = 0; i < row->ncol; i++)
-		fprintf(c->f, "%s%s", i ? "," : "", is_header ? row->names[i] : row->values[i] ? row->values[i] : "");
-	fputs("\r\n", c->f);
-	return 0;
-}
-
 /* Add one run's members under run-ID/. */
 static int add_run(struct lr_store *st, struct lr_archive_writer *w, int64_t id)
 {
 	char name[4200], *text = NULL, *dpath = NULL, *json = NULL, *csv = NULL, *obj;
 	struct lr_run r;
-	size_t i, csvlen = 0;
+	size_t i;
 	json_t *j;
 	int rc;
 
@@ -89,26 +74,11 @@ static int add_run(struct lr_store *st, struct lr_archive_writer *w, int64_t id)
 			goto out;
 	}
 	if (!strcmp(r.kind, "experiment") && !lr_store_definition(st, id, &dpath, &text)) {
-		struct csvbuf c;
-		char sql[512];
-
 		snprintf(name, sizeof name, "run-%lld/definition.ini", (long long)id);
-		if ((rc = lr_archive_add_buffer(w, name, text, strlen(text))))
+		if ((rc = lr_archive_add_buffer(w, name, text, strlen(text))) || (rc = lr_store_repetitions_csv(st, id, &csv)))
 			goto out;
-		c.f = open_memstream(&csv, &csvlen);
-		if (!c.f) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			goto out;
-		}
-		/* the run id is ours, an integer: no user text reaches the statement */
-		snprintf(sql, sizeof sql,
-			 "SELECT condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s, invol_switches, steal_ticks,"
-			 " interfered FROM repetition WHERE run_id = %lld ORDER BY condition_idx, block, slot",
-			 (long long)id);
-		rc = lr_store_sql_readonly(st, sql, csv_row, &c);
-		fclose(c.f);
 		snprintf(name, sizeof name, "run-%lld/repetitions.csv", (long long)id);
-		if (rc || (rc = lr_archive_add_buffer(w, name, csv, csvlen)))
+		if ((rc = lr_archive_add_buffer(w, name, csv, strlen(csv))))
 			goto out;
 	}
 out:

@@ -169,6 +169,9 @@ void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
  */
 int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
 
+/* Every repetition of experiment run 'run' as RFC 4180 CSV with a header (malloc'd). */
+int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out);
+
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);

@@ -1,0 +1,38 @@
+#!/bin/sh
+# labrun manifest: every crate labrun writes passes its own validator (one
+# CreateAction per run, failed runs included), the BagIt manifest checks out
+# with sha256sum, and broken crates are each rejected with the reason.
+. "$(dirname "$0")/lib.sh"
+
+C="$TOP_SRCDIR/tests/fixtures/crates"
+printf 'w\n' >model.bin
+"$LABRUN" record -q --issue 205 --artifact model.bin --tool rebel-compiler=0.11.0 -- echo hi >/dev/null 2>&1
+"$LABRUN" record -q --issue 205 -- false >/dev/null 2>&1 || true
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+
+expect_exit 0 "a crate for issue 205" "$LABRUN" manifest --issue 205 -o crate --license CC-BY-4.0 --author "Lab A"
+contains "$T/out" "3 run(s)" "all three runs"
+contains "$T/out" "valid" "validated as written"
+expect_exit 0 "it validates again" "$LABRUN" manifest --validate crate
+equals "$(grep -c '"@type": "CreateAction"' crate/ro-crate-metadata.json)" "3" "one CreateAction per run"
+contains crate/ro-crate-metadata.json '"@id": "http://schema.org/FailedActionStatus"' "the failed run is registered too"
+contains crate/ro-crate-metadata.json '"name": "rebel-compiler"' "tool versions become SoftwareApplications"
+(cd crate && sha256sum -c --quiet manifest-sha256.txt) || fail "manifest-sha256.txt does not check out"
+ok "manifest-sha256.txt checks out with sha256sum"
+cmp crate/run-1/output/model.bin model.bin || fail "artifact copy"
+ok "artifacts are copied into the crate"
+expect_exit 1 "an existing directory is not overwritten" "$LABRUN" manifest --run 1 -o crate
+
+expect_exit 0 "the valid fixture passes" "$LABRUN" manifest --validate "$C/valid"
+check() {
+	expect_exit 1 "crate '$1' is rejected" "$LABRUN" manifest --validate "$C/$1"
+	contains "$T/err" "$2" "$1: $2"
+}
+check missing-root "no root data entity"
+check missing-file "File 'data.txt' is not in the crate directory"
+check wrong-hash "File 'data.txt' does not match its sha256"
+check unreachable-file "File 'data.txt' is not reachable through the root's hasPart"
+check action-without-instrument "has no instrument that resolves to a SoftwareApplication"
+check instrument-not-software "has no instrument that resolves to a SoftwareApplication"
+check unknown-key "uses 'colour', which the RO-Crate context does not define"
+check root-without-license "the root data entity lacks 'license'"
