@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "report.h"
 
 static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json] [-o FILE]\n"
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"
 	"\n"
 	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
@@ -27,7 +28,8 @@ static const char usage[] =
 	"  --issue REF        runs that are evidence for REF (270, owner/repo#827)\n"
 	"  --run ID           one run\n"
 	"  --experiment NAME  runs of one experiment\n"
-	"  --format F         md (default), csv or json\n"
+	"  --format F         md (default), csv, json, or html (one self-contained file with an\n"
+	"                     inline SVG chart per condition)\n"
 	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n";
 
 static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
@@ -230,6 +232,162 @@ static void write_json(FILE *f, const struct lr_report *rep, const char *title)
 	json_decref(root);
 }
 
+/* Text for HTML: & < > " escaped. */
+static void html(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/*
+ * One chart: the ratio B/A of each timed block (dots), the median (solid
+ * line), the 95% interval (band) and 1 (dashed). Ratios on a log scale so
+ * faster and slower look alike.
+ */
+static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn)
+{
+	const double W = 520, H = 200, L = 56, R = 12, T = 14, B = 30;
+	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, ymin, ymax;
+	int i;
+
+	ymin = lo < 1 ? lo : 1;
+	ymax = hi > 1 ? hi : 1;
+	for (i = 0; i < w->blocks; i++) {
+		if (w->block_ratio[i] < ymin)
+			ymin = w->block_ratio[i];
+		if (w->block_ratio[i] > ymax)
+			ymax = w->block_ratio[i];
+	}
+	ymin = log(ymin) - 0.05;
+	ymax = log(ymax) + 0.05;
+#define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
+#define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
+	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
+	html(f, bn);
+	fputs(" / ", f);
+	html(f, an);
+	fprintf(f, " time per block, %s %lld/%lld</title>\n", w->model, (long long)w->layers, (long long)w->tokens);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
+		W - L - R, H - T - B);
+	if (w->p.k)
+		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
+			L, Y(hi), W - L - R, Y(lo) - Y(hi) > 1 ? Y(lo) - Y(hi) : 1);
+	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
+		W - R, Y(1.0), Y(1.0));
+	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
+		L, W - R, Y(w->p.ratio), Y(w->p.ratio));
+	for (i = 0; i < w->blocks; i++)
+		fprintf(f, "<circle class=\"block\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>\n", X(i),
+			Y(w->block_ratio[i]));
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1.00</text>\n", L - 4, Y(1.0) + 4);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n", L - 4,
+		Y(w->p.ratio) + 4, w->p.ratio);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block (1..%d); dots: ratio per block, "
+		   "red: median, band: 95%% interval, dashed: 1</text>\n</svg>\n", L + (W - L - R) / 2, H - 8, w->blocks);
+#undef X
+#undef Y
+}
+
+static void write_html(FILE *f, const struct lr_report *rep, const char *title)
+{
+	char verdict[160], *cmd;
+	int i, t, k;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
+	html(f, title);
+	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
+	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
+	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
+	      "</head><body>\n<h1>labrun report: ", f);
+	html(f, title);
+	fprintf(f, "</h1>\n<p>Regenerated from the store by labrun %s. Every figure is recomputed from the stored "
+		   "repetitions of the run named in each heading; times are measured wall-clock time per execution.</p>\n",
+		PACKAGE_VERSION);
+	for (i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+
+		fprintf(f, "<h2>");
+		html(f, rr->def.name);
+		fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
+		cmd = cmd_argv_text(rr->run.argv_json);
+		html(f, cmd ? cmd : rr->run.argv_json);
+		free(cmd);
+		fputs("</code></li>\n<li>Definition sha256: <code>", f);
+		html(f, rr->def.sha256);
+		fputs("</code></li>\n<li>Sources: ", f);
+		if (rr->run.source.present) {
+			fputs("HEAD <code>", f);
+			html(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
+			fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
+			html(f, rr->run.source.diff_sha256);
+			fputs("</code>", f);
+		} else {
+			fputs("not inside a git work tree", f);
+		}
+		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n</ul>\n", rr->passed, rr->failed,
+			rr->missing);
+		for (t = 0; t < rr->ntables; t++) {
+			const struct lr_report_table *tb = &rr->tables[t];
+			const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
+
+			fputs("<h3>", f);
+			html(f, bn);
+			fputs(" vs ", f);
+			html(f, an);
+			fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
+			html(f, an);
+			fputs(" median ms</th><th>", f);
+			html(f, bn);
+			fputs(" median ms</th><th>Reduction</th><th>95% interval</th><th>blocks</th><th>flagged reps</th>"
+			      "<th>verdict</th></tr>\n", f);
+			for (k = 0; k < tb->nrows; k++) {
+				const struct lr_report_row *w = &tb->rows[k];
+
+				fprintf(f, "<tr><td>%s %lld/%lld</td>", w->model, (long long)w->layers, (long long)w->tokens);
+				if (!w->has) {
+					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>",
+						w->status, w->blocks, w->flagged);
+					html(f, w->failure ? w->failure : "");
+					fputs("</td></tr>\n", f);
+					continue;
+				}
+				fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
+					w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+				if (w->p.k)
+					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+				else
+					fputs("<td>none: too few blocks</td>", f);
+				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>", w->blocks, w->flagged);
+				html(f, lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn));
+				fputs("</td></tr>\n", f);
+			}
+			fputs("</table>\n<div>\n", f);
+			for (k = 0; k < tb->nrows; k++)
+				if (tb->rows[k].has)
+					svg_chart(f, &tb->rows[k], an, bn);
+			fputs("</div>\n", f);
+		}
+	}
+	fputs("</body></html>\n", f);
+}
+
 int cmd_report(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -270,8 +428,8 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 			selectors++;
 			break;
 		case 'f':
-			if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json"))
-				return cmd_usage_error("report", "invalid --format '%s': expected md, csv or json", optarg);
+			if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "html"))
+				return cmd_usage_error("report", "invalid --format '%s': expected md, csv, json or html", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -316,6 +474,8 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		write_csv(f, &rep);
 	else if (!strcmp(format, "json"))
 		write_json(f, &rep, title);
+	else if (!strcmp(format, "html"))
+		write_html(f, &rep, title);
 	else
 		write_md(f, &rep, title);
 	if (out) {

@@ -56,11 +56,15 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	row->blocks = (na < nb ? na : nb) / 2;
 	if (strcmp(c->status, "passed") || row->blocks < 1)
 		return 0;
+	row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio);
+	if (!row->block_ratio)
+		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < row->blocks; i++) {
 		a1[i] = ta[2 * i];
 		a2[i] = ta[2 * i + 1];
 		b1[i] = tb[2 * i];
 		b2[i] = tb[2 * i + 1];
+		row->block_ratio[i] = (b1[i] + b2[i]) / (a1[i] + a2[i]);
 	}
 	memcpy(sa, ta, (size_t)(2 * row->blocks) * sizeof *sa);
 	memcpy(sb, tb, (size_t)(2 * row->blocks) * sizeof *sb);
@@ -154,8 +158,13 @@ void lr_report_release(struct lr_report *r)
 	for (i = 0; i < r->nruns; i++) {
 		struct lr_report_run *rr = &r->runs[i];
 
-		for (t = 0; t < rr->ntables; t++)
+		for (t = 0; t < rr->ntables; t++) {
+			int k;
+
+			for (k = 0; k < rr->tables[t].nrows; k++)
+				free(rr->tables[t].rows[k].block_ratio);
 			free(rr->tables[t].rows);
+		}
 		lr_store_conditions_free(rr->conds, rr->nconds);
 		lr_expdef_release(&rr->def);
 		lr_run_release(&rr->run);

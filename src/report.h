@@ -23,6 +23,7 @@ struct lr_report_row {
 	double median_a_ms, median_b_ms;
 	struct lr_paired p;
 	int has;			/* an estimate exists (passed, at least one block) */
+	double *block_ratio;		/* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
 };
 
 struct lr_report_table {

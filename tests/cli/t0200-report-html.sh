@@ -1,0 +1,39 @@
+#!/bin/sh
+# The HTML report is one self-contained file; headless Chromium renders it with
+# no console errors, and the screenshot shows the charts (their dot and band
+# colours are counted in the pixels). Needs Debian's chromium and imagemagick:
+# build-aux/install-deps --test installs them (CI does).
+. "$(dirname "$0")/lib.sh"
+
+CHROMIUM=$(command -v chromium || true)
+CONVERT=/usr/bin/convert
+if [ -z "$CHROMIUM" ] || [ ! -x "$CONVERT" ]; then
+	echo "SKIP: needs chromium and imagemagick (build-aux/install-deps --test)" >&2
+	exit 77
+fi
+
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || fail "experiment"
+expect_exit 0 "an HTML report" "$LABRUN" report --issue 205 --format html -o report.html
+"$LABRUN" report --issue 205 --format html -o again.html
+cmp report.html again.html || fail "two HTML reports differ"
+ok "two invocations give identical bytes"
+contains report.html "<svg class=\"chart\"" "inline SVG charts"
+equals "$(grep -c '<svg class="chart"' report.html)" "4" "one chart per condition and arm pair"
+! grep -qiE '<script|<link|src=|url\(|@import' report.html || fail "the report loads something"
+ok "no scripts and no external assets"
+
+"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+	--disable-component-update --disable-sync --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
+	--window-size=1200,1600 --screenshot="$T/shot.png" "file://$PWD/report.html" >"$T/chromium.out" 2>"$T/chromium.err" ||
+	{ tail -20 "$T/chromium.err" >&2; fail "chromium could not render the report"; }
+[ -s "$T/shot.png" ] || fail "no screenshot"
+ok "chromium rendered the report"
+! grep -q "CONSOLE" "$T/chromium.err" || { grep "CONSOLE" "$T/chromium.err" >&2; fail "console messages"; }
+ok "no console errors"
+"$CONVERT" "$T/shot.png" -format %c histogram:info:- >"$T/hist"
+dots=$(grep -i '#1F77B4' "$T/hist" | sed 's/^ *\([0-9]*\):.*/\1/' | head -1)
+band=$(grep -i '#FFD8A8' "$T/hist" | sed 's/^ *\([0-9]*\):.*/\1/' | head -1)
+[ "${dots:-0}" -gt 500 ] || fail "block dots not drawn (${dots:-0} pixels of #1f77b4)"
+ok "the block dots are drawn (${dots} pixels)"
+[ "${band:-0}" -gt 1000 ] || fail "interval bands not drawn (${band:-0} pixels of #ffd8a8)"
+ok "the interval bands are drawn (${band} pixels)"
