@@ -1,27 +1,29 @@
 #include "config.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "error.h"
+#include "gitsrc.h"
 #include "logarchive.h"
-#include "objects.h"
+#include "manifest.h"
 #include "record.h"
-#include "runjson.h"
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF) [-o FILE]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
-	"Pack the evidence of a run, or of every run of an issue, into one .tar.zst: per run\n"
-	"run.json (everything recorded), its logs and artifacts, and for experiment runs the\n"
-	"definition and every repetition as CSV; plus SHA256SUMS listing each member. --verify\n"
+	"Pack the evidence of a run, or of every run of an issue, into one .tar.zst: the runs'\n"
+	"RO-Crate (per run run.json, logs, artifacts, and for experiment runs the definition\n"
+	"and every repetition as CSV; ro-crate-metadata.json; manifest-sha256.txt) plus\n"
+	"SHA256SUMS listing each member, so an extracted archive is a valid crate. --verify\n"
 	"re-hashes every member; --extract checks every entry first and refuses absolute paths,\n"
 	"'..', links and device files, writing nothing when one is found.\n"
 	"\n"
@@ -43,50 +45,49 @@ static int collect(void *arg, const struct lr_run *r)
 	return 0;
 }
 
-/* Add one run's members under run-ID/. */
-static int add_run(struct lr_store *st, struct lr_archive_writer *w, int64_t id)
+struct pack {
+	struct lr_archive_writer *w;
+	size_t prefix;		/* length of the crate directory's path, with its '/' */
+};
+
+static int pack_file(void *arg, const char *full, const char *rel)
 {
-	char name[4200], *text = NULL, *dpath = NULL, *json = NULL, *csv = NULL, *obj;
-	struct lr_run r;
-	size_t i;
-	json_t *j;
+	struct pack *p = arg;
+
+	(void)rel;
+	return lr_archive_add_file(p->w, full + p->prefix, full);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/*
+ * The archive is the runs' RO-Crate (lr_crate_write: run.json, logs,
+ * artifacts, definition, repetitions, ro-crate-metadata.json,
+ * manifest-sha256.txt) packed with a SHA256SUMS member: extracted, it is a
+ * valid crate again.
+ */
+static int pack_crate(struct lr_store *st, const int64_t *runs, int n, struct lr_archive_writer *w, const char *title)
+{
+	struct lr_crate_opts co = { title, "not declared", NULL, NULL };
+	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
+	struct pack p;
 	int rc;
 
-	lr_run_init(&r);
-	if ((rc = lr_store_run_load(st, id, &r)))
-		goto out;
-	j = lr_run_json(&r, 1);
-	json = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(j);
-	snprintf(name, sizeof name, "run-%lld/run.json", (long long)id);
-	if (!json || (rc = lr_archive_add_buffer(w, name, json, strlen(json))))
-		goto out;
-	for (i = 0; i < r.nartifacts; i++) {
-		const struct lr_artifact *a = &r.artifacts[i];
-
-		if (!a->present)
-			continue; /* listed as missing in run.json */
-		obj = lr_obj_path(lr_store_dir(st), a->sha256);
-		snprintf(name, sizeof name, "run-%lld/%s/%s", (long long)id, a->role, a->name);
-		rc = obj ? lr_archive_add_file(w, name, obj) : lr_error_set(LR_ENOMEM, "out of memory");
-		free(obj);
-		if (rc)
-			goto out;
+	if (!mkdtemp(tmp))
+		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
+	snprintf(dir, sizeof dir, "%s/crate", tmp);
+	if (!(rc = lr_crate_write(st, runs, n, dir, &co))) {
+		p.w = w;
+		p.prefix = strlen(dir) + 1;
+		rc = lr_walk_files(dir, pack_file, &p);
 	}
-	if (!strcmp(r.kind, "experiment") && !lr_store_definition(st, id, &dpath, &text)) {
-		snprintf(name, sizeof name, "run-%lld/definition.ini", (long long)id);
-		if ((rc = lr_archive_add_buffer(w, name, text, strlen(text))) || (rc = lr_store_repetitions_csv(st, id, &csv)))
-			goto out;
-		snprintf(name, sizeof name, "run-%lld/repetitions.csv", (long long)id);
-		if ((rc = lr_archive_add_buffer(w, name, csv, strlen(csv))))
-			goto out;
-	}
-out:
-	free(json);
-	free(csv);
-	free(text);
-	free(dpath);
-	lr_run_release(&r);
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
 
@@ -192,8 +193,13 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = lr_archive_create(&w, out ? out : deflt)))
 		goto done;
-	for (i = ids->n - 1; i >= 0 && !rc; i--) /* oldest first */
-		rc = add_run(st, w, ids->v[i]);
+	for (i = 0; i < ids->n / 2; i++) { /* oldest first */
+		int64_t t = ids->v[i];
+
+		ids->v[i] = ids->v[ids->n - 1 - i];
+		ids->v[ids->n - 1 - i] = t;
+	}
+	rc = pack_crate(st, ids->v, ids->n, w, deflt);
 	if (rc) {
 		lr_archive_abort(w);
 		goto done;

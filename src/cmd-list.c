@@ -14,6 +14,7 @@
 
 static const char usage[] =
 	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
+	"       labrun list --registered\n"
 	"\n"
 	"List recorded runs, newest first.\n"
 	"\n"
@@ -21,13 +22,25 @@ static const char usage[] =
 	"  --experiment NAME   only runs of this experiment\n"
 	"  --status S          running, passed, failed, cancelled or abandoned\n"
 	"  -n, --limit N       at most N runs\n"
-	"  --json              one JSON array of objects instead of a table\n";
+	"  --json              one JSON array of objects instead of a table\n"
+	"  --registered        crates registered with a hub (labrun register), not runs\n";
 
 struct list_ctx {
 	int json;
 	json_t *arr;
 	int rows;
 };
+
+static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
+			      const char *when, const char *runs)
+{
+	int *n = arg;
+
+	if (!(*n)++)
+		printf("%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS", "CRATE");
+	printf("%5lld  %-16s  %-20.19s  %-16.16s  %-12s  %s\n", (long long)id, hub, when, sha, *runs ? runs : "-", path);
+	return 0;
+}
 
 static int print_row(void *arg, const struct lr_run *r)
 {
@@ -66,6 +79,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		{ "status", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "registered", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,7 +87,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	struct list_ctx ctx = { 0, NULL, 0 };
 	struct lr_store *st = NULL;
 	char issue[256], *end;
-	int c, rc;
+	int c, rc, registered = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -101,6 +115,9 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		case 'j':
 			ctx.json = 1;
 			break;
+		case 'R':
+			registered = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LR_EXIT_OK;
@@ -112,6 +129,15 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("list", "unexpected argument '%s'", argv[optind]);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
+	if (registered) {
+		int n = 0;
+
+		rc = lr_store_registrations(st, print_registration, &n);
+		if (!rc && !n)
+			printf("no registrations\n");
+		lr_store_free(st);
+		return rc ? cmd_fail(rc) : LR_EXIT_OK;
+	}
 	if (ctx.json)
 		ctx.arr = json_array();
 	rc = lr_store_run_list(st, &f, print_row, &ctx);

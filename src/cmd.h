@@ -68,6 +68,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv);
 int cmd_archive(const struct lr_global *g, int argc, char **argv);
 int cmd_audit(const struct lr_global *g, int argc, char **argv);
 int cmd_manifest(const struct lr_global *g, int argc, char **argv);
+int cmd_register(const struct lr_global *g, int argc, char **argv);
 
 /* Print the comparison of runs a and b (drift, and per-condition parity and timing for experiment runs);
  * sets *outputs_match. Returns 0 or an error code. */

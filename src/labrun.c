@@ -36,6 +36,7 @@ static const struct lr_command commands[] = {
 	{ "report", cmd_report, "regenerate an issue's comparison tables from the store (md, csv, json)" },
 	{ "archive", cmd_archive, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
 	{ "manifest", cmd_manifest, "write an RO-Crate for a run or an issue; validate crates" },
+	{ "register", cmd_register, "record a crate's registration with a research hub" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };

@@ -506,3 +506,25 @@ out:
 	json_decref(root);
 	return rc;
 }
+
+int lr_crate_run_uuids(const char *dir, struct lr_strlist *out)
+{
+	char path[PATH_MAX * 2];
+	json_t *root, *graph, *e;
+	size_t i;
+	int rc = 0;
+
+	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
+	root = json_load_file(path, 0, NULL);
+	if (!root)
+		return bad(dir, "ro-crate-metadata.json cannot be read");
+	graph = json_object_get(root, "@graph");
+	json_array_foreach(graph, i, e) {
+		const char *id = json_string_value(json_object_get(e, "@id"));
+
+		if (has_type(e, "CreateAction") && id && !strncmp(id, "urn:uuid:", 9) && (rc = lr_strlist_add(out, id + 9)))
+			break;
+	}
+	json_decref(root);
+	return rc;
+}

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "model.h"
 #include "store.h"
 
 struct lr_crate_opts {
@@ -36,5 +37,8 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
  * LR_EINVAL naming the first broken rule and entity. *entities counts them.
  */
 int lr_crate_validate(const char *dir, int *entities);
+
+/* The run uuids of a crate's CreateActions (their "urn:uuid:" ids), added to 'out'. */
+int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);
 
 #endif

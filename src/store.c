@@ -1491,6 +1491,68 @@ int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out)
 	return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 }
 
+int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
+		      const struct lr_strlist *run_uuids, int64_t *id)
+{
+	static const char reg[] =
+		"INSERT INTO registration(hub, crate_path, manifest_sha256, registered_at) VALUES (:hub, :path, :sha, :now)";
+	static const char run[] =
+		"INSERT OR IGNORE INTO registration_run(registration_id, run_id) SELECT :reg, id FROM run WHERE uuid = :uuid";
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	size_t i;
+	int rc;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = begin(st)))
+		goto out;
+	if ((rc = prepare(st, &s, reg)))
+		goto done;
+	bind_text(s, ":hub", hub);
+	bind_text(s, ":path", crate_path);
+	bind_text(s, ":sha", manifest_sha256);
+	bind_text(s, ":now", now);
+	rc = step_done(st, s, "record the registration");
+	sqlite3_finalize(s);
+	s = NULL;
+	*id = sqlite3_last_insert_rowid(st->db);
+	if (rc || (rc = prepare(st, &s, run)))
+		goto done;
+	for (i = 0; i < run_uuids->n && !rc; i++) {
+		bind_int(s, ":reg", *id);
+		bind_text(s, ":uuid", run_uuids->v[i]);
+		rc = step_done(st, s, "record a registered run");
+	}
+done:
+	sqlite3_finalize(s);
+	rc = commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
+
+int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT g.id, g.hub, g.crate_path, g.manifest_sha256, g.registered_at,"
+		" (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
+		"  WHERE r.registration_id = g.id ORDER BY run_id))"
+		" FROM registration g ORDER BY g.id";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = prepare(st, &s, sql)))
+		return rc;
+	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
+			(const char *)sqlite3_column_text(s, 4),
+			sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches)
 {

@@ -172,6 +172,15 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 /* Every repetition of experiment run 'run' as RFC 4180 CSV with a header (malloc'd). */
 int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out);
 
+/* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
+int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
+		      const struct lr_strlist *run_uuids, int64_t *id);
+
+/* Each registration, oldest first: id, hub, crate path, manifest sha256, time, and its runs' ids ("3 5"). */
+typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
+				  const char *when, const char *runs);
+int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
+
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);

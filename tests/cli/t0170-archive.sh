@@ -12,12 +12,13 @@ printf 'weights\n' >model.bin
 
 expect_exit 0 "archive a recorded run" "$LABRUN" archive --run 1 -o run1.tar.zst
 expect_exit 0 "verify it" "$LABRUN" archive --verify run1.tar.zst
-contains "$T/out" "4 member(s) match SHA256SUMS" "run.json, stdout, stderr and the artifact"
+contains "$T/out" "6 member(s) match SHA256SUMS" "run.json, stdout, stderr, the artifact and the crate manifests"
 mkdir x1
 expect_exit 0 "extract it" "$LABRUN" archive --extract run1.tar.zst x1
 cmp x1/run-1/output/model.bin model.bin || fail "artifact differs after the round trip"
 equals "$(cat x1/run-1/stdout/stdout)" "out" "stdout after the round trip"
 ok "artifact and logs come back byte for byte"
+expect_exit 0 "the extracted archive is a valid RO-Crate" "$LABRUN" manifest --validate x1
 expect_exit 1 "extracting over existing files is refused" "$LABRUN" archive --extract run1.tar.zst x1
 
 expect_exit 0 "archive an issue's runs" "$LABRUN" archive --issue 205

@@ -36,3 +36,17 @@ check action-without-instrument "has no instrument that resolves to a SoftwareAp
 check instrument-not-software "has no instrument that resolves to a SoftwareApplication"
 check unknown-key "uses 'colour', which the RO-Crate context does not define"
 check root-without-license "the root data entity lacks 'license'"
+
+# registration with a hub: validated first, recorded with the manifest hash and its runs
+expect_exit 0 "register the crate" "$LABRUN" register --hub research-hub crate
+contains "$T/out" "as registration 1" "recorded"
+contains "$T/out" "3 run(s)" "with the runs it describes"
+equals "$(q "SELECT manifest_sha256 FROM registration")" "$(sha256sum crate/ro-crate-metadata.json | cut -d' ' -f1)" \
+	"the manifest's sha256"
+equals "$(q "SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run ORDER BY run_id)")" "1 2 3" \
+	"linked to its runs"
+expect_exit 0 "list --registered" "$LABRUN" list --registered
+contains "$T/out" "research-hub" "lists it"
+expect_exit 1 "an invalid crate is not registered" "$LABRUN" register --hub research-hub "$C/wrong-hash"
+contains "$T/err" "cannot register" "says so"
+equals "$(q "SELECT count(*) FROM registration")" "1" "nothing recorded for it"
