@@ -7,6 +7,7 @@
 
 #include "audit.h"
 #include "error.h"
+#include "logarchive.h"
 #include "objects.h"
 #include "report.h"
 
@@ -126,8 +127,21 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 		if (!x->present)
 			continue; /* recorded as missing when the run ended: evidence, not damage */
 		(*checked)++;
-		if (lr_obj_verify(lr_store_dir(st), x->sha256))
-			problem(&c, "%s '%s': %s", x->role, x->name, lr_error_msg());
+		if ((rc = lr_obj_verify(lr_store_dir(st), x->sha256))) {
+			char *archive = NULL, *member = NULL;
+
+			/* a pruned log is checked in its archive instead */
+			if (rc == LR_ENOTFOUND && !lr_store_archived(st, x->sha256, &archive, &member)) {
+				if (lr_archive_read_member(archive, member, x->sha256, -1))
+					problem(&c, "%s '%s' was pruned to archive '%s', but: %s", x->role, x->name, archive,
+						lr_error_msg());
+			} else {
+				problem(&c, "%s '%s': %s", x->role, x->name, lr_error_msg());
+			}
+			free(archive);
+			free(member);
+			rc = 0;
+		}
 	}
 	if (!strcmp(r.kind, "experiment") && r.status != LR_RUNNING)
 		check_experiment(st, &c, id);

@@ -3,20 +3,23 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "error.h"
 #include "gitsrc.h"
 #include "logarchive.h"
 #include "manifest.h"
+#include "objects.h"
 #include "record.h"
 
 static const char usage[] =
-	"usage: labrun archive (--run ID | --issue REF) [-o FILE]\n"
+	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
@@ -29,7 +32,9 @@ static const char usage[] =
 	"\n"
 	"  --run ID       the run (a short id, uuid prefix or 'last')\n"
 	"  --issue REF    every run that is evidence for REF\n"
-	"  -o FILE        the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)\n";
+	"  -o FILE        the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)\n"
+	"  --prune        then remove from the store the logs only these runs use; 'labrun cat',\n"
+	"                 audit and fsck read them from the archive from then on\n";
 
 struct ids {
 	int64_t v[4096];
@@ -91,6 +96,39 @@ static int pack_crate(struct lr_store *st, const int64_t *runs, int n, struct lr
 	return rc;
 }
 
+/*
+ * Remove from objects/ the logs that only these runs use, once the archive
+ * verifies and holds each of them: recorded first, unlinked after.
+ */
+static int prune_logs(struct lr_store *st, const int64_t *runs, int n, const char *archive)
+{
+	struct lr_kvlist logs = { 0 };
+	char abs[PATH_MAX], *obj;
+	long long bytes = 0;
+	struct stat sb;
+	size_t i;
+	int rc, members = 0;
+
+	if ((rc = lr_archive_verify(archive, &members)) || !realpath(archive, abs) ||
+	    (rc = lr_store_prunable_logs(st, runs, n, &logs)))
+		goto out;
+	for (i = 0; i < logs.n && !rc; i++)
+		rc = lr_archive_read_member(abs, logs.v[i].value, logs.v[i].key, -1);
+	if (rc || (rc = lr_store_mark_archived(st, abs, &logs)))
+		goto out;
+	for (i = 0; i < logs.n; i++) {
+		obj = lr_obj_path(lr_store_dir(st), logs.v[i].key);
+		if (obj && stat(obj, &sb) == 0 && unlink(obj) == 0)
+			bytes += sb.st_size;
+		free(obj);
+	}
+	printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
+	       logs.n, bytes);
+out:
+	lr_kvlist_release(&logs);
+	return rc;
+}
+
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -99,6 +137,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		{ "verify", required_argument, NULL, 'v' },
 		{ "extract", required_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "prune", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,7 +147,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct ids *ids = NULL;
 	char issue[256], deflt[320];
-	int c, rc = 0, modes = 0, members = 0, i;
+	int c, rc = 0, modes = 0, members = 0, i, prune = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -134,6 +173,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'P':
+			prune = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -207,6 +249,8 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	rc = lr_archive_close(w);
 	if (!rc)
 		printf("archived %d run(s) into '%s'\n", ids->n, out ? out : deflt);
+	if (!rc && prune)
+		rc = prune_logs(st, ids->v, ids->n, out ? out : deflt);
 done:
 	free(ids);
 	lr_store_free(st);

@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "error.h"
+#include "logarchive.h"
 #include "objects.h"
 #include "spool.h"
 
@@ -110,6 +111,18 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	} else {
 		path = lr_obj_path(lr_store_dir(st), a->sha256);
+		if (path && access(path, F_OK) != 0) {
+			char *archive = NULL, *member = NULL;
+
+			/* pruned after archiving: read it back from the archive */
+			if (!lr_store_archived(st, a->sha256, &archive, &member)) {
+				fflush(stdout);
+				rc = lr_archive_read_member(archive, member, a->sha256, STDOUT_FILENO);
+				free(archive);
+				free(member);
+				goto out;
+			}
+		}
 	}
 	rc = path ? copy_out(path) : lr_error_set(LR_ENOMEM, "out of memory");
 out:

@@ -387,3 +387,39 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 	archive_read_free(a);
 	return rc;
 }
+
+int lr_archive_read_member(const char *path, const char *member, const char *sha256, int fd)
+{
+	struct archive *a = open_reader(path);
+	struct archive_entry *e;
+	char buf[1 << 16], hex[LR_SHA256_HEX];
+	struct lr_sha256 h;
+	la_ssize_t n;
+	int rc = LR_ENOTFOUND, r;
+
+	if (!a)
+		return LR_EIO;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		if (strcmp(archive_entry_pathname(e), member))
+			continue;
+		if ((rc = lr_sha256_init(&h)))
+			break;
+		while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
+			lr_sha256_update(&h, buf, (size_t)n);
+			if (fd >= 0 && write(fd, buf, (size_t)n) != n) {
+				rc = lr_error_set(LR_EIO, "cannot write member '%s' of '%s': %s", member, path, strerror(errno));
+				break;
+			}
+		}
+		lr_sha256_final(&h, hex);
+		if (!rc && n < 0)
+			rc = lr_error_set(LR_EIO, "cannot read member '%s' of '%s': %s", member, path, archive_error_string(a));
+		if (!rc && sha256 && strcmp(hex, sha256))
+			rc = lr_error_set(LR_EIO, "member '%s' of archive '%s' does not match its sha256", member, path);
+		break;
+	}
+	if (rc == LR_ENOTFOUND)
+		lr_error_set(LR_ENOTFOUND, "archive '%s' has no member '%s'", path, member);
+	archive_read_free(a);
+	return rc;
+}

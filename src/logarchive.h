@@ -39,4 +39,11 @@ int lr_archive_verify(const char *path, int *members);
  */
 int lr_archive_extract(const char *path, const char *dir, int *members);
 
+/*
+ * Stream member 'member' of archive 'path' to file descriptor 'fd', checking
+ * that its content hashes to 'sha256' (LR_EIO naming the member otherwise;
+ * the bytes were written by then). LR_ENOTFOUND when there is no such member.
+ */
+int lr_archive_read_member(const char *path, const char *member, const char *sha256, int fd);
+
 #endif

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "logarchive.h"
 #include "manifest.h"
 #include "objects.h"
 #include "runjson.h"
@@ -153,7 +154,26 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		snprintf(rel, sizeof rel, "run-%lld/%s/%s", (long long)id, a->role, a->name);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		obj = lr_obj_path(lr_store_dir(st), a->sha256);
-		rc = obj ? copy_file(obj, full) : lr_error_set(LR_ENOMEM, "out of memory");
+		if (obj && access(obj, F_OK) != 0) {
+			char *archive = NULL, *member = NULL;
+			int fd;
+
+			/* pruned: the content comes back from its archive */
+			if ((rc = lr_store_archived(st, a->sha256, &archive, &member)) == 0) {
+				rc = mkdirs(full);
+				fd = rc ? -1 : open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+				if (!rc && fd < 0)
+					rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
+				if (!rc)
+					rc = lr_archive_read_member(archive, member, a->sha256, fd);
+				if (fd >= 0)
+					close(fd);
+			}
+			free(archive);
+			free(member);
+		} else {
+			rc = obj ? copy_file(obj, full) : lr_error_set(LR_ENOMEM, "out of memory");
+		}
 		free(obj);
 		if (rc)
 			goto out;

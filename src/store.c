@@ -1553,6 +1553,99 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 	return rc;
 }
 
+int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*archive = *member = NULL;
+	if ((rc = prepare(st, &s, "SELECT archive_path, member FROM archived_object WHERE sha256 = :sha")))
+		return rc;
+	bind_text(s, ":sha", sha256);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*archive = col_dup(s, 0);
+		*member = col_dup(s, 1);
+	} else {
+		rc = LR_ENOTFOUND;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member)
+{
+	static const char sql[] =
+		"INSERT INTO archived_object(sha256, archive_path, member, archived_at) VALUES (:sha, :archive, :member, :now)"
+		" ON CONFLICT(sha256) DO UPDATE SET archive_path = excluded.archive_path, member = excluded.member,"
+		" archived_at = excluded.archived_at";
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	size_t i;
+	int rc;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = begin(st)))
+		goto out;
+	if (!(rc = prepare(st, &s, sql)))
+		for (i = 0; i < sha_to_member->n && !rc; i++) {
+			bind_text(s, ":sha", sha_to_member->v[i].key);
+			bind_text(s, ":archive", archive);
+			bind_text(s, ":member", sha_to_member->v[i].value);
+			bind_text(s, ":now", now);
+			rc = step_done(st, s, "record an archived object");
+		}
+	sqlite3_finalize(s);
+	rc = commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
+
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out)
+{
+	/* a log object of run :run that no artifact outside the archived runs, and no non-log artifact, uses */
+	static const char sql[] =
+		"SELECT a.sha256, a.role, a.name FROM artifact a WHERE a.run_id = :run AND a.sha256 IS NOT NULL"
+		" AND a.role IN ('stdout', 'stderr', 'log')"
+		" AND NOT EXISTS (SELECT 1 FROM artifact b WHERE b.sha256 = a.sha256"
+		"  AND (b.role NOT IN ('stdout', 'stderr', 'log') OR b.run_id NOT IN (SELECT value FROM json_each(:runs))))"
+		" ORDER BY a.role, a.name";
+	sqlite3_stmt *s = NULL;
+	char *ids = NULL, member[4200];
+	size_t len = 0;
+	FILE *f = open_memstream(&ids, &len);
+	int rc = 0, i;
+
+	if (!f)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? "," : "", (long long)runs[i]);
+	fputc(']', f);
+	fclose(f);
+	if ((rc = prepare(st, &s, sql)))
+		goto out;
+	for (i = 0; i < n && !rc; i++) {
+		bind_int(s, ":run", runs[i]);
+		bind_text(s, ":runs", ids);
+		while (!rc && sqlite3_step(s) == SQLITE_ROW) {
+			const char *sha = (const char *)sqlite3_column_text(s, 0);
+
+			if (lr_kvlist_find(out, sha))
+				continue;
+			snprintf(member, sizeof member, "run-%lld/%s/%s", (long long)runs[i],
+				 (const char *)sqlite3_column_text(s, 1), (const char *)sqlite3_column_text(s, 2));
+			rc = lr_kvlist_add(out, sha, member, NULL);
+		}
+		sqlite3_reset(s);
+	}
+out:
+	sqlite3_finalize(s);
+	free(ids);
+	return rc;
+}
+
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches)
 {
@@ -1717,7 +1810,7 @@ int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 	int rc;
 
 	if ((rc = prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact"
-				  " WHERE sha256 IS NOT NULL ORDER BY 1")))
+				  " WHERE sha256 IS NOT NULL EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
 		return rc;
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));

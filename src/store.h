@@ -181,6 +181,19 @@ typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const 
 				  const char *when, const char *runs);
 int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
 
+/* Where a pruned object lives: malloc'd archive path and member; LR_ENOTFOUND when it was never pruned. */
+int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member);
+
+/* Record that objects were archived as members of 'archive' (one transaction). */
+int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
+
+/*
+ * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer
+ * to, with the archive member names the crate gives them: candidates for
+ * pruning. 'out' gets sha256 -> member.
+ */
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out);
+
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);
@@ -206,7 +219,7 @@ int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn,
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
 int lr_store_integrity(struct lr_store *st);
 
-/* Call 'fn' with every object sha256 the database references. */
+/* Call 'fn' with every object sha256 the database references and expects in objects/ (not pruned ones). */
 int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
 
 #endif

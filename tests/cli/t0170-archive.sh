@@ -49,3 +49,21 @@ for kind in absolute dotdot symlink hardlink device; do
 done
 [ ! -e /tmp/labrun-archive-escape-absolute ] || fail "the absolute path was written"
 ok "the absolute path was not written"
+
+# --prune: logs only these runs use leave the store; cat, audit and fsck read them from the archive
+"$LABRUN" record -q -- sh -c 'echo only-in-run-5; echo e5 >&2' >/dev/null 2>&1
+rid=$(q "SELECT max(id) FROM run")
+sha=$(q "SELECT sha256 FROM artifact WHERE run_id = $rid AND role = 'stdout'")
+objfile="$T/store/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)"
+expect_exit 0 "archive with --prune" "$LABRUN" archive --run "$rid" -o pruned.tar.zst --prune
+contains "$T/out" "pruned 2 log object(s)" "both logs pruned"
+[ ! -e "$objfile" ] || fail "the stdout object is still in the store"
+ok "the object left the store"
+equals "$("$LABRUN" cat "$rid" stdout)" "only-in-run-5" "cat reads it from the archive"
+expect_exit 0 "audit checks it in the archive" "$LABRUN" audit --run "$rid"
+expect_exit 0 "fsck does not miss it" "$LABRUN" fsck
+mv pruned.tar.zst elsewhere.tar.zst
+expect_exit 1 "a lost archive is found by audit" "$LABRUN" audit --run "$rid"
+contains "$T/out" "was pruned to archive" "names the archive"
+expect_exit 1 "and by cat" "$LABRUN" cat "$rid" stdout
+contains "$T/err" "cannot read archive" "says why"
