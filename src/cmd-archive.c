@@ -36,20 +36,6 @@ static const char usage[] =
 	"  --prune        then remove from the store the logs only these runs use; 'labrun cat',\n"
 	"                 audit and fsck read them from the archive from then on\n";
 
-struct ids {
-	int64_t v[4096];
-	int n;
-};
-
-static int collect(void *arg, const struct lr_run *r)
-{
-	struct ids *ids = arg;
-
-	if (ids->n < (int)(sizeof ids->v / sizeof ids->v[0]))
-		ids->v[ids->n++] = r->id;
-	return 0;
-}
-
 struct pack {
 	struct lr_archive_writer *w;
 	size_t prefix;		/* length of the crate directory's path, with its '/' */
@@ -145,9 +131,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_run_filter f = { NULL, NULL, -1, 0 };
 	struct lr_archive_writer *w = NULL;
 	struct lr_store *st = NULL;
-	struct ids *ids = NULL;
+	int64_t *ids = NULL;
+	int n = 0;
 	char issue[256], deflt[320];
-	int c, rc = 0, modes = 0, members = 0, i, prune = 0;
+	int c, rc = 0, modes = 0, members = 0, prune = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -206,23 +193,21 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("archive", "unexpected argument '%s'", argv[optind]);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	ids = calloc(1, sizeof *ids);
-	if (!ids) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto done;
-	}
 	if (run_ref) {
-		if ((rc = lr_store_run_resolve(st, run_ref, &ids->v[0])))
+		ids = malloc(sizeof *ids);
+		if (!ids || (rc = lr_store_run_resolve(st, run_ref, ids))) {
+			rc = ids ? rc : lr_error_set(LR_ENOMEM, "out of memory");
 			goto done;
-		ids->n = 1;
-		snprintf(deflt, sizeof deflt, "labrun-run-%lld.tar.zst", (long long)ids->v[0]);
+		}
+		n = 1;
+		snprintf(deflt, sizeof deflt, "labrun-run-%lld.tar.zst", (long long)ids[0]);
 	} else {
 		char safe[256];
 		size_t k;
 
-		if ((rc = lr_store_run_list(st, &f, collect, ids)))
+		if ((rc = lr_store_run_ids(st, &f, &ids, &n)))
 			goto done;
-		if (!ids->n) {
+		if (!n) {
 			rc = lr_error_set(LR_ENOTFOUND, "cannot archive issue %s: no runs reference it", f.issue);
 			lr_error_hint("'labrun list --issue %s' shows the runs that do", f.issue);
 			goto done;
@@ -235,22 +220,16 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = lr_archive_create(&w, out ? out : deflt)))
 		goto done;
-	for (i = 0; i < ids->n / 2; i++) { /* oldest first */
-		int64_t t = ids->v[i];
-
-		ids->v[i] = ids->v[ids->n - 1 - i];
-		ids->v[ids->n - 1 - i] = t;
-	}
-	rc = pack_crate(st, ids->v, ids->n, w, deflt);
+	rc = pack_crate(st, ids, n, w, deflt);
 	if (rc) {
 		lr_archive_abort(w);
 		goto done;
 	}
 	rc = lr_archive_close(w);
 	if (!rc)
-		printf("archived %d run(s) into '%s'\n", ids->n, out ? out : deflt);
+		printf("archived %d run(s) into '%s'\n", n, out ? out : deflt);
 	if (!rc && prune)
-		rc = prune_logs(st, ids->v, ids->n, out ? out : deflt);
+		rc = prune_logs(st, ids, n, out ? out : deflt);
 done:
 	free(ids);
 	lr_store_free(st);

@@ -20,26 +20,6 @@ static const char usage[] =
 	"Failed and missing cases are evidence, not problems. Exit 1 on any discrepancy.\n"
 	"Without options, every run in the store.\n";
 
-struct ids {
-	int64_t *v;
-	int n, cap;
-};
-
-static int collect(void *arg, const struct lr_run *r)
-{
-	struct ids *ids = arg;
-
-	if (ids->n == ids->cap) {
-		int64_t *p = realloc(ids->v, (size_t)(ids->cap = ids->cap ? ids->cap * 2 : 64) * sizeof *p);
-
-		if (!p)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids->v = p;
-	}
-	ids->v[ids->n++] = r->id;
-	return 0;
-}
-
 static void report_problem(void *arg, int64_t run, const char *problem)
 {
 	(void)arg;
@@ -55,7 +35,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lr_run_filter f = { NULL, NULL, -1, 0 };
-	struct ids ids = { NULL, 0, 0 };
+	int64_t *ids = NULL;
+	int n = 0;
 	struct lr_store *st = NULL;
 	const char *run_ref = NULL;
 	char issue[256];
@@ -85,18 +66,17 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (run_ref) {
-		int64_t id = 0;
-
-		if (!(rc = lr_store_run_resolve(st, run_ref, &id)))
-			rc = collect(&ids, &(struct lr_run){ .id = id });
+		ids = malloc(sizeof *ids);
+		rc = ids ? lr_store_run_resolve(st, run_ref, ids) : lr_error_set(LR_ENOMEM, "out of memory");
+		n = !rc;
 	} else {
-		rc = lr_store_run_list(st, &f, collect, &ids);
+		rc = lr_store_run_ids(st, &f, &ids, &n);
 	}
-	for (i = ids.n - 1; i >= 0 && !rc; i--) /* oldest first */
-		rc = lr_audit_run(st, ids.v[i], report_problem, NULL, &problems, &checked);
+	for (i = 0; i < n && !rc; i++)
+		rc = lr_audit_run(st, ids[i], report_problem, NULL, &problems, &checked);
 	if (!rc)
-		printf("audit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n", ids.n, checked, problems);
-	free(ids.v);
+		printf("audit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n", n, checked, problems);
+	free(ids);
 	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);

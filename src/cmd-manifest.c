@@ -26,20 +26,6 @@ static const char usage[] =
 	"  --license NAME   the license entity's name (default: 'not declared')\n"
 	"  --author NAME, --publisher NAME   DataCite fields for the hub\n";
 
-struct ids {
-	int64_t v[4096];
-	int n;
-};
-
-static int collect(void *arg, const struct lr_run *r)
-{
-	struct ids *ids = arg;
-
-	if (ids->n < (int)(sizeof ids->v / sizeof ids->v[0]))
-		ids->v[ids->n++] = r->id;
-	return 0;
-}
-
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -57,10 +43,10 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	struct lr_run_filter f = { NULL, NULL, -1, 0 };
 	const char *run_ref = NULL, *validate = NULL, *out = NULL;
 	struct lr_store *st = NULL;
-	struct ids *ids = NULL;
+	int64_t *ids = NULL;
+	int n = 0;
 	char issue[256], deflt[320], title[400];
-	int c, rc = 0, modes = 0, entities = 0, i;
-	int64_t tmp;
+	int c, rc = 0, modes = 0, entities = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -111,30 +97,23 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	ids = calloc(1, sizeof *ids);
-	if (!ids) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto done;
-	}
 	if (run_ref) {
-		if ((rc = lr_store_run_resolve(st, run_ref, &ids->v[0])))
+		ids = malloc(sizeof *ids);
+		if (!ids || (rc = lr_store_run_resolve(st, run_ref, ids))) {
+			rc = ids ? rc : lr_error_set(LR_ENOMEM, "out of memory");
 			goto done;
-		ids->n = 1;
-		snprintf(deflt, sizeof deflt, "labrun-crate-run-%lld", (long long)ids->v[0]);
-		snprintf(title, sizeof title, "labrun evidence: run %lld", (long long)ids->v[0]);
+		}
+		n = 1;
+		snprintf(deflt, sizeof deflt, "labrun-crate-run-%lld", (long long)ids[0]);
+		snprintf(title, sizeof title, "labrun evidence: run %lld", (long long)ids[0]);
 	} else {
 		size_t k;
 
-		if ((rc = lr_store_run_list(st, &f, collect, ids)))
+		if ((rc = lr_store_run_ids(st, &f, &ids, &n)))
 			goto done;
-		if (!ids->n) {
+		if (!n) {
 			rc = lr_error_set(LR_ENOTFOUND, "cannot write a crate for issue %s: no runs reference it", f.issue);
 			goto done;
-		}
-		for (i = 0; i < ids->n / 2; i++) { /* oldest first */
-			tmp = ids->v[i];
-			ids->v[i] = ids->v[ids->n - 1 - i];
-			ids->v[ids->n - 1 - i] = tmp;
 		}
 		snprintf(deflt, sizeof deflt, "labrun-crate-issue-%s", f.issue);
 		for (k = strlen("labrun-crate-issue-"); deflt[k]; k++)
@@ -143,10 +122,10 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		snprintf(title, sizeof title, "labrun evidence for issue %s", f.issue);
 	}
 	co.title = title;
-	if ((rc = lr_crate_write(st, ids->v, ids->n, out ? out : deflt, &co)))
+	if ((rc = lr_crate_write(st, ids, n, out ? out : deflt, &co)))
 		goto done;
 	if (!lr_crate_validate(out ? out : deflt, &entities))
-		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, ids->n, entities);
+		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, n, entities);
 done:
 	free(ids);
 	lr_store_free(st);

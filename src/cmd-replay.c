@@ -214,7 +214,6 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	struct lr_run orig;
 	int64_t id = 0;
 	int c, rc, same = 0, quiet = 0;
-	char *end;
 
 	optind = 0;
 	opterr = 0;
@@ -224,11 +223,8 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'f':
-			ro.flip_arm = (int)strtol(optarg, &end, 10);
-			if (*end == '@')
-				ro.flip_condition = (int)strtol(end + 1, &end, 10);
-			if (*end || ro.flip_arm < 0)
-				return cmd_usage_error("replay", "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", optarg);
+			if ((rc = cmd_parse_flip("replay", optarg, &ro)))
+				return rc;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -111,6 +111,18 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 	       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
 }
 
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+{
+	char *end;
+
+	ro->flip_arm = (int)strtol(arg, &end, 10);
+	if (*end == '@')
+		ro->flip_condition = (int)strtol(end + 1, &end, 10);
+	if (*end || end == arg || ro->flip_arm < 0)
+		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
+	return 0;
+}
+
 int cmd_experiment_execute(struct lr_store *st, struct lr_expdef *d, char **argv, int64_t replay_of,
 			   const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res)
 {
@@ -177,7 +189,6 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_expdef d;
 	struct lr_run run;
 	int c, rc, quiet = 0, exit_code = LR_EXIT_OK;
-	char *end;
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);
@@ -190,11 +201,8 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 			quiet = 1;
 			break;
 		case 'f':
-			ro.flip_arm = (int)strtol(optarg, &end, 10);
-			if (*end == '@')
-				ro.flip_condition = (int)strtol(end + 1, &end, 10);
-			if (*end || ro.flip_arm < 0)
-				return cmd_usage_error("run", "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", optarg);
+			if ((rc = cmd_parse_flip("run", optarg, &ro)))
+				return rc;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -62,6 +62,9 @@ struct lr_run_progress;
 /* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
 void cmd_run_progress(void *arg, const struct lr_run_progress *p);
 
+/* Parse --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro);
+
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
 int cmd_diff(const struct lr_global *g, int argc, char **argv);
 int cmd_report(const struct lr_global *g, int argc, char **argv);

@@ -6,35 +6,6 @@
 #include "error.h"
 #include "report.h"
 
-struct ids {
-	int64_t *v;
-	int n, cap;
-};
-
-static int collect(void *arg, const struct lr_run *r)
-{
-	struct ids *ids = arg;
-
-	if (strcmp(r->kind, "experiment"))
-		return 0;
-	if (ids->n == ids->cap) {
-		int64_t *p = realloc(ids->v, (size_t)(ids->cap = ids->cap ? ids->cap * 2 : 16) * sizeof *p);
-
-		if (!p)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids->v = p;
-	}
-	ids->v[ids->n++] = r->id;
-	return 0;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One row: arm b against arm 0 in condition c, from the stored repetitions. */
 static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
 		     struct lr_report_row *row)
@@ -118,34 +89,36 @@ out:
 
 int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
 {
-	struct ids ids = { NULL, 0, 0 };
-	int rc = 0, i;
+	struct lr_run probe;
+	int64_t *ids = NULL;
+	int rc = 0, i, n = 0, k = 0;
 
 	memset(out, 0, sizeof *out);
 	if (run_id > 0) {
-		ids.v = malloc(sizeof *ids.v);
-		if (!ids.v)
+		ids = malloc(sizeof *ids);
+		if (!ids)
 			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids.v[ids.n++] = run_id;
-	} else if ((rc = lr_store_run_list(st, f, collect, &ids))) {
-		free(ids.v);
+		ids[n++] = run_id;
+	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
 		return rc;
 	}
-	if (!ids.n) {
-		free(ids.v);
-		return lr_error_set(LR_ENOTFOUND, "no experiment runs match");
+	/* experiment runs only */
+	for (i = 0; i < n && !rc; i++) {
+		lr_run_init(&probe);
+		rc = lr_store_run_load(st, ids[i], &probe);
+		if (!rc && !strcmp(probe.kind, "experiment"))
+			ids[k++] = ids[i];
+		lr_run_release(&probe);
 	}
-	qsort(ids.v, (size_t)ids.n, sizeof *ids.v, cmp_id);
-	out->runs = calloc((size_t)ids.n, sizeof *out->runs);
-	if (!out->runs) {
-		free(ids.v);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < ids.n && !rc; i++) {
+	if (!rc && !k)
+		rc = lr_error_set(LR_ENOTFOUND, "no experiment runs match");
+	if (!rc && !(out->runs = calloc((size_t)k, sizeof *out->runs)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < k && !rc; i++) {
 		out->nruns++;
-		rc = build_run(st, ids.v[i], &out->runs[i]);
+		rc = build_run(st, ids[i], &out->runs[i]);
 	}
-	free(ids.v);
+	free(ids);
 	if (rc)
 		lr_report_release(out);
 	return rc;

@@ -1675,6 +1675,46 @@ int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, co
 	return commit(st, rc);
 }
 
+int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n)
+{
+	static const char sql[] =
+		"SELECT r.id FROM run r LEFT JOIN experiment e ON e.id = r.experiment_id"
+		" WHERE (:issue IS NULL OR EXISTS (SELECT 1 FROM run_issue i WHERE i.run_id = r.id AND i.issue_ref = :issue))"
+		"   AND (:exp IS NULL OR e.name = :exp)"
+		"   AND (:status IS NULL OR r.status = :status)"
+		" ORDER BY r.id";
+	sqlite3_stmt *s = NULL;
+	int64_t *v = NULL, *p;
+	int rc, cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	if ((rc = prepare(st, &s, sql)))
+		return rc;
+	bind_text(s, ":issue", f->issue);
+	bind_text(s, ":exp", f->experiment);
+	bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (*n == cap) {
+			p = realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
+			if (!p) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				break;
+			}
+			v = p;
+		}
+		v[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc) {
+		free(v);
+		*n = 0;
+		return rc;
+	}
+	*ids = v;
+	return 0;
+}
+
 int lr_store_experiment_exists(struct lr_store *st, const char *name)
 {
 	sqlite3_stmt *s = NULL;

@@ -198,6 +198,9 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, stru
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
 			  const char *replay, int matches);
 
+/* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
+int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
+
 /* Does an experiment with this name exist? (1/0, or a negative error) */
 int lr_store_experiment_exists(struct lr_store *st, const char *name);
 
