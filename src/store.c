@@ -711,13 +711,30 @@ static int seal_compute(struct lr_store *st, int64_t id, char **tables, char dig
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			n = sqlite3_column_count(s);
 			for (c = 0; c < n; c++) {
-				/* type, then the value's text: 1 and '1' and 1.0 differ */
-				unsigned char type = (unsigned char)sqlite3_column_type(s, c);
-				const unsigned char *t = sqlite3_column_text(s, c);
+				/* the type, then the value: numbers by their binary value (text forms of
+				 * doubles differ between SQLite builds), text and blobs by their bytes */
+				unsigned char type = (unsigned char)sqlite3_column_type(s, c), le[8];
+				uint64_t bits = 0;
+				int b;
 
 				lr_sha256_update(&h, &type, 1);
-				if (t)
-					lr_sha256_update(&h, t, (size_t)sqlite3_column_bytes(s, c));
+				if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+					if (type == SQLITE_INTEGER) {
+						bits = (uint64_t)sqlite3_column_int64(s, c);
+					} else {
+						double d = sqlite3_column_double(s, c);
+
+						memcpy(&bits, &d, sizeof bits);
+					}
+					for (b = 0; b < 8; b++)
+						le[b] = (unsigned char)(bits >> (8 * b));
+					lr_sha256_update(&h, le, 8);
+				} else if (type != SQLITE_NULL) {
+					const void *t = type == SQLITE_BLOB ? sqlite3_column_blob(s, c) : sqlite3_column_text(s, c);
+
+					if (t)
+						lr_sha256_update(&h, t, (size_t)sqlite3_column_bytes(s, c));
+				}
 				lr_sha256_update(&h, "\x1f", 1);
 			}
 			lr_sha256_update(&h, "\x1e", 1);
