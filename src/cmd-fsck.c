@@ -7,13 +7,18 @@
 #include "cmd.h"
 #include "error.h"
 #include "objects.h"
+#include "spool.h"
 
 static const char usage[] =
 	"usage: labrun fsck\n"
 	"\n"
 	"Check the store: mark runs whose recorder died as abandoned (keeping their\n"
-	"partial logs), run SQLite's integrity check, and re-hash every object the\n"
+	"partial logs), remove stray spool files no run needs (older than a minute,\n"
+	"lock not held), run SQLite's integrity check, and re-hash every object the\n"
 	"database references. Exits 1 when anything is wrong, naming each problem.\n";
+
+/* A new recorder's lock exists unheld for a moment; anything this old is not that. */
+#define STRAY_MIN_AGE 60
 
 struct obj_ctx {
 	const char *dir;
@@ -36,7 +41,7 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0 };
-	int rc, first, abandoned = 0, problems = 0;
+	int rc, first, abandoned = 0, stray = 0, problems = 0;
 
 	if ((rc = cmd_parse_plain("fsck", usage, argc, argv, 0, 0, NULL, &first)))
 		return rc < 0 ? LR_EXIT_OK : rc;
@@ -44,6 +49,12 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	printf("store:      %s (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));
 	printf("abandoned:  %d run(s) marked now\n", abandoned);
+	if (lr_spool_sweep(st, STRAY_MIN_AGE, &stray)) {
+		printf("spool:      FAILED: %s\n", lr_error_msg());
+		problems++;
+	} else {
+		printf("spool:      %d stray file(s) removed\n", stray);
+	}
 	if (lr_store_integrity(st)) {
 		printf("integrity:  FAILED: %s\n", lr_error_msg());
 		problems++;

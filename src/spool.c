@@ -1,11 +1,14 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -129,6 +132,96 @@ int lr_spool_recover(struct lr_store *st, int *abandoned)
 			close(fd);
 		}
 	}
+	free(runs);
+	return rc;
+}
+
+/* Split "<uuid>.<ext>" for the three spool extensions; 0 when it is not one. */
+static int spool_name(const char *name, char uuid[37])
+{
+	static const char *const exts[] = { "lock", "stdout", "stderr" };
+	size_t i;
+
+	if (strlen(name) < 38 || name[36] != '.')
+		return 0;
+	for (i = 0; i < sizeof exts / sizeof exts[0]; i++)
+		if (!strcmp(name + 37, exts[i]))
+			break;
+	if (i == sizeof exts / sizeof exts[0])
+		return 0;
+	memcpy(uuid, name, 36);
+	uuid[36] = '\0';
+	return 1;
+}
+
+static int is_running(const struct lr_running *runs, size_t n, const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(runs[i].uuid, uuid))
+			return 1;
+	return 0;
+}
+
+/* Is the lock of 'uuid' held by a live process? */
+static int lock_held(const char *dir, const char *uuid)
+{
+	char *lock = lr_spool_path(dir, uuid, "lock");
+	int fd, held = 0;
+
+	if (!lock)
+		return 1; /* out of memory: assume held, remove nothing */
+	fd = open(lock, O_RDWR | O_CLOEXEC);
+	free(lock);
+	if (fd >= 0) {
+		held = flock(fd, LOCK_EX | LOCK_NB) != 0;
+		close(fd);
+	}
+	return held;
+}
+
+int lr_spool_sweep(struct lr_store *st, int min_age, int *removed)
+{
+	const char *dir = lr_store_dir(st);
+	struct lr_running *runs = NULL;
+	struct dirent *e;
+	struct stat sb;
+	size_t nruns = 0;
+	time_t now = time(NULL);
+	char uuid[37], *spool = NULL, *path;
+	DIR *d;
+	int rc;
+
+	*removed = 0;
+	if ((rc = lr_store_running(st, &runs, &nruns)))
+		return rc;
+	if (asprintf(&spool, "%s/spool", dir) < 0) {
+		free(runs);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (!(d = opendir(spool))) {
+		rc = errno == ENOENT ? 0 : lr_error_set(LR_EIO, "cannot read '%s': %s", spool, strerror(errno));
+		goto out;
+	}
+	while (!rc && (e = readdir(d))) {
+		if (!spool_name(e->d_name, uuid) || is_running(runs, nruns, uuid))
+			continue;
+		if (asprintf(&path, "%s/%s", spool, e->d_name) < 0) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			break;
+		}
+		if (lstat(path, &sb) == 0 && now - sb.st_mtime >= min_age && !lock_held(dir, uuid)) {
+			if (unlink(path) == 0)
+				(*removed)++;
+			else if (errno != ENOENT)
+				rc = lr_error_set(LR_EIO, "cannot remove '%s': %s", path, strerror(errno));
+		}
+		free(path);
+	}
+	closedir(d);
+out:
+	free(spool);
 	free(runs);
 	return rc;
 }

@@ -28,4 +28,13 @@ void lr_spool_unlock(const char *store_dir, const char *uuid, int fd);
  */
 int lr_spool_recover(struct lr_store *st, int *abandoned);
 
+/*
+ * Remove spool files no run needs: those of a recorder that died before its
+ * run row existed, or after the row was final but before it cleaned up. A
+ * file is stray when no running run has its uuid, nobody holds its lock and
+ * it is older than 'min_age' seconds (a new recorder's lock exists, unheld,
+ * for a moment between its creation and its flock). *removed counts files.
+ */
+int lr_spool_sweep(struct lr_store *st, int min_age, int *removed);
+
 #endif

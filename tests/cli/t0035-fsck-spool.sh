@@ -1,0 +1,63 @@
+#!/bin/sh
+# fsck removes spool files no run needs, and only those: not a live
+# recorder's, not a lock someone holds, not one created a moment ago.
+. "$(dirname "$0")/lib.sh"
+
+"$LABRUN" init >/dev/null
+"$LABRUN" record -q -- true >/dev/null
+sp="$T/store/spool"
+done_uuid=$(q "SELECT uuid FROM run WHERE id = 1")
+dead=11111111-1111-4111-8111-111111111111
+young=22222222-2222-4222-8222-222222222222
+held=33333333-3333-4333-8333-333333333333
+
+# A finished run's leftover log, and a recorder that died before its row: stray.
+touch -d '2 hours ago' "$sp/$done_uuid.stdout" "$sp/$dead.lock" "$sp/$dead.stderr"
+# A lock created just now, as by a recorder between open and flock: kept.
+touch "$sp/$young.lock"
+# An old lock held by a live process, with its log: kept.
+touch -d '2 hours ago' "$sp/$held.lock" "$sp/$held.stdout"
+flock "$sp/$held.lock" sleep 60 &
+holder=$!
+# Not a spool name at all: kept.
+touch -d '2 hours ago' "$sp/notes.txt"
+
+# A live recorder whose log has not changed for hours: kept.
+"$LABRUN" record -q -- sleep 60 >/dev/null 2>&1 &
+rec=$!
+i=0
+while [ $i -lt 100 ] && [ "$(q "SELECT count(*) FROM run WHERE status = 'running'")" != 1 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+live_uuid=$(q "SELECT uuid FROM run WHERE status = 'running'")
+[ -n "$live_uuid" ] || fail "the live recorder never started"
+touch -d '2 hours ago' "$sp/$live_uuid.stdout" "$sp/$live_uuid.lock"
+i=0
+while [ $i -lt 50 ] && flock -n "$sp/$held.lock" true; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+expect_exit 0 "fsck sweeps the spool" "$LABRUN" fsck
+contains "$T/out" "spool:      3 stray file(s) removed" "three stray files counted"
+contains "$T/out" "abandoned:  0 run(s)" "the live recorder is not abandoned"
+for f in "$done_uuid.stdout" "$dead.lock" "$dead.stderr"; do
+	[ ! -e "$sp/$f" ] || fail "stray $f kept"
+done
+ok "stray files removed"
+for f in "$young.lock" "$held.lock" "$held.stdout" notes.txt "$live_uuid.stdout" "$live_uuid.lock"; do
+	[ -e "$sp/$f" ] || fail "$f removed"
+done
+ok "young, held, live and foreign files kept"
+
+expect_exit 0 "a second fsck" "$LABRUN" fsck
+contains "$T/out" "spool:      0 stray file(s) removed" "nothing left to sweep"
+
+kill "$holder" 2>/dev/null || true
+child=$(pgrep -P "$rec" || true)
+kill -TERM "$rec" 2>/dev/null || true
+wait "$rec" 2>/dev/null || true
+[ -n "$child" ] && kill -9 "$child" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+equals "$(q "SELECT status FROM run WHERE uuid = '$live_uuid'")" "cancelled" "the live run ends as its recorder says"
