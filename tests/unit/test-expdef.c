@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "expdef.h"
+#include "base/error.h"
+#include "experiment/expdef.h"
 
 static char *fixture(const char *name)
 {

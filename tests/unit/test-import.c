@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
-#include "import.h"
-#include "kvgeom.h"
-#include "kvsrc.h"
+#include "import/backend.h"
+#include "base/error.h"
+#include "import/import.h"
+#include "import/kvgeom.h"
+#include "import/kvsrc.h"
 #include "testutil.h"
 
 /* A small export of a preset: few tokens, blocks smaller than the export so

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "npy.h"
+#include "base/error.h"
+#include "encode/npy.h"
 
 static const char good[] = "\x93NUMPY\x01\x00\x76\x00"
 			   "{'descr': '<u2', 'fortran_order': False, 'shape': (3, 5), }";

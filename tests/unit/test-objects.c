@@ -9,8 +9,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "error.h"
-#include "objects.h"
+#include "base/error.h"
+#include "store/objects.h"
 #include "testutil.h"
 
 /* sha256("abc"), FIPS 180-2 example */

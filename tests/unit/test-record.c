@@ -10,12 +10,12 @@
 #include <git2.h>
 #include <sys/stat.h>
 
-#include "error.h"
-#include "hostinfo.h"
-#include "objects.h"
-#include "record.h"
-#include "spool.h"
-#include "store.h"
+#include "base/error.h"
+#include "record/hostinfo.h"
+#include "store/objects.h"
+#include "record/record.h"
+#include "record/spool.h"
+#include "store/store.h"
 #include "testutil.h"
 
 struct fx {

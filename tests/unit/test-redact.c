@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "redact.h"
+#include "base/error.h"
+#include "record/redact.h"
 
 static void secret_names_are_recognised(void **state)
 {

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "stats.h"
+#include "base/error.h"
+#include "experiment/stats.h"
 
 /* The method file's table: n=10 -> [d(2), d(9)], n=20 -> [d(6), d(15)], n=30 -> [d(10), d(21)]. */
 static void sign_test_order_statistics_match_the_method(void **state)

@@ -9,10 +9,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "error.h"
-#include "schema.h"
-#include "sha256.h"
-#include "store.h"
+#include "base/error.h"
+#include "store/schema.h"
+#include "base/sha256.h"
+#include "store/store.h"
 #include "testutil.h"
 
 struct fx {

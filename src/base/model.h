@@ -1,0 +1,148 @@
+#ifndef LR_MODEL_H
+#define LR_MODEL_H
+
+/*
+ * The recorded facts of a run, as the domain layer builds them and the
+ * store layer reads them back. Every string is owned by the struct that
+ * holds it and freed by the matching _release().
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/sha256.h"
+
+/* A key/value fact. 'tag' is the binding origin ("auto"/"user"), or
+ * "redacted" for a withheld environment variable; otherwise NULL. */
+struct lr_kv {
+	char *key;
+	char *value;
+	char *tag;
+};
+
+struct lr_kvlist {
+	struct lr_kv *v;
+	size_t n, cap;
+};
+
+/* Append copies of key/value/tag (tag may be NULL). LR_ENOMEM on failure. */
+int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+/* Replace the value and tag of 'key' if present, else append. */
+int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+/* The entry for 'key', or NULL; borrowed from the list. */
+struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key);
+void lr_kvlist_release(struct lr_kvlist *l);
+
+struct lr_strlist {
+	char **v;
+	size_t n, cap;
+};
+
+int lr_strlist_add(struct lr_strlist *l, const char *s);
+int lr_strlist_contains(const struct lr_strlist *l, const char *s);
+void lr_strlist_release(struct lr_strlist *l);
+
+struct lr_host {
+	char *hostname, *os, *kernel, *arch, *cpu_model, *cpu_flags;
+	int64_t cores;
+	int64_t memory_bytes; /* 0 when unknown */
+};
+
+void lr_host_release(struct lr_host *h);
+
+struct lr_srcfile {
+	char *path;
+	char *status;		/* git status word, or "external" */
+	int has_content;	/* 0 for deleted files */
+	char sha256[LR_SHA256_HEX];
+	int64_t size;
+};
+
+struct lr_source {
+	int present;		/* 0 when the run was not inside a git work tree */
+	char *repo_path, *head, *branch;
+	int dirty;
+	char diff_sha256[LR_SHA256_HEX];
+};
+
+struct lr_artifact {
+	char *role;		/* stdout, stderr, log, input, output, reference */
+	char *name;
+	int present;		/* 0: declared but missing */
+	char sha256[LR_SHA256_HEX];
+	int64_t size;
+};
+
+/* A figure a run produced: measured, or modelled (never mixed up). */
+struct lr_measure {
+	char *name;
+	double value;
+	char *unit;		/* "s", "bytes", "count" */
+	int modelled;
+};
+
+enum lr_status {
+	LR_RUNNING,
+	LR_PASSED,
+	LR_FAILED,
+	LR_CANCELLED,
+	LR_ABANDONED,
+};
+
+/* "running", "passed", ...; and back (-1 for an unknown word). */
+const char *lr_status_name(enum lr_status s);
+int lr_status_parse(const char *s);
+
+struct lr_run {
+	int64_t id;		/* 0 until stored */
+	char uuid[37];
+	char *kind;
+	char *experiment;	/* NULL when none */
+	enum lr_status status;
+	char *started_at, *ended_at;
+	int has_exit;
+	int exit_code;
+	int signal;		/* 0 when none */
+	int timed_out;
+	char *failure;		/* why failed/cancelled, NULL when passed */
+	double wall_s, user_s, sys_s;
+	int64_t peak_rss_kib;
+	char *cwd;
+	char *argv_json;
+	char *labrun_version;
+	int64_t replay_of;	/* 0 when none */
+	char *note;
+	struct lr_host host;
+	struct lr_source source;
+	struct lr_srcfile *files;
+	size_t nfiles, capfiles;
+	struct lr_kvlist env, binding, geometry, tools;
+	struct lr_strlist issues;
+	struct lr_artifact *artifacts;
+	size_t nartifacts, capartifacts;
+	struct lr_measure *measures;
+	size_t nmeasures, capmeasures;
+};
+
+void lr_run_init(struct lr_run *r);
+void lr_run_release(struct lr_run *r);
+
+/* Append a source file / artifact; the strings are copied. */
+int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
+		    const char *sha256, int64_t size);
+int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
+			const char *sha256, int64_t size);
+
+/* Append a measurement (copied); 'modelled' marks values from a model. */
+int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
+
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for intervals. */
+double lr_monotonic_s(void);
+
+/* Current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in a malloc'd string. */
+char *lr_now_iso(void);
+
+/* strdup that tolerates NULL. */
+char *lr_strdup0(const char *s);
+
+#endif

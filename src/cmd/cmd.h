@@ -1,0 +1,116 @@
+#ifndef LR_CMD_H
+#define LR_CMD_H
+
+/*
+ * What the subcommands share: global options, opening the store, turning
+ * error codes into one message and one exit code. Only cmd-*.c and
+ * labrun.c print.
+ */
+
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Documented exit codes (docs/labrun.md). */
+enum {
+	LR_EXIT_OK = 0,
+	LR_EXIT_FAIL = 1,	/* the operation failed: not found, refused, I/O */
+	LR_EXIT_USAGE = 2,	/* unknown option, bad value, missing argument */
+	LR_EXIT_STORE = 3,	/* the store cannot be used */
+};
+
+struct lr_global {
+	const char *store;	/* --store, else $LABRUN_STORE, else NULL */
+	char **argv;		/* labrun's whole command line, as runs record it */
+};
+
+struct lr_command {
+	const char *name;
+	int (*run)(const struct lr_global *g, int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_init(const struct lr_global *g, int argc, char **argv);
+int cmd_record(const struct lr_global *g, int argc, char **argv);
+int cmd_list(const struct lr_global *g, int argc, char **argv);
+int cmd_show(const struct lr_global *g, int argc, char **argv);
+int cmd_cat(const struct lr_global *g, int argc, char **argv);
+int cmd_sql(const struct lr_global *g, int argc, char **argv);
+int cmd_fsck(const struct lr_global *g, int argc, char **argv);
+int cmd_encode(const struct lr_global *g, int argc, char **argv);
+int cmd_decode(const struct lr_global *g, int argc, char **argv);
+int cmd_bench(const struct lr_global *g, int argc, char **argv);
+int cmd_import(const struct lr_global *g, int argc, char **argv);
+int cmd_run(const struct lr_global *g, int argc, char **argv);
+
+struct lr_expdef;
+struct lr_run_result;
+struct lr_runopts;
+
+/*
+ * Record definition 'd' as an experiment run and execute it (cmd-run.c):
+ * capture, spool lock, 'running' row, the runner, the final row. Ctrl-C
+ * cancels. 'run' (lr_run_init'ed) and 'res' are filled; free res->cond.
+ */
+int cmd_experiment_execute(struct lr_store *st, struct lr_expdef *d, char **argv, int64_t replay_of,
+			   const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res);
+
+/* Print an experiment run's report (plain text with Markdown tables). */
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r);
+
+struct lr_run_progress;
+/* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
+void cmd_run_progress(void *arg, const struct lr_run_progress *p);
+
+/* Parse --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro);
+
+int cmd_replay(const struct lr_global *g, int argc, char **argv);
+int cmd_diff(const struct lr_global *g, int argc, char **argv);
+int cmd_report(const struct lr_global *g, int argc, char **argv);
+int cmd_archive(const struct lr_global *g, int argc, char **argv);
+int cmd_audit(const struct lr_global *g, int argc, char **argv);
+int cmd_manifest(const struct lr_global *g, int argc, char **argv);
+int cmd_register(const struct lr_global *g, int argc, char **argv);
+
+/* Print the comparison of runs a and b (drift, and per-condition parity and timing for experiment runs);
+ * sets *outputs_match. Returns 0 or an error code. */
+int cmd_print_comparison(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, int *outputs_match,
+			 int record_checks_for);
+
+/* Print the current error ("labrun: error: ..." and its hint) to stderr and
+ * return the exit code for 'rc'. */
+int cmd_fail(int rc);
+
+/* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Report getopt's complaint about argv[optind - 1] for 'cmd'. */
+int cmd_bad_option(const char *cmd, char **argv, int opt);
+
+/*
+ * Open the store for a command. 'for_write' creates it when missing. Runs
+ * whose recorder died are marked abandoned first. On failure prints the
+ * error and returns its exit code (> 0); 0 on success.
+ */
+int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write);
+
+/* The same, also saying how many runs were marked abandoned (for fsck). */
+int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned);
+
+/*
+ * Parse the options of a command that has only -h: prints 'usage' for -h
+ * and returns -1, returns an exit code (> 0) for a bad option or a wrong
+ * number of operands, else 0 with *first set to the first operand's index.
+ * 'min'/'max' bound the operand count; 'what' describes them for the error.
+ */
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first);
+
+/* The argv JSON of a run as a shell-quoted command line (malloc'd). */
+char *cmd_argv_text(const char *argv_json);
+
+/* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
+const char *cmd_human_size(char *buf, size_t len, long long bytes);
+
+#endif

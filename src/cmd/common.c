@@ -1,0 +1,174 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "record/spool.h"
+
+int cmd_fail(int rc)
+{
+	const char *hint = lr_error_hint_msg();
+
+	fprintf(stderr, "labrun: error: %s\n", lr_error_msg());
+	if (hint && *hint)
+		fprintf(stderr, "hint: %s\n", hint);
+	switch (rc) {
+	case LR_EINVAL:
+		return LR_EXIT_USAGE;
+	case LR_ESTORE:
+	case LR_ESCHEMA:
+		return LR_EXIT_STORE;
+	default:
+		return LR_EXIT_FAIL;
+	}
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("labrun: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nhint: see 'labrun %s -h'\n", cmd);
+	return LR_EXIT_USAGE;
+}
+
+int cmd_bad_option(const char *cmd, char **argv, int opt)
+{
+	extern int optind, optopt;
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return cmd_usage_error(cmd, "option '%s' of 'labrun %s' needs a value", arg, cmd);
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return cmd_usage_error(cmd, "unknown option '-%c' for 'labrun %s'", optopt, cmd);
+	return cmd_usage_error(cmd, "unknown option '%s' for 'labrun %s'", arg, cmd);
+}
+
+int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write)
+{
+	return cmd_open_store_counted(st, g, for_write, NULL);
+}
+
+int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned)
+{
+	char cwd[PATH_MAX], *dir = NULL;
+	int exists = 0, rc;
+
+	*st = NULL;
+	if (!getcwd(cwd, sizeof cwd)) {
+		lr_error_set(LR_EIO, "cannot read the working directory");
+		return cmd_fail(LR_EIO);
+	}
+	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, for_write)))
+		return cmd_fail(rc);
+	rc = lr_store_open(st, dir, for_write ? LR_STORE_CREATE : 0);
+	free(dir);
+	if (rc)
+		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);
+	/* A reader on a read-only medium still reads: recovery is best effort there. */
+	if ((rc = lr_spool_recover(*st, abandoned)) && (for_write || abandoned)) {
+		lr_store_free(*st);
+		*st = NULL;
+		return cmd_fail(rc);
+	}
+	lr_error_clear();
+	return 0;
+}
+
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	int c, n;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return -1;
+		}
+		return cmd_bad_option(cmd, argv, c);
+	}
+	n = argc - optind;
+	if (n < min || n > max) {
+		if (max == 0)
+			return cmd_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return cmd_usage_error(cmd, "'labrun %s' takes %s", cmd, what);
+	}
+	*first = optind;
+	return 0;
+}
+
+/* Quote one word for a POSIX shell when it needs it. */
+static void quote_word(FILE *f, const char *w)
+{
+	const char *p;
+
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:@%") ==
+			  strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (p = w; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+char *cmd_argv_text(const char *argv_json)
+{
+	json_t *a = json_loads(argv_json, 0, NULL);
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (!a)
+		return strdup(argv_json);
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		json_decref(a);
+		return NULL;
+	}
+	for (i = 0; i < json_array_size(a); i++) {
+		if (i)
+			fputc(' ', f);
+		quote_word(f, json_string_value(json_array_get(a, i)) ?: "");
+	}
+	fclose(f);
+	json_decref(a);
+	return buf;
+}
+
+const char *cmd_human_size(char *buf, size_t len, long long bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%lld B", bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}

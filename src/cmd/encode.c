@@ -1,0 +1,272 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "encode/dlf16-oracle.h"
+#include "encode/dlf16.h"
+#include "base/error.h"
+#include "encode/layout.h"
+#include "base/model.h"
+#include "encode/npy.h"
+
+static const char encode_usage[] =
+	"usage: labrun encode IN OUT [--kernel K] [--contract C] [--permute AXES] [--threads N]\n"
+	"                            [--shape S]\n"
+	"       labrun encode --verify [--kernel K]\n"
+	"\n"
+	"Encode BF16 bit patterns into DLFloat16 (shared/spec/dlfloat16.md). IN is a .npy file\n"
+	"('<u2' holding BF16 bits, or bfloat16 as ml_dtypes writes it; versions 1-3) or, with\n"
+	"--shape, a raw file of little-endian 16-bit elements. OUT is written as .npy ('<u2'\n"
+	"holding DLF16 bits) when its name ends in .npy, else raw. The input is only read.\n"
+	"\n"
+	"  --kernel K       lookup, scalar, avx2, avx512 or auto (default: the fastest this\n"
+	"                   CPU supports)\n"
+	"  --contract C     saturate (default: finite overflow to the largest finite code) or\n"
+	"                   ninf (finite overflow to NaN/Inf)\n"
+	"  --permute AXES   encode the input seen with its axes permuted (NumPy transpose), in\n"
+	"                   one pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]\n"
+	"  --threads N      split the outer dimensions over N threads (same output)\n"
+	"  --shape S        shape of a raw IN, e.g. 28,2,8,8192,128\n"
+	"  --verify         check every available kernel, both contracts, on all 65,536 BF16\n"
+	"                   patterns against an independent numeric oracle\n";
+
+static const char decode_usage[] =
+	"usage: labrun decode IN OUT [--to f32|bf16] [--shape S]\n"
+	"\n"
+	"Decode DLFloat16 codes (a '<u2' .npy or, with --shape, a raw file) to FP32 ('<f4')\n"
+	"or to BF16 bits ('<u2', FP32 truncated), for readback checks. NINF becomes NaN.\n";
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static void print_shape(const struct lr_view *v)
+{
+	int i;
+
+	putchar('[');
+	for (i = 0; i < v->rank; i++)
+		printf("%s%lld", i ? "," : "", (long long)v->shape[i]);
+	putchar(']');
+}
+
+static int verify(const char *only)
+{
+	int i, c, failed = 0, checked = 0;
+
+	for (i = 0; lr_dlf16_kernels[i]; i++) {
+		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
+
+		if (only && strcmp(only, "auto") ? strcmp(k->name, only) : (only && k != lr_dlf16_auto()))
+			continue;
+		if (!k->encode || !k->supported()) {
+			printf("%-8s  not available: %s\n", k->name,
+			       k->encode ? "this CPU lacks the instructions" : k->what);
+			continue;
+		}
+		for (c = 0; c < 2; c++) {
+			uint16_t first = 0;
+			uint32_t bad = lr_dlf16_verify(k, (enum lr_dlf16_contract)c, &first);
+
+			checked++;
+			if (bad) {
+				failed++;
+				printf("%-8s  %-8s  FAILED: %u mismatches, first BF16 %04x -> %04x, oracle %04x\n",
+				       k->name, lr_dlf16_contract_name(c), bad, first,
+				       lr_dlf16_encode1(first, c), lr_dlf16_oracle(first, c));
+			} else {
+				printf("%-8s  %-8s  65536/65536 patterns match the oracle (aligned and offset runs)\n",
+				       k->name, lr_dlf16_contract_name(c));
+			}
+		}
+	}
+	if (!checked) {
+		lr_error_set(LR_EINVAL, "no kernel named '%s' is available to verify", only);
+		lr_error_hint("kernels: lookup, scalar, avx2, avx512, auto");
+		return cmd_fail(LR_EINVAL);
+	}
+	return failed ? LR_EXIT_FAIL : LR_EXIT_OK;
+}
+
+int cmd_encode(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "contract", required_argument, NULL, 'c' },
+		{ "permute", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "verify", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *kname = "auto", *permute = NULL, *shape = NULL;
+	const struct lr_dlf16_kernel *k = NULL;
+	struct lr_mapped in = { NULL, 0 };
+	struct lr_output out;
+	struct lr_view vin, vout;
+	enum lr_npy_kind kind;
+	int c, rc, contract = LR_DLF16_SATURATE, threads = 1, do_verify = 0, kernel_given = 0;
+	int axes[LR_VIEW_MAXRANK];
+	double t0, ms;
+	char *end;
+
+	(void)g;
+	memset(&out, 0, sizeof out);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			kname = optarg;
+			kernel_given = 1;
+			break;
+		case 'c':
+			contract = lr_dlf16_contract_parse(optarg);
+			if (contract < 0)
+				return cmd_usage_error("encode", "invalid --contract '%s': expected saturate or ninf", optarg);
+			break;
+		case 'p':
+			permute = optarg;
+			break;
+		case 't':
+			threads = (int)strtol(optarg, &end, 10);
+			if (*end || threads < 1 || threads > 64)
+				return cmd_usage_error("encode", "invalid --threads '%s': expected 1 to 64", optarg);
+			break;
+		case 's':
+			shape = optarg;
+			break;
+		case 'v':
+			do_verify = 1;
+			break;
+		case 'h':
+			fputs(encode_usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("encode", argv, c);
+		}
+	}
+	if (do_verify) {
+		if (optind < argc)
+			return cmd_usage_error("encode", "--verify takes no files");
+		return verify(kernel_given ? kname : NULL);
+	}
+	if (optind + 2 != argc)
+		return cmd_usage_error("encode", "'labrun encode' takes IN and OUT");
+	if ((rc = lr_dlf16_kernel_find(&k, kname)))
+		return cmd_fail(rc);
+	if ((rc = lr_input_open(&in, &vin, argv[optind], shape, &kind)))
+		return cmd_fail(rc);
+	if (kind == LR_NPY_F32) {
+		rc = lr_error_set(LR_EINVAL, "cannot encode '%s': it holds FP32 values, not BF16 bits", argv[optind]);
+		lr_error_hint("convert it to BF16 first (e.g. with ml_dtypes), or pass the BF16 bits as '<u2'");
+		goto out;
+	}
+	if (permute) {
+		if ((rc = lr_axes_parse(axes, vin.rank, permute)) || (rc = lr_view_permute(&vin, &vin, axes)))
+			goto out;
+	}
+	if ((rc = lr_output_create(&out, argv[optind + 1], ends_with(argv[optind + 1], ".npy"), vin.rank,
+				   vin.shape, 2)))
+		goto out;
+	lr_view_init(&vout, out.data, vin.rank, vin.shape);
+	t0 = (lr_monotonic_s() * 1e3);
+	if ((rc = lr_encode_view(&vout, &vin, k, (enum lr_dlf16_contract)contract, threads)))
+		goto out;
+	ms = (lr_monotonic_s() * 1e3) - t0;
+	if ((rc = lr_output_commit(&out)))
+		goto out;
+	printf("encoded %lld elements ", (long long)lr_view_count(&vin));
+	print_shape(&vin);
+	printf(" with %s (%s, %d thread%s) in %.3f ms -> %s\n", k->name, lr_dlf16_contract_name(contract), threads,
+	       threads == 1 ? "" : "s", ms, argv[optind + 1]);
+out:
+	lr_output_abort(&out);
+	lr_unmap(&in);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}
+
+int cmd_decode(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "to", required_argument, NULL, 'o' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *shape = NULL;
+	struct lr_mapped in = { NULL, 0 };
+	struct lr_output out;
+	struct lr_view vin, vc;
+	enum lr_npy_kind kind;
+	int c, rc, f32 = 1;
+	int64_t n;
+	uint16_t *tmp = NULL;
+
+	(void)g;
+	memset(&out, 0, sizeof out);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!strcmp(optarg, "f32"))
+				f32 = 1;
+			else if (!strcmp(optarg, "bf16"))
+				f32 = 0;
+			else
+				return cmd_usage_error("decode", "invalid --to '%s': expected f32 or bf16", optarg);
+			break;
+		case 's':
+			shape = optarg;
+			break;
+		case 'h':
+			fputs(decode_usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("decode", argv, c);
+		}
+	}
+	if (optind + 2 != argc)
+		return cmd_usage_error("decode", "'labrun decode' takes IN and OUT");
+	if ((rc = lr_input_open(&in, &vin, argv[optind], shape, &kind)))
+		return cmd_fail(rc);
+	if (kind != LR_NPY_U16) {
+		rc = lr_error_set(LR_EINVAL, "cannot decode '%s': it does not hold 16-bit DLF16 codes ('<u2')",
+				  argv[optind]);
+		goto out;
+	}
+	n = lr_view_count(&vin);
+	if ((rc = lr_output_create(&out, argv[optind + 1], ends_with(argv[optind + 1], ".npy"), vin.rank,
+				   vin.shape, f32 ? 4 : 2)))
+		goto out;
+	/* A Fortran-ordered input is first gathered into C order. */
+	tmp = malloc((size_t)(n ? n : 1) * 2);
+	if (!tmp) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	lr_view_init(&vc, tmp, vin.rank, vin.shape);
+	if ((rc = lr_copy_view(&vc, &vin)))
+		goto out;
+	if (f32)
+		lr_dlf16_decode_f32(out.data, tmp, (size_t)n);
+	else
+		lr_dlf16_decode_bf16(out.data, tmp, (size_t)n);
+	if ((rc = lr_output_commit(&out)))
+		goto out;
+	printf("decoded %lld elements to %s -> %s\n", (long long)n, f32 ? "f32" : "bf16", argv[optind + 1]);
+out:
+	free(tmp);
+	lr_output_abort(&out);
+	lr_unmap(&in);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

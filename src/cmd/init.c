@@ -1,0 +1,27 @@
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+
+static const char usage[] =
+	"usage: labrun init\n"
+	"\n"
+	"Create a store: '.labrun/' at the top of the enclosing git work tree, or in the\n"
+	"working directory outside git (or the directory given by --store / LABRUN_STORE).\n"
+	"Recording creates one the same way, so init is optional. Running it on an\n"
+	"existing store checks it and upgrades its schema.\n";
+
+int cmd_init(const struct lr_global *g, int argc, char **argv)
+{
+	struct lr_store *st = NULL;
+	int rc, first;
+
+	if ((rc = cmd_parse_plain("init", usage, argc, argv, 0, 0, NULL, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	if ((rc = cmd_open_store(&st, g, 1)))
+		return rc;
+	printf("store '%s' ready (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));
+	lr_store_free(st);
+	return LR_EXIT_OK;
+}

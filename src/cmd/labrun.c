@@ -1,0 +1,118 @@
+/*
+ * labrun: record accelerator experiments as evidence others can trust.
+ * main(): global options, the command table, exit codes.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <git2.h>
+#include <jansson.h>
+#include <openssl/opensslv.h>
+#include <sqlite3.h>
+
+#include "cmd/cmd.h"
+#include "store/schema.h"
+
+static const struct lr_command commands[] = {
+	{ "init", cmd_init, "create a store (.labrun/) here or at the git top level" },
+	{ "record", cmd_record, "run a command and record it with its sources, binding and logs" },
+	{ "list", cmd_list, "list recorded runs" },
+	{ "show", cmd_show, "show everything recorded about a run" },
+	{ "cat", cmd_cat, "print a run's stdout, stderr or an artifact" },
+	{ "sql", cmd_sql, "run a read-only SQL query on the store" },
+	{ "fsck", cmd_fsck, "check the store: abandoned runs, integrity, object hashes" },
+	{ "encode", cmd_encode, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
+	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
+	{ "import", cmd_import, "import a KV export into a device (sim or atom), verify and record it" },
+	{ "run", cmd_run, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
+	{ "replay", cmd_replay, "re-execute a run from the store and compare outputs and drift" },
+	{ "diff", cmd_diff, "compare two runs: drift, outputs, timing" },
+	{ "report", cmd_report, "regenerate an issue's comparison tables from the store (md, csv, json)" },
+	{ "archive", cmd_archive, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
+	{ "manifest", cmd_manifest, "write an RO-Crate for a run or an issue; validate crates" },
+	{ "register", cmd_register, "record a crate's registration with a research hub" },
+	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
+	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: labrun [--store DIR] COMMAND [OPTIONS] [ARGS]\n"
+	      "       labrun --help | --version\n\n"
+	      "Commands:\n", f);
+	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nGlobal options:\n"
+	      "  --store DIR   use the store in DIR (default: $LABRUN_STORE, else the nearest\n"
+	      "                .labrun/ above the working directory)\n"
+	      "  -h, --help    show this help; 'labrun COMMAND -h' shows a command's help\n"
+	      "  --version     show the version of labrun and its libraries\n\n"
+	      "Exit codes: 0 success, 1 failure, 2 usage error, 3 store unusable;\n"
+	      "'labrun record' exits with the command's own status (see docs/labrun.md).\n", f);
+}
+
+static void version(void)
+{
+	printf("labrun %s (schema %d)\n", PACKAGE_VERSION, lr_migration_count);
+	printf("sqlite %s, libgit2 %d.%d.%d, %s, %s, jansson %s\n", sqlite3_libversion(),
+	       LIBGIT2_VER_MAJOR, LIBGIT2_VER_MINOR, LIBGIT2_VER_REVISION, archive_version_string(),
+	       OPENSSL_VERSION_TEXT, JANSSON_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_global g = { getenv("LABRUN_STORE"), argv };
+	size_t i;
+	int c, rc;
+
+	/* A closed reader of our output must not kill a recording. */
+	signal(SIGPIPE, SIG_IGN);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			g.store = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return LR_EXIT_OK;
+		case 'V':
+			version();
+			return LR_EXIT_OK;
+		default:
+			fprintf(stderr, "labrun: error: %s '%s'\nhint: see 'labrun --help'\n",
+				c == ':' ? "missing value for option" : "unknown option", argv[optind - 1]);
+			return LR_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return LR_EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		git_libgit2_init();
+		optind++;
+		/* Each command parses argv[0..] with argv[0] = its name. */
+		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
+		git_libgit2_shutdown();
+		return rc;
+	}
+	fprintf(stderr, "labrun: error: unknown command '%s'\nhint: see 'labrun --help'\n", argv[optind]);
+	return LR_EXIT_USAGE;
+}

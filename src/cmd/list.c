@@ -1,0 +1,151 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "record/record.h"
+#include "record/runjson.h"
+
+static const char usage[] =
+	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
+	"       labrun list --registered\n"
+	"\n"
+	"List recorded runs, newest first.\n"
+	"\n"
+	"  --issue REF         only runs that are evidence for REF (270, owner/repo#827)\n"
+	"  --experiment NAME   only runs of this experiment\n"
+	"  --status S          running, passed, failed, cancelled or abandoned\n"
+	"  -n, --limit N       at most N runs\n"
+	"  --json              one JSON array of objects instead of a table\n"
+	"  --registered        crates registered with a hub (labrun register), not runs\n";
+
+struct list_ctx {
+	int json;
+	json_t *arr;
+	int rows;
+};
+
+static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
+			      const char *when, const char *runs)
+{
+	int *n = arg;
+
+	if (!(*n)++)
+		printf("%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS", "CRATE");
+	printf("%5lld  %-16s  %-20.19s  %-16.16s  %-12s  %s\n", (long long)id, hub, when, sha, *runs ? runs : "-", path);
+	return 0;
+}
+
+static int print_row(void *arg, const struct lr_run *r)
+{
+	struct list_ctx *c = arg;
+	char exitbuf[16] = "-", wall[24] = "-", issues[128] = "", *cmd;
+	size_t i, off = 0;
+
+	if (c->json) {
+		json_array_append_new(c->arr, lr_run_json(r, 0));
+		return 0;
+	}
+	if (!c->rows++)
+		printf("%5s  %-9s  %4s  %9s  %-20s  %-16s  %-12s  %s\n", "ID", "STATUS", "EXIT", "WALL",
+		       "STARTED", "EXPERIMENT", "ISSUES", "COMMAND");
+	if (r->has_exit)
+		snprintf(exitbuf, sizeof exitbuf, "%d", r->exit_code);
+	else if (r->signal)
+		snprintf(exitbuf, sizeof exitbuf, "s%d", r->signal);
+	if (r->ended_at)
+		snprintf(wall, sizeof wall, "%.2fs", r->wall_s);
+	for (i = 0; i < r->issues.n && off < sizeof issues; i++)
+		off += (size_t)snprintf(issues + off, sizeof issues - off, "%s%s", i ? "," : "", r->issues.v[i]);
+	cmd = cmd_argv_text(r->argv_json);
+	printf("%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id,
+	       lr_status_name(r->status), exitbuf, wall, r->started_at, r->experiment ? r->experiment : "-",
+	       *issues ? issues : "-", cmd ? cmd : "");
+	free(cmd);
+	return 0;
+}
+
+int cmd_list(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "issue", required_argument, NULL, 'i' },
+		{ "experiment", required_argument, NULL, 'e' },
+		{ "status", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "registered", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct list_ctx ctx = { 0, NULL, 0 };
+	struct lr_store *st = NULL;
+	char issue[256], *end;
+	int c, rc, registered = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (lr_issue_normalize(optarg, issue, sizeof issue))
+				return cmd_fail(LR_EINVAL);
+			f.issue = issue;
+			break;
+		case 'e':
+			f.experiment = optarg;
+			break;
+		case 's':
+			f.status = lr_status_parse(optarg);
+			if (f.status < 0)
+				return cmd_usage_error("list", "invalid --status '%s': expected running, passed, failed, cancelled or abandoned",
+						       optarg);
+			break;
+		case 'n':
+			f.limit = strtoll(optarg, &end, 10);
+			if (*end || f.limit <= 0)
+				return cmd_usage_error("list", "invalid --limit '%s': expected a positive number", optarg);
+			break;
+		case 'j':
+			ctx.json = 1;
+			break;
+		case 'R':
+			registered = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("list", argv, c);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("list", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (registered) {
+		int n = 0;
+
+		rc = lr_store_registrations(st, print_registration, &n);
+		if (!rc && !n)
+			printf("no registrations\n");
+		lr_store_free(st);
+		return rc ? cmd_fail(rc) : LR_EXIT_OK;
+	}
+	if (ctx.json)
+		ctx.arr = json_array();
+	rc = lr_store_run_list(st, &f, print_row, &ctx);
+	if (!rc && ctx.json) {
+		json_dumpf(ctx.arr, stdout, JSON_INDENT(2));
+		putchar('\n');
+	}
+	json_decref(ctx.arr);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

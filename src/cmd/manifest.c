@@ -1,0 +1,133 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "evidence/manifest.h"
+#include "record/record.h"
+
+static const char usage[] =
+	"usage: labrun manifest (--issue REF | --run ID) [-o DIR] [--license NAME] [--author NAME]\n"
+	"                       [--publisher NAME]\n"
+	"       labrun manifest --validate DIR\n"
+	"\n"
+	"Write an RO-Crate 1.2 (Process Run Crate profile) for a run or every run of an issue:\n"
+	"DIR holds each run's run.json, logs, artifacts and (experiments) definition and\n"
+	"repetitions, ro-crate-metadata.json with one CreateAction per run (failed runs too)\n"
+	"and the software used, and manifest-sha256.txt. labrun validates every crate it\n"
+	"writes against the REQUIRED rules of shared/spec/ro-crate.md and refuses to leave an\n"
+	"invalid one. --validate checks any crate the same way.\n"
+	"\n"
+	"  -o DIR           the crate directory, created (default labrun-crate-run-ID or -issue-REF)\n"
+	"  --license NAME   the license entity's name (default: 'not declared')\n"
+	"  --author NAME, --publisher NAME   DataCite fields for the hub\n";
+
+int cmd_manifest(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "issue", required_argument, NULL, 'i' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "validate", required_argument, NULL, 'v' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "license", required_argument, NULL, 'l' },
+		{ "author", required_argument, NULL, 'a' },
+		{ "publisher", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_crate_opts co = { NULL, "not declared", NULL, NULL };
+	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	const char *run_ref = NULL, *validate = NULL, *out = NULL;
+	struct lr_store *st = NULL;
+	int64_t *ids = NULL;
+	int n = 0;
+	char issue[256], deflt[320], title[400];
+	int c, rc = 0, modes = 0, entities = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (lr_issue_normalize(optarg, issue, sizeof issue))
+				return cmd_fail(LR_EINVAL);
+			f.issue = issue;
+			modes++;
+			break;
+		case 'r':
+			run_ref = optarg;
+			modes++;
+			break;
+		case 'v':
+			validate = optarg;
+			modes++;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'l':
+			co.license = optarg;
+			break;
+		case 'a':
+			co.author = optarg;
+			break;
+		case 'p':
+			co.publisher = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("manifest", argv, c);
+		}
+	}
+	if (modes != 1 || optind < argc)
+		return cmd_usage_error("manifest", "give exactly one of --issue, --run and --validate");
+	if (validate) {
+		if ((rc = lr_crate_validate(validate, &entities))) {
+			cmd_fail(rc);
+			return LR_EXIT_FAIL; /* the crate failed its checks */
+		}
+		printf("crate '%s' is valid: %d entities pass the REQUIRED checks\n", validate, entities);
+		return LR_EXIT_OK;
+	}
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (run_ref) {
+		ids = malloc(sizeof *ids);
+		if (!ids || (rc = lr_store_run_resolve(st, run_ref, ids))) {
+			rc = ids ? rc : lr_error_set(LR_ENOMEM, "out of memory");
+			goto done;
+		}
+		n = 1;
+		snprintf(deflt, sizeof deflt, "labrun-crate-run-%lld", (long long)ids[0]);
+		snprintf(title, sizeof title, "labrun evidence: run %lld", (long long)ids[0]);
+	} else {
+		size_t k;
+
+		if ((rc = lr_store_run_ids(st, &f, &ids, &n)))
+			goto done;
+		if (!n) {
+			rc = lr_error_set(LR_ENOTFOUND, "cannot write a crate for issue %s: no runs reference it", f.issue);
+			goto done;
+		}
+		snprintf(deflt, sizeof deflt, "labrun-crate-issue-%s", f.issue);
+		for (k = strlen("labrun-crate-issue-"); deflt[k]; k++)
+			if (deflt[k] == '/' || deflt[k] == '#')
+				deflt[k] = '-';
+		snprintf(title, sizeof title, "labrun evidence for issue %s", f.issue);
+	}
+	co.title = title;
+	if ((rc = lr_crate_write(st, ids, n, out ? out : deflt, &co)))
+		goto done;
+	if (!lr_crate_validate(out ? out : deflt, &entities))
+		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, n, entities);
+done:
+	free(ids);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

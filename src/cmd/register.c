@@ -1,0 +1,73 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "evidence/manifest.h"
+#include "base/sha256.h"
+
+static const char usage[] =
+	"usage: labrun register --hub NAME DIR\n"
+	"\n"
+	"Record that the crate in DIR (written by 'labrun manifest') is registered with the\n"
+	"research hub NAME: the crate is validated first, then its ro-crate-metadata.json\n"
+	"sha256, the hub, the time and the runs it describes are stored. labrun records the\n"
+	"registration; it uploads nothing. 'labrun list --registered' shows registrations.\n";
+
+int cmd_register(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hub", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_strlist uuids = { 0 };
+	struct lr_store *st = NULL;
+	const char *hub = NULL;
+	char abs[PATH_MAX], meta[PATH_MAX + 32], sha[LR_SHA256_HEX];
+	int64_t id = 0;
+	int c, rc, entities = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			hub = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("register", argv, c);
+		}
+	}
+	if (!hub || !*hub || optind + 1 != argc)
+		return cmd_usage_error("register", "'labrun register' takes --hub NAME and a crate directory");
+	if ((rc = lr_crate_validate(argv[optind], &entities))) {
+		lr_error_wrap("cannot register");
+		cmd_fail(rc);
+		return LR_EXIT_FAIL;
+	}
+	if (!realpath(argv[optind], abs))
+		snprintf(abs, sizeof abs, "%s", argv[optind]);
+	snprintf(meta, sizeof meta, "%s/ro-crate-metadata.json", abs);
+	if ((rc = lr_sha256_file(meta, sha, NULL)) || (rc = lr_crate_run_uuids(abs, &uuids)))
+		return cmd_fail(rc);
+	if ((rc = cmd_open_store(&st, g, 1))) {
+		lr_strlist_release(&uuids);
+		return rc;
+	}
+	rc = lr_store_register(st, hub, abs, sha, &uuids, &id);
+	if (!rc)
+		printf("registered crate '%s' with hub '%s' as registration %lld (manifest sha256 %s, %zu run(s))\n", abs,
+		       hub, (long long)id, sha, uuids.n);
+	lr_strlist_release(&uuids);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

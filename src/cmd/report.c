@@ -1,0 +1,495 @@
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "record/record.h"
+#include "experiment/report.h"
+
+static const char usage[] =
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"
+	"\n"
+	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
+	"matching run (oldest first), one table per arm against the baseline with a row per\n"
+	"condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
+	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
+	"the exact command, source hashes, binding, geometry and tool versions. The same store\n"
+	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n"
+	"\n"
+	"  --issue REF        runs that are evidence for REF (270, owner/repo#827)\n"
+	"  --run ID           one run\n"
+	"  --experiment NAME  runs of one experiment\n"
+	"  --format F         md (default), csv, json, or html (one self-contained file with an\n"
+	"                     inline SVG chart per condition)\n"
+	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n";
+
+static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
+{
+	size_t i;
+
+	fprintf(f, "* %s: ", title);
+	if (!l->n)
+		fputs("none", f);
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "%s`%s=%s`", i ? ", " : "", l->v[i].key, l->v[i].value);
+	fputc('\n', f);
+}
+
+static void md_run(FILE *f, const struct lr_report_run *rr)
+{
+	const struct lr_run *r = &rr->run;
+	const struct lr_expdef *d = &rr->def;
+	char *cmd = cmd_argv_text(r->argv_json), verdict[160];
+	int t, i, listed = 0;
+
+	fprintf(f, "## %s, run %lld (%s)\n\n", d->name, (long long)r->id, lr_status_name(r->status));
+	if (d->title[0])
+		fprintf(f, "%s\n\n", d->title);
+	fprintf(f, "* Command: `%s` (in `%s`, started %s)\n", cmd ? cmd : r->argv_json, r->cwd, r->started_at);
+	if (r->replay_of)
+		fprintf(f, "* Replay of run %lld\n", (long long)r->replay_of);
+	fprintf(f, "* Definition: `%s`, sha256 `%s`\n", d->path, d->sha256);
+	if (r->source.present)
+		fprintf(f, "* Sources: HEAD `%s`%s%s%s, dirty: %s, diff sha256 `%s`\n",
+			r->source.head ? r->source.head : "(no commit)", r->source.branch ? " (branch `" : "",
+			r->source.branch ? r->source.branch : "", r->source.branch ? "`)" : "",
+			r->source.dirty ? "yes" : "no", r->source.diff_sha256);
+	else
+		fprintf(f, "* Sources: not inside a git work tree\n");
+	for (i = 0; (size_t)i < r->nfiles; i++)
+		fprintf(f, "  * `%s` %s `%s`\n", r->files[i].path, r->files[i].status,
+			r->files[i].has_content ? r->files[i].sha256 : "(deleted)");
+	fprintf(f, "* Host: %s, %s, %lld CPUs, %s, kernel %s\n", r->host.hostname,
+		r->host.cpu_model ? r->host.cpu_model : "unknown CPU", (long long)r->host.cores,
+		r->host.os ? r->host.os : "unknown OS", r->host.kernel);
+	kv_line(f, "Binding", &r->binding);
+	kv_line(f, "Geometry", &r->geometry);
+	kv_line(f, "Tool versions", &r->tools);
+	fprintf(f, "* Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s\n",
+		d->order == LR_ORDER_ABBA ? "ABBA" : "random", d->blocks, d->warmup, d->margin * 100,
+		(unsigned long long)d->seed, d->target == LR_TARGET_ENCODE ? "encode" : "import", d->backend);
+	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
+	for (t = 0; t < rr->ntables; t++) {
+		const struct lr_report_table *tb = &rr->tables[t];
+		const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
+
+		fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
+			(long long)r->id);
+		fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | verdict |\n",
+			an, bn);
+		fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|\n");
+		for (i = 0; i < tb->nrows; i++) {
+			const struct lr_report_row *w = &tb->rows[i];
+
+			fprintf(f, "| %s %lld/%lld | ", w->model, (long long)w->layers, (long long)w->tokens);
+			if (!w->has) {
+				fprintf(f, "- | - | - | - | %d | %d | %s |\n", w->blocks, w->flagged, w->status);
+				continue;
+			}
+			fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+			if (w->p.k)
+				fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+			else
+				fputs("none: too few blocks", f);
+			fprintf(f, " | %d | %d | %s |\n", w->blocks, w->flagged,
+				lr_verdict_text(verdict, sizeof verdict, &w->p, d->margin, bn));
+		}
+	}
+	fprintf(f, "\nFailed or missing conditions:");
+	for (i = 0; i < rr->nconds; i++)
+		if (strcmp(rr->conds[i].status, "passed")) {
+			fprintf(f, "\n* %s %lld/%lld: %s: %s", rr->conds[i].model, (long long)rr->conds[i].layers,
+				(long long)rr->conds[i].tokens, rr->conds[i].status,
+				rr->conds[i].failure ? rr->conds[i].failure : "");
+			listed++;
+		}
+	fprintf(f, "%s\n\n", listed ? "" : " none.");
+	free(cmd);
+}
+
+static void write_md(FILE *f, const struct lr_report *rep, const char *title)
+{
+	int i;
+
+	fprintf(f, "# labrun report: %s\n\n", title);
+	fprintf(f, "Regenerated from the store by labrun %s: every figure is recomputed from the stored\n"
+		   "repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
+		   "execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
+		   "ln((B1+B2)/(A1+A2))); the 95%% interval is the sign-test interval of the block ratios.\n\n",
+		PACKAGE_VERSION);
+	for (i = 0; i < rep->nruns; i++)
+		md_run(f, &rep->runs[i]);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_csv(FILE *f, const struct lr_report *rep)
+{
+	char verdict[160];
+	int i, t, k;
+
+	fputs("run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,"
+	      "reduction,interval_lo,interval_hi,blocks,flagged,verdict\r\n", f);
+	for (i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+
+		for (t = 0; t < rr->ntables; t++)
+			for (k = 0; k < rr->tables[t].nrows; k++) {
+				const struct lr_report_row *w = &rr->tables[t].rows[k];
+
+				fprintf(f, "%lld,", (long long)rr->run.id);
+				csv_str(f, rr->def.name);
+				fputc(',', f);
+				csv_str(f, rr->arm[0]);
+				fputc(',', f);
+				csv_str(f, rr->arm[rr->tables[t].arm]);
+				fprintf(f, ",%s,%lld,%lld,%s,", w->model, (long long)w->layers, (long long)w->tokens, w->status);
+				if (w->has)
+					fprintf(f, "%.6f,%.6f,%.6f,%s%.6f,%s%.6f,", w->median_a_ms, w->median_b_ms, 1 - w->p.ratio,
+						"", w->p.k ? 1 - w->p.hi : 0, "", w->p.k ? 1 - w->p.lo : 0);
+				else
+					fputs(",,,,,", f);
+				fprintf(f, "%d,%d,", w->blocks, w->flagged);
+				csv_str(f, w->has ? lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin,
+								      rr->arm[rr->tables[t].arm])
+						  : w->status);
+				fputs("\r\n", f);
+			}
+	}
+}
+
+static void write_json(FILE *f, const struct lr_report *rep, const char *title)
+{
+	json_t *root = json_object(), *runs = json_array();
+	char verdict[160];
+	int i, t, k;
+
+	json_object_set_new(root, "report", json_string(title));
+	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
+	for (i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+		json_t *jr = json_object(), *tables = json_array();
+
+		json_object_set_new(jr, "run", json_integer(rr->run.id));
+		json_object_set_new(jr, "uuid", json_string(rr->run.uuid));
+		json_object_set_new(jr, "experiment", json_string(rr->def.name));
+		json_object_set_new(jr, "status", json_string(lr_status_name(rr->run.status)));
+		json_object_set_new(jr, "definition_sha256", json_string(rr->def.sha256));
+		json_object_set_new(jr, "parity", json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed,
+							  "missing", rr->missing));
+		for (t = 0; t < rr->ntables; t++) {
+			json_t *rows = json_array();
+
+			for (k = 0; k < rr->tables[t].nrows; k++) {
+				const struct lr_report_row *w = &rr->tables[t].rows[k];
+				json_t *jw = json_pack("{s:i, s:s, s:I, s:I, s:s, s:i, s:i}", "condition", w->cond, "model",
+						       w->model, "layers", (json_int_t)w->layers, "tokens",
+						       (json_int_t)w->tokens, "status", w->status, "blocks", w->blocks,
+						       "flagged", w->flagged);
+
+				if (w->has) {
+					json_object_set_new(jw, "baseline_median_ms", json_real(w->median_a_ms));
+					json_object_set_new(jw, "arm_median_ms", json_real(w->median_b_ms));
+					json_object_set_new(jw, "ratio", json_real(w->p.ratio));
+					json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
+					json_object_set_new(jw, "verdict",
+							    json_string(lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin,
+											rr->arm[rr->tables[t].arm])));
+				}
+				json_array_append_new(rows, jw);
+			}
+			json_array_append_new(tables, json_pack("{s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
+								rr->arm[rr->tables[t].arm], "rows", rows));
+		}
+		json_object_set_new(jr, "tables", tables);
+		json_array_append_new(runs, jr);
+	}
+	json_object_set_new(root, "runs", runs);
+	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', f);
+	json_decref(root);
+}
+
+/* Text for HTML: & < > " escaped. */
+static void html(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/*
+ * One chart: the ratio B/A of each timed block (dots), the median (solid
+ * line), the 95% interval (band) and 1 (dashed). Ratios on a log scale so
+ * faster and slower look alike.
+ */
+static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn)
+{
+	const double W = 520, H = 200, L = 56, R = 12, T = 14, B = 30;
+	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, ymin, ymax;
+	int i;
+
+	ymin = lo < 1 ? lo : 1;
+	ymax = hi > 1 ? hi : 1;
+	for (i = 0; i < w->blocks; i++) {
+		if (w->block_ratio[i] < ymin)
+			ymin = w->block_ratio[i];
+		if (w->block_ratio[i] > ymax)
+			ymax = w->block_ratio[i];
+	}
+	ymin = log(ymin) - 0.05;
+	ymax = log(ymax) + 0.05;
+#define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
+#define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
+	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
+	html(f, bn);
+	fputs(" / ", f);
+	html(f, an);
+	fprintf(f, " time per block, %s %lld/%lld</title>\n", w->model, (long long)w->layers, (long long)w->tokens);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
+		W - L - R, H - T - B);
+	if (w->p.k)
+		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
+			L, Y(hi), W - L - R, Y(lo) - Y(hi) > 1 ? Y(lo) - Y(hi) : 1);
+	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
+		W - R, Y(1.0), Y(1.0));
+	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
+		L, W - R, Y(w->p.ratio), Y(w->p.ratio));
+	for (i = 0; i < w->blocks; i++)
+		fprintf(f, "<circle class=\"block\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>\n", X(i),
+			Y(w->block_ratio[i]));
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1.00</text>\n", L - 4, Y(1.0) + 4);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n", L - 4,
+		Y(w->p.ratio) + 4, w->p.ratio);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block (1..%d); dots: ratio per block, "
+		   "red: median, band: 95%% interval, dashed: 1</text>\n</svg>\n", L + (W - L - R) / 2, H - 8, w->blocks);
+#undef X
+#undef Y
+}
+
+static void write_html(FILE *f, const struct lr_report *rep, const char *title)
+{
+	char verdict[160], *cmd;
+	int i, t, k;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
+	html(f, title);
+	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
+	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
+	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
+	      "</head><body>\n<h1>labrun report: ", f);
+	html(f, title);
+	fprintf(f, "</h1>\n<p>Regenerated from the store by labrun %s. Every figure is recomputed from the stored "
+		   "repetitions of the run named in each heading; times are measured wall-clock time per execution.</p>\n",
+		PACKAGE_VERSION);
+	for (i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+
+		fprintf(f, "<h2>");
+		html(f, rr->def.name);
+		fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
+		cmd = cmd_argv_text(rr->run.argv_json);
+		html(f, cmd ? cmd : rr->run.argv_json);
+		free(cmd);
+		fputs("</code></li>\n<li>Definition sha256: <code>", f);
+		html(f, rr->def.sha256);
+		fputs("</code></li>\n<li>Sources: ", f);
+		if (rr->run.source.present) {
+			fputs("HEAD <code>", f);
+			html(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
+			fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
+			html(f, rr->run.source.diff_sha256);
+			fputs("</code>", f);
+		} else {
+			fputs("not inside a git work tree", f);
+		}
+		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n</ul>\n", rr->passed, rr->failed,
+			rr->missing);
+		for (t = 0; t < rr->ntables; t++) {
+			const struct lr_report_table *tb = &rr->tables[t];
+			const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
+
+			fputs("<h3>", f);
+			html(f, bn);
+			fputs(" vs ", f);
+			html(f, an);
+			fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
+			html(f, an);
+			fputs(" median ms</th><th>", f);
+			html(f, bn);
+			fputs(" median ms</th><th>Reduction</th><th>95% interval</th><th>blocks</th><th>flagged reps</th>"
+			      "<th>verdict</th></tr>\n", f);
+			for (k = 0; k < tb->nrows; k++) {
+				const struct lr_report_row *w = &tb->rows[k];
+
+				fprintf(f, "<tr><td>%s %lld/%lld</td>", w->model, (long long)w->layers, (long long)w->tokens);
+				if (!w->has) {
+					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>",
+						w->status, w->blocks, w->flagged);
+					html(f, w->failure ? w->failure : "");
+					fputs("</td></tr>\n", f);
+					continue;
+				}
+				fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
+					w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+				if (w->p.k)
+					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+				else
+					fputs("<td>none: too few blocks</td>", f);
+				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>", w->blocks, w->flagged);
+				html(f, lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn));
+				fputs("</td></tr>\n", f);
+			}
+			fputs("</table>\n<div>\n", f);
+			for (k = 0; k < tb->nrows; k++)
+				if (tb->rows[k].has)
+					svg_chart(f, &tb->rows[k], an, bn);
+			fputs("</div>\n", f);
+		}
+	}
+	fputs("</body></html>\n", f);
+}
+
+int cmd_report(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "issue", required_argument, NULL, 'i' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "experiment", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_run_filter flt = { NULL, NULL, -1, 0 };
+	const char *format = "md", *out = NULL, *run_ref = NULL;
+	struct lr_store *st = NULL;
+	struct lr_report rep;
+	char issue[256], title[320], *tmp = NULL;
+	int64_t run_id = 0;
+	int c, rc = 0, selectors = 0;
+	FILE *f = stdout;
+
+	memset(&rep, 0, sizeof rep);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (lr_issue_normalize(optarg, issue, sizeof issue))
+				return cmd_fail(LR_EINVAL);
+			flt.issue = issue;
+			selectors++;
+			break;
+		case 'r':
+			run_ref = optarg;
+			selectors++;
+			break;
+		case 'e':
+			flt.experiment = optarg;
+			selectors++;
+			break;
+		case 'f':
+			if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "html"))
+				return cmd_usage_error("report", "invalid --format '%s': expected md, csv, json or html", optarg);
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("report", argv, c);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (selectors != 1)
+		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (run_ref && (rc = lr_store_run_resolve(st, run_ref, &run_id)))
+		goto out;
+	if (flt.issue)
+		snprintf(title, sizeof title, "issue %s", flt.issue);
+	else if (flt.experiment)
+		snprintf(title, sizeof title, "experiment %s", flt.experiment);
+	else
+		snprintf(title, sizeof title, "run %lld", (long long)run_id);
+	if ((rc = lr_report_build(st, &flt, run_id, &rep))) {
+		if (rc == LR_ENOTFOUND) {
+			lr_error_set(LR_ENOTFOUND, "cannot report on %s: no experiment runs match", title);
+			lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run'");
+		}
+		goto out;
+	}
+	if (out) {
+		if (asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0 || !(f = fopen(tmp, "w"))) {
+			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
+			f = stdout;
+			goto out;
+		}
+	}
+	if (!strcmp(format, "csv"))
+		write_csv(f, &rep);
+	else if (!strcmp(format, "json"))
+		write_json(f, &rep, title);
+	else if (!strcmp(format, "html"))
+		write_html(f, &rep, title);
+	else
+		write_md(f, &rep, title);
+	if (out) {
+		if (fclose(f) != 0 || rename(tmp, out) != 0)
+			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
+		f = stdout;
+	}
+out:
+	if (f != stdout)
+		fclose(f);
+	if (tmp && rc)
+		unlink(tmp);
+	free(tmp);
+	lr_report_release(&rep);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

@@ -1,0 +1,251 @@
+#include "config.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+#include "store/objects.h"
+#include "record/runjson.h"
+#include "record/spool.h"
+
+static const char usage[] =
+	"usage: labrun show [--json] [--tail N] RUN\n"
+	"\n"
+	"Show everything recorded about RUN (a short id, a uuid or uuid prefix, or 'last'):\n"
+	"status and exit, command, sources, host, binding, geometry, tools, environment,\n"
+	"artifacts and the last lines of both logs.\n"
+	"\n"
+	"  --json     the same as one JSON object (logs are named, not included)\n"
+	"  --tail N   log lines to show per stream (default 10, 0 for none)\n";
+
+/* Print the last 'lines' lines of a file, indented; reads at most 64 KiB. */
+static void print_tail(const char *path, int lines)
+{
+	char buf[65536];
+	off_t size, from;
+	ssize_t n;
+	int fd, seen = 0;
+	char *p, *start;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("    (not readable: %s)\n", path);
+		return;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+	n = pread(fd, buf, sizeof buf - 1, from);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = buf + n;
+	if (p > buf && p[-1] == '\n')
+		p--;
+	start = buf;
+	while (p > buf) {
+		p--;
+		if (*p == '\n' && ++seen == lines) {
+			start = p + 1;
+			break;
+		}
+	}
+	if (start == buf && from > 0) {
+		start = strchr(buf, '\n');
+		start = start ? start + 1 : buf;
+	}
+	if (start > buf || from > 0)
+		printf("    ...\n");
+	for (p = start; *p;) {
+		char *nl = strchr(p, '\n');
+
+		printf("    %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
+static void show_log(struct lr_store *st, const struct lr_run *r, const char *name, int tail)
+{
+	char size[32], *path = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nartifacts; i++)
+		if (!strcmp(r->artifacts[i].role, name))
+			break;
+	if (i < r->nartifacts) {
+		printf("%s (%s, sha256 %.12s):\n", name, cmd_human_size(size, sizeof size, r->artifacts[i].size),
+		       r->artifacts[i].sha256);
+		path = lr_obj_path(lr_store_dir(st), r->artifacts[i].sha256);
+	} else if (r->status == LR_RUNNING) {
+		printf("%s (still being written):\n", name);
+		path = lr_spool_path(lr_store_dir(st), r->uuid, name);
+	} else {
+		printf("%s: not recorded\n", name);
+		return;
+	}
+	if (path && tail > 0)
+		print_tail(path, tail);
+	free(path);
+}
+
+static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag)
+{
+	size_t i;
+
+	printf("%s:", title);
+	if (!l->n)
+		printf(" (none)");
+	putchar('\n');
+	for (i = 0; i < l->n; i++) {
+		printf("  %s=%s", l->v[i].key, l->v[i].value);
+		if (show_tag && l->v[i].tag)
+			printf("  (%s)", l->v[i].tag);
+		putchar('\n');
+	}
+}
+
+static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
+{
+	char size[32], *cmd = cmd_argv_text(r->argv_json);
+	size_t i;
+
+	printf("run %lld  %s\n", (long long)r->id, r->uuid);
+	printf("status:     %s", lr_status_name(r->status));
+	if (r->has_exit)
+		printf(", exit code %d", r->exit_code);
+	if (r->signal)
+		printf(", killed by signal %d (%s)", r->signal, strsignal(r->signal));
+	if (r->timed_out)
+		printf(", timed out");
+	putchar('\n');
+	if (r->failure)
+		printf("failure:    %s\n", r->failure);
+	printf("command:    %s\n", cmd ? cmd : r->argv_json);
+	printf("cwd:        %s\n", r->cwd);
+	printf("kind:       %s    labrun %s\n", r->kind, r->labrun_version);
+	if (r->experiment)
+		printf("experiment: %s\n", r->experiment);
+	if (r->issues.n) {
+		printf("issues:    ");
+		for (i = 0; i < r->issues.n; i++)
+			printf(" %s", r->issues.v[i]);
+		putchar('\n');
+	}
+	if (r->note)
+		printf("note:       %s\n", r->note);
+	printf("started:    %s\n", r->started_at);
+	if (r->ended_at)
+		printf("ended:      %s\n", r->ended_at);
+	if (r->ended_at && r->status != LR_ABANDONED)
+		printf("resources:  wall %.3f s, user %.3f s, sys %.3f s, peak RSS %s\n", r->wall_s, r->user_s,
+		       r->sys_s, cmd_human_size(size, sizeof size, r->peak_rss_kib * 1024));
+	if (r->replay_of)
+		printf("replay of:  run %lld\n", (long long)r->replay_of);
+	printf("host:       %s, %s, %s %s\n", r->host.hostname, r->host.os ? r->host.os : "unknown OS",
+	       r->host.arch, r->host.kernel);
+	printf("cpu:        %s, %lld cores, %s memory\n", r->host.cpu_model ? r->host.cpu_model : "unknown",
+	       (long long)r->host.cores, cmd_human_size(size, sizeof size, r->host.memory_bytes));
+	if (r->source.present) {
+		printf("source:     %s\n", r->source.repo_path);
+		printf("  HEAD %s%s%s%s\n", r->source.head ? r->source.head : "(no commit yet)",
+		       r->source.branch ? " (branch " : "", r->source.branch ? r->source.branch : "",
+		       r->source.branch ? ")" : " (detached)");
+		printf("  dirty: %s    diff sha256 %s\n", r->source.dirty ? "yes" : "no", r->source.diff_sha256);
+	} else {
+		printf("source:     not inside a git work tree\n");
+	}
+	for (i = 0; i < r->nfiles; i++)
+		printf("  %-10s %s  %s\n", r->files[i].status,
+		       r->files[i].has_content ? r->files[i].sha256 : "(deleted)                                                       ",
+		       r->files[i].path);
+	print_kvs("geometry", &r->geometry, 0);
+	print_kvs("binding", &r->binding, 1);
+	print_kvs("tools", &r->tools, 0);
+	print_kvs("environment", &r->env, 0);
+	printf("artifacts:");
+	if (!r->nartifacts)
+		printf(" (none)");
+	putchar('\n');
+	for (i = 0; i < r->nartifacts; i++) {
+		const struct lr_artifact *a = &r->artifacts[i];
+
+		if (a->present)
+			printf("  %-9s %-10s %s  %s\n", a->role, cmd_human_size(size, sizeof size, a->size),
+			       a->sha256, a->name);
+		else
+			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
+	}
+	if (r->nmeasures)
+		printf("measurements:\n");
+	for (i = 0; i < r->nmeasures; i++)
+		printf("  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
+		       r->measures[i].modelled ? "  MODELLED, not measured" : "");
+	show_log(st, r, "stdout", tail);
+	show_log(st, r, "stderr", tail);
+	free(cmd);
+}
+
+int cmd_show(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "tail", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lr_store *st = NULL;
+	struct lr_run r;
+	int64_t id = 0;
+	int c, rc, json = 0, tail = 10;
+	char *end;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 't':
+			tail = (int)strtol(optarg, &end, 10);
+			if (*end || tail < 0)
+				return cmd_usage_error("show", "invalid --tail '%s': expected a number of lines", optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("show", argv, c);
+		}
+	}
+	if (optind + 1 != argc)
+		return cmd_usage_error("show", optind >= argc ? "which run? 'labrun show' takes one RUN"
+							      : "'labrun show' takes one RUN");
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	lr_run_init(&r);
+	rc = lr_store_run_resolve(st, argv[optind], &id);
+	if (!rc)
+		rc = lr_store_run_load(st, id, &r);
+	if (!rc) {
+		if (json) {
+			json_t *o = lr_run_json(&r, 1);
+
+			json_dumpf(o, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(o);
+		} else {
+			print_human(st, &r, tail);
+		}
+	}
+	lr_run_release(&r);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

@@ -1,0 +1,235 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "base/error.h"
+
+static const char usage[] =
+	"usage: labrun sql [--csv | --json] \"SELECT ...\"\n"
+	"\n"
+	"Run one read-only SQL statement on the store's database and print the rows.\n"
+	"The database is opened read-only and statements that could write are refused,\n"
+	"so no query can change the store. Tables, views and example queries:\n"
+	"docs/schema.md.\n"
+	"\n"
+	"  --csv    RFC 4180 CSV with a header row\n"
+	"  --json   one JSON array of objects (numbers stay numbers, NULL is null)\n";
+
+enum { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+struct sql_ctx {
+	int fmt;
+	int rows;
+	/* table mode: every cell kept to size the columns */
+	char **cells;
+	size_t ncells, capcells;
+	int ncol;
+};
+
+static void csv_field(const char *v)
+{
+	const char *p;
+
+	if (!v)
+		return;
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (p = v; *p; p++) {
+		if (*p == '"')
+			putchar('"');
+		putchar(*p);
+	}
+	putchar('"');
+}
+
+/* A JSON string for text that is not valid UTF-8: other bytes become "\\xNN". */
+static json_t *json_string_lossy(const char *v)
+{
+	size_t n = strlen(v), i, o = 0;
+	char *buf = malloc(n * 4 + 1);
+	json_t *j;
+
+	if (!buf)
+		return json_null();
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)v[i];
+
+		if (ch < 0x80)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)sprintf(buf + o, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j ? j : json_null();
+}
+
+static int keep_cell(struct sql_ctx *c, const char *v)
+{
+	if (c->ncells == c->capcells) {
+		size_t ncap = c->capcells ? c->capcells * 2 : 64;
+		char **p = realloc(c->cells, ncap * sizeof *p);
+
+		if (!p)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		c->cells = p;
+		c->capcells = ncap;
+	}
+	c->cells[c->ncells] = strdup(v ? v : "NULL");
+	if (!c->cells[c->ncells])
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	c->ncells++;
+	return 0;
+}
+
+static int on_row(void *arg, const struct lr_sqlrow *row, int is_header)
+{
+	struct sql_ctx *c = arg;
+	int i, rc;
+
+	c->ncol = row->ncol;
+	switch (c->fmt) {
+	case FMT_CSV:
+		for (i = 0; i < row->ncol; i++) {
+			if (i)
+				putchar(',');
+			csv_field(is_header ? row->names[i] : row->values[i]);
+		}
+		fputs("\r\n", stdout);
+		return 0;
+	case FMT_JSON: {
+		json_t *o;
+		char *s;
+
+		if (is_header) {
+			putchar('[');
+			return 0;
+		}
+		o = json_object();
+		for (i = 0; i < row->ncol; i++) {
+			const char *v = row->values[i];
+			json_t *j;
+
+			if (!v)
+				j = json_null();
+			else if (row->types[i] == 1)
+				j = json_integer(strtoll(v, NULL, 10));
+			else if (row->types[i] == 2)
+				j = json_real(strtod(v, NULL));
+			else if (!(j = json_string(v)))
+				j = json_string_lossy(v);
+			json_object_set_new(o, row->names[i], j ? j : json_null());
+		}
+		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("%s\n  %s", c->rows++ ? "," : "", s ? s : "null");
+		free(s);
+		json_decref(o);
+		return 0;
+	}
+	default:
+		for (i = 0; i < row->ncol; i++)
+			if ((rc = keep_cell(c, is_header ? row->names[i] : row->values[i])))
+				return rc;
+		return 0;
+	}
+}
+
+static void print_table(const struct sql_ctx *c)
+{
+	size_t *w, r, nrows;
+	int i;
+
+	if (!c->ncol)
+		return;
+	w = calloc((size_t)c->ncol, sizeof *w);
+	if (!w)
+		return;
+	nrows = c->ncells / (size_t)c->ncol;
+	for (r = 0; r < nrows; r++)
+		for (i = 0; i < c->ncol; i++) {
+			size_t len = strlen(c->cells[r * (size_t)c->ncol + (size_t)i]);
+
+			if (len > w[i])
+				w[i] = len;
+		}
+	for (r = 0; r < nrows; r++) {
+		for (i = 0; i < c->ncol; i++) {
+			const char *v = c->cells[r * (size_t)c->ncol + (size_t)i];
+
+			if (i + 1 < c->ncol)
+				printf("%-*s  ", (int)w[i], v);
+			else
+				printf("%s", v);
+		}
+		putchar('\n');
+		if (r == 0) {
+			for (i = 0; i < c->ncol; i++) {
+				size_t k;
+
+				for (k = 0; k < w[i]; k++)
+					putchar('-');
+				if (i + 1 < c->ncol)
+					fputs("  ", stdout);
+			}
+			putchar('\n');
+		}
+	}
+	free(w);
+}
+
+int cmd_sql(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sql_ctx ctx;
+	struct lr_store *st = NULL;
+	size_t i;
+	int c, rc;
+
+	memset(&ctx, 0, sizeof ctx);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			ctx.fmt = FMT_CSV;
+			break;
+		case 'j':
+			ctx.fmt = FMT_JSON;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("sql", argv, c);
+		}
+	}
+	if (optind + 1 != argc)
+		return cmd_usage_error("sql", "'labrun sql' takes one quoted SQL statement");
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	rc = lr_store_sql_readonly(st, argv[optind], on_row, &ctx);
+	if (!rc && ctx.fmt == FMT_JSON)
+		printf("%s]\n", ctx.rows ? "\n" : "");
+	if (!rc && ctx.fmt == FMT_TABLE)
+		print_table(&ctx);
+	for (i = 0; i < ctx.ncells; i++)
+		free(ctx.cells[i]);
+	free(ctx.cells);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

@@ -1,0 +1,251 @@
+#include "config.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "encode/bench.h"
+#include "base/error.h"
+#include "base/model.h"
+#include "base/sha256.h"
+#include "experiment/stats.h"
+
+/* splitmix64: small, fast, and the same everywhere for a seed. */
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
+{
+	static const uint16_t special[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
+					     0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
+	uint64_t s = seed;
+	int64_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t r = next(&s);
+		unsigned sign = (unsigned)(r >> 63) << 15, frac = (unsigned)(r >> 40) & 0x7f;
+		unsigned pick = (unsigned)(r & 0x3ff), exp;
+
+		if (pick == 0 && specials) { /* about 1 in 1024: a special pattern */
+			src[i] = special[(r >> 10) % (sizeof special / sizeof special[0])];
+			continue;
+		}
+		/* |x| mostly in [2^-8, 2^2), outliers up to 2^12 */
+		exp = pick < 16 ? 127 + 2 + (unsigned)((r >> 20) % 10) : 127 - 8 + (unsigned)((r >> 20) % 10);
+		src[i] = (uint16_t)(sign | exp << 7 | frac);
+	}
+}
+
+/* ---- the copies that make the ceiling ---------------------------------------- */
+
+static void copy_vector(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+	const char *s = src;
+	char *d = dst;
+	size_t i = 0;
+
+	for (; i + 64 <= bytes; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+
+		_mm_storeu_si128((__m128i *)(d + i), a);
+		_mm_storeu_si128((__m128i *)(d + i + 16), b);
+		_mm_storeu_si128((__m128i *)(d + i + 32), c);
+		_mm_storeu_si128((__m128i *)(d + i + 48), e);
+	}
+	memcpy(d + i, s + i, bytes - i);
+#else
+	memcpy(dst, src, bytes);
+#endif
+}
+
+static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy: non-temporal" };
+
+/* ---- the benchmark -------------------------------------------------------------- */
+
+static int pin_self(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}
+
+struct bufs {
+	uint16_t *src;		/* [L,2,H,T,D] contiguous */
+	uint16_t *src_tm;	/* the same values token-major: [L,2,T,H,D] */
+	uint16_t *dst;
+	struct lr_view vsrc, vdst, vperm;
+	int64_t n;
+};
+
+static void run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c)
+{
+	switch (v->kind) {
+	case LR_BENCH_COPY:
+		if (v->copy == 0)
+			memcpy(b->dst, b->src, (size_t)b->n * 2);
+		else if (v->copy == 1)
+			copy_vector(b->dst, b->src, (size_t)b->n * 2);
+		else
+			lr_memcpy_stream(b->dst, b->src, (size_t)b->n * 2);
+		break;
+	case LR_BENCH_ENCODE:
+		lr_encode_view(&b->vdst, &b->vsrc, v->k, c, 1);
+		break;
+	case LR_BENCH_PERMUTED:
+		lr_encode_view(&b->vdst, &b->vperm, v->k, c, 1);
+		break;
+	}
+}
+
+static int digest(const uint16_t *p, int64_t n, char out[65])
+{
+	return lr_sha256_buf(p, (size_t)n * 2, out);
+}
+
+/* Build the buffers: the same logical array, head-major and token-major. */
+static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
+{
+	static const int swap23[5] = { 0, 1, 3, 2, 4 };
+	int64_t tm_shape[5];
+	struct lr_view vtm;
+	size_t bytes;
+	int rc, i;
+
+	memset(b, 0, sizeof *b);
+	if ((rc = lr_view_init(&b->vsrc, NULL, o->rank, o->shape)))
+		return rc;
+	b->n = lr_view_count(&b->vsrc);
+	bytes = ((size_t)b->n * 2 + 63) / 64 * 64;
+	if (posix_memalign((void **)&b->src, 64, bytes ? bytes : 64) ||
+	    posix_memalign((void **)&b->src_tm, 64, bytes ? bytes : 64) ||
+	    posix_memalign((void **)&b->dst, 64, bytes ? bytes : 64))
+		return lr_error_set(LR_ENOMEM, "cannot allocate 3 x %zu bytes for the benchmark", bytes);
+	lr_bf16_synthetic(b->src, b->n, o->seed, 1);
+	memset(b->dst, 0, bytes); /* touch every page before timing */
+	lr_view_init(&b->vsrc, b->src, o->rank, o->shape);
+	lr_view_init(&b->vdst, b->dst, o->rank, o->shape);
+	/* token-major buffer, written through its permuted view from the head-major array */
+	for (i = 0; i < 5; i++)
+		tm_shape[i] = o->shape[swap23[i]];
+	lr_view_init(&vtm, b->src_tm, 5, tm_shape);
+	lr_view_permute(&b->vperm, &vtm, swap23); /* [L,2,H,T,D] view of token-major memory */
+	return lr_copy_view(&b->vperm, &b->vsrc); /* setup, not timed */
+}
+
+static void free_bufs(struct bufs *b)
+{
+	free(b->src);
+	free(b->src_tm);
+	free(b->dst);
+}
+
+int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
+{
+	struct bufs b;
+	char d[65];
+	int rc, i, rep, nv = 0;
+	double t;
+
+	memset(r, 0, sizeof *r);
+	if (o->rank != 5)
+		return lr_error_set(LR_EINVAL, "the encoder benchmark takes 5-D shapes [L,2,H,T,D]");
+	if (o->reps < 2 || o->reps > LR_BENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_BENCH_MAXREPS);
+	if ((rc = make_bufs(&b, o)))
+		goto out;
+	r->elements = b.n;
+	for (i = 0; i < 3; i++) {
+		r->var[nv].kind = LR_BENCH_COPY;
+		r->var[nv].copy = i;
+		snprintf(r->var[nv].name, sizeof r->var[nv].name, "%s", copy_names[i]);
+		nv++;
+	}
+	r->lookup = -1;
+	for (i = 0; lr_dlf16_kernels[i]; i++) {
+		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
+
+		if (!k->encode || !k->supported())
+			continue;
+		if (!strcmp(k->name, "lookup"))
+			r->lookup = nv;
+		if (k == lr_dlf16_auto())
+			r->contiguous = nv;
+		r->var[nv].kind = LR_BENCH_ENCODE;
+		r->var[nv].k = k;
+		snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s", k->name);
+		nv++;
+	}
+	r->permuted = nv;
+	r->var[nv].kind = LR_BENCH_PERMUTED;
+	r->var[nv].k = lr_dlf16_auto();
+	snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s, permuted view", lr_dlf16_auto()->name);
+	nv++;
+	r->nvar = nv;
+
+	/* Parity before timing: every encoder, and the permuted view, give the same bytes. */
+	for (i = 0; i < nv; i++) {
+		if (r->var[i].kind == LR_BENCH_COPY)
+			continue;
+		memset(b.dst, 0, (size_t)b.n * 2);
+		run_variant(&r->var[i], &b, o->contract);
+		if ((rc = digest(b.dst, b.n, d)))
+			goto out;
+		if (!r->digest[0]) {
+			memcpy(r->digest, d, sizeof d);
+		} else if (strcmp(r->digest, d)) {
+			rc = lr_error_set(LR_EIO, "'%s' differs from the first encoder's output: no timing counts",
+					  r->var[i].name);
+			goto out;
+		}
+	}
+
+	r->cpu = pin_self();
+	for (rep = 0; rep < o->reps; rep++) {
+		for (i = 0; i < nv; i++) {
+			int v = rep % 2 ? nv - 1 - i : i; /* ABBA: forward, then reversed */
+
+			t = (lr_monotonic_s() * 1e3);
+			run_variant(&r->var[v], &b, o->contract);
+			r->var[v].ms[rep] = (lr_monotonic_s() * 1e3) - t;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		double sorted[LR_BENCH_MAXREPS];
+		int m = o->reps - 1;
+
+		memcpy(sorted, r->var[i].ms + 1, (size_t)m * sizeof *sorted); /* the first is warm-up */
+		r->var[i].median_ms = lr_median(sorted, (size_t)m);
+		r->var[i].gbps = (double)b.n * 4 / (r->var[i].median_ms * 1e6);
+	}
+	r->ceiling = 0;
+	r->best = -1;
+	for (i = 0; i < nv; i++) {
+		if (r->var[i].kind == LR_BENCH_COPY && r->var[i].median_ms < r->var[r->ceiling].median_ms)
+			r->ceiling = i;
+		if (r->var[i].kind == LR_BENCH_ENCODE &&
+		    (r->best < 0 || r->var[i].median_ms < r->var[r->best].median_ms))
+			r->best = i;
+	}
+out:
+	free_bufs(&b);
+	return rc;
+}

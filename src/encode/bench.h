@@ -1,0 +1,74 @@
+#ifndef LR_ENCBENCH_H
+#define LR_ENCBENCH_H
+
+/*
+ * The encoder benchmark: every available kernel against the copy ceiling
+ * (the best of memcpy, a plain vector copy and a non-temporal-store copy of
+ * the same bytes) on one shape, measured in one process, alternating the
+ * order of the variants every repetition (forward, then reversed) so drift
+ * hits all of them alike. Outputs are checked bit-identical before any
+ * timing counts. See shared/spec/benchmark-method.md.
+ */
+
+#include <stdint.h>
+
+#include "encode/dlf16.h"
+#include "encode/layout.h"
+
+enum lr_bench_kind {
+	LR_BENCH_COPY,
+	LR_BENCH_ENCODE,
+	LR_BENCH_PERMUTED,	/* encode from a permuted (token-major) view */
+};
+
+#define LR_BENCH_MAXVAR 16
+#define LR_BENCH_MAXREPS 101
+
+struct lr_bench_variant {
+	enum lr_bench_kind kind;
+	char name[48];
+	const struct lr_dlf16_kernel *k;	/* encoders */
+	int copy;				/* copies: 0 memcpy, 1 vector, 2 non-temporal */
+	double ms[LR_BENCH_MAXREPS];		/* wall time of each repetition */
+	double median_ms;			/* over the timed repetitions */
+	double gbps;				/* (bytes read + bytes written) / median */
+};
+
+struct lr_bench_opts {
+	int rank;
+	int64_t shape[LR_VIEW_MAXRANK];	/* [L, 2, H, T, D] */
+	int reps;			/* repetitions, the first dropped as warm-up */
+	enum lr_dlf16_contract contract;
+	uint64_t seed;
+};
+
+struct lr_bench_result {
+	int64_t elements;
+	int nvar;
+	struct lr_bench_variant var[LR_BENCH_MAXVAR];
+	int ceiling;		/* index of the fastest copy */
+	int lookup;		/* index of the lookup encoder */
+	int best;		/* index of the fastest contiguous encoder */
+	int permuted;		/* index of the permuted-view encode (auto kernel) */
+	int contiguous;		/* index of the auto kernel's contiguous encode */
+	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
+	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
+};
+
+/*
+ * Fill 'src' with n synthetic BF16 values, deterministic from 'seed': mostly
+ * small normals as KV caches hold, some outliers, and with 'specials' rare
+ * special patterns (signed zeros, subnormals, overflows, infinities, NaNs)
+ * so every branch of the contract is exercised.
+ */
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials);
+
+/*
+ * Run the benchmark for one shape. Allocates and touches its buffers, checks
+ * parity (LR_EIO naming the kernel on a mismatch: no timing then), pins the
+ * thread, and times every variant. The shape's axes 2 and 3 (heads, tokens)
+ * are the ones the permuted view swaps.
+ */
+int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
+
+#endif

@@ -1,0 +1,186 @@
+#include "config.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "encode/dlf16.h"
+#include "base/error.h"
+
+const char *lr_dlf16_contract_name(enum lr_dlf16_contract c)
+{
+	return c == LR_DLF16_NINF ? "ninf" : "saturate";
+}
+
+int lr_dlf16_contract_parse(const char *name)
+{
+	if (!strcmp(name, "saturate"))
+		return LR_DLF16_SATURATE;
+	if (!strcmp(name, "ninf"))
+		return LR_DLF16_NINF;
+	return -1;
+}
+
+/* ---- scalar: the reference, one element at a time ------------------------- */
+
+static void encode_scalar(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+			  unsigned flags)
+{
+	size_t i;
+
+	(void)flags;
+	for (i = 0; i < n; i++)
+		dst[i] = lr_dlf16_encode1(src[i], c);
+}
+
+/* ---- lookup: a 65,536-entry table per contract, built from the reference ---
+ * This is the baseline the research team measured (NumPy fancy indexing
+ * into a table); it is kept as the thing to beat, not as a fast path. */
+
+static uint16_t lookup_table[2][65536];
+static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static void lookup_build(void)
+{
+	uint32_t b;
+
+	for (b = 0; b < 65536; b++) {
+		lookup_table[LR_DLF16_SATURATE][b] = lr_dlf16_encode1((uint16_t)b, LR_DLF16_SATURATE);
+		lookup_table[LR_DLF16_NINF][b] = lr_dlf16_encode1((uint16_t)b, LR_DLF16_NINF);
+	}
+}
+
+static void encode_lookup(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+			  unsigned flags)
+{
+	const uint16_t *t;
+	size_t i;
+
+	(void)flags;
+	pthread_once(&lookup_once, lookup_build);
+	t = lookup_table[c];
+	for (i = 0; i < n; i++)
+		dst[i] = t[src[i]];
+}
+
+/* ---- the kernel table ------------------------------------------------------ */
+
+static int always(void)
+{
+	return 1;
+}
+
+static int has_avx2(void)
+{
+#if defined(HAVE_AVX2_KERNEL)
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
+}
+
+static int has_avx512(void)
+{
+#if defined(HAVE_AVX512_KERNEL)
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#else
+	return 0;
+#endif
+}
+
+static const struct lr_dlf16_kernel k_lookup = {
+	"lookup", "65,536-entry table lookup (the baseline)", always, encode_lookup,
+};
+static const struct lr_dlf16_kernel k_scalar = {
+	"scalar", "bit arithmetic, one element at a time (the reference)", always, encode_scalar,
+};
+#if defined(HAVE_AVX2_KERNEL)
+static const struct lr_dlf16_kernel k_avx2 = {
+	"avx2", "bit arithmetic, 16 elements per AVX2 instruction", has_avx2, lr_dlf16_encode_avx2,
+};
+#else
+static const struct lr_dlf16_kernel k_avx2 = { "avx2", "not built: the compiler lacks -mavx2", has_avx2, NULL };
+#endif
+#if defined(HAVE_AVX512_KERNEL)
+static const struct lr_dlf16_kernel k_avx512 = {
+	"avx512", "bit arithmetic, 32 elements per AVX-512BW instruction", has_avx512, lr_dlf16_encode_avx512,
+};
+#else
+static const struct lr_dlf16_kernel k_avx512 = {
+	"avx512", "not built: the compiler lacks -mavx512bw", has_avx512, NULL,
+};
+#endif
+
+const struct lr_dlf16_kernel *const lr_dlf16_kernels[] = { &k_lookup, &k_scalar, &k_avx2, &k_avx512, NULL };
+
+static const struct lr_dlf16_kernel *auto_kernel;
+static pthread_once_t auto_once = PTHREAD_ONCE_INIT;
+
+static void pick_auto(void)
+{
+	auto_kernel = has_avx512() ? &k_avx512 : has_avx2() ? &k_avx2 : &k_scalar;
+}
+
+const struct lr_dlf16_kernel *lr_dlf16_auto(void)
+{
+	pthread_once(&auto_once, pick_auto);
+	return auto_kernel;
+}
+
+int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name)
+{
+	size_t i;
+
+	*out = NULL;
+	if (!strcmp(name, "auto")) {
+		*out = lr_dlf16_auto();
+		return 0;
+	}
+	for (i = 0; lr_dlf16_kernels[i]; i++) {
+		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
+
+		if (strcmp(k->name, name))
+			continue;
+		if (!k->encode) {
+			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, k->what);
+			lr_error_hint("rebuild with a compiler that supports it, or pick another --kernel");
+			return LR_EINVAL;
+		}
+		if (!k->supported()) {
+			lr_error_set(LR_EINVAL, "kernel '%s' is not available: this CPU lacks the instructions", name);
+			lr_error_hint("use --kernel auto to pick the fastest this CPU supports");
+			return LR_EINVAL;
+		}
+		*out = k;
+		return 0;
+	}
+	lr_error_set(LR_EINVAL, "unknown kernel '%s'", name);
+	lr_error_hint("kernels: lookup, scalar, avx2, avx512, auto");
+	return LR_EINVAL;
+}
+
+void lr_dlf16_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_sfence();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+void lr_dlf16_decode_f32(uint32_t *dst, const uint16_t *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = lr_dlf16_decode1(src[i]);
+}
+
+void lr_dlf16_decode_bf16(uint16_t *dst, const uint16_t *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = (uint16_t)(lr_dlf16_decode1(src[i]) >> 16);
+}

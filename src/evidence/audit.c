@@ -1,0 +1,153 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/audit.h"
+#include "base/error.h"
+#include "evidence/archive.h"
+#include "store/objects.h"
+#include "experiment/report.h"
+
+struct ctx {
+	lr_audit_fn fn;
+	void *arg;
+	int64_t run;
+	int *problems;
+};
+
+static void problem(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct ctx *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	(*c->problems)++;
+	c->fn(c->arg, c->run, msg);
+}
+
+static int table_changed(void *arg, const char *table)
+{
+	problem(arg, "rows of table '%s' changed since the run was sealed", table);
+	return 0;
+}
+
+/* Binding keys a replay must share with its original. */
+static const char *const replay_binding[] = { "backend", "pinned_cpu", "device", "lane", "mode", "layout", "kernel",
+					      "contract", NULL };
+
+static void check_replay(struct lr_store *st, struct ctx *c, const struct lr_run *r)
+{
+	struct lr_run o;
+	size_t i;
+	int k;
+
+	lr_run_init(&o);
+	if (lr_store_run_load(st, r->replay_of, &o)) {
+		problem(c, "it replays run %lld, which cannot be loaded: %s", (long long)r->replay_of, lr_error_msg());
+		return;
+	}
+	for (i = 0; i < o.geometry.n; i++) {
+		const struct lr_kv *x = lr_kvlist_find(&r->geometry, o.geometry.v[i].key);
+
+		if (!x || strcmp(x->value, o.geometry.v[i].value))
+			problem(c, "its geometry '%s' is %s, run %lld (the original) has %s", o.geometry.v[i].key,
+				x ? x->value : "absent", (long long)o.id, o.geometry.v[i].value);
+	}
+	for (k = 0; replay_binding[k]; k++) {
+		const struct lr_kv *x = lr_kvlist_find(&r->binding, replay_binding[k]);
+		const struct lr_kv *y = lr_kvlist_find(&o.binding, replay_binding[k]);
+
+		if ((x == NULL) != (y == NULL) || (x && strcmp(x->value, y->value)))
+			problem(c, "its binding '%s' is %s, run %lld (the original) has %s", replay_binding[k],
+				x ? x->value : "absent", (long long)o.id, y ? y->value : "absent");
+	}
+	lr_run_release(&o);
+}
+
+static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
+{
+	struct lr_store_condition_row *conds = NULL;
+	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	char names[LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32], *hex = NULL;
+	struct lr_report rep;
+	int narm = 0, n = 0, i, a;
+
+	if (lr_store_arm_names(st, id, names, kernels, LR_EXP_MAXARMS, &narm) || lr_store_conditions(st, id, &conds, &n)) {
+		problem(c, "its arms or conditions cannot be read: %s", lr_error_msg());
+		return;
+	}
+	hex = calloc((size_t)(n ? n : 1) * (size_t)(narm ? narm : 1), 65);
+	if (hex && !lr_store_parity_hashes(st, id, n, narm, hex)) {
+		for (i = 0; i < n; i++) {
+			const char *base = hex + (size_t)i * (size_t)narm * 65;
+			int agree = base[0] != '\0';
+
+			for (a = 1; a < narm; a++)
+				if (strcmp(base + (size_t)a * 65, base))
+					agree = 0;
+			if (!strcmp(conds[i].status, "passed") && !agree)
+				problem(c, "condition %d (%s %lld/%lld) is marked passed but its parity hashes disagree",
+					conds[i].idx, conds[i].model, (long long)conds[i].layers, (long long)conds[i].tokens);
+			if (!strcmp(conds[i].status, "passed") && conds[i].inner < 1)
+				problem(c, "condition %d has no executions per repetition", conds[i].idx);
+		}
+	}
+	/* every summary a report shows must be recomputable from the rows */
+	if (lr_report_build(st, &f, id, &rep))
+		problem(c, "its summaries cannot be recomputed from its rows: %s", lr_error_msg());
+	else
+		lr_report_release(&rep);
+	free(hex);
+	lr_store_conditions_free(conds, n);
+}
+
+int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int *problems, int *checked)
+{
+	struct ctx c = { fn, arg, id, problems };
+	struct lr_run r;
+	size_t i;
+	int rc, sealed = 0;
+
+	lr_run_init(&r);
+	if ((rc = lr_store_run_load(st, id, &r)))
+		return rc;
+	if ((rc = lr_store_seal_check(st, id, table_changed, &c, &sealed)))
+		goto out;
+	if (!sealed && r.status != LR_RUNNING)
+		problem(&c, "it is %s but has no seal", lr_status_name(r.status));
+	for (i = 0; i < r.nartifacts; i++) {
+		const struct lr_artifact *x = &r.artifacts[i];
+
+		if (!x->present)
+			continue; /* recorded as missing when the run ended: evidence, not damage */
+		(*checked)++;
+		if ((rc = lr_obj_verify(lr_store_dir(st), x->sha256))) {
+			char *archive = NULL, *member = NULL;
+
+			/* a pruned log is checked in its archive instead */
+			if (rc == LR_ENOTFOUND && !lr_store_archived(st, x->sha256, &archive, &member)) {
+				if (lr_archive_read_member(archive, member, x->sha256, -1))
+					problem(&c, "%s '%s' was pruned to archive '%s', but: %s", x->role, x->name, archive,
+						lr_error_msg());
+			} else {
+				problem(&c, "%s '%s': %s", x->role, x->name, lr_error_msg());
+			}
+			free(archive);
+			free(member);
+			rc = 0;
+		}
+	}
+	if (!strcmp(r.kind, "experiment") && r.status != LR_RUNNING)
+		check_experiment(st, &c, id);
+	if (r.replay_of)
+		check_replay(st, &c, &r);
+out:
+	lr_run_release(&r);
+	return rc;
+}

@@ -1,0 +1,550 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "evidence/archive.h"
+#include "evidence/manifest.h"
+#include "store/objects.h"
+#include "record/runjson.h"
+
+#define RO_CRATE "https://w3id.org/ro/crate/1.2"
+#define RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
+#define PROCESS_PROFILE "https://w3id.org/ro/wfrun/process/0.5"
+
+/* Keys labrun writes, all defined by the RO-Crate 1.2 context (schema.org terms); the validator allows only these. */
+static const char *const known_keys[] = {
+	"@id", "@type", "name", "description", "conformsTo", "about", "datePublished", "license", "hasPart",
+	"mentions", "author", "publisher", "identifier", "encodingFormat", "contentSize", "sha256", "version", "url",
+	"instrument", "startTime", "endTime", "actionStatus", "error", "object", "result", NULL,
+};
+
+/* ---- writing -------------------------------------------------------------------- */
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+				return lr_error_set(LR_EIO, "cannot create '%s': %s", buf, strerror(errno));
+			*p = '/';
+		}
+	return 0;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[1 << 16];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	if ((rc = mkdirs(dst)))
+		return rc;
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (in < 0 || out < 0) {
+		rc = lr_error_set(LR_EIO, "cannot copy '%s' to '%s': %s", src, dst, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", dst, strerror(errno));
+			goto out;
+		}
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+static int write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f;
+	int rc = mkdirs(path);
+
+	if (rc)
+		return rc;
+	f = fopen(path, "wx");
+	if (!f)
+		return lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+	if (fwrite(text, 1, len, f) != len)
+		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
+	if (fclose(f) != 0 && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
+	return rc;
+}
+
+static json_t *ref(const char *id)
+{
+	return json_pack("{s:s}", "@id", id);
+}
+
+static const char *media_type(const char *name)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name, *dot = strrchr(base, '.');
+
+	if (dot && !strcmp(dot, ".json"))
+		return "application/json";
+	if (dot && !strcmp(dot, ".csv"))
+		return "text/csv";
+	if ((dot && (!strcmp(dot, ".ini") || !strcmp(dot, ".txt") || !strcmp(dot, ".md"))) || !strcmp(base, "stdout") ||
+	    !strcmp(base, "stderr"))
+		return "text/plain";
+	return "application/octet-stream";
+}
+
+/* Add a File entity for 'rel' (already in the crate) to the graph and the root's hasPart; returns a reference. */
+static json_t *add_file(const char *dir, const char *rel, json_t *graph, json_t *parts)
+{
+	char full[PATH_MAX * 2], hex[LR_SHA256_HEX], size[32];
+	int64_t bytes = 0;
+
+	snprintf(full, sizeof full, "%s/%s", dir, rel);
+	if (lr_sha256_file(full, hex, &bytes))
+		return NULL;
+	snprintf(size, sizeof size, "%lld", (long long)bytes);
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "@id", rel, "@type", "File", "name", rel,
+					       "encodingFormat", media_type(rel), "contentSize", size, "sha256", hex));
+	json_array_append_new(parts, ref(rel));
+	return ref(rel);
+}
+
+/* One run: copy its files in, and describe it as a CreateAction. */
+static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
+		     json_t *tools_seen)
+{
+	char rel[4200], full[PATH_MAX * 2], urn[64], *obj, *text = NULL, *dpath = NULL, *json = NULL;
+	json_t *action, *objects = json_array(), *results = json_array(), *x;
+	struct lr_run r;
+	size_t i;
+	int rc;
+
+	lr_run_init(&r);
+	if ((rc = lr_store_run_load(st, id, &r)))
+		goto out;
+	x = lr_run_json(&r, 1);
+	json = json_dumps(x, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(x);
+	snprintf(rel, sizeof rel, "run-%lld/run.json", (long long)id);
+	snprintf(full, sizeof full, "%s/%s", dir, rel);
+	if (!json || (rc = write_text(full, json, strlen(json))))
+		goto out;
+	json_array_append_new(results, add_file(dir, rel, graph, parts));
+	for (i = 0; i < r.nartifacts; i++) {
+		const struct lr_artifact *a = &r.artifacts[i];
+
+		if (!a->present)
+			continue;
+		snprintf(rel, sizeof rel, "run-%lld/%s/%s", (long long)id, a->role, a->name);
+		snprintf(full, sizeof full, "%s/%s", dir, rel);
+		obj = lr_obj_path(lr_store_dir(st), a->sha256);
+		if (obj && access(obj, F_OK) != 0) {
+			char *archive = NULL, *member = NULL;
+			int fd;
+
+			/* pruned: the content comes back from its archive */
+			if ((rc = lr_store_archived(st, a->sha256, &archive, &member)) == 0) {
+				rc = mkdirs(full);
+				fd = rc ? -1 : open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+				if (!rc && fd < 0)
+					rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
+				if (!rc)
+					rc = lr_archive_read_member(archive, member, a->sha256, fd);
+				if (fd >= 0)
+					close(fd);
+			}
+			free(archive);
+			free(member);
+		} else {
+			rc = obj ? copy_file(obj, full) : lr_error_set(LR_ENOMEM, "out of memory");
+		}
+		free(obj);
+		if (rc)
+			goto out;
+		x = add_file(dir, rel, graph, parts);
+		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results, x);
+	}
+	if (!strcmp(r.kind, "experiment") && !lr_store_definition(st, id, &dpath, &text)) {
+		snprintf(rel, sizeof rel, "run-%lld/definition.ini", (long long)id);
+		snprintf(full, sizeof full, "%s/%s", dir, rel);
+		if ((rc = write_text(full, text, strlen(text))))
+			goto out;
+		json_array_append_new(objects, add_file(dir, rel, graph, parts));
+		free(text);
+		text = NULL;
+		if ((rc = lr_store_repetitions_csv(st, id, &text)))
+			goto out;
+		snprintf(rel, sizeof rel, "run-%lld/repetitions.csv", (long long)id);
+		snprintf(full, sizeof full, "%s/%s", dir, rel);
+		if ((rc = write_text(full, text, strlen(text))))
+			goto out;
+		json_array_append_new(results, add_file(dir, rel, graph, parts));
+	}
+	/* the software used: labrun itself, and each recorded tool version */
+	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
+	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", r.kind, "startTime",
+			   r.started_at, "description", r.argv_json);
+	{
+		char *cmdline = NULL;
+		json_t *argv = json_loads(r.argv_json, 0, NULL);
+		size_t k, len = 0;
+		FILE *f = open_memstream(&cmdline, &len);
+
+		for (k = 0; f && argv && k < json_array_size(argv); k++)
+			fprintf(f, "%s%s", k ? " " : "", json_string_value(json_array_get(argv, k)));
+		if (f)
+			fclose(f);
+		json_decref(argv);
+		if (cmdline)
+			json_object_set_new(action, "description", json_string(cmdline));
+		free(cmdline);
+	}
+	if (r.ended_at)
+		json_object_set_new(action, "endTime", json_string(r.ended_at));
+	json_object_set_new(action, "actionStatus",
+			    ref(r.status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
+	if (r.status != LR_PASSED)
+		json_object_set_new(action, "error", json_string(r.failure ? r.failure : lr_status_name(r.status)));
+	{
+		json_t *instruments = json_array();
+
+		json_array_append_new(instruments, ref("#labrun"));
+		for (i = 0; i < r.tools.n; i++) {
+			char tid[320];
+
+			snprintf(tid, sizeof tid, "#tool-%s-%s", r.tools.v[i].key, r.tools.v[i].value);
+			if (!json_object_get(tools_seen, tid)) {
+				json_object_set_new(tools_seen, tid, json_true());
+				json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", tid, "@type",
+								       "SoftwareApplication", "name", r.tools.v[i].key,
+								       "version", r.tools.v[i].value));
+			}
+			json_array_append_new(instruments, ref(tid));
+		}
+		json_object_set_new(action, "instrument", instruments);
+	}
+	json_object_set_new(action, "object", objects);
+	json_object_set_new(action, "result", results);
+	objects = results = NULL;
+	json_array_append_new(graph, action);
+	json_array_append_new(mentions, ref(urn));
+out:
+	json_decref(objects);
+	json_decref(results);
+	free(json);
+	free(text);
+	free(dpath);
+	lr_run_release(&r);
+	return rc;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* manifest-sha256.txt: BagIt-style "hex  path" for every File entity. */
+static int write_bag_manifest(const char *dir, json_t *graph)
+{
+	char *buf = NULL, path[PATH_MAX * 2];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	if (!f)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(graph); i++) {
+		json_t *e = json_array_get(graph, i);
+
+		if (!strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File"))
+			fprintf(f, "%s  %s\n", json_string_value(json_object_get(e, "sha256")),
+				json_string_value(json_object_get(e, "@id")));
+	}
+	fclose(f);
+	snprintf(path, sizeof path, "%s/manifest-sha256.txt", dir);
+	rc = write_text(path, buf ? buf : "", len);
+	free(buf);
+	return rc;
+}
+
+int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o)
+{
+	json_t *root = json_object(), *graph = json_array(), *parts = json_array(), *mentions = json_array();
+	json_t *tools = json_object(), *dataset, *ids = json_array();
+	char path[PATH_MAX * 2], *text = NULL, *now = lr_now_iso();
+	int rc = 0, i, entities = 0;
+
+	if (mkdir(dir, 0777) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot create crate '%s': %s", dir, strerror(errno));
+		if (errno == EEXIST)
+			lr_error_hint("pick a new -o directory; a crate is written once");
+		goto free;
+	}
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:o, s:o}", "@id", "ro-crate-metadata.json", "@type",
+					       "CreativeWork", "conformsTo", ref(RO_CRATE), "about", ref("./")));
+	dataset = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "@id", "./", "@type", "Dataset", "name", o->title,
+			    "description", "Evidence recorded by labrun: commands, sources, binding, logs and measurements",
+			    "datePublished", now ? now : "", "license", ref("#license"), "conformsTo", ref(PROCESS_PROFILE));
+	if (o->author)
+		json_object_set_new(dataset, "author", json_string(o->author));
+	if (o->publisher)
+		json_object_set_new(dataset, "publisher", json_string(o->publisher));
+	json_array_append_new(graph, dataset);
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s}", "@id", "#license", "@type", "CreativeWork", "name",
+					       o->license));
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", PROCESS_PROFILE, "@type", "CreativeWork",
+					       "name", "Process Run Crate", "version", "0.5"));
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", "#labrun", "@type",
+					       "SoftwareApplication", "name", "labrun", "version", PACKAGE_VERSION, "url",
+					       "#labrun"));
+	for (i = 0; i < n && !rc; i++)
+		rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools);
+	if (rc)
+		goto fail;
+	for (i = 0; (size_t)i < json_array_size(mentions); i++)
+		json_array_append(ids, json_object_get(json_array_get(mentions, i), "@id"));
+	json_object_set(dataset, "hasPart", parts);
+	json_object_set(dataset, "mentions", mentions);
+	json_object_set(dataset, "identifier", ids);
+	json_object_set_new(root, "@context", json_string(RO_CONTEXT));
+	json_object_set(root, "@graph", graph);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
+	if (!text) {
+		rc = lr_error_set(LR_ENOMEM, "cannot serialise the crate metadata");
+		goto fail;
+	}
+	if ((rc = write_text(path, text, strlen(text))) || (rc = write_bag_manifest(dir, graph)))
+		goto fail;
+	/* labrun never leaves a crate its own validator rejects */
+	if ((rc = lr_crate_validate(dir, &entities))) {
+		lr_error_wrap("refusing to emit an invalid crate");
+		goto fail;
+	}
+	goto free;
+fail:
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+free:
+	free(text);
+	free(now);
+	json_decref(root);
+	json_decref(graph);
+	json_decref(parts);
+	json_decref(mentions);
+	json_decref(tools);
+	json_decref(ids);
+	return rc;
+}
+
+/* ---- validating ------------------------------------------------------------------ */
+
+static int bad(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const char *dir, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lr_error_set(LR_EINVAL, "invalid crate '%s': %s", dir, msg);
+	lr_error_hint("shared/spec/ro-crate.md lists the rules; labrun manifest writes crates that follow them");
+	return LR_EINVAL;
+}
+
+static json_t *find(json_t *graph, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(graph); i++) {
+		const char *e = json_string_value(json_object_get(json_array_get(graph, i), "@id"));
+
+		if (e && !strcmp(e, id))
+			return json_array_get(graph, i);
+	}
+	return NULL;
+}
+
+static int has_type(json_t *e, const char *type)
+{
+	json_t *t = json_object_get(e, "@type");
+	size_t i;
+
+	if (json_is_string(t))
+		return !strcmp(json_string_value(t), type);
+	for (i = 0; json_is_array(t) && i < json_array_size(t); i++)
+		if (!strcmp(json_string_value(json_array_get(t, i)) ?: "", type))
+			return 1;
+	return 0;
+}
+
+static const char *ref_id(json_t *v)
+{
+	return json_is_object(v) ? json_string_value(json_object_get(v, "@id")) : NULL;
+}
+
+/* Is 'id' among the references of 'list' (a reference or an array of them)? */
+static int refers(json_t *list, const char *id)
+{
+	size_t i;
+
+	if (json_is_object(list))
+		return ref_id(list) && !strcmp(ref_id(list), id);
+	for (i = 0; json_is_array(list) && i < json_array_size(list); i++)
+		if (ref_id(json_array_get(list, i)) && !strcmp(ref_id(json_array_get(list, i)), id))
+			return 1;
+	return 0;
+}
+
+int lr_crate_validate(const char *dir, int *entities)
+{
+	char path[PATH_MAX * 2], hex[LR_SHA256_HEX], size[32];
+	json_t *root, *graph, *desc, *ds, *e, *v;
+	json_error_t err;
+	const char *key, *id;
+	size_t i;
+	int rc = 0, k;
+
+	*entities = 0;
+	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
+	root = json_load_file(path, 0, &err);
+	if (!root)
+		return bad(dir, access(path, F_OK) ? "no ro-crate-metadata.json" : "ro-crate-metadata.json is not valid JSON (%s)",
+			   err.text);
+	graph = json_object_get(root, "@graph");
+	if (!json_object_get(root, "@context") || !json_is_array(graph)) {
+		rc = bad(dir, "the metadata lacks @context or an @graph array");
+		goto out;
+	}
+	*entities = (int)json_array_size(graph);
+	json_array_foreach(graph, i, e) {
+		if (!json_is_object(e) || !json_is_string(json_object_get(e, "@id")) || !json_object_get(e, "@type")) {
+			rc = bad(dir, "entity %zu has no @id or no @type", i);
+			goto out;
+		}
+		json_object_foreach(e, key, v) {
+			for (k = 0; known_keys[k] && strcmp(known_keys[k], key); k++)
+				;
+			if (!known_keys[k]) {
+				rc = bad(dir, "entity '%s' uses '%s', which the RO-Crate context does not define",
+					 json_string_value(json_object_get(e, "@id")), key);
+				goto out;
+			}
+		}
+	}
+	desc = find(graph, "ro-crate-metadata.json");
+	if (!desc || !has_type(desc, "CreativeWork") || !json_object_get(desc, "about") ||
+	    !json_object_get(desc, "conformsTo")) {
+		rc = bad(dir, "the metadata descriptor is missing, not a CreativeWork, or lacks about/conformsTo");
+		goto out;
+	}
+	ds = find(graph, "./");
+	if (!ds || !has_type(ds, "Dataset")) {
+		rc = bad(dir, "no root data entity ('./' of type Dataset)");
+		goto out;
+	}
+	{
+		static const char *const need[] = { "name", "description", "license", "datePublished", NULL };
+
+		for (k = 0; need[k]; k++)
+			if (!json_object_get(ds, need[k])) {
+				rc = bad(dir, "the root data entity lacks '%s'", need[k]);
+				goto out;
+			}
+	}
+	json_array_foreach(graph, i, e) {
+		id = json_string_value(json_object_get(e, "@id"));
+		if (has_type(e, "File")) {
+			int64_t bytes = 0;
+
+			snprintf(path, sizeof path, "%s/%s", dir, id);
+			if (id[0] == '/' || strstr(id, "..") || access(path, F_OK)) {
+				rc = bad(dir, "File '%s' is not in the crate directory", id);
+				goto out;
+			}
+			if (lr_sha256_file(path, hex, &bytes)) {
+				rc = bad(dir, "File '%s' cannot be read", id);
+				goto out;
+			}
+			snprintf(size, sizeof size, "%lld", (long long)bytes);
+			if (strcmp(json_string_value(json_object_get(e, "contentSize")) ?: "", size)) {
+				rc = bad(dir, "File '%s' has contentSize %s but %s bytes on disk", id,
+					 json_string_value(json_object_get(e, "contentSize")) ?: "(none)", size);
+				goto out;
+			}
+			if (strcmp(json_string_value(json_object_get(e, "sha256")) ?: "", hex)) {
+				rc = bad(dir, "File '%s' does not match its sha256", id);
+				goto out;
+			}
+			if (!refers(json_object_get(ds, "hasPart"), id)) {
+				rc = bad(dir, "File '%s' is not reachable through the root's hasPart", id);
+				goto out;
+			}
+		}
+		if (has_type(e, "CreateAction")) {
+			json_t *ins = json_object_get(e, "instrument"), *one;
+			size_t j;
+			int found = 0;
+
+			if (json_is_object(ins))
+				found = find(graph, ref_id(ins) ?: "") && has_type(find(graph, ref_id(ins) ?: ""), "SoftwareApplication");
+			json_array_foreach(ins, j, one) {
+				json_t *t = find(graph, ref_id(one) ?: "");
+
+				if (!t || !has_type(t, "SoftwareApplication")) {
+					found = 0;
+					break;
+				}
+				found = 1;
+			}
+			if (!found) {
+				rc = bad(dir, "CreateAction '%s' has no instrument that resolves to a SoftwareApplication", id);
+				goto out;
+			}
+		}
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+int lr_crate_run_uuids(const char *dir, struct lr_strlist *out)
+{
+	char path[PATH_MAX * 2];
+	json_t *root, *graph, *e;
+	size_t i;
+	int rc = 0;
+
+	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
+	root = json_load_file(path, 0, NULL);
+	if (!root)
+		return bad(dir, "ro-crate-metadata.json cannot be read");
+	graph = json_object_get(root, "@graph");
+	json_array_foreach(graph, i, e) {
+		const char *id = json_string_value(json_object_get(e, "@id"));
+
+		if (has_type(e, "CreateAction") && id && !strncmp(id, "urn:uuid:", 9) && (rc = lr_strlist_add(out, id + 9)))
+			break;
+	}
+	json_decref(root);
+	return rc;
+}

@@ -1,0 +1,44 @@
+#ifndef LR_MANIFEST_H
+#define LR_MANIFEST_H
+
+/*
+ * Registration manifests: RO-Crate 1.2 with the Process Run Crate profile
+ * (shared/spec/ro-crate.md). A crate is a directory holding the evidence
+ * files, ro-crate-metadata.json and manifest-sha256.txt. labrun validates
+ * every crate it writes against the REQUIRED rules and refuses to leave an
+ * invalid one behind. Nothing here prints.
+ */
+
+#include <stdint.h>
+
+#include "base/model.h"
+#include "store/store.h"
+
+struct lr_crate_opts {
+	const char *title;	/* the root Dataset's name */
+	const char *license;	/* the license entity's name */
+	const char *author;	/* or NULL */
+	const char *publisher;	/* or NULL */
+};
+
+/*
+ * Write a crate for runs[0..n) into 'dir' (created; must not exist): each
+ * run's logs, artifacts and (experiments) definition and repetitions, one
+ * CreateAction per run (failed ones included), the software used, and the
+ * manifests; then validate it. On any failure the directory is removed.
+ */
+int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o);
+
+/*
+ * Check the crate in 'dir' against the REQUIRED rules: descriptor, context
+ * and graph, @id/@type everywhere, the root Dataset's fields, every File on
+ * disk with matching size and sha256 and reachable through hasPart, every
+ * CreateAction's instrument a SoftwareApplication, and only known keys.
+ * LR_EINVAL naming the first broken rule and entity. *entities counts them.
+ */
+int lr_crate_validate(const char *dir, int *entities);
+
+/* The run uuids of a crate's CreateActions (their "urn:uuid:" ids), added to 'out'. */
+int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);
+
+#endif

@@ -1,0 +1,486 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "base/error.h"
+#include "experiment/expdef.h"
+#include "import/kvgeom.h"
+#include "record/record.h"
+
+/* Parser state shared by the line-counting reader and the handler. */
+struct parse {
+	struct lr_expdef *d;
+	const char *text, *pos;		/* the input, and where the reader is */
+	int line;			/* line the reader returned last */
+	int err_line;
+	char err[512];
+	/* sections as the reader saw them (inih skips empty ones) */
+	char sections[32][64];
+	int section_line[32];
+	int nsections;
+	/* keys seen per section, to refuse repeats: "section\nkey" */
+	struct lr_strlist seen;
+	int seen_experiment_name;
+	int collecting;			/* first pass: note the section headers */
+};
+
+static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct parse *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof p->err, fmt, ap);
+	va_end(ap);
+	p->err_line = line;
+	return 0; /* makes inih stop reporting success */
+}
+
+/* inih's reader: fgets over the text, counting lines and noting section headers. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	const char *s = p->pos, *nl;
+	size_t n;
+
+	if (!*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	n = nl ? (size_t)(nl - s + 1) : strlen(s);
+	if (n > (size_t)num - 1)
+		n = (size_t)num - 1;
+	memcpy(str, s, n);
+	str[n] = '\0';
+	p->pos = s + n;
+	p->line++;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (p->collecting && *s == '[' && p->nsections < 32) {
+		const char *end = strchr(s, ']');
+
+		if (end && end - s - 1 < 64) {
+			snprintf(p->sections[p->nsections], sizeof p->sections[0], "%.*s", (int)(end - s - 1), s + 1);
+			p->section_line[p->nsections++] = p->line;
+		}
+	}
+	return str;
+}
+
+static int parse_int(const char *v, long long min, long long max, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	return !errno && end != v && !*end && *out >= min && *out <= max;
+}
+
+/* A comma-separated list of integers. */
+static int parse_ints(struct parse *p, const char *key, const char *v, int64_t *out, int *n, long long min)
+{
+	char buf[512], *tok, *save = NULL;
+	long long x;
+
+	snprintf(buf, sizeof buf, "%s", v);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
+			*--e = '\0';
+		if (*n >= LR_EXP_MAXLIST)
+			return fail(p, p->line, "'%s' lists more than %d values", key, LR_EXP_MAXLIST);
+		if (!parse_int(tok, min, 1LL << 40, &x))
+			return fail(p, p->line, "'%s' has '%s', not a whole number >= %lld", key, tok, min);
+		out[(*n)++] = x;
+	}
+	if (!*n)
+		return fail(p, p->line, "'%s' is an empty list", key);
+	return 1;
+}
+
+static int one_of(const char *v, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(v, *words))
+			return 1;
+	return 0;
+}
+
+static int word(struct parse *p, const char *key, const char *v, const char *const *words, char *out, size_t len)
+{
+	if (!one_of(v, words)) {
+		char list[128] = "";
+		size_t off = 0;
+
+		for (; *words && off < sizeof list; words++)
+			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", *words);
+		return fail(p, p->line, "'%s' is '%s'; expected one of %s", key, v, list);
+	}
+	snprintf(out, len, "%s", v);
+	return 1;
+}
+
+static const char *const kernels[] = { "lookup", "scalar", "avx2", "avx512", "auto", NULL };
+static const char *const contracts[] = { "saturate", "ninf", NULL };
+static const char *const layouts[] = { "strided", "copy", NULL };
+static const char *const modes[] = { "whole", "stream", NULL };
+
+static int experiment_key(struct parse *p, const char *k, const char *v)
+{
+	struct lr_expdef *d = p->d;
+	char buf[512], *tok, *save = NULL, norm[256];
+	char target[16];
+	long long x;
+
+	if (!strcmp(k, "name")) {
+		if (!*v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v) ||
+		    strlen(v) >= sizeof d->name)
+			return fail(p, p->line, "'name' must be letters, digits, '_', '.' or '-' (up to 63)");
+		snprintf(d->name, sizeof d->name, "%s", v);
+		p->seen_experiment_name = 1;
+	} else if (!strcmp(k, "title")) {
+		snprintf(d->title, sizeof d->title, "%s", v);
+	} else if (!strcmp(k, "issues")) {
+		snprintf(buf, sizeof buf, "%s", v);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			while (isspace((unsigned char)*tok))
+				tok++;
+			for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
+				*--e = '\0';
+			if (lr_issue_normalize(tok, norm, sizeof norm))
+				return fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
+			if (!lr_strlist_contains(&d->issues, norm))
+				lr_strlist_add(&d->issues, norm);
+		}
+	} else if (!strcmp(k, "backend")) {
+		static const char *const backends[] = { "sim", "atom", NULL };
+
+		return word(p, k, v, backends, d->backend, sizeof d->backend);
+	} else if (!strcmp(k, "seed")) {
+		if (!parse_int(v, 0, (1LL << 62), &x))
+			return fail(p, p->line, "'seed' is '%s', not a whole number", v);
+		d->seed = (uint64_t)x;
+	} else if (!strcmp(k, "target")) {
+		static const char *const targets[] = { "encode", "import", NULL };
+
+		if (!word(p, k, v, targets, target, sizeof target))
+			return 0;
+		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT : LR_TARGET_ENCODE;
+	} else {
+		return fail(p, p->line, "unknown key '%s' in [experiment]", k);
+	}
+	return 1;
+}
+
+static int design_key(struct parse *p, const char *k, const char *v)
+{
+	struct lr_expdef *d = p->d;
+	long long x;
+	char *end;
+
+	if (!strcmp(k, "order")) {
+		if (!strcmp(v, "abba"))
+			d->order = LR_ORDER_ABBA;
+		else if (!strcmp(v, "random"))
+			d->order = LR_ORDER_RANDOM;
+		else
+			return fail(p, p->line, "'order' is '%s'; expected abba or random", v);
+	} else if (!strcmp(k, "blocks")) {
+		if (!parse_int(v, 1, 100000, &x))
+			return fail(p, p->line, "'blocks' is '%s', not a whole number >= 1", v);
+		if (x < 6)
+			return fail(p, p->line, "'blocks' is %lld: fewer than 6 blocks can never reach a 95%% interval", x);
+		d->blocks = (int)x;
+	} else if (!strcmp(k, "warmup")) {
+		if (!parse_int(v, 0, 1000, &x))
+			return fail(p, p->line, "'warmup' is '%s', not a whole number >= 0", v);
+		d->warmup = (int)x;
+	} else if (!strcmp(k, "margin")) {
+		double m = strtod(v, &end);
+
+		if (end != v && *end == '%' && !end[1])
+			m /= 100, end++;
+		if (end == v || *end || !(m > 0 && m < 1))
+			return fail(p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%", v);
+		d->margin = m;
+	} else if (!strcmp(k, "cpu")) {
+		if (!parse_int(v, 0, 4095, &x))
+			return fail(p, p->line, "'cpu' is '%s', not a CPU number", v);
+		d->cpu = (int)x;
+	} else {
+		return fail(p, p->line, "unknown key '%s' in [design]", k);
+	}
+	return 1;
+}
+
+static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v)
+{
+	long long x;
+
+	if (!strcmp(k, "kernel"))
+		return word(p, k, v, kernels, a->kernel, sizeof a->kernel);
+	if (!strcmp(k, "contract"))
+		return word(p, k, v, contracts, a->contract, sizeof a->contract);
+	if (!strcmp(k, "layout"))
+		return word(p, k, v, layouts, a->layout, sizeof a->layout);
+	if (!strcmp(k, "mode"))
+		return word(p, k, v, modes, a->mode, sizeof a->mode);
+	if (!strcmp(k, "threads")) {
+		if (!parse_int(v, 1, 64, &x))
+			return fail(p, p->line, "'threads' is '%s'; expected 1 to 64", v);
+		a->threads = (int)x;
+		return 1;
+	}
+	return fail(p, p->line, "unknown key '%s' in [arm %s]", k, a->name);
+}
+
+static int grid_key(struct parse *p, const char *k, const char *v)
+{
+	struct lr_expdef *d = p->d;
+	char buf[512], *tok, *save = NULL;
+	struct lr_kvgeom g;
+
+	if (!strcmp(k, "model")) {
+		snprintf(buf, sizeof buf, "%s", v);
+		d->nmodels = 0;
+		for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			if (lr_kvgeom_preset(&g, tok))
+				return fail(p, p->line, "'model' has '%s'; presets are qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b", tok);
+			if (d->nmodels >= LR_EXP_MAXLIST)
+				return fail(p, p->line, "'model' lists more than %d values", LR_EXP_MAXLIST);
+			snprintf(d->models[d->nmodels++], sizeof d->models[0], "%s", tok);
+		}
+		if (!d->nmodels)
+			return fail(p, p->line, "'model' is an empty list");
+		return 1;
+	}
+	if (!strcmp(k, "layers"))
+		return parse_ints(p, k, v, d->layers, &d->nlayers, 1);
+	if (!strcmp(k, "tokens"))
+		return parse_ints(p, k, v, d->tokens, &d->ntokens, 1);
+	return fail(p, p->line, "unknown key '%s' in [grid]", k);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	struct lr_expdef *d = p->d;
+	char key[160];
+	int i;
+
+	if (p->err[0])
+		return 0;
+	snprintf(key, sizeof key, "%s\n%s", section, name);
+	if (lr_strlist_contains(&p->seen, key))
+		return fail(p, p->line, "'%s' is given twice in [%s]", name, section);
+	lr_strlist_add(&p->seen, key);
+	if (!strcmp(section, "experiment"))
+		return experiment_key(p, name, value);
+	if (!strcmp(section, "design"))
+		return design_key(p, name, value);
+	if (!strcmp(section, "grid"))
+		return grid_key(p, name, value);
+	if (!strncmp(section, "arm ", 4)) {
+		for (i = 0; i < d->narms; i++)
+			if (!strcmp(d->arms[i].name, section + 4))
+				return arm_key(p, &d->arms[i], name, value);
+		return 0; /* every arm section was registered from the reader's list */
+	}
+	return fail(p, p->line, "unknown section [%s]", section);
+}
+
+/* Register sections before the values arrive: arms in file order, unknown names refused. */
+static int check_sections(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	int i, j;
+
+	for (i = 0; i < p->nsections; i++) {
+		const char *s = p->sections[i];
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(p->sections[j], s))
+				return fail(p, p->section_line[i], "section [%s] appears twice (first at line %d)", s,
+					    p->section_line[j]);
+		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid"))
+			continue;
+		if (!strncmp(s, "arm ", 4) && s[4]) {
+			struct lr_exp_arm *a;
+
+			if (d->narms >= LR_EXP_MAXARMS)
+				return fail(p, p->section_line[i], "more than %d arms", LR_EXP_MAXARMS);
+			if (strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(s + 4) ||
+			    strlen(s + 4) >= sizeof a->name)
+				return fail(p, p->section_line[i], "arm name '%s' must be letters, digits, '_', '.' or '-'", s + 4);
+			a = &d->arms[d->narms++];
+			snprintf(a->name, sizeof a->name, "%s", s + 4);
+			snprintf(a->kernel, sizeof a->kernel, "auto");
+			snprintf(a->contract, sizeof a->contract, "saturate");
+			snprintf(a->layout, sizeof a->layout, "strided");
+			snprintf(a->mode, sizeof a->mode, "whole");
+			a->threads = 1;
+			a->line = p->section_line[i];
+			continue;
+		}
+		return fail(p, p->section_line[i], "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
+	}
+	return 1;
+}
+
+static int section_line(const struct parse *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nsections; i++)
+		if (!strcmp(p->sections[i], name))
+			return p->section_line[i];
+	return 0;
+}
+
+/* What only the whole file can tell. */
+static int check_whole(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	struct lr_kvgeom g;
+	int i, j, last = p->line;
+
+	if (!section_line(p, "experiment"))
+		return fail(p, 1, "no [experiment] section");
+	if (!p->seen_experiment_name)
+		return fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
+	if (d->narms < 2)
+		return fail(p, d->narms ? d->arms[0].line : last,
+			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
+			    d->narms);
+	if (!section_line(p, "grid"))
+		return fail(p, last, "no [grid] section: the conditions come from it");
+	if (!d->nmodels || !d->ntokens)
+		return fail(p, section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
+	for (i = 0; i < d->nmodels; i++) {
+		lr_kvgeom_preset(&g, d->models[i]);
+		for (j = 0; j < d->nlayers; j++)
+			if (d->layers[j] > g.layers)
+				return fail(p, section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
+					    (long long)d->layers[j], d->models[i], g.layers);
+	}
+	if (d->target == LR_TARGET_ENCODE)
+		for (i = 0; i < d->narms; i++)
+			if (strcmp(d->arms[i].layout, "strided") || strcmp(d->arms[i].mode, "whole"))
+				return fail(p, d->arms[i].line, "[arm %s] sets layout or mode, which only an import target uses",
+					    d->arms[i].name);
+	return 1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+		if (n < 4096)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
+{
+	struct parse p;
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	memset(&p, 0, sizeof p);
+	snprintf(d->path, sizeof d->path, "%s", path);
+	d->text = text ? strdup(text) : slurp(path);
+	if (!d->text) {
+		lr_error_set(LR_EINVAL, "cannot read experiment '%s': %s", path, strerror(errno ? errno : ENOMEM));
+		lr_error_hint("experiment definitions live in experiments/*.ini");
+		return LR_EINVAL;
+	}
+	if ((rc = lr_sha256_buf(d->text, strlen(d->text), d->sha256)))
+		return rc;
+	snprintf(d->backend, sizeof d->backend, "sim");
+	d->seed = 1;
+	d->blocks = 10;
+	d->warmup = 1;
+	d->margin = 0.02;
+	d->cpu = -1;
+	p.d = d;
+	p.text = p.pos = d->text;
+	/* a first pass collects the section headers (inih does not report empty sections) */
+	{
+		char line[1024];
+
+		p.collecting = 1;
+		while (reader(line, sizeof line, &p))
+			;
+		p.collecting = 0;
+		p.pos = d->text;
+		p.line = 0;
+	}
+	if (check_sections(&p)) {
+		rc = ini_parse_stream(reader, &p, handler, &p);
+		if (rc > 0 && !p.err[0])
+			fail(&p, rc, "not an INI line (expected [section], key = value, or a ; comment)");
+		if (!p.err[0])
+			check_whole(&p);
+	}
+	lr_strlist_release(&p.seen);
+	if (p.err[0]) {
+		lr_error_set(LR_EINVAL, "%s:%d: %s", path, p.err_line, p.err);
+		lr_error_hint("docs/experiments.md describes the format");
+		return LR_EINVAL;
+	}
+	return 0;
+}
+
+void lr_expdef_release(struct lr_expdef *d)
+{
+	free(d->text);
+	lr_strlist_release(&d->issues);
+	memset(d, 0, sizeof *d);
+}
+
+int lr_expdef_conditions(const struct lr_expdef *d)
+{
+	return d->nmodels * (d->nlayers ? d->nlayers : 1) * d->ntokens;
+}
+
+void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c)
+{
+	int nl = d->nlayers ? d->nlayers : 1;
+	struct lr_kvgeom g;
+	int t = i % d->ntokens, l = (i / d->ntokens) % nl, m = i / (d->ntokens * nl);
+
+	snprintf(c->model, sizeof c->model, "%s", d->models[m]);
+	lr_kvgeom_preset(&g, c->model);
+	c->layers = d->nlayers ? d->layers[l] : g.layers;
+	c->tokens = d->tokens[t];
+}

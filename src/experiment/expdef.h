@@ -1,0 +1,80 @@
+#ifndef LR_EXPDEF_H
+#define LR_EXPDEF_H
+
+/*
+ * Experiment definitions (the .ini files in experiments/), parsed with inih and validated
+ * strictly. Every error names the file, the line and the reason; nothing is
+ * guessed. Format: docs/experiments.md.
+ */
+
+#include <stdint.h>
+
+#include "base/model.h"
+#include "base/sha256.h"
+
+#define LR_EXP_MAXARMS 8
+#define LR_EXP_MAXLIST 16
+
+enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT };
+enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };
+
+struct lr_exp_arm {
+	char name[32];
+	char kernel[16];	/* lookup, scalar, avx2, avx512, auto */
+	char contract[16];	/* saturate, ninf */
+	char layout[16];	/* import: strided, copy */
+	char mode[16];		/* import: whole, stream */
+	int threads;
+	int line;		/* where its section starts */
+};
+
+struct lr_expdef {
+	char path[1024];
+	char *text;			/* the file as read (owned) */
+	char sha256[LR_SHA256_HEX];	/* of 'text' */
+	/* [experiment] */
+	char name[64];
+	char title[256];
+	struct lr_strlist issues;	/* normalised references */
+	char backend[16];		/* sim, atom */
+	uint64_t seed;
+	enum lr_exp_target target;
+	/* [design] */
+	enum lr_exp_order order;
+	int blocks;			/* timed blocks, >= 6 */
+	int warmup;			/* blocks run first and flagged warm-up */
+	double margin;			/* practical margin, 0.02 for 2% */
+	int cpu;			/* CPU to pin, -1: the one the runner starts on */
+	/* [arm NAME], in file order; the first is the baseline */
+	struct lr_exp_arm arms[LR_EXP_MAXARMS];
+	int narms;
+	/* [grid]: the conditions are the cartesian product */
+	char models[LR_EXP_MAXLIST][32];
+	int nmodels;
+	int64_t layers[LR_EXP_MAXLIST];	/* the model's first N layers; empty: all */
+	int nlayers;
+	int64_t tokens[LR_EXP_MAXLIST];
+	int ntokens;
+};
+
+/* One condition of the grid. */
+struct lr_exp_condition {
+	char model[32];
+	int64_t layers;
+	int64_t tokens;
+};
+
+/*
+ * Parse and validate a definition file (or, with 'text' non-NULL, that text
+ * under the name 'path', as replay does with a stored definition). LR_EINVAL
+ * with "FILE:LINE: reason" on the first problem. 'd' is released with
+ * lr_expdef_release() either way.
+ */
+int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text);
+void lr_expdef_release(struct lr_expdef *d);
+
+/* Number of conditions, and condition i in grid order (model, layers, tokens). */
+int lr_expdef_conditions(const struct lr_expdef *d);
+void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c);
+
+#endif

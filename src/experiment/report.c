@@ -1,0 +1,147 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "experiment/report.h"
+
+/* One row: arm b against arm 0 in condition c, from the stored repetitions. */
+static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
+		     struct lr_report_row *row)
+{
+	double ta[2048], tb[2048], a1[1024], a2[1024], b1[1024], b2[1024], sa[2048], sb[2048];
+	int na = 0, nb = 0, i, rc;
+
+	memset(row, 0, sizeof *row);
+	row->cond = c->idx;
+	memcpy(row->model, c->model, sizeof row->model);
+	row->layers = c->layers;
+	row->tokens = c->tokens;
+	memcpy(row->status, c->status, sizeof row->status);
+	row->failure = c->failure;
+	row->flagged = c->flagged;
+	if ((rc = lr_store_arm_times(st, run, c->idx, 0, ta, 2048, &na)) ||
+	    (rc = lr_store_arm_times(st, run, c->idx, b, tb, 2048, &nb)))
+		return rc;
+	row->blocks = (na < nb ? na : nb) / 2;
+	if (strcmp(c->status, "passed") || row->blocks < 1)
+		return 0;
+	row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio);
+	if (!row->block_ratio)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < row->blocks; i++) {
+		a1[i] = ta[2 * i];
+		a2[i] = ta[2 * i + 1];
+		b1[i] = tb[2 * i];
+		b2[i] = tb[2 * i + 1];
+		row->block_ratio[i] = (b1[i] + b2[i]) / (a1[i] + a2[i]);
+	}
+	memcpy(sa, ta, (size_t)(2 * row->blocks) * sizeof *sa);
+	memcpy(sb, tb, (size_t)(2 * row->blocks) * sizeof *sb);
+	row->median_a_ms = lr_median(sa, (size_t)(2 * row->blocks)) * 1e3;
+	row->median_b_ms = lr_median(sb, (size_t)(2 * row->blocks)) * 1e3;
+	if ((rc = lr_paired_estimate(a1, a2, b1, b2, row->blocks, &row->p)))
+		return rc;
+	row->has = 1;
+	return 0;
+}
+
+static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
+{
+	char *path = NULL, *text = NULL;
+	int rc, a, c;
+
+	lr_run_init(&rr->run);
+	if ((rc = lr_store_run_load(st, id, &rr->run)) || (rc = lr_store_definition(st, id, &path, &text)) ||
+	    (rc = lr_expdef_load(&rr->def, path, text)))
+		goto out;
+	if ((rc = lr_store_arm_names(st, id, rr->arm, rr->kernel, LR_EXP_MAXARMS, &rr->narm)) ||
+	    (rc = lr_store_conditions(st, id, &rr->conds, &rr->nconds)))
+		goto out;
+	for (c = 0; c < rr->nconds; c++) {
+		if (!strcmp(rr->conds[c].status, "passed"))
+			rr->passed++;
+		else if (!strcmp(rr->conds[c].status, "missing"))
+			rr->missing++;
+		else
+			rr->failed++;
+	}
+	for (a = 1; a < rr->narm; a++) {
+		struct lr_report_table *t = &rr->tables[rr->ntables++];
+
+		t->arm = a;
+		t->rows = calloc((size_t)(rr->nconds ? rr->nconds : 1), sizeof *t->rows);
+		if (!t->rows) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (c = 0; c < rr->nconds && !rc; c++)
+			rc = build_row(st, id, &rr->conds[c], a, &t->rows[t->nrows++]);
+		if (rc)
+			goto out;
+	}
+out:
+	free(path);
+	free(text);
+	return rc;
+}
+
+int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
+{
+	struct lr_run probe;
+	int64_t *ids = NULL;
+	int rc = 0, i, n = 0, k = 0;
+
+	memset(out, 0, sizeof *out);
+	if (run_id > 0) {
+		ids = malloc(sizeof *ids);
+		if (!ids)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		ids[n++] = run_id;
+	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
+		return rc;
+	}
+	/* experiment runs only */
+	for (i = 0; i < n && !rc; i++) {
+		lr_run_init(&probe);
+		rc = lr_store_run_load(st, ids[i], &probe);
+		if (!rc && !strcmp(probe.kind, "experiment"))
+			ids[k++] = ids[i];
+		lr_run_release(&probe);
+	}
+	if (!rc && !k)
+		rc = lr_error_set(LR_ENOTFOUND, "no experiment runs match");
+	if (!rc && !(out->runs = calloc((size_t)k, sizeof *out->runs)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < k && !rc; i++) {
+		out->nruns++;
+		rc = build_run(st, ids[i], &out->runs[i]);
+	}
+	free(ids);
+	if (rc)
+		lr_report_release(out);
+	return rc;
+}
+
+void lr_report_release(struct lr_report *r)
+{
+	int i, t;
+
+	for (i = 0; i < r->nruns; i++) {
+		struct lr_report_run *rr = &r->runs[i];
+
+		for (t = 0; t < rr->ntables; t++) {
+			int k;
+
+			for (k = 0; k < rr->tables[t].nrows; k++)
+				free(rr->tables[t].rows[k].block_ratio);
+			free(rr->tables[t].rows);
+		}
+		lr_store_conditions_free(rr->conds, rr->nconds);
+		lr_expdef_release(&rr->def);
+		lr_run_release(&rr->run);
+	}
+	free(r->runs);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,59 @@
+#ifndef LR_REPORT_H
+#define LR_REPORT_H
+
+/*
+ * Reports, regenerated from the store alone: every figure is recomputed
+ * from stored repetitions (the runner's own summaries are not trusted), in
+ * a fixed order, so the same store always gives the same bytes. Nothing
+ * here prints; cmd-report.c formats.
+ */
+
+#include "experiment/expdef.h"
+#include "base/model.h"
+#include "experiment/stats.h"
+#include "store/store.h"
+
+struct lr_report_row {
+	int cond;
+	char model[32];
+	int64_t layers, tokens;
+	char status[16];
+	const char *failure;		/* borrowed from the run's condition rows */
+	int blocks, flagged;
+	double median_a_ms, median_b_ms;
+	struct lr_paired p;
+	int has;			/* an estimate exists (passed, at least one block) */
+	double *block_ratio;		/* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
+};
+
+struct lr_report_table {
+	int arm;			/* compared with arm 0 */
+	struct lr_report_row *rows;
+	int nrows;
+};
+
+struct lr_report_run {
+	struct lr_run run;
+	struct lr_expdef def;
+	char arm[LR_EXP_MAXARMS][32], kernel[LR_EXP_MAXARMS][32];
+	int narm;
+	struct lr_store_condition_row *conds;
+	int nconds;
+	struct lr_report_table tables[LR_EXP_MAXARMS];
+	int ntables;
+	int passed, failed, missing;
+};
+
+struct lr_report {
+	struct lr_report_run *runs;
+	int nruns;
+};
+
+/*
+ * The experiment runs matching 'f' (or the single run 'run_id' when > 0),
+ * oldest first, with their tables. LR_ENOTFOUND when none match.
+ */
+int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
+void lr_report_release(struct lr_report *r);
+
+#endif

@@ -1,0 +1,447 @@
+#include "config.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "import/backend.h"
+#include "encode/dlf16.h"
+#include "encode/bench.h"
+#include "base/error.h"
+#include "import/import.h"
+#include "import/kvgeom.h"
+#include "import/kvsrc.h"
+#include "encode/layout.h"
+#include "experiment/runner.h"
+
+/* Everything one condition needs to run any arm. */
+struct cond_ctx {
+	const struct lr_expdef *d;
+	struct lr_kvgeom g;
+	/* encode target */
+	uint16_t *in, *out;
+	struct lr_view vin, vout;
+	/* import target */
+	struct lr_kvsrc src;
+	struct lr_backend_config cfg;
+	struct lr_backend *b;
+	const struct lr_backend_ops *ops;
+	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
+	struct lr_import_staging keep[LR_EXP_MAXARMS];	/* each arm's staging, kept across repetitions */
+};
+
+/* CPU time of the timing thread, or of the whole process when the work runs on threads of its own. */
+static double cpu_s(int process)
+{
+	struct timespec ts;
+
+	clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static long invol_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+/* Steal ticks of the whole machine so far (the 8th number of /proc/stat's cpu line). */
+static long long steal_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return (long long)v[7];
+}
+
+static int arm_import_opts(struct cond_ctx *cx, int a, struct lr_import_opts *io)
+{
+	const struct lr_exp_arm *arm = &cx->d->arms[a];
+
+	memset(io, 0, sizeof *io);
+	io->g = &cx->g;
+	io->src = &cx->src.view;
+	io->mode = !strcmp(arm->mode, "stream") ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
+	io->path = !strcmp(arm->layout, "copy") ? LR_PATH_COPY : LR_PATH_STRIDED;
+	io->k = cx->k[a];
+	io->contract = lr_dlf16_contract_parse(arm->contract);
+	io->threads = arm->threads;
+	io->lane = 0;
+	io->staging = 2;
+	io->cancel_at = io->die_at = -1;
+	io->keep = &cx->keep[a];
+	return 0;
+}
+
+/* Execute arm 'a' once. */
+static int run_arm(struct cond_ctx *cx, int a)
+{
+	const struct lr_exp_arm *arm = &cx->d->arms[a];
+
+	if (cx->d->target == LR_TARGET_ENCODE)
+		return lr_encode_view(&cx->vout, &cx->vin, cx->k[a], lr_dlf16_contract_parse(arm->contract), arm->threads);
+	{
+		struct lr_import_opts io;
+		struct lr_import_result r;
+
+		arm_import_opts(cx, a, &io);
+		return lr_import(cx->ops, cx->b, &io, &r);
+	}
+}
+
+/* The output of the arm that ran last: the encoded array, or the device state. */
+static int output_hash(struct cond_ctx *cx, char hex[LR_SHA256_HEX])
+{
+	if (cx->d->target == LR_TARGET_ENCODE)
+		return lr_sha256_buf(cx->out, (size_t)lr_view_count(&cx->vout) * 2, hex);
+	return lr_import_state_hash(cx->ops, cx->b, 0, &cx->g, hex);
+}
+
+static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct lr_run_condition *rc_)
+{
+	int64_t shape[5];
+	uint64_t n;
+	int rc;
+
+	memset(cx, 0, sizeof *cx);
+	cx->d = d;
+	lr_expdef_condition(d, ci, &rc_->c);
+	if ((rc = lr_kvgeom_preset(&cx->g, rc_->c.model)))
+		return rc;
+	cx->g.layers = (int)rc_->c.layers;
+	cx->g.tokens = rc_->c.tokens;
+	cx->g.capacity = rc_->c.tokens;
+	cx->g.block_size = rc_->c.tokens;
+	rc_->kv_heads = cx->g.kv_heads;
+	rc_->head_dim = cx->g.head_dim;
+	n = (uint64_t)cx->g.layers * 2 * (uint64_t)cx->g.kv_heads * (uint64_t)cx->g.tokens * (uint64_t)cx->g.head_dim;
+	rc_->elements = (int64_t)n;
+	if (d->target == LR_TARGET_ENCODE) {
+		shape[0] = cx->g.layers;
+		shape[1] = 2;
+		shape[2] = cx->g.kv_heads;
+		shape[3] = cx->g.tokens;
+		shape[4] = cx->g.head_dim;
+		if (posix_memalign((void **)&cx->in, 64, n * 2 + 64) || posix_memalign((void **)&cx->out, 64, n * 2 + 64))
+			return lr_error_set(LR_ENOMEM, "cannot allocate 2 x %llu bytes for condition %d",
+					    (unsigned long long)n * 2, ci);
+		lr_bf16_synthetic(cx->in, (int64_t)n, d->seed + (uint64_t)ci, 1);
+		memset(cx->out, 0, n * 2); /* resident before timing */
+		lr_view_init(&cx->vin, cx->in, 5, shape);
+		lr_view_init(&cx->vout, cx->out, 5, shape);
+		return 0;
+	}
+	if ((rc = lr_kvsrc_synthetic(&cx->src, &cx->g, 1, d->seed + (uint64_t)ci, 1)))
+		return rc;
+	cx->cfg.lanes = 1;
+	if ((rc = lr_backend_find(&cx->ops, d->backend)))
+		return rc;
+	return cx->ops->open(&cx->b, &cx->cfg);
+}
+
+static void teardown(struct cond_ctx *cx)
+{
+	int a;
+
+	for (a = 0; a < LR_EXP_MAXARMS; a++)
+		lr_import_staging_release(&cx->keep[a]);
+	free(cx->in);
+	free(cx->out);
+	if (cx->b)
+		cx->ops->close(cx->b);
+	if (cx->src.owned || cx->src.map.addr)
+		lr_kvsrc_release(&cx->src);
+}
+
+/* Arm order within block b: forward then reversed, or the reverse; random draws from the seed. */
+static void block_order(const struct lr_expdef *d, int b, uint64_t *rng, int *order)
+{
+	int k = d->narms, i, perm[LR_EXP_MAXARMS];
+
+	for (i = 0; i < k; i++)
+		perm[i] = i;
+	if (d->order == LR_ORDER_RANDOM) {
+		for (i = k - 1; i > 0; i--) {
+			int j, t;
+
+			*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+			j = (int)((*rng >> 33) % (uint64_t)(i + 1));
+			t = perm[i], perm[i] = perm[j], perm[j] = t;
+		}
+	} else if (b % 2) {
+		for (i = 0; i < k; i++)
+			perm[i] = k - 1 - i;
+	}
+	for (i = 0; i < k; i++) {
+		order[i] = perm[i];
+		order[2 * k - 1 - i] = perm[i];
+	}
+}
+
+/* Summaries of one condition from its repetitions (timed blocks only). */
+static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, const struct lr_store_rep *reps, int n)
+{
+	int k = d->narms, nb = d->blocks, a, i, b;
+	double *t = calloc((size_t)nb * 2 * (size_t)k, sizeof *t); /* [block][arm][2] */
+	double *per = calloc((size_t)nb * 2 + 1, sizeof *per);
+	int *seen = calloc((size_t)nb * (size_t)k, sizeof *seen);
+
+	if (!t || !per || !seen)
+		goto out;
+	c->timed_blocks = 0;
+	for (i = 0; i < n; i++) {
+		const struct lr_store_rep *r = &reps[i];
+
+		if (r->warmup)
+			continue;
+		b = r->block - d->warmup;
+		if (b < 0 || b >= nb || seen[b * k + r->arm] >= 2)
+			continue;
+		t[(b * k + r->arm) * 2 + seen[b * k + r->arm]++] = r->wall_s / (double)c->inner;
+		c->interfered += r->interfered;
+	}
+	/* complete blocks only */
+	for (b = 0; b < nb; b++) {
+		for (a = 0; a < k && seen[b * k + a] == 2; a++)
+			;
+		if (a < k)
+			break;
+		c->timed_blocks++;
+	}
+	nb = c->timed_blocks;
+	for (a = 0; a < k && nb > 0; a++) {
+		double *a1 = malloc((size_t)nb * sizeof *a1), *a2 = malloc((size_t)nb * sizeof *a2);
+		double *b1 = malloc((size_t)nb * sizeof *b1), *b2 = malloc((size_t)nb * sizeof *b2);
+		double *sum = malloc((size_t)nb * sizeof *sum);
+
+		if (a1 && a2 && b1 && b2 && sum) {
+			for (b = 0; b < nb; b++) {
+				per[2 * b] = t[(b * k + a) * 2];
+				per[2 * b + 1] = t[(b * k + a) * 2 + 1];
+				a1[b] = t[(b * k + 0) * 2];
+				a2[b] = t[(b * k + 0) * 2 + 1];
+				b1[b] = t[(b * k + a) * 2];
+				b2[b] = t[(b * k + a) * 2 + 1];
+				sum[b] = b1[b] + b2[b];
+			}
+			c->median_ms[a] = lr_median(per, (size_t)(2 * nb)) * 1e3;
+			c->drift[a] = lr_drift(sum, nb);
+			if (a > 0)
+				lr_paired_estimate(a1, a2, b1, b2, nb, &c->paired[a]);
+		}
+		free(a1);
+		free(a2);
+		free(b1);
+		free(b2);
+		free(sum);
+	}
+out:
+	free(t);
+	free(per);
+	free(seen);
+}
+
+static double now_s(void)
+{
+	return lr_monotonic_s();
+}
+
+/* Run one condition: parity, then blocks. Fills c and the repetitions; returns 0 or an error. */
+static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci, int nconds, double t_start,
+			 struct lr_run_condition *c, struct lr_store_rep **reps_out, int *nreps_out, int *cancelled)
+{
+	const struct lr_expdef *d = cx->d;
+	int k = d->narms, nblocks = d->warmup + d->blocks, a, b, s, order[2 * LR_EXP_MAXARMS], n = 0, rc;
+	struct lr_store_rep *reps = calloc((size_t)nblocks * 2 * (size_t)k, sizeof *reps);
+	uint64_t rng = d->seed * 2654435761u + (uint64_t)ci;
+	int threaded = d->target == LR_TARGET_IMPORT; /* the import runs on producer and writer threads */
+	double t0, one = 0;
+	struct lr_run_progress pg;
+
+	*reps_out = reps;
+	*nreps_out = 0;
+	if (!reps)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	/* parity: every arm once, untimed, before any timing counts */
+	for (a = 0; a < k; a++) {
+		t0 = now_s();
+		if ((rc = run_arm(cx, a)))
+			return rc;
+		if (a == 0)
+			one = now_s() - t0;
+		if (cx->d->target == LR_TARGET_ENCODE && a == o->flip_arm &&
+		    (o->flip_condition < 0 || o->flip_condition == ci) && lr_view_count(&cx->vout) > 0)
+			cx->out[lr_view_count(&cx->vout) / 2] ^= 1; /* test fault: one output bit */
+		if ((rc = output_hash(cx, c->sha[a])))
+			return rc;
+		c->matches[a] = !strcmp(c->sha[a], c->sha[0]);
+	}
+	for (a = 1; a < k; a++)
+		if (!c->matches[a]) {
+			snprintf(c->status, sizeof c->status, "failed");
+			snprintf(c->failure, sizeof c->failure, "parity: arm '%s' output differs from baseline '%s' (sha256 %.12s vs %.12s)",
+				 d->arms[a].name, d->arms[0].name, c->sha[a], c->sha[0]);
+			return 0; /* kept, never hidden; no timing counts for it */
+		}
+	/* each repetition lasts at least 1 ms */
+	c->inner = one > 0 && one < 1e-3 ? (int64_t)ceil(1e-3 / one) : 1;
+	for (b = 0; b < nblocks; b++) {
+		block_order(d, b, &rng, order);
+		for (s = 0; s < 2 * k; s++) {
+			struct lr_store_rep *r = &reps[n];
+			long sw0, sw1;
+			long long st0, st1;
+			double w0, w1, c0, c1;
+			int64_t i;
+
+			if (o->cancel && *o->cancel) {
+				*cancelled = 1;
+				goto done;
+			}
+			st0 = steal_ticks();
+			sw0 = invol_switches();
+			c0 = cpu_s(threaded);
+			w0 = now_s();
+			for (i = 0; i < c->inner; i++)
+				if ((rc = run_arm(cx, order[s])))
+					return rc;
+			w1 = now_s();
+			c1 = cpu_s(threaded);
+			sw1 = invol_switches();
+			st1 = steal_ticks();
+			r->block = b;
+			r->slot = s;
+			r->arm = order[s];
+			r->warmup = b < d->warmup;
+			r->wall_s = w1 - w0;
+			r->cpu_s = c1 - c0;
+			r->invol_switches = sw1 - sw0;
+			r->steal_ticks = st1 - st0;
+			/* A single timing thread is interfered with when it waited or was switched out;
+			 * a threaded import waits by design, so only stolen time counts there. */
+			r->interfered = threaded ? r->steal_ticks > 0
+						 : (r->cpu_s > 0 && r->wall_s / r->cpu_s > 1.05) || r->invol_switches > 0;
+			n++;
+		}
+		if (o->progress) {
+			double elapsed = now_s() - t_start, per_block = elapsed / (ci * nblocks + b + 1);
+
+			pg.condition = ci;
+			pg.nconditions = nconds;
+			pg.block = b;
+			pg.nblocks = nblocks;
+			pg.elapsed_s = elapsed;
+			pg.eta_s = per_block * ((nconds - ci) * nblocks - b - 1);
+			o->progress(o->arg, &pg);
+		}
+	}
+done:
+	*nreps_out = n;
+	summarise(d, c, reps, n);
+	if (*cancelled) {
+		snprintf(c->status, sizeof c->status, "failed");
+		snprintf(c->failure, sizeof c->failure, "cancelled after %d of %d blocks", n / (2 * k), nblocks);
+	} else {
+		snprintf(c->status, sizeof c->status, "passed");
+	}
+	return 0;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		cpu = sched_getcpu();
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}
+
+int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
+		      struct lr_run_result *r)
+{
+	struct lr_store_arm arms[LR_EXP_MAXARMS];
+	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
+	int nconds = lr_expdef_conditions(d), ci, a, rc = 0;
+	double t_start = now_s();
+
+	memset(r, 0, sizeof *r);
+	r->nconditions = nconds;
+	r->cond = calloc((size_t)nconds, sizeof *r->cond);
+	if (!r->cond)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (a = 0; a < d->narms; a++) {
+		if ((rc = lr_dlf16_kernel_find(&k[a], d->arms[a].kernel))) {
+			lr_error_wrap("%s:%d: [arm %s]", d->path, d->arms[a].line, d->arms[a].name);
+			return rc;
+		}
+		snprintf(r->kernel[a], sizeof r->kernel[a], "%s", k[a]->name);
+		arms[a].name = d->arms[a].name;
+		arms[a].kernel = r->kernel[a];
+		arms[a].contract = d->arms[a].contract;
+		arms[a].layout = d->arms[a].layout;
+		arms[a].mode = d->arms[a].mode;
+		arms[a].threads = d->arms[a].threads;
+	}
+	if ((rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, arms, d->narms)))
+		return rc;
+	r->cpu = pin(d->cpu);
+	for (ci = 0; ci < nconds; ci++) {
+		struct lr_run_condition *c = &r->cond[ci];
+		struct lr_store_condition sc;
+		struct lr_store_rep *reps = NULL;
+		const char *shas[LR_EXP_MAXARMS] = { NULL };
+		struct cond_ctx cx;
+		int nreps = 0;
+
+		if (r->cancelled) {
+			lr_expdef_condition(d, ci, &c->c);
+			snprintf(c->status, sizeof c->status, "missing");
+			snprintf(c->failure, sizeof c->failure, "not measured: the run was cancelled before it");
+		} else {
+			rc = setup(&cx, d, ci, c);
+			memcpy(cx.k, k, sizeof k);
+			if (!rc)
+				rc = run_condition(&cx, o, ci, nconds, t_start, c, &reps, &nreps, &r->cancelled);
+			teardown(&cx);
+			if (rc) {
+				snprintf(c->status, sizeof c->status, "failed");
+				snprintf(c->failure, sizeof c->failure, "%s", lr_error_msg());
+			}
+			for (a = 0; a < d->narms; a++)
+				shas[a] = c->sha[a][0] ? c->sha[a] : NULL;
+		}
+		if (strcmp(c->status, "passed"))
+			r->failed++;
+		sc.idx = ci;
+		sc.model = c->c.model;
+		sc.layers = c->c.layers;
+		sc.kv_heads = c->kv_heads;
+		sc.head_dim = c->head_dim;
+		sc.tokens = c->c.tokens;
+		sc.elements = c->elements;
+		sc.inner = c->inner;
+		sc.status = c->status;
+		sc.failure = c->failure[0] ? c->failure : NULL;
+		rc = lr_store_condition(st, run_id, &sc, shas, c->matches, d->narms, reps, nreps);
+		free(reps);
+		if (rc)
+			return rc; /* the store failed: stop, the run will show as abandoned */
+	}
+	return 0;
+}

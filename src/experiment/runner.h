@@ -1,0 +1,65 @@
+#ifndef LR_RUN_H
+#define LR_RUN_H
+
+/*
+ * The paired-block experiment runner (shared/spec/benchmark-method.md): for
+ * each condition of a definition, build the input once, run every arm once
+ * untimed and check their outputs are bit-identical (a parity row per arm),
+ * then time warm-up and measured blocks, alternating ABBA/BAAB (ABC CBA with
+ * more arms), and store every repetition. Nothing here prints.
+ */
+
+#include "experiment/expdef.h"
+#include "experiment/stats.h"
+#include "store/store.h"
+
+struct lr_run_progress {
+	int condition, nconditions;
+	int block, nblocks;		/* block within the condition, warm-up included */
+	double elapsed_s, eta_s;	/* eta: a rough forecast from the blocks done so far */
+};
+
+struct lr_runopts {
+	volatile int *cancel;		/* set asynchronously (Ctrl-C) to stop after the current repetition */
+	void (*progress)(void *arg, const struct lr_run_progress *p);
+	void *arg;
+	int flip_arm;			/* test fault: flip one output bit of this arm (-1: none) */
+	int flip_condition;		/* ... in this condition only (-1: all) */
+};
+
+/* What the runner found for one condition (the report prints it). */
+struct lr_run_condition {
+	struct lr_exp_condition c;
+	int64_t kv_heads, head_dim, elements, inner;
+	char status[16];		/* passed, failed, missing */
+	char failure[256];
+	char sha[LR_EXP_MAXARMS][LR_SHA256_HEX];
+	int matches[LR_EXP_MAXARMS];
+	double median_ms[LR_EXP_MAXARMS];	/* per execution, timed blocks */
+	struct lr_paired paired[LR_EXP_MAXARMS];	/* arm i against arm 0 (index 0 unused) */
+	double drift[LR_EXP_MAXARMS];		/* relative change over the timed blocks */
+	int interfered;				/* flagged repetitions in timed blocks */
+	int timed_blocks;
+};
+
+struct lr_run_result {
+	char kernel[LR_EXP_MAXARMS][16];	/* resolved kernel names per arm */
+	int cpu;				/* the CPU the timing thread was pinned to */
+	int nconditions;
+	struct lr_run_condition *cond;		/* malloc'd */
+	int cancelled;
+	int failed;				/* conditions that failed */
+};
+
+/*
+ * Run definition 'd' as experiment run 'run_id' (already stored as
+ * 'running'): store the plan, then each condition as it completes (one
+ * short transaction each; none is held while measuring). On cancel, what
+ * was measured is stored and the rest is stored as 'missing'. 'r' is
+ * filled either way; free r->cond. Returns 0, or an error that stopped the
+ * run (a parity failure is a failed condition, not an error).
+ */
+int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
+		      struct lr_run_result *r);
+
+#endif

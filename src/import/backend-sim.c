@@ -1,0 +1,138 @@
+/*
+ * The simulated device: host memory standing in for device memory, with a
+ * capacity, lanes, an optional link model whose transfer times are MODELLED
+ * (never measured), and fault injection (fail the k-th write).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/backend.h"
+#include "base/error.h"
+#include "encode/layout.h"
+
+/*
+ * Freed blocks are kept for reuse by size, as the RBLN runtime's caching
+ * allocator does: a repeated import of the same geometry then costs no
+ * fresh host pages. Each block carries its size in a header.
+ */
+struct block {
+	struct block *next;
+	uint64_t bytes;
+	uint64_t pad[6];	/* keeps the payload 64-byte aligned */
+};
+
+struct lr_backend {
+	struct lr_backend_config cfg;
+	struct lr_ledger ledger;
+	pthread_mutex_t mu;
+	struct block *cache;	/* freed blocks */
+};
+
+static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
+{
+	struct lr_backend *b = ctx;
+	struct block *blk, **pp;
+
+	pthread_mutex_lock(&b->mu);
+	for (pp = &b->cache; *pp && (*pp)->bytes != bytes; pp = &(*pp)->next)
+		;
+	blk = *pp;
+	if (blk)
+		*pp = blk->next;
+	pthread_mutex_unlock(&b->mu);
+	if (!blk) {
+		if (posix_memalign((void **)&blk, 64, sizeof *blk + (bytes ? bytes : 1)))
+			return lr_error_set(LR_ENOMEM, "simulated device: cannot allocate %llu bytes",
+					    (unsigned long long)bytes);
+		blk->bytes = bytes;
+		/* Device memory is resident: fault every page in now, not during the timed writes. */
+		memset(blk + 1, 0, bytes);
+	}
+	*handle = blk + 1;
+	return 0;
+}
+
+static void sim_free(void *ctx, void *handle)
+{
+	struct lr_backend *b = ctx;
+	struct block *blk = (struct block *)handle - 1;
+
+	pthread_mutex_lock(&b->mu);
+	blk->next = b->cache;
+	b->cache = blk;
+	pthread_mutex_unlock(&b->mu);
+}
+
+static int sim_h2d(void *ctx, void *handle, uint64_t off, const void *src, uint64_t len)
+{
+	(void)ctx;
+	/* a device write is a DMA: it does not pass through the host's caches */
+	lr_memcpy_stream((char *)handle + off, src, len);
+	return 0;
+}
+
+static int sim_d2h(void *ctx, void *handle, uint64_t off, void *dst, uint64_t len)
+{
+	(void)ctx;
+	memcpy(dst, (const char *)handle + off, len);
+	return 0;
+}
+
+static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg)
+{
+	struct lr_backend *b = calloc(1, sizeof *b);
+	struct lr_device dev = { NULL, sim_alloc, sim_free, sim_h2d, sim_d2h };
+	int rc;
+
+	*out = NULL;
+	if (!b)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	b->cfg = *cfg;
+	pthread_mutex_init(&b->mu, NULL);
+	dev.ctx = b;
+	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg))) {
+		pthread_mutex_destroy(&b->mu);
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static int sim_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
+{
+	return lr_ledger_lease(&b->ledger, lane, n, bytes, out);
+}
+
+static int sim_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len)
+{
+	return lr_ledger_read(&b->ledger, lane, t, offset, dst, len);
+}
+
+static void sim_stats(struct lr_backend *b, struct lr_backend_stats *out)
+{
+	lr_ledger_stats(&b->ledger, out);
+	strcpy(out->runtime_version, "simulated");
+}
+
+static void sim_close(struct lr_backend *b)
+{
+	if (!b)
+		return;
+	lr_ledger_release(&b->ledger);
+	while (b->cache) {
+		struct block *n = b->cache->next;
+
+		free(b->cache);
+		b->cache = n;
+	}
+	pthread_mutex_destroy(&b->mu);
+	free(b);
+}
+
+const struct lr_backend_ops lr_backend_sim_ops = {
+	LR_BACKEND_OPS_VERSION, "sim", sim_open, sim_lease, lr_ledger_write, sim_read,
+	lr_ledger_commit, lr_ledger_cancel, sim_stats, sim_close,
+};

@@ -1,0 +1,600 @@
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "import/import.h"
+#include "base/model.h"
+#include "base/sha256.h"
+
+const char *lr_import_mode_name(enum lr_import_mode m)
+{
+	return m == LR_IMPORT_STREAM ? "stream" : "whole";
+}
+
+const char *lr_import_path_name(enum lr_import_path p)
+{
+	return p == LR_PATH_COPY ? "copy" : "strided";
+}
+
+/*
+ * Encode the stored tokens of one [H, T, D] view into a device tensor
+ * [blocks, H, rows, Dp]: whole blocks as one 4-D view, the last partial
+ * block as a 3-D one.
+ */
+static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtensor *t, const struct lr_view *hv,
+			 uint16_t *dst, int stores)
+{
+	const int64_t H = hv->shape[0], D = hv->shape[2], Dp = lr_kvgeom_padded_dim(o->g), R = t->rows;
+	int64_t full = t->ntokens / R, rem = t->ntokens % R;
+	const uint16_t *first = (const uint16_t *)hv->data + t->first_token * hv->stride[1];
+	struct lr_view s, d;
+	int rc;
+
+	if (full) {
+		memset(&s, 0, sizeof s);
+		memset(&d, 0, sizeof d);
+		s.data = (void *)first;
+		d.data = dst;
+		s.rank = d.rank = 4;
+		s.shape[0] = d.shape[0] = full;
+		s.shape[1] = d.shape[1] = H;
+		s.shape[2] = d.shape[2] = R;
+		s.shape[3] = d.shape[3] = D;
+		s.stride[0] = R * hv->stride[1];
+		s.stride[1] = hv->stride[0];
+		s.stride[2] = hv->stride[1];
+		s.stride[3] = hv->stride[2];
+		d.stride[0] = H * R * Dp;
+		d.stride[1] = R * Dp;
+		d.stride[2] = Dp;
+		d.stride[3] = 1;
+		if ((rc = lr_encode_view_stores(&d, &s, o->k, o->contract, o->threads, stores)))
+			return rc;
+	}
+	if (rem) {
+		memset(&s, 0, sizeof s);
+		memset(&d, 0, sizeof d);
+		s.data = (void *)(first + full * R * hv->stride[1]);
+		d.data = dst + full * H * R * Dp;
+		s.rank = d.rank = 3;
+		s.shape[0] = d.shape[0] = H;
+		s.shape[1] = d.shape[1] = rem;
+		s.shape[2] = d.shape[2] = D;
+		s.stride[0] = hv->stride[0];
+		s.stride[1] = hv->stride[1];
+		s.stride[2] = hv->stride[2];
+		d.stride[0] = R * Dp;
+		d.stride[1] = Dp;
+		d.stride[2] = 1;
+		if ((rc = lr_encode_view_stores(&d, &s, o->k, o->contract, o->threads, stores)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- the pipeline ----------------------------------------------------------- */
+
+struct slot {
+	uint16_t *buf;		/* K span, then V span */
+	int layer;		/* the layer it holds, -1 when free */
+	int kind;		/* layout it last held: 0 none, 1 full, 2 sliding */
+};
+
+/* What lr_import_staging keeps: the buffers and what they were made for. */
+struct kept {
+	struct slot *slots;
+	int nslots;
+	uint16_t *copy1, *copy2;
+	struct lr_kvgeom g;
+	enum lr_import_mode mode;
+	enum lr_import_path path;
+	int staging;
+};
+
+struct pipe {
+	const struct lr_import_opts *o;
+	const struct lr_backend_ops *ops;
+	struct lr_lease *lease;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct slot *slots;
+	int nslots;
+	int *queue;		/* slot indices ready to write, in layer order */
+	int qhead, qtail;
+	int produced;		/* layers encoded and queued */
+	int producer_done;	/* finished every layer */
+	int producer_died;	/* stopped without finishing (fault) */
+	int stop;		/* cancel or error: everyone stops */
+	int cancelled;
+	int err;		/* first error code */
+	char errmsg[512];
+	uint16_t *copy1, *copy2;	/* copy path scratch: one layer each */
+	double encode_s, write_s;
+	int stores;		/* LR_STORES_*: how staging is written */
+};
+
+static void pipe_fail(struct pipe *p, int rc)
+{
+	pthread_mutex_lock(&p->mu);
+	if (!p->err) {
+		p->err = rc;
+		snprintf(p->errmsg, sizeof p->errmsg, "%s", lr_error_msg());
+	}
+	p->stop = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The source of layer l as [2, H, T, D], through the copies of the old path when asked. */
+static int layer_source(struct pipe *p, int l, struct lr_view *out)
+{
+	const struct lr_view *src = p->o->src;
+	static const int swap12[4] = { 0, 2, 1, 3 };
+	struct lr_view v, c1, c1t, c2;
+	int64_t hm[4], tm[4];
+	int rc;
+
+	memset(&v, 0, sizeof v);
+	v.data = (uint16_t *)src->data + l * src->stride[0];
+	v.rank = 4;
+	memcpy(v.shape, src->shape + 1, 4 * sizeof *v.shape);
+	memcpy(v.stride, src->stride + 1, 4 * sizeof *v.stride);
+	if (p->o->path == LR_PATH_STRIDED) {
+		*out = v;
+		return 0;
+	}
+	/* copy path: a contiguous transposed copy [2,T,H,D], its reversal [2,H,T,D], then encode */
+	hm[0] = tm[0] = 2;
+	hm[1] = tm[2] = v.shape[1];
+	hm[2] = tm[1] = v.shape[2];
+	hm[3] = tm[3] = v.shape[3];
+	lr_view_init(&c1, p->copy1, 4, tm);
+	lr_view_permute(&c1t, &c1, swap12); /* [2,H,T,D] view of token-major memory */
+	if ((rc = lr_copy_view(&c1t, &v)))
+		return rc;
+	lr_view_init(&c2, p->copy2, 4, hm);
+	if ((rc = lr_copy_view(&c2, &c1t)))
+		return rc;
+	*out = c2;
+	return 0;
+}
+
+static int encode_layer(struct pipe *p, int l, struct slot *s)
+{
+	const struct lr_kvgeom *g = p->o->g;
+	struct lr_kvtensor t;
+	struct lr_view lv;
+	int kind, kv, rc;
+
+	lr_kvgeom_tensor(g, l, &t);
+	kind = g->window && g->sliding[l] ? 2 : 1;
+	if (s->kind && s->kind != kind)
+		memset(s->buf, 0, 2 * t.span_bytes > 0 ? (size_t)(2 * t.span_bytes) : 0); /* stale rows of another layout */
+	s->kind = kind;
+	if ((rc = layer_source(p, l, &lv)))
+		return rc;
+	for (kv = 0; kv < 2; kv++) {
+		struct lr_view hv;
+		int i;
+
+		/* [H, T, D] of K or V */
+		memset(&hv, 0, sizeof hv);
+		hv.data = (uint16_t *)lv.data + kv * lv.stride[0];
+		hv.rank = 3;
+		for (i = 0; i < 3; i++) {
+			hv.shape[i] = lv.shape[i + 1];
+			hv.stride[i] = lv.stride[i + 1];
+		}
+		if ((rc = encode_tensor(p->o, &t, &hv, s->buf + kv * (t.span_bytes / 2), p->stores)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Wait for a free slot (stream) or take the layer's own slot (whole). */
+static int take_slot(struct pipe *p, int l)
+{
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		if (p->stop) {
+			pthread_mutex_unlock(&p->mu);
+			return -1;
+		}
+		if (p->o->mode == LR_IMPORT_WHOLE) {
+			i = l;
+			break;
+		}
+		for (i = 0; i < p->nslots && p->slots[i].layer >= 0; i++)
+			;
+		if (i < p->nslots)
+			break;
+		pthread_cond_wait(&p->cv, &p->mu);
+	}
+	p->slots[i].layer = l;
+	pthread_mutex_unlock(&p->mu);
+	return i;
+}
+
+static void *producer(void *arg)
+{
+	struct pipe *p = arg;
+	const struct lr_import_opts *o = p->o;
+	int l, i, rc;
+	double t;
+
+	for (l = 0; l < o->g->layers; l++) {
+		if (l == o->die_at) {
+			/* fault: the producer dies here, holding whatever it holds */
+			pthread_mutex_lock(&p->mu);
+			p->producer_died = 1;
+			pthread_cond_broadcast(&p->cv);
+			pthread_mutex_unlock(&p->mu);
+			pthread_exit(NULL);
+		}
+		if (l == o->cancel_at || (o->cancel && *o->cancel)) {
+			pthread_mutex_lock(&p->mu);
+			p->cancelled = 1;
+			p->stop = 1;
+			pthread_cond_broadcast(&p->cv);
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		if ((i = take_slot(p, l)) < 0)
+			return NULL;
+		t = lr_monotonic_s();
+		rc = encode_layer(p, l, &p->slots[i]);
+		p->encode_s += lr_monotonic_s() - t;
+		if (rc) {
+			pipe_fail(p, rc);
+			return NULL;
+		}
+		pthread_mutex_lock(&p->mu);
+		p->queue[p->qtail++] = i;
+		p->produced++;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_lock(&p->mu);
+	p->producer_done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct pipe *p = arg;
+	const struct lr_import_opts *o = p->o;
+	int written = 0, i, kv, rc;
+	struct lr_kvtensor t;
+	double t0;
+
+	while (written < o->g->layers) {
+		pthread_mutex_lock(&p->mu);
+		/* whole mode writes only once everything is staged */
+		while (!p->stop && !p->producer_died &&
+		       (p->qhead == p->qtail || (o->mode == LR_IMPORT_WHOLE && !p->producer_done)))
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->stop || (p->producer_died && p->qhead == p->qtail)) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		i = p->queue[p->qhead++];
+		pthread_mutex_unlock(&p->mu);
+		lr_kvgeom_tensor(o->g, p->slots[i].layer, &t);
+		for (kv = 0; kv < 2; kv++) {
+			t0 = lr_monotonic_s();
+			rc = p->ops->write(p->lease, 2 * p->slots[i].layer + kv, 0, p->slots[i].buf + kv * (t.span_bytes / 2),
+					   t.span_bytes);
+			p->write_s += lr_monotonic_s() - t0;
+			if (rc) {
+				lr_error_wrap("import layer %d %s", p->slots[i].layer, kv ? "V" : "K");
+				pipe_fail(p, rc);
+				return NULL;
+			}
+		}
+		pthread_mutex_lock(&p->mu);
+		if (o->mode == LR_IMPORT_STREAM)
+			p->slots[i].layer = -1; /* the buffer is free again */
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		written++;
+	}
+	return NULL;
+}
+
+static void free_buffers(struct slot *slots, int nslots, uint16_t *copy1, uint16_t *copy2)
+{
+	int i;
+
+	for (i = 0; slots && i < nslots; i++)
+		free(slots[i].buf);
+	free(slots);
+	free(copy1);
+	free(copy2);
+}
+
+void lr_import_staging_release(struct lr_import_staging *s)
+{
+	struct kept *k = s ? s->priv : NULL;
+
+	if (!k)
+		return;
+	free_buffers(k->slots, k->nslots, k->copy1, k->copy2);
+	free(k);
+	s->priv = NULL;
+}
+
+/* Can the kept buffers serve this import? */
+static int kept_fits(const struct kept *k, const struct lr_import_opts *o, int nslots)
+{
+	return k && k->nslots == nslots && k->mode == o->mode && k->path == o->path && k->staging == o->staging &&
+	       !memcmp(&k->g, o->g, sizeof k->g);
+}
+
+static void pipe_free(struct pipe *p, int keep)
+{
+	struct lr_import_staging *s = p->o->keep;
+	struct kept *k;
+	int i;
+
+	free(p->queue);
+	if (keep && s && (k = s->priv ? s->priv : calloc(1, sizeof *k))) {
+		if (k->slots != p->slots) {
+			free_buffers(k->slots, k->nslots, k->copy1, k->copy2);
+			k->slots = p->slots;
+			k->nslots = p->nslots;
+			k->copy1 = p->copy1;
+			k->copy2 = p->copy2;
+			k->g = *p->o->g;
+			k->mode = p->o->mode;
+			k->path = p->o->path;
+			k->staging = p->o->staging;
+		}
+		for (i = 0; i < k->nslots; i++)
+			k->slots[i].layer = -1;
+		s->priv = k;
+		return;
+	}
+	free_buffers(p->slots, p->nslots, p->copy1, p->copy2);
+}
+
+int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+	      struct lr_import_result *r)
+{
+	const struct lr_kvgeom *g = o->g;
+	struct lr_backend_stats before, after;
+	uint64_t *bytes = NULL, max_span = 0;
+	struct lr_kvtensor t;
+	pthread_t pt, wt;
+	struct pipe p;
+	uint64_t staged = 0;
+	double start = 0;
+	int l, i, rc = 0;
+
+	memset(r, 0, sizeof *r);
+	r->died_at = -1;
+	memset(&p, 0, sizeof p);
+	p.o = o;
+	p.ops = ops;
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	bytes = calloc((size_t)g->layers * 2, sizeof *bytes);
+	if (!bytes) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (l = 0; l < g->layers; l++) {
+		lr_kvgeom_tensor(g, l, &t);
+		bytes[2 * l] = bytes[2 * l + 1] = t.bytes;
+		if (t.span_bytes > max_span)
+			max_span = t.span_bytes;
+	}
+	p.nslots = o->mode == LR_IMPORT_WHOLE ? g->layers : (o->staging >= 2 ? o->staging : 2);
+	p.queue = calloc((size_t)g->layers, sizeof *p.queue);
+	if (!p.queue) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (o->keep && kept_fits(o->keep->priv, o, p.nslots)) {
+		struct kept *k = o->keep->priv;
+
+		p.slots = k->slots;
+		p.copy1 = k->copy1;
+		p.copy2 = k->copy2;
+		for (i = 0; i < p.nslots; i++) {
+			lr_kvgeom_tensor(g, o->mode == LR_IMPORT_WHOLE ? i : 0, &t);
+			staged += 2 * (o->mode == LR_IMPORT_WHOLE ? t.span_bytes : max_span);
+		}
+		goto staged_ready;
+	}
+	p.slots = calloc((size_t)p.nslots, sizeof *p.slots);
+	if (!p.slots) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < p.nslots; i++) {
+		uint64_t span = max_span;
+
+		if (o->mode == LR_IMPORT_WHOLE) {
+			lr_kvgeom_tensor(g, i, &t);
+			span = t.span_bytes;
+		}
+		p.slots[i].layer = -1;
+		if (posix_memalign((void **)&p.slots[i].buf, 64, span ? (size_t)(2 * span) : 64))
+			p.slots[i].buf = NULL;
+		if (!p.slots[i].buf) {
+			rc = lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes of staging",
+					  (unsigned long long)(2 * span));
+			goto out;
+		}
+		/* zeros for padding and unused rows; touching every page now keeps page
+		 * faults out of the timed stages, as a serving process keeps its buffers */
+		memset(p.slots[i].buf, 0, (size_t)(2 * span));
+		staged += 2 * span;
+	}
+	if (o->path == LR_PATH_COPY) {
+		size_t layer = (size_t)(2 * g->kv_heads) * (size_t)g->tokens * (size_t)g->head_dim * 2;
+
+		p.copy1 = malloc(layer ? layer : 2);
+		p.copy2 = malloc(layer ? layer : 2);
+		if (!p.copy1 || !p.copy2) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory for the copy path");
+			goto out;
+		}
+	}
+staged_ready:
+	/* Staging that outgrows the caches is written around them; a streamed
+	 * layer is read back by the writer while it is still cached. */
+	p.stores = staged >= LR_STREAM_MIN_BYTES * 2 ? LR_STORES_STREAM : LR_STORES_CACHED;
+	ops->stats(b, &before);
+	start = lr_monotonic_s();
+	if ((rc = ops->lease(b, o->lane, 2 * g->layers, bytes, &p.lease)))
+		goto out;
+	r->lease_s = lr_monotonic_s() - start;
+	start = lr_monotonic_s();
+	if (pthread_create(&wt, NULL, writer, &p) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot start the writer thread");
+		goto out;
+	}
+	if (pthread_create(&pt, NULL, producer, &p) != 0) {
+		pipe_fail(&p, lr_error_set(LR_EIO, "cannot start the producer thread"));
+		pthread_join(wt, NULL);
+		rc = p.err;
+		goto out;
+	}
+	pthread_join(pt, NULL);
+	if (p.producer_died) {
+		/* nothing more will come: stop the writer too */
+		pthread_mutex_lock(&p.mu);
+		p.stop = 1;
+		pthread_cond_broadcast(&p.cv);
+		pthread_mutex_unlock(&p.mu);
+	}
+	pthread_join(wt, NULL);
+	if (p.producer_died) {
+		r->died_at = o->die_at;
+		rc = lr_error_set(LR_EIO, "import into lane %d failed: the producer died at layer %d; the import was cancelled",
+				  o->lane, o->die_at);
+	} else if (p.cancelled) {
+		r->cancelled = 1;
+		rc = lr_error_set(LR_EIO, "import into lane %d cancelled before layer %d; nothing of it is visible",
+				  o->lane, p.produced);
+	} else if (p.err) {
+		rc = lr_error_set(p.err, "%s; the import into lane %d was cancelled", p.errmsg, o->lane);
+	}
+	if (rc) {
+		r->cancelled = 1;
+		ops->cancel(p.lease);
+		p.lease = NULL;
+		goto out;
+	}
+	rc = ops->commit(p.lease);
+	p.lease = NULL;
+	ops->stats(b, &after);
+	r->writes = after.writes - before.writes;
+	r->bytes = after.bytes_written - before.bytes_written;
+out:
+	if (p.lease)
+		ops->cancel(p.lease);
+	r->encode_s = p.encode_s;
+	r->write_s = p.write_s;
+	r->total_s = start > 0 ? lr_monotonic_s() - start : 0;
+	pipe_free(&p, start > 0); /* buffers complete once timing started: keep them if asked */
+	free(bytes);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
+	return rc;
+}
+
+/* ---- checking what the device holds ------------------------------------------- */
+
+int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o)
+{
+	const struct lr_kvgeom *g = o->g;
+	const struct lr_view *src = o->src;
+	const int64_t H = g->kv_heads, D = g->head_dim, Dp = lr_kvgeom_padded_dim(g);
+	uint16_t *want = NULL, *got = NULL;
+	struct lr_kvtensor t;
+	int l, kv, rc = 0;
+
+	for (l = 0; l < g->layers && !rc; l++) {
+		lr_kvgeom_tensor(g, l, &t);
+		free(want);
+		free(got);
+		want = calloc(1, (size_t)t.span_bytes);
+		got = malloc((size_t)t.span_bytes);
+		if (!want || !got) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory for readback");
+			break;
+		}
+		for (kv = 0; kv < 2 && !rc; kv++) {
+			int64_t h, tok, d, n = (int64_t)(t.span_bytes / 2), i;
+
+			/* expectation, element by element: token tok of head h at row (tok - first) */
+			for (h = 0; h < H; h++)
+				for (tok = t.first_token; tok < t.first_token + t.ntokens; tok++) {
+					int64_t rel = tok - t.first_token, blk = rel / t.rows, row = rel % t.rows;
+					const uint16_t *s = (const uint16_t *)src->data + l * src->stride[0] +
+							    kv * src->stride[1] + h * src->stride[2] + tok * src->stride[3];
+					uint16_t *w = want + ((blk * H + h) * t.rows + row) * Dp;
+
+					for (d = 0; d < D; d++)
+						w[d] = lr_dlf16_encode1(s[d * src->stride[4]], o->contract);
+				}
+			if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, got, t.span_bytes)))
+				break;
+			for (i = 0; i < n && want[i] == got[i]; i++)
+				;
+			if (i < n) {
+				int64_t dd = i % Dp, row = (i / Dp) % t.rows, hh = (i / (Dp * t.rows)) % H;
+				int64_t blk = i / (Dp * t.rows * H);
+
+				rc = lr_error_set(LR_EIO,
+						  "readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x",
+						  l, kv ? "V" : "K", (long long)hh,
+						  (long long)(t.first_token + blk * t.rows + row), (long long)dd, got[i], want[i]);
+			}
+		}
+	}
+	free(want);
+	free(got);
+	return rc;
+}
+
+int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
+			 const struct lr_kvgeom *g, char hex[65])
+{
+	struct lr_sha256 h;
+	struct lr_kvtensor t;
+	void *buf = NULL;
+	int l, kv, rc;
+
+	if ((rc = lr_sha256_init(&h)))
+		return rc;
+	for (l = 0; l < g->layers && !rc; l++) {
+		lr_kvgeom_tensor(g, l, &t);
+		free(buf);
+		buf = malloc((size_t)t.span_bytes);
+		if (!buf) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			break;
+		}
+		for (kv = 0; kv < 2 && !rc; kv++)
+			if (!(rc = ops->read(b, lane, 2 * l + kv, 0, buf, t.span_bytes)))
+				lr_sha256_update(&h, buf, (size_t)t.span_bytes);
+	}
+	free(buf);
+	if (rc) {
+		lr_sha256_release(&h);
+		return rc;
+	}
+	lr_sha256_final(&h, hex);
+	return 0;
+}

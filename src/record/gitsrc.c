@@ -1,0 +1,255 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fts.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <git2.h>
+
+#include "base/error.h"
+#include "record/gitsrc.h"
+
+static int git_fail(const char *what, const char *where)
+{
+	const git_error *e = git_error_last();
+
+	return lr_error_set(LR_EIO, "cannot %s of '%s': %s", what, where, e ? e->message : "libgit2 error");
+}
+
+static const char *status_word(unsigned s)
+{
+	if (s & GIT_STATUS_CONFLICTED)
+		return "conflicted";
+	if (s & GIT_STATUS_WT_NEW)
+		return (s & GIT_STATUS_INDEX_NEW) ? "added" : "untracked";
+	if (s & (GIT_STATUS_INDEX_DELETED | GIT_STATUS_WT_DELETED))
+		return "deleted";
+	if (s & (GIT_STATUS_INDEX_RENAMED | GIT_STATUS_WT_RENAMED))
+		return "renamed";
+	if (s & (GIT_STATUS_INDEX_TYPECHANGE | GIT_STATUS_WT_TYPECHANGE))
+		return "typechange";
+	if (s & GIT_STATUS_INDEX_NEW)
+		return "added";
+	return "modified";
+}
+
+static int diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l, void *arg)
+{
+	struct lr_sha256 *hash = arg;
+	char origin = l->origin;
+
+	if (origin == GIT_DIFF_LINE_CONTEXT || origin == GIT_DIFF_LINE_ADDITION ||
+	    origin == GIT_DIFF_LINE_DELETION)
+		lr_sha256_update(hash, &origin, 1);
+	lr_sha256_update(hash, l->content, l->content_len);
+	return 0;
+}
+
+/* Is 'rel' (work-tree relative) inside the excluded directory? */
+static int excluded(const char *workdir, const char *rel, const char *exclude)
+{
+	char full[PATH_MAX];
+	size_t n;
+
+	if (!exclude)
+		return 0;
+	snprintf(full, sizeof full, "%s%s", workdir, rel);
+	n = strlen(exclude);
+	return !strncmp(full, exclude, n) && (full[n] == '/' || full[n] == '\0');
+}
+
+int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
+{
+	git_repository *repo = NULL;
+	git_reference *head = NULL;
+	git_object *tree = NULL;
+	git_status_list *status = NULL;
+	git_diff *diff = NULL;
+	git_status_options sopts;
+	git_diff_options dopts;
+	struct lr_sha256 hash = { 0 };
+	char exclude[PATH_MAX], path[PATH_MAX], sha[LR_SHA256_HEX];
+	const char *workdir;
+	size_t i, n;
+	int rc = 0, err;
+
+	if (exclude_dir && realpath(exclude_dir, exclude))
+		exclude_dir = exclude;
+	else
+		exclude_dir = NULL;
+	err = git_repository_open_ext(&repo, cwd, 0, NULL);
+	if (err == GIT_ENOTFOUND)
+		return 0;
+	if (err < 0)
+		return git_fail("open the git repository", cwd);
+	workdir = git_repository_workdir(repo);
+	if (!workdir) /* bare: no sources to hash */
+		goto out;
+	run->source.present = 1;
+	run->source.repo_path = strdup(workdir);
+	if (run->source.repo_path && strlen(run->source.repo_path) > 1 &&
+	    run->source.repo_path[strlen(run->source.repo_path) - 1] == '/')
+		run->source.repo_path[strlen(run->source.repo_path) - 1] = '\0';
+
+	err = git_repository_head(&head, repo);
+	if (err == 0) {
+		char oid[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(oid, sizeof oid, git_reference_target(head));
+		run->source.head = strdup(oid);
+		if (git_reference_is_branch(head))
+			run->source.branch = strdup(git_reference_shorthand(head));
+		if (git_reference_peel(&tree, head, GIT_OBJECT_TREE) < 0) {
+			rc = git_fail("read the HEAD tree", workdir);
+			goto out;
+		}
+	} else if (err == GIT_EUNBORNBRANCH || err == GIT_ENOTFOUND) {
+		git_reference *sym = NULL;
+
+		/* Unborn branch: no commit yet, but HEAD still names a branch. */
+		if (git_reference_lookup(&sym, repo, "HEAD") == 0 &&
+		    git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC) {
+			const char *t = git_reference_symbolic_target(sym);
+
+			if (!strncmp(t, "refs/heads/", 11))
+				run->source.branch = strdup(t + 11);
+		}
+		git_reference_free(sym);
+	} else {
+		rc = git_fail("read HEAD", workdir);
+		goto out;
+	}
+
+	git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
+	sopts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		      GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
+	if (git_status_list_new(&status, repo, &sopts) < 0) {
+		rc = git_fail("read the status", workdir);
+		goto out;
+	}
+	n = git_status_list_entrycount(status);
+	for (i = 0; i < n && !rc; i++) {
+		const git_status_entry *e = git_status_byindex(status, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		const char *rel;
+		int64_t size = 0;
+		struct stat st;
+
+		if (!d || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
+			continue;
+		rel = d->new_file.path ? d->new_file.path : d->old_file.path;
+		if (excluded(workdir, rel, exclude_dir))
+			continue;
+		run->source.dirty = 1;
+		snprintf(path, sizeof path, "%s%s", workdir, rel);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if ((rc = lr_sha256_file(path, sha, &size)))
+				break;
+			rc = lr_run_add_file(run, rel, status_word(e->status), sha, size);
+		} else {
+			rc = lr_run_add_file(run, rel, status_word(e->status), NULL, 0);
+		}
+	}
+	if (rc)
+		goto out;
+
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+		      GIT_DIFF_SHOW_UNTRACKED_CONTENT | GIT_DIFF_SHOW_BINARY | GIT_DIFF_IGNORE_SUBMODULES;
+	if (git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)tree, &dopts) < 0) {
+		rc = git_fail("compute the diff", workdir);
+		goto out;
+	}
+	if ((rc = lr_sha256_init(&hash)))
+		goto out;
+	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &hash) < 0) {
+		lr_sha256_release(&hash);
+		rc = git_fail("hash the diff", workdir);
+		goto out;
+	}
+	lr_sha256_final(&hash, run->source.diff_sha256);
+	if (!run->source.repo_path)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+out:
+	git_diff_free(diff);
+	git_status_list_free(status);
+	git_object_free(tree);
+	git_reference_free(head);
+	git_repository_free(repo);
+	return rc;
+}
+
+static int cmp_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
+{
+	char *const roots[] = { (char *)path, NULL };
+	size_t plen = strlen(path);
+	FTSENT *e;
+	FTS *fts;
+	int rc = 0;
+
+	fts = fts_open(roots, FTS_LOGICAL | FTS_NOCHDIR, cmp_name);
+	if (!fts)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	while (!rc && (e = fts_read(fts))) {
+		const char *rel;
+
+		switch (e->fts_info) {
+		case FTS_F:
+			rel = e->fts_level == 0 ? "" : e->fts_path + plen + (path[plen - 1] != '/');
+			rc = fn(arg, e->fts_path, rel);
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", e->fts_path, strerror(e->fts_errno));
+			break;
+		case FTS_DC:
+			rc = lr_error_set(LR_EIO, "cannot read '%s': directory cycle through a symlink",
+					  e->fts_path);
+			break;
+		default:
+			break;
+		}
+	}
+	fts_close(fts);
+	return rc;
+}
+
+static int add_external(void *arg, const char *full, const char *rel)
+{
+	struct lr_run *run = arg;
+	char abs[PATH_MAX], sha[LR_SHA256_HEX];
+	int64_t size = 0;
+	int rc;
+
+	if (!realpath(full, abs))
+		return lr_error_set(LR_EIO, "cannot resolve source '%s': %s", full, strerror(errno));
+	if ((rc = lr_sha256_file(full, sha, &size)))
+		return rc;
+	for (size_t i = 0; i < run->nfiles; i++)
+		if (!strcmp(run->files[i].path, abs))
+			return 0; /* given twice */
+	return lr_run_add_file(run, abs, "external", sha, size);
+}
+
+int lr_source_add_external(struct lr_run *run, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		lr_error_set(LR_EINVAL, "cannot hash source '%s': %s", path, strerror(errno));
+		lr_error_hint("--source takes an existing file or directory");
+		return LR_EINVAL;
+	}
+	return lr_walk_files(path, add_external, run);
+}

@@ -1,0 +1,27 @@
+#ifndef LR_GITSRC_H
+#define LR_GITSRC_H
+
+#include "base/model.h"
+
+/*
+ * Capture the state of the git work tree enclosing 'cwd' into run->source
+ * and run->files: HEAD, branch, dirty flag, sha256 of the patch from HEAD
+ * to the work tree (index, work tree and untracked files, binary content
+ * included), and the sha256 and size of every modified or untracked file.
+ * Paths under 'exclude_dir' (the store, when it lives inside the work
+ * tree) are skipped. Outside any repository run->source.present stays 0.
+ * Requires git_libgit2_init().
+ */
+int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir);
+
+/*
+ * Call 'fn' for each regular file at or below 'path' (symlinks followed),
+ * in name order. 'rel' is the path relative to 'path' ("" for a file).
+ */
+typedef int (*lr_file_fn)(void *arg, const char *full, const char *rel);
+int lr_walk_files(const char *path, lr_file_fn fn, void *arg);
+
+/* Hash --source paths (files or directories) into run->files as 'external'. */
+int lr_source_add_external(struct lr_run *run, const char *path);
+
+#endif

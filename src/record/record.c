@@ -1,0 +1,796 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <uuid/uuid.h>
+
+#include "base/error.h"
+#include "record/gitsrc.h"
+#include "record/hostinfo.h"
+#include "store/objects.h"
+#include "record/record.h"
+#include "record/redact.h"
+#include "record/spool.h"
+
+void lr_record_opts_release(struct lr_record_opts *o)
+{
+	lr_strlist_release(&o->issues);
+	lr_kvlist_release(&o->geometry);
+	lr_kvlist_release(&o->binding);
+	lr_kvlist_release(&o->tools);
+	lr_strlist_release(&o->outputs);
+	lr_strlist_release(&o->inputs);
+	lr_strlist_release(&o->references);
+	lr_strlist_release(&o->logs);
+	lr_strlist_release(&o->sources);
+}
+
+/* ---- validating user facts ----------------------------------------------- */
+
+int lr_issue_normalize(const char *ref, char *out, size_t outlen)
+{
+	const char *p = ref, *hash;
+	size_t n;
+
+	if (*p == '#')
+		p++;
+	if (*p && strspn(p, "0123456789") == strlen(p) && strlen(p) < 19) {
+		snprintf(out, outlen, "%s", p + strspn(p, "0") - (p[strspn(p, "0")] == '\0'));
+		return 0;
+	}
+	/* owner/repo#N */
+	hash = strchr(ref, '#');
+	n = strcspn(ref, "/");
+	if (hash && n > 0 && ref[n] == '/' && ref + n + 1 < hash && !memchr(ref + n + 1, '/', (size_t)(hash - ref - n - 1)) &&
+	    strspn(ref, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") == (size_t)(hash - ref) &&
+	    hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1) && strlen(ref) < outlen) {
+		snprintf(out, outlen, "%s", ref);
+		return 0;
+	}
+	lr_error_set(LR_EINVAL, "invalid issue reference '%s': expected a number or owner/repo#number", ref);
+	lr_error_hint("e.g. --issue 270 or --issue RBLN-SW/optimum-rbln#827");
+	return LR_EINVAL;
+}
+
+/* Geometry fields that must be positive integers. */
+static const char *const numeric_geometry[] = {
+	"layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "tp", "width",
+	"block_size", "blocks", "window", "hidden", "max_positions",
+};
+
+int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char key[128];
+	size_t n, i;
+
+	n = eq ? (size_t)(eq - arg) : 0;
+	if (!eq || n == 0 || n >= sizeof key || !eq[1]) {
+		lr_error_set(LR_EINVAL, "invalid %s '%s': expected KEY=VALUE with both parts non-empty", opt, arg);
+		lr_error_hint("e.g. %s model=qwen3-4b", opt);
+		return LR_EINVAL;
+	}
+	memcpy(key, arg, n);
+	key[n] = '\0';
+	if (strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n) {
+		lr_error_set(LR_EINVAL, "invalid %s key '%s': use letters, digits, '_', '.' and '-'", opt, key);
+		lr_error_hint("e.g. %s kv_heads=8", opt);
+		return LR_EINVAL;
+	}
+	if (lr_kvlist_find(l, key)) {
+		lr_error_set(LR_EINVAL, "invalid %s '%s': key '%s' is given twice", opt, arg, key);
+		lr_error_hint("give each key once");
+		return LR_EINVAL;
+	}
+	if (!strcmp(opt, "--geometry")) {
+		for (i = 0; i < sizeof numeric_geometry / sizeof numeric_geometry[0]; i++) {
+			char *end;
+			long long v;
+
+			if (strcmp(key, numeric_geometry[i]))
+				continue;
+			errno = 0;
+			v = strtoll(eq + 1, &end, 10);
+			if (errno || *end || v <= 0 || !isdigit((unsigned char)eq[1])) {
+				lr_error_set(LR_EINVAL, "invalid --geometry '%s': '%s' must be a positive integer",
+					     arg, key);
+				lr_error_hint("e.g. --geometry %s=8", key);
+				return LR_EINVAL;
+			}
+		}
+	}
+	return lr_kvlist_add(l, key, eq + 1, NULL);
+}
+
+/* ---- preparing the run ----------------------------------------------------- */
+
+static char *argv_json(char *const *argv, const struct lr_scrub *scrub)
+{
+	json_t *a = json_array();
+	char *s, *out = NULL;
+	size_t i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; argv[i]; i++) {
+		s = lr_scrub_string(scrub, argv[i]);
+		if (!s || json_array_append_new(a, json_string(s)) != 0) {
+			free(s);
+			goto out;
+		}
+		free(s);
+	}
+	out = json_dumps(a, JSON_COMPACT | JSON_ENSURE_ASCII);
+out:
+	json_decref(a);
+	return out;
+}
+
+struct put_ctx {
+	struct lr_run *run;
+	const char *store_dir;
+	const char *role;
+	const char *declared;	/* the path as the user gave it */
+	struct lr_scrub *scrub;
+	int secret;
+};
+
+static int scan_secret(void *arg, const void *data, size_t len)
+{
+	struct put_ctx *c = arg;
+	int found = 0;
+	int rc = lr_scrub_feed(c->scrub, data, len, NULL, NULL, &found);
+
+	if (rc)
+		return rc;
+	if (found) {
+		c->secret = 1;
+		return lr_error_set(LR_EREFUSED, "refusing to store artifact '%s': it contains the value of a secret environment variable",
+				    c->declared);
+	}
+	return 0;
+}
+
+/* Store one regular file of a declared artifact. */
+static int put_one(void *arg, const char *full, const char *rel)
+{
+	struct put_ctx *c = arg;
+	char sha[LR_SHA256_HEX], name[PATH_MAX];
+	int64_t size = 0;
+	int rc;
+
+	if (*rel)
+		snprintf(name, sizeof name, "%s%s%s", c->declared,
+			 c->declared[strlen(c->declared) - 1] == '/' ? "" : "/", rel);
+	else
+		snprintf(name, sizeof name, "%s", c->declared);
+	rc = lr_obj_put_file(c->store_dir, full, sha, &size, c->scrub->n ? scan_secret : NULL, c);
+	lr_scrub_flush(c->scrub, NULL, NULL);
+	if (rc)
+		return rc;
+	return lr_run_add_artifact(c->run, c->role, name, sha, size);
+}
+
+/*
+ * Store the files of the declared artifact 'path' under 'role'. A missing
+ * path is appended as absent (*missing set). Secret content is refused.
+ */
+static int put_artifact(struct lr_run *run, const char *store_dir, const char *role, const char *path,
+			struct lr_scrub *scrub, int *missing)
+{
+	struct put_ctx c = { run, store_dir, role, path, scrub, 0 };
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		*missing = 1;
+		return lr_run_add_artifact(run, role, path, NULL, 0);
+	}
+	return lr_walk_files(path, put_one, &c);
+}
+
+static int check_exists(const struct lr_strlist *l, const char *opt)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (stat(l->v[i], &st) != 0) {
+			lr_error_set(LR_EINVAL, "cannot record %s '%s': %s", opt, l->v[i], strerror(errno));
+			lr_error_hint("%s files are hashed before the command starts, so they must exist", opt);
+			return LR_EINVAL;
+		}
+	return 0;
+}
+
+int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues)
+{
+	char cwd[PATH_MAX], norm[256];
+	struct lr_scrub scrub;
+	uuid_t u;
+	size_t i;
+	int rc;
+
+	if (!getcwd(cwd, sizeof cwd))
+		return lr_error_set(LR_EIO, "cannot read the working directory: %s", strerror(errno));
+	if ((rc = lr_scrub_init(&scrub, envp)))
+		return rc;
+	uuid_generate_random(u);
+	uuid_unparse_lower(u, run->uuid);
+	run->kind = strdup(kind);
+	run->cwd = strdup(cwd);
+	run->labrun_version = strdup(PACKAGE_VERSION);
+	run->experiment = lr_strdup0(experiment);
+	run->note = note ? lr_scrub_string(&scrub, note) : NULL;
+	run->argv_json = argv_json(argv, &scrub);
+	lr_scrub_release(&scrub);
+	if (!run->kind || !run->cwd || !run->labrun_version || !run->argv_json || (experiment && !run->experiment) ||
+	    (note && !run->note))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; issues && i < issues->n; i++) {
+		if ((rc = lr_issue_normalize(issues->v[i], norm, sizeof norm)))
+			return rc;
+		if (!lr_strlist_contains(&run->issues, norm) && (rc = lr_strlist_add(&run->issues, norm)))
+			return rc;
+	}
+	if ((rc = lr_host_probe(&run->host)))
+		return rc;
+	if ((rc = lr_git_capture(run, cwd, lr_store_dir(st))))
+		return rc;
+	if ((rc = lr_env_capture(&run->env, envp)))
+		return rc;
+	return lr_binding_probe(&run->binding, envp, "/sys");
+}
+
+/* Everything known before the command runs; nothing is stored on failure but objects. */
+static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
+		       struct lr_scrub *scrub)
+{
+	size_t i;
+	int rc, missing = 0;
+
+	if ((rc = check_exists(&o->inputs, "--input")) || (rc = check_exists(&o->references, "--reference")))
+		return rc;
+	if ((rc = lr_run_capture(st, run, "record", o->argv, o->envp, o->experiment, o->note, &o->issues)))
+		return rc;
+	for (i = 0; i < o->sources.n; i++)
+		if ((rc = lr_source_add_external(run, o->sources.v[i])))
+			return rc;
+	/* What the user says wins over what labrun observed. */
+	for (i = 0; i < o->binding.n; i++) {
+		char *v = lr_scrub_string(scrub, o->binding.v[i].value);
+
+		rc = v ? lr_kvlist_set(&run->binding, o->binding.v[i].key, v, "user")
+		       : lr_error_set(LR_ENOMEM, "out of memory");
+		free(v);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < o->geometry.n; i++)
+		if ((rc = lr_kvlist_add(&run->geometry, o->geometry.v[i].key, o->geometry.v[i].value, NULL)))
+			return rc;
+	for (i = 0; i < o->tools.n; i++)
+		if ((rc = lr_kvlist_add(&run->tools, o->tools.v[i].key, o->tools.v[i].value, NULL)))
+			return rc;
+	for (i = 0; i < o->inputs.n; i++)
+		if ((rc = put_artifact(run, lr_store_dir(st), "input", o->inputs.v[i], scrub, &missing)))
+			return rc;
+	for (i = 0; i < o->references.n; i++)
+		if ((rc = put_artifact(run, lr_store_dir(st), "reference", o->references.v[i], scrub, &missing)))
+			return rc;
+	return 0;
+}
+
+/* ---- running the command --------------------------------------------------- */
+
+struct stream {
+	int fd;			/* read end of the command's pipe, -1 at EOF */
+	int tee_fd;		/* our stdout/stderr, -1 when not teeing or broken */
+	struct lr_objw *w;	/* spool writer */
+	struct lr_scrub scrub;
+};
+
+static int sink_objw(void *arg, const void *data, size_t len)
+{
+	return lr_objw_write(arg, data, len);
+}
+
+/* Read what is available on one stream: tee it, scrub it, spool it. */
+static int pump(struct stream *s)
+{
+	static unsigned char buf[1 << 16];
+	ssize_t n = read(s->fd, buf, sizeof buf);
+	int rc;
+
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return 0;
+		n = 0; /* treat a broken pipe as EOF */
+	}
+	if (n == 0) {
+		close(s->fd);
+		s->fd = -1;
+		if ((rc = lr_scrub_flush(&s->scrub, sink_objw, s->w)))
+			return rc;
+		return lr_objw_flush(s->w);
+	}
+	if (s->tee_fd >= 0) {
+		unsigned char *p = buf;
+		ssize_t left = n, k;
+
+		while (left > 0) {
+			k = write(s->tee_fd, p, (size_t)left);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				s->tee_fd = -1; /* our reader went away: keep recording */
+				break;
+			}
+			p += k;
+			left -= k;
+		}
+	}
+	if ((rc = lr_scrub_feed(&s->scrub, buf, (size_t)n, sink_objw, s->w, NULL)))
+		return rc;
+	/* Reach the kernel now so a killed recorder still leaves the log so far. */
+	return lr_objw_flush(s->w);
+}
+
+struct child {
+	pid_t pid;
+	int tty;		/* terminal handed to the command, or -1 */
+	int reaped;
+	int status;
+	struct rusage ru;
+	int exec_errno;		/* errno of a failed exec, 0 when it started */
+	int cancel_sig;		/* the signal that asked us to stop, 0 if none */
+	int timed_out;
+	double killed_at;	/* when SIGTERM was sent for the timeout/cancel */
+};
+
+/* Signals labrun handles through its signalfd while a command runs. */
+static void handled_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	sigaddset(set, SIGTTOU);
+}
+
+/* Discard what arrived of 'set' while it was blocked (the command's SIGCHLD, a late Ctrl-C). */
+static void drop_pending(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
+static void exec_child(char *const *argv, char *const *envp, int out, int err, int errpipe, int tty,
+		       const sigset_t *oldmask)
+{
+	int e;
+
+	setpgid(0, 0);
+	if (tty >= 0)
+		tcsetpgrp(tty, getpid()); /* SIGTTOU is still blocked here */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
+		_exit(LR_EXIT_LABRUN);
+	execvpe(argv[0], argv, envp);
+	e = errno;
+	if (write(errpipe, &e, sizeof e) < 0)
+		_exit(LR_EXIT_LABRUN);
+	_exit(e == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
+}
+
+static void reap(struct child *c)
+{
+	int status;
+	struct rusage ru;
+	pid_t p;
+
+	while ((p = wait4(c->pid, &status, WNOHANG | WUNTRACED, &ru)) == c->pid) {
+		if (WIFSTOPPED(status)) {
+			/* Ctrl-Z reached the command: take the terminal back, stop like it did,
+			 * and hand everything back when our shell continues us. */
+			if (c->tty < 0)
+				continue;
+			tcsetpgrp(c->tty, getpgrp());
+			kill(getpid(), SIGSTOP);
+			tcsetpgrp(c->tty, c->pid);
+			kill(-c->pid, SIGCONT);
+			continue;
+		}
+		c->reaped = 1;
+		c->status = status;
+		c->ru = ru;
+		return;
+	}
+}
+
+static void on_signal(struct child *c, const struct signalfd_siginfo *si, double now)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD) {
+		reap(c);
+		return;
+	}
+	if (sig == SIGTTOU)
+		return;
+	if (c->reaped)
+		return;
+	if (c->cancel_sig && sig == c->cancel_sig && now - c->killed_at > 0.2) {
+		kill(-c->pid, SIGKILL); /* asked twice: stop now */
+		return;
+	}
+	if (!c->cancel_sig) {
+		c->cancel_sig = sig;
+		c->killed_at = now;
+	}
+	kill(-c->pid, sig);
+}
+
+/*
+ * Run the command to its end, streaming its output. The signals of
+ * handled_signals() must be blocked by the caller ('old' is the mask to give
+ * the command). Returns 0 or an error.
+ */
+static int run_command(const struct lr_record_opts *o, struct stream *s, struct child *c, double *wall,
+		       const sigset_t *old)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, xp[2] = { -1, -1 }, sfd = -1, rc = 0;
+	sigset_t set;
+	double start, deadline, kill_deadline = 0;
+	struct pollfd pfd[3];
+	ssize_t n;
+
+	handled_signals(&set);
+	if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(xp, O_CLOEXEC)) {
+		rc = lr_error_set(LR_EIO, "cannot create pipes: %s", strerror(errno));
+		goto out;
+	}
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		rc = lr_error_set(LR_EIO, "cannot watch signals: %s", strerror(errno));
+		goto out;
+	}
+	c->tty = -1;
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		c->tty = STDIN_FILENO;
+	start = lr_monotonic_s();
+	c->pid = fork();
+	if (c->pid < 0) {
+		rc = lr_error_set(LR_EIO, "cannot start '%s': fork failed: %s", o->argv[0], strerror(errno));
+		goto out;
+	}
+	if (c->pid == 0)
+		exec_child(o->argv, o->envp, outp[1], errp[1], xp[1], c->tty, old);
+	setpgid(c->pid, c->pid);
+	if (c->tty >= 0)
+		tcsetpgrp(c->tty, c->pid);
+	close(outp[1]);
+	close(errp[1]);
+	close(xp[1]);
+	outp[1] = errp[1] = xp[1] = -1;
+	do
+		n = read(xp[0], &c->exec_errno, sizeof c->exec_errno);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof c->exec_errno)
+		c->exec_errno = 0;
+	s[0].fd = outp[0];
+	s[1].fd = errp[0];
+	outp[0] = errp[0] = -1;
+
+	deadline = o->timeout_s > 0 ? start + o->timeout_s : 0;
+	while (!c->reaped || s[0].fd >= 0 || s[1].fd >= 0) {
+		double now = lr_monotonic_s(), next = -1;
+		int timeout_ms, i;
+
+		if (deadline && !c->timed_out && !c->reaped && now >= deadline) {
+			c->timed_out = 1;
+			c->killed_at = now;
+			kill(-c->pid, SIGTERM);
+			kill_deadline = now + o->kill_after_s;
+		}
+		if (c->cancel_sig && !kill_deadline)
+			kill_deadline = c->killed_at + o->kill_after_s;
+		if (kill_deadline && now >= kill_deadline) {
+			/* The group ignored SIGTERM, or a descendant still holds our pipes. */
+			kill(-c->pid, SIGKILL);
+			kill_deadline = now + 3600;
+		}
+		if (deadline && !c->timed_out && !c->reaped)
+			next = deadline;
+		if (kill_deadline && (next < 0 || kill_deadline < next))
+			next = kill_deadline;
+		timeout_ms = next < 0 ? -1 : (int)((next - now) * 1000) + 1;
+		pfd[0] = (struct pollfd){ s[0].fd, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ s[1].fd, POLLIN, 0 };
+		pfd[2] = (struct pollfd){ sfd, POLLIN, 0 };
+		if (poll(pfd, 3, timeout_ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = lr_error_set(LR_EIO, "cannot wait for '%s': %s", o->argv[0], strerror(errno));
+			break;
+		}
+		for (i = 0; i < 2; i++)
+			if (s[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) && (rc = pump(&s[i])))
+				break;
+		if (rc) {
+			kill(-c->pid, SIGKILL);
+			break;
+		}
+		if (pfd[2].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+				on_signal(c, &si, lr_monotonic_s());
+		}
+		if (!c->reaped)
+			reap(c); /* SIGCHLD may be coalesced */
+	}
+	while (!c->reaped) {
+		/* Only after an error above: collect the killed command. */
+		if (wait4(c->pid, &c->status, 0, &c->ru) == c->pid)
+			c->reaped = 1;
+		else if (errno != EINTR)
+			break;
+	}
+	*wall = lr_monotonic_s() - start;
+	if (c->tty >= 0)
+		tcsetpgrp(c->tty, getpgrp());
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (outp[0] >= 0)
+		close(outp[0]);
+	if (outp[1] >= 0)
+		close(outp[1]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	if (errp[1] >= 0)
+		close(errp[1]);
+	if (xp[0] >= 0)
+		close(xp[0]);
+	if (xp[1] >= 0)
+		close(xp[1]);
+	return rc;
+}
+
+/* ---- finishing ------------------------------------------------------------- */
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Decide status, failure text and labrun's exit status from how it ended. */
+static void judge(struct lr_run *run, const struct child *c, const char *cmd, const char *missing,
+		  const char *refused, struct lr_record_result *res)
+{
+	int *exit_status = &res->exit_status;
+
+	run->status = LR_PASSED;
+	run->timed_out = c->timed_out;
+	if (c->exec_errno) {
+		run->has_exit = 1;
+		run->exit_code = c->exec_errno == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;
+		run->status = LR_FAILED;
+		run->failure = fmt("cannot execute '%s': %s", cmd, strerror(c->exec_errno));
+		*exit_status = run->exit_code;
+		res->exec_failed = 1;
+		return;
+	}
+	if (WIFEXITED(c->status)) {
+		run->has_exit = 1;
+		run->exit_code = WEXITSTATUS(c->status);
+		*exit_status = run->exit_code;
+	} else if (WIFSIGNALED(c->status)) {
+		run->signal = WTERMSIG(c->status);
+		*exit_status = 128 + run->signal;
+	}
+	if (c->cancel_sig || run->signal == SIGINT) {
+		/* Ctrl-C on a terminal reaches the command's group directly, not us. */
+		run->status = LR_CANCELLED;
+		run->failure = fmt("cancelled by %s", strsignal(c->cancel_sig ? c->cancel_sig : SIGINT));
+	} else if (c->timed_out) {
+		run->status = LR_FAILED;
+		run->failure = fmt("timed out: still running after the --timeout");
+		*exit_status = LR_EXIT_TIMEOUT;
+	} else if (run->signal) {
+		run->status = LR_FAILED;
+		run->failure = fmt("the command was killed by signal %d (%s)", run->signal, strsignal(run->signal));
+	} else if (run->exit_code != 0) {
+		run->status = LR_FAILED;
+		run->failure = fmt("the command exited with status %d", run->exit_code);
+	}
+	res->artifacts_failed = missing || refused;
+	if (run->status == LR_PASSED && (missing || refused)) {
+		run->status = LR_FAILED;
+		*exit_status = LR_EXIT_LABRUN;
+	}
+	if (missing || refused) {
+		char *f = fmt("%s%s%s%s%s", run->failure ? run->failure : "", run->failure ? "; " : "",
+			      missing ? missing : "", missing && refused ? "; " : "", refused ? refused : "");
+
+		free(run->failure);
+		run->failure = f;
+	}
+}
+
+/* Store declared outputs and logs after the run; describe what is missing or refused. */
+static int collect_outputs(struct lr_run *run, const char *dir, const struct lr_record_opts *o,
+			   struct lr_scrub *scrub, char **missing, char **refused)
+{
+	size_t i, k;
+	int rc = 0, miss = 0;
+
+	for (k = 0; k < 2 && !rc; k++) {
+		const struct lr_strlist *l = k ? &o->logs : &o->outputs;
+
+		for (i = 0; i < l->n; i++) {
+			miss = 0;
+			rc = put_artifact(run, dir, k ? "log" : "output", l->v[i], scrub, &miss);
+			if (rc == LR_EREFUSED) {
+				char *r = fmt("%s%s%s", *refused ? *refused : "", *refused ? "; " : "", lr_error_msg());
+
+				free(*refused);
+				*refused = r;
+				rc = lr_run_add_artifact(run, k ? "log" : "output", l->v[i], NULL, 0);
+			} else if (!rc && miss) {
+				char *m = fmt("%s%sdeclared artifact '%s' is missing", *missing ? *missing : "",
+					      *missing ? "; " : "", l->v[i]);
+
+				free(*missing);
+				*missing = m;
+			}
+			if (rc)
+				break;
+		}
+	}
+	return rc;
+}
+
+int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
+	      struct lr_record_result *res)
+{
+	const char *dir = lr_store_dir(st);
+	struct stream s[2] = { { -1, -1, NULL, { 0 } }, { -1, -1, NULL, { 0 } } };
+	struct child c;
+	struct lr_scrub scrub;
+	char *path = NULL, *missing = NULL, *refused = NULL;
+	sigset_t handled, old;
+	size_t nbefore, i;
+	int rc, lock = -1;
+	double wall = 0;
+
+	memset(res, 0, sizeof *res);
+	res->exit_status = LR_EXIT_LABRUN;
+	memset(&c, 0, sizeof c);
+	if ((rc = lr_scrub_init(&scrub, o->envp)))
+		return rc;
+	if ((rc = lr_scrub_init(&s[0].scrub, o->envp)) || (rc = lr_scrub_init(&s[1].scrub, o->envp)))
+		goto out;
+	if ((rc = prepare_run(st, o, run, &scrub)))
+		goto out;
+
+	if ((rc = lr_spool_lock(dir, run->uuid, &lock)))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		path = lr_spool_path(dir, run->uuid, i ? "stderr" : "stdout");
+		if (!path) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = lr_objw_open(&s[i].w, dir, path)))
+			goto out;
+		lr_objw_keep_tmp(s[i].w);
+		free(path);
+		path = NULL;
+		s[i].tee_fd = o->tee ? (i ? STDERR_FILENO : STDOUT_FILENO) : -1;
+	}
+	run->status = LR_RUNNING;
+	run->started_at = lr_now_iso();
+	if (!run->started_at) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	nbefore = run->nartifacts;
+	/*
+	 * Signals stay blocked from before the run row exists until it is final:
+	 * while the command runs they are read from a signalfd and forwarded, and
+	 * one arriving while artifacts are hashed must not turn a complete run
+	 * into an abandoned one.
+	 */
+	handled_signals(&handled);
+	sigprocmask(SIG_BLOCK, &handled, &old);
+	if ((rc = lr_store_run_begin(st, run)))
+		goto unblock;
+
+	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
+	rc = run_command(o, s, &c, &wall, &old);
+	if (rc)
+		goto unblock;
+	run->wall_s = wall;
+	run->user_s = c.ru.ru_utime.tv_sec + c.ru.ru_utime.tv_usec / 1e6;
+	run->sys_s = c.ru.ru_stime.tv_sec + c.ru.ru_stime.tv_usec / 1e6;
+	run->peak_rss_kib = c.ru.ru_maxrss;
+	for (i = 0; i < 2; i++) {
+		char sha[LR_SHA256_HEX];
+		int64_t size = 0;
+
+		rc = lr_objw_commit(s[i].w, sha, &size);
+		s[i].w = NULL;
+		if (rc || (rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size)))
+			goto unblock;
+	}
+	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused)))
+		goto unblock;
+	judge(run, &c, o->argv[0], missing, refused, res);
+	run->ended_at = lr_now_iso();
+	if (!run->ended_at || (run->status != LR_PASSED && !run->failure)) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto unblock;
+	}
+	rc = lr_store_run_finish(st, run, nbefore);
+	if (rc)
+		goto unblock;
+	lr_spool_unlock(dir, run->uuid, lock);
+	lock = -1;
+unblock:
+	drop_pending(&handled);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	if (rc && run->id) {
+		lr_error_wrap("cannot finalise run %lld", (long long)run->id);
+		lr_error_hint("its logs are kept in the spool; the next labrun command marks it abandoned");
+	}
+	if (lock >= 0 && !run->id)
+		lr_spool_unlock(dir, run->uuid, lock);
+	else if (lock >= 0)
+		close(lock); /* run row exists: leave the spool for recovery */
+	for (i = 0; i < 2; i++) {
+		lr_objw_abort(s[i].w); /* spool files stay for recovery or go with the lock */
+		if (s[i].fd >= 0)
+			close(s[i].fd);
+		lr_scrub_release(&s[i].scrub);
+	}
+	free(path);
+	free(missing);
+	free(refused);
+	lr_scrub_release(&scrub);
+	return rc;
+}

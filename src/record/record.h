@@ -1,0 +1,81 @@
+#ifndef LR_RECORD_H
+#define LR_RECORD_H
+
+#include "base/model.h"
+#include "store/store.h"
+
+/* What to record, as parsed by cmd-record.c. Nothing here is owned by labrun's record layer. */
+struct lr_record_opts {
+	char *const *argv;		/* the command, argv[0] looked up in PATH */
+	char *const *envp;		/* environment the command runs with */
+	const char *experiment;		/* or NULL */
+	const char *note;		/* or NULL */
+	struct lr_strlist issues;	/* raw references, validated by lr_issue_normalize */
+	struct lr_kvlist geometry;	/* user facts, keys validated by lr_fact_validate */
+	struct lr_kvlist binding;
+	struct lr_kvlist tools;
+	struct lr_strlist outputs;	/* --artifact: hashed after the run */
+	struct lr_strlist inputs;	/* --input: hashed before the run */
+	struct lr_strlist references;	/* --reference: hashed before the run */
+	struct lr_strlist logs;		/* --log: hashed after the run */
+	struct lr_strlist sources;	/* --source: extra files to hash */
+	double timeout_s;		/* 0: none */
+	double kill_after_s;		/* grace between SIGTERM and SIGKILL */
+	int tee;			/* copy the command's output to our stdout/stderr */
+};
+
+void lr_record_opts_release(struct lr_record_opts *o);
+
+/*
+ * Normalise an issue reference into 'out' (at least 256 bytes): "#270" and
+ * "270" become "270"; "owner/repo#827" stays. LR_EINVAL with a message
+ * naming the reference otherwise.
+ */
+int lr_issue_normalize(const char *ref, char *out, size_t outlen);
+
+/*
+ * Split "KEY=VALUE" of option 'opt' (--geometry, --binding, --tool) and
+ * check it: a key of [A-Za-z0-9_.-], a non-empty value, and for numeric
+ * geometry fields a positive integer. Adds to 'l'; a key given twice is an
+ * error.
+ */
+int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
+
+/*
+ * Fill what every kind of run records about itself: a new uuid, 'kind',
+ * cwd, argv (secret values scrubbed), labrun version, experiment, note,
+ * issue references (normalised; LR_EINVAL for a bad one), host, git state
+ * of the working directory, environment (allowlist, secrets redacted) and
+ * the observed CPU binding. 'run' must be lr_run_init'ed.
+ */
+int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
+
+/* Exit statuses of 'labrun record' that are not the command's own. */
+enum {
+	LR_EXIT_TIMEOUT = 124,		/* --timeout expired */
+	LR_EXIT_LABRUN = 125,		/* labrun failed around the command */
+	LR_EXIT_NOEXEC = 126,		/* the command was found but could not run */
+	LR_EXIT_NOTFOUND = 127,		/* the command was not found */
+};
+
+/*
+ * Record one execution of o->argv into 'st': the run row is committed as
+ * 'running' before the command starts, the command's output is teed and
+ * streamed into the spool, and the row is finalised after it ends; no write
+ * transaction is held while it runs. On return 0 the run is stored (passed,
+ * failed or cancelled: see run->status and run->failure) and 'res'
+ * says how labrun should exit. A negative return means nothing was
+ * stored (bad input, or the store refused the run row), or, when run->id is
+ * set, that finalising failed and the run will be marked abandoned.
+ * 'run' must be lr_run_init'ed; the caller releases it.
+ */
+struct lr_record_result {
+	int exit_status;	/* what 'labrun record' exits with */
+	int exec_failed;	/* the command could not be started (126/127) */
+	int artifacts_failed;	/* a declared artifact was missing or refused */
+};
+int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
+	      struct lr_record_result *res);
+
+#endif

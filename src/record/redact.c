@@ -1,0 +1,259 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "record/redact.h"
+
+/* Substrings of a variable name (upper-cased) that mark it secret. */
+static const char *const secret_words[] = {
+	"TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
+	"AUTH", "PRIVATE", "COOKIE", "SESSION", "SIGNATURE", "PAT",
+};
+
+/*
+ * What a reproduction needs: thread and affinity settings, device selectors,
+ * library paths, interpreter settings, locale. Entries ending in '*' are
+ * prefixes.
+ */
+static const char *const allowlist[] = {
+	"OMP_*", "MKL_*", "OPENBLAS_*", "GOMP_*", "KMP_*", "BLIS_*", "NUMEXPR_*", "VECLIB_*",
+	"TBB_*", "RAYON_NUM_THREADS", "TOKENIZERS_PARALLELISM",
+	"CUDA_*", "NVIDIA_*", "NCCL_*", "HIP_*", "ROCR_*", "HSA_*", "RBLN_*", "REBEL_*",
+	"TORCH_*", "PYTORCH_*", "XLA_*", "TF_*", "HF_*", "TRANSFORMERS_*", "VLLM_*",
+	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_BIND_NOW", "PATH", "PYTHON*", "VIRTUAL_ENV",
+	"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LANG", "LC_*", "TZ", "MALLOC_*", "LABRUN_*",
+};
+
+static void upper(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n && src[i] && src[i] != '='; i++)
+		dst[i] = (char)toupper((unsigned char)src[i]);
+	dst[i] = '\0';
+}
+
+int lr_env_name_is_secret(const char *name)
+{
+	char up[256];
+	size_t i;
+
+	upper(up, name, sizeof up);
+	for (i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++) {
+		const char *w = secret_words[i], *p;
+
+		if (!strcmp(w, "PAT")) {
+			/* Only as a word of its own (GITHUB_PAT), not in PATH or PATTERN. */
+			for (p = strstr(up, w); p; p = strstr(p + 1, w))
+				if ((p == up || p[-1] == '_') && (p[3] == '\0' || p[3] == '_'))
+					return 1;
+			continue;
+		}
+		if (strstr(up, w))
+			return 1;
+	}
+	return 0;
+}
+
+int lr_env_name_is_captured(const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof allowlist / sizeof allowlist[0]; i++) {
+		n = strlen(allowlist[i]);
+		if (allowlist[i][n - 1] == '*') {
+			if (!strncmp(name, allowlist[i], n - 1))
+				return 1;
+		} else if (!strcmp(name, allowlist[i])) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct lr_kv *)a)->key, ((const struct lr_kv *)b)->key);
+}
+
+int lr_env_capture(struct lr_kvlist *out, char *const *envp)
+{
+	char name[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; envp && envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+		size_t n;
+
+		if (!eq)
+			continue;
+		n = (size_t)(eq - envp[i]);
+		if (n == 0 || n >= sizeof name)
+			continue;
+		memcpy(name, envp[i], n);
+		name[n] = '\0';
+		if (lr_env_name_is_secret(name))
+			rc = lr_kvlist_set(out, name, LR_REDACTED, "redacted");
+		else if (lr_env_name_is_captured(name))
+			rc = lr_kvlist_set(out, name, eq + 1, NULL);
+		else
+			continue;
+		if (rc)
+			return rc;
+	}
+	qsort(out->v, out->n, sizeof *out->v, cmp_kv);
+	return 0;
+}
+
+int lr_scrub_init(struct lr_scrub *s, char *const *envp)
+{
+	size_t i, cap = 0;
+
+	memset(s, 0, sizeof *s);
+	for (i = 0; envp && envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+		char name[256];
+		size_t n;
+
+		if (!eq || (size_t)(eq - envp[i]) >= sizeof name)
+			continue;
+		n = (size_t)(eq - envp[i]);
+		memcpy(name, envp[i], n);
+		name[n] = '\0';
+		if (!lr_env_name_is_secret(name) || strlen(eq + 1) < LR_SCRUB_MIN)
+			continue;
+		if (s->n == cap) {
+			char **ns;
+			size_t *nl;
+
+			cap = cap ? cap * 2 : 8;
+			ns = realloc(s->secrets, cap * sizeof *ns);
+			if (ns)
+				s->secrets = ns;
+			nl = realloc(s->lens, cap * sizeof *nl);
+			if (nl)
+				s->lens = nl;
+			if (!ns || !nl)
+				goto nomem;
+		}
+		s->secrets[s->n] = strdup(eq + 1);
+		if (!s->secrets[s->n])
+			goto nomem;
+		s->lens[s->n] = strlen(eq + 1);
+		if (s->lens[s->n] > s->maxlen)
+			s->maxlen = s->lens[s->n];
+		s->n++;
+	}
+	return 0;
+nomem:
+	lr_scrub_release(s);
+	return lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+void lr_scrub_release(struct lr_scrub *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->secrets[i]);
+	free(s->secrets);
+	free(s->lens);
+	free(s->buf);
+	memset(s, 0, sizeof *s);
+}
+
+/* Earliest occurrence of any secret in p[0..n): its offset and index, or -1. */
+static long find_secret(const struct lr_scrub *s, const unsigned char *p, size_t n, size_t *which)
+{
+	long best = -1;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const unsigned char *m = memmem(p, n, s->secrets[i], s->lens[i]);
+
+		if (m && (best < 0 || m - p < best)) {
+			best = m - p;
+			*which = i;
+		}
+	}
+	return best;
+}
+
+static int emit(lr_sink_fn sink, void *arg, const void *data, size_t len)
+{
+	return sink && len ? sink(arg, data, len) : 0;
+}
+
+int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
+		  int *found)
+{
+	size_t pos = 0, which = 0, keep, total;
+	long at;
+	int rc;
+
+	if (!s->n)
+		return emit(sink, arg, data, len);
+	if (s->nbuf + len > s->capbuf) {
+		size_t ncap = s->nbuf + len;
+		unsigned char *nb = realloc(s->buf, ncap);
+
+		if (!nb)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		s->buf = nb;
+		s->capbuf = ncap;
+	}
+	memcpy(s->buf + s->nbuf, data, len);
+	total = s->nbuf + len;
+	while ((at = find_secret(s, s->buf + pos, total - pos, &which)) >= 0) {
+		if (found)
+			*found = 1;
+		if ((rc = emit(sink, arg, s->buf + pos, (size_t)at)) ||
+		    (rc = emit(sink, arg, LR_REDACTED, strlen(LR_REDACTED))))
+			return rc;
+		pos += (size_t)at + s->lens[which];
+	}
+	/* Hold back what could be the start of a secret completed by the next chunk. */
+	keep = s->maxlen - 1;
+	if (total - pos > keep) {
+		if ((rc = emit(sink, arg, s->buf + pos, total - pos - keep)))
+			return rc;
+		pos = total - keep;
+	}
+	memmove(s->buf, s->buf + pos, total - pos);
+	s->nbuf = total - pos;
+	return 0;
+}
+
+int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg)
+{
+	int rc = emit(sink, arg, s->buf, s->nbuf);
+
+	s->nbuf = 0;
+	return rc;
+}
+
+char *lr_scrub_string(const struct lr_scrub *s, const char *str)
+{
+	size_t len = strlen(str), pos = 0, which = 0, out = 0;
+	char *res;
+	long at;
+
+	/* A redaction marker is at most strlen(LR_REDACTED) for >= LR_SCRUB_MIN bytes. */
+	res = malloc(len * 3 + 1);
+	if (!res)
+		return NULL;
+	while (s->n && (at = find_secret(s, (const unsigned char *)str + pos, len - pos, &which)) >= 0) {
+		memcpy(res + out, str + pos, (size_t)at);
+		out += (size_t)at;
+		memcpy(res + out, LR_REDACTED, strlen(LR_REDACTED));
+		out += strlen(LR_REDACTED);
+		pos += (size_t)at + s->lens[which];
+	}
+	memcpy(res + out, str + pos, len - pos);
+	res[out + len - pos] = '\0';
+	return res;
+}

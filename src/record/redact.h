@@ -1,0 +1,62 @@
+#ifndef LR_REDACT_H
+#define LR_REDACT_H
+
+/*
+ * Secrets never reach the store. A variable whose name looks secret is
+ * recorded as '<redacted>', and its value is scrubbed from everything
+ * labrun writes: logs, argv, notes. Declared artifacts that contain a
+ * secret value are refused rather than stored.
+ */
+
+#include <stddef.h>
+
+#include "base/model.h"
+
+#define LR_REDACTED "<redacted>"
+
+/* Values shorter than this are too common to scrub from logs (still withheld as variables). */
+#define LR_SCRUB_MIN 4
+
+/* 1 when the variable name looks like it holds a secret (TOKEN, KEY, ...). */
+int lr_env_name_is_secret(const char *name);
+
+/* 1 when the variable is on the capture allowlist (OMP_*, RBLN_*, ...). */
+int lr_env_name_is_captured(const char *name);
+
+/*
+ * Add the captured variables of 'envp' to 'out', sorted by name: allowlisted
+ * ones with their value, secret-looking ones (allowlisted or not) as
+ * '<redacted>' with tag "redacted".
+ */
+int lr_env_capture(struct lr_kvlist *out, char *const *envp);
+
+/* Streaming scrubber over the secret values of an environment. */
+struct lr_scrub {
+	char **secrets;
+	size_t *lens;
+	size_t n;
+	size_t maxlen;
+	unsigned char *buf;	/* carried tail + current chunk */
+	size_t nbuf, capbuf;
+};
+
+/* Collect the secret values of 'envp' (a copy; 'envp' may change later). */
+int lr_scrub_init(struct lr_scrub *s, char *const *envp);
+void lr_scrub_release(struct lr_scrub *s);
+
+/*
+ * Pass a chunk through: scrubbed bytes go to 'sink' (which may be NULL for
+ * detection only). A secret split across chunks is still found: up to
+ * maxlen-1 bytes are held back until the next call or lr_scrub_flush().
+ * *found (if not NULL) is set to 1 when a secret was seen. Returns 0 or
+ * the sink's error.
+ */
+typedef int (*lr_sink_fn)(void *arg, const void *data, size_t len);
+int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
+		  int *found);
+int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg);
+
+/* A scrubbed copy of a string (malloc'd), or NULL on allocation failure. */
+char *lr_scrub_string(const struct lr_scrub *s, const char *str);
+
+#endif

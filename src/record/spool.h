@@ -1,0 +1,40 @@
+#ifndef LR_SPOOL_H
+#define LR_SPOOL_H
+
+/*
+ * The spool: <store>/spool/<uuid>.{lock,stdout,stderr}. A recorder holds an
+ * exclusive flock on its .lock file from before its run row exists until
+ * after the row is final, and streams the logs into the .stdout/.stderr
+ * files. A 'running' run whose lock nobody holds lost its recorder: the next
+ * labrun to open the store adopts the logs streamed so far and marks the
+ * run 'abandoned'. flock locks die with their process, whatever kills it.
+ */
+
+#include "store/store.h"
+
+/* malloc'd "<store>/spool/<uuid>.<ext>", or NULL. */
+char *lr_spool_path(const char *store_dir, const char *uuid, const char *ext);
+
+/* Create and lock the .lock file of a new run; *fd holds the lock. */
+int lr_spool_lock(const char *store_dir, const char *uuid, int *fd);
+
+/* After the run is final: remove the spool files, then release the lock. */
+void lr_spool_unlock(const char *store_dir, const char *uuid, int fd);
+
+/*
+ * Mark every running run whose recorder is gone as abandoned, keeping its
+ * partial logs. *abandoned (may be NULL) counts the runs this call marked.
+ * Runs whose recorder is alive are left alone.
+ */
+int lr_spool_recover(struct lr_store *st, int *abandoned);
+
+/*
+ * Remove spool files no run needs: those of a recorder that died before its
+ * run row existed, or after the row was final but before it cleaned up. A
+ * file is stray when no running run has its uuid, nobody holds its lock and
+ * it is older than 'min_age' seconds (a new recorder's lock exists, unheld,
+ * for a moment between its creation and its flock). *removed counts files.
+ */
+int lr_spool_sweep(struct lr_store *st, int min_age, int *removed);
+
+#endif

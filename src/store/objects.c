@@ -1,0 +1,302 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "store/objects.h"
+
+struct lr_objw {
+	char *store_dir;
+	char *tmp_path;
+	int fd;
+	struct lr_sha256 hash;
+	int64_t size;
+	/* Small writes are gathered so a chatty command costs few syscalls. */
+	size_t buffered;
+	int keep_tmp;		/* link into place and leave the temporary file */
+	unsigned char buf[1 << 16];
+};
+
+void lr_objw_keep_tmp(struct lr_objw *w)
+{
+	w->keep_tmp = 1;
+}
+
+int lr_mkdir1(const char *dir)
+{
+	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+		return 0;
+	return lr_error_set(LR_EIO, "cannot create directory '%s': %s", dir, strerror(errno));
+}
+
+int lr_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return lr_error_set(LR_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
+	if (fsync(fd) != 0 && errno != EINVAL)
+		rc = lr_error_set(LR_EIO, "cannot sync directory '%s': %s", dir, strerror(errno));
+	close(fd);
+	return rc;
+}
+
+char *lr_obj_path(const char *store_dir, const char *hex)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/objects/%.2s/%s", store_dir, hex, hex + 2) < 0)
+		return NULL;
+	return p;
+}
+
+int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_path)
+{
+	struct lr_objw *w;
+	char dir[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	w->fd = -1;
+	w->store_dir = strdup(store_dir);
+	if (!w->store_dir) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (tmp_path) {
+		w->tmp_path = strdup(tmp_path);
+		if (!w->tmp_path) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			goto fail;
+		}
+		w->fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} else {
+		snprintf(dir, sizeof dir, "%s/objects/tmp", store_dir);
+		if ((rc = lr_mkdir1(dir)))
+			goto fail;
+		if (asprintf(&w->tmp_path, "%s/obj-XXXXXX", dir) < 0) {
+			w->tmp_path = NULL;
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			goto fail;
+		}
+		w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
+		if (w->fd >= 0)
+			fchmod(w->fd, 0644);
+	}
+	if (w->fd < 0) {
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", w->tmp_path, strerror(errno));
+		free(w->tmp_path);
+		w->tmp_path = NULL; /* not ours to unlink */
+		goto fail;
+	}
+	if ((rc = lr_sha256_init(&w->hash)))
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	lr_objw_abort(w);
+	return rc;
+}
+
+static int write_all(int fd, const void *data, size_t len, const char *path)
+{
+	const unsigned char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int lr_objw_flush(struct lr_objw *w)
+{
+	int rc;
+
+	if (!w->buffered)
+		return 0;
+	rc = write_all(w->fd, w->buf, w->buffered, w->tmp_path);
+	w->buffered = 0;
+	return rc;
+}
+
+int lr_objw_write(struct lr_objw *w, const void *data, size_t len)
+{
+	int rc;
+
+	lr_sha256_update(&w->hash, data, len);
+	w->size += (int64_t)len;
+	if (w->buffered + len > sizeof w->buf) {
+		if ((rc = lr_objw_flush(w)))
+			return rc;
+		if (len >= sizeof w->buf)
+			return write_all(w->fd, data, len, w->tmp_path);
+	}
+	memcpy(w->buf + w->buffered, data, len);
+	w->buffered += len;
+	return 0;
+}
+
+/*
+ * Move 'tmp' to the object path for 'hex', creating the fan-out directory.
+ * With 'keep' the file is hard-linked and 'tmp' stays (the caller removes it
+ * once the database references the object).
+ */
+static int install(const char *store_dir, const char *tmp, const char *hex, int keep)
+{
+	char dir[PATH_MAX];
+	char *dst = NULL;
+	struct stat st;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s/objects/%.2s", store_dir, hex);
+	if ((rc = lr_mkdir1(dir)))
+		return rc;
+	dst = lr_obj_path(store_dir, hex);
+	if (!dst)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (stat(dst, &st) == 0) {
+		/* Already stored: identical content by construction. */
+		if (!keep)
+			unlink(tmp);
+		goto out;
+	}
+	if (keep ? link(tmp, dst) != 0 && errno != EEXIST : rename(tmp, dst) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot move '%s' to '%s': %s", tmp, dst, strerror(errno));
+		goto out;
+	}
+	rc = lr_fsync_dir(dir);
+out:
+	free(dst);
+	return rc;
+}
+
+int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size)
+{
+	int rc;
+
+	if ((rc = lr_objw_flush(w)))
+		goto fail;
+	if (fsync(w->fd) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot sync '%s': %s", w->tmp_path, strerror(errno));
+		goto fail;
+	}
+	lr_sha256_final(&w->hash, hex);
+	close(w->fd);
+	w->fd = -1;
+	if ((rc = install(w->store_dir, w->tmp_path, hex, w->keep_tmp)))
+		goto fail;
+	if (size)
+		*size = w->size;
+	free(w->tmp_path);
+	w->tmp_path = NULL; /* installed (or kept on purpose): not to be unlinked */
+	lr_objw_abort(w);
+	return 0;
+fail:
+	lr_objw_abort(w);
+	return rc;
+}
+
+void lr_objw_abort(struct lr_objw *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp_path && !w->keep_tmp)
+		unlink(w->tmp_path);
+	if (w->hash.ctx)
+		lr_sha256_release(&w->hash);
+	free(w->tmp_path);
+	free(w->store_dir);
+	free(w);
+}
+
+int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
+		    int64_t *size, lr_obj_scan_fn scan, void *scan_arg)
+{
+	static _Thread_local unsigned char buf[1 << 16];
+	struct lr_objw *w = NULL;
+	int fd, rc;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if ((rc = lr_objw_open(&w, store_dir, NULL)))
+		goto out;
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (scan && (rc = scan(scan_arg, buf, (size_t)n)))
+			goto out;
+		if ((rc = lr_objw_write(w, buf, (size_t)n)))
+			goto out;
+	}
+	rc = lr_objw_commit(w, hex, size);
+	w = NULL;
+out:
+	lr_objw_abort(w);
+	close(fd);
+	return rc;
+}
+
+int lr_obj_adopt(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size)
+{
+	int fd, rc;
+
+	if ((rc = lr_sha256_file(path, hex, size)))
+		return rc;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot sync '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	close(fd);
+	return install(store_dir, path, hex, 1);
+}
+
+int lr_obj_verify(const char *store_dir, const char *hex)
+{
+	char got[LR_SHA256_HEX];
+	char *path = lr_obj_path(store_dir, hex);
+	int rc;
+
+	if (!path)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (access(path, F_OK) != 0) {
+		rc = lr_error_set(LR_ENOTFOUND, "object '%s' is missing", path);
+		goto out;
+	}
+	if ((rc = lr_sha256_file(path, got, NULL)))
+		goto out;
+	if (strcmp(got, hex))
+		rc = lr_error_set(LR_EIO, "object '%s' is corrupt: its content hashes to %s", path, got);
+out:
+	free(path);
+	return rc;
+}

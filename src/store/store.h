@@ -1,0 +1,228 @@
+#ifndef LR_STORE_H
+#define LR_STORE_H
+
+/*
+ * The store: <dir>/labrun.db (SQLite, WAL) and <dir>/objects/. These are the
+ * only functions that know SQL; a shared lab-server store can replace this
+ * file without touching the commands. Writes run in BEGIN IMMEDIATE
+ * transactions that never span a command's execution.
+ */
+
+#include <stdint.h>
+
+#include "base/model.h"
+
+#define LR_APPLICATION_ID 0x4C616252 /* "LabR" */
+
+struct lr_store;
+
+/* A callback taking a string (a table name, an object hash...). */
+typedef int (*lr_str_fn)(void *arg, const char *s);
+
+enum {
+	LR_STORE_CREATE = 1, /* create the directory and database if missing */
+};
+
+/*
+ * Find the store directory: 'override' (from --store or LABRUN_STORE) if
+ * given, else the nearest '.labrun' walking up from 'cwd'. When none exists
+ * and 'for_write' is set, the place a new one goes: '.labrun' at the top of
+ * the enclosing git work tree, or in 'cwd'. *out is malloc'd; *exists says
+ * whether the directory is already there. LR_ENOTFOUND when reading and
+ * there is none.
+ */
+int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);
+
+/*
+ * Open (and with LR_STORE_CREATE, create) the store in 'dir', applying any
+ * pending migrations. A store whose schema is newer than this binary, or a
+ * database that is not a labrun store, is refused with LR_ESCHEMA and left
+ * untouched. *out belongs to the caller: lr_store_free().
+ */
+int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
+void lr_store_free(struct lr_store *st);
+
+/* The store directory (borrowed, lives as long as 'st'). */
+const char *lr_store_dir(const struct lr_store *st);
+
+/* PRAGMA user_version of the open database. */
+int lr_store_schema_version(struct lr_store *st);
+
+/*
+ * Insert 'run' as 'running' with every fact known before execution (host,
+ * experiment, issues, geometry, binding, tools, environment, sources and the
+ * artifacts already in run->artifacts) in one transaction; sets run->id.
+ * Objects named by artifacts must already be in objects/.
+ */
+int lr_store_run_begin(struct lr_store *st, struct lr_run *run);
+
+/*
+ * Finalise a run in one transaction: status, end time, exit, resource use,
+ * failure text, the artifacts from index 'first_new_artifact' on, and the
+ * run's measurements.
+ */
+int lr_store_run_finish(struct lr_store *st, const struct lr_run *run, size_t first_new_artifact);
+
+/* Runs still marked 'running': ids and uuids (malloc'd arrays, caller frees). */
+struct lr_running {
+	int64_t id;
+	char uuid[37];
+};
+int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n);
+
+/*
+ * Mark run 'id' abandoned if it is still running, linking the given logs.
+ * *changed is 1 when this call did it, 0 when another process finished or
+ * abandoned it first.
+ */
+int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
+			 const struct lr_artifact *logs, size_t nlogs, int *changed);
+
+/*
+ * Resolve a run reference: a short id ("7"), a uuid or a unique uuid prefix
+ * of at least 4 characters, or "last". LR_ENOTFOUND / LR_EINVAL otherwise.
+ */
+int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
+
+/* Load everything recorded about run 'id' into 'run' (lr_run_init'ed). */
+int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
+
+struct lr_run_filter {
+	const char *issue;	/* normalised issue ref, or NULL */
+	const char *experiment;	/* or NULL */
+	int status;		/* enum lr_status, or -1 for any */
+	int64_t limit;		/* 0: all */
+};
+
+/*
+ * Call 'fn' for each matching run, newest first, with the summary fields
+ * filled (id, uuid, kind, experiment, status, times, exit, wall, argv, cwd,
+ * issues). The run is released after each call; a non-zero return from
+ * 'fn' stops the walk and is returned.
+ */
+typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
+int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
+
+/* ---- experiment runs (labrun run) ---- */
+
+struct lr_store_arm {
+	const char *name, *kernel, *contract, *layout, *mode;
+	int threads;
+};
+
+struct lr_store_condition {
+	int idx;
+	const char *model;
+	int64_t layers, kv_heads, head_dim, tokens, elements, inner;
+	const char *status;	/* passed, failed, missing */
+	const char *failure;	/* or NULL */
+};
+
+struct lr_store_rep {
+	int block, slot, arm, warmup;
+	double wall_s, cpu_s;
+	int64_t invol_switches, steal_ticks;
+	int interfered;
+};
+
+/* Store the definition text and the arms of experiment run 'run' (one transaction). */
+int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
+			     const char *text, const struct lr_store_arm *arms, int narms);
+
+/*
+ * Store one condition's outcome in one transaction: its row, the parity
+ * hash of each arm (NULL when the arm never ran), and its repetitions.
+ */
+int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
+		       const char *const *arm_sha, const int *matches, int narms,
+		       const struct lr_store_rep *reps, int nreps);
+
+/* The stored definition of an experiment run: malloc'd path and text; LR_ENOTFOUND if none. */
+int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
+
+/* Parity hashes of an experiment run: hex[cond][arm] into a caller array of ncond x narm x 65 ("" if none). */
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex);
+
+/* Timed (non-warm-up) repetitions of one condition and arm, in block/slot order, per execution (wall_s / inner). */
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n);
+
+/* The arms of an experiment run, in order: names and resolved kernels into caller arrays of 32 bytes each. */
+int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);
+
+/* Conditions of an experiment run in order, read back (strings malloc'd into the caller's array; free with
+ * lr_store_conditions_free). */
+struct lr_store_condition_row {
+	int idx;
+	char model[32];
+	int64_t layers, tokens, inner;
+	char status[16];
+	char *failure;
+	int flagged;	/* interfered repetitions in timed blocks */
+};
+int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
+void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
+
+/*
+ * Recompute run 'id's seal and call 'changed' with the name of every table
+ * whose rows differ from the sealed digest. *sealed is 0 for a run that was
+ * never sealed (still running, or recorded before seals existed).
+ */
+int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
+
+/* Every repetition of experiment run 'run' as RFC 4180 CSV with a header (malloc'd). */
+int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out);
+
+/* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
+int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
+		      const struct lr_strlist *run_uuids, int64_t *id);
+
+/* Each registration, oldest first: id, hub, crate path, manifest sha256, time, and its runs' ids ("3 5"). */
+typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
+				  const char *when, const char *runs);
+int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
+
+/* Where a pruned object lives: malloc'd archive path and member; LR_ENOTFOUND when it was never pruned. */
+int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member);
+
+/* Record that objects were archived as members of 'archive' (one transaction). */
+int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
+
+/*
+ * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer
+ * to, with the archive member names the crate gives them: candidates for
+ * pruning. 'out' gets sha256 -> member.
+ */
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out);
+
+/* Record one replay comparison row. */
+int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
+			  const char *replay, int matches);
+
+/* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
+int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
+
+/* Does an experiment with this name exist? (1/0, or a negative error) */
+int lr_store_experiment_exists(struct lr_store *st, const char *name);
+
+/*
+ * Run one read-only SQL statement on a separate read-only connection.
+ * Statements that could write are refused with LR_EREFUSED before they run.
+ * 'fn' gets the column count, names, values (NULL for SQL NULL) and types
+ * (SQLITE_INTEGER... as ints) of each row; 'header' is called once first.
+ */
+struct lr_sqlrow {
+	int ncol;
+	const char *const *names;
+	const char *const *values;
+	const int *types;	/* 1 integer, 2 float, 3 text, 4 blob, 5 null */
+};
+typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_header);
+int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
+
+/* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
+int lr_store_integrity(struct lr_store *st);
+
+/* Call 'fn' with every object sha256 the database references and expects in objects/ (not pruned ones). */
+int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
+
+#endif
