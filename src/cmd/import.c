@@ -14,7 +14,7 @@
 #include "import/kvsrc.h"
 #include "record/record.h"
 #include "record/spool.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 
 extern char **environ;
 

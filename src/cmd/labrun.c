@@ -14,7 +14,6 @@
 #include <git2.h>
 #include <jansson.h>
 #include <openssl/opensslv.h>
-#include <sqlite3.h>
 
 #include "cmd/cmd.h"
 #include "store/schema.h"
@@ -62,7 +61,7 @@ static void usage(FILE *f)
 static void version(void)
 {
 	printf("labrun %s (schema %d)\n", PACKAGE_VERSION, lr_migration_count);
-	printf("sqlite %s, libgit2 %d.%d.%d, %s, %s, jansson %s\n", sqlite3_libversion(),
+	printf("sqlite %s, libgit2 %d.%d.%d, %s, %s, jansson %s\n", lr_store_sqlite_version(),
 	       LIBGIT2_VER_MAJOR, LIBGIT2_VER_MINOR, LIBGIT2_VER_REVISION, archive_version_string(),
 	       OPENSSL_VERSION_TEXT, JANSSON_VERSION);
 }

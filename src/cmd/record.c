@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "base/error.h"
@@ -143,7 +144,7 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 			break;
 		}
 		case 'q':
-			o->tee = 0;
+			o->tee_out = o->tee_err = 0;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -169,7 +170,8 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 	int rc, exit_status = LR_EXIT_LABRUN;
 
 	lr_run_init(&run);
-	o.tee = 1;
+	o.tee_out = STDOUT_FILENO;
+	o.tee_err = STDERR_FILENO;
 	o.kill_after_s = 10;
 	o.envp = environ;
 	rc = parse(&o, argc, argv);

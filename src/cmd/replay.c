@@ -139,7 +139,8 @@ static int replay_record(struct lr_store *st, const struct lr_run *orig, int *sa
 	o.envp = env;
 	o.experiment = orig->experiment;
 	o.note = orig->note;
-	o.tee = 1;
+	o.tee_out = STDOUT_FILENO;
+	o.tee_err = STDERR_FILENO;
 	o.kill_after_s = 10;
 	for (i = 0; i < orig->issues.n; i++)
 		lr_strlist_add(&o.issues, orig->issues.v[i]);

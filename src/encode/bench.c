@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/model.h"
 #include "base/sha256.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 
 /* splitmix64: small, fast, and the same everywhere for a seed. */
 static uint64_t next(uint64_t *s)

@@ -10,7 +10,7 @@
  */
 
 #include "base/model.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 #include "store/store.h"
 
 /* Called once per difference: what ("source", "binding"...), the key, and both values ("-" if absent). */

@@ -10,7 +10,7 @@
 
 #include "experiment/expdef.h"
 #include "base/model.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 #include "store/store.h"
 
 struct lr_report_row {

@@ -10,7 +10,7 @@
  */
 
 #include "experiment/expdef.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 #include "store/store.h"
 
 struct lr_run_progress {

@@ -694,7 +694,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	char *path = NULL, *missing = NULL, *refused = NULL;
 	sigset_t handled, old;
 	size_t nbefore, i;
-	int rc, lock = -1;
+	int rc, tee, lock = -1;
 	double wall = 0;
 
 	memset(res, 0, sizeof *res);
@@ -720,7 +720,8 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		lr_objw_keep_tmp(s[i].w);
 		free(path);
 		path = NULL;
-		s[i].tee_fd = o->tee ? (i ? STDERR_FILENO : STDOUT_FILENO) : -1;
+		tee = i ? o->tee_err : o->tee_out;
+		s[i].tee_fd = tee > 0 ? tee : -1;
 	}
 	run->status = LR_RUNNING;
 	run->started_at = lr_now_iso();

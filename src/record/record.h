@@ -21,7 +21,7 @@ struct lr_record_opts {
 	struct lr_strlist sources;	/* --source: extra files to hash */
 	double timeout_s;		/* 0: none */
 	double kill_after_s;		/* grace between SIGTERM and SIGKILL */
-	int tee;			/* copy the command's output to our stdout/stderr */
+	int tee_out, tee_err;		/* copy the command's stdout/stderr to these fds (0: don't) */
 };
 
 void lr_record_opts_release(struct lr_record_opts *o);

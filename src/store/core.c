@@ -147,6 +147,11 @@ static int exec(struct lr_store *st, const char *sql, const char *what)
 	return 0;
 }
 
+const char *lr_store_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}
+
 int lr_store_schema_version(struct lr_store *st)
 {
 	int v = -1;

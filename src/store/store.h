@@ -45,6 +45,9 @@ void lr_store_free(struct lr_store *st);
 /* The store directory (borrowed, lives as long as 'st'). */
 const char *lr_store_dir(const struct lr_store *st);
 
+/* The SQLite library's version ("3.40.1"); static. */
+const char *lr_store_sqlite_version(void);
+
 /* PRAGMA user_version of the open database. */
 int lr_store_schema_version(struct lr_store *st);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 
 /* The method file's table: n=10 -> [d(2), d(9)], n=20 -> [d(6), d(15)], n=30 -> [d(10), d(21)]. */
 static void sign_test_order_statistics_match_the_method(void **state)

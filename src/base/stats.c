@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "experiment/stats.h"
+#include "base/stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {

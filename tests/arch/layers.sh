@@ -1,0 +1,47 @@
+#!/bin/sh
+# The architecture, checked: the folders of src/ are layers, and these rules keep them so.
+#  1. Only src/cmd/ prints to stdout/stderr or exits: every lower layer returns
+#     an error code and a message (base/error.h) and leaves the talking to commands.
+#  2. Only src/store/ speaks SQLite: the schema is reached through store/store.h.
+#  3. The folders include each other in one direction only: no cycle.
+# Comments and string literals are left out (the preprocessor strips comments
+# without expanding includes), so a rule is about code, not prose.
+set -eu
+src=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/src
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+cat > "$tmp/match.awk" <<'AWK'
+/^# [0-9]+ / { line = $2 - 1; next }
+{
+	line++
+	code = $0
+	gsub(/"([^"\\]|\\.)*"/, "\"\"", code)
+	gsub(/'([^'\\]|\\.)*'/, "0", code)
+	if (code ~ re) { printf "src/%s:%d: %s: %s\n", f, line, rule, $0; bad = 1 }
+}
+END { exit bad }
+AWK
+
+check() { # RULE REGEX FOLDER-ALLOWED
+	for f in $(cd "$src" && find . -name '*.[ch]' ! -path "./$3/*" ! -name 'schema-sql.c' | sort); do
+		${CC:-cc} -fpreprocessed -dD -E -x c "$src/$f" |
+			awk -v f="${f#./}" -v rule="$1" -v re="$2" -f "$tmp/match.awk" || fail=1
+	done
+}
+
+check "prints or exits outside src/cmd" \
+	'(^|[^_A-Za-z0-9])(printf|vprintf|puts|putchar|perror|exit|abort|err|errx|warn|warnx)[ \t]*\(|(^|[^_A-Za-z0-9])(stdout|stderr)([^_A-Za-z0-9]|$)|write[ \t]*\([ \t]*(STDOUT_FILENO|STDERR_FILENO)' cmd
+check "SQLite outside src/store" '(^|[^_A-Za-z0-9])(sqlite3|SQLITE)_|sqlite3\.h' store
+
+# Folder edges from the #include lines; tsort finds any cycle.
+(cd "$src" && grep -H '^#include "[a-z]*/' $(find . -name '*.[ch]' | sort)) |
+	sed 's|^\./\([a-z]*\)/[^:]*:#include "\([a-z]*\)/.*|\1 \2|' | awk '$1 != $2' | sort -u > "$tmp/edges"
+if ! tsort "$tmp/edges" > "$tmp/order" 2> "$tmp/loops"; then
+	echo "folders of src/ include each other in a cycle:"
+	cat "$tmp/loops"
+	fail=1
+fi
+[ "$fail" = 0 ] && echo "layers: ok; each folder uses only those after it: $(tr '\n' ' ' < "$tmp/order")"
+exit $fail
