@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "base/error.h"
+#include "record/gitsrc.h"
 #include "record/spool.h"
 
 int cmd_fail(int rc)
@@ -62,7 +63,7 @@ int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_writ
 
 int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned)
 {
-	char cwd[PATH_MAX], *dir = NULL;
+	char cwd[PATH_MAX], *dir = NULL, *worktree = NULL;
 	int exists = 0, rc;
 
 	*st = NULL;
@@ -72,6 +73,22 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 	}
 	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, for_write)))
 		return cmd_fail(rc);
+	/* A new store goes at the top of the enclosing work tree, else in the working directory. */
+	if (!exists && !(g->store && *g->store)) {
+		if ((rc = lr_git_worktree(&worktree, cwd))) {
+			free(dir);
+			return cmd_fail(rc);
+		}
+		if (worktree) {
+			free(dir);
+			dir = NULL;
+			if (asprintf(&dir, "%s/.labrun", strcmp(worktree, "/") ? worktree : "") < 0)
+				dir = NULL;
+			free(worktree);
+			if (!dir)
+				return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
+		}
+	}
 	rc = lr_store_open(st, dir, for_write ? LR_STORE_CREATE : 0);
 	free(dir);
 	if (rc)

@@ -62,6 +62,28 @@ static int excluded(const char *workdir, const char *rel, const char *exclude)
 	return !strncmp(full, exclude, n) && (full[n] == '/' || full[n] == '\0');
 }
 
+int lr_git_worktree(char **out, const char *cwd)
+{
+	git_buf root = { 0 };
+	git_repository *repo = NULL;
+	int rc = 0;
+	size_t n;
+
+	*out = NULL;
+	if (git_repository_discover(&root, cwd, 0, NULL) != 0)
+		return 0;
+	if (git_repository_open(&repo, root.ptr) == 0 && !git_repository_is_bare(repo)) {
+		*out = strdup(git_repository_workdir(repo));
+		if (!*out)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		for (n = *out ? strlen(*out) : 0; n > 1 && (*out)[n - 1] == '/'; n--)
+			(*out)[n - 1] = '\0';
+	}
+	git_repository_free(repo);
+	git_buf_dispose(&root);
+	return rc;
+}
+
 int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 {
 	git_repository *repo = NULL;

@@ -15,6 +15,12 @@
 int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir);
 
 /*
+ * The top of the (non-bare) git work tree enclosing 'cwd', malloc'd into
+ * *out; NULL outside any work tree. Requires git_libgit2_init().
+ */
+int lr_git_worktree(char **out, const char *cwd);
+
+/*
  * Call 'fn' for each regular file at or below 'path' (symlinks followed),
  * in name order. 'rel' is the path relative to 'path' ("" for a file).
  */

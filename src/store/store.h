@@ -26,10 +26,10 @@ enum {
 /*
  * Find the store directory: 'override' (from --store or LABRUN_STORE) if
  * given, else the nearest '.labrun' walking up from 'cwd'. When none exists
- * and 'for_write' is set, the place a new one goes: '.labrun' at the top of
- * the enclosing git work tree, or in 'cwd'. *out is malloc'd; *exists says
- * whether the directory is already there. LR_ENOTFOUND when reading and
- * there is none.
+ * and 'for_write' is set, the place a new one goes: '.labrun' in 'cwd' (a
+ * caller that knows the enclosing git work tree puts it at its top instead,
+ * as cmd_open_store does). *out is malloc'd; *exists says whether the
+ * directory is already there. LR_ENOTFOUND when reading and there is none.
  */
 int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);
 

@@ -1,0 +1,109 @@
+#include "config.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/seal.h"
+
+int lr_seal_table_init(struct lr_seal_table *t)
+{
+	return lr_sha256_init(&t->h);
+}
+
+static void type_byte(struct lr_seal_table *t, enum lr_seal_type type)
+{
+	unsigned char b = (unsigned char)type;
+
+	lr_sha256_update(&t->h, &b, 1);
+}
+
+static void bits_le(struct lr_seal_table *t, uint64_t bits)
+{
+	unsigned char le[8];
+	int b;
+
+	for (b = 0; b < 8; b++)
+		le[b] = (unsigned char)(bits >> (8 * b));
+	lr_sha256_update(&t->h, le, 8);
+	lr_sha256_update(&t->h, "\x1f", 1);
+}
+
+void lr_seal_int(struct lr_seal_table *t, int64_t v)
+{
+	type_byte(t, LR_SEAL_INTEGER);
+	bits_le(t, (uint64_t)v);
+}
+
+void lr_seal_real(struct lr_seal_table *t, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof bits);
+	type_byte(t, LR_SEAL_FLOAT);
+	bits_le(t, bits);
+}
+
+void lr_seal_bytes(struct lr_seal_table *t, enum lr_seal_type type, const void *p, size_t len)
+{
+	type_byte(t, type);
+	if (p)
+		lr_sha256_update(&t->h, p, len);
+	lr_sha256_update(&t->h, "\x1f", 1);
+}
+
+void lr_seal_null(struct lr_seal_table *t)
+{
+	type_byte(t, LR_SEAL_NULL);
+	lr_sha256_update(&t->h, "\x1f", 1);
+}
+
+void lr_seal_row_end(struct lr_seal_table *t)
+{
+	lr_sha256_update(&t->h, "\x1e", 1);
+}
+
+void lr_seal_table_final(struct lr_seal_table *t, char hex[LR_SHA256_HEX])
+{
+	lr_sha256_final(&t->h, hex);
+}
+
+int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_SHA256_HEX])
+{
+	json_t *o = json_object();
+	size_t i;
+	int rc = 0;
+
+	*json = NULL;
+	for (i = 0; o && i < tables->n && !rc; i++)
+		if (json_object_set_new(o, tables->v[i].key, json_string(tables->v[i].value)))
+			rc = LR_ENOMEM;
+	if (o && !rc)
+		*json = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (!*json)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return lr_sha256_buf(*json, strlen(*json), digest);
+}
+
+int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),
+		    void *arg)
+{
+	json_t *a = json_loads(stored, 0, NULL);
+	size_t i;
+	int rc = 0;
+
+	if (!a || !json_is_object(a)) {
+		json_decref(a);
+		return changed(arg, "run_seal");
+	}
+	for (i = 0; i < now->n && !rc; i++) {
+		const char *was = json_string_value(json_object_get(a, now->v[i].key));
+
+		if (!was || strcmp(was, now->v[i].value))
+			rc = changed(arg, now->v[i].key);
+	}
+	json_decref(a);
+	return rc;
+}

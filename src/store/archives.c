@@ -1,0 +1,165 @@
+/* Registrations with research hubs, and objects that live in archives. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
+		      const struct lr_strlist *run_uuids, int64_t *id)
+{
+	static const char reg[] =
+		"INSERT INTO registration(hub, crate_path, manifest_sha256, registered_at) VALUES (:hub, :path, :sha, :now)";
+	static const char run[] =
+		"INSERT OR IGNORE INTO registration_run(registration_id, run_id) SELECT :reg, id FROM run WHERE uuid = :uuid";
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	size_t i;
+	int rc;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st)))
+		goto out;
+	if ((rc = db_prepare(st, &s, reg)))
+		goto done;
+	db_bind_text(s, ":hub", hub);
+	db_bind_text(s, ":path", crate_path);
+	db_bind_text(s, ":sha", manifest_sha256);
+	db_bind_text(s, ":now", now);
+	rc = db_step_done(st, s, "record the registration");
+	sqlite3_finalize(s);
+	s = NULL;
+	*id = sqlite3_last_insert_rowid(st->db);
+	if (rc || (rc = db_prepare(st, &s, run)))
+		goto done;
+	for (i = 0; i < run_uuids->n && !rc; i++) {
+		db_bind_int(s, ":reg", *id);
+		db_bind_text(s, ":uuid", run_uuids->v[i]);
+		rc = db_step_done(st, s, "record a registered run");
+	}
+done:
+	sqlite3_finalize(s);
+	rc = db_commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
+
+int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT g.id, g.hub, g.crate_path, g.manifest_sha256, g.registered_at,"
+		" (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
+		"  WHERE r.registration_id = g.id ORDER BY run_id))"
+		" FROM registration g ORDER BY g.id";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
+			(const char *)sqlite3_column_text(s, 4),
+			sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*archive = *member = NULL;
+	if ((rc = db_prepare(st, &s, "SELECT archive_path, member FROM archived_object WHERE sha256 = :sha")))
+		return rc;
+	db_bind_text(s, ":sha", sha256);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*archive = db_col_dup(s, 0);
+		*member = db_col_dup(s, 1);
+	} else {
+		rc = LR_ENOTFOUND;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member)
+{
+	static const char sql[] =
+		"INSERT INTO archived_object(sha256, archive_path, member, archived_at) VALUES (:sha, :archive, :member, :now)"
+		" ON CONFLICT(sha256) DO UPDATE SET archive_path = excluded.archive_path, member = excluded.member,"
+		" archived_at = excluded.archived_at";
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	size_t i;
+	int rc;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st)))
+		goto out;
+	if (!(rc = db_prepare(st, &s, sql)))
+		for (i = 0; i < sha_to_member->n && !rc; i++) {
+			db_bind_text(s, ":sha", sha_to_member->v[i].key);
+			db_bind_text(s, ":archive", archive);
+			db_bind_text(s, ":member", sha_to_member->v[i].value);
+			db_bind_text(s, ":now", now);
+			rc = db_step_done(st, s, "record an archived object");
+		}
+	sqlite3_finalize(s);
+	rc = db_commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
+
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out)
+{
+	/* a log object of run :run that no artifact outside the archived runs, and no non-log artifact, uses */
+	static const char sql[] =
+		"SELECT a.sha256, a.role, a.name FROM artifact a WHERE a.run_id = :run AND a.sha256 IS NOT NULL"
+		" AND a.role IN ('stdout', 'stderr', 'log')"
+		" AND NOT EXISTS (SELECT 1 FROM artifact b WHERE b.sha256 = a.sha256"
+		"  AND (b.role NOT IN ('stdout', 'stderr', 'log') OR b.run_id NOT IN (SELECT value FROM json_each(:runs))))"
+		" ORDER BY a.role, a.name";
+	sqlite3_stmt *s = NULL;
+	char *ids = NULL, member[4200];
+	size_t len = 0;
+	FILE *f = open_memstream(&ids, &len);
+	int rc = 0, i;
+
+	if (!f)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%lld", i ? "," : "", (long long)runs[i]);
+	fputc(']', f);
+	fclose(f);
+	if ((rc = db_prepare(st, &s, sql)))
+		goto out;
+	for (i = 0; i < n && !rc; i++) {
+		db_bind_int(s, ":run", runs[i]);
+		db_bind_text(s, ":runs", ids);
+		while (!rc && sqlite3_step(s) == SQLITE_ROW) {
+			const char *sha = (const char *)sqlite3_column_text(s, 0);
+
+			if (lr_kvlist_find(out, sha))
+				continue;
+			snprintf(member, sizeof member, "run-%lld/%s/%s", (long long)runs[i],
+				 (const char *)sqlite3_column_text(s, 1), (const char *)sqlite3_column_text(s, 2));
+			rc = lr_kvlist_add(out, sha, member, NULL);
+		}
+		sqlite3_reset(s);
+	}
+out:
+	sqlite3_finalize(s);
+	free(ids);
+	return rc;
+}
+

@@ -1,0 +1,317 @@
+/* Experiment runs: plan, conditions, parity, repetitions, replay checks. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
+			     const char *text, const struct lr_store_arm *arms, int narms)
+{
+	static const char def[] =
+		"INSERT INTO run_definition(run_id, path, sha256, text) VALUES (:run, :path, :sha, :text)";
+	static const char arm[] =
+		"INSERT INTO arm(run_id, idx, name, kernel, contract, layout, mode, threads)"
+		" VALUES (:run, :idx, :name, :kernel, :contract, :layout, :mode, :threads)";
+	sqlite3_stmt *s = NULL;
+	int rc, i;
+
+	if ((rc = db_begin(st)))
+		return rc;
+	if ((rc = db_prepare(st, &s, def)))
+		goto out;
+	db_bind_int(s, ":run", run);
+	db_bind_text(s, ":path", path);
+	db_bind_text(s, ":sha", sha256);
+	db_bind_text(s, ":text", text);
+	rc = db_step_done(st, s, "record the experiment definition");
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = db_prepare(st, &s, arm)))
+		goto out;
+	for (i = 0; i < narms && !rc; i++) {
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":idx", i);
+		db_bind_text(s, ":name", arms[i].name);
+		db_bind_text(s, ":kernel", arms[i].kernel);
+		db_bind_text(s, ":contract", arms[i].contract);
+		db_bind_text(s, ":layout", arms[i].layout);
+		db_bind_text(s, ":mode", arms[i].mode);
+		db_bind_int(s, ":threads", arms[i].threads);
+		rc = db_step_done(st, s, "record an arm");
+	}
+out:
+	sqlite3_finalize(s);
+	return db_commit(st, rc);
+}
+
+int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
+		       const char *const *arm_sha, const int *matches, int narms,
+		       const struct lr_store_rep *reps, int nreps)
+{
+	static const char cond[] =
+		"INSERT INTO condition(run_id, idx, model, layers, kv_heads, head_dim, tokens, elements, inner, status, failure)"
+		" VALUES (:run, :idx, :model, :layers, :kv_heads, :head_dim, :tokens, :elements, :inner, :status, :failure)";
+	static const char par[] =
+		"INSERT INTO parity(run_id, condition_idx, arm_idx, output_sha256, matches)"
+		" VALUES (:run, :cond, :arm, :sha, :matches)";
+	static const char rep[] =
+		"INSERT INTO repetition(run_id, condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s,"
+		" invol_switches, steal_ticks, interfered)"
+		" VALUES (:run, :cond, :block, :slot, :arm, :warmup, :wall, :cpu, :invol, :steal, :interfered)";
+	sqlite3_stmt *s = NULL;
+	int rc, i;
+
+	if ((rc = db_begin(st)))
+		return rc;
+	if ((rc = db_prepare(st, &s, cond)))
+		goto out;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":idx", c->idx);
+	db_bind_text(s, ":model", c->model);
+	db_bind_int(s, ":layers", c->layers);
+	db_bind_int(s, ":kv_heads", c->kv_heads);
+	db_bind_int(s, ":head_dim", c->head_dim);
+	db_bind_int(s, ":tokens", c->tokens);
+	db_bind_int(s, ":elements", c->elements);
+	db_bind_int(s, ":inner", c->inner);
+	db_bind_text(s, ":status", c->status);
+	db_bind_text(s, ":failure", c->failure);
+	rc = db_step_done(st, s, "record a condition");
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = db_prepare(st, &s, par)))
+		goto out;
+	for (i = 0; i < narms && !rc; i++) {
+		if (!arm_sha[i])
+			continue;
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":cond", c->idx);
+		db_bind_int(s, ":arm", i);
+		db_bind_text(s, ":sha", arm_sha[i]);
+		db_bind_int(s, ":matches", matches[i]);
+		rc = db_step_done(st, s, "record a parity check");
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = db_prepare(st, &s, rep)))
+		goto out;
+	for (i = 0; i < nreps && !rc; i++) {
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":cond", c->idx);
+		db_bind_int(s, ":block", reps[i].block);
+		db_bind_int(s, ":slot", reps[i].slot);
+		db_bind_int(s, ":arm", reps[i].arm);
+		db_bind_int(s, ":warmup", reps[i].warmup);
+		db_bind_real(s, ":wall", reps[i].wall_s);
+		db_bind_real(s, ":cpu", reps[i].cpu_s);
+		db_bind_int(s, ":invol", reps[i].invol_switches);
+		db_bind_int(s, ":steal", reps[i].steal_ticks);
+		db_bind_int(s, ":interfered", reps[i].interfered);
+		rc = db_step_done(st, s, "record a repetition");
+	}
+out:
+	sqlite3_finalize(s);
+	return db_commit(st, rc);
+}
+
+int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*path = *text = NULL;
+	if ((rc = db_prepare(st, &s, "SELECT path, text FROM run_definition WHERE run_id = :run")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*path = db_col_dup(s, 0);
+		*text = db_col_dup(s, 1);
+		if (!*path || !*text)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+	} else {
+		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no stored experiment definition", (long long)run);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	memset(hex, 0, (size_t)ncond * (size_t)narm * 65);
+	if ((rc = db_prepare(st, &s, "SELECT condition_idx, arm_idx, output_sha256 FROM parity WHERE run_id = :run")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int c = sqlite3_column_int(s, 0), a = sqlite3_column_int(s, 1);
+
+		if (c >= 0 && c < ncond && a >= 0 && a < narm)
+			snprintf(hex + ((size_t)c * (size_t)narm + (size_t)a) * 65, 65, "%s",
+				 (const char *)sqlite3_column_text(s, 2));
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n)
+{
+	static const char sql[] =
+		"SELECT r.wall_s / c.inner FROM repetition r JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx"
+		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
+		" ORDER BY r.block, r.slot";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":cond", cond);
+	db_bind_int(s, ":arm", arm);
+	while (*n < max && sqlite3_step(s) == SQLITE_ROW)
+		out[(*n)++] = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare(st, &s, "SELECT name, kernel FROM arm WHERE run_id = :run ORDER BY idx")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(names[*n], 32, "%s", (const char *)sqlite3_column_text(s, 0));
+		snprintf(kernels[*n], 32, "%s", (const char *)sqlite3_column_text(s, 1));
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n)
+{
+	static const char sql[] =
+		"SELECT c.idx, c.model, c.layers, c.tokens, c.inner, c.status, c.failure,"
+		" (SELECT count(*) FROM repetition r WHERE r.run_id = c.run_id AND r.condition_idx = c.idx"
+		"  AND r.warmup = 0 AND r.interfered = 1)"
+		" FROM condition c WHERE c.run_id = :run ORDER BY c.idx";
+	struct lr_store_condition_row *v = NULL, *p;
+	sqlite3_stmt *s = NULL;
+	int rc, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, (size_t)cap * sizeof *v);
+			if (!p) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				break;
+			}
+			v = p;
+		}
+		p = &v[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->idx = sqlite3_column_int(s, 0);
+		snprintf(p->model, sizeof p->model, "%s", (const char *)sqlite3_column_text(s, 1));
+		p->layers = sqlite3_column_int64(s, 2);
+		p->tokens = sqlite3_column_int64(s, 3);
+		p->inner = sqlite3_column_int64(s, 4);
+		snprintf(p->status, sizeof p->status, "%s", (const char *)sqlite3_column_text(s, 5));
+		p->failure = db_col_dup(s, 6);
+		p->flagged = sqlite3_column_int(s, 7);
+	}
+	sqlite3_finalize(s);
+	if (rc) {
+		lr_store_conditions_free(v, *n);
+		*n = 0;
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
+void lr_store_conditions_free(struct lr_store_condition_row *rows, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(rows[i].failure);
+	free(rows);
+}
+
+int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out)
+{
+	static const char sql[] =
+		"SELECT condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s, invol_switches, steal_ticks, interfered"
+		" FROM repetition WHERE run_id = :run ORDER BY condition_idx, block, slot";
+	sqlite3_stmt *s = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc, c;
+
+	*out = NULL;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	f = open_memstream(out, &len);
+	if (!f) {
+		sqlite3_finalize(s);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	for (c = 0; c < sqlite3_column_count(s); c++)
+		fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
+	fputs("\r\n", f);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		for (c = 0; c < sqlite3_column_count(s); c++)
+			fprintf(f, "%s%s", c ? "," : "", (const char *)sqlite3_column_text(s, c));
+		fputs("\r\n", f);
+	}
+	fclose(f);
+	sqlite3_finalize(s);
+	return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
+			  const char *replay, int matches)
+{
+	static const char sql[] =
+		"INSERT INTO replay_check(run_id, item, original_value, replay_value, matches)"
+		" VALUES (:run, :item, :orig, :replay, :matches)";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_begin(st)))
+		return rc;
+	if (!(rc = db_prepare(st, &s, sql))) {
+		db_bind_int(s, ":run", run);
+		db_bind_text(s, ":item", item);
+		db_bind_text(s, ":orig", original);
+		db_bind_text(s, ":replay", replay);
+		db_bind_int(s, ":matches", matches);
+		rc = db_step_done(st, s, "record a replay check");
+	}
+	sqlite3_finalize(s);
+	if (!rc) {
+		char *now = lr_now_iso();
+
+		rc = now ? db_seal_run(st, run, now) : lr_error_set(LR_ENOMEM, "out of memory");
+		free(now);
+	}
+	return db_commit(st, rc);
+}
+

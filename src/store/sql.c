@@ -1,0 +1,117 @@
+/* The read-only SQL surface users query, and the objects the database refers to. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+/* ---- read-only SQL for users ---------------------------------------------- */
+
+/* Deny anything that could reach outside the store or change it. */
+static int authorizer(void *arg, int action, const char *a, const char *b, const char *c, const char *d)
+{
+	switch (action) {
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		return SQLITE_DENY;
+	default:
+		return SQLITE_OK;
+	}
+}
+
+int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	const char *tail = NULL, **names = NULL, **values = NULL;
+	int *types = NULL;
+	int rc = 0, ncol, i, step;
+	struct lr_sqlrow row;
+
+	if (sqlite3_open_v2(st->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
+				  db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	sqlite3_exec(db, "PRAGMA query_only=ON", NULL, NULL, NULL);
+	sqlite3_set_authorizer(db, authorizer, NULL);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, &tail) != SQLITE_OK) {
+		if (sqlite3_errcode(db) == SQLITE_AUTH) {
+			rc = lr_error_set(LR_EREFUSED, "refusing to run query: %s", sqlite3_errmsg(db));
+			lr_error_hint("labrun sql reads this store only; it cannot attach other databases");
+		} else {
+			rc = lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
+			lr_error_hint("'labrun sql' takes one SELECT statement; docs/schema.md lists the tables");
+		}
+		goto out;
+	}
+	if (!s) {
+		rc = lr_error_set(LR_EINVAL, "cannot run query: the text holds no SQL statement");
+		lr_error_hint("pass one SELECT statement, e.g. labrun sql \"SELECT * FROM run_overview\"");
+		goto out;
+	}
+	while (tail && (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == ';'))
+		tail++;
+	if (tail && *tail) {
+		rc = lr_error_set(LR_EINVAL, "cannot run query: more than one statement (at '%.40s')", tail);
+		lr_error_hint("run one statement per 'labrun sql' call");
+		goto out;
+	}
+	if (!sqlite3_stmt_readonly(s)) {
+		rc = lr_error_set(LR_EREFUSED, "refusing to run '%.60s': labrun sql is read-only", sql);
+		lr_error_hint("the store changes only through labrun commands; query it with SELECT");
+		goto out;
+	}
+	ncol = sqlite3_column_count(s);
+	names = calloc((size_t)ncol + 1, sizeof *names);
+	values = calloc((size_t)ncol + 1, sizeof *values);
+	types = calloc((size_t)ncol + 1, sizeof *types);
+	if (!names || !values || !types) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ncol; i++)
+		names[i] = sqlite3_column_name(s, i);
+	row.ncol = ncol;
+	row.names = names;
+	row.values = values;
+	row.types = types;
+	if ((rc = fn(arg, &row, 1)))
+		goto out;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		for (i = 0; i < ncol; i++) {
+			types[i] = sqlite3_column_type(s, i);
+			values[i] = (const char *)sqlite3_column_text(s, i);
+		}
+		if ((rc = fn(arg, &row, 0)))
+			goto out;
+	}
+	if (step != SQLITE_DONE) {
+		rc = lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
+	}
+out:
+	free(names);
+	free(values);
+	free(types);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return rc;
+}
+
+int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact"
+				  " WHERE sha256 IS NOT NULL EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
+		return rc;
+	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return rc;
+}
+

@@ -1,0 +1,59 @@
+#ifndef LR_STORE_INT_H
+#define LR_STORE_INT_H
+
+/*
+ * Private to src/store/: the open store and the statement helpers every
+ * store file shares. Nothing outside this folder includes this header
+ * (tests/arch/layers.sh checks that only src/store/ speaks SQLite).
+ */
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* How long a connection waits for another writer before it gives up. */
+#define BUSY_TIMEOUT_MS 60000
+
+struct lr_store {
+	char *dir;
+	char *db_path;
+	sqlite3 *db;
+};
+
+/* Set an LR_ESTORE message "cannot WHAT in store '...': <sqlite's message>" with a hint; returns LR_ESTORE. */
+int db_error(struct lr_store *st, const char *what);
+
+/* Run SQL without results (several statements allowed). */
+int db_exec(struct lr_store *st, const char *sql, const char *what);
+
+int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql);
+
+/* Bind by parameter name (":run"); a NULL text binds SQL NULL. */
+void db_bind_text(sqlite3_stmt *s, const char *name, const char *v);
+void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
+void db_bind_real(sqlite3_stmt *s, const char *name, double v);
+void db_bind_null(sqlite3_stmt *s, const char *name);
+
+/* Step a statement that returns no rows, then reset it for reuse. */
+int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what);
+
+/* Step an INSERT ... RETURNING id statement and finalise it. */
+int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);
+
+/* Column i as a malloc'd string, NULL for SQL NULL. */
+char *db_col_dup(sqlite3_stmt *s, int i);
+
+/* BEGIN IMMEDIATE; and COMMIT when rc is 0, else ROLLBACK (returns the outcome). */
+int db_begin(struct lr_store *st);
+int db_commit(struct lr_store *st, int rc);
+
+/* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
+int db_seal_run(struct lr_store *st, int64_t id, const char *now);
+
+/* The directory of a store (dir.c): does it exist, and create its layout (idempotent). */
+int store_is_dir(const char *path);
+int store_make_layout(const char *dir);
+
+#endif
