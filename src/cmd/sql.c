@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "base/csv.h"
 #include "base/error.h"
 
 static const char usage[] =
@@ -31,25 +32,6 @@ struct sql_ctx {
 	size_t ncells, capcells;
 	int ncol;
 };
-
-static void csv_field(const char *v)
-{
-	const char *p;
-
-	if (!v)
-		return;
-	if (!strpbrk(v, ",\"\r\n")) {
-		fputs(v, stdout);
-		return;
-	}
-	putchar('"');
-	for (p = v; *p; p++) {
-		if (*p == '"')
-			putchar('"');
-		putchar(*p);
-	}
-	putchar('"');
-}
 
 /* A JSON string for text that is not valid UTF-8: other bytes become "\\xNN". */
 static json_t *json_string_lossy(const char *v)
@@ -100,13 +82,7 @@ static int on_row(void *arg, const struct lr_sqlrow *row, int is_header)
 	c->ncol = row->ncol;
 	switch (c->fmt) {
 	case FMT_CSV:
-		for (i = 0; i < row->ncol; i++) {
-			if (i)
-				putchar(',');
-			csv_field(is_header ? row->names[i] : row->values[i]);
-		}
-		fputs("\r\n", stdout);
-		return 0;
+		return lr_csv_write_row(stdout, is_header ? row->names : row->values, row->ncol);
 	case FMT_JSON: {
 		json_t *o;
 		char *s;

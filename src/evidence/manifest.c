@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "base/csv.h"
 #include "base/error.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
@@ -90,6 +91,34 @@ static int write_text(const char *path, const char *text, size_t len)
 	return rc;
 }
 
+static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
+{
+	return lr_csv_write_row(arg, is_header ? row->names : row->values, row->ncol);
+}
+
+/* An experiment run's repetitions as RFC 4180 CSV at 'path'. */
+static int write_repetitions(struct lr_store *st, int64_t id, const char *path)
+{
+	FILE *f;
+	int rc = mkdirs(path);
+
+	if (rc)
+		return rc;
+	f = fopen(path, "wx");
+	if (!f)
+		return lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+	rc = lr_store_repetitions(st, id, csv_row, f);
+	if (fclose(f) != 0 && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
+	return rc;
+}
+
+const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name)
+{
+	snprintf(buf, len, "run-%lld/%s/%s", (long long)run, role, name);
+	return buf;
+}
+
 static json_t *ref(const char *id)
 {
 	return json_pack("{s:s}", "@id", id);
@@ -151,7 +180,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 
 		if (!a->present)
 			continue;
-		snprintf(rel, sizeof rel, "run-%lld/%s/%s", (long long)id, a->role, a->name);
+		lr_crate_artifact_path(rel, sizeof rel, id, a->role, a->name);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		obj = lr_obj_path(lr_store_dir(st), a->sha256);
 		if (obj && access(obj, F_OK) != 0) {
@@ -186,13 +215,9 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		if ((rc = write_text(full, text, strlen(text))))
 			goto out;
 		json_array_append_new(objects, add_file(dir, rel, graph, parts));
-		free(text);
-		text = NULL;
-		if ((rc = lr_store_repetitions_csv(st, id, &text)))
-			goto out;
 		snprintf(rel, sizeof rel, "run-%lld/repetitions.csv", (long long)id);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = write_text(full, text, strlen(text))))
+		if ((rc = write_repetitions(st, id, full)))
 			goto out;
 		json_array_append_new(results, add_file(dir, rel, graph, parts));
 	}

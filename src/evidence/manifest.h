@@ -38,6 +38,9 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
  */
 int lr_crate_validate(const char *dir, int *entities);
 
+/* Where a crate puts artifact 'name' of 'role' of run 'run': "run-N/ROLE/NAME" into buf. */
+const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);
+
 /* The run uuids of a crate's CreateActions (their "urn:uuid:" ids), added to 'out'. */
 int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);
 

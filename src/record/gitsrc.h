@@ -20,13 +20,6 @@ int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
  */
 int lr_git_worktree(char **out, const char *cwd);
 
-/*
- * Call 'fn' for each regular file at or below 'path' (symlinks followed),
- * in name order. 'rel' is the path relative to 'path' ("" for a file).
- */
-typedef int (*lr_file_fn)(void *arg, const char *full, const char *rel);
-int lr_walk_files(const char *path, lr_file_fn fn, void *arg);
-
 /* Hash --source paths (files or directories) into run->files as 'external'. */
 int lr_source_add_external(struct lr_run *run, const char *path);
 

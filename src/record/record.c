@@ -22,6 +22,7 @@
 #include <uuid/uuid.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "record/gitsrc.h"
 #include "record/hostinfo.h"
 #include "store/objects.h"

@@ -119,7 +119,7 @@ out:
 	return rc;
 }
 
-int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out)
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg)
 {
 	/* a log object of run :run that no artifact outside the archived runs, and no non-log artifact, uses */
 	static const char sql[] =
@@ -129,7 +129,7 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, stru
 		"  AND (b.role NOT IN ('stdout', 'stderr', 'log') OR b.run_id NOT IN (SELECT value FROM json_each(:runs))))"
 		" ORDER BY a.role, a.name";
 	sqlite3_stmt *s = NULL;
-	char *ids = NULL, member[4200];
+	char *ids = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&ids, &len);
 	int rc = 0, i;
@@ -146,15 +146,9 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, stru
 	for (i = 0; i < n && !rc; i++) {
 		db_bind_int(s, ":run", runs[i]);
 		db_bind_text(s, ":runs", ids);
-		while (!rc && sqlite3_step(s) == SQLITE_ROW) {
-			const char *sha = (const char *)sqlite3_column_text(s, 0);
-
-			if (lr_kvlist_find(out, sha))
-				continue;
-			snprintf(member, sizeof member, "run-%lld/%s/%s", (long long)runs[i],
-				 (const char *)sqlite3_column_text(s, 1), (const char *)sqlite3_column_text(s, 2));
-			rc = lr_kvlist_add(out, sha, member, NULL);
-		}
+		while (!rc && sqlite3_step(s) == SQLITE_ROW)
+			rc = fn(arg, (const char *)sqlite3_column_text(s, 0), runs[i], (const char *)sqlite3_column_text(s, 1),
+				(const char *)sqlite3_column_text(s, 2));
 		sqlite3_reset(s);
 	}
 out:

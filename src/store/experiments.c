@@ -254,36 +254,24 @@ void lr_store_conditions_free(struct lr_store_condition_row *rows, int n)
 	free(rows);
 }
 
-int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out)
+int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg)
 {
 	static const char sql[] =
 		"SELECT condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s, invol_switches, steal_ticks, interfered"
 		" FROM repetition WHERE run_id = :run ORDER BY condition_idx, block, slot";
 	sqlite3_stmt *s = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rc, c;
+	int rc;
 
-	*out = NULL;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
-	f = open_memstream(out, &len);
-	if (!f) {
-		sqlite3_finalize(s);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	for (c = 0; c < sqlite3_column_count(s); c++)
-		fprintf(f, "%s%s", c ? "," : "", sqlite3_column_name(s, c));
-	fputs("\r\n", f);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		for (c = 0; c < sqlite3_column_count(s); c++)
-			fprintf(f, "%s%s", c ? "," : "", (const char *)sqlite3_column_text(s, c));
-		fputs("\r\n", f);
-	}
-	fclose(f);
+	rc = db_each_row(s, fn, arg);
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc > 0)
+		rc = db_error(st, "read the repetitions");
 	sqlite3_finalize(s);
-	return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+	return rc;
 }
 
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,

@@ -21,14 +21,47 @@ static int authorizer(void *arg, int action, const char *a, const char *b, const
 	}
 }
 
+int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg)
+{
+	int ncol = sqlite3_column_count(s), i, rc, step;
+	const char **names = calloc((size_t)ncol + 1, sizeof *names);
+	const char **values = calloc((size_t)ncol + 1, sizeof *values);
+	int *types = calloc((size_t)ncol + 1, sizeof *types);
+	struct lr_sqlrow row = { ncol, names, values, types };
+
+	if (!names || !values || !types) {
+		step = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ncol; i++)
+		names[i] = sqlite3_column_name(s, i);
+	if ((rc = fn(arg, &row, 1))) {
+		step = rc;
+		goto out;
+	}
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		for (i = 0; i < ncol; i++) {
+			types[i] = sqlite3_column_type(s, i);
+			values[i] = (const char *)sqlite3_column_text(s, i);
+		}
+		if ((rc = fn(arg, &row, 0))) {
+			step = rc;
+			break;
+		}
+	}
+out:
+	free(names);
+	free(values);
+	free(types);
+	return step;
+}
+
 int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
-	const char *tail = NULL, **names = NULL, **values = NULL;
-	int *types = NULL;
-	int rc = 0, ncol, i, step;
-	struct lr_sqlrow row;
+	const char *tail = NULL;
+	int rc = 0, step;
 
 	if (sqlite3_open_v2(st->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
@@ -65,37 +98,9 @@ int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn,
 		lr_error_hint("the store changes only through labrun commands; query it with SELECT");
 		goto out;
 	}
-	ncol = sqlite3_column_count(s);
-	names = calloc((size_t)ncol + 1, sizeof *names);
-	values = calloc((size_t)ncol + 1, sizeof *values);
-	types = calloc((size_t)ncol + 1, sizeof *types);
-	if (!names || !values || !types) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < ncol; i++)
-		names[i] = sqlite3_column_name(s, i);
-	row.ncol = ncol;
-	row.names = names;
-	row.values = values;
-	row.types = types;
-	if ((rc = fn(arg, &row, 1)))
-		goto out;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		for (i = 0; i < ncol; i++) {
-			types[i] = sqlite3_column_type(s, i);
-			values[i] = (const char *)sqlite3_column_text(s, i);
-		}
-		if ((rc = fn(arg, &row, 0)))
-			goto out;
-	}
-	if (step != SQLITE_DONE) {
-		rc = lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
-	}
+	if ((step = db_each_row(s, fn, arg)) != SQLITE_DONE)
+		rc = step < 0 ? step : lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
 out:
-	free(names);
-	free(values);
-	free(types);
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	return rc;

@@ -45,6 +45,13 @@ int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int6
 /* Column i as a malloc'd string, NULL for SQL NULL. */
 char *db_col_dup(sqlite3_stmt *s, int i);
 
+/*
+ * Call 'fn' with the header, then with every row of 's' (values as text).
+ * Returns SQLITE_DONE after the last row, another SQLite result code when
+ * stepping failed, or the first non-zero (negative) result of 'fn'.
+ */
+int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg);
+
 /* BEGIN IMMEDIATE; and COMMIT when rc is 0, else ROLLBACK (returns the outcome). */
 int db_begin(struct lr_store *st);
 int db_commit(struct lr_store *st, int rc);

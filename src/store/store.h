@@ -19,6 +19,20 @@ struct lr_store;
 /* A callback taking a string (a table name, an object hash...). */
 typedef int (*lr_str_fn)(void *arg, const char *s);
 
+/*
+ * A row of a query: column count, names, values as text (NULL for SQL NULL)
+ * and types (1 integer, 2 float, 3 text, 4 blob, 5 null). Borrowed: valid
+ * during the callback only. 'is_header' is set on the first call, which
+ * carries the names only.
+ */
+struct lr_sqlrow {
+	int ncol;
+	const char *const *names;
+	const char *const *values;
+	const int *types;	/* 1 integer, 2 float, 3 text, 4 blob, 5 null */
+};
+typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_header);
+
 enum {
 	LR_STORE_CREATE = 1, /* create the directory and database if missing */
 };
@@ -172,8 +186,8 @@ void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
  */
 int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
 
-/* Every repetition of experiment run 'run' as RFC 4180 CSV with a header (malloc'd). */
-int lr_store_repetitions_csv(struct lr_store *st, int64_t run, char **out);
+/* Every repetition of experiment run 'run', in order, through 'fn' (header first). */
+int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg);
 
 /* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
 int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
@@ -192,10 +206,11 @@ int lr_store_mark_archived(struct lr_store *st, const char *archive, const struc
 
 /*
  * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer
- * to, with the archive member names the crate gives them: candidates for
- * pruning. 'out' gets sha256 -> member.
+ * to: candidates for pruning. 'fn' gets each log's object, run, role and
+ * name (an object shared by several logs comes once per log).
  */
-int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, struct lr_kvlist *out);
+typedef int (*lr_log_fn)(void *arg, const char *sha256, int64_t run, const char *role, const char *name);
+int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg);
 
 /* Record one replay comparison row. */
 int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
@@ -213,13 +228,6 @@ int lr_store_experiment_exists(struct lr_store *st, const char *name);
  * 'fn' gets the column count, names, values (NULL for SQL NULL) and types
  * (SQLITE_INTEGER... as ints) of each row; 'header' is called once first.
  */
-struct lr_sqlrow {
-	int ncol;
-	const char *const *names;
-	const char *const *values;
-	const int *types;	/* 1 integer, 2 float, 3 text, 4 blob, 5 null */
-};
-typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_header);
 int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
 
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */

@@ -1,0 +1,38 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "base/csv.h"
+#include "base/error.h"
+
+static void field(FILE *f, const char *v)
+{
+	const char *p;
+
+	if (!v)
+		return;
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, f);
+		return;
+	}
+	fputc('"', f);
+	for (p = v; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+int lr_csv_write_row(FILE *f, const char *const *fields, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		field(f, fields[i]);
+	}
+	fputs("\r\n", f);
+	return ferror(f) ? lr_error_set(LR_EIO, "cannot write CSV: the output failed") : 0;
+}

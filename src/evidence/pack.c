@@ -1,0 +1,108 @@
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/walk.h"
+#include "evidence/archive.h"
+#include "evidence/manifest.h"
+#include "evidence/pack.h"
+#include "store/objects.h"
+
+struct pack {
+	struct lr_archive_writer *w;
+	size_t prefix;		/* length of the crate directory's path, with its '/' */
+};
+
+static int pack_file(void *arg, const char *full, const char *rel)
+{
+	struct pack *p = arg;
+
+	(void)rel;
+	return lr_archive_add_file(p->w, full + p->prefix, full);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title)
+{
+	struct lr_crate_opts co = { .title = title, .license = "not declared" };
+	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
+	struct lr_archive_writer *w = NULL;
+	struct pack p;
+	int rc;
+
+	if (!mkdtemp(tmp))
+		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
+	snprintf(dir, sizeof dir, "%s/crate", tmp);
+	if ((rc = lr_crate_write(st, runs, n, dir, &co)) || (rc = lr_archive_create(&w, path)))
+		goto out;
+	p.w = w;
+	p.prefix = strlen(dir) + 1;
+	if ((rc = lr_walk_files(dir, pack_file, &p)))
+		lr_archive_abort(w);
+	else
+		rc = lr_archive_close(w);
+out:
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
+
+/* sha256 -> archive member of each prunable log (one member per object). */
+static int add_log(void *arg, const char *sha256, int64_t run, const char *role, const char *name)
+{
+	struct lr_kvlist *logs = arg;
+	char member[4200];
+
+	if (lr_kvlist_find(logs, sha256))
+		return 0;
+	return lr_kvlist_add(logs, sha256, lr_crate_artifact_path(member, sizeof member, run, role, name), NULL);
+}
+
+int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const char *path, size_t *objects,
+		      long long *bytes)
+{
+	struct lr_kvlist logs = { 0 };
+	char abs[PATH_MAX], *obj;
+	struct stat sb;
+	size_t i;
+	int rc, members = 0;
+
+	*objects = 0;
+	*bytes = 0;
+	if ((rc = lr_archive_verify(path, &members)))
+		goto out;
+	if (!realpath(path, abs)) {
+		rc = lr_error_set(LR_EIO, "cannot resolve archive '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if ((rc = lr_store_prunable_logs(st, runs, n, add_log, &logs)))
+		goto out;
+	for (i = 0; i < logs.n && !rc; i++)
+		rc = lr_archive_read_member(abs, logs.v[i].value, logs.v[i].key, -1);
+	if (rc || (rc = lr_store_mark_archived(st, abs, &logs)))
+		goto out;
+	for (i = 0; i < logs.n; i++) {
+		obj = lr_obj_path(lr_store_dir(st), logs.v[i].key);
+		if (obj && stat(obj, &sb) == 0 && unlink(obj) == 0)
+			*bytes += sb.st_size;
+		free(obj);
+	}
+	*objects = logs.n;
+out:
+	lr_kvlist_release(&logs);
+	return rc;
+}
