@@ -28,6 +28,7 @@
 #include "store/objects.h"
 #include "record/record.h"
 #include "record/redact.h"
+#include "record/session.h"
 #include "record/spool.h"
 
 void lr_record_opts_release(struct lr_record_opts *o)
@@ -457,6 +458,35 @@ static void on_signal(struct child *c, const struct signalfd_siginfo *si, double
 }
 
 /*
+ * Time out and escalate: SIGTERM to the command's group at 'deadline' (0:
+ * none), SIGKILL 'kill_after' seconds after a SIGTERM or a cancel. Returns
+ * how long poll() may wait for the next of these (-1: no limit).
+ */
+static int enforce_deadlines(struct child *c, double deadline, double kill_after, double *kill_deadline, double now)
+{
+	double next = -1;
+
+	if (deadline && !c->timed_out && !c->reaped && now >= deadline) {
+		c->timed_out = 1;
+		c->killed_at = now;
+		kill(-c->pid, SIGTERM);
+		*kill_deadline = now + kill_after;
+	}
+	if (c->cancel_sig && !*kill_deadline)
+		*kill_deadline = c->killed_at + kill_after;
+	if (*kill_deadline && now >= *kill_deadline) {
+		/* The group ignored SIGTERM, or a descendant still holds our pipes. */
+		kill(-c->pid, SIGKILL);
+		*kill_deadline = now + 3600;
+	}
+	if (deadline && !c->timed_out && !c->reaped)
+		next = deadline;
+	if (*kill_deadline && (next < 0 || *kill_deadline < next))
+		next = *kill_deadline;
+	return next < 0 ? -1 : (int)((next - now) * 1000) + 1;
+}
+
+/*
  * Run the command to its end, streaming its output. The signals of
  * handled_signals() must be blocked by the caller ('old' is the mask to give
  * the command). Returns 0 or an error.
@@ -509,27 +539,8 @@ static int run_command(const struct lr_record_opts *o, struct stream *s, struct 
 
 	deadline = o->timeout_s > 0 ? start + o->timeout_s : 0;
 	while (!c->reaped || s[0].fd >= 0 || s[1].fd >= 0) {
-		double now = lr_monotonic_s(), next = -1;
-		int timeout_ms, i;
+		int timeout_ms = enforce_deadlines(c, deadline, o->kill_after_s, &kill_deadline, lr_monotonic_s()), i;
 
-		if (deadline && !c->timed_out && !c->reaped && now >= deadline) {
-			c->timed_out = 1;
-			c->killed_at = now;
-			kill(-c->pid, SIGTERM);
-			kill_deadline = now + o->kill_after_s;
-		}
-		if (c->cancel_sig && !kill_deadline)
-			kill_deadline = c->killed_at + o->kill_after_s;
-		if (kill_deadline && now >= kill_deadline) {
-			/* The group ignored SIGTERM, or a descendant still holds our pipes. */
-			kill(-c->pid, SIGKILL);
-			kill_deadline = now + 3600;
-		}
-		if (deadline && !c->timed_out && !c->reaped)
-			next = deadline;
-		if (kill_deadline && (next < 0 || kill_deadline < next))
-			next = kill_deadline;
-		timeout_ms = next < 0 ? -1 : (int)((next - now) * 1000) + 1;
 		pfd[0] = (struct pollfd){ s[0].fd, POLLIN, 0 };
 		pfd[1] = (struct pollfd){ s[1].fd, POLLIN, 0 };
 		pfd[2] = (struct pollfd){ sfd, POLLIN, 0 };
@@ -690,12 +701,13 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 {
 	const char *dir = lr_store_dir(st);
 	struct stream s[2] = { { -1, -1, NULL, { 0 } }, { -1, -1, NULL, { 0 } } };
+	struct lr_session ss = { 0 };
 	struct child c;
 	struct lr_scrub scrub;
 	char *path = NULL, *missing = NULL, *refused = NULL;
 	sigset_t handled, old;
 	size_t nbefore, i;
-	int rc, tee, lock = -1;
+	int rc, tee;
 	double wall = 0;
 
 	memset(res, 0, sizeof *res);
@@ -708,7 +720,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	if ((rc = prepare_run(st, o, run, &scrub)))
 		goto out;
 
-	if ((rc = lr_spool_lock(dir, run->uuid, &lock)))
+	if ((rc = lr_session_lock(&ss, st, run)))
 		goto out;
 	for (i = 0; i < 2; i++) {
 		path = lr_spool_path(dir, run->uuid, i ? "stderr" : "stdout");
@@ -724,12 +736,6 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		tee = i ? o->tee_err : o->tee_out;
 		s[i].tee_fd = tee > 0 ? tee : -1;
 	}
-	run->status = LR_RUNNING;
-	run->started_at = lr_now_iso();
-	if (!run->started_at) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
 	nbefore = run->nartifacts;
 	/*
 	 * Signals stay blocked from before the run row exists until it is final:
@@ -739,7 +745,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	 */
 	handled_signals(&handled);
 	sigprocmask(SIG_BLOCK, &handled, &old);
-	if ((rc = lr_store_run_begin(st, run)))
+	if ((rc = lr_session_begin(&ss)))
 		goto unblock;
 
 	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
@@ -762,16 +768,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused)))
 		goto unblock;
 	judge(run, &c, o->argv[0], missing, refused, res);
-	run->ended_at = lr_now_iso();
-	if (!run->ended_at || (run->status != LR_PASSED && !run->failure)) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto unblock;
-	}
-	rc = lr_store_run_finish(st, run, nbefore);
-	if (rc)
-		goto unblock;
-	lr_spool_unlock(dir, run->uuid, lock);
-	lock = -1;
+	rc = lr_session_end(&ss, nbefore);
 unblock:
 	drop_pending(&handled);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -780,10 +777,7 @@ out:
 		lr_error_wrap("cannot finalise run %lld", (long long)run->id);
 		lr_error_hint("its logs are kept in the spool; the next labrun command marks it abandoned");
 	}
-	if (lock >= 0 && !run->id)
-		lr_spool_unlock(dir, run->uuid, lock);
-	else if (lock >= 0)
-		close(lock); /* run row exists: leave the spool for recovery */
+	lr_session_release(&ss); /* after a row exists, the spool stays for recovery */
 	for (i = 0; i < 2; i++) {
 		lr_objw_abort(s[i].w); /* spool files stay for recovery or go with the lock */
 		if (s[i].fd >= 0)

@@ -1,0 +1,231 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/stats.h"
+#include "import/job.h"
+#include "record/record.h"
+#include "record/session.h"
+
+/* The copy ceiling of the export's bytes: median of 4 memcpy after a warm-up. */
+static double copy_ceiling(const struct lr_kvsrc *s, uint64_t bytes)
+{
+	double t[5], t0;
+	void *dst = malloc(bytes ? bytes : 1);
+	const void *src = s->owned ? (const void *)s->owned : s->map.addr;
+	int i;
+
+	if (!dst || !src) {
+		free(dst);
+		return 0;
+	}
+	memset(dst, 0, bytes); /* resident before timing, like the import's buffers */
+	for (i = 0; i < 5; i++) {
+		t0 = lr_monotonic_s();
+		memcpy(dst, src, bytes);
+		__asm__ volatile("" : : "r"(dst) : "memory"); /* the copy must happen */
+		t[i] = lr_monotonic_s() - t0;
+	}
+	free(dst);
+	return lr_median(t + 1, 4);
+}
+
+/* Geometry of the model: a preset, or custom from the options. */
+static int model_geometry(struct lr_kvgeom *g, const char *name, const struct lr_import_job_opts *o)
+{
+	if (strcmp(name, "custom"))
+		return lr_kvgeom_preset(g, name);
+	if (!o->layers || !o->kv_heads || !o->head_dim)
+		return lr_error_set(LR_EINVAL, "--model custom needs --layers, --kv-heads and --head-dim");
+	memset(g, 0, sizeof *g);
+	snprintf(g->model, sizeof g->model, "custom");
+	g->layers = o->layers;
+	g->kv_heads = o->kv_heads;
+	g->head_dim = o->head_dim;
+	if (g->layers > LR_KV_MAXLAYERS)
+		return lr_error_set(LR_EINVAL, "--layers %d: at most %d", g->layers, LR_KV_MAXLAYERS);
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_opts *o)
+{
+	struct lr_kvgeom compiled;
+	double t0;
+	int rc;
+
+	memset(j, 0, sizeof *j);
+	lr_run_init(&j->run);
+	if ((rc = lr_dlf16_kernel_find(&j->k, o->kernel)) || (rc = lr_backend_find(&j->ops, o->backend)) ||
+	    (rc = model_geometry(&j->g, o->model, o)) ||
+	    (rc = model_geometry(&compiled, o->compiled_model ? o->compiled_model : o->model, o)))
+		return rc;
+
+	/* The source, and its geometry checked against the compiled one before any byte is written. */
+	t0 = lr_monotonic_s();
+	j->g.tokens = o->tokens;
+	if (!o->source)
+		rc = lr_kvsrc_synthetic(&j->src, &j->g, o->token_major, o->seed, o->specials);
+	else if (ends_with(o->source, ".safetensors"))
+		rc = lr_kvsrc_safetensors(&j->src, o->source, o->tensor, o->token_major);
+	else
+		rc = lr_kvsrc_npy(&j->src, o->source, o->token_major);
+	j->source_s = lr_monotonic_s() - t0;
+	if (rc)
+		return rc;
+	j->have_src = 1;
+	lr_kvsrc_geometry(&j->src, &j->g);
+	compiled.capacity = o->capacity ? o->capacity : j->g.tokens;
+	compiled.block_size = o->block_size ? o->block_size : compiled.capacity;
+	if ((rc = lr_kvgeom_check(&compiled, &j->g)))
+		return rc;
+	j->g.capacity = compiled.capacity;
+	j->g.block_size = compiled.block_size;
+	j->bytes = lr_kvgeom_export_bytes(&j->g);
+	return 0;
+}
+
+static int set_number(struct lr_kvlist *l, const char *key, long long v, const char *tag)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lld", v);
+	return lr_kvlist_set(l, key, buf, tag);
+}
+
+/* What the run records about itself before it starts: geometry and binding. */
+static int describe(struct lr_import_job *j, const struct lr_import_job_opts *o)
+{
+	const struct lr_kvgeom *g = &j->g;
+	struct lr_run *run = &j->run;
+	int rc;
+
+	if ((rc = lr_kvlist_set(&run->geometry, "model", g->model, NULL)) ||
+	    (rc = set_number(&run->geometry, "layers", g->layers, "auto")) ||
+	    (rc = set_number(&run->geometry, "kv_heads", g->kv_heads, "auto")) ||
+	    (rc = set_number(&run->geometry, "head_dim", g->head_dim, "auto")) ||
+	    (rc = set_number(&run->geometry, "tokens", g->tokens, "auto")) ||
+	    (rc = set_number(&run->geometry, "capacity", g->capacity, "auto")) ||
+	    (rc = set_number(&run->geometry, "block_size", g->block_size, "auto")) ||
+	    (g->window && (rc = set_number(&run->geometry, "window", g->window, "auto"))) ||
+	    (rc = lr_kvlist_set(&run->geometry, "export", o->token_major ? "token-major" : "head-major", NULL)) ||
+	    (rc = lr_kvlist_set(&run->binding, "backend", j->ops->name, "user")) ||
+	    (rc = set_number(&run->binding, "lane", o->lane, "auto")) ||
+	    (rc = set_number(&run->binding, "lanes", o->cfg.lanes, "auto")) ||
+	    (rc = set_number(&run->binding, "encoder_threads", o->threads, "auto")) ||
+	    (rc = lr_kvlist_set(&run->binding, "mode", lr_import_mode_name(o->mode), "user")) ||
+	    (rc = lr_kvlist_set(&run->binding, "layout", lr_import_path_name(o->path), "user")) ||
+	    (rc = lr_kvlist_set(&run->binding, "kernel", j->k->name, "user")) ||
+	    (rc = lr_kvlist_set(&run->binding, "contract", lr_dlf16_contract_name(o->contract), "user")))
+		return rc;
+	if (j->ops == &lr_backend_atom_ops)
+		return set_number(&run->binding, "device", o->cfg.device_id, "auto");
+	return 0;
+}
+
+/* The stage timings as the run's measurements; the link model's time flagged as modelled. */
+static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
+{
+	const struct lr_import_result *r = &j->r;
+	struct lr_run *run = &j->run;
+	int rc;
+
+	if ((rc = lr_run_add_measure(run, "source_s", j->source_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "lease_s", r->lease_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "encode_s", r->encode_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "write_s", r->write_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "import_s", r->total_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "writes", (double)r->writes, "count", 0)) ||
+	    (rc = lr_run_add_measure(run, "bytes", (double)r->bytes, "bytes", 0)) ||
+	    (j->imported && (rc = lr_run_add_measure(run, "readback_s", j->readback_s, "s", 0))) ||
+	    (j->ceiling_s > 0 && (rc = lr_run_add_measure(run, "copy_ceiling_s", j->ceiling_s, "s", 0))))
+		return rc;
+	if (o->cfg.link_gbps > 0)
+		return lr_run_add_measure(run, "dma_modelled_s", j->stats.modelled_dma_s, "s", 1);
+	return 0;
+}
+
+/* Import, read back, hash the lane; the outcome goes into j (a failure is the run's, not ours). */
+static void import_and_verify(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_backend *b)
+{
+	struct lr_import_opts io = {
+		.g = &j->g, .src = &j->src.view, .mode = o->mode, .path = o->path, .k = j->k,
+		.contract = o->contract, .threads = o->threads, .lane = o->lane, .staging = o->staging,
+		.cancel_at = o->cancel_at, .die_at = o->die_at, .cancel = o->cancel,
+	};
+	const struct lr_backend_ops *ops = j->ops;
+	struct lr_run *run = &j->run;
+	double t0;
+	int rc;
+
+	rc = lr_import(ops, b, &io, &j->r);
+	j->imported = !rc;
+	if (!rc) {
+		t0 = lr_monotonic_s();
+		rc = lr_import_verify(ops, b, &io);
+		if (!rc)
+			rc = lr_import_state_hash(ops, b, o->lane, &j->g, j->state_sha256);
+		j->readback_s = lr_monotonic_s() - t0;
+		j->verified = !rc;
+	}
+	ops->stats(b, &j->stats);
+	if (j->verified) {
+		run->status = LR_PASSED;
+		j->ceiling_s = copy_ceiling(&j->src, j->bytes);
+	} else {
+		/* a cancel asked for (Ctrl-C, or the fault) that stopped the import; anything else failed */
+		int cancelled = !j->imported && j->r.cancelled && j->r.died_at < 0 &&
+				(o->cancel_at >= 0 || (o->cancel && *o->cancel));
+
+		run->status = cancelled ? LR_CANCELLED : LR_FAILED;
+		run->failure = strdup(lr_error_msg());
+	}
+	run->wall_s = j->r.total_s;
+}
+
+int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_store *st,
+			  char *const *argv, char *const *envp)
+{
+	struct lr_session ss = { 0 };
+	struct lr_backend *b = NULL;
+	int rc;
+
+	if ((rc = lr_run_capture(st, &j->run, "import", argv, envp, o->experiment, o->note, o->issues)) ||
+	    (rc = describe(j, o)))
+		goto out;
+	/* The backend, before the run row: its runtime version is a tool version of the run. */
+	if ((rc = j->ops->open(&b, &o->cfg)))
+		goto out;
+	j->ops->stats(b, &j->stats);
+	if (j->ops == &lr_backend_atom_ops &&
+	    (rc = lr_kvlist_set(&j->run.tools, "rbln-runtime", j->stats.runtime_version, NULL)))
+		goto out;
+	if ((rc = lr_session_start(&ss, st, &j->run)))
+		goto out;
+	import_and_verify(j, o, b);
+	if ((rc = measure(j, o)))
+		goto out;
+	rc = lr_session_end(&ss, 0);
+out:
+	lr_session_release(&ss);
+	if (b)
+		j->ops->close(b);
+	return rc;
+}
+
+void lr_import_job_release(struct lr_import_job *j)
+{
+	if (j->have_src)
+		lr_kvsrc_release(&j->src);
+	j->have_src = 0;
+	lr_run_release(&j->run);
+}
