@@ -81,14 +81,28 @@ int lr_store_schema_version(struct lr_store *st)
 	return v;
 }
 
-/* Refuse databases this binary must not touch; *version gets user_version. */
+/*
+ * Refuse databases this binary must not touch; *version gets user_version.
+ * Both header fields are read by one statement, so from one snapshot: read
+ * one by one, a concurrent first open's migration could commit in between
+ * and make a fresh labrun store look like another program's database.
+ */
 static int check_schema(struct lr_store *st, int *version)
 {
+	sqlite3_stmt *s = NULL;
 	int app = 0, rc;
 
-	if ((rc = pragma_int(st, "application_id", &app)))
+	if ((rc = db_prepare(st, &s, "SELECT a.application_id, v.user_version"
+				     " FROM pragma_application_id AS a, pragma_user_version AS v")))
 		return rc;
-	if ((rc = pragma_int(st, "user_version", version)))
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		app = sqlite3_column_int(s, 0);
+		*version = sqlite3_column_int(s, 1);
+	} else {
+		rc = db_error(st, "read the schema version");
+	}
+	sqlite3_finalize(s);
+	if (rc)
 		return rc;
 	if (app != 0 && app != LR_APPLICATION_ID) {
 		lr_error_set(LR_ESCHEMA, "cannot open store '%s': '%s' is not a labrun database (application_id %d)",
