@@ -136,6 +136,27 @@ void lr_host_release(struct lr_host *h)
 	memset(h, 0, sizeof *h);
 }
 
+static const char *const kind_names[] = {
+	[LR_KIND_RECORD] = "record",
+	[LR_KIND_IMPORT] = "import",
+	[LR_KIND_EXPERIMENT] = "experiment",
+};
+
+const char *lr_run_kind_name(enum lr_run_kind k)
+{
+	return kind_names[k];
+}
+
+int lr_run_kind_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < sizeof kind_names / sizeof kind_names[0]; i++)
+		if (!strcmp(s, kind_names[i]))
+			return (int)i;
+	return -1;
+}
+
 static const char *const status_names[] = {
 	[LR_RUNNING] = "running",
 	[LR_PASSED] = "passed",
@@ -168,7 +189,6 @@ void lr_run_release(struct lr_run *r)
 {
 	size_t i;
 
-	free(r->kind);
 	free(r->experiment);
 	free(r->started_at);
 	free(r->ended_at);

@@ -81,6 +81,17 @@ struct lr_measure {
 	int modelled;
 };
 
+/* What produced a run; stored as its name ("record", "import", "experiment"). */
+enum lr_run_kind {
+	LR_KIND_RECORD,
+	LR_KIND_IMPORT,
+	LR_KIND_EXPERIMENT,
+};
+
+/* "record", ...; and back (-1 for an unknown word). */
+const char *lr_run_kind_name(enum lr_run_kind k);
+int lr_run_kind_parse(const char *s);
+
 enum lr_status {
 	LR_RUNNING,
 	LR_PASSED,
@@ -96,7 +107,7 @@ int lr_status_parse(const char *s);
 struct lr_run {
 	int64_t id;		/* 0 until stored */
 	char uuid[37];
-	char *kind;
+	enum lr_run_kind kind;
 	char *experiment;	/* NULL when none */
 	enum lr_status status;
 	char *started_at, *ended_at;

@@ -7,6 +7,11 @@
 /* Length of a hex sha256 including its terminating NUL. */
 #define LR_SHA256_HEX 65
 
+/* A sha256 as lowercase hex, or "" for none. */
+struct lr_digest {
+	char hex[LR_SHA256_HEX];
+};
+
 /*
  * Incremental sha256 over OpenSSL's EVP interface. _init allocates the
  * context (returns LR_ENOMEM on failure), _final writes the lower-case hex

@@ -7,6 +7,7 @@
  * labrun.c print.
  */
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "store/store.h"
@@ -47,13 +48,7 @@ struct lr_expdef;
 struct lr_run_result;
 struct lr_runopts;
 
-/*
- * Record definition 'd' as an experiment run and execute it (cmd-run.c):
- * capture, spool lock, 'running' row, the runner, the final row. Ctrl-C
- * cancels. 'run' (lr_run_init'ed) and 'res' are filled; free res->cond.
- */
-int cmd_experiment_execute(struct lr_store *st, struct lr_expdef *d, char **argv, int64_t replay_of,
-			   const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res);
+/* ---- print.c: printing shared by several commands ---- */
 
 /* Print an experiment run's report (plain text with Markdown tables). */
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r);
@@ -73,10 +68,21 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv);
 int cmd_manifest(const struct lr_global *g, int argc, char **argv);
 int cmd_register(const struct lr_global *g, int argc, char **argv);
 
-/* Print the comparison of runs a and b (drift, and per-condition parity and timing for experiment runs);
- * sets *outputs_match. Returns 0 or an error code. */
-int cmd_print_comparison(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, int *outputs_match,
-			 int record_checks_for);
+struct lr_comparison;
+/* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */
+void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp);
+
+/*
+ * Ctrl-C (SIGINT) and SIGTERM as a cancel request: while installed they set
+ * cmd_cancel_requested (cleared on install), which long operations poll;
+ * cmd_cancel_restore puts the old handlers back.
+ */
+extern volatile int cmd_cancel_requested;
+struct cmd_cancel {
+	struct sigaction old_int, old_term;
+};
+void cmd_cancel_install(struct cmd_cancel *c);
+void cmd_cancel_restore(struct cmd_cancel *c);
 
 /* Print the current error ("labrun: error: ..." and its hint) to stderr and
  * return the exit code for 'rc'. */

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "experiment/runner.h"
 #include "base/error.h"
 #include "record/gitsrc.h"
 #include "record/spool.h"
@@ -188,4 +189,39 @@ const char *cmd_human_size(char *buf, size_t len, long long bytes)
 	}
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
 	return buf;
+}
+
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+{
+	char *end;
+
+	ro->flip_arm = (int)strtol(arg, &end, 10);
+	if (*end == '@')
+		ro->flip_condition = (int)strtol(end + 1, &end, 10);
+	if (*end || end == arg || ro->flip_arm < 0)
+		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
+	return 0;
+}
+
+volatile int cmd_cancel_requested;
+
+static void on_cancel(int sig)
+{
+	(void)sig;
+	cmd_cancel_requested = 1;
+}
+
+void cmd_cancel_install(struct cmd_cancel *c)
+{
+	struct sigaction sa = { .sa_handler = on_cancel };
+
+	cmd_cancel_requested = 0;
+	sigaction(SIGINT, &sa, &c->old_int);
+	sigaction(SIGTERM, &sa, &c->old_term);
+}
+
+void cmd_cancel_restore(struct cmd_cancel *c)
+{
+	sigaction(SIGINT, &c->old_int, NULL);
+	sigaction(SIGTERM, &c->old_term, NULL);
 }

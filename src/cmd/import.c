@@ -51,14 +51,6 @@ static const char usage[] =
 	"Faults (for tests): --fail-write K, --cancel-at LAYER, --die-at LAYER\n"
 	"Record: --experiment NAME, --issue REF (repeatable), --note TEXT\n";
 
-static volatile int cancel_requested;
-
-static void on_cancel(int sig)
-{
-	(void)sig;
-	cancel_requested = 1;
-}
-
 struct opts {
 	struct lr_import_job_opts j;
 	struct lr_strlist issues;
@@ -237,11 +229,11 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 {
 	struct opts o = {
 		.j = { .kernel = "auto", .backend = "sim", .token_major = 1, .seed = 1, .threads = 1, .staging = 2,
-		       .cfg = { .lanes = 4 }, .cancel_at = -1, .die_at = -1, .cancel = &cancel_requested },
+		       .cfg = { .lanes = 4 }, .cancel_at = -1, .die_at = -1, .cancel = &cmd_cancel_requested },
 	};
 	struct lr_import_job job;
 	struct lr_store *st = NULL;
-	struct sigaction sa = { .sa_handler = on_cancel }, old_int, old_term;
+	struct cmd_cancel cancel;
 	int rc, exit_code = LR_EXIT_OK;
 
 	memset(&job, 0, sizeof job);
@@ -258,11 +250,9 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 	if ((exit_code = cmd_open_store(&st, gl, 1)))
 		goto out;
 	/* Ctrl-C cancels the import: the lease is released, nothing partial shows. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	cmd_cancel_install(&cancel);
 	rc = lr_import_job_execute(&job, &o.j, st, gl->argv, environ);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cmd_cancel_restore(&cancel);
 	if (rc) {
 		exit_code = cmd_fail(rc);
 		goto out;

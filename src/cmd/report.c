@@ -76,7 +76,7 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 	kv_line(f, "Tool versions", &r->tools);
 	fprintf(f, "* Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s\n",
 		d->order == LR_ORDER_ABBA ? "ABBA" : "random", d->blocks, d->warmup, d->margin * 100,
-		(unsigned long long)d->seed, d->target == LR_TARGET_ENCODE ? "encode" : "import", d->backend);
+		(unsigned long long)d->seed, lr_exp_target_name(d->target), d->backend);
 	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
 	for (t = 0; t < rr->ntables; t++) {
 		const struct lr_report_table *tb = &rr->tables[t];

@@ -129,7 +129,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		printf("failure:    %s\n", r->failure);
 	printf("command:    %s\n", cmd ? cmd : r->argv_json);
 	printf("cwd:        %s\n", r->cwd);
-	printf("kind:       %s    labrun %s\n", r->kind, r->labrun_version);
+	printf("kind:       %s    labrun %s\n", lr_run_kind_name(r->kind), r->labrun_version);
 	if (r->experiment)
 		printf("experiment: %s\n", r->experiment);
 	if (r->issues.n) {

@@ -74,7 +74,8 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 {
 	struct lr_store_condition_row *conds = NULL;
 	struct lr_run_filter f = { NULL, NULL, -1, 0 };
-	char names[LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32], *hex = NULL;
+	char names[LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32];
+	struct lr_digest *hex = NULL;
 	struct lr_report rep;
 	int narm = 0, n = 0, i, a;
 
@@ -82,14 +83,14 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 		problem(c, "its arms or conditions cannot be read: %s", lr_error_msg());
 		return;
 	}
-	hex = calloc((size_t)(n ? n : 1) * (size_t)(narm ? narm : 1), 65);
+	hex = calloc((size_t)(n ? n : 1) * (size_t)(narm ? narm : 1), sizeof *hex);
 	if (hex && !lr_store_parity_hashes(st, id, n, narm, hex)) {
 		for (i = 0; i < n; i++) {
-			const char *base = hex + (size_t)i * (size_t)narm * 65;
-			int agree = base[0] != '\0';
+			const struct lr_digest *arm = hex + (size_t)i * (size_t)narm;
+			int agree = arm[0].hex[0] != '\0';
 
 			for (a = 1; a < narm; a++)
-				if (strcmp(base + (size_t)a * 65, base))
+				if (strcmp(arm[a].hex, arm[0].hex))
 					agree = 0;
 			if (!strcmp(conds[i].status, "passed") && !agree)
 				problem(c, "condition %d (%s %lld/%lld) is marked passed but its parity hashes disagree",
@@ -143,7 +144,7 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 			rc = 0;
 		}
 	}
-	if (!strcmp(r.kind, "experiment") && r.status != LR_RUNNING)
+	if (r.kind == LR_KIND_EXPERIMENT && r.status != LR_RUNNING)
 		check_experiment(st, &c, id);
 	if (r.replay_of)
 		check_replay(st, &c, &r);

@@ -209,7 +209,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		x = add_file(dir, rel, graph, parts);
 		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results, x);
 	}
-	if (!strcmp(r.kind, "experiment") && !lr_store_definition(st, id, &dpath, &text)) {
+	if (r.kind == LR_KIND_EXPERIMENT && !lr_store_definition(st, id, &dpath, &text)) {
 		snprintf(rel, sizeof rel, "run-%lld/definition.ini", (long long)id);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		if ((rc = write_text(full, text, strlen(text))))
@@ -223,7 +223,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 	}
 	/* the software used: labrun itself, and each recorded tool version */
 	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
-	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", r.kind, "startTime",
+	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", lr_run_kind_name(r.kind), "startTime",
 			   r.started_at, "description", r.argv_json);
 	{
 		char *cmdline = NULL;

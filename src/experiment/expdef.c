@@ -225,16 +225,30 @@ static int design_key(struct parse *p, const char *k, const char *v)
 
 static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v)
 {
+	char buf[16];
 	long long x;
 
 	if (!strcmp(k, "kernel"))
 		return word(p, k, v, kernels, a->kernel, sizeof a->kernel);
-	if (!strcmp(k, "contract"))
-		return word(p, k, v, contracts, a->contract, sizeof a->contract);
-	if (!strcmp(k, "layout"))
-		return word(p, k, v, layouts, a->layout, sizeof a->layout);
-	if (!strcmp(k, "mode"))
-		return word(p, k, v, modes, a->mode, sizeof a->mode);
+	/* parsed once, here: the runner and the store take the enums */
+	if (!strcmp(k, "contract")) {
+		if (!word(p, k, v, contracts, buf, sizeof buf))
+			return 0;
+		a->contract = (enum lr_dlf16_contract)lr_dlf16_contract_parse(buf);
+		return 1;
+	}
+	if (!strcmp(k, "layout")) {
+		if (!word(p, k, v, layouts, buf, sizeof buf))
+			return 0;
+		a->layout = !strcmp(buf, "copy") ? LR_PATH_COPY : LR_PATH_STRIDED;
+		return 1;
+	}
+	if (!strcmp(k, "mode")) {
+		if (!word(p, k, v, modes, buf, sizeof buf))
+			return 0;
+		a->mode = !strcmp(buf, "stream") ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
+		return 1;
+	}
 	if (!strcmp(k, "threads")) {
 		if (!parse_int(v, 1, 64, &x))
 			return fail(p, p->line, "'threads' is '%s'; expected 1 to 64", v);
@@ -325,9 +339,9 @@ static int check_sections(struct parse *p)
 			a = &d->arms[d->narms++];
 			snprintf(a->name, sizeof a->name, "%s", s + 4);
 			snprintf(a->kernel, sizeof a->kernel, "auto");
-			snprintf(a->contract, sizeof a->contract, "saturate");
-			snprintf(a->layout, sizeof a->layout, "strided");
-			snprintf(a->mode, sizeof a->mode, "whole");
+			a->contract = LR_DLF16_SATURATE;
+			a->layout = LR_PATH_STRIDED;
+			a->mode = LR_IMPORT_WHOLE;
 			a->threads = 1;
 			a->line = p->section_line[i];
 			continue;
@@ -375,10 +389,15 @@ static int check_whole(struct parse *p)
 	}
 	if (d->target == LR_TARGET_ENCODE)
 		for (i = 0; i < d->narms; i++)
-			if (strcmp(d->arms[i].layout, "strided") || strcmp(d->arms[i].mode, "whole"))
+			if (d->arms[i].layout != LR_PATH_STRIDED || d->arms[i].mode != LR_IMPORT_WHOLE)
 				return fail(p, d->arms[i].line, "[arm %s] sets layout or mode, which only an import target uses",
 					    d->arms[i].name);
 	return 1;
+}
+
+const char *lr_exp_target_name(enum lr_exp_target t)
+{
+	return t == LR_TARGET_IMPORT ? "import" : "encode";
 }
 
 static char *slurp(const char *path)

@@ -11,19 +11,24 @@
 
 #include "base/model.h"
 #include "base/sha256.h"
+#include "encode/dlf16.h"
+#include "import/import.h"
 
 #define LR_EXP_MAXARMS 8
 #define LR_EXP_MAXLIST 16
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT };
+
+/* "encode" or "import". */
+const char *lr_exp_target_name(enum lr_exp_target t);
 enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };
 
 struct lr_exp_arm {
 	char name[32];
 	char kernel[16];	/* lookup, scalar, avx2, avx512, auto */
-	char contract[16];	/* saturate, ninf */
-	char layout[16];	/* import: strided, copy */
-	char mode[16];		/* import: whole, stream */
+	enum lr_dlf16_contract contract;
+	enum lr_import_path layout;	/* import only */
+	enum lr_import_mode mode;	/* import only */
 	int threads;
 	int line;		/* where its section starts */
 };

@@ -1,150 +1,237 @@
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "base/error.h"
+#include "experiment/expdef.h"
 #include "experiment/replay.h"
+#include "record/record.h"
 
-static int diff_str(lr_drift_fn fn, void *arg, const char *what, const char *key, const char *a, const char *b)
+static int replay_experiment(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
+			     struct lr_replay *r)
 {
-	if ((a == NULL) != (b == NULL) || (a && strcmp(a, b))) {
-		fn(arg, what, key, a ? a : "-", b ? b : "-");
-		return 1;
-	}
-	return 0;
-}
+	char *path = NULL, *text = NULL, label[1200];
+	struct lr_replay_check *checks = NULL;
+	struct lr_run run;
+	struct lr_expdef d;
+	const struct lr_kv *cpu;
+	int rc, c;
 
-static int diff_int(lr_drift_fn fn, void *arg, const char *what, const char *key, long long a, long long b)
-{
-	char x[32], y[32];
-
-	if (a == b)
-		return 0;
-	snprintf(x, sizeof x, "%lld", a);
-	snprintf(y, sizeof y, "%lld", b);
-	fn(arg, what, key, x, y);
-	return 1;
-}
-
-/* Every key of either list whose value differs. */
-static int diff_kvs(lr_drift_fn fn, void *arg, const char *what, const struct lr_kvlist *a, const struct lr_kvlist *b)
-{
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < a->n; i++) {
-		const struct lr_kv *o = lr_kvlist_find(b, a->v[i].key);
-
-		n += diff_str(fn, arg, what, a->v[i].key, a->v[i].value, o ? o->value : NULL);
-	}
-	for (i = 0; i < b->n; i++)
-		if (!lr_kvlist_find(a, b->v[i].key))
-			n += diff_str(fn, arg, what, b->v[i].key, NULL, b->v[i].value);
-	return n;
-}
-
-static const char *file_sha(const struct lr_run *r, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < r->nfiles; i++)
-		if (!strcmp(r->files[i].path, path))
-			return r->files[i].has_content ? r->files[i].sha256 : "(deleted)";
-	return NULL;
-}
-
-int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn, void *arg)
-{
-	int n = 0;
-	size_t i;
-
-	/* sources */
-	n += diff_int(fn, arg, "source", "in a git work tree", a->source.present, b->source.present);
-	if (a->source.present && b->source.present) {
-		n += diff_str(fn, arg, "source", "HEAD", a->source.head, b->source.head);
-		n += diff_str(fn, arg, "source", "branch", a->source.branch, b->source.branch);
-		n += diff_int(fn, arg, "source", "dirty", a->source.dirty, b->source.dirty);
-		n += diff_str(fn, arg, "source", "diff sha256", a->source.diff_sha256, b->source.diff_sha256);
-	}
-	for (i = 0; i < a->nfiles; i++)
-		n += diff_str(fn, arg, "source file", a->files[i].path, file_sha(a, a->files[i].path),
-			      file_sha(b, a->files[i].path));
-	for (i = 0; i < b->nfiles; i++)
-		if (!file_sha(a, b->files[i].path))
-			n += diff_str(fn, arg, "source file", b->files[i].path, NULL, file_sha(b, b->files[i].path));
-	/* where and with what */
-	n += diff_kvs(fn, arg, "binding", &a->binding, &b->binding);
-	n += diff_kvs(fn, arg, "geometry", &a->geometry, &b->geometry);
-	n += diff_kvs(fn, arg, "tool", &a->tools, &b->tools);
-	n += diff_str(fn, arg, "host", "hostname", a->host.hostname, b->host.hostname);
-	n += diff_str(fn, arg, "host", "os", a->host.os, b->host.os);
-	n += diff_str(fn, arg, "host", "kernel", a->host.kernel, b->host.kernel);
-	n += diff_str(fn, arg, "host", "arch", a->host.arch, b->host.arch);
-	n += diff_str(fn, arg, "host", "cpu model", a->host.cpu_model, b->host.cpu_model);
-	n += diff_str(fn, arg, "host", "cpu flags", a->host.cpu_flags, b->host.cpu_flags);
-	n += diff_int(fn, arg, "host", "cores", a->host.cores, b->host.cores);
-	n += diff_int(fn, arg, "host", "memory bytes", a->host.memory_bytes, b->host.memory_bytes);
-	n += diff_str(fn, arg, "labrun", "version", a->labrun_version, b->labrun_version);
-	return n;
-}
-
-int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
-			  struct lr_cond_compare *out)
-{
-	char *ha = calloc((size_t)ncond * (size_t)narm, 65), *hb = calloc((size_t)ncond * (size_t)narm, 65);
-	double ta[2048], tb[2048];
-	int c, k, na, nb, rc = 0;
-
-	if (!ha || !hb) {
+	memset(&d, 0, sizeof d);
+	lr_run_init(&run);
+	if ((rc = lr_store_definition(st, orig->id, &path, &text)))
+		goto out;
+	snprintf(label, sizeof label, "%s (as stored with run %lld)", path, (long long)orig->id);
+	if ((rc = lr_expdef_load(&d, label, text)))
+		goto out;
+	/* the same binding: the CPU the original was pinned to */
+	cpu = lr_kvlist_find(&orig->binding, "pinned_cpu");
+	if (cpu)
+		d.cpu = atoi(cpu->value);
+	if ((rc = lr_experiment_execute(st, &d, o->argv, o->envp, orig->id, o->run, &run, &r->exp)) ||
+	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)))
+		goto out;
+	/* what was compared, condition by condition, recorded with the replay */
+	if (r->cmp.ncond && !(checks = calloc((size_t)r->cmp.ncond, sizeof *checks))) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = lr_store_parity_hashes(st, a, ncond, narm, ha)) || (rc = lr_store_parity_hashes(st, b, ncond, narm, hb)))
-		goto out;
-	for (c = 0; c < ncond; c++) {
-		struct lr_cond_compare *o = &out[c];
+	for (c = 0; c < r->cmp.ncond; c++) {
+		const struct lr_cond_compare *x = &r->cmp.cond[c];
 
-		memset(o, 0, sizeof *o);
-		o->condition = c;
-		o->first_arm = -1;
-		for (k = 0; k < narm; k++) {
-			const char *x = ha + ((size_t)c * (size_t)narm + (size_t)k) * 65;
-			const char *y = hb + ((size_t)c * (size_t)narm + (size_t)k) * 65;
-
-			if (!x[0] || !y[0] || strcmp(x, y)) {
-				o->first_arm = k;
-				snprintf(o->a_sha, sizeof o->a_sha, "%s", x[0] ? x : "none");
-				snprintf(o->b_sha, sizeof o->b_sha, "%s", y[0] ? y : "none");
-				break;
-			}
-		}
-		o->outputs_match = o->first_arm < 0;
-		if ((rc = lr_store_arm_times(st, a, c, 0, ta, 2048, &na)) ||
-		    (rc = lr_store_arm_times(st, b, c, 0, tb, 2048, &nb)))
-			goto out;
-		/* two repetitions of the baseline per block, in block order */
-		na = (na < nb ? na : nb) / 2;
-		if (na > 0) {
-			double a1[1024], a2[1024], b1[1024], b2[1024];
-			int i;
-
-			for (i = 0; i < na; i++) {
-				a1[i] = ta[2 * i];
-				a2[i] = ta[2 * i + 1];
-				b1[i] = tb[2 * i];
-				b2[i] = tb[2 * i + 1];
-			}
-			o->has_timing = lr_paired_estimate(a1, a2, b1, b2, na, &o->timing) == 0;
-		}
+		snprintf(checks[c].item, sizeof checks[c].item, "condition %d", c);
+		checks[c].original = x->a_sha[0] ? x->a_sha : NULL;
+		checks[c].replay = x->b_sha[0] ? x->b_sha : NULL;
+		checks[c].matches = x->outputs_match;
 	}
+	if ((rc = lr_store_replay_checks(st, run.id, checks, r->cmp.ncond)))
+		goto out;
+	r->same = r->cmp.outputs_match && run.status == LR_PASSED;
 out:
-	free(ha);
-	free(hb);
+	free(checks);
+	free(path);
+	free(text);
+	lr_expdef_release(&d);
+	lr_run_release(&run);
 	return rc;
+}
+
+/* The environment to replay with: 'envp', with every recorded non-secret variable set as it was. */
+static char **replay_env(const struct lr_run *orig, char *const *envp)
+{
+	size_t n = 0, i, k, j;
+	char **env;
+
+	while (envp[n])
+		n++;
+	env = calloc(n + orig->env.n + 1, sizeof *env);
+	if (!env)
+		return NULL;
+	for (i = 0, k = 0; i < n; i++) {
+		size_t len = strcspn(envp[i], "=");
+		int overridden = 0;
+
+		for (j = 0; j < orig->env.n; j++)
+			if (!orig->env.v[j].tag && strlen(orig->env.v[j].key) == len &&
+			    !strncmp(envp[i], orig->env.v[j].key, len))
+				overridden = 1;
+		if (!overridden)
+			env[k++] = strdup(envp[i]);
+	}
+	for (i = 0; i < orig->env.n; i++)
+		if (!orig->env.v[i].tag && asprintf(&env[k], "%s=%s", orig->env.v[i].key, orig->env.v[i].value) >= 0)
+			k++;
+	return env;
+}
+
+static const struct lr_artifact *find_artifact(const struct lr_run *r, const char *role, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nartifacts; i++)
+		if (!strcmp(r->artifacts[i].role, role) && !strcmp(r->artifacts[i].name, name))
+			return &r->artifacts[i];
+	return NULL;
+}
+
+/* The options that record 'orig' again: its command, facts and declared files. */
+static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < orig->issues.n && !rc; i++)
+		rc = lr_strlist_add(&ro->issues, orig->issues.v[i]);
+	for (i = 0; i < orig->geometry.n && !rc; i++)
+		rc = lr_kvlist_add(&ro->geometry, orig->geometry.v[i].key, orig->geometry.v[i].value, NULL);
+	for (i = 0; i < orig->binding.n && !rc; i++)
+		if (orig->binding.v[i].tag && !strcmp(orig->binding.v[i].tag, "user"))
+			rc = lr_kvlist_add(&ro->binding, orig->binding.v[i].key, orig->binding.v[i].value, NULL);
+	for (i = 0; i < orig->tools.n && !rc; i++)
+		rc = lr_kvlist_add(&ro->tools, orig->tools.v[i].key, orig->tools.v[i].value, NULL);
+	for (i = 0; i < orig->nartifacts && !rc; i++) {
+		const struct lr_artifact *x = &orig->artifacts[i];
+
+		if (!strcmp(x->role, "output"))
+			rc = lr_strlist_add(&ro->outputs, x->name);
+		else if (!strcmp(x->role, "log"))
+			rc = lr_strlist_add(&ro->logs, x->name);
+		else if (!strcmp(x->role, "input"))
+			rc = lr_strlist_add(&ro->inputs, x->name);
+		else if (!strcmp(x->role, "reference"))
+			rc = lr_strlist_add(&ro->references, x->name);
+	}
+	return rc;
+}
+
+/* Exit code, then every output and log of the original, each against the replay's. */
+static int record_checks(const struct lr_run *orig, struct lr_replay *r)
+{
+	const struct lr_run *b = &r->run;
+	size_t i;
+	int n = 1;
+
+	r->checks = calloc(orig->nartifacts + 1, sizeof *r->checks);
+	if (!r->checks)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	snprintf(r->exit_original, sizeof r->exit_original, "%d", orig->has_exit ? orig->exit_code : -1);
+	snprintf(r->exit_replay, sizeof r->exit_replay, "%d", b->has_exit ? b->exit_code : -1);
+	snprintf(r->checks[0].item, sizeof r->checks[0].item, "exit code");
+	r->checks[0].original = r->exit_original;
+	r->checks[0].replay = r->exit_replay;
+	r->checks[0].matches = !strcmp(r->exit_original, r->exit_replay);
+	r->same = r->checks[0].matches;
+	for (i = 0; i < orig->nartifacts; i++) {
+		const struct lr_artifact *x = &orig->artifacts[i], *y;
+		struct lr_replay_check *c = &r->checks[n];
+
+		if (strcmp(x->role, "output") && strcmp(x->role, "log"))
+			continue;
+		y = find_artifact(b, x->role, x->name);
+		snprintf(c->item, sizeof c->item, "%s %s", x->role, x->name);
+		c->original = x->present ? x->sha256 : NULL;
+		c->replay = y && y->present ? y->sha256 : NULL;
+		c->matches = x->present && y && y->present && !strcmp(x->sha256, y->sha256);
+		if (!c->matches)
+			r->same = 0;
+		n++;
+	}
+	r->nchecks = n;
+	return 0;
+}
+
+static int replay_record(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
+			 struct lr_replay *r)
+{
+	struct lr_record_opts ro = { 0 };
+	struct lr_record_result res;
+	struct lr_run run;
+	char **argv = lr_argv_from_json(orig->argv_json), **env = replay_env(orig, o->envp);
+	int rc;
+
+	lr_run_init(&run);
+	if (!argv || !env) {
+		rc = lr_error_set(LR_EINVAL, "cannot replay run %lld: its command line could not be read back",
+				  (long long)orig->id);
+		goto out;
+	}
+	if (chdir(orig->cwd) != 0) {
+		rc = lr_error_set(LR_EINVAL, "cannot replay run %lld in '%s': %s", (long long)orig->id, orig->cwd,
+				  strerror(errno));
+		lr_error_hint("the recorded working directory must exist again");
+		goto out;
+	}
+	ro.argv = argv;
+	ro.envp = env;
+	ro.experiment = orig->experiment;
+	ro.note = orig->note;
+	ro.tee_out = o->tee_out;
+	ro.tee_err = o->tee_err;
+	ro.kill_after_s = 10;
+	run.replay_of = orig->id;
+	if ((rc = record_opts(&ro, orig)) || (rc = lr_record(st, &ro, &run, &res)) ||
+	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)) ||
+	    (rc = record_checks(orig, r)))
+		goto out;
+	rc = lr_store_replay_checks(st, run.id, r->checks, r->nchecks);
+out:
+	lr_record_opts_release(&ro);
+	lr_argv_free(argv);
+	lr_argv_free(env);
+	lr_run_release(&run);
+	return rc;
+}
+
+int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r)
+{
+	memset(r, 0, sizeof *r);
+	lr_run_init(&r->run);
+	switch (orig->kind) {
+	case LR_KIND_EXPERIMENT:
+		return replay_experiment(st, orig, o, r);
+	case LR_KIND_RECORD:
+		return replay_record(st, orig, o, r);
+	default:
+		lr_error_set(LR_EINVAL, "cannot replay run %lld: runs of kind '%s' are not replayable yet",
+			     (long long)orig->id, lr_run_kind_name(orig->kind));
+		lr_error_hint("replay experiment runs (labrun run) and recorded commands (labrun record)");
+		return LR_EINVAL;
+	}
+}
+
+void lr_replay_release(struct lr_replay *r)
+{
+	lr_run_release(&r->run);
+	free(r->exp.cond);
+	lr_comparison_release(&r->cmp);
+	free(r->checks);
+	memset(r, 0, sizeof *r);
 }
 
 char **lr_argv_from_json(const char *json)

@@ -2,40 +2,44 @@
 #define LR_REPLAY_H
 
 /*
- * Comparing two runs: what drifted between them (sources, binding,
- * geometry, host, tool versions), and for experiment runs whether each
- * condition's outputs are the same and how their timings compare. Replay
- * re-executes a run from what the store holds and compares the two.
+ * Replay: run a stored run again from what the store holds, record the
+ * replay as a new run (replay_of set), compare the two and record what was
+ * compared, in one transaction. An experiment run is run again from its
+ * stored definition text with the same seed and pinned CPU; a recorded
+ * command in its recorded working directory with its recorded (non-secret)
+ * environment, its exit code and declared artifacts compared by sha256.
  * Nothing here prints.
  */
 
 #include "base/model.h"
-#include "base/stats.h"
+#include "experiment/compare.h"
+#include "experiment/runner.h"
 #include "store/store.h"
 
-/* Called once per difference: what ("source", "binding"...), the key, and both values ("-" if absent). */
-typedef void (*lr_drift_fn)(void *arg, const char *what, const char *key, const char *a, const char *b);
+struct lr_replay_opts {
+	char *const *argv;		/* labrun's command line, as an experiment replay records it */
+	char *const *envp;		/* the environment to start from */
+	const struct lr_runopts *run;	/* experiment replays: cancel, progress, faults */
+	int tee_out, tee_err;		/* record replays: copy the command's output here (0: don't) */
+};
 
-/* Report every difference between runs a and b through 'fn'; returns how many there were. */
-int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn, void *arg);
-
-struct lr_cond_compare {
-	int condition;
-	int outputs_match;	/* every arm's output hash is equal in both runs */
-	int first_arm;		/* the first arm whose hashes differ, -1 when they match */
-	char a_sha[65], b_sha[65];
-	struct lr_paired timing;	/* baseline arm, run b against run a, block by block */
-	int has_timing;
+struct lr_replay {
+	struct lr_run run;			/* the replay, as stored */
+	struct lr_run_result exp;		/* experiment replays: what the runner found */
+	struct lr_comparison cmp;		/* the replay against the original */
+	struct lr_replay_check *checks;		/* record replays: exit code and each output and log */
+	int nchecks;
+	char exit_original[16], exit_replay[16];	/* the exit codes the first check compares */
+	int same;				/* outputs identical (and, for experiments, the replay passed) */
 };
 
 /*
- * Compare two experiment runs of the same definition shape (ncond
- * conditions, narm arms) condition by condition. out[] has ncond entries.
- * The timing ratio pairs block i of run a with block i of run b (arm 0),
- * which assumes comparable blocks, as a replay of the same definition has.
+ * Replay run 'orig' (loaded from 'st'); 'r' is filled and must be released
+ * with lr_replay_release() either way. LR_EINVAL for a run that cannot be
+ * replayed (an import, or a command whose directory is gone).
  */
-int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
-			  struct lr_cond_compare *out);
+int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r);
+void lr_replay_release(struct lr_replay *r);
 
 /* A record run's command line back from its argv JSON (NULL-terminated, malloc'd; lr_argv_free). */
 char **lr_argv_from_json(const char *json);

@@ -106,7 +106,7 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	for (i = 0; i < n && !rc; i++) {
 		lr_run_init(&probe);
 		rc = lr_store_run_load(st, ids[i], &probe);
-		if (!rc && !strcmp(probe.kind, "experiment"))
+		if (!rc && probe.kind == LR_KIND_EXPERIMENT)
 			ids[k++] = ids[i];
 		lr_run_release(&probe);
 	}

@@ -73,10 +73,10 @@ static int arm_import_opts(struct cond_ctx *cx, int a, struct lr_import_opts *io
 	memset(io, 0, sizeof *io);
 	io->g = &cx->g;
 	io->src = &cx->src.view;
-	io->mode = !strcmp(arm->mode, "stream") ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
-	io->path = !strcmp(arm->layout, "copy") ? LR_PATH_COPY : LR_PATH_STRIDED;
+	io->mode = arm->mode;
+	io->path = arm->layout;
 	io->k = cx->k[a];
-	io->contract = lr_dlf16_contract_parse(arm->contract);
+	io->contract = arm->contract;
 	io->threads = arm->threads;
 	io->lane = 0;
 	io->staging = 2;
@@ -91,7 +91,7 @@ static int run_arm(struct cond_ctx *cx, int a)
 	const struct lr_exp_arm *arm = &cx->d->arms[a];
 
 	if (cx->d->target == LR_TARGET_ENCODE)
-		return lr_encode_view(&cx->vout, &cx->vin, cx->k[a], lr_dlf16_contract_parse(arm->contract), arm->threads);
+		return lr_encode_view(&cx->vout, &cx->vin, cx->k[a], arm->contract, arm->threads);
 	{
 		struct lr_import_opts io;
 		struct lr_import_result r;
@@ -393,9 +393,9 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 		snprintf(r->kernel[a], sizeof r->kernel[a], "%s", k[a]->name);
 		arms[a].name = d->arms[a].name;
 		arms[a].kernel = r->kernel[a];
-		arms[a].contract = d->arms[a].contract;
-		arms[a].layout = d->arms[a].layout;
-		arms[a].mode = d->arms[a].mode;
+		arms[a].contract = lr_dlf16_contract_name(d->arms[a].contract);
+		arms[a].layout = lr_import_path_name(d->arms[a].layout);
+		arms[a].mode = lr_import_mode_name(d->arms[a].mode);
 		arms[a].threads = d->arms[a].threads;
 	}
 	if ((rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, arms, d->narms)))

@@ -199,7 +199,7 @@ int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_op
 	struct lr_backend *b = NULL;
 	int rc;
 
-	if ((rc = lr_run_capture(st, &j->run, "import", argv, envp, o->experiment, o->note, o->issues)) ||
+	if ((rc = lr_run_capture(st, &j->run, LR_KIND_IMPORT, argv, envp, o->experiment, o->note, o->issues)) ||
 	    (rc = describe(j, o)))
 		goto out;
 	/* The backend, before the run row: its runtime version is a tool version of the run. */

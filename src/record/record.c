@@ -221,7 +221,7 @@ static int check_exists(const struct lr_strlist *l, const char *opt)
 	return 0;
 }
 
-int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
 		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues)
 {
 	char cwd[PATH_MAX], norm[256];
@@ -236,14 +236,14 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, ch
 		return rc;
 	uuid_generate_random(u);
 	uuid_unparse_lower(u, run->uuid);
-	run->kind = strdup(kind);
+	run->kind = kind;
 	run->cwd = strdup(cwd);
 	run->labrun_version = strdup(PACKAGE_VERSION);
 	run->experiment = lr_strdup0(experiment);
 	run->note = note ? lr_scrub_string(&scrub, note) : NULL;
 	run->argv_json = argv_json(argv, &scrub);
 	lr_scrub_release(&scrub);
-	if (!run->kind || !run->cwd || !run->labrun_version || !run->argv_json || (experiment && !run->experiment) ||
+	if (!run->cwd || !run->labrun_version || !run->argv_json || (experiment && !run->experiment) ||
 	    (note && !run->note))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; issues && i < issues->n; i++) {
@@ -270,7 +270,7 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 
 	if ((rc = check_exists(&o->inputs, "--input")) || (rc = check_exists(&o->references, "--reference")))
 		return rc;
-	if ((rc = lr_run_capture(st, run, "record", o->argv, o->envp, o->experiment, o->note, &o->issues)))
+	if ((rc = lr_run_capture(st, run, LR_KIND_RECORD, o->argv, o->envp, o->experiment, o->note, &o->issues)))
 		return rc;
 	for (i = 0; i < o->sources.n; i++)
 		if ((rc = lr_source_add_external(run, o->sources.v[i])))

@@ -48,7 +48,7 @@ int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
  * of the working directory, environment (allowlist, secrets redacted) and
  * the observed CPU binding. 'run' must be lr_run_init'ed.
  */
-int lr_run_capture(struct lr_store *st, struct lr_run *run, const char *kind, char *const *argv,
+int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
 		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
 
 /* Exit statuses of 'labrun record' that are not the command's own. */

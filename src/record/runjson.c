@@ -27,7 +27,7 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 		json_array_append_new(issues, json_string(r->issues.v[i]));
 	json_object_set_new(o, "id", json_integer(r->id));
 	json_object_set_new(o, "uuid", json_string(r->uuid));
-	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "kind", json_string(lr_run_kind_name(r->kind)));
 	json_object_set_new(o, "experiment", str_or_null(r->experiment));
 	json_object_set_new(o, "status", json_string(lr_status_name(r->status)));
 	json_object_set_new(o, "exit_code", r->has_exit ? json_integer(r->exit_code) : json_null());

@@ -139,21 +139,22 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 	return rc;
 }
 
-int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex)
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, struct lr_digest *out)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	memset(hex, 0, (size_t)ncond * (size_t)narm * 65);
+	memset(out, 0, (size_t)ncond * (size_t)narm * sizeof *out);
 	if ((rc = db_prepare(st, &s, "SELECT condition_idx, arm_idx, output_sha256 FROM parity WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int c = sqlite3_column_int(s, 0), a = sqlite3_column_int(s, 1);
 
-		if (c >= 0 && c < ncond && a >= 0 && a < narm)
-			snprintf(hex + ((size_t)c * (size_t)narm + (size_t)a) * 65, 65, "%s",
-				 (const char *)sqlite3_column_text(s, 2));
+		const char *hex = (const char *)sqlite3_column_text(s, 2);
+
+		if (c >= 0 && c < ncond && a >= 0 && a < narm && hex)
+			snprintf(out[(size_t)c * (size_t)narm + (size_t)a].hex, LR_SHA256_HEX, "%s", hex);
 	}
 	sqlite3_finalize(s);
 	return 0;
@@ -274,32 +275,30 @@ int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void
 	return rc;
 }
 
-int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
-			  const char *replay, int matches)
+int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n)
 {
 	static const char sql[] =
 		"INSERT INTO replay_check(run_id, item, original_value, replay_value, matches)"
 		" VALUES (:run, :item, :orig, :replay, :matches)";
 	sqlite3_stmt *s = NULL;
-	int rc;
+	char *now = NULL;
+	int rc, i;
 
 	if ((rc = db_begin(st)))
 		return rc;
-	if (!(rc = db_prepare(st, &s, sql))) {
-		db_bind_int(s, ":run", run);
-		db_bind_text(s, ":item", item);
-		db_bind_text(s, ":orig", original);
-		db_bind_text(s, ":replay", replay);
-		db_bind_int(s, ":matches", matches);
-		rc = db_step_done(st, s, "record a replay check");
-	}
+	if (!(rc = db_prepare(st, &s, sql)))
+		for (i = 0; i < n && !rc; i++) {
+			db_bind_int(s, ":run", run);
+			db_bind_text(s, ":item", checks[i].item);
+			db_bind_text(s, ":orig", checks[i].original);
+			db_bind_text(s, ":replay", checks[i].replay);
+			db_bind_int(s, ":matches", checks[i].matches);
+			rc = db_step_done(st, s, "record a replay check");
+		}
 	sqlite3_finalize(s);
-	if (!rc) {
-		char *now = lr_now_iso();
-
-		rc = now ? db_seal_run(st, run, now) : lr_error_set(LR_ENOMEM, "out of memory");
-		free(now);
-	}
+	if (!rc)
+		rc = (now = lr_now_iso()) ? db_seal_run(st, run, now) : lr_error_set(LR_ENOMEM, "out of memory");
+	free(now);
 	return db_commit(st, rc);
 }
 

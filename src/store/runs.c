@@ -190,7 +190,7 @@ static int insert_run_row(struct lr_store *st, struct lr_run *r)
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":uuid", r->uuid);
-	db_bind_text(s, ":kind", r->kind);
+	db_bind_text(s, ":kind", lr_run_kind_name(r->kind));
 	if (eid)
 		db_bind_int(s, ":exp", eid);
 	db_bind_int(s, ":host", hid);
@@ -454,10 +454,10 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 static int read_run_row(sqlite3_stmt *s, struct lr_run *r)
 {
 	const char *uuid = (const char *)sqlite3_column_text(s, 1);
+	int kind;
 
 	r->id = sqlite3_column_int64(s, 0);
 	snprintf(r->uuid, sizeof r->uuid, "%s", uuid ? uuid : "");
-	r->kind = db_col_dup(s, 2);
 	r->experiment = db_col_dup(s, 3);
 	r->status = lr_status_parse((const char *)sqlite3_column_text(s, 4));
 	r->started_at = db_col_dup(s, 5);
@@ -476,8 +476,15 @@ static int read_run_row(sqlite3_stmt *s, struct lr_run *r)
 	r->labrun_version = db_col_dup(s, 17);
 	r->replay_of = sqlite3_column_int64(s, 18);
 	r->note = db_col_dup(s, 19);
-	if (!r->kind || !r->started_at || !r->cwd || !r->argv_json || !r->labrun_version)
+	if (!r->started_at || !r->cwd || !r->argv_json || !r->labrun_version)
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((kind = lr_run_kind_parse((const char *)sqlite3_column_text(s, 2))) < 0) {
+		lr_error_set(LR_ESCHEMA, "cannot read run %lld: its kind '%s' is unknown to labrun %s", (long long)r->id,
+			     (const char *)sqlite3_column_text(s, 2), PACKAGE_VERSION);
+		lr_error_hint("a newer labrun recorded it; upgrade labrun to read it");
+		return LR_ESCHEMA;
+	}
+	r->kind = (enum lr_run_kind)kind;
 	return 0;
 }
 

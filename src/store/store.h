@@ -157,8 +157,8 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 /* The stored definition of an experiment run: malloc'd path and text; LR_ENOTFOUND if none. */
 int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
 
-/* Parity hashes of an experiment run: hex[cond][arm] into a caller array of ncond x narm x 65 ("" if none). */
-int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, char *hex);
+/* Parity hashes of an experiment run: out[cond * narm + arm] of a caller array of ncond x narm ("" if none). */
+int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, struct lr_digest *out);
 
 /* Timed (non-warm-up) repetitions of one condition and arm, in block/slot order, per execution (wall_s / inner). */
 int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n);
@@ -212,9 +212,15 @@ int lr_store_mark_archived(struct lr_store *st, const char *archive, const struc
 typedef int (*lr_log_fn)(void *arg, const char *sha256, int64_t run, const char *role, const char *name);
 int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg);
 
-/* Record one replay comparison row. */
-int lr_store_replay_check(struct lr_store *st, int64_t run, const char *item, const char *original,
-			  const char *replay, int matches);
+/* What a replay found for one item ("exit code", "output results.txt", "condition 2"). */
+struct lr_replay_check {
+	char item[1100];
+	const char *original, *replay;	/* the values compared; NULL when absent */
+	int matches;
+};
+
+/* Record replay run 'run's checks, all in one transaction that also reseals the run. */
+int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
 
 /* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
 int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);

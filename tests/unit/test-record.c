@@ -216,7 +216,7 @@ static void recovery_abandons_unlocked_runs_and_keeps_logs(void **state)
 
 	lr_run_init(&r);
 	snprintf(r.uuid, sizeof r.uuid, "%s", "0b1d3c4e-0000-4000-8000-00000000dead");
-	r.kind = strdup("record");
+	r.kind = LR_KIND_RECORD;
 	r.started_at = strdup("2026-11-29T10:00:00.000Z");
 	r.cwd = strdup("/");
 	r.argv_json = strdup("[\"x\"]");

@@ -73,7 +73,7 @@ static void make_run(struct lr_run *r, const char *uuid)
 {
 	lr_run_init(r);
 	snprintf(r->uuid, sizeof r->uuid, "%s", uuid);
-	r->kind = strdup("record");
+	r->kind = LR_KIND_RECORD;
 	r->started_at = strdup("2026-11-29T10:00:00.000Z");
 	r->cwd = strdup("/tmp");
 	r->argv_json = strdup("[\"true\"]");

@@ -1,0 +1,123 @@
+/* Printing that several commands share: experiment reports, progress, run comparisons. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "experiment/compare.h"
+#include "experiment/expdef.h"
+#include "experiment/runner.h"
+
+void cmd_run_progress(void *arg, const struct lr_run_progress *p)
+{
+	(void)arg;
+	fprintf(stderr, "\rcondition %d/%d, block %d/%d, %.0f s elapsed, about %.0f s left   ", p->condition + 1,
+		p->nconditions, p->block + 1, p->nblocks, p->elapsed_s, p->eta_s);
+	fflush(stderr);
+}
+
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
+{
+	int a, ci, passed = 0, failed = 0, missing = 0;
+	char verdict[160];
+
+	for (ci = 0; ci < r->nconditions; ci++) {
+		if (!strcmp(r->cond[ci].status, "passed"))
+			passed++;
+		else if (!strcmp(r->cond[ci].status, "missing"))
+			missing++;
+		else
+			failed++;
+	}
+	printf("experiment %s (run %lld, %s)%s%s\n", d->name, (long long)run->id, lr_status_name(run->status),
+	       d->title[0] ? ": " : "", d->title);
+	printf("definition %s, sha256 %s\n", d->path, d->sha256);
+	printf("target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
+	       lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
+	       d->order == LR_ORDER_ABBA ? "abba" : "random", d->blocks, d->warmup, d->margin * 100, r->cpu);
+	printf("arms:");
+	for (a = 0; a < d->narms; a++)
+		printf("%s %s (kernel %s%s%s%s)%s", a ? "," : "", d->arms[a].name, r->kernel[a],
+		       d->target == LR_TARGET_IMPORT ? ", " : "", d->target == LR_TARGET_IMPORT ? lr_import_mode_name(d->arms[a].mode) : "",
+		       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
+		       a == 0 ? " [baseline]" : "");
+	printf("\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
+	for (a = 1; a < d->narms; a++) {
+		printf("\n| Condition layers/tokens | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift | verdict |\n",
+		       d->arms[0].name, d->arms[a].name);
+		printf("|---|---|---|---|---|---|---|---|---|\n");
+		for (ci = 0; ci < r->nconditions; ci++) {
+			const struct lr_run_condition *c = &r->cond[ci];
+			const struct lr_paired *p = &c->paired[a];
+
+			if (strcmp(c->status, "passed") || c->timed_blocks == 0) {
+				printf("| %s %lld/%lld | - | - | - | - | %d | - | - | %s: %s |\n", c->c.model,
+				       (long long)c->c.layers, (long long)c->c.tokens, c->timed_blocks, c->status, c->failure);
+				continue;
+			}
+			if (p->k)
+				printf("| %s %lld/%lld | %.3f | %.3f | %.1f%% | [%.1f%%, %.1f%%] | %d | %d | %+.1f%% | %s |\n",
+				       c->c.model, (long long)c->c.layers, (long long)c->c.tokens, c->median_ms[0],
+				       c->median_ms[a], (1 - p->ratio) * 100, (1 - p->hi) * 100, (1 - p->lo) * 100,
+				       c->timed_blocks, c->interfered, c->drift[a] * 100,
+				       lr_verdict_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name));
+			else
+				printf("| %s %lld/%lld | %.3f | %.3f | %.1f%% | none (too few blocks) | %d | %d | %+.1f%% | %s |\n",
+				       c->c.model, (long long)c->c.layers, (long long)c->c.tokens, c->median_ms[0],
+				       c->median_ms[a], (1 - p->ratio) * 100, c->timed_blocks, c->interfered,
+				       c->drift[a] * 100, lr_verdict_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name));
+		}
+	}
+	if (failed || missing) {
+		printf("\nfailed or missing conditions:\n");
+		for (ci = 0; ci < r->nconditions; ci++)
+			if (strcmp(r->cond[ci].status, "passed"))
+				printf("  %s %lld/%lld: %s: %s\n", r->cond[ci].c.model, (long long)r->cond[ci].c.layers,
+				       (long long)r->cond[ci].c.tokens, r->cond[ci].status, r->cond[ci].failure);
+	}
+	printf("\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
+	       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
+}
+
+void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp)
+{
+	size_t i;
+	int c;
+
+	printf("run %lld (%s, %s) against run %lld (%s, %s)\n", (long long)b->id, lr_run_kind_name(b->kind),
+	       lr_status_name(b->status), (long long)a->id, lr_run_kind_name(a->kind), lr_status_name(a->status));
+	printf("drift:\n");
+	for (i = 0; i < cmp->ndrift; i++)
+		printf("  %-12s %-24s %s -> %s\n", cmp->drift[i].what, cmp->drift[i].key, cmp->drift[i].a, cmp->drift[i].b);
+	if (!cmp->ndrift)
+		printf("  none: sources, binding, geometry, host and tool versions are the same\n");
+	if (!cmp->experiments)
+		return;
+	if (!cmp->comparable) {
+		printf("outputs: not comparable: the definitions differ in conditions or arms (%s vs %s)\n",
+		       cmp->a_definition, cmp->b_definition);
+		return;
+	}
+	printf("outputs and timing, condition by condition (baseline arm '%s'; ratio = run %lld / run %lld):\n",
+	       cmp->baseline, (long long)b->id, (long long)a->id);
+	for (c = 0; c < cmp->ncond; c++) {
+		const struct lr_cond_compare *x = &cmp->cond[c];
+
+		printf("  %s %lld/%lld: ", cmp->where[c].model, (long long)cmp->where[c].layers,
+		       (long long)cmp->where[c].tokens);
+		if (x->outputs_match)
+			printf("outputs identical");
+		else
+			printf("OUTPUTS DIFFER: arm '%s' sha256 %.12s -> %.12s", cmp->arm_names[x->first_arm], x->a_sha,
+			       x->b_sha);
+		if (x->has_timing && x->timing.k)
+			printf("; timing ratio %.3f [%.3f, %.3f] over %d blocks\n", x->timing.ratio, x->timing.lo,
+			       x->timing.hi, x->timing.n);
+		else if (x->has_timing)
+			printf("; timing ratio %.3f (too few blocks for an interval)\n", x->timing.ratio);
+		else
+			printf("; no timing to compare\n");
+	}
+}

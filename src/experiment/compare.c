@@ -1,0 +1,253 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "experiment/compare.h"
+#include "experiment/expdef.h"
+
+static int diff_str(lr_drift_fn fn, void *arg, const char *what, const char *key, const char *a, const char *b)
+{
+	if ((a == NULL) != (b == NULL) || (a && strcmp(a, b))) {
+		fn(arg, what, key, a ? a : "-", b ? b : "-");
+		return 1;
+	}
+	return 0;
+}
+
+static int diff_int(lr_drift_fn fn, void *arg, const char *what, const char *key, long long a, long long b)
+{
+	char x[32], y[32];
+
+	if (a == b)
+		return 0;
+	snprintf(x, sizeof x, "%lld", a);
+	snprintf(y, sizeof y, "%lld", b);
+	fn(arg, what, key, x, y);
+	return 1;
+}
+
+/* Every key of either list whose value differs. */
+static int diff_kvs(lr_drift_fn fn, void *arg, const char *what, const struct lr_kvlist *a, const struct lr_kvlist *b)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < a->n; i++) {
+		const struct lr_kv *o = lr_kvlist_find(b, a->v[i].key);
+
+		n += diff_str(fn, arg, what, a->v[i].key, a->v[i].value, o ? o->value : NULL);
+	}
+	for (i = 0; i < b->n; i++)
+		if (!lr_kvlist_find(a, b->v[i].key))
+			n += diff_str(fn, arg, what, b->v[i].key, NULL, b->v[i].value);
+	return n;
+}
+
+static const char *file_sha(const struct lr_run *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiles; i++)
+		if (!strcmp(r->files[i].path, path))
+			return r->files[i].has_content ? r->files[i].sha256 : "(deleted)";
+	return NULL;
+}
+
+int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn, void *arg)
+{
+	int n = 0;
+	size_t i;
+
+	/* sources */
+	n += diff_int(fn, arg, "source", "in a git work tree", a->source.present, b->source.present);
+	if (a->source.present && b->source.present) {
+		n += diff_str(fn, arg, "source", "HEAD", a->source.head, b->source.head);
+		n += diff_str(fn, arg, "source", "branch", a->source.branch, b->source.branch);
+		n += diff_int(fn, arg, "source", "dirty", a->source.dirty, b->source.dirty);
+		n += diff_str(fn, arg, "source", "diff sha256", a->source.diff_sha256, b->source.diff_sha256);
+	}
+	for (i = 0; i < a->nfiles; i++)
+		n += diff_str(fn, arg, "source file", a->files[i].path, file_sha(a, a->files[i].path),
+			      file_sha(b, a->files[i].path));
+	for (i = 0; i < b->nfiles; i++)
+		if (!file_sha(a, b->files[i].path))
+			n += diff_str(fn, arg, "source file", b->files[i].path, NULL, file_sha(b, b->files[i].path));
+	/* where and with what */
+	n += diff_kvs(fn, arg, "binding", &a->binding, &b->binding);
+	n += diff_kvs(fn, arg, "geometry", &a->geometry, &b->geometry);
+	n += diff_kvs(fn, arg, "tool", &a->tools, &b->tools);
+	n += diff_str(fn, arg, "host", "hostname", a->host.hostname, b->host.hostname);
+	n += diff_str(fn, arg, "host", "os", a->host.os, b->host.os);
+	n += diff_str(fn, arg, "host", "kernel", a->host.kernel, b->host.kernel);
+	n += diff_str(fn, arg, "host", "arch", a->host.arch, b->host.arch);
+	n += diff_str(fn, arg, "host", "cpu model", a->host.cpu_model, b->host.cpu_model);
+	n += diff_str(fn, arg, "host", "cpu flags", a->host.cpu_flags, b->host.cpu_flags);
+	n += diff_int(fn, arg, "host", "cores", a->host.cores, b->host.cores);
+	n += diff_int(fn, arg, "host", "memory bytes", a->host.memory_bytes, b->host.memory_bytes);
+	n += diff_str(fn, arg, "labrun", "version", a->labrun_version, b->labrun_version);
+	return n;
+}
+
+int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
+			  struct lr_cond_compare *out)
+{
+	size_t cells = (size_t)ncond * (size_t)narm;
+	struct lr_digest *ha = calloc(cells, sizeof *ha), *hb = calloc(cells, sizeof *hb);
+	double ta[2048], tb[2048];
+	int c, k, na, nb, rc = 0;
+
+	if (!ha || !hb) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = lr_store_parity_hashes(st, a, ncond, narm, ha)) || (rc = lr_store_parity_hashes(st, b, ncond, narm, hb)))
+		goto out;
+	for (c = 0; c < ncond; c++) {
+		struct lr_cond_compare *o = &out[c];
+
+		memset(o, 0, sizeof *o);
+		o->condition = c;
+		o->first_arm = -1;
+		for (k = 0; k < narm; k++) {
+			const char *x = ha[(size_t)c * (size_t)narm + (size_t)k].hex;
+			const char *y = hb[(size_t)c * (size_t)narm + (size_t)k].hex;
+
+			if (!x[0] || !y[0] || strcmp(x, y)) {
+				o->first_arm = k;
+				snprintf(o->a_sha, sizeof o->a_sha, "%s", x[0] ? x : "none");
+				snprintf(o->b_sha, sizeof o->b_sha, "%s", y[0] ? y : "none");
+				break;
+			}
+		}
+		o->outputs_match = o->first_arm < 0;
+		if ((rc = lr_store_arm_times(st, a, c, 0, ta, 2048, &na)) ||
+		    (rc = lr_store_arm_times(st, b, c, 0, tb, 2048, &nb)))
+			goto out;
+		/* two repetitions of the baseline per block, in block order */
+		na = (na < nb ? na : nb) / 2;
+		if (na > 0) {
+			double a1[1024], a2[1024], b1[1024], b2[1024];
+			int i;
+
+			for (i = 0; i < na; i++) {
+				a1[i] = ta[2 * i];
+				a2[i] = ta[2 * i + 1];
+				b1[i] = tb[2 * i];
+				b2[i] = tb[2 * i + 1];
+			}
+			o->has_timing = lr_paired_estimate(a1, a2, b1, b2, na, &o->timing) == 0;
+		}
+	}
+out:
+	free(ha);
+	free(hb);
+	return rc;
+}
+
+static void add_drift(void *arg, const char *what, const char *key, const char *a, const char *b)
+{
+	struct lr_comparison *cmp = arg;
+	struct lr_drift *d;
+
+	if (cmp->rc)
+		return;
+	if (cmp->ndrift == cmp->capdrift) {
+		size_t cap = cmp->capdrift ? cmp->capdrift * 2 : 16;
+
+		d = realloc(cmp->drift, cap * sizeof *d);
+		if (!d) {
+			cmp->rc = lr_error_set(LR_ENOMEM, "out of memory");
+			return;
+		}
+		cmp->drift = d;
+		cmp->capdrift = cap;
+	}
+	d = &cmp->drift[cmp->ndrift];
+	d->what = what;
+	d->key = strdup(key);
+	d->a = strdup(a);
+	d->b = strdup(b);
+	cmp->ndrift++;
+	if (!d->key || !d->a || !d->b)
+		cmp->rc = lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+/* Both experiment runs' definitions, and whether their conditions and arms line up. */
+static int compare_experiments(struct lr_store *st, const struct lr_run *a, const struct lr_run *b,
+			       struct lr_comparison *cmp)
+{
+	struct lr_expdef da, db;
+	char *path = NULL, *text = NULL;
+	int c, rc;
+
+	memset(&da, 0, sizeof da);
+	memset(&db, 0, sizeof db);
+	if ((rc = lr_store_definition(st, a->id, &path, &text)) || (rc = lr_expdef_load(&da, path, text)))
+		goto out;
+	free(path);
+	free(text);
+	path = text = NULL;
+	if ((rc = lr_store_definition(st, b->id, &path, &text)) || (rc = lr_expdef_load(&db, path, text)))
+		goto out;
+	snprintf(cmp->a_definition, sizeof cmp->a_definition, "%s", da.sha256);
+	snprintf(cmp->b_definition, sizeof cmp->b_definition, "%s", db.sha256);
+	cmp->comparable = lr_expdef_conditions(&da) == lr_expdef_conditions(&db) && da.narms == db.narms;
+	if (!cmp->comparable) {
+		cmp->outputs_match = 0;
+		goto out;
+	}
+	snprintf(cmp->baseline, sizeof cmp->baseline, "%s", da.arms[0].name);
+	cmp->ncond = lr_expdef_conditions(&da);
+	cmp->cond = calloc((size_t)cmp->ncond, sizeof *cmp->cond);
+	cmp->where = calloc((size_t)cmp->ncond, sizeof *cmp->where);
+	cmp->arm_names = calloc((size_t)da.narms, sizeof *cmp->arm_names);
+	if (!cmp->cond || !cmp->where || !cmp->arm_names) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (c = 0; c < da.narms; c++)
+		snprintf(cmp->arm_names[c], sizeof cmp->arm_names[c], "%s", da.arms[c].name);
+	if ((rc = lr_experiment_compare(st, a->id, b->id, cmp->ncond, da.narms, cmp->cond)))
+		goto out;
+	for (c = 0; c < cmp->ncond; c++) {
+		lr_expdef_condition(&da, c, &cmp->where[c]);
+		if (!cmp->cond[c].outputs_match)
+			cmp->outputs_match = 0;
+	}
+out:
+	free(path);
+	free(text);
+	lr_expdef_release(&da);
+	lr_expdef_release(&db);
+	return rc;
+}
+
+int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp)
+{
+	memset(cmp, 0, sizeof *cmp);
+	cmp->outputs_match = 1;
+	lr_run_drift(a, b, add_drift, cmp);
+	if (cmp->rc)
+		return cmp->rc;
+	cmp->experiments = a->kind == LR_KIND_EXPERIMENT && b->kind == LR_KIND_EXPERIMENT;
+	return cmp->experiments ? compare_experiments(st, a, b, cmp) : 0;
+}
+
+void lr_comparison_release(struct lr_comparison *cmp)
+{
+	size_t i;
+
+	for (i = 0; i < cmp->ndrift; i++) {
+		free(cmp->drift[i].key);
+		free(cmp->drift[i].a);
+		free(cmp->drift[i].b);
+	}
+	free(cmp->drift);
+	free(cmp->cond);
+	free(cmp->where);
+	free(cmp->arm_names);
+	memset(cmp, 0, sizeof *cmp);
+}
