@@ -42,7 +42,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *run_ref = NULL, *verify = NULL, *extract = NULL, *out = NULL;
-	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct lr_run_filter f = { .status = -1 };
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;

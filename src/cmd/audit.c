@@ -34,7 +34,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct lr_run_filter f = { .status = -1 };
 	int64_t *ids = NULL;
 	int n = 0;
 	struct lr_store *st = NULL;

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_global g = { getenv("LABRUN_STORE"), argv };
+	struct lr_global g = { .store = getenv("LABRUN_STORE"), .argv = argv };
 	size_t i;
 	int c, rc;
 

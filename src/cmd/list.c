@@ -83,7 +83,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct lr_run_filter f = { .status = -1 };
 	struct list_ctx ctx = { 0, NULL, 0 };
 	struct lr_store *st = NULL;
 	char issue[256], *end;

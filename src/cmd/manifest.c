@@ -39,8 +39,8 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_crate_opts co = { NULL, "not declared", NULL, NULL };
-	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct lr_crate_opts co = { .license = "not declared" };
+	struct lr_run_filter f = { .status = -1 };
 	const char *run_ref = NULL, *validate = NULL, *out = NULL;
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;

@@ -166,7 +166,7 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 	struct lr_record_opts o = { 0 };
 	struct lr_store *st = NULL;
 	struct lr_run run;
-	struct lr_record_result res = { LR_EXIT_LABRUN, 0, 0 };
+	struct lr_record_result res = { .exit_status = LR_EXIT_LABRUN };
 	int rc, exit_status = LR_EXIT_LABRUN;
 
 	lr_run_init(&run);

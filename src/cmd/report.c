@@ -399,7 +399,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_run_filter flt = { NULL, NULL, -1, 0 };
+	struct lr_run_filter flt = { .status = -1 };
 	const char *format = "md", *out = NULL, *run_ref = NULL;
 	struct lr_store *st = NULL;
 	struct lr_report rep;

@@ -90,25 +90,45 @@ static int has_avx512(void)
 }
 
 static const struct lr_dlf16_kernel k_lookup = {
-	"lookup", "65,536-entry table lookup (the baseline)", always, encode_lookup,
+	.name = "lookup",
+	.what = "65,536-entry table lookup (the baseline)",
+	.supported = always,
+	.encode = encode_lookup,
 };
 static const struct lr_dlf16_kernel k_scalar = {
-	"scalar", "bit arithmetic, one element at a time (the reference)", always, encode_scalar,
+	.name = "scalar",
+	.what = "bit arithmetic, one element at a time (the reference)",
+	.supported = always,
+	.encode = encode_scalar,
 };
 #if defined(HAVE_AVX2_KERNEL)
 static const struct lr_dlf16_kernel k_avx2 = {
-	"avx2", "bit arithmetic, 16 elements per AVX2 instruction", has_avx2, lr_dlf16_encode_avx2,
+	.name = "avx2",
+	.what = "bit arithmetic, 16 elements per AVX2 instruction",
+	.supported = has_avx2,
+	.encode = lr_dlf16_encode_avx2,
 };
 #else
-static const struct lr_dlf16_kernel k_avx2 = { "avx2", "not built: the compiler lacks -mavx2", has_avx2, NULL };
+static const struct lr_dlf16_kernel k_avx2 = {
+	.name = "avx2",
+	.what = "not built: the compiler lacks -mavx2",
+	.supported = has_avx2,
+	.encode = NULL,
+};
 #endif
 #if defined(HAVE_AVX512_KERNEL)
 static const struct lr_dlf16_kernel k_avx512 = {
-	"avx512", "bit arithmetic, 32 elements per AVX-512BW instruction", has_avx512, lr_dlf16_encode_avx512,
+	.name = "avx512",
+	.what = "bit arithmetic, 32 elements per AVX-512BW instruction",
+	.supported = has_avx512,
+	.encode = lr_dlf16_encode_avx512,
 };
 #else
 static const struct lr_dlf16_kernel k_avx512 = {
-	"avx512", "not built: the compiler lacks -mavx512bw", has_avx512, NULL,
+	.name = "avx512",
+	.what = "not built: the compiler lacks -mavx512bw",
+	.supported = has_avx512,
+	.encode = NULL,
 };
 #endif
 

@@ -330,7 +330,12 @@ static int always(void)
 
 int lr_copy_view(const struct lr_view *dst, const struct lr_view *src)
 {
-	static const struct lr_dlf16_kernel copy = { "copy", "identity", always, copy_elems };
+	static const struct lr_dlf16_kernel copy = {
+		.name = "copy",
+		.what = "identity",
+		.supported = always,
+		.encode = copy_elems,
+	};
 
 	return lr_encode_view(dst, src, &copy, LR_DLF16_SATURATE, 1);
 }

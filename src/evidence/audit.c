@@ -73,7 +73,7 @@ static void check_replay(struct lr_store *st, struct ctx *c, const struct lr_run
 static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 {
 	struct lr_store_condition_row *conds = NULL;
-	struct lr_run_filter f = { NULL, NULL, -1, 0 };
+	struct lr_run_filter f = { .status = -1 };
 	char names[LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32];
 	struct lr_digest *hex = NULL;
 	struct lr_report rep;

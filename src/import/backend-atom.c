@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "import/backend.h"
+#include "import/ledger.h"
 #include "base/error.h"
 
 enum { RBLN_H2D = 0, RBLN_D2H = 1 };
@@ -120,7 +121,7 @@ static void atom_close(struct lr_backend *b);
 
 static int atom_open(struct lr_backend **out, const struct lr_backend_config *cfg)
 {
-	struct lr_device dev = { NULL, atom_alloc, atom_free, atom_h2d, atom_d2h };
+	struct lr_device dev = { .alloc = atom_alloc, .free = atom_free, .h2d = atom_h2d, .d2h = atom_d2h };
 	const char *path = cfg->rbln_lib ? cfg->rbln_lib : getenv("LABRUN_RBLN_LIB");
 	rbln_get_device_count_fn count_fn;
 	rbln_register_device_id_fn register_fn;
@@ -219,6 +220,13 @@ static void atom_close(struct lr_backend *b)
 }
 
 const struct lr_backend_ops lr_backend_atom_ops = {
-	LR_BACKEND_OPS_VERSION, "atom", atom_open, atom_lease, lr_ledger_write, atom_read,
-	lr_ledger_commit, lr_ledger_cancel, atom_stats, atom_close,
+	.name = "atom",
+	.open = atom_open,
+	.lease = atom_lease,
+	.write = lr_ledger_write,
+	.read = atom_read,
+	.commit = lr_ledger_commit,
+	.cancel = lr_ledger_cancel,
+	.stats = atom_stats,
+	.close = atom_close,
 };

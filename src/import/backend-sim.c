@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "import/backend.h"
+#include "import/ledger.h"
 #include "base/error.h"
 #include "encode/layout.h"
 
@@ -83,7 +84,7 @@ static int sim_d2h(void *ctx, void *handle, uint64_t off, void *dst, uint64_t le
 static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg)
 {
 	struct lr_backend *b = calloc(1, sizeof *b);
-	struct lr_device dev = { NULL, sim_alloc, sim_free, sim_h2d, sim_d2h };
+	struct lr_device dev = { .alloc = sim_alloc, .free = sim_free, .h2d = sim_h2d, .d2h = sim_d2h };
 	int rc;
 
 	*out = NULL;
@@ -133,6 +134,13 @@ static void sim_close(struct lr_backend *b)
 }
 
 const struct lr_backend_ops lr_backend_sim_ops = {
-	LR_BACKEND_OPS_VERSION, "sim", sim_open, sim_lease, lr_ledger_write, sim_read,
-	lr_ledger_commit, lr_ledger_cancel, sim_stats, sim_close,
+	.name = "sim",
+	.open = sim_open,
+	.lease = sim_lease,
+	.write = lr_ledger_write,
+	.read = sim_read,
+	.commit = lr_ledger_commit,
+	.cancel = lr_ledger_cancel,
+	.stats = sim_stats,
+	.close = sim_close,
 };

@@ -2,21 +2,19 @@
 #define LR_BACKEND_H
 
 /*
- * Device backends behind one versioned ops table. An import takes a lease on
+ * Device backends behind one ops table. An import takes a lease on
  * a lane: its tensors are allocated for it and belong to the lease until
  * commit makes them the lane's visible contents (freeing what the lane held
  * before); cancel or failure frees them, so no partial import is ever
  * visible and no slot leaks. Several leases may be open at once, one lane
  * each, from different threads.
  *
- * lr_ledger (backend.c) does that bookkeeping once for every backend; a
- * backend supplies device primitives (alloc, free, copy in, copy out).
+ * The ledger (import/ledger.h) does that bookkeeping once for every
+ * backend; a backend supplies device primitives (alloc, free, copy in,
+ * copy out).
  */
 
-#include <pthread.h>
 #include <stdint.h>
-
-#define LR_BACKEND_OPS_VERSION 1
 
 struct lr_backend;
 struct lr_lease;
@@ -41,7 +39,6 @@ struct lr_backend_stats {
 };
 
 struct lr_backend_ops {
-	int version;			/* LR_BACKEND_OPS_VERSION */
 	const char *name;
 	/* 'cfg' must outlive the backend: fault settings are read live. */
 	int (*open)(struct lr_backend **out, const struct lr_backend_config *cfg);
@@ -64,48 +61,5 @@ extern const struct lr_backend_ops lr_backend_atom_ops;
 
 /* The ops table of 'name' ("sim", "atom"); LR_EINVAL with a message otherwise. */
 int lr_backend_find(const struct lr_backend_ops **out, const char *name);
-
-/* ---- the shared ledger: lanes, leases, slots ------------------------------- */
-
-/* Device primitives a backend gives the ledger. */
-struct lr_device {
-	void *ctx;
-	int (*alloc)(void *ctx, uint64_t bytes, void **handle);
-	void (*free)(void *ctx, void *handle);
-	int (*h2d)(void *ctx, void *handle, uint64_t off, const void *src, uint64_t len);
-	int (*d2h)(void *ctx, void *handle, uint64_t off, void *dst, uint64_t len);
-};
-
-struct lr_ledger_tensor {
-	void *handle;
-	uint64_t bytes;
-};
-
-struct lr_ledger {
-	struct lr_device dev;
-	pthread_mutex_t mu;
-	int lanes;
-	int *lane_busy;				/* a lease is open on the lane */
-	struct lr_ledger_tensor **lane;		/* committed tensors per lane */
-	int *lane_n;
-	struct lr_backend_stats st;
-	const struct lr_backend_config *cfg;
-};
-
-struct lr_lease {
-	struct lr_ledger *ledger;
-	int lane;
-	int n;
-	struct lr_ledger_tensor *t;
-};
-
-int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg);
-void lr_ledger_release(struct lr_ledger *lg);
-int lr_ledger_lease(struct lr_ledger *lg, int lane, int n, const uint64_t *bytes, struct lr_lease **out);
-int lr_ledger_write(struct lr_lease *l, int t, uint64_t offset, const void *src, uint64_t len);
-int lr_ledger_read(struct lr_ledger *lg, int lane, int t, uint64_t offset, void *dst, uint64_t len);
-int lr_ledger_commit(struct lr_lease *l);
-void lr_ledger_cancel(struct lr_lease *l);
-void lr_ledger_stats(struct lr_ledger *lg, struct lr_backend_stats *out);
 
 #endif
