@@ -66,6 +66,16 @@ static int num(const char *opt, const char *arg, long long min, long long *out)
 	return 0;
 }
 
+static int real(const char *opt, const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (*end || end == arg || *out < 0)
+		return cmd_usage_error("import", "invalid %s '%s': expected a number", opt, arg);
+	return 0;
+}
+
 static int parse(struct opts *o, int argc, char **argv)
 {
 	enum {
@@ -97,7 +107,6 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	long long v;
-	char *end;
 	int c, rc;
 
 	optind = 0;
@@ -132,19 +141,8 @@ static int parse(struct opts *o, int argc, char **argv)
 		case O_FAILW: rc = num("--fail-write", optarg, 1, &v); o->j.cfg.fail_write = v; break;
 		case O_CANCEL: rc = num("--cancel-at", optarg, 0, &v); o->j.cancel_at = (int)v; break;
 		case O_DIE: rc = num("--die-at", optarg, 0, &v); o->j.die_at = (int)v; break;
-		case O_GBPS:
-		case O_LAT: {
-			double d = strtod(optarg, &end);
-
-			if (*end || d < 0)
-				return cmd_usage_error("import", "invalid %s '%s': expected a number",
-						       c == O_GBPS ? "--link-gbps" : "--link-latency-us", optarg);
-			if (c == O_GBPS)
-				o->j.cfg.link_gbps = d;
-			else
-				o->j.cfg.link_latency_us = d;
-			break;
-		}
+		case O_GBPS: rc = real("--link-gbps", optarg, &o->j.cfg.link_gbps); break;
+		case O_LAT: rc = real("--link-latency-us", optarg, &o->j.cfg.link_latency_us); break;
 		case O_MODE:
 			if (!strcmp(optarg, "whole") || !strcmp(optarg, "stream"))
 				o->j.mode = optarg[0] == 's' ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;

@@ -154,11 +154,61 @@ static json_t *add_file(const char *dir, const char *rel, json_t *graph, json_t 
 	return ref(rel);
 }
 
+/* Object 'sha256' into the crate at 'full': from objects/, or from its archive when it was pruned. */
+static int copy_object(struct lr_store *st, const char *sha256, const char *full)
+{
+	char *obj = lr_obj_path(lr_store_dir(st), sha256), *archive = NULL, *member = NULL;
+	int rc, fd = -1;
+
+	if (!obj)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (access(obj, F_OK) == 0) {
+		rc = copy_file(obj, full);
+		goto out;
+	}
+	if ((rc = lr_store_archived(st, sha256, &archive, &member)) || (rc = mkdirs(full)))
+		goto out;
+	fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
+	else
+		rc = lr_archive_read_member(archive, member, sha256, fd);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(obj);
+	free(archive);
+	free(member);
+	return rc;
+}
+
+/* A run's instruments: labrun, and each recorded tool version (added to the graph once per crate). */
+static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_seen)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	json_array_append_new(list, ref("#labrun"));
+	for (i = 0; i < r->tools.n; i++) {
+		char tid[320];
+
+		snprintf(tid, sizeof tid, "#tool-%s-%s", r->tools.v[i].key, r->tools.v[i].value);
+		if (!json_object_get(tools_seen, tid)) {
+			json_object_set_new(tools_seen, tid, json_true());
+			json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", tid, "@type",
+							       "SoftwareApplication", "name", r->tools.v[i].key,
+							       "version", r->tools.v[i].value));
+		}
+		json_array_append_new(list, ref(tid));
+	}
+	return list;
+}
+
 /* One run: copy its files in, and describe it as a CreateAction. */
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
 		     json_t *tools_seen)
 {
-	char rel[4200], full[PATH_MAX * 2], urn[64], *obj, *text = NULL, *dpath = NULL, *json = NULL;
+	char rel[4200], full[PATH_MAX * 2], urn[64], *text = NULL, *dpath = NULL, *json = NULL;
 	json_t *action, *objects = json_array(), *results = json_array(), *x;
 	struct lr_run r;
 	size_t i;
@@ -182,29 +232,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 			continue;
 		lr_crate_artifact_path(rel, sizeof rel, id, a->role, a->name);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		obj = lr_obj_path(lr_store_dir(st), a->sha256);
-		if (obj && access(obj, F_OK) != 0) {
-			char *archive = NULL, *member = NULL;
-			int fd;
-
-			/* pruned: the content comes back from its archive */
-			if ((rc = lr_store_archived(st, a->sha256, &archive, &member)) == 0) {
-				rc = mkdirs(full);
-				fd = rc ? -1 : open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-				if (!rc && fd < 0)
-					rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-				if (!rc)
-					rc = lr_archive_read_member(archive, member, a->sha256, fd);
-				if (fd >= 0)
-					close(fd);
-			}
-			free(archive);
-			free(member);
-		} else {
-			rc = obj ? copy_file(obj, full) : lr_error_set(LR_ENOMEM, "out of memory");
-		}
-		free(obj);
-		if (rc)
+		if ((rc = copy_object(st, a->sha256, full)))
 			goto out;
 		x = add_file(dir, rel, graph, parts);
 		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results, x);
@@ -246,24 +274,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 			    ref(r.status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
 	if (r.status != LR_PASSED)
 		json_object_set_new(action, "error", json_string(r.failure ? r.failure : lr_status_name(r.status)));
-	{
-		json_t *instruments = json_array();
-
-		json_array_append_new(instruments, ref("#labrun"));
-		for (i = 0; i < r.tools.n; i++) {
-			char tid[320];
-
-			snprintf(tid, sizeof tid, "#tool-%s-%s", r.tools.v[i].key, r.tools.v[i].value);
-			if (!json_object_get(tools_seen, tid)) {
-				json_object_set_new(tools_seen, tid, json_true());
-				json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", tid, "@type",
-								       "SoftwareApplication", "name", r.tools.v[i].key,
-								       "version", r.tools.v[i].value));
-			}
-			json_array_append_new(instruments, ref(tid));
-		}
-		json_object_set_new(action, "instrument", instruments);
-	}
+	json_object_set_new(action, "instrument", instruments(&r, graph, tools_seen));
 	json_object_set_new(action, "object", objects);
 	json_object_set_new(action, "result", results);
 	objects = results = NULL;

@@ -115,6 +115,7 @@ struct pipe {
 	uint16_t *copy1, *copy2;	/* copy path scratch: one layer each */
 	double encode_s, write_s;
 	int stores;		/* LR_STORES_*: how staging is written */
+	int staging_complete;	/* every buffer is allocated: they may be kept for the next import */
 };
 
 static void pipe_fail(struct pipe *p, int rc)
@@ -365,18 +366,114 @@ static void pipe_free(struct pipe *p, int keep)
 	free_buffers(p->slots, p->nslots, p->copy1, p->copy2);
 }
 
+/*
+ * Staging for every slot, and the copy path's scratch: kept from an earlier
+ * import when it fits, else allocated and touched. *staged gets its size.
+ */
+static int stage(struct pipe *p, uint64_t max_span, uint64_t *staged)
+{
+	const struct lr_import_opts *o = p->o;
+	const struct lr_kvgeom *g = o->g;
+	struct lr_kvtensor t;
+	int i;
+
+	*staged = 0;
+	if (o->keep && kept_fits(o->keep->priv, o, p->nslots)) {
+		struct kept *k = o->keep->priv;
+
+		p->slots = k->slots;
+		p->copy1 = k->copy1;
+		p->copy2 = k->copy2;
+		for (i = 0; i < p->nslots; i++) {
+			lr_kvgeom_tensor(g, o->mode == LR_IMPORT_WHOLE ? i : 0, &t);
+			*staged += 2 * (o->mode == LR_IMPORT_WHOLE ? t.span_bytes : max_span);
+		}
+		p->staging_complete = 1;
+		return 0;
+	}
+	p->slots = calloc((size_t)p->nslots, sizeof *p->slots);
+	if (!p->slots)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < p->nslots; i++) {
+		uint64_t span = max_span;
+
+		if (o->mode == LR_IMPORT_WHOLE) {
+			lr_kvgeom_tensor(g, i, &t);
+			span = t.span_bytes;
+		}
+		p->slots[i].layer = -1;
+		if (posix_memalign((void **)&p->slots[i].buf, 64, span ? (size_t)(2 * span) : 64))
+			p->slots[i].buf = NULL;
+		if (!p->slots[i].buf)
+			return lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes of staging",
+					    (unsigned long long)(2 * span));
+		/* zeros for padding and unused rows; touching every page now keeps page
+		 * faults out of the timed stages, as a serving process keeps its buffers */
+		memset(p->slots[i].buf, 0, (size_t)(2 * span));
+		*staged += 2 * span;
+	}
+	if (o->path == LR_PATH_COPY) {
+		size_t layer = (size_t)(2 * g->kv_heads) * (size_t)g->tokens * (size_t)g->head_dim * 2;
+
+		p->copy1 = malloc(layer ? layer : 2);
+		p->copy2 = malloc(layer ? layer : 2);
+		if (!p->copy1 || !p->copy2)
+			return lr_error_set(LR_ENOMEM, "out of memory for the copy path");
+	}
+	p->staging_complete = 1;
+	return 0;
+}
+
+/*
+ * Run the producer and the writer to their end on the open lease. 0 when
+ * every layer was written; otherwise why not (the caller cancels the lease).
+ */
+static int run_pipeline(struct pipe *p, struct lr_import_result *r)
+{
+	const struct lr_import_opts *o = p->o;
+	pthread_t pt, wt;
+
+	if (pthread_create(&wt, NULL, writer, p) != 0)
+		return lr_error_set(LR_EIO, "cannot start the writer thread");
+	if (pthread_create(&pt, NULL, producer, p) != 0) {
+		pipe_fail(p, lr_error_set(LR_EIO, "cannot start the producer thread"));
+		pthread_join(wt, NULL);
+		return p->err;
+	}
+	pthread_join(pt, NULL);
+	if (p->producer_died) {
+		/* nothing more will come: stop the writer too */
+		pthread_mutex_lock(&p->mu);
+		p->stop = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_join(wt, NULL);
+	if (p->producer_died) {
+		r->died_at = o->die_at;
+		return lr_error_set(LR_EIO, "import into lane %d failed: the producer died at layer %d; the import was cancelled",
+				    o->lane, o->die_at);
+	}
+	if (p->cancelled) {
+		r->cancelled = 1;
+		return lr_error_set(LR_EIO, "import into lane %d cancelled before layer %d; nothing of it is visible",
+				    o->lane, p->produced);
+	}
+	if (p->err)
+		return lr_error_set(p->err, "%s; the import into lane %d was cancelled", p->errmsg, o->lane);
+	return 0;
+}
+
 int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
 	      struct lr_import_result *r)
 {
 	const struct lr_kvgeom *g = o->g;
 	struct lr_backend_stats before, after;
-	uint64_t *bytes = NULL, max_span = 0;
+	uint64_t *bytes = NULL, max_span = 0, staged = 0;
 	struct lr_kvtensor t;
-	pthread_t pt, wt;
 	struct pipe p;
-	uint64_t staged = 0;
 	double start = 0;
-	int l, i, rc = 0;
+	int l, rc = 0;
 
 	memset(r, 0, sizeof *r);
 	r->died_at = -1;
@@ -386,7 +483,9 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	bytes = calloc((size_t)g->layers * 2, sizeof *bytes);
-	if (!bytes) {
+	p.nslots = o->mode == LR_IMPORT_WHOLE ? g->layers : (o->staging >= 2 ? o->staging : 2);
+	p.queue = calloc((size_t)g->layers, sizeof *p.queue);
+	if (!bytes || !p.queue) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -396,60 +495,8 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
 		if (t.span_bytes > max_span)
 			max_span = t.span_bytes;
 	}
-	p.nslots = o->mode == LR_IMPORT_WHOLE ? g->layers : (o->staging >= 2 ? o->staging : 2);
-	p.queue = calloc((size_t)g->layers, sizeof *p.queue);
-	if (!p.queue) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = stage(&p, max_span, &staged)))
 		goto out;
-	}
-	if (o->keep && kept_fits(o->keep->priv, o, p.nslots)) {
-		struct kept *k = o->keep->priv;
-
-		p.slots = k->slots;
-		p.copy1 = k->copy1;
-		p.copy2 = k->copy2;
-		for (i = 0; i < p.nslots; i++) {
-			lr_kvgeom_tensor(g, o->mode == LR_IMPORT_WHOLE ? i : 0, &t);
-			staged += 2 * (o->mode == LR_IMPORT_WHOLE ? t.span_bytes : max_span);
-		}
-		goto staged_ready;
-	}
-	p.slots = calloc((size_t)p.nslots, sizeof *p.slots);
-	if (!p.slots) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < p.nslots; i++) {
-		uint64_t span = max_span;
-
-		if (o->mode == LR_IMPORT_WHOLE) {
-			lr_kvgeom_tensor(g, i, &t);
-			span = t.span_bytes;
-		}
-		p.slots[i].layer = -1;
-		if (posix_memalign((void **)&p.slots[i].buf, 64, span ? (size_t)(2 * span) : 64))
-			p.slots[i].buf = NULL;
-		if (!p.slots[i].buf) {
-			rc = lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes of staging",
-					  (unsigned long long)(2 * span));
-			goto out;
-		}
-		/* zeros for padding and unused rows; touching every page now keeps page
-		 * faults out of the timed stages, as a serving process keeps its buffers */
-		memset(p.slots[i].buf, 0, (size_t)(2 * span));
-		staged += 2 * span;
-	}
-	if (o->path == LR_PATH_COPY) {
-		size_t layer = (size_t)(2 * g->kv_heads) * (size_t)g->tokens * (size_t)g->head_dim * 2;
-
-		p.copy1 = malloc(layer ? layer : 2);
-		p.copy2 = malloc(layer ? layer : 2);
-		if (!p.copy1 || !p.copy2) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory for the copy path");
-			goto out;
-		}
-	}
-staged_ready:
 	/* Staging that outgrows the caches is written around them; a streamed
 	 * layer is read back by the writer while it is still cached. */
 	p.stores = staged >= LR_STREAM_MIN_BYTES * 2 ? LR_STORES_STREAM : LR_STORES_CACHED;
@@ -459,41 +506,9 @@ staged_ready:
 		goto out;
 	r->lease_s = lr_monotonic_s() - start;
 	start = lr_monotonic_s();
-	if (pthread_create(&wt, NULL, writer, &p) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot start the writer thread");
-		goto out;
-	}
-	if (pthread_create(&pt, NULL, producer, &p) != 0) {
-		pipe_fail(&p, lr_error_set(LR_EIO, "cannot start the producer thread"));
-		pthread_join(wt, NULL);
-		rc = p.err;
-		goto out;
-	}
-	pthread_join(pt, NULL);
-	if (p.producer_died) {
-		/* nothing more will come: stop the writer too */
-		pthread_mutex_lock(&p.mu);
-		p.stop = 1;
-		pthread_cond_broadcast(&p.cv);
-		pthread_mutex_unlock(&p.mu);
-	}
-	pthread_join(wt, NULL);
-	if (p.producer_died) {
-		r->died_at = o->die_at;
-		rc = lr_error_set(LR_EIO, "import into lane %d failed: the producer died at layer %d; the import was cancelled",
-				  o->lane, o->die_at);
-	} else if (p.cancelled) {
+	if ((rc = run_pipeline(&p, r))) {
 		r->cancelled = 1;
-		rc = lr_error_set(LR_EIO, "import into lane %d cancelled before layer %d; nothing of it is visible",
-				  o->lane, p.produced);
-	} else if (p.err) {
-		rc = lr_error_set(p.err, "%s; the import into lane %d was cancelled", p.errmsg, o->lane);
-	}
-	if (rc) {
-		r->cancelled = 1;
-		ops->cancel(p.lease);
-		p.lease = NULL;
-		goto out;
+		goto out; /* the lease is cancelled below */
 	}
 	rc = ops->commit(p.lease);
 	p.lease = NULL;
@@ -506,7 +521,7 @@ out:
 	r->encode_s = p.encode_s;
 	r->write_s = p.write_s;
 	r->total_s = start > 0 ? lr_monotonic_s() - start : 0;
-	pipe_free(&p, start > 0); /* buffers complete once timing started: keep them if asked */
+	pipe_free(&p, p.staging_complete); /* complete buffers are kept when the caller asked */
 	free(bytes);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);

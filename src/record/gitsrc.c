@@ -84,19 +84,59 @@ int lr_git_worktree(char **out, const char *cwd)
 	return rc;
 }
 
+/* Every modified, staged or untracked file outside 'exclude_dir': its status, sha256 and size. */
+static int capture_changed_files(struct lr_run *run, git_repository *repo, const char *workdir,
+				 const char *exclude_dir)
+{
+	git_status_list *status = NULL;
+	git_status_options sopts;
+	char path[PATH_MAX], sha[LR_SHA256_HEX];
+	size_t i, n;
+	int rc = 0;
+
+	git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
+	sopts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		      GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
+	if (git_status_list_new(&status, repo, &sopts) < 0)
+		return git_fail("read the status", workdir);
+	n = git_status_list_entrycount(status);
+	for (i = 0; i < n && !rc; i++) {
+		const git_status_entry *e = git_status_byindex(status, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		const char *rel;
+		int64_t size = 0;
+		struct stat st;
+
+		if (!d || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
+			continue;
+		rel = d->new_file.path ? d->new_file.path : d->old_file.path;
+		if (excluded(workdir, rel, exclude_dir))
+			continue;
+		run->source.dirty = 1;
+		snprintf(path, sizeof path, "%s%s", workdir, rel);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if ((rc = lr_sha256_file(path, sha, &size)))
+				break;
+			rc = lr_run_add_file(run, rel, status_word(e->status), sha, size);
+		} else {
+			rc = lr_run_add_file(run, rel, status_word(e->status), NULL, 0);
+		}
+	}
+	git_status_list_free(status);
+	return rc;
+}
+
 int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 {
 	git_repository *repo = NULL;
 	git_reference *head = NULL;
 	git_object *tree = NULL;
-	git_status_list *status = NULL;
 	git_diff *diff = NULL;
-	git_status_options sopts;
 	git_diff_options dopts;
 	struct lr_sha256 hash = { 0 };
-	char exclude[PATH_MAX], path[PATH_MAX], sha[LR_SHA256_HEX];
+	char exclude[PATH_MAX];
 	const char *workdir;
-	size_t i, n;
 	int rc = 0, err;
 
 	if (exclude_dir && realpath(exclude_dir, exclude))
@@ -146,38 +186,7 @@ int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 		goto out;
 	}
 
-	git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
-	sopts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-		      GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_SORT_CASE_SENSITIVELY;
-	if (git_status_list_new(&status, repo, &sopts) < 0) {
-		rc = git_fail("read the status", workdir);
-		goto out;
-	}
-	n = git_status_list_entrycount(status);
-	for (i = 0; i < n && !rc; i++) {
-		const git_status_entry *e = git_status_byindex(status, i);
-		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
-		const char *rel;
-		int64_t size = 0;
-		struct stat st;
-
-		if (!d || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
-			continue;
-		rel = d->new_file.path ? d->new_file.path : d->old_file.path;
-		if (excluded(workdir, rel, exclude_dir))
-			continue;
-		run->source.dirty = 1;
-		snprintf(path, sizeof path, "%s%s", workdir, rel);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if ((rc = lr_sha256_file(path, sha, &size)))
-				break;
-			rc = lr_run_add_file(run, rel, status_word(e->status), sha, size);
-		} else {
-			rc = lr_run_add_file(run, rel, status_word(e->status), NULL, 0);
-		}
-	}
-	if (rc)
+	if ((rc = capture_changed_files(run, repo, workdir, exclude_dir)))
 		goto out;
 
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
@@ -199,7 +208,6 @@ int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 out:
 	git_diff_free(diff);
-	git_status_list_free(status);
 	git_object_free(tree);
 	git_reference_free(head);
 	git_repository_free(repo);

@@ -4,6 +4,8 @@
 #     an error code and a message (base/error.h) and leaves the talking to commands.
 #  2. Only src/store/ speaks SQLite: the schema is reached through store/store.h.
 #  3. The folders include each other in one direction only: no cycle.
+#  4. No function is longer than 120 lines, and the store's core file stays
+#     under 600: past that, split by concern.
 # Comments and string literals are left out (the preprocessor strips comments
 # without expanding includes), so a rule is about code, not prose.
 set -eu
@@ -43,5 +45,21 @@ if ! tsort "$tmp/edges" > "$tmp/order" 2> "$tmp/loops"; then
 	cat "$tmp/loops"
 	fail=1
 fi
+# Function lengths: from a definition's first line to its closing brace in column 0.
+cat > "$tmp/fnlen.awk" <<'AWK'
+FNR == 1 { infn = 0; sig = 0 }
+!infn && /^[A-Za-z_]/ && !/;[ \t]*$/ && !/^(struct|enum|union|typedef)[^(]*$/ { if (!sig) { sig = FNR; name = $0 } }
+!infn && (/^$/ || /;[ \t]*$/ || /^#/ || /^\}/) { sig = 0 }
+/^\{/ && !infn { infn = 1; if (!sig) sig = FNR }
+/^\}/ && infn { infn = 0; if (FNR - sig + 1 > 120) { printf "%s:%d: function of %d lines (at most 120): %s\n", FILENAME, sig, FNR - sig + 1, name; bad = 1 }; sig = 0 }
+END { exit bad }
+AWK
+(cd "$src/.." && awk -f "$tmp/fnlen.awk" $(cd "$src/.." && find src -name '*.c' ! -name schema-sql.c | sort)) || fail=1
+core=$(wc -l < "$src/store/core.c")
+if [ "$core" -ge 600 ]; then
+	echo "src/store/core.c: $core lines (under 600): move a concern into its own store file"
+	fail=1
+fi
+
 [ "$fail" = 0 ] && echo "layers: ok; each folder uses only those after it: $(tr '\n' ' ' < "$tmp/order")"
 exit $fail
