@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
-#include "record/record.h"
+#include "base/issueref.h"
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune]\n"

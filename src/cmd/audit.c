@@ -8,7 +8,7 @@
 #include "evidence/audit.h"
 #include "cmd/cmd.h"
 #include "base/error.h"
-#include "record/record.h"
+#include "base/issueref.h"
 
 static const char usage[] =
 	"usage: labrun audit [--run ID | --issue REF]\n"

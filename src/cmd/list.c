@@ -9,7 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "base/error.h"
-#include "record/record.h"
+#include "base/issueref.h"
 #include "record/runjson.h"
 
 static const char usage[] =

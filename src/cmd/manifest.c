@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "base/error.h"
 #include "evidence/manifest.h"
-#include "record/record.h"
+#include "base/issueref.h"
 
 static const char usage[] =
 	"usage: labrun manifest (--issue REF | --run ID) [-o DIR] [--license NAME] [--author NAME]\n"

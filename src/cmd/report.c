@@ -12,7 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "base/error.h"
-#include "record/record.h"
+#include "base/issueref.h"
 #include "experiment/report.h"
 
 static const char usage[] =

@@ -1,5 +1,5 @@
-#ifndef LR_ENCBENCH_H
-#define LR_ENCBENCH_H
+#ifndef LR_BENCH_H
+#define LR_BENCH_H
 
 /*
  * The encoder benchmark: every available kernel against the copy ceiling
@@ -54,14 +54,6 @@ struct lr_bench_result {
 	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
 };
-
-/*
- * Fill 'src' with n synthetic BF16 values, deterministic from 'seed': mostly
- * small normals as KV caches hold, some outliers, and with 'specials' rare
- * special patterns (signed zeros, subnormals, overflows, infinities, NaNs)
- * so every branch of the contract is exercised.
- */
-void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials);
 
 /*
  * Run the benchmark for one shape. Allocates and touches its buffers, checks

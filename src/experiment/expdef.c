@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "experiment/expdef.h"
 #include "import/kvgeom.h"
-#include "record/record.h"
+#include "base/issueref.h"
 
 /* Parser state shared by the line-counting reader and the handler. */
 struct parse {

@@ -10,7 +10,7 @@
 
 #include "import/backend.h"
 #include "encode/dlf16.h"
-#include "encode/bench.h"
+#include "encode/synth.h"
 #include "base/error.h"
 #include "import/import.h"
 #include "import/kvgeom.h"

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "encode/bench.h"
+#include "encode/synth.h"
 #include "base/error.h"
 #include "import/kvsrc.h"
 

@@ -1,6 +1,7 @@
 #ifndef LR_RECORD_H
 #define LR_RECORD_H
 
+#include "base/issueref.h"
 #include "base/model.h"
 #include "store/store.h"
 
@@ -25,13 +26,6 @@ struct lr_record_opts {
 };
 
 void lr_record_opts_release(struct lr_record_opts *o);
-
-/*
- * Normalise an issue reference into 'out' (at least 256 bytes): "#270" and
- * "270" become "270"; "owner/repo#827" stays. LR_EINVAL with a message
- * naming the reference otherwise.
- */
-int lr_issue_normalize(const char *ref, char *out, size_t outlen);
 
 /*
  * Split "KEY=VALUE" of option 'opt' (--geometry, --binding, --tool) and

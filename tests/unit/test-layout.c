@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "encode/dlf16.h"
-#include "encode/bench.h"
+#include "encode/synth.h"
 #include "base/error.h"
 #include "encode/layout.h"
 #include "base/sha256.h"

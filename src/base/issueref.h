@@ -1,0 +1,13 @@
+#ifndef LR_ISSUEREF_H
+#define LR_ISSUEREF_H
+
+#include <stddef.h>
+
+/*
+ * Normalise an issue reference into 'out' (at least 256 bytes): "#270" and
+ * "270" become "270"; "owner/repo#827" stays. LR_EINVAL with a message
+ * naming the reference otherwise.
+ */
+int lr_issue_normalize(const char *ref, char *out, size_t outlen);
+
+#endif

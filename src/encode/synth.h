@@ -1,0 +1,16 @@
+#ifndef LR_SYNTH_H
+#define LR_SYNTH_H
+
+/* Synthetic BF16 data for sources, benchmarks and tests (splitmix64: the same everywhere for a seed). */
+
+#include <stdint.h>
+
+/*
+ * Fill 'src' with n synthetic BF16 values, deterministic from 'seed': mostly
+ * small normals as KV caches hold, some outliers, and with 'specials' rare
+ * special patterns (signed zeros, subnormals, overflows, infinities, NaNs)
+ * so every branch of the contract is exercised.
+ */
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials);
+
+#endif
