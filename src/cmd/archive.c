@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "base/issueref.h"
+#include "cmd/cmd.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
-#include "base/issueref.h"
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune]\n"

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/audit.h"
-#include "cmd/cmd.h"
 #include "base/error.h"
 #include "base/issueref.h"
+#include "cmd/cmd.h"
+#include "evidence/audit.h"
 
 static const char usage[] =
 	"usage: labrun audit [--run ID | --issue REF]\n"

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "cmd/cmd.h"
 #include "encode/bench.h"
-#include "base/error.h"
-#include "record/hostinfo.h"
 #include "encode/npy.h"
+#include "record/hostinfo.h"
 
 static const char usage[] =
 	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N]\n"

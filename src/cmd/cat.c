@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 #include "evidence/archive.h"
-#include "store/objects.h"
 #include "record/spool.h"
+#include "store/objects.h"
 
 static const char usage[] =
 	"usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"

@@ -9,9 +9,9 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
 #include "cmd/cmd.h"
 #include "experiment/runner.h"
-#include "base/error.h"
 #include "record/gitsrc.h"
 #include "record/spool.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 #include "experiment/compare.h"
 
 static const char usage[] =

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/model.h"
 #include "cmd/cmd.h"
 #include "encode/dlf16-oracle.h"
 #include "encode/dlf16.h"
-#include "base/error.h"
 #include "encode/layout.h"
-#include "base/model.h"
 #include "encode/npy.h"
 
 static const char encode_usage[] =

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
-#include "store/objects.h"
+#include "cmd/cmd.h"
 #include "record/spool.h"
+#include "store/objects.h"
 
 static const char usage[] =
 	"usage: labrun fsck\n"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "import/backend.h"
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
+#include "import/backend.h"
 #include "import/job.h"
 
 extern char **environ;

@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
 #include "base/issueref.h"
+#include "cmd/cmd.h"
 #include "record/runjson.h"
 
 static const char usage[] =

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
-#include "evidence/manifest.h"
 #include "base/issueref.h"
+#include "cmd/cmd.h"
+#include "evidence/manifest.h"
 
 static const char usage[] =
 	"usage: labrun manifest (--issue REF | --run ID) [-o DIR] [--license NAME] [--author NAME]\n"

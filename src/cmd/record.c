@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 #include "record/record.h"
 
 extern char **environ;

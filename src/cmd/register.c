@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
-#include "evidence/manifest.h"
 #include "base/sha256.h"
+#include "cmd/cmd.h"
+#include "evidence/manifest.h"
 
 static const char usage[] =
 	"usage: labrun register --hub NAME DIR\n"

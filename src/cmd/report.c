@@ -10,9 +10,9 @@
 
 #include <jansson.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
 #include "base/issueref.h"
+#include "cmd/cmd.h"
 #include "experiment/report.h"
 
 static const char usage[] =

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 #include "experiment/expdef.h"
 #include "experiment/runner.h"
 

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "base/error.h"
-#include "store/objects.h"
+#include "cmd/cmd.h"
 #include "record/runjson.h"
 #include "record/spool.h"
+#include "store/objects.h"
 
 static const char usage[] =
 	"usage: labrun show [--json] [--tail N] RUN\n"

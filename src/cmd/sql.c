@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "cmd/cmd.h"
 #include "base/csv.h"
 #include "base/error.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"usage: labrun sql [--csv | --json] \"SELECT ...\"\n"

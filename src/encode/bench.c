@@ -8,11 +8,11 @@
 #include <emmintrin.h>
 #endif
 
-#include "encode/bench.h"
 #include "base/error.h"
 #include "base/model.h"
 #include "base/sha256.h"
 #include "base/stats.h"
+#include "encode/bench.h"
 #include "encode/synth.h"
 
 /* ---- the copies that make the ceiling ---------------------------------------- */

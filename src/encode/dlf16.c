@@ -3,8 +3,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "encode/dlf16.h"
 #include "base/error.h"
+#include "encode/dlf16.h"
 
 const char *lr_dlf16_contract_name(enum lr_dlf16_contract c)
 {

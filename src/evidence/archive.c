@@ -13,8 +13,8 @@
 #include <archive_entry.h>
 
 #include "base/error.h"
-#include "evidence/archive.h"
 #include "base/sha256.h"
+#include "evidence/archive.h"
 
 struct lr_archive_writer {
 	struct archive *a;

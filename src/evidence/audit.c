@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/audit.h"
 #include "base/error.h"
 #include "evidence/archive.h"
-#include "store/objects.h"
+#include "evidence/audit.h"
 #include "experiment/report.h"
+#include "store/objects.h"
 
 struct ctx {
 	lr_audit_fn fn;

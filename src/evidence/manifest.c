@@ -16,8 +16,8 @@
 #include "base/error.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
-#include "store/objects.h"
 #include "record/runjson.h"
+#include "store/objects.h"
 
 #define RO_CRATE "https://w3id.org/ro/crate/1.2"
 #define RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"

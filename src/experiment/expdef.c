@@ -10,9 +10,9 @@
 #include <ini.h>
 
 #include "base/error.h"
+#include "base/issueref.h"
 #include "experiment/expdef.h"
 #include "import/kvgeom.h"
-#include "base/issueref.h"
 
 /* Parser state shared by the line-counting reader and the handler. */
 struct parse {

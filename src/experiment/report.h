@@ -8,9 +8,9 @@
  * here prints; cmd-report.c formats.
  */
 
-#include "experiment/expdef.h"
 #include "base/model.h"
 #include "base/stats.h"
+#include "experiment/expdef.h"
 #include "store/store.h"
 
 struct lr_report_row {

@@ -8,15 +8,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "import/backend.h"
-#include "encode/dlf16.h"
-#include "encode/synth.h"
 #include "base/error.h"
+#include "encode/dlf16.h"
+#include "encode/layout.h"
+#include "encode/synth.h"
+#include "experiment/runner.h"
+#include "import/backend.h"
 #include "import/import.h"
 #include "import/kvgeom.h"
 #include "import/kvsrc.h"
-#include "encode/layout.h"
-#include "experiment/runner.h"
 
 /* Everything one condition needs to run any arm. */
 struct cond_ctx {

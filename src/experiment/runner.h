@@ -9,8 +9,8 @@
  * more arms), and store every repetition. Nothing here prints.
  */
 
-#include "experiment/expdef.h"
 #include "base/stats.h"
+#include "experiment/expdef.h"
 #include "store/store.h"
 
 struct lr_run_progress {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "import/backend.h"
 #include "import/ledger.h"
-#include "base/error.h"
 
 enum { RBLN_H2D = 0, RBLN_D2H = 1 };
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/backend.h"
-#include "import/ledger.h"
 #include "base/error.h"
 #include "encode/layout.h"
+#include "import/backend.h"
+#include "import/ledger.h"
 
 /*
  * Freed blocks are kept for reuse by size, as the RBLN runtime's caching

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "import/import.h"
 #include "base/model.h"
 #include "base/sha256.h"
+#include "import/import.h"
 
 const char *lr_import_mode_name(enum lr_import_mode m)
 {

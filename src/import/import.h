@@ -23,10 +23,10 @@
 
 #include <stdint.h>
 
-#include "import/backend.h"
 #include "encode/dlf16.h"
-#include "import/kvgeom.h"
 #include "encode/layout.h"
+#include "import/backend.h"
+#include "import/kvgeom.h"
 
 enum lr_import_mode { LR_IMPORT_WHOLE, LR_IMPORT_STREAM };
 enum lr_import_path { LR_PATH_STRIDED, LR_PATH_COPY };

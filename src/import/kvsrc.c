@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "encode/synth.h"
 #include "base/error.h"
+#include "encode/synth.h"
 #include "import/kvsrc.h"
 
 /* Present memory of shape 'mem' ([L,2,H,T,D] or [L,2,T,H,D]) as [L,2,H,T,D]. */

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#include "import/kvgeom.h"
 #include "encode/layout.h"
 #include "encode/npy.h"
+#include "import/kvgeom.h"
 
 struct lr_kvsrc {
 	struct lr_view view;	/* [L, 2, H, T, D] of BF16 bits */

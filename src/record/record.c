@@ -25,11 +25,11 @@
 #include "base/walk.h"
 #include "record/gitsrc.h"
 #include "record/hostinfo.h"
-#include "store/objects.h"
 #include "record/record.h"
 #include "record/redact.h"
 #include "record/session.h"
 #include "record/spool.h"
+#include "store/objects.h"
 
 void lr_record_opts_release(struct lr_record_opts *o)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/error.h"
-#include "store/objects.h"
 #include "record/spool.h"
+#include "store/objects.h"
 
 char *lr_spool_path(const char *store_dir, const char *uuid, const char *ext)
 {

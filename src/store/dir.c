@@ -10,8 +10,8 @@
 
 #include "base/error.h"
 #include "store/objects.h"
-#include "store/store.h"
 #include "store/store-int.h"
+#include "store/store.h"
 
 int store_is_dir(const char *p)
 {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/backend.h"
 #include "base/error.h"
+#include "import/backend.h"
 #include "import/import.h"
 #include "import/kvgeom.h"
 #include "import/kvsrc.h"

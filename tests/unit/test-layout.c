@@ -12,11 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "encode/dlf16.h"
-#include "encode/synth.h"
 #include "base/error.h"
-#include "encode/layout.h"
 #include "base/sha256.h"
+#include "encode/dlf16.h"
+#include "encode/layout.h"
+#include "encode/synth.h"
 #include "testutil.h"
 
 /* Expected output by walking the index space element by element: no plan, no kernels. */

@@ -12,9 +12,9 @@
 
 #include "base/error.h"
 #include "record/hostinfo.h"
-#include "store/objects.h"
 #include "record/record.h"
 #include "record/spool.h"
+#include "store/objects.h"
 #include "store/store.h"
 #include "testutil.h"
 

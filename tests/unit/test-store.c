@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
-#include "store/schema.h"
 #include "base/sha256.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include "testutil.h"
 
