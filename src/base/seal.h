@@ -49,8 +49,9 @@ int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_S
 
 /*
  * Compare a stored seal's JSON with the digests computed now: 'changed' is
- * called with every table whose digest differs or is missing, or with
- * "run_seal" when the stored JSON cannot be read. Returns the first non-zero
+ * called with every table whose digest differs, or is missing from the seal
+ * while it now has rows (a seal written before a table existed covers it
+ * as empty), or with "run_seal" when the stored JSON cannot be read. Returns the first non-zero
  * result of 'changed', else 0.
  */
 int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),

@@ -67,6 +67,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv);
 int cmd_audit(const struct lr_global *g, int argc, char **argv);
 int cmd_manifest(const struct lr_global *g, int argc, char **argv);
 int cmd_register(const struct lr_global *g, int argc, char **argv);
+int cmd_ingest(const struct lr_global *g, int argc, char **argv);
+int cmd_compare(const struct lr_global *g, int argc, char **argv);
+int cmd_gate(const struct lr_global *g, int argc, char **argv);
 
 struct lr_comparison;
 /* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */

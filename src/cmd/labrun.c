@@ -36,6 +36,9 @@ static const struct lr_command commands[] = {
 	{ "archive", cmd_archive, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
 	{ "manifest", cmd_manifest, "write an RO-Crate for a run or an issue; validate crates" },
 	{ "register", cmd_register, "record a crate's registration with a research hub" },
+	{ "ingest", cmd_ingest, "store a serving harness's responses for a run and route, checked line by line" },
+	{ "compare", cmd_compare, "compare two routes' responses case by case: tokens, text, finish, missing" },
+	{ "gate", cmd_gate, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };

@@ -375,7 +375,7 @@ static int pin(int cpu)
 int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
 		      struct lr_run_result *r)
 {
-	struct lr_store_arm arms[LR_EXP_MAXARMS];
+	struct lr_store_arm arms[LR_EXP_MAXARMS] = { { 0 } };
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
 	int nconds = lr_expdef_conditions(d), ci, a, rc = 0;
 	double t_start = now_s();
@@ -403,7 +403,7 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	r->cpu = pin(d->cpu);
 	for (ci = 0; ci < nconds; ci++) {
 		struct lr_run_condition *c = &r->cond[ci];
-		struct lr_store_condition sc;
+		struct lr_store_condition sc = { 0 };
 		struct lr_store_rep *reps = NULL;
 		const char *shas[LR_EXP_MAXARMS] = { NULL };
 		struct cond_ctx cx;

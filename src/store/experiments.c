@@ -8,6 +8,134 @@
 #include "base/error.h"
 #include "store/store-int.h"
 
+static int insert_arm_command(struct lr_store *st, int64_t run, int idx, const struct lr_store_arm_command *c)
+{
+	static const char sql[] =
+		"INSERT INTO arm_command(run_id, arm_idx, command, cwd, timeout_s, env_json, outputs, responses, route)"
+		" VALUES (:run, :idx, :command, :cwd, :timeout, :env, :outputs, :responses, :route)";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":idx", idx);
+	db_bind_text(s, ":command", c->command);
+	db_bind_text(s, ":cwd", c->cwd);
+	if (c->timeout_s > 0)
+		db_bind_real(s, ":timeout", c->timeout_s);
+	db_bind_text(s, ":env", c->env_json);
+	db_bind_text(s, ":outputs", c->outputs);
+	db_bind_text(s, ":responses", c->responses);
+	db_bind_text(s, ":route", c->route);
+	rc = db_step_done(st, s, "record an arm's command");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* A command experiment's grid values of condition 'cond'. */
+static int insert_params(struct lr_store *st, int64_t run, int cond, const struct lr_kvlist *params)
+{
+	static const char sql[] =
+		"INSERT INTO condition_param(run_id, condition_idx, key, value, position)"
+		" VALUES (:run, :cond, :key, :value, :pos)";
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (i = 0; i < params->n && !rc; i++) {
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":cond", cond);
+		db_bind_text(s, ":key", params->v[i].key);
+		db_bind_text(s, ":value", params->v[i].value);
+		db_bind_int(s, ":pos", (int64_t)i);
+		rc = db_step_done(st, s, "record a grid value");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int insert_execution(struct lr_store *st, sqlite3_stmt *s, int64_t run, int cond, const struct lr_store_exec *e)
+{
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":cond", cond);
+	db_bind_int(s, ":seq", e->seq);
+	db_bind_int(s, ":arm", e->arm);
+	if (e->block >= 0) {
+		db_bind_int(s, ":block", e->block);
+		db_bind_int(s, ":slot", e->slot);
+	}
+	db_bind_text(s, ":argv", e->argv_json);
+	if (e->has_exit)
+		db_bind_int(s, ":exit", e->exit_code);
+	if (e->signal)
+		db_bind_int(s, ":signal", e->signal);
+	db_bind_int(s, ":timed_out", e->timed_out);
+	db_bind_real(s, ":wall", e->wall_s);
+	db_bind_real(s, ":user", e->user_s);
+	db_bind_real(s, ":sys", e->sys_s);
+	db_bind_int(s, ":rss", e->peak_rss_kib);
+	db_bind_text(s, ":stdout", e->stdout_sha256[0] ? e->stdout_sha256 : NULL);
+	db_bind_text(s, ":stderr", e->stderr_sha256[0] ? e->stderr_sha256 : NULL);
+	db_bind_text(s, ":outputs", e->outputs_sha256[0] ? e->outputs_sha256 : NULL);
+	db_bind_text(s, ":failure", e->failure);
+	return db_step_done(st, s, "record an execution");
+}
+
+/* Every execution of a command experiment's condition, with its outputs and metrics. */
+static int insert_executions(struct lr_store *st, int64_t run, int cond, const struct lr_store_exec *execs, int n)
+{
+	static const char exe[] =
+		"INSERT INTO execution(run_id, condition_idx, seq, arm_idx, block, slot, argv_json, exit_code, signal,"
+		" timed_out, wall_s, user_s, sys_s, peak_rss_kib, stdout_sha256, stderr_sha256, outputs_sha256, failure)"
+		" VALUES (:run, :cond, :seq, :arm, :block, :slot, :argv, :exit, :signal, :timed_out, :wall, :user, :sys,"
+		" :rss, :stdout, :stderr, :outputs, :failure)";
+	static const char out[] =
+		"INSERT INTO execution_output(run_id, condition_idx, seq, path, sha256, size)"
+		" VALUES (:run, :cond, :seq, :path, :sha, :size)";
+	static const char met[] =
+		"INSERT INTO metric(run_id, condition_idx, seq, name, value, unit, better)"
+		" VALUES (:run, :cond, :seq, :name, :value, :unit, :better)";
+	sqlite3_stmt *s = NULL, *o = NULL, *m = NULL;
+	int rc, i, k;
+
+	if ((rc = db_prepare(st, &s, exe)) || (rc = db_prepare(st, &o, out)) || (rc = db_prepare(st, &m, met)))
+		goto out;
+	for (i = 0; i < n && !rc; i++) {
+		const struct lr_store_exec *e = &execs[i];
+
+		rc = insert_execution(st, s, run, cond, e);
+		for (k = 0; k < e->noutputs && !rc; k++) {
+			db_bind_int(o, ":run", run);
+			db_bind_int(o, ":cond", cond);
+			db_bind_int(o, ":seq", e->seq);
+			db_bind_text(o, ":path", e->outputs[k].path);
+			if (e->outputs[k].sha256[0]) {
+				db_bind_text(o, ":sha", e->outputs[k].sha256);
+				db_bind_int(o, ":size", e->outputs[k].size);
+			}
+			rc = db_step_done(st, o, "record an execution's output");
+		}
+		for (k = 0; k < e->nmetrics && !rc; k++) {
+			db_bind_int(m, ":run", run);
+			db_bind_int(m, ":cond", cond);
+			db_bind_int(m, ":seq", e->seq);
+			db_bind_text(m, ":name", e->metrics[k].name);
+			db_bind_real(m, ":value", e->metrics[k].value);
+			db_bind_text(m, ":unit", e->metrics[k].unit ? e->metrics[k].unit : "");
+			db_bind_text(m, ":better", e->metrics[k].higher ? "higher" : "lower");
+			rc = db_step_done(st, m, "record a metric");
+		}
+	}
+out:
+	sqlite3_finalize(s);
+	sqlite3_finalize(o);
+	sqlite3_finalize(m);
+	return rc;
+}
+
 int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
 			     const char *text, const struct lr_store_arm *arms, int narms)
 {
@@ -43,6 +171,9 @@ int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path,
 		db_bind_int(s, ":threads", arms[i].threads);
 		rc = db_step_done(st, s, "record an arm");
 	}
+	for (i = 0; i < narms && !rc; i++)
+		if (arms[i].cmd)
+			rc = insert_arm_command(st, run, i, arms[i].cmd);
 out:
 	sqlite3_finalize(s);
 	return db_commit(st, rc);
@@ -113,6 +244,10 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 		db_bind_int(s, ":interfered", reps[i].interfered);
 		rc = db_step_done(st, s, "record a repetition");
 	}
+	if (!rc && c->params)
+		rc = insert_params(st, run, c->idx, c->params);
+	if (!rc && c->nexecs)
+		rc = insert_executions(st, run, c->idx, c->execs, c->nexecs);
 out:
 	sqlite3_finalize(s);
 	return db_commit(st, rc);
@@ -302,3 +437,53 @@ int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_rep
 	return db_commit(st, rc);
 }
 
+int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double *out, int max,
+			int *n, int *higher)
+{
+	static const char sql[] =
+		"SELECT m.value, m.better FROM metric m"
+		" JOIN execution e ON e.run_id = m.run_id AND e.condition_idx = m.condition_idx AND e.seq = m.seq"
+		" JOIN repetition r ON r.run_id = e.run_id AND r.condition_idx = e.condition_idx AND r.block = e.block"
+		"  AND r.slot = e.slot"
+		" WHERE m.run_id = :run AND m.condition_idx = :cond AND e.arm_idx = :arm AND m.name = :name"
+		"  AND r.warmup = 0 ORDER BY e.block, e.slot";
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	*n = 0;
+	*higher = 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":cond", cond);
+	db_bind_int(s, ":arm", arm);
+	db_bind_text(s, ":name", name);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
+		if (*n == 0)
+			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
+		out[(*n)++] = sqlite3_column_double(s, 0);
+	}
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		rc = db_error(st, "read the metrics");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT key, value FROM condition_param WHERE run_id = :run AND condition_idx = :cond"
+				     " ORDER BY position")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":cond", cond);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = lr_kvlist_add(out, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+				   NULL);
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the grid values");
+	sqlite3_finalize(s);
+	return rc;
+}

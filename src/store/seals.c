@@ -28,6 +28,21 @@ static const struct {
 	{ "parity", "SELECT * FROM parity WHERE run_id = :run ORDER BY condition_idx, arm_idx" },
 	{ "repetition", "SELECT * FROM repetition WHERE run_id = :run ORDER BY condition_idx, block, slot" },
 	{ "replay_check", "SELECT * FROM replay_check WHERE run_id = :run ORDER BY item" },
+	/* migration 8: command experiments and serving evidence */
+	{ "arm_command", "SELECT * FROM arm_command WHERE run_id = :run ORDER BY arm_idx" },
+	{ "condition_param", "SELECT * FROM condition_param WHERE run_id = :run ORDER BY condition_idx, key" },
+	{ "execution", "SELECT * FROM execution WHERE run_id = :run ORDER BY condition_idx, seq" },
+	{ "execution_output", "SELECT * FROM execution_output WHERE run_id = :run ORDER BY condition_idx, seq, path" },
+	{ "metric", "SELECT * FROM metric WHERE run_id = :run ORDER BY condition_idx, seq, name" },
+	{ "response_set", "SELECT * FROM response_set WHERE run_id = :run ORDER BY id" },
+	{ "response", "SELECT r.* FROM response r JOIN response_set s ON s.id = r.set_id WHERE s.run_id = :run"
+		      " ORDER BY r.set_id, r.case_id" },
+	{ "comparison", "SELECT * FROM comparison WHERE run_id = :run ORDER BY id" },
+	{ "comparison_case", "SELECT x.* FROM comparison_case x JOIN comparison c ON c.id = x.comparison_id"
+			     " WHERE c.run_id = :run ORDER BY x.comparison_id, x.case_id" },
+	{ "gate", "SELECT * FROM gate WHERE run_id = :run ORDER BY id" },
+	{ "gate_case", "SELECT x.* FROM gate_case x JOIN gate g ON g.id = x.gate_id WHERE g.run_id = :run"
+		       " ORDER BY x.gate_id, x.case_id" },
 };
 
 /* Each table's digest of run 'id', in the order of seal_queries (see base/seal.h). */

@@ -122,9 +122,50 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 
 /* ---- experiment runs (labrun run) ---- */
 
+/* What an arm of a command experiment runs (arm_command). */
+struct lr_store_arm_command {
+	const char *command;		/* the argv template as written */
+	const char *cwd;		/* or NULL */
+	double timeout_s;		/* 0: none */
+	const char *env_json;		/* {"NAME": "template"} */
+	const char *outputs;		/* space-separated, or NULL */
+	const char *responses;		/* or NULL */
+	const char *route;
+};
+
 struct lr_store_arm {
 	const char *name, *kernel, *contract, *layout, *mode;
 	int threads;
+	const struct lr_store_arm_command *cmd;	/* command experiments, else NULL */
+};
+
+/* One execution of a command experiment (execution, execution_output, metric). */
+struct lr_store_output {
+	char *path;
+	char sha256[LR_SHA256_HEX];	/* "" when the file was missing */
+	int64_t size;
+};
+
+struct lr_store_metric {
+	char *name, *unit;
+	double value;
+	int higher;			/* higher is better */
+};
+
+struct lr_store_exec {
+	int seq, arm;
+	int block, slot;		/* -1 for a parity execution */
+	char *argv_json;
+	int has_exit, exit_code, signal, timed_out;
+	double wall_s, user_s, sys_s;
+	int64_t peak_rss_kib;
+	char stdout_sha256[LR_SHA256_HEX], stderr_sha256[LR_SHA256_HEX];	/* "" when not stored */
+	char outputs_sha256[LR_SHA256_HEX];	/* "" when an output is missing or none are declared */
+	char *failure;			/* NULL when it passed */
+	struct lr_store_output *outputs;
+	int noutputs;
+	struct lr_store_metric *metrics;
+	int nmetrics;
 };
 
 struct lr_store_condition {
@@ -133,6 +174,9 @@ struct lr_store_condition {
 	int64_t layers, kv_heads, head_dim, tokens, elements, inner;
 	const char *status;	/* passed, failed, missing */
 	const char *failure;	/* or NULL */
+	const struct lr_kvlist *params;		/* command experiments: the grid values, else NULL */
+	const struct lr_store_exec *execs;	/* command experiments: every execution */
+	int nexecs;
 };
 
 struct lr_store_rep {
@@ -153,6 +197,17 @@ int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path,
 int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
 		       const char *const *arm_sha, const int *matches, int narms,
 		       const struct lr_store_rep *reps, int nreps);
+
+/*
+ * Values of metric 'name' of the timed (non-warm-up) executions of one
+ * condition and arm of a command experiment, in block/slot order, into
+ * out[0..max). *higher says the metric's direction (from its first row).
+ */
+int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double *out, int max,
+			int *n, int *higher);
+
+/* The grid values of a command experiment's condition (key -> value, in [grid] order). */
+int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out);
 
 /* The stored definition of an experiment run: malloc'd path and text; LR_ENOTFOUND if none. */
 int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
@@ -221,6 +276,77 @@ struct lr_replay_check {
 
 /* Record replay run 'run's checks, all in one transaction that also reseals the run. */
 int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
+
+/* ---- serving evidence: response sets, comparisons, gates (store/serving.c) ---- */
+
+/* One response. Optional numbers are NAN (doubles) or -1 (counts) when absent. */
+struct lr_response {
+	const char *case_id;
+	int64_t line;
+	const char *tokens;		/* a compact JSON array of integers */
+	int64_t ntokens;
+	const char *text;
+	size_t text_len;		/* bytes (a JSON string may hold NUL) */
+	const char *finish_reason;
+	double latency_ms, ttft_ms;
+	int64_t input_tokens, output_tokens, lane;
+	const char *model;		/* or NULL */
+};
+
+struct lr_response_set {
+	int64_t id, run;
+	char route[128];
+	int cond, seq;			/* -1 when ingested by hand */
+	int64_t cases;
+};
+
+/* Writing one set: begin (a write transaction), add each response, commit (or abort: nothing stays). */
+struct lr_set_writer;
+int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
+		       const char *raw_sha256, struct lr_set_writer **out);
+int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
+/* Commit; a final run is resealed in the same transaction. *id gets the set's id. */
+int lr_store_set_commit(struct lr_set_writer *w, int64_t *id);
+void lr_store_set_abort(struct lr_set_writer *w);
+
+/* The sets of run 'run' (route NULL: every route), by id. */
+typedef int (*lr_set_fn)(void *arg, const struct lr_response_set *s);
+int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg);
+
+/* Each response of set 'set', by case id. */
+typedef int (*lr_response_fn)(void *arg, const struct lr_response *r);
+int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg);
+
+/* What one case of a comparison found (comparison_case). */
+struct lr_case_outcome {
+	int missing;			/* 0, 1: the reference lacks it, 2: the candidate lacks it */
+	int tokens_equal, text_equal, finish_equal;
+	int64_t first_token_diff;	/* -1 when equal or missing */
+};
+
+/*
+ * Compare set 'cand' against set 'ref' in one transaction: every case of
+ * either set, by case id, goes through 'judge' (NULL for the side lacking
+ * it) and is stored. 'run' is the candidate's run, resealed when final.
+ */
+typedef int (*lr_judge_fn)(void *arg, const struct lr_response *ref, const struct lr_response *cand,
+			   struct lr_case_outcome *out);
+int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
+			lr_judge_fn judge, void *arg, int64_t *id);
+
+/* Every case of comparison 'id' that is not exact with equal finish reasons, by case id. */
+typedef int (*lr_outcome_fn)(void *arg, const char *case_id, const struct lr_case_outcome *o);
+int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn fn, void *arg);
+
+/* One case of a gate (gate_case). */
+struct lr_gate_case {
+	char *case_id;
+	int missing, format_ok, answer_ok, eos;
+};
+
+/* Store a gate of set 'set' of run 'run' with its cases, in one transaction (resealing a final run). */
+int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
+		  const struct lr_gate_case *cases, int n, int64_t *id);
 
 /* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
 int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);

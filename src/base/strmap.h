@@ -1,0 +1,26 @@
+#ifndef LR_STRMAP_H
+#define LR_STRMAP_H
+
+/*
+ * A map from strings to a pointer-sized value (open addressing, FNV-1a),
+ * for sets of case ids that may reach the hundreds of thousands. Keys are
+ * copied. Zero-initialise; release with lr_strmap_release().
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lr_strmap {
+	struct lr_strmap_slot *slots;
+	size_t n, cap;
+};
+
+/* The value stored for 'key' in *value; 1 when present, 0 when not. */
+int lr_strmap_get(const struct lr_strmap *m, const char *key, intptr_t *value);
+
+/* Set 'key' to 'value' (replacing an older value). LR_ENOMEM on failure. */
+int lr_strmap_put(struct lr_strmap *m, const char *key, intptr_t value);
+
+void lr_strmap_release(struct lr_strmap *m);
+
+#endif

@@ -1,0 +1,103 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "serving/serving.h"
+
+static const char usage[] =
+	"usage: labrun compare --run ID --reference ROUTE --candidate ROUTE [--condition N]\n"
+	"\n"
+	"Compare the candidate route's responses with the reference route's, case by case,\n"
+	"and store the result with run ID. A case is exact when its token arrays and texts\n"
+	"are both equal; a token mismatch names the first differing position; finish reasons\n"
+	"are compared apart; a case on one side only is missing, never skipped. A route may\n"
+	"come from another run: RUN:ROUTE. Exit 0 when every case is exact with equal finish\n"
+	"reasons and none is missing, 1 otherwise.\n"
+	"\n"
+	"  --run ID           the run holding the candidate\n"
+	"  --reference ROUTE  the reference route (ROUTE of that run, or RUN:ROUTE)\n"
+	"  --candidate ROUTE  the route compared with it\n"
+	"  --condition N      the condition of a command experiment to compare in\n";
+
+static int print_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
+{
+	(void)arg;
+	if (o->missing) {
+		printf("  %s: missing in the %s\n", case_id, o->missing == 1 ? "reference" : "candidate");
+		return 0;
+	}
+	printf("  %s:", case_id);
+	if (!o->tokens_equal)
+		printf(" tokens differ at position %lld;", (long long)o->first_token_diff);
+	if (!o->text_equal)
+		printf(" text differs;");
+	if (!o->finish_equal)
+		printf(" finish reason differs;");
+	putchar('\n');
+	return 0;
+}
+
+int cmd_compare(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, NULL, 'r' },
+		{ "reference", required_argument, NULL, 'R' },
+		{ "candidate", required_argument, NULL, 'C' },
+		{ "condition", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *run_ref = NULL, *ref = NULL, *cand = NULL;
+	struct lr_response_set rs, cs;
+	struct lr_compare_counts k;
+	struct lr_store *st = NULL;
+	int64_t run = 0, id = 0;
+	int c, rc, cond = -1;
+	char *end;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': run_ref = optarg; break;
+		case 'R': ref = optarg; break;
+		case 'C': cand = optarg; break;
+		case 'c':
+			cond = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || cond < 0)
+				return cmd_usage_error("compare", "invalid --condition '%s': expected a condition index", optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("compare", argv, c);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+	if (!run_ref || !ref || !cand)
+		return cmd_usage_error("compare", "--run, --reference and --candidate are required");
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if ((rc = lr_store_run_resolve(st, run_ref, &run)) || (rc = lr_route_set(st, run, cand, cond, &cs)) ||
+	    (rc = lr_route_set(st, run, ref, cs.cond, &rs)) ||
+	    (rc = lr_compare_sets(st, cs.run, "cross-route", rs.id, cs.id, &k, &id)))
+		goto out;
+	printf("comparison %lld: %s (run %lld) against %s (run %lld)\n", (long long)id, cs.route, (long long)cs.run,
+	       rs.route, (long long)rs.run);
+	printf("%lld exact, %lld token mismatch, %lld text mismatch, %lld finish mismatch, %lld missing (of %lld)\n",
+	       (long long)k.exact, (long long)k.token_mismatch, (long long)k.text_mismatch, (long long)k.finish_mismatch,
+	       (long long)k.missing, (long long)k.total);
+	rc = lr_store_comparison_failures(st, id, print_case, NULL);
+out:
+	lr_store_free(st);
+	if (rc)
+		return cmd_fail(rc);
+	return k.exact == k.total && !k.finish_mismatch ? LR_EXIT_OK : LR_EXIT_FAIL;
+}

@@ -1,0 +1,81 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "serving/serving.h"
+
+static const char usage[] =
+	"usage: labrun gate --run ID --route ROUTE --answers KEY.jsonl [--condition N]\n"
+	"\n"
+	"Score a route's responses against a frozen answer key (one JSON object a line:\n"
+	"case_id, answer, keys) and store the scores with run ID. Format passes when the text,\n"
+	"with surrounding whitespace removed and nothing else changed, is exactly one JSON\n"
+	"object whose members are exactly 'keys'; a strict answer also has its 'answer' member\n"
+	"equal to the key's (JSON equality); EOS is finish_reason 'stop'. No other\n"
+	"normalisation, ever. The key's sha256 is stored, so a changed key shows. Exit 0 when\n"
+	"every case passes all three, 1 otherwise.\n"
+	"\n"
+	"  --run ID         the run holding the responses\n"
+	"  --route ROUTE    their route (or RUN:ROUTE)\n"
+	"  --answers FILE   the frozen answer key\n"
+	"  --condition N    the condition of a command experiment\n";
+
+int cmd_gate(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, NULL, 'r' },
+		{ "route", required_argument, NULL, 'R' },
+		{ "answers", required_argument, NULL, 'a' },
+		{ "condition", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *run_ref = NULL, *route = NULL, *answers = NULL;
+	struct lr_response_set set;
+	struct lr_gate_counts k = { 0 };
+	struct lr_store *st = NULL;
+	int64_t run = 0, id = 0;
+	int c, rc, cond = -1;
+	char *end;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': run_ref = optarg; break;
+		case 'R': route = optarg; break;
+		case 'a': answers = optarg; break;
+		case 'c':
+			cond = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || cond < 0)
+				return cmd_usage_error("gate", "invalid --condition '%s': expected a condition index", optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("gate", argv, c);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage_error("gate", "unexpected argument '%s'", argv[optind]);
+	if (!run_ref || !route || !answers)
+		return cmd_usage_error("gate", "--run, --route and --answers are required");
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (!(rc = lr_store_run_resolve(st, run_ref, &run)) && !(rc = lr_route_set(st, run, route, cond, &set)) &&
+	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)))
+		printf("gate %lld: %s (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
+		       (long long)id, set.route, (long long)set.run, (long long)k.strict, (long long)k.total,
+		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,
+		       (long long)k.missing);
+	lr_store_free(st);
+	if (rc)
+		return cmd_fail(rc);
+	return k.strict == k.total && k.eos == k.total ? LR_EXIT_OK : LR_EXIT_FAIL;
+}

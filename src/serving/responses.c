@@ -1,0 +1,216 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/strmap.h"
+#include "record/redact.h"
+#include "serving/serving.h"
+#include "store/objects.h"
+
+/* One parsed line; strings borrowed from 'obj' (and 'tokens', owned here). */
+struct parsed {
+	json_t *obj;
+	char *tokens;			/* compact JSON of the token array */
+	struct lr_response r;
+};
+
+static void parsed_release(struct parsed *p)
+{
+	json_decref(p->obj);
+	free(p->tokens);
+	memset(p, 0, sizeof *p);
+}
+
+static int bad(const char *path, int64_t line, const char *why, const char *what)
+{
+	lr_error_set(LR_EINVAL, "%s:%lld: %s%s%s", path, (long long)line, why, what ? ": " : "", what ? what : "");
+	lr_error_hint("one JSON object a line: case_id, tokens, text, finish_reason (docs/serving.md); nothing was stored");
+	return LR_EINVAL;
+}
+
+/* An optional member: absent or null gives 1 with *out untouched; a number of the right kind gives 1. */
+static int opt_number(json_t *o, const char *key, int integer, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v))
+		return 1;
+	if (integer ? !json_is_integer(v) : !json_is_number(v))
+		return 0;
+	*out = json_number_value(v);
+	return *out >= 0;
+}
+
+/* Parse line 'n' of 'path' into 'p' (checked); LR_EINVAL "FILE:LINE: reason". */
+static int parse_line(const char *path, int64_t n, const char *buf, size_t len, struct parsed *p)
+{
+	static const char *const ints[] = { "input_tokens", "output_tokens", "lane" };
+	json_t *tokens, *v;
+	json_error_t err;
+	double d, iv[3] = { -1, -1, -1 };
+	size_t i;
+
+	memset(p, 0, sizeof *p);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	if (!len)
+		return bad(path, n, "empty line", NULL);
+	p->obj = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	if (!p->obj && strstr(err.text, "unable to decode byte"))
+		return bad(path, n, "invalid UTF-8", err.text);
+	if (!p->obj)
+		return bad(path, n, "not a JSON object", err.text);
+	if (!json_is_object(p->obj))
+		return bad(path, n, "not a JSON object", "a line holds one {...}");
+	v = json_object_get(p->obj, "case_id");
+	if (!json_is_string(v) || !json_string_length(v))
+		return bad(path, n, "'case_id' must be a non-empty string", NULL);
+	p->r.case_id = json_string_value(v);
+	tokens = json_object_get(p->obj, "tokens");
+	if (!json_is_array(tokens))
+		return bad(path, n, "'tokens' must be an array of token ids", NULL);
+	for (i = 0; i < json_array_size(tokens); i++) {
+		v = json_array_get(tokens, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return bad(path, n, "'tokens' must hold non-negative integers only", NULL);
+	}
+	p->r.ntokens = (int64_t)json_array_size(tokens);
+	v = json_object_get(p->obj, "text");
+	if (!json_is_string(v))
+		return bad(path, n, "'text' must be a string", NULL);
+	p->r.text = json_string_value(v);
+	p->r.text_len = json_string_length(v);
+	v = json_object_get(p->obj, "finish_reason");
+	if (!json_is_string(v) || !json_string_length(v))
+		return bad(path, n, "'finish_reason' must be a non-empty string ('stop' is EOS)", NULL);
+	p->r.finish_reason = json_string_value(v);
+	p->r.latency_ms = p->r.ttft_ms = NAN;
+	if (!opt_number(p->obj, "latency_ms", 0, &p->r.latency_ms))
+		return bad(path, n, "'latency_ms' must be a number >= 0", NULL);
+	if (!opt_number(p->obj, "ttft_ms", 0, &p->r.ttft_ms))
+		return bad(path, n, "'ttft_ms' must be a number >= 0", NULL);
+	for (i = 0; i < 3; i++) {
+		d = -1;
+		if (!opt_number(p->obj, ints[i], 1, &d)) {
+			char why[64];
+
+			snprintf(why, sizeof why, "'%s' must be a whole number >= 0", ints[i]);
+			return bad(path, n, why, NULL);
+		}
+		iv[i] = d;
+	}
+	p->r.input_tokens = (int64_t)iv[0];
+	p->r.output_tokens = (int64_t)iv[1];
+	p->r.lane = (int64_t)iv[2];
+	v = json_object_get(p->obj, "model");
+	if (v && !json_is_null(v) && !json_is_string(v))
+		return bad(path, n, "'model' must be a string", NULL);
+	p->r.model = json_string_value(v);
+	if (!(p->tokens = json_dumps(tokens, JSON_COMPACT)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	p->r.tokens = p->tokens;
+	p->r.line = n;
+	return 0;
+}
+
+/* Read 'path' line by line: check every line, and with 'w' set store each response. */
+static int each_line(const char *path, struct lr_set_writer *w, int64_t *cases)
+{
+	struct lr_strmap seen = { 0 };
+	struct parsed p = { 0 };
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int64_t n = 0;
+	intptr_t first;
+	FILE *f = fopen(path, "re");
+	int rc = 0;
+
+	*cases = 0;
+	if (!f) {
+		lr_error_set(LR_EINVAL, "cannot read responses '%s': %s", path, strerror(errno));
+		lr_error_hint("name a JSON-lines file the harness wrote");
+		return LR_EINVAL;
+	}
+	while (!rc && (len = getline(&buf, &cap, f)) >= 0) {
+		n++;
+		if ((rc = parse_line(path, n, buf, (size_t)len, &p)))
+			break;
+		if (lr_strmap_get(&seen, p.r.case_id, &first)) {
+			char what[64];
+
+			snprintf(what, sizeof what, "first at line %lld", (long long)first);
+			rc = bad(path, n, "duplicate case_id", what);
+			break;
+		}
+		if ((rc = lr_strmap_put(&seen, p.r.case_id, (intptr_t)n)))
+			break;
+		if (w)
+			rc = lr_store_set_add(w, &p.r);
+		parsed_release(&p);
+		(*cases)++;
+	}
+	if (!rc && ferror(f))
+		rc = lr_error_set(LR_EIO, "cannot read responses '%s': %s", path, strerror(errno));
+	parsed_release(&p);
+	fclose(f);
+	free(buf);
+	lr_strmap_release(&seen);
+	return rc;
+}
+
+int lr_responses_check(const char *path, int64_t *cases)
+{
+	return each_line(path, NULL, cases);
+}
+
+struct secret_scan {
+	struct lr_scrub scrub;
+	const char *path;
+};
+
+static int scan_secret(void *arg, const void *data, size_t len)
+{
+	struct secret_scan *s = arg;
+	int found = 0, rc = lr_scrub_feed(&s->scrub, data, len, NULL, NULL, &found);
+
+	if (rc)
+		return rc;
+	if (found) {
+		lr_error_set(LR_EREFUSED, "refusing to store responses '%s': they contain the value of a secret environment variable",
+			     s->path);
+		lr_error_hint("secrets never reach the store; unset the variable or remove the value from the file");
+		return LR_EREFUSED;
+	}
+	return 0;
+}
+
+int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
+			char *const *envp, int64_t *set, int64_t *cases)
+{
+	struct secret_scan scan = { .path = path };
+	struct lr_set_writer *w = NULL;
+	char raw[LR_SHA256_HEX];
+	int64_t size = 0, stored = 0;
+	int rc;
+
+	/* the whole file first: a bad line leaves the store as it was */
+	if ((rc = lr_responses_check(path, cases)) || (rc = lr_scrub_init(&scan.scrub, envp)))
+		return rc;
+	rc = lr_obj_put_file(lr_store_dir(st), path, raw, &size, scan.scrub.n ? scan_secret : NULL, &scan);
+	lr_scrub_release(&scan.scrub);
+	if (rc || (rc = lr_store_set_begin(st, run, route, cond, seq, path, raw, &w)))
+		return rc;
+	if ((rc = each_line(path, w, &stored)) || stored != *cases) {
+		lr_store_set_abort(w);
+		return rc ? rc : lr_error_set(LR_EIO, "responses '%s' changed while they were ingested", path);
+	}
+	return lr_store_set_commit(w, set);
+}

@@ -1,0 +1,367 @@
+/* Serving evidence: response sets, case-by-case comparisons and frozen quality gates. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+/* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact). */
+static int reseal_if_final(struct lr_store *st, int64_t run)
+{
+	sqlite3_stmt *s = NULL;
+	char *now = NULL;
+	int rc, final = 0;
+
+	if ((rc = db_prepare(st, &s, "SELECT status != 'running' FROM run WHERE id = :run")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		final = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (!final)
+		return 0;
+	if (!(now = lr_now_iso()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = db_seal_run(st, run, now);
+	free(now);
+	return rc;
+}
+
+struct lr_set_writer {
+	struct lr_store *st;
+	int64_t run, id, cases;
+	sqlite3_stmt *ins;
+};
+
+int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
+		       const char *raw_sha256, struct lr_set_writer **out)
+{
+	static const char set[] =
+		"INSERT INTO response_set(run_id, route, condition_idx, seq, source, raw_sha256, cases, ingested_at)"
+		" VALUES (:run, :route, :cond, :seq, :source, :raw, 0, :now) RETURNING id";
+	static const char row[] =
+		"INSERT INTO response(set_id, case_id, line, tokens, ntokens, text, finish_reason, latency_ms, ttft_ms,"
+		" input_tokens, output_tokens, lane, model) VALUES (:set, :case, :line, :tokens, :ntokens, :text,"
+		" :finish, :latency, :ttft, :input, :output, :lane, :model)";
+	struct lr_set_writer *w = calloc(1, sizeof *w);
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	int rc;
+
+	*out = NULL;
+	if (!w || !now) {
+		free(w);
+		free(now);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	w->st = st;
+	w->run = run;
+	if ((rc = db_begin(st)))
+		goto fail;
+	if ((rc = db_prepare(st, &s, set)))
+		goto rollback;
+	db_bind_int(s, ":run", run);
+	db_bind_text(s, ":route", route);
+	if (cond >= 0)
+		db_bind_int(s, ":cond", cond);
+	if (seq >= 0)
+		db_bind_int(s, ":seq", seq);
+	db_bind_text(s, ":source", source);
+	db_bind_text(s, ":raw", raw_sha256);
+	db_bind_text(s, ":now", now);
+	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
+		goto rollback;
+	free(now);
+	*out = w;
+	return 0;
+rollback:
+	db_commit(st, rc);
+fail:
+	free(now);
+	free(w);
+	return rc;
+}
+
+int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
+{
+	sqlite3_stmt *s = w->ins;
+
+	db_bind_int(s, ":set", w->id);
+	db_bind_text(s, ":case", r->case_id);
+	db_bind_int(s, ":line", r->line);
+	db_bind_text(s, ":tokens", r->tokens);
+	db_bind_int(s, ":ntokens", r->ntokens);
+	sqlite3_bind_text(s, sqlite3_bind_parameter_index(s, ":text"), r->text, (int)r->text_len, SQLITE_TRANSIENT);
+	db_bind_text(s, ":finish", r->finish_reason);
+	if (!isnan(r->latency_ms))
+		db_bind_real(s, ":latency", r->latency_ms);
+	if (!isnan(r->ttft_ms))
+		db_bind_real(s, ":ttft", r->ttft_ms);
+	if (r->input_tokens >= 0)
+		db_bind_int(s, ":input", r->input_tokens);
+	if (r->output_tokens >= 0)
+		db_bind_int(s, ":output", r->output_tokens);
+	if (r->lane >= 0)
+		db_bind_int(s, ":lane", r->lane);
+	db_bind_text(s, ":model", r->model);
+	w->cases++;
+	return db_step_done(w->st, s, "record a response");
+}
+
+int lr_store_set_commit(struct lr_set_writer *w, int64_t *id)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	sqlite3_finalize(w->ins);
+	w->ins = NULL;
+	if (!(rc = db_prepare(w->st, &s, "UPDATE response_set SET cases = :n WHERE id = :id"))) {
+		db_bind_int(s, ":n", w->cases);
+		db_bind_int(s, ":id", w->id);
+		rc = db_step_done(w->st, s, "count the responses");
+	}
+	sqlite3_finalize(s);
+	if (!rc)
+		rc = reseal_if_final(w->st, w->run);
+	rc = db_commit(w->st, rc);
+	if (!rc && id)
+		*id = w->id;
+	free(w);
+	return rc;
+}
+
+void lr_store_set_abort(struct lr_set_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_finalize(w->ins);
+	db_commit(w->st, LR_EINVAL); /* rolls back */
+	free(w);
+}
+
+int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT id, run_id, route, coalesce(condition_idx, -1), coalesce(seq, -1), cases FROM response_set"
+		" WHERE run_id = :run AND (:route IS NULL OR route = :route) ORDER BY id";
+	struct lr_response_set set;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_text(s, ":route", route);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&set, 0, sizeof set);
+		set.id = sqlite3_column_int64(s, 0);
+		set.run = sqlite3_column_int64(s, 1);
+		snprintf(set.route, sizeof set.route, "%s", (const char *)sqlite3_column_text(s, 2));
+		set.cond = sqlite3_column_int(s, 3);
+		set.seq = sqlite3_column_int(s, 4);
+		set.cases = sqlite3_column_int64(s, 5);
+		rc = fn(arg, &set);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the response sets");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+#define RESPONSE_COLUMNS \
+	"case_id, line, tokens, ntokens, text, finish_reason, latency_ms, ttft_ms, input_tokens, output_tokens, lane, model"
+
+/* A response from columns first..first+11 of 's' (RESPONSE_COLUMNS); borrowed until the next step. */
+static void read_response(sqlite3_stmt *s, int c, struct lr_response *r)
+{
+	r->case_id = (const char *)sqlite3_column_text(s, c);
+	r->line = sqlite3_column_int64(s, c + 1);
+	r->tokens = (const char *)sqlite3_column_text(s, c + 2);
+	r->ntokens = sqlite3_column_int64(s, c + 3);
+	r->text = (const char *)sqlite3_column_text(s, c + 4);
+	r->text_len = (size_t)sqlite3_column_bytes(s, c + 4);
+	r->finish_reason = (const char *)sqlite3_column_text(s, c + 5);
+	r->latency_ms = sqlite3_column_type(s, c + 6) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c + 6);
+	r->ttft_ms = sqlite3_column_type(s, c + 7) == SQLITE_NULL ? NAN : sqlite3_column_double(s, c + 7);
+	r->input_tokens = sqlite3_column_type(s, c + 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, c + 8);
+	r->output_tokens = sqlite3_column_type(s, c + 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, c + 9);
+	r->lane = sqlite3_column_type(s, c + 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, c + 10);
+	r->model = (const char *)sqlite3_column_text(s, c + 11);
+}
+
+int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg)
+{
+	struct lr_response r;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT " RESPONSE_COLUMNS " FROM response WHERE set_id = :set ORDER BY case_id")))
+		return rc;
+	db_bind_int(s, ":set", set);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		read_response(s, 0, &r);
+		rc = fn(arg, &r);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the responses");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int insert_outcome(struct lr_store *st, sqlite3_stmt *s, int64_t id, const char *case_id,
+			  const struct lr_case_outcome *o)
+{
+	db_bind_int(s, ":cmp", id);
+	db_bind_text(s, ":case", case_id);
+	if (o->missing) {
+		db_bind_text(s, ":missing", o->missing == 1 ? "reference" : "candidate");
+	} else {
+		db_bind_int(s, ":tokens", o->tokens_equal);
+		db_bind_int(s, ":text", o->text_equal);
+		db_bind_int(s, ":finish", o->finish_equal);
+		if (o->first_token_diff >= 0)
+			db_bind_int(s, ":diff", o->first_token_diff);
+	}
+	return db_step_done(st, s, "record a compared case");
+}
+
+int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
+			lr_judge_fn judge, void *arg, int64_t *id)
+{
+	static const char cmp[] =
+		"INSERT INTO comparison(run_id, kind, reference_set_id, candidate_set_id, compared_at)"
+		" VALUES (:run, :kind, :ref, :cand, :now) RETURNING id";
+	/* every case of either set, by case id: a full outer join on the case */
+	static const char pairs[] =
+		"SELECT a.case_id, a.line, a.tokens, a.ntokens, a.text, a.finish_reason, a.latency_ms, a.ttft_ms, a.input_tokens, a.output_tokens, a.lane, a.model,"
+		" b.case_id, b.line, b.tokens, b.ntokens, b.text, b.finish_reason, b.latency_ms, b.ttft_ms, b.input_tokens, b.output_tokens, b.lane, b.model"
+		" FROM (SELECT * FROM response WHERE set_id = :ref) a"
+		" FULL OUTER JOIN (SELECT * FROM response WHERE set_id = :cand) b ON a.case_id = b.case_id"
+		" ORDER BY coalesce(a.case_id, b.case_id)";
+	static const char ins[] =
+		"INSERT INTO comparison_case(comparison_id, case_id, missing, tokens_equal, first_token_diff, text_equal,"
+		" finish_equal) VALUES (:cmp, :case, :missing, :tokens, :diff, :text, :finish)";
+	sqlite3_stmt *s = NULL, *p = NULL, *w = NULL;
+	struct lr_response a, b;
+	struct lr_case_outcome o;
+	char *now = lr_now_iso();
+	int rc, step;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st)))
+		goto out;
+	if ((rc = db_prepare(st, &s, cmp)))
+		goto done;
+	db_bind_int(s, ":run", run);
+	db_bind_text(s, ":kind", kind);
+	db_bind_int(s, ":ref", ref);
+	db_bind_int(s, ":cand", cand);
+	db_bind_text(s, ":now", now);
+	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &p, pairs)) ||
+	    (rc = db_prepare(st, &w, ins)))
+		goto done;
+	db_bind_int(p, ":ref", ref);
+	db_bind_int(p, ":cand", cand);
+	while (!rc && (step = sqlite3_step(p)) == SQLITE_ROW) {
+		int has_a = sqlite3_column_type(p, 0) != SQLITE_NULL, has_b = sqlite3_column_type(p, 12) != SQLITE_NULL;
+
+		read_response(p, 0, &a);
+		read_response(p, 12, &b);
+		memset(&o, 0, sizeof o);
+		o.first_token_diff = -1;
+		if ((rc = judge(arg, has_a ? &a : NULL, has_b ? &b : NULL, &o)))
+			break;
+		rc = insert_outcome(st, w, *id, has_a ? a.case_id : b.case_id, &o);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "compare the responses");
+	if (!rc)
+		rc = reseal_if_final(st, run);
+done:
+	sqlite3_finalize(p);
+	sqlite3_finalize(w);
+	rc = db_commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
+
+int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT case_id, missing, tokens_equal, text_equal, finish_equal, coalesce(first_token_diff, -1)"
+		" FROM comparison_case WHERE comparison_id = :id"
+		" AND NOT (missing IS NULL AND tokens_equal AND text_equal AND finish_equal) ORDER BY case_id";
+	struct lr_case_outcome o;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":id", id);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *missing = (const char *)sqlite3_column_text(s, 1);
+
+		memset(&o, 0, sizeof o);
+		o.missing = !missing ? 0 : !strcmp(missing, "reference") ? 1 : 2;
+		o.tokens_equal = sqlite3_column_int(s, 2);
+		o.text_equal = sqlite3_column_int(s, 3);
+		o.finish_equal = sqlite3_column_int(s, 4);
+		o.first_token_diff = sqlite3_column_int64(s, 5);
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), &o);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the compared cases");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
+		  const struct lr_gate_case *cases, int n, int64_t *id)
+{
+	static const char gate[] =
+		"INSERT INTO gate(run_id, set_id, key_path, key_sha256, scored_at) VALUES (:run, :set, :path, :sha, :now)"
+		" RETURNING id";
+	static const char ins[] =
+		"INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
+		" VALUES (:gate, :case, :missing, :format, :answer, :eos)";
+	sqlite3_stmt *s = NULL;
+	char *now = lr_now_iso();
+	int rc, i;
+
+	if (!now)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st)))
+		goto out;
+	if ((rc = db_prepare(st, &s, gate)))
+		goto done;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":set", set);
+	db_bind_text(s, ":path", key_path);
+	db_bind_text(s, ":sha", key_sha256);
+	db_bind_text(s, ":now", now);
+	if ((rc = db_returning_id(st, s, "record a gate", id)) || (rc = db_prepare(st, &s, ins)))
+		goto done;
+	for (i = 0; i < n && !rc; i++) {
+		db_bind_int(s, ":gate", *id);
+		db_bind_text(s, ":case", cases[i].case_id);
+		db_bind_int(s, ":missing", cases[i].missing);
+		db_bind_int(s, ":format", cases[i].format_ok);
+		db_bind_int(s, ":answer", cases[i].answer_ok);
+		db_bind_int(s, ":eos", cases[i].eos);
+		rc = db_step_done(st, s, "record a gate case");
+	}
+	sqlite3_finalize(s);
+	if (!rc)
+		rc = reseal_if_final(st, run);
+done:
+	rc = db_commit(st, rc);
+out:
+	free(now);
+	return rc;
+}
