@@ -108,6 +108,25 @@ const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, do
 	return buf;
 }
 
+const char *lr_verdict_metric_text(char *buf, size_t len, const struct lr_paired *p, double margin, const char *b_name,
+				   const char *metric)
+{
+	if (!metric || !*metric)
+		return lr_verdict_text(buf, len, p, margin, b_name);
+	switch (lr_verdict_of(p, margin)) {
+	case LR_VERDICT_FASTER: /* ratio below 1: lower */
+		snprintf(buf, len, "%s has %.1f%% lower %s [%.1f%%, %.1f%%]", b_name, (1 - p->ratio) * 100, metric,
+			 (1 - p->hi) * 100, (1 - p->lo) * 100);
+		return buf;
+	case LR_VERDICT_SLOWER:
+		snprintf(buf, len, "%s has %.1f%% higher %s [%.1f%%, %.1f%%]", b_name, (p->ratio - 1) * 100, metric,
+			 (p->lo - 1) * 100, (p->hi - 1) * 100);
+		return buf;
+	default:
+		return lr_verdict_text(buf, len, p, margin, b_name);
+	}
+}
+
 double lr_drift(const double *t, int n)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, slope;

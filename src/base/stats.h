@@ -56,6 +56,16 @@ enum lr_verdict lr_verdict_of(const struct lr_paired *p, double margin);
 const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, double margin, const char *b_name);
 
 /*
+ * The verdict for a metric other than time, in its own words: "B has 17.2%
+ * lower throughput [15.0%, 19.1%]", "B has 3.1% higher throughput [...]";
+ * the other verdicts as lr_verdict_text. 'higher' says higher is better,
+ * which decides nothing but is kept with the figure: the words say which
+ * way it moved, never "faster". With metric NULL or "", lr_verdict_text.
+ */
+const char *lr_verdict_metric_text(char *buf, size_t len, const struct lr_paired *p, double margin, const char *b_name,
+				   const char *metric);
+
+/*
  * Drift over a run: the least-squares slope of ln(t[i]) over i, as the
  * relative change from the first to the last of n values (exp(slope*(n-1)) - 1).
  * 0 when n < 3.

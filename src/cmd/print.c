@@ -18,10 +18,36 @@ void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 	fflush(stderr);
 }
 
+/* One row of an arm-against-baseline table. */
+static void print_row(const struct lr_expdef *d, const struct lr_run_condition *c, int a)
+{
+	const struct lr_paired *p = &c->paired[a];
+	const char *metric = d->target == LR_TARGET_COMMAND && d->metric[0] ? d->metric : NULL;
+	char verdict[160], change[32], interval[48];
+
+	if (strcmp(c->status, "passed") || c->timed_blocks == 0) {
+		printf("| %s | - | - | - | - | %d | - | - | %s: %s |\n", c->c.label, c->timed_blocks, c->status, c->failure);
+		return;
+	}
+	if (d->target == LR_TARGET_COMMAND) /* a signed change: the metric may be better higher */
+		snprintf(change, sizeof change, "%+.1f%%", (p->ratio - 1) * 100);
+	else
+		snprintf(change, sizeof change, "%.1f%%", (1 - p->ratio) * 100);
+	if (!p->k)
+		snprintf(interval, sizeof interval, "none (too few blocks)");
+	else if (d->target == LR_TARGET_COMMAND)
+		snprintf(interval, sizeof interval, "[%+.1f%%, %+.1f%%]", (p->lo - 1) * 100, (p->hi - 1) * 100);
+	else
+		snprintf(interval, sizeof interval, "[%.1f%%, %.1f%%]", (1 - p->hi) * 100, (1 - p->lo) * 100);
+	printf("| %s | %.3f | %.3f | %s | %s | %d | %d | %+.1f%% | %s |\n", c->c.label, c->median_ms[0], c->median_ms[a],
+	       change, interval, c->timed_blocks, c->interfered, c->drift[a] * 100,
+	       lr_verdict_metric_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name, metric));
+}
+
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
 {
-	int a, ci, passed = 0, failed = 0, missing = 0;
-	char verdict[160];
+	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
+	const char *unit = "ms";
 
 	for (ci = 0; ci < r->nconditions; ci++) {
 		if (!strcmp(r->cond[ci].status, "passed"))
@@ -30,6 +56,8 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 			missing++;
 		else
 			failed++;
+		if (cmd && r->cond[ci].unit[0])
+			unit = r->cond[ci].unit;
 	}
 	printf("experiment %s (run %lld, %s)%s%s\n", d->name, (long long)run->id, lr_status_name(run->status),
 	       d->title[0] ? ": " : "", d->title);
@@ -39,46 +67,40 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 	       d->order == LR_ORDER_ABBA ? "abba" : "random", d->blocks, d->warmup, d->margin * 100, r->cpu);
 	printf("arms:");
 	for (a = 0; a < d->narms; a++)
-		printf("%s %s (kernel %s%s%s%s)%s", a ? "," : "", d->arms[a].name, r->kernel[a],
-		       d->target == LR_TARGET_IMPORT ? ", " : "", d->target == LR_TARGET_IMPORT ? lr_import_mode_name(d->arms[a].mode) : "",
-		       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
-		       a == 0 ? " [baseline]" : "");
+		if (cmd)
+			printf("%s %s (route %s)%s", a ? "," : "", d->arms[a].name, d->arms[a].route, a == 0 ? " [baseline]" : "");
+		else
+			printf("%s %s (kernel %s%s%s%s)%s", a ? "," : "", d->arms[a].name, r->kernel[a],
+			       d->target == LR_TARGET_IMPORT ? ", " : "",
+			       d->target == LR_TARGET_IMPORT ? lr_import_mode_name(d->arms[a].mode) : "",
+			       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
+			       a == 0 ? " [baseline]" : "");
 	printf("\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
 	for (a = 1; a < d->narms; a++) {
-		printf("\n| Condition layers/tokens | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift | verdict |\n",
-		       d->arms[0].name, d->arms[a].name);
+		if (cmd)
+			printf("\n| Condition | %s median %s %s | %s median %s %s | Change | 95%% interval | blocks | flagged reps | drift | verdict |\n",
+			       d->arms[0].name, d->metric[0] ? d->metric : "wall time", unit, d->arms[a].name,
+			       d->metric[0] ? d->metric : "wall time", unit);
+		else
+			printf("\n| Condition layers/tokens | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift | verdict |\n",
+			       d->arms[0].name, d->arms[a].name);
 		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (ci = 0; ci < r->nconditions; ci++) {
-			const struct lr_run_condition *c = &r->cond[ci];
-			const struct lr_paired *p = &c->paired[a];
-
-			if (strcmp(c->status, "passed") || c->timed_blocks == 0) {
-				printf("| %s %lld/%lld | - | - | - | - | %d | - | - | %s: %s |\n", c->c.model,
-				       (long long)c->c.layers, (long long)c->c.tokens, c->timed_blocks, c->status, c->failure);
-				continue;
-			}
-			if (p->k)
-				printf("| %s %lld/%lld | %.3f | %.3f | %.1f%% | [%.1f%%, %.1f%%] | %d | %d | %+.1f%% | %s |\n",
-				       c->c.model, (long long)c->c.layers, (long long)c->c.tokens, c->median_ms[0],
-				       c->median_ms[a], (1 - p->ratio) * 100, (1 - p->hi) * 100, (1 - p->lo) * 100,
-				       c->timed_blocks, c->interfered, c->drift[a] * 100,
-				       lr_verdict_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name));
-			else
-				printf("| %s %lld/%lld | %.3f | %.3f | %.1f%% | none (too few blocks) | %d | %d | %+.1f%% | %s |\n",
-				       c->c.model, (long long)c->c.layers, (long long)c->c.tokens, c->median_ms[0],
-				       c->median_ms[a], (1 - p->ratio) * 100, c->timed_blocks, c->interfered,
-				       c->drift[a] * 100, lr_verdict_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name));
-		}
+		for (ci = 0; ci < r->nconditions; ci++)
+			print_row(d, &r->cond[ci], a);
 	}
 	if (failed || missing) {
 		printf("\nfailed or missing conditions:\n");
 		for (ci = 0; ci < r->nconditions; ci++)
 			if (strcmp(r->cond[ci].status, "passed"))
-				printf("  %s %lld/%lld: %s: %s\n", r->cond[ci].c.model, (long long)r->cond[ci].c.layers,
-				       (long long)r->cond[ci].c.tokens, r->cond[ci].status, r->cond[ci].failure);
+				printf("  %s: %s: %s\n", r->cond[ci].c.label, r->cond[ci].status, r->cond[ci].failure);
 	}
-	printf("\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
-	       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
+	if (cmd)
+		printf("\nValues are medians over the timed blocks (%s); change = exp(median ln((B1+B2)/(A1+A2))) - 1; the\n"
+		       "interval is the sign-test 95%% interval of the block ratios.\n",
+		       d->metric[0] ? "the metric each execution reported" : "measured wall-clock time per execution");
+	else
+		printf("\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
+		       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
 }
 
 void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp)

@@ -59,7 +59,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_runopts ro = { .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1 };
+	struct lr_runopts ro = { .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1 };
 	struct lr_replay_opts o = { .argv = g->argv, .envp = environ, .run = &ro, .tee_out = STDOUT_FILENO,
 				    .tee_err = STDERR_FILENO };
 	struct lr_replay r;

@@ -37,7 +37,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lr_runopts ro = {
-		.cancel = &cmd_cancel_requested, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1,
+		.cancel = &cmd_cancel_requested, .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1,
 	};
 	struct cmd_cancel cancel;
 	struct lr_store *st = NULL;

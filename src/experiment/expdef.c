@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "experiment/expdef.h"
+#include "experiment/template.h"
 #include "import/kvgeom.h"
 
 /* Parser state shared by the line-counting reader and the handler. */
@@ -171,11 +172,17 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 			return fail(p, p->line, "'seed' is '%s', not a whole number", v);
 		d->seed = (uint64_t)x;
 	} else if (!strcmp(k, "target")) {
-		static const char *const targets[] = { "encode", "import", NULL };
+		static const char *const targets[] = { "encode", "import", "command", NULL };
 
 		if (!word(p, k, v, targets, target, sizeof target))
 			return 0;
-		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT : LR_TARGET_ENCODE;
+		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT
+			    : !strcmp(target, "command") ? LR_TARGET_COMMAND
+							 : LR_TARGET_ENCODE;
+	} else if (!strcmp(k, "reference")) {
+		if (strlen(v) >= sizeof d->reference)
+			return fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
+		snprintf(d->reference, sizeof d->reference, "%s", v);
 	} else {
 		return fail(p, p->line, "unknown key '%s' in [experiment]", k);
 	}
@@ -213,6 +220,11 @@ static int design_key(struct parse *p, const char *k, const char *v)
 		if (end == v || *end || !(m > 0 && m < 1))
 			return fail(p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%", v);
 		d->margin = m;
+	} else if (!strcmp(k, "metric")) {
+		if (!*v || strlen(v) >= sizeof d->metric ||
+		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") != strlen(v))
+			return fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput", v);
+		snprintf(d->metric, sizeof d->metric, "%s", v);
 	} else if (!strcmp(k, "cpu")) {
 		if (!parse_int(v, 0, 4095, &x))
 			return fail(p, p->line, "'cpu' is '%s', not a CPU number", v);
@@ -220,6 +232,24 @@ static int design_key(struct parse *p, const char *k, const char *v)
 	} else {
 		return fail(p, p->line, "unknown key '%s' in [design]", k);
 	}
+	return 1;
+}
+
+/* The string keys of a command arm. */
+static int command_key(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v)
+{
+	char *dst = !strcmp(k, "command") ? a->command : !strcmp(k, "cwd") ? a->cwd
+		    : !strcmp(k, "outputs") ? a->outputs : !strcmp(k, "responses") ? a->responses : a->route;
+	size_t len = !strcmp(k, "route") ? sizeof a->route : sizeof a->command;
+
+	if (!*v)
+		return fail(p, p->line, "'%s' is empty", k);
+	if (strlen(v) >= len)
+		return fail(p, p->line, "'%s' is longer than %zu characters", k, len - 1);
+	if (!strcmp(k, "route") &&
+	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.->") != strlen(v))
+		return fail(p, p->line, "'route' is '%s'; use letters, digits, '_', '.', '-' and '>'", v);
+	snprintf(dst, len, "%s", v);
 	return 1;
 }
 
@@ -249,6 +279,25 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		a->mode = !strcmp(buf, "stream") ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
 		return 1;
 	}
+	if (!strcmp(k, "command") || !strcmp(k, "cwd") || !strcmp(k, "outputs") || !strcmp(k, "responses") ||
+	    !strcmp(k, "route"))
+		return command_key(p, a, k, v);
+	if (!strncmp(k, "env.", 4)) {
+		if (!k[4] || strspn(k + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k + 4))
+			return fail(p, p->line, "'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
+		if (lr_kvlist_add(&a->env, k + 4, v, NULL))
+			return fail(p, p->line, "out of memory");
+		return 1;
+	}
+	if (!strcmp(k, "timeout")) {
+		char *end;
+		double t = strtod(v, &end);
+
+		if (end == v || *end || !(t > 0))
+			return fail(p, p->line, "'timeout' is '%s'; expected seconds, e.g. 600", v);
+		a->timeout_s = t;
+		return 1;
+	}
 	if (!strcmp(k, "threads")) {
 		if (!parse_int(v, 1, 64, &x))
 			return fail(p, p->line, "'threads' is '%s'; expected 1 to 64", v);
@@ -258,11 +307,50 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 	return fail(p, p->line, "unknown key '%s' in [arm %s]", k, a->name);
 }
 
+/* Every [grid] key as written: a comma-separated list of values. */
+static int grid_store(struct parse *p, const char *k, const char *v)
+{
+	struct lr_expdef *d = p->d;
+	struct lr_exp_grid *gr;
+	char buf[512], *tok, *save = NULL;
+
+	if (d->ngrid >= LR_EXP_MAXGRID)
+		return fail(p, p->line, "more than %d [grid] keys", LR_EXP_MAXGRID);
+	if (strlen(k) >= sizeof gr->key ||
+	    strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(k))
+		return fail(p, p->line, "[grid] key '%s': use letters, digits, '_' and '-'", k);
+	gr = &d->grid[d->ngrid];
+	memset(gr, 0, sizeof *gr);
+	snprintf(gr->key, sizeof gr->key, "%s", k);
+	gr->line = p->line;
+	snprintf(buf, sizeof buf, "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
+			*--e = '\0';
+		if (gr->n >= LR_EXP_MAXLIST)
+			return fail(p, p->line, "'%s' lists more than %d values", k, LR_EXP_MAXLIST);
+		if (!*tok || strlen(tok) >= sizeof gr->values[0])
+			return fail(p, p->line, "'%s' has an empty or over-long value", k);
+		snprintf(gr->values[gr->n++], sizeof gr->values[0], "%s", tok);
+	}
+	if (!gr->n)
+		return fail(p, p->line, "'%s' is an empty list", k);
+	d->ngrid++;
+	return 1;
+}
+
 static int grid_key(struct parse *p, const char *k, const char *v)
 {
 	struct lr_expdef *d = p->d;
 	char buf[512], *tok, *save = NULL;
 	struct lr_kvgeom g;
+
+	if (!grid_store(p, k, v))
+		return 0;
+	if (d->target == LR_TARGET_COMMAND)
+		return 1; /* the user's own keys */
 
 	if (!strcmp(k, "model")) {
 		snprintf(buf, sizeof buf, "%s", v);
@@ -361,6 +449,84 @@ static int section_line(const struct parse *p, const char *name)
 	return 0;
 }
 
+/* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
+static int check_template(struct parse *p, int line, const char *what, const char *tpl)
+{
+	static const char *const names[] = { "arm", "rep", "block", "outdir", NULL };
+	struct lr_kvlist keys = { 0 };
+	int i, rc;
+
+	for (i = 0; i < p->d->ngrid; i++)
+		lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
+	rc = lr_template_check(tpl, names, &keys);
+	lr_kvlist_release(&keys);
+	if (rc)
+		return fail(p, line, "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys", what,
+			    lr_error_msg());
+	return 1;
+}
+
+/* One command arm: a command, none of the built-in keys, known placeholders, outputs to match 'reference'. */
+static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nrefs)
+{
+	static const char *const builtin[] = { "kernel", "contract", "layout", "mode", "threads", NULL };
+	struct lr_strlist words = { 0 };
+	char key[160];
+	size_t i;
+	int ok = 0;
+
+	for (i = 0; builtin[i]; i++) {
+		snprintf(key, sizeof key, "arm %s\n%s", arm->name, builtin[i]);
+		if (lr_strlist_contains(&p->seen, key))
+			return fail(p, arm->line, "[arm %s] sets '%s', which a command target does not use", arm->name,
+				    builtin[i]);
+	}
+	if (!arm->command[0])
+		return fail(p, arm->line, "[arm %s] has no 'command' (target = command)", arm->name);
+	if (!arm->route[0])
+		snprintf(arm->route, sizeof arm->route, "%s", arm->name);
+	if (lr_words_split(arm->command, &words) || !words.n) {
+		fail(p, arm->line, "[arm %s] 'command': %s", arm->name, words.n ? lr_error_msg() : "no words");
+		goto out;
+	}
+	if (!check_template(p, arm->line, "'command'", arm->command) ||
+	    !check_template(p, arm->line, "'cwd'", arm->cwd) ||
+	    !check_template(p, arm->line, "'outputs'", arm->outputs) ||
+	    !check_template(p, arm->line, "'responses'", arm->responses))
+		goto out;
+	for (i = 0; i < arm->env.n; i++)
+		if (!check_template(p, arm->line, arm->env.v[i].key, arm->env.v[i].value))
+			goto out;
+	lr_strlist_release(&words);
+	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {
+		fail(p, arm->line, "[arm %s] declares %zu output(s) but 'reference' names %zu file(s)", arm->name,
+		     words.n, nrefs);
+		goto out;
+	}
+	ok = 1;
+out:
+	lr_strlist_release(&words);
+	return ok;
+}
+
+static int check_command(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	struct lr_strlist refs = { 0 };
+	int a, ok = 1, line = section_line(p, "experiment");
+
+	if (d->reference[0]) {
+		if (lr_words_split(d->reference, &refs))
+			ok = fail(p, line, "'reference': %s", lr_error_msg());
+		else
+			ok = check_template(p, line, "'reference'", d->reference);
+	}
+	for (a = 0; ok && a < d->narms; a++)
+		ok = check_command_arm(p, &d->arms[a], refs.n);
+	lr_strlist_release(&refs);
+	return ok;
+}
+
 /* What only the whole file can tell. */
 static int check_whole(struct parse *p)
 {
@@ -376,6 +542,16 @@ static int check_whole(struct parse *p)
 		return fail(p, d->narms ? d->arms[0].line : last,
 			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
 			    d->narms);
+	if (d->target == LR_TARGET_COMMAND)
+		return check_command(p);
+	for (i = 0; i < d->narms; i++)
+		if (d->arms[i].command[0] || d->arms[i].cwd[0] || d->arms[i].env.n || d->arms[i].outputs[0] ||
+		    d->arms[i].responses[0] || d->arms[i].route[0] || d->arms[i].timeout_s > 0)
+			return fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
+				    d->arms[i].name);
+	if (d->metric[0] || d->reference[0])
+		return fail(p, section_line(p, d->metric[0] ? "design" : "experiment"),
+			    "'%s' is for 'target = command' only", d->metric[0] ? "metric" : "reference");
 	if (!section_line(p, "grid"))
 		return fail(p, last, "no [grid] section: the conditions come from it");
 	if (!d->nmodels || !d->ntokens)
@@ -397,7 +573,7 @@ static int check_whole(struct parse *p)
 
 const char *lr_exp_target_name(enum lr_exp_target t)
 {
-	return t == LR_TARGET_IMPORT ? "import" : "encode";
+	return t == LR_TARGET_IMPORT ? "import" : t == LR_TARGET_COMMAND ? "command" : "encode";
 }
 
 static char *slurp(const char *path)
@@ -482,6 +658,10 @@ int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 
 void lr_expdef_release(struct lr_expdef *d)
 {
+	int a;
+
+	for (a = 0; a < LR_EXP_MAXARMS; a++)
+		lr_kvlist_release(&d->arms[a].env);
 	free(d->text);
 	lr_strlist_release(&d->issues);
 	memset(d, 0, sizeof *d);
@@ -489,17 +669,56 @@ void lr_expdef_release(struct lr_expdef *d)
 
 int lr_expdef_conditions(const struct lr_expdef *d)
 {
-	return d->nmodels * (d->nlayers ? d->nlayers : 1) * d->ntokens;
+	int n = 1, i;
+
+	if (d->target != LR_TARGET_COMMAND)
+		return d->nmodels * (d->nlayers ? d->nlayers : 1) * d->ntokens;
+	for (i = 0; i < d->ngrid; i++)
+		n *= d->grid[i].n;
+	return n;
+}
+
+int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out)
+{
+	int k, rc;
+
+	/* the first key varies slowest, as model, layers, tokens do */
+	for (k = 0; k < d->ngrid; k++) {
+		int below = 1, j;
+
+		for (j = k + 1; j < d->ngrid; j++)
+			below *= d->grid[j].n;
+		if ((rc = lr_kvlist_add(out, d->grid[k].key, d->grid[k].values[(i / below) % d->grid[k].n], NULL)))
+			return rc;
+	}
+	return 0;
 }
 
 void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c)
 {
-	int nl = d->nlayers ? d->nlayers : 1;
+	int nl = d->nlayers ? d->nlayers : 1, t, l, m;
 	struct lr_kvgeom g;
-	int t = i % d->ntokens, l = (i / d->ntokens) % nl, m = i / (d->ntokens * nl);
 
+	memset(c, 0, sizeof *c);
+	if (d->target == LR_TARGET_COMMAND) {
+		struct lr_kvlist params = { 0 };
+		size_t k, off = 0;
+
+		lr_expdef_condition_params(d, i, &params);
+		for (k = 0; k < params.n && off < sizeof c->label; k++)
+			off += (size_t)snprintf(c->label + off, sizeof c->label - off, "%s%s=%s", k ? " " : "",
+						params.v[k].key, params.v[k].value);
+		if (!params.n)
+			snprintf(c->label, sizeof c->label, "all");
+		lr_kvlist_release(&params);
+		return;
+	}
+	t = i % d->ntokens;
+	l = (i / d->ntokens) % nl;
+	m = i / (d->ntokens * nl);
 	snprintf(c->model, sizeof c->model, "%s", d->models[m]);
 	lr_kvgeom_preset(&g, c->model);
 	c->layers = d->nlayers ? d->layers[l] : g.layers;
 	c->tokens = d->tokens[t];
+	snprintf(c->label, sizeof c->label, "%s %lld/%lld", c->model, (long long)c->layers, (long long)c->tokens);
 }

@@ -16,10 +16,11 @@
 
 #define LR_EXP_MAXARMS 8
 #define LR_EXP_MAXLIST 16
+#define LR_EXP_MAXGRID 8
 
-enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT };
+enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
 
-/* "encode" or "import". */
+/* "encode", "import" or "command". */
 const char *lr_exp_target_name(enum lr_exp_target t);
 enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };
 
@@ -30,6 +31,14 @@ struct lr_exp_arm {
 	enum lr_import_path layout;	/* import only */
 	enum lr_import_mode mode;	/* import only */
 	int threads;
+	/* target = command */
+	char command[200];		/* argv template, split as a shell splits words */
+	char cwd[200];			/* "": the directory labrun runs in */
+	double timeout_s;		/* 0: none */
+	struct lr_kvlist env;		/* env.NAME = template */
+	char outputs[200];		/* space-separated paths relative to {outdir} */
+	char responses[200];		/* path relative to {outdir}, "" for none */
+	char route[64];			/* responses are ingested under it (default: the arm's name) */
 	int line;		/* where its section starts */
 };
 
@@ -50,6 +59,8 @@ struct lr_expdef {
 	int warmup;			/* blocks run first and flagged warm-up */
 	double margin;			/* practical margin, 0.02 for 2% */
 	int cpu;			/* CPU to pin, -1: the one the runner starts on */
+	char metric[64];		/* command: the primary metric, "" for wall time */
+	char reference[200];		/* command: reference output files (templates), "" for none */
 	/* [arm NAME], in file order; the first is the baseline */
 	struct lr_exp_arm arms[LR_EXP_MAXARMS];
 	int narms;
@@ -60,13 +71,21 @@ struct lr_expdef {
 	int nlayers;
 	int64_t tokens[LR_EXP_MAXLIST];
 	int ntokens;
+	/* [grid] as written, every target: key and values, in file order */
+	struct lr_exp_grid {
+		char key[32];
+		char values[LR_EXP_MAXLIST][64];
+		int n, line;
+	} grid[LR_EXP_MAXGRID];
+	int ngrid;
 };
 
 /* One condition of the grid. */
 struct lr_exp_condition {
-	char model[32];
+	char model[32];			/* built-in targets */
 	int64_t layers;
 	int64_t tokens;
+	char label[256];		/* for reports: "qwen3-4b 28/2048", or "route=a size=2" (command) */
 };
 
 /*
@@ -81,5 +100,8 @@ void lr_expdef_release(struct lr_expdef *d);
 /* Number of conditions, and condition i in grid order (model, layers, tokens). */
 int lr_expdef_conditions(const struct lr_expdef *d);
 void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c);
+
+/* Condition i's grid values (key -> value in [grid] order), for any target. */
+int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out);
 
 #endif

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +9,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "encode/dlf16.h"
 #include "encode/layout.h"
 #include "encode/synth.h"
+#include "experiment/command.h"
 #include "experiment/runner.h"
 #include "import/backend.h"
 #include "import/import.h"
@@ -32,6 +36,9 @@ struct cond_ctx {
 	const struct lr_backend_ops *ops;
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
 	struct lr_import_staging keep[LR_EXP_MAXARMS];	/* each arm's staging, kept across repetitions */
+	/* command target */
+	struct lr_command_ctx cmd;
+	int has_cmd;
 };
 
 /* CPU time of the timing thread, or of the whole process when the work runs on threads of its own. */
@@ -155,6 +162,8 @@ static void teardown(struct cond_ctx *cx)
 {
 	int a;
 
+	if (cx->has_cmd)
+		lr_command_teardown(&cx->cmd);
 	for (a = 0; a < LR_EXP_MAXARMS; a++)
 		lr_import_staging_release(&cx->keep[a]);
 	free(cx->in);
@@ -190,8 +199,13 @@ static void block_order(const struct lr_expdef *d, int b, uint64_t *rng, int *or
 	}
 }
 
-/* Summaries of one condition from its repetitions (timed blocks only). */
-static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, const struct lr_store_rep *reps, int n)
+/*
+ * Summaries of one condition from its repetitions (timed blocks only): of
+ * values[i] per repetition when given (a command experiment's metric), else
+ * of the time per execution.
+ */
+static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, const struct lr_store_rep *reps,
+		      const double *values, int n)
 {
 	int k = d->narms, nb = d->blocks, a, i, b;
 	double *t = calloc((size_t)nb * 2 * (size_t)k, sizeof *t); /* [block][arm][2] */
@@ -209,7 +223,7 @@ static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, con
 		b = r->block - d->warmup;
 		if (b < 0 || b >= nb || seen[b * k + r->arm] >= 2)
 			continue;
-		t[(b * k + r->arm) * 2 + seen[b * k + r->arm]++] = r->wall_s / (double)c->inner;
+		t[(b * k + r->arm) * 2 + seen[b * k + r->arm]++] = values ? values[i] : r->wall_s / (double)c->inner;
 		c->interfered += r->interfered;
 	}
 	/* complete blocks only */
@@ -236,7 +250,7 @@ static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, con
 				b2[b] = t[(b * k + a) * 2 + 1];
 				sum[b] = b1[b] + b2[b];
 			}
-			c->median_ms[a] = lr_median(per, (size_t)(2 * nb)) * 1e3;
+			c->median_ms[a] = lr_median(per, (size_t)(2 * nb)) * (values ? 1 : 1e3);
 			c->drift[a] = lr_drift(sum, nb);
 			if (a > 0)
 				lr_paired_estimate(a1, a2, b1, b2, nb, &c->paired[a]);
@@ -349,14 +363,148 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 	}
 done:
 	*nreps_out = n;
-	summarise(d, c, reps, n);
+	summarise(d, c, reps, NULL, n);
 	if (*cancelled) {
-		snprintf(c->status, sizeof c->status, "failed");
-		snprintf(c->failure, sizeof c->failure, "cancelled after %d of %d blocks", n / (2 * k), nblocks);
+		/* not a failure of the arms: what was measured is kept, the condition was never completed */
+		snprintf(c->status, sizeof c->status, "missing");
+		snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
+			 n / (2 * k), nblocks);
 	} else {
 		snprintf(c->status, sizeof c->status, "passed");
 	}
 	return 0;
+}
+
+static void fail_condition(struct lr_run_condition *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_condition(struct lr_run_condition *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(c->status, sizeof c->status, "failed");
+	va_start(ap, fmt);
+	vsnprintf(c->failure, sizeof c->failure, fmt, ap);
+	va_end(ap);
+}
+
+/* A command experiment's parity executions: one per arm, their outputs compared. 1 when the blocks may run. */
+static int command_parity(struct cond_ctx *cx, struct lr_run_condition *c, int *rc)
+{
+	const struct lr_expdef *d = cx->d;
+	struct lr_store_exec *e;
+	int a;
+
+	for (a = 0; a < d->narms; a++) {
+		if ((*rc = lr_command_exec(&cx->cmd, a, -1, -1, &e)))
+			return 0;
+		if (e->failure) {
+			fail_condition(c, "arm '%s', parity execution: %s", d->arms[a].name, e->failure);
+			return 0;
+		}
+		snprintf(c->sha[a], sizeof c->sha[a], "%s", e->outputs_sha256);
+	}
+	for (a = 0; a < d->narms; a++) {
+		const char *want = cx->cmd.reference[0] ? cx->cmd.reference : c->sha[0];
+
+		c->matches[a] = !strcmp(c->sha[a], want);
+		if (!c->matches[a]) {
+			fail_condition(c, "parity: arm '%s' outputs differ from %s (sha256 %.12s vs %.12s)", d->arms[a].name,
+				       cx->cmd.reference[0] ? "the reference" : "the baseline's", c->sha[a], want);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* One timed execution of a command experiment as repetition 'r'; 0 with c failed when it failed. */
+static int command_rep(struct cond_ctx *cx, struct lr_run_condition *c, int arm, int b, int s, struct lr_store_rep *r,
+		       double *value, int *rc)
+{
+	const struct lr_expdef *d = cx->d;
+	struct lr_store_exec *e;
+	long long st0 = steal_ticks();
+
+	if ((*rc = lr_command_exec(&cx->cmd, arm, b, s, &e)))
+		return 0;
+	r->block = b;
+	r->slot = s;
+	r->arm = arm;
+	r->warmup = b < d->warmup;
+	r->wall_s = e->wall_s;
+	r->cpu_s = e->user_s + e->sys_s;
+	r->steal_ticks = steal_ticks() - st0;
+	r->interfered = r->steal_ticks > 0; /* a command may wait by design: only stolen time counts */
+	if (e->failure) {
+		fail_condition(c, "arm '%s', block %d: %s", d->arms[arm].name, b, e->failure);
+		return 0;
+	}
+	if (strcmp(e->outputs_sha256, c->sha[arm])) {
+		fail_condition(c, "arm '%s', block %d: outputs differ from its parity execution (sha256 %.12s vs %.12s)",
+			       d->arms[arm].name, b, e->outputs_sha256, c->sha[arm]);
+		return 0;
+	}
+	if (!d->metric[0]) { /* wall time, in ms like the built-in targets */
+		*value = e->wall_s * 1e3;
+		snprintf(c->unit, sizeof c->unit, "ms");
+		return 1;
+	}
+	if (!lr_command_value(e, d->metric, value, &c->higher)) {
+		fail_condition(c, "arm '%s', block %d: no metric '%s' in $LABRUN_METRICS", d->arms[arm].name, b, d->metric);
+		return 0;
+	}
+	for (int i = 0; d->metric[0] && i < e->nmetrics; i++)
+		if (!strcmp(e->metrics[i].name, d->metric))
+			snprintf(c->unit, sizeof c->unit, "%s", e->metrics[i].unit);
+	return 1;
+}
+
+/* A command experiment's condition: parity executions, then the blocks, every execution kept. */
+static int run_command_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struct lr_run_condition *c,
+				 struct lr_store_rep **reps_out, int *nreps_out, int *cancelled)
+{
+	const struct lr_expdef *d = cx->d;
+	int k = d->narms, nblocks = d->warmup + d->blocks, b, s, order[2 * LR_EXP_MAXARMS], n = 0, rc = 0;
+	struct lr_store_rep *reps = calloc((size_t)nblocks * 2 * (size_t)k, sizeof *reps);
+	double *values = calloc((size_t)nblocks * 2 * (size_t)k + 1, sizeof *values);
+	uint64_t rng = d->seed * 2654435761u + (uint64_t)ci;
+
+	*reps_out = reps;
+	*nreps_out = 0;
+	c->inner = 1;
+	if (!reps || !values) {
+		free(values);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (!command_parity(cx, c, &rc)) {
+		if (!rc && o->cancel && *o->cancel)
+			goto cancel;
+		goto out;
+	}
+	for (b = 0; b < nblocks; b++) {
+		block_order(d, b, &rng, order);
+		for (s = 0; s < 2 * k; s++) {
+			if (o->cancel && *o->cancel)
+				goto cancel;
+			if (!command_rep(cx, c, order[s], b, s, &reps[n], &values[n], &rc)) {
+				if (!rc && o->cancel && *o->cancel)
+					goto cancel; /* stopped by Ctrl-C: not a failure of the arm */
+				goto out;
+			}
+			n++;
+		}
+	}
+	summarise(d, c, reps, values, n);
+	snprintf(c->status, sizeof c->status, "passed");
+	goto out;
+cancel:
+	*cancelled = 1;
+	summarise(d, c, reps, values, n);
+	snprintf(c->status, sizeof c->status, "missing");
+	snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
+		 n / (2 * k), nblocks);
+out:
+	*nreps_out = n;
+	free(values);
+	return rc;
 }
 
 static int pin(int cpu)
@@ -372,11 +520,82 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
 }
 
+/* The arms as the store keeps them; command arms with their templates (env as JSON in envs[a]). */
+static int plan_arms(const struct lr_expdef *d, struct lr_run_result *r, const struct lr_dlf16_kernel **k,
+		     struct lr_store_arm *arms, struct lr_store_arm_command *cmds, char **envs)
+{
+	int a, rc;
+	size_t i;
+
+	for (a = 0; a < d->narms; a++) {
+		const struct lr_exp_arm *x = &d->arms[a];
+
+		if (d->target == LR_TARGET_COMMAND) {
+			json_t *env = json_object();
+
+			for (i = 0; i < x->env.n; i++)
+				json_object_set_new(env, x->env.v[i].key, json_string(x->env.v[i].value));
+			envs[a] = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+			json_decref(env);
+			if (!envs[a])
+				return lr_error_set(LR_ENOMEM, "out of memory");
+			cmds[a] = (struct lr_store_arm_command){
+				.command = x->command, .cwd = x->cwd[0] ? x->cwd : NULL, .timeout_s = x->timeout_s,
+				.env_json = envs[a], .outputs = x->outputs[0] ? x->outputs : NULL,
+				.responses = x->responses[0] ? x->responses : NULL, .route = x->route,
+			};
+			snprintf(r->kernel[a], sizeof r->kernel[a], "command");
+			arms[a] = (struct lr_store_arm){ .name = x->name, .kernel = "command", .contract = "",
+							 .layout = "", .mode = "", .threads = 0, .cmd = &cmds[a] };
+			continue;
+		}
+		if ((rc = lr_dlf16_kernel_find(&k[a], x->kernel))) {
+			lr_error_wrap("%s:%d: [arm %s]", d->path, x->line, x->name);
+			return rc;
+		}
+		snprintf(r->kernel[a], sizeof r->kernel[a], "%s", k[a]->name);
+		arms[a] = (struct lr_store_arm){
+			.name = x->name, .kernel = r->kernel[a], .contract = lr_dlf16_contract_name(x->contract),
+			.layout = lr_import_path_name(x->layout), .mode = lr_import_mode_name(x->mode), .threads = x->threads,
+		};
+	}
+	return 0;
+}
+
+/* Run condition ci (any target) into c, its repetitions into *reps. */
+static int measure_condition(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
+			     int ci, int nconds, double t_start, const struct lr_dlf16_kernel *const *k,
+			     struct lr_run_condition *c, struct cond_ctx *cx, struct lr_store_rep **reps, int *nreps,
+			     int *cancelled)
+{
+	int rc;
+
+	if (d->target == LR_TARGET_COMMAND) {
+		memset(cx, 0, sizeof *cx);
+		cx->d = d;
+		lr_expdef_condition(d, ci, &c->c);
+		cx->has_cmd = 1;
+		rc = lr_command_setup(&cx->cmd, d, st, run_id, ci, o->envp, o->cancel);
+		if (!rc)
+			rc = run_command_condition(cx, o, ci, c, reps, nreps, cancelled);
+		if (!rc)
+			rc = lr_command_compare_routes(&cx->cmd);
+		return rc;
+	}
+	rc = setup(cx, d, ci, c);
+	memcpy(cx->k, k, sizeof cx->k);
+	if (!rc)
+		rc = run_condition(cx, o, ci, nconds, t_start, c, reps, nreps, cancelled);
+	return rc;
+}
+
 int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
 		      struct lr_run_result *r)
 {
 	struct lr_store_arm arms[LR_EXP_MAXARMS] = { { 0 } };
-	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
+	struct lr_store_arm_command cmds[LR_EXP_MAXARMS];
+	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS] = { NULL };
+	char *envs[LR_EXP_MAXARMS] = { NULL };
 	int nconds = lr_expdef_conditions(d), ci, a, rc = 0;
 	double t_start = now_s();
 
@@ -385,20 +604,12 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	r->cond = calloc((size_t)nconds, sizeof *r->cond);
 	if (!r->cond)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (a = 0; a < d->narms; a++) {
-		if ((rc = lr_dlf16_kernel_find(&k[a], d->arms[a].kernel))) {
-			lr_error_wrap("%s:%d: [arm %s]", d->path, d->arms[a].line, d->arms[a].name);
-			return rc;
-		}
-		snprintf(r->kernel[a], sizeof r->kernel[a], "%s", k[a]->name);
-		arms[a].name = d->arms[a].name;
-		arms[a].kernel = r->kernel[a];
-		arms[a].contract = lr_dlf16_contract_name(d->arms[a].contract);
-		arms[a].layout = lr_import_path_name(d->arms[a].layout);
-		arms[a].mode = lr_import_mode_name(d->arms[a].mode);
-		arms[a].threads = d->arms[a].threads;
-	}
-	if ((rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, arms, d->narms)))
+	rc = plan_arms(d, r, k, arms, cmds, envs);
+	if (!rc)
+		rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, arms, d->narms);
+	for (a = 0; a < d->narms; a++)
+		free(envs[a]);
+	if (rc)
 		return rc;
 	r->cpu = pin(d->cpu);
 	for (ci = 0; ci < nconds; ci++) {
@@ -409,16 +620,14 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 		struct cond_ctx cx;
 		int nreps = 0;
 
+		memset(&cx, 0, sizeof cx);
 		if (r->cancelled) {
 			lr_expdef_condition(d, ci, &c->c);
 			snprintf(c->status, sizeof c->status, "missing");
 			snprintf(c->failure, sizeof c->failure, "not measured: the run was cancelled before it");
 		} else {
-			rc = setup(&cx, d, ci, c);
-			memcpy(cx.k, k, sizeof k);
-			if (!rc)
-				rc = run_condition(&cx, o, ci, nconds, t_start, c, &reps, &nreps, &r->cancelled);
-			teardown(&cx);
+			rc = measure_condition(st, run_id, d, o, ci, nconds, t_start, k, c, &cx, &reps, &nreps,
+					       &r->cancelled);
 			if (rc) {
 				snprintf(c->status, sizeof c->status, "failed");
 				snprintf(c->failure, sizeof c->failure, "%s", lr_error_msg());
@@ -438,7 +647,13 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 		sc.inner = c->inner;
 		sc.status = c->status;
 		sc.failure = c->failure[0] ? c->failure : NULL;
+		if (cx.has_cmd) {
+			sc.params = &cx.cmd.params;
+			sc.execs = cx.cmd.execs;
+			sc.nexecs = cx.cmd.nexecs;
+		}
 		rc = lr_store_condition(st, run_id, &sc, shas, c->matches, d->narms, reps, nreps);
+		teardown(&cx);
 		free(reps);
 		if (rc)
 			return rc; /* the store failed: stop, the run will show as abandoned */

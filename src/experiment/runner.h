@@ -21,6 +21,7 @@ struct lr_run_progress {
 
 struct lr_runopts {
 	volatile int *cancel;		/* set asynchronously (Ctrl-C) to stop after the current repetition */
+	char *const *envp;		/* command experiments: the environment commands start from */
 	void (*progress)(void *arg, const struct lr_run_progress *p);
 	void *arg;
 	int flip_arm;			/* test fault: flip one output bit of this arm (-1: none) */
@@ -32,7 +33,7 @@ struct lr_run_condition {
 	struct lr_exp_condition c;
 	int64_t kv_heads, head_dim, elements, inner;
 	char status[16];		/* passed, failed, missing */
-	char failure[256];
+	char failure[512];
 	char sha[LR_EXP_MAXARMS][LR_SHA256_HEX];
 	int matches[LR_EXP_MAXARMS];
 	double median_ms[LR_EXP_MAXARMS];	/* per execution, timed blocks */
@@ -40,6 +41,8 @@ struct lr_run_condition {
 	double drift[LR_EXP_MAXARMS];		/* relative change over the timed blocks */
 	int interfered;				/* flagged repetitions in timed blocks */
 	int timed_blocks;
+	int higher;				/* command experiments: the metric is better higher */
+	char unit[32];				/* command experiments: the metric's unit */
 };
 
 struct lr_run_result {

@@ -1,0 +1,683 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/sha256.h"
+#include "experiment/command.h"
+#include "experiment/template.h"
+#include "record/redact.h"
+#include "serving/serving.h"
+#include "store/objects.h"
+
+/* ---- running one command ----------------------------------------------------- */
+
+struct child {
+	int has_exit, exit_code, signal, timed_out, cancelled, exec_errno;
+	double wall_s;
+	struct rusage ru;
+};
+
+/* The environment of an execution: envp, then the arm's env.NAME values, then LABRUN_METRICS. */
+static char **exec_env(char *const *envp, const struct lr_kvlist *set)
+{
+	size_t n = 0, i, k = 0, j;
+	char **env;
+
+	while (envp[n])
+		n++;
+	if (!(env = calloc(n + set->n + 1, sizeof *env)))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t len = strcspn(envp[i], "=");
+		int replaced = 0;
+
+		for (j = 0; j < set->n; j++)
+			replaced |= strlen(set->v[j].key) == len && !strncmp(envp[i], set->v[j].key, len);
+		if (!replaced)
+			env[k++] = strdup(envp[i]);
+	}
+	for (j = 0; j < set->n; j++)
+		if (asprintf(&env[k], "%s=%s", set->v[j].key, set->v[j].value) >= 0)
+			k++;
+	return env;
+}
+
+static void free_words(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void exec_child(char *const *argv, char *const *env, const char *cwd, int out, int err, int errpipe)
+{
+	int e, devnull = open("/dev/null", O_RDONLY);
+
+	setpgid(0, 0);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || (cwd && chdir(cwd) != 0)) {
+		e = errno;
+		goto fail;
+	}
+	execvpe(argv[0], argv, env);
+	e = errno;
+fail:
+	if (write(errpipe, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Wait for 'pid' (its own process group): SIGTERM at the timeout or on cancel, SIGKILL 5 s later. */
+static void wait_child(pid_t pid, double timeout_s, volatile int *cancel, struct child *ch, double start)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
+	double term_at = 0;
+
+	for (;;) {
+		struct pollfd p = { pfd, POLLIN, 0 };
+		double now = lr_monotonic_s();
+
+		if (!term_at && ((timeout_s > 0 && now - start >= timeout_s) || (cancel && *cancel))) {
+			ch->timed_out = !(cancel && *cancel);
+			ch->cancelled = !ch->timed_out;
+			kill(-pid, SIGTERM);
+			term_at = now;
+		}
+		if (term_at && now - term_at >= 5)
+			kill(-pid, SIGKILL);
+		if (pfd < 0) { /* no pidfd (old kernel): poll the child */
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+			continue;
+		}
+		if (poll(&p, 1, 100) > 0)
+			break;
+	}
+	ch->wall_s = lr_monotonic_s() - start;
+	if (pfd >= 0) {
+		while (wait4(pid, &status, 0, &ch->ru) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	} else {
+		getrusage(RUSAGE_CHILDREN, &ch->ru); /* cumulative: the best this fallback can do */
+	}
+	if (WIFEXITED(status)) {
+		ch->has_exit = 1;
+		ch->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		ch->signal = WTERMSIG(status);
+	}
+	kill(-pid, SIGKILL); /* whatever it left running in its group */
+}
+
+static int run_child(char *const *argv, char *const *env, const char *cwd, const char *out_path, const char *err_path,
+		     double timeout_s, volatile int *cancel, struct child *ch)
+{
+	int out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int err = open(err_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int xp[2] = { -1, -1 }, rc = 0;
+	double start;
+	ssize_t n;
+	pid_t pid;
+
+	memset(ch, 0, sizeof *ch);
+	if (out < 0 || err < 0 || pipe2(xp, O_CLOEXEC)) {
+		rc = lr_error_set(LR_EIO, "cannot prepare the execution of '%s': %s", argv[0], strerror(errno));
+		goto out;
+	}
+	start = lr_monotonic_s();
+	pid = fork();
+	if (pid < 0) {
+		rc = lr_error_set(LR_EIO, "cannot start '%s': %s", argv[0], strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		exec_child(argv, env, cwd, out, err, xp[1]);
+	setpgid(pid, pid);
+	close(xp[1]);
+	xp[1] = -1;
+	do
+		n = read(xp[0], &ch->exec_errno, sizeof ch->exec_errno);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof ch->exec_errno)
+		ch->exec_errno = 0;
+	wait_child(pid, timeout_s, cancel, ch, start);
+out:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	if (xp[0] >= 0)
+		close(xp[0]);
+	if (xp[1] >= 0)
+		close(xp[1]);
+	return rc;
+}
+
+/* ---- what an execution leaves ------------------------------------------------ */
+
+struct scrub_sink {
+	struct lr_scrub scrub;
+	struct lr_objw *w;
+};
+
+static int to_objw(void *arg, const void *data, size_t len)
+{
+	return lr_objw_write(arg, data, len);
+}
+
+/* A log into objects/, secret values scrubbed as the recorder scrubs its logs. */
+static int store_log(const char *store_dir, const char *path, char *const *envp, char hex[LR_SHA256_HEX])
+{
+	static _Thread_local unsigned char buf[1 << 16];
+	struct lr_scrub scrub;
+	struct lr_objw *w = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	int64_t size;
+	ssize_t n;
+
+	if (fd < 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if ((rc = lr_scrub_init(&scrub, envp))) {
+		close(fd);
+		return rc;
+	}
+	if ((rc = lr_objw_open(&w, store_dir, NULL)))
+		goto out;
+	while (!rc && (n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		rc = n < 0 ? lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno))
+			   : lr_scrub_feed(&scrub, buf, (size_t)n, to_objw, w, NULL);
+	}
+	if (!rc && !(rc = lr_scrub_flush(&scrub, to_objw, w)))
+		rc = lr_objw_commit(w, hex, &size);
+	else
+		lr_objw_abort(w);
+out:
+	lr_scrub_release(&scrub);
+	close(fd);
+	return rc;
+}
+
+/* The last bytes of stderr, one line, for a failure message. */
+static void tail_of(const char *path, char *out, size_t len)
+{
+	char buf[240];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+	ssize_t n = 0;
+	size_t i;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	if (end > 0 && lseek(fd, end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0, SEEK_SET) >= 0)
+		n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	for (i = 0; i < (size_t)n; i++)
+		if (buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	snprintf(out, len, "%s", buf);
+}
+
+/* The digest of output files, in order: what parity compares (names do not count, contents do). */
+static int digest_files(const struct lr_strlist *paths, const char *dir, char hex[LR_SHA256_HEX],
+			struct lr_store_output *outs, const char *store_dir, char *missing, size_t mlen)
+{
+	struct lr_sha256 h;
+	char full[PATH_MAX * 2], line[100];
+	size_t i;
+	int rc;
+
+	hex[0] = '\0';
+	if ((rc = lr_sha256_init(&h)))
+		return rc;
+	for (i = 0; i < paths->n; i++) {
+		char sha[LR_SHA256_HEX];
+		int64_t size = 0;
+
+		snprintf(full, sizeof full, "%s%s%s", dir ? dir : "", dir ? "/" : "", paths->v[i]);
+		if (outs && !(outs[i].path = strdup(paths->v[i]))) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			break;
+		}
+		if (access(full, F_OK) != 0) {
+			snprintf(missing, mlen, "%s", paths->v[i]);
+			break;
+		}
+		rc = store_dir ? lr_obj_put_file(store_dir, full, sha, &size, NULL, NULL) : lr_sha256_file(full, sha, &size);
+		if (rc)
+			break;
+		if (outs) {
+			memcpy(outs[i].sha256, sha, sizeof sha);
+			outs[i].size = size;
+		}
+		snprintf(line, sizeof line, "%lld %s\n", (long long)size, sha);
+		lr_sha256_update(&h, line, strlen(line));
+	}
+	if (rc || missing[0]) {
+		lr_sha256_release(&h);
+		return rc;
+	}
+	lr_sha256_final(&h, hex);
+	return 0;
+}
+
+/* $LABRUN_METRICS: one {"name", "value", "unit", "better"} a line. A bad line fails the execution. */
+static int read_metrics(const char *path, struct lr_store_exec *e, char *why, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
+	int line = 0;
+
+	if (!f)
+		return 0; /* the command reported none */
+	while (getline(&buf, &cap, f) >= 0) {
+		json_t *o = json_loads(buf, JSON_REJECT_DUPLICATES, NULL), *name, *value, *unit, *better;
+		struct lr_store_metric *m;
+
+		line++;
+		name = json_object_get(o, "name");
+		value = json_object_get(o, "value");
+		unit = json_object_get(o, "unit");
+		better = json_object_get(o, "better");
+		if (!json_is_object(o) || !json_is_string(name) || !json_is_number(value) || (unit && !json_is_string(unit)) ||
+		    (better && (!json_is_string(better) || (strcmp(json_string_value(better), "higher") &&
+							    strcmp(json_string_value(better), "lower")))) ||
+		    !isfinite(json_number_value(value))) {
+			snprintf(why, len, "$LABRUN_METRICS line %d: expected {\"name\": \"...\", \"value\": number, "
+				 "\"unit\": \"...\", \"better\": \"higher\"|\"lower\"}", line);
+			json_decref(o);
+			break;
+		}
+		if (!(m = realloc(e->metrics, (size_t)(e->nmetrics + 1) * sizeof *m))) {
+			json_decref(o);
+			break;
+		}
+		e->metrics = m;
+		m = &e->metrics[e->nmetrics++];
+		m->name = strdup(json_string_value(name));
+		m->unit = strdup(unit ? json_string_value(unit) : "");
+		m->value = json_number_value(value);
+		m->higher = better && !strcmp(json_string_value(better), "higher");
+		json_decref(o);
+	}
+	fclose(f);
+	free(buf);
+	return 0;
+}
+
+/* ---- the condition's executions ---------------------------------------------- */
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* Expand every word of 'tpl' (split first) into a NULL-terminated argv; NULL on error. */
+static char **expand_words(const char *tpl, const struct lr_kvlist *vars)
+{
+	struct lr_strlist words = { 0 };
+	char **v = NULL;
+	size_t i;
+
+	if (lr_words_split(tpl, &words) || !(v = calloc(words.n + 1, sizeof *v)))
+		goto out;
+	for (i = 0; i < words.n; i++)
+		if (!(v[i] = lr_template_expand(words.v[i], vars))) {
+			free_words(v);
+			v = NULL;
+			break;
+		}
+out:
+	lr_strlist_release(&words);
+	return v;
+}
+
+int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
+		     char *const *envp, volatile int *cancel)
+{
+	const char *tmp = getenv("TMPDIR");
+	char **refs = NULL, missing[PATH_MAX] = "";
+	struct lr_strlist list = { 0 };
+	size_t i;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->d = d;
+	c->st = st;
+	c->run = run;
+	c->cond = cond;
+	c->envp = envp;
+	c->cancel = cancel;
+	snprintf(c->scratch, sizeof c->scratch, "%s/labrun-exec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(c->scratch)) {
+		c->scratch[0] = '\0';
+		return lr_error_set(LR_EIO, "cannot create a scratch directory in '%s': %s", tmp && *tmp ? tmp : "/tmp",
+				    strerror(errno));
+	}
+	if ((rc = lr_expdef_condition_params(d, cond, &c->params)))
+		return rc;
+	if (!d->reference[0])
+		return 0;
+	/* the reference files, expanded for this condition */
+	if (!(refs = expand_words(d->reference, &c->params)))
+		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
+	for (i = 0; refs[i] && !rc; i++)
+		rc = lr_strlist_add(&list, refs[i]);
+	if (!rc && !(rc = digest_files(&list, NULL, c->reference, NULL, NULL, missing, sizeof missing)) && missing[0])
+		rc = lr_error_set(LR_EINVAL, "reference file '%s' is missing", missing);
+	free_words(refs);
+	lr_strlist_release(&list);
+	return rc;
+}
+
+/* The next record in c->execs. */
+static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
+{
+	if (c->nexecs == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 32;
+		struct lr_store_exec *v = realloc(c->execs, (size_t)cap * sizeof *v);
+
+		if (!v)
+			return NULL;
+		c->execs = v;
+		c->cap = cap;
+	}
+	memset(&c->execs[c->nexecs], 0, sizeof c->execs[0]);
+	return &c->execs[c->nexecs++];
+}
+
+/* Describe how the command ended; NULL when it passed. */
+static char *judge(const struct child *ch, const char *cmd, const char *err_path, double timeout_s)
+{
+	char tail[240], *s = NULL;
+	int n = -1;
+
+	tail_of(err_path, tail, sizeof tail);
+	if (ch->exec_errno)
+		n = asprintf(&s, "cannot execute '%s': %s", cmd, strerror(ch->exec_errno));
+	else if (ch->cancelled)
+		n = asprintf(&s, "cancelled while running");
+	else if (ch->timed_out)
+		n = asprintf(&s, "timed out after %g s", timeout_s);
+	else if (ch->signal)
+		n = asprintf(&s, "killed by signal %d (%s)", ch->signal, strsignal(ch->signal));
+	else if (ch->exit_code)
+		n = asprintf(&s, "exited with status %d", ch->exit_code);
+	else
+		return NULL;
+	if (n >= 0 && tail[0]) {
+		char *t = NULL;
+
+		if (asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
+			free(s);
+			s = t;
+		}
+	}
+	return n >= 0 ? s : strdup("failed");
+}
+
+/* Variables of one execution: the grid values, then {arm} {rep} {block} {outdir}. */
+static int exec_vars(struct lr_command_ctx *c, const struct lr_exp_arm *arm, int seq, int block, const char *outdir,
+		     struct lr_kvlist *vars)
+{
+	char num[32];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->params.n && !rc; i++)
+		rc = lr_kvlist_add(vars, c->params.v[i].key, c->params.v[i].value, NULL);
+	snprintf(num, sizeof num, "%d", seq);
+	if (!rc && !(rc = lr_kvlist_add(vars, "arm", arm->name, NULL)) && !(rc = lr_kvlist_add(vars, "rep", num, NULL))) {
+		if (block >= 0)
+			snprintf(num, sizeof num, "%d", block);
+		rc = lr_kvlist_add(vars, "block", block >= 0 ? num : "parity", NULL);
+	}
+	return rc ? rc : lr_kvlist_add(vars, "outdir", outdir, NULL);
+}
+
+/* After the command: logs, outputs, metrics and responses of execution 'e' (a problem fails it). */
+static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const struct lr_kvlist *vars,
+		   const char *outdir, const char *base, struct lr_store_exec *e)
+{
+	const char *dir = lr_store_dir(c->st);
+	char path[PATH_MAX * 2], missing[PATH_MAX] = "", why[300] = "";
+	struct lr_strlist outs = { 0 };
+	char **words = NULL, *resp = NULL;
+	int64_t set, cases;
+	int rc, i;
+
+	snprintf(path, sizeof path, "%s.out", base);
+	if ((rc = store_log(dir, path, c->envp, e->stdout_sha256)))
+		return rc;
+	snprintf(path, sizeof path, "%s.err", base);
+	if ((rc = store_log(dir, path, c->envp, e->stderr_sha256)))
+		return rc;
+	snprintf(path, sizeof path, "%s.metrics", base);
+	read_metrics(path, e, why, sizeof why);
+	if (arm->outputs[0]) {
+		if (!(words = expand_words(arm->outputs, vars)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		for (i = 0; words[i] && !rc; i++)
+			rc = lr_strlist_add(&outs, words[i]);
+		if (!rc && !(e->outputs = calloc(outs.n, sizeof *e->outputs)))
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		if (!rc) {
+			e->noutputs = (int)outs.n;
+			rc = digest_files(&outs, outdir, e->outputs_sha256, e->outputs, dir, missing, sizeof missing);
+		}
+		free_words(words);
+		lr_strlist_release(&outs);
+		if (rc)
+			return rc;
+	}
+	if (!e->failure && missing[0] && asprintf(&e->failure, "declared output '%s' is missing", missing) < 0)
+		e->failure = NULL;
+	if (!e->failure && why[0])
+		e->failure = strdup(why);
+	if (e->failure || !arm->responses[0])
+		return 0;
+	if (!(resp = lr_template_expand(arm->responses, vars)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	snprintf(path, sizeof path, "%s/%s", outdir, resp);
+	free(resp);
+	if (access(path, F_OK) != 0)
+		return asprintf(&e->failure, "declared responses file '%s' is missing", arm->responses) < 0 ? LR_ENOMEM : 0;
+	rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
+	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
+		e->failure = strdup(lr_error_msg());
+		rc = 0;
+	}
+	return rc;
+}
+
+int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct lr_store_exec **out)
+{
+	const struct lr_exp_arm *arm = &c->d->arms[a];
+	struct lr_kvlist vars = { 0 }, env = { 0 };
+	char outdir[PATH_MAX], base[PATH_MAX], out_path[PATH_MAX + 8], err_path[PATH_MAX + 8], metrics[PATH_MAX + 16];
+	char **argv = NULL, **envv = NULL, *cwd = NULL;
+	struct lr_store_exec *e = next_exec(c);
+	struct child ch;
+	json_t *jargv = NULL;
+	size_t i;
+	int rc;
+
+	*out = e;
+	if (!e)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	e->seq = c->nexecs - 1;
+	e->arm = a;
+	e->block = block;
+	e->slot = block >= 0 ? slot : -1;
+	snprintf(base, sizeof base, "%s/%d", c->scratch, e->seq);
+	snprintf(outdir, sizeof outdir, "%s.d", base);
+	snprintf(out_path, sizeof out_path, "%s.out", base);
+	snprintf(err_path, sizeof err_path, "%s.err", base);
+	snprintf(metrics, sizeof metrics, "%s.metrics", base);
+	if (mkdir(outdir, 0700) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", outdir, strerror(errno));
+		goto out;
+	}
+	if ((rc = exec_vars(c, arm, e->seq, block, outdir, &vars)))
+		goto out;
+	for (i = 0; i < arm->env.n && !rc; i++) {
+		char *v = lr_template_expand(arm->env.v[i].value, &vars);
+
+		rc = v ? lr_kvlist_add(&env, arm->env.v[i].key, v, NULL) : LR_ENOMEM;
+		free(v);
+	}
+	if (rc || (rc = lr_kvlist_add(&env, "LABRUN_METRICS", metrics, NULL)))
+		goto out;
+	argv = expand_words(arm->command, &vars);
+	envv = exec_env(c->envp, &env);
+	cwd = arm->cwd[0] ? lr_template_expand(arm->cwd, &vars) : NULL;
+	jargv = json_array();
+	for (i = 0; argv && argv[i]; i++)
+		json_array_append_new(jargv, json_string(argv[i]));
+	e->argv_json = json_dumps(jargv, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (!argv || !envv || (arm->cwd[0] && !cwd) || !e->argv_json) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = run_child(argv, envv, cwd, out_path, err_path, arm->timeout_s, c->cancel, &ch)))
+		goto out;
+	e->has_exit = ch.has_exit && !ch.exec_errno;
+	e->exit_code = ch.exit_code;
+	e->signal = ch.signal;
+	e->timed_out = ch.timed_out;
+	e->wall_s = ch.wall_s;
+	e->user_s = (double)ch.ru.ru_utime.tv_sec + ch.ru.ru_utime.tv_usec / 1e6;
+	e->sys_s = (double)ch.ru.ru_stime.tv_sec + ch.ru.ru_stime.tv_usec / 1e6;
+	e->peak_rss_kib = ch.ru.ru_maxrss;
+	e->failure = judge(&ch, argv[0], err_path, arm->timeout_s);
+	rc = collect(c, arm, &vars, outdir, base, e);
+out:
+	json_decref(jargv);
+	free_words(argv);
+	free_words(envv);
+	free(cwd);
+	lr_kvlist_release(&vars);
+	lr_kvlist_release(&env);
+	if (!e->argv_json)
+		e->argv_json = strdup("[]");
+	return rc;
+}
+
+int lr_command_value(const struct lr_store_exec *e, const char *name, double *value, int *higher)
+{
+	int i;
+
+	if (!name || !*name) {
+		*value = e->wall_s;
+		*higher = 0;
+		return 1;
+	}
+	for (i = 0; i < e->nmetrics; i++)
+		if (!strcmp(e->metrics[i].name, name)) {
+			*value = e->metrics[i].value;
+			*higher = e->metrics[i].higher;
+			return 1;
+		}
+	return 0;
+}
+
+struct route_sets {
+	int cond;
+	int64_t first;
+	struct lr_store *st;
+	int64_t run;
+	int rc;
+};
+
+static int compare_later(void *arg, const struct lr_response_set *s)
+{
+	struct route_sets *r = arg;
+	struct lr_compare_counts k;
+	int64_t id;
+
+	if (s->cond != r->cond)
+		return 0;
+	if (!r->first) {
+		r->first = s->id;
+		return 0;
+	}
+	return lr_compare_sets(r->st, r->run, "within-route", r->first, s->id, &k, &id);
+}
+
+int lr_command_compare_routes(struct lr_command_ctx *c)
+{
+	int a, b, rc = 0;
+
+	for (a = 0; a < c->d->narms && !rc; a++) {
+		struct route_sets r = { .cond = c->cond, .st = c->st, .run = c->run };
+
+		if (!c->d->arms[a].responses[0])
+			continue;
+		for (b = 0; b < a; b++) /* a route shared by several arms is compared once */
+			if (c->d->arms[b].responses[0] && !strcmp(c->d->arms[b].route, c->d->arms[a].route))
+				break;
+		if (b < a)
+			continue;
+		rc = lr_store_sets(c->st, c->run, c->d->arms[a].route, compare_later, &r);
+	}
+	return rc;
+}
+
+void lr_command_teardown(struct lr_command_ctx *c)
+{
+	int i, k;
+
+	if (c->scratch[0])
+		nftw(c->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	for (i = 0; i < c->nexecs; i++) {
+		struct lr_store_exec *e = &c->execs[i];
+
+		free(e->argv_json);
+		free(e->failure);
+		for (k = 0; k < e->noutputs; k++)
+			free(e->outputs[k].path);
+		free(e->outputs);
+		for (k = 0; k < e->nmetrics; k++) {
+			free(e->metrics[k].name);
+			free(e->metrics[k].unit);
+		}
+		free(e->metrics);
+	}
+	free(c->execs);
+	lr_kvlist_release(&c->params);
+	memset(c, 0, sizeof *c);
+}

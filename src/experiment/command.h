@@ -1,0 +1,59 @@
+#ifndef LR_COMMAND_H
+#define LR_COMMAND_H
+
+/*
+ * The executions of a command experiment (target = command): one arm's
+ * command, its placeholders expanded, run without a shell in a fresh
+ * {outdir}, with its exit status, wall/user/sys time, peak RSS, stdout and
+ * stderr (secret values scrubbed), declared outputs (hashed for parity),
+ * metrics ($LABRUN_METRICS) and responses (ingested under the arm's route)
+ * recorded. A failing execution is described, never an error: errors are
+ * what stops the whole run (the store failing, out of memory).
+ * Nothing here prints.
+ */
+
+#include <limits.h>
+
+#include "base/model.h"
+#include "experiment/expdef.h"
+#include "store/store.h"
+
+struct lr_command_ctx {
+	const struct lr_expdef *d;
+	struct lr_store *st;
+	int64_t run;
+	int cond;
+	struct lr_kvlist params;		/* the condition's grid values */
+	char scratch[PATH_MAX];			/* this condition's temporary directory */
+	char *const *envp;			/* the environment executions start from */
+	volatile int *cancel;			/* set asynchronously: stop the running command */
+	char reference[LR_SHA256_HEX];		/* digest of the 'reference' files, "" when none */
+	struct lr_store_exec *execs;		/* every execution so far, in order */
+	int nexecs, cap;
+};
+
+/* Prepare condition 'cond': its grid values, a scratch directory, the reference digest. */
+int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
+		     char *const *envp, volatile int *cancel);
+
+/*
+ * Run arm 'arm' once, as the next execution of the condition (block and slot
+ * -1 for the untimed parity execution). *out points at its record in
+ * c->execs (valid until the next call); (*out)->failure says why it failed.
+ */
+int lr_command_exec(struct lr_command_ctx *c, int arm, int block, int slot, struct lr_store_exec **out);
+
+/*
+ * The value an execution is compared by: metric 'name' from $LABRUN_METRICS,
+ * or the wall time when name is "" (lower is better). 0 when the execution
+ * did not report it.
+ */
+int lr_command_value(const struct lr_store_exec *e, const char *name, double *value, int *higher);
+
+/* Within-route parity: each later response set of an arm's route against its first, in this condition. */
+int lr_command_compare_routes(struct lr_command_ctx *c);
+
+/* Remove the scratch directory and free the executions. */
+void lr_command_teardown(struct lr_command_ctx *c);
+
+#endif
