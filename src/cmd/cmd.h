@@ -116,6 +116,9 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first);
 
+/* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
+int cmd_split_list(struct lr_strlist *out, const char *arg);
+
 /* The argv JSON of a run as a shell-quoted command line (malloc'd). */
 char *cmd_argv_text(const char *argv_json);
 

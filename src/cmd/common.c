@@ -225,3 +225,20 @@ void cmd_cancel_restore(struct cmd_cancel *c)
 	sigaction(SIGINT, &c->old_int, NULL);
 	sigaction(SIGTERM, &c->old_term, NULL);
 }
+
+int cmd_split_list(struct lr_strlist *out, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok)
+			rc = lr_strlist_add(out, tok);
+	}
+	free(copy);
+	return rc;
+}

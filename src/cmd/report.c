@@ -14,6 +14,7 @@
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "experiment/report.h"
+#include "serving/report.h"
 
 static const char usage[] =
 	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"
@@ -30,7 +31,9 @@ static const char usage[] =
 	"  --experiment NAME  runs of one experiment\n"
 	"  --format F         md (default), csv, json, or html (one self-contained file with an\n"
 	"                     inline SVG chart per condition)\n"
-	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n";
+	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n"
+	"  --routes A,B,...   serving evidence: the route columns, in this order (default: all,\n"
+	"                     in order of appearance)\n";
 
 static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
 {
@@ -48,13 +51,15 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
 	const struct lr_expdef *d = &rr->def;
-	char *cmd = cmd_argv_text(r->argv_json), verdict[160];
-	int t, i, listed = 0;
+	char *cmdline = cmd_argv_text(r->argv_json), verdict[160], metric[96];
+	int t, i, listed = 0, cmd = d->target == LR_TARGET_COMMAND;
+
+	snprintf(metric, sizeof metric, "%s", d->metric[0] ? d->metric : "wall time ms");
 
 	fprintf(f, "## %s, run %lld (%s)\n\n", d->name, (long long)r->id, lr_status_name(r->status));
 	if (d->title[0])
 		fprintf(f, "%s\n\n", d->title);
-	fprintf(f, "* Command: `%s` (in `%s`, started %s)\n", cmd ? cmd : r->argv_json, r->cwd, r->started_at);
+	fprintf(f, "* Command: `%s` (in `%s`, started %s)\n", cmdline ? cmdline : r->argv_json, r->cwd, r->started_at);
 	if (r->replay_of)
 		fprintf(f, "* Replay of run %lld\n", (long long)r->replay_of);
 	fprintf(f, "* Definition: `%s`, sha256 `%s`\n", d->path, d->sha256);
@@ -84,39 +89,230 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 
 		fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
 			(long long)r->id);
-		fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | verdict |\n",
-			an, bn);
+		if (cmd)
+			fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | verdict |\n",
+				an, metric, bn, metric);
+		else
+			fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | verdict |\n",
+				an, bn);
 		fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|\n");
 		for (i = 0; i < tb->nrows; i++) {
 			const struct lr_report_row *w = &tb->rows[i];
 
-			fprintf(f, "| %s %lld/%lld | ", w->model, (long long)w->layers, (long long)w->tokens);
+			fprintf(f, "| %s | ", w->label);
 			if (!w->has) {
 				fprintf(f, "- | - | - | - | %d | %d | %s |\n", w->blocks, w->flagged, w->status);
 				continue;
 			}
-			fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-			if (w->p.k)
+			if (cmd)
+				fprintf(f, "%.3f | %.3f | %+.1f%% | ", w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
+			else
+				fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+			if (w->p.k && cmd)
+				fprintf(f, "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
+			else if (w->p.k)
 				fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
 			else
-				fputs("none: too few blocks", f);
+				fprintf(f, "%d timed batches, no interval", w->blocks);
 			fprintf(f, " | %d | %d | %s |\n", w->blocks, w->flagged,
-				lr_verdict_text(verdict, sizeof verdict, &w->p, d->margin, bn));
+				lr_verdict_metric_text(verdict, sizeof verdict, &w->p, d->margin, bn, d->metric));
 		}
 	}
 	fprintf(f, "\nFailed or missing conditions:");
 	for (i = 0; i < rr->nconds; i++)
 		if (strcmp(rr->conds[i].status, "passed")) {
-			fprintf(f, "\n* %s %lld/%lld: %s: %s", rr->conds[i].model, (long long)rr->conds[i].layers,
-				(long long)rr->conds[i].tokens, rr->conds[i].status,
-				rr->conds[i].failure ? rr->conds[i].failure : "");
+			fprintf(f, "\n* %s: %s: %s", rr->ntables ? rr->tables[0].rows[i].label : rr->conds[i].model,
+				rr->conds[i].status, rr->conds[i].failure ? rr->conds[i].failure : "");
 			listed++;
 		}
 	fprintf(f, "%s\n\n", listed ? "" : " none.");
-	free(cmd);
+	free(cmdline);
 }
 
-static void write_md(FILE *f, const struct lr_report *rep, const char *title)
+/* ---- serving evidence ----------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s);
+static void html(FILE *f, const char *s);
+
+/* A cell in words: parity over its comparisons, then its gate. */
+static const char *cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
+{
+	size_t off = 0;
+
+	if (!c->sets)
+		return snprintf(buf, len, "uncollected"), buf;
+	if (c->comparisons)
+		off = (size_t)snprintf(buf, len, "%lld/%lld exact", (long long)c->exact, (long long)c->compared);
+	else
+		off = (size_t)snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
+	if (c->gated && off < len)
+		snprintf(buf + off, len - off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld", (long long)c->strict,
+			 (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total, (long long)c->eos,
+			 (long long)c->gate_total);
+	return buf;
+}
+
+static void dist_md(FILE *f, const struct lr_serving_dist *d)
+{
+	if (d->n)
+		fprintf(f, " %.3f | %.3f |", d->median, d->p90);
+	else
+		fputs(" - | - |", f);
+}
+
+static void md_serving(FILE *f, const struct lr_serving_report *sv)
+{
+	char cell[256];
+	size_t i;
+	int r, k;
+
+	fprintf(f, "## Serving evidence\n\n");
+	fprintf(f, "Cells: within-route parity, exact/total over every comparison whose candidate is that route there "
+		   "(a command experiment's repeated executions against its first, and `labrun compare` against a "
+		   "reference); then the scores of its latest frozen quality gate. Exact means equal token arrays "
+		   "and equal texts.\n\n| Run / condition |");
+	for (k = 0; k < sv->nroutes; k++)
+		fprintf(f, " %s |", sv->routes[k]);
+	fputs("\n|---|", f);
+	for (k = 0; k < sv->nroutes; k++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (r = 0; r < sv->nrows; r++) {
+		fprintf(f, "| %s |", sv->rows[r].label);
+		for (k = 0; k < sv->nroutes; k++)
+			fprintf(f, " %s |", cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+		fputc('\n', f);
+	}
+	fprintf(f, "\n%d passes, %d failures, %d uncollected of %d combinations", sv->passes, sv->failures, sv->uncollected,
+		sv->combinations);
+	if (sv->unchecked)
+		fprintf(f, " (%d collected but neither compared nor gated)", sv->unchecked);
+	fprintf(f, ".\n\nFailing and missing cases:%s\n", sv->failing.n ? "" : " none.");
+	for (i = 0; i < sv->failing.n; i++)
+		fprintf(f, "* %s\n", sv->failing.v[i]);
+	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n"
+		   "| Route | latency ms | p90 | TTFT ms | p90 | tokens/s | p90 | responses timed |\n"
+		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (k = 0; k < sv->nroutes; k++) {
+		fprintf(f, "| %s |", sv->routes[k]);
+		dist_md(f, &sv->stats[k].latency_ms);
+		dist_md(f, &sv->stats[k].ttft_ms);
+		dist_md(f, &sv->stats[k].tokens_per_s);
+		fprintf(f, " %lld |\n", (long long)sv->stats[k].latency_ms.n);
+	}
+	fputs("\nPaired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
+	      "paired blocks, otherwise \"N timed batches, no interval\".\n", f);
+}
+
+static void csv_serving(FILE *f, const struct lr_serving_report *sv)
+{
+	char cell[256];
+	int r, k;
+
+	fputs("\r\nrun,condition,row,route,sets,responses,comparisons,exact,compared,gated,strict,formats,eos,gate_total,cell\r\n",
+	      f);
+	for (r = 0; r < sv->nrows; r++)
+		for (k = 0; k < sv->nroutes; k++) {
+			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
+
+			fprintf(f, "%lld,%d,", (long long)sv->rows[r].run, sv->rows[r].cond);
+			csv_str(f, sv->rows[r].label);
+			fputc(',', f);
+			csv_str(f, sv->routes[k]);
+			fprintf(f, ",%lld,%lld,%d,%lld,%lld,%d,%lld,%lld,%lld,%lld,", (long long)c->sets, (long long)c->cases,
+				c->comparisons, (long long)c->exact, (long long)c->compared, c->gated, (long long)c->strict,
+				(long long)c->formats, (long long)c->eos, (long long)c->gate_total);
+			csv_str(f, cell_text(cell, sizeof cell, c));
+			fputs("\r\n", f);
+		}
+}
+
+static json_t *json_dist(const struct lr_serving_dist *d)
+{
+	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90) : json_null();
+}
+
+static json_t *json_serving(const struct lr_serving_report *sv)
+{
+	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(), *stats = json_array();
+	char cell[256];
+	size_t i;
+	int r, k;
+
+	for (k = 0; k < sv->nroutes; k++) {
+		json_array_append_new(routes, json_string(sv->routes[k]));
+		json_array_append_new(stats, json_pack("{s:s, s:o, s:o, s:o}", "route", sv->routes[k], "latency_ms",
+						       json_dist(&sv->stats[k].latency_ms), "ttft_ms",
+						       json_dist(&sv->stats[k].ttft_ms), "tokens_per_s",
+						       json_dist(&sv->stats[k].tokens_per_s)));
+	}
+	for (r = 0; r < sv->nrows; r++) {
+		json_t *cells = json_array();
+
+		for (k = 0; k < sv->nroutes; k++) {
+			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
+
+			json_array_append_new(cells, json_pack("{s:s, s:I, s:I, s:i, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s}",
+							       "route", sv->routes[k], "sets", (json_int_t)c->sets,
+							       "responses", (json_int_t)c->cases, "comparisons",
+							       c->comparisons, "exact", (json_int_t)c->exact, "compared",
+							       (json_int_t)c->compared, "gated", c->gated, "strict",
+							       (json_int_t)c->strict, "formats", (json_int_t)c->formats,
+							       "eos", (json_int_t)c->eos, "gate_total",
+							       (json_int_t)c->gate_total, "cell",
+							       cell_text(cell, sizeof cell, c)));
+		}
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:i, s:o}", "label", sv->rows[r].label, "run",
+						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond, "cells",
+						      cells));
+	}
+	for (i = 0; i < sv->failing.n; i++)
+		json_array_append_new(failing, json_string(sv->failing.v[i]));
+	json_object_set_new(o, "routes", routes);
+	json_object_set_new(o, "rows", rows);
+	json_object_set_new(o, "combinations", json_pack("{s:i, s:i, s:i, s:i, s:i}", "total", sv->combinations, "passes",
+							 sv->passes, "failures", sv->failures, "uncollected",
+							 sv->uncollected, "unchecked", sv->unchecked));
+	json_object_set_new(o, "failing", failing);
+	json_object_set_new(o, "route_stats", stats);
+	return o;
+}
+
+static void html_serving(FILE *f, const struct lr_serving_report *sv)
+{
+	char cell[256];
+	size_t i;
+	int r, k;
+
+	fputs("<h2>Serving evidence</h2>\n<table><tr><th>Run / condition</th>", f);
+	for (k = 0; k < sv->nroutes; k++) {
+		fputs("<th>", f);
+		html(f, sv->routes[k]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (r = 0; r < sv->nrows; r++) {
+		fputs("<tr><td>", f);
+		html(f, sv->rows[r].label);
+		fputs("</td>", f);
+		for (k = 0; k < sv->nroutes; k++) {
+			fputs("<td>", f);
+			html(f, cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fprintf(f, "</table>\n<p>%d passes, %d failures, %d uncollected of %d combinations.</p>\n<ul>\n", sv->passes,
+		sv->failures, sv->uncollected, sv->combinations);
+	for (i = 0; i < sv->failing.n; i++) {
+		fputs("<li>", f);
+		html(f, sv->failing.v[i]);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static void write_md(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	int i;
 
@@ -128,6 +324,8 @@ static void write_md(FILE *f, const struct lr_report *rep, const char *title)
 		PACKAGE_VERSION);
 	for (i = 0; i < rep->nruns; i++)
 		md_run(f, &rep->runs[i]);
+	if (sv->nrows)
+		md_serving(f, sv);
 }
 
 static void csv_str(FILE *f, const char *s)
@@ -145,7 +343,7 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void write_csv(FILE *f, const struct lr_report *rep)
+static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
 {
 	char verdict[160];
 	int i, t, k;
@@ -178,9 +376,11 @@ static void write_csv(FILE *f, const struct lr_report *rep)
 				fputs("\r\n", f);
 			}
 	}
+	if (sv->nrows)
+		csv_serving(f, sv);
 }
 
-static void write_json(FILE *f, const struct lr_report *rep, const char *title)
+static void write_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	json_t *root = json_object(), *runs = json_array();
 	char verdict[160];
@@ -227,6 +427,8 @@ static void write_json(FILE *f, const struct lr_report *rep, const char *title)
 		json_array_append_new(runs, jr);
 	}
 	json_object_set_new(root, "runs", runs);
+	if (sv->nrows)
+		json_object_set_new(root, "serving", json_serving(sv));
 	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', f);
 	json_decref(root);
@@ -305,7 +507,7 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 #undef Y
 }
 
-static void write_html(FILE *f, const struct lr_report *rep, const char *title)
+static void write_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	char verdict[160], *cmd;
 	int i, t, k;
@@ -385,6 +587,8 @@ static void write_html(FILE *f, const struct lr_report *rep, const char *title)
 			fputs("</div>\n", f);
 		}
 	}
+	if (sv->nrows)
+		html_serving(f, sv);
 	fputs("</body></html>\n", f);
 }
 
@@ -396,6 +600,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		{ "experiment", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "routes", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -403,12 +608,15 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	const char *format = "md", *out = NULL, *run_ref = NULL;
 	struct lr_store *st = NULL;
 	struct lr_report rep;
+	struct lr_serving_report sv;
+	struct lr_strlist routes = { 0 };
 	char issue[256], title[320], *tmp = NULL;
 	int64_t run_id = 0;
 	int c, rc = 0, selectors = 0;
 	FILE *f = stdout;
 
 	memset(&rep, 0, sizeof rep);
+	memset(&sv, 0, sizeof sv);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
@@ -435,10 +643,17 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'R':
+			if ((rc = cmd_split_list(&routes, optarg))) {
+				lr_strlist_release(&routes);
+				return cmd_fail(rc);
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LR_EXIT_OK;
 		default:
+			lr_strlist_release(&routes);
 			return cmd_bad_option("report", argv, c);
 		}
 	}
@@ -456,13 +671,14 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		snprintf(title, sizeof title, "experiment %s", flt.experiment);
 	else
 		snprintf(title, sizeof title, "run %lld", (long long)run_id);
-	if ((rc = lr_report_build(st, &flt, run_id, &rep))) {
-		if (rc == LR_ENOTFOUND) {
-			lr_error_set(LR_ENOTFOUND, "cannot report on %s: no experiment runs match", title);
-			lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run'");
-		}
-		goto out;
+	if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
+		rc = lr_serving_report_build(st, rep.ids, rep.nids, (const char *const *)routes.v, (int)routes.n, &sv);
+	if (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows)) {
+		rc = lr_error_set(LR_ENOTFOUND, "cannot report on %s: no experiment runs match, and no serving evidence", title);
+		lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
 	}
+	if (rc)
+		goto out;
 	if (out) {
 		if (asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0 || !(f = fopen(tmp, "w"))) {
 			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
@@ -471,13 +687,13 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		}
 	}
 	if (!strcmp(format, "csv"))
-		write_csv(f, &rep);
+		write_csv(f, &rep, &sv);
 	else if (!strcmp(format, "json"))
-		write_json(f, &rep, title);
+		write_json(f, &rep, &sv, title);
 	else if (!strcmp(format, "html"))
-		write_html(f, &rep, title);
+		write_html(f, &rep, &sv, title);
 	else
-		write_md(f, &rep, title);
+		write_md(f, &rep, &sv, title);
 	if (out) {
 		if (fclose(f) != 0 || rename(tmp, out) != 0)
 			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
@@ -490,6 +706,8 @@ out:
 		unlink(tmp);
 	free(tmp);
 	lr_report_release(&rep);
+	lr_serving_report_release(&sv);
+	lr_strlist_release(&routes);
 	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,22 +9,28 @@
 
 /* One row: arm b against arm 0 in condition c, from the stored repetitions. */
 static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
-		     struct lr_report_row *row)
+		     const char *metric, int *higher, struct lr_report_row *row)
 {
 	double ta[2048], tb[2048], a1[1024], a2[1024], b1[1024], b2[1024], sa[2048], sb[2048];
 	int na = 0, nb = 0, i, rc;
 
 	memset(row, 0, sizeof *row);
 	row->cond = c->idx;
+	snprintf(row->label, sizeof row->label, "%s %lld/%lld", c->model, (long long)c->layers, (long long)c->tokens);
 	memcpy(row->model, c->model, sizeof row->model);
 	row->layers = c->layers;
 	row->tokens = c->tokens;
 	memcpy(row->status, c->status, sizeof row->status);
 	row->failure = c->failure;
 	row->flagged = c->flagged;
-	if ((rc = lr_store_arm_times(st, run, c->idx, 0, ta, 2048, &na)) ||
-	    (rc = lr_store_arm_times(st, run, c->idx, b, tb, 2048, &nb)))
+	if (metric && metric[0]) {
+		if ((rc = lr_store_arm_metric(st, run, c->idx, 0, metric, ta, 2048, &na, higher)) ||
+		    (rc = lr_store_arm_metric(st, run, c->idx, b, metric, tb, 2048, &nb, higher)))
+			return rc;
+	} else if ((rc = lr_store_arm_times(st, run, c->idx, 0, ta, 2048, &na)) ||
+		   (rc = lr_store_arm_times(st, run, c->idx, b, tb, 2048, &nb))) {
 		return rc;
+	}
 	row->blocks = (na < nb ? na : nb) / 2;
 	if (strcmp(c->status, "passed") || row->blocks < 1)
 		return 0;
@@ -39,12 +46,29 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	}
 	memcpy(sa, ta, (size_t)(2 * row->blocks) * sizeof *sa);
 	memcpy(sb, tb, (size_t)(2 * row->blocks) * sizeof *sb);
-	row->median_a_ms = lr_median(sa, (size_t)(2 * row->blocks)) * 1e3;
-	row->median_b_ms = lr_median(sb, (size_t)(2 * row->blocks)) * 1e3;
+	/* times in ms; a metric in its own unit */
+	row->median_a_ms = lr_median(sa, (size_t)(2 * row->blocks)) * (metric && metric[0] ? 1 : 1e3);
+	row->median_b_ms = lr_median(sb, (size_t)(2 * row->blocks)) * (metric && metric[0] ? 1 : 1e3);
 	if ((rc = lr_paired_estimate(a1, a2, b1, b2, row->blocks, &row->p)))
 		return rc;
 	row->has = 1;
 	return 0;
+}
+
+/* A command experiment's condition: its grid values, "all" without a grid. */
+static int command_label(struct lr_store *st, int64_t run, int cond, char *buf, size_t len)
+{
+	struct lr_kvlist params = { 0 };
+	size_t k, off = 0;
+	int rc = lr_store_condition_params(st, run, cond, &params);
+
+	buf[0] = '\0';
+	for (k = 0; !rc && k < params.n && off < len; k++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", k ? " " : "", params.v[k].key, params.v[k].value);
+	if (!rc && !params.n)
+		snprintf(buf, len, "all");
+	lr_kvlist_release(&params);
+	return rc;
 }
 
 static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
@@ -76,8 +100,13 @@ static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (c = 0; c < rr->nconds && !rc; c++)
-			rc = build_row(st, id, &rr->conds[c], a, &t->rows[t->nrows++]);
+		for (c = 0; c < rr->nconds && !rc; c++) {
+			struct lr_report_row *row = &t->rows[t->nrows++];
+
+			rc = build_row(st, id, &rr->conds[c], a, rr->def.metric, &rr->higher, row);
+			if (!rc && rr->def.target == LR_TARGET_COMMAND)
+				rc = command_label(st, id, rr->conds[c].idx, row->label, sizeof row->label);
+		}
 		if (rc)
 			goto out;
 	}
@@ -90,7 +119,7 @@ out:
 int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
 {
 	struct lr_run probe;
-	int64_t *ids = NULL;
+	int64_t *ids = NULL, *exp = NULL;
 	int rc = 0, i, n = 0, k = 0;
 
 	memset(out, 0, sizeof *out);
@@ -102,23 +131,28 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
 		return rc;
 	}
-	/* experiment runs only */
+	out->ids = ids;
+	out->nids = n;
+	if (!n)
+		rc = lr_error_set(LR_ENOTFOUND, "no runs match");
+	/* the experiment runs get tables */
+	exp = calloc((size_t)(n ? n : 1), sizeof *exp);
+	if (!rc && !exp)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < n && !rc; i++) {
 		lr_run_init(&probe);
 		rc = lr_store_run_load(st, ids[i], &probe);
 		if (!rc && probe.kind == LR_KIND_EXPERIMENT)
-			ids[k++] = ids[i];
+			exp[k++] = ids[i];
 		lr_run_release(&probe);
 	}
-	if (!rc && !k)
-		rc = lr_error_set(LR_ENOTFOUND, "no experiment runs match");
-	if (!rc && !(out->runs = calloc((size_t)k, sizeof *out->runs)))
+	if (!rc && k && !(out->runs = calloc((size_t)k, sizeof *out->runs)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < k && !rc; i++) {
 		out->nruns++;
-		rc = build_run(st, ids[i], &out->runs[i]);
+		rc = build_run(st, exp[i], &out->runs[i]);
 	}
-	free(ids);
+	free(exp);
 	if (rc)
 		lr_report_release(out);
 	return rc;
@@ -143,5 +177,6 @@ void lr_report_release(struct lr_report *r)
 		lr_run_release(&rr->run);
 	}
 	free(r->runs);
+	free(r->ids);
 	memset(r, 0, sizeof *r);
 }

@@ -15,6 +15,7 @@
 
 struct lr_report_row {
 	int cond;
+	char label[256];		/* "qwen3-4b 28/2048", or a command experiment's grid values */
 	char model[32];
 	int64_t layers, tokens;
 	char status[16];
@@ -35,6 +36,7 @@ struct lr_report_table {
 struct lr_report_run {
 	struct lr_run run;
 	struct lr_expdef def;
+	int higher;			/* command experiments: the metric is better higher */
 	char arm[LR_EXP_MAXARMS][32], kernel[LR_EXP_MAXARMS][32];
 	int narm;
 	struct lr_store_condition_row *conds;
@@ -45,13 +47,16 @@ struct lr_report_run {
 };
 
 struct lr_report {
-	struct lr_report_run *runs;
+	struct lr_report_run *runs;	/* the experiment runs, with their tables */
 	int nruns;
+	int64_t *ids;			/* every matching run, oldest first (serving evidence may be on any) */
+	int nids;
 };
 
 /*
- * The experiment runs matching 'f' (or the single run 'run_id' when > 0),
- * oldest first, with their tables. LR_ENOTFOUND when none match.
+ * The runs matching 'f' (or the single run 'run_id' when > 0), oldest
+ * first; the experiment runs among them with their tables. LR_ENOTFOUND
+ * when no run matches.
  */
 int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
 void lr_report_release(struct lr_report *r);

@@ -487,3 +487,20 @@ int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct
 	sqlite3_finalize(s);
 	return rc;
 }
+
+int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
+				     " ORDER BY arm_idx")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the arms' routes");
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -321,6 +321,105 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 	return rc;
 }
 
+int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT s.comparison_id, s.run_id, c.reference_set_id, c.candidate_set_id, s.reference_run, s.kind,"
+		" s.reference_route, s.candidate_route, coalesce(s.condition_idx, -1), s.exact, s.token_mismatch,"
+		" s.text_mismatch, s.finish_mismatch, s.missing, s.total"
+		" FROM comparison_summary s JOIN comparison c ON c.id = s.comparison_id WHERE s.run_id = :run ORDER BY 1";
+	struct lr_comparison_row c;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&c, 0, sizeof c);
+		c.id = sqlite3_column_int64(s, 0);
+		c.run = sqlite3_column_int64(s, 1);
+		c.ref_set = sqlite3_column_int64(s, 2);
+		c.cand_set = sqlite3_column_int64(s, 3);
+		c.ref_run = sqlite3_column_int64(s, 4);
+		snprintf(c.kind, sizeof c.kind, "%s", (const char *)sqlite3_column_text(s, 5));
+		snprintf(c.ref_route, sizeof c.ref_route, "%s", (const char *)sqlite3_column_text(s, 6));
+		snprintf(c.cand_route, sizeof c.cand_route, "%s", (const char *)sqlite3_column_text(s, 7));
+		c.cond = sqlite3_column_int(s, 8);
+		c.exact = sqlite3_column_int64(s, 9);
+		c.token_mismatch = sqlite3_column_int64(s, 10);
+		c.text_mismatch = sqlite3_column_int64(s, 11);
+		c.finish_mismatch = sqlite3_column_int64(s, 12);
+		c.missing = sqlite3_column_int64(s, 13);
+		c.total = sqlite3_column_int64(s, 14);
+		rc = fn(arg, &c);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the comparisons");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT s.gate_id, s.run_id, g.set_id, s.route, s.key_sha256, coalesce(s.condition_idx, -1), s.strict_answers,"
+		" s.formats, s.eos, s.missing, s.total FROM gate_summary s JOIN gate g ON g.id = s.gate_id"
+		" WHERE s.run_id = :run ORDER BY 1";
+	struct lr_gate_row g;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&g, 0, sizeof g);
+		g.id = sqlite3_column_int64(s, 0);
+		g.run = sqlite3_column_int64(s, 1);
+		g.set = sqlite3_column_int64(s, 2);
+		snprintf(g.route, sizeof g.route, "%s", (const char *)sqlite3_column_text(s, 3));
+		snprintf(g.key_sha256, sizeof g.key_sha256, "%s", (const char *)sqlite3_column_text(s, 4));
+		g.cond = sqlite3_column_int(s, 5);
+		g.strict = sqlite3_column_int64(s, 6);
+		g.formats = sqlite3_column_int64(s, 7);
+		g.eos = sqlite3_column_int64(s, 8);
+		g.missing = sqlite3_column_int64(s, 9);
+		g.total = sqlite3_column_int64(s, 10);
+		rc = fn(arg, &g);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the gates");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT case_id, missing, format_ok, answer_ok, eos FROM gate_case WHERE gate_id = :id"
+		" AND NOT (answer_ok AND eos) ORDER BY case_id";
+	struct lr_gate_case c;
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":id", id);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		c.case_id = (char *)sqlite3_column_text(s, 0);
+		c.missing = sqlite3_column_int(s, 1);
+		c.format_ok = sqlite3_column_int(s, 2);
+		c.answer_ok = sqlite3_column_int(s, 3);
+		c.eos = sqlite3_column_int(s, 4);
+		rc = fn(arg, &c);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the gate's cases");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
 		  const struct lr_gate_case *cases, int n, int64_t *id)
 {

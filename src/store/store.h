@@ -206,6 +206,9 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double *out, int max,
 			int *n, int *higher);
 
+/* The routes of a command experiment's arms that declare responses, in arm order. */
+int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg);
+
 /* The grid values of a command experiment's condition (key -> value, in [grid] order). */
 int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out);
 
@@ -343,6 +346,33 @@ struct lr_gate_case {
 	char *case_id;
 	int missing, format_ok, answer_ok, eos;
 };
+
+/* A stored comparison with its counts (comparison_summary). */
+struct lr_comparison_row {
+	int64_t id, run, ref_set, cand_set, ref_run;
+	char kind[16], ref_route[128], cand_route[128];
+	int cond;			/* the candidate's, -1 when ingested by hand */
+	int64_t exact, token_mismatch, text_mismatch, finish_mismatch, missing, total;
+};
+typedef int (*lr_comparison_fn)(void *arg, const struct lr_comparison_row *c);
+/* The comparisons whose candidate belongs to run 'run', by id. */
+int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg);
+
+/* A stored gate with its scores (gate_summary). */
+struct lr_gate_row {
+	int64_t id, run, set;
+	char route[128], key_sha256[LR_SHA256_HEX];
+	int cond;
+	int64_t strict, formats, eos, missing, total;
+};
+typedef int (*lr_gate_fn)(void *arg, const struct lr_gate_row *g);
+/* The gates of run 'run', by id. */
+int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg);
+
+/* Every case of gate 'id' that did not pass all three checks, by case id. */
+typedef int (*lr_gate_case_fn)(void *arg, const struct lr_gate_case *c);
+int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg);
+
 
 /* Store a gate of set 'set' of run 'run' with its cases, in one transaction (resealing a final run). */
 int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,

@@ -1,0 +1,388 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/stats.h"
+#include "serving/report.h"
+
+/* ---- rows and routes ----------------------------------------------------------- */
+
+static int route_index(struct lr_serving_report *r, const char *route, int add)
+{
+	int i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if (!strcmp(r->routes[i], route))
+			return i;
+	if (!add)
+		return -1;
+	if (r->nroutes == LR_SERVING_MAXROUTES)
+		return lr_error_set(LR_EREFUSED, "more than %d routes in one report", LR_SERVING_MAXROUTES);
+	snprintf(r->routes[r->nroutes], sizeof r->routes[0], "%s", route);
+	return r->nroutes++;
+}
+
+static int row_order(const void *a, const void *b)
+{
+	const struct lr_serving_row *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return (x->cond > y->cond) - (x->cond < y->cond);
+}
+
+static int row_index(struct lr_serving_report *r, int64_t run, int cond, int add)
+{
+	struct lr_serving_row *v;
+	int i;
+
+	for (i = 0; i < r->nrows; i++)
+		if (r->rows[i].run == run && r->rows[i].cond == cond)
+			return i;
+	if (!add)
+		return -1;
+	if (!(v = realloc(r->rows, (size_t)(r->nrows + 1) * sizeof *v)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	r->rows = v;
+	memset(&v[r->nrows], 0, sizeof *v);
+	v[r->nrows].run = run;
+	v[r->nrows].cond = cond;
+	return r->nrows++;
+}
+
+struct collect {
+	struct lr_serving_report *r;
+	struct lr_store *st;
+	int add_routes;
+	int rc;
+};
+
+static int note_set(void *arg, const struct lr_response_set *s)
+{
+	struct collect *c = arg;
+	int row, route;
+
+	if ((row = row_index(c->r, s->run, s->cond, 1)) < 0)
+		return row;
+	if ((route = route_index(c->r, s->route, c->add_routes)) == -1)
+		return 0; /* a route the user left out of --routes */
+	if (route < 0)
+		return route;
+	return 0;
+}
+
+/* A route a command experiment's arm declares, even where it collected nothing. */
+static int note_route(void *arg, const char *route)
+{
+	struct collect *c = arg;
+	int rc = route_index(c->r, route, 1);
+
+	return rc < 0 ? rc : 0;
+}
+
+/* A command experiment with responses has a row for every condition, collected or not. */
+static int experiment_rows(struct lr_store *st, struct lr_serving_report *r, int64_t run)
+{
+	struct lr_store_condition_row *conds = NULL;
+	int i, n = 0, rc = 0, has = 0;
+
+	for (i = 0; i < r->nrows; i++)
+		has |= r->rows[i].run == run && r->rows[i].cond >= 0;
+	if (!has)
+		return 0;
+	if ((rc = lr_store_conditions(st, run, &conds, &n)))
+		return rc;
+	for (i = 0; i < n && rc >= 0; i++)
+		rc = row_index(r, run, conds[i].idx, 1);
+	lr_store_conditions_free(conds, n);
+	if (rc < 0)
+		return rc;
+	/* rows in condition order within a run */
+	qsort(r->rows, (size_t)r->nrows, sizeof *r->rows, row_order);
+	return 0;
+}
+
+/* Labels: a command experiment's grid values, else the run. */
+static int label_rows(struct lr_store *st, struct lr_serving_report *r)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < r->nrows && !rc; i++) {
+		struct lr_serving_row *w = &r->rows[i];
+		struct lr_kvlist params = { 0 };
+		size_t k, off;
+
+		off = (size_t)snprintf(w->label, sizeof w->label, "run %lld", (long long)w->run);
+		if (w->cond >= 0 && !(rc = lr_store_condition_params(st, w->run, w->cond, &params)))
+			for (k = 0; k < params.n && off < sizeof w->label; k++)
+				off += (size_t)snprintf(w->label + off, sizeof w->label - off, "%s%s=%s", k ? " " : ": ",
+							params.v[k].key, params.v[k].value);
+		lr_kvlist_release(&params);
+	}
+	return rc;
+}
+
+/* ---- cells ----------------------------------------------------------------------- */
+
+static struct lr_serving_cell *cell_of(struct lr_serving_report *r, int64_t run, int cond, const char *route)
+{
+	int row = row_index(r, run, cond, 0), col = route_index(r, route, 0);
+
+	return row < 0 || col < 0 ? NULL : &r->cells[row * r->nroutes + col];
+}
+
+static int count_set(void *arg, const struct lr_response_set *s)
+{
+	struct collect *c = arg;
+	struct lr_serving_cell *cell = cell_of(c->r, s->run, s->cond, s->route);
+
+	if (cell) {
+		cell->sets++;
+		cell->cases += s->cases;
+	}
+	return 0;
+}
+
+static int add_failure(struct lr_serving_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_failure(struct lr_serving_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = lr_strlist_add(&r->failing, s);
+	free(s);
+	return rc;
+}
+
+struct case_ctx {
+	struct lr_serving_report *r;
+	const char *where;
+};
+
+static int note_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
+{
+	struct case_ctx *x = arg;
+
+	char tokens[64] = "";
+
+	if (o->missing)
+		return add_failure(x->r, "%s: case %s: missing in the %s", x->where, case_id,
+				   o->missing == 1 ? "reference" : "candidate");
+	if (!o->tokens_equal)
+		snprintf(tokens, sizeof tokens, " tokens differ at position %lld;", (long long)o->first_token_diff);
+	return add_failure(x->r, "%s: case %s:%s%s%s", x->where, case_id, tokens, o->text_equal ? "" : " text differs;",
+			   o->finish_equal ? "" : " finish reason differs;");
+}
+
+static int count_comparison(void *arg, const struct lr_comparison_row *k)
+{
+	struct collect *c = arg;
+	struct lr_serving_cell *cell = cell_of(c->r, k->run, k->cond, k->cand_route);
+	char where[400];
+	struct case_ctx x = { c->r, where };
+	int row;
+
+	if (!cell)
+		return 0;
+	cell->comparisons++;
+	cell->exact += k->exact;
+	cell->compared += k->total;
+	if (k->exact == k->total && !k->finish_mismatch)
+		return 0;
+	cell->failing++;
+	row = row_index(c->r, k->run, k->cond, 0);
+	snprintf(where, sizeof where, "%s / %s (%s against %s of run %lld)", c->r->rows[row].label, k->cand_route, k->kind,
+		 k->ref_route, (long long)k->ref_run);
+	return lr_store_comparison_failures(c->st, k->id, note_case, &x);
+}
+
+static int note_gate_case(void *arg, const struct lr_gate_case *g)
+{
+	struct case_ctx *x = arg;
+
+	if (g->missing)
+		return add_failure(x->r, "%s: case %s: no response", x->where, g->case_id);
+	return add_failure(x->r, "%s: case %s:%s%s%s", x->where, g->case_id, g->format_ok ? "" : " format fails;",
+			   g->format_ok && !g->answer_ok ? " wrong answer;" : "", g->eos ? "" : " no EOS;");
+}
+
+static int count_gate(void *arg, const struct lr_gate_row *g)
+{
+	struct collect *c = arg;
+	struct lr_serving_cell *cell = cell_of(c->r, g->run, g->cond, g->route);
+	char where[400];
+	struct case_ctx x = { c->r, where };
+	int row;
+
+	if (!cell)
+		return 0;
+	/* the latest gate of a cell is the one shown */
+	cell->gated = 1;
+	cell->strict = g->strict;
+	cell->formats = g->formats;
+	cell->eos = g->eos;
+	cell->gate_total = g->total;
+	if (g->strict == g->total && g->eos == g->total)
+		return 0;
+	row = row_index(c->r, g->run, g->cond, 0);
+	snprintf(where, sizeof where, "%s / %s (gate, key %.12s)", c->r->rows[row].label, g->route, g->key_sha256);
+	return lr_store_gate_failures(c->st, g->id, note_gate_case, &x);
+}
+
+/* ---- latency, TTFT and tokens/s per route ------------------------------------------ */
+
+struct samples {
+	double *v;
+	size_t n, cap;
+};
+
+static int sample(struct samples *s, double x)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		double *v = realloc(s->v, cap * sizeof *v);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = x;
+	return 0;
+}
+
+struct route_samples {
+	struct samples latency, ttft, tps;
+};
+
+static int take(void *arg, const struct lr_response *r)
+{
+	struct route_samples *s = arg;
+	int64_t out = r->output_tokens >= 0 ? r->output_tokens : r->ntokens;
+	int rc = 0;
+
+	if (!isnan(r->latency_ms))
+		rc = sample(&s->latency, r->latency_ms);
+	if (!rc && !isnan(r->ttft_ms))
+		rc = sample(&s->ttft, r->ttft_ms);
+	if (!rc && !isnan(r->latency_ms) && r->latency_ms > 0)
+		rc = sample(&s->tps, (double)out / (r->latency_ms / 1e3));
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and p90 (nearest rank) of s; n = 0 when there are none. */
+static void summary(struct samples *s, struct lr_serving_dist *d)
+{
+	d->n = (int64_t)s->n;
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof *s->v, cmp_double);
+	d->p90 = s->v[(size_t)ceil(0.9 * (double)s->n) - 1];
+	d->median = lr_median(s->v, s->n);
+}
+
+struct stats_ctx {
+	struct lr_store *st;
+	const char *route;
+	struct route_samples *s;
+};
+
+static int route_sets(void *arg, const struct lr_response_set *set)
+{
+	struct stats_ctx *x = arg;
+
+	return lr_store_set_responses(x->st, set->id, take, x->s);
+}
+
+static int route_stats(struct lr_store *st, struct lr_serving_report *r, const int64_t *runs, int nruns)
+{
+	int i, k, rc = 0;
+
+	for (k = 0; k < r->nroutes && !rc; k++) {
+		struct route_samples s = { { 0 }, { 0 }, { 0 } };
+		struct stats_ctx x = { st, r->routes[k], &s };
+
+		for (i = 0; i < nruns && !rc; i++)
+			rc = lr_store_sets(st, runs[i], r->routes[k], route_sets, &x);
+		summary(&s.latency, &r->stats[k].latency_ms);
+		summary(&s.ttft, &r->stats[k].ttft_ms);
+		summary(&s.tps, &r->stats[k].tokens_per_s);
+		free(s.latency.v);
+		free(s.ttft.v);
+		free(s.tps.v);
+	}
+	return rc;
+}
+
+/* ---- the report ------------------------------------------------------------------------ */
+
+int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
+			    int nroutes, struct lr_serving_report *r)
+{
+	struct collect c = { r, st, nroutes == 0, 0 };
+	int i, k, rc = 0;
+
+	memset(r, 0, sizeof *r);
+	for (k = 0; k < nroutes && !rc; k++)
+		rc = route_index(r, routes[k], 1) < 0 ? LR_EINVAL : 0;
+	for (i = 0; i < nruns && !rc; i++)
+		if (!(rc = lr_store_sets(st, runs[i], NULL, note_set, &c)) && nroutes == 0)
+			rc = lr_store_arm_routes(st, runs[i], note_route, &c);
+	for (i = 0; i < nruns && !rc; i++)
+		rc = experiment_rows(st, r, runs[i]);
+	if (rc || !r->nrows)
+		return rc;
+	if ((rc = label_rows(st, r)))
+		return rc;
+	r->cells = calloc((size_t)r->nrows * (size_t)(r->nroutes ? r->nroutes : 1), sizeof *r->cells);
+	r->stats = calloc((size_t)(r->nroutes ? r->nroutes : 1), sizeof *r->stats);
+	if (!r->cells || !r->stats)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < nruns && !rc; i++)
+		if (!(rc = lr_store_sets(st, runs[i], NULL, count_set, &c)) &&
+		    !(rc = lr_store_comparisons(st, runs[i], count_comparison, &c)))
+			rc = lr_store_gates(st, runs[i], count_gate, &c);
+	if (rc)
+		return rc;
+	for (i = 0; i < r->nrows * r->nroutes; i++) {
+		const struct lr_serving_cell *x = &r->cells[i];
+
+		r->combinations++;
+		if (!x->sets)
+			r->uncollected++;
+		else if (x->failing || (x->gated && (x->strict < x->gate_total || x->eos < x->gate_total)))
+			r->failures++;
+		else if (!x->comparisons && !x->gated)
+			r->unchecked++;
+		else
+			r->passes++;
+	}
+	return route_stats(st, r, runs, nruns);
+}
+
+void lr_serving_report_release(struct lr_serving_report *r)
+{
+	free(r->rows);
+	free(r->cells);
+	free(r->stats);
+	lr_strlist_release(&r->failing);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,63 @@
+#ifndef LR_SERVING_REPORT_H
+#define LR_SERVING_REPORT_H
+
+/*
+ * The serving part of a report: a matrix with a row per run or command
+ * experiment condition and a column per route, each cell holding its
+ * within-route parity (exact/total over the comparisons whose candidate it
+ * is) and its gate scores; the combination count; every failing or missing
+ * case by id; and per route the median and p90 of latency, TTFT and
+ * tokens/s. Recomputed from the stored rows. Nothing here prints.
+ */
+
+#include <stdint.h>
+
+#include "base/model.h"
+#include "store/store.h"
+
+#define LR_SERVING_MAXROUTES 32
+
+struct lr_serving_row {
+	int64_t run;
+	int cond;			/* -1: responses ingested by hand */
+	char label[256];		/* "run 7", or "run 7: model=qwen3-4b batch=4" */
+};
+
+struct lr_serving_cell {
+	int64_t sets, cases;		/* collected: sets > 0 */
+	int comparisons, failing;	/* comparisons with this cell as candidate; those not all exact */
+	int64_t exact, compared;	/* summed over them */
+	int gated;			/* a gate scored it (the latest is shown) */
+	int64_t strict, formats, eos, gate_total;
+};
+
+struct lr_serving_dist {
+	int64_t n;
+	double median, p90;
+};
+
+struct lr_serving_route_stats {
+	struct lr_serving_dist latency_ms, ttft_ms, tokens_per_s;
+};
+
+struct lr_serving_report {
+	char routes[LR_SERVING_MAXROUTES][128];
+	int nroutes;
+	struct lr_serving_row *rows;
+	int nrows;
+	struct lr_serving_cell *cells;		/* nrows x nroutes, row-major */
+	int combinations, passes, failures, uncollected, unchecked;
+	struct lr_strlist failing;		/* every failing or missing case, in words */
+	struct lr_serving_route_stats *stats;	/* per route */
+};
+
+/*
+ * Build it over runs[0..n): the routes in the order given (every route found,
+ * in order of appearance, when nroutes is 0). nrows is 0 when no run holds
+ * responses. Release with lr_serving_report_release() either way.
+ */
+int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
+			    int nroutes, struct lr_serving_report *r);
+void lr_serving_report_release(struct lr_serving_report *r);
+
+#endif
