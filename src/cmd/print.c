@@ -47,7 +47,7 @@ static void print_row(const struct lr_expdef *d, const struct lr_run_condition *
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
 {
 	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
-	const char *unit = "ms";
+	const char *unit = d->metric[0] ? "" : "ms";
 
 	for (ci = 0; ci < r->nconditions; ci++) {
 		if (!strcmp(r->cond[ci].status, "passed"))

@@ -183,10 +183,10 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 			fprintf(f, " %s |", cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
 		fputc('\n', f);
 	}
-	fprintf(f, "\n%d passes, %d failures, %d uncollected of %d combinations", sv->passes, sv->failures, sv->uncollected,
-		sv->combinations);
+	fprintf(f, "\nWithin-route parity: %d passes, %d failures, %d uncollected of %d combinations", sv->passes,
+		sv->failures, sv->uncollected, sv->combinations);
 	if (sv->unchecked)
-		fprintf(f, " (%d collected but neither compared nor gated)", sv->unchecked);
+		fprintf(f, " (%d collected but never compared)", sv->unchecked);
 	fprintf(f, ".\n\nFailing and missing cases:%s\n", sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++)
 		fprintf(f, "* %s\n", sv->failing.v[i]);

@@ -515,7 +515,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	snprintf(path, sizeof path, "%s/%s", outdir, resp);
 	free(resp);
 	if (access(path, F_OK) != 0)
-		return asprintf(&e->failure, "declared responses file '%s' is missing", arm->responses) < 0 ? LR_ENOMEM : 0;
+		return 0; /* no responses: the route is uncollected here, which the report shows */
 	rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
 	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
 		e->failure = strdup(lr_error_msg());
@@ -621,6 +621,7 @@ struct route_sets {
 	struct lr_store *st;
 	int64_t run;
 	int rc;
+	int within;			/* compare later sets with the first; else only note the first */
 };
 
 static int compare_later(void *arg, const struct lr_response_set *s)
@@ -635,7 +636,40 @@ static int compare_later(void *arg, const struct lr_response_set *s)
 		r->first = s->id;
 		return 0;
 	}
+	if (!r->within)
+		return 0;
 	return lr_compare_sets(r->st, r->run, "within-route", r->first, s->id, &k, &id);
+}
+
+/* The first set of 'route' in this condition (0 when it collected none). */
+static int first_set(struct lr_command_ctx *c, const char *route, int64_t *set)
+{
+	struct route_sets r = { .cond = c->cond, .st = c->st, .run = c->run };
+	int rc = lr_store_sets(c->st, c->run, route, compare_later, &r);
+
+	*set = r.first;
+	return rc;
+}
+
+/* Each route's first set against the reference route's, and through the answer key. */
+static int cross_and_gate(struct lr_command_ctx *c, const struct lr_exp_arm *arm)
+{
+	struct lr_compare_counts k;
+	struct lr_gate_counts g;
+	int64_t set, ref, id;
+	int rc;
+
+	if ((rc = first_set(c, arm->route, &set)) || !set)
+		return rc;
+	if (c->d->reference_route[0] && strcmp(arm->route, c->d->reference_route)) {
+		if ((rc = first_set(c, c->d->reference_route, &ref)))
+			return rc;
+		if (ref && (rc = lr_compare_sets(c->st, c->run, "cross-route", ref, set, &k, &id)))
+			return rc;
+	}
+	if (c->d->answers[0] && (rc = lr_gate_score(c->st, c->run, set, c->d->answers, &g, &id)))
+		return rc;
+	return 0;
 }
 
 int lr_command_compare_routes(struct lr_command_ctx *c)
@@ -643,7 +677,7 @@ int lr_command_compare_routes(struct lr_command_ctx *c)
 	int a, b, rc = 0;
 
 	for (a = 0; a < c->d->narms && !rc; a++) {
-		struct route_sets r = { .cond = c->cond, .st = c->st, .run = c->run };
+		struct route_sets r = { .cond = c->cond, .st = c->st, .run = c->run, .within = 1 };
 
 		if (!c->d->arms[a].responses[0])
 			continue;
@@ -652,7 +686,8 @@ int lr_command_compare_routes(struct lr_command_ctx *c)
 				break;
 		if (b < a)
 			continue;
-		rc = lr_store_sets(c->st, c->run, c->d->arms[a].route, compare_later, &r);
+		if (!(rc = lr_store_sets(c->st, c->run, c->d->arms[a].route, compare_later, &r)))
+			rc = cross_and_gate(c, &c->d->arms[a]);
 	}
 	return rc;
 }

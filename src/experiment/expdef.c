@@ -179,6 +179,13 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT
 			    : !strcmp(target, "command") ? LR_TARGET_COMMAND
 							 : LR_TARGET_ENCODE;
+	} else if (!strcmp(k, "reference_route") || !strcmp(k, "answers")) {
+		char *dst = k[0] == 'a' ? d->answers : d->reference_route;
+		size_t len = k[0] == 'a' ? sizeof d->answers : sizeof d->reference_route;
+
+		if (!*v || strlen(v) >= len)
+			return fail(p, p->line, "'%s' is empty or longer than %zu characters", k, len - 1);
+		snprintf(dst, len, "%s", v);
 	} else if (!strcmp(k, "reference")) {
 		if (strlen(v) >= sizeof d->reference)
 			return fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
@@ -524,6 +531,20 @@ static int check_command(struct parse *p)
 	for (a = 0; ok && a < d->narms; a++)
 		ok = check_command_arm(p, &d->arms[a], refs.n);
 	lr_strlist_release(&refs);
+	if (ok && d->reference_route[0]) {
+		for (a = 0; a < d->narms; a++)
+			if (d->arms[a].responses[0] && !strcmp(d->arms[a].route, d->reference_route))
+				break;
+		if (a == d->narms)
+			ok = fail(p, line, "'reference_route' is '%s', but no arm with 'responses' has that route",
+				  d->reference_route);
+	}
+	if (ok && d->answers[0]) {
+		for (a = 0; a < d->narms && !d->arms[a].responses[0]; a++)
+			;
+		if (a == d->narms)
+			ok = fail(p, line, "'answers' needs an arm that declares 'responses'");
+	}
 	return ok;
 }
 
@@ -549,9 +570,9 @@ static int check_whole(struct parse *p)
 		    d->arms[i].responses[0] || d->arms[i].route[0] || d->arms[i].timeout_s > 0)
 			return fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
 				    d->arms[i].name);
-	if (d->metric[0] || d->reference[0])
-		return fail(p, section_line(p, d->metric[0] ? "design" : "experiment"),
-			    "'%s' is for 'target = command' only", d->metric[0] ? "metric" : "reference");
+	if (d->metric[0] || d->reference[0] || d->answers[0] || d->reference_route[0])
+		return fail(p, section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
+			    d->metric[0] ? "metric" : d->reference[0] ? "reference" : d->answers[0] ? "answers" : "reference_route");
 	if (!section_line(p, "grid"))
 		return fail(p, last, "no [grid] section: the conditions come from it");
 	if (!d->nmodels || !d->ntokens)

@@ -61,6 +61,8 @@ struct lr_expdef {
 	int cpu;			/* CPU to pin, -1: the one the runner starts on */
 	char metric[64];		/* command: the primary metric, "" for wall time */
 	char reference[200];		/* command: reference output files (templates), "" for none */
+	char reference_route[64];	/* command: every route's responses compared with this route's */
+	char answers[200];		/* command: frozen answer key every route's responses are gated with */
 	/* [arm NAME], in file order; the first is the baseline */
 	struct lr_exp_arm arms[LR_EXP_MAXARMS];
 	int narms;

@@ -202,8 +202,8 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 		return 0;
 	cell->failing++;
 	row = row_index(c->r, k->run, k->cond, 0);
-	snprintf(where, sizeof where, "%s / %s (%s against %s of run %lld)", c->r->rows[row].label, k->cand_route, k->kind,
-		 k->ref_route, (long long)k->ref_run);
+	snprintf(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
+		 k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
 	return lr_store_comparison_failures(c->st, k->id, note_case, &x);
 }
 
@@ -368,9 +368,9 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		r->combinations++;
 		if (!x->sets)
 			r->uncollected++;
-		else if (x->failing || (x->gated && (x->strict < x->gate_total || x->eos < x->gate_total)))
+		else if (x->failing)
 			r->failures++;
-		else if (!x->comparisons && !x->gated)
+		else if (!x->comparisons)
 			r->unchecked++;
 		else
 			r->passes++;

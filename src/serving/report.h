@@ -46,6 +46,7 @@ struct lr_serving_report {
 	struct lr_serving_row *rows;
 	int nrows;
 	struct lr_serving_cell *cells;		/* nrows x nroutes, row-major */
+	/* (row, route) combinations by parity: all exact, not, no responses, responses never compared */
 	int combinations, passes, failures, uncollected, unchecked;
 	struct lr_strlist failing;		/* every failing or missing case, in words */
 	struct lr_serving_route_stats *stats;	/* per route */
