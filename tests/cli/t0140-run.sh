@@ -68,6 +68,9 @@ n=$(q "SELECT count(*) FROM repetition r JOIN run ON run.id = r.run_id WHERE run
 ok "$n repetitions measured before Ctrl-C are kept"
 equals "$(q "SELECT c.status FROM condition c JOIN run ON run.id = c.run_id WHERE run.status = 'cancelled' AND c.idx = 3")" "missing" \
 	"the condition never reached is recorded as missing"
+equals "$(q "SELECT c.status || ': ' || substr(c.failure, 1, 30) FROM condition c JOIN run ON run.id = c.run_id
+	WHERE run.status = 'cancelled' AND c.idx = 1")" "missing: not completed: cancelled after" \
+	"the condition Ctrl-C interrupted is missing, not failed: its arms did not fail"
 
 # order = random: each block is a permutation drawn from the seed, then mirrored.
 sed 's/^\[design\]$/[design]\norder = random/' "$X/tiny-encode.ini" >random.ini

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Command experiments (issue 10, done-when 1): the user's own commands in the paired design.
+# Two commands whose run times differ by a known amount give the right direction and an
+# interval that contains their true ratio; a condition whose command fails is kept, named
+# and counted; parity by declared outputs catches one differing byte; a metric that is
+# better higher is compared the right way round and worded as such.
+. "$(dirname "$0")/lib.sh"
+q() { "$LABRUN" sql --csv "$1" | sed -n 2p | tr -d '\r'; }
+
+cat >sleeps.ini <<'EOF2'
+[experiment]
+name = sleeps
+target = command
+[design]
+blocks = 20
+warmup = 1
+[arm fast]
+command = sh -c 'sleep 0.02; echo same >"$1"' sh {outdir}/out.txt
+outputs = out.txt
+[arm slow]
+command = sh -c 'sleep 0.03; echo same >"$1"' sh {outdir}/out.txt
+outputs = out.txt
+EOF2
+expect_exit 0 "a command experiment" "$LABRUN" run -q sleeps.ini
+contains "$T/out" "parity: 1 passed, 0 failed, 0 missing" "parity by declared outputs holds"
+contains "$T/out" "| all |" "one condition without a grid"
+contains "$T/out" "slow is " "the verdict names the slower arm"
+equals "$(q "SELECT count(*) FROM execution WHERE run_id = 1")" "86" "every execution is recorded: 2 parity + (1 + 20 blocks) x 4"
+equals "$(q "SELECT count(*) FROM execution WHERE run_id = 1 AND stdout_sha256 IS NOT NULL AND stderr_sha256 IS NOT NULL
+	AND exit_code = 0 AND peak_rss_kib > 0 AND user_s >= 0")" "86" "exit status, rusage and logs of each"
+# The true ratio of the two commands' run times: sleeps of 30 and 20 ms plus the same start-up
+# cost (0..10 ms) put it in [1.33, 1.5], so the interval must lie above 1.2 and below 1.6; and
+# it must contain the median of the per-block ratios computed here with awk from the raw rows.
+"$LABRUN" report --run 1 --format json >"$T/r.json"
+lo=$(jq -r '.runs[0].tables[0].rows[0].interval[0]' "$T/r.json")
+hi=$(jq -r '.runs[0].tables[0].rows[0].interval[1]' "$T/r.json")
+"$LABRUN" sql --csv "SELECT block, arm_idx, wall_s FROM execution WHERE run_id = 1 AND block >= 1" | tail -n +2 |
+	tr -d '\r' | awk -F, '{ t[$1, $2] += $3; b[$1] = 1 } END { for (k in b) printf "%.6f\n", t[k, 1] / t[k, 0] }' |
+	sort -g >"$T/ratios"
+ratio=$(awk '{ v[n++] = $1 } END { printf "%.4f", n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }' "$T/ratios")
+awk -v lo="$lo" -v hi="$hi" -v r="$ratio" 'BEGIN { exit !(lo <= r && r <= hi && lo >= 1.2 && hi <= 1.6) }' ||
+	fail "interval [$lo, $hi] should lie within [1.2, 1.6] and contain the median block ratio $ratio"
+ok "slower, interval [$lo, $hi] contains the true ratio $ratio"
+
+# A failing command: its condition is kept, named with the exit status and stderr, and counted.
+cat >fails.ini <<'EOF2'
+[experiment]
+name = fails
+target = command
+[design]
+blocks = 6
+warmup = 0
+[arm a]
+command = sh -c 'if [ "$1" = bad ]; then echo "the harness broke on $1" >&2; exit 3; fi' sh {mode}
+[arm b]
+command = sh -c 'true' sh {mode}
+[grid]
+mode = good, bad
+EOF2
+expect_exit 1 "a run with a failing command" "$LABRUN" run -q fails.ini
+contains "$T/out" "parity: 1 passed, 1 failed, 0 missing" "the failure is counted"
+contains "$T/out" "mode=bad: failed: arm 'a', parity execution: exited with status 3; stderr ends: the harness broke on bad" \
+	"named with its exit status and the tail of its stderr"
+equals "$(q "SELECT status FROM run WHERE id = 2")" "failed" "the run is failed, kept"
+equals "$(q "SELECT status FROM condition WHERE run_id = 2 AND idx = 1")" "failed" "the condition is kept"
+equals "$(q "SELECT exit_code FROM execution WHERE run_id = 2 AND condition_idx = 1 AND failure IS NOT NULL")" "3" \
+	"the failing execution is recorded with its exit status"
+
+# One differing byte in a declared output fails parity, naming the arm.
+sed 's/echo same >"\$1"/echo samf >"$1"/; s/^name = sleeps/name = onebyte/' sleeps.ini |
+	awk '/^\[arm slow\]/ { slow = 1 } { if (!slow) sub(/samf/, "same"); print }' >onebyte.ini
+grep -q samf onebyte.ini && grep -q 'echo same' onebyte.ini || fail "fixture: one arm must write a different byte"
+expect_exit 1 "one differing byte" "$LABRUN" run -q onebyte.ini
+contains "$T/out" "failed: parity: arm 'slow' outputs differ from the baseline's" "parity names the arm"
+
+# A reference file: parity holds against it, or fails naming it.
+printf 'same\n' >ref.txt
+sed 's/^name = sleeps/name = withref\nreference = ref.txt/' sleeps.ini >withref.ini
+expect_exit 0 "outputs equal the declared reference" "$LABRUN" run -q withref.ini
+printf 'other\n' >ref.txt
+expect_exit 1 "outputs differ from the reference" "$LABRUN" run -q withref.ini
+contains "$T/out" "outputs differ from the reference" "the reference is named"
+
+# A metric that is better higher: compared the right way round, and worded as such.
+cat >metric.ini <<'EOF2'
+[experiment]
+name = metric
+target = command
+[design]
+blocks = 6
+warmup = 0
+metric = throughput
+[arm a]
+command = sh -c 'echo "{{\"name\": \"throughput\", \"value\": 200, \"unit\": \"tok/s\", \"better\": \"higher\"}}" >>"$LABRUN_METRICS"'
+[arm b]
+command = sh -c 'echo "{{\"name\": \"throughput\", \"value\": 100, \"unit\": \"tok/s\", \"better\": \"higher\"}}" >>"$LABRUN_METRICS"'
+EOF2
+expect_exit 0 "a metric experiment" "$LABRUN" run -q metric.ini
+contains "$T/out" "| all | 200.000 | 100.000 | -50.0% | [-50.0%, -50.0%]" "medians and the change in the metric's units"
+contains "$T/out" "b has 50.0% lower throughput" "worded as lower throughput, not slower or faster"
+lacks "$T/out" "faster" "never 'faster' for a throughput"
+
+# Bad definitions are refused with the line.
+printf '[experiment]\nname = x\ntarget = command\n[arm a]\ncommand = run {nope}\n[arm b]\ncommand = true\n' >badph.ini
+expect_exit 2 "an unknown placeholder" "$LABRUN" run badph.ini
+contains "$T/err" "badph.ini:4: 'command': unknown placeholder {nope}" "named with its line"
+printf '[experiment]\nname = x\ntarget = command\n[arm a]\nkernel = lookup\ncommand = true\n[arm b]\ncommand = true\n' >badkey.ini
+expect_exit 2 "a built-in key in a command arm" "$LABRUN" run badkey.ini
+contains "$T/err" "badkey.ini:4: [arm a] sets 'kernel', which a command target does not use" "named"

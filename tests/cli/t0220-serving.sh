@@ -1,0 +1,110 @@
+#!/bin/sh
+# Serving evidence (issue 10, done-when 2 and 3): fixture response sets of several routes give
+# exactly the counts that jq computes from the same files, independently of labrun's code, in
+# compare, gate and the report matrix; every malformed response or key file is refused with
+# FILE:LINE and leaves the store byte-identical.
+. "$(dirname "$0")/lib.sh"
+F="$TOP_SRCDIR/tests/fixtures/serving"
+command -v jq >/dev/null || fail "jq is needed (build-aux/install-deps --test installs it)"
+
+"$LABRUN" record -q -- true >/dev/null 2>&1
+for r in ref gpu atom; do
+	expect_exit 0 "ingest route $r" "$LABRUN" ingest responses --run 1 --route "$r" "$F/$r.jsonl"
+done
+contains "$T/out" "ingested 8 response(s) of route 'atom' into run 1" "the count of responses"
+# the raw file is kept byte for byte, unknown fields included
+raw=$("$LABRUN" sql --csv "SELECT raw_sha256 FROM response_set WHERE route = 'ref'" | sed -n 2p | tr -d '\r')
+equals "$raw" "$(sha256sum "$F/ref.jsonl" | cut -d' ' -f1)" "the raw file is stored as it was"
+"$LABRUN" cat 1 stdout >/dev/null 2>&1 || true
+
+# ---- compare: counts and positions as jq computes them ----
+cmp_counts() { # REF CAND -> "exact token text finish missing total"
+	jq -rn --slurpfile a "$1" --slurpfile b "$2" '
+	([$a[].case_id] + [$b[].case_id] | unique) as $ids
+	| [ $ids[] as $id | ([$a[] | select(.case_id == $id)] | first) as $x | ([$b[] | select(.case_id == $id)] | first) as $y
+	    | if $x == null or $y == null then {m: 1}
+	      else {m: 0, tk: ($x.tokens != $y.tokens), tx: ($x.text != $y.text), fi: ($x.finish_reason != $y.finish_reason)} end ]
+	| "\(map(select(.m == 0 and (.tk | not) and (.tx | not))) | length) exact, \(map(select(.tk == true)) | length) token mismatch, \(map(select(.tx == true)) | length) text mismatch, \(map(select(.fi == true)) | length) finish mismatch, \(map(select(.m == 1)) | length) missing (of \(length))"'
+}
+first_diffs() { # REF CAND -> "ID: tokens differ at position N;" lines
+	jq -rn --slurpfile a "$1" --slurpfile b "$2" '
+	$a[] as $x | $b[] | select(.case_id == $x.case_id and .tokens != $x.tokens) as $y
+	| ([($x.tokens | length), ($y.tokens | length)] | min) as $n
+	| (([range(0; $n)] | map(select($x.tokens[.] != $y.tokens[.])) | first) // $n) as $p
+	| "\($x.case_id): tokens differ at position \($p);"'
+}
+want=$(cmp_counts "$F/ref.jsonl" "$F/gpu.jsonl")
+expect_exit 1 "gpu against ref differs" "$LABRUN" compare --run 1 --reference ref --candidate gpu
+contains "$T/out" "$want" "compare counts equal jq's: $want"
+first_diffs "$F/ref.jsonl" "$F/gpu.jsonl" >"$T/diffs"
+[ -s "$T/diffs" ] || fail "the fixtures have no token mismatch"
+while IFS= read -r line; do contains "$T/out" "$line" "names it: $line"; done <"$T/diffs"
+contains "$T/out" "c5: missing in the candidate" "a case absent from the candidate is missing"
+contains "$T/out" "c9: missing in the reference" "a case absent from the reference is missing"
+want=$(cmp_counts "$F/ref.jsonl" "$F/atom.jsonl")
+expect_exit 0 "atom against ref is exact" "$LABRUN" compare --run 1 --reference ref --candidate atom
+contains "$T/out" "$want" "compare counts equal jq's: $want"
+# a route of another run: RUN:ROUTE
+"$LABRUN" record -q -- true >/dev/null 2>&1
+expect_exit 0 "ingest into run 2" "$LABRUN" ingest responses --run 2 --route atom2 "$F/atom.jsonl"
+expect_exit 0 "a reference from another run" "$LABRUN" compare --run 2 --reference 1:ref --candidate atom2
+contains "$T/out" "$(cmp_counts "$F/ref.jsonl" "$F/atom.jsonl")" "counted across runs"
+expect_exit 1 "an unknown route is named" "$LABRUN" compare --run 1 --reference ref --candidate nope
+contains "$T/err" "cannot find route 'nope' in run 1" "the error names the route"
+
+# ---- gate: strict answers, formats, EOS, as jq judges them ----
+gate_counts() { # RESPONSES KEY -> "strict answers S/N, formats F/N, EOS E/N, missing M"
+	jq -rn --slurpfile r "$1" --slurpfile k "$2" '
+	[ $k[] as $key | ([$r[] | select(.case_id == $key.case_id)] | first) as $resp
+	  | if $resp == null then {s: 0, f: 0, e: 0, m: 1}
+	    else (($resp.text | gsub("^\\s+|\\s+$"; "")) as $t | (try ($t | fromjson) catch null) as $o
+	      | (($o | type) == "object" and (($o | keys) == ($key.keys | sort))) as $fmt
+	      | {s: (if $fmt and ($o.answer == $key.answer) then 1 else 0 end), f: (if $fmt then 1 else 0 end),
+	         e: (if $resp.finish_reason == "stop" then 1 else 0 end), m: 0}) end ]
+	| "strict answers \(map(.s) | add)/\(length), formats \(map(.f) | add)/\(length), EOS \(map(.e) | add)/\(length), missing \(map(.m) | add)"'
+}
+for r in ref gpu atom; do
+	want=$(gate_counts "$F/$r.jsonl" "$F/key.jsonl")
+	expect_exit 1 "gate route $r" "$LABRUN" gate --run 1 --route "$r" --answers "$F/key.jsonl"
+	contains "$T/out" "$want" "gate counts equal jq's for $r: $want"
+done
+key=$("$LABRUN" sql --csv "SELECT DISTINCT key_sha256 FROM gate" | sed -n 2p | tr -d '\r')
+equals "$key" "$(sha256sum "$F/key.jsonl" | cut -d' ' -f1)" "the key's sha256 is stored"
+
+# ---- the report matrix ----
+expect_exit 0 "report with routes" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd --format json
+cp "$T/out" "$T/report.json"
+cell() { jq -r --arg r "$1" ".serving.rows[0].cells[] | select(.route == \$r) | $2" "$T/report.json"; }
+gpu=$(cmp_counts "$F/ref.jsonl" "$F/gpu.jsonl")
+equals "$(cell gpu '"\(.exact) exact, " + "\(.compared)"')" "$(echo "$gpu" | sed 's/ exact.*(of \([0-9]*\))/ exact, \1/')" \
+	"the gpu cell's exact/total equals jq's"
+equals "$(cell gpu '"strict answers \(.strict)/\(.gate_total), formats \(.formats)/\(.gate_total), EOS \(.eos)/\(.gate_total)"')" \
+	"$(gate_counts "$F/gpu.jsonl" "$F/key.jsonl" | sed 's/, missing.*//')" "the gpu cell's gate scores equal jq's"
+equals "$(cell rngd .cell)" "uncollected" "a route without responses is uncollected"
+equals "$(jq -r '.serving.combinations | "\(.passes) \(.failures) \(.uncollected) \(.unchecked) \(.total)"' "$T/report.json")" \
+	"1 1 1 1 4" "combinations: atom passes, gpu fails, rngd uncollected, ref never compared, of 4"
+expect_exit 0 "report as markdown" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd
+contains "$T/out" "| run 1 | 8 responses, not compared; strict" "the matrix row"
+contains "$T/out" "Within-route parity: 1 passes, 1 failures, 1 uncollected of 4 combinations" "the combination count"
+contains "$T/out" "/ gpu (comparison 1: cross-route, against ref of run 1): case c2: tokens differ at position 3;" \
+	"failing cases by id"
+contains "$T/out" "/ gpu (gate, key" "gate failures listed"
+expect_exit 0 "report as csv" "$LABRUN" report --run 1 --routes ref,gpu --format csv
+contains "$T/out" "run,condition,row,route,sets" "the matrix in csv"
+expect_exit 0 "report as html" "$LABRUN" report --run 1 --format html
+contains "$T/out" "<h2>Serving evidence</h2>" "the matrix in html"
+
+# ---- malformed input: FILE:LINE, and the store byte for byte as it was ----
+snapshot() { (cd "$T/store" && find . -type f ! -name '*-shm' | sort | xargs sha256sum); }
+snapshot >"$T/before"
+while read -r file line reason; do
+	case $file in
+	badkey-*) expect_exit 2 "$file is refused" "$LABRUN" gate --run 1 --route ref --answers "$F/$file" ;;
+	*) expect_exit 2 "$file is refused" "$LABRUN" ingest responses --run 1 --route x "$F/$file" ;;
+	esac
+	contains "$T/err" "$F/$file:$line: $reason" "$file names line $line: $reason"
+done <"$F/bad-lines.txt"
+snapshot >"$T/after"
+cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }
+ok "the store is byte-identical after every refused file"
+expect_exit 0 "audit still passes" "$LABRUN" audit
