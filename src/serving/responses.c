@@ -48,6 +48,36 @@ static int opt_number(json_t *o, const char *key, int integer, double *out)
 	return *out >= 0;
 }
 
+/*
+ * The token array as compact JSON ("[1,2,3]"), the form the store keeps and
+ * compares as text. Written by hand because json_dumps formats through
+ * printf, which was a tenth of the ingest time of 100,000 responses.
+ */
+static char *compact_tokens(json_t *tokens)
+{
+	size_t n = json_array_size(tokens), i, off = 0;
+	char *s = malloc(n * 21 + 3), digits[24];
+
+	if (!s)
+		return NULL;
+	s[off++] = '[';
+	for (i = 0; i < n; i++) {
+		unsigned long long v = (unsigned long long)json_integer_value(json_array_get(tokens, i));
+		int k = 0;
+
+		if (i)
+			s[off++] = ',';
+		do
+			digits[k++] = (char)('0' + v % 10);
+		while (v /= 10);
+		while (k)
+			s[off++] = digits[--k];
+	}
+	s[off++] = ']';
+	s[off] = '\0';
+	return s;
+}
+
 /* Parse line 'n' of 'path' into 'p' (checked); LR_EINVAL "FILE:LINE: reason". */
 static int parse_line(const char *path, int64_t n, const char *buf, size_t len, struct parsed *p)
 {
@@ -113,7 +143,7 @@ static int parse_line(const char *path, int64_t n, const char *buf, size_t len, 
 	if (v && !json_is_null(v) && !json_is_string(v))
 		return bad(path, n, "'model' must be a string", NULL);
 	p->r.model = json_string_value(v);
-	if (!(p->tokens = json_dumps(tokens, JSON_COMPACT)))
+	if (!(p->tokens = compact_tokens(tokens)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	p->r.tokens = p->tokens;
 	p->r.line = n;

@@ -235,13 +235,20 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	static const char cmp[] =
 		"INSERT INTO comparison(run_id, kind, reference_set_id, candidate_set_id, compared_at)"
 		" VALUES (:run, :kind, :ref, :cand, :now) RETURNING id";
-	/* every case of either set, by case id: a full outer join on the case */
+	/*
+	 * Every case of either set: the reference's cases with the candidate's
+	 * match, then the candidate's cases the reference lacks. Both halves walk
+	 * the (set_id, case_id) key, so this is linear in the sets' sizes.
+	 */
 	static const char pairs[] =
 		"SELECT a.case_id, a.line, a.tokens, a.ntokens, a.text, a.finish_reason, a.latency_ms, a.ttft_ms, a.input_tokens, a.output_tokens, a.lane, a.model,"
 		" b.case_id, b.line, b.tokens, b.ntokens, b.text, b.finish_reason, b.latency_ms, b.ttft_ms, b.input_tokens, b.output_tokens, b.lane, b.model"
-		" FROM (SELECT * FROM response WHERE set_id = :ref) a"
-		" FULL OUTER JOIN (SELECT * FROM response WHERE set_id = :cand) b ON a.case_id = b.case_id"
-		" ORDER BY coalesce(a.case_id, b.case_id)";
+		" FROM response a LEFT JOIN response b ON b.set_id = :cand AND b.case_id = a.case_id WHERE a.set_id = :ref"
+		" UNION ALL"
+		" SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+		" b.case_id, b.line, b.tokens, b.ntokens, b.text, b.finish_reason, b.latency_ms, b.ttft_ms, b.input_tokens, b.output_tokens, b.lane, b.model"
+		" FROM response b WHERE b.set_id = :cand"
+		" AND NOT EXISTS (SELECT 1 FROM response a WHERE a.set_id = :ref AND a.case_id = b.case_id)";
 	static const char ins[] =
 		"INSERT INTO comparison_case(comparison_id, case_id, missing, tokens_equal, first_token_diff, text_equal,"
 		" finish_equal) VALUES (:cmp, :case, :missing, :tokens, :diff, :text, :finish)";
