@@ -1,6 +1,7 @@
 # gen-responses.awk: N made-up responses of T tokens each, one JSON object a line, for measuring
 # ingest and compare at scale. With -v diverge=1 every 1000th case differs at token 100.
 #   awk -v N=100000 -v T=256 -f examples/gen-responses.awk >ref.jsonl
+BEGIN {
 	for (i = 0; i < N; i++) {
 		line = sprintf("{\"case_id\": \"case-%06d\", \"tokens\": [", i)
 		for (t = 0; t < T; t++) {
