@@ -127,8 +127,7 @@ void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const 
 	for (c = 0; c < cmp->ncond; c++) {
 		const struct lr_cond_compare *x = &cmp->cond[c];
 
-		printf("  %s %lld/%lld: ", cmp->where[c].model, (long long)cmp->where[c].layers,
-		       (long long)cmp->where[c].tokens);
+		printf("  %s: ", cmp->where[c].label);
 		if (x->outputs_match)
 			printf("outputs identical");
 		else

@@ -115,6 +115,8 @@ int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, 
 			const char *x = ha[(size_t)c * (size_t)narm + (size_t)k].hex;
 			const char *y = hb[(size_t)c * (size_t)narm + (size_t)k].hex;
 
+			if (!x[0] && !y[0])
+				continue; /* neither run has an output to compare (a command arm without outputs) */
 			if (!x[0] || !y[0] || strcmp(x, y)) {
 				o->first_arm = k;
 				snprintf(o->a_sha, sizeof o->a_sha, "%s", x[0] ? x : "none");
