@@ -302,7 +302,7 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 		}
 		fputs("</tr>\n", f);
 	}
-	fprintf(f, "</table>\n<p>%d passes, %d failures, %d uncollected of %d combinations.</p>\n<ul>\n", sv->passes,
+	fprintf(f, "</table>\n<p>Within-route parity: %d passes, %d failures, %d uncollected of %d combinations.</p>\n<ul>\n", sv->passes,
 		sv->failures, sv->uncollected, sv->combinations);
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("<li>", f);
@@ -363,15 +363,18 @@ static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serv
 				csv_str(f, rr->arm[0]);
 				fputc(',', f);
 				csv_str(f, rr->arm[rr->tables[t].arm]);
-				fprintf(f, ",%s,%lld,%lld,%s,", w->model, (long long)w->layers, (long long)w->tokens, w->status);
+				/* a command experiment's condition goes in the model column (its sizes are 0) */
+				fputc(',', f);
+				csv_str(f, rr->def.target == LR_TARGET_COMMAND ? w->label : w->model);
+				fprintf(f, ",%lld,%lld,%s,", (long long)w->layers, (long long)w->tokens, w->status);
 				if (w->has)
 					fprintf(f, "%.6f,%.6f,%.6f,%s%.6f,%s%.6f,", w->median_a_ms, w->median_b_ms, 1 - w->p.ratio,
 						"", w->p.k ? 1 - w->p.hi : 0, "", w->p.k ? 1 - w->p.lo : 0);
 				else
 					fputs(",,,,,", f);
 				fprintf(f, "%d,%d,", w->blocks, w->flagged);
-				csv_str(f, w->has ? lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin,
-								      rr->arm[rr->tables[t].arm])
+				csv_str(f, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin,
+									     rr->arm[rr->tables[t].arm], rr->def.metric)
 						  : w->status);
 				fputs("\r\n", f);
 			}
@@ -404,8 +407,8 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 
 			for (k = 0; k < rr->tables[t].nrows; k++) {
 				const struct lr_report_row *w = &rr->tables[t].rows[k];
-				json_t *jw = json_pack("{s:i, s:s, s:I, s:I, s:s, s:i, s:i}", "condition", w->cond, "model",
-						       w->model, "layers", (json_int_t)w->layers, "tokens",
+				json_t *jw = json_pack("{s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:i}", "condition", w->cond, "label",
+						       w->label, "model", w->model, "layers", (json_int_t)w->layers, "tokens",
 						       (json_int_t)w->tokens, "status", w->status, "blocks", w->blocks,
 						       "flagged", w->flagged);
 
@@ -415,8 +418,10 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 					json_object_set_new(jw, "ratio", json_real(w->p.ratio));
 					json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
 					json_object_set_new(jw, "verdict",
-							    json_string(lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin,
-											rr->arm[rr->tables[t].arm])));
+							    json_string(lr_verdict_metric_text(verdict, sizeof verdict, &w->p,
+											       rr->def.margin,
+											       rr->arm[rr->tables[t].arm],
+											       rr->def.metric)));
 				}
 				json_array_append_new(rows, jw);
 			}
@@ -555,14 +560,17 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 			html(f, an);
 			fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
 			html(f, an);
-			fputs(" median ms</th><th>", f);
+			fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
 			html(f, bn);
-			fputs(" median ms</th><th>Reduction</th><th>95% interval</th><th>blocks</th><th>flagged reps</th>"
-			      "<th>verdict</th></tr>\n", f);
+			fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
+				"<th>verdict</th></tr>\n", rr->def.metric[0] ? rr->def.metric : "ms",
+				rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
 			for (k = 0; k < tb->nrows; k++) {
 				const struct lr_report_row *w = &tb->rows[k];
 
-				fprintf(f, "<tr><td>%s %lld/%lld</td>", w->model, (long long)w->layers, (long long)w->tokens);
+				fputs("<tr><td>", f);
+				html(f, w->label);
+				fputs("</td>", f);
 				if (!w->has) {
 					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>",
 						w->status, w->blocks, w->flagged);
@@ -570,14 +578,20 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 					fputs("</td></tr>\n", f);
 					continue;
 				}
-				fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
-					w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-				if (w->p.k)
+				if (rr->def.target == LR_TARGET_COMMAND)
+					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
+						w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
+				else
+					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
+						w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+				if (w->p.k && rr->def.target == LR_TARGET_COMMAND)
+					fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
+				else if (w->p.k)
 					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
 				else
-					fputs("<td>none: too few blocks</td>", f);
+					fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
 				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>", w->blocks, w->flagged);
-				html(f, lr_verdict_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn));
+				html(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
 				fputs("</td></tr>\n", f);
 			}
 			fputs("</table>\n<div>\n", f);
