@@ -111,8 +111,12 @@ int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact"
-				  " WHERE sha256 IS NOT NULL EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
+	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact WHERE sha256 IS NOT NULL"
+				  " UNION SELECT stdout_sha256 FROM execution WHERE stdout_sha256 IS NOT NULL"
+				  " UNION SELECT stderr_sha256 FROM execution WHERE stderr_sha256 IS NOT NULL"
+				  " UNION SELECT sha256 FROM execution_output WHERE sha256 IS NOT NULL"
+				  " UNION SELECT raw_sha256 FROM response_set UNION SELECT key_sha256 FROM gate"
+				  " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
 		return rc;
 	while (!rc && sqlite3_step(s) == SQLITE_ROW)
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));

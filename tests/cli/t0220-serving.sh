@@ -108,3 +108,11 @@ snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }
 ok "the store is byte-identical after every refused file"
 expect_exit 0 "audit still passes" "$LABRUN" audit
+
+# fsck re-hashes the serving objects too: a raw responses file changed on disk is named.
+obj=$("$LABRUN" sql --csv "SELECT raw_sha256 FROM response_set WHERE route = 'gpu'" | sed -n 2p | tr -d '\r')
+f="$T/store/objects/$(echo "$obj" | cut -c1-2)/$(echo "$obj" | cut -c3-)"
+chmod u+w "$f"
+printf 'x' >>"$f"
+expect_exit 1 "fsck finds a changed responses file" "$LABRUN" fsck
+contains "$T/out" "object $obj" "the object is named"
