@@ -39,3 +39,12 @@ while IFS= read -r sql; do
 	[ "$(wc -l <"$T/out")" -ge 3 ] || { cat "$T/out" >&2; fail "example query returns no rows: $sql"; }
 done <"$T/queries"
 ok "$n example queries run and return rows"
+
+# The "median" example query computes the median labrun report shows (it once computed a mean).
+sql=$(awk '/^Median time per execution/ {on=1} on && /^```sql$/ {grab=1; next} grab && /^```$/ {exit} grab' "$doc")
+run=$("$LABRUN" sql --csv "SELECT min(id) FROM run WHERE kind = 'experiment'" | sed -n 2p | tr -d '\r')
+got=$("$LABRUN" sql --csv "$sql" | awk -F, -v r="$run" 'NR > 1 && $1 == r && $5 == "lookup" { print $7; exit }' | tr -d '\r')
+want=$("$LABRUN" report --run "$run" --format json | jq -r '.runs[0].tables[0].rows[0].baseline_median_ms')
+awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-7 * b) }' ||
+	fail "the median query gives '$got' ms, labrun report '$want' ms"
+ok "the median example query agrees with labrun report ($got ms)"
