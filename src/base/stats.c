@@ -24,15 +24,21 @@ double lr_median(double *v, size_t n)
 
 int lr_sign_test_k(int n, double alpha)
 {
-	double p = pow(0.5, n), cdf = 0; /* P(X = 0) */
+	/*
+	 * In log space: 0.5^n underflows from n = 1,075, which once made every
+	 * k valid and the interval a single point. P(X = j) = exp(log C(n, j)
+	 * - n log 2); terms far below alpha underflow to 0 harmlessly.
+	 */
+	double lognf = lgamma(n + 1.0), log2n = n * log(2.0), cdf = 0;
 	int k;
 
 	/* cdf runs over P(X <= k - 1); stop before it passes alpha / 2 */
 	for (k = 1; k <= n / 2; k++) {
-		cdf += p;
+		int j = k - 1;
+
+		cdf += exp(lognf - lgamma(j + 1.0) - lgamma(n - j + 1.0) - log2n);
 		if (cdf > alpha / 2)
 			return k - 1;
-		p = p * (n - (k - 1)) / k; /* P(X = k) from P(X = k - 1) */
 	}
 	return n / 2;
 }
@@ -68,6 +74,24 @@ int lr_paired_estimate(const double *a1, const double *a2, const double *b1, con
 	}
 	free(d);
 	return 0;
+}
+
+int lr_paired_from_reps(const double *a, const double *b, int blocks, struct lr_paired *out)
+{
+	double *v = malloc((size_t)(blocks > 0 ? blocks : 1) * 4 * sizeof *v);
+	int i, rc;
+
+	if (!v)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < blocks; i++) {
+		v[i] = a[2 * i];
+		v[blocks + i] = a[2 * i + 1];
+		v[2 * blocks + i] = b[2 * i];
+		v[3 * blocks + i] = b[2 * i + 1];
+	}
+	rc = lr_paired_estimate(v, v + blocks, v + 2 * blocks, v + 3 * blocks, blocks, out);
+	free(v);
+	return rc;
 }
 
 enum lr_verdict lr_verdict_of(const struct lr_paired *p, double margin)

@@ -37,6 +37,12 @@ struct lr_paired {
 int lr_paired_estimate(const double *a1, const double *a2, const double *b1, const double *b2, int n,
 		       struct lr_paired *out);
 
+/*
+ * The same from two arms' repetitions in block order, two per block
+ * (a[2i] and a[2i+1] are arm A's in block i): any number of blocks.
+ */
+int lr_paired_from_reps(const double *a, const double *b, int blocks, struct lr_paired *out);
+
 enum lr_verdict {
 	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */
 	LR_VERDICT_SLOWER,		/* interval entirely above 1 + margin */

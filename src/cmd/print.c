@@ -40,7 +40,7 @@ static void print_row(const struct lr_expdef *d, const struct lr_run_condition *
 	else
 		snprintf(interval, sizeof interval, "[%.1f%%, %.1f%%]", (1 - p->hi) * 100, (1 - p->lo) * 100);
 	printf("| %s | %.3f | %.3f | %s | %s | %d | %d | %+.1f%% | %s |\n", c->c.label, c->median_ms[0], c->median_ms[a],
-	       change, interval, c->timed_blocks, c->interfered, c->drift[a] * 100,
+	       change, interval, c->timed_blocks, c->flagged[0] + c->flagged[a], c->drift[a] * 100,
 	       lr_verdict_metric_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name, metric));
 }
 

@@ -96,7 +96,7 @@ int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, 
 {
 	size_t cells = (size_t)ncond * (size_t)narm;
 	struct lr_digest *ha = calloc(cells, sizeof *ha), *hb = calloc(cells, sizeof *hb);
-	double ta[2048], tb[2048];
+	double *ta = NULL, *tb = NULL;
 	int c, k, na, nb, rc = 0;
 
 	if (!ha || !hb) {
@@ -125,25 +125,20 @@ int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, 
 			}
 		}
 		o->outputs_match = o->first_arm < 0;
-		if ((rc = lr_store_arm_times(st, a, c, 0, ta, 2048, &na)) ||
-		    (rc = lr_store_arm_times(st, b, c, 0, tb, 2048, &nb)))
+		if ((rc = lr_store_arm_times(st, a, c, 0, &ta, &na, NULL)) ||
+		    (rc = lr_store_arm_times(st, b, c, 0, &tb, &nb, NULL)))
 			goto out;
 		/* two repetitions of the baseline per block, in block order */
 		na = (na < nb ? na : nb) / 2;
-		if (na > 0) {
-			double a1[1024], a2[1024], b1[1024], b2[1024];
-			int i;
-
-			for (i = 0; i < na; i++) {
-				a1[i] = ta[2 * i];
-				a2[i] = ta[2 * i + 1];
-				b1[i] = tb[2 * i];
-				b2[i] = tb[2 * i + 1];
-			}
-			o->has_timing = lr_paired_estimate(a1, a2, b1, b2, na, &o->timing) == 0;
-		}
+		if (na > 0)
+			o->has_timing = lr_paired_from_reps(ta, tb, na, &o->timing) == 0;
+		free(ta);
+		free(tb);
+		ta = tb = NULL;
 	}
 out:
+	free(ta);
+	free(tb);
 	free(ha);
 	free(hb);
 	return rc;

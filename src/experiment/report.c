@@ -11,8 +11,8 @@
 static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
 		     const char *metric, int *higher, struct lr_report_row *row)
 {
-	double ta[2048], tb[2048], a1[1024], a2[1024], b1[1024], b2[1024], sa[2048], sb[2048];
-	int na = 0, nb = 0, i, rc;
+	double *ta = NULL, *tb = NULL, scale = metric && metric[0] ? 1 : 1e3; /* times in ms, a metric as it is */
+	int na = 0, nb = 0, fa = 0, fb = 0, i, rc;
 
 	memset(row, 0, sizeof *row);
 	row->cond = c->idx;
@@ -22,37 +22,33 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	row->tokens = c->tokens;
 	memcpy(row->status, c->status, sizeof row->status);
 	row->failure = c->failure;
-	row->flagged = c->flagged;
 	if (metric && metric[0]) {
-		if ((rc = lr_store_arm_metric(st, run, c->idx, 0, metric, ta, 2048, &na, higher)) ||
-		    (rc = lr_store_arm_metric(st, run, c->idx, b, metric, tb, 2048, &nb, higher)))
-			return rc;
-	} else if ((rc = lr_store_arm_times(st, run, c->idx, 0, ta, 2048, &na)) ||
-		   (rc = lr_store_arm_times(st, run, c->idx, b, tb, 2048, &nb))) {
-		return rc;
+		if ((rc = lr_store_arm_metric(st, run, c->idx, 0, metric, &ta, &na, higher)) ||
+		    (rc = lr_store_arm_metric(st, run, c->idx, b, metric, &tb, &nb, higher)))
+			goto out;
+	} else if ((rc = lr_store_arm_times(st, run, c->idx, 0, &ta, &na, &fa)) ||
+		   (rc = lr_store_arm_times(st, run, c->idx, b, &tb, &nb, &fb))) {
+		goto out;
 	}
+	row->flagged = fa + fb; /* the two arms compared, not every arm of the condition */
 	row->blocks = (na < nb ? na : nb) / 2;
 	if (strcmp(c->status, "passed") || row->blocks < 1)
-		return 0;
-	row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio);
-	if (!row->block_ratio)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; i < row->blocks; i++) {
-		a1[i] = ta[2 * i];
-		a2[i] = ta[2 * i + 1];
-		b1[i] = tb[2 * i];
-		b2[i] = tb[2 * i + 1];
-		row->block_ratio[i] = (b1[i] + b2[i]) / (a1[i] + a2[i]);
+		goto out;
+	if (!(row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio))) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
 	}
-	memcpy(sa, ta, (size_t)(2 * row->blocks) * sizeof *sa);
-	memcpy(sb, tb, (size_t)(2 * row->blocks) * sizeof *sb);
-	/* times in ms; a metric in its own unit */
-	row->median_a_ms = lr_median(sa, (size_t)(2 * row->blocks)) * (metric && metric[0] ? 1 : 1e3);
-	row->median_b_ms = lr_median(sb, (size_t)(2 * row->blocks)) * (metric && metric[0] ? 1 : 1e3);
-	if ((rc = lr_paired_estimate(a1, a2, b1, b2, row->blocks, &row->p)))
-		return rc;
+	for (i = 0; i < row->blocks; i++)
+		row->block_ratio[i] = (tb[2 * i] + tb[2 * i + 1]) / (ta[2 * i] + ta[2 * i + 1]);
+	if ((rc = lr_paired_from_reps(ta, tb, row->blocks, &row->p)))
+		goto out;
+	row->median_a_ms = lr_median(ta, (size_t)(2 * row->blocks)) * scale; /* sorts: after the pairing */
+	row->median_b_ms = lr_median(tb, (size_t)(2 * row->blocks)) * scale;
 	row->has = 1;
-	return 0;
+out:
+	free(ta);
+	free(tb);
+	return rc;
 }
 
 /* A command experiment's condition: its grid values, "all" without a grid. */

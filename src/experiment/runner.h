@@ -40,6 +40,7 @@ struct lr_run_condition {
 	struct lr_paired paired[LR_EXP_MAXARMS];	/* arm i against arm 0 (index 0 unused) */
 	double drift[LR_EXP_MAXARMS];		/* relative change over the timed blocks */
 	int interfered;				/* flagged repetitions in timed blocks */
+	int flagged[LR_EXP_MAXARMS];		/* ... of each arm (a table counts its two arms') */
 	int timed_blocks;
 	int higher;				/* command experiments: the metric is better higher */
 	char unit[32];				/* command experiments: the metric's unit */

@@ -295,25 +295,55 @@ int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm
 	return 0;
 }
 
-int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n)
+/* Append a value to a growing array. */
+static int push(double **v, int *n, int *cap, double x)
+{
+	if (*n == *cap) {
+		int c = *cap ? *cap * 2 : 64;
+		double *p = realloc(*v, (size_t)c * sizeof *p);
+
+		if (!p)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged)
 {
 	static const char sql[] =
-		"SELECT r.wall_s / c.inner FROM repetition r JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx"
+		"SELECT r.wall_s / c.inner, r.interfered FROM repetition r"
+		" JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx"
 		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
 		" ORDER BY r.block, r.slot";
 	sqlite3_stmt *s = NULL;
-	int rc;
+	int rc, cap = 0, step;
 
+	*out = NULL;
 	*n = 0;
+	if (flagged)
+		*flagged = 0;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
 	db_bind_int(s, ":arm", arm);
-	while (*n < max && sqlite3_step(s) == SQLITE_ROW)
-		out[(*n)++] = sqlite3_column_double(s, 0);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
+		if (flagged)
+			*flagged += sqlite3_column_int(s, 1);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the repetitions");
 	sqlite3_finalize(s);
-	return 0;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n)
@@ -437,8 +467,8 @@ int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_rep
 	return db_commit(st, rc);
 }
 
-int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double *out, int max,
-			int *n, int *higher)
+int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
+			int *higher)
 {
 	static const char sql[] =
 		"SELECT m.value, m.better FROM metric m"
@@ -448,8 +478,9 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 		" WHERE m.run_id = :run AND m.condition_idx = :cond AND e.arm_idx = :arm AND m.name = :name"
 		"  AND r.warmup = 0 ORDER BY e.block, e.slot";
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc, step, cap = 0;
 
+	*out = NULL;
 	*n = 0;
 	*higher = 0;
 	if ((rc = db_prepare(st, &s, sql)))
@@ -458,14 +489,19 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 	db_bind_int(s, ":cond", cond);
 	db_bind_int(s, ":arm", arm);
 	db_bind_text(s, ":name", name);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		if (*n == 0)
 			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
-		out[(*n)++] = sqlite3_column_double(s, 0);
+		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
 	}
-	if (step != SQLITE_DONE && step != SQLITE_ROW)
+	if (!rc && step != SQLITE_DONE)
 		rc = db_error(st, "read the metrics");
 	sqlite3_finalize(s);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
 	return rc;
 }
 

@@ -200,11 +200,11 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 
 /*
  * Values of metric 'name' of the timed (non-warm-up) executions of one
- * condition and arm of a command experiment, in block/slot order, into
- * out[0..max). *higher says the metric's direction (from its first row).
+ * condition and arm of a command experiment, in block/slot order: *out is
+ * malloc'd. *higher says the metric's direction (from its first row).
  */
-int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double *out, int max,
-			int *n, int *higher);
+int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
+			int *higher);
 
 /* The routes of a command experiment's arms that declare responses, in arm order. */
 int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg);
@@ -218,8 +218,12 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 /* Parity hashes of an experiment run: out[cond * narm + arm] of a caller array of ncond x narm ("" if none). */
 int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, struct lr_digest *out);
 
-/* Timed (non-warm-up) repetitions of one condition and arm, in block/slot order, per execution (wall_s / inner). */
-int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double *out, int max, int *n);
+/*
+ * Timed (non-warm-up) repetitions of one condition and arm, in block/slot
+ * order, per execution (wall_s / inner): *out is malloc'd (NULL when none),
+ * as many as there are. *flagged counts the interfered ones.
+ */
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged);
 
 /* The arms of an experiment run, in order: names and resolved kernels into caller arrays of 32 bytes each. */
 int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);

@@ -25,6 +25,27 @@ static void sign_test_order_statistics_match_the_method(void **state)
 	assert_int_equal(lr_sign_test_k(6, 0.05), 1);
 }
 
+/*
+ * Large n, where 0.5^n underflows (from n = 1,075): the expected k were
+ * computed exactly, with integers, as the largest k such that
+ * 40 * sum_{i<k} C(n, i) <= 2^n (Python, arbitrary precision; the script is
+ * in the comment of issue 11's closing note).
+ */
+static void sign_test_k_at_any_size(void **state)
+{
+	static const struct {
+		int n, k;
+	} exact[] = {
+		{ 6, 1 }, { 60, 22 }, { 1074, 505 }, { 1075, 505 }, { 1100, 518 }, { 5000, 2431 }, { 100000, 49690 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (lr_sign_test_k(exact[i].n, 0.05) != exact[i].k)
+			fail_msg("n = %d: k = %d, exact %d", exact[i].n, lr_sign_test_k(exact[i].n, 0.05), exact[i].k);
+}
+
 /* A sign-test k is valid and maximal: checked against binomial sums computed directly. */
 static void sign_test_k_is_the_largest_valid_one(void **state)
 {
@@ -149,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sign_test_order_statistics_match_the_method),
 		cmocka_unit_test(sign_test_k_is_the_largest_valid_one),
+		cmocka_unit_test(sign_test_k_at_any_size),
 		cmocka_unit_test(paired_estimate_recovers_a_known_ratio),
 		cmocka_unit_test(interval_uses_the_order_statistics),
 		cmocka_unit_test(verdicts_follow_the_method_wording),
