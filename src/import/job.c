@@ -189,7 +189,6 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 		run->status = cancelled ? LR_CANCELLED : LR_FAILED;
 		run->failure = strdup(lr_error_msg());
 	}
-	run->wall_s = j->r.total_s;
 }
 
 int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_store *st,

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -14,10 +15,23 @@ int lr_session_lock(struct lr_session *s, struct lr_store *st, struct lr_run *ru
 	return lr_spool_lock(lr_store_dir(st), run->uuid, &s->lock);
 }
 
+static void cpu_times(double *user, double *sys, int64_t *peak_kib)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	if (peak_kib)
+		*peak_kib = ru.ru_maxrss;
+}
+
 int lr_session_begin(struct lr_session *s)
 {
 	struct lr_run *run = s->run;
 
+	s->start_s = lr_monotonic_s();
+	cpu_times(&s->user_s, &s->sys_s, NULL);
 	run->status = LR_RUNNING;
 	if (!run->started_at && !(run->started_at = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -38,6 +52,14 @@ int lr_session_end(struct lr_session *s, size_t first_new_artifact)
 
 	if (!run->ended_at && !(run->ended_at = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (run->kind != LR_KIND_RECORD) { /* labrun's own work: measured on this process */
+		double user, sys;
+
+		cpu_times(&user, &sys, &run->peak_rss_kib);
+		run->wall_s = lr_monotonic_s() - s->start_s;
+		run->user_s = user - s->user_s;
+		run->sys_s = sys - s->sys_s;
+	}
 	if (run->status != LR_PASSED && !run->failure)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = lr_store_run_finish(s->st, run, first_new_artifact)))

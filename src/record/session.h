@@ -29,6 +29,8 @@ struct lr_session {
 	struct lr_store *st;
 	struct lr_run *run;	/* borrowed; outlives the session */
 	int lock;		/* fd holding the spool lock, -1 when none */
+	double start_s;		/* monotonic time at begin */
+	double user_s, sys_s;	/* this process's CPU time at begin */
 };
 
 /* Take the spool lock of run->uuid (lr_run_capture set it). */
@@ -43,7 +45,10 @@ int lr_session_start(struct lr_session *s, struct lr_store *st, struct lr_run *r
 /*
  * Store the final state the caller put in the run (status, failure, exit,
  * times, measurements, and the artifacts from 'first_new_artifact' on);
- * ended_at is set now if the caller did not. Then the spool goes and the
+ * ended_at is set now if the caller did not. A run that labrun carries out
+ * in its own process (import, experiment) gets its wall time since begin,
+ * the process's user and system time since begin and its peak RSS; a
+ * recorded command keeps the command's own. Then the spool goes and the
  * lock is released.
  */
 int lr_session_end(struct lr_session *s, size_t first_new_artifact);

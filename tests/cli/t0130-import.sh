@@ -14,6 +14,9 @@ for m in whole stream; do
 done
 equals "$(sort -u "$T/hashes" | wc -l)" "1" "all four give one device state"
 equals "$(q "SELECT count(*) FROM run WHERE kind = 'import' AND status = 'passed'")" "4" "four passed import runs"
+equals "$(q "SELECT count(*) FROM run r JOIN measurement m ON m.run_id = r.id AND m.name = 'import_s'
+	WHERE r.kind = 'import' AND r.wall_s > m.value AND r.user_s > 0 AND r.peak_rss_kib > 1000")" "4" \
+	"import runs store their real wall (the whole run, beyond the import), user time and peak RSS"
 equals "$(q "SELECT value FROM geometry WHERE run_id = 1 AND key = 'window'")" "512" "geometry recorded"
 equals "$(q "SELECT value FROM binding WHERE run_id = 4 AND key = 'layout'")" "copy" "binding recorded"
 equals "$(q "SELECT count(*) FROM measurement WHERE run_id = 1 AND name IN ('encode_s', 'write_s', 'import_s', 'readback_s') AND modelled = 0")" \

@@ -12,6 +12,8 @@ contains "$T/out" "| Condition layers/tokens | lookup median ms | scalar median 
 contains "$T/out" "| Condition layers/tokens | lookup median ms | auto median ms |" "second arm pair"
 # 2 conditions x (6 + 1) blocks x (3 arms x 2) slots
 equals "$(q "SELECT count(*) FROM repetition")" "84" "every repetition stored"
+equals "$(q "SELECT wall_s > 0.1 AND user_s > 0 AND sys_s >= 0 AND peak_rss_kib > 1000 FROM run WHERE kind = 'experiment'")" "1" \
+	"the experiment run stores its real wall, user and sys time and peak RSS"
 # every arm's repetitions last at least 1 ms (the inner loop was once calibrated on the baseline only,
 # and the fastest arm ran about 0.2 ms a repetition): the median of each arm, robust to load
 "$LABRUN" sql --csv "SELECT condition_idx, arm_idx, wall_s FROM repetition WHERE warmup = 0 ORDER BY 1, 2, 3" |
