@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/csv.h"
@@ -22,6 +23,19 @@ static void field(FILE *f, const char *v)
 		fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+const char *lr_double_text(char *buf, double d)
+{
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, LR_DOUBLE_TEXT, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return buf;
+	}
+	snprintf(buf, LR_DOUBLE_TEXT, "%.17g", d);
+	return buf;
 }
 
 int lr_csv_write_row(FILE *f, const char *const *fields, int n)

@@ -10,4 +10,12 @@
  */
 int lr_csv_write_row(FILE *f, const char *const *fields, int n);
 
+/*
+ * 'd' as the shortest decimal text that reads back (strtod) to the same
+ * double: "0.1", not "0.10000000000000001"; 17 significant digits only when
+ * needed. Returns buf (at least LR_DOUBLE_TEXT bytes).
+ */
+#define LR_DOUBLE_TEXT 32
+const char *lr_double_text(char *buf, double d);
+
 #endif

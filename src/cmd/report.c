@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/csv.h"
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
@@ -345,11 +346,12 @@ static void csv_str(FILE *f, const char *s)
 
 static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
 {
-	char verdict[160];
+	char verdict[160], n1[LR_DOUBLE_TEXT], n2[LR_DOUBLE_TEXT], n3[LR_DOUBLE_TEXT], n4[LR_DOUBLE_TEXT],
+		n5[LR_DOUBLE_TEXT];
 	int i, t, k;
 
 	fputs("run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,"
-	      "reduction,interval_lo,interval_hi,blocks,flagged,verdict\r\n", f);
+	      "reduction,interval_lo,interval_hi,blocks,flagged,verdict,failure\r\n", f);
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 
@@ -367,15 +369,18 @@ static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serv
 				fputc(',', f);
 				csv_str(f, rr->def.target == LR_TARGET_COMMAND ? w->label : w->model);
 				fprintf(f, ",%lld,%lld,%s,", (long long)w->layers, (long long)w->tokens, w->status);
-				if (w->has)
-					fprintf(f, "%.6f,%.6f,%.6f,%s%.6f,%s%.6f,", w->median_a_ms, w->median_b_ms, 1 - w->p.ratio,
-						"", w->p.k ? 1 - w->p.hi : 0, "", w->p.k ? 1 - w->p.lo : 0);
+				if (w->has) /* numbers that read back to the same double */
+					fprintf(f, "%s,%s,%s,%s,%s,", lr_double_text(n1, w->median_a_ms),
+						lr_double_text(n2, w->median_b_ms), lr_double_text(n3, 1 - w->p.ratio),
+						w->p.k ? lr_double_text(n4, 1 - w->p.hi) : "", w->p.k ? lr_double_text(n5, 1 - w->p.lo) : "");
 				else
 					fputs(",,,,,", f);
 				fprintf(f, "%d,%d,", w->blocks, w->flagged);
 				csv_str(f, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin,
 									     rr->arm[rr->tables[t].arm], rr->def.metric)
 						  : w->status);
+				fputc(',', f);
+				csv_str(f, w->failure ? w->failure : "");
 				fputs("\r\n", f);
 			}
 	}
@@ -423,6 +428,8 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 											       rr->arm[rr->tables[t].arm],
 											       rr->def.metric)));
 				}
+				if (w->failure)
+					json_object_set_new(jw, "failure", json_string(w->failure));
 				json_array_append_new(rows, jw);
 			}
 			json_array_append_new(tables, json_pack("{s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
@@ -434,7 +441,7 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 	json_object_set_new(root, "runs", runs);
 	if (sv->nrows)
 		json_object_set_new(root, "serving", json_serving(sv));
-	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER); /* reals in 17 digits: they read back exactly */
 	fputc('\n', f);
 	json_decref(root);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/csv.h"
 #include "base/error.h"
 #include "store/store-int.h"
 
@@ -27,9 +28,10 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg)
 	const char **names = calloc((size_t)ncol + 1, sizeof *names);
 	const char **values = calloc((size_t)ncol + 1, sizeof *values);
 	int *types = calloc((size_t)ncol + 1, sizeof *types);
+	char *reals = calloc((size_t)ncol + 1, LR_DOUBLE_TEXT);
 	struct lr_sqlrow row = { ncol, names, values, types };
 
-	if (!names || !values || !types) {
+	if (!names || !values || !types || !reals) {
 		step = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -42,7 +44,10 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg)
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		for (i = 0; i < ncol; i++) {
 			types[i] = sqlite3_column_type(s, i);
-			values[i] = (const char *)sqlite3_column_text(s, i);
+			/* reals as text that reads back to the same double (SQLite's own text keeps 15 digits) */
+			values[i] = types[i] == SQLITE_FLOAT ? lr_double_text(reals + (size_t)i * LR_DOUBLE_TEXT,
+									 sqlite3_column_double(s, i))
+							     : (const char *)sqlite3_column_text(s, i);
 		}
 		if ((rc = fn(arg, &row, 0))) {
 			step = rc;
@@ -53,6 +58,7 @@ out:
 	free(names);
 	free(values);
 	free(types);
+	free(reals);
 	return step;
 }
 

@@ -49,8 +49,14 @@ echo "$row" | awk -F'|' -v want="$want" -v med="$med" '
 ok "reduction, interval and median agree with values recomputed from labrun sql"
 
 expect_exit 0 "csv" "$LABRUN" report --issue 205 --format csv
-equals "$(tr -d '\r' <"$T/out" | head -1)" "run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,reduction,interval_lo,interval_hi,blocks,flagged,verdict" "csv header"
+equals "$(tr -d '\r' <"$T/out" | head -1)" "run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,reduction,interval_lo,interval_hi,blocks,flagged,verdict,failure" "csv header"
 equals "$(tail -n +2 "$T/out" | wc -l | tr -d ' ')" "4" "a row per arm pair and condition"
+# csv numbers read back to the same doubles as json's (17 digits): they were rounded to 6 decimals
+tr -d '\r' <"$T/out" | awk -F, 'NR > 1 { print $9 }' >"$T/csv-medians"
+"$LABRUN" report --issue 205 --format json | jq -r '.runs[].tables[].rows[].baseline_median_ms' >"$T/json-medians"
+paste -d' ' "$T/csv-medians" "$T/json-medians" | awk '{ if ($1 + 0 != $2 + 0) { print; bad = 1 } } END { exit bad }' ||
+	fail "csv medians do not read back to the json medians"
+ok "csv numbers read back exactly"
 expect_exit 0 "json" "$LABRUN" report --experiment tiny-import --format json
 contains "$T/out" '"experiment": "tiny-import"' "json names the experiment"
 expect_exit 1 "an issue with no experiment runs" "$LABRUN" report --issue 999

@@ -19,6 +19,17 @@ contains crate/ro-crate-metadata.json '"@id": "http://schema.org/FailedActionSta
 contains crate/ro-crate-metadata.json '"name": "rebel-compiler"' "tool versions become SoftwareApplications"
 (cd crate && sha256sum -c --quiet manifest-sha256.txt) || fail "manifest-sha256.txt does not check out"
 ok "manifest-sha256.txt checks out with sha256sum"
+# the crate's repetitions read back to the very doubles the store holds (SQLite's text kept 15 digits)
+csv=$(ls crate/run-3/repetitions.csv)
+tail -n +2 "$csv" | tr -d '\r' | awk -F, '{ printf "%.17g\n", $6 }' >"$T/crate-walls"
+# sqlite3's quote() writes a real with 21 digits: enough to name the exact double, and not labrun's code
+sqlite3 "$T/store/labrun.db" "SELECT quote(wall_s) FROM repetition WHERE run_id = 3 ORDER BY condition_idx, block, slot" |
+	awk '{ printf "%.17g\n", $1 }' >"$T/store-walls"
+[ -s "$T/crate-walls" ] && cmp -s "$T/crate-walls" "$T/store-walls" || {
+	diff "$T/crate-walls" "$T/store-walls" | head >&2
+	fail "repetitions.csv does not read back to the stored doubles"
+}
+ok "repetitions.csv reads back to the stored doubles, all $(wc -l <"$T/crate-walls")"
 cmp crate/run-1/output/model.bin model.bin || fail "artifact copy"
 ok "artifacts are copied into the crate"
 expect_exit 1 "an existing directory is not overwritten" "$LABRUN" manifest --run 1 -o crate
