@@ -84,6 +84,11 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 		d->order == LR_ORDER_ABBA ? "ABBA" : "random", d->blocks, d->warmup, d->margin * 100,
 		(unsigned long long)d->seed, lr_exp_target_name(d->target), d->backend);
 	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
+	if (rr->aa_run)
+		fprintf(f, "* Noise floor: A/A run %lld (%s) on this host, 95%% intervals up to %.1f%% wide; no effect "
+			   "smaller than that is claimed from it\n", (long long)rr->aa_run, rr->aa_name, rr->aa_width * 100);
+	else
+		fprintf(f, "* Noise floor: no A/A run on this host yet (experiments/aa-noise.ini measures it)\n");
 	for (t = 0; t < rr->ntables; t++) {
 		const struct lr_report_table *tb = &rr->tables[t];
 		const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
@@ -91,18 +96,18 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 		fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
 			(long long)r->id);
 		if (cmd)
-			fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | verdict |\n",
-				an, metric, bn, metric);
+			fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
+				an, metric, bn, metric, an, bn);
 		else
-			fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | verdict |\n",
-				an, bn);
-		fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|\n");
+			fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
+				an, bn, an, bn);
+		fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|---|\n");
 		for (i = 0; i < tb->nrows; i++) {
 			const struct lr_report_row *w = &tb->rows[i];
 
 			fprintf(f, "| %s | ", w->label);
 			if (!w->has) {
-				fprintf(f, "- | - | - | - | %d | %d | %s |\n", w->blocks, w->flagged, w->status);
+				fprintf(f, "- | - | - | - | %d | %d | - | %s |\n", w->blocks, w->flagged, w->status);
 				continue;
 			}
 			if (cmd)
@@ -115,7 +120,8 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 				fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
 			else
 				fprintf(f, "%d timed batches, no interval", w->blocks);
-			fprintf(f, " | %d | %d | %s |\n", w->blocks, w->flagged,
+			fprintf(f, " | %d | %d | %+.1f%%/%+.1f%%%s | %s |\n", w->blocks, w->flagged, w->drift_a * 100,
+				w->drift_b * 100, w->drifted ? " DRIFT" : "",
 				lr_verdict_metric_text(verdict, sizeof verdict, &w->p, d->margin, bn, d->metric));
 		}
 	}
@@ -321,7 +327,9 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 	fprintf(f, "Regenerated from the store by labrun %s: every figure is recomputed from the stored\n"
 		   "repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
 		   "execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
-		   "ln((B1+B2)/(A1+A2))); the 95%% interval is the sign-test interval of the block ratios.\n\n",
+		   "ln((B1+B2)/(A1+A2))); the 95%% interval is the sign-test interval of the block ratios.\n"
+		   "Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
+		   "flagged DRIFT beyond the practical margin.\n\n",
 		PACKAGE_VERSION);
 	for (i = 0; i < rep->nruns; i++)
 		md_run(f, &rep->runs[i]);

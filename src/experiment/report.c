@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,21 @@
 #include "experiment/report.h"
 
 /* One row: arm b against arm 0 in condition c, from the stored repetitions. */
+/* Drift of an arm over its blocks: the relative change of its per-block sums (the method's step 3). */
+static double block_drift(const double *t, int blocks)
+{
+	double *sum = malloc((size_t)(blocks > 0 ? blocks : 1) * sizeof *sum), d;
+	int i;
+
+	if (!sum)
+		return 0;
+	for (i = 0; i < blocks; i++)
+		sum[i] = t[2 * i] + t[2 * i + 1];
+	d = lr_drift(sum, blocks);
+	free(sum);
+	return d;
+}
+
 static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
 		     const char *metric, int *higher, struct lr_report_row *row)
 {
@@ -40,6 +56,8 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	}
 	for (i = 0; i < row->blocks; i++)
 		row->block_ratio[i] = (tb[2 * i] + tb[2 * i + 1]) / (ta[2 * i] + ta[2 * i + 1]);
+	row->drift_a = block_drift(ta, row->blocks);
+	row->drift_b = block_drift(tb, row->blocks);
 	if ((rc = lr_paired_from_reps(ta, tb, row->blocks, &row->p)))
 		goto out;
 	row->median_a_ms = lr_median(ta, (size_t)(2 * row->blocks)) * scale; /* sorts: after the pairing */
@@ -64,6 +82,45 @@ static int command_label(struct lr_store *st, int64_t run, int cond, char *buf, 
 	if (!rc && !params.n)
 		snprintf(buf, len, "all");
 	lr_kvlist_release(&params);
+	return rc;
+}
+
+static void release_run(struct lr_report_run *rr)
+{
+	int t, k;
+
+	for (t = 0; t < rr->ntables; t++) {
+		for (k = 0; k < rr->tables[t].nrows; k++)
+			free(rr->tables[t].rows[k].block_ratio);
+		free(rr->tables[t].rows);
+	}
+	lr_store_conditions_free(rr->conds, rr->nconds);
+	lr_expdef_release(&rr->def);
+	lr_run_release(&rr->run);
+}
+
+static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr);
+
+/* The newest A/A run on the same host and its widest interval: no effect below it should be claimed. */
+static int noise_floor(struct lr_store *st, struct lr_report_run *rr)
+{
+	struct lr_report_run aa;
+	int t, k, rc;
+
+	if ((rc = lr_store_newest_aa(st, rr->run.id, &rr->aa_run)) || !rr->aa_run)
+		return rc;
+	memset(&aa, 0, sizeof aa);
+	if (!(rc = build_run(st, rr->aa_run, &aa))) {
+		snprintf(rr->aa_name, sizeof rr->aa_name, "%s", aa.def.name);
+		for (t = 0; t < aa.ntables; t++)
+			for (k = 0; k < aa.tables[t].nrows; k++) {
+				const struct lr_paired *p = &aa.tables[t].rows[k].p;
+
+				if (aa.tables[t].rows[k].has && p->k && p->hi - p->lo > rr->aa_width)
+					rr->aa_width = p->hi - p->lo;
+			}
+	}
+	release_run(&aa);
 	return rc;
 }
 
@@ -102,6 +159,8 @@ static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 			rc = build_row(st, id, &rr->conds[c], a, rr->def.metric, &rr->higher, row);
 			if (!rc && rr->def.target == LR_TARGET_COMMAND)
 				rc = command_label(st, id, rr->conds[c].idx, row->label, sizeof row->label);
+			/* the method's drift flag, at the practical margin */
+			row->drifted = fabs(row->drift_a) > rr->def.margin || fabs(row->drift_b) > rr->def.margin;
 		}
 		if (rc)
 			goto out;
@@ -146,7 +205,8 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < k && !rc; i++) {
 		out->nruns++;
-		rc = build_run(st, exp[i], &out->runs[i]);
+		if (!(rc = build_run(st, exp[i], &out->runs[i])))
+			rc = noise_floor(st, &out->runs[i]);
 	}
 	free(exp);
 	if (rc)
@@ -156,22 +216,10 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 
 void lr_report_release(struct lr_report *r)
 {
-	int i, t;
+	int i;
 
-	for (i = 0; i < r->nruns; i++) {
-		struct lr_report_run *rr = &r->runs[i];
-
-		for (t = 0; t < rr->ntables; t++) {
-			int k;
-
-			for (k = 0; k < rr->tables[t].nrows; k++)
-				free(rr->tables[t].rows[k].block_ratio);
-			free(rr->tables[t].rows);
-		}
-		lr_store_conditions_free(rr->conds, rr->nconds);
-		lr_expdef_release(&rr->def);
-		lr_run_release(&rr->run);
-	}
+	for (i = 0; i < r->nruns; i++)
+		release_run(&r->runs[i]);
 	free(r->runs);
 	free(r->ids);
 	memset(r, 0, sizeof *r);

@@ -25,6 +25,8 @@ struct lr_report_row {
 	struct lr_paired p;
 	int has;			/* an estimate exists (passed, at least one block) */
 	double *block_ratio;		/* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
+	double drift_a, drift_b;	/* each arm's relative change over the timed blocks (lr_drift) */
+	int drifted;			/* either beyond the practical margin */
 };
 
 struct lr_report_table {
@@ -44,6 +46,10 @@ struct lr_report_run {
 	struct lr_report_table tables[LR_EXP_MAXARMS];
 	int ntables;
 	int passed, failed, missing;
+	/* the noise floor: the newest A/A run on the same host, and its widest interval */
+	int64_t aa_run;
+	char aa_name[64];
+	double aa_width;		/* hi - lo of the ratio, widest over its rows */
 };
 
 struct lr_report {

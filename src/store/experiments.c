@@ -540,3 +540,29 @@ int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *ar
 	sqlite3_finalize(s);
 	return rc;
 }
+
+int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
+{
+	static const char sql[] =
+		"SELECT r.id FROM run r JOIN run me ON me.id = :run AND me.host_id = r.host_id"
+		" WHERE r.kind = 'experiment' AND r.status = 'passed' AND r.id != :run"
+		"  AND (SELECT count(*) FROM arm a WHERE a.run_id = r.id) >= 2"
+		"  AND (SELECT count(DISTINCT a.kernel || '/' || a.contract || '/' || a.layout || '/' || a.mode || '/' || a.threads)"
+		"       FROM arm a WHERE a.run_id = r.id AND a.kernel != 'command') = 1"
+		"  AND NOT EXISTS (SELECT 1 FROM arm a WHERE a.run_id = r.id AND a.kernel = 'command')"
+		" ORDER BY r.id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	*aa = 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		*aa = sqlite3_column_int64(s, 0);
+	else if (step != SQLITE_DONE)
+		rc = db_error(st, "look for an A/A run");
+	sqlite3_finalize(s);
+	return rc;
+}

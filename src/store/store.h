@@ -206,6 +206,13 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
 			int *higher);
 
+/*
+ * The newest passed A/A experiment run (two or more arms, all with the same
+ * kernel, contract, layout, mode and threads) recorded on the same host as
+ * run 'run', other than 'run' itself: *aa gets its id, 0 when there is none.
+ */
+int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa);
+
 /* The routes of a command experiment's arms that declare responses, in arm order. */
 int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg);
 
