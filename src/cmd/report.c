@@ -508,9 +508,16 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 	fprintf(f, " time per block, %s %lld/%lld</title>\n", w->model, (long long)w->layers, (long long)w->tokens);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
 		W - L - R, H - T - B);
-	if (w->p.k)
+	if (w->p.k) { /* at least 4 px tall, so a narrow interval still shows; centred on its true place */
+		double top = Y(hi), height = Y(lo) - Y(hi);
+
+		if (height < 4) {
+			top -= (4 - height) / 2;
+			height = 4;
+		}
 		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
-			L, Y(hi), W - L - R, Y(lo) - Y(hi) > 1 ? Y(lo) - Y(hi) : 1);
+			L, top, W - L - R, height);
+	}
 	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
 		W - R, Y(1.0), Y(1.0));
 	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
