@@ -124,7 +124,15 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 			}
 		}
 	}
-	rc = path ? copy_out(path) : lr_error_set(LR_ENOMEM, "out of memory");
+	/* an object is served only while it still hashes to its name */
+	if (!path)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	else if (a && (rc = lr_obj_verify(lr_store_dir(st), a->sha256)))
+		lr_error_wrap("cannot print '%s' of run %lld", a->name, (long long)id);
+	else
+		rc = copy_out(path);
+	if (rc == LR_EIO && a)
+		lr_error_hint("'labrun fsck' lists every damaged object; restore the store from a copy");
 out:
 	free(path);
 	lr_run_release(&r);

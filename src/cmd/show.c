@@ -90,7 +90,9 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 		printf("%s: not recorded\n", name);
 		return;
 	}
-	if (path && tail > 0)
+	if (path && tail > 0 && i < r->nartifacts && lr_obj_verify(lr_store_dir(st), r->artifacts[i].sha256))
+		printf("  (not shown: %s)\n", lr_error_msg()); /* never print content that is not what was recorded */
+	else if (path && tail > 0)
 		print_tail(path, tail);
 	free(path);
 }

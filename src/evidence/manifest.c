@@ -162,8 +162,9 @@ static int copy_object(struct lr_store *st, const char *sha256, const char *full
 
 	if (!obj)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (access(obj, F_OK) == 0) {
-		rc = copy_file(obj, full);
+	if (access(obj, F_OK) == 0) { /* only what still hashes to its name goes into a crate */
+		if (!(rc = lr_obj_verify(lr_store_dir(st), sha256)))
+			rc = copy_file(obj, full);
 		goto out;
 	}
 	if ((rc = lr_store_archived(st, sha256, &archive, &member)) || (rc = mkdirs(full)))

@@ -259,14 +259,28 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 	int rc;
 
 	*path = *text = NULL;
-	if ((rc = db_prepare(st, &s, "SELECT path, text FROM run_definition WHERE run_id = :run")))
+	if ((rc = db_prepare(st, &s, "SELECT path, text, sha256 FROM run_definition WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	if (sqlite3_step(s) == SQLITE_ROW) {
+		char got[LR_SHA256_HEX];
+		const char *want = (const char *)sqlite3_column_text(s, 2);
+
 		*path = db_col_dup(s, 0);
 		*text = db_col_dup(s, 1);
 		if (!*path || !*text)
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		/* the text is what the run executed only while it still hashes to what was recorded */
+		else if (!(rc = lr_sha256_buf(*text, strlen(*text), got)) && (!want || strcmp(got, want))) {
+			rc = lr_error_set(LR_ESTORE, "the stored definition of run %lld does not match its sha256 (%.12s, recorded %.12s)",
+					  (long long)run, got, want ? want : "none");
+			lr_error_hint("the store was edited outside labrun; 'labrun audit' names what changed");
+		}
+		if (rc) {
+			free(*path);
+			free(*text);
+			*path = *text = NULL;
+		}
 	} else {
 		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no stored experiment definition", (long long)run);
 	}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Every read checks (issue 11, item 3): labrun cat, show and manifest serve an object only while it
+# still hashes to its name, naming the object otherwise; a stored definition text that no longer
+# matches its sha256 is refused by everything that reads it (report, replay, diff).
+. "$(dirname "$0")/lib.sh"
+
+printf 'first\n' >a.txt
+printf 'second\n' >b.txt
+"$LABRUN" record -q --artifact a.txt --artifact b.txt -- true >/dev/null 2>&1
+obj() { q "SELECT sha256 FROM artifact WHERE name = '$1'"; }
+path() { echo "$T/store/objects/$(echo "$1" | cut -c1-2)/$(echo "$1" | cut -c3-)"; }
+a=$(obj a.txt) b=$(obj b.txt)
+expect_exit 0 "cat before tampering" "$LABRUN" cat 1 a.txt
+contains "$T/out" "first" "the content"
+
+# swap the two object files: each is still a valid file, but not the content its name says
+pa=$(path "$a") pb=$(path "$b")
+chmod u+w "$pa" "$pb"
+mv "$pa" "$T/swap" && mv "$pb" "$pa" && mv "$T/swap" "$pb"
+expect_exit 1 "cat refuses a swapped object" "$LABRUN" cat 1 a.txt
+contains "$T/err" "cannot print 'a.txt' of run 1: object '$pa' is corrupt" "naming the object"
+lacks "$T/out" "second" "and prints none of the wrong content"
+expect_exit 0 "show" "$LABRUN" show 1
+expect_exit 1 "a crate is not written from a swapped object" "$LABRUN" manifest --run 1 -o crate
+contains "$T/err" "is corrupt" "the manifest names it"
+
+# a definition text edited behind labrun's back, even with its seal recomputed, is refused
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+sqlite3 "$T/store/labrun.db" "UPDATE run_definition SET text = replace(text, 'blocks = 6', 'blocks = 7') WHERE run_id = 2"
+expect_exit 3 "report refuses the edited definition (the store is damaged)" "$LABRUN" report --run 2
+contains "$T/err" "the stored definition of run 2 does not match its sha256" "named"
+expect_exit 3 "replay refuses it" "$LABRUN" replay -q 2
+contains "$T/err" "the stored definition of run 2 does not match its sha256" "named by replay"
