@@ -78,6 +78,11 @@ int lr_strmap_put(struct lr_strmap *m, const char *key, intptr_t value)
 	return 0;
 }
 
+const char *lr_strmap_key(const struct lr_strmap *m, size_t i)
+{
+	return i < m->cap ? m->slots[i].key : NULL;
+}
+
 void lr_strmap_release(struct lr_strmap *m)
 {
 	size_t i;

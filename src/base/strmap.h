@@ -21,6 +21,9 @@ int lr_strmap_get(const struct lr_strmap *m, const char *key, intptr_t *value);
 /* Set 'key' to 'value' (replacing an older value). LR_ENOMEM on failure. */
 int lr_strmap_put(struct lr_strmap *m, const char *key, intptr_t value);
 
+/* The key in slot i (0 <= i < m->cap) or NULL for an empty slot: to visit every key. */
+const char *lr_strmap_key(const struct lr_strmap *m, size_t i);
+
 void lr_strmap_release(struct lr_strmap *m);
 
 #endif

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "record/spool.h"
+#include "evidence/archive.h"
 #include "store/objects.h"
 
 static const char usage[] =
@@ -33,6 +34,18 @@ static int check_object(void *arg, const char *sha)
 	if (lr_obj_verify(c->dir, sha)) {
 		c->bad++;
 		printf("object %s: %s\n", sha, lr_error_msg());
+	}
+	return 0;
+}
+
+static int check_archived(void *arg, const char *sha, const char *archive, const char *member)
+{
+	struct obj_ctx *c = arg;
+
+	c->checked++;
+	if (lr_archive_read_member(archive, member, sha, -1)) {
+		c->bad++;
+		printf("archived %s: %s\n", sha, lr_error_msg());
 	}
 	return 0;
 }
@@ -66,6 +79,16 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	if (!rc)
 		printf("objects:    %ld checked, %ld missing or corrupt\n", oc.checked, oc.bad);
 	problems += oc.bad > 0;
+	/* pruned logs: their archive must still hold them, unchanged */
+	if (!rc) {
+		struct obj_ctx ac = { NULL, 0, 0 };
+
+		rc = lr_store_archived_each(st, check_archived, &ac);
+		if (!rc)
+			printf("archived:   %ld pruned log(s) checked in their archives, %ld missing or changed\n", ac.checked,
+			       ac.bad);
+		problems += ac.bad > 0;
+	}
 	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);

@@ -1,6 +1,8 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,8 +14,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/sha256.h"
+#include "base/strmap.h"
 #include "evidence/archive.h"
 
 struct lr_archive_writer {
@@ -192,121 +197,184 @@ static struct archive *open_reader(const char *path)
 	return a;
 }
 
-/* Find "hex  name" for 'name' in the SHA256SUMS text. */
-static const char *listed(const char *sums, const char *name)
-{
-	const char *p = sums;
-	size_t n = strlen(name);
+/* What an archive holds: every regular member's sha256, and the text of the lists that name them. */
+struct contents {
+	struct lr_strmap index;		/* member name -> position + 1 in 'hex' */
+	char (*hex)[LR_SHA256_HEX];
+	size_t n, cap;
+	char *sums, *bag, *meta;	/* SHA256SUMS, manifest-sha256.txt, ro-crate-metadata.json (or NULL) */
+};
 
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
+static void contents_release(struct contents *c)
+{
+	lr_strmap_release(&c->index);
+	free(c->hex);
+	free(c->sums);
+	free(c->bag);
+	free(c->meta);
+}
+
+/* Read one member: its sha256, and its text when it is one of the lists. */
+static int read_member(struct archive *a, const char *path, const char *name, struct contents *c)
+{
+	static _Thread_local char buf[1 << 16];
+	char **keep = !strcmp(name, "SHA256SUMS") ? &c->sums : !strcmp(name, "manifest-sha256.txt") ? &c->bag
+		      : !strcmp(name, "ro-crate-metadata.json") ? &c->meta : NULL;
+	size_t total = 0;
+	struct lr_sha256 h;
+	la_ssize_t n;
+	int rc;
+
+	if (lr_strmap_get(&c->index, name, NULL))
+		return lr_error_set(LR_EIO, "archive '%s': member '%s' appears twice", path, name);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		void *v = realloc(c->hex, cap * sizeof *c->hex);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		c->hex = v;
+		c->cap = cap;
+	}
+	if ((rc = lr_sha256_init(&h)))
+		return rc;
+	while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
+		lr_sha256_update(&h, buf, (size_t)n);
+		if (keep) {
+			char *p = realloc(*keep, total + (size_t)n + 1);
+
+			if (!p) {
+				lr_sha256_release(&h);
+				return lr_error_set(LR_ENOMEM, "out of memory");
+			}
+			*keep = p;
+			memcpy(p + total, buf, (size_t)n);
+			total += (size_t)n;
+			p[total] = '\0';
+		}
+	}
+	lr_sha256_final(&h, c->hex[c->n]);
+	if (n < 0)
+		return lr_error_set(LR_EIO, "cannot read member '%s' of '%s': %s", name, path, archive_error_string(a));
+	if (keep && !*keep && !(*keep = strdup("")))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return lr_strmap_put(&c->index, name, (intptr_t)++c->n);
+}
+
+/* The sha256 of member 'name', or NULL when the archive has none. */
+static const char *member_hex(const struct contents *c, const char *name)
+{
+	intptr_t pos;
+
+	return lr_strmap_get(&c->index, name, &pos) ? c->hex[pos - 1] : NULL;
+}
+
+/*
+ * Check a "HEX  NAME" list ('what': SHA256SUMS or manifest-sha256.txt):
+ * every name is a member, by its whole name, with that sha256. Names it
+ * lists go into 'listed' when given.
+ */
+static int check_list(const char *path, const struct contents *c, const char *list, const char *what,
+		      struct lr_strmap *listed)
+{
+	const char *p = list;
+	char name[PATH_MAX];
+	int rc = 0;
+
+	while (p && *p && !rc) {
+		const char *nl = strchr(p, '\n'), *hex;
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (len == 66 + n && !strncmp(p + 66, name, n) && p[64] == ' ' && p[65] == ' ')
-			return p;
+		if (len <= 66 || len - 66 >= sizeof name || p[64] != ' ' || p[65] != ' ')
+			return lr_error_set(LR_EIO, "archive '%s': %s has a malformed line: '%.*s'", path, what,
+					    (int)(len < 80 ? len : 80), p);
+		memcpy(name, p + 66, len - 66);
+		name[len - 66] = '\0';
+		if (!(hex = member_hex(c, name)))
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is listed in %s but missing", path, name, what);
+		else if (strncmp(p, hex, 64))
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' does not match %s (%.12s listed, %.12s read)",
+					  path, name, !strcmp(what, "SHA256SUMS") ? "its sha256" : what, p, hex);
+		else if (listed)
+			rc = lr_strmap_put(listed, name, 1);
 		p = nl ? nl + 1 : NULL;
 	}
-	return NULL;
+	return rc;
+}
+
+/* The crate's own metadata: every File entity with a sha256 is a member with that hash. */
+static int check_metadata(const char *path, const struct contents *c)
+{
+	json_error_t err;
+	json_t *root = json_loads(c->meta, 0, &err), *graph = json_object_get(root, "@graph"), *e;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(graph)) {
+		json_decref(root);
+		return lr_error_set(LR_EIO, "archive '%s': ro-crate-metadata.json is not a crate's metadata", path);
+	}
+	json_array_foreach (graph, i, e) {
+		const char *id = json_string_value(json_object_get(e, "@id"));
+		const char *sha = json_string_value(json_object_get(e, "sha256")), *hex;
+
+		if (!id || !sha)
+			continue;
+		if (!(hex = member_hex(c, id)))
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is described in ro-crate-metadata.json but missing",
+					  path, id);
+		else if (strcmp(sha, hex))
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' does not match ro-crate-metadata.json (%.12s described, %.12s read)",
+					  path, id, sha, hex);
+		if (rc)
+			break;
+	}
+	json_decref(root);
+	return rc;
 }
 
 int lr_archive_verify(const char *path, int *members)
 {
+	struct contents c = { 0 };
+	struct lr_strmap listed = { 0 };
 	struct archive *a;
 	struct archive_entry *e;
-	char *sums = NULL, *seen = NULL, hex[LR_SHA256_HEX];
-	char buf[1 << 16];
-	size_t seen_len = 0;
-	int rc = 0, pass, r;
+	size_t i;
+	int rc = 0, r;
 
 	*members = 0;
-	/* pass 0 reads SHA256SUMS, pass 1 hashes every member against it */
-	for (pass = 0; pass < 2 && !rc; pass++) {
-		if (!(a = open_reader(path)))
-			return LR_EIO;
-		while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-			const char *name = archive_entry_pathname(e);
-			struct lr_sha256 h;
-			la_ssize_t n;
-			size_t total = 0;
+	if (!(a = open_reader(path)))
+		return LR_EIO;
+	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
+		if (archive_entry_filetype(e) == AE_IFREG)
+			rc = read_member(a, path, archive_entry_pathname(e), &c);
+	if (!rc && r != ARCHIVE_EOF)
+		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
+	archive_read_free(a);
+	if (!rc && !c.sums)
+		rc = lr_error_set(LR_EIO, "archive '%s' has no SHA256SUMS member", path);
+	/* SHA256SUMS, then the crate's own lists: an edited member must agree with all of them */
+	if (!rc)
+		rc = check_list(path, &c, c.sums, "SHA256SUMS", &listed);
+	for (i = 0; !rc && i < c.index.cap; i++) {
+		const char *name = c.index.slots ? lr_strmap_key(&c.index, i) : NULL;
 
-			if (archive_entry_filetype(e) != AE_IFREG)
-				continue;
-			if (pass == 0 && strcmp(name, "SHA256SUMS"))
-				continue;
-			if (pass == 1 && !strcmp(name, "SHA256SUMS"))
-				continue;
-			if ((rc = lr_sha256_init(&h)))
-				break;
-			while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
-				lr_sha256_update(&h, buf, (size_t)n);
-				if (pass == 0) {
-					char *p = realloc(sums, total + (size_t)n + 1);
-
-					if (!p) {
-						rc = lr_error_set(LR_ENOMEM, "out of memory");
-						break;
-					}
-					sums = p;
-					memcpy(sums + total, buf, (size_t)n);
-					total += (size_t)n;
-					sums[total] = '\0';
-				}
-			}
-			lr_sha256_final(&h, hex);
-			if (n < 0)
-				rc = lr_error_set(LR_EIO, "cannot read member '%s' of '%s': %s", name, path, archive_error_string(a));
-			if (rc || pass == 0)
-				continue;
-			{
-				const char *line = sums ? listed(sums, name) : NULL;
-				char *p;
-
-				if (!line)
-					rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is not in SHA256SUMS", path, name);
-				else if (strncmp(line, hex, 64))
-					rc = lr_error_set(LR_EIO, "archive '%s': member '%s' does not match its sha256 (%.12s listed, %.12s read)",
-							  path, name, line, hex);
-				p = realloc(seen, seen_len + strlen(name) + 2);
-				if (p) {
-					seen = p;
-					seen_len += (size_t)sprintf(seen + seen_len, "%s\n", name);
-				}
-				(*members)++;
-			}
-		}
-		archive_read_free(a);
-		if (rc)
-			lr_error_hint("the archive was altered or damaged since it was made");
-		if (!rc && pass == 0 && !sums)
-			rc = lr_error_set(LR_EIO, "archive '%s' has no SHA256SUMS member", path);
+		if (name && strcmp(name, "SHA256SUMS") && !lr_strmap_get(&listed, name, NULL))
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is not in SHA256SUMS", path, name);
 	}
-	/* every listed member must have been there */
-	if (!rc && sums) {
-		const char *p = sums;
-
-		while (*p && !rc) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			char name[PATH_MAX];
-
-			if (len > 66 && len - 66 < sizeof name) {
-				memcpy(name, p + 66, len - 66);
-				name[len - 66] = '\0';
-				strcat(name, "\n");
-				if (!seen || !strstr(seen, name)) {
-					name[len - 66] = '\0';
-					rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is listed in SHA256SUMS but missing", path, name);
-				}
-			}
-			p = nl ? nl + 1 : p + len;
-		}
-	}
-	free(sums);
-	free(seen);
+	if (!rc && c.bag)
+		rc = check_list(path, &c, c.bag, "manifest-sha256.txt", NULL);
+	if (!rc && c.meta)
+		rc = check_metadata(path, &c);
+	if (rc)
+		lr_error_hint("the archive was altered or damaged since it was made");
+	else
+		*members = (int)c.n - 1; /* SHA256SUMS lists the others */
+	contents_release(&c);
+	lr_strmap_release(&listed);
 	return rc;
 }
 
-/* Would this entry land outside the target, or is it not a plain file or directory? */
 static int refuse(struct archive_entry *e, const char *path)
 {
 	const char *name = archive_entry_pathname(e), *link;
@@ -334,12 +402,112 @@ static int refuse(struct archive_entry *e, const char *path)
 	return 0;
 }
 
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* Pass one: every entry is safe, none appears twice, none would replace a file. Nothing is written. */
+static int check_entries(const char *path, const char *target)
+{
+	struct lr_strmap seen = { 0 };
+	struct archive *a = open_reader(path);
+	struct archive_entry *e;
+	char full[PATH_MAX * 2], name[PATH_MAX];
+	int rc = 0, r = ARCHIVE_EOF;
+
+	if (!a)
+		return LR_EIO;
+	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		struct stat st;
+		size_t n;
+
+		if ((rc = refuse(e, path)))
+			break;
+		snprintf(name, sizeof name, "%s", archive_entry_pathname(e));
+		for (n = strlen(name); n > 1 && name[n - 1] == '/'; n--)
+			name[n - 1] = '\0'; /* "dir/" and "dir" are one entry */
+		if (lr_strmap_get(&seen, name, NULL)) {
+			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' appears twice", path, name);
+			break;
+		}
+		if ((rc = lr_strmap_put(&seen, name, 1)))
+			break;
+		snprintf(full, sizeof full, "%s/%s", target, name);
+		if (lstat(full, &st) == 0 && (archive_entry_filetype(e) != AE_IFDIR || !S_ISDIR(st.st_mode)))
+			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': '%s' already exists", path, full);
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
+	archive_read_free(a);
+	lr_strmap_release(&seen);
+	return rc;
+}
+
+/* Pass three: write into 'tmp' with fixed modes, counting regular files. */
+static int write_entries(const char *path, const char *tmp, int *members)
+{
+	struct archive *a = open_reader(path), *disk;
+	struct archive_entry *e;
+	char full[PATH_MAX * 2];
+	int rc = 0, r = ARCHIVE_EOF;
+
+	if (!a)
+		return LR_EIO;
+	disk = archive_write_disk_new();
+	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					     ARCHIVE_EXTRACT_NO_OVERWRITE);
+	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		int dir = archive_entry_filetype(e) == AE_IFDIR;
+
+		snprintf(full, sizeof full, "%s/%s", tmp, archive_entry_pathname(e));
+		archive_entry_set_pathname(e, full);
+		archive_entry_set_perm(e, dir ? 0755 : 0644); /* never the archive's modes */
+		if (archive_read_extract2(a, e, disk) != ARCHIVE_OK)
+			rc = lr_error_set(LR_EIO, "cannot extract '%s' from '%s': %s", full, path, archive_error_string(disk));
+		else if (!dir)
+			(*members)++;
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
+	archive_write_free(disk);
+	archive_read_free(a);
+	return rc;
+}
+
+/* Move what was extracted into 'tmp' to its place in 'target', merging into directories that exist. */
+static int move_into(const char *tmp, const char *target)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	char from[PATH_MAX * 2], to[PATH_MAX * 2];
+	int rc = 0;
+
+	if (!d)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", tmp, strerror(errno));
+	while (!rc && (de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(from, sizeof from, "%s/%s", tmp, de->d_name);
+		snprintf(to, sizeof to, "%s/%s", target, de->d_name);
+		if (lstat(to, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = move_into(from, to);
+		else if (rename(from, to) != 0)
+			rc = lr_error_set(LR_EIO, "cannot move '%s' into place: %s", to, strerror(errno));
+	}
+	closedir(d);
+	return rc;
+}
+
 int lr_archive_extract(const char *path, const char *dir, int *members)
 {
-	struct archive *a, *disk = NULL;
-	struct archive_entry *e;
-	char target[PATH_MAX], full[PATH_MAX * 2];
-	int rc = 0, r;
+	char target[PATH_MAX], tmp[PATH_MAX + 32];
+	int rc, verified = 0;
 
 	*members = 0;
 	if (!realpath(dir, target)) {
@@ -347,44 +515,26 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 		lr_error_hint("create the target directory first");
 		return LR_EINVAL;
 	}
-	/* First pass: every entry must be safe before anything is written. */
-	if (!(a = open_reader(path)))
-		return LR_EIO;
-	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		struct stat st;
-
-		if ((rc = refuse(e, path)))
-			break;
-		snprintf(full, sizeof full, "%s/%s", target, archive_entry_pathname(e));
-		if (archive_entry_filetype(e) == AE_IFREG && lstat(full, &st) == 0)
-			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': '%s' already exists", path, full);
-	}
-	if (rc == LR_EREFUSED)
-		lr_error_hint("nothing was extracted; labrun's archives hold only plain files and directories");
-	if (!rc && r != ARCHIVE_EOF)
-		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
-	archive_read_free(a);
-	if (rc)
+	/* every entry safe first, then every member verified: only then is anything written */
+	if ((rc = check_entries(path, target))) {
+		if (rc == LR_EREFUSED)
+			lr_error_hint("nothing was extracted; labrun's archives hold only plain files and directories");
 		return rc;
-	/* Second pass: write, with libarchive's own guards as a second line of defence (not
-	 * NOABSOLUTEPATHS: the absolute target prefix is ours; entry names were checked above). */
-	if (!(a = open_reader(path)))
-		return LR_EIO;
-	disk = archive_write_disk_new();
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-					     ARCHIVE_EXTRACT_NO_OVERWRITE);
-	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		snprintf(full, sizeof full, "%s/%s", target, archive_entry_pathname(e));
-		archive_entry_set_pathname(e, full);
-		if (archive_read_extract2(a, e, disk) != ARCHIVE_OK)
-			rc = lr_error_set(LR_EIO, "cannot extract '%s' from '%s': %s", full, path, archive_error_string(disk));
-		else if (archive_entry_filetype(e) == AE_IFREG)
-			(*members)++;
 	}
-	if (!rc && r != ARCHIVE_EOF)
-		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
-	archive_write_free(disk);
-	archive_read_free(a);
+	if ((rc = lr_archive_verify(path, &verified))) {
+		lr_error_wrap("refusing to extract '%s'", path);
+		lr_error_hint("nothing was extracted; the archive does not match its own SHA256SUMS and crate manifests");
+		return rc;
+	}
+	/* written beside the target first, so a failure leaves nothing behind */
+	snprintf(tmp, sizeof tmp, "%s/.labrun-extract-XXXXXX", target);
+	if (!mkdtemp(tmp))
+		return lr_error_set(LR_EIO, "cannot extract into '%s': %s", target, strerror(errno));
+	if (!(rc = write_entries(path, tmp, members)))
+		rc = move_into(tmp, target);
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (rc)
+		*members = 0;
 	return rc;
 }
 

@@ -207,7 +207,7 @@ static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_
 
 /* One run: copy its files in, and describe it as a CreateAction. */
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
-		     json_t *tools_seen)
+		     json_t *tools_seen, char *latest, size_t latest_len)
 {
 	char rel[4200], full[PATH_MAX * 2], urn[64], *text = NULL, *dpath = NULL, *json = NULL;
 	json_t *action, *objects = json_array(), *results = json_array(), *x;
@@ -218,6 +218,9 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 	lr_run_init(&r);
 	if ((rc = lr_store_run_load(st, id, &r)))
 		goto out;
+	/* the crate is dated by its evidence, not by the clock: the same runs give the same bytes */
+	if (strcmp(r.ended_at ? r.ended_at : r.started_at, latest) > 0)
+		snprintf(latest, latest_len, "%s", r.ended_at ? r.ended_at : r.started_at);
 	x = lr_run_json(&r, 1);
 	json = json_dumps(x, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(x);
@@ -327,7 +330,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 {
 	json_t *root = json_object(), *graph = json_array(), *parts = json_array(), *mentions = json_array();
 	json_t *tools = json_object(), *dataset, *ids = json_array();
-	char path[PATH_MAX * 2], *text = NULL, *now = lr_now_iso();
+	char path[PATH_MAX * 2], *text = NULL, latest[64] = "";
 	int rc = 0, i, entities = 0;
 
 	if (mkdir(dir, 0777) != 0) {
@@ -340,7 +343,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 					       "CreativeWork", "conformsTo", ref(RO_CRATE), "about", ref("./")));
 	dataset = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "@id", "./", "@type", "Dataset", "name", o->title,
 			    "description", "Evidence recorded by labrun: commands, sources, binding, logs and measurements",
-			    "datePublished", now ? now : "", "license", ref("#license"), "conformsTo", ref(PROCESS_PROFILE));
+			    "datePublished", "", "license", ref("#license"), "conformsTo", ref(PROCESS_PROFILE));
 	if (o->author)
 		json_object_set_new(dataset, "author", json_string(o->author));
 	if (o->publisher)
@@ -354,9 +357,10 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 					       "SoftwareApplication", "name", "labrun", "version", PACKAGE_VERSION, "url",
 					       "#labrun"));
 	for (i = 0; i < n && !rc; i++)
-		rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools);
+		rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest);
 	if (rc)
 		goto fail;
+	json_object_set_new(dataset, "datePublished", json_string(latest));
 	for (i = 0; (size_t)i < json_array_size(mentions); i++)
 		json_array_append(ids, json_object_get(json_array_get(mentions, i), "@id"));
 	json_object_set(dataset, "hasPart", parts);
@@ -382,7 +386,6 @@ fail:
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 free:
 	free(text);
-	free(now);
 	json_decref(root);
 	json_decref(graph);
 	json_decref(parts);

@@ -42,9 +42,20 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 	struct lr_crate_opts co = { .title = title, .license = "not declared" };
 	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
 	struct lr_archive_writer *w = NULL;
+	char abs[PATH_MAX];
+	int64_t held = 0;
 	struct pack p;
 	int rc;
 
+	/* an archive that pruned logs now live in is never overwritten: they would be lost */
+	if (realpath(path, abs) && (rc = lr_store_archive_holds(st, abs, &held)))
+		return rc;
+	if (held) {
+		lr_error_set(LR_EREFUSED, "refusing to overwrite archive '%s': %lld pruned log(s) of this store live only in it",
+			     path, (long long)held);
+		lr_error_hint("write the new archive under another name (-o FILE)");
+		return LR_EREFUSED;
+	}
 	if (!mkdtemp(tmp))
 		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
 	snprintf(dir, sizeof dir, "%s/crate", tmp);

@@ -89,6 +89,39 @@ int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, c
 	return rc;
 }
 
+int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT sha256, archive_path, member FROM archived_object ORDER BY sha256")))
+		return rc;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2));
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the archived objects");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*objects = 0;
+	if ((rc = db_prepare(st, &s, "SELECT count(*) FROM archived_object WHERE archive_path = :path")))
+		return rc;
+	db_bind_text(s, ":path", path);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*objects = sqlite3_column_int64(s, 0);
+	else
+		rc = db_error(st, "read the archived objects");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member)
 {
 	static const char sql[] =

@@ -270,6 +270,13 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 /* Where a pruned object lives: malloc'd archive path and member; LR_ENOTFOUND when it was never pruned. */
 int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member);
 
+/* Every pruned object: its sha256, archive path and member, by sha256. */
+typedef int (*lr_archived_fn)(void *arg, const char *sha256, const char *archive, const char *member);
+int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg);
+
+/* How many pruned objects live in archive 'path' (an absolute path). */
+int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects);
+
 /* Record that objects were archived as members of 'archive' (one transaction). */
 int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
 

@@ -7,7 +7,6 @@
 A="$TOP_SRCDIR/tests/fixtures/archives"
 printf 'weights\n' >model.bin
 "$LABRUN" record -q --issue 270 --artifact model.bin -- sh -c 'echo out; echo err >&2' >/dev/null 2>&1
-"$LABRUN" run -q --note x "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || true
 "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 
 expect_exit 0 "archive a recorded run" "$LABRUN" archive --run 1 -o run1.tar.zst
@@ -37,6 +36,21 @@ expect_exit 1 "an unlisted member is named" "$LABRUN" archive --verify "$A/unlis
 contains "$T/err" "member 'run-1/b.txt' is not in SHA256SUMS" "names it"
 expect_exit 1 "a listed but absent member is named" "$LABRUN" archive --verify "$A/missing.tar"
 contains "$T/err" "member 'run-1/b.txt' is listed in SHA256SUMS but missing" "names it"
+expect_exit 1 "a member changed with its SHA256SUMS line is caught by the crate's own manifest" \
+	"$LABRUN" archive --verify "$A/resummed.tar"
+contains "$T/err" "member 'run-1/a.txt' does not match manifest-sha256.txt" "names it and the list"
+expect_exit 1 "a missing member whose name ends another's is named" "$LABRUN" archive --verify "$A/suffix.tar"
+contains "$T/err" "member 'b.txt' is listed in SHA256SUMS but missing" "by its whole name"
+mkdir box-tampered
+expect_exit 1 "a tampered archive is not extracted" "$LABRUN" archive --extract "$A/resummed.tar" box-tampered
+contains "$T/err" "refusing to extract" "says so"
+[ -z "$(ls -A box-tampered)" ] || fail "something was written from a tampered archive"
+ok "nothing written from the tampered archive"
+
+# the same evidence gives the same archive bytes: dates come from the runs, not the clock
+expect_exit 0 "archive run 1 again" "$LABRUN" archive --run 1 -o again.tar.zst
+cmp -s run1.tar.zst again.tar.zst || fail "two archives of the same run differ"
+ok "two archives of the same run are byte for byte equal"
 
 rm -f /tmp/labrun-archive-escape-absolute
 for kind in absolute dotdot symlink hardlink device; do
@@ -62,8 +76,14 @@ ok "the object left the store"
 equals "$("$LABRUN" cat "$rid" stdout)" "only-in-run-5" "cat reads it from the archive"
 expect_exit 0 "audit checks it in the archive" "$LABRUN" audit --run "$rid"
 expect_exit 0 "fsck does not miss it" "$LABRUN" fsck
+contains "$T/out" "2 pruned log(s) checked in their archives, 0 missing or changed" "fsck checks pruned logs in the archive"
+expect_exit 1 "an archive holding pruned logs is never overwritten" "$LABRUN" archive --run "$rid" -o pruned.tar.zst
+contains "$T/err" "refusing to overwrite archive 'pruned.tar.zst': 2 pruned log(s)" "says why"
+expect_exit 0 "it still verifies" "$LABRUN" archive --verify pruned.tar.zst
 mv pruned.tar.zst elsewhere.tar.zst
 expect_exit 1 "a lost archive is found by audit" "$LABRUN" audit --run "$rid"
 contains "$T/out" "was pruned to archive" "names the archive"
 expect_exit 1 "and by cat" "$LABRUN" cat "$rid" stdout
 contains "$T/err" "cannot read archive" "says why"
+expect_exit 1 "and by fsck" "$LABRUN" fsck
+contains "$T/out" "2 pruned log(s) checked in their archives, 2 missing or changed" "fsck names the lost archive's logs"
