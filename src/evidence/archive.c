@@ -64,6 +64,8 @@ int lr_archive_create(struct lr_archive_writer **out, const char *path)
 	w->a = archive_write_new();
 	if (!w->a || archive_write_add_filter_zstd(w->a) != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
+	    /* names are written as their bytes (UTF-8 by lr_safe_member), whatever the locale */
+	    archive_write_set_format_option(w->a, "pax", "hdrcharset", "BINARY") != ARCHIVE_OK ||
 	    archive_write_open_filename(w->a, w->tmp) != ARCHIVE_OK) {
 		int rc = arc_error(w->a, "create archive", path);
 

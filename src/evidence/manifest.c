@@ -14,6 +14,7 @@
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "base/safename.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
 #include "record/runjson.h"
@@ -115,7 +116,12 @@ static int write_repetitions(struct lr_store *st, int64_t id, const char *path)
 
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name)
 {
-	snprintf(buf, len, "run-%lld/%s/%s", (long long)run, role, name);
+	char safe[PATH_MAX];
+
+	/* "../x" or a name that is not UTF-8 must not escape the crate or break its JSON */
+	if (!lr_safe_member(safe, sizeof safe, name))
+		snprintf(safe, sizeof safe, "%s", "name-too-long");
+	snprintf(buf, len, "run-%lld/%s/%s", (long long)run, role, safe);
 	return buf;
 }
 
