@@ -461,14 +461,169 @@ static int refers(json_t *list, const char *id)
 	return 0;
 }
 
-int lr_crate_validate(const char *dir, int *entities)
+/* "2026-11-29", or with a time: "2026-11-29T14:25:45.123Z" or "...+09:00" (ISO 8601, as RO-Crate asks). */
+static int iso8601(const char *s)
+{
+	int y, mo, d, h, mi, n = 0;
+	double sec;
+
+	if (!s || sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10 || mo < 1 || mo > 12 || d < 1 || d > 31)
+		return 0;
+	s += 10;
+	if (!*s)
+		return 1;
+	if (sscanf(s, "T%2d:%2d%n", &h, &mi, &n) != 2 || n != 6 || h > 23 || mi > 59)
+		return 0;
+	s += 6;
+	if (*s == ':') {
+		char *end;
+
+		sec = strtod(s + 1, &end);
+		if (end != s + 3 && !(end > s + 3 && s[3] == '.'))
+			return 0;
+		if (sec < 0 || sec >= 61)
+			return 0;
+		s = end;
+	}
+	if (!strcmp(s, "Z"))
+		return 1;
+	return (*s == '+' || *s == '-') && sscanf(s + 1, "%2d:%2d%n", &h, &mi, &n) == 2 && n == 5 && !s[6];
+}
+
+/* Every @id, @type, and only keys the context defines. */
+static int check_entities(const char *dir, json_t *graph)
+{
+	const char *key;
+	json_t *e, *v;
+	size_t i;
+	int k;
+
+	json_array_foreach(graph, i, e) {
+		if (!json_is_object(e) || !json_is_string(json_object_get(e, "@id")) || !json_object_get(e, "@type"))
+			return bad(dir, "entity %zu has no @id or no @type", i);
+		json_object_foreach(e, key, v) {
+			for (k = 0; known_keys[k] && strcmp(known_keys[k], key); k++)
+				;
+			if (!known_keys[k])
+				return bad(dir, "entity '%s' uses '%s', which the RO-Crate context does not define",
+					   json_string_value(json_object_get(e, "@id")), key);
+		}
+	}
+	return 0;
+}
+
+/* The descriptor and the root data entity with its REQUIRED properties, a named license, the profile. */
+static int check_root(const char *dir, json_t *graph)
+{
+	static const char *const need[] = { "name", "description", "license", "datePublished", NULL };
+	json_t *desc = find(graph, "ro-crate-metadata.json"), *ds = find(graph, "./"), *lic;
+	int k;
+
+	if (!desc || !has_type(desc, "CreativeWork") || !json_object_get(desc, "about") ||
+	    !json_object_get(desc, "conformsTo"))
+		return bad(dir, "the metadata descriptor is missing, not a CreativeWork, or lacks about/conformsTo");
+	if (!ds || !has_type(ds, "Dataset"))
+		return bad(dir, "no root data entity ('./' of type Dataset)");
+	for (k = 0; need[k]; k++)
+		if (!json_object_get(ds, need[k]))
+			return bad(dir, "the root data entity lacks '%s'", need[k]);
+	if (!iso8601(json_string_value(json_object_get(ds, "datePublished"))))
+		return bad(dir, "the root's datePublished '%s' is not an ISO 8601 date",
+			   json_string_value(json_object_get(ds, "datePublished")) ?: "(not a string)");
+	lic = find(graph, ref_id(json_object_get(ds, "license")) ?: "");
+	if (!lic || !json_is_string(json_object_get(lic, "name")))
+		return bad(dir, "the root's license is not an entity with a name");
+	if (!refers(json_object_get(ds, "conformsTo"), PROCESS_PROFILE))
+		return bad(dir, "the root does not conform to the Process Run Crate profile (%s)", PROCESS_PROFILE);
+	return 0;
+}
+
+/* A File: a plain file of the crate (no link, no device), of its size and sha256, reachable from the root. */
+static int check_file(const char *dir, json_t *ds, json_t *e, const char *id)
 {
 	char path[PATH_MAX * 2], hex[LR_SHA256_HEX], size[32];
-	json_t *root, *graph, *desc, *ds, *e, *v;
-	json_error_t err;
+	int64_t bytes = 0;
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/%s", dir, id);
+	if (id[0] == '/' || strstr(id, "..") || lstat(path, &st) != 0)
+		return bad(dir, "File '%s' is not in the crate directory", id);
+	if (!S_ISREG(st.st_mode)) /* a link could lead out of the crate, a device never end */
+		return bad(dir, "File '%s' is not a plain file (a link, device or directory)", id);
+	if (lr_sha256_file(path, hex, &bytes))
+		return bad(dir, "File '%s' cannot be read", id);
+	snprintf(size, sizeof size, "%lld", (long long)bytes);
+	if (strcmp(json_string_value(json_object_get(e, "contentSize")) ?: "", size))
+		return bad(dir, "File '%s' has contentSize %s but %s bytes on disk", id,
+			   json_string_value(json_object_get(e, "contentSize")) ?: "(none)", size);
+	if (strcmp(json_string_value(json_object_get(e, "sha256")) ?: "", hex))
+		return bad(dir, "File '%s' does not match its sha256", id);
+	if (!refers(json_object_get(ds, "hasPart"), id))
+		return bad(dir, "File '%s' is not reachable through the root's hasPart", id);
+	return 0;
+}
+
+/* A CreateAction: a SoftwareApplication instrument; a failed one says why. */
+static int check_action(const char *dir, json_t *graph, json_t *e, const char *id)
+{
+	json_t *ins = json_object_get(e, "instrument"), *one;
+	size_t j;
+	int found = 0;
+
+	if (json_is_object(ins))
+		found = find(graph, ref_id(ins) ?: "") && has_type(find(graph, ref_id(ins) ?: ""), "SoftwareApplication");
+	json_array_foreach(ins, j, one) {
+		json_t *t = find(graph, ref_id(one) ?: "");
+
+		if (!t || !has_type(t, "SoftwareApplication")) {
+			found = 0;
+			break;
+		}
+		found = 1;
+	}
+	if (!found)
+		return bad(dir, "CreateAction '%s' has no instrument that resolves to a SoftwareApplication", id);
+	if (!strcmp(ref_id(json_object_get(e, "actionStatus")) ?: "", "http://schema.org/FailedActionStatus") &&
+	    !json_is_string(json_object_get(e, "error")))
+		return bad(dir, "CreateAction '%s' failed but has no 'error' saying why", id);
+	return 0;
+}
+
+/* Every reference inside the crate ({"@id": "#x"} or a relative path) names an entity of the graph. */
+static int check_refs(const char *dir, json_t *graph, json_t *v)
+{
 	const char *key, *id;
+	json_t *x;
 	size_t i;
-	int rc = 0, k;
+	int rc;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if ((rc = check_refs(dir, graph, x)))
+				return rc;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return 0;
+	if (json_object_size(v) == 1 && (id = json_string_value(json_object_get(v, "@id")))) {
+		int local = id[0] == '#' || (!strstr(id, ":") && strcmp(id, "./"));
+
+		return local && !find(graph, id) ? bad(dir, "the reference '%s' names no entity of the crate", id) : 0;
+	}
+	json_object_foreach(v, key, x)
+		if ((rc = check_refs(dir, graph, x)))
+			return rc;
+	return 0;
+}
+
+int lr_crate_validate(const char *dir, int *entities)
+{
+	char path[PATH_MAX * 2];
+	json_t *root, *graph, *e;
+	json_error_t err;
+	const char *id;
+	size_t i;
+	int rc = 0;
 
 	*entities = 0;
 	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
@@ -482,91 +637,14 @@ int lr_crate_validate(const char *dir, int *entities)
 		goto out;
 	}
 	*entities = (int)json_array_size(graph);
-	json_array_foreach(graph, i, e) {
-		if (!json_is_object(e) || !json_is_string(json_object_get(e, "@id")) || !json_object_get(e, "@type")) {
-			rc = bad(dir, "entity %zu has no @id or no @type", i);
-			goto out;
-		}
-		json_object_foreach(e, key, v) {
-			for (k = 0; known_keys[k] && strcmp(known_keys[k], key); k++)
-				;
-			if (!known_keys[k]) {
-				rc = bad(dir, "entity '%s' uses '%s', which the RO-Crate context does not define",
-					 json_string_value(json_object_get(e, "@id")), key);
-				goto out;
-			}
-		}
-	}
-	desc = find(graph, "ro-crate-metadata.json");
-	if (!desc || !has_type(desc, "CreativeWork") || !json_object_get(desc, "about") ||
-	    !json_object_get(desc, "conformsTo")) {
-		rc = bad(dir, "the metadata descriptor is missing, not a CreativeWork, or lacks about/conformsTo");
+	if ((rc = check_entities(dir, graph)) || (rc = check_root(dir, graph)) || (rc = check_refs(dir, graph, graph)))
 		goto out;
-	}
-	ds = find(graph, "./");
-	if (!ds || !has_type(ds, "Dataset")) {
-		rc = bad(dir, "no root data entity ('./' of type Dataset)");
-		goto out;
-	}
-	{
-		static const char *const need[] = { "name", "description", "license", "datePublished", NULL };
-
-		for (k = 0; need[k]; k++)
-			if (!json_object_get(ds, need[k])) {
-				rc = bad(dir, "the root data entity lacks '%s'", need[k]);
-				goto out;
-			}
-	}
 	json_array_foreach(graph, i, e) {
 		id = json_string_value(json_object_get(e, "@id"));
-		if (has_type(e, "File")) {
-			int64_t bytes = 0;
-
-			snprintf(path, sizeof path, "%s/%s", dir, id);
-			if (id[0] == '/' || strstr(id, "..") || access(path, F_OK)) {
-				rc = bad(dir, "File '%s' is not in the crate directory", id);
-				goto out;
-			}
-			if (lr_sha256_file(path, hex, &bytes)) {
-				rc = bad(dir, "File '%s' cannot be read", id);
-				goto out;
-			}
-			snprintf(size, sizeof size, "%lld", (long long)bytes);
-			if (strcmp(json_string_value(json_object_get(e, "contentSize")) ?: "", size)) {
-				rc = bad(dir, "File '%s' has contentSize %s but %s bytes on disk", id,
-					 json_string_value(json_object_get(e, "contentSize")) ?: "(none)", size);
-				goto out;
-			}
-			if (strcmp(json_string_value(json_object_get(e, "sha256")) ?: "", hex)) {
-				rc = bad(dir, "File '%s' does not match its sha256", id);
-				goto out;
-			}
-			if (!refers(json_object_get(ds, "hasPart"), id)) {
-				rc = bad(dir, "File '%s' is not reachable through the root's hasPart", id);
-				goto out;
-			}
-		}
-		if (has_type(e, "CreateAction")) {
-			json_t *ins = json_object_get(e, "instrument"), *one;
-			size_t j;
-			int found = 0;
-
-			if (json_is_object(ins))
-				found = find(graph, ref_id(ins) ?: "") && has_type(find(graph, ref_id(ins) ?: ""), "SoftwareApplication");
-			json_array_foreach(ins, j, one) {
-				json_t *t = find(graph, ref_id(one) ?: "");
-
-				if (!t || !has_type(t, "SoftwareApplication")) {
-					found = 0;
-					break;
-				}
-				found = 1;
-			}
-			if (!found) {
-				rc = bad(dir, "CreateAction '%s' has no instrument that resolves to a SoftwareApplication", id);
-				goto out;
-			}
-		}
+		if (has_type(e, "File") && (rc = check_file(dir, find(graph, "./"), e, id)))
+			break;
+		if (has_type(e, "CreateAction") && (rc = check_action(dir, graph, e, id)))
+			break;
 	}
 out:
 	json_decref(root);

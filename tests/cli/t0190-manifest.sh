@@ -47,6 +47,17 @@ check action-without-instrument "has no instrument that resolves to a SoftwareAp
 check instrument-not-software "has no instrument that resolves to a SoftwareApplication"
 check unknown-key "uses 'colour', which the RO-Crate context does not define"
 check root-without-license "the root data entity lacks 'license'"
+check date-not-iso "the root's datePublished '29/11/2026' is not an ISO 8601 date"
+check license-without-name "the root's license is not an entity with a name"
+check no-process-profile "the root does not conform to the Process Run Crate profile"
+check failed-without-error "failed but has no 'error' saying why"
+check dangling-reference "the reference '#nowhere' names no entity of the crate"
+for link in /etc/hostname /dev/zero; do
+	rm -rf linked && cp -R "$C/link-base" linked && ln -s "$link" linked/data.txt
+	# a link to /dev/zero once made the validator read forever
+	expect_exit 1 "a File linked to $link is refused at once" timeout 10 "$LABRUN" manifest --validate linked
+	contains "$T/err" "File 'data.txt' is not a plain file" "linked to $link: named"
+done
 
 # registration with a hub: validated first, recorded with the manifest hash and its runs
 expect_exit 0 "register the crate" "$LABRUN" register --hub research-hub crate
