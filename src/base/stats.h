@@ -2,7 +2,7 @@
 #define LR_STATS_H
 
 /*
- * The statistics of shared/spec/benchmark-method.md: paired blocks, their
+ * The statistics of docs/method.md: paired blocks, their
  * log-ratio estimator, a distribution-free interval, verdicts against a
  * practical margin, and a drift check. Pure functions: no printing, no I/O.
  */

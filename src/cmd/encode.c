@@ -18,7 +18,7 @@ static const char encode_usage[] =
 	"                            [--shape S]\n"
 	"       labrun encode --verify [--kernel K]\n"
 	"\n"
-	"Encode BF16 bit patterns into DLFloat16 (shared/spec/dlfloat16.md). IN is a .npy file\n"
+	"Encode BF16 bit patterns into DLFloat16 (docs/encoding.md). IN is a .npy file\n"
 	"('<u2' holding BF16 bits, or bfloat16 as ml_dtypes writes it; versions 1-3) or, with\n"
 	"--shape, a raw file of little-endian 16-bit elements. OUT is written as .npy ('<u2'\n"
 	"holding DLF16 bits) when its name ends in .npy, else raw. The input is only read.\n"

@@ -19,7 +19,7 @@ static const char usage[] =
 	"DIR holds each run's run.json, logs, artifacts and (experiments) definition and\n"
 	"repetitions, ro-crate-metadata.json with one CreateAction per run (failed runs too)\n"
 	"and the software used, and manifest-sha256.txt. labrun validates every crate it\n"
-	"writes against the REQUIRED rules of shared/spec/ro-crate.md and refuses to leave an\n"
+	"writes against the REQUIRED rules of docs/manifest.md and refuses to leave an\n"
 	"invalid one. --validate checks any crate the same way.\n"
 	"\n"
 	"  -o DIR           the crate directory, created (default labrun-crate-run-ID or -issue-REF)\n"

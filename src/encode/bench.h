@@ -7,7 +7,7 @@
  * the same bytes) on one shape, measured in one process, alternating the
  * order of the variants every repetition (forward, then reversed) so drift
  * hits all of them alike. Outputs are checked bit-identical before any
- * timing counts. See shared/spec/benchmark-method.md.
+ * timing counts. See docs/method.md.
  */
 
 #include <stdint.h>

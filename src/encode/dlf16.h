@@ -4,7 +4,7 @@
 /*
  * BF16 -> DLFloat16 encoding under a contract, and DLF16 -> FP32/BF16
  * decoding for readback checks. The contract and test vectors are in
- * shared/spec/dlfloat16.md; lr_dlf16_encode1() below is that contract in
+ * docs/encoding.md; lr_dlf16_encode1() below is that contract in
  * code, and every kernel matches it bit for bit.
  *
  * Kernels encode a contiguous run of elements. They never allocate and never

@@ -413,7 +413,7 @@ static int bad(const char *dir, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	lr_error_set(LR_EINVAL, "invalid crate '%s': %s", dir, msg);
-	lr_error_hint("shared/spec/ro-crate.md lists the rules; labrun manifest writes crates that follow them");
+	lr_error_hint("docs/manifest.md lists the rules; labrun manifest writes crates that follow them");
 	return LR_EINVAL;
 }
 

@@ -3,7 +3,7 @@
 
 /*
  * Registration manifests: RO-Crate 1.2 with the Process Run Crate profile
- * (shared/spec/ro-crate.md). A crate is a directory holding the evidence
+ * (docs/manifest.md). A crate is a directory holding the evidence
  * files, ro-crate-metadata.json and manifest-sha256.txt. labrun validates
  * every crate it writes against the REQUIRED rules and refuses to leave an
  * invalid one behind. Nothing here prints.

@@ -2,7 +2,7 @@
 #define LR_RUN_H
 
 /*
- * The paired-block experiment runner (shared/spec/benchmark-method.md): for
+ * The paired-block experiment runner (docs/method.md): for
  * each condition of a definition, build the input once, run every arm once
  * untimed and check their outputs are bit-identical (a parity row per arm),
  * then time warm-up and measured blocks, alternating ABBA/BAAB (ABC CBA with

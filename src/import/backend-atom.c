@@ -1,5 +1,5 @@
 /*
- * Rebellions ATOM through the RBLN runtime (shared/spec/rbln-runtime.md):
+ * Rebellions ATOM through the RBLN runtime (docs/atom.md):
  * the library is loaded with dlopen and the C-linkage calls are resolved by
  * name, since the runtime's header is C++. Every call is serialised by a
  * mutex (the runtime makes no thread-safety promise). Tests run this file's

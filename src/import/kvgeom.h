@@ -2,7 +2,7 @@
 #define LR_KVGEOM_H
 
 /*
- * KV-cache geometry: the four model presets of shared/spec/kv-geometry.md,
+ * KV-cache geometry: the four model presets of docs/geometry.md,
  * custom geometry, the device layout an import writes, and the check of an
  * export against the geometry a backend was compiled for.
  */

@@ -1,6 +1,6 @@
 /*
  * A stand-in for the RBLN runtime (librbln.so) over host memory, exporting
- * the C-linkage calls of shared/spec/rbln-runtime.md, so the atom backend's
+ * the C-linkage calls of docs/atom.md, so the atom backend's
  * real code path (dlopen, symbol lookup, error mapping, copies) runs in CI.
  *
  * Environment: RBLN_SHIM_DEVICES (device count, default 1),
