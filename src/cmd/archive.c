@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
+#include "evidence/settings.h"
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune]\n"
@@ -47,7 +48,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	int64_t *ids = NULL;
 	int n = 0;
 	char issue[256], deflt[320];
-	int c, rc = 0, modes = 0, members = 0, prune = 0;
+	int c, rc = 0, modes = 0, members = 0, prune = 0, placeholder = 0;
 	size_t pruned = 0;
 	long long bytes = 0;
 
@@ -133,8 +134,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 				safe[k] = '-';
 		snprintf(deflt, sizeof deflt, "labrun-issue-%s.tar.zst", safe);
 	}
-	if ((rc = lr_evidence_archive(st, ids, n, out ? out : deflt, deflt)))
+	if ((rc = lr_evidence_archive(st, ids, n, out ? out : deflt, deflt, &placeholder)))
 		goto done;
+	if (placeholder)
+		cmd_warn_license(LR_CRATE_NO_LICENSE);
 	printf("archived %d run(s) into '%s'\n", n, out ? out : deflt);
 	if (prune && !(rc = lr_evidence_prune(st, ids, n, out ? out : deflt, &pruned, &bytes)))
 		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",

@@ -38,6 +38,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv);
 int cmd_cat(const struct lr_global *g, int argc, char **argv);
 int cmd_sql(const struct lr_global *g, int argc, char **argv);
 int cmd_fsck(const struct lr_global *g, int argc, char **argv);
+int cmd_config(const struct lr_global *g, int argc, char **argv);
 int cmd_encode(const struct lr_global *g, int argc, char **argv);
 int cmd_decode(const struct lr_global *g, int argc, char **argv);
 int cmd_bench(const struct lr_global *g, int argc, char **argv);
@@ -90,6 +91,9 @@ void cmd_cancel_restore(struct cmd_cancel *c);
 /* Print the current error ("labrun: error: ..." and its hint) to stderr and
  * return the exit code for 'rc'. */
 int cmd_fail(int rc);
+
+/* Warn that a crate or archive declares the placeholder licence 'license'. */
+void cmd_warn_license(const char *license);
 
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

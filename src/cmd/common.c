@@ -33,6 +33,13 @@ int cmd_fail(int rc)
 	}
 }
 
+void cmd_warn_license(const char *license)
+{
+	fprintf(stderr, "labrun: warning: the evidence declares the licence '%s': a hub cannot tell how it may be reused\n"
+			"hint: declare it once for this store (labrun config manifest.license CC-BY-4.0), or pass manifest --license NAME\n",
+		license);
+}
+
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

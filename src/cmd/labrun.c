@@ -39,6 +39,7 @@ static const struct lr_command commands[] = {
 	{ "ingest", cmd_ingest, "store a serving harness's responses for a run and route, checked line by line" },
 	{ "compare", cmd_compare, "compare two routes' responses case by case: tokens, text, finish, missing" },
 	{ "gate", cmd_gate, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
+	{ "config", cmd_config, "show or set the store's settings: the licence, author and publisher of its crates" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };

@@ -9,6 +9,7 @@
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "evidence/manifest.h"
+#include "evidence/settings.h"
 
 static const char usage[] =
 	"usage: labrun manifest (--issue REF | --run ID) [-o DIR] [--license NAME] [--author NAME]\n"
@@ -23,8 +24,10 @@ static const char usage[] =
 	"invalid one. --validate checks any crate the same way.\n"
 	"\n"
 	"  -o DIR           the crate directory, created (default labrun-crate-run-ID or -issue-REF)\n"
-	"  --license NAME   the license entity's name (default: 'not declared')\n"
-	"  --author NAME, --publisher NAME   DataCite fields for the hub\n";
+	"  --license NAME   the license entity's name (default: the store's manifest.license\n"
+	"                   setting, else 'not declared', with a warning)\n"
+	"  --author NAME, --publisher NAME   DataCite fields for the hub (default: the\n"
+	"                   manifest.author and manifest.publisher settings; see labrun config)\n";
 
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
@@ -39,14 +42,14 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_crate_opts co = { .license = "not declared" };
+	struct lr_crate_opts co = { 0 };
 	struct lr_run_filter f = { .status = -1 };
 	const char *run_ref = NULL, *validate = NULL, *out = NULL;
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;
-	char issue[256], deflt[320], title[400];
-	int c, rc = 0, modes = 0, entities = 0;
+	char issue[256], deflt[320], title[400], *held[3] = { NULL, NULL, NULL };
+	int c, rc = 0, modes = 0, entities = 0, placeholder = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -122,11 +125,15 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		snprintf(title, sizeof title, "labrun evidence for issue %s", f.issue);
 	}
 	co.title = title;
-	if ((rc = lr_crate_write(st, ids, n, out ? out : deflt, &co)))
+	if ((rc = lr_crate_opts_settle(st, &co, held, &placeholder)) ||
+	    (rc = lr_crate_write(st, ids, n, out ? out : deflt, &co)))
 		goto done;
+	if (placeholder)
+		cmd_warn_license(co.license);
 	if (!lr_crate_validate(out ? out : deflt, &entities))
 		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, n, entities);
 done:
+	lr_crate_opts_release(held);
 	free(ids);
 	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;

@@ -14,6 +14,7 @@
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
 #include "evidence/pack.h"
+#include "evidence/settings.h"
 #include "store/objects.h"
 
 struct pack {
@@ -37,9 +38,11 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
 	return remove(p);
 }
 
-int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title)
+int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
+			int *placeholder)
 {
-	struct lr_crate_opts co = { .title = title, .license = "not declared" };
+	struct lr_crate_opts co = { .title = title };
+	char *kept[3] = { NULL, NULL, NULL };
 	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
 	struct lr_archive_writer *w = NULL;
 	char abs[PATH_MAX];
@@ -59,7 +62,8 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 	if (!mkdtemp(tmp))
 		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
 	snprintf(dir, sizeof dir, "%s/crate", tmp);
-	if ((rc = lr_crate_write(st, runs, n, dir, &co)) || (rc = lr_archive_create(&w, path)))
+	if ((rc = lr_crate_opts_settle(st, &co, kept, placeholder)) || (rc = lr_crate_write(st, runs, n, dir, &co)) ||
+	    (rc = lr_archive_create(&w, path)))
 		goto out;
 	p.w = w;
 	p.prefix = strlen(dir) + 1;
@@ -68,6 +72,7 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 	else
 		rc = lr_archive_close(w);
 out:
+	lr_crate_opts_release(kept);
 	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }

@@ -16,9 +16,11 @@
 /*
  * Write the crate of runs[0..n) (lr_crate_write, titled 'title') into the
  * new archive 'path': extracted, it is a valid crate again. On failure no
- * archive is left behind.
+ * archive is left behind. The crate's licence, author and publisher are the
+ * store's settings (lr_crate_opts_settle); *placeholder says the licence is one.
  */
-int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title);
+int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
+			int *placeholder);
 
 /*
  * Remove from objects/ the logs that only these runs use, once archive

@@ -280,6 +280,13 @@ int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objec
 /* Record that objects were archived as members of 'archive' (one transaction). */
 int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
 
+/* The store's settings ('labrun config'): *value is malloc'd, NULL when the key is not set. */
+int lr_store_setting_get(struct lr_store *st, const char *key, char **value);
+/* Set KEY to VALUE, or remove it when VALUE is NULL. */
+int lr_store_setting_set(struct lr_store *st, const char *key, const char *value);
+typedef int (*lr_setting_fn)(void *arg, const char *key, const char *value, const char *set_at);
+int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg);
+
 /*
  * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer
  * to: candidates for pruning. 'fn' gets each log's object, run, role and

@@ -72,3 +72,34 @@ contains "$T/out" "research-hub" "lists it"
 expect_exit 1 "an invalid crate is not registered" "$LABRUN" register --hub research-hub "$C/wrong-hash"
 contains "$T/err" "cannot register" "says so"
 equals "$(q "SELECT count(*) FROM registration")" "1" "nothing recorded for it"
+
+# licence, author and publisher: from options, else the store's settings; a placeholder is a warning
+expect_exit 0 "a crate with no licence is written" "$LABRUN" manifest --run 1 -o nolicence
+contains "$T/err" "warning: the evidence declares the licence 'not declared'" "with a warning"
+contains "$T/err" "labrun config manifest.license" "that says how to declare one"
+expect_exit 0 "a licence given as TODO" "$LABRUN" manifest --run 1 -o todo --license TODO
+contains "$T/err" "declares the licence 'TODO'" "is a placeholder too"
+expect_exit 2 "an unknown setting is refused" "$LABRUN" config colour blue
+contains "$T/err" "unknown key 'colour'" "named"
+contains "$T/err" "manifest.license, manifest.author, manifest.publisher" "with the keys there are"
+equals "$(q "SELECT count(*) FROM setting")" "0" "and nothing is stored"
+expect_exit 1 "an unset key" "$LABRUN" config manifest.license
+contains "$T/err" "'manifest.license' is not set" "says so"
+expect_exit 0 "set the licence" "$LABRUN" config manifest.license CC-BY-4.0
+expect_exit 0 "set the publisher" "$LABRUN" config manifest.publisher "Lab B"
+expect_exit 0 "read it back" "$LABRUN" config manifest.license
+equals "$(cat "$T/out")" "CC-BY-4.0" "as set"
+expect_exit 0 "a crate after config" "$LABRUN" manifest --run 1 -o configured
+lacks "$T/err" "warning" "no warning"
+equals "$(jq -r '.["@graph"][] | select(.["@id"] == "#license") | .name' configured/ro-crate-metadata.json)" \
+	"CC-BY-4.0" "declares the configured licence"
+equals "$(jq -r '.["@graph"][] | select(.["@id"] == "./") | .publisher' configured/ro-crate-metadata.json)" \
+	"Lab B" "and publisher"
+expect_exit 0 "an option wins over the setting" "$LABRUN" manifest --run 1 -o overridden --license MIT
+equals "$(jq -r '.["@graph"][] | select(.["@id"] == "#license") | .name' overridden/ro-crate-metadata.json)" \
+	"MIT" "the option's licence"
+expect_exit 0 "an archive declares the setting" "$LABRUN" archive --run 1 -o configured.tar.zst
+lacks "$T/err" "warning" "without a warning"
+expect_exit 0 "unset the licence" "$LABRUN" config --unset manifest.license
+expect_exit 0 "an archive without one" "$LABRUN" archive --run 1 -o unlicensed.tar.zst
+contains "$T/err" "declares the licence 'not declared'" "warns"

@@ -1,0 +1,89 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "evidence/settings.h"
+
+static const char usage[] =
+	"usage: labrun config [KEY [VALUE]]\n"
+	"       labrun config --unset KEY\n"
+	"\n"
+	"Show or change the store's settings. With no KEY, list every known key and its\n"
+	"value; with KEY, print its value (exit 1 when unset); with VALUE, set it.\n"
+	"Settings live in the store (table 'setting'), so every host using it agrees.\n"
+	"\n"
+	"Keys:\n";
+
+static int print_setting(void *arg, const char *key, const char *value, const char *set_at)
+{
+	(void)arg;
+	printf("%s=%s\t(set %s)\n", key, value, set_at);
+	return 0;
+}
+
+static int unknown_key(const char *key)
+{
+	const struct lr_setting_key *k;
+
+	fprintf(stderr, "labrun: error: config: unknown key '%s'\nhint: the keys are", key);
+	for (k = lr_setting_keys; k->key; k++)
+		fprintf(stderr, "%s %s", k == lr_setting_keys ? "" : ",", k->key);
+	fputc('\n', stderr);
+	return LR_EXIT_USAGE;
+}
+
+int cmd_config(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "unset", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct lr_setting_key *k;
+	const char *unset = NULL, *key;
+	struct lr_store *st = NULL;
+	char *value = NULL;
+	int c, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			unset = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			for (k = lr_setting_keys; k->key; k++)
+				printf("  %-20s %s\n", k->key, k->help);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("config", argv, c);
+		}
+	}
+	if (argc - optind > 2 || (unset && optind < argc))
+		return cmd_usage_error("config", "takes at most KEY and VALUE, or --unset KEY alone");
+	key = unset ? unset : optind < argc ? argv[optind] : NULL;
+	if (key && !lr_setting_key_find(key))
+		return unknown_key(key);
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (!key) {
+		rc = lr_store_settings(st, print_setting, NULL);
+	} else if (unset || argc - optind == 2) {
+		rc = lr_store_setting_set(st, key, unset ? NULL : argv[optind + 1]);
+	} else if (!(rc = lr_store_setting_get(st, key, &value))) {
+		if (value)
+			printf("%s\n", value);
+		else
+			rc = lr_error_set(LR_ENOTFOUND, "config: '%s' is not set", key);
+	}
+	free(value);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

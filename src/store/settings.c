@@ -1,0 +1,64 @@
+/* The store's settings: 'labrun config KEY [VALUE]'. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+int lr_store_setting_get(struct lr_store *st, const char *key, char **value)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	*value = NULL;
+	if ((rc = db_prepare(st, &s, "SELECT value FROM setting WHERE key = :key")))
+		return rc;
+	db_bind_text(s, ":key", key);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW && !(*value = db_col_dup(s, 0)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	else if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_error(st, "read a setting");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_setting_set(struct lr_store *st, const char *key, const char *value)
+{
+	static const char set[] = "INSERT INTO setting(key, value, set_at) VALUES (:key, :value, :now)"
+				  " ON CONFLICT(key) DO UPDATE SET value = excluded.value, set_at = excluded.set_at";
+	sqlite3_stmt *s = NULL;
+	char *now = NULL;
+	int rc;
+
+	if (value && !(now = lr_now_iso()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (!(rc = db_prepare(st, &s, value ? set : "DELETE FROM setting WHERE key = :key"))) {
+		db_bind_text(s, ":key", key);
+		if (value) {
+			db_bind_text(s, ":value", value);
+			db_bind_text(s, ":now", now);
+		}
+		rc = db_step_done(st, s, value ? "write a setting" : "remove a setting");
+		sqlite3_finalize(s);
+	}
+	free(now);
+	return rc;
+}
+
+int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT key, value, set_at FROM setting ORDER BY key")))
+		return rc;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2));
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the settings");
+	sqlite3_finalize(s);
+	return rc;
+}
