@@ -319,18 +319,21 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 	fputs("</ul>\n", f);
 }
 
+/* The method in one paragraph: the same words in every format that has prose. */
+static const char method_text[] =
+	"every figure is recomputed from the stored\n"
+	"repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
+	"execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
+	"ln((B1+B2)/(A1+A2))); the 95% interval is the sign-test interval of the block ratios.\n"
+	"Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
+	"flagged DRIFT beyond the practical margin.";
+
 static void write_md(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	int i;
 
 	fprintf(f, "# labrun report: %s\n\n", title);
-	fprintf(f, "Regenerated from the store by labrun %s: every figure is recomputed from the stored\n"
-		   "repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
-		   "execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
-		   "ln((B1+B2)/(A1+A2))); the 95%% interval is the sign-test interval of the block ratios.\n"
-		   "Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
-		   "flagged DRIFT beyond the practical margin.\n\n",
-		PACKAGE_VERSION);
+	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, method_text);
 	for (i = 0; i < rep->nruns; i++)
 		md_run(f, &rep->runs[i]);
 	if (sv->nrows)
@@ -477,35 +480,92 @@ static void html(FILE *f, const char *s)
 	}
 }
 
-/*
- * One chart: the ratio B/A of each timed block (dots), the median (solid
- * line), the 95% interval (band) and 1 (dashed). Ratios on a log scale so
- * faster and slower look alike.
- */
-static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn)
+/* The table's figure for a ratio B/A: reduction 1 - r, or change r - 1 for command targets, in %. */
+static double table_pct(double r, int change)
 {
-	const double W = 520, H = 200, L = 56, R = 12, T = 14, B = 30;
-	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, ymin, ymax;
-	int i;
+	return (change ? r - 1 : 1 - r) * 100;
+}
 
-	ymin = lo < 1 ? lo : 1;
-	ymax = hi > 1 ? hi : 1;
-	for (i = 0; i < w->blocks; i++) {
-		if (w->block_ratio[i] < ymin)
-			ymin = w->block_ratio[i];
-		if (w->block_ratio[i] > ymax)
-			ymax = w->block_ratio[i];
+/*
+ * The ratios to put ticks at, between rmin and rmax, at least 16 px apart
+ * (y maps a ratio to its pixel row). Round ratios on a log scale, 1 among
+ * them; for a narrow range, evenly spaced ones. Returns how many were put in tick[].
+ */
+static int ticks(double rmin, double rmax, double (*y)(double, const double *), const double *ya, double *tick, int max)
+{
+	static const double logs[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.25,
+				       1.5, 2, 3, 5, 10, 20, 50, 100 };
+	static const double steps[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1 };
+	double v;
+	size_t i;
+	int n = 0, j;
+	long long k;
+
+	if (rmax / rmin > 1.5) { /* 1 first: "no difference" always has its tick */
+		if (rmin <= 1 && rmax >= 1)
+			tick[n++] = 1;
+		for (i = 0; i < sizeof logs / sizeof logs[0] && n < max; i++) {
+			for (j = 0; j < n && fabs(y(logs[i], ya) - y(tick[j], ya)) >= 16; j++)
+				;
+			if (j == n && logs[i] >= rmin && logs[i] <= rmax)
+				tick[n++] = logs[i];
+		}
+		return n;
 	}
-	ymin = log(ymin) - 0.05;
-	ymax = log(ymax) + 0.05;
+	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
+		if ((rmax - rmin) / steps[i] <= 6)
+			break;
+	for (k = (long long)ceil(rmin / steps[i]); (v = k * steps[i]) <= rmax && n < max; k++)
+		tick[n++] = v;
+	return n;
+}
+
+/* Pixel row of ratio v: ya = { top, height, ymin, ymax } (log ratios). */
+static double chart_y(double v, const double *ya)
+{
+	return ya[0] + ya[1] * (1 - (log(v) - ya[2]) / (ya[3] - ya[2]));
+}
+
+/*
+ * One chart for one condition and arm pair, captioned with both: the ratio
+ * B/A of each timed block (dots), the median (red line), the 95% interval
+ * (band), no difference (dashed) and the practical margin 1 ± δ (dotted).
+ * Ratios sit on a log scale, so faster and slower look alike; the axis is
+ * labelled in the table's own figure (reduction, or change), so a tick reads
+ * like a table cell.
+ */
+static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn, double margin, int change)
+{
+	const double W = 560, H = 230, L = 64, R = 12, T = 30, B = 34;
+	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, rmin, rmax, ymin, ymax;
+	double ya[4], tick[16];
+	const char *fig = change ? "change" : "reduction";
+	int i, t, nt;
+
+	rmin = fmin(fmin(lo, 1 - margin), w->p.ratio);
+	rmax = fmax(fmax(hi, 1 + margin), w->p.ratio);
+	for (i = 0; i < w->blocks; i++) {
+		rmin = fmin(rmin, w->block_ratio[i]);
+		rmax = fmax(rmax, w->block_ratio[i]);
+	}
+	ymin = log(rmin) - 0.03;
+	ymax = log(rmax) + 0.03;
 #define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
 #define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
 	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
 	html(f, bn);
-	fputs(" / ", f);
+	fputs(" vs ", f);
 	html(f, an);
-	fprintf(f, " time per block, %s %lld/%lld</title>\n", w->model, (long long)w->layers, (long long)w->tokens);
+	fputs(", ", f);
+	html(f, w->label);
+	fputs("</title>\n<text class=\"caption\" x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
+	html(f, bn);
+	fputs(" vs ", f);
+	html(f, an);
+	fputs(", ", f);
+	html(f, w->label);
+	fprintf(f, ": %s %.1f%%</text>\n", fig, table_pct(w->p.ratio, change));
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
 		W - L - R, H - T - B);
 	if (w->p.k) { /* at least 4 px tall, so a narrow interval still shows; centred on its true place */
@@ -518,20 +578,46 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
 			L, top, W - L - R, height);
 	}
+	/* ticks: the table's figure at round ratios, with light grid lines */
+	ya[0] = T, ya[1] = H - T - B, ya[2] = ymin, ya[3] = ymax;
+	nt = ticks(rmin, rmax, chart_y, ya, tick, 16);
+	for (t = 0; t < nt; t++) {
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", L,
+			W - R, Y(tick[t]), Y(tick[t]));
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.*f%%</text>\n",
+			L - 4, Y(tick[t]) + 4, fabs(table_pct(tick[t], change) - round(table_pct(tick[t], change))) > 1e-9,
+			table_pct(tick[t], change) + 0.0);
+	}
 	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
 		W - R, Y(1.0), Y(1.0));
+	for (i = -1; i <= 1; i += 2)
+		fprintf(f, "<line class=\"margin\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
+			   "stroke-dasharray=\"1 3\" stroke-width=\"2\"/>\n", L, W - R, Y(1 + i * margin), Y(1 + i * margin));
 	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
 		L, W - R, Y(w->p.ratio), Y(w->p.ratio));
 	for (i = 0; i < w->blocks; i++)
 		fprintf(f, "<circle class=\"block\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>\n", X(i),
 			Y(w->block_ratio[i]));
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1.00</text>\n", L - 4, Y(1.0) + 4);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.2f</text>\n", L - 4,
-		Y(w->p.ratio) + 4, w->p.ratio);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block (1..%d); dots: ratio per block, "
-		   "red: median, band: 95%% interval, dashed: 1</text>\n</svg>\n", L + (W - L - R) / 2, H - 8, w->blocks);
+	fprintf(f, "<text x=\"12\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 12 %.1f)\">"
+		   "%s (%%, log scale)</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2, fig);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block 1..%d; dots: each block, red: "
+		   "median, band: 95%% interval, dashed: none, green: margin &#177;%g%%</text>\n</svg>\n",
+		L + (W - L - R) / 2, H - 10, w->blocks, margin * 100);
 #undef X
 #undef Y
+}
+
+static void html_host(FILE *f, const struct lr_report_run *rr)
+{
+	const struct lr_run *r = &rr->run;
+
+	html(f, r->host.hostname);
+	fputs(", ", f);
+	html(f, r->host.cpu_model ? r->host.cpu_model : "unknown CPU");
+	fprintf(f, ", %lld CPUs, ", (long long)r->host.cores);
+	html(f, r->host.os ? r->host.os : "unknown OS");
+	fputs(", kernel ", f);
+	html(f, r->host.kernel);
 }
 
 static void write_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
@@ -546,9 +632,9 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
 	      "</head><body>\n<h1>labrun report: ", f);
 	html(f, title);
-	fprintf(f, "</h1>\n<p>Regenerated from the store by labrun %s. Every figure is recomputed from the stored "
-		   "repetitions of the run named in each heading; times are measured wall-clock time per execution.</p>\n",
-		PACKAGE_VERSION);
+	fprintf(f, "</h1>\n<p class=\"method\">Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
+	html(f, method_text);
+	fputs("</p>\n", f);
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 
@@ -570,8 +656,23 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 		} else {
 			fputs("not inside a git work tree", f);
 		}
-		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n</ul>\n", rr->passed, rr->failed,
-			rr->missing);
+		fputs("</li>\n<li>Host: ", f);
+		html_host(f, rr);
+		fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
+			   "target %s, backend ", rr->def.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->def.blocks,
+			rr->def.warmup, rr->def.margin * 100, (unsigned long long)rr->def.seed, lr_exp_target_name(rr->def.target));
+		html(f, rr->def.backend);
+		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
+			rr->failed, rr->missing);
+		if (rr->aa_run) {
+			fprintf(f, "A/A run %lld (", (long long)rr->aa_run);
+			html(f, rr->aa_name);
+			fprintf(f, ") on this host, 95%% intervals up to %.1f%% wide; no effect smaller than that is claimed "
+				   "from it", rr->aa_width * 100);
+		} else {
+			fputs("no A/A run on this host yet", f);
+		}
+		fputs("</li>\n</ul>\n", f);
 		for (t = 0; t < rr->ntables; t++) {
 			const struct lr_report_table *tb = &rr->tables[t];
 			const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
@@ -585,8 +686,12 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 			fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
 			html(f, bn);
 			fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
-				"<th>verdict</th></tr>\n", rr->def.metric[0] ? rr->def.metric : "ms",
+				"<th>drift ", rr->def.metric[0] ? rr->def.metric : "ms",
 				rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
+			html(f, an);
+			fputc('/', f);
+			html(f, bn);
+			fputs("</th><th>verdict</th></tr>\n", f);
 			for (k = 0; k < tb->nrows; k++) {
 				const struct lr_report_row *w = &tb->rows[k];
 
@@ -594,7 +699,7 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 				html(f, w->label);
 				fputs("</td>", f);
 				if (!w->has) {
-					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>",
+					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>-</td><td>",
 						w->status, w->blocks, w->flagged);
 					html(f, w->failure ? w->failure : "");
 					fputs("</td></tr>\n", f);
@@ -612,14 +717,15 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
 				else
 					fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
-				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>", w->blocks, w->flagged);
+				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
+					w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
 				html(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
 				fputs("</td></tr>\n", f);
 			}
 			fputs("</table>\n<div>\n", f);
 			for (k = 0; k < tb->nrows; k++)
 				if (tb->rows[k].has)
-					svg_chart(f, &tb->rows[k], an, bn);
+					svg_chart(f, &tb->rows[k], an, bn, rr->def.margin, rr->def.target == LR_TARGET_COMMAND);
 			fputs("</div>\n", f);
 		}
 	}

@@ -22,6 +22,28 @@ equals "$(grep -c '<svg class="chart"' report.html)" "4" "one chart per conditio
 ! grep -qiE '<script|<link|src=|url\(|@import' report.html || fail "the report loads something"
 ok "no scripts and no external assets"
 
+# each chart says what it shows, in the table's own figures
+for pair in "scalar vs lookup, qwen3-0.6b 1/64" "scalar vs lookup, qwen3-0.6b 2/64" \
+	"auto vs lookup, qwen3-0.6b 1/64" "auto vs lookup, qwen3-0.6b 2/64"; do
+	caption=$(grep -o "class=\"caption\"[^>]*>$pair: reduction [-0-9.]*%" report.html | sed 's/.*reduction //')
+	[ -n "$caption" ] || fail "no chart captioned '$pair'"
+	arm=${pair%% vs*} shape=${pair#*, }
+	md_cell=$("$LABRUN" report --issue 205 | awk -F' [|] ' -v a="$arm" -v s="$shape" \
+		'/^### / { cur = $0 } /^\| / && index(cur, "### " a " ") && $1 == "| " s { print $4 }')
+	equals "$caption" "$md_cell" "the chart of $pair reads $caption, as its table"
+done
+awk '/<svg class="chart"/ { t = 0; m = 0 } /class="tick"/ { t++ } /class="margin"/ { m++ }
+	/<\/svg>/ { if (t < 3 || m != 2) bad = 1 } END { exit bad }' report.html ||
+	fail "a chart has fewer than 3 y ticks or not both margin lines"
+ok "every chart has at least 3 labelled y ticks and both margin lines"
+contains report.html "reduction (%, log scale)" "the y axis is labelled"
+# and the page carries what the Markdown report has
+contains report.html "the 95% interval is the sign-test interval of the block ratios" "the method sentence"
+contains report.html "<li>Host: " "the host"
+contains report.html "<li>Design: ABBA, 6 timed blocks" "the design"
+contains report.html "<li>Noise floor: " "the noise floor"
+contains report.html "<th>drift lookup/scalar</th>" "a drift column"
+
 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
 	--disable-component-update --disable-sync --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
 	--window-size=1200,1600 --screenshot="$T/shot.png" "file://$PWD/report.html" >"$T/chromium.out" 2>"$T/chromium.err" ||
@@ -37,3 +59,6 @@ band=$(grep -i '#FFD8A8' "$T/hist" | sed 's/^ *\([0-9]*\):.*/\1/' | head -1)
 ok "the block dots are drawn (${dots} pixels)"
 [ "${band:-0}" -gt 1000 ] || fail "interval bands not drawn (${band:-0} pixels of #ffd8a8)"
 ok "the interval bands are drawn (${band} pixels)"
+margin=$(grep -i '#2CA02C' "$T/hist" | sed 's/^ *\([0-9]*\):.*/\1/' | head -1)
+[ "${margin:-0}" -gt 300 ] || fail "margin lines not drawn (${margin:-0} pixels of #2ca02c)"
+ok "the margin lines are drawn (${margin} pixels)"
