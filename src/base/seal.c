@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -88,6 +90,20 @@ int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_S
 	if (!*json)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	return lr_sha256_buf(*json, strlen(*json), digest);
+}
+
+int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
+		     char digest[LR_SHA256_HEX])
+{
+	char *text;
+	int n, rc;
+
+	n = asprintf(&text, "labrun-ledger-1\n%lld\n%s\n%s\n%s\n%s\n", (long long)seq, run_uuid, kind, content, prev);
+	if (n < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = lr_sha256_buf(text, (size_t)n, digest);
+	free(text);
+	return rc;
 }
 
 int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),

@@ -54,6 +54,15 @@ int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_S
  * as empty), or with "run_seal" when the stored JSON cannot be read. Returns the first non-zero
  * result of 'changed', else 0.
  */
+/*
+ * The digest of ledger entry 'seq': the sha256 of the text
+ * "labrun-ledger-1\nSEQ\nRUN_UUID\nKIND\nCONTENT\nPREV\n" (SEQ in decimal,
+ * the digests in lowercase hex). Entry 1's PREV is 64 zeros.
+ */
+int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
+		     char digest[LR_SHA256_HEX]);
+#define LR_LEDGER_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
+
 int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),
 		    void *arg);
 

@@ -11,19 +11,34 @@
 #include "evidence/audit.h"
 
 static const char usage[] =
-	"usage: labrun audit [--run ID | --issue REF]\n"
+	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST]\n"
 	"\n"
 	"Recompute, from raw rows and files only, what the recorded evidence claims: every\n"
 	"artifact and log hash (a damaged or missing file is named), each run's seal (a table\n"
 	"whose rows were edited after the run ended is named), the parity and summaries of\n"
 	"experiment runs, and the binding and geometry a replay shares with its original.\n"
 	"Failed and missing cases are evidence, not problems. Exit 1 on any discrepancy.\n"
-	"Without options, every run in the store.\n";
+	"Without options, every run in the store.\n"
+	"\n"
+	"Every audit also walks the ledger, the hash chain every final run is appended to,\n"
+	"and prints its head (SEQ:DIGEST): publish it with the evidence. --head SEQ:DIGEST\n"
+	"proves the store still extends a head published earlier: a run edited, deleted or\n"
+	"reordered before it is named, and entries appended after it are listed.\n";
 
 static void report_problem(void *arg, int64_t run, const char *problem)
 {
 	(void)arg;
-	printf("PROBLEM run %lld: %s\n", (long long)run, problem);
+	if (run)
+		printf("PROBLEM run %lld: %s\n", (long long)run, problem);
+	else
+		printf("PROBLEM ledger: %s\n", problem);
+}
+
+static int report_later(void *arg, int64_t seq, const char *run_uuid, const char *kind)
+{
+	(void)arg;
+	printf("after the head: entry %lld, %s of run %s\n", (long long)seq, kind, run_uuid);
+	return 0;
 }
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
@@ -31,6 +46,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "run", required_argument, NULL, 'r' },
 		{ "issue", required_argument, NULL, 'i' },
+		{ "head", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -39,6 +55,9 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	int n = 0;
 	struct lr_store *st = NULL;
 	const char *run_ref = NULL;
+	struct lr_published_head published, *pub = NULL;
+	struct lr_ledger_head head;
+	int64_t none = 0; /* a scope with no runs */
 	char issue[256];
 	int c, rc = 0, problems = 0, checked = 0, i;
 
@@ -53,6 +72,11 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 			if (lr_issue_normalize(optarg, issue, sizeof issue))
 				return cmd_fail(LR_EINVAL);
 			f.issue = issue;
+			break;
+		case 'H':
+			if (lr_head_parse(optarg, &published))
+				return cmd_fail(LR_EINVAL);
+			pub = &published;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -75,7 +99,13 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	for (i = 0; i < n && !rc; i++)
 		rc = lr_audit_run(st, ids[i], report_problem, NULL, &problems, &checked);
 	if (!rc)
-		printf("audit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n", n, checked, problems);
+		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, pub, report_problem, report_later, NULL, &problems,
+				     &head);
+	if (!rc && pub && !problems)
+		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
+	if (!rc)
+		printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n",
+		       (long long)head.seq, head.seq ? head.digest : "(empty)", n, checked, problems);
 	free(ids);
 	lr_store_free(st);
 	if (rc)

@@ -334,6 +334,10 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 
 	fprintf(f, "# labrun report: %s\n\n", title);
 	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, method_text);
+	if (rep->head.seq)
+		fprintf(f, "Ledger head: `%lld:%s`; `labrun audit --head %lld:%s` proves a store still holds\n"
+			   "every run this report was computed from, unchanged.\n\n",
+			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
 	for (i = 0; i < rep->nruns; i++)
 		md_run(f, &rep->runs[i]);
 	if (sv->nrows)
@@ -407,6 +411,9 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 
 	json_object_set_new(root, "report", json_string(title));
 	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
+	if (rep->head.seq)
+		json_object_set_new(root, "ledger_head",
+				    json_pack("{s:I,s:s}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest));
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 		json_t *jr = json_object(), *tables = json_array();
@@ -635,6 +642,10 @@ static void write_html(FILE *f, const struct lr_report *rep, const struct lr_ser
 	fprintf(f, "</h1>\n<p class=\"method\">Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
 	html(f, method_text);
 	fputs("</p>\n", f);
+	if (rep->head.seq)
+		fprintf(f, "<p>Ledger head: <code>%lld:%s</code>; <code>labrun audit --head %lld:%s</code> proves a store "
+			   "still holds every run this report was computed from, unchanged.</p>\n",
+			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 

@@ -156,3 +156,64 @@ out:
 	lr_run_release(&r);
 	return rc;
 }
+
+int lr_head_parse(const char *text, struct lr_published_head *h)
+{
+	const char *colon = strchr(text, ':');
+	char *end;
+	size_t i;
+
+	memset(h, 0, sizeof *h);
+	if (colon) {
+		h->seq = strtoll(text, &end, 10);
+		for (i = 1; colon[i] && i <= 64 && strchr("0123456789abcdef", colon[i]); i++)
+			;
+		if (end == colon && h->seq > 0 && i == 65 && !colon[i]) {
+			memcpy(h->digest, colon + 1, 64);
+			return 0;
+		}
+	}
+	lr_error_set(LR_EINVAL, "invalid ledger head '%s': expected SEQ:DIGEST", text);
+	lr_error_hint("copy the head 'labrun audit' printed, e.g. 12:3f5c...; the digest is 64 lowercase hex digits");
+	return LR_EINVAL;
+}
+
+struct ledger_ctx {
+	lr_audit_fn fn;
+	void *arg;
+	int *problems;
+};
+
+static int ledger_problem(void *arg, int64_t seq, const char *run_uuid, const char *text)
+{
+	struct ledger_ctx *c = arg;
+
+	(void)seq;
+	(void)run_uuid;
+	(*c->problems)++;
+	c->fn(c->arg, 0, text);
+	return 0;
+}
+
+int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
+		    lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems, struct lr_ledger_head *head)
+{
+	struct ledger_ctx c = { fn, arg, problems };
+	char digest[LR_SHA256_HEX], msg[256];
+	int rc;
+
+	if ((rc = lr_store_ledger_check(st, only, nonly, ledger_problem, &c, head)) || !published)
+		return rc;
+	if ((rc = lr_store_ledger_after(st, published->seq, digest, later, arg)))
+		return rc;
+	if (!digest[0])
+		snprintf(msg, sizeof msg, "the published head %lld:%.12s... is not in the ledger: it was truncated",
+			 (long long)published->seq, published->digest);
+	else if (strcmp(digest, published->digest))
+		snprintf(msg, sizeof msg, "ledger entry %lld is %.12s..., the published head says %.12s...: the ledger "
+			 "up to it was rewritten", (long long)published->seq, digest, published->digest);
+	else
+		return 0;
+	ledger_problem(&c, published->seq, "", msg);
+	return 0;
+}

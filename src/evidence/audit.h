@@ -19,4 +19,24 @@ typedef void (*lr_audit_fn)(void *arg, int64_t run, const char *problem);
 /* Audit one run; *problems is increased by the discrepancies found; *checked counts the artifacts hashed. */
 int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems, int *checked);
 
+/* A head published earlier: "SEQ:DIGEST" parsed. */
+struct lr_published_head {
+	int64_t seq;
+	char digest[LR_SHA256_HEX];
+};
+
+/* Parse "SEQ:DIGEST" (DIGEST 64 lowercase hex); LR_EINVAL with a hint otherwise. */
+int lr_head_parse(const char *text, struct lr_published_head *h);
+
+/*
+ * Audit the ledger (lr_store_ledger_check; runs' contents only those of
+ * only[0..nonly) when 'only' is not NULL): 'fn' gets each problem with run 0. With 'published', also prove the store still extends that head: its
+ * entry must be there with that digest (else the ledger before it was
+ * truncated or rewritten); entries appended after it go to 'later' (not
+ * problems: amendments and new runs, named so a reader sees them).
+ * *head gets the newest entry.
+ */
+int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
+		    lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems, struct lr_ledger_head *head);
+
 #endif

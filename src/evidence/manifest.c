@@ -337,6 +337,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 	json_t *root = json_object(), *graph = json_array(), *parts = json_array(), *mentions = json_array();
 	json_t *tools = json_object(), *dataset, *ids = json_array();
 	char path[PATH_MAX * 2], *text = NULL, latest[64] = "";
+	struct lr_ledger_head head;
 	int rc = 0, i, entities = 0;
 
 	if (mkdir(dir, 0777) != 0) {
@@ -369,6 +370,13 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 	json_object_set_new(dataset, "datePublished", json_string(latest));
 	for (i = 0; (size_t)i < json_array_size(mentions); i++)
 		json_array_append(ids, json_object_get(json_array_get(mentions, i), "@id"));
+	/* the ledger head the crate was written at: 'labrun audit --head' checks a store against it */
+	if ((rc = lr_store_ledger_head(st, &head)))
+		goto fail;
+	if (head.seq) {
+		snprintf(path, sizeof path, "labrun-ledger-head:%lld:%s", (long long)head.seq, head.digest);
+		json_array_append_new(ids, json_string(path));
+	}
 	json_object_set(dataset, "hasPart", parts);
 	json_object_set(dataset, "mentions", mentions);
 	json_object_set(dataset, "identifier", ids);

@@ -178,6 +178,8 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	int rc = 0, i, n = 0, k = 0;
 
 	memset(out, 0, sizeof *out);
+	if ((rc = lr_store_ledger_head(st, &out->head)))
+		return rc;
 	if (run_id > 0) {
 		ids = malloc(sizeof *ids);
 		if (!ids)

@@ -57,6 +57,7 @@ struct lr_report {
 	int nruns;
 	int64_t *ids;			/* every matching run, oldest first (serving evidence may be on any) */
 	int nids;
+	struct lr_ledger_head head;	/* the store's ledger head when the report was built */
 };
 
 /*

@@ -158,6 +158,8 @@ static int migrate(struct lr_store *st)
 			goto rollback;
 		}
 	}
+	if (version < 10 && (rc = db_ledger_backfill(st))) /* the ledger starts with the runs already there */
+		goto rollback;
 	/* Integers of our own, not user data: formatting is safe here. */
 	snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d",
 		 LR_APPLICATION_ID, lr_migration_count);

@@ -1,6 +1,7 @@
 /* Seals: a digest per table of a run's rows, written when the run becomes final. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,9 @@ static const struct {
 	const char *table, *sql;
 } seal_queries[] = {
 	{ "run", "SELECT * FROM run WHERE id = :run" },
+	/* migration 10: the host and experiment rows the run points at are part of it */
+	{ "host", "SELECT h.* FROM host h JOIN run r ON r.host_id = h.id WHERE r.id = :run" },
+	{ "experiment", "SELECT e.* FROM experiment e JOIN run r ON r.experiment_id = e.id WHERE r.id = :run" },
 	{ "source_state", "SELECT * FROM source_state WHERE run_id = :run" },
 	{ "source_file", "SELECT * FROM source_file WHERE run_id = :run ORDER BY path" },
 	{ "env_var", "SELECT * FROM env_var WHERE run_id = :run ORDER BY name" },
@@ -88,7 +92,50 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 	return rc;
 }
 
-/* Write (or rewrite) the seal of run 'id'; call inside a write transaction. */
+/* Append run 'id' with seal digest 'content' to the ledger: 'final' the first time, else 'amend'. */
+static int ledger_append(struct lr_store *st, int64_t id, const char *content, const char *now)
+{
+	static const char ins[] = "INSERT INTO ledger(seq, run_uuid, kind, content, prev, digest, appended_at)"
+				  " VALUES (:seq, :uuid, :kind, :content, :prev, :digest, :now)";
+	char prev[LR_SHA256_HEX] = LR_LEDGER_GENESIS, digest[LR_SHA256_HEX], *uuid = NULL;
+	sqlite3_stmt *s = NULL;
+	const char *kind = "final";
+	int64_t seq = 1;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT uuid, EXISTS (SELECT 1 FROM ledger WHERE run_uuid = run.uuid),"
+				     " (SELECT seq FROM ledger ORDER BY seq DESC LIMIT 1),"
+				     " (SELECT digest FROM ledger ORDER BY seq DESC LIMIT 1) FROM run WHERE id = :run")))
+		return rc;
+	db_bind_int(s, ":run", id);
+	if (sqlite3_step(s) != SQLITE_ROW || !(uuid = db_col_dup(s, 0))) {
+		sqlite3_finalize(s);
+		return db_error(st, "read the run for the ledger");
+	}
+	if (sqlite3_column_int(s, 1))
+		kind = "amend";
+	if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+		seq = sqlite3_column_int64(s, 2) + 1;
+		snprintf(prev, sizeof prev, "%s", (const char *)sqlite3_column_text(s, 3));
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!(rc = lr_ledger_digest(seq, uuid, kind, content, prev, digest)) && !(rc = db_prepare(st, &s, ins))) {
+		db_bind_int(s, ":seq", seq);
+		db_bind_text(s, ":uuid", uuid);
+		db_bind_text(s, ":kind", kind);
+		db_bind_text(s, ":content", content);
+		db_bind_text(s, ":prev", prev);
+		db_bind_text(s, ":digest", digest);
+		db_bind_text(s, ":now", now);
+		rc = db_step_done(st, s, "append to the ledger");
+	}
+	sqlite3_finalize(s);
+	free(uuid);
+	return rc;
+}
+
+/* Write (or rewrite) the seal of run 'id' and append it to the ledger; call inside a write transaction. */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now)
 {
 	static const char sql[] =
@@ -107,7 +154,8 @@ int db_seal_run(struct lr_store *st, int64_t id, const char *now)
 	db_bind_text(s, ":digest", digest);
 	db_bind_text(s, ":tables", tables);
 	db_bind_text(s, ":now", now);
-	rc = db_step_done(st, s, "seal the run");
+	if (!(rc = db_step_done(st, s, "seal the run")))
+		rc = ledger_append(st, id, digest, now);
 out:
 	sqlite3_finalize(s);
 	lr_kvlist_release(&digests);
@@ -136,5 +184,163 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 		rc = lr_seal_compare(stored, &digests, changed, arg);
 	lr_kvlist_release(&digests);
 	free(stored);
+	return rc;
+}
+
+/*
+ * Migration 10: seal every sealed run again (its host and experiment rows
+ * are now covered) and chain it into the new ledger, in run order, with its
+ * old sealing time. Inside the migration's transaction.
+ */
+int db_ledger_backfill(struct lr_store *st)
+{
+	struct lr_kvlist runs = { 0 };
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT run_id, sealed_at FROM run_seal ORDER BY run_id")))
+		return rc;
+	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		rc = lr_kvlist_add(&runs, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+				   NULL);
+	sqlite3_finalize(s);
+	for (i = 0; i < runs.n && !rc; i++)
+		rc = db_seal_run(st, strtoll(runs.v[i].key, NULL, 10), runs.v[i].value);
+	lr_kvlist_release(&runs);
+	return rc;
+}
+
+/* The seal digest of run 'id' computed from its rows now. */
+static int content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_HEX])
+{
+	struct lr_kvlist digests = { 0 };
+	char *tables = NULL;
+	int rc;
+
+	if (!(rc = seal_tables(st, id, &digests)))
+		rc = lr_seal_digest(&digests, &tables, digest);
+	lr_kvlist_release(&digests);
+	free(tables);
+	return rc;
+}
+
+static int in_scope(const int64_t *only, int nonly, int64_t run)
+{
+	int i;
+
+	for (i = 0; only && i < nonly; i++)
+		if (only[i] == run)
+			return 1;
+	return !only;
+}
+
+int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
+			  struct lr_ledger_head *head)
+{
+	static const char walk[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
+				   " (SELECT id FROM run WHERE uuid = l.run_uuid),"
+				   " NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq)"
+				   " FROM ledger l ORDER BY l.seq";
+	static const char unchained[] = "SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
+					" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
+	char last[LR_SHA256_HEX] = LR_LEDGER_GENESIS, want[LR_SHA256_HEX], now[LR_SHA256_HEX], msg[512];
+	sqlite3_stmt *s = NULL;
+	int64_t expect = 1;
+	int rc, step;
+
+	memset(head, 0, sizeof *head);
+	if ((rc = db_prepare(st, &s, walk)))
+		return rc;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 6);
+		const char *uuid = (const char *)sqlite3_column_text(s, 1), *kind = (const char *)sqlite3_column_text(s, 2),
+			   *content = (const char *)sqlite3_column_text(s, 3), *prev = (const char *)sqlite3_column_text(s, 4),
+			   *digest = (const char *)sqlite3_column_text(s, 5);
+
+		if (!uuid || !kind || !content || !prev || !digest) {
+			rc = db_error(st, "read the ledger");
+			break;
+		}
+		if (seq != expect) {
+			snprintf(msg, sizeof msg, "ledger entry %lld follows entry %lld: entries are missing or reordered",
+				 (long long)seq, (long long)expect - 1);
+			rc = fn(arg, seq, uuid, msg);
+		}
+		if (!rc && strcmp(prev, last)) {
+			snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it", (long long)seq);
+			rc = fn(arg, seq, uuid, msg);
+		}
+		if (!rc && !(rc = lr_ledger_digest(seq, uuid, kind, content, prev, want)) && strcmp(want, digest)) {
+			snprintf(msg, sizeof msg, "ledger entry %lld was rewritten: its digest does not match its fields",
+				 (long long)seq);
+			rc = fn(arg, seq, uuid, msg);
+		}
+		if (!rc && sqlite3_column_type(s, 6) == SQLITE_NULL) {
+			snprintf(msg, sizeof msg, "run %s (ledger entry %lld) is not in the store: deleted", uuid, (long long)seq);
+			rc = fn(arg, seq, uuid, msg);
+		} else if (!rc && sqlite3_column_int(s, 7) && in_scope(only, nonly, run) && !(rc = content_now(st, run, now)) &&
+			   strcmp(now, content)) {
+			snprintf(msg, sizeof msg, "run %lld (%s) differs from its ledger entry %lld: its rows were changed",
+				 (long long)run, uuid, (long long)seq);
+			rc = fn(arg, seq, uuid, msg);
+		}
+		snprintf(last, sizeof last, "%s", digest);
+		head->seq = seq;
+		snprintf(head->digest, sizeof head->digest, "%s", digest);
+		expect = seq + 1;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the ledger");
+	sqlite3_finalize(s);
+	s = NULL;
+	if (rc || (rc = db_prepare(st, &s, unchained)))
+		return rc;
+	while (!rc && sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(msg, sizeof msg, "run %lld (%s) is sealed but not in the ledger: added behind its back",
+			 (long long)sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1));
+		rc = fn(arg, 0, (const char *)sqlite3_column_text(s, 1), msg);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	digest[0] = 0;
+	if ((rc = db_prepare(st, &s, "SELECT seq, run_uuid, kind, digest FROM ledger WHERE seq >= :seq ORDER BY seq")))
+		return rc;
+	db_bind_int(s, ":seq", seq);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (sqlite3_column_int64(s, 0) == seq)
+			snprintf(digest, LR_SHA256_HEX, "%s", (const char *)sqlite3_column_text(s, 3));
+		else
+			rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+				(const char *)sqlite3_column_text(s, 2));
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the ledger");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	memset(head, 0, sizeof *head);
+	if ((rc = db_prepare(st, &s, "SELECT seq, digest FROM ledger ORDER BY seq DESC LIMIT 1")))
+		return rc;
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		head->seq = sqlite3_column_int64(s, 0);
+		snprintf(head->digest, sizeof head->digest, "%s", (const char *)sqlite3_column_text(s, 1));
+	} else if (step != SQLITE_DONE) {
+		rc = db_error(st, "read the ledger head");
+	}
+	sqlite3_finalize(s);
 	return rc;
 }

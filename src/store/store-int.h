@@ -58,6 +58,8 @@ int db_commit(struct lr_store *st, int rc);
 
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);
+/* Migration 10: seal every sealed run again and chain it into the ledger. */
+int db_ledger_backfill(struct lr_store *st);
 
 /* The directory of a store (dir.c): does it exist, and create its layout (idempotent). */
 int store_is_dir(const char *path);

@@ -255,6 +255,33 @@ void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
  */
 int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
 
+/* The newest ledger entry: what a report or comment publishes as SEQ:DIGEST. */
+struct lr_ledger_head {
+	int64_t seq;			/* 0: the ledger is empty */
+	char digest[LR_SHA256_HEX];
+};
+typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const char *text);
+
+/* The newest ledger entry, read without checking the chain (seq 0: empty). */
+int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
+
+/*
+ * Walk the ledger: every entry links to the one before and matches its
+ * fields, numbers run without a gap, names a run still in the store, and
+ * each run's newest entry matches its rows now (only runs only[0..nonly)
+ * when 'only' is not NULL: the chain itself is always walked whole); every
+ * sealed run has an entry. 'fn' gets each problem (seq 0 for a run with no
+ * entry). *head is the newest entry.
+ */
+int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
+			  struct lr_ledger_head *head);
+
+/*
+ * digest gets entry 'seq''s digest ("" when there is none); 'fn' gets every
+ * later entry, with its kind as text.
+ */
+int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg);
+
 /* Every repetition of experiment run 'run', in order, through 'fn' (header first). */
 int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg);
 
