@@ -34,6 +34,13 @@ static void report_problem(void *arg, int64_t run, const char *problem)
 		printf("PROBLEM ledger: %s\n", problem);
 }
 
+static int report_key(void *arg, const char *fingerprint, const char *entries)
+{
+	(void)arg;
+	printf("signed by key %s: ledger entries %s\n", fingerprint, entries);
+	return 0;
+}
+
 static int report_later(void *arg, int64_t seq, const char *run_uuid, const char *kind)
 {
 	(void)arg;
@@ -101,6 +108,11 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	if (!rc)
 		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, pub, report_problem, report_later, NULL, &problems,
 				     &head);
+	if (!rc)
+		rc = lr_store_signing_keys(st, report_key, NULL);
+	if (!rc && head.seq)
+		printf("signatures: %lld of %lld ledger entries signed and verified\n", (long long)head.signed_entries,
+		       (long long)head.seq);
 	if (!rc && pub && !problems)
 		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
 	if (!rc)

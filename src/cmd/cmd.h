@@ -39,6 +39,7 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv);
 int cmd_sql(const struct lr_global *g, int argc, char **argv);
 int cmd_fsck(const struct lr_global *g, int argc, char **argv);
 int cmd_config(const struct lr_global *g, int argc, char **argv);
+int cmd_key(const struct lr_global *g, int argc, char **argv);
 int cmd_encode(const struct lr_global *g, int argc, char **argv);
 int cmd_decode(const struct lr_global *g, int argc, char **argv);
 int cmd_bench(const struct lr_global *g, int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/sign.h"
 #include "cmd/cmd.h"
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
@@ -69,6 +70,28 @@ int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_writ
 	return cmd_open_store_counted(st, g, for_write, NULL);
 }
 
+/*
+ * Load the signing key, if there is one, into the store. A key that cannot be
+ * used stops a command that writes; one that only reads goes on unsigned.
+ */
+static int open_signer(struct lr_store *st, int for_write)
+{
+	struct lr_signer *signer = NULL;
+	char *path = NULL;
+	int rc;
+
+	if (!getenv("LABRUN_KEY") && !getenv("HOME") && !getenv("XDG_CONFIG_HOME"))
+		return 0; /* nowhere a key could be: entries stay unsigned */
+	if (!(rc = lr_key_path(&path)) && !(rc = lr_signer_load(path, &signer)) && signer)
+		lr_store_set_signer(st, signer);
+	free(path);
+	if (rc && !for_write) {
+		lr_error_clear();
+		rc = 0;
+	}
+	return rc;
+}
+
 int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned)
 {
 	char cwd[PATH_MAX], *dir = NULL, *worktree = NULL;
@@ -101,6 +124,12 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 	free(dir);
 	if (rc)
 		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);
+	/* with a key ('labrun key init'), every ledger entry this process appends is signed */
+	if ((rc = open_signer(*st, for_write))) {
+		lr_store_free(*st);
+		*st = NULL;
+		return cmd_fail(rc);
+	}
 	/* A reader on a read-only medium still reads: recovery is best effort there. */
 	if ((rc = lr_spool_recover(*st, abandoned)) && (for_write || abandoned)) {
 		lr_store_free(*st);

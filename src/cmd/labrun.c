@@ -40,6 +40,7 @@ static const struct lr_command commands[] = {
 	{ "compare", cmd_compare, "compare two routes' responses case by case: tokens, text, finish, missing" },
 	{ "gate", cmd_gate, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
 	{ "config", cmd_config, "show or set the store's settings: the licence, author and publisher of its crates" },
+	{ "key", cmd_key, "make or show the Ed25519 key that signs the ledger entries of runs" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };

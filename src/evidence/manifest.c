@@ -300,6 +300,45 @@ out:
 	return rc;
 }
 
+static int ledger_entry(void *arg, const struct lr_ledger_entry *e)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "seq", (json_int_t)e->seq, "run_uuid", e->run_uuid,
+			      "kind", e->kind, "content", e->content, "prev", e->prev, "digest", e->digest,
+			      "appended_at", e->appended_at);
+
+	if (!o)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (e->signature) {
+		json_object_set_new(o, "key_fingerprint", json_string(e->key_fingerprint));
+		json_object_set_new(o, "signature", json_string(e->signature));
+		json_object_set_new(o, "public_key", e->public_key ? json_string(e->public_key) : json_null());
+	}
+	return json_array_append_new(arg, o) ? lr_error_set(LR_ENOMEM, "out of memory") : 0;
+}
+
+/*
+ * ledger.json: the ledger entries of the crate's runs, with their
+ * signatures and the public keys that verify them, so a reader can check
+ * them without the store (docs/schema.md gives the forms).
+ */
+static int write_ledger(struct lr_store *st, const int64_t *runs, int n, const char *dir)
+{
+	json_t *entries = json_array();
+	char path[PATH_MAX], *text = NULL;
+	int i, rc = entries ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+
+	for (i = 0; i < n && !rc; i++)
+		rc = lr_store_ledger_entries(st, runs[i], ledger_entry, entries);
+	if (!rc && !(text = json_dumps(entries, JSON_INDENT(2))))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	snprintf(path, sizeof path, "%s/ledger.json", dir);
+	if (!rc)
+		rc = write_text(path, text, strlen(text));
+	free(text);
+	json_decref(entries);
+	return rc;
+}
+
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -365,8 +404,9 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 					       "#labrun"));
 	for (i = 0; i < n && !rc; i++)
 		rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest);
-	if (rc)
+	if (rc || (rc = write_ledger(st, runs, n, dir)))
 		goto fail;
+	json_decref(add_file(dir, "ledger.json", graph, parts));
 	json_object_set_new(dataset, "datePublished", json_string(latest));
 	for (i = 0; (size_t)i < json_array_size(mentions); i++)
 		json_array_append(ids, json_object_get(json_array_get(mentions, i), "@id"));

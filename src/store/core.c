@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/sign.h"
 #include "store/schema.h"
 #include "store/store-int.h"
 
@@ -230,6 +231,7 @@ void lr_store_free(struct lr_store *st)
 	if (!st)
 		return;
 	sqlite3_close(st->db);
+	lr_signer_free(st->signer);
 	free(st->db_path);
 	free(st->dir);
 	free(st);

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/seal.h"
+#include "base/sign.h"
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */
@@ -92,12 +93,36 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 	return rc;
 }
 
+void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer)
+{
+	lr_signer_free(st->signer);
+	st->signer = signer;
+}
+
+/* Store the signer's public key once, and sign an entry's digest (its 64 hex characters). */
+static int sign_entry(struct lr_store *st, const char *digest, char sig[LR_SIG_HEX])
+{
+	static const char key[] = "INSERT OR IGNORE INTO signing_key(fingerprint, public_key, added_at)"
+				  " VALUES (:fpr, :pub, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, key)))
+		return rc;
+	db_bind_text(s, ":fpr", lr_signer_fingerprint(st->signer));
+	db_bind_text(s, ":pub", lr_signer_public(st->signer));
+	rc = db_step_done(st, s, "store the signing key");
+	sqlite3_finalize(s);
+	return rc ? rc : lr_sign(st->signer, digest, sig);
+}
+
 /* Append run 'id' with seal digest 'content' to the ledger: 'final' the first time, else 'amend'. */
 static int ledger_append(struct lr_store *st, int64_t id, const char *content, const char *now)
 {
-	static const char ins[] = "INSERT INTO ledger(seq, run_uuid, kind, content, prev, digest, appended_at)"
-				  " VALUES (:seq, :uuid, :kind, :content, :prev, :digest, :now)";
-	char prev[LR_SHA256_HEX] = LR_LEDGER_GENESIS, digest[LR_SHA256_HEX], *uuid = NULL;
+	static const char ins[] = "INSERT INTO ledger(seq, run_uuid, kind, content, prev, digest, appended_at,"
+				  " key_fingerprint, signature)"
+				  " VALUES (:seq, :uuid, :kind, :content, :prev, :digest, :now, :key, :sig)";
+	char prev[LR_SHA256_HEX] = LR_LEDGER_GENESIS, digest[LR_SHA256_HEX], sig[LR_SIG_HEX], *uuid = NULL;
 	sqlite3_stmt *s = NULL;
 	const char *kind = "final";
 	int64_t seq = 1;
@@ -120,7 +145,11 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	if (!(rc = lr_ledger_digest(seq, uuid, kind, content, prev, digest)) && !(rc = db_prepare(st, &s, ins))) {
+	if (!(rc = lr_ledger_digest(seq, uuid, kind, content, prev, digest)) && st->signer)
+		rc = sign_entry(st, digest, sig);
+	if (!rc && !(rc = db_prepare(st, &s, ins))) {
+		db_bind_text(s, ":key", st->signer ? lr_signer_fingerprint(st->signer) : NULL);
+		db_bind_text(s, ":sig", st->signer ? sig : NULL);
 		db_bind_int(s, ":seq", seq);
 		db_bind_text(s, ":uuid", uuid);
 		db_bind_text(s, ":kind", kind);
@@ -235,13 +264,58 @@ static int in_scope(const int64_t *only, int nonly, int64_t run)
 	return !only;
 }
 
+/* Columns 8..10 of the ledger walk: the entry's key fingerprint, signature and the stored public key. */
+static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const char *digest, lr_ledger_fn fn,
+			   void *arg, int64_t *good)
+{
+	const char *fpr = (const char *)sqlite3_column_text(s, 8), *sig = (const char *)sqlite3_column_text(s, 9),
+		   *pub = (const char *)sqlite3_column_text(s, 10);
+	char now[LR_SHA256_HEX], msg[512];
+
+	if (!fpr || !sig)
+		snprintf(msg, sizeof msg, "ledger entry %lld has a signature without a key, or a key without a signature",
+			 (long long)seq);
+	else if (!pub)
+		snprintf(msg, sizeof msg, "ledger entry %lld is signed by key %.16s..., which the store does not hold",
+			 (long long)seq, fpr);
+	else if (lr_key_fingerprint(pub, now) || strcmp(now, fpr))
+		snprintf(msg, sizeof msg, "the public key stored for key %.16s... is not that key: it was replaced "
+			 "(ledger entry %lld)", fpr, (long long)seq);
+	else if (lr_verify(pub, digest, sig))
+		snprintf(msg, sizeof msg, "the signature of ledger entry %lld does not verify with key %.16s...",
+			 (long long)seq, fpr);
+	else {
+		(*good)++;
+		return 0;
+	}
+	return fn(arg, seq, uuid, msg);
+}
+
+int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, "SELECT key_fingerprint, group_concat(seq, ' ') FROM"
+				     " (SELECT key_fingerprint, seq FROM ledger WHERE key_fingerprint IS NOT NULL ORDER BY seq)"
+				     " GROUP BY key_fingerprint ORDER BY min(seq)")))
+		return rc;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the signing keys");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
 			  struct lr_ledger_head *head)
 {
 	static const char walk[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
 				   " (SELECT id FROM run WHERE uuid = l.run_uuid),"
-				   " NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq)"
-				   " FROM ledger l ORDER BY l.seq";
+				   " NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq),"
+				   " l.key_fingerprint, l.signature, k.public_key"
+				   " FROM ledger l LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint ORDER BY l.seq";
 	static const char unchained[] = "SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
 					" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
 	char last[LR_SHA256_HEX] = LR_LEDGER_GENESIS, want[LR_SHA256_HEX], now[LR_SHA256_HEX], msg[512];
@@ -285,6 +359,8 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, l
 				 (long long)run, uuid, (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
 		}
+		if (!rc && (sqlite3_column_type(s, 8) != SQLITE_NULL || sqlite3_column_type(s, 9) != SQLITE_NULL))
+			rc = check_signature(s, seq, uuid, digest, fn, arg, &head->signed_entries);
 		snprintf(last, sizeof last, "%s", digest);
 		head->seq = seq;
 		snprintf(head->digest, sizeof head->digest, "%s", digest);
@@ -341,6 +417,40 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
 	} else if (step != SQLITE_DONE) {
 		rc = db_error(st, "read the ledger head");
 	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg)
+{
+	static const char sql[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at,"
+				  " l.key_fingerprint, l.signature, k.public_key FROM ledger l"
+				  " LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
+				  " WHERE l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", id);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct lr_ledger_entry e = {
+			.seq = sqlite3_column_int64(s, 0),
+			.run_uuid = (const char *)sqlite3_column_text(s, 1),
+			.kind = (const char *)sqlite3_column_text(s, 2),
+			.content = (const char *)sqlite3_column_text(s, 3),
+			.prev = (const char *)sqlite3_column_text(s, 4),
+			.digest = (const char *)sqlite3_column_text(s, 5),
+			.appended_at = (const char *)sqlite3_column_text(s, 6),
+			.key_fingerprint = (const char *)sqlite3_column_text(s, 7),
+			.signature = (const char *)sqlite3_column_text(s, 8),
+			.public_key = (const char *)sqlite3_column_text(s, 9),
+		};
+
+		rc = fn(arg, &e);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the run's ledger entries");
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -20,6 +20,7 @@ struct lr_store {
 	char *dir;
 	char *db_path;
 	sqlite3 *db;
+	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
 };
 
 /* Set an LR_ESTORE message "cannot WHAT in store '...': <sqlite's message>" with a hint; returns LR_ESTORE. */

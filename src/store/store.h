@@ -259,8 +259,28 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 struct lr_ledger_head {
 	int64_t seq;			/* 0: the ledger is empty */
 	char digest[LR_SHA256_HEX];
+	int64_t signed_entries;		/* lr_store_ledger_check: entries whose signature verified */
 };
 typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const char *text);
+
+/* Sign every ledger entry appended from now on with 'signer', which the store now owns. */
+struct lr_signer;
+void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
+
+/* Each key that signed entries: its fingerprint and the entries' numbers, space-separated. */
+typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries);
+int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg);
+
+/* A ledger entry as stored, with the public key of its signer (NULL fields: unsigned). */
+struct lr_ledger_entry {
+	int64_t seq;
+	const char *run_uuid, *kind, *content, *prev, *digest, *appended_at;
+	const char *key_fingerprint, *signature, *public_key;
+};
+typedef int (*lr_ledger_entry_fn)(void *arg, const struct lr_ledger_entry *e);
+
+/* Every ledger entry of run 'id', oldest first. */
+int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg);
 
 /* The newest ledger entry, read without checking the chain (seq 0: empty). */
 int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
@@ -270,8 +290,9 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
  * fields, numbers run without a gap, names a run still in the store, and
  * each run's newest entry matches its rows now (only runs only[0..nonly)
  * when 'only' is not NULL: the chain itself is always walked whole); every
- * sealed run has an entry. 'fn' gets each problem (seq 0 for a run with no
- * entry). *head is the newest entry.
+ * sealed run has an entry; every signature verifies with the public key
+ * stored for its fingerprint. 'fn' gets each problem (seq 0 for a run with
+ * no entry). *head is the newest entry.
  */
 int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
 			  struct lr_ledger_head *head);

@@ -1,0 +1,209 @@
+/* Ed25519 keys, signatures and fingerprints over OpenSSL's EVP interface. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "base/error.h"
+#include "base/sign.h"
+
+struct lr_signer {
+	EVP_PKEY *key;
+	char pub[LR_PUBKEY_HEX];
+	char fpr[LR_SHA256_HEX];
+};
+
+static void to_hex(const unsigned char *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int from_hex(const char *s, unsigned char *p, size_t n)
+{
+	size_t i;
+	unsigned v;
+
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdef", s[2 * i]) ||
+		    !strchr("0123456789abcdef", s[2 * i + 1]))
+			return -1;
+		p[i] = (unsigned char)v;
+	}
+	return 0;
+}
+
+int lr_key_path(char **path)
+{
+	const char *env = getenv("LABRUN_KEY"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (env && *env)
+		n = asprintf(path, "%s", env);
+	else if (xdg && *xdg)
+		n = asprintf(path, "%s/labrun/signing-key.pem", xdg);
+	else if (home && *home)
+		n = asprintf(path, "%s/.config/labrun/signing-key.pem", home);
+	else
+		return lr_error_set(LR_EINVAL, "cannot place the signing key: neither LABRUN_KEY nor HOME is set");
+	if (n < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return 0;
+}
+
+int lr_key_generate(const char *path)
+{
+	EVP_PKEY *key = NULL;
+	char *dir = strdup(path), *slash;
+	FILE *f = NULL;
+	int fd = -1, rc = 0;
+
+	if (!dir)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((slash = strrchr(dir, '/')) && slash != dir) { /* ~/.config/labrun: made 0700, parents as they come */
+		*slash = 0;
+		for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+			*p = 0;
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	}
+	if (!rc && (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+		rc = lr_error_set(errno == EEXIST ? LR_EREFUSED : LR_EIO, "cannot create signing key '%s': %s", path,
+				  strerror(errno));
+		if (errno == EEXIST)
+			lr_error_hint("a key is never replaced: runs it signed name it; remove it yourself if you mean to");
+	}
+	if (!rc && !(key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")))
+		rc = lr_error_set(LR_EIO, "cannot generate an Ed25519 key (OpenSSL)");
+	if (!rc && (!(f = fdopen(fd, "w")) || !PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL)))
+		rc = lr_error_set(LR_EIO, "cannot write signing key '%s'", path);
+	if (f) {
+		if (fclose(f) != 0 && !rc)
+			rc = lr_error_set(LR_EIO, "cannot write signing key '%s': %s", path, strerror(errno));
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (rc && fd >= 0)
+		unlink(path);
+	EVP_PKEY_free(key);
+	free(dir);
+	return rc;
+}
+
+int lr_key_fingerprint(const char *public_hex, char fpr[LR_SHA256_HEX])
+{
+	unsigned char raw[32];
+
+	if (from_hex(public_hex, raw, sizeof raw))
+		return lr_error_set(LR_EINVAL, "'%s' is not an Ed25519 public key (64 hex digits)", public_hex);
+	return lr_sha256_buf(raw, sizeof raw, fpr);
+}
+
+int lr_signer_load(const char *path, struct lr_signer **out)
+{
+	struct lr_signer *s;
+	unsigned char raw[32];
+	size_t len = sizeof raw;
+	struct stat sb;
+	FILE *f;
+	int rc;
+
+	*out = NULL;
+	if (!(f = fopen(path, "re")))
+		return errno == ENOENT ? 0 : lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
+	if (fstat(fileno(f), &sb) == 0 && (sb.st_mode & 077)) {
+		fclose(f);
+		lr_error_set(LR_EREFUSED, "signing key '%s' can be read by others (mode %03o)", path, sb.st_mode & 0777);
+		lr_error_hint("chmod 600 '%s'", path);
+		return LR_EREFUSED;
+	}
+	if (!(s = calloc(1, sizeof *s))) {
+		fclose(f);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	s->key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (!s->key || EVP_PKEY_get_base_id(s->key) != EVP_PKEY_ED25519 ||
+	    !EVP_PKEY_get_raw_public_key(s->key, raw, &len) || len != sizeof raw) {
+		lr_signer_free(s);
+		lr_error_set(LR_EINVAL, "'%s' is not an Ed25519 private key in PEM", path);
+		lr_error_hint("'labrun key init' makes one (set LABRUN_KEY to use another path)");
+		return LR_EINVAL;
+	}
+	to_hex(raw, sizeof raw, s->pub);
+	if ((rc = lr_key_fingerprint(s->pub, s->fpr))) {
+		lr_signer_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void lr_signer_free(struct lr_signer *s)
+{
+	if (s) {
+		EVP_PKEY_free(s->key);
+		free(s);
+	}
+}
+
+const char *lr_signer_public(const struct lr_signer *s)
+{
+	return s->pub;
+}
+
+const char *lr_signer_fingerprint(const struct lr_signer *s)
+{
+	return s->fpr;
+}
+
+int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char raw[64];
+	size_t len = sizeof raw;
+	int ok;
+
+	ok = ctx && EVP_DigestSignInit(ctx, NULL, NULL, NULL, s->key) == 1 &&
+	     EVP_DigestSign(ctx, raw, &len, (const unsigned char *)msg, strlen(msg)) == 1 && len == sizeof raw;
+	EVP_MD_CTX_free(ctx);
+	if (!ok)
+		return lr_error_set(LR_EIO, "cannot sign with the Ed25519 key (OpenSSL)");
+	to_hex(raw, sizeof raw, sig);
+	return 0;
+}
+
+int lr_verify(const char *public_hex, const char *msg, const char *sig_hex)
+{
+	unsigned char pub[32], sig[64];
+	EVP_PKEY *key = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	int ok;
+
+	ok = !from_hex(public_hex, pub, sizeof pub) && !from_hex(sig_hex, sig, sizeof sig) &&
+	     (key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof pub)) && (ctx = EVP_MD_CTX_new()) &&
+	     EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1 &&
+	     EVP_DigestVerify(ctx, sig, sizeof sig, (const unsigned char *)msg, strlen(msg)) == 1;
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return ok ? 0 : LR_EINVAL;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Signed ledger entries: 'labrun key init' makes an Ed25519 key only its owner
+# can read; while it exists every ledger entry is signed and its public key
+# stored once; a plain 'labrun audit' verifies every signature, names the
+# key, and names a replaced public key or an edited signature. OpenSSL's
+# command line checks a signature apart from labrun.
+. "$(dirname "$0")/lib.sh"
+
+L=$LABRUN
+keyfile="$HOME/.config/labrun/signing-key.pem"
+expect_exit 0 "labrun key init" "$L" key init
+contains "$T/out" "made key $keyfile" "says where"
+equals "$(stat -c %a "$keyfile")" "600" "the key file is the owner's alone"
+equals "$(stat -c %a "$HOME/.config/labrun")" "700" "and so is its directory"
+fpr=$(sed -n 's/^fingerprint: //p' "$T/out")
+pub=$(sed -n 's/^public key:  //p' "$T/out")
+expect_exit 1 "a second init is refused" "$L" key init
+contains "$T/err" "a key is never replaced" "says why"
+expect_exit 0 "key show" "$L" key show
+contains "$T/out" "fingerprint: $fpr" "shows the same key"
+
+"$L" record -q -- true >/dev/null 2>&1
+"$L" record -q -- false >/dev/null 2>&1 || true
+"$L" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
+expect_exit 0 "a signed store audits" "$L" audit
+contains "$T/out" "signed by key $fpr: ledger entries 1 2 3" "names the key of every entry"
+contains "$T/out" "signatures: 3 of 3 ledger entries signed and verified" "every signature verified"
+equals "$(q "SELECT count(*) || ' ' || min(public_key) FROM signing_key")" "1 $pub" "the public key is stored once"
+
+# an independent check: OpenSSL verifies entry 2's signature of its digest with the stored key
+openssl pkey -in "$keyfile" -pubout -out "$T/pub.pem" 2>/dev/null || fail "openssl pkey"
+equals "$(openssl pkey -pubin -in "$T/pub.pem" -outform DER 2>/dev/null | tail -c 32 | od -An -tx1 | tr -d ' \n')" \
+	"$pub" "the stored public key is the key file's"
+printf %s "$(q "SELECT digest FROM ledger WHERE seq = 2")" >"$T/msg"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' \
+	"$(q "SELECT signature FROM ledger WHERE seq = 2")" >"$T/sig"
+openssl pkeyutl -verify -pubin -inkey "$T/pub.pem" -rawin -in "$T/msg" -sigfile "$T/sig" >/dev/null 2>&1 ||
+	fail "openssl does not verify entry 2's signature"
+ok "openssl verifies a ledger signature on its own"
+
+db="$T/store/labrun.db"
+cp -R "$T/store" "$T/pristine"
+other=$(openssl genpkey -algorithm ed25519 2>/dev/null | openssl pkey -pubout -outform DER 2>/dev/null | tail -c 32 |
+	od -An -tx1 | tr -d ' \n')
+sqlite3 "$db" "UPDATE signing_key SET public_key = '$other'"
+expect_exit 1 "a replaced public key is caught by a plain audit" "$L" audit
+contains "$T/out" "the public key stored for key $(printf %.16s "$fpr")... is not that key: it was replaced" "named"
+
+rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
+sqlite3 "$db" "DROP TRIGGER ledger_append_only_update;
+	UPDATE ledger SET signature = substr(signature, 1, 10) || (CASE substr(signature, 11, 1) WHEN '0' THEN '1' ELSE '0' END)
+	|| substr(signature, 12) WHERE seq = 3"
+expect_exit 1 "an edited signature is caught" "$L" audit
+contains "$T/out" "the signature of ledger entry 3 does not verify with key $(printf %.16s "$fpr")..." "named"
+
+# a key others can read is refused, as ssh does
+rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
+chmod 644 "$keyfile"
+expect_exit 1 "a key others can read is refused" "$L" record -q -- true
+contains "$T/err" "can be read by others (mode 644)" "says why"
+contains "$T/err" "chmod 600" "and how to fix it"
+equals "$(q "SELECT count(*) FROM run")" "3" "nothing was recorded with it"
+chmod 600 "$keyfile"
+
+# without a key, entries are appended unsigned and audit says so
+LABRUN_KEY="$T/none.pem" "$L" record -q -- true >/dev/null 2>&1
+expect_exit 0 "an unsigned entry is not a problem" "$L" audit
+contains "$T/out" "signatures: 3 of 4 ledger entries signed and verified" "but is counted"
+
+# crates (and so archives) carry the entries of their runs with signatures and public keys
+rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
+expect_exit 0 "a crate of the experiment run" "$L" manifest --run 3 -o crate --license CC-BY-4.0
+equals "$(jq -r '.[] | "\(.seq) \(.signature) \(.public_key)"' crate/ledger.json)" \
+	"3 $(q "SELECT signature FROM ledger WHERE seq = 3") $pub" "ledger.json holds entry 3, its signature and key"
+contains crate/ro-crate-metadata.json '"@id": "ledger.json"' "as a File of the crate"
+expect_exit 0 "an archive of it" "$L" archive --run 3 -o run3.tar.zst
+tar -xOf run3.tar.zst --zstd ledger.json 2>/dev/null | jq -r '.[0].signature' >"$T/archived-sig" ||
+	tar -tf run3.tar.zst --zstd >&2
+equals "$(cat "$T/archived-sig")" "$(q "SELECT signature FROM ledger WHERE seq = 3")" "the archive carries it too"
