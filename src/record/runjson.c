@@ -1,10 +1,33 @@
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/safename.h"
 #include "record/runjson.h"
 
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+/*
+ * An artifact's name. One that is not UTF-8 cannot be a JSON string: it is
+ * written in its reversible member form (base/safename.h, the name of its
+ * file in the crate) with "name_escaped": true, never dropped.
+ */
+static void set_name(json_t *x, const char *name)
+{
+	size_t len = strlen(name) * 3 + 8;
+	char *safe;
+
+	if (!json_object_set_new(x, "name", json_string(name)))
+		return;
+	if ((safe = malloc(len)) && lr_safe_member(safe, len, name)) {
+		json_object_set_new(x, "name", json_string(safe));
+		json_object_set_new(x, "name_escaped", json_true());
+	}
+	free(safe);
 }
 
 static json_t *kv_object(const struct lr_kvlist *l)
@@ -97,7 +120,8 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 	for (i = 0; i < r->nartifacts; i++) {
 		const struct lr_artifact *t = &r->artifacts[i];
 
-		x = json_pack("{s:s, s:s}", "role", t->role, "name", t->name);
+		x = json_pack("{s:s}", "role", t->role);
+		set_name(x, t->name);
 		json_object_set_new(x, "sha256", t->present ? json_string(t->sha256) : json_null());
 		json_object_set_new(x, "size", t->present ? json_integer(t->size) : json_null());
 		json_array_append_new(a, x);

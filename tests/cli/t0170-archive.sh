@@ -88,12 +88,15 @@ contains "$T/err" "cannot read archive" "says why"
 expect_exit 1 "and by fsck" "$LABRUN" fsck
 contains "$T/out" "2 pruned log(s) checked in their archives, 2 missing or changed" "fsck names the lost archive's logs"
 
-# Artifact names that would escape or break a crate: '../x' and a UTF-8 name archive, extract and
-# validate, with nothing written outside the target (in the C locale CI runs in).
+# Artifact names that would escape or break a crate: '../x', a UTF-8 name and a name that is not
+# UTF-8 archive, extract and validate, with nothing written outside the target (in the C locale CI
+# runs in).
 mkdir -p names/work
 printf 'up\n' >names/x.txt
 printf 'r\n' >"names/work/$(printf 'r\303\251sultats.csv')"
-(cd names/work && "$LABRUN" record -q --artifact ../x.txt --artifact "$(printf 'r\303\251sultats.csv')" -- true) >"$T/rec.out" 2>&1 || { cat "$T/rec.out" >&2; fail "record"; }
+printf 'l\n' >"names/work/$(printf 'caf\351.csv')"
+(cd names/work && "$LABRUN" record -q --artifact ../x.txt --artifact "$(printf 'r\303\251sultats.csv')" \
+	--artifact "$(printf 'caf\351.csv')" -- true) >"$T/rec.out" 2>&1 || { cat "$T/rec.out" >&2; fail "record"; }
 nrun=$(q "SELECT max(id) FROM run")
 expect_exit 0 "a run with '../x.txt' and 'r\303\251sultats.csv' archives" "$LABRUN" archive --run "$nrun" -o names.tar.zst
 mkdir -p names/box/target
@@ -101,5 +104,9 @@ expect_exit 0 "and extracts" "$LABRUN" archive --extract names.tar.zst names/box
 [ "$(ls -A names/box)" = "target" ] || fail "something was written beside the target"
 [ -f "names/box/target/run-$nrun/output/%2E%2E/x.txt" ] || fail "'../x.txt' is not at its escaped place"
 [ -f "names/box/target/run-$nrun/output/$(printf 'r\303\251sultats.csv')" ] || fail "the UTF-8 name is not kept"
-ok "'../x.txt' stays inside as %2E%2E/x.txt; the UTF-8 name is kept"
+[ -f "names/box/target/run-$nrun/output/caf%E9.csv" ] || fail "the Latin-1 name is not at its escaped place"
+ok "'../x.txt' stays inside as %2E%2E/x.txt; the UTF-8 name is kept; caf\\351.csv is caf%E9.csv"
+equals "$(jq -r '.artifacts[] | select(.role == "output") | "\(.name) \(.name_escaped // false)"' \
+	"names/box/target/run-$nrun/run.json" | sort | tr '\n' ' ')" \
+	"../x.txt false caf%E9.csv true $(printf 'r\303\251sultats.csv') false " "run.json lists all three; the non-UTF-8 name escaped, not dropped"
 expect_exit 0 "the extracted crate validates" "$LABRUN" manifest --validate names/box/target
