@@ -34,10 +34,10 @@ static void report_problem(void *arg, int64_t run, const char *problem)
 		printf("PROBLEM ledger: %s\n", problem);
 }
 
-static int report_key(void *arg, const char *fingerprint, const char *entries)
+static int report_key(void *arg, const char *fingerprint, const char *entries, const char *runs)
 {
 	(void)arg;
-	printf("signed by key %s: ledger entries %s\n", fingerprint, entries);
+	printf("signed by key %s: ledger entries %s (runs %s)\n", fingerprint, entries, runs);
 	return 0;
 }
 

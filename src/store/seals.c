@@ -296,12 +296,14 @@ int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 	sqlite3_stmt *s = NULL;
 	int rc, step;
 
-	if ((rc = db_prepare(st, &s, "SELECT key_fingerprint, group_concat(seq, ' ') FROM"
-				     " (SELECT key_fingerprint, seq FROM ledger WHERE key_fingerprint IS NOT NULL ORDER BY seq)"
+	if ((rc = db_prepare(st, &s, "SELECT key_fingerprint, group_concat(seq, ' '), group_concat(run, ' ') FROM"
+				     " (SELECT l.key_fingerprint, l.seq, coalesce(r.id, 'deleted') AS run FROM ledger l"
+				     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL ORDER BY l.seq)"
 				     " GROUP BY key_fingerprint ORDER BY min(seq)")))
 		return rc;
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2));
 	if (!rc && step != SQLITE_DONE)
 		rc = db_error(st, "read the signing keys");
 	sqlite3_finalize(s);

@@ -267,8 +267,8 @@ typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const 
 struct lr_signer;
 void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
 
-/* Each key that signed entries: its fingerprint and the entries' numbers, space-separated. */
-typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries);
+/* Each key that signed entries: its fingerprint, the entries' numbers and their runs' ids, space-separated. */
+typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries, const char *runs);
 int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg);
 
 /* A ledger entry as stored, with the public key of its signer (NULL fields: unsigned). */

@@ -23,7 +23,7 @@ contains "$T/out" "fingerprint: $fpr" "shows the same key"
 "$L" record -q -- false >/dev/null 2>&1 || true
 "$L" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 expect_exit 0 "a signed store audits" "$L" audit
-contains "$T/out" "signed by key $fpr: ledger entries 1 2 3" "names the key of every entry"
+contains "$T/out" "signed by key $fpr: ledger entries 1 2 3 (runs 1 2 3)" "names the key of every entry and run"
 contains "$T/out" "signatures: 3 of 3 ledger entries signed and verified" "every signature verified"
 equals "$(q "SELECT count(*) || ' ' || min(public_key) FROM signing_key")" "1 $pub" "the public key is stored once"
 
