@@ -212,11 +212,37 @@ static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_
 }
 
 /* One run: copy its files in, and describe it as a CreateAction. */
+struct evidence {
+	struct lr_store *st;
+	int64_t id;
+	const char *dir;
+	json_t *graph, *parts, *objects, *results;
+};
+
+/* An execution's log or output, a responses file or an answer key, copied under run-ID/ by its safe name. */
+static int crate_evidence(void *arg, const char *name, const char *sha256, int input)
+{
+	struct evidence *ev = arg;
+	char safe[4096], rel[4200], full[PATH_MAX * 2];
+	int rc;
+
+	if (!lr_safe_member(safe, sizeof safe, name))
+		return lr_error_set(LR_EINVAL, "run %lld: the evidence name '%s' is too long for a crate", (long long)ev->id,
+				    name);
+	snprintf(rel, sizeof rel, "run-%lld/%s", (long long)ev->id, safe);
+	snprintf(full, sizeof full, "%s/%s", ev->dir, rel);
+	if ((rc = copy_object(ev->st, sha256, full)))
+		return rc;
+	json_array_append_new(input ? ev->objects : ev->results, add_file(ev->dir, rel, ev->graph, ev->parts));
+	return 0;
+}
+
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
 		     json_t *tools_seen, char *latest, size_t latest_len)
 {
 	char rel[4200], full[PATH_MAX * 2], urn[64], *text = NULL, *dpath = NULL, *json = NULL;
 	json_t *action, *objects = json_array(), *results = json_array(), *x;
+	struct evidence ev;
 	struct lr_run r;
 	size_t i;
 	int rc;
@@ -259,6 +285,9 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 			goto out;
 		json_array_append_new(results, add_file(dir, rel, graph, parts));
 	}
+	ev.st = st, ev.id = id, ev.dir = dir, ev.graph = graph, ev.parts = parts, ev.objects = objects, ev.results = results;
+	if ((rc = lr_store_run_evidence_objects(st, id, crate_evidence, &ev)))
+		goto out;
 	/* the software used: labrun itself, and each recorded tool version */
 	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
 	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", lr_run_kind_name(r.kind), "startTime",

@@ -471,3 +471,31 @@ out:
 	free(now);
 	return rc;
 }
+
+int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT 'executions/c' || condition_idx || '-' || seq || '.stdout', stdout_sha256, 0, condition_idx, seq, 1"
+		" FROM execution WHERE run_id = :run AND stdout_sha256 IS NOT NULL"
+		" UNION ALL SELECT 'executions/c' || condition_idx || '-' || seq || '.stderr', stderr_sha256, 0,"
+		" condition_idx, seq, 2 FROM execution WHERE run_id = :run AND stderr_sha256 IS NOT NULL"
+		" UNION ALL SELECT 'executions/c' || condition_idx || '-' || seq || '/' || path, sha256, 0, condition_idx,"
+		" seq, 3 FROM execution_output WHERE run_id = :run AND sha256 IS NOT NULL"
+		" UNION ALL SELECT 'responses/' || id || '-' || route || '.jsonl', raw_sha256, 0, id, 0, 4"
+		" FROM response_set WHERE run_id = :run"
+		" UNION ALL SELECT 'answers/gate-' || id || '.jsonl', key_sha256, 1, id, 0, 5 FROM gate WHERE run_id = :run"
+		" ORDER BY 6, 4, 5, 1";
+	sqlite3_stmt *s = NULL;
+	int rc, step;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", id);
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			sqlite3_column_int(s, 2));
+	if (!rc && step != SQLITE_DONE)
+		rc = db_error(st, "read the run's execution and serving objects");
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -263,6 +263,17 @@ struct lr_ledger_head {
 };
 typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const char *text);
 
+/*
+ * The objects a run holds beyond its artifacts (command experiments and
+ * serving evidence): each execution's stdout and stderr, its declared
+ * outputs, each ingested responses file and each answer key a gate used.
+ * 'fn' gets a relative name for it (not yet a safe member name: it holds
+ * routes and declared paths as stored), its sha256 and whether it is an
+ * input (an answer key) rather than a result.
+ */
+typedef int (*lr_run_object_fn)(void *arg, const char *name, const char *sha256, int input);
+int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object_fn fn, void *arg);
+
 /* Sign every ledger entry appended from now on with 'signer', which the store now owns. */
 struct lr_signer;
 void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
