@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,6 +72,26 @@ static void version(void)
 	       OPENSSL_VERSION_TEXT, JANSSON_VERSION);
 }
 
+/*
+ * What was printed must have reached its reader: a full disk or a closed
+ * file turns success into failure (as git does). A reader that went away
+ * (EPIPE: 'labrun list | head -1') is not worth a message.
+ */
+static int close_stdout(int rc)
+{
+	int failed = ferror(stdout), err = 0;
+
+	if (fflush(stdout) != 0) {
+		failed = 1;
+		err = errno;
+	}
+	if (!failed)
+		return rc;
+	if (err != EPIPE)
+		fprintf(stderr, "labrun: error: cannot write the output%s%s\n", err ? ": " : "", err ? strerror(err) : "");
+	return rc ? rc : LR_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -93,10 +114,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return LR_EXIT_OK;
+			return close_stdout(LR_EXIT_OK);
 		case 'V':
 			version();
-			return LR_EXIT_OK;
+			return close_stdout(LR_EXIT_OK);
 		default:
 			fprintf(stderr, "labrun: error: %s '%s'\nhint: see 'labrun --help'\n",
 				c == ':' ? "missing value for option" : "unknown option", argv[optind - 1]);
@@ -115,7 +136,7 @@ int main(int argc, char **argv)
 		/* Each command parses argv[0..] with argv[0] = its name. */
 		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
 		git_libgit2_shutdown();
-		return rc;
+		return close_stdout(rc);
 	}
 	fprintf(stderr, "labrun: error: unknown command '%s'\nhint: see 'labrun --help'\n", argv[optind]);
 	return LR_EXIT_USAGE;

@@ -58,3 +58,16 @@ contains "$T/err" "schema version 99 is newer than this labrun" "says why"
 contains "$T/err" "upgrade labrun" "hint"
 expect_exit 3 "recording into it is refused too" "$LABRUN" record -- true
 equals "$(sha256sum "$T/store/labrun.db")" "$sum" "the newer store is byte-for-byte untouched"
+
+# what was printed must have reached its reader: a full disk fails the command, with the reason
+if [ -c /dev/full ]; then
+	export LABRUN_STORE="$T/full-store"
+	"$LABRUN" record -q -- true >/dev/null 2>&1
+	rc=0
+	"$LABRUN" list >/dev/full 2>"$T/err" || rc=$?
+	equals "$rc" "1" "list > /dev/full exits 1"
+	contains "$T/err" "cannot write the output: No space left on device" "and says why"
+	rc=0
+	"$LABRUN" --version >/dev/full 2>"$T/err" || rc=$?
+	equals "$rc" "1" "--version > /dev/full exits 1 too"
+fi
