@@ -24,6 +24,27 @@ static const char usage[] =
 	"  --tail N   log lines to show per stream (default 10, 0 for none)\n";
 
 /* Print the last 'lines' lines of a file, indented; reads at most 64 KiB. */
+/*
+ * One log line for a terminal: control characters (an escape sequence could
+ * recolour, retitle or clear the reader's terminal) are shown as \xNN;
+ * 'labrun cat' gives the bytes as they are.
+ */
+static void print_line(const char *p, size_t len)
+{
+	size_t i;
+
+	fputs("    ", stdout);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	putchar('\n');
+}
+
 static void print_tail(const char *path, int lines)
 {
 	char buf[65536];
@@ -64,7 +85,7 @@ static void print_tail(const char *path, int lines)
 	for (p = start; *p;) {
 		char *nl = strchr(p, '\n');
 
-		printf("    %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+		print_line(p, nl ? (size_t)(nl - p) : strlen(p));
 		if (!nl)
 			break;
 		p = nl + 1;

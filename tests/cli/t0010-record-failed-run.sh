@@ -42,3 +42,13 @@ git add -A && git commit -qm more
 expect_exit 0 "record in a clean tree" "$LABRUN" record -q -- true
 equals "$(q "SELECT dirty || ' ' || diff_sha256 FROM source_state WHERE run_id = 2")" \
 	"0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "clean tree: empty diff hash"
+
+# show prints logs for a terminal: escape sequences in them are shown, not obeyed ('cat' keeps bytes)
+"$LABRUN" record -q -- printf 'a\033]0;retitled\007b\033[2Jc\tend\n' >/dev/null 2>&1
+expect_exit 0 "show a run whose log holds escape sequences" "$LABRUN" show last
+! grep -q "$(printf '\033')" "$T/out" || fail "show copied an escape character to the screen"
+contains "$T/out" 'a\x1b]0;retitled\x07b\x1b[2Jc' "shows them as \\xNN"
+contains "$T/out" "$(printf 'c\tend')" "a tab is kept"
+"$LABRUN" cat last stdout | cmp -s - "$(printf 'a\033]0;retitled\007b\033[2Jc\tend\n' >"$T/want"; echo "$T/want")" ||
+	fail "cat changed the log's bytes"
+ok "cat gives the bytes as they are"
