@@ -174,22 +174,23 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 	o.tee_err = STDERR_FILENO;
 	o.kill_after_s = 10;
 	o.envp = environ;
+	/*
+	 * record exits with the command's status, so its own failures, usage
+	 * errors and an unusable store included, are 125 (as timeout(1) and
+	 * env(1) do): a command that exits 2 or 3 must not look like labrun's.
+	 */
 	rc = parse(&o, argc, argv);
 	if (rc) {
-		exit_status = rc < 0 ? LR_EXIT_OK : rc;
+		exit_status = rc < 0 ? LR_EXIT_OK : LR_EXIT_LABRUN;
 		goto out;
 	}
-	if ((rc = cmd_open_store(&st, g, 1))) {
-		exit_status = rc;
+	if ((rc = cmd_open_store(&st, g, 1)))
 		goto out;
-	}
 	rc = lr_record(st, &o, &run, &res);
 	exit_status = res.exit_status;
 	if (rc) {
-		int code = cmd_fail(rc);
-
-		/* Bad input is a usage error; anything around a stored run is labrun's failure. */
-		exit_status = run.id || code != LR_EXIT_USAGE ? LR_EXIT_LABRUN : LR_EXIT_USAGE;
+		cmd_fail(rc);
+		exit_status = LR_EXIT_LABRUN;
 		goto out;
 	}
 	if (run.status == LR_PASSED) {

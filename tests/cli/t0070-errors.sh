@@ -8,22 +8,22 @@ runs() { q "SELECT count(*) FROM run"; }
 
 expect_exit 2 "unknown global option" "$LABRUN" --bogus
 contains "$T/err" "unknown option '--bogus'" "names the option"
-expect_exit 2 "unknown record option" "$LABRUN" record --bogus -- true
+expect_exit 125 "unknown record option" "$LABRUN" record --bogus -- true
 contains "$T/err" "unknown option '--bogus' for 'labrun record'" "names option and command"
 contains "$T/err" "hint: see 'labrun record -h'" "hint"
 expect_exit 2 "unknown command" "$LABRUN" frobnicate
 contains "$T/err" "unknown command 'frobnicate'" "names the command"
-expect_exit 2 "record without a command" "$LABRUN" record --issue 270
+expect_exit 125 "record without a command" "$LABRUN" record --issue 270
 contains "$T/err" "no command to record" "says what is missing"
-expect_exit 2 "record with an empty command after --" "$LABRUN" record --
-expect_exit 2 "option without its value" "$LABRUN" record --issue
+expect_exit 125 "record with an empty command after --" "$LABRUN" record --
+expect_exit 125 "option without its value" "$LABRUN" record --issue
 contains "$T/err" "needs a value" "says the value is missing"
-expect_exit 2 "bad issue reference" "$LABRUN" record --issue not-an-issue -- true
+expect_exit 125 "bad issue reference" "$LABRUN" record --issue not-an-issue -- true
 contains "$T/err" "invalid issue reference 'not-an-issue'" "names the reference"
-expect_exit 2 "bad geometry value" "$LABRUN" record --geometry layers=many -- true
+expect_exit 125 "bad geometry value" "$LABRUN" record --geometry layers=many -- true
 contains "$T/err" "'layers' must be a positive integer" "names the field"
-expect_exit 2 "bad timeout" "$LABRUN" record --timeout soon -- true
-expect_exit 2 "missing --input is refused before running" "$LABRUN" record --input nope.bin -- touch ran
+expect_exit 125 "bad timeout" "$LABRUN" record --timeout soon -- true
+expect_exit 125 "missing --input is refused before running" "$LABRUN" record --input nope.bin -- touch ran
 [ ! -e ran ] || fail "the command ran despite the bad input"
 contains "$T/err" "cannot record --input 'nope.bin'" "names the input"
 equals "$(runs)" "1" "bad input stored no run"
@@ -40,7 +40,7 @@ equals "$(q "SELECT count(*) FROM artifact WHERE run_id = 3 AND name = 'out/resu
 	"missing artifact recorded as missing"
 
 touch afile
-expect_exit 3 "a store under a file cannot be created" "$LABRUN" --store "$T/work/afile/store" record -- true
+expect_exit 125 "a store under a file cannot be created" "$LABRUN" --store "$T/work/afile/store" record -- true
 contains "$T/err" "cannot create store '$T/work/afile/store'" "names the store"
 contains "$T/err" "hint:" "with a hint"
 expect_exit 3 "a store in /proc cannot be created" "$LABRUN" --store /proc/labrun-store init
@@ -56,7 +56,7 @@ sum=$(sha256sum "$T/store/labrun.db")
 expect_exit 3 "a newer schema is refused" "$LABRUN" list
 contains "$T/err" "schema version 99 is newer than this labrun" "says why"
 contains "$T/err" "upgrade labrun" "hint"
-expect_exit 3 "recording into it is refused too" "$LABRUN" record -- true
+expect_exit 125 "recording into it is refused too" "$LABRUN" record -- true
 equals "$(sha256sum "$T/store/labrun.db")" "$sum" "the newer store is byte-for-byte untouched"
 
 # what was printed must have reached its reader: a full disk fails the command, with the reason
