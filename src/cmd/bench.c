@@ -76,6 +76,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	struct lr_bench_opts o;
 	struct lr_bench_result *r;
 	char *end;
+	long long v;
 
 	(void)g;
 	memset(&o, 0, sizeof o);
@@ -97,10 +98,9 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 			shapes[nshapes++] = optarg;
 			break;
 		case 'r':
-			o.reps = (int)strtol(optarg, &end, 10);
-			if (*end || o.reps < 2 || o.reps > LR_BENCH_MAXREPS)
-				return cmd_usage_error("bench", "invalid --reps '%s': expected 2 to %d", optarg,
-						       LR_BENCH_MAXREPS);
+			if (cmd_parse_int("bench", "--reps", optarg, 2, LR_BENCH_MAXREPS, &v))
+				return LR_EXIT_USAGE;
+			o.reps = (int)v;
 			break;
 		case 'c':
 			if ((int)(o.contract = lr_dlf16_contract_parse(optarg)) < 0)

@@ -96,6 +96,13 @@ int cmd_fail(int rc);
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 
+/*
+ * Parse option 'opt' of 'cmd': a whole decimal number in [min, max], with no
+ * sign tricks, overflow or trailing text ("4294967296" never becomes 0).
+ * Returns 0, or reports the usage error and returns LR_EXIT_USAGE.
+ */
+int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out);
+
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -227,15 +228,31 @@ const char *cmd_human_size(char *buf, size_t len, long long bytes)
 	return buf;
 }
 
-int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out)
 {
 	char *end;
 
-	ro->flip_arm = (int)strtol(arg, &end, 10);
-	if (*end == '@')
-		ro->flip_condition = (int)strtol(end + 1, &end, 10);
-	if (*end || end == arg || ro->flip_arm < 0)
+	errno = 0;
+	*out = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *out < min || *out > max)
+		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
+	return 0;
+}
+
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+{
+	char *end;
+	long a, c = -1;
+
+	errno = 0;
+	a = strtol(arg, &end, 10);
+	if (*end == '@' && end != arg)
+		c = strtol(end + 1, &end, 10);
+	if (errno || *end || end == arg || a < 0 || a > 1000 || (c != -1 && (c < 0 || c > 100000)))
 		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
+	ro->flip_arm = (int)a;
+	if (c != -1)
+		ro->flip_condition = (int)c;
 	return 0;
 }
 

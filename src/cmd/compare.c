@@ -58,7 +58,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
 	int c, rc, cond = -1;
-	char *end;
+	long long v;
 
 	optind = 0;
 	opterr = 0;
@@ -68,9 +68,9 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		case 'R': ref = optarg; break;
 		case 'C': cand = optarg; break;
 		case 'c':
-			cond = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || cond < 0)
-				return cmd_usage_error("compare", "invalid --condition '%s': expected a condition index", optarg);
+			if (cmd_parse_int("compare", "--condition", optarg, 0, 1000000, &v))
+				return LR_EXIT_USAGE;
+			cond = (int)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);

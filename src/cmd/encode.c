@@ -116,7 +116,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	int c, rc, contract = LR_DLF16_SATURATE, threads = 1, do_verify = 0, kernel_given = 0;
 	int axes[LR_VIEW_MAXRANK];
 	double t0, ms;
-	char *end;
+	long long v;
 
 	(void)g;
 	memset(&out, 0, sizeof out);
@@ -137,9 +137,9 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 			permute = optarg;
 			break;
 		case 't':
-			threads = (int)strtol(optarg, &end, 10);
-			if (*end || threads < 1 || threads > 64)
-				return cmd_usage_error("encode", "invalid --threads '%s': expected 1 to 64", optarg);
+			if (cmd_parse_int("encode", "--threads", optarg, 1, 64, &v))
+				return LR_EXIT_USAGE;
+			threads = (int)v;
 			break;
 		case 's':
 			shape = optarg;

@@ -41,7 +41,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
 	int c, rc, cond = -1;
-	char *end;
+	long long v;
 
 	optind = 0;
 	opterr = 0;
@@ -51,9 +51,9 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		case 'R': route = optarg; break;
 		case 'a': answers = optarg; break;
 		case 'c':
-			cond = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || cond < 0)
-				return cmd_usage_error("gate", "invalid --condition '%s': expected a condition index", optarg);
+			if (cmd_parse_int("gate", "--condition", optarg, 0, 1000000, &v))
+				return LR_EXIT_USAGE;
+			cond = (int)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);

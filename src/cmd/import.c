@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,14 +57,10 @@ struct opts {
 	struct lr_strlist issues;
 };
 
-static int num(const char *opt, const char *arg, long long min, long long *out)
+/* Import's numbers: checked for range and overflow (cmd_parse_int), never truncated to an int. */
+static int num(const char *opt, const char *arg, long long min, long long max, long long *out)
 {
-	char *end;
-
-	*out = strtoll(arg, &end, 10);
-	if (*end || end == arg || *out < min)
-		return cmd_usage_error("import", "invalid %s '%s': expected a whole number >= %lld", opt, arg, min);
-	return 0;
+	return cmd_parse_int("import", opt, arg, min, max, out);
 }
 
 static int real(const char *opt, const char *arg, double *out)
@@ -125,22 +122,22 @@ static int parse(struct opts *o, int argc, char **argv)
 		case O_SPECIALS: o->j.specials = 1; break;
 		case O_ISSUE: rc = lr_strlist_add(&o->issues, optarg) ? LR_EXIT_FAIL : 0; break;
 		case O_RBLN: o->j.cfg.rbln_lib = optarg; break;
-		case O_TOKENS: rc = num("--tokens", optarg, 1, &v); o->j.tokens = v; break;
-		case O_CAPACITY: rc = num("--capacity", optarg, 1, &v); o->j.capacity = v; break;
-		case O_BLOCK: rc = num("--block-size", optarg, 1, &v); o->j.block_size = v; break;
-		case O_LAYERS: rc = num("--layers", optarg, 1, &v); o->j.layers = (int)v; break;
-		case O_KVHEADS: rc = num("--kv-heads", optarg, 1, &v); o->j.kv_heads = (int)v; break;
-		case O_HEADDIM: rc = num("--head-dim", optarg, 1, &v); o->j.head_dim = (int)v; break;
-		case O_SEED: rc = num("--seed", optarg, 0, &v); o->j.seed = (uint64_t)v; break;
-		case O_THREADS: rc = num("--threads", optarg, 1, &v); o->j.threads = (int)v; break;
-		case O_STAGING: rc = num("--staging", optarg, 2, &v); o->j.staging = (int)v; break;
-		case O_LANES: rc = num("--lanes", optarg, 1, &v); o->j.cfg.lanes = (int)v; break;
-		case O_LANE: rc = num("--lane", optarg, 0, &v); o->j.lane = (int)v; break;
-		case O_DEVICE: rc = num("--device", optarg, 0, &v); o->j.cfg.device_id = (int)v; break;
-		case O_CAPMIB: rc = num("--capacity-mib", optarg, 1, &v); o->j.cfg.capacity_bytes = (uint64_t)v << 20; break;
-		case O_FAILW: rc = num("--fail-write", optarg, 1, &v); o->j.cfg.fail_write = v; break;
-		case O_CANCEL: rc = num("--cancel-at", optarg, 0, &v); o->j.cancel_at = (int)v; break;
-		case O_DIE: rc = num("--die-at", optarg, 0, &v); o->j.die_at = (int)v; break;
+		case O_TOKENS: rc = num("--tokens", optarg, 1, 1LL << 31, &v); o->j.tokens = v; break;
+		case O_CAPACITY: rc = num("--capacity", optarg, 1, 1LL << 31, &v); o->j.capacity = v; break;
+		case O_BLOCK: rc = num("--block-size", optarg, 1, 1LL << 31, &v); o->j.block_size = v; break;
+		case O_LAYERS: rc = num("--layers", optarg, 1, LR_KV_MAXLAYERS, &v); o->j.layers = (int)v; break;
+		case O_KVHEADS: rc = num("--kv-heads", optarg, 1, 1024, &v); o->j.kv_heads = (int)v; break;
+		case O_HEADDIM: rc = num("--head-dim", optarg, 1, 65536, &v); o->j.head_dim = (int)v; break;
+		case O_SEED: rc = num("--seed", optarg, 0, INT64_MAX, &v); o->j.seed = (uint64_t)v; break;
+		case O_THREADS: rc = num("--threads", optarg, 1, 1024, &v); o->j.threads = (int)v; break;
+		case O_STAGING: rc = num("--staging", optarg, 2, 64, &v); o->j.staging = (int)v; break;
+		case O_LANES: rc = num("--lanes", optarg, 1, 1024, &v); o->j.cfg.lanes = (int)v; break;
+		case O_LANE: rc = num("--lane", optarg, 0, 1023, &v); o->j.lane = (int)v; break;
+		case O_DEVICE: rc = num("--device", optarg, 0, 1023, &v); o->j.cfg.device_id = (int)v; break;
+		case O_CAPMIB: rc = num("--capacity-mib", optarg, 1, 1LL << 24, &v); o->j.cfg.capacity_bytes = (uint64_t)v << 20; break;
+		case O_FAILW: rc = num("--fail-write", optarg, 1, 1LL << 40, &v); o->j.cfg.fail_write = v; break;
+		case O_CANCEL: rc = num("--cancel-at", optarg, 0, INT_MAX, &v); o->j.cancel_at = (int)v; break;
+		case O_DIE: rc = num("--die-at", optarg, 0, INT_MAX, &v); o->j.die_at = (int)v; break;
 		case O_GBPS: rc = real("--link-gbps", optarg, &o->j.cfg.link_gbps); break;
 		case O_LAT: rc = real("--link-latency-us", optarg, &o->j.cfg.link_latency_us); break;
 		case O_MODE:

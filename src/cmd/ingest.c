@@ -38,7 +38,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int64_t run = 0, set = 0, cases = 0;
 	int c, rc, cond = -1;
-	char *end;
+	long long v;
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {
@@ -61,9 +61,9 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 			route = optarg;
 			break;
 		case 'c':
-			cond = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || cond < 0)
-				return cmd_usage_error("ingest", "invalid --condition '%s': expected a condition index", optarg);
+			if (cmd_parse_int("ingest", "--condition", optarg, 0, 1000000, &v))
+				return LR_EXIT_USAGE;
+			cond = (int)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);

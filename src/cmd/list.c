@@ -86,7 +86,8 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	struct lr_run_filter f = { .status = -1 };
 	struct list_ctx ctx = { 0, NULL, 0 };
 	struct lr_store *st = NULL;
-	char issue[256], *end;
+	char issue[256];
+	long long v;
 	int c, rc, registered = 0;
 
 	optind = 0;
@@ -108,9 +109,9 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 						       optarg);
 			break;
 		case 'n':
-			f.limit = strtoll(optarg, &end, 10);
-			if (*end || f.limit <= 0)
-				return cmd_usage_error("list", "invalid --limit '%s': expected a positive number", optarg);
+			if (cmd_parse_int("list", "--limit", optarg, 1, INT64_MAX, &v))
+				return LR_EXIT_USAGE;
+			f.limit = v;
 			break;
 		case 'j':
 			ctx.json = 1;

@@ -227,7 +227,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 	struct lr_run r;
 	int64_t id = 0;
 	int c, rc, json = 0, tail = 10;
-	char *end;
+	long long v;
 
 	optind = 0;
 	opterr = 0;
@@ -237,9 +237,9 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 			json = 1;
 			break;
 		case 't':
-			tail = (int)strtol(optarg, &end, 10);
-			if (*end || tail < 0)
-				return cmd_usage_error("show", "invalid --tail '%s': expected a number of lines", optarg);
+			if (cmd_parse_int("show", "--tail", optarg, 0, 1000000, &v))
+				return LR_EXIT_USAGE;
+			tail = (int)v;
 			break;
 		case 'h':
 			fputs(usage, stdout);

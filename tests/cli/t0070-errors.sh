@@ -71,3 +71,17 @@ if [ -c /dev/full ]; then
 	"$LABRUN" --version >/dev/full 2>"$T/err" || rc=$?
 	equals "$rc" "1" "--version > /dev/full exits 1 too"
 fi
+
+# numbers are checked for range and overflow, never truncated: 4294967296 was once 0 threads,
+# lane 0 and (4294967298 layers) 2 layers
+for opt in "--threads 4294967296" "--lane 4294967296" "--layers 4294967298" "--tokens -5" "--seed 99999999999999999999"; do
+	set -- $opt
+	expect_exit 2 "import $opt is refused" "$LABRUN" import --model qwen3-0.6b --tokens 64 "$1" "$2"
+	contains "$T/err" "invalid $1 '$2': expected a whole number from" "import $opt: named with its range"
+done
+expect_exit 2 "show --tail 4294967297 is refused" "$LABRUN" show --tail 4294967297 last
+contains "$T/err" "invalid --tail '4294967297': expected a whole number from 0 to 1000000" "with its range"
+expect_exit 2 "list -n past 64 bits is refused" "$LABRUN" list -n 99999999999999999999
+expect_exit 2 "a condition index past int is refused" "$LABRUN" compare --run 1 --reference a --candidate b --condition 4294967296
+expect_exit 2 "a flipped-bit arm past int is refused" "$LABRUN" run --fault-flip-bit 4294967296 x.ini
+equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" "0" "and nothing was imported"
