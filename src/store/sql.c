@@ -10,13 +10,32 @@
 
 /* ---- read-only SQL for users ---------------------------------------------- */
 
-/* Deny anything that could reach outside the store or change it. */
+/*
+ * Functions a read-only query must not call: fts3_tokenizer('simple') returns
+ * a raw pointer into labrun's memory (and with an argument would install a
+ * tokenizer from one); the others reach files or code outside the store.
+ */
+static const char *const denied_functions[] = { "fts3_tokenizer", "load_extension", "readfile", "writefile", "edit",
+						 NULL };
+
+/* Deny anything that could reach outside the store, change it, or read labrun's memory. */
 static int authorizer(void *arg, int action, const char *a, const char *b, const char *c, const char *d)
 {
+	size_t i;
+
+	(void)arg;
+	(void)a;
+	(void)c;
+	(void)d;
 	switch (action) {
 	case SQLITE_ATTACH:
 	case SQLITE_DETACH:
 		return SQLITE_DENY;
+	case SQLITE_FUNCTION: /* b: the function's name */
+		for (i = 0; b && denied_functions[i]; i++)
+			if (!sqlite3_stricmp(b, denied_functions[i]))
+				return SQLITE_DENY;
+		return SQLITE_OK;
 	default:
 		return SQLITE_OK;
 	}

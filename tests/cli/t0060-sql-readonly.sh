@@ -27,3 +27,10 @@ expect_exit 0 "JSON output keeps types" "$LABRUN" sql --json "SELECT id, exit_co
 contains "$T/out" '{"id":2,"exit_code":1,"signal":null,"status":"failed"}' "JSON row"
 expect_exit 0 "table output" "$LABRUN" sql "SELECT id, status FROM run ORDER BY id"
 contains "$T/out" "--  ------" "table has a rule under the header"
+
+# functions that read labrun's memory or reach outside the store are refused
+for f in "fts3_tokenizer('simple')" "FTS3_Tokenizer('porter')" "load_extension('x')"; do
+	expect_exit 2 "SELECT $f is refused" "$LABRUN" sql "SELECT $f"
+	contains "$T/err" "not authorized to use function" "SELECT $f: says why"
+done
+lacks "$T/out" "0x" "no address printed"
