@@ -72,7 +72,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	static const char *const defaults[] = { "1,2,8,2048,128", "1,2,8,8192,128", "28,2,8,2048,128",
 						"28,2,8,8192,128" };
 	const char *shapes[32], *which = NULL;
-	int nshapes = 0, c, i, rc;
+	int nshapes = 0, c, i, rc = 0;
 	struct lr_bench_opts o;
 	struct lr_bench_result *r;
 	char *end;
