@@ -197,6 +197,8 @@ int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn s
 
 	if (!s->n)
 		return emit(sink, arg, data, len);
+	if (!len) /* nothing new: memcpy and pointer arithmetic on a NULL buffer would be undefined */
+		return 0;
 	if (s->nbuf + len > s->capbuf) {
 		size_t ncap = s->nbuf + len;
 		unsigned char *nb = realloc(s->buf, ncap);

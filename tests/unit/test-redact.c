@@ -97,6 +97,31 @@ static void scrub_finds_secrets_split_at_every_offset(void **state)
 		}
 }
 
+/*
+ * Feeding nothing (an empty read) before any data: the scrubber once did
+ * memcpy(NULL + 0, NULL, 0), undefined behaviour that stopped a UBSan build.
+ * This test is built with UBSan, so it fails on it.
+ */
+static void scrub_feeds_nothing(void **state)
+{
+	char *envp[] = { "API_TOKEN=s3cr3t-value", NULL };
+	struct lr_scrub s;
+	struct out o = { { 0 }, 0 };
+	int found = 0;
+	char *t;
+
+	(void)state;
+	assert_int_equal(lr_scrub_init(&s, envp), 0);
+	assert_int_equal(lr_scrub_feed(&s, NULL, 0, sink, &o, &found), 0);
+	assert_int_equal(lr_scrub_flush(&s, sink, &o), 0);
+	assert_int_equal(o.n, 0);
+	assert_false(found);
+	t = lr_scrub_string(&s, "");
+	assert_string_equal(t, "");
+	free(t);
+	lr_scrub_release(&s);
+}
+
 static void scrub_passes_clean_text_unchanged(void **state)
 {
 	char *envp[] = { "API_TOKEN=s3cr3t-value", NULL };
@@ -147,6 +172,7 @@ static void scrub_string_replaces_every_occurrence(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(scrub_feeds_nothing),
 		cmocka_unit_test(secret_names_are_recognised),
 		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
 		cmocka_unit_test(scrub_finds_secrets_split_at_every_offset),
