@@ -575,12 +575,12 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 	fprintf(f, ": %s %.1f%%</text>\n", fig, table_pct(w->p.ratio, change));
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
 		W - L - R, H - T - B);
-	if (w->p.k) { /* at least 4 px tall, so a narrow interval still shows; centred on its true place */
+	if (w->p.k) { /* at least 10 px tall, so a narrow interval still shows around the 2 px median line */
 		double top = Y(hi), height = Y(lo) - Y(hi);
 
-		if (height < 4) {
-			top -= (4 - height) / 2;
-			height = 4;
+		if (height < 10) {
+			top -= (10 - height) / 2;
+			height = 10;
 		}
 		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
 			L, top, W - L - R, height);

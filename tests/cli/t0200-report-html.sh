@@ -46,7 +46,7 @@ contains report.html "<th>drift lookup/scalar</th>" "a drift column"
 
 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
 	--disable-component-update --disable-sync --user-data-dir="$T/chromium" --enable-logging=stderr --v=0 \
-	--window-size=1200,1600 --screenshot="$T/shot.png" "file://$PWD/report.html" >"$T/chromium.out" 2>"$T/chromium.err" ||
+	--window-size=1200,3200 --screenshot="$T/shot.png" "file://$PWD/report.html" >"$T/chromium.out" 2>"$T/chromium.err" ||
 	{ tail -20 "$T/chromium.err" >&2; fail "chromium could not render the report"; }
 [ -s "$T/shot.png" ] || fail "no screenshot"
 ok "chromium rendered the report"
