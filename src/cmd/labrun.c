@@ -17,6 +17,7 @@
 #include <openssl/opensslv.h>
 
 #include "cmd/cmd.h"
+#include "store/store.h"
 #include "store/schema.h"
 
 static const struct lr_command commands[] = {
@@ -92,6 +93,11 @@ static int close_stdout(int rc)
 	return rc ? rc : LR_EXIT_FAIL;
 }
 
+static void waiting(const char *path)
+{
+	fprintf(stderr, "labrun: waiting for store '%s': another process holds its lock (giving up after 60 s)\n", path);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -106,6 +112,7 @@ int main(int argc, char **argv)
 
 	/* A closed reader of our output must not kill a recording. */
 	signal(SIGPIPE, SIG_IGN);
+	lr_store_set_wait_notice(waiting);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -19,7 +20,6 @@
 #include "store/schema.h"
 #include "store/store-int.h"
 
-#define BUSY_TIMEOUT_MS 60000
 
 const char *lr_store_dir(const struct lr_store *st)
 {
@@ -212,7 +212,7 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	db_busy_install(st->db, &st->busy, st->db_path);
 	if ((rc = check_schema(st, &version)))
 		goto fail;
 	if (version < lr_migration_count && (rc = migrate(st)))
@@ -224,6 +224,49 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 fail:
 	lr_store_free(st);
 	return rc;
+}
+
+static void (*wait_notice)(const char *path);
+
+void lr_store_set_wait_notice(void (*fn)(const char *path))
+{
+	wait_notice = fn;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* SQLite's busy handler: retry for up to BUSY_TIMEOUT_MS, and say so once the wait passes 1 s. */
+static int busy_wait(void *arg, int count)
+{
+	struct db_busy *b = arg;
+	double now = seconds();
+
+	if (count == 0) {
+		b->since = now;
+		b->told = 0;
+	}
+	if (now - b->since >= BUSY_TIMEOUT_MS / 1000.0)
+		return 0;
+	if (!b->told && now - b->since >= 1.0 && wait_notice) {
+		b->told = 1;
+		wait_notice(b->path);
+	}
+	usleep(count < 20 ? 1000 : 10000);
+	return 1;
+}
+
+void db_busy_install(sqlite3 *db, struct db_busy *b, const char *path)
+{
+	b->path = path;
+	b->since = 0;
+	b->told = 0;
+	sqlite3_busy_handler(db, busy_wait, b);
 }
 
 void lr_store_free(struct lr_store *st)

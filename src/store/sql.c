@@ -86,6 +86,7 @@ int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn,
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
 	const char *tail = NULL;
+	struct db_busy busy;
 	int rc = 0, step;
 
 	if (sqlite3_open_v2(st->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -93,7 +94,7 @@ int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn,
 				  db ? sqlite3_errmsg(db) : "out of memory");
 		goto out;
 	}
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	db_busy_install(db, &busy, st->db_path);
 	sqlite3_exec(db, "PRAGMA query_only=ON", NULL, NULL, NULL);
 	sqlite3_set_authorizer(db, authorizer, NULL);
 	if (sqlite3_prepare_v2(db, sql, -1, &s, &tail) != SQLITE_OK) {

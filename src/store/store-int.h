@@ -16,11 +16,22 @@
 /* How long a connection waits for another writer before it gives up. */
 #define BUSY_TIMEOUT_MS 60000
 
+/* A wait for another connection's lock: up to BUSY_TIMEOUT_MS, said after 1 s. */
+struct db_busy {
+	const char *path;
+	double since;
+	int told;
+};
+
+/* Wait on 'db' with db_busy_wait (sqlite3_busy_handler) instead of a silent timeout. */
+void db_busy_install(sqlite3 *db, struct db_busy *b, const char *path);
+
 struct lr_store {
 	char *dir;
 	char *db_path;
 	sqlite3 *db;
 	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
+	struct db_busy busy;		/* the current wait for a lock */
 };
 
 /* Set an LR_ESTORE message "cannot WHAT in store '...': <sqlite's message>" with a hint; returns LR_ESTORE. */

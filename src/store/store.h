@@ -54,6 +54,12 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
  * untouched. *out belongs to the caller: lr_store_free().
  */
 int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
+
+/*
+ * Called once per wait when a store's lock has been held by another process
+ * for a second (the wait goes on up to a minute): commands say so on stderr.
+ */
+void lr_store_set_wait_notice(void (*fn)(const char *path));
 void lr_store_free(struct lr_store *st);
 
 /* The store directory (borrowed, lives as long as 'st'). */

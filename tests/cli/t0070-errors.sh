@@ -85,3 +85,15 @@ expect_exit 2 "list -n past 64 bits is refused" "$LABRUN" list -n 99999999999999
 expect_exit 2 "a condition index past int is refused" "$LABRUN" compare --run 1 --reference a --candidate b --condition 4294967296
 expect_exit 2 "a flipped-bit arm past int is refused" "$LABRUN" run --fault-flip-bit 4294967296 x.ini
 equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" "0" "and nothing was imported"
+
+# a wait on a store another process has locked is said after a second, then the write goes on
+export LABRUN_STORE="$T/lock-store"
+"$LABRUN" record -q -- true >/dev/null 2>&1
+(echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"; sleep 3; echo "ROLLBACK;") |
+	sqlite3 "$LABRUN_STORE/labrun.db" &
+holder=$!
+sleep 0.5
+expect_exit 0 "record on a locked store waits, then records" "$LABRUN" record -q -- true
+wait $holder
+contains "$T/err" "waiting for store '$LABRUN_STORE/labrun.db': another process holds its lock" "and says it is waiting"
+equals "$(q "SELECT count(*) FROM run")" "2" "both runs are stored"
