@@ -16,6 +16,7 @@
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
 #include "record/spool.h"
+#include "base/jsonbytes.h"
 
 int cmd_fail(int rc)
 {
@@ -203,7 +204,7 @@ char *cmd_argv_text(const char *argv_json)
 	for (i = 0; i < json_array_size(a); i++) {
 		if (i)
 			fputc(' ', f);
-		quote_word(f, json_string_value(json_array_get(a, i)) ?: "");
+		quote_word(f, lr_json_bytes_text(json_array_get(a, i)));
 	}
 	fclose(f);
 	json_decref(a);

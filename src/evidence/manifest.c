@@ -19,6 +19,7 @@
 #include "evidence/manifest.h"
 #include "record/runjson.h"
 #include "store/objects.h"
+#include "base/jsonbytes.h"
 
 #define RO_CRATE "https://w3id.org/ro/crate/1.2"
 #define RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
@@ -299,7 +300,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		FILE *f = open_memstream(&cmdline, &len);
 
 		for (k = 0; f && argv && k < json_array_size(argv); k++)
-			fprintf(f, "%s%s", k ? " " : "", json_string_value(json_array_get(argv, k)));
+			fprintf(f, "%s%s", k ? " " : "", lr_json_bytes_text(json_array_get(argv, k)));
 		if (f)
 			fclose(f);
 		json_decref(argv);

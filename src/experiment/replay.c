@@ -12,6 +12,7 @@
 #include "experiment/expdef.h"
 #include "experiment/replay.h"
 #include "record/record.h"
+#include "base/jsonbytes.h"
 
 static int replay_experiment(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
 			     struct lr_replay *r)
@@ -244,9 +245,7 @@ char **lr_argv_from_json(const char *json)
 		goto out;
 	argv = calloc(n + 1, sizeof *argv);
 	for (i = 0; argv && i < n; i++) {
-		const char *s = json_string_value(json_array_get(a, i));
-
-		argv[i] = strdup(s ? s : "");
+		argv[i] = lr_json_bytes_value(json_array_get(a, i)); /* the exact bytes, escaped or not */
 		if (!argv[i]) {
 			lr_argv_free(argv);
 			argv = NULL;

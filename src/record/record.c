@@ -30,6 +30,7 @@
 #include "record/session.h"
 #include "record/spool.h"
 #include "store/objects.h"
+#include "base/jsonbytes.h"
 
 void lr_record_opts_release(struct lr_record_opts *o)
 {
@@ -108,7 +109,8 @@ static char *argv_json(char *const *argv, const struct lr_scrub *scrub)
 		return NULL;
 	for (i = 0; argv[i]; i++) {
 		s = lr_scrub_string(scrub, argv[i]);
-		if (!s || json_array_append_new(a, json_string(s)) != 0) {
+		/* an argument that is not UTF-8 is kept, escaped reversibly (base/jsonbytes.h) */
+		if (!s || json_array_append_new(a, lr_json_bytes(s)) != 0) {
 			free(s);
 			goto out;
 		}

@@ -52,3 +52,19 @@ contains "$T/out" "$(printf 'c\tend')" "a tab is kept"
 "$LABRUN" cat last stdout | cmp -s - "$(printf 'a\033]0;retitled\007b\033[2Jc\tend\n' >"$T/want"; echo "$T/want")" ||
 	fail "cat changed the log's bytes"
 ok "cat gives the bytes as they are"
+
+# an argument that is not UTF-8 is recorded and replayed byte for byte (it once stopped the
+# command from running: "out of memory", exit 125)
+name=$(printf 'caf\351.csv')
+expect_exit 0 "a non-UTF-8 argument is recorded" "$LABRUN" record -q -- sh -c 'printf x > "$1"' sh "$name"
+[ -f "$name" ] || fail "the command did not run with its argument"
+ok "the command ran with it"
+equals "$("$LABRUN" sql --csv "SELECT argv_json FROM run ORDER BY id DESC LIMIT 1" | sed -n 2p | tr -d '\r')" \
+	'"[""sh"",""-c"",""printf x > \""$1\"""",""sh"",{""escaped"":""caf%E9.csv""}]"' \
+	"stored in its documented escaped form"
+expect_exit 0 "show" "$LABRUN" show last
+contains "$T/out" "sh caf%E9.csv" "show prints the escaped form"
+rm "$name"
+expect_exit 0 "the run replays" "$LABRUN" replay last
+[ -f "$name" ] || fail "the replay did not get the exact bytes back"
+ok "the replay ran with the exact bytes"
