@@ -91,14 +91,15 @@ int lr_store_schema_version(struct lr_store *st)
 static int check_schema(struct lr_store *st, int *version)
 {
 	sqlite3_stmt *s = NULL;
-	int app = 0, rc;
+	int app = 0, objects = 0, rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT a.application_id, v.user_version"
+	if ((rc = db_prepare(st, &s, "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema)"
 				     " FROM pragma_application_id AS a, pragma_user_version AS v")))
 		return rc;
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		app = sqlite3_column_int(s, 0);
 		*version = sqlite3_column_int(s, 1);
+		objects = sqlite3_column_int(s, 2);
 	} else {
 		rc = db_error(st, "read the schema version");
 	}
@@ -111,7 +112,8 @@ static int check_schema(struct lr_store *st, int *version)
 		lr_error_hint("pass --store with the directory of a labrun store");
 		return LR_ESCHEMA;
 	}
-	if (app == 0 && *version != 0) {
+	/* unmarked but not empty: another program's tables, never to be converted in place */
+	if (app == 0 && (*version != 0 || objects != 0)) {
 		lr_error_set(LR_ESCHEMA, "cannot open store '%s': '%s' is a database of another program",
 			     st->dir, st->db_path);
 		lr_error_hint("pass --store with the directory of a labrun store");
@@ -179,7 +181,7 @@ out:
 int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 {
 	struct lr_store *st;
-	int version = 0, rc, oflags;
+	int version = 0, rc, oflags, existed;
 
 	*out = NULL;
 	st = calloc(1, sizeof *st);
@@ -191,8 +193,10 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* a database already there is checked before anything is made beside it: it may be another program's */
+	existed = access(st->db_path, F_OK) == 0;
 	if (flags & LR_STORE_CREATE) {
-		if ((rc = store_make_layout(dir)))
+		if (!existed && (rc = store_make_layout(dir)))
 			goto fail;
 	} else if (!store_is_dir(dir)) {
 		rc = lr_error_set(LR_ENOTFOUND, "cannot open store '%s': no such directory", dir);
@@ -214,6 +218,8 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 	sqlite3_extended_result_codes(st->db, 1);
 	db_busy_install(st->db, &st->busy, st->db_path);
 	if ((rc = check_schema(st, &version)))
+		goto fail;
+	if ((flags & LR_STORE_CREATE) && existed && (rc = store_make_layout(dir)))
 		goto fail;
 	if (version < lr_migration_count && (rc = migrate(st)))
 		goto fail;

@@ -97,3 +97,15 @@ expect_exit 0 "record on a locked store waits, then records" "$LABRUN" record -q
 wait $holder
 contains "$T/err" "waiting for store '$LABRUN_STORE/labrun.db': another process holds its lock" "and says it is waiting"
 equals "$(q "SELECT count(*) FROM run")" "2" "both runs are stored"
+
+# another program's SQLite file named labrun.db is refused, untouched, even by a reader
+mkdir -p "$T/foreign"
+sqlite3 "$T/foreign/labrun.db" "CREATE TABLE notes(x); INSERT INTO notes VALUES ('mine')"
+before=$(sha256sum "$T/foreign/labrun.db")
+for cmd in list fsck "record -- true"; do
+	expect_exit "$(case $cmd in record*) echo 125 ;; *) echo 3 ;; esac)" "labrun $cmd on a foreign database is refused" \
+		"$LABRUN" --store "$T/foreign" $cmd
+	contains "$T/err" "is a database of another program" "labrun $cmd: says why"
+done
+equals "$(sha256sum "$T/foreign/labrun.db")" "$before" "the foreign database is byte-for-byte untouched"
+equals "$(ls "$T/foreign")" "labrun.db" "and nothing was added beside it"
