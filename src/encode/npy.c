@@ -209,6 +209,12 @@ int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const cha
 	return 0;
 }
 
+static const char *file_kind(mode_t mode)
+{
+	return S_ISLNK(mode) ? "symbolic link" : S_ISCHR(mode) || S_ISBLK(mode) ? "device" : S_ISFIFO(mode) ? "FIFO"
+	       : S_ISDIR(mode) ? "directory" : S_ISSOCK(mode) ? "socket" : "special file";
+}
+
 int lr_map_file(struct lr_mapped *m, const char *path)
 {
 	struct stat st;
@@ -216,6 +222,9 @@ int lr_map_file(struct lr_mapped *m, const char *path)
 
 	m->addr = NULL;
 	m->len = 0;
+	/* checked before opening: opening a FIFO for reading would wait for a writer forever */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return lr_error_set(LR_EINVAL, "cannot read '%s': not a regular file (%s)", path, file_kind(st.st_mode));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return lr_error_set(LR_EINVAL, "cannot read '%s': %s", path, strerror(errno));
@@ -353,9 +362,17 @@ int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, c
 	char header[1024];
 	size_t hlen = 0;
 	uint64_t count = 1;
+	struct stat sb;
 	int fd = -1, rc, i;
 
 	memset(o, 0, sizeof *o);
+	/* the output replaces only a regular file: never a link (or what it points at), a device or a FIFO */
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		lr_error_set(LR_EINVAL, "cannot write '%s': it is a %s, which an output never replaces", path,
+			     file_kind(sb.st_mode));
+		lr_error_hint("remove it first, or give another OUT");
+		return LR_EINVAL;
+	}
 	for (i = 0; i < rank; i++)
 		count *= (uint64_t)shape[i];
 	if (npy && !(hlen = npy_header(header, sizeof header, rank, shape, elem_bytes)))

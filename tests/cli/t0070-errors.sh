@@ -109,3 +109,20 @@ for cmd in list fsck "record -- true"; do
 done
 equals "$(sha256sum "$T/foreign/labrun.db")" "$before" "the foreign database is byte-for-byte untouched"
 equals "$(ls "$T/foreign")" "labrun.db" "and nothing was added beside it"
+
+# encode and decode never replace a link, a device or a FIFO, and never wait on a FIFO as input
+in="$TOP_SRCDIR/tests/fixtures/npy/all-patterns.npy"
+mkdir -p "$T/files" && printf 'keep\n' >"$T/files/target.txt"
+ln -s "$T/files/target.txt" "$T/files/link.npy"
+expect_exit 2 "encode into a symlink is refused" "$LABRUN" encode "$in" "$T/files/link.npy"
+contains "$T/err" "it is a symbolic link, which an output never replaces" "says why"
+[ -L "$T/files/link.npy" ] && [ "$(cat "$T/files/target.txt")" = keep ] || fail "the link or its target changed"
+ok "the link and its target are untouched"
+mkfifo "$T/files/fifo.npy"
+expect_exit 2 "encode into a FIFO is refused" "$LABRUN" encode "$in" "$T/files/fifo.npy"
+[ -p "$T/files/fifo.npy" ] || fail "the FIFO was replaced"
+expect_exit 2 "a FIFO as input is refused at once" timeout 10 "$LABRUN" encode "$T/files/fifo.npy" "$T/files/out.npy"
+contains "$T/err" "not a regular file (FIFO)" "named"
+expect_exit 2 "decode into /dev/null is refused" "$LABRUN" decode "$TOP_SRCDIR/tests/fixtures/npy/all-patterns.dlf16.npy" /dev/null
+contains "$T/err" "it is a device" "named"
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
