@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "store/objects.h"
 #include "store/store-int.h"
 
 int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
@@ -73,17 +74,26 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)
 {
 	sqlite3_stmt *s = NULL;
-	int rc;
+	int rc, step;
 
 	*archive = *member = NULL;
 	if ((rc = db_prepare(st, &s, "SELECT archive_path, member FROM archived_object WHERE sha256 = :sha")))
 		return rc;
 	db_bind_text(s, ":sha", sha256);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
 		*archive = db_col_dup(s, 0);
 		*member = db_col_dup(s, 1);
+		if (!*archive || !*member)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+	} else if (step == SQLITE_DONE) {
+		char *path = lr_obj_path(st->dir, sha256);
+
+		rc = lr_error_set(LR_ENOTFOUND, "object '%s' is missing, and it was never archived", path ? path : sha256);
+		lr_error_hint("'labrun fsck' lists every missing object; a backup of the store's objects/ can restore it");
+		free(path);
 	} else {
-		rc = LR_ENOTFOUND;
+		rc = db_error(st, "read the archived objects");
 	}
 	sqlite3_finalize(s);
 	return rc;

@@ -31,3 +31,14 @@ expect_exit 3 "report refuses the edited definition (the store is damaged)" "$LA
 contains "$T/err" "the stored definition of run 2 does not match its sha256" "named"
 expect_exit 3 "replay refuses it" "$LABRUN" replay -q 2
 contains "$T/err" "the stored definition of run 2 does not match its sha256" "named by replay"
+
+# an object missing from objects/ and never archived is named, not "unknown error"
+printf 'lost\n' >lost.txt
+"$LABRUN" record -q --artifact lost.txt -- true >/dev/null 2>&1
+lost=$(q "SELECT sha256 FROM artifact WHERE name = 'lost.txt'")
+rm -f "$(find "$T/store/objects" -name "*${lost#??}")"
+expect_exit 1 "a crate of a run whose object is gone fails" "$LABRUN" manifest --run last -o lost-crate
+contains "$T/err" "${lost#??}' is missing, and it was never archived" "naming the object"
+lacks "$T/err" "unknown error" "never 'unknown error'"
+[ ! -e lost-crate ] || fail "a partial crate was left behind"
+ok "no partial crate is left"
