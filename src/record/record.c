@@ -742,8 +742,22 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		if (rc || (rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size)))
 			goto unblock;
 	}
-	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused)))
-		goto unblock;
+	/*
+	 * An artifact that cannot be collected (a directory cycle, a full disk)
+	 * fails the run with the reason; the run is still finalised with its
+	 * exit status, timing and logs, never left to be called abandoned.
+	 */
+	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused))) {
+		char *why = fmt("%s%slabrun could not collect the declared artifacts: %s", refused ? refused : "",
+				refused ? "; " : "", lr_error_msg());
+
+		if (!why)
+			goto unblock;
+		free(refused);
+		refused = why;
+		lr_error_clear();
+		rc = 0;
+	}
 	judge(run, &c, o->argv[0], missing, refused, res);
 	rc = lr_session_end(&ss, nbefore);
 unblock:

@@ -126,3 +126,13 @@ contains "$T/err" "not a regular file (FIFO)" "named"
 expect_exit 2 "decode into /dev/null is refused" "$LABRUN" decode "$TOP_SRCDIR/tests/fixtures/npy/all-patterns.dlf16.npy" /dev/null
 contains "$T/err" "it is a device" "named"
 [ -c /dev/null ] || fail "/dev/null is no longer a device"
+
+# a run whose artifacts cannot be collected is stored failed, with the command's exit status and
+# timing, never 'abandoned'
+mkdir -p cyc && ln -s "$PWD/cyc" cyc/self
+expect_exit 125 "an artifact directory with a cycle fails the run" "$LABRUN" record --artifact cyc -- sh -c 'sleep 0.1; exit 0'
+contains "$T/err" "labrun could not collect the declared artifacts" "says why"
+equals "$(q "SELECT status || ' ' || exit_code || ' ' || (wall_s >= 0.1) FROM run ORDER BY id DESC LIMIT 1")" \
+	"failed 0 1" "stored failed, with exit code 0 and its wall time"
+contains "$(q "SELECT failure FROM run ORDER BY id DESC LIMIT 1" >"$T/failure"; echo "$T/failure")" \
+	"directory cycle through a symlink" "and the reason"
