@@ -47,7 +47,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;
-	char issue[256], deflt[320];
+	char issue[256], deflt[320], name[280];
 	int c, rc = 0, modes = 0, members = 0, prune = 0, placeholder = 0;
 	size_t pruned = 0;
 	long long bytes = 0;
@@ -109,31 +109,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("archive", "unexpected argument '%s'", argv[optind]);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	if (run_ref) {
-		ids = malloc(sizeof *ids);
-		if (!ids || (rc = lr_store_run_resolve(st, run_ref, ids))) {
-			rc = ids ? rc : lr_error_set(LR_ENOMEM, "out of memory");
-			goto done;
-		}
-		n = 1;
-		snprintf(deflt, sizeof deflt, "labrun-run-%lld.tar.zst", (long long)ids[0]);
-	} else {
-		char safe[256];
-		size_t k;
-
-		if ((rc = lr_store_run_ids(st, &f, &ids, &n)))
-			goto done;
-		if (!n) {
-			rc = lr_error_set(LR_ENOTFOUND, "cannot archive issue %s: no runs reference it", f.issue);
-			lr_error_hint("'labrun list --issue %s' shows the runs that do", f.issue);
-			goto done;
-		}
-		snprintf(safe, sizeof safe, "%s", f.issue);
-		for (k = 0; safe[k]; k++)
-			if (safe[k] == '/' || safe[k] == '#')
-				safe[k] = '-';
-		snprintf(deflt, sizeof deflt, "labrun-issue-%s.tar.zst", safe);
-	}
+	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)))
+		goto done;
+	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", name);
 	if ((rc = lr_evidence_archive(st, ids, n, out ? out : deflt, deflt, &placeholder)))
 		goto done;
 	if (placeholder)

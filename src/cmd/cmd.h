@@ -93,6 +93,15 @@ void cmd_cancel_restore(struct cmd_cancel *c);
  * return the exit code for 'rc'. */
 int cmd_fail(int rc);
 
+/*
+ * The runs a piece of evidence covers: the run 'run_ref', else every run of
+ * 'issue' (LR_ENOTFOUND, saying it cannot 'what', when there is none).
+ * *ids is malloc'd; 'name' gets "run-ID" or "issue-REF" ('/' and '#' as '-'),
+ * for default file names.
+ */
+int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issue, const char *what, int64_t **ids,
+		      int *n, char *name, size_t len);
+
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 

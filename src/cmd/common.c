@@ -36,6 +36,38 @@ int cmd_fail(int rc)
 	}
 }
 
+int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issue, const char *what, int64_t **ids,
+		      int *n, char *name, size_t len)
+{
+	struct lr_run_filter f = { .status = -1, .issue = issue };
+	size_t k;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (run_ref) {
+		if (!(*ids = malloc(sizeof **ids)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		if ((rc = lr_store_run_resolve(st, run_ref, *ids)))
+			return rc;
+		*n = 1;
+		snprintf(name, len, "run-%lld", (long long)(*ids)[0]);
+		return 0;
+	}
+	if ((rc = lr_store_run_ids(st, &f, ids, n)))
+		return rc;
+	if (!*n) {
+		lr_error_set(LR_ENOTFOUND, "cannot %s issue %s: no runs reference it", what, issue);
+		lr_error_hint("'labrun list --issue %s' shows the runs that do", issue);
+		return LR_ENOTFOUND;
+	}
+	snprintf(name, len, "issue-%s", issue);
+	for (k = strlen("issue-"); name[k]; k++)
+		if (name[k] == '/' || name[k] == '#')
+			name[k] = '-';
+	return 0;
+}
+
 void cmd_warn_license(const char *license)
 {
 	fprintf(stderr, "labrun: warning: the evidence declares the licence '%s': a hub cannot tell how it may be reused\n"

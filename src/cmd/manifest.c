@@ -48,7 +48,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;
-	char issue[256], deflt[320], title[400], *held[3] = { NULL, NULL, NULL };
+	char issue[256], deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
 	int c, rc = 0, modes = 0, entities = 0, placeholder = 0;
 
 	optind = 0;
@@ -100,30 +100,13 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	if (run_ref) {
-		ids = malloc(sizeof *ids);
-		if (!ids || (rc = lr_store_run_resolve(st, run_ref, ids))) {
-			rc = ids ? rc : lr_error_set(LR_ENOMEM, "out of memory");
-			goto done;
-		}
-		n = 1;
-		snprintf(deflt, sizeof deflt, "labrun-crate-run-%lld", (long long)ids[0]);
+	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "write a crate for", &ids, &n, name, sizeof name)))
+		goto done;
+	snprintf(deflt, sizeof deflt, "labrun-crate-%s", name);
+	if (run_ref)
 		snprintf(title, sizeof title, "labrun evidence: run %lld", (long long)ids[0]);
-	} else {
-		size_t k;
-
-		if ((rc = lr_store_run_ids(st, &f, &ids, &n)))
-			goto done;
-		if (!n) {
-			rc = lr_error_set(LR_ENOTFOUND, "cannot write a crate for issue %s: no runs reference it", f.issue);
-			goto done;
-		}
-		snprintf(deflt, sizeof deflt, "labrun-crate-issue-%s", f.issue);
-		for (k = strlen("labrun-crate-issue-"); deflt[k]; k++)
-			if (deflt[k] == '/' || deflt[k] == '#')
-				deflt[k] = '-';
+	else
 		snprintf(title, sizeof title, "labrun evidence for issue %s", f.issue);
-	}
 	co.title = title;
 	if ((rc = lr_crate_opts_settle(st, &co, held, &placeholder)) ||
 	    (rc = lr_crate_write(st, ids, n, out ? out : deflt, &co)))
