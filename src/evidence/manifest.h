@@ -14,6 +14,10 @@
 #include "base/model.h"
 #include "store/store.h"
 
+#define LR_RO_CRATE "https://w3id.org/ro/crate/1.2"
+#define LR_RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
+#define LR_PROCESS_PROFILE "https://w3id.org/ro/wfrun/process/0.5"
+
 struct lr_crate_opts {
 	const char *title;	/* the root Dataset's name */
 	const char *license;	/* the license entity's name */
