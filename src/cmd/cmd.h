@@ -7,6 +7,7 @@
  * labrun.c print.
  */
 
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -82,7 +83,7 @@ void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const 
  * cmd_cancel_requested (cleared on install), which long operations poll;
  * cmd_cancel_restore puts the old handlers back.
  */
-extern volatile int cmd_cancel_requested;
+extern atomic_int cmd_cancel_requested;
 struct cmd_cancel {
 	struct sigaction old_int, old_term;
 };

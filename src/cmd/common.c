@@ -289,7 +289,7 @@ int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
 	return 0;
 }
 
-volatile int cmd_cancel_requested;
+atomic_int cmd_cancel_requested;
 
 static void on_cancel(int sig)
 {

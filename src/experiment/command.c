@@ -89,7 +89,7 @@ fail:
 }
 
 /* Wait for 'pid' (its own process group): SIGTERM at the timeout or on cancel, SIGKILL 5 s later. */
-static void wait_child(pid_t pid, double timeout_s, volatile int *cancel, struct child *ch, double start)
+static void wait_child(pid_t pid, double timeout_s, atomic_int *cancel, struct child *ch, double start)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
 	double term_at = 0;
@@ -133,7 +133,7 @@ static void wait_child(pid_t pid, double timeout_s, volatile int *cancel, struct
 }
 
 static int run_child(char *const *argv, char *const *env, const char *cwd, const char *out_path, const char *err_path,
-		     double timeout_s, volatile int *cancel, struct child *ch)
+		     double timeout_s, atomic_int *cancel, struct child *ch)
 {
 	int out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int err = open(err_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -367,7 +367,7 @@ out:
 }
 
 int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
-		     char *const *envp, volatile int *cancel)
+		     char *const *envp, atomic_int *cancel)
 {
 	const char *tmp = getenv("TMPDIR");
 	char **refs = NULL, missing[PATH_MAX] = "";

@@ -12,6 +12,7 @@
  * Nothing here prints.
  */
 
+#include <stdatomic.h>
 #include <limits.h>
 
 #include "base/model.h"
@@ -26,7 +27,7 @@ struct lr_command_ctx {
 	struct lr_kvlist params;		/* the condition's grid values */
 	char scratch[PATH_MAX];			/* this condition's temporary directory */
 	char *const *envp;			/* the environment executions start from */
-	volatile int *cancel;			/* set asynchronously: stop the running command */
+	atomic_int *cancel;			/* set asynchronously: stop the running command */
 	char reference[LR_SHA256_HEX];		/* digest of the 'reference' files, "" when none */
 	struct lr_store_exec *execs;		/* every execution so far, in order */
 	int nexecs, cap;
@@ -34,7 +35,7 @@ struct lr_command_ctx {
 
 /* Prepare condition 'cond': its grid values, a scratch directory, the reference digest. */
 int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
-		     char *const *envp, volatile int *cancel);
+		     char *const *envp, atomic_int *cancel);
 
 /*
  * Run arm 'arm' once, as the next execution of the condition (block and slot

@@ -9,6 +9,7 @@
  * more arms), and store every repetition. Nothing here prints.
  */
 
+#include <stdatomic.h>
 #include "base/stats.h"
 #include "experiment/expdef.h"
 #include "store/store.h"
@@ -20,7 +21,7 @@ struct lr_run_progress {
 };
 
 struct lr_runopts {
-	volatile int *cancel;		/* set asynchronously (Ctrl-C) to stop after the current repetition */
+	atomic_int *cancel;		/* set asynchronously (Ctrl-C) to stop after the current repetition */
 	char *const *envp;		/* command experiments: the environment commands start from */
 	void (*progress)(void *arg, const struct lr_run_progress *p);
 	void *arg;

@@ -21,6 +21,7 @@
  * becomes visible, no slot is left allocated.
  */
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "encode/dlf16.h"
@@ -53,7 +54,7 @@ struct lr_import_opts {
 	int staging;			/* stream: staging buffers (>= 2) */
 	int cancel_at;			/* fault: cancel on reaching this layer, -1 none */
 	int die_at;			/* fault: the producer dies at this layer, -1 none */
-	volatile int *cancel;		/* set to request a cancel (e.g. from SIGINT); may be NULL */
+	atomic_int *cancel;		/* set to request a cancel (e.g. from SIGINT); may be NULL */
 	struct lr_import_staging *keep;	/* reuse staging across imports; may be NULL */
 };
 

@@ -9,6 +9,7 @@
  * timings (modelled link time flagged apart). Nothing here prints.
  */
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "base/model.h"
@@ -37,7 +38,7 @@ struct lr_import_job_opts {
 	const char *backend;		/* "sim" or "atom" */
 	struct lr_backend_config cfg;	/* must outlive the job's execution */
 	int cancel_at, die_at;		/* faults, -1: none */
-	volatile int *cancel;		/* set asynchronously (Ctrl-C) to cancel; may be NULL */
+	atomic_int *cancel;		/* set asynchronously (Ctrl-C) to cancel; may be NULL */
 	const char *experiment, *note;	/* recorded with the run; may be NULL */
 	const struct lr_strlist *issues;
 };

@@ -12,6 +12,7 @@ int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const stru
 	lg->dev = *dev;
 	lg->cfg = cfg;
 	lg->lanes = cfg->lanes > 0 ? cfg->lanes : 4;
+	pthread_mutex_init(&lg->mu, NULL); /* first: release destroys it, also on the way out below */
 	lg->lane_busy = calloc((size_t)lg->lanes, sizeof *lg->lane_busy);
 	lg->lane = calloc((size_t)lg->lanes, sizeof *lg->lane);
 	lg->lane_n = calloc((size_t)lg->lanes, sizeof *lg->lane_n);
@@ -19,7 +20,6 @@ int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const stru
 		lr_ledger_release(lg);
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	}
-	pthread_mutex_init(&lg->mu, NULL);
 	return 0;
 }
 
