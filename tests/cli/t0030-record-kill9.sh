@@ -23,7 +23,8 @@ contains "$T/out" "partial line" "live log readable"
 child=$(pgrep -P "$rec" || true)
 kill -9 "$rec"
 wait "$rec" 2>/dev/null || true
-[ -n "$child" ] && kill -9 -- "-$child" 2>/dev/null || true
+# dash's kill takes no "--": -KILL -PGID ends the command's whole group
+[ -n "$child" ] && kill -KILL "-$child"
 ok "recorder killed with SIGKILL"
 
 equals "$(sqlite3 "$T/store/labrun.db" 'PRAGMA integrity_check')" "ok" "integrity_check after kill -9"
