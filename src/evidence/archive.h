@@ -9,6 +9,7 @@
  * anything but regular files and directories.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct lr_archive_writer;

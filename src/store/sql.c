@@ -81,49 +81,80 @@ out:
 	return step;
 }
 
-int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg)
+/* A read-only connection to the store, with the authorizer in place. */
+static int sql_open(struct lr_store *st, sqlite3 **db, struct db_busy *busy)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *s = NULL;
-	const char *tail = NULL;
-	struct db_busy busy;
-	int rc = 0, step;
+	if (sqlite3_open_v2(st->db_path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
+				    *db ? sqlite3_errmsg(*db) : "out of memory");
+	db_busy_install(*db, busy, st->db_path);
+	if (sqlite3_exec(*db, "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK)
+		return lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
+				    sqlite3_errmsg(*db));
+	sqlite3_set_authorizer(*db, authorizer, NULL);
+	return 0;
+}
 
-	if (sqlite3_open_v2(st->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
-				  db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
-	}
-	db_busy_install(db, &busy, st->db_path);
-	sqlite3_exec(db, "PRAGMA query_only=ON", NULL, NULL, NULL);
-	sqlite3_set_authorizer(db, authorizer, NULL);
-	if (sqlite3_prepare_v2(db, sql, -1, &s, &tail) != SQLITE_OK) {
+/* Prepare 'sql' as exactly one read-only statement, or say why not. */
+static int sql_screen(sqlite3 *db, const char *sql, sqlite3_stmt **out)
+{
+	const char *tail = NULL;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, out, &tail) != SQLITE_OK) {
 		if (sqlite3_errcode(db) == SQLITE_AUTH) {
 			rc = lr_error_set(LR_EREFUSED, "refusing to run query: %s", sqlite3_errmsg(db));
 			lr_error_hint("labrun sql reads this store only; it cannot attach other databases");
-		} else {
-			rc = lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
-			lr_error_hint("'labrun sql' takes one SELECT statement; docs/schema.md lists the tables");
+			return rc;
 		}
-		goto out;
+		rc = lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
+		lr_error_hint("'labrun sql' takes one SELECT statement; docs/schema.md lists the tables");
+		return rc;
 	}
-	if (!s) {
+	if (!*out) {
 		rc = lr_error_set(LR_EINVAL, "cannot run query: the text holds no SQL statement");
 		lr_error_hint("pass one SELECT statement, e.g. labrun sql \"SELECT * FROM run_overview\"");
-		goto out;
+		return rc;
 	}
 	while (tail && (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == ';'))
 		tail++;
 	if (tail && *tail) {
 		rc = lr_error_set(LR_EINVAL, "cannot run query: more than one statement (at '%.40s')", tail);
 		lr_error_hint("run one statement per 'labrun sql' call");
-		goto out;
+		return rc;
 	}
-	if (!sqlite3_stmt_readonly(s)) {
+	if (!sqlite3_stmt_readonly(*out)) {
 		rc = lr_error_set(LR_EREFUSED, "refusing to run '%.60s': labrun sql is read-only", sql);
 		lr_error_hint("the store changes only through labrun commands; query it with SELECT");
-		goto out;
+		return rc;
 	}
+	return 0;
+}
+
+int lr_store_sql_screen(struct lr_store *st, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	struct db_busy busy;
+	int rc;
+
+	if (!(rc = sql_open(st, &db, &busy)))
+		rc = sql_screen(db, sql, &s);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return rc;
+}
+
+int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	struct db_busy busy;
+	int rc, step;
+
+	if ((rc = sql_open(st, &db, &busy)) || (rc = sql_screen(db, sql, &s)))
+		goto out;
 	if ((step = db_each_row(s, fn, arg)) != SQLITE_DONE)
 		rc = step < 0 ? step : lr_error_set(LR_EINVAL, "cannot run query: %s", sqlite3_errmsg(db));
 out:

@@ -482,6 +482,9 @@ int lr_store_experiment_exists(struct lr_store *st, const char *name);
  */
 int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
 
+/* The checks of lr_store_sql_readonly() alone: 0 when 'sql' would run, without running it. */
+int lr_store_sql_screen(struct lr_store *st, const char *sql);
+
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
 int lr_store_integrity(struct lr_store *st);
 

@@ -1,0 +1,1 @@
+SELECT id, status, exit_code FROM run WHERE status = 'failed' ORDER BY id

@@ -1,0 +1,1 @@
+WITH r AS (SELECT run, value FROM measurement) SELECT run, avg(value) FROM r GROUP BY run

@@ -1,0 +1,1 @@
+INSERT INTO run(id) VALUES (1)

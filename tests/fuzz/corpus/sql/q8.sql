@@ -1,0 +1,1 @@
+SELECT json_extract(argv_json, '$[0]') FROM run
