@@ -9,6 +9,36 @@
 #include "record/record.h"
 #include "record/session.h"
 
+int lr_cpu_usable(int cpu)
+{
+	cpu_set_t set;
+
+	return cpu >= 0 && cpu < CPU_SETSIZE && !sched_getaffinity(0, sizeof set, &set) && CPU_ISSET(cpu, &set);
+}
+
+/* The CPUs this process may run on, as "0-3,6" (for messages). */
+static void cpu_allowed(char *buf, size_t n)
+{
+	cpu_set_t set;
+	size_t len = 0;
+	int c, first = -1;
+
+	buf[0] = 0;
+	if (sched_getaffinity(0, sizeof set, &set))
+		return;
+	for (c = 0; c <= CPU_SETSIZE && len < n; c++) {
+		int in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+
+		if (in && first < 0)
+			first = c;
+		if (!in && first >= 0) {
+			len += (size_t)snprintf(buf + len, n - len, first == c - 1 ? "%s%d" : "%s%d-%d",
+						len ? "," : "", first, c - 1);
+			first = -1;
+		}
+	}
+}
+
 int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const *argv, char *const *envp,
 			  int64_t replay_of, const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res)
 {
@@ -16,6 +46,15 @@ int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const 
 	char num[32], failure[128];
 	int rc;
 
+	if (d->cpu >= 0 && !lr_cpu_usable(d->cpu)) {
+		char allowed[128];
+
+		cpu_allowed(allowed, sizeof allowed);
+		rc = lr_error_set(LR_EINVAL, "%s: cpu = %d in [design]: this process may not run on CPU %d (it may use %s)",
+				  d->path, d->cpu, d->cpu, allowed[0] ? allowed : "none it can list");
+		lr_error_hint("set 'cpu' to one of those, or remove it to pin to the CPU the runner starts on");
+		return rc;
+	}
 	if ((rc = lr_run_capture(st, run, LR_KIND_EXPERIMENT, argv, envp, d->name, NULL, &d->issues)))
 		return rc;
 	run->replay_of = replay_of;

@@ -31,9 +31,10 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	snprintf(label, sizeof label, "%s (as stored with run %lld)", path, (long long)orig->id);
 	if ((rc = lr_expdef_load(&d, label, text)))
 		goto out;
-	/* the same binding: the CPU the original was pinned to */
+	/* the same binding: the CPU the original was pinned to, when this host lets us use it
+	 * (otherwise the CPU the runner starts on; the binding rows show the difference) */
 	cpu = lr_kvlist_find(&orig->binding, "pinned_cpu");
-	if (cpu)
+	if (cpu && lr_cpu_usable(atoi(cpu->value)))
 		d.cpu = atoi(cpu->value);
 	if ((rc = lr_experiment_execute(st, &d, o->argv, o->envp, orig->id, o->run, &run, &r->exp)) ||
 	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)))

@@ -72,9 +72,13 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
  * envp are what the run records; replay_of links a replay to its original),
  * pin, the session's 'running' row, the runner, the final row. A cancel is a
  * cancelled run, not an error. 'run' (lr_run_init'ed) and 'res' are filled;
- * free res->cond. d->cpu is set to the CPU used when it was -1.
+ * free res->cond. d->cpu is set to the CPU used when it was -1; a CPU this
+ * process may not run on is refused (LR_EINVAL) before anything is stored.
  */
 int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const *argv, char *const *envp,
 			  int64_t replay_of, const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res);
+
+/* Whether this process may run on 'cpu' (its affinity mask holds it). */
+int lr_cpu_usable(int cpu);
 
 #endif

@@ -136,3 +136,10 @@ equals "$(q "SELECT status || ' ' || exit_code || ' ' || (wall_s >= 0.1) FROM ru
 	"failed 0 1" "stored failed, with exit code 0 and its wall time"
 contains "$(q "SELECT failure FROM run ORDER BY id DESC LIMIT 1" >"$T/failure"; echo "$T/failure")" \
 	"directory cycle through a symlink" "and the reason"
+
+# a CPU pin this process cannot have is refused before anything is stored (it was stored as pinned)
+runs=$(q "SELECT count(*) FROM run")
+sed 's/^\[design\]/[design]\ncpu = 4000/' "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >cpu4000.ini
+expect_exit 2 "cpu = 4000 is refused" "$LABRUN" run cpu4000.ini
+contains "$T/err" "cpu = 4000 in [design]: this process may not run on CPU 4000 (it may use" "names the value and what may be used"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "and stores no run"
