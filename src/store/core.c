@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -178,10 +179,72 @@ out:
 	return rc;
 }
 
+/*
+ * The URI of a read-only connection to the store: mode=ro, and on a
+ * read-only file system also immutable=1, since SQLite could not create the
+ * WAL index there and nothing can change the file under us. NULL: no memory.
+ */
+char *db_readonly_uri(struct lr_store *st)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct statvfs fs;
+	const unsigned char *p;
+	char *uri;
+	size_t n;
+
+	if (!(uri = malloc(strlen(st->db_path) * 3 + 40)))
+		return NULL;
+	n = (size_t)sprintf(uri, "file:");
+	for (p = (const unsigned char *)st->db_path; *p; p++) {
+		if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f) {
+			uri[n++] = '%';
+			uri[n++] = hex[*p >> 4];
+			uri[n++] = hex[*p & 15];
+		} else {
+			uri[n++] = (char)*p;
+		}
+	}
+	n += (size_t)sprintf(uri + n, "?mode=ro");
+	if (!statvfs(st->dir, &fs) && (fs.f_flag & ST_RDONLY))
+		sprintf(uri + n, "&immutable=1");
+	return uri;
+}
+
+/* A reader's connection to a store it cannot write (a read-only mount, no write permission). */
+static int open_readonly(struct lr_store *st)
+{
+	char *uri = db_readonly_uri(st);
+	int rc;
+
+	if (!uri)
+		return SQLITE_NOMEM;
+	sqlite3_close(st->db);
+	st->db = NULL;
+	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	free(uri);
+	st->readonly = 1;
+	return rc;
+}
+
+/* A reader that cannot write the store falls back to a read-only connection. */
+static int store_connect(struct lr_store *st, unsigned flags)
+{
+	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, rc;
+
+	if (flags & LR_STORE_CREATE)
+		oflags |= SQLITE_OPEN_CREATE;
+	else if (access(st->dir, W_OK) || access(st->db_path, W_OK))
+		return open_readonly(st);
+	rc = sqlite3_open_v2(st->db_path, &st->db, oflags, NULL);
+	if (rc != SQLITE_OK && !(flags & LR_STORE_CREATE) && access(st->db_path, R_OK) == 0)
+		rc = open_readonly(st);
+	return rc;
+}
+
 int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 {
 	struct lr_store *st;
-	int version = 0, rc, oflags, existed;
+	int version = 0, rc, existed;
 
 	*out = NULL;
 	st = calloc(1, sizeof *st);
@@ -203,10 +266,13 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 		lr_error_hint("record a run first, run 'labrun init', or pass --store DIR");
 		goto fail;
 	}
-	oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-	if (flags & LR_STORE_CREATE)
-		oflags |= SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(st->db_path, &st->db, oflags, NULL) != SQLITE_OK) {
+	if ((flags & LR_STORE_CREATE) && existed && access(dir, W_OK)) {
+		rc = lr_error_set(LR_ESTORE, "cannot write to store '%s': %s", dir, strerror(errno));
+		lr_error_hint("commands that only read (list, show, cat, sql, report, audit) work on it; "
+			      "to write, pass --store DIR on a writable file system");
+		goto fail;
+	}
+	if (store_connect(st, flags) != SQLITE_OK) {
 		rc = lr_error_set(LR_ESTORE, "cannot open store '%s': %s", st->db_path,
 				  st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		if (access(st->db_path, F_OK) != 0)
@@ -221,6 +287,12 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 		goto fail;
 	if ((flags & LR_STORE_CREATE) && existed && (rc = store_make_layout(dir)))
 		goto fail;
+	if (version < lr_migration_count && st->readonly) {
+		rc = lr_error_set(LR_ESCHEMA, "cannot open store '%s' read-only: its schema (version %d) needs migrating to %d",
+				  dir, version, lr_migration_count);
+		lr_error_hint("open it once where it is writable, with any labrun command, to migrate it");
+		goto fail;
+	}
 	if (version < lr_migration_count && (rc = migrate(st)))
 		goto fail;
 	if ((rc = db_exec(st, "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL", "configure the connection")))

@@ -84,7 +84,14 @@ out:
 /* A read-only connection to the store, with the authorizer in place. */
 static int sql_open(struct lr_store *st, sqlite3 **db, struct db_busy *busy)
 {
-	if (sqlite3_open_v2(st->db_path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+	char *uri = db_readonly_uri(st);
+	int rc;
+
+	if (!uri)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
 		return lr_error_set(LR_ESTORE, "cannot open store '%s' read-only: %s", st->db_path,
 				    *db ? sqlite3_errmsg(*db) : "out of memory");
 	db_busy_install(*db, busy, st->db_path);

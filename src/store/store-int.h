@@ -32,7 +32,11 @@ struct lr_store {
 	sqlite3 *db;
 	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
 	struct db_busy busy;		/* the current wait for a lock */
+	int readonly;			/* opened read-only: the store cannot be written here */
 };
+
+/* "file:...?mode=ro[&immutable=1]" for a read-only connection to the store's database (malloc'd). */
+char *db_readonly_uri(struct lr_store *st);
 
 /* Set an LR_ESTORE message "cannot WHAT in store '...': <sqlite's message>" with a hint; returns LR_ESTORE. */
 int db_error(struct lr_store *st, const char *what);
