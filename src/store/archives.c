@@ -62,7 +62,7 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the registrations", &rc))
 		rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
 			(const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
 			(const char *)sqlite3_column_text(s, 4),
@@ -74,26 +74,23 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	*archive = *member = NULL;
 	if ((rc = db_prepare(st, &s, "SELECT archive_path, member FROM archived_object WHERE sha256 = :sha")))
 		return rc;
 	db_bind_text(s, ":sha", sha256);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
+	if (db_step_row(st, s, "look up the archived object", &rc)) {
 		*archive = db_col_dup(s, 0);
 		*member = db_col_dup(s, 1);
 		if (!*archive || !*member)
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
-	} else if (step == SQLITE_DONE) {
+	} else if (!rc) {
 		char *path = lr_obj_path(st->dir, sha256);
 
 		rc = lr_error_set(LR_ENOTFOUND, "object '%s' is missing, and it was never archived", path ? path : sha256);
 		lr_error_hint("'labrun fsck' lists every missing object; a backup of the store's objects/ can restore it");
 		free(path);
-	} else {
-		rc = db_error(st, "read the archived objects");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -102,15 +99,13 @@ int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, c
 int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT sha256, archive_path, member FROM archived_object ORDER BY sha256")))
 		return rc;
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the archived objects", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 			(const char *)sqlite3_column_text(s, 2));
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the archived objects");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -124,9 +119,9 @@ int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objec
 	if ((rc = db_prepare(st, &s, "SELECT count(*) FROM archived_object WHERE archive_path = :path")))
 		return rc;
 	db_bind_text(s, ":path", path);
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if (db_step_row(st, s, "read the archived objects", &rc))
 		*objects = sqlite3_column_int64(s, 0);
-	else
+	else if (!rc)
 		rc = db_error(st, "read the archived objects");
 	sqlite3_finalize(s);
 	return rc;
@@ -189,7 +184,7 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_l
 	for (i = 0; i < n && !rc; i++) {
 		db_bind_int(s, ":run", runs[i]);
 		db_bind_text(s, ":runs", ids);
-		while (!rc && sqlite3_step(s) == SQLITE_ROW)
+		while (db_step_row(st, s, "read the runs' logs", &rc))
 			rc = fn(arg, (const char *)sqlite3_column_text(s, 0), runs[i], (const char *)sqlite3_column_text(s, 1),
 				(const char *)sqlite3_column_text(s, 2));
 		sqlite3_reset(s);

@@ -97,11 +97,11 @@ static int check_schema(struct lr_store *st, int *version)
 	if ((rc = db_prepare(st, &s, "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema)"
 				     " FROM pragma_application_id AS a, pragma_user_version AS v")))
 		return rc;
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	if (db_step_row(st, s, "read the schema version", &rc)) {
 		app = sqlite3_column_int(s, 0);
 		*version = sqlite3_column_int(s, 1);
 		objects = sqlite3_column_int(s, 2);
-	} else {
+	} else if (!rc) {
 		rc = db_error(st, "read the schema version");
 	}
 	sqlite3_finalize(s);
@@ -367,36 +367,75 @@ int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql)
 	return 0;
 }
 
+/*
+ * A bind that failed (a name the statement lacks: a bug in labrun; out of
+ * memory; a value too big) is kept here and reported by the next step, so
+ * a row is never written with a parameter silently left NULL. One per
+ * thread: statements are stepped where they are bound.
+ */
+static _Thread_local struct {
+	int code;
+	char name[32];
+} bind_failed;
+
+static void bind_result(int code, const char *name)
+{
+	if (code != SQLITE_OK && !bind_failed.code) {
+		bind_failed.code = code;
+		snprintf(bind_failed.name, sizeof bind_failed.name, "%s", name);
+	}
+}
+
+/* A name the statement lacks has index 0, which every sqlite3_bind_* refuses with SQLITE_RANGE. */
+#define bind_index sqlite3_bind_parameter_index
+
 void db_bind_text(sqlite3_stmt *s, const char *name, const char *v)
 {
-	int i = sqlite3_bind_parameter_index(s, name);
+	int i = bind_index(s, name);
 
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
+	bind_result(v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i), name);
 }
 
 void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v)
 {
-	sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, name), v);
+	bind_result(sqlite3_bind_int64(s, bind_index(s, name), v), name);
 }
 
 void db_bind_real(sqlite3_stmt *s, const char *name, double v)
 {
-	sqlite3_bind_double(s, sqlite3_bind_parameter_index(s, name), v);
+	bind_result(sqlite3_bind_double(s, bind_index(s, name), v), name);
 }
 
 void db_bind_null(sqlite3_stmt *s, const char *name)
 {
-	sqlite3_bind_null(s, sqlite3_bind_parameter_index(s, name));
+	bind_result(sqlite3_bind_null(s, bind_index(s, name)), name);
+}
+
+/* The failed bind since the last step, as an error (and forgotten); 0: none. */
+static int bind_error(struct lr_store *st, const char *what)
+{
+	int rc;
+
+	if (!bind_failed.code)
+		return 0;
+	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': parameter %s: %s", what, st->db_path, bind_failed.name,
+			  bind_failed.code == SQLITE_RANGE ? "the statement has no such parameter (a bug in labrun)"
+							   : sqlite3_errstr(bind_failed.code));
+	bind_failed.code = 0;
+	return rc;
 }
 
 /* Step a statement that returns no rows, then reset it for reuse. */
 int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what)
 {
-	int rc = sqlite3_step(s);
+	int rc;
 
+	if ((rc = bind_error(st, what))) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		rc = db_error(st, what);
 		sqlite3_reset(s);
@@ -404,6 +443,22 @@ int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what)
 	}
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
+	return 0;
+}
+
+int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
+{
+	int step;
+
+	if (*rc)
+		return 0;
+	if ((*rc = bind_error(st, what)))
+		return 0;
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		return 1;
+	if (step != SQLITE_DONE)
+		*rc = db_error(st, what);
 	return 0;
 }
 
@@ -419,9 +474,9 @@ int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int6
 {
 	int rc = 0;
 
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if (db_step_row(st, s, what, &rc))
 		*id = sqlite3_column_int64(s, 0);
-	else
+	else if (!rc)
 		rc = db_error(st, what);
 	sqlite3_finalize(s);
 	return rc;
@@ -449,8 +504,9 @@ int lr_store_integrity(struct lr_store *st)
 
 	if ((rc = db_prepare(st, &s, "PRAGMA integrity_check")))
 		return rc;
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		rc = db_error(st, "check integrity");
+	if (!db_step_row(st, s, "check integrity", &rc)) {
+		if (!rc)
+			rc = db_error(st, "check integrity");
 	} else {
 		t = (const char *)sqlite3_column_text(s, 0);
 		if (!t || strcmp(t, "ok")) {

@@ -262,7 +262,7 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 	if ((rc = db_prepare(st, &s, "SELECT path, text, sha256 FROM run_definition WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	if (db_step_row(st, s, "read the stored definition", &rc)) {
 		char got[LR_SHA256_HEX];
 		const char *want = (const char *)sqlite3_column_text(s, 2);
 
@@ -281,7 +281,7 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 			free(*text);
 			*path = *text = NULL;
 		}
-	} else {
+	} else if (!rc) {
 		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no stored experiment definition", (long long)run);
 	}
 	sqlite3_finalize(s);
@@ -297,7 +297,7 @@ int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm
 	if ((rc = db_prepare(st, &s, "SELECT condition_idx, arm_idx, output_sha256 FROM parity WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the parity hashes", &rc)) {
 		int c = sqlite3_column_int(s, 0), a = sqlite3_column_int(s, 1);
 
 		const char *hex = (const char *)sqlite3_column_text(s, 2);
@@ -306,7 +306,7 @@ int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm
 			snprintf(out[(size_t)c * (size_t)narm + (size_t)a].hex, LR_SHA256_HEX, "%s", hex);
 	}
 	sqlite3_finalize(s);
-	return 0;
+	return rc;
 }
 
 /* Append a value to a growing array. */
@@ -333,7 +333,7 @@ int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, doub
 		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
 		" ORDER BY r.block, r.slot";
 	sqlite3_stmt *s = NULL;
-	int rc, cap = 0, step;
+	int rc, cap = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -344,13 +344,11 @@ int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, doub
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
 	db_bind_int(s, ":arm", arm);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the repetitions", &rc)) {
 		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
 		if (flagged)
 			*flagged += sqlite3_column_int(s, 1);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the repetitions");
 	sqlite3_finalize(s);
 	if (rc) {
 		free(*out);
@@ -369,13 +367,13 @@ int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char
 	if ((rc = db_prepare(st, &s, "SELECT name, kernel FROM arm WHERE run_id = :run ORDER BY idx")))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+	while (*n < max && db_step_row(st, s, "read the arms", &rc)) {
 		snprintf(names[*n], 32, "%s", (const char *)sqlite3_column_text(s, 0));
 		snprintf(kernels[*n], 32, "%s", (const char *)sqlite3_column_text(s, 1));
 		(*n)++;
 	}
 	sqlite3_finalize(s);
-	return 0;
+	return rc;
 }
 
 int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n)
@@ -394,7 +392,7 @@ int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condit
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the conditions", &rc)) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			p = realloc(v, (size_t)cap * sizeof *v);
@@ -492,7 +490,7 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 		" WHERE m.run_id = :run AND m.condition_idx = :cond AND e.arm_idx = :arm AND m.name = :name"
 		"  AND r.warmup = 0 ORDER BY e.block, e.slot";
 	sqlite3_stmt *s = NULL;
-	int rc, step, cap = 0;
+	int rc, cap = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -503,13 +501,11 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 	db_bind_int(s, ":cond", cond);
 	db_bind_int(s, ":arm", arm);
 	db_bind_text(s, ":name", name);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the metrics", &rc)) {
 		if (*n == 0)
 			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
 		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the metrics");
 	sqlite3_finalize(s);
 	if (rc) {
 		free(*out);
@@ -522,18 +518,16 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT key, value FROM condition_param WHERE run_id = :run AND condition_idx = :cond"
 				     " ORDER BY position")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the grid values", &rc))
 		rc = lr_kvlist_add(out, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 				   NULL);
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the grid values");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -541,16 +535,14 @@ int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct
 int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
 				     " ORDER BY arm_idx")))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the arms' routes", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the arms' routes");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -566,17 +558,14 @@ int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 		"  AND NOT EXISTS (SELECT 1 FROM arm a WHERE a.run_id = r.id AND a.kernel = 'command')"
 		" ORDER BY r.id DESC LIMIT 1";
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	*aa = 0;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
+	if (db_step_row(st, s, "look for an A/A run", &rc))
 		*aa = sqlite3_column_int64(s, 0);
-	else if (step != SQLITE_DONE)
-		rc = db_error(st, "look for an A/A run");
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -333,13 +333,13 @@ int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n)
 	struct lr_running *v = NULL, *p;
 	size_t cnt = 0, cap = 0;
 	sqlite3_stmt *s = NULL;
-	int rc = 0, step;
+	int rc = 0;
 
 	*out = NULL;
 	*n = 0;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "list running runs", &rc)) {
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 8;
 			p = realloc(v, cap * sizeof *v);
@@ -353,8 +353,6 @@ int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n)
 		snprintf(v[cnt].uuid, sizeof v[cnt].uuid, "%s", (const char *)sqlite3_column_text(s, 1));
 		cnt++;
 	}
-	if (step != SQLITE_DONE)
-		rc = db_error(st, "list running runs");
 out:
 	sqlite3_finalize(s);
 	if (rc) {
@@ -428,11 +426,13 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 	}
 	if (rc)
 		return rc;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (db_step_row(st, s, "find the run", &rc)) {
 		*id = sqlite3_column_int64(s, 0);
 		n++;
 	}
 	sqlite3_finalize(s);
+	if (rc)
+		return rc;
 	if (n == 1)
 		return 0;
 	if (n > 1) {
@@ -496,7 +496,7 @@ static int load_issues(struct lr_store *st, int64_t id, struct lr_strlist *l)
 	if ((rc = db_prepare(st, &s, "SELECT issue_ref FROM run_issue WHERE run_id = :run ORDER BY issue_ref")))
 		return rc;
 	db_bind_int(s, ":run", id);
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the run's issues", &rc))
 		rc = lr_strlist_add(l, (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return rc;
@@ -510,7 +510,7 @@ static int load_kvs(struct lr_store *st, int64_t id, struct lr_kvlist *l, const 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", id);
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the run's key-value rows", &rc))
 		rc = lr_kvlist_add(l, (const char *)sqlite3_column_text(s, 0),
 				   (const char *)sqlite3_column_text(s, 1),
 				   (const char *)sqlite3_column_text(s, 2));
@@ -527,7 +527,7 @@ static int load_host(struct lr_store *st, int64_t host, struct lr_host *h)
 				  " memory_bytes FROM host WHERE id = :id")))
 		return rc;
 	db_bind_int(s, ":id", host);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	if (db_step_row(st, s, "load the host", &rc)) {
 		h->hostname = db_col_dup(s, 0);
 		h->os = db_col_dup(s, 1);
 		h->kernel = db_col_dup(s, 2);
@@ -536,7 +536,7 @@ static int load_host(struct lr_store *st, int64_t host, struct lr_host *h)
 		h->cpu_flags = db_col_dup(s, 5);
 		h->cores = sqlite3_column_int64(s, 6);
 		h->memory_bytes = sqlite3_column_int64(s, 7);
-	} else {
+	} else if (!rc) {
 		rc = db_error(st, "load the host");
 	}
 	sqlite3_finalize(s);
@@ -552,7 +552,7 @@ static int load_sources(struct lr_store *st, struct lr_run *r)
 				  " WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
-	if (sqlite3_step(s) == SQLITE_ROW) {
+	if (db_step_row(st, s, "load the source state", &rc)) {
 		r->source.present = 1;
 		r->source.repo_path = db_col_dup(s, 0);
 		r->source.head = db_col_dup(s, 1);
@@ -561,11 +561,11 @@ static int load_sources(struct lr_store *st, struct lr_run *r)
 		snprintf(r->source.diff_sha256, LR_SHA256_HEX, "%s", (const char *)sqlite3_column_text(s, 4));
 	}
 	sqlite3_finalize(s);
-	if ((rc = db_prepare(st, &s, "SELECT path, git_status, sha256, size FROM source_file"
+	if (rc || (rc = db_prepare(st, &s, "SELECT path, git_status, sha256, size FROM source_file"
 				  " WHERE run_id = :run ORDER BY path")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "load the source files", &rc))
 		rc = lr_run_add_file(r, (const char *)sqlite3_column_text(s, 0),
 				     (const char *)sqlite3_column_text(s, 1),
 				     (const char *)sqlite3_column_text(s, 2), sqlite3_column_int64(s, 3));
@@ -583,7 +583,7 @@ static int load_artifacts(struct lr_store *st, struct lr_run *r)
 				  " role, name")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "load the artifacts", &rc))
 		rc = lr_run_add_artifact(r, (const char *)sqlite3_column_text(s, 0),
 					 (const char *)sqlite3_column_text(s, 1),
 					 (const char *)sqlite3_column_text(s, 2), sqlite3_column_int64(s, 3));
@@ -600,7 +600,7 @@ static int load_measures(struct lr_store *st, struct lr_run *r)
 				  " ORDER BY rowid")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "load the measurements", &rc))
 		rc = lr_run_add_measure(r, (const char *)sqlite3_column_text(s, 0), sqlite3_column_double(s, 1),
 					(const char *)sqlite3_column_text(s, 2), sqlite3_column_int(s, 3));
 	sqlite3_finalize(s);
@@ -618,9 +618,9 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":id", id);
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	if (!db_step_row(st, s, "load the run", &rc)) {
 		sqlite3_finalize(s);
-		return lr_error_set(LR_ENOTFOUND, "cannot find run %lld in store '%s'", (long long)id, st->dir);
+		return rc ? rc : lr_error_set(LR_ENOTFOUND, "cannot find run %lld in store '%s'", (long long)id, st->dir);
 	}
 	rc = read_run_row(s, r);
 	host = sqlite3_column_int64(s, 20);
@@ -653,7 +653,7 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 		" ORDER BY r.id DESC LIMIT :limit";
 	sqlite3_stmt *s = NULL;
 	struct lr_run r;
-	int rc, step;
+	int rc = 0;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
@@ -661,7 +661,7 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 	db_bind_text(s, ":exp", f->experiment);
 	db_bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
 	db_bind_int(s, ":limit", f->limit > 0 ? f->limit : -1);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "list runs", &rc)) {
 		lr_run_init(&r);
 		rc = read_run_row(s, &r);
 		if (!rc)
@@ -669,11 +669,7 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 		if (!rc)
 			rc = fn(arg, &r);
 		lr_run_release(&r);
-		if (rc)
-			break;
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "list runs");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -697,7 +693,7 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	db_bind_text(s, ":issue", f->issue);
 	db_bind_text(s, ":exp", f->experiment);
 	db_bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (db_step_row(st, s, "list runs", &rc)) {
 		if (*n == cap) {
 			p = realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
 			if (!p) {
@@ -716,18 +712,5 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	}
 	*ids = v;
 	return 0;
-}
-
-int lr_store_experiment_exists(struct lr_store *st, const char *name)
-{
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_prepare(st, &s, "SELECT 1 FROM experiment WHERE name = :name")))
-		return rc;
-	db_bind_text(s, ":name", name);
-	rc = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return rc;
 }
 

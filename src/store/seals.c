@@ -67,7 +67,7 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 			break;
 		}
 		db_bind_int(s, ":run", id);
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
 			n = sqlite3_column_count(s);
 			for (c = 0; c < n; c++) {
 				switch (sqlite3_column_type(s, c)) {
@@ -88,6 +88,8 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 		}
 		sqlite3_finalize(s);
 		lr_seal_table_final(&t, hex);
+		if (rc)
+			break;
 		rc = lr_kvlist_add(out, seal_queries[q].table, hex, NULL);
 	}
 	return rc;
@@ -133,9 +135,9 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 				     " (SELECT digest FROM ledger ORDER BY seq DESC LIMIT 1) FROM run WHERE id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
-	if (sqlite3_step(s) != SQLITE_ROW || !(uuid = db_col_dup(s, 0))) {
+	if (!db_step_row(st, s, "read the run for the ledger", &rc) || !(uuid = db_col_dup(s, 0))) {
 		sqlite3_finalize(s);
-		return db_error(st, "read the run for the ledger");
+		return rc ? rc : db_error(st, "read the run for the ledger");
 	}
 	if (sqlite3_column_int(s, 1))
 		kind = "amend";
@@ -203,11 +205,11 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		stored = db_col_dup(s, 0);
+	if (db_step_row(st, s, "read the run's seal", &rc) && !(stored = db_col_dup(s, 0)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	sqlite3_finalize(s);
-	if (!stored)
-		return 0;
+	if (rc || !stored)
+		return rc;
 	*sealed = 1;
 	if (!(rc = seal_tables(st, id, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
@@ -230,7 +232,7 @@ int db_ledger_backfill(struct lr_store *st)
 
 	if ((rc = db_prepare(st, &s, "SELECT run_id, sealed_at FROM run_seal ORDER BY run_id")))
 		return rc;
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the sealed runs", &rc))
 		rc = lr_kvlist_add(&runs, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 				   NULL);
 	sqlite3_finalize(s);
@@ -294,18 +296,16 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT key_fingerprint, group_concat(seq, ' '), group_concat(run, ' ') FROM"
 				     " (SELECT l.key_fingerprint, l.seq, coalesce(r.id, 'deleted') AS run FROM ledger l"
 				     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL ORDER BY l.seq)"
 				     " GROUP BY key_fingerprint ORDER BY min(seq)")))
 		return rc;
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the signing keys", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 			(const char *)sqlite3_column_text(s, 2));
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the signing keys");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -323,12 +323,12 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, l
 	char last[LR_SHA256_HEX] = LR_LEDGER_GENESIS, want[LR_SHA256_HEX], now[LR_SHA256_HEX], msg[512];
 	sqlite3_stmt *s = NULL;
 	int64_t expect = 1;
-	int rc, step;
+	int rc;
 
 	memset(head, 0, sizeof *head);
 	if ((rc = db_prepare(st, &s, walk)))
 		return rc;
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the ledger", &rc)) {
 		int64_t seq = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 6);
 		const char *uuid = (const char *)sqlite3_column_text(s, 1), *kind = (const char *)sqlite3_column_text(s, 2),
 			   *content = (const char *)sqlite3_column_text(s, 3), *prev = (const char *)sqlite3_column_text(s, 4),
@@ -368,13 +368,11 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, l
 		snprintf(head->digest, sizeof head->digest, "%s", digest);
 		expect = seq + 1;
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the ledger");
 	sqlite3_finalize(s);
 	s = NULL;
 	if (rc || (rc = db_prepare(st, &s, unchained)))
 		return rc;
-	while (!rc && sqlite3_step(s) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the sealed runs", &rc)) {
 		snprintf(msg, sizeof msg, "run %lld (%s) is sealed but not in the ledger: added behind its back",
 			 (long long)sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1));
 		rc = fn(arg, 0, (const char *)sqlite3_column_text(s, 1), msg);
@@ -386,21 +384,19 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, l
 int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	digest[0] = 0;
 	if ((rc = db_prepare(st, &s, "SELECT seq, run_uuid, kind, digest FROM ledger WHERE seq >= :seq ORDER BY seq")))
 		return rc;
 	db_bind_int(s, ":seq", seq);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the ledger", &rc)) {
 		if (sqlite3_column_int64(s, 0) == seq)
 			snprintf(digest, LR_SHA256_HEX, "%s", (const char *)sqlite3_column_text(s, 3));
 		else
 			rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
 				(const char *)sqlite3_column_text(s, 2));
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the ledger");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -408,16 +404,14 @@ int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA25
 int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	memset(head, 0, sizeof *head);
 	if ((rc = db_prepare(st, &s, "SELECT seq, digest FROM ledger ORDER BY seq DESC LIMIT 1")))
 		return rc;
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	if (db_step_row(st, s, "read the ledger head", &rc)) {
 		head->seq = sqlite3_column_int64(s, 0);
 		snprintf(head->digest, sizeof head->digest, "%s", (const char *)sqlite3_column_text(s, 1));
-	} else if (step != SQLITE_DONE) {
-		rc = db_error(st, "read the ledger head");
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -430,12 +424,12 @@ int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn 
 				  " LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
 				  " WHERE l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", id);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the run's ledger entries", &rc)) {
 		struct lr_ledger_entry e = {
 			.seq = sqlite3_column_int64(s, 0),
 			.run_uuid = (const char *)sqlite3_column_text(s, 1),
@@ -451,8 +445,6 @@ int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn 
 
 		rc = fn(arg, &e);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the run's ledger entries");
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -19,11 +19,11 @@ static int reseal_if_final(struct lr_store *st, int64_t run)
 	if ((rc = db_prepare(st, &s, "SELECT status != 'running' FROM run WHERE id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if (db_step_row(st, s, "read the run's status", &rc))
 		final = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
-	if (!final)
-		return 0;
+	if (rc || !final)
+		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	rc = db_seal_run(st, run, now);
@@ -150,13 +150,13 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 		" WHERE run_id = :run AND (:route IS NULL OR route = :route) ORDER BY id";
 	struct lr_response_set set;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":route", route);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the response sets", &rc)) {
 		memset(&set, 0, sizeof set);
 		set.id = sqlite3_column_int64(s, 0);
 		set.run = sqlite3_column_int64(s, 1);
@@ -166,8 +166,6 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 		set.cases = sqlite3_column_int64(s, 5);
 		rc = fn(arg, &set);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the response sets");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -197,17 +195,15 @@ int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, 
 {
 	struct lr_response r;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT " RESPONSE_COLUMNS " FROM response WHERE set_id = :set ORDER BY case_id")))
 		return rc;
 	db_bind_int(s, ":set", set);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the responses", &rc)) {
 		read_response(s, 0, &r);
 		rc = fn(arg, &r);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the responses");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -256,7 +252,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	struct lr_response a, b;
 	struct lr_case_outcome o;
 	char *now = lr_now_iso();
-	int rc, step;
+	int rc;
 
 	if (!now)
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -274,7 +270,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 		goto done;
 	db_bind_int(p, ":ref", ref);
 	db_bind_int(p, ":cand", cand);
-	while (!rc && (step = sqlite3_step(p)) == SQLITE_ROW) {
+	while (db_step_row(st, p, "compare the responses", &rc)) {
 		int has_a = sqlite3_column_type(p, 0) != SQLITE_NULL, has_b = sqlite3_column_type(p, 12) != SQLITE_NULL;
 
 		read_response(p, 0, &a);
@@ -285,8 +281,6 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 			break;
 		rc = insert_outcome(st, w, *id, has_a ? a.case_id : b.case_id, &o);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "compare the responses");
 	if (!rc)
 		rc = reseal_if_final(st, run);
 done:
@@ -306,12 +300,12 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 		" AND NOT (missing IS NULL AND tokens_equal AND text_equal AND finish_equal) ORDER BY case_id";
 	struct lr_case_outcome o;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":id", id);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the compared cases", &rc)) {
 		const char *missing = (const char *)sqlite3_column_text(s, 1);
 
 		memset(&o, 0, sizeof o);
@@ -322,8 +316,6 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 		o.first_token_diff = sqlite3_column_int64(s, 5);
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), &o);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the compared cases");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -337,12 +329,12 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		" FROM comparison_summary s JOIN comparison c ON c.id = s.comparison_id WHERE s.run_id = :run ORDER BY 1";
 	struct lr_comparison_row c;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the comparisons", &rc)) {
 		memset(&c, 0, sizeof c);
 		c.id = sqlite3_column_int64(s, 0);
 		c.run = sqlite3_column_int64(s, 1);
@@ -361,8 +353,6 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		c.total = sqlite3_column_int64(s, 14);
 		rc = fn(arg, &c);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the comparisons");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -375,12 +365,12 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		" WHERE s.run_id = :run ORDER BY 1";
 	struct lr_gate_row g;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the gates", &rc)) {
 		memset(&g, 0, sizeof g);
 		g.id = sqlite3_column_int64(s, 0);
 		g.run = sqlite3_column_int64(s, 1);
@@ -395,8 +385,6 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		g.total = sqlite3_column_int64(s, 10);
 		rc = fn(arg, &g);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the gates");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -408,12 +396,12 @@ int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, 
 		" AND NOT (answer_ok AND eos) ORDER BY case_id";
 	struct lr_gate_case c;
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":id", id);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (db_step_row(st, s, "read the gate's cases", &rc)) {
 		c.case_id = (char *)sqlite3_column_text(s, 0);
 		c.missing = sqlite3_column_int(s, 1);
 		c.format_ok = sqlite3_column_int(s, 2);
@@ -421,8 +409,6 @@ int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, 
 		c.eos = sqlite3_column_int(s, 4);
 		rc = fn(arg, &c);
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the gate's cases");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -486,16 +472,14 @@ int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object
 		" UNION ALL SELECT 'answers/gate-' || id || '.jsonl', key_sha256, 1, id, 0, 5 FROM gate WHERE run_id = :run"
 		" ORDER BY 6, 4, 5, 1";
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", id);
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the run's execution and serving objects", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 			sqlite3_column_int(s, 2));
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the run's execution and serving objects");
 	sqlite3_finalize(s);
 	return rc;
 }

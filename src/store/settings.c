@@ -9,17 +9,14 @@
 int lr_store_setting_get(struct lr_store *st, const char *key, char **value)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	*value = NULL;
 	if ((rc = db_prepare(st, &s, "SELECT value FROM setting WHERE key = :key")))
 		return rc;
 	db_bind_text(s, ":key", key);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW && !(*value = db_col_dup(s, 0)))
+	if (db_step_row(st, s, "read a setting", &rc) && !(*value = db_col_dup(s, 0)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	else if (step != SQLITE_ROW && step != SQLITE_DONE)
-		rc = db_error(st, "read a setting");
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -50,15 +47,13 @@ int lr_store_setting_set(struct lr_store *st, const char *key, const char *value
 int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, step;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT key, value, set_at FROM setting ORDER BY key")))
 		return rc;
-	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the settings", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 			(const char *)sqlite3_column_text(s, 2));
-	if (!rc && step != SQLITE_DONE)
-		rc = db_error(st, "read the settings");
 	sqlite3_finalize(s);
 	return rc;
 }

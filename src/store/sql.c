@@ -182,7 +182,7 @@ int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 				  " UNION SELECT raw_sha256 FROM response_set UNION SELECT key_sha256 FROM gate"
 				  " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
 		return rc;
-	while (!rc && sqlite3_step(s) == SQLITE_ROW)
+	while (db_step_row(st, s, "read the object list", &rc))
 		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	return rc;

@@ -46,7 +46,11 @@ int db_exec(struct lr_store *st, const char *sql, const char *what);
 
 int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql);
 
-/* Bind by parameter name (":run"); a NULL text binds SQL NULL. */
+/*
+ * Bind by parameter name (":run"); a NULL text binds SQL NULL. A bind that
+ * fails, a name the statement lacks included, is reported as an error by
+ * the next db_step_done() or db_step_row().
+ */
 void db_bind_text(sqlite3_stmt *s, const char *name, const char *v);
 void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
 void db_bind_real(sqlite3_stmt *s, const char *name, double v);
@@ -54,6 +58,13 @@ void db_bind_null(sqlite3_stmt *s, const char *name);
 
 /* Step a statement that returns no rows, then reset it for reuse. */
 int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what);
+
+/*
+ * Step a query: 1 when a row is there; 0 at the end or on an error, which
+ * goes to *rc (an LR_ESTORE message "cannot WHAT..."). Does nothing when
+ * *rc is already set, so loops read: while (db_step_row(st, s, "what", &rc)).
+ */
+int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc);
 
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);

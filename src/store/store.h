@@ -471,8 +471,6 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 /* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
 int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
 
-/* Does an experiment with this name exist? (1/0, or a negative error) */
-int lr_store_experiment_exists(struct lr_store *st, const char *name);
 
 /*
  * Run one read-only SQL statement on a separate read-only connection.

@@ -13,6 +13,7 @@
 #include "base/sha256.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store-int.h"
 #include "testutil.h"
 
 struct fx {
@@ -242,6 +243,37 @@ static void readonly_sql_refuses_writes(void **state)
 	assert_int_equal(raw_int(f->dir, "PRAGMA user_version"), lr_migration_count);
 }
 
+/* A bind to a name the statement lacks was ignored and the row written with NULL; now the step fails. */
+static void a_failed_bind_fails_the_step(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(db_prepare(st, &s, "SELECT :a IS NULL"), 0);
+	db_bind_int(s, ":b", 1);
+	assert_int_equal(db_step_row(st, s, "read a value", &rc), 0);
+	assert_int_equal(rc, LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "cannot read a value"));
+	assert_non_null(strstr(lr_error_msg(), "parameter :b: the statement has no such parameter"));
+	/* reported once: the statement is usable again afterwards */
+	sqlite3_reset(s);
+	rc = 0;
+	db_bind_int(s, ":a", 1);
+	assert_int_equal(db_step_row(st, s, "read a value", &rc), 1);
+	assert_int_equal(rc, 0);
+	assert_int_equal(sqlite3_column_int(s, 0), 0);
+	sqlite3_reset(s);
+	/* and db_step_done() reports it the same way */
+	db_bind_text(s, ":nope", "x");
+	assert_int_equal(db_step_done(st, s, "write a value"), LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "parameter :nope"));
+	sqlite3_finalize(s);
+	lr_store_free(st);
+}
+
 static void find_walks_up_and_honours_override(void **state)
 {
 	struct fx *f = *state;
@@ -280,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(abandon_changes_only_running_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_failed_bind_fails_the_step, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
