@@ -1,6 +1,7 @@
 #ifndef LR_CSV_H
 #define LR_CSV_H
 
+#include "base/error.h"
 #include <stdio.h>
 
 /*
@@ -8,7 +9,7 @@
  * when they hold a comma, a quote or a line break (quotes doubled), ended by
  * CRLF. A NULL field is written empty. Returns 0, or LR_EIO when 'f' fails.
  */
-int lr_csv_write_row(FILE *f, const char *const *fields, int n);
+LR_MUST_CHECK int lr_csv_write_row(FILE *f, const char *const *fields, int n);
 
 /*
  * 'd' as the shortest decimal text that reads back (strtod) to the same

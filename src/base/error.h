@@ -19,6 +19,12 @@ enum {
 };
 
 /*
+ * On every function of the lr_* API that returns an error code: dropping
+ * the result is a warning (an error in CI), so a failure cannot pass unseen.
+ */
+#define LR_MUST_CHECK __attribute__((warn_unused_result))
+
+/*
  * Set the current error message (printf-style), replacing any earlier one.
  * The message names the action, the object in single quotes and the cause.
  * Always returns 'code', so callers can write: return lr_error_set(LR_EIO, ...).

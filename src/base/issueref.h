@@ -1,6 +1,7 @@
 #ifndef LR_ISSUEREF_H
 #define LR_ISSUEREF_H
 
+#include "base/error.h"
 #include <stddef.h>
 
 /*
@@ -8,6 +9,6 @@
  * "270" become "270"; "owner/repo#827" stays. LR_EINVAL with a message
  * naming the reference otherwise.
  */
-int lr_issue_normalize(const char *ref, char *out, size_t outlen);
+LR_MUST_CHECK int lr_issue_normalize(const char *ref, char *out, size_t outlen);
 
 #endif

@@ -7,6 +7,7 @@
  * holds it and freed by the matching _release().
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,9 +27,9 @@ struct lr_kvlist {
 };
 
 /* Append copies of key/value/tag (tag may be NULL). LR_ENOMEM on failure. */
-int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+LR_MUST_CHECK int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
 /* Replace the value and tag of 'key' if present, else append. */
-int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+LR_MUST_CHECK int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
 /* The entry for 'key', or NULL; borrowed from the list. */
 struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key);
 void lr_kvlist_release(struct lr_kvlist *l);
@@ -38,8 +39,8 @@ struct lr_strlist {
 	size_t n, cap;
 };
 
-int lr_strlist_add(struct lr_strlist *l, const char *s);
-int lr_strlist_contains(const struct lr_strlist *l, const char *s);
+LR_MUST_CHECK int lr_strlist_add(struct lr_strlist *l, const char *s);
+LR_MUST_CHECK int lr_strlist_contains(const struct lr_strlist *l, const char *s);
 void lr_strlist_release(struct lr_strlist *l);
 
 struct lr_host {
@@ -90,7 +91,7 @@ enum lr_run_kind {
 
 /* "record", ...; and back (-1 for an unknown word). */
 const char *lr_run_kind_name(enum lr_run_kind k);
-int lr_run_kind_parse(const char *s);
+LR_MUST_CHECK int lr_run_kind_parse(const char *s);
 
 enum lr_status {
 	LR_RUNNING,
@@ -102,7 +103,7 @@ enum lr_status {
 
 /* "running", "passed", ...; and back (-1 for an unknown word). */
 const char *lr_status_name(enum lr_status s);
-int lr_status_parse(const char *s);
+LR_MUST_CHECK int lr_status_parse(const char *s);
 
 struct lr_run {
 	int64_t id;		/* 0 until stored */
@@ -139,13 +140,13 @@ void lr_run_init(struct lr_run *r);
 void lr_run_release(struct lr_run *r);
 
 /* Append a source file / artifact; the strings are copied. */
-int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
+LR_MUST_CHECK int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 		    const char *sha256, int64_t size);
-int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
+LR_MUST_CHECK int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 			const char *sha256, int64_t size);
 
 /* Append a measurement (copied); 'modelled' marks values from a model. */
-int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
+LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
 
 /* Seconds on the monotonic clock (CLOCK_MONOTONIC), for intervals. */
 double lr_monotonic_s(void);

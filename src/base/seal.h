@@ -15,6 +15,7 @@
  *    {"table": "hex digest", ...}, which is stored beside it.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,7 +35,7 @@ struct lr_seal_table {
 	struct lr_sha256 h;
 };
 
-int lr_seal_table_init(struct lr_seal_table *t);
+LR_MUST_CHECK int lr_seal_table_init(struct lr_seal_table *t);
 void lr_seal_int(struct lr_seal_table *t, int64_t v);
 void lr_seal_real(struct lr_seal_table *t, double v);
 /* Text or blob bytes (type LR_SEAL_TEXT or LR_SEAL_BLOB). */
@@ -45,7 +46,7 @@ void lr_seal_row_end(struct lr_seal_table *t);
 void lr_seal_table_final(struct lr_seal_table *t, char hex[LR_SHA256_HEX]);
 
 /* The seal of table -> digest pairs: the JSON text (malloc'd) and its sha256. */
-int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_SHA256_HEX]);
+LR_MUST_CHECK int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_SHA256_HEX]);
 
 /*
  * Compare a stored seal's JSON with the digests computed now: 'changed' is
@@ -59,11 +60,11 @@ int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_S
  * "labrun-ledger-1\nSEQ\nRUN_UUID\nKIND\nCONTENT\nPREV\n" (SEQ in decimal,
  * the digests in lowercase hex). Entry 1's PREV is 64 zeros.
  */
-int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
+LR_MUST_CHECK int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
 		     char digest[LR_SHA256_HEX]);
 #define LR_LEDGER_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
 
-int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),
+LR_MUST_CHECK int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),
 		    void *arg);
 
 #endif

@@ -1,6 +1,7 @@
 #ifndef LR_SHA256_H
 #define LR_SHA256_H
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,19 +22,19 @@ struct lr_sha256 {
 	void *ctx; /* EVP_MD_CTX */
 };
 
-int lr_sha256_init(struct lr_sha256 *h);
+LR_MUST_CHECK int lr_sha256_init(struct lr_sha256 *h);
 void lr_sha256_update(struct lr_sha256 *h, const void *data, size_t len);
 void lr_sha256_final(struct lr_sha256 *h, char hex[LR_SHA256_HEX]);
 void lr_sha256_release(struct lr_sha256 *h);
 
 /* Hash a whole memory buffer. */
-int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256_HEX]);
+LR_MUST_CHECK int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256_HEX]);
 
 /*
  * Hash a file by streaming it (never read whole). On success stores the
  * digest and, if size is not NULL, the byte count. LR_EIO with a message
  * naming the path on failure.
  */
-int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size);
+LR_MUST_CHECK int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size);
 
 #endif

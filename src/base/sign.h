@@ -8,6 +8,7 @@
  * hex; a signature is 128 hex digits. Nothing here prints.
  */
 
+#include "base/error.h"
 #include "base/sha256.h"
 
 #define LR_PUBKEY_HEX 65	/* 32 bytes as hex, with the NUL */
@@ -16,26 +17,26 @@
 struct lr_signer;
 
 /* The key file: $LABRUN_KEY, else $XDG_CONFIG_HOME/labrun/signing-key.pem, else ~/.config/labrun/... (malloc'd). */
-int lr_key_path(char **path);
+LR_MUST_CHECK int lr_key_path(char **path);
 
 /* Make a new key at 'path' (its directory created 0700, the file 0600); never replaces one. */
-int lr_key_generate(const char *path);
+LR_MUST_CHECK int lr_key_generate(const char *path);
 
 /*
  * Load the key at 'path': *out is NULL when there is no file. A key file
  * that others can read is refused (LR_EREFUSED), as ssh does.
  */
-int lr_signer_load(const char *path, struct lr_signer **out);
+LR_MUST_CHECK int lr_signer_load(const char *path, struct lr_signer **out);
 void lr_signer_free(struct lr_signer *s);
 
 const char *lr_signer_public(const struct lr_signer *s);	/* hex */
 const char *lr_signer_fingerprint(const struct lr_signer *s);	/* hex */
 
 /* Sign / verify the bytes of 'msg'. lr_verify returns 0 when the signature holds, LR_EINVAL when not. */
-int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX]);
-int lr_verify(const char *public_hex, const char *msg, const char *sig_hex);
+LR_MUST_CHECK int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX]);
+LR_MUST_CHECK int lr_verify(const char *public_hex, const char *msg, const char *sig_hex);
 
 /* The fingerprint of a public key given as hex; LR_EINVAL when it is not 64 hex digits. */
-int lr_key_fingerprint(const char *public_hex, char fpr[LR_SHA256_HEX]);
+LR_MUST_CHECK int lr_key_fingerprint(const char *public_hex, char fpr[LR_SHA256_HEX]);
 
 #endif

@@ -7,6 +7,7 @@
  * practical margin, and a drift check. Pure functions: no printing, no I/O.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 
 /* The median of v[0..n) (sorted in place); 0 when n is 0. */
@@ -19,7 +20,7 @@ double lr_median(double *v, size_t n);
  * exists (n <= 5 at alpha = 0.05: such samples can never reach 95%).
  * n = 10 -> 2, n = 20 -> 6, n = 30 -> 10.
  */
-int lr_sign_test_k(int n, double alpha);
+LR_MUST_CHECK int lr_sign_test_k(int n, double alpha);
 
 /* A paired comparison of arm B against arm A over n blocks. */
 struct lr_paired {
@@ -34,14 +35,14 @@ struct lr_paired {
  * block's two repetitions of each arm); ratio = exp(median d_i), interval
  * from the sign test at 95%. Times must be positive. 0, or LR_EINVAL.
  */
-int lr_paired_estimate(const double *a1, const double *a2, const double *b1, const double *b2, int n,
+LR_MUST_CHECK int lr_paired_estimate(const double *a1, const double *a2, const double *b1, const double *b2, int n,
 		       struct lr_paired *out);
 
 /*
  * The same from two arms' repetitions in block order, two per block
  * (a[2i] and a[2i+1] are arm A's in block i): any number of blocks.
  */
-int lr_paired_from_reps(const double *a, const double *b, int blocks, struct lr_paired *out);
+LR_MUST_CHECK int lr_paired_from_reps(const double *a, const double *b, int blocks, struct lr_paired *out);
 
 enum lr_verdict {
 	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */

@@ -7,6 +7,7 @@
  * copied. Zero-initialise; release with lr_strmap_release().
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,10 +17,10 @@ struct lr_strmap {
 };
 
 /* The value stored for 'key' in *value; 1 when present, 0 when not. */
-int lr_strmap_get(const struct lr_strmap *m, const char *key, intptr_t *value);
+LR_MUST_CHECK int lr_strmap_get(const struct lr_strmap *m, const char *key, intptr_t *value);
 
 /* Set 'key' to 'value' (replacing an older value). LR_ENOMEM on failure. */
-int lr_strmap_put(struct lr_strmap *m, const char *key, intptr_t value);
+LR_MUST_CHECK int lr_strmap_put(struct lr_strmap *m, const char *key, intptr_t value);
 
 /* The key in slot i (0 <= i < m->cap) or NULL for an empty slot: to visit every key. */
 const char *lr_strmap_key(const struct lr_strmap *m, size_t i);

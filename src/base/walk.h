@@ -1,6 +1,8 @@
 #ifndef LR_WALK_H
 #define LR_WALK_H
 
+#include "base/error.h"
+
 /*
  * Call 'fn' for each regular file at or below 'path' (symlinks followed),
  * in name order. 'rel' is the path relative to 'path' ("" for a file).
@@ -8,6 +10,6 @@
  * entry or a directory cycle is LR_EIO.
  */
 typedef int (*lr_file_fn)(void *arg, const char *full, const char *rel);
-int lr_walk_files(const char *path, lr_file_fn fn, void *arg);
+LR_MUST_CHECK int lr_walk_files(const char *path, lr_file_fn fn, void *arg);
 
 #endif

@@ -177,7 +177,8 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	if ((rc = lr_output_create(&out, argv[optind + 1], ends_with(argv[optind + 1], ".npy"), vin.rank,
 				   vin.shape, 2)))
 		goto out;
-	lr_view_init(&vout, out.data, vin.rank, vin.shape);
+	if ((rc = lr_view_init(&vout, out.data, vin.rank, vin.shape)))
+		goto out;
 	t0 = (lr_monotonic_s() * 1e3);
 	if ((rc = lr_encode_view(&vout, &vin, k, (enum lr_dlf16_contract)contract, threads)))
 		goto out;
@@ -254,8 +255,7 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	lr_view_init(&vc, tmp, vin.rank, vin.shape);
-	if ((rc = lr_copy_view(&vc, &vin)))
+	if ((rc = lr_view_init(&vc, tmp, vin.rank, vin.shape)) || (rc = lr_copy_view(&vc, &vin)))
 		goto out;
 	if (f32)
 		lr_dlf16_decode_f32(out.data, tmp, (size_t)n);

@@ -65,7 +65,7 @@ struct bufs {
 	int64_t n;
 };
 
-static void run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c)
+static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c)
 {
 	switch (v->kind) {
 	case LR_BENCH_COPY:
@@ -77,12 +77,11 @@ static void run_variant(const struct lr_bench_variant *v, struct bufs *b, enum l
 			lr_memcpy_stream(b->dst, b->src, (size_t)b->n * 2);
 		break;
 	case LR_BENCH_ENCODE:
-		lr_encode_view(&b->vdst, &b->vsrc, v->k, c, 1);
-		break;
+		return lr_encode_view(&b->vdst, &b->vsrc, v->k, c, 1);
 	case LR_BENCH_PERMUTED:
-		lr_encode_view(&b->vdst, &b->vperm, v->k, c, 1);
-		break;
+		return lr_encode_view(&b->vdst, &b->vperm, v->k, c, 1);
 	}
+	return 0;
 }
 
 static int digest(const uint16_t *p, int64_t n, char out[65])
@@ -110,13 +109,15 @@ static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
 		return lr_error_set(LR_ENOMEM, "cannot allocate 3 x %zu bytes for the benchmark", bytes);
 	lr_bf16_synthetic(b->src, b->n, o->seed, 1);
 	memset(b->dst, 0, bytes); /* touch every page before timing */
-	lr_view_init(&b->vsrc, b->src, o->rank, o->shape);
-	lr_view_init(&b->vdst, b->dst, o->rank, o->shape);
+	if ((rc = lr_view_init(&b->vsrc, b->src, o->rank, o->shape)) ||
+	    (rc = lr_view_init(&b->vdst, b->dst, o->rank, o->shape)))
+		return rc;
 	/* token-major buffer, written through its permuted view from the head-major array */
 	for (i = 0; i < 5; i++)
 		tm_shape[i] = o->shape[swap23[i]];
-	lr_view_init(&vtm, b->src_tm, 5, tm_shape);
-	lr_view_permute(&b->vperm, &vtm, swap23); /* [L,2,H,T,D] view of token-major memory */
+	if ((rc = lr_view_init(&vtm, b->src_tm, 5, tm_shape)) ||
+	    (rc = lr_view_permute(&b->vperm, &vtm, swap23))) /* [L,2,H,T,D] view of token-major memory */
+		return rc;
 	return lr_copy_view(&b->vperm, &b->vsrc); /* setup, not timed */
 }
 
@@ -175,8 +176,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		if (r->var[i].kind == LR_BENCH_COPY)
 			continue;
 		memset(b.dst, 0, (size_t)b.n * 2);
-		run_variant(&r->var[i], &b, o->contract);
-		if ((rc = digest(b.dst, b.n, d)))
+		if ((rc = run_variant(&r->var[i], &b, o->contract)) || (rc = digest(b.dst, b.n, d)))
 			goto out;
 		if (!r->digest[0]) {
 			memcpy(r->digest, d, sizeof d);
@@ -193,8 +193,10 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 			int v = rep % 2 ? nv - 1 - i : i; /* ABBA: forward, then reversed */
 
 			t = (lr_monotonic_s() * 1e3);
-			run_variant(&r->var[v], &b, o->contract);
+			rc = run_variant(&r->var[v], &b, o->contract);
 			r->var[v].ms[rep] = (lr_monotonic_s() * 1e3) - t;
+			if (rc)
+				goto out;
 		}
 	}
 	for (i = 0; i < nv; i++) {

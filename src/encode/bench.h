@@ -10,6 +10,7 @@
  * timing counts. See docs/method.md.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "encode/dlf16.h"
@@ -61,6 +62,6 @@ struct lr_bench_result {
  * thread, and times every variant. The shape's axes 2 and 3 (heads, tokens)
  * are the ones the permuted view swaps.
  */
-int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
+LR_MUST_CHECK int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
 
 #endif

@@ -11,6 +11,7 @@
  * fail; they are chosen by name or once at start-up from CPU detection.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,7 @@ enum lr_dlf16_contract {
 
 /* "saturate"/"ninf", and back (-1 for an unknown name). */
 const char *lr_dlf16_contract_name(enum lr_dlf16_contract c);
-int lr_dlf16_contract_parse(const char *name);
+LR_MUST_CHECK int lr_dlf16_contract_parse(const char *name);
 
 /* The reference: one BF16 bit pattern to its DLF16 code. */
 static inline uint16_t lr_dlf16_encode1(uint16_t b, enum lr_dlf16_contract c)
@@ -74,7 +75,7 @@ extern const struct lr_dlf16_kernel *const lr_dlf16_kernels[];
  * A kernel that is unknown, or that this build or CPU lacks, is refused
  * with LR_EINVAL and a message saying which.
  */
-int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name);
+LR_MUST_CHECK int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name);
 
 /* The kernel "auto" picks (chosen once, on first use). */
 const struct lr_dlf16_kernel *lr_dlf16_auto(void);

@@ -8,6 +8,7 @@
  * layout, with no transposed copy in between.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "encode/dlf16.h"
@@ -22,7 +23,7 @@ struct lr_view {
 };
 
 /* A C-order (row-major) view of 'data'. LR_EINVAL for a bad rank or shape. */
-int lr_view_init(struct lr_view *v, void *data, int rank, const int64_t *shape);
+LR_MUST_CHECK int lr_view_init(struct lr_view *v, void *data, int rank, const int64_t *shape);
 
 /* Number of elements (the product of the shape). */
 int64_t lr_view_count(const struct lr_view *v);
@@ -31,10 +32,10 @@ int64_t lr_view_count(const struct lr_view *v);
  * out = in with axes permuted: out.shape[i] = in.shape[axes[i]] (NumPy's
  * transpose). LR_EINVAL unless 'axes' is a permutation of 0..rank-1.
  */
-int lr_view_permute(struct lr_view *out, const struct lr_view *in, const int *axes);
+LR_MUST_CHECK int lr_view_permute(struct lr_view *out, const struct lr_view *in, const int *axes);
 
 /* Parse "2,0,1" into axes for a view of 'rank'; LR_EINVAL with a message otherwise. */
-int lr_axes_parse(int *axes, int rank, const char *text);
+LR_MUST_CHECK int lr_axes_parse(int *axes, int rank, const char *text);
 
 /* The lowest and one-past-highest byte addresses a view touches (lo == hi when empty). */
 void lr_view_extent(const struct lr_view *v, uintptr_t *lo, uintptr_t *hi);
@@ -47,7 +48,7 @@ void lr_view_extent(const struct lr_view *v, uintptr_t *lo, uintptr_t *hi);
  * read. Empty views are fine. Rows contiguous in both views go straight to
  * the kernel; other rows pass through small stack buffers.
  */
-int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
+LR_MUST_CHECK int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 		   enum lr_dlf16_contract c, int threads);
 
 /*
@@ -57,11 +58,11 @@ int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const s
  * output in many small calls knows better than each call.
  */
 enum { LR_STORES_AUTO, LR_STORES_STREAM, LR_STORES_CACHED };
-int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
+LR_MUST_CHECK int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 			  enum lr_dlf16_contract c, int threads, int stores);
 
 /* Copy every element of 'src' into the same position of 'dst' (same rules, no encoding). */
-int lr_copy_view(const struct lr_view *dst, const struct lr_view *src);
+LR_MUST_CHECK int lr_copy_view(const struct lr_view *dst, const struct lr_view *src);
 
 /*
  * memcpy with non-temporal stores (SSE2 on x86-64, plain memcpy elsewhere):

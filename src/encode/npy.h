@@ -8,6 +8,7 @@
  * strict reader is ours; every malformed header is an error, never a crash.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,7 +35,7 @@ struct lr_npy_header {
  * dtype (16-bit little-endian only), shape, and that the file holds exactly
  * the data the shape says.
  */
-int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const char *path);
+LR_MUST_CHECK int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const char *path);
 
 /* An input file mapped read-only. */
 struct lr_mapped {
@@ -43,7 +44,7 @@ struct lr_mapped {
 };
 
 /* Map 'path' read-only (an empty file maps to NULL, len 0). */
-int lr_map_file(struct lr_mapped *m, const char *path);
+LR_MUST_CHECK int lr_map_file(struct lr_mapped *m, const char *path);
 void lr_unmap(struct lr_mapped *m);
 
 /*
@@ -51,7 +52,7 @@ void lr_unmap(struct lr_mapped *m);
  * a raw file of little-endian 16-bit elements of that shape ("28,2,8,8192,128").
  * *v describes the elements (Fortran-ordered .npy files become strided views).
  */
-int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, const char *shape_text,
+LR_MUST_CHECK int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, const char *shape_text,
 		  enum lr_npy_kind *kind);
 
 /*
@@ -66,12 +67,12 @@ struct lr_output {
 	size_t len;
 	void *data;
 };
-int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
+LR_MUST_CHECK int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
 		     int elem_bytes);
-int lr_output_commit(struct lr_output *o);
+LR_MUST_CHECK int lr_output_commit(struct lr_output *o);
 void lr_output_abort(struct lr_output *o);
 
 /* Parse "28,2,8,8192,128" into a shape; LR_EINVAL with a message otherwise. */
-int lr_shape_parse(int64_t *shape, int *rank, const char *text, const char *what);
+LR_MUST_CHECK int lr_shape_parse(int64_t *shape, int *rank, const char *text, const char *what);
 
 #endif

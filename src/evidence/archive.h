@@ -9,20 +9,21 @@
  * anything but regular files and directories.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
 struct lr_archive_writer;
 
 /* Start writing 'path' (written to a temporary file, renamed at close). */
-int lr_archive_create(struct lr_archive_writer **out, const char *path);
+LR_MUST_CHECK int lr_archive_create(struct lr_archive_writer **out, const char *path);
 
 /* Add a member from a file on disk (streamed) or from memory. */
-int lr_archive_add_file(struct lr_archive_writer *w, const char *name, const char *src_path);
-int lr_archive_add_buffer(struct lr_archive_writer *w, const char *name, const void *data, size_t len);
+LR_MUST_CHECK int lr_archive_add_file(struct lr_archive_writer *w, const char *name, const char *src_path);
+LR_MUST_CHECK int lr_archive_add_buffer(struct lr_archive_writer *w, const char *name, const void *data, size_t len);
 
 /* Append SHA256SUMS, finish, and rename into place; frees 'w' either way. */
-int lr_archive_close(struct lr_archive_writer *w);
+LR_MUST_CHECK int lr_archive_close(struct lr_archive_writer *w);
 void lr_archive_abort(struct lr_archive_writer *w);
 
 /*
@@ -30,7 +31,7 @@ void lr_archive_abort(struct lr_archive_writer *w);
  * the regular files checked. LR_EIO naming the first bad member (changed,
  * missing from the list, or listed but absent).
  */
-int lr_archive_verify(const char *path, int *members);
+LR_MUST_CHECK int lr_archive_verify(const char *path, int *members);
 
 /*
  * Extract 'path' into the existing directory 'dir' after checking every
@@ -38,13 +39,13 @@ int lr_archive_verify(const char *path, int *members);
  * a plain file or directory, or would overwrite an existing file. Nothing
  * is written when an entry is refused.
  */
-int lr_archive_extract(const char *path, const char *dir, int *members);
+LR_MUST_CHECK int lr_archive_extract(const char *path, const char *dir, int *members);
 
 /*
  * Stream member 'member' of archive 'path' to file descriptor 'fd', checking
  * that its content hashes to 'sha256' (LR_EIO naming the member otherwise;
  * the bytes were written by then). LR_ENOTFOUND when there is no such member.
  */
-int lr_archive_read_member(const char *path, const char *member, const char *sha256, int fd);
+LR_MUST_CHECK int lr_archive_read_member(const char *path, const char *member, const char *sha256, int fd);
 
 #endif

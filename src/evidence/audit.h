@@ -9,6 +9,7 @@
  * geometry a replay shares with its original. Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "store/store.h"
@@ -17,7 +18,7 @@
 typedef void (*lr_audit_fn)(void *arg, int64_t run, const char *problem);
 
 /* Audit one run; *problems is increased by the discrepancies found; *checked counts the artifacts hashed. */
-int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems, int *checked);
+LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems, int *checked);
 
 /* A head published earlier: "SEQ:DIGEST" parsed. */
 struct lr_published_head {
@@ -26,7 +27,7 @@ struct lr_published_head {
 };
 
 /* Parse "SEQ:DIGEST" (DIGEST 64 lowercase hex); LR_EINVAL with a hint otherwise. */
-int lr_head_parse(const char *text, struct lr_published_head *h);
+LR_MUST_CHECK int lr_head_parse(const char *text, struct lr_published_head *h);
 
 /*
  * Audit the ledger (lr_store_ledger_check; runs' contents only those of
@@ -36,7 +37,7 @@ int lr_head_parse(const char *text, struct lr_published_head *h);
  * problems: amendments and new runs, named so a reader sees them).
  * *head gets the newest entry.
  */
-int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
+LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
 		    lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems, struct lr_ledger_head *head);
 
 #endif

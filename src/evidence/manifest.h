@@ -9,6 +9,7 @@
  * invalid one behind. Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "base/model.h"
@@ -31,7 +32,7 @@ struct lr_crate_opts {
  * CreateAction per run (failed ones included), the software used, and the
  * manifests; then validate it. On any failure the directory is removed.
  */
-int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o);
+LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o);
 
 /*
  * Check the crate in 'dir' against the REQUIRED rules: descriptor, context
@@ -40,12 +41,12 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
  * CreateAction's instrument a SoftwareApplication, and only known keys.
  * LR_EINVAL naming the first broken rule and entity. *entities counts them.
  */
-int lr_crate_validate(const char *dir, int *entities);
+LR_MUST_CHECK int lr_crate_validate(const char *dir, int *entities);
 
 /* Where a crate puts artifact 'name' of 'role' of run 'run': "run-N/ROLE/NAME" into buf. */
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);
 
 /* The run uuids of a crate's CreateActions (their "urn:uuid:" ids), added to 'out'. */
-int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);
+LR_MUST_CHECK int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);
 
 #endif

@@ -8,6 +8,7 @@
  * prints.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,7 +20,7 @@
  * archive is left behind. The crate's licence, author and publisher are the
  * store's settings (lr_crate_opts_settle); *placeholder says the licence is one.
  */
-int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
+LR_MUST_CHECK int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
 			int *placeholder);
 
 /*
@@ -27,7 +28,7 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
  * 'path' verifies and holds each of them: their new home is recorded first,
  * the objects unlinked after. *objects and *bytes count what was removed.
  */
-int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const char *path, size_t *objects,
+LR_MUST_CHECK int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const char *path, size_t *objects,
 		      long long *bytes);
 
 #endif

@@ -6,6 +6,7 @@
  * every crate and archive it writes. Nothing here prints.
  */
 
+#include "base/error.h"
 #include "evidence/manifest.h"
 #include "store/store.h"
 
@@ -28,7 +29,7 @@ const struct lr_setting_key *lr_setting_key_find(const char *key);
  * licence is a placeholder ("not declared", "TODO", "unknown", ...): worth a
  * warning, since a hub cannot reuse evidence with no licence.
  */
-int lr_crate_opts_settle(struct lr_store *st, struct lr_crate_opts *o, char *held[3], int *placeholder);
+LR_MUST_CHECK int lr_crate_opts_settle(struct lr_store *st, struct lr_crate_opts *o, char *held[3], int *placeholder);
 void lr_crate_opts_release(char *held[3]);
 
 #endif

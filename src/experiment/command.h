@@ -12,6 +12,7 @@
  * Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdatomic.h>
 #include <limits.h>
 
@@ -34,7 +35,7 @@ struct lr_command_ctx {
 };
 
 /* Prepare condition 'cond': its grid values, a scratch directory, the reference digest. */
-int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
+LR_MUST_CHECK int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
 		     char *const *envp, atomic_int *cancel);
 
 /*
@@ -42,17 +43,17 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
  * -1 for the untimed parity execution). *out points at its record in
  * c->execs (valid until the next call); (*out)->failure says why it failed.
  */
-int lr_command_exec(struct lr_command_ctx *c, int arm, int block, int slot, struct lr_store_exec **out);
+LR_MUST_CHECK int lr_command_exec(struct lr_command_ctx *c, int arm, int block, int slot, struct lr_store_exec **out);
 
 /*
  * The value an execution is compared by: metric 'name' from $LABRUN_METRICS,
  * or the wall time when name is "" (lower is better). 0 when the execution
  * did not report it.
  */
-int lr_command_value(const struct lr_store_exec *e, const char *name, double *value, int *higher);
+LR_MUST_CHECK int lr_command_value(const struct lr_store_exec *e, const char *name, double *value, int *higher);
 
 /* Within-route parity: each later response set of an arm's route against its first, in this condition. */
-int lr_command_compare_routes(struct lr_command_ctx *c);
+LR_MUST_CHECK int lr_command_compare_routes(struct lr_command_ctx *c);
 
 /* Remove the scratch directory and free the executions. */
 void lr_command_teardown(struct lr_command_ctx *c);

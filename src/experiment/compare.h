@@ -8,6 +8,7 @@
  * compare. 'labrun diff' prints it; replay records it. Nothing here prints.
  */
 
+#include "base/error.h"
 #include "base/model.h"
 #include "base/sha256.h"
 #include "base/stats.h"
@@ -35,7 +36,7 @@ struct lr_cond_compare {
  * The timing ratio pairs block i of run a with block i of run b (arm 0),
  * which assumes comparable blocks, as a replay of the same definition has.
  */
-int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
+LR_MUST_CHECK int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
 			  struct lr_cond_compare *out);
 
 struct lr_drift {
@@ -60,7 +61,7 @@ struct lr_comparison {
 };
 
 /* Compare run b against run a. Release 'cmp' with lr_comparison_release() either way. */
-int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp);
+LR_MUST_CHECK int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp);
 void lr_comparison_release(struct lr_comparison *cmp);
 
 #endif

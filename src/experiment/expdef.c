@@ -160,8 +160,8 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 				*--e = '\0';
 			if (lr_issue_normalize(tok, norm, sizeof norm))
 				return fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
-			if (!lr_strlist_contains(&d->issues, norm))
-				lr_strlist_add(&d->issues, norm);
+			if (!lr_strlist_contains(&d->issues, norm) && lr_strlist_add(&d->issues, norm))
+				return LR_ENOMEM;
 		}
 	} else if (!strcmp(k, "backend")) {
 		static const char *const backends[] = { "sim", "atom", NULL };
@@ -392,7 +392,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	snprintf(key, sizeof key, "%s\n%s", section, name);
 	if (lr_strlist_contains(&p->seen, key))
 		return fail(p, p->line, "'%s' is given twice in [%s]", name, section);
-	lr_strlist_add(&p->seen, key);
+	if (lr_strlist_add(&p->seen, key))
+		return LR_ENOMEM;
 	if (!strcmp(section, "experiment"))
 		return experiment_key(p, name, value);
 	if (!strcmp(section, "design"))
@@ -463,9 +464,10 @@ static int check_template(struct parse *p, int line, const char *what, const cha
 	struct lr_kvlist keys = { 0 };
 	int i, rc;
 
-	for (i = 0; i < p->d->ngrid; i++)
-		lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
-	rc = lr_template_check(tpl, names, &keys);
+	for (i = 0, rc = 0; i < p->d->ngrid && !rc; i++)
+		rc = lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
+	if (!rc)
+		rc = lr_template_check(tpl, names, &keys);
 	lr_kvlist_release(&keys);
 	if (rc)
 		return fail(p, line, "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys", what,
@@ -578,7 +580,8 @@ static int check_whole(struct parse *p)
 	if (!d->nmodels || !d->ntokens)
 		return fail(p, section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
 	for (i = 0; i < d->nmodels; i++) {
-		lr_kvgeom_preset(&g, d->models[i]);
+		if (lr_kvgeom_preset(&g, d->models[i]))
+			return fail(p, section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
 		for (j = 0; j < d->nlayers; j++)
 			if (d->layers[j] > g.layers)
 				return fail(p, section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
@@ -725,11 +728,12 @@ void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_conditi
 		struct lr_kvlist params = { 0 };
 		size_t k, off = 0;
 
-		lr_expdef_condition_params(d, i, &params);
+		if (lr_expdef_condition_params(d, i, &params))
+			snprintf(c->label, sizeof c->label, "(out of memory)");
 		for (k = 0; k < params.n && off < sizeof c->label; k++)
 			off += (size_t)snprintf(c->label + off, sizeof c->label - off, "%s%s=%s", k ? " " : "",
 						params.v[k].key, params.v[k].value);
-		if (!params.n)
+		if (!params.n && !c->label[0])
 			snprintf(c->label, sizeof c->label, "all");
 		lr_kvlist_release(&params);
 		return;
@@ -738,7 +742,8 @@ void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_conditi
 	l = (i / d->ntokens) % nl;
 	m = i / (d->ntokens * nl);
 	snprintf(c->model, sizeof c->model, "%s", d->models[m]);
-	lr_kvgeom_preset(&g, c->model);
+	if (lr_kvgeom_preset(&g, c->model)) /* checked when the definition was loaded */
+		g.layers = 0;
 	c->layers = d->nlayers ? d->layers[l] : g.layers;
 	c->tokens = d->tokens[t];
 	snprintf(c->label, sizeof c->label, "%s %lld/%lld", c->model, (long long)c->layers, (long long)c->tokens);

@@ -7,6 +7,7 @@
  * guessed. Format: docs/experiments.md.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "base/model.h"
@@ -96,14 +97,14 @@ struct lr_exp_condition {
  * with "FILE:LINE: reason" on the first problem. 'd' is released with
  * lr_expdef_release() either way.
  */
-int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text);
+LR_MUST_CHECK int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text);
 void lr_expdef_release(struct lr_expdef *d);
 
 /* Number of conditions, and condition i in grid order (model, layers, tokens). */
-int lr_expdef_conditions(const struct lr_expdef *d);
+LR_MUST_CHECK int lr_expdef_conditions(const struct lr_expdef *d);
 void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c);
 
 /* Condition i's grid values (key -> value in [grid] order), for any target. */
-int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out);
+LR_MUST_CHECK int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out);
 
 #endif

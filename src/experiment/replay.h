@@ -11,6 +11,7 @@
  * Nothing here prints.
  */
 
+#include "base/error.h"
 #include "base/model.h"
 #include "experiment/compare.h"
 #include "experiment/runner.h"
@@ -38,7 +39,7 @@ struct lr_replay {
  * with lr_replay_release() either way. LR_EINVAL for a run that cannot be
  * replayed (an import, or a command whose directory is gone).
  */
-int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r);
+LR_MUST_CHECK int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r);
 void lr_replay_release(struct lr_replay *r);
 
 /* A record run's command line back from its argv JSON (NULL-terminated, malloc'd; lr_argv_free). */

@@ -8,6 +8,7 @@
  * here prints; cmd-report.c formats.
  */
 
+#include "base/error.h"
 #include "base/model.h"
 #include "base/stats.h"
 #include "experiment/expdef.h"
@@ -65,7 +66,7 @@ struct lr_report {
  * first; the experiment runs among them with their tables. LR_ENOTFOUND
  * when no run matches.
  */
-int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
+LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
 void lr_report_release(struct lr_report *r);
 
 #endif

@@ -146,9 +146,9 @@ static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct 
 					    (unsigned long long)n * 2, ci);
 		lr_bf16_synthetic(cx->in, (int64_t)n, d->seed + (uint64_t)ci, 1);
 		memset(cx->out, 0, n * 2); /* resident before timing */
-		lr_view_init(&cx->vin, cx->in, 5, shape);
-		lr_view_init(&cx->vout, cx->out, 5, shape);
-		return 0;
+		if ((rc = lr_view_init(&cx->vin, cx->in, 5, shape)))
+			return rc;
+		return lr_view_init(&cx->vout, cx->out, 5, shape);
 	}
 	if ((rc = lr_kvsrc_synthetic(&cx->src, &cx->g, 1, d->seed + (uint64_t)ci, 1)))
 		return rc;
@@ -253,8 +253,9 @@ static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, con
 			}
 			c->median_ms[a] = lr_median(per, (size_t)(2 * nb)) * (values ? 1 : 1e3);
 			c->drift[a] = lr_drift(sum, nb);
-			if (a > 0)
-				lr_paired_estimate(a1, a2, b1, b2, nb, &c->paired[a]);
+			/* no estimate (n = 0: no verdict) when a time is not positive */
+			if (a > 0 && lr_paired_estimate(a1, a2, b1, b2, nb, &c->paired[a]))
+				memset(&c->paired[a], 0, sizeof c->paired[a]);
 		}
 		free(a1);
 		free(a2);

@@ -9,6 +9,7 @@
  * more arms), and store every repetition. Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdatomic.h>
 #include "base/stats.h"
 #include "experiment/expdef.h"
@@ -64,7 +65,7 @@ struct lr_run_result {
  * filled either way; free r->cond. Returns 0, or an error that stopped the
  * run (a parity failure is a failed condition, not an error).
  */
-int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
+LR_MUST_CHECK int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
 		      struct lr_run_result *r);
 
 /*
@@ -75,10 +76,10 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
  * free res->cond. d->cpu is set to the CPU used when it was -1; a CPU this
  * process may not run on is refused (LR_EINVAL) before anything is stored.
  */
-int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const *argv, char *const *envp,
+LR_MUST_CHECK int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const *argv, char *const *envp,
 			  int64_t replay_of, const struct lr_runopts *ro, struct lr_run *run, struct lr_run_result *res);
 
 /* Whether this process may run on 'cpu' (its affinity mask holds it). */
-int lr_cpu_usable(int cpu);
+LR_MUST_CHECK int lr_cpu_usable(int cpu);
 
 #endif

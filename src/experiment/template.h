@@ -10,12 +10,13 @@
  * literal braces), so a value with blanks stays one argument.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 
 #include "base/model.h"
 
 /* Split 's' into words appended to 'out'. LR_EINVAL with a message on an unterminated quote. */
-int lr_words_split(const char *s, struct lr_strlist *out);
+LR_MUST_CHECK int lr_words_split(const char *s, struct lr_strlist *out);
 
 /*
  * Replace the placeholders of 'tpl' from 'vars' (name -> value): a malloc'd
@@ -25,6 +26,6 @@ int lr_words_split(const char *s, struct lr_strlist *out);
 char *lr_template_expand(const char *tpl, const struct lr_kvlist *vars);
 
 /* Check that every placeholder of 'tpl' is one of 'names' (NULL-terminated) or a key of 'extra'. */
-int lr_template_check(const char *tpl, const char *const *names, const struct lr_kvlist *extra);
+LR_MUST_CHECK int lr_template_check(const char *tpl, const char *const *names, const struct lr_kvlist *extra);
 
 #endif

@@ -14,6 +14,7 @@
  * copy out).
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 struct lr_backend;
@@ -60,6 +61,6 @@ extern const struct lr_backend_ops lr_backend_sim_ops;
 extern const struct lr_backend_ops lr_backend_atom_ops;
 
 /* The ops table of 'name' ("sim", "atom"); LR_EINVAL with a message otherwise. */
-int lr_backend_find(const struct lr_backend_ops **out, const char *name);
+LR_MUST_CHECK int lr_backend_find(const struct lr_backend_ops **out, const char *name);
 
 #endif

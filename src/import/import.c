@@ -153,11 +153,10 @@ static int layer_source(struct pipe *p, int l, struct lr_view *out)
 	hm[1] = tm[2] = v.shape[1];
 	hm[2] = tm[1] = v.shape[2];
 	hm[3] = tm[3] = v.shape[3];
-	lr_view_init(&c1, p->copy1, 4, tm);
-	lr_view_permute(&c1t, &c1, swap12); /* [2,H,T,D] view of token-major memory */
-	if ((rc = lr_copy_view(&c1t, &v)))
+	if ((rc = lr_view_init(&c1, p->copy1, 4, tm)) ||
+	    (rc = lr_view_permute(&c1t, &c1, swap12)) || /* [2,H,T,D] view of token-major memory */
+	    (rc = lr_copy_view(&c1t, &v)) || (rc = lr_view_init(&c2, p->copy2, 4, hm)))
 		return rc;
-	lr_view_init(&c2, p->copy2, 4, hm);
 	if ((rc = lr_copy_view(&c2, &c1t)))
 		return rc;
 	*out = c2;

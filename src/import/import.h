@@ -21,6 +21,7 @@
  * becomes visible, no slot is left allocated.
  */
 
+#include "base/error.h"
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -78,7 +79,7 @@ const char *lr_import_path_name(enum lr_import_path p);
  * cancelled and the lane still shows what it showed before (r says whether
  * it was a cancel or a producer death; the message says which).
  */
-int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+LR_MUST_CHECK int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
 	      struct lr_import_result *r);
 
 /*
@@ -87,10 +88,10 @@ int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const stru
  * pipeline's views). LR_EIO naming the first differing (layer, K/V, head,
  * token, dim) on a mismatch.
  */
-int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o);
+LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o);
 
 /* sha256 over the written span of every tensor the lane shows, in order. */
-int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
+LR_MUST_CHECK int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
 			 const struct lr_kvgeom *g, char hex[65]);
 
 #endif

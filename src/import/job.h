@@ -9,6 +9,7 @@
  * timings (modelled link time flagged apart). Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -61,7 +62,7 @@ struct lr_import_job {
 };
 
 /* Resolve the kernel, the geometries and the source; check the export fits. */
-int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_opts *o);
+LR_MUST_CHECK int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_opts *o);
 
 /*
  * Record and run the import into 'st' (argv and envp are what the run
@@ -69,7 +70,7 @@ int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_op
  * cancelled: see j->run); an error when it could not be. A run stored but
  * not finalised is marked abandoned by the next labrun.
  */
-int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_store *st,
+LR_MUST_CHECK int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_store *st,
 			  char *const *argv, char *const *envp);
 
 void lr_import_job_release(struct lr_import_job *j);

@@ -7,6 +7,7 @@
  * export against the geometry a backend was compiled for.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #define LR_KV_MAXLAYERS 256
@@ -23,13 +24,13 @@ struct lr_kvgeom {
 };
 
 /* Fill the model fields of a preset ("qwen3-0.6b", "qwen3-4b", "gemma3-1b", "koni-8b"). */
-int lr_kvgeom_preset(struct lr_kvgeom *g, const char *name);
+LR_MUST_CHECK int lr_kvgeom_preset(struct lr_kvgeom *g, const char *name);
 
 /* The list of preset names, for help and errors. */
 extern const char *const lr_kvgeom_presets[];
 
 /* head_dim padded to a multiple of 64, as the device stores it. */
-int lr_kvgeom_padded_dim(const struct lr_kvgeom *g);
+LR_MUST_CHECK int lr_kvgeom_padded_dim(const struct lr_kvgeom *g);
 
 /* Device tensor of layer l (K or V alike): blocks x kv_heads x rows x padded_dim. */
 struct lr_kvtensor {
@@ -51,6 +52,6 @@ uint64_t lr_kvgeom_export_bytes(const struct lr_kvgeom *g);
  * written: layers, kv_heads and head_dim must be equal and tokens must fit
  * the capacity. LR_EINVAL naming the field and both values otherwise.
  */
-int lr_kvgeom_check(const struct lr_kvgeom *compiled, const struct lr_kvgeom *export_);
+LR_MUST_CHECK int lr_kvgeom_check(const struct lr_kvgeom *compiled, const struct lr_kvgeom *export_);
 
 #endif

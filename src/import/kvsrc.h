@@ -9,6 +9,7 @@
  * never copies to change the layout.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "encode/layout.h"
@@ -24,18 +25,18 @@ struct lr_kvsrc {
 };
 
 /* Synthetic export of geometry g (layers, kv_heads, tokens, head_dim). */
-int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_major, uint64_t seed,
+LR_MUST_CHECK int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_major, uint64_t seed,
 		       int specials);
 
 /* A .npy file of shape [L,2,H,T,D] (or [L,2,T,H,D] with token_major). */
-int lr_kvsrc_npy(struct lr_kvsrc *s, const char *path, int token_major);
+LR_MUST_CHECK int lr_kvsrc_npy(struct lr_kvsrc *s, const char *path, int token_major);
 
 /*
  * A safetensors file: the BF16 tensor named 'tensor' (or the only tensor),
  * 5-D as above. The JSON header is parsed with jansson; offsets and sizes are
  * checked against the file.
  */
-int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tensor, int token_major);
+LR_MUST_CHECK int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tensor, int token_major);
 
 /* Fill layers/kv_heads/tokens/head_dim of 'g' from the source's shape. */
 void lr_kvsrc_geometry(const struct lr_kvsrc *s, struct lr_kvgeom *g);

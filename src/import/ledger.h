@@ -10,6 +10,7 @@
  * backend-atom.c); nothing here knows which backend it serves.
  */
 
+#include "base/error.h"
 #include <pthread.h>
 #include <stdint.h>
 
@@ -47,12 +48,12 @@ struct lr_lease {
 	struct lr_ledger_tensor *t;
 };
 
-int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg);
+LR_MUST_CHECK int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg);
 void lr_ledger_release(struct lr_ledger *lg);
-int lr_ledger_lease(struct lr_ledger *lg, int lane, int n, const uint64_t *bytes, struct lr_lease **out);
-int lr_ledger_write(struct lr_lease *l, int t, uint64_t offset, const void *src, uint64_t len);
-int lr_ledger_read(struct lr_ledger *lg, int lane, int t, uint64_t offset, void *dst, uint64_t len);
-int lr_ledger_commit(struct lr_lease *l);
+LR_MUST_CHECK int lr_ledger_lease(struct lr_ledger *lg, int lane, int n, const uint64_t *bytes, struct lr_lease **out);
+LR_MUST_CHECK int lr_ledger_write(struct lr_lease *l, int t, uint64_t offset, const void *src, uint64_t len);
+LR_MUST_CHECK int lr_ledger_read(struct lr_ledger *lg, int lane, int t, uint64_t offset, void *dst, uint64_t len);
+LR_MUST_CHECK int lr_ledger_commit(struct lr_lease *l);
 void lr_ledger_cancel(struct lr_lease *l);
 void lr_ledger_stats(struct lr_ledger *lg, struct lr_backend_stats *out);
 

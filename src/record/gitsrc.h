@@ -1,6 +1,7 @@
 #ifndef LR_GITSRC_H
 #define LR_GITSRC_H
 
+#include "base/error.h"
 #include "base/model.h"
 
 /*
@@ -12,15 +13,15 @@
  * tree) are skipped. Outside any repository run->source.present stays 0.
  * Requires git_libgit2_init().
  */
-int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir);
+LR_MUST_CHECK int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir);
 
 /*
  * The top of the (non-bare) git work tree enclosing 'cwd', malloc'd into
  * *out; NULL outside any work tree. Requires git_libgit2_init().
  */
-int lr_git_worktree(char **out, const char *cwd);
+LR_MUST_CHECK int lr_git_worktree(char **out, const char *cwd);
 
 /* Hash --source paths (files or directories) into run->files as 'external'. */
-int lr_source_add_external(struct lr_run *run, const char *path);
+LR_MUST_CHECK int lr_source_add_external(struct lr_run *run, const char *path);
 
 #endif

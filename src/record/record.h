@@ -1,6 +1,7 @@
 #ifndef LR_RECORD_H
 #define LR_RECORD_H
 
+#include "base/error.h"
 #include "base/issueref.h"
 #include "base/model.h"
 #include "store/store.h"
@@ -33,7 +34,7 @@ void lr_record_opts_release(struct lr_record_opts *o);
  * geometry fields a positive integer. Adds to 'l'; a key given twice is an
  * error.
  */
-int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
+LR_MUST_CHECK int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
 
 /*
  * Fill what every kind of run records about itself: a new uuid, 'kind',
@@ -42,7 +43,7 @@ int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg);
  * of the working directory, environment (allowlist, secrets redacted) and
  * the observed CPU binding. 'run' must be lr_run_init'ed.
  */
-int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
+LR_MUST_CHECK int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
 		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
 
 /* Exit statuses of 'labrun record' that are not the command's own. */
@@ -69,7 +70,7 @@ struct lr_record_result {
 	int exec_failed;	/* the command could not be started (126/127) */
 	int artifacts_failed;	/* a declared artifact was missing or refused */
 };
-int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
+LR_MUST_CHECK int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
 	      struct lr_record_result *res);
 
 #endif

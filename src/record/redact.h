@@ -8,6 +8,7 @@
  * secret value are refused rather than stored.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 
 #include "base/model.h"
@@ -18,17 +19,17 @@
 #define LR_SCRUB_MIN 4
 
 /* 1 when the variable name looks like it holds a secret (TOKEN, KEY, ...). */
-int lr_env_name_is_secret(const char *name);
+LR_MUST_CHECK int lr_env_name_is_secret(const char *name);
 
 /* 1 when the variable is on the capture allowlist (OMP_*, RBLN_*, ...). */
-int lr_env_name_is_captured(const char *name);
+LR_MUST_CHECK int lr_env_name_is_captured(const char *name);
 
 /*
  * Add the captured variables of 'envp' to 'out', sorted by name: allowlisted
  * ones with their value, secret-looking ones (allowlisted or not) as
  * '<redacted>' with tag "redacted".
  */
-int lr_env_capture(struct lr_kvlist *out, char *const *envp);
+LR_MUST_CHECK int lr_env_capture(struct lr_kvlist *out, char *const *envp);
 
 /* Streaming scrubber over the secret values of an environment. */
 struct lr_scrub {
@@ -41,7 +42,7 @@ struct lr_scrub {
 };
 
 /* Collect the secret values of 'envp' (a copy; 'envp' may change later). */
-int lr_scrub_init(struct lr_scrub *s, char *const *envp);
+LR_MUST_CHECK int lr_scrub_init(struct lr_scrub *s, char *const *envp);
 void lr_scrub_release(struct lr_scrub *s);
 
 /*
@@ -52,9 +53,9 @@ void lr_scrub_release(struct lr_scrub *s);
  * the sink's error.
  */
 typedef int (*lr_sink_fn)(void *arg, const void *data, size_t len);
-int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
+LR_MUST_CHECK int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
 		  int *found);
-int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg);
+LR_MUST_CHECK int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg);
 
 /* A scrubbed copy of a string (malloc'd), or NULL on allocation failure. */
 char *lr_scrub_string(const struct lr_scrub *s, const char *str);

@@ -20,6 +20,7 @@
  * lr_session_start is lock then begin, for runs with nothing to spool.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 
 #include "base/model.h"
@@ -34,13 +35,13 @@ struct lr_session {
 };
 
 /* Take the spool lock of run->uuid (lr_run_capture set it). */
-int lr_session_lock(struct lr_session *s, struct lr_store *st, struct lr_run *run);
+LR_MUST_CHECK int lr_session_lock(struct lr_session *s, struct lr_store *st, struct lr_run *run);
 
 /* Store the run as 'running' (started_at set now if the caller did not); sets run->id. */
-int lr_session_begin(struct lr_session *s);
+LR_MUST_CHECK int lr_session_begin(struct lr_session *s);
 
 /* lr_session_lock, then lr_session_begin. */
-int lr_session_start(struct lr_session *s, struct lr_store *st, struct lr_run *run);
+LR_MUST_CHECK int lr_session_start(struct lr_session *s, struct lr_store *st, struct lr_run *run);
 
 /*
  * Store the final state the caller put in the run (status, failure, exit,
@@ -51,7 +52,7 @@ int lr_session_start(struct lr_session *s, struct lr_store *st, struct lr_run *r
  * recorded command keeps the command's own. Then the spool goes and the
  * lock is released.
  */
-int lr_session_end(struct lr_session *s, size_t first_new_artifact);
+LR_MUST_CHECK int lr_session_end(struct lr_session *s, size_t first_new_artifact);
 
 /* Release what the session still holds; safe after lr_session_end and on a zeroed session. */
 void lr_session_release(struct lr_session *s);

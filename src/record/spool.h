@@ -10,13 +10,14 @@
  * run 'abandoned'. flock locks die with their process, whatever kills it.
  */
 
+#include "base/error.h"
 #include "store/store.h"
 
 /* malloc'd "<store>/spool/<uuid>.<ext>", or NULL. */
 char *lr_spool_path(const char *store_dir, const char *uuid, const char *ext);
 
 /* Create and lock the .lock file of a new run; *fd holds the lock. */
-int lr_spool_lock(const char *store_dir, const char *uuid, int *fd);
+LR_MUST_CHECK int lr_spool_lock(const char *store_dir, const char *uuid, int *fd);
 
 /* After the run is final: remove the spool files, then release the lock. */
 void lr_spool_unlock(const char *store_dir, const char *uuid, int fd);
@@ -26,7 +27,7 @@ void lr_spool_unlock(const char *store_dir, const char *uuid, int fd);
  * partial logs. *abandoned (may be NULL) counts the runs this call marked.
  * Runs whose recorder is alive are left alone.
  */
-int lr_spool_recover(struct lr_store *st, int *abandoned);
+LR_MUST_CHECK int lr_spool_recover(struct lr_store *st, int *abandoned);
 
 /*
  * Remove spool files no run needs: those of a recorder that died before its
@@ -35,6 +36,6 @@ int lr_spool_recover(struct lr_store *st, int *abandoned);
  * it is older than 'min_age' seconds (a new recorder's lock exists, unheld,
  * for a moment between its creation and its flock). *removed counts files.
  */
-int lr_spool_sweep(struct lr_store *st, int min_age, int *removed);
+LR_MUST_CHECK int lr_spool_sweep(struct lr_store *st, int min_age, int *removed);
 
 #endif

@@ -10,6 +10,7 @@
  * tokens/s. Recomputed from the stored rows. Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "base/model.h"
@@ -57,7 +58,7 @@ struct lr_serving_report {
  * in order of appearance, when nroutes is 0). nrows is 0 when no run holds
  * responses. Release with lr_serving_report_release() either way.
  */
-int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
+LR_MUST_CHECK int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
 			    int nroutes, struct lr_serving_report *r);
 void lr_serving_report_release(struct lr_serving_report *r);
 

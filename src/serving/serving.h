@@ -10,6 +10,7 @@
  * docs/serving.md is the user's description. Nothing here prints.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "store/store.h"
@@ -26,11 +27,11 @@
  * one holding the value of a secret environment variable ('envp') is
  * refused. *set gets the new set's id, *cases its responses.
  */
-int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
+LR_MUST_CHECK int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
 			char *const *envp, int64_t *set, int64_t *cases);
 
 /* Check a responses file without storing anything (the first pass of ingest). */
-int lr_responses_check(const char *path, int64_t *cases);
+LR_MUST_CHECK int lr_responses_check(const char *path, int64_t *cases);
 
 /* ---- comparisons (compare.c) ---- */
 
@@ -44,7 +45,7 @@ struct lr_compare_counts {
  * first differing position; finish reasons are compared apart; a case on one
  * side only is missing. Stored in one transaction; 'counts' summarises it.
  */
-int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
+LR_MUST_CHECK int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
 		    struct lr_compare_counts *counts, int64_t *id);
 
 /*
@@ -52,7 +53,7 @@ int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t 
  * in condition 'cond' (-1: a set ingested by hand, or the only condition
  * that has one). The route's first set there. LR_ENOTFOUND naming the route.
  */
-int lr_route_set(struct lr_store *st, int64_t run, const char *ref, int cond, struct lr_response_set *out);
+LR_MUST_CHECK int lr_route_set(struct lr_store *st, int64_t run, const char *ref, int cond, struct lr_response_set *out);
 
 /* ---- frozen quality gates (gate.c) ---- */
 
@@ -66,7 +67,7 @@ struct lr_gate_counts {
  * "FILE:LINE: reason"). The key is stored as an object, its sha256 with the
  * gate. Stored in one transaction.
  */
-int lr_gate_score(struct lr_store *st, int64_t run, int64_t set, const char *key_path, struct lr_gate_counts *counts,
+LR_MUST_CHECK int lr_gate_score(struct lr_store *st, int64_t run, int64_t set, const char *key_path, struct lr_gate_counts *counts,
 		  int64_t *id);
 
 #endif

@@ -10,6 +10,7 @@
  * is the store layer's job.
  */
 
+#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,7 @@ struct lr_objw;
  * crashed recorder's partial log can be found and adopted later).
  * On success *out belongs to the caller until _commit or _abort.
  */
-int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_path);
+LR_MUST_CHECK int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_path);
 
 /*
  * Install by hard link at commit and leave the temporary file in place, for
@@ -33,18 +34,18 @@ int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_pa
 void lr_objw_keep_tmp(struct lr_objw *w);
 
 /* Append bytes, updating the hash. LR_EIO on a write error. */
-int lr_objw_write(struct lr_objw *w, const void *data, size_t len);
+LR_MUST_CHECK int lr_objw_write(struct lr_objw *w, const void *data, size_t len);
 
 /* Flush what was written to the temporary file (no fsync), so readers of
  * the spool file see it. */
-int lr_objw_flush(struct lr_objw *w);
+LR_MUST_CHECK int lr_objw_flush(struct lr_objw *w);
 
 /*
  * fsync, rename into objects/, fsync the directory, free 'w'. Stores the
  * digest and size. If the object already exists the temporary file is
  * removed (same content, same name). 'w' is freed even on failure.
  */
-int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size);
+LR_MUST_CHECK int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size);
 
 /* Remove the temporary file (unless kept) and free 'w'; safe with NULL. */
 void lr_objw_abort(struct lr_objw *w);
@@ -55,7 +56,7 @@ void lr_objw_abort(struct lr_objw *w);
  * returning non-zero (with a message set): nothing is stored then.
  */
 typedef int (*lr_obj_scan_fn)(void *arg, const void *data, size_t len);
-int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
+LR_MUST_CHECK int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
 		    int64_t *size, lr_obj_scan_fn scan, void *scan_arg);
 
 /*
@@ -64,19 +65,19 @@ int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_
  * itself stays; the caller removes it once the database references the
  * object. Used to adopt a dead recorder's spool.
  */
-int lr_obj_adopt(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size);
+LR_MUST_CHECK int lr_obj_adopt(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size);
 
 /* Path of an object in a malloc'd string; NULL on allocation failure. */
 char *lr_obj_path(const char *store_dir, const char *hex);
 
 /* Re-hash an object: 0 when it exists and matches its name, LR_ENOTFOUND
  * when missing, LR_EIO (message names the object) when corrupt. */
-int lr_obj_verify(const char *store_dir, const char *hex);
+LR_MUST_CHECK int lr_obj_verify(const char *store_dir, const char *hex);
 
 /* fsync a directory; 0 or LR_EIO. */
-int lr_fsync_dir(const char *dir);
+LR_MUST_CHECK int lr_fsync_dir(const char *dir);
 
 /* mkdir -p for one level below an existing parent: 0 if it exists or was made. */
-int lr_mkdir1(const char *dir);
+LR_MUST_CHECK int lr_mkdir1(const char *dir);
 
 #endif

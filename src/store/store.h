@@ -8,6 +8,7 @@
  * transactions that never span a command's execution.
  */
 
+#include "base/error.h"
 #include <stdint.h>
 
 #include "base/model.h"
@@ -45,7 +46,7 @@ enum {
  * as cmd_open_store does). *out is malloc'd; *exists says whether the
  * directory is already there. LR_ENOTFOUND when reading and there is none.
  */
-int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);
+LR_MUST_CHECK int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);
 
 /*
  * Open (and with LR_STORE_CREATE, create) the store in 'dir', applying any
@@ -53,7 +54,7 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
  * database that is not a labrun store, is refused with LR_ESCHEMA and left
  * untouched. *out belongs to the caller: lr_store_free().
  */
-int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
+LR_MUST_CHECK int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
 
 /*
  * Called once per wait when a store's lock has been held by another process
@@ -69,7 +70,7 @@ const char *lr_store_dir(const struct lr_store *st);
 const char *lr_store_sqlite_version(void);
 
 /* PRAGMA user_version of the open database. */
-int lr_store_schema_version(struct lr_store *st);
+LR_MUST_CHECK int lr_store_schema_version(struct lr_store *st);
 
 /*
  * Insert 'run' as 'running' with every fact known before execution (host,
@@ -77,38 +78,38 @@ int lr_store_schema_version(struct lr_store *st);
  * artifacts already in run->artifacts) in one transaction; sets run->id.
  * Objects named by artifacts must already be in objects/.
  */
-int lr_store_run_begin(struct lr_store *st, struct lr_run *run);
+LR_MUST_CHECK int lr_store_run_begin(struct lr_store *st, struct lr_run *run);
 
 /*
  * Finalise a run in one transaction: status, end time, exit, resource use,
  * failure text, the artifacts from index 'first_new_artifact' on, and the
  * run's measurements.
  */
-int lr_store_run_finish(struct lr_store *st, const struct lr_run *run, size_t first_new_artifact);
+LR_MUST_CHECK int lr_store_run_finish(struct lr_store *st, const struct lr_run *run, size_t first_new_artifact);
 
 /* Runs still marked 'running': ids and uuids (malloc'd arrays, caller frees). */
 struct lr_running {
 	int64_t id;
 	char uuid[37];
 };
-int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n);
+LR_MUST_CHECK int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n);
 
 /*
  * Mark run 'id' abandoned if it is still running, linking the given logs.
  * *changed is 1 when this call did it, 0 when another process finished or
  * abandoned it first.
  */
-int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
+LR_MUST_CHECK int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
 			 const struct lr_artifact *logs, size_t nlogs, int *changed);
 
 /*
  * Resolve a run reference: a short id ("7"), a uuid or a unique uuid prefix
  * of at least 4 characters, or "last". LR_ENOTFOUND / LR_EINVAL otherwise.
  */
-int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
+LR_MUST_CHECK int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
 
 /* Load everything recorded about run 'id' into 'run' (lr_run_init'ed). */
-int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
+LR_MUST_CHECK int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
 
 struct lr_run_filter {
 	const char *issue;	/* normalised issue ref, or NULL */
@@ -124,7 +125,7 @@ struct lr_run_filter {
  * 'fn' stops the walk and is returned.
  */
 typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
-int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
 
 /* ---- experiment runs (labrun run) ---- */
 
@@ -193,14 +194,14 @@ struct lr_store_rep {
 };
 
 /* Store the definition text and the arms of experiment run 'run' (one transaction). */
-int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
+LR_MUST_CHECK int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
 			     const char *text, const struct lr_store_arm *arms, int narms);
 
 /*
  * Store one condition's outcome in one transaction: its row, the parity
  * hash of each arm (NULL when the arm never ran), and its repetitions.
  */
-int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
+LR_MUST_CHECK int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
 		       const char *const *arm_sha, const int *matches, int narms,
 		       const struct lr_store_rep *reps, int nreps);
 
@@ -209,7 +210,7 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
  * condition and arm of a command experiment, in block/slot order: *out is
  * malloc'd. *higher says the metric's direction (from its first row).
  */
-int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
+LR_MUST_CHECK int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
 			int *higher);
 
 /*
@@ -217,29 +218,29 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
  * kernel, contract, layout, mode and threads) recorded on the same host as
  * run 'run', other than 'run' itself: *aa gets its id, 0 when there is none.
  */
-int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa);
+LR_MUST_CHECK int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa);
 
 /* The routes of a command experiment's arms that declare responses, in arm order. */
-int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg);
 
 /* The grid values of a command experiment's condition (key -> value, in [grid] order). */
-int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out);
+LR_MUST_CHECK int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out);
 
 /* The stored definition of an experiment run: malloc'd path and text; LR_ENOTFOUND if none. */
-int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
+LR_MUST_CHECK int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text);
 
 /* Parity hashes of an experiment run: out[cond * narm + arm] of a caller array of ncond x narm ("" if none). */
-int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, struct lr_digest *out);
+LR_MUST_CHECK int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm, struct lr_digest *out);
 
 /*
  * Timed (non-warm-up) repetitions of one condition and arm, in block/slot
  * order, per execution (wall_s / inner): *out is malloc'd (NULL when none),
  * as many as there are. *flagged counts the interfered ones.
  */
-int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged);
+LR_MUST_CHECK int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged);
 
 /* The arms of an experiment run, in order: names and resolved kernels into caller arrays of 32 bytes each. */
-int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);
+LR_MUST_CHECK int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);
 
 /* Conditions of an experiment run in order, read back (strings malloc'd into the caller's array; free with
  * lr_store_conditions_free). */
@@ -251,7 +252,7 @@ struct lr_store_condition_row {
 	char *failure;
 	int flagged;	/* interfered repetitions in timed blocks */
 };
-int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
+LR_MUST_CHECK int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
 void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
 
 /*
@@ -259,7 +260,7 @@ void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
  * whose rows differ from the sealed digest. *sealed is 0 for a run that was
  * never sealed (still running, or recorded before seals existed).
  */
-int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
+LR_MUST_CHECK int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
 
 /* The newest ledger entry: what a report or comment publishes as SEQ:DIGEST. */
 struct lr_ledger_head {
@@ -278,7 +279,7 @@ typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const 
  * input (an answer key) rather than a result.
  */
 typedef int (*lr_run_object_fn)(void *arg, const char *name, const char *sha256, int input);
-int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object_fn fn, void *arg);
 
 /* Sign every ledger entry appended from now on with 'signer', which the store now owns. */
 struct lr_signer;
@@ -286,7 +287,7 @@ void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
 
 /* Each key that signed entries: its fingerprint, the entries' numbers and their runs' ids, space-separated. */
 typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries, const char *runs);
-int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg);
 
 /* A ledger entry as stored, with the public key of its signer (NULL fields: unsigned). */
 struct lr_ledger_entry {
@@ -297,10 +298,10 @@ struct lr_ledger_entry {
 typedef int (*lr_ledger_entry_fn)(void *arg, const struct lr_ledger_entry *e);
 
 /* Every ledger entry of run 'id', oldest first. */
-int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg);
 
 /* The newest ledger entry, read without checking the chain (seq 0: empty). */
-int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
+LR_MUST_CHECK int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
 
 /*
  * Walk the ledger: every entry links to the one before and matches its
@@ -311,46 +312,46 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);
  * stored for its fingerprint. 'fn' gets each problem (seq 0 for a run with
  * no entry). *head is the newest entry.
  */
-int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
+LR_MUST_CHECK int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
 			  struct lr_ledger_head *head);
 
 /*
  * digest gets entry 'seq''s digest ("" when there is none); 'fn' gets every
  * later entry, with its kind as text.
  */
-int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg);
 
 /* Every repetition of experiment run 'run', in order, through 'fn' (header first). */
-int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg);
 
 /* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
-int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
+LR_MUST_CHECK int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
 		      const struct lr_strlist *run_uuids, int64_t *id);
 
 /* Each registration, oldest first: id, hub, crate path, manifest sha256, time, and its runs' ids ("3 5"). */
 typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
 				  const char *when, const char *runs);
-int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
 
 /* Where a pruned object lives: malloc'd archive path and member; LR_ENOTFOUND when it was never pruned. */
-int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member);
+LR_MUST_CHECK int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member);
 
 /* Every pruned object: its sha256, archive path and member, by sha256. */
 typedef int (*lr_archived_fn)(void *arg, const char *sha256, const char *archive, const char *member);
-int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg);
 
 /* How many pruned objects live in archive 'path' (an absolute path). */
-int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects);
+LR_MUST_CHECK int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects);
 
 /* Record that objects were archived as members of 'archive' (one transaction). */
-int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
+LR_MUST_CHECK int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
 
 /* The store's settings ('labrun config'): *value is malloc'd, NULL when the key is not set. */
-int lr_store_setting_get(struct lr_store *st, const char *key, char **value);
+LR_MUST_CHECK int lr_store_setting_get(struct lr_store *st, const char *key, char **value);
 /* Set KEY to VALUE, or remove it when VALUE is NULL. */
-int lr_store_setting_set(struct lr_store *st, const char *key, const char *value);
+LR_MUST_CHECK int lr_store_setting_set(struct lr_store *st, const char *key, const char *value);
 typedef int (*lr_setting_fn)(void *arg, const char *key, const char *value, const char *set_at);
-int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg);
 
 /*
  * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer
@@ -358,7 +359,7 @@ int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg);
  * name (an object shared by several logs comes once per log).
  */
 typedef int (*lr_log_fn)(void *arg, const char *sha256, int64_t run, const char *role, const char *name);
-int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg);
 
 /* What a replay found for one item ("exit code", "output results.txt", "condition 2"). */
 struct lr_replay_check {
@@ -368,7 +369,7 @@ struct lr_replay_check {
 };
 
 /* Record replay run 'run's checks, all in one transaction that also reseals the run. */
-int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
+LR_MUST_CHECK int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
 
 /* ---- serving evidence: response sets, comparisons, gates (store/serving.c) ---- */
 
@@ -395,20 +396,20 @@ struct lr_response_set {
 
 /* Writing one set: begin (a write transaction), add each response, commit (or abort: nothing stays). */
 struct lr_set_writer;
-int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
+LR_MUST_CHECK int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
 		       const char *raw_sha256, struct lr_set_writer **out);
-int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
+LR_MUST_CHECK int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
 /* Commit; a final run is resealed in the same transaction. *id gets the set's id. */
-int lr_store_set_commit(struct lr_set_writer *w, int64_t *id);
+LR_MUST_CHECK int lr_store_set_commit(struct lr_set_writer *w, int64_t *id);
 void lr_store_set_abort(struct lr_set_writer *w);
 
 /* The sets of run 'run' (route NULL: every route), by id. */
 typedef int (*lr_set_fn)(void *arg, const struct lr_response_set *s);
-int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg);
 
 /* Each response of set 'set', by case id. */
 typedef int (*lr_response_fn)(void *arg, const struct lr_response *r);
-int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg);
 
 /* What one case of a comparison found (comparison_case). */
 struct lr_case_outcome {
@@ -424,12 +425,12 @@ struct lr_case_outcome {
  */
 typedef int (*lr_judge_fn)(void *arg, const struct lr_response *ref, const struct lr_response *cand,
 			   struct lr_case_outcome *out);
-int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
+LR_MUST_CHECK int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
 			lr_judge_fn judge, void *arg, int64_t *id);
 
 /* Every case of comparison 'id' that is not exact with equal finish reasons, by case id. */
 typedef int (*lr_outcome_fn)(void *arg, const char *case_id, const struct lr_case_outcome *o);
-int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn fn, void *arg);
 
 /* One case of a gate (gate_case). */
 struct lr_gate_case {
@@ -446,7 +447,7 @@ struct lr_comparison_row {
 };
 typedef int (*lr_comparison_fn)(void *arg, const struct lr_comparison_row *c);
 /* The comparisons whose candidate belongs to run 'run', by id. */
-int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg);
 
 /* A stored gate with its scores (gate_summary). */
 struct lr_gate_row {
@@ -457,19 +458,19 @@ struct lr_gate_row {
 };
 typedef int (*lr_gate_fn)(void *arg, const struct lr_gate_row *g);
 /* The gates of run 'run', by id. */
-int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg);
 
 /* Every case of gate 'id' that did not pass all three checks, by case id. */
 typedef int (*lr_gate_case_fn)(void *arg, const struct lr_gate_case *c);
-int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg);
 
 
 /* Store a gate of set 'set' of run 'run' with its cases, in one transaction (resealing a final run). */
-int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
+LR_MUST_CHECK int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
 		  const struct lr_gate_case *cases, int n, int64_t *id);
 
 /* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
-int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
+LR_MUST_CHECK int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
 
 
 /*
@@ -478,15 +479,15 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
  * 'fn' gets the column count, names, values (NULL for SQL NULL) and types
  * (SQLITE_INTEGER... as ints) of each row; 'header' is called once first.
  */
-int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr_sqlrow_fn fn, void *arg);
 
 /* The checks of lr_store_sql_readonly() alone: 0 when 'sql' would run, without running it. */
-int lr_store_sql_screen(struct lr_store *st, const char *sql);
+LR_MUST_CHECK int lr_store_sql_screen(struct lr_store *st, const char *sql);
 
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
-int lr_store_integrity(struct lr_store *st);
+LR_MUST_CHECK int lr_store_integrity(struct lr_store *st);
 
 /* Call 'fn' with every object sha256 the database references and expects in objects/ (not pruned ones). */
-int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
 
 #endif

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = lr_fuzz_text(data, size);
 	struct lr_expdef d;
 
-	lr_expdef_load(&d, "fuzz.ini", text);
+	(void)lr_expdef_load(&d, "fuzz.ini", text);
 	lr_expdef_release(&d);
 	free(text);
 	return 0;

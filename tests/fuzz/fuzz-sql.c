@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *sql = lr_fuzz_text(data, size);
 
-	lr_store_sql_screen(st, sql);
+	(void)lr_store_sql_screen(st, sql);
 	free(sql);
 	return 0;
 }

@@ -35,7 +35,7 @@ final_runs() {
 		FROM run WHERE status != 'running' ORDER BY id)"
 }
 
-n=0 killed=0
+n=0 killed=0 strays=0
 while [ $n -lt "$TRIALS" ]; do
 	kind=$((n % 4))
 	# a point inside the operation's usual duration here (ms): record, run, import, archive
@@ -60,10 +60,22 @@ while [ $n -lt "$TRIALS" ]; do
 	for id in $(q "SELECT group_concat(id, ' ') FROM run WHERE status = 'abandoned' AND kind = 'record'"); do
 		"$LABRUN" cat "$id" stdout >/dev/null 2>"$T/err" || { cat "$T/err" >&2; fail "trial $n: abandoned run $id's log unreadable"; }
 	done
-	[ -z "$(ls "$T/store/spool")" ] || fail "trial $n: spool not emptied: $(ls "$T/store/spool")"
+	# A kill between taking the spool lock and writing the 'running' row leaves a lock of no run;
+	# fsck removes such strays once a minute old (a new recorder's lock is briefly unheld). Aged
+	# by hand, each must go; anything else left in the spool is unexplained.
+	for f in $(ls "$T/store/spool"); do
+		case $f in *.lock) ;; *) fail "trial $n: spool file $f left behind" ;; esac
+		equals "$(q "SELECT count(*) FROM run WHERE uuid = '${f%.lock}'")" "0" "trial $n: the leftover lock $f belongs to no run"
+		touch -d '2 minutes ago' "$T/store/spool/$f"
+		strays=$((strays + 1))
+	done
+	if [ -n "$(ls "$T/store/spool")" ]; then
+		expect_exit 0 "trial $n: fsck sweeps the stray lock" "$LABRUN" fsck
+		[ -z "$(ls "$T/store/spool")" ] || fail "trial $n: spool not emptied by fsck: $(ls "$T/store/spool")"
+	fi
 	n=$((n + 1))
 done
-echo "# $TRIALS trials (seed $SEED), $killed killed while running;" \
+echo "# $TRIALS trials (seed $SEED), $killed killed while running, $strays stray lock(s) swept;" \
 	"runs: $(q "SELECT group_concat(status || '=' || n, ' ') FROM (SELECT status, count(*) AS n FROM run GROUP BY status)")"
 [ "$killed" -ge $((TRIALS / 2)) ] || fail "only $killed of $TRIALS trials killed a running command: delays too long"
 ok "$killed of $TRIALS trials were killed mid-operation"

@@ -32,7 +32,7 @@ reader() {
 	last=0
 	while [ "$(date +%s)" -lt "$end" ]; do
 		"$LABRUN" report --issue 205 >/dev/null 2>>"$T/err.q$1" || echo "report failed" >>"$T/fail.q$1"
-		n=$("$LABRUN" sql --csv "SELECT count(*) FROM run WHERE status != 'running'" 2>>"$T/err.q$1" | sed -n 2p) ||
+		n=$("$LABRUN" sql --csv "SELECT count(*) FROM run WHERE status != 'running'" 2>>"$T/err.q$1" | sed -n 2p | tr -d '\r') ||
 			echo "sql failed" >>"$T/fail.q$1"
 		[ "${n:-0}" -ge "$last" ] || echo "final runs went from $last to $n" >>"$T/fail.q$1"
 		last=${n:-0}
