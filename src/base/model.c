@@ -221,6 +221,7 @@ void lr_run_release(struct lr_run *r)
 		free(r->measures[i].unit);
 	}
 	free(r->measures);
+	lr_strlist_release(&r->secrets);
 	lr_run_init(r);
 }
 

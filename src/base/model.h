@@ -134,6 +134,7 @@ struct lr_run {
 	size_t nartifacts, capartifacts;
 	struct lr_measure *measures;
 	size_t nmeasures, capmeasures;
+	struct lr_strlist secrets;	/* values that must never be stored (never stored themselves) */
 };
 
 void lr_run_init(struct lr_run *r);

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "experiment/runner.h"
 #include "record/record.h"
+#include "record/redact.h"
 #include "record/session.h"
 
 int lr_cpu_usable(int cpu)
@@ -44,7 +45,7 @@ int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const 
 {
 	struct lr_session ss = { 0 };
 	char num[32], failure[128];
-	int rc;
+	int rc, found;
 
 	if (d->cpu >= 0 && !lr_cpu_usable(d->cpu)) {
 		char allowed[128];
@@ -57,6 +58,16 @@ int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const 
 	}
 	if ((rc = lr_run_capture(st, run, LR_KIND_EXPERIMENT, argv, envp, d->name, NULL, &d->issues)))
 		return rc;
+	/* the definition is stored verbatim (its sha256 proves it), so one holding a secret is refused */
+	if ((rc = lr_text_holds_secret(&run->secrets, d->text, &found)) ||
+	    (!found && (rc = lr_text_holds_secret(&run->secrets, d->path, &found))))
+		return rc;
+	if (found) {
+		rc = lr_error_set(LR_EREFUSED, "refusing to store definition '%s': it holds the value of a secret variable",
+				  d->path);
+		lr_error_hint("take the value out of the definition; labrun records secret variables by name only");
+		return rc;
+	}
 	run->replay_of = replay_of;
 	if (d->cpu < 0)
 		d->cpu = sched_getcpu();

@@ -234,7 +234,7 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kin
 		return rc;
 	if ((rc = lr_git_capture(run, cwd, lr_store_dir(st))))
 		return rc;
-	if ((rc = lr_env_capture(&run->env, envp)))
+	if ((rc = lr_env_capture(&run->env, envp)) || (rc = lr_env_secrets(&run->secrets, envp)))
 		return rc;
 	return lr_binding_probe(&run->binding, envp, "/sys");
 }

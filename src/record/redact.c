@@ -109,6 +109,62 @@ int lr_env_capture(struct lr_kvlist *out, char *const *envp)
 	return 0;
 }
 
+/* Add one secret value to the scrubber (values too short to scrub are skipped). */
+static int scrub_add(struct lr_scrub *s, size_t *cap, const char *value)
+{
+	if (strlen(value) < LR_SCRUB_MIN)
+		return 0;
+	if (s->n == *cap) {
+		char **ns;
+		size_t *nl;
+
+		*cap = *cap ? *cap * 2 : 8;
+		ns = realloc(s->secrets, *cap * sizeof *ns);
+		if (ns)
+			s->secrets = ns;
+		nl = realloc(s->lens, *cap * sizeof *nl);
+		if (nl)
+			s->lens = nl;
+		if (!ns || !nl)
+			return LR_ENOMEM;
+	}
+	if (!(s->secrets[s->n] = strdup(value)))
+		return LR_ENOMEM;
+	s->lens[s->n] = strlen(value);
+	if (s->lens[s->n] > s->maxlen)
+		s->maxlen = s->lens[s->n];
+	s->n++;
+	return 0;
+}
+
+int lr_scrub_init_values(struct lr_scrub *s, const struct lr_strlist *values)
+{
+	size_t i, cap = 0;
+
+	memset(s, 0, sizeof *s);
+	for (i = 0; values && i < values->n; i++)
+		if (scrub_add(s, &cap, values->v[i])) {
+			lr_scrub_release(s);
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		}
+	return 0;
+}
+
+int lr_env_secrets(struct lr_strlist *out, char *const *envp)
+{
+	struct lr_scrub s;
+	size_t i;
+	int rc;
+
+	if ((rc = lr_scrub_init(&s, envp)))
+		return rc;
+	for (i = 0; i < s.n && !rc; i++)
+		if (!lr_strlist_contains(out, s.secrets[i]))
+			rc = lr_strlist_add(out, s.secrets[i]);
+	lr_scrub_release(&s);
+	return rc ? lr_error_set(LR_ENOMEM, "out of memory") : 0;
+}
+
 int lr_scrub_init(struct lr_scrub *s, char *const *envp)
 {
 	size_t i, cap = 0;
@@ -124,29 +180,8 @@ int lr_scrub_init(struct lr_scrub *s, char *const *envp)
 		n = (size_t)(eq - envp[i]);
 		memcpy(name, envp[i], n);
 		name[n] = '\0';
-		if (!lr_env_name_is_secret(name) || strlen(eq + 1) < LR_SCRUB_MIN)
-			continue;
-		if (s->n == cap) {
-			char **ns;
-			size_t *nl;
-
-			cap = cap ? cap * 2 : 8;
-			ns = realloc(s->secrets, cap * sizeof *ns);
-			if (ns)
-				s->secrets = ns;
-			nl = realloc(s->lens, cap * sizeof *nl);
-			if (nl)
-				s->lens = nl;
-			if (!ns || !nl)
-				goto nomem;
-		}
-		s->secrets[s->n] = strdup(eq + 1);
-		if (!s->secrets[s->n])
+		if (lr_env_name_is_secret(name) && scrub_add(s, &cap, eq + 1))
 			goto nomem;
-		s->lens[s->n] = strlen(eq + 1);
-		if (s->lens[s->n] > s->maxlen)
-			s->maxlen = s->lens[s->n];
-		s->n++;
 	}
 	return 0;
 nomem:
@@ -258,4 +293,80 @@ char *lr_scrub_string(const struct lr_scrub *s, const char *str)
 	memcpy(res + out, str + pos, len - pos);
 	res[out + len - pos] = '\0';
 	return res;
+}
+
+/* Replace *p by its scrubbed copy. */
+static int scrub_field(const struct lr_scrub *s, char **p)
+{
+	char *c;
+
+	if (!*p)
+		return 0;
+	if (!(c = lr_scrub_string(s, *p)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	free(*p);
+	*p = c;
+	return 0;
+}
+
+static int scrub_kvs(const struct lr_scrub *s, struct lr_kvlist *l)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < l->n && !rc; i++)
+		if (!(rc = scrub_field(s, &l->v[i].key)))
+			rc = scrub_field(s, &l->v[i].value);
+	return rc;
+}
+
+int lr_run_scrub(struct lr_run *r)
+{
+	char **fields[] = { &r->experiment, &r->failure, &r->cwd, &r->argv_json, &r->note, &r->host.hostname,
+			    &r->host.os, &r->host.kernel, &r->host.arch, &r->host.cpu_model, &r->host.cpu_flags,
+			    &r->source.repo_path, &r->source.head, &r->source.branch };
+	struct lr_scrub s;
+	size_t i;
+	int rc;
+
+	if (!r->secrets.n)
+		return 0;
+	if ((rc = lr_scrub_init_values(&s, &r->secrets)))
+		return rc;
+	for (i = 0; i < sizeof fields / sizeof *fields && !rc; i++)
+		rc = scrub_field(&s, fields[i]);
+	for (i = 0; i < r->nfiles && !rc; i++)
+		rc = scrub_field(&s, &r->files[i].path);
+	for (i = 0; i < r->issues.n && !rc; i++)
+		rc = scrub_field(&s, &r->issues.v[i]);
+	for (i = 0; i < r->nartifacts && !rc; i++)
+		rc = scrub_field(&s, &r->artifacts[i].name);
+	for (i = 0; i < r->nmeasures && !rc; i++)
+		if (!(rc = scrub_field(&s, &r->measures[i].name)))
+			rc = scrub_field(&s, &r->measures[i].unit);
+	if (!rc && !(rc = scrub_kvs(&s, &r->env)) && !(rc = scrub_kvs(&s, &r->binding)) &&
+	    !(rc = scrub_kvs(&s, &r->geometry)))
+		rc = scrub_kvs(&s, &r->tools);
+	lr_scrub_release(&s);
+	return rc;
+}
+
+int lr_text_holds_secret(const struct lr_strlist *secrets, const char *text, int *found)
+{
+	struct lr_scrub s;
+	char *c;
+	int rc;
+
+	*found = 0;
+	if (!secrets->n || !text)
+		return 0;
+	if ((rc = lr_scrub_init_values(&s, secrets)))
+		return rc;
+	c = lr_scrub_string(&s, text);
+	lr_scrub_release(&s);
+	if (!c)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	*found = strcmp(c, text) != 0;
+	free(c);
+	return 0;
 }

@@ -4,8 +4,9 @@
 /*
  * Secrets never reach the store. A variable whose name looks secret is
  * recorded as '<redacted>', and its value is scrubbed from everything
- * labrun writes: logs, argv, notes. Declared artifacts that contain a
- * secret value are refused rather than stored.
+ * labrun writes: logs, and every text field of a run (lr_run_scrub).
+ * What is stored verbatim (declared artifacts, experiment definitions)
+ * is refused when it holds a secret value.
  */
 
 #include "base/error.h"
@@ -59,5 +60,23 @@ LR_MUST_CHECK int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg)
 
 /* A scrubbed copy of a string (malloc'd), or NULL on allocation failure. */
 char *lr_scrub_string(const struct lr_scrub *s, const char *str);
+
+/* A scrubber over a list of secret values (copied). */
+LR_MUST_CHECK int lr_scrub_init_values(struct lr_scrub *s, const struct lr_strlist *values);
+
+/* Add the secret values of 'envp' (those lr_scrub_init would scrub) to 'out', once each. */
+LR_MUST_CHECK int lr_env_secrets(struct lr_strlist *out, char *const *envp);
+
+/*
+ * The one scrubber of everything a run stores: every text field of 'r'
+ * (argv, note, failure, cwd, experiment, host, source state and file names,
+ * issues, artifact and measurement names, env, binding, geometry and tools)
+ * with each of r->secrets replaced by '<redacted>'. The session calls it
+ * before each write of the run.
+ */
+LR_MUST_CHECK int lr_run_scrub(struct lr_run *r);
+
+/* *found = 1 when 'text' holds one of 'secrets' (for text stored verbatim, which is refused then). */
+LR_MUST_CHECK int lr_text_holds_secret(const struct lr_strlist *secrets, const char *text, int *found);
 
 #endif

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "record/redact.h"
 #include "record/session.h"
 #include "record/spool.h"
 
@@ -29,12 +30,15 @@ static void cpu_times(double *user, double *sys, int64_t *peak_kib)
 int lr_session_begin(struct lr_session *s)
 {
 	struct lr_run *run = s->run;
+	int rc;
 
 	s->start_s = lr_monotonic_s();
 	cpu_times(&s->user_s, &s->sys_s, NULL);
 	run->status = LR_RUNNING;
 	if (!run->started_at && !(run->started_at = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_run_scrub(run)))
+		return rc;
 	return lr_store_run_begin(s->st, run);
 }
 
@@ -62,7 +66,7 @@ int lr_session_end(struct lr_session *s, size_t first_new_artifact)
 	}
 	if (run->status != LR_PASSED && !run->failure)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_store_run_finish(s->st, run, first_new_artifact)))
+	if ((rc = lr_run_scrub(run)) || (rc = lr_store_run_finish(s->st, run, first_new_artifact)))
 		return rc;
 	lr_spool_unlock(lr_store_dir(s->st), run->uuid, s->lock);
 	s->lock = -1;

@@ -19,6 +19,41 @@ echo "key is s3cr3t-value" >leak.txt
 expect_exit 125 "an artifact holding the secret is refused" "$LABRUN" record --artifact leak.txt -- true
 contains "$T/err" "refusing to store artifact 'leak.txt'" "refusal names the artifact"
 
+# The value planted in every other place a run's facts come from: an untracked file name, the git
+# branch, an allowlisted variable (PYTHONPATH), --experiment, --issue, --geometry, --tool, --binding
+# and an artifact name; and experiment definitions (text and file name), which are refused.
+make_repo src
+git -C src checkout -q -b "feature-s3cr3t-value"
+echo notes >"src/notes-s3cr3t-value.txt"
+expect_exit 0 "record with the secret planted in every field" sh -c 'cd src && PYTHONPATH=/opt/s3cr3t-value/lib \
+	"$LABRUN" record --experiment "exp-s3cr3t-value" --issue "s3cr3t-value/repo#1" \
+	--geometry "model=s3cr3t-value" --tool "compiler=s3cr3t-value" --binding "s3cr3t-value=1" \
+	--artifact "out-s3cr3t-value.txt" -- sh -c "echo hi >out-s3cr3t-value.txt"'
+planted=$(q "SELECT id FROM run ORDER BY id DESC LIMIT 1")
+equals "$(q "SELECT name FROM artifact WHERE run_id = $planted AND role = 'output'")" "out-<redacted>.txt" \
+	"the artifact is stored under its scrubbed name"
+equals "$(q "SELECT branch FROM source_state WHERE run_id = $planted")" "feature-<redacted>" "the branch is scrubbed"
+equals "$(q "SELECT value FROM env_var WHERE run_id = $planted AND name = 'PYTHONPATH'")" "/opt/<redacted>/lib" \
+	"an allowlisted variable's value is scrubbed"
+equals "$(q "SELECT count(*) FROM source_file WHERE run_id = $planted AND path = 'notes-<redacted>.txt'")" "1" \
+	"the untracked file is listed under its scrubbed name"
+sed 's/^name = tiny-encode/name = tiny-encode ; s3cr3t-value/' "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >secret.ini
+expect_exit 1 "a definition holding the value is refused" "$LABRUN" run secret.ini
+contains "$T/err" "refusing to store definition 'secret.ini': it holds the value of a secret variable" "named"
+cp "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" "def-s3cr3t-value.ini"
+expect_exit 1 "so is a definition whose file name holds it" "$LABRUN" run "def-s3cr3t-value.ini"
+expect_exit 0 "a crate of the run" "$LABRUN" manifest --run "$planted" -o crate
+expect_exit 0 "an archive of the run" "$LABRUN" archive --run "$planted" -o planted.tar.zst
+mkdir extracted
+expect_exit 0 "extracted" "$LABRUN" archive --extract planted.tar.zst extracted
+for d in crate extracted; do
+	if grep -rqa "s3cr3t-value" "$d"; then
+		grep -rla "s3cr3t-value" "$d" >&2
+		fail "the secret value reached the $d"
+	fi
+	ok "the value appears nowhere in the $d"
+done
+
 # Search everything, the WAL included, then again after a checkpoint.
 for when in before after; do
 	if grep -rqa "s3cr3t-value" "$T/store"; then
