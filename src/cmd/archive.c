@@ -13,7 +13,7 @@
 #include "evidence/settings.h"
 
 static const char usage[] =
-	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune]\n"
+	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune] [--allow-findings]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
@@ -28,7 +28,9 @@ static const char usage[] =
 	"  --issue REF    every run that is evidence for REF\n"
 	"  -o FILE        the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)\n"
 	"  --prune        then remove from the store the logs only these runs use; 'labrun cat',\n"
-	"                 audit and fsck read them from the archive from then on\n";
+	"                 audit and fsck read them from the archive from then on\n"
+	"  --allow-findings  archive even when 'labrun scan' has new findings in the runs\n"
+	"                 (they are printed either way; without it the archive is refused)\n";
 
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
@@ -39,6 +41,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		{ "extract", required_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "prune", no_argument, NULL, 'P' },
+		{ "allow-findings", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,7 +51,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	int64_t *ids = NULL;
 	int n = 0;
 	char issue[256], deflt[320], name[280];
-	int c, rc = 0, modes = 0, members = 0, prune = 0, placeholder = 0;
+	int c, rc = 0, modes = 0, members = 0, prune = 0, placeholder = 0, allow = 0;
 	size_t pruned = 0;
 	long long bytes = 0;
 
@@ -76,6 +79,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'A':
+			allow = 1;
 			break;
 		case 'P':
 			prune = 1;
@@ -109,7 +115,8 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("archive", "unexpected argument '%s'", argv[optind]);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)))
+	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)) ||
+	    (rc = cmd_scan_runs(st, ids, n, allow, "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", name);
 	if ((rc = lr_evidence_archive(st, ids, n, out ? out : deflt, deflt, &placeholder)))

@@ -73,6 +73,7 @@ int cmd_register(const struct lr_global *g, int argc, char **argv);
 int cmd_ingest(const struct lr_global *g, int argc, char **argv);
 int cmd_compare(const struct lr_global *g, int argc, char **argv);
 int cmd_gate(const struct lr_global *g, int argc, char **argv);
+int cmd_scan(const struct lr_global *g, int argc, char **argv);
 
 struct lr_comparison;
 /* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */
@@ -102,6 +103,16 @@ int cmd_fail(int rc);
  */
 int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issue, const char *what, int64_t **ids,
 		      int *n, char *name, size_t len);
+
+/* The store if there is one, opened to read its settings; LR_ENOTFOUND (no message) when none. */
+int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g);
+
+/*
+ * Scan runs[0..n) as they would be published (lr_scan_run) with the store's
+ * scan settings; new findings are printed to stderr and, unless 'allow',
+ * refuse the publication (LR_EREFUSED). 'what' names it ("write a crate").
+ */
+int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what);
 
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);

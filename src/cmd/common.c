@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/sign.h"
 #include "cmd/cmd.h"
+#include "evidence/scan.h"
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
 #include "record/spool.h"
@@ -66,6 +67,56 @@ int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issu
 		if (name[k] == '/' || name[k] == '#')
 			name[k] = '-';
 	return 0;
+}
+
+int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g)
+{
+	char cwd[PATH_MAX], *dir = NULL;
+	int exists = 0, rc;
+
+	*st = NULL;
+	if (!getcwd(cwd, sizeof cwd) || lr_store_find(&dir, &exists, g->store, cwd, 0) || !exists) {
+		free(dir);
+		lr_error_clear();
+		return LR_ENOTFOUND;
+	}
+	rc = lr_store_open(st, dir, 0);
+	free(dir);
+	if (rc)
+		lr_error_clear();
+	return rc;
+}
+
+static int print_new_finding(void *arg, const struct lr_finding *f)
+{
+	(void)arg;
+	if (!f->baselined)
+		fprintf(stderr, "%s:%ld: %s %s\n", f->file, f->line, f->rule, f->fingerprint);
+	return 0;
+}
+
+int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what)
+{
+	struct lr_scanner s;
+	int i, rc;
+
+	if ((rc = lr_scanner_settle(&s, st, NULL, NULL)))
+		return rc;
+	for (i = 0; i < n && !rc; i++)
+		rc = lr_scan_run(&s, st, runs[i], print_new_finding, NULL);
+	if (!rc && s.found > s.baselined) {
+		if (allow) {
+			fprintf(stderr, "labrun: warning: %ld new scan finding(s) published (--allow-findings)\n",
+				s.found - s.baselined);
+		} else {
+			rc = lr_error_set(LR_EREFUSED, "refusing to %s: the scan has %ld new finding(s), listed above",
+					  what, s.found - s.baselined);
+			lr_error_hint("remove them, accept them in the baseline (labrun scan --run ID --write-baseline "
+				      LR_SCAN_BASELINE "), or pass --allow-findings");
+		}
+	}
+	lr_scanner_release(&s);
+	return rc;
 }
 
 void cmd_warn_license(const char *license)

@@ -43,6 +43,7 @@ static const struct lr_command commands[] = {
 	{ "gate", cmd_gate, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
 	{ "config", cmd_config, "show or set the store's settings: the licence, author and publisher of its crates" },
 	{ "key", cmd_key, "make or show the Ed25519 key that signs the ledger entries of runs" },
+	{ "scan", cmd_scan, "find private keys, tokens, passwords and internal hosts before they are published" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
 };

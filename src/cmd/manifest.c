@@ -13,7 +13,7 @@
 
 static const char usage[] =
 	"usage: labrun manifest (--issue REF | --run ID) [-o DIR] [--license NAME] [--author NAME]\n"
-	"                       [--publisher NAME]\n"
+	"                       [--publisher NAME] [--allow-findings]\n"
 	"       labrun manifest --validate DIR\n"
 	"\n"
 	"Write an RO-Crate 1.2 (Process Run Crate profile) for a run or every run of an issue:\n"
@@ -27,7 +27,9 @@ static const char usage[] =
 	"  --license NAME   the license entity's name (default: the store's manifest.license\n"
 	"                   setting, else 'not declared', with a warning)\n"
 	"  --author NAME, --publisher NAME   DataCite fields for the hub (default: the\n"
-	"                   manifest.author and manifest.publisher settings; see labrun config)\n";
+	"                   manifest.author and manifest.publisher settings; see labrun config)\n"
+	"  --allow-findings write the crate even when 'labrun scan' has new findings in the runs\n"
+	"                   (they are printed either way; without it the crate is refused)\n";
 
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
@@ -39,6 +41,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		{ "license", required_argument, NULL, 'l' },
 		{ "author", required_argument, NULL, 'a' },
 		{ "publisher", required_argument, NULL, 'p' },
+		{ "allow-findings", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -49,7 +52,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	int64_t *ids = NULL;
 	int n = 0;
 	char issue[256], deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
-	int c, rc = 0, modes = 0, entities = 0, placeholder = 0;
+	int c, rc = 0, modes = 0, entities = 0, placeholder = 0, allow = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -81,6 +84,9 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		case 'p':
 			co.publisher = optarg;
 			break;
+		case 'A':
+			allow = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LR_EXIT_OK;
@@ -100,7 +106,8 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "write a crate for", &ids, &n, name, sizeof name)))
+	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "write a crate for", &ids, &n, name, sizeof name)) ||
+	    (rc = cmd_scan_runs(st, ids, n, allow, "write the crate")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-crate-%s", name);
 	if (run_ref)

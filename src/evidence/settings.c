@@ -12,6 +12,8 @@ const struct lr_setting_key lr_setting_keys[] = {
 	{ "manifest.license", "the licence every crate and archive declares (e.g. CC-BY-4.0)" },
 	{ "manifest.author", "the creator a hub credits (DataCite creator)" },
 	{ "manifest.publisher", "the organisation that publishes the evidence (DataCite publisher)" },
+	{ "scan.internal", "internal host/address patterns the scan reports (extended regexes, space-separated)" },
+	{ "scan.baseline", "the baseline file of accepted scan findings (default: .labrun-scan-baseline here)" },
 	{ NULL, NULL },
 };
 

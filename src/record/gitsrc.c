@@ -242,3 +242,49 @@ int lr_source_add_external(struct lr_run *run, const char *path)
 	}
 	return lr_walk_files(path, add_external, run);
 }
+
+int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
+{
+	git_diff_options dopts;
+	git_buf root = { 0 };
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	char path[PATH_MAX];
+	size_t i;
+	int rc = 0;
+
+	if (git_repository_discover(&root, cwd, 0, NULL) != 0 || git_repository_open(&repo, root.ptr) != 0 ||
+	    git_repository_is_bare(repo)) {
+		rc = lr_error_set(LR_EINVAL, "cannot scan changes against '%s': '%s' is not in a git work tree", rev, cwd);
+		lr_error_hint("run it inside the repository, or scan paths instead");
+		goto out;
+	}
+	if (git_revparse_single(&obj, repo, rev) != 0 || git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) != 0) {
+		rc = lr_error_set(LR_EINVAL, "cannot scan changes against '%s': no such revision", rev);
+		lr_error_hint("name a commit, branch or tag, e.g. --changed HEAD~1 or --changed origin/main");
+		goto out;
+	}
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
+	if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &dopts) != 0) {
+		rc = git_fail("diff the work tree", git_repository_workdir(repo));
+		goto out;
+	}
+	for (i = 0; i < git_diff_num_deltas(diff) && !rc; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_DELETED)
+			continue;
+		snprintf(path, sizeof path, "%s%s", git_repository_workdir(repo), d->new_file.path);
+		rc = lr_strlist_add(out, path);
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_object_free(obj);
+	git_repository_free(repo);
+	git_buf_dispose(&root);
+	return rc;
+}

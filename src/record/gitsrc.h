@@ -21,6 +21,12 @@ LR_MUST_CHECK int lr_git_capture(struct lr_run *run, const char *cwd, const char
  */
 LR_MUST_CHECK int lr_git_worktree(char **out, const char *cwd);
 
+/*
+ * The files of the work tree enclosing 'cwd' that differ from revision
+ * 'rev' (changed, added, untracked; not deleted), as absolute paths.
+ */
+LR_MUST_CHECK int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev);
+
 /* Hash --source paths (files or directories) into run->files as 'external'. */
 LR_MUST_CHECK int lr_source_add_external(struct lr_run *run, const char *path);
 

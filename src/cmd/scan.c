@@ -1,0 +1,157 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/issueref.h"
+#include "cmd/cmd.h"
+#include "evidence/scan.h"
+#include "record/gitsrc.h"
+
+static const char usage[] =
+	"usage: labrun scan [PATH...] [--run ID | --issue REF | --changed REV] [OPTIONS]\n"
+	"\n"
+	"Look for what must not be published: private keys, provider access tokens (GitHub,\n"
+	"GitLab, AWS, Slack, Hugging Face, OpenAI, Google), passwords in URLs, credential files\n"
+	"by name (.netrc, .git-credentials, .pgpass, id_rsa, ...) and internal host/address\n"
+	"patterns. Each finding is printed as FILE:LINE: RULE FINGERPRINT, never with the\n"
+	"matched text. Fingerprints in the baseline are accepted and not printed. Exit 0 when\n"
+	"there is no new finding, 1 when there is. With no PATH, --run, --issue or --changed,\n"
+	"the working directory is scanned.\n"
+	"\n"
+	"  --run ID              a stored run as it would be published (run.json, logs, artifacts)\n"
+	"  --issue REF           every run of an issue\n"
+	"  --changed REV         only the files changed against git revision REV (and untracked ones)\n"
+	"  --baseline FILE       accepted fingerprints (default: the 'scan.baseline' setting, else\n"
+	"                        .labrun-scan-baseline when it exists here)\n"
+	"  --internal REGEX      an internal host/address pattern (repeatable; also 'scan.internal')\n"
+	"  --write-baseline FILE write every finding's fingerprint to FILE, to accept them\n";
+
+struct scan_out {
+	FILE *baseline;		/* --write-baseline, or NULL */
+	long shown;
+};
+
+static int print_finding(void *arg, const struct lr_finding *f)
+{
+	struct scan_out *o = arg;
+
+	if (o->baseline)
+		fprintf(o->baseline, "%s %s:%ld %s\n", f->fingerprint, f->file, f->line, f->rule);
+	if (f->baselined)
+		return 0;
+	printf("%s:%ld: %s %s\n", f->file, f->line, f->rule, f->fingerprint);
+	o->shown++;
+	return 0;
+}
+
+/* The targets of --run/--issue, or every path given (or those changed against --changed). */
+static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *run_ref, const char *issue,
+			const struct lr_strlist *paths, struct scan_out *o)
+{
+	int64_t *ids = NULL;
+	char name[64];
+	size_t i;
+	int n = 0, k, rc = 0;
+
+	if (run_ref || issue) {
+		if ((rc = cmd_evidence_runs(st, run_ref, issue, "scan", &ids, &n, name, sizeof name)))
+			return rc;
+		for (k = 0; k < n && !rc; k++)
+			rc = lr_scan_run(s, st, ids[k], print_finding, o);
+		free(ids);
+		return rc;
+	}
+	for (i = 0; i < paths->n && !rc; i++)
+		rc = lr_scan_path(s, paths->v[i], print_finding, o);
+	return rc;
+}
+
+int cmd_scan(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, NULL, 'r' },	  { "issue", required_argument, NULL, 'i' },
+		{ "changed", required_argument, NULL, 'c' },	  { "baseline", required_argument, NULL, 'b' },
+		{ "internal", required_argument, NULL, 'I' },	  { "write-baseline", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },		  { NULL, 0, NULL, 0 },
+	};
+	const char *run_ref = NULL, *issue = NULL, *changed = NULL, *baseline = NULL, *write = NULL;
+	struct lr_strlist internal = { 0 }, paths = { 0 };
+	struct scan_out o = { NULL, 0 };
+	struct lr_scanner s = { 0 };
+	struct lr_store *st = NULL;
+	char cwd[4096], norm[256];
+	int c, rc = 0, modes = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': run_ref = optarg; modes++; break;
+		case 'i':
+			if (lr_issue_normalize(optarg, norm, sizeof norm)) {
+				lr_strlist_release(&internal);
+				return cmd_fail(LR_EINVAL);
+			}
+			issue = norm;
+			modes++;
+			break;
+		case 'c': changed = optarg; modes++; break;
+		case 'b': baseline = optarg; break;
+		case 'w': write = optarg; break;
+		case 'I':
+			if (lr_strlist_add(&internal, optarg))
+				return cmd_fail(LR_ENOMEM);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		default:
+			return cmd_bad_option("scan", argv, c);
+		}
+	}
+	if (modes > 1 || (modes && optind < argc)) {
+		lr_strlist_release(&internal);
+		return cmd_usage_error("scan", "give PATHs, or one of --run, --issue and --changed");
+	}
+	if (run_ref || issue)
+		rc = cmd_open_store(&st, g, 0);
+	else if (cmd_open_store_quiet(&st, g)) /* settings only: a scan of paths needs no store */
+		st = NULL;
+	if (rc)
+		goto out;
+	for (; optind < argc && !rc; optind++)
+		rc = lr_strlist_add(&paths, argv[optind]);
+	if (!rc && changed)
+		rc = getcwd(cwd, sizeof cwd) ? lr_git_changed(&paths, cwd, changed)
+					     : lr_error_set(LR_EIO, "cannot read the working directory");
+	else if (!rc && !modes && !paths.n)
+		rc = lr_strlist_add(&paths, ".");
+	if (rc || (rc = lr_scanner_settle(&s, st, &internal, baseline)))
+		goto fail;
+	if (write && !(o.baseline = fopen(write, "w"))) {
+		rc = lr_error_set(LR_EIO, "cannot write baseline '%s'", write);
+		goto fail;
+	}
+	rc = scan_targets(&s, st, run_ref, issue, &paths, &o);
+	if (o.baseline && fclose(o.baseline) && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write baseline '%s'", write);
+	if (rc)
+		goto fail;
+	fprintf(stderr, "scan: %ld file(s), %ld skipped (binary, link or special); %ld finding(s): %ld new, %ld baselined\n",
+		s.files, s.skipped, s.found, s.found - s.baselined, s.baselined);
+	rc = s.found > s.baselined && !write ? LR_EXIT_FAIL : LR_EXIT_OK;
+	goto out;
+fail:
+	rc = cmd_fail(rc);
+out:
+	lr_scanner_release(&s);
+	lr_strlist_release(&internal);
+	lr_strlist_release(&paths);
+	lr_store_free(st);
+	return rc;
+}

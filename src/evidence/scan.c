@@ -1,0 +1,355 @@
+/* The sensitive-content scan: rules, fingerprints, baselines, and what it reads. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/sha256.h"
+#include "base/walk.h"
+#include "encode/npy.h"
+#include "evidence/archive.h"
+#include "evidence/scan.h"
+#include "record/runjson.h"
+#include "store/objects.h"
+
+/* The built-in rules: a name and a POSIX extended regular expression, matched line by line. */
+static const struct {
+	const char *rule, *re;
+} rules[] = {
+	{ "private-key", "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----" },
+	{ "github-token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}" },
+	{ "gitlab-token", "glpat-[A-Za-z0-9_-]{20,}" },
+	{ "aws-access-key", "(AKIA|ASIA)[0-9A-Z]{16}" },
+	{ "slack-token", "xox[abprs]-[A-Za-z0-9-]{10,}" },
+	{ "huggingface-token", "hf_[A-Za-z0-9]{30,}" },
+	{ "openai-key", "sk-(proj-)?[A-Za-z0-9_-]{32,}" },
+	{ "google-api-key", "AIza[0-9A-Za-z_-]{35}" },
+	/* scheme://user:password@host, not a ${VAR} or a run of '*' or 'x' standing in for one */
+	{ "url-password", "[A-Za-z][A-Za-z0-9+.-]*://[^/:@[:space:]\"']+:[^/@$*[:space:]\"'][^/@[:space:]\"']*@" },
+};
+#define NRULES (sizeof rules / sizeof *rules)
+
+/* Files that are credentials by their name alone. */
+static const char *const credential_files[] = { ".netrc", "_netrc", ".git-credentials", ".pgpass", "credentials",
+						"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd", NULL };
+
+static regex_t compiled[NRULES];
+static int compiled_ok;
+
+static int compile_rules(void)
+{
+	size_t i;
+
+	if (compiled_ok)
+		return 0;
+	for (i = 0; i < NRULES; i++)
+		if (regcomp(&compiled[i], rules[i].re, REG_EXTENDED))
+			return lr_error_set(LR_EINVAL, "cannot compile the scan rule '%s'", rules[i].rule);
+	compiled_ok = 1;
+	return 0;
+}
+
+int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, const char *baseline)
+{
+	char line[512];
+	size_t i;
+	FILE *f;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	if ((rc = compile_rules()))
+		return rc;
+	if (internal && internal->n) {
+		if (!(s->internal = calloc(internal->n, sizeof *s->internal)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		for (i = 0; i < internal->n; i++, s->ninternal++) {
+			if ((rc = regcomp(&s->internal[i], internal->v[i], REG_EXTENDED))) {
+				char why[128];
+
+				regerror(rc, &s->internal[i], why, sizeof why);
+				lr_scanner_release(s);
+				rc = lr_error_set(LR_EINVAL, "cannot use internal pattern '%s': %s", internal->v[i], why);
+				lr_error_hint("patterns are POSIX extended regular expressions, e.g. '10\\.1\\.[0-9]+\\.[0-9]+'");
+				return rc;
+			}
+		}
+	}
+	if (!baseline)
+		return 0;
+	if (!(f = fopen(baseline, "r"))) {
+		rc = lr_error_set(LR_ENOTFOUND, "cannot read baseline '%s': %s", baseline, strerror(errno));
+		lr_scanner_release(s);
+		return rc;
+	}
+	while (!rc && fgets(line, sizeof line, f)) {
+		size_t n = strspn(line, "0123456789abcdef");
+
+		if (n == 16 && (line[16] == 0 || strchr(" \t\r\n#", line[16]))) {
+			line[16] = 0;
+			rc = lr_strlist_add(&s->baseline, line);
+		}
+	}
+	fclose(f);
+	if (rc) {
+		lr_scanner_release(s);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int lr_scanner_settle(struct lr_scanner *s, struct lr_store *st, const struct lr_strlist *internal,
+		      const char *baseline)
+{
+	struct lr_strlist all = { 0 };
+	char *patterns = NULL, *base = NULL, *tok, *save = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; internal && i < internal->n && !rc; i++)
+		rc = lr_strlist_add(&all, internal->v[i]);
+	if (!rc && st && !(rc = lr_store_setting_get(st, "scan.internal", &patterns)) && patterns)
+		for (tok = strtok_r(patterns, " \t\n", &save); tok && !rc; tok = strtok_r(NULL, " \t\n", &save))
+			rc = lr_strlist_add(&all, tok);
+	if (!rc && !baseline && st && !(rc = lr_store_setting_get(st, "scan.baseline", &base)) && base)
+		baseline = base;
+	if (!rc && !baseline && access(LR_SCAN_BASELINE, F_OK) == 0)
+		baseline = LR_SCAN_BASELINE;
+	if (!rc)
+		rc = lr_scanner_init(s, &all, baseline);
+	lr_strlist_release(&all);
+	free(patterns);
+	free(base);
+	return rc;
+}
+
+void lr_scanner_release(struct lr_scanner *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ninternal; i++)
+		regfree(&s->internal[i]);
+	free(s->internal);
+	lr_strlist_release(&s->baseline);
+	memset(s, 0, sizeof *s);
+}
+
+static int report(struct lr_scanner *s, const char *file, long line, const char *rule, const char *match, size_t mlen,
+		  lr_finding_fn fn, void *arg)
+{
+	struct lr_finding f = { NULL, line, rule, { 0 }, 0 };
+	char hex[LR_SHA256_HEX];
+	struct lr_sha256 h;
+	int rc;
+
+	while (file[0] == '.' && file[1] == '/') /* "./x" and "x" are the same file */
+		for (file += 2; *file == '/'; file++)
+			;
+	f.file = file;
+	if ((rc = lr_sha256_init(&h)))
+		return rc;
+	lr_sha256_update(&h, "labrun-scan-1", 14);
+	lr_sha256_update(&h, rule, strlen(rule) + 1);
+	lr_sha256_update(&h, file, strlen(file) + 1);
+	lr_sha256_update(&h, match, mlen);
+	lr_sha256_final(&h, hex);
+	lr_sha256_release(&h);
+	memcpy(f.fingerprint, hex, 16);
+	f.baselined = lr_strlist_contains(&s->baseline, f.fingerprint);
+	s->found++;
+	s->baselined += f.baselined;
+	return fn(arg, &f);
+}
+
+/* Every rule and internal pattern over one NUL-terminated line. */
+static int scan_line(struct lr_scanner *s, const char *name, long lineno, const char *line, lr_finding_fn fn,
+		     void *arg)
+{
+	regmatch_t m;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < NRULES && !rc; i++)
+		if (!regexec(&compiled[i], line, 1, &m, 0))
+			rc = report(s, name, lineno, rules[i].rule, line + m.rm_so, (size_t)(m.rm_eo - m.rm_so), fn, arg);
+	for (i = 0; i < s->ninternal && !rc; i++)
+		if (!regexec(&s->internal[i], line, 1, &m, 0))
+			rc = report(s, name, lineno, "internal-address", line + m.rm_so, (size_t)(m.rm_eo - m.rm_so), fn, arg);
+	return rc;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int lr_scan_buffer(struct lr_scanner *s, const char *name, const void *data, size_t len, lr_finding_fn fn, void *arg)
+{
+	const char *p = data, *end = p + len;
+	char *line = NULL;
+	size_t cap = 0, i;
+	long lineno = 0;
+	int rc = 0;
+
+	for (i = 0; credential_files[i]; i++)
+		if (!strcmp(base_name(name), credential_files[i]))
+			return report(s, name, 1, "credential-file", name, strlen(name), fn, arg);
+	if (len && memchr(data, 0, len < 8192 ? len : 8192)) {
+		s->skipped++;
+		return 0;
+	}
+	s->files++;
+	while (!rc && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		lineno++;
+		if (n + 1 > cap) {
+			char *b = realloc(line, n + 1);
+
+			if (!b) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				break;
+			}
+			line = b;
+			cap = n + 1;
+		}
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (!memchr(line, 0, n)) /* a NUL past the first 8 KiB: the line is not text */
+			rc = scan_line(s, name, lineno, line, fn, arg);
+		p += n + 1;
+	}
+	free(line);
+	return rc;
+}
+
+struct path_ctx {
+	struct lr_scanner *s;
+	lr_finding_fn fn;
+	void *arg;
+};
+
+static int scan_file(void *arg, const char *full, const char *rel, enum lr_walk_type type)
+{
+	struct path_ctx *c = arg;
+	struct lr_mapped m;
+	int rc;
+
+	(void)rel;
+	if (type != LR_WALK_FILE) { /* links are scanned where they point, if at all */
+		c->s->skipped += type != LR_WALK_EMPTY_DIR;
+		return 0;
+	}
+	if (lr_map_file(&m, full)) {
+		lr_error_clear();
+		c->s->skipped++;
+		return 0;
+	}
+	rc = lr_scan_buffer(c->s, full, m.addr, m.len, c->fn, c->arg);
+	lr_unmap(&m);
+	return rc;
+}
+
+int lr_scan_path(struct lr_scanner *s, const char *path, lr_finding_fn fn, void *arg)
+{
+	struct path_ctx c = { s, fn, arg };
+	struct stat sb;
+
+	if (lstat(path, &sb))
+		return lr_error_set(LR_ENOTFOUND, "cannot scan '%s': %s", path, strerror(errno));
+	return lr_walk(path, scan_file, &c);
+}
+
+struct run_ctx {
+	struct lr_scanner *s;
+	struct lr_store *st;
+	int64_t run;
+	lr_finding_fn fn;
+	void *arg;
+};
+
+/* One stored object of the run: from objects/, or from the archive it was pruned into. */
+static int scan_object(void *arg, const char *name, const char *sha256, int input)
+{
+	struct run_ctx *c = arg;
+	char *obj = lr_obj_path(lr_store_dir(c->st), sha256), *archive = NULL, *member = NULL, label[4096];
+	struct lr_mapped m = { 0 };
+	int rc, fd = -1;
+
+	(void)input;
+	if (!obj)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	snprintf(label, sizeof label, "run-%lld/%s", (long long)c->run, name);
+	if (access(obj, F_OK) == 0) {
+		rc = lr_map_file(&m, obj);
+	} else if (!(rc = lr_store_archived(c->st, sha256, &archive, &member))) {
+		if ((fd = memfd_create("labrun-scan", MFD_CLOEXEC)) < 0)
+			rc = lr_error_set(LR_EIO, "cannot scan '%s': %s", label, strerror(errno));
+		else if (!(rc = lr_archive_read_member(archive, member, sha256, fd))) {
+			char path[64];
+
+			snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+			rc = lr_map_file(&m, path);
+		}
+	}
+	if (!rc) {
+		rc = lr_scan_buffer(c->s, label, m.addr, m.len, c->fn, c->arg);
+		lr_unmap(&m);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(obj);
+	free(archive);
+	free(member);
+	return rc;
+}
+
+int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t id, lr_finding_fn fn, void *arg)
+{
+	struct run_ctx c = { s, st, id, fn, arg };
+	char label[64], *text = NULL;
+	struct lr_run run;
+	size_t i;
+	json_t *j;
+	int rc;
+
+	lr_run_init(&run);
+	if ((rc = lr_store_run_load(st, id, &run)))
+		goto out;
+	if (!(j = lr_run_json(&run, 1)) || !(text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS))) {
+		json_decref(j);
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_decref(j);
+	snprintf(label, sizeof label, "run-%lld/run.json", (long long)id);
+	rc = lr_scan_buffer(s, label, text, strlen(text), fn, arg);
+	for (i = 0; i < run.nartifacts && !rc; i++) {
+		const struct lr_artifact *a = &run.artifacts[i];
+		char name[4096];
+
+		if (!a->sha256[0])
+			continue; /* declared but missing */
+		if (!strcmp(a->role, a->name))
+			snprintf(name, sizeof name, "%s", a->name);
+		else
+			snprintf(name, sizeof name, "%s/%s", a->role, a->name);
+		rc = scan_object(&c, name, a->sha256, 0);
+	}
+	if (!rc)
+		rc = lr_store_run_evidence_objects(st, id, scan_object, &c);
+out:
+	free(text);
+	lr_run_release(&run);
+	return rc;
+}
