@@ -214,6 +214,7 @@ void lr_run_release(struct lr_run *r)
 	for (i = 0; i < r->nartifacts; i++) {
 		free(r->artifacts[i].role);
 		free(r->artifacts[i].name);
+		free(r->artifacts[i].target);
 	}
 	free(r->artifacts);
 	for (i = 0; i < r->nmeasures; i++) {
@@ -292,6 +293,16 @@ int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 		a->size = size;
 	}
 	r->nartifacts++;
+	return 0;
+}
+
+int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *target)
+{
+	struct lr_artifact *a = &r->artifacts[r->nartifacts - 1];
+
+	a->kind = kind;
+	if (target && !(a->target = strdup(target)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
 	return 0;
 }
 

@@ -66,12 +66,22 @@ struct lr_source {
 	char diff_sha256[LR_SHA256_HEX];
 };
 
+/* What a declared entry was (artifact_entry.kind); a file is the usual case. */
+enum lr_entry_kind {
+	LR_ENTRY_FILE,
+	LR_ENTRY_SYMLINK,	/* stored as a link: the content is the link's target */
+	LR_ENTRY_FOLLOWED,	/* --follow-links: the content is the file it led to */
+	LR_ENTRY_DIRECTORY,	/* an empty directory: no content, no artifact row */
+};
+
 struct lr_artifact {
 	char *role;		/* stdout, stderr, log, input, output, reference */
 	char *name;
 	int present;		/* 0: declared but missing */
 	char sha256[LR_SHA256_HEX];
 	int64_t size;
+	enum lr_entry_kind kind;
+	char *target;		/* a link's target (followed: the resolved path); NULL otherwise */
 };
 
 /* A figure a run produced: measured, or modelled (never mixed up). */
@@ -145,6 +155,9 @@ LR_MUST_CHECK int lr_run_add_file(struct lr_run *r, const char *path, const char
 		    const char *sha256, int64_t size);
 LR_MUST_CHECK int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 			const char *sha256, int64_t size);
+
+/* Say what the last artifact appended was, when not a file ('target' copied, may be NULL). */
+LR_MUST_CHECK int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *target);
 
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);

@@ -40,6 +40,11 @@ int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
 			rc = lr_error_set(LR_EIO, "cannot read '%s': directory cycle through a symlink",
 					  e->fts_path);
 			break;
+		case FTS_DEFAULT: /* a FIFO would hang a reader, a device never end: named, not skipped */
+			rc = lr_error_set(LR_EREFUSED, "refusing to read '%s': it is a FIFO, socket or device",
+					  e->fts_path);
+			lr_error_hint("labrun stores regular files, symlinks and directories");
+			break;
 		default:
 			break;
 		}

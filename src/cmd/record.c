@@ -35,6 +35,9 @@ static const char usage[] =
 	"  --log PATH            a log file the command writes, stored after the run\n"
 	"  --input PATH          input file or directory, stored before the run\n"
 	"  --reference PATH      reference output, stored before the run\n"
+	"  --follow-links        store what symlinks in --artifact/--log/--input/--reference\n"
+	"                        point to (recorded as followed); by default a link is stored\n"
+	"                        as a link, with its target. FIFOs and devices are refused\n"
 	"  --source PATH         extra file or directory to hash as a source (e.g. a\n"
 	"                        compiled model outside git) (repeatable)\n"
 	"  --note TEXT           free text kept with the run\n"
@@ -63,7 +66,7 @@ static double parse_duration(const char *s)
 
 enum {
 	OPT_EXPERIMENT = 256, OPT_ISSUE, OPT_GEOMETRY, OPT_BINDING, OPT_TOOL, OPT_ARTIFACT, OPT_LOG,
-	OPT_INPUT, OPT_REFERENCE, OPT_SOURCE, OPT_NOTE, OPT_TIMEOUT, OPT_KILL_AFTER,
+	OPT_INPUT, OPT_REFERENCE, OPT_SOURCE, OPT_NOTE, OPT_TIMEOUT, OPT_KILL_AFTER, OPT_FOLLOW,
 };
 
 static int parse(struct lr_record_opts *o, int argc, char **argv)
@@ -82,6 +85,7 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 		{ "note", required_argument, NULL, OPT_NOTE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
+		{ "follow-links", no_argument, NULL, OPT_FOLLOW },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -93,6 +97,9 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case OPT_FOLLOW:
+			o->follow_links = 1;
+			break;
 		case OPT_EXPERIMENT:
 			if (!*optarg)
 				return cmd_usage_error("record", "--experiment needs a non-empty name");

@@ -200,8 +200,10 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		const struct lr_artifact *a = &r->artifacts[i];
 
 		if (a->present)
-			printf("  %-9s %-10s %s  %s\n", a->role, cmd_human_size(size, sizeof size, a->size),
-			       a->sha256, a->name);
+			printf("  %-9s %-10s %s  %s%s%s\n", a->role, cmd_human_size(size, sizeof size, a->size),
+			       a->sha256, a->name,
+			       a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
+			       a->target ? a->target : "");
 		else
 			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
 	}

@@ -340,7 +340,8 @@ int lr_run_scrub(struct lr_run *r)
 	for (i = 0; i < r->issues.n && !rc; i++)
 		rc = scrub_field(&s, &r->issues.v[i]);
 	for (i = 0; i < r->nartifacts && !rc; i++)
-		rc = scrub_field(&s, &r->artifacts[i].name);
+		if (!(rc = scrub_field(&s, &r->artifacts[i].name)))
+			rc = scrub_field(&s, &r->artifacts[i].target);
 	for (i = 0; i < r->nmeasures && !rc; i++)
 		if (!(rc = scrub_field(&s, &r->measures[i].name)))
 			rc = scrub_field(&s, &r->measures[i].unit);

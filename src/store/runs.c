@@ -92,15 +92,29 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 		" ON CONFLICT(sha256) DO NOTHING";
 	static const char art[] =
 		"INSERT INTO artifact(run_id, role, name, sha256, size) VALUES (:run, :role, :name, :sha, :size)";
-	sqlite3_stmt *so = NULL, *sa = NULL;
+	static const char ent[] = "INSERT INTO artifact_entry(run_id, role, name, kind, target)"
+				  " VALUES (:run, :role, :name, :kind, :target)";
+	static const char *const kinds[] = { "file", "symlink", "followed-symlink", "directory" };
+	sqlite3_stmt *so = NULL, *sa = NULL, *se = NULL;
 	size_t i;
 	int rc;
 
 	if (!n)
 		return 0;
-	if ((rc = db_prepare(st, &so, obj)) || (rc = db_prepare(st, &sa, art)))
+	if ((rc = db_prepare(st, &so, obj)) || (rc = db_prepare(st, &sa, art)) || (rc = db_prepare(st, &se, ent)))
 		goto out;
 	for (i = 0; i < n && !rc; i++) {
+		if (a[i].kind != LR_ENTRY_FILE) {
+			db_bind_int(se, ":run", run_id);
+			db_bind_text(se, ":role", a[i].role);
+			db_bind_text(se, ":name", a[i].name);
+			db_bind_text(se, ":kind", kinds[a[i].kind]);
+			db_bind_text(se, ":target", a[i].target);
+			if ((rc = db_step_done(st, se, "record an artifact entry")))
+				break;
+			if (a[i].kind == LR_ENTRY_DIRECTORY)
+				continue; /* no bytes: no artifact row */
+		}
 		if (a[i].present) {
 			db_bind_text(so, ":sha", a[i].sha256);
 			db_bind_int(so, ":size", a[i].size);
@@ -123,6 +137,7 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 out:
 	sqlite3_finalize(so);
 	sqlite3_finalize(sa);
+	sqlite3_finalize(se);
 	return rc;
 }
 
@@ -578,15 +593,22 @@ static int load_artifacts(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT role, name, sha256, size FROM artifact WHERE run_id = :run"
-				  " ORDER BY CASE role WHEN 'stdout' THEN 0 WHEN 'stderr' THEN 1 ELSE 2 END,"
-				  " role, name")))
+	if ((rc = db_prepare(st, &s, "SELECT a.role, a.name, a.sha256, a.size, e.kind, e.target FROM artifact a"
+				  " LEFT JOIN artifact_entry e USING (run_id, role, name) WHERE a.run_id = :run"
+				  " ORDER BY CASE a.role WHEN 'stdout' THEN 0 WHEN 'stderr' THEN 1 ELSE 2 END,"
+				  " a.role, a.name")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
-	while (db_step_row(st, s, "load the artifacts", &rc))
+	while (db_step_row(st, s, "load the artifacts", &rc)) {
+		const char *kind = (const char *)sqlite3_column_text(s, 4);
+
 		rc = lr_run_add_artifact(r, (const char *)sqlite3_column_text(s, 0),
 					 (const char *)sqlite3_column_text(s, 1),
 					 (const char *)sqlite3_column_text(s, 2), sqlite3_column_int64(s, 3));
+		if (!rc && kind)
+			rc = lr_run_artifact_kind(r, !strcmp(kind, "symlink") ? LR_ENTRY_SYMLINK : LR_ENTRY_FOLLOWED,
+						  (const char *)sqlite3_column_text(s, 5));
+	}
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -48,6 +48,8 @@ static const struct {
 	{ "gate", "SELECT * FROM gate WHERE run_id = :run ORDER BY id" },
 	{ "gate_case", "SELECT x.* FROM gate_case x JOIN gate g ON g.id = x.gate_id WHERE g.run_id = :run"
 		       " ORDER BY x.gate_id, x.case_id" },
+	/* migration 12 */
+	{ "artifact_entry", "SELECT * FROM artifact_entry WHERE run_id = :run ORDER BY role, name" },
 };
 
 /* Each table's digest of run 'id', in the order of seal_queries (see base/seal.h). */

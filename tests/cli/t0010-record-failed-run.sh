@@ -68,3 +68,18 @@ rm "$name"
 expect_exit 0 "the run replays" "$LABRUN" replay last
 [ -f "$name" ] || fail "the replay did not get the exact bytes back"
 ok "the replay ran with the exact bytes"
+
+# a value, a working directory and a log file name that are not UTF-8 are kept, in JSON too, in
+# the same escaped form (show --json and crates dropped them)
+mkdir "$name.d"
+expect_exit 0 "record in a non-UTF-8 directory with a non-UTF-8 value and log name" sh -c \
+	'cd "$1" && OMP_PLACES="$1" "$LABRUN" record -q --log "$1.log" -- sh -c "echo hi >\"\$1.log\"" sh "$1"' sh "$name.d"
+equals "$(q "SELECT hex(value) FROM env_var WHERE name = 'OMP_PLACES' ORDER BY run_id DESC LIMIT 1")" \
+	"$(printf '%s' "$name.d" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" "the value's bytes are stored exactly"
+expect_exit 0 "show --json" "$LABRUN" show --json last
+equals "$(jq -r '.environment.OMP_PLACES.escaped' "$T/out")" "caf%E9.csv.d" "the value is escaped, not dropped"
+equals "$(jq -r '.cwd.escaped' "$T/out")" "%2F$(printf '%s' "${PWD#/}/" | sed 's/%/%25/g')caf%E9.csv.d" \
+	"so is the working directory (a leading '/' is %2F in the member form)"
+equals "$(jq -r '.artifacts[] | select(.role == "log") | .name.escaped' "$T/out")" "caf%E9.csv.d.log" "and the log's name"
+expect_exit 0 "a crate of it" "$LABRUN" manifest --run last -o nonutf8-crate
+equals "$(jq -r '.environment.OMP_PLACES.escaped' nonutf8-crate/run-*/run.json)" "caf%E9.csv.d" "the crate's run.json keeps it"
