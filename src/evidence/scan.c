@@ -194,7 +194,7 @@ static const char *base_name(const char *path)
 
 int lr_scan_buffer(struct lr_scanner *s, const char *name, const void *data, size_t len, lr_finding_fn fn, void *arg)
 {
-	const char *p = data, *end = p + len;
+	const char *p = data, *end = p ? p + len : p; /* an empty file maps to NULL */
 	char *line = NULL;
 	size_t cap = 0, i;
 	long lineno = 0;
