@@ -459,9 +459,13 @@ static int write_entries(const char *path, const char *tmp, int *members)
 
 	if (!a)
 		return LR_EIO;
-	disk = archive_write_disk_new();
-	archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-					     ARCHIVE_EXTRACT_NO_OVERWRITE);
+	if (!(disk = archive_write_disk_new())) {
+		archive_read_free(a);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+						 ARCHIVE_EXTRACT_NO_OVERWRITE) != ARCHIVE_OK)
+		rc = lr_error_set(LR_EIO, "cannot extract '%s': %s", path, archive_error_string(disk));
 	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		int dir = archive_entry_filetype(e) == AE_IFDIR;
 
@@ -475,6 +479,9 @@ static int write_entries(const char *path, const char *tmp, int *members)
 	}
 	if (!rc && r != ARCHIVE_EOF)
 		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
+	/* closing applies the deferred directory modes: its failure is an extraction's failure */
+	if (archive_write_close(disk) != ARCHIVE_OK && !rc)
+		rc = lr_error_set(LR_EIO, "cannot finish extracting '%s': %s", path, archive_error_string(disk));
 	archive_write_free(disk);
 	archive_read_free(a);
 	return rc;
