@@ -124,6 +124,33 @@ static int noise_floor(struct lr_store *st, struct lr_report_run *rr)
 	return rc;
 }
 
+/*
+ * 1 when experiment run 'r' has tables to report, 0 when it is skipped: one
+ * still running, or abandoned before its plan was stored (killed at its
+ * start), is not evidence yet, and must not stop the report of the others.
+ * Asked for by id, such a run is an error that says so.
+ */
+static int reportable(struct lr_store *st, const struct lr_run *r, int asked)
+{
+	char *path = NULL, *text = NULL;
+	int rc = lr_store_definition(st, r->id, &path, &text);
+
+	free(path);
+	free(text);
+	if (!rc && r->status != LR_RUNNING)
+		return 1;
+	if (rc && (rc != LR_ENOTFOUND || (r->status != LR_ABANDONED && r->status != LR_RUNNING)))
+		return rc; /* a final run always has its plan: its absence is damage */
+	if (!asked) {
+		lr_error_clear();
+		return 0;
+	}
+	rc = lr_error_set(LR_EINVAL, "cannot report on run %lld: it is %s%s", (long long)r->id, lr_status_name(r->status),
+			  rc ? " and its plan was never stored" : ": its tables are not complete yet");
+	lr_error_hint("report on it once it has ended; 'labrun show %lld' has what was stored", (long long)r->id);
+	return rc;
+}
+
 static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 {
 	char *path = NULL, *text = NULL;
@@ -199,8 +226,10 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	for (i = 0; i < n && !rc; i++) {
 		lr_run_init(&probe);
 		rc = lr_store_run_load(st, ids[i], &probe);
-		if (!rc && probe.kind == LR_KIND_EXPERIMENT)
+		if (!rc && probe.kind == LR_KIND_EXPERIMENT && (rc = reportable(st, &probe, run_id > 0)) > 0) {
 			exp[k++] = ids[i];
+			rc = 0;
+		}
 		lr_run_release(&probe);
 	}
 	if (!rc && k && !(out->runs = calloc((size_t)k, sizeof *out->runs)))

@@ -62,3 +62,23 @@ contains "$T/out" '"experiment": "tiny-import"' "json names the experiment"
 expect_exit 1 "an issue with no experiment runs" "$LABRUN" report --issue 999
 contains "$T/err" "cannot report on issue 999: no experiment runs match" "says so"
 expect_exit 2 "two selectors" "$LABRUN" report --issue 205 --run 1
+
+# An experiment run killed before its plan was stored, or one still running, is not evidence yet:
+# it once made the report of the whole issue say "no experiment runs match" (seen in the soak).
+tries=0
+while [ "$(q "SELECT count(*) FROM run r WHERE kind = 'experiment' AND NOT EXISTS (SELECT 1 FROM run_definition d WHERE d.run_id = r.id)")" = 0 ]; do
+	[ $tries -lt 60 ] || fail "no run was killed before its plan in 60 tries"
+	setsid "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.00$((tries % 10))"
+	kill -KILL "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	"$LABRUN" list >/dev/null 2>&1 # marks it abandoned
+	tries=$((tries + 1))
+done
+early=$(q "SELECT max(id) FROM run r WHERE kind = 'experiment' AND NOT EXISTS (SELECT 1 FROM run_definition d WHERE d.run_id = r.id)")
+equals "$(q "SELECT status FROM run WHERE id = $early")" "abandoned" "a run was killed before its plan was stored"
+expect_exit 0 "the issue's report still works" "$LABRUN" report --issue 205
+contains "$T/out" "tiny-encode" "and reports the runs that are evidence"
+expect_exit 2 "asked for by id, that run is refused with the reason" "$LABRUN" report --run "$early"
+contains "$T/err" "cannot report on run $early: it is abandoned and its plan was never stored" "named"

@@ -7,7 +7,7 @@
 SECONDS_=${LABRUN_SOAK_SECONDS:-60}
 X="$TOP_SRCDIR/tests/fixtures/experiments"
 "$LABRUN" init >/dev/null
-"$LABRUN" run -q "$X/tiny-encode.ini" >/dev/null 2>&1
+expect_exit 0 "an experiment run to report on" "$LABRUN" run -q "$X/tiny-encode.ini"
 end=$(( $(date +%s) + SECONDS_ ))
 
 recorder() {
