@@ -187,8 +187,10 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 		lr_error_set(LR_EIO, "cannot read the working directory");
 		return cmd_fail(LR_EIO);
 	}
-	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, for_write)))
+	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, for_write))) {
+		free(dir);
 		return cmd_fail(rc);
+	}
 	/* A new store goes at the top of the enclosing work tree, else in the working directory. */
 	if (!exists && !(g->store && *g->store)) {
 		if ((rc = lr_git_worktree(&worktree, cwd))) {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -33,6 +34,8 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		*exists = store_is_dir(override);
 		if (!*exists && !for_write) {
+			free(*out); /* nothing is handed back on an error */
+			*out = NULL;
 			lr_error_set(LR_ENOTFOUND, "cannot open store '%s': no such directory", override);
 			lr_error_hint("check --store / LABRUN_STORE, or create it with 'labrun init'");
 			return LR_ENOTFOUND;

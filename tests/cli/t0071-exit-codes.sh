@@ -5,6 +5,7 @@
 "$LABRUN" record -q -- true >/dev/null 2>&1
 expect_exit 0 "0: success" "$LABRUN" list
 expect_exit 1 "1: a run that does not exist" "$LABRUN" show 999
+expect_exit 1 "1: a store that does not exist (LeakSanitizer once caught a leak here)" "$LABRUN" --store "$T/none" list
 expect_exit 1 "1: a refused request (a writing SQL statement)" "$LABRUN" sql "DELETE FROM run"
 expect_exit 1 "1: fsck found a problem" sh -c 'rm "$1"/objects/*/* 2>/dev/null; "$2" fsck' sh "$T/store" "$LABRUN"
 expect_exit 2 "2: an unknown command" "$LABRUN" frobnicate
