@@ -90,7 +90,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	}
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (nshapes == 32)

@@ -235,7 +235,7 @@ int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, i
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return -1;

@@ -122,7 +122,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	memset(&out, 0, sizeof out);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			kname = optarg;
@@ -216,7 +216,7 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 	memset(&out, 0, sizeof out);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "f32"))

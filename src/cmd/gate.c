@@ -45,7 +45,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': run_ref = optarg; break;
 		case 'R': route = optarg; break;

@@ -108,7 +108,7 @@ static int parse(struct opts *o, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
 		case O_MODEL: o->j.model = optarg; break;

@@ -52,7 +52,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	argv++;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			run_ref = optarg;

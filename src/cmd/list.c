@@ -92,7 +92,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (lr_issue_normalize(optarg, issue, sizeof issue))

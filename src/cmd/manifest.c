@@ -56,7 +56,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (lr_issue_normalize(optarg, issue, sizeof issue))

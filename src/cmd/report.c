@@ -772,7 +772,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	memset(&sv, 0, sizeof sv);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (lr_issue_normalize(optarg, issue, sizeof issue))

@@ -51,7 +51,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	lr_run_init(&run);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;

@@ -179,7 +179,7 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 	memset(&ctx, 0, sizeof ctx);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			ctx.fmt = FMT_CSV;

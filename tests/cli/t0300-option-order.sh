@@ -1,0 +1,28 @@
+#!/bin/sh
+# GNU option order: options anywhere among the operands, --opt=value and --opt value, and '--'
+# ending the options. The README's own examples were refused ("takes IN and OUT", exit 2).
+. "$(dirname "$0")/lib.sh"
+
+N="$TOP_SRCDIR/tests/fixtures/npy"
+"$LABRUN" record -q --issue 205 -- echo hello >/dev/null 2>&1
+expect_exit 0 "sql QUERY --csv" "$LABRUN" sql "SELECT 40 + 2 AS answer" --csv
+equals "$(sed -n 2p "$T/out" | tr -d '\r')" "42" "the option after the query applies"
+expect_exit 0 "show ID --json" "$LABRUN" show 1 --json
+equals "$(jq -r .id "$T/out")" "1" "JSON"
+expect_exit 0 "the README's encode IN OUT --permute AXES" \
+	"$LABRUN" encode "$N/token-major.npy" kv.dlf16.npy --permute 0,1,3,2,4
+cmp kv.dlf16.npy "$N/token-major.permuted.dlf16.npy" || fail "the permuted encoding differs from its fixture"
+ok "and it encodes as the fixture says"
+expect_exit 0 "decode IN OUT --to bf16" "$LABRUN" decode "$N/all-patterns.dlf16.npy" back.npy --to bf16
+expect_exit 0 "--opt=value" "$LABRUN" list --limit=1 --issue=205
+contains "$T/out" "echo hello" "is the same as --opt value"
+expect_exit 0 "options before, between and after operands" "$LABRUN" encode --kernel scalar "$N/small.v2.npy" --threads 1 s.npy --contract saturate
+# '--' ends the options: what follows is an operand, even when it starts with '-'
+expect_exit 2 "after '--' a dash is an operand" "$LABRUN" show -- -5
+contains "$T/err" "cannot find run '-5'" "and is taken as the run to show"
+expect_exit 2 "an unknown option after operands is still an error" "$LABRUN" show 1 --bogus
+contains "$T/err" "unknown option '--bogus'" "named"
+# record keeps stopping at its command: the command's own options are the command's
+expect_exit 0 "record -- CMD --its-option" "$LABRUN" record -q -- sh -c 'echo "$1"' sh --its-option
+expect_exit 0 "cat" "$LABRUN" cat last stdout
+equals "$(cat "$T/out")" "--its-option" "reaches the command untouched"
