@@ -84,14 +84,39 @@ int lr_git_worktree(char **out, const char *cwd)
 	return rc;
 }
 
-/* Every modified, staged or untracked file outside 'exclude_dir': its status, sha256 and size. */
-static int capture_changed_files(struct lr_run *run, git_repository *repo, const char *workdir,
+/* The sha256 of 'path' from the store's cache when it is unchanged, else read (and queued to remember). */
+static int file_hash(struct lr_store *st, const char *path, const struct stat *sb, char sha[LR_SHA256_HEX],
+		     struct lr_hash_entry **queue, size_t *nqueue)
+{
+	struct lr_hash_entry *q;
+	int64_t size;
+	int rc;
+
+	if (st && (rc = lr_store_hash_cached(st, path, sb, sha)))
+		return rc > 0 ? 0 : rc;
+	if ((rc = lr_sha256_file(path, sha, &size)) || !st)
+		return rc;
+	if (!(q = realloc(*queue, (*nqueue + 1) * sizeof **queue)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	*queue = q;
+	q += (*nqueue)++;
+	q->sb = *sb;
+	memcpy(q->sha256, sha, LR_SHA256_HEX);
+	return (q->path = strdup(path)) ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+/*
+ * Every modified, staged or untracked file outside 'exclude_dir': its status,
+ * sha256 and size; unchanged files' hashes come from the store's cache.
+ */
+static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_repository *repo, const char *workdir,
 				 const char *exclude_dir)
 {
 	git_status_list *status = NULL;
 	git_status_options sopts;
 	char path[PATH_MAX], sha[LR_SHA256_HEX];
-	size_t i, n;
+	struct lr_hash_entry *queue = NULL;
+	size_t i, n, nqueue = 0;
 	int rc = 0;
 
 	git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
@@ -105,8 +130,7 @@ static int capture_changed_files(struct lr_run *run, git_repository *repo, const
 		const git_status_entry *e = git_status_byindex(status, i);
 		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 		const char *rel;
-		int64_t size = 0;
-		struct stat st;
+		struct stat sb;
 
 		if (!d || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
 			continue;
@@ -115,19 +139,24 @@ static int capture_changed_files(struct lr_run *run, git_repository *repo, const
 			continue;
 		run->source.dirty = 1;
 		snprintf(path, sizeof path, "%s%s", workdir, rel);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if ((rc = lr_sha256_file(path, sha, &size)))
+		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if ((rc = file_hash(st, path, &sb, sha, &queue, &nqueue)))
 				break;
-			rc = lr_run_add_file(run, rel, status_word(e->status), sha, size);
+			rc = lr_run_add_file(run, rel, status_word(e->status), sha, (int64_t)sb.st_size);
 		} else {
 			rc = lr_run_add_file(run, rel, status_word(e->status), NULL, 0);
 		}
 	}
 	git_status_list_free(status);
+	if (!rc && nqueue)
+		rc = lr_store_hash_remember(st, queue, nqueue);
+	for (i = 0; i < nqueue; i++)
+		free(queue[i].path);
+	free(queue);
 	return rc;
 }
 
-int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
+int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, const char *exclude_dir)
 {
 	git_repository *repo = NULL;
 	git_reference *head = NULL;
@@ -186,12 +215,12 @@ int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 		goto out;
 	}
 
-	if ((rc = capture_changed_files(run, repo, workdir, exclude_dir)))
+	if ((rc = capture_changed_files(run, st, repo, workdir, exclude_dir)))
 		goto out;
 
+	/* the patch of tracked changes; untracked files enter by path and hash below, not content */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
-	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		      GIT_DIFF_SHOW_UNTRACKED_CONTENT | GIT_DIFF_SHOW_BINARY | GIT_DIFF_IGNORE_SUBMODULES;
+	dopts.flags = GIT_DIFF_SHOW_BINARY | GIT_DIFF_IGNORE_SUBMODULES;
 	if (git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)tree, &dopts) < 0) {
 		rc = git_fail("compute the diff", workdir);
 		goto out;
@@ -203,6 +232,12 @@ int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir)
 		rc = git_fail("hash the diff", workdir);
 		goto out;
 	}
+	for (size_t i = 0; i < run->nfiles; i++)
+		if (!strcmp(run->files[i].status, "untracked")) {
+			lr_sha256_update(&hash, "untracked", 10);
+			lr_sha256_update(&hash, run->files[i].path, strlen(run->files[i].path) + 1);
+			lr_sha256_update(&hash, run->files[i].sha256, strlen(run->files[i].sha256) + 1);
+		}
 	lr_sha256_final(&hash, run->source.diff_sha256);
 	if (!run->source.repo_path)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");

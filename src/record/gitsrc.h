@@ -3,17 +3,20 @@
 
 #include "base/error.h"
 #include "base/model.h"
+#include "store/store.h"
 
 /*
  * Capture the state of the git work tree enclosing 'cwd' into run->source
  * and run->files: HEAD, branch, dirty flag, sha256 of the patch from HEAD
- * to the work tree (index, work tree and untracked files, binary content
- * included), and the sha256 and size of every modified or untracked file.
+ * to the work tree (index and work tree, binary content included) followed
+ * by each untracked file's path and sha256, and the sha256 and size of
+ * every modified or untracked file. With 'st', unchanged files' hashes come
+ * from the store's cache (lr_store_hash_cached) instead of being read.
  * Paths under 'exclude_dir' (the store, when it lives inside the work
  * tree) are skipped. Outside any repository run->source.present stays 0.
  * Requires git_libgit2_init().
  */
-LR_MUST_CHECK int lr_git_capture(struct lr_run *run, const char *cwd, const char *exclude_dir);
+LR_MUST_CHECK int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, const char *exclude_dir);
 
 /*
  * The top of the (non-bare) git work tree enclosing 'cwd', malloc'd into

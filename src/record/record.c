@@ -319,7 +319,7 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kin
 	}
 	if ((rc = lr_host_probe(&run->host)))
 		return rc;
-	if ((rc = lr_git_capture(run, cwd, lr_store_dir(st))))
+	if ((rc = lr_git_capture(run, st, cwd, lr_store_dir(st))))
 		return rc;
 	if ((rc = lr_env_capture(&run->env, envp)) || (rc = lr_env_secrets(&run->secrets, envp)))
 		return rc;

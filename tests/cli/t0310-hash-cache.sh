@@ -1,0 +1,27 @@
+#!/bin/sh
+# An unchanged untracked file is not read again by the next record (its hash comes from the
+# store's cache, as git's index does); a changed one is, whatever its size and times say.
+. "$(dirname "$0")/lib.sh"
+
+command -v strace >/dev/null || { echo "strace is needed (Debian package 'strace')"; exit 77; }
+make_repo repo
+cd repo
+head -c 3000000 /dev/urandom >big.bin
+touch -d '1 minute ago' big.bin
+expect_exit 0 "the first record reads the untracked file" strace -f -qq -e trace=openat -o "$T/trace1" "$LABRUN" record -q -- true
+grep -q 'big.bin' "$T/trace1" || fail "the first record did not open big.bin"
+ok "opened it"
+sum=$(sha256sum big.bin | cut -d' ' -f1)
+equals "$(q "SELECT sha256 FROM source_file WHERE path = 'big.bin' ORDER BY run_id DESC LIMIT 1")" "$sum" "and stored its hash"
+expect_exit 0 "the second record" strace -f -qq -e trace=openat -o "$T/trace2" "$LABRUN" record -q -- true
+! grep -q 'big.bin' "$T/trace2" || fail "the second record opened big.bin again"
+ok "does not open it: the hash comes from the cache"
+equals "$(q "SELECT sha256 FROM source_file WHERE path = 'big.bin' ORDER BY run_id DESC LIMIT 1")" "$sum" "with the same hash"
+# same size, same modification time, new content: the change time still tells
+printf 'X' | dd of=big.bin bs=1 seek=100 conv=notrunc 2>/dev/null
+touch -d '1 minute ago' big.bin
+expect_exit 0 "after a change that keeps size and mtime" "$LABRUN" record -q -- true
+equals "$(q "SELECT sha256 FROM source_file WHERE path = 'big.bin' ORDER BY run_id DESC LIMIT 1")" \
+	"$(sha256sum big.bin | cut -d' ' -f1)" "the file is read again"
+# the diff hash covers untracked files by path and hash, so it follows the change too
+equals "$(q "SELECT count(DISTINCT diff_sha256) FROM source_state")" "2" "the diff hash changed with the file, and only then"
