@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/walk.h"
 #include "record/gitsrc.h"
+#include "record/redact.h"
 
 static int git_fail(const char *what, const char *where)
 {
@@ -84,17 +85,22 @@ int lr_git_worktree(char **out, const char *cwd)
 	return rc;
 }
 
-/* The sha256 of 'path' from the store's cache when it is unchanged, else read (and queued to remember). */
-static int file_hash(struct lr_store *st, const char *path, const struct stat *sb, char sha[LR_SHA256_HEX],
-		     struct lr_hash_entry **queue, size_t *nqueue)
+/*
+ * The sha256 of 'path' from the store's cache when it is unchanged, else
+ * read (and queued to remember, unless the path holds a secret value: the
+ * cache is outside the run's scrubbing, so such a path is never stored).
+ */
+static int file_hash(const struct lr_run *run, struct lr_store *st, const char *path, const struct stat *sb,
+		     char sha[LR_SHA256_HEX], struct lr_hash_entry **queue, size_t *nqueue)
 {
 	struct lr_hash_entry *q;
 	int64_t size;
-	int rc;
+	int rc, secret = 0;
 
 	if (st && (rc = lr_store_hash_cached(st, path, sb, sha)))
 		return rc > 0 ? 0 : rc;
-	if ((rc = lr_sha256_file(path, sha, &size)) || !st)
+	if ((rc = lr_sha256_file(path, sha, &size)) || !st || (rc = lr_text_holds_secret(&run->secrets, path, &secret)) ||
+	    secret)
 		return rc;
 	if (!(q = realloc(*queue, (*nqueue + 1) * sizeof **queue)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -140,7 +146,7 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 		run->source.dirty = 1;
 		snprintf(path, sizeof path, "%s%s", workdir, rel);
 		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			if ((rc = file_hash(st, path, &sb, sha, &queue, &nqueue)))
+			if ((rc = file_hash(run, st, path, &sb, sha, &queue, &nqueue)))
 				break;
 			rc = lr_run_add_file(run, rel, status_word(e->status), sha, (int64_t)sb.st_size);
 		} else {

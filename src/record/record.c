@@ -317,11 +317,11 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kin
 		if (!lr_strlist_contains(&run->issues, norm) && (rc = lr_strlist_add(&run->issues, norm)))
 			return rc;
 	}
-	if ((rc = lr_host_probe(&run->host)))
+	if ((rc = lr_env_secrets(&run->secrets, envp)) || (rc = lr_host_probe(&run->host)))
 		return rc;
 	if ((rc = lr_git_capture(run, st, cwd, lr_store_dir(st))))
 		return rc;
-	if ((rc = lr_env_capture(&run->env, envp)) || (rc = lr_env_secrets(&run->secrets, envp)))
+	if ((rc = lr_env_capture(&run->env, envp)))
 		return rc;
 	return lr_binding_probe(&run->binding, envp, "/sys");
 }
