@@ -102,6 +102,13 @@ static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
 	if ((rc = lr_view_init(&b->vsrc, NULL, o->rank, o->shape)))
 		return rc;
 	b->n = lr_view_count(&b->vsrc);
+	if (b->n == 0) { /* every time would be 0 and every ratio 0/0 */
+		rc = lr_error_set(LR_EINVAL, "shape [%lld,%lld,%lld,%lld,%lld] holds no elements: there is nothing to time",
+				  (long long)o->shape[0], (long long)o->shape[1], (long long)o->shape[2],
+				  (long long)o->shape[3], (long long)o->shape[4]);
+		lr_error_hint("give every --shape dimension at least 1");
+		return rc;
+	}
 	bytes = ((size_t)b->n * 2 + 63) / 64 * 64;
 	if (posix_memalign((void **)&b->src, 64, bytes ? bytes : 64) ||
 	    posix_memalign((void **)&b->src_tm, 64, bytes ? bytes : 64) ||

@@ -17,3 +17,8 @@ expect_exit 2 "a shape that is not [L,2,H,T,D]" "$LABRUN" bench encoder --shape 
 contains "$T/err" "expected [L,2,H,T,D]" "says the expected form"
 expect_exit 2 "an unknown benchmark" "$LABRUN" bench decoder
 expect_exit 2 "no benchmark named" "$LABRUN" bench
+
+# an empty shape has nothing to time: it printed -nan ratios and exited 0
+expect_exit 2 "a shape with no elements is refused" "$LABRUN" bench encoder --shape 1,2,0,4,8 --reps 2
+contains "$T/err" "shape [1,2,0,4,8] holds no elements" "named"
+lacks "$T/out" "nan" "no -nan figure is printed"
