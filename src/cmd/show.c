@@ -94,7 +94,7 @@ static void print_tail(const char *path, int lines)
 
 static void show_log(struct lr_store *st, const struct lr_run *r, const char *name, int tail)
 {
-	char size[32], *path = NULL;
+	char size[32], *path = NULL, *archive = NULL, *member = NULL;
 	size_t i;
 
 	for (i = 0; i < r->nartifacts; i++)
@@ -111,11 +111,18 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 		printf("%s: not recorded\n", name);
 		return;
 	}
-	if (path && tail > 0 && i < r->nartifacts && lr_obj_verify(lr_store_dir(st), r->artifacts[i].sha256))
+	if (path && i < r->nartifacts && access(path, F_OK) &&
+	    !lr_store_archived(st, r->artifacts[i].sha256, &archive, &member)) /* pruned: say where it lives */
+		printf("  (in archive '%s' as '%s'; 'labrun cat %lld %s' reads it)\n", archive, member,
+		       (long long)r->id, name);
+	else if (path && tail > 0 && i < r->nartifacts && lr_obj_verify(lr_store_dir(st), r->artifacts[i].sha256))
 		printf("  (not shown: %s)\n", lr_error_msg()); /* never print content that is not what was recorded */
 	else if (path && tail > 0)
 		print_tail(path, tail);
+	lr_error_clear();
 	free(path);
+	free(archive);
+	free(member);
 }
 
 static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag)

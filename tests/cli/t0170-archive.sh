@@ -71,6 +71,9 @@ sha=$(q "SELECT sha256 FROM artifact WHERE run_id = $rid AND role = 'stdout'")
 objfile="$T/store/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)"
 expect_exit 0 "archive with --prune" "$LABRUN" archive --run "$rid" -o pruned.tar.zst --prune
 contains "$T/out" "pruned 2 log object(s)" "both logs pruned"
+expect_exit 0 "show of a run whose logs were pruned" "$LABRUN" show "$rid"
+contains "$T/out" "(in archive '" "says the log lives in its archive (it said 'not readable')"
+contains "$T/out" "'labrun cat $rid stdout' reads it" "and how to read it"
 [ ! -e "$objfile" ] || fail "the stdout object is still in the store"
 ok "the object left the store"
 equals "$("$LABRUN" cat "$rid" stdout)" "only-in-run-5" "cat reads it from the archive"
