@@ -210,6 +210,7 @@ void lr_run_release(struct lr_run *r)
 	lr_kvlist_release(&r->binding);
 	lr_kvlist_release(&r->geometry);
 	lr_kvlist_release(&r->tools);
+	lr_kvlist_release(&r->digests);
 	lr_strlist_release(&r->issues);
 	for (i = 0; i < r->nartifacts; i++) {
 		free(r->artifacts[i].role);

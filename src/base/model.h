@@ -139,6 +139,7 @@ struct lr_run {
 	struct lr_srcfile *files;
 	size_t nfiles, capfiles;
 	struct lr_kvlist env, binding, geometry, tools;
+	struct lr_kvlist digests;	/* digests the run produced that are not files: name -> sha256 */
 	struct lr_strlist issues;
 	struct lr_artifact *artifacts;
 	size_t nartifacts, capartifacts;

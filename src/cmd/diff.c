@@ -10,24 +10,45 @@
 #include "experiment/compare.h"
 
 static const char usage[] =
-	"usage: labrun diff A B\n"
+	"usage: labrun diff A B [--json]\n"
 	"\n"
 	"Compare two runs without running anything: what drifted between them (sources,\n"
-	"binding, geometry, host, tool versions, labrun version) and, for experiment runs\n"
-	"of the same definition, whether each condition's outputs are identical and how\n"
-	"B's baseline timing compares with A's (ratio with a 95% interval, block by block).\n"
-	"Exit 0 when the outputs match, 1 when they do not.\n";
+	"binding, geometry, host, tool versions, labrun version), one summary line per kind\n"
+	"of difference, and what they produced: for record and import runs the command,\n"
+	"status, exit code, every log and artifact by hash and the device-state digest; for\n"
+	"experiment runs of the same definition, whether each condition's outputs are\n"
+	"identical and how B's baseline timing compares with A's (ratio with a 95%\n"
+	"interval, block by block). Exit 0 when the outputs match, 1 when they do not.\n"
+	"\n"
+	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
 
 int cmd_diff(const struct lr_global *g, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct lr_comparison cmp = { 0 };
 	struct lr_store *st = NULL;
 	struct lr_run a, b;
 	int64_t ia = 0, ib = 0;
-	int rc, first, same = 1;
+	int c, rc, first, same = 1, json = 0;
 
-	if ((rc = cmd_parse_plain("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return LR_EXIT_OK;
+		}
+		if (c != 'j')
+			return cmd_bad_option("diff", argv, c);
+		json = 1;
+	}
+	if (argc - optind != 2)
+		return cmd_usage_error("diff", "takes two runs, A and B");
+	first = optind;
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	lr_run_init(&a);
@@ -35,7 +56,15 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = lr_store_run_resolve(st, argv[first], &ia)) && !(rc = lr_store_run_resolve(st, argv[first + 1], &ib)) &&
 	    !(rc = lr_store_run_load(st, ia, &a)) && !(rc = lr_store_run_load(st, ib, &b)) &&
 	    !(rc = lr_compare_runs(st, &a, &b, &cmp))) {
-		cmd_print_comparison(&a, &b, &cmp);
+		if (json) {
+			json_t *o = lr_comparison_json(&a, &b, &cmp);
+
+			json_dumpf(o, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(o);
+		} else {
+			cmd_print_comparison(&a, &b, &cmp);
+		}
 		same = cmp.outputs_match;
 	}
 	lr_comparison_release(&cmp);

@@ -103,6 +103,31 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 		       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
 }
 
+/* One line: how many differences of each kind, in the order they were found. */
+static void print_difference_summary(const struct lr_comparison *cmp)
+{
+	size_t i, j;
+	int n, first = 1;
+
+	if (!cmp->ndrift)
+		goto outputs;
+	printf("differences:");
+	for (i = 0; i < cmp->ndrift; i++) {
+		for (j = 0; j < i && strcmp(cmp->drift[j].what, cmp->drift[i].what); j++)
+			;
+		if (j < i)
+			continue; /* counted with its first */
+		for (n = 0, j = i; j < cmp->ndrift; j++)
+			n += !strcmp(cmp->drift[j].what, cmp->drift[i].what);
+		printf("%s %d %s", first ? "" : ",", n, cmp->drift[i].what);
+		first = 0;
+	}
+	putchar('\n');
+outputs:
+	if (!cmp->experiments)
+		printf("outputs: %s\n", cmp->outputs_match ? "identical (logs, artifacts and digests)" : "DIFFER (see 'output' above)");
+}
+
 void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp)
 {
 	size_t i;
@@ -115,6 +140,7 @@ void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const 
 		printf("  %-12s %-24s %s -> %s\n", cmp->drift[i].what, cmp->drift[i].key, cmp->drift[i].a, cmp->drift[i].b);
 	if (!cmp->ndrift)
 		printf("  none: sources, binding, geometry, host and tool versions are the same\n");
+	print_difference_summary(cmp);
 	if (!cmp->experiments)
 		return;
 	if (!cmp->comparable) {

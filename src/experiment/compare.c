@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/jsonbytes.h"
 #include "experiment/compare.h"
 #include "experiment/expdef.h"
 
@@ -222,11 +223,55 @@ out:
 	return rc;
 }
 
+static const char *artifact_sha(const struct lr_run *r, const char *role, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nartifacts; i++)
+		if (!strcmp(r->artifacts[i].role, role) && !strcmp(r->artifacts[i].name, name))
+			return r->artifacts[i].present ? r->artifacts[i].sha256 : "(missing)";
+	return NULL;
+}
+
+/*
+ * What record and import runs produced: the command and its outcome
+ * ("outcome") and every log, artifact and digest by hash ("output"). Returns
+ * how many outputs differ.
+ */
+static int diff_outputs(const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp)
+{
+	char key[4200];
+	size_t i;
+	int n = 0;
+
+	diff_str(add_drift, cmp, "outcome", "command", a->argv_json, b->argv_json);
+	diff_str(add_drift, cmp, "outcome", "status", lr_status_name(a->status), lr_status_name(b->status));
+	diff_int(add_drift, cmp, "outcome", "exit code", a->has_exit ? a->exit_code : -1, b->has_exit ? b->exit_code : -1);
+	diff_int(add_drift, cmp, "outcome", "signal", a->signal, b->signal);
+	for (i = 0; i < a->nartifacts; i++) {
+		const struct lr_artifact *x = &a->artifacts[i];
+
+		snprintf(key, sizeof key, "%s%s%s", x->role, strcmp(x->role, x->name) ? " " : "",
+			 strcmp(x->role, x->name) ? x->name : "");
+		n += diff_str(add_drift, cmp, "output", key, artifact_sha(a, x->role, x->name),
+			      artifact_sha(b, x->role, x->name));
+	}
+	for (i = 0; i < b->nartifacts; i++)
+		if (!artifact_sha(a, b->artifacts[i].role, b->artifacts[i].name)) {
+			snprintf(key, sizeof key, "%s %s", b->artifacts[i].role, b->artifacts[i].name);
+			n += diff_str(add_drift, cmp, "output", key, NULL,
+				      artifact_sha(b, b->artifacts[i].role, b->artifacts[i].name));
+		}
+	return n + diff_kvs(add_drift, cmp, "output", &a->digests, &b->digests);
+}
+
 int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp)
 {
 	memset(cmp, 0, sizeof *cmp);
 	cmp->outputs_match = 1;
 	lr_run_drift(a, b, add_drift, cmp);
+	if (!cmp->rc && (a->kind != LR_KIND_EXPERIMENT || b->kind != LR_KIND_EXPERIMENT) && diff_outputs(a, b, cmp))
+		cmp->outputs_match = 0;
 	if (cmp->rc)
 		return cmp->rc;
 	cmp->experiments = a->kind == LR_KIND_EXPERIMENT && b->kind == LR_KIND_EXPERIMENT;
@@ -247,4 +292,48 @@ void lr_comparison_release(struct lr_comparison *cmp)
 	free(cmp->where);
 	free(cmp->arm_names);
 	memset(cmp, 0, sizeof *cmp);
+}
+
+json_t *lr_comparison_json(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp)
+{
+	json_t *o = json_object(), *drift = json_array(), *kinds = json_object(), *conds = json_array();
+	size_t i;
+	int c;
+
+	for (i = 0; i < cmp->ndrift; i++) {
+		const struct lr_drift *d = &cmp->drift[i];
+		json_t *n = json_object_get(kinds, d->what);
+
+		json_array_append_new(drift, json_pack("{s:s, s:o, s:o, s:o}", "what", d->what, "key", lr_json_bytes(d->key),
+						       "a", lr_json_bytes(d->a), "b", lr_json_bytes(d->b)));
+		json_object_set_new(kinds, d->what, json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	for (c = 0; cmp->experiments && cmp->comparable && c < cmp->ncond; c++) {
+		const struct lr_cond_compare *x = &cmp->cond[c];
+		json_t *j = json_pack("{s:s, s:b}", "condition", cmp->where[c].label, "outputs_match", x->outputs_match);
+
+		if (!x->outputs_match)
+			json_object_set_new(j, "differs", json_pack("{s:s, s:s, s:s}", "arm", cmp->arm_names[x->first_arm],
+								   "a", x->a_sha, "b", x->b_sha));
+		if (x->has_timing)
+			json_object_set_new(j, "timing", json_pack("{s:f, s:o, s:o, s:i}", "ratio", x->timing.ratio, "lo",
+								   x->timing.k ? json_real(x->timing.lo) : json_null(), "hi",
+								   x->timing.k ? json_real(x->timing.hi) : json_null(),
+								   "blocks", x->timing.n));
+		json_array_append_new(conds, j);
+	}
+	json_object_set_new(o, "a", json_pack("{s:I, s:s, s:s}", "id", (json_int_t)a->id, "kind", lr_run_kind_name(a->kind),
+					      "status", lr_status_name(a->status)));
+	json_object_set_new(o, "b", json_pack("{s:I, s:s, s:s}", "id", (json_int_t)b->id, "kind", lr_run_kind_name(b->kind),
+					      "status", lr_status_name(b->status)));
+	json_object_set_new(o, "outputs_match", json_boolean(cmp->outputs_match));
+	json_object_set_new(o, "differences", kinds);
+	json_object_set_new(o, "drift", drift);
+	if (cmp->experiments) {
+		json_object_set_new(o, "comparable", json_boolean(cmp->comparable));
+		json_object_set_new(o, "conditions", conds);
+	} else {
+		json_decref(conds);
+	}
+	return o;
 }

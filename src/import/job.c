@@ -147,7 +147,8 @@ static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
 	    (rc = lr_run_add_measure(run, "writes", (double)r->writes, "count", 0)) ||
 	    (rc = lr_run_add_measure(run, "bytes", (double)r->bytes, "bytes", 0)) ||
 	    (j->imported && (rc = lr_run_add_measure(run, "readback_s", j->readback_s, "s", 0))) ||
-	    (j->ceiling_s > 0 && (rc = lr_run_add_measure(run, "copy_ceiling_s", j->ceiling_s, "s", 0))))
+	    (j->ceiling_s > 0 && (rc = lr_run_add_measure(run, "copy_ceiling_s", j->ceiling_s, "s", 0))) ||
+	    (j->state_sha256[0] && (rc = lr_kvlist_set(&run->digests, "device_state", j->state_sha256, NULL))))
 		return rc;
 	if (o->cfg.link_gbps > 0)
 		return lr_run_add_measure(run, "dma_modelled_s", j->stats.modelled_dma_s, "s", 1);

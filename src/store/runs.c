@@ -336,6 +336,9 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	if (!rc)
 		rc = insert_measures(st, r);
 	if (!rc)
+		rc = insert_kvs(st, r->id, &r->digests, "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
+				"record the run's digests");
+	if (!rc)
 		rc = db_seal_run(st, r->id, r->ended_at);
 out:
 	sqlite3_finalize(s);
@@ -657,7 +660,9 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	    (rc = load_kvs(st, id, &r->geometry, "SELECT key, value, NULL FROM geometry"
 						 " WHERE run_id = :run ORDER BY key")) ||
 	    (rc = load_kvs(st, id, &r->tools, "SELECT name, version, NULL FROM tool_version"
-					      " WHERE run_id = :run ORDER BY name")))
+					      " WHERE run_id = :run ORDER BY name")) ||
+	    (rc = load_kvs(st, id, &r->digests, "SELECT name, sha256, NULL FROM run_digest"
+						" WHERE run_id = :run ORDER BY name")))
 		return rc;
 	if ((rc = load_artifacts(st, r)))
 		return rc;

@@ -50,6 +50,8 @@ static const struct {
 		       " ORDER BY x.gate_id, x.case_id" },
 	/* migration 12 */
 	{ "artifact_entry", "SELECT * FROM artifact_entry WHERE run_id = :run ORDER BY role, name" },
+	/* migration 14 */
+	{ "run_digest", "SELECT * FROM run_digest WHERE run_id = :run ORDER BY name" },
 };
 
 /* Each table's digest of run 'id', in the order of seal_queries (see base/seal.h). */

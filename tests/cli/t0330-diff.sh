@@ -1,0 +1,32 @@
+#!/bin/sh
+# diff of record and import runs names what they produced differently (it said "drift: none",
+# exit 0), one summary line per kind; --json carries the same, parsed here with jq.
+. "$(dirname "$0")/lib.sh"
+
+printf 'a\n' >result.txt
+"$LABRUN" record -q --artifact result.txt -- sh -c 'echo one' >/dev/null 2>&1
+printf 'b\n' >result.txt
+expect_exit 3 "a second run that exits 3" "$LABRUN" record -q --artifact result.txt -- sh -c 'echo two; exit 3'
+expect_exit 1 "two record runs that differ" "$LABRUN" diff 1 2
+contains "$T/out" "outcome      command" "the command"
+contains "$T/out" "outcome      exit code                0 -> 3" "the exit code"
+contains "$T/out" "output       stdout" "the log"
+contains "$T/out" "output       output result.txt" "the artifact"
+contains "$T/out" "differences: 3 outcome, 2 output" "one summary line per kind"
+contains "$T/out" "outputs: DIFFER" "and the verdict"
+expect_exit 0 "a run against itself" "$LABRUN" diff 2 2
+contains "$T/out" "outputs: identical" "is identical"
+expect_exit 1 "--json" "$LABRUN" diff 1 2 --json
+equals "$(jq -r '[.outputs_match, .differences.outcome, .differences.output, .a.id, .b.kind] | map(tostring) | join(" ")' "$T/out")" \
+	"false 3 2 1 record" "parses, with the same counts"
+equals "$(jq -r '.drift[] | select(.what == "output") | .key' "$T/out" | tr '\n' ' ')" "stdout output result.txt " \
+	"and names each output"
+
+"$LABRUN" import --model qwen3-0.6b --tokens 64 --seed 1 >/dev/null 2>&1
+"$LABRUN" import --model qwen3-0.6b --tokens 64 --seed 1 >/dev/null 2>&1
+"$LABRUN" import --model qwen3-0.6b --tokens 64 --seed 2 >/dev/null 2>&1
+expect_exit 0 "two imports of the same export" "$LABRUN" diff 3 4
+contains "$T/out" "outputs: identical" "leave the same device state"
+expect_exit 1 "imports of different exports" "$LABRUN" diff 3 5 --json
+equals "$(jq -r '.drift[] | select(.key == "device_state") | .what' "$T/out")" "output" "differ in the device-state digest"
+equals "$(q "SELECT count(*) FROM run_digest WHERE name = 'device_state'")" "3" "which each import stores"
