@@ -1,8 +1,11 @@
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "base/error.h"
 #include "cmd/cmd.h"
@@ -11,12 +14,14 @@
 #include "store/objects.h"
 
 static const char usage[] =
-	"usage: labrun fsck\n"
+	"usage: labrun fsck [--json]\n"
 	"\n"
 	"Check the store: mark runs whose recorder died as abandoned (keeping their\n"
 	"partial logs), remove stray spool files no run needs (older than a minute,\n"
 	"lock not held), run SQLite's integrity check, and re-hash every object the\n"
-	"database references. Exits 1 when anything is wrong, naming each problem.\n";
+	"database references. Exits 1 when anything is wrong, naming each problem.\n"
+	"\n"
+	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
 
 /* A new recorder's lock exists unheld for a moment; anything this old is not that. */
 #define STRAY_MIN_AGE 60
@@ -24,17 +29,26 @@ static const char usage[] =
 struct obj_ctx {
 	const char *dir;
 	long checked, bad;
+	json_t *bad_list;	/* --json: [{sha256, error}]; NULL: print each */
 };
+
+static void bad_object(struct obj_ctx *c, const char *kind, const char *sha)
+{
+	c->bad++;
+	if (c->bad_list)
+		json_array_append_new(c->bad_list, json_pack("{s:s, s:s, s:s}", "kind", kind, "sha256", sha, "error",
+							     lr_error_msg()));
+	else
+		printf("%s %s: %s\n", kind, sha, lr_error_msg());
+}
 
 static int check_object(void *arg, const char *sha)
 {
 	struct obj_ctx *c = arg;
 
 	c->checked++;
-	if (lr_obj_verify(c->dir, sha)) {
-		c->bad++;
-		printf("object %s: %s\n", sha, lr_error_msg());
-	}
+	if (lr_obj_verify(c->dir, sha))
+		bad_object(c, "object", sha);
 	return 0;
 }
 
@@ -43,52 +57,94 @@ static int check_archived(void *arg, const char *sha, const char *archive, const
 	struct obj_ctx *c = arg;
 
 	c->checked++;
-	if (lr_archive_read_member(archive, member, sha, -1)) {
-		c->bad++;
-		printf("archived %s: %s\n", sha, lr_error_msg());
-	}
+	if (lr_archive_read_member(archive, member, sha, -1))
+		bad_object(c, "archived", sha);
 	return 0;
+}
+
+/* "ok", or the failure of one check, as text and JSON. */
+static json_t *step_json(int failed)
+{
+	return failed ? json_pack("{s:b, s:s}", "ok", 0, "error", lr_error_msg()) : json_pack("{s:b}", "ok", 1);
+}
+
+static int parse_fsck(int argc, char **argv, int *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return -1;
+		}
+		if (c != 'j')
+			return cmd_bad_option("fsck", argv, c);
+		*json = 1;
+	}
+	return optind < argc ? cmd_usage_error("fsck", "takes no arguments") : 0;
 }
 
 int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
-	struct obj_ctx oc = { NULL, 0, 0 };
-	int rc, first, abandoned = 0, stray = 0, problems = 0;
+	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
+	int rc, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad;
+	json_t *o = NULL;
 
-	if ((rc = cmd_parse_plain("fsck", usage, argc, argv, 0, 0, NULL, &first)))
+	if ((rc = parse_fsck(argc, argv, &json)))
 		return rc < 0 ? LR_EXIT_OK : rc;
 	if ((rc = cmd_open_store_counted(&st, g, 0, &abandoned)))
 		return rc;
-	printf("store:      %s (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));
-	printf("abandoned:  %d run(s) marked now\n", abandoned);
-	if (lr_spool_sweep(st, STRAY_MIN_AGE, &stray)) {
+	if (json) {
+		o = json_pack("{s:s, s:i, s:i}", "store", lr_store_dir(st), "schema", lr_store_schema_version(st),
+			      "abandoned", abandoned);
+		oc.bad_list = json_array();
+		ac.bad_list = json_array();
+	} else {
+		printf("store:      %s (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));
+		printf("abandoned:  %d run(s) marked now\n", abandoned);
+	}
+	spool_bad = lr_spool_sweep(st, STRAY_MIN_AGE, &stray) != 0;
+	if (json) {
+		json_object_set_new(o, "spool", step_json(spool_bad));
+		json_object_set_new(json_object_get(o, "spool"), "removed", json_integer(stray));
+	} else if (spool_bad) {
 		printf("spool:      FAILED: %s\n", lr_error_msg());
-		problems++;
 	} else {
 		printf("spool:      %d stray file(s) removed\n", stray);
 	}
-	if (lr_store_integrity(st)) {
-		printf("integrity:  FAILED: %s\n", lr_error_msg());
-		problems++;
-	} else {
-		printf("integrity:  ok\n");
-	}
+	integrity_bad = lr_store_integrity(st) != 0;
+	if (json)
+		json_object_set_new(o, "integrity", step_json(integrity_bad));
+	else
+		printf(integrity_bad ? "integrity:  FAILED: %s\n" : "integrity:  ok\n", lr_error_msg());
+	problems = spool_bad + integrity_bad;
 	oc.dir = lr_store_dir(st);
-	rc = lr_store_objects(st, check_object, &oc);
-	if (!rc)
+	if (!(rc = lr_store_objects(st, check_object, &oc)) && !json)
 		printf("objects:    %ld checked, %ld missing or corrupt\n", oc.checked, oc.bad);
-	problems += oc.bad > 0;
 	/* pruned logs: their archive must still hold them, unchanged */
-	if (!rc) {
-		struct obj_ctx ac = { NULL, 0, 0 };
-
-		rc = lr_store_archived_each(st, check_archived, &ac);
-		if (!rc)
-			printf("archived:   %ld pruned log(s) checked in their archives, %ld missing or changed\n", ac.checked,
-			       ac.bad);
-		problems += ac.bad > 0;
+	if (!rc && !(rc = lr_store_archived_each(st, check_archived, &ac)) && !json)
+		printf("archived:   %ld pruned log(s) checked in their archives, %ld missing or changed\n", ac.checked,
+		       ac.bad);
+	problems += (oc.bad > 0) + (ac.bad > 0);
+	if (!rc && json) {
+		json_object_set_new(o, "objects", json_pack("{s:I, s:o}", "checked", (json_int_t)oc.checked, "bad", oc.bad_list));
+		json_object_set_new(o, "archived", json_pack("{s:I, s:o}", "checked", (json_int_t)ac.checked, "bad", ac.bad_list));
+		oc.bad_list = ac.bad_list = NULL;
+		json_object_set_new(o, "ok", json_boolean(!problems));
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
 	}
+	json_decref(o);
+	json_decref(oc.bad_list);
+	json_decref(ac.bad_list);
 	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);

@@ -61,3 +61,13 @@ wait "$rec" 2>/dev/null || true
 [ -n "$child" ] && kill -9 "$child" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 equals "$(q "SELECT status FROM run WHERE uuid = '$live_uuid'")" "cancelled" "the live run ends as its recorder says"
+
+# --json: the same checks as one object
+expect_exit 0 "fsck --json" "$LABRUN" fsck --json
+equals "$(jq -r '[.ok, .integrity.ok, .spool.ok, (.objects.checked > 0), (.objects.bad | length)] | map(tostring) | join(" ")' "$T/out")" \
+	"true true true true 0" "parses: every check ok"
+obj=$(find "$T/store/objects" -type f -path '*/[0-9a-f][0-9a-f]/*' | head -1)
+rm "$obj"
+expect_exit 1 "fsck --json with an object gone" "$LABRUN" fsck --json
+equals "$(jq -r '[.ok, .objects.bad[0].kind, (.objects.bad[0].sha256 | length)] | map(tostring) | join(" ")' "$T/out")" \
+	"false object 64" "names the missing object"
