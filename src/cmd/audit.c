@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
@@ -23,12 +25,23 @@ static const char usage[] =
 	"Every audit also walks the ledger, the hash chain every final run is appended to,\n"
 	"and prints its head (SEQ:DIGEST): publish it with the evidence. --head SEQ:DIGEST\n"
 	"proves the store still extends a head published earlier: a run edited, deleted or\n"
-	"reordered before it is named, and entries appended after it are listed.\n";
+	"reordered before it is named, and entries appended after it are listed.\n"
+	"\n"
+	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
+
+/* --json: what the reporters collect instead of printing (arg NULL: print). */
+struct audit_json {
+	json_t *problems, *keys, *later;
+};
 
 static void report_problem(void *arg, int64_t run, const char *problem)
 {
-	(void)arg;
-	if (run)
+	struct audit_json *j = arg;
+
+	if (j)
+		json_array_append_new(j->problems, json_pack("{s:o, s:s}", "run", run ? json_integer(run) : json_null(),
+							     "problem", problem));
+	else if (run)
 		printf("PROBLEM run %lld: %s\n", (long long)run, problem);
 	else
 		printf("PROBLEM ledger: %s\n", problem);
@@ -36,16 +49,43 @@ static void report_problem(void *arg, int64_t run, const char *problem)
 
 static int report_key(void *arg, const char *fingerprint, const char *entries, const char *runs)
 {
-	(void)arg;
+	struct audit_json *j = arg;
+
+	if (j) {
+		json_array_append_new(j->keys, json_pack("{s:s, s:s, s:s}", "fingerprint", fingerprint, "entries", entries,
+							 "runs", runs));
+		return 0;
+	}
 	printf("signed by key %s: ledger entries %s (runs %s)\n", fingerprint, entries, runs);
 	return 0;
 }
 
 static int report_later(void *arg, int64_t seq, const char *run_uuid, const char *kind)
 {
-	(void)arg;
+	struct audit_json *j = arg;
+
+	if (j) {
+		json_array_append_new(j->later, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "kind", kind, "run_uuid",
+							  run_uuid));
+		return 0;
+	}
 	printf("after the head: entry %lld, %s of run %s\n", (long long)seq, kind, run_uuid);
 	return 0;
+}
+
+static void print_json(struct audit_json *j, const struct lr_ledger_head *head, const struct lr_published_head *pub,
+		       int runs, int checked, int problems)
+{
+	json_t *o = json_pack("{s:i, s:i, s:o, s:{s:I, s:o, s:I}, s:o, s:o, s:o, s:b}", "runs", runs, "artifacts_rehashed",
+			      checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq, "digest",
+			      head->seq ? json_string(head->digest) : json_null(), "signed_entries",
+			      (json_int_t)head->signed_entries, "keys", j->keys, "after_head", j->later,
+			      "extends_published_head", pub ? json_boolean(!problems) : json_null(), "ok", !problems);
+
+	j->problems = j->keys = j->later = NULL;
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(o);
 }
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
@@ -54,6 +94,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "issue", required_argument, NULL, 'i' },
 		{ "head", required_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -66,6 +107,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	struct lr_ledger_head head;
 	int64_t none = 0; /* a scope with no runs */
 	char issue[256];
+	struct audit_json js = { NULL, NULL, NULL }, *j = NULL;
 	int c, rc = 0, problems = 0, checked = 0, i;
 
 	optind = 0;
@@ -84,6 +126,10 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 			if (lr_head_parse(optarg, &published))
 				return cmd_fail(LR_EINVAL);
 			pub = &published;
+			break;
+		case 'j':
+			js = (struct audit_json){ json_array(), json_array(), json_array() };
+			j = &js;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -104,20 +150,25 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		rc = lr_store_run_ids(st, &f, &ids, &n);
 	}
 	for (i = 0; i < n && !rc; i++)
-		rc = lr_audit_run(st, ids[i], report_problem, NULL, &problems, &checked);
+		rc = lr_audit_run(st, ids[i], report_problem, j, &problems, &checked);
 	if (!rc)
-		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, pub, report_problem, report_later, NULL, &problems,
-				     &head);
+		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, pub, report_problem, report_later, j,
+				     &problems, &head);
 	if (!rc)
-		rc = lr_store_signing_keys(st, report_key, NULL);
-	if (!rc && head.seq)
+		rc = lr_store_signing_keys(st, report_key, j);
+	if (!rc && j)
+		print_json(j, &head, pub, n, checked, problems);
+	else if (!rc && head.seq)
 		printf("signatures: %lld of %lld ledger entries signed and verified\n", (long long)head.signed_entries,
 		       (long long)head.seq);
-	if (!rc && pub && !problems)
+	if (!rc && !j && pub && !problems)
 		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
-	if (!rc)
+	if (!rc && !j)
 		printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n",
 		       (long long)head.seq, head.seq ? head.digest : "(empty)", n, checked, problems);
+	json_decref(js.problems);
+	json_decref(js.keys);
+	json_decref(js.later);
 	free(ids);
 	lr_store_free(st);
 	if (rc)

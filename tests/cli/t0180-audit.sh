@@ -46,3 +46,14 @@ sqlite3 "$T/store/labrun.db" "UPDATE binding SET value = '7' WHERE run_id = 4 AN
 expect_exit 1 "a replay's binding drift is found" "$LABRUN" audit --run 4
 contains "$T/out" "rows of table 'binding' changed since the run was sealed" "by the seal"
 contains "$T/out" "its binding 'pinned_cpu' is 7, run 3 (the original) has" "against the original"
+
+# --json: the same audit as one object, problems and all
+export LABRUN_STORE="$T/json-store"
+"$LABRUN" record -q -- echo one >/dev/null 2>&1
+"$LABRUN" record -q -- echo two >/dev/null 2>&1
+expect_exit 0 "audit --json" "$LABRUN" audit --json
+equals "$(jq -r '[.ok, .runs, .ledger.seq, (.ledger.digest | length), (.problems | length)] | map(tostring) | join(" ")' "$T/out")" \
+	"true 2 2 64 0" "parses: two runs, a ledger of two, no problem"
+sqlite3 "$T/json-store/labrun.db" "UPDATE run SET exit_code = 9 WHERE id = 1"
+expect_exit 1 "audit --json of an edited run" "$LABRUN" audit --json
+equals "$(jq -r '[.ok, .problems[0].run] | map(tostring) | join(" ")' "$T/out")" "false 1" "names the run"
