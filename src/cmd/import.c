@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "record/runjson.h"
 #include "import/backend.h"
 #include "import/job.h"
 
@@ -50,11 +51,13 @@ static const char usage[] =
 	"  --rbln-lib PATH      the runtime library (default $LABRUN_RBLN_LIB, else librbln.so)\n"
 	"  --device N           physical NPU id (default 0)\n"
 	"Faults (for tests): --fail-write K, --cancel-at LAYER, --die-at LAYER\n"
-	"Record: --experiment NAME, --issue REF (repeatable), --note TEXT\n";
+	"Record: --experiment NAME, --issue REF (repeatable), --note TEXT\n"
+	"Output: --json   the recorded run as 'labrun show --json' gives it, instead of the stages\n";
 
 struct opts {
 	struct lr_import_job_opts j;
 	struct lr_strlist issues;
+	int json;
 };
 
 /* Import's numbers: checked for range and overflow (cmd_parse_int), never truncated to an int. */
@@ -79,7 +82,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		O_MODEL = 256, O_TOKENS, O_MODE, O_LAYOUT, O_BACKEND, O_KERNEL, O_SOURCE, O_SEED, O_LAYERS,
 		O_KVHEADS, O_HEADDIM, O_CAPACITY, O_BLOCK, O_COMPILED, O_TENSOR, O_EXPORT, O_SPECIALS, O_CONTRACT,
 		O_THREADS, O_STAGING, O_LANES, O_LANE, O_CAPMIB, O_GBPS, O_LAT, O_RBLN, O_DEVICE, O_FAILW,
-		O_CANCEL, O_DIE, O_EXP, O_ISSUE, O_NOTE,
+		O_CANCEL, O_DIE, O_EXP, O_ISSUE, O_NOTE, O_JSON,
 	};
 	static const struct option opts[] = {
 		{ "model", required_argument, NULL, O_MODEL }, { "tokens", required_argument, NULL, O_TOKENS },
@@ -101,6 +104,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "fail-write", required_argument, NULL, O_FAILW }, { "cancel-at", required_argument, NULL, O_CANCEL },
 		{ "die-at", required_argument, NULL, O_DIE }, { "experiment", required_argument, NULL, O_EXP },
 		{ "issue", required_argument, NULL, O_ISSUE }, { "note", required_argument, NULL, O_NOTE },
+		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	long long v;
@@ -140,6 +144,9 @@ static int parse(struct opts *o, int argc, char **argv)
 		case O_DIE: rc = num("--die-at", optarg, 0, INT_MAX, &v); o->j.die_at = (int)v; break;
 		case O_GBPS: rc = real("--link-gbps", optarg, &o->j.cfg.link_gbps); break;
 		case O_LAT: rc = real("--link-latency-us", optarg, &o->j.cfg.link_latency_us); break;
+		case O_JSON:
+			o->json = 1;
+			break;
 		case O_MODE:
 			if (!strcmp(optarg, "whole") || !strcmp(optarg, "stream"))
 				o->j.mode = optarg[0] == 's' ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
@@ -252,8 +259,16 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	print_import(&job, &o.j);
-	printf("recorded run %lld (%s)\n", (long long)job.run.id, lr_status_name(job.run.status));
+	if (o.json) {
+		json_t *run = lr_run_json(&job.run, 1);
+
+		json_dumpf(run, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(run);
+	} else {
+		print_import(&job, &o.j);
+		printf("recorded run %lld (%s)\n", (long long)job.run.id, lr_status_name(job.run.status));
+	}
 	if (job.run.status != LR_PASSED) {
 		lr_error_set(LR_EIO, "%s", job.run.failure);
 		lr_error_hint("'labrun show %lld' has the details", (long long)job.run.id);

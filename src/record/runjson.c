@@ -132,6 +132,7 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 	json_object_set_new(o, "binding", x);
 	json_object_set_new(o, "geometry", kv_object(&r->geometry));
 	json_object_set_new(o, "tools", kv_object(&r->tools));
+	json_object_set_new(o, "digests", kv_object(&r->digests));
 	a = json_array();
 	for (i = 0; i < r->nartifacts; i++)
 		json_array_append_new(a, artifact_json(&r->artifacts[i]));
