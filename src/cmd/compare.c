@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
+#include "base/jsonbytes.h"
 #include "cmd/cmd.h"
 #include "serving/serving.h"
 
@@ -22,11 +25,22 @@ static const char usage[] =
 	"  --run ID           the run holding the candidate\n"
 	"  --reference ROUTE  the reference route (ROUTE of that run, or RUN:ROUTE)\n"
 	"  --candidate ROUTE  the route compared with it\n"
-	"  --condition N      the condition of a command experiment to compare in\n";
+	"  --condition N      the condition of a command experiment to compare in\n"
+	"  --json             one JSON object (docs/labrun.md gives its shape)\n";
 
 static int print_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
 {
-	(void)arg;
+	json_t *cases = arg;
+
+	if (cases) { /* --json */
+		json_array_append_new(cases, json_pack("{s:o, s:o, s:b, s:b, s:b, s:o}", "case_id", lr_json_bytes(case_id),
+						       "missing", o->missing ? json_string(o->missing == 1 ? "reference" : "candidate")
+									     : json_null(),
+						       "tokens_equal", o->tokens_equal, "text_equal", o->text_equal,
+						       "finish_equal", o->finish_equal, "first_token_diff",
+						       o->first_token_diff >= 0 ? json_integer(o->first_token_diff) : json_null()));
+		return 0;
+	}
 	if (o->missing) {
 		printf("  %s: missing in the %s\n", case_id, o->missing == 1 ? "reference" : "candidate");
 		return 0;
@@ -49,6 +63,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		{ "reference", required_argument, NULL, 'R' },
 		{ "candidate", required_argument, NULL, 'C' },
 		{ "condition", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -57,7 +72,8 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	struct lr_compare_counts k;
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
-	int c, rc, cond = -1;
+	int c, rc, cond = -1, json = 0;
+	json_t *cases = NULL;
 	long long v;
 
 	optind = 0;
@@ -67,6 +83,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		case 'r': run_ref = optarg; break;
 		case 'R': ref = optarg; break;
 		case 'C': cand = optarg; break;
+		case 'j': json = 1; break;
 		case 'c':
 			if (cmd_parse_int("compare", "--condition", optarg, 0, 1000000, &v))
 				return LR_EXIT_USAGE;
@@ -89,6 +106,24 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	    (rc = lr_route_set(st, run, ref, cs.cond, &rs)) ||
 	    (rc = lr_compare_sets(st, cs.run, "cross-route", rs.id, cs.id, &k, &id)))
 		goto out;
+	if (json) {
+		cases = json_array();
+		if (!(rc = lr_store_comparison_failures(st, id, print_case, cases))) {
+			json_t *o = json_pack("{s:I, s:{s:s, s:I}, s:{s:s, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:O}",
+					      "comparison", (json_int_t)id, "candidate", "route", cs.route, "run",
+					      (json_int_t)cs.run, "reference", "route", rs.route, "run", (json_int_t)rs.run,
+					      "counts", "total", (json_int_t)k.total, "exact", (json_int_t)k.exact,
+					      "token_mismatch", (json_int_t)k.token_mismatch, "text_mismatch",
+					      (json_int_t)k.text_mismatch, "finish_mismatch", (json_int_t)k.finish_mismatch,
+					      "missing", (json_int_t)k.missing, "failures", cases);
+
+			json_dumpf(o, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(o);
+		}
+		json_decref(cases);
+		goto out;
+	}
 	printf("comparison %lld: %s (run %lld) against %s (run %lld)\n", (long long)id, cs.route, (long long)cs.run,
 	       rs.route, (long long)rs.run);
 	printf("%lld exact, %lld token mismatch, %lld text mismatch, %lld finish mismatch, %lld missing (of %lld)\n",

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "serving/serving.h"
@@ -23,7 +25,8 @@ static const char usage[] =
 	"  --run ID         the run holding the responses\n"
 	"  --route ROUTE    their route (or RUN:ROUTE)\n"
 	"  --answers FILE   the frozen answer key\n"
-	"  --condition N    the condition of a command experiment\n";
+	"  --condition N    the condition of a command experiment\n"
+	"  --json           one JSON object (docs/labrun.md gives its shape)\n";
 
 int cmd_gate(const struct lr_global *g, int argc, char **argv)
 {
@@ -32,6 +35,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		{ "route", required_argument, NULL, 'R' },
 		{ "answers", required_argument, NULL, 'a' },
 		{ "condition", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -40,7 +44,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	struct lr_gate_counts k = { 0 };
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
-	int c, rc, cond = -1;
+	int c, rc, cond = -1, json = 0;
 	long long v;
 
 	optind = 0;
@@ -50,6 +54,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		case 'r': run_ref = optarg; break;
 		case 'R': route = optarg; break;
 		case 'a': answers = optarg; break;
+		case 'j': json = 1; break;
 		case 'c':
 			if (cmd_parse_int("gate", "--condition", optarg, 0, 1000000, &v))
 				return LR_EXIT_USAGE;
@@ -69,7 +74,16 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)) && !(rc = lr_route_set(st, run, route, cond, &set)) &&
-	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)))
+	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)) && json) {
+		json_t *o = json_pack("{s:I, s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:b}", "gate", (json_int_t)id, "route",
+				      set.route, "run", (json_int_t)set.run, "counts", "total", (json_int_t)k.total, "strict",
+				      (json_int_t)k.strict, "formats", (json_int_t)k.formats, "eos", (json_int_t)k.eos,
+				      "missing", (json_int_t)k.missing, "passed", k.strict == k.total && k.eos == k.total);
+
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+	} else if (!rc)
 		printf("gate %lld: %s (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
 		       (long long)id, set.route, (long long)set.run, (long long)k.strict, (long long)k.total,
 		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,

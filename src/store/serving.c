@@ -326,7 +326,10 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		"SELECT s.comparison_id, s.run_id, c.reference_set_id, c.candidate_set_id, s.reference_run, s.kind,"
 		" s.reference_route, s.candidate_route, coalesce(s.condition_idx, -1), s.exact, s.token_mismatch,"
 		" s.text_mismatch, s.finish_mismatch, s.missing, s.total"
-		" FROM comparison_summary s JOIN comparison c ON c.id = s.comparison_id WHERE s.run_id = :run ORDER BY 1";
+		" FROM comparison_summary s JOIN comparison c ON c.id = s.comparison_id WHERE s.run_id = :run"
+		/* the same two sets compared again: the newest comparison stands for them */
+		" AND c.id = (SELECT max(x.id) FROM comparison x WHERE x.reference_set_id = c.reference_set_id"
+		"             AND x.candidate_set_id = c.candidate_set_id) ORDER BY 1";
 	struct lr_comparison_row c;
 	sqlite3_stmt *s = NULL;
 	int rc;

@@ -68,6 +68,10 @@ for r in ref gpu atom; do
 	expect_exit 1 "gate route $r" "$LABRUN" gate --run 1 --route "$r" --answers "$F/key.jsonl"
 	contains "$T/out" "$want" "gate counts equal jq's for $r: $want"
 done
+expect_exit 1 "gate --json" "$LABRUN" gate --run 1 --route gpu --answers "$F/key.jsonl" --json
+equals "$(jq -r '"strict answers \(.counts.strict)/\(.counts.total), formats \(.counts.formats)/\(.counts.total), EOS \(.counts.eos)/\(.counts.total), missing \(.counts.missing)"' "$T/out")" \
+	"$(gate_counts "$F/gpu.jsonl" "$F/key.jsonl")" "parses, with jq's counts"
+equals "$(jq -r .passed "$T/out")" "false" "and the verdict"
 key=$("$LABRUN" sql --csv "SELECT DISTINCT key_sha256 FROM gate" | sed -n 2p | tr -d '\r')
 equals "$key" "$(sha256sum "$F/key.jsonl" | cut -d' ' -f1)" "the key's sha256 is stored"
 
@@ -116,3 +120,13 @@ chmod u+w "$f"
 printf 'x' >>"$f"
 expect_exit 1 "fsck finds a changed responses file" "$LABRUN" fsck
 contains "$T/out" "object $obj" "the object is named"
+
+# --json of compare; comparing the same two sets again replaces, not adds to, the report's counts
+expect_exit 1 "compare --json" "$LABRUN" compare --run 1 --reference ref --candidate gpu --json
+equals "$(jq -r '"\(.counts.exact) exact, \(.counts.token_mismatch) token mismatch, \(.counts.text_mismatch) text mismatch, \(.counts.finish_mismatch) finish mismatch, \(.counts.missing) missing (of \(.counts.total))"' "$T/out")" \
+	"$(cmp_counts "$F/ref.jsonl" "$F/gpu.jsonl")" "parses, with jq's counts"
+equals "$(jq -r '.failures[] | select(.missing != null) | "\(.case_id):\(.missing)"' "$T/out" | sort | tr '\n' ' ')" \
+	"c5:candidate c9:reference " "and names the missing cases"
+expect_exit 0 "the report after a repeated comparison" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd --format json
+equals "$(jq -r '.serving.rows[0].cells[] | select(.route == "gpu") | "\(.exact) exact, \(.compared)"' "$T/out")" \
+	"$(cell gpu '"\(.exact) exact, " + "\(.compared)"')" "counts the gpu cell once (it summed both comparisons)"
