@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include <jansson.h>
 
@@ -23,12 +25,16 @@ static const char usage[] =
 	"  --status S          running, passed, failed, cancelled or abandoned\n"
 	"  -n, --limit N       at most N runs\n"
 	"  --json              one JSON array of objects instead of a table\n"
+	"  --wide              never cut a cell (by default long experiment names and issue\n"
+	"                      lists end in '...', and the command fits the terminal)\n"
 	"  --registered        crates registered with a hub (labrun register), not runs\n";
 
 struct list_ctx {
 	int json;
 	json_t *arr;
 	int rows;
+	int wide;		/* --wide: no cell is cut */
+	size_t width;		/* the terminal's, 0 when not a terminal */
 };
 
 static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
@@ -42,11 +48,42 @@ static int print_registration(void *arg, int64_t id, const char *hub, const char
 	return 0;
 }
 
+/*
+ * 'text' fitted to 'width' bytes in 'out': longer text ends in "..." (cut at
+ * a UTF-8 character boundary). width 0: the whole text.
+ */
+static const char *fit(char *out, size_t len, const char *text, size_t width)
+{
+	size_t n = strlen(text);
+
+	if (!width || n <= width || width < 4 || width >= len)
+		return text;
+	n = width - 3;
+	while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
+		n--;
+	snprintf(out, len, "%.*s...", (int)n, text);
+	return out;
+}
+
+/* The terminal's width when stdout is one ($COLUMNS first); 0: do not cut the command. */
+static size_t terminal_width(void)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (cols && atoi(cols) > 0)
+		return (size_t)atoi(cols);
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 0;
+}
+
 static int print_row(void *arg, const struct lr_run *r)
 {
 	struct list_ctx *c = arg;
-	char exitbuf[16] = "-", wall[24] = "-", issues[128] = "", *cmd;
-	size_t i, off = 0;
+	char exitbuf[16] = "-", wall[24] = "-", issues[512] = "", *cmd, e[64], is[64], cm[4096];
+	/* the columns before COMMAND take 5+2+9+2+4+2+9+2+20+2+16+2+12+2 bytes */
+	size_t i, off = 0, cmdw = c->wide || c->width <= 89 + 10 ? 0 : c->width - 89;
 
 	if (c->json) {
 		json_array_append_new(c->arr, lr_run_json(r, 0));
@@ -65,8 +102,9 @@ static int print_row(void *arg, const struct lr_run *r)
 		off += (size_t)snprintf(issues + off, sizeof issues - off, "%s%s", i ? "," : "", r->issues.v[i]);
 	cmd = cmd_argv_text(r->argv_json);
 	printf("%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id,
-	       lr_status_name(r->status), exitbuf, wall, r->started_at, r->experiment ? r->experiment : "-",
-	       *issues ? issues : "-", cmd ? cmd : "");
+	       lr_status_name(r->status), exitbuf, wall, r->started_at,
+	       fit(e, sizeof e, r->experiment ? r->experiment : "-", c->wide ? 0 : 16),
+	       fit(is, sizeof is, *issues ? issues : "-", c->wide ? 0 : 12), fit(cm, sizeof cm, cmd ? cmd : "", cmdw));
 	free(cmd);
 	return 0;
 }
@@ -80,11 +118,12 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "registered", no_argument, NULL, 'R' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lr_run_filter f = { .status = -1 };
-	struct list_ctx ctx = { 0, NULL, 0 };
+	struct list_ctx ctx = { 0, NULL, 0, 0, terminal_width() };
 	struct lr_store *st = NULL;
 	char issue[256];
 	long long v;
@@ -118,6 +157,9 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 			break;
 		case 'R':
 			registered = 1;
+			break;
+		case 'w':
+			ctx.wide = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -36,3 +36,21 @@ expect_exit 0 "import --json" "$LABRUN" import --model qwen3-0.6b --tokens 64 --
 equals "$(jq -r '[.kind, .status, (.digests.device_state | length), ([.measurements[] | select(.modelled) | .name] | join(","))] | map(tostring) | join(" ")' "$T/out")" \
 	"import passed 64 dma_modelled_s" "parses: the run, its device-state digest, the modelled time marked"
 equals "$(jq -r .id "$T/out")" "$(q "SELECT max(id) FROM run")" "and it is the stored run"
+
+# list keeps its columns in line: long cells end in '...', the command fits a terminal, --wide cuts
+# nothing (the issues column pushed the command out of line)
+export LABRUN_STORE="$T/list-store"
+"$LABRUN" record -q --experiment a-very-long-experiment-name-indeed --issue 1 --issue 22 --issue owner/repo#333 \
+	-- sh -c 'echo a long command line with many words to cut at the terminal edge' >/dev/null 2>&1
+"$LABRUN" record -q -- true >/dev/null 2>&1
+expect_exit 0 "list" "$LABRUN" list
+equals "$(awk 'NR == 1 { print index($0, "COMMAND") } NR > 1 { print index($0, ($NF == "true") ? "true" : "sh -c") }' "$T/out" | sort -u)" \
+	"$(awk 'NR == 1 { print index($0, "COMMAND") }' "$T/out")" "the command column starts at the same place on every line"
+contains "$T/out" "a-very-long-e..." "a long experiment name ends in '...'"
+expect_exit 0 "list --wide" "$LABRUN" list --wide
+contains "$T/out" "a-very-long-experiment-name-indeed  1,22,owner/repo#333" "cuts nothing"
+if command -v script >/dev/null; then
+	COLUMNS=100 script -qc "'$LABRUN' list" /dev/null | tr -d '\r' >"$T/tty"
+	equals "$(awk 'length($0) > 100' "$T/tty" | wc -l | tr -d ' ')" "0" "on a 100-column terminal no line is longer"
+	contains "$T/tty" "sh -c 'e..." "the command is cut to fit"
+fi
