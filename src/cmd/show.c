@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "experiment/report.h"
 #include "record/runjson.h"
 #include "record/spool.h"
 #include "store/objects.h"
@@ -141,6 +142,39 @@ static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag
 	}
 }
 
+/* An experiment run's conditions: status, parity counts and each arm's verdict against the baseline. */
+static void print_conditions(struct lr_store *st, const struct lr_run *r)
+{
+	struct lr_report rep;
+	char verdict[256];
+	int t, k;
+
+	if (r->kind != LR_KIND_EXPERIMENT || r->status == LR_RUNNING)
+		return;
+	if (lr_report_build(st, NULL, r->id, &rep)) {
+		printf("conditions: (not shown: %s)\n", lr_error_msg());
+		lr_error_clear();
+		return;
+	}
+	if (rep.nruns == 1) {
+		const struct lr_report_run *rr = &rep.runs[0];
+
+		printf("conditions: %d, parity %d passed, %d failed, %d missing (baseline arm '%s')\n", rr->nconds,
+		       rr->passed, rr->failed, rr->missing, rr->arm[0]);
+		for (t = 0; t < rr->ntables; t++)
+			for (k = 0; k < rr->tables[t].nrows; k++) {
+				const struct lr_report_row *w = &rr->tables[t].rows[k];
+				const char *arm = rr->arm[rr->tables[t].arm];
+
+				printf("  %-28s %-8s %s\n", w->label, w->status,
+				       w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, arm,
+								       rr->def.metric)
+					      : w->failure ? w->failure : "no estimate");
+			}
+	}
+	lr_report_release(&rep);
+}
+
 static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 {
 	char size[32], *cmd = cmd_argv_text(r->argv_json);
@@ -219,6 +253,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	for (i = 0; i < r->nmeasures; i++)
 		printf("  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
 		       r->measures[i].modelled ? "  MODELLED, not measured" : "");
+	print_conditions(st, r);
 	show_log(st, r, "stdout", tail);
 	show_log(st, r, "stderr", tail);
 	free(cmd);

@@ -94,3 +94,12 @@ for b in 0 1 2 3; do
 	[ "$(printf %s "$first" | fold -w1 | sort | tr -d '\n')" = "012" ] || fail "block $b order $o is not a permutation"
 done
 ok "random blocks are mirrored permutations of the arms"
+
+# show of an experiment run lists its conditions with parity and each arm's verdict (it had none)
+eid=$(q "SELECT max(id) FROM run WHERE kind = 'experiment' AND status = 'passed'")
+expect_exit 0 "show of an experiment run" "$LABRUN" show "$eid"
+contains "$T/out" "conditions: " "has its conditions"
+contains "$T/out" "parity " "with parity counts"
+[ "$(grep -cE '^  qwen3-0\.6b [0-9]+/[0-9]+ +passed +(scalar|auto) ' "$T/out")" = 4 ] ||
+	{ cat "$T/out" >&2; fail "no per-condition verdict lines"; }
+ok "and a verdict per arm and condition"
