@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "encode/bench.h"
@@ -25,7 +27,8 @@ static const char usage[] =
 	"                 1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128\n"
 	"  --reps N       repetitions per variant, the first dropped (default 7)\n"
 	"  --contract C   saturate (default) or ninf\n"
-	"  --seed N       seed of the synthetic BF16 data (default 205)\n";
+	"  --seed N       seed of the synthetic BF16 data (default 205)\n"
+	"  --json         one JSON object at the end instead of the tables (docs/labrun.md)\n";
 
 static void print_result(const struct lr_bench_opts *o, const struct lr_bench_result *r)
 {
@@ -59,6 +62,57 @@ static void print_result(const struct lr_bench_opts *o, const struct lr_bench_re
 	       r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
 }
 
+/* One shape's result as JSON: every variant measured, the ratios the tables print. */
+static json_t *result_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
+	json_t *vars = json_array();
+	int i;
+
+	for (i = 0; i < r->nvar; i++) {
+		const struct lr_bench_variant *v = &r->var[i];
+
+		json_array_append_new(vars, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "name", v->name, "kind",
+						      v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
+						      "median_ms", v->median_ms, "gbps", v->gbps, "x_ceiling", v->gbps / ceil->gbps,
+						      "vs_lookup", v->kind != LR_BENCH_COPY && r->lookup >= 0
+									   ? json_real(r->var[r->lookup].median_ms / v->median_ms)
+									   : json_null()));
+	}
+	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o}", "shape", (json_int_t)o->shape[0],
+			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
+			 "elements", (json_int_t)r->elements, "output_sha256", r->digest, "ceiling", ceil->name, "best",
+			 r->var[r->best].name, "permuted", r->var[r->permuted].name, "variants", vars);
+}
+
+/* The run's header: printed, or the top of the JSON object (host, settings; measured, not modelled). */
+static json_t *header(const struct lr_bench_opts *o, int json)
+{
+	struct lr_host h;
+	json_t *root = json ? json_pack("{s:i, s:s, s:I, s:s, s:s, s:b}", "reps", o->reps, "contract",
+					lr_dlf16_contract_name(o->contract), "seed", (json_int_t)o->seed, "labrun", PACKAGE_VERSION,
+					"auto_kernel", lr_dlf16_auto()->name, "modelled", 0)
+			    : NULL;
+
+	if (!json)
+		printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu\n",
+		       o->reps, lr_dlf16_contract_name(o->contract), (unsigned long long)o->seed);
+	if (lr_host_probe(&h) == 0) {
+		if (json)
+			json_object_set_new(root, "host", json_pack("{s:s, s:s, s:I, s:s}", "hostname", h.hostname, "cpu",
+								    h.cpu_model ? h.cpu_model : "unknown", "cpus",
+								    (json_int_t)h.cores, "kernel", h.kernel));
+		else
+			printf("host %s: %s, %lld CPUs, %s; labrun %s, auto kernel %s\n", h.hostname,
+			       h.cpu_model ? h.cpu_model : "unknown CPU", (long long)h.cores, h.kernel, PACKAGE_VERSION,
+			       lr_dlf16_auto()->name);
+		lr_host_release(&h);
+	}
+	if (json)
+		json_object_set_new(root, "shapes", json_array());
+	return root;
+}
+
 int cmd_bench(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -66,13 +120,15 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 		{ "reps", required_argument, NULL, 'r' },
 		{ "contract", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const defaults[] = { "1,2,8,2048,128", "1,2,8,8192,128", "28,2,8,2048,128",
 						"28,2,8,8192,128" };
 	const char *shapes[32], *which = NULL;
-	int nshapes = 0, c, i, rc = 0;
+	int nshapes = 0, c, i, rc = 0, json = 0;
+	json_t *root;
 	struct lr_bench_opts o;
 	struct lr_bench_result *r;
 	char *end;
@@ -111,6 +167,9 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 			if (*end)
 				return cmd_usage_error("bench", "invalid --seed '%s': expected a number", optarg);
 			break;
+		case 'j':
+			json = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return LR_EXIT_OK;
@@ -130,18 +189,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	r = malloc(sizeof *r);
 	if (!r)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu\n",
-	       o.reps, lr_dlf16_contract_name(o.contract), (unsigned long long)o.seed);
-	{
-		struct lr_host h;
-
-		if (lr_host_probe(&h) == 0) {
-			printf("host %s: %s, %lld CPUs, %s; labrun %s, auto kernel %s\n", h.hostname,
-			       h.cpu_model ? h.cpu_model : "unknown CPU", (long long)h.cores, h.kernel, PACKAGE_VERSION,
-			       lr_dlf16_auto()->name);
-			lr_host_release(&h);
-		}
-	}
+	root = header(&o, json);
 	for (i = 0; i < nshapes; i++) {
 		if ((rc = lr_shape_parse(o.shape, &o.rank, shapes[i], "--shape")))
 			break;
@@ -152,11 +200,21 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 		}
 		if ((rc = lr_bench_encoder(&o, r)))
 			break;
+		if (json) {
+			json_object_set_new(root, "cpu", json_integer(r->cpu));
+			json_array_append_new(json_object_get(root, "shapes"), result_json(&o, r));
+			continue;
+		}
 		if (i == 0)
 			printf("timing thread pinned to CPU %d\n", r->cpu);
 		print_result(&o, r);
 		fflush(stdout);
 	}
+	if (!rc && json) {
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+	}
+	json_decref(root);
 	free(r);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

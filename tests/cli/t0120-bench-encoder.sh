@@ -22,3 +22,10 @@ expect_exit 2 "no benchmark named" "$LABRUN" bench
 expect_exit 2 "a shape with no elements is refused" "$LABRUN" bench encoder --shape 1,2,0,4,8 --reps 2
 contains "$T/err" "shape [1,2,0,4,8] holds no elements" "named"
 lacks "$T/out" "nan" "no -nan figure is printed"
+
+# --json: the same figures as one object, the CPU with them, nothing modelled
+expect_exit 0 "bench encoder --json" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 3 --json
+equals "$(jq -r '[.modelled, (.host.cpu | length > 0), (.shapes | length), (.shapes[0].output_sha256 | length),
+	([.shapes[0].variants[] | select(.gbps > 0)] | length) == (.shapes[0].variants | length),
+	([.shapes[0].variants[] | select(.kind == "copy")] | length)] | map(tostring) | join(" ")' "$T/out")" \
+	"false true 1 64 true 3" "parses: the CPU named, every variant measured, the three copies"
