@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -198,7 +199,13 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 			lr_error_hint("e.g. --shape 28,2,8,8192,128");
 			break;
 		}
-		if ((rc = lr_bench_encoder(&o, r)))
+		if (isatty(STDERR_FILENO)) /* progress on a terminal: a shape can take many seconds */
+			fprintf(stderr, "bench encoder: shape %d of %d [%s], %d repetitions...\r", i + 1, nshapes, shapes[i],
+				o.reps);
+		rc = lr_bench_encoder(&o, r);
+		if (isatty(STDERR_FILENO))
+			fprintf(stderr, "\033[K");
+		if (rc)
 			break;
 		if (json) {
 			json_object_set_new(root, "cpu", json_integer(r->cpu));

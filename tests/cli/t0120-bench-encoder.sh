@@ -29,3 +29,11 @@ equals "$(jq -r '[.modelled, (.host.cpu | length > 0), (.shapes | length), (.sha
 	([.shapes[0].variants[] | select(.gbps > 0)] | length) == (.shapes[0].variants | length),
 	([.shapes[0].variants[] | select(.kind == "copy")] | length)] | map(tostring) | join(" ")' "$T/out")" \
 	"false true 1 64 true 3" "parses: the CPU named, every variant measured, the three copies"
+
+# progress on a terminal (it ran 70 s in silence), none when stderr is not one
+expect_exit 0 "bench with stderr to a file" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 2
+lacks "$T/err" "shape 1 of 1" "no progress in a file"
+if command -v script >/dev/null; then
+	script -qc "'$LABRUN' bench encoder --shape 1,2,2,64,16 --shape 1,2,2,128,16 --reps 2 >/dev/null" /dev/null >"$T/tty"
+	contains "$T/tty" "shape 2 of 2 [1,2,2,128,16]" "progress on a terminal, shape by shape"
+fi
