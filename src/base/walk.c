@@ -12,7 +12,12 @@ static int cmp_name(const FTSENT **a, const FTSENT **b)
 	return strcmp((*a)->fts_name, (*b)->fts_name);
 }
 
-int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
+/*
+ * One walk: every entry of 'path' in name order, links followed
+ * (FTS_LOGICAL) or not (FTS_PHYSICAL). Empty directories cost a second
+ * read of each directory, so only a walk that reports them looks.
+ */
+static int walk(const char *path, int options, int empty_dirs, lr_entry_fn fn, void *arg)
 {
 	char *const roots[] = { (char *)path, NULL };
 	size_t plen = strlen(path);
@@ -20,48 +25,7 @@ int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
 	FTS *fts;
 	int rc = 0;
 
-	fts = fts_open(roots, FTS_LOGICAL | FTS_NOCHDIR, cmp_name);
-	if (!fts)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-	while (!rc && (e = fts_read(fts))) {
-		const char *rel;
-
-		switch (e->fts_info) {
-		case FTS_F:
-			rel = e->fts_level == 0 ? "" : e->fts_path + plen + (path[plen - 1] != '/');
-			rc = fn(arg, e->fts_path, rel);
-			break;
-		case FTS_DNR:
-		case FTS_ERR:
-		case FTS_NS:
-			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", e->fts_path, strerror(e->fts_errno));
-			break;
-		case FTS_DC:
-			rc = lr_error_set(LR_EIO, "cannot read '%s': directory cycle through a symlink",
-					  e->fts_path);
-			break;
-		case FTS_DEFAULT: /* a FIFO would hang a reader, a device never end: named, not skipped */
-			rc = lr_error_set(LR_EREFUSED, "refusing to read '%s': it is a FIFO, socket or device",
-					  e->fts_path);
-			lr_error_hint("labrun stores regular files, symlinks and directories");
-			break;
-		default:
-			break;
-		}
-	}
-	fts_close(fts);
-	return rc;
-}
-
-int lr_walk(const char *path, lr_entry_fn fn, void *arg)
-{
-	char *const roots[] = { (char *)path, NULL };
-	size_t plen = strlen(path);
-	FTSENT *e;
-	FTS *fts;
-	int rc = 0;
-
-	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, cmp_name);
+	fts = fts_open(roots, options | FTS_NOCHDIR, cmp_name);
 	if (!fts)
 		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
 	while (!rc && (e = fts_read(fts))) {
@@ -77,7 +41,7 @@ int lr_walk(const char *path, lr_entry_fn fn, void *arg)
 			break;
 		case FTS_D:
 			errno = 0;
-			if (!fts_children(fts, FTS_NAMEONLY) && errno == 0)
+			if (empty_dirs && !fts_children(fts, FTS_NAMEONLY) && errno == 0)
 				rc = fn(arg, e->fts_path, rel, LR_WALK_EMPTY_DIR);
 			break;
 		case FTS_DEFAULT:
@@ -88,10 +52,46 @@ int lr_walk(const char *path, lr_entry_fn fn, void *arg)
 		case FTS_NS:
 			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", e->fts_path, strerror(e->fts_errno));
 			break;
+		case FTS_DC:
+			rc = lr_error_set(LR_EIO, "cannot read '%s': directory cycle through a symlink", e->fts_path);
+			break;
 		default:
 			break;
 		}
 	}
 	fts_close(fts);
 	return rc;
+}
+
+struct files_ctx {
+	lr_file_fn fn;
+	void *arg;
+};
+
+/* lr_walk_files' view of an entry: files go to its callback, special files are refused. */
+static int file_entry(void *arg, const char *full, const char *rel, enum lr_walk_type type)
+{
+	struct files_ctx *c = arg;
+	int rc;
+
+	if (type == LR_WALK_FILE)
+		return c->fn(c->arg, full, rel);
+	if (type != LR_WALK_SPECIAL) /* links left dangling, empty directories: nothing to read */
+		return 0;
+	/* a FIFO would hang a reader, a device never end: named, not skipped */
+	rc = lr_error_set(LR_EREFUSED, "refusing to read '%s': it is a FIFO, socket or device", full);
+	lr_error_hint("labrun stores regular files, symlinks and directories");
+	return rc;
+}
+
+int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
+{
+	struct files_ctx c = { fn, arg };
+
+	return walk(path, FTS_LOGICAL, 0, file_entry, &c);
+}
+
+int lr_walk(const char *path, lr_entry_fn fn, void *arg)
+{
+	return walk(path, FTS_PHYSICAL, 1, fn, arg);
 }

@@ -149,6 +149,10 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first);
 
+/* The same for a command whose one option is --json (*json set to 1 when given). */
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+			 const char *what, int *first, int *json);
+
 /* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
 int cmd_split_list(struct lr_strlist *out, const char *arg);
 

@@ -230,7 +230,14 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL);
+}
+
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+			 const char *what, int *first, int *json)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+					      { NULL, 0, NULL, 0 } };
 	int c, n;
 
 	optind = 0;
@@ -239,6 +246,10 @@ int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, i
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return -1;
+		}
+		if (c == 'j' && json) {
+			*json = 1;
+			continue;
 		}
 		return cmd_bad_option(cmd, argv, c);
 	}

@@ -24,31 +24,14 @@ static const char usage[] =
 
 int cmd_diff(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_comparison cmp = { 0 };
 	struct lr_store *st = NULL;
 	struct lr_run a, b;
 	int64_t ia = 0, ib = 0;
-	int c, rc, first, same = 1, json = 0;
+	int rc, first, same = 1, json = 0;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		}
-		if (c != 'j')
-			return cmd_bad_option("diff", argv, c);
-		json = 1;
-	}
-	if (argc - optind != 2)
-		return cmd_usage_error("diff", "takes two runs, A and B");
-	first = optind;
+	if ((rc = cmd_parse_plain_json("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first, &json)))
+		return rc < 0 ? LR_EXIT_OK : rc;
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	lr_run_init(&a);

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,37 +67,14 @@ static json_t *step_json(int failed)
 	return failed ? json_pack("{s:b, s:s}", "ok", 0, "error", lr_error_msg()) : json_pack("{s:b}", "ok", 1);
 }
 
-static int parse_fsck(int argc, char **argv, int *json)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return -1;
-		}
-		if (c != 'j')
-			return cmd_bad_option("fsck", argv, c);
-		*json = 1;
-	}
-	return optind < argc ? cmd_usage_error("fsck", "takes no arguments") : 0;
-}
-
 int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
-	int rc, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad;
+	int rc, first, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad;
 	json_t *o = NULL;
 
-	if ((rc = parse_fsck(argc, argv, &json)))
+	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json)))
 		return rc < 0 ? LR_EXIT_OK : rc;
 	if ((rc = cmd_open_store_counted(&st, g, 0, &abandoned)))
 		return rc;

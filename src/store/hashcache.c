@@ -13,6 +13,17 @@ static int64_t ns(const struct timespec *t)
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
+/* The file's identity as the cache keys it: path, size, times, inode, device. */
+static void bind_stat(sqlite3_stmt *s, const char *path, const struct stat *sb)
+{
+	db_bind_text(s, ":path", path);
+	db_bind_int(s, ":size", (int64_t)sb->st_size);
+	db_bind_int(s, ":mtime", ns(&sb->st_mtim));
+	db_bind_int(s, ":ctime", ns(&sb->st_ctim));
+	db_bind_int(s, ":inode", (int64_t)sb->st_ino);
+	db_bind_int(s, ":dev", (int64_t)sb->st_dev);
+}
+
 int lr_store_hash_cached(struct lr_store *st, const char *path, const struct stat *sb, char sha256[LR_SHA256_HEX])
 {
 	sqlite3_stmt *s = NULL;
@@ -22,12 +33,7 @@ int lr_store_hash_cached(struct lr_store *st, const char *path, const struct sta
 				     " AND mtime_ns = :mtime AND ctime_ns = :ctime AND inode = :inode AND device = :dev"
 				     " AND hashed_ns >= :mtime + 1000000000")))
 		return rc;
-	db_bind_text(s, ":path", path);
-	db_bind_int(s, ":size", (int64_t)sb->st_size);
-	db_bind_int(s, ":mtime", ns(&sb->st_mtim));
-	db_bind_int(s, ":ctime", ns(&sb->st_ctim));
-	db_bind_int(s, ":inode", (int64_t)sb->st_ino);
-	db_bind_int(s, ":dev", (int64_t)sb->st_dev);
+	bind_stat(s, path, sb);
 	if (db_step_row(st, s, "read the hash cache", &rc) && sqlite3_column_bytes(s, 0) == LR_SHA256_HEX - 1) {
 		memcpy(sha256, sqlite3_column_text(s, 0), LR_SHA256_HEX);
 		hit = 1;
@@ -36,7 +42,7 @@ int lr_store_hash_cached(struct lr_store *st, const char *path, const struct sta
 	return rc ? rc : hit;
 }
 
-static int remember(struct lr_store *st, const char *path, const struct stat *sb, const char *sha256)
+int lr_store_hash_remember(struct lr_store *st, const struct lr_hash_entry *e, size_t n)
 {
 	static const char sql[] =
 		"INSERT INTO file_hash_cache(path, size, mtime_ns, ctime_ns, inode, device, sha256, hashed_ns)"
@@ -46,34 +52,21 @@ static int remember(struct lr_store *st, const char *path, const struct stat *sb
 		" sha256 = excluded.sha256, hashed_ns = excluded.hashed_ns";
 	struct timespec now;
 	sqlite3_stmt *s = NULL;
-	int rc;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_text(s, ":path", path);
-	db_bind_int(s, ":size", (int64_t)sb->st_size);
-	db_bind_int(s, ":mtime", ns(&sb->st_mtim));
-	db_bind_int(s, ":ctime", ns(&sb->st_ctim));
-	db_bind_int(s, ":inode", (int64_t)sb->st_ino);
-	db_bind_int(s, ":dev", (int64_t)sb->st_dev);
-	db_bind_text(s, ":sha", sha256);
-	db_bind_int(s, ":now", ns(&now));
-	rc = db_step_done(st, s, "remember a file hash");
-	sqlite3_finalize(s);
-	return rc;
-}
-
-int lr_store_hash_remember(struct lr_store *st, const struct lr_hash_entry *e, size_t n)
-{
 	size_t i;
 	int rc;
 
 	if (!n || st->readonly)
 		return 0; /* a cache: a store that cannot be written simply does not remember */
+	clock_gettime(CLOCK_REALTIME, &now);
 	if ((rc = db_begin(st)))
 		return rc;
-	for (i = 0; i < n && !rc; i++)
-		rc = remember(st, e[i].path, &e[i].sb, e[i].sha256);
+	if (!(rc = db_prepare(st, &s, sql)))
+		for (i = 0; i < n && !rc; i++) {
+			bind_stat(s, e[i].path, &e[i].sb);
+			db_bind_text(s, ":sha", e[i].sha256);
+			db_bind_int(s, ":now", ns(&now));
+			rc = db_step_done(st, s, "remember a file hash");
+		}
+	sqlite3_finalize(s);
 	return db_commit(st, rc);
 }
