@@ -166,7 +166,7 @@ static void print_conditions(struct lr_store *st, const struct lr_run *r)
 				const struct lr_report_row *w = &rr->tables[t].rows[k];
 				const char *arm = rr->arm[rr->tables[t].arm];
 
-				printf("  %-28s %-8s %s\n", w->label, w->status,
+				printf("  %-28s %-12s %-8s %s\n", w->label, arm, w->status,
 				       w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, arm,
 								       rr->def.metric)
 					      : w->failure ? w->failure : "no estimate");

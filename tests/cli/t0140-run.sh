@@ -100,6 +100,6 @@ eid=$(q "SELECT max(id) FROM run WHERE kind = 'experiment' AND status = 'passed'
 expect_exit 0 "show of an experiment run" "$LABRUN" show "$eid"
 contains "$T/out" "conditions: " "has its conditions"
 contains "$T/out" "parity " "with parity counts"
-[ "$(grep -cE '^  qwen3-0\.6b [0-9]+/[0-9]+ +passed +(scalar|auto) ' "$T/out")" = 4 ] ||
+[ "$(grep -cE '^  qwen3-0\.6b [0-9]+/[0-9]+ +(scalar|auto) +passed +[a-z]' "$T/out")" = 4 ] ||
 	{ cat "$T/out" >&2; fail "no per-condition verdict lines"; }
 ok "and a verdict per arm and condition"
