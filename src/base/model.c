@@ -140,6 +140,7 @@ static const char *const kind_names[] = {
 	[LR_KIND_RECORD] = "record",
 	[LR_KIND_IMPORT] = "import",
 	[LR_KIND_EXPERIMENT] = "experiment",
+	[LR_KIND_BENCH] = "bench",
 };
 
 const char *lr_run_kind_name(enum lr_run_kind k)

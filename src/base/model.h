@@ -92,11 +92,12 @@ struct lr_measure {
 	int modelled;
 };
 
-/* What produced a run; stored as its name ("record", "import", "experiment"). */
+/* What produced a run; stored as its name ("record", "import", "experiment", "bench"). */
 enum lr_run_kind {
 	LR_KIND_RECORD,
 	LR_KIND_IMPORT,
 	LR_KIND_EXPERIMENT,
+	LR_KIND_BENCH,
 };
 
 /* "record", ...; and back (-1 for an unknown word). */

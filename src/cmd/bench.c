@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "encode/bench.h"
 #include "encode/npy.h"
+#include "experiment/benchjob.h"
 #include "record/hostinfo.h"
 
 static const char usage[] =
@@ -22,7 +23,9 @@ static const char usage[] =
 	"the auto kernel on a permuted (token-major) view, single-threaded, pinned to one\n"
 	"CPU. Variants alternate forward/reversed each repetition; the first repetition is\n"
 	"a warm-up and is dropped. Outputs are checked bit-identical before timing counts.\n"
-	"GB/s counts bytes read plus bytes written. Measured, not modelled.\n"
+	"GB/s counts bytes read plus bytes written. Measured, not modelled. The benchmark is\n"
+	"recorded as a run (kind bench, every repetition's time): 'labrun report --run ID'\n"
+	"prints its tables again.\n"
 	"\n"
 	"  --shape S      a 5-D shape [L,2,H,T,D] (repeatable); default: the seed's\n"
 	"                 1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128\n"
@@ -30,61 +33,6 @@ static const char usage[] =
 	"  --contract C   saturate (default) or ninf\n"
 	"  --seed N       seed of the synthetic BF16 data (default 205)\n"
 	"  --json         one JSON object at the end instead of the tables (docs/labrun.md)\n";
-
-static void print_result(const struct lr_bench_opts *o, const struct lr_bench_result *r)
-{
-	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
-	int i;
-
-	printf("\nshape [%lld,%lld,%lld,%lld,%lld]: %lld elements, %.1f MiB in + %.1f MiB out\n",
-	       (long long)o->shape[0], (long long)o->shape[1], (long long)o->shape[2], (long long)o->shape[3],
-	       (long long)o->shape[4], (long long)r->elements, r->elements * 2 / 1048576.0,
-	       r->elements * 2 / 1048576.0);
-	printf("parity: every encoder and the permuted view give identical bytes (sha256 %.16s...)\n", r->digest);
-	printf("  %-34s %10s %8s %10s %9s\n", "variant", "median ms", "GB/s", "x ceiling", "vs lookup");
-	for (i = 0; i < r->nvar; i++) {
-		const struct lr_bench_variant *v = &r->var[i];
-
-		printf("  %-34s %10.3f %8.2f %10.2f", v->name, v->median_ms, v->gbps, v->gbps / ceil->gbps);
-		if (v->kind != LR_BENCH_COPY && r->lookup >= 0)
-			printf(" %8.2fx", r->var[r->lookup].median_ms / v->median_ms);
-		else
-			printf(" %9s", "");
-		if (i == r->ceiling)
-			printf("  <- ceiling");
-		if (i == r->best)
-			printf("  <- best kernel");
-		putchar('\n');
-	}
-	printf("best kernel %s: %.2fx the ceiling's throughput, %.2fx faster than lookup\n",
-	       r->var[r->best].k->name, r->var[r->best].gbps / ceil->gbps,
-	       r->lookup >= 0 ? r->var[r->lookup].median_ms / r->var[r->best].median_ms : 0.0);
-	printf("permuted view (%s): %.3f ms = %.2fx the contiguous encode\n", r->var[r->permuted].k->name,
-	       r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
-}
-
-/* One shape's result as JSON: every variant measured, the ratios the tables print. */
-static json_t *result_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
-{
-	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
-	json_t *vars = json_array();
-	int i;
-
-	for (i = 0; i < r->nvar; i++) {
-		const struct lr_bench_variant *v = &r->var[i];
-
-		json_array_append_new(vars, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "name", v->name, "kind",
-						      v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
-						      "median_ms", v->median_ms, "gbps", v->gbps, "x_ceiling", v->gbps / ceil->gbps,
-						      "vs_lookup", v->kind != LR_BENCH_COPY && r->lookup >= 0
-									   ? json_real(r->var[r->lookup].median_ms / v->median_ms)
-									   : json_null()));
-	}
-	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o}", "shape", (json_int_t)o->shape[0],
-			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
-			 "elements", (json_int_t)r->elements, "output_sha256", r->digest, "ceiling", ceil->name, "best",
-			 r->var[r->best].name, "permuted", r->var[r->permuted].name, "variants", vars);
-}
 
 /* The run's header: printed, or the top of the JSON object (host, settings; measured, not modelled). */
 static json_t *header(const struct lr_bench_opts *o, int json)
@@ -114,7 +62,15 @@ static json_t *header(const struct lr_bench_opts *o, int json)
 	return root;
 }
 
-int cmd_bench(const struct lr_global *g, int argc, char **argv)
+struct bench_args {
+	struct lr_bench_opts o;
+	struct lr_bench_opts shape[32];	/* each --shape, parsed and checked before anything runs */
+	const char *text[32];
+	int nshapes, json;
+};
+
+/* Options and operands; every shape checked (and no shape twice) before the run exists. */
+static int parse(struct bench_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "shape", required_argument, NULL, 's' },
@@ -127,18 +83,13 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	};
 	static const char *const defaults[] = { "1,2,8,2048,128", "1,2,8,8192,128", "28,2,8,2048,128",
 						"28,2,8,8192,128" };
-	const char *shapes[32], *which = NULL;
-	int nshapes = 0, c, i, rc = 0, json = 0;
-	json_t *root;
-	struct lr_bench_opts o;
-	struct lr_bench_result *r;
+	const char *which = NULL;
+	int c, i, k;
 	char *end;
 	long long v;
 
-	(void)g;
-	memset(&o, 0, sizeof o);
-	o.reps = 7;
-	o.seed = 205;
+	a->o.reps = 7;
+	a->o.seed = 205;
 	if (argc > 1 && argv[1][0] != '-') {
 		/* "labrun bench encoder --shape ...": the benchmark's name comes first */
 		which = argv[1];
@@ -150,30 +101,30 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (nshapes == 32)
+			if (a->nshapes == 32)
 				return cmd_usage_error("bench", "at most 32 --shape options");
-			shapes[nshapes++] = optarg;
+			a->text[a->nshapes++] = optarg;
 			break;
 		case 'r':
 			if (cmd_parse_int("bench", "--reps", optarg, 2, LR_BENCH_MAXREPS, &v))
 				return LR_EXIT_USAGE;
-			o.reps = (int)v;
+			a->o.reps = (int)v;
 			break;
 		case 'c':
-			if ((int)(o.contract = lr_dlf16_contract_parse(optarg)) < 0)
+			if ((int)(a->o.contract = lr_dlf16_contract_parse(optarg)) < 0)
 				return cmd_usage_error("bench", "invalid --contract '%s': expected saturate or ninf", optarg);
 			break;
 		case 'S':
-			o.seed = strtoull(optarg, &end, 10);
+			a->o.seed = strtoull(optarg, &end, 10);
 			if (*end)
 				return cmd_usage_error("bench", "invalid --seed '%s': expected a number", optarg);
 			break;
 		case 'j':
-			json = 1;
+			a->json = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return LR_EXIT_OK;
+			return -1;
 		default:
 			return cmd_bad_option("bench", argv, c);
 		}
@@ -184,44 +135,95 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder'");
 	if (strcmp(which, "encoder"))
 		return cmd_usage_error("bench", "unknown benchmark '%s': the one there is 'encoder'", which);
-	if (!nshapes)
+	if (!a->nshapes)
 		for (i = 0; i < 4; i++)
-			shapes[nshapes++] = defaults[i];
-	r = malloc(sizeof *r);
-	if (!r)
-		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	root = header(&o, json);
-	for (i = 0; i < nshapes; i++) {
-		if ((rc = lr_shape_parse(o.shape, &o.rank, shapes[i], "--shape")))
-			break;
-		if (o.rank != 5 || o.shape[1] != 2) {
-			rc = lr_error_set(LR_EINVAL, "invalid --shape '%s': expected [L,2,H,T,D]", shapes[i]);
-			lr_error_hint("e.g. --shape 28,2,8,8192,128");
-			break;
-		}
+			a->text[a->nshapes++] = defaults[i];
+	for (i = 0; i < a->nshapes; i++) {
+		a->shape[i] = a->o;
+		if (lr_shape_parse(a->shape[i].shape, &a->shape[i].rank, a->text[i], "--shape"))
+			return cmd_fail(LR_EINVAL);
+		if (a->shape[i].rank != 5 || a->shape[i].shape[1] != 2)
+			return cmd_usage_error("bench", "invalid --shape '%s': expected [L,2,H,T,D], e.g. 28,2,8,8192,128",
+					       a->text[i]);
+		if (!a->shape[i].shape[0] || !a->shape[i].shape[2] || !a->shape[i].shape[3] || !a->shape[i].shape[4])
+			return cmd_usage_error("bench", "shape [%s] holds no elements: there is nothing to time", a->text[i]);
+		for (k = 0; k < i; k++)
+			if (!memcmp(a->shape[k].shape, a->shape[i].shape, sizeof a->shape[i].shape))
+				return cmd_usage_error("bench", "--shape '%s' is given twice", a->text[i]);
+	}
+	return 0;
+}
+
+/* Each shape in turn, added to the run as it completes; the first failure ends the run failed. */
+static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json_t *root, struct lr_bench_result *r)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < a->nshapes; i++) {
 		if (isatty(STDERR_FILENO)) /* progress on a terminal: a shape can take many seconds */
-			fprintf(stderr, "bench encoder: shape %d of %d [%s], %d repetitions...\r", i + 1, nshapes, shapes[i],
-				o.reps);
-		rc = lr_bench_encoder(&o, r);
+			fprintf(stderr, "bench encoder: shape %d of %d [%s], %d repetitions...\r", i + 1, a->nshapes,
+				a->text[i], a->o.reps);
+		rc = lr_bench_encoder(&a->shape[i], r);
 		if (isatty(STDERR_FILENO))
 			fprintf(stderr, "\033[K");
-		if (rc)
-			break;
-		if (json) {
+		if (rc || (rc = lr_bench_job_add(job, &a->shape[i], r)))
+			return rc;
+		if (root) {
 			json_object_set_new(root, "cpu", json_integer(r->cpu));
-			json_array_append_new(json_object_get(root, "shapes"), result_json(&o, r));
+			json_array_append_new(json_object_get(root, "shapes"), cmd_bench_json(&a->shape[i], r));
 			continue;
 		}
 		if (i == 0)
 			printf("timing thread pinned to CPU %d\n", r->cpu);
-		print_result(&o, r);
+		cmd_bench_print(&a->shape[i], r);
 		fflush(stdout);
 	}
-	if (!rc && json) {
+	return 0;
+}
+
+int cmd_bench(const struct lr_global *g, int argc, char **argv)
+{
+	struct bench_args a;
+	struct lr_bench_job job;
+	struct lr_bench_result *r = NULL;
+	struct lr_store *st = NULL;
+	json_t *root = NULL;
+	int rc, exit_code;
+
+	memset(&a, 0, sizeof a);
+	memset(&job, 0, sizeof job);
+	lr_run_init(&job.run);
+	if ((exit_code = parse(&a, argc, argv)))
+		return exit_code < 0 ? LR_EXIT_OK : exit_code;
+	if (!(r = malloc(sizeof *r)))
+		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
+	if ((exit_code = cmd_open_store(&st, g, 1)))
+		goto out;
+	if ((rc = lr_bench_job_begin(&job, st, &a.o, g->argv, environ))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
+	root = header(&a.o, a.json);
+	rc = run_shapes(&a, &job, root, r);
+	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
+		if (!rc)
+			lr_error_set(LR_EIO, "%s", job.run.failure);
+		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
+		exit_code = cmd_fail(rc ? rc : LR_EIO);
+		goto out;
+	}
+	if (a.json) {
+		json_object_set_new(root, "run", json_integer(job.run.id));
 		json_dumpf(root, stdout, JSON_INDENT(2));
 		putchar('\n');
+	} else {
+		printf("recorded run %lld (passed); 'labrun report --run %lld' prints these tables again\n",
+		       (long long)job.run.id, (long long)job.run.id);
 	}
+out:
 	json_decref(root);
+	lr_bench_job_release(&job);
+	lr_store_free(st);
 	free(r);
-	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+	return exit_code;
 }

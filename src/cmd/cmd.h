@@ -12,6 +12,9 @@
 #include <stdio.h>
 
 #include "store/store.h"
+#include "encode/bench.h"
+
+#include <jansson.h>
 
 /* Documented exit codes (docs/labrun.md). */
 enum {
@@ -161,5 +164,12 @@ char *cmd_argv_text(const char *argv_json);
 
 /* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
 const char *cmd_human_size(char *buf, size_t len, long long bytes);
+
+/* One shape of an encoder benchmark, as 'bench encoder' prints it and as JSON (report uses both). */
+void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result *r);
+json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* s with &, <, > and " escaped for HTML text and attribute values. */
+void cmd_html_text(FILE *f, const char *s);
 
 #endif

@@ -168,3 +168,81 @@ void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const 
 			printf("; no timing to compare\n");
 	}
 }
+
+/* One shape of an encoder benchmark as the tables print it. */
+void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
+	int i;
+
+	printf("\nshape [%lld,%lld,%lld,%lld,%lld]: %lld elements, %.1f MiB in + %.1f MiB out\n",
+	       (long long)o->shape[0], (long long)o->shape[1], (long long)o->shape[2], (long long)o->shape[3],
+	       (long long)o->shape[4], (long long)r->elements, r->elements * 2 / 1048576.0,
+	       r->elements * 2 / 1048576.0);
+	printf("parity: every encoder and the permuted view give identical bytes (sha256 %.16s...)\n", r->digest);
+	printf("  %-34s %10s %8s %10s %9s\n", "variant", "median ms", "GB/s", "x ceiling", "vs lookup");
+	for (i = 0; i < r->nvar; i++) {
+		const struct lr_bench_variant *v = &r->var[i];
+
+		printf("  %-34s %10.3f %8.2f %10.2f", v->name, v->median_ms, v->gbps, v->gbps / ceil->gbps);
+		if (v->kind != LR_BENCH_COPY && r->lookup >= 0)
+			printf(" %8.2fx", r->var[r->lookup].median_ms / v->median_ms);
+		else
+			printf(" %9s", "");
+		if (i == r->ceiling)
+			printf("  <- ceiling");
+		if (i == r->best)
+			printf("  <- best kernel");
+		putchar('\n');
+	}
+	printf("best kernel %s: %.2fx the ceiling's throughput, %.2fx faster than lookup\n",
+	       r->var[r->best].kernel, r->var[r->best].gbps / ceil->gbps,
+	       r->lookup >= 0 ? r->var[r->lookup].median_ms / r->var[r->best].median_ms : 0.0);
+	printf("permuted view (%s): %.3f ms = %.2fx the contiguous encode\n", r->var[r->permuted].kernel,
+	       r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
+}
+
+/* One shape's result as JSON: every variant measured, the ratios the tables print. */
+json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
+	json_t *vars = json_array();
+	int i;
+
+	for (i = 0; i < r->nvar; i++) {
+		const struct lr_bench_variant *v = &r->var[i];
+
+		json_array_append_new(vars, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "name", v->name, "kind",
+						      v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
+						      "median_ms", v->median_ms, "gbps", v->gbps, "x_ceiling", v->gbps / ceil->gbps,
+						      "vs_lookup", v->kind != LR_BENCH_COPY && r->lookup >= 0
+									   ? json_real(r->var[r->lookup].median_ms / v->median_ms)
+									   : json_null()));
+	}
+	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o}", "shape", (json_int_t)o->shape[0],
+			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
+			 "elements", (json_int_t)r->elements, "output_sha256", r->digest, "ceiling", ceil->name, "best",
+			 r->var[r->best].name, "permuted", r->var[r->permuted].name, "variants", vars);
+}
+
+void cmd_html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/report-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 
@@ -28,7 +29,7 @@ static const char usage[] =
 	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n"
 	"\n"
 	"  --issue REF        runs that are evidence for REF (270, owner/repo#827)\n"
-	"  --run ID           one run\n"
+	"  --run ID           one run (an experiment, a run holding responses, or a bench run)\n"
 	"  --experiment NAME  runs of one experiment\n"
 	"  --format F         md (default), csv, json, or html (one self-contained file with an\n"
 	"                     inline SVG chart per condition)\n"
@@ -139,10 +140,9 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 /* ---- serving evidence ----------------------------------------------------------- */
 
 static void csv_str(FILE *f, const char *s);
-static void html(FILE *f, const char *s);
 
 /* A cell in words: parity over its comparisons, then its gate. */
-static const char *cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
+const char *cmd_report_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
 {
 	size_t off = 0;
 
@@ -187,7 +187,7 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	for (r = 0; r < sv->nrows; r++) {
 		fprintf(f, "| %s |", sv->rows[r].label);
 		for (k = 0; k < sv->nroutes; k++)
-			fprintf(f, " %s |", cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+			fprintf(f, " %s |", cmd_report_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
 		fputc('\n', f);
 	}
 	fprintf(f, "\nWithin-route parity: %d passes, %d failures, %d uncollected of %d combinations", sv->passes,
@@ -229,7 +229,7 @@ static void csv_serving(FILE *f, const struct lr_serving_report *sv)
 			fprintf(f, ",%lld,%lld,%d,%lld,%lld,%d,%lld,%lld,%lld,%lld,", (long long)c->sets, (long long)c->cases,
 				c->comparisons, (long long)c->exact, (long long)c->compared, c->gated, (long long)c->strict,
 				(long long)c->formats, (long long)c->eos, (long long)c->gate_total);
-			csv_str(f, cell_text(cell, sizeof cell, c));
+			csv_str(f, cmd_report_cell_text(cell, sizeof cell, c));
 			fputs("\r\n", f);
 		}
 }
@@ -267,7 +267,7 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 							       (json_int_t)c->strict, "formats", (json_int_t)c->formats,
 							       "eos", (json_int_t)c->eos, "gate_total",
 							       (json_int_t)c->gate_total, "cell",
-							       cell_text(cell, sizeof cell, c)));
+							       cmd_report_cell_text(cell, sizeof cell, c)));
 		}
 		json_array_append_new(rows, json_pack("{s:s, s:I, s:i, s:o}", "label", sv->rows[r].label, "run",
 						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond, "cells",
@@ -285,42 +285,9 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	return o;
 }
 
-static void html_serving(FILE *f, const struct lr_serving_report *sv)
-{
-	char cell[256];
-	size_t i;
-	int r, k;
-
-	fputs("<h2>Serving evidence</h2>\n<table><tr><th>Run / condition</th>", f);
-	for (k = 0; k < sv->nroutes; k++) {
-		fputs("<th>", f);
-		html(f, sv->routes[k]);
-		fputs("</th>", f);
-	}
-	fputs("</tr>\n", f);
-	for (r = 0; r < sv->nrows; r++) {
-		fputs("<tr><td>", f);
-		html(f, sv->rows[r].label);
-		fputs("</td>", f);
-		for (k = 0; k < sv->nroutes; k++) {
-			fputs("<td>", f);
-			html(f, cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
-	}
-	fprintf(f, "</table>\n<p>Within-route parity: %d passes, %d failures, %d uncollected of %d combinations.</p>\n<ul>\n", sv->passes,
-		sv->failures, sv->uncollected, sv->combinations);
-	for (i = 0; i < sv->failing.n; i++) {
-		fputs("<li>", f);
-		html(f, sv->failing.v[i]);
-		fputs("</li>\n", f);
-	}
-	fputs("</ul>\n", f);
-}
 
 /* The method in one paragraph: the same words in every format that has prose. */
-static const char method_text[] =
+const char cmd_report_method[] =
 	"every figure is recomputed from the stored\n"
 	"repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
 	"execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
@@ -333,7 +300,7 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 	int i;
 
 	fprintf(f, "# labrun report: %s\n\n", title);
-	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, method_text);
+	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, cmd_report_method);
 	if (rep->head.seq)
 		fprintf(f, "Ledger head: `%lld:%s`; `labrun audit --head %lld:%s` proves a store still holds\n"
 			   "every run this report was computed from, unchanged.\n\n",
@@ -465,284 +432,40 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 }
 
 /* Text for HTML: & < > " escaped. */
-static void html(FILE *f, const char *s)
+
+/* The report in FORMAT to stdout, or to OUT replaced atomically (a temporary file, then rename). */
+static int write_report(const char *out, const char *format, const struct lr_report *rep,
+			const struct lr_serving_report *sv, const struct lr_run *run, const char *title)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
+	FILE *f = stdout;
+	char *tmp = NULL;
+	int rc = 0;
+
+	if (out && asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (out && !(f = fopen(tmp, "w"))) {
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
+		free(tmp);
+		return rc;
 	}
-}
-
-/* The table's figure for a ratio B/A: reduction 1 - r, or change r - 1 for command targets, in %. */
-static double table_pct(double r, int change)
-{
-	return (change ? r - 1 : 1 - r) * 100;
-}
-
-/*
- * The ratios to put ticks at, between rmin and rmax, at least 16 px apart
- * (y maps a ratio to its pixel row). Round ratios on a log scale, 1 among
- * them; for a narrow range, evenly spaced ones. Returns how many were put in tick[].
- */
-static int ticks(double rmin, double rmax, double (*y)(double, const double *), const double *ya, double *tick, int max)
-{
-	static const double logs[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.25,
-				       1.5, 2, 3, 5, 10, 20, 50, 100 };
-	static const double steps[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1 };
-	double v;
-	size_t i;
-	int n = 0, j;
-	long long k;
-
-	if (rmax / rmin > 1.5) { /* 1 first: "no difference" always has its tick */
-		if (rmin <= 1 && rmax >= 1)
-			tick[n++] = 1;
-		for (i = 0; i < sizeof logs / sizeof logs[0] && n < max; i++) {
-			for (j = 0; j < n && fabs(y(logs[i], ya) - y(tick[j], ya)) >= 16; j++)
-				;
-			if (j == n && logs[i] >= rmin && logs[i] <= rmax)
-				tick[n++] = logs[i];
-		}
-		return n;
+	if (run->kind == LR_KIND_BENCH)
+		rc = cmd_report_bench(f, run, format);
+	else if (!strcmp(format, "csv"))
+		write_csv(f, rep, sv);
+	else if (!strcmp(format, "json"))
+		write_json(f, rep, sv, title);
+	else if (!strcmp(format, "html"))
+		cmd_report_html(f, rep, sv, title);
+	else
+		write_md(f, rep, sv, title);
+	if (out) {
+		if (fclose(f) != 0 || (!rc && rename(tmp, out) != 0))
+			rc = rc ? rc : lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
+		if (rc)
+			unlink(tmp);
+		free(tmp);
 	}
-	for (i = 0; i < sizeof steps / sizeof steps[0] - 1; i++)
-		if ((rmax - rmin) / steps[i] <= 6)
-			break;
-	for (k = (long long)ceil(rmin / steps[i]); (v = k * steps[i]) <= rmax && n < max; k++)
-		tick[n++] = v;
-	return n;
-}
-
-/* Pixel row of ratio v: ya = { top, height, ymin, ymax } (log ratios). */
-static double chart_y(double v, const double *ya)
-{
-	return ya[0] + ya[1] * (1 - (log(v) - ya[2]) / (ya[3] - ya[2]));
-}
-
-/*
- * One chart for one condition and arm pair, captioned with both: the ratio
- * B/A of each timed block (dots), the median (red line), the 95% interval
- * (band), no difference (dashed) and the practical margin 1 ± δ (dotted).
- * Ratios sit on a log scale, so faster and slower look alike; the axis is
- * labelled in the table's own figure (reduction, or change), so a tick reads
- * like a table cell.
- */
-static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn, double margin, int change)
-{
-	const double W = 560, H = 230, L = 64, R = 12, T = 30, B = 34;
-	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, rmin, rmax, ymin, ymax;
-	double ya[4], tick[16];
-	const char *fig = change ? "change" : "reduction";
-	int i, t, nt;
-
-	rmin = fmin(fmin(lo, 1 - margin), w->p.ratio);
-	rmax = fmax(fmax(hi, 1 + margin), w->p.ratio);
-	for (i = 0; i < w->blocks; i++) {
-		rmin = fmin(rmin, w->block_ratio[i]);
-		rmax = fmax(rmax, w->block_ratio[i]);
-	}
-	ymin = log(rmin) - 0.03;
-	ymax = log(rmax) + 0.03;
-#define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
-#define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
-	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
-	html(f, bn);
-	fputs(" vs ", f);
-	html(f, an);
-	fputs(", ", f);
-	html(f, w->label);
-	fputs("</title>\n<text class=\"caption\" x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
-	html(f, bn);
-	fputs(" vs ", f);
-	html(f, an);
-	fputs(", ", f);
-	html(f, w->label);
-	fprintf(f, ": %s %.1f%%</text>\n", fig, table_pct(w->p.ratio, change));
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
-		W - L - R, H - T - B);
-	if (w->p.k) { /* at least 10 px tall, so a narrow interval still shows around the 2 px median line */
-		double top = Y(hi), height = Y(lo) - Y(hi);
-
-		if (height < 10) {
-			top -= (10 - height) / 2;
-			height = 10;
-		}
-		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
-			L, top, W - L - R, height);
-	}
-	/* ticks: the table's figure at round ratios, with light grid lines */
-	ya[0] = T, ya[1] = H - T - B, ya[2] = ymin, ya[3] = ymax;
-	nt = ticks(rmin, rmax, chart_y, ya, tick, 16);
-	for (t = 0; t < nt; t++) {
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", L,
-			W - R, Y(tick[t]), Y(tick[t]));
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.*f%%</text>\n",
-			L - 4, Y(tick[t]) + 4, fabs(table_pct(tick[t], change) - round(table_pct(tick[t], change))) > 1e-9,
-			table_pct(tick[t], change) + 0.0);
-	}
-	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
-		W - R, Y(1.0), Y(1.0));
-	for (i = -1; i <= 1; i += 2)
-		fprintf(f, "<line class=\"margin\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
-			   "stroke-dasharray=\"1 3\" stroke-width=\"2\"/>\n", L, W - R, Y(1 + i * margin), Y(1 + i * margin));
-	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
-		L, W - R, Y(w->p.ratio), Y(w->p.ratio));
-	for (i = 0; i < w->blocks; i++)
-		fprintf(f, "<circle class=\"block\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>\n", X(i),
-			Y(w->block_ratio[i]));
-	fprintf(f, "<text x=\"12\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 12 %.1f)\">"
-		   "%s (%%, log scale)</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2, fig);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block 1..%d; dots: each block, red: "
-		   "median, band: 95%% interval, dashed: none, green: margin &#177;%g%%</text>\n</svg>\n",
-		L + (W - L - R) / 2, H - 10, w->blocks, margin * 100);
-#undef X
-#undef Y
-}
-
-static void html_host(FILE *f, const struct lr_report_run *rr)
-{
-	const struct lr_run *r = &rr->run;
-
-	html(f, r->host.hostname);
-	fputs(", ", f);
-	html(f, r->host.cpu_model ? r->host.cpu_model : "unknown CPU");
-	fprintf(f, ", %lld CPUs, ", (long long)r->host.cores);
-	html(f, r->host.os ? r->host.os : "unknown OS");
-	fputs(", kernel ", f);
-	html(f, r->host.kernel);
-}
-
-static void write_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
-{
-	char verdict[160], *cmd;
-	int i, t, k;
-
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
-	html(f, title);
-	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
-	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
-	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
-	      "</head><body>\n<h1>labrun report: ", f);
-	html(f, title);
-	fprintf(f, "</h1>\n<p class=\"method\">Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
-	html(f, method_text);
-	fputs("</p>\n", f);
-	if (rep->head.seq)
-		fprintf(f, "<p>Ledger head: <code>%lld:%s</code>; <code>labrun audit --head %lld:%s</code> proves a store "
-			   "still holds every run this report was computed from, unchanged.</p>\n",
-			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
-	for (i = 0; i < rep->nruns; i++) {
-		const struct lr_report_run *rr = &rep->runs[i];
-
-		fprintf(f, "<h2>");
-		html(f, rr->def.name);
-		fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
-		cmd = cmd_argv_text(rr->run.argv_json);
-		html(f, cmd ? cmd : rr->run.argv_json);
-		free(cmd);
-		fputs("</code></li>\n<li>Definition sha256: <code>", f);
-		html(f, rr->def.sha256);
-		fputs("</code></li>\n<li>Sources: ", f);
-		if (rr->run.source.present) {
-			fputs("HEAD <code>", f);
-			html(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
-			fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
-			html(f, rr->run.source.diff_sha256);
-			fputs("</code>", f);
-		} else {
-			fputs("not inside a git work tree", f);
-		}
-		fputs("</li>\n<li>Host: ", f);
-		html_host(f, rr);
-		fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
-			   "target %s, backend ", rr->def.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->def.blocks,
-			rr->def.warmup, rr->def.margin * 100, (unsigned long long)rr->def.seed, lr_exp_target_name(rr->def.target));
-		html(f, rr->def.backend);
-		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
-			rr->failed, rr->missing);
-		if (rr->aa_run) {
-			fprintf(f, "A/A run %lld (", (long long)rr->aa_run);
-			html(f, rr->aa_name);
-			fprintf(f, ") on this host, 95%% intervals up to %.1f%% wide; no effect smaller than that is claimed "
-				   "from it", rr->aa_width * 100);
-		} else {
-			fputs("no A/A run on this host yet", f);
-		}
-		fputs("</li>\n</ul>\n", f);
-		for (t = 0; t < rr->ntables; t++) {
-			const struct lr_report_table *tb = &rr->tables[t];
-			const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-
-			fputs("<h3>", f);
-			html(f, bn);
-			fputs(" vs ", f);
-			html(f, an);
-			fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
-			html(f, an);
-			fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
-			html(f, bn);
-			fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
-				"<th>drift ", rr->def.metric[0] ? rr->def.metric : "ms",
-				rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
-			html(f, an);
-			fputc('/', f);
-			html(f, bn);
-			fputs("</th><th>verdict</th></tr>\n", f);
-			for (k = 0; k < tb->nrows; k++) {
-				const struct lr_report_row *w = &tb->rows[k];
-
-				fputs("<tr><td>", f);
-				html(f, w->label);
-				fputs("</td>", f);
-				if (!w->has) {
-					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>-</td><td>",
-						w->status, w->blocks, w->flagged);
-					html(f, w->failure ? w->failure : "");
-					fputs("</td></tr>\n", f);
-					continue;
-				}
-				if (rr->def.target == LR_TARGET_COMMAND)
-					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
-						w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
-				else
-					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
-						w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-				if (w->p.k && rr->def.target == LR_TARGET_COMMAND)
-					fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
-				else if (w->p.k)
-					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
-				else
-					fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
-				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
-					w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
-				html(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
-				fputs("</td></tr>\n", f);
-			}
-			fputs("</table>\n<div>\n", f);
-			for (k = 0; k < tb->nrows; k++)
-				if (tb->rows[k].has)
-					svg_chart(f, &tb->rows[k], an, bn, rr->def.margin, rr->def.target == LR_TARGET_COMMAND);
-			fputs("</div>\n", f);
-		}
-	}
-	if (sv->nrows)
-		html_serving(f, sv);
-	fputs("</body></html>\n", f);
+	return rc;
 }
 
 int cmd_report(const struct lr_global *g, int argc, char **argv)
@@ -762,14 +485,15 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_report rep;
 	struct lr_serving_report sv;
+	struct lr_run run;	/* with --run: the run, for its kind */
 	struct lr_strlist routes = { 0 };
-	char issue[256], title[320], *tmp = NULL;
+	char issue[256], title[320];
 	int64_t run_id = 0;
 	int c, rc = 0, selectors = 0;
-	FILE *f = stdout;
 
 	memset(&rep, 0, sizeof rep);
 	memset(&sv, 0, sizeof sv);
+	lr_run_init(&run);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -816,7 +540,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	if (run_ref && (rc = lr_store_run_resolve(st, run_ref, &run_id)))
+	if (run_ref && ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
 		goto out;
 	if (flt.issue)
 		snprintf(title, sizeof title, "issue %s", flt.issue);
@@ -824,42 +548,21 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		snprintf(title, sizeof title, "experiment %s", flt.experiment);
 	else
 		snprintf(title, sizeof title, "run %lld", (long long)run_id);
-	if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
+	if (run.kind == LR_KIND_BENCH)
+		; /* a benchmark run: its own tables, below */
+	else if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
 		rc = lr_serving_report_build(st, rep.ids, rep.nids, (const char *const *)routes.v, (int)routes.n, &sv);
-	if (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows)) {
+	if (run.kind != LR_KIND_BENCH && (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows))) {
 		rc = lr_error_set(LR_ENOTFOUND, "cannot report on %s: no experiment runs match, and no serving evidence", title);
 		lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
 	}
 	if (rc)
 		goto out;
-	if (out) {
-		if (asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0 || !(f = fopen(tmp, "w"))) {
-			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
-			f = stdout;
-			goto out;
-		}
-	}
-	if (!strcmp(format, "csv"))
-		write_csv(f, &rep, &sv);
-	else if (!strcmp(format, "json"))
-		write_json(f, &rep, &sv, title);
-	else if (!strcmp(format, "html"))
-		write_html(f, &rep, &sv, title);
-	else
-		write_md(f, &rep, &sv, title);
-	if (out) {
-		if (fclose(f) != 0 || rename(tmp, out) != 0)
-			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
-		f = stdout;
-	}
+	rc = write_report(out, format, &rep, &sv, &run, title);
 out:
-	if (f != stdout)
-		fclose(f);
-	if (tmp && rc)
-		unlink(tmp);
-	free(tmp);
 	lr_report_release(&rep);
 	lr_serving_report_release(&sv);
+	lr_run_release(&run);
 	lr_strlist_release(&routes);
 	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;

@@ -248,9 +248,12 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		else
 			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
 	}
-	if (r->nmeasures)
+	if (r->kind == LR_KIND_BENCH && r->nmeasures) /* one per repetition: hundreds */
+		printf("measurements: %zu timed repetitions; 'labrun report --run %lld' gives the tables, --json each\n",
+		       r->nmeasures, (long long)r->id);
+	else if (r->nmeasures)
 		printf("measurements:\n");
-	for (i = 0; i < r->nmeasures; i++)
+	for (i = 0; r->kind != LR_KIND_BENCH && i < r->nmeasures; i++)
 		printf("  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
 		       r->measures[i].modelled ? "  MODELLED, not measured" : "");
 	print_conditions(st, r);

@@ -45,7 +45,7 @@ static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy:
 
 /* ---- the benchmark -------------------------------------------------------------- */
 
-static int pin_self(void)
+int lr_bench_pin(void)
 {
 	cpu_set_t set;
 	int cpu = sched_getcpu();
@@ -156,24 +156,20 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		snprintf(r->var[nv].name, sizeof r->var[nv].name, "%s", copy_names[i]);
 		nv++;
 	}
-	r->lookup = -1;
 	for (i = 0; lr_dlf16_kernels[i]; i++) {
 		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
 
 		if (!k->encode || !k->supported())
 			continue;
-		if (!strcmp(k->name, "lookup"))
-			r->lookup = nv;
-		if (k == lr_dlf16_auto())
-			r->contiguous = nv;
 		r->var[nv].kind = LR_BENCH_ENCODE;
 		r->var[nv].k = k;
+		snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", k->name);
 		snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s", k->name);
 		nv++;
 	}
-	r->permuted = nv;
 	r->var[nv].kind = LR_BENCH_PERMUTED;
 	r->var[nv].k = lr_dlf16_auto();
+	snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", lr_dlf16_auto()->name);
 	snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s, permuted view", lr_dlf16_auto()->name);
 	nv++;
 	r->nvar = nv;
@@ -194,7 +190,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		}
 	}
 
-	r->cpu = pin_self();
+	r->cpu = lr_bench_pin();
 	for (rep = 0; rep < o->reps; rep++) {
 		for (i = 0; i < nv; i++) {
 			int v = rep % 2 ? nv - 1 - i : i; /* ABBA: forward, then reversed */
@@ -206,24 +202,34 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 				goto out;
 		}
 	}
-	for (i = 0; i < nv; i++) {
-		double sorted[LR_BENCH_MAXREPS];
-		int m = o->reps - 1;
-
-		memcpy(sorted, r->var[i].ms + 1, (size_t)m * sizeof *sorted); /* the first is warm-up */
-		r->var[i].median_ms = lr_median(sorted, (size_t)m);
-		r->var[i].gbps = (double)b.n * 4 / (r->var[i].median_ms * 1e6);
-	}
-	r->ceiling = 0;
-	r->best = -1;
-	for (i = 0; i < nv; i++) {
-		if (r->var[i].kind == LR_BENCH_COPY && r->var[i].median_ms < r->var[r->ceiling].median_ms)
-			r->ceiling = i;
-		if (r->var[i].kind == LR_BENCH_ENCODE &&
-		    (r->best < 0 || r->var[i].median_ms < r->var[r->best].median_ms))
-			r->best = i;
-	}
+	lr_bench_summarise(r, o->reps);
 out:
 	free_bufs(&b);
 	return rc;
+}
+
+void lr_bench_summarise(struct lr_bench_result *r, int reps)
+{
+	int i, m = reps - 1;
+
+	r->ceiling = r->best = r->lookup = r->permuted = r->contiguous = -1;
+	for (i = 0; i < r->nvar; i++) {
+		struct lr_bench_variant *v = &r->var[i];
+		double sorted[LR_BENCH_MAXREPS];
+
+		memcpy(sorted, v->ms + 1, (size_t)m * sizeof *sorted); /* the first is warm-up */
+		v->median_ms = lr_median(sorted, (size_t)m);
+		v->gbps = (double)r->elements * 4 / (v->median_ms * 1e6);
+		if (v->kind == LR_BENCH_COPY && (r->ceiling < 0 || v->median_ms < r->var[r->ceiling].median_ms))
+			r->ceiling = i;
+		if (v->kind == LR_BENCH_ENCODE && (r->best < 0 || v->median_ms < r->var[r->best].median_ms))
+			r->best = i;
+		if (v->kind == LR_BENCH_ENCODE && !strcmp(v->kernel, "lookup"))
+			r->lookup = i;
+		if (v->kind == LR_BENCH_PERMUTED)
+			r->permuted = i;
+	}
+	for (i = 0; r->permuted >= 0 && i < r->nvar; i++)
+		if (r->var[i].kind == LR_BENCH_ENCODE && !strcmp(r->var[i].kernel, r->var[r->permuted].kernel))
+			r->contiguous = i;
 }

@@ -28,7 +28,8 @@ enum lr_bench_kind {
 struct lr_bench_variant {
 	enum lr_bench_kind kind;
 	char name[48];
-	const struct lr_dlf16_kernel *k;	/* encoders */
+	const struct lr_dlf16_kernel *k;	/* encoders, when run here; NULL when read from a stored run */
+	char kernel[16];			/* encoders: the kernel's name */
 	int copy;				/* copies: 0 memcpy, 1 vector, 2 non-temporal */
 	double ms[LR_BENCH_MAXREPS];		/* wall time of each repetition */
 	double median_ms;			/* over the timed repetitions */
@@ -56,6 +57,9 @@ struct lr_bench_result {
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
 };
 
+/* Pin the calling thread to the CPU it runs on; that CPU, or -1 if it cannot. */
+int lr_bench_pin(void);
+
 /*
  * Run the benchmark for one shape. Allocates and touches its buffers, checks
  * parity (LR_EIO naming the kernel on a mismatch: no timing then), pins the
@@ -63,5 +67,14 @@ struct lr_bench_result {
  * are the ones the permuted view swaps.
  */
 LR_MUST_CHECK int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
+
+/*
+ * From the repetitions' times in r->var[].ms (and r->elements, r->nvar, each
+ * variant's kind and kernel): every median (the first repetition dropped as
+ * warm-up), GB/s, and which variant is the ceiling, the best kernel, lookup,
+ * the permuted view and its contiguous twin. lr_bench_encoder calls it; so
+ * does a report of a stored benchmark run, which has only the times.
+ */
+void lr_bench_summarise(struct lr_bench_result *r, int reps);
 
 #endif

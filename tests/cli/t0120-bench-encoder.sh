@@ -37,3 +37,40 @@ if command -v script >/dev/null; then
 	script -qc "'$LABRUN' bench encoder --shape 1,2,2,64,16 --shape 1,2,2,128,16 --reps 2 >/dev/null" /dev/null >"$T/tty"
 	contains "$T/tty" "shape 2 of 2 [1,2,2,128,16]" "progress on a terminal, shape by shape"
 fi
+
+# every benchmark is a run of kind 'bench': settings as binding, every
+# repetition as a measurement, each shape's output as a digest; report --run
+# gives the tables again, recomputed from those times
+runs_before=$(q "SELECT count(*) FROM run")
+expect_exit 2 "the same shape twice is refused" "$LABRUN" bench encoder --shape 1,2,2,64,16 --shape 1,2,2,64,16
+expect_exit 2 "an empty shape among good ones" "$LABRUN" bench encoder --shape 1,2,2,64,16 --shape 0,2,2,64,16
+equals "$(q "SELECT count(*) FROM run")" "$runs_before" "refused benchmarks store nothing"
+
+expect_exit 0 "bench encoder --json, two shapes" "$LABRUN" bench encoder --shape 1,2,2,64,16 --shape 2,2,1,32,64 --reps 4 --json
+cp "$T/out" bench.json
+id=$(jq -r .run bench.json)
+equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed run of kind bench"
+nvar=$(jq '.shapes[0].variants | length' bench.json)
+equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND unit = 's' AND modelled = 0")" "$((2 * nvar * 4))" \
+	"every repetition of every variant on both shapes stored, measured"
+equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'pinned_cpu'")" "$(jq -r .cpu bench.json)" \
+	"the pinned CPU is in the binding"
+equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'encoder_output [2,2,1,32,64]'")" \
+	"$(jq -r '.shapes[1].output_sha256' bench.json)" "each shape's output sha256 is a digest of the run"
+
+expect_exit 0 "report --run of a bench run, json" "$LABRUN" report --run "$id" --format json
+# the medians the report recomputes from the stored times are the ones bench printed
+# (to 9 significant digits: the store keeps seconds, the benchmark milliseconds)
+med='[.shapes[].variants[] | .name + "=" + (.median_ms * 1e9 | round | tostring)] | join(" ")'
+equals "$(jq -r "$med" "$T/out")" "$(jq -r "$med" bench.json)" "every median recomputed equals the benchmark's"
+equals "$(jq -r '[.run, .status, .modelled, (.shapes | length)] | map(tostring) | join(" ")' "$T/out")" \
+	"$id passed false 2" "the run, its status, measured, both shapes"
+expect_exit 0 "report --run of a bench run, Markdown" "$LABRUN" report --run "$id"
+contains "$T/out" "| encode: lookup |" "a table row per variant"
+contains "$T/out" "Best kernel" "names the best kernel"
+contains "$T/out" "timing thread pinned to CPU $(jq -r .cpu bench.json)" "names the CPU"
+expect_exit 0 "report --run of a bench run, CSV" "$LABRUN" report --run "$id" --format csv
+equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and variant"
+expect_exit 0 "show of a bench run" "$LABRUN" show "$id"
+contains "$T/out" "$((2 * nvar * 4)) timed repetitions" "show counts the repetitions instead of listing them"
+expect_exit 0 "audit verifies the bench run's seal" "$LABRUN" audit --run "$id"

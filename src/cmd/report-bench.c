@@ -1,0 +1,183 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/csv.h"
+#include "cmd/cmd.h"
+#include "cmd/report-int.h"
+#include "experiment/benchjob.h"
+
+/*
+ * 'labrun report --run ID' of a 'bench' run: the benchmark's tables again,
+ * every median recomputed from the stored time of each repetition.
+ */
+
+static const char bench_method[] =
+	"Measured, not modelled. Every figure is recomputed from the stored time of each repetition\n"
+	"(the first dropped as warm-up; the median of the rest). GB/s counts bytes read plus bytes\n"
+	"written; x ceiling is a variant's throughput over the fastest copy of the same bytes, measured\n"
+	"in the same run; vs lookup is the lookup kernel's time over the variant's.";
+
+static const char *binding(const struct lr_run *run, const char *key)
+{
+	const struct lr_kv *e = lr_kvlist_find(&run->binding, key);
+
+	return e ? e->value : "?";
+}
+
+static void md_settings(FILE *f, const struct lr_run *run)
+{
+	char *cmdline = cmd_argv_text(run->argv_json);
+
+	fprintf(f, "* Command: `%s` (started %s), %s%s%s\n", cmdline ? cmdline : run->argv_json,
+		run->started_at ? run->started_at : "?", lr_status_name(run->status), run->failure ? ": " : "",
+		run->failure ? run->failure : "");
+	fprintf(f, "* Host: %s, %s, %lld CPUs, %s, kernel %s; timing thread pinned to CPU %s\n", run->host.hostname,
+		run->host.cpu_model ? run->host.cpu_model : "unknown CPU", (long long)run->host.cores,
+		run->host.os ? run->host.os : "unknown OS", run->host.kernel, binding(run, "pinned_cpu"));
+	fprintf(f, "* Settings: %s repetitions per variant (first dropped), contract %s, seed %s, auto kernel %s\n\n",
+		binding(run, "reps"), binding(run, "contract"), binding(run, "seed"), binding(run, "auto_kernel"));
+	free(cmdline);
+}
+
+static void md_shape(FILE *f, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	const struct lr_bench_variant *ceil = &r->var[r->ceiling];
+	int i;
+
+	fprintf(f, "## [%lld,%lld,%lld,%lld,%lld]: %lld elements, %.1f MiB in + %.1f MiB out\n\n",
+		(long long)o->shape[0], (long long)o->shape[1], (long long)o->shape[2], (long long)o->shape[3],
+		(long long)o->shape[4], (long long)r->elements, r->elements * 2 / 1048576.0, r->elements * 2 / 1048576.0);
+	fprintf(f, "Every encoder and the permuted view gave the same bytes, sha256 `%s`.\n\n", r->digest);
+	fputs("| variant | median ms | GB/s | x ceiling | vs lookup |\n|---|---:|---:|---:|---:|\n", f);
+	for (i = 0; i < r->nvar; i++) {
+		const struct lr_bench_variant *v = &r->var[i];
+
+		fprintf(f, "| %s%s | %.3f | %.2f | %.2f |", v->name,
+			i == r->ceiling ? " (ceiling)" : i == r->best ? " (best kernel)" : "", v->median_ms, v->gbps,
+			v->gbps / ceil->gbps);
+		if (v->kind != LR_BENCH_COPY && r->lookup >= 0)
+			fprintf(f, " %.2fx |\n", r->var[r->lookup].median_ms / v->median_ms);
+		else
+			fputs(" |\n", f);
+	}
+	if (r->best >= 0)
+		fprintf(f, "\nBest kernel %s: %.2fx the ceiling's throughput", r->var[r->best].kernel,
+			r->var[r->best].gbps / ceil->gbps);
+	if (r->best >= 0 && r->lookup >= 0)
+		fprintf(f, ", %.2fx faster than lookup", r->var[r->lookup].median_ms / r->var[r->best].median_ms);
+	if (r->permuted >= 0 && r->contiguous >= 0)
+		fprintf(f, ". Permuted view (%s): %.3f ms = %.2fx the contiguous encode", r->var[r->permuted].kernel,
+			r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
+	fputs(".\n\n", f);
+}
+
+static int write_csv(FILE *f, const struct lr_bench_opts *o, const struct lr_bench_result *r, int n)
+{
+	static const char *const head[] = { "shape", "variant", "kind", "median_ms", "gbps", "x_ceiling", "vs_lookup" };
+	char shape[128], a[LR_DOUBLE_TEXT], b[LR_DOUBLE_TEXT], c[LR_DOUBLE_TEXT], d[LR_DOUBLE_TEXT];
+	int s, i, rc = lr_csv_write_row(f, head, 7);
+
+	for (s = 0; !rc && s < n; s++)
+		for (i = 0; !rc && i < r[s].nvar; i++) {
+			const struct lr_bench_variant *v = &r[s].var[i];
+			const char *row[7] = { shape, v->name,
+					       v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
+					       lr_double_text(a, v->median_ms), lr_double_text(b, v->gbps),
+					       lr_double_text(c, v->gbps / r[s].var[r[s].ceiling].gbps), "" };
+
+			snprintf(shape, sizeof shape, "%lld,%lld,%lld,%lld,%lld", (long long)o[s].shape[0],
+				 (long long)o[s].shape[1], (long long)o[s].shape[2], (long long)o[s].shape[3],
+				 (long long)o[s].shape[4]);
+			if (v->kind != LR_BENCH_COPY && r[s].lookup >= 0)
+				row[6] = lr_double_text(d, r[s].var[r[s].lookup].median_ms / v->median_ms);
+			rc = lr_csv_write_row(f, row, 7);
+		}
+	return rc;
+}
+
+static void write_json(FILE *f, const struct lr_run *run, const struct lr_bench_opts *o,
+		       const struct lr_bench_result *r, int n)
+{
+	json_t *shapes = json_array();
+	int s;
+
+	for (s = 0; s < n; s++)
+		json_array_append_new(shapes, cmd_bench_json(&o[s], &r[s]));
+	json_t *root = json_pack("{s:I, s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:{s:s, s:s, s:I, s:s}, s:s, s:o}", "run",
+				 (json_int_t)run->id, "status", lr_status_name(run->status), "failure", run->failure,
+				 "reps", binding(run, "reps"), "contract", binding(run, "contract"), "seed",
+				 binding(run, "seed"), "auto_kernel", binding(run, "auto_kernel"), "modelled", 0, "host",
+				 "hostname", run->host.hostname, "cpu", run->host.cpu_model ? run->host.cpu_model : "unknown",
+				 "cpus", (json_int_t)run->host.cores, "kernel", run->host.kernel, "cpu",
+				 binding(run, "pinned_cpu"), "shapes", shapes);
+
+	json_dumpf(root, f, JSON_INDENT(2));
+	fputc('\n', f);
+	json_decref(root);
+}
+
+/* The Markdown, as a page: the tables as HTML tables, the prose escaped. */
+static void write_html(FILE *f, const struct lr_run *run, const struct lr_bench_opts *o,
+		       const struct lr_bench_result *r, int n)
+{
+	char title[64];
+	int s, i;
+
+	snprintf(title, sizeof title, "run %lld (bench encoder)", (long long)run->id);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
+	cmd_html_text(f, title);
+	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
+	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
+	      "td.n{text-align:right}</style>\n</head><body>\n<h1>labrun report: ", f);
+	cmd_html_text(f, title);
+	fputs("</h1>\n<p>", f);
+	cmd_html_text(f, bench_method);
+	fputs("</p>\n<p>Host: ", f);
+	cmd_html_text(f, run->host.hostname);
+	fputs(", ", f);
+	cmd_html_text(f, run->host.cpu_model ? run->host.cpu_model : "unknown CPU");
+	fputs("; timing thread pinned to CPU ", f);
+	cmd_html_text(f, binding(run, "pinned_cpu"));
+	fputs("</p>\n", f);
+	for (s = 0; s < n; s++) {
+		fprintf(f, "<h2>[%lld,%lld,%lld,%lld,%lld]</h2>\n<table><tr><th>variant</th><th>median ms</th><th>GB/s</th>"
+			   "<th>x ceiling</th></tr>\n", (long long)o[s].shape[0], (long long)o[s].shape[1],
+			(long long)o[s].shape[2], (long long)o[s].shape[3], (long long)o[s].shape[4]);
+		for (i = 0; i < r[s].nvar; i++) {
+			fputs("<tr><td>", f);
+			cmd_html_text(f, r[s].var[i].name);
+			fprintf(f, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td></tr>\n",
+				r[s].var[i].median_ms, r[s].var[i].gbps, r[s].var[i].gbps / r[s].var[r[s].ceiling].gbps);
+		}
+		fputs("</table>\n", f);
+	}
+	fputs("</body></html>\n", f);
+}
+
+int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
+{
+	struct lr_bench_result *r = NULL;
+	struct lr_bench_opts *o = NULL;
+	int n = 0, s, rc;
+
+	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
+		return rc;
+	if (!strcmp(format, "csv")) {
+		rc = write_csv(f, o, r, n);
+	} else if (!strcmp(format, "json")) {
+		write_json(f, run, o, r, n);
+	} else if (!strcmp(format, "html")) {
+		write_html(f, run, o, r, n);
+	} else {
+		fprintf(f, "# labrun report: run %lld (bench encoder)\n\n%s\n\n", (long long)run->id, bench_method);
+		md_settings(f, run);
+		for (s = 0; s < n; s++)
+			md_shape(f, &o[s], &r[s]);
+	}
+	free(r);
+	free(o);
+	return rc;
+}

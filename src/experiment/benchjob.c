@@ -1,0 +1,180 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/benchjob.h"
+#include "record/record.h"
+
+static const char *kv(const struct lr_kvlist *l, const char *key)
+{
+	const struct lr_kv *e = lr_kvlist_find(l, key);
+
+	return e ? e->value : NULL;
+}
+
+/* "[L,2,H,T,D]": the shape as the tables print it and the measurement names begin. */
+static void shape_text(char *buf, size_t size, const struct lr_bench_opts *o)
+{
+	snprintf(buf, size, "[%lld,%lld,%lld,%lld,%lld]", (long long)o->shape[0], (long long)o->shape[1],
+		 (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4]);
+}
+
+int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_bench_opts *o,
+		       char *const *argv, char *const *envp)
+{
+	char buf[32];
+	int rc;
+
+	memset(&j->ss, 0, sizeof j->ss);
+	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, argv, envp, NULL, NULL, NULL)))
+		return rc;
+	snprintf(buf, sizeof buf, "%d", o->reps);
+	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "encoder", "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "contract", lr_dlf16_contract_name(o->contract), "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "auto_kernel", lr_dlf16_auto()->name, "auto")))
+		return rc;
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+	if ((rc = lr_kvlist_set(&j->run.binding, "seed", buf, "user")))
+		return rc;
+	/* the timing thread's CPU, from now on: each shape pins again to the CPU it is on */
+	snprintf(buf, sizeof buf, "%d", lr_bench_pin());
+	if (strcmp(buf, "-1") && (rc = lr_kvlist_set(&j->run.binding, "pinned_cpu", buf, "auto")))
+		return rc;
+	return lr_session_start(&j->ss, st, &j->run);
+}
+
+int lr_bench_job_add(struct lr_bench_job *j, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	char shape[128], name[256];
+	int i, rep, rc;
+
+	shape_text(shape, sizeof shape, o);
+	snprintf(name, sizeof name, "encoder_output %s", shape);
+	if ((rc = lr_kvlist_set(&j->run.digests, name, r->digest, NULL)))
+		return rc;
+	for (i = 0; i < r->nvar; i++)
+		for (rep = 0; rep < o->reps; rep++) {
+			snprintf(name, sizeof name, "%s %s rep %d", shape, r->var[i].name, rep);
+			if ((rc = lr_run_add_measure(&j->run, name, r->var[i].ms[rep] / 1e3, "s", 0)))
+				return rc;
+		}
+	return 0;
+}
+
+int lr_bench_job_end(struct lr_bench_job *j, int failed)
+{
+	j->run.status = failed ? LR_FAILED : LR_PASSED;
+	if (failed && !(j->run.failure = strdup(lr_error_msg())))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return lr_session_end(&j->ss, 0);
+}
+
+void lr_bench_job_release(struct lr_bench_job *j)
+{
+	lr_session_release(&j->ss);
+	lr_run_release(&j->run);
+}
+
+/* Split "[L,2,H,T,D] VARIANT rep N" into its shape, variant and repetition. */
+static int parse_name(const char *name, struct lr_bench_opts *o, char *variant, size_t size, int *rep)
+{
+	const char *close = strchr(name, ']'), *r = strrchr(name, ' ');
+	long long d[5];
+	char tail;
+
+	if (!close || !r || r - close < 6 || strncmp(r - 4, " rep", 4) ||
+	    sscanf(name, "[%lld,%lld,%lld,%lld,%lld]%c", &d[0], &d[1], &d[2], &d[3], &d[4], &tail) != 6 ||
+	    tail != ' ' || sscanf(r + 1, "%d%c", rep, &tail) != 1 || *rep < 0 || *rep >= LR_BENCH_MAXREPS ||
+	    (size_t)(r - 4 - close - 2) >= size)
+		return lr_error_set(LR_EINVAL, "measurement '%s' is not a benchmark sample", name);
+	memcpy(variant, close + 2, (size_t)(r - 4 - close - 2));
+	variant[r - 4 - close - 2] = '\0';
+	o->rank = 5;
+	for (int i = 0; i < 5; i++)
+		o->shape[i] = d[i];
+	return 0;
+}
+
+/* The variant named 'name' in r, added (kind and kernel from its name) if new. */
+static struct lr_bench_variant *variant_of(struct lr_bench_result *r, const char *name)
+{
+	struct lr_bench_variant *v;
+	const char *k;
+	int i;
+
+	for (i = 0; i < r->nvar; i++)
+		if (!strcmp(r->var[i].name, name))
+			return &r->var[i];
+	if (r->nvar == LR_BENCH_MAXVAR)
+		return NULL;
+	v = &r->var[r->nvar++];
+	snprintf(v->name, sizeof v->name, "%s", name);
+	v->kind = !strncmp(name, "copy: ", 6) ? LR_BENCH_COPY
+		  : strstr(name, ", permuted view") ? LR_BENCH_PERMUTED : LR_BENCH_ENCODE;
+	if (v->kind != LR_BENCH_COPY && (k = strchr(name, ' ')))
+		snprintf(v->kernel, sizeof v->kernel, "%.*s", (int)strcspn(k + 1, ","), k + 1);
+	return v;
+}
+
+int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res, struct lr_bench_opts **shapes,
+			 int *n)
+{
+	struct lr_bench_result *r = NULL;
+	struct lr_bench_opts *o = NULL, cur;
+	const char *reps = kv(&run->binding, "reps");
+	char variant[64], name[160];
+	size_t i;
+	int rc = 0, rep, nreps = reps ? atoi(reps) : 0;
+
+	*n = 0;
+	if (run->kind != LR_KIND_BENCH || nreps < 2 || nreps > LR_BENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "run %lld is not a benchmark run", (long long)run->id);
+	for (i = 0; !rc && i < run->nmeasures; i++) {
+		struct lr_bench_variant *v;
+
+		memset(&cur, 0, sizeof cur);
+		if ((rc = parse_name(run->measures[i].name, &cur, variant, sizeof variant, &rep)))
+			break;
+		if (!*n || memcmp(o[*n - 1].shape, cur.shape, sizeof cur.shape)) {
+			void *nr = realloc(r, (size_t)(*n + 1) * sizeof *r), *no;
+
+			if (nr)
+				r = nr;
+			no = nr ? realloc(o, (size_t)(*n + 1) * sizeof *o) : NULL;
+			if (!no) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				break;
+			}
+			o = no;
+			memset(&r[*n], 0, sizeof *r);
+			cur.reps = nreps;
+			o[(*n)++] = cur;
+			r[*n - 1].elements = cur.shape[0] * cur.shape[1] * cur.shape[2] * cur.shape[3] * cur.shape[4];
+			snprintf(name, sizeof name, "encoder_output [%lld,%lld,%lld,%lld,%lld]", (long long)cur.shape[0],
+				 (long long)cur.shape[1], (long long)cur.shape[2], (long long)cur.shape[3],
+				 (long long)cur.shape[4]);
+			snprintf(r[*n - 1].digest, sizeof r[*n - 1].digest, "%s",
+				 kv(&run->digests, name) ? kv(&run->digests, name) : "");
+		}
+		if (!(v = variant_of(&r[*n - 1], variant)))
+			rc = lr_error_set(LR_EINVAL, "run %lld: more than %d variants", (long long)run->id, LR_BENCH_MAXVAR);
+		else if (rep < nreps)
+			v->ms[rep] = run->measures[i].value * 1e3;
+	}
+	for (int s = 0; !rc && s < *n; s++) {
+		lr_bench_summarise(&r[s], nreps);
+		r[s].cpu = kv(&run->binding, "pinned_cpu") ? atoi(kv(&run->binding, "pinned_cpu")) : -1;
+	}
+	if (rc || !*n) {
+		free(r);
+		free(o);
+		*n = 0;
+		return rc ? rc : lr_error_set(LR_EINVAL, "benchmark run %lld holds no samples", (long long)run->id);
+	}
+	*res = r;
+	*shapes = o;
+	return 0;
+}

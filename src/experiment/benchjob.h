@@ -1,0 +1,50 @@
+#ifndef LR_BENCHJOB_H
+#define LR_BENCHJOB_H
+
+/*
+ * 'labrun bench encoder' as a run of kind 'bench': its settings as binding,
+ * every repetition of every variant on every shape as a measurement (the
+ * warm-up included, so a report recomputes each median from the raw times),
+ * and each shape's output sha256 as a digest. The measurement names are the
+ * stored form, documented in docs/schema.md:
+ *
+ *	[L,2,H,T,D] VARIANT rep N	seconds, measured
+ *
+ * in the order the benchmark lists its variants. lr_bench_job_results reads
+ * them back into the benchmark's own result structure.
+ */
+
+#include "base/error.h"
+#include "base/model.h"
+#include "encode/bench.h"
+#include "record/session.h"
+#include "store/store.h"
+
+struct lr_bench_job {
+	struct lr_run run;
+	struct lr_session ss;
+};
+
+/* Capture the run (argv, environment, host, sources) and store it as running. */
+LR_MUST_CHECK int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_bench_opts *o,
+				     char *const *argv, char *const *envp);
+
+/* Add one shape's result (o->shape) to the run. */
+LR_MUST_CHECK int lr_bench_job_add(struct lr_bench_job *j, const struct lr_bench_opts *o,
+				   const struct lr_bench_result *r);
+
+/* Store the run as passed, or as failed with the current error when 'failed' (which is kept). */
+LR_MUST_CHECK int lr_bench_job_end(struct lr_bench_job *j, int failed);
+
+void lr_bench_job_release(struct lr_bench_job *j);
+
+/*
+ * The per-shape results of a stored bench run, summarised again from its
+ * measurements (lr_bench_summarise). *res is an array of *n results, their
+ * shapes in shapes[]; free both with free(). LR_EINVAL when the run is not a
+ * bench run or its measurements are not in the stored form.
+ */
+LR_MUST_CHECK int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res,
+				       struct lr_bench_opts **shapes, int *n);
+
+#endif
