@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
 #include "evidence/settings.h"
@@ -34,85 +34,51 @@ static const char usage[] =
 
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "issue", required_argument, NULL, 'i' },
-		{ "verify", required_argument, NULL, 'v' },
-		{ "extract", required_argument, NULL, 'x' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "prune", no_argument, NULL, 'P' },
-		{ "allow-findings", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *run_ref = NULL, *verify = NULL, *extract = NULL, *out = NULL;
 	struct lr_run_filter f = { .status = -1 };
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;
-	char issue[256], deflt[320], name[280];
-	int c, rc = 0, modes = 0, members = 0, prune = 0, placeholder = 0, allow = 0;
+	char issue[CMD_ISSUE_BUF] = "", deflt[320], name[280];
+	int rc = 0, members = 0, prune = 0, placeholder = 0, allow = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_STRING(0, "verify", &verify),
+		CMD_STRING(0, "extract", &extract),
+		CMD_STRING('o', "output", &out),
+		CMD_BOOL(0, "prune", &prune),
+		CMD_BOOL(0, "allow-findings", &allow),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			run_ref = optarg;
-			modes++;
-			break;
-		case 'i':
-			if (lr_issue_normalize(optarg, issue, sizeof issue))
-				return cmd_fail(LR_EINVAL);
-			f.issue = issue;
-			modes++;
-			break;
-		case 'v':
-			verify = optarg;
-			modes++;
-			break;
-		case 'x':
-			extract = optarg;
-			modes++;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'A':
-			allow = 1;
-			break;
-		case 'P':
-			prune = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("archive", argv, c);
-		}
-	}
-	if (modes != 1)
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	f.issue = issue[0] ? issue : NULL;
+	if (!!run_ref + !!f.issue + !!verify + !!extract != 1)
 		return cmd_usage_error("archive", "give exactly one of --run, --issue, --verify and --extract");
+
 	if (verify) {
-		if (optind < argc)
-			return cmd_usage_error("archive", "unexpected argument '%s'", argv[optind]);
+		if (first < argc)
+			return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 		if ((rc = lr_archive_verify(verify, &members)))
 			return cmd_fail(rc);
 		printf("archive '%s': %d member(s) match SHA256SUMS\n", verify, members);
 		return LR_EXIT_OK;
 	}
 	if (extract) {
-		if (optind + 1 != argc)
+		if (first + 1 != argc)
 			return cmd_usage_error("archive", "--extract takes the archive and a target directory");
-		if ((rc = lr_archive_extract(extract, argv[optind], &members)))
+		if ((rc = lr_archive_extract(extract, argv[first], &members)))
 			return cmd_fail(rc);
-		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, argv[optind]);
+		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, argv[first]);
 		return LR_EXIT_OK;
 	}
-	if (optind < argc)
-		return cmd_usage_error("archive", "unexpected argument '%s'", argv[optind]);
+	if (first < argc)
+		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)) ||

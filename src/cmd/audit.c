@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/audit.h"
 
 static const char usage[] =
@@ -90,56 +90,41 @@ static void print_json(struct audit_json *j, const struct lr_ledger_head *head, 
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "issue", required_argument, NULL, 'i' },
-		{ "head", required_argument, NULL, 'H' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_run_filter f = { .status = -1 };
 	int64_t *ids = NULL;
 	int n = 0;
 	struct lr_store *st = NULL;
-	const char *run_ref = NULL;
+	const char *run_ref = NULL, *head_text = NULL;
 	struct lr_published_head published, *pub = NULL;
 	struct lr_ledger_head head;
 	int64_t none = 0; /* a scope with no runs */
-	char issue[256];
+	char issue[CMD_ISSUE_BUF] = "";
 	struct audit_json js = { NULL, NULL, NULL }, *j = NULL;
-	int c, rc = 0, problems = 0, checked = 0, i;
+	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_STRING(0, "head", &head_text),
+		CMD_BOOL(0, "json", &json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			run_ref = optarg;
-			break;
-		case 'i':
-			if (lr_issue_normalize(optarg, issue, sizeof issue))
-				return cmd_fail(LR_EINVAL);
-			f.issue = issue;
-			break;
-		case 'H':
-			if (lr_head_parse(optarg, &published))
-				return cmd_fail(LR_EINVAL);
-			pub = &published;
-			break;
-		case 'j':
-			js = (struct audit_json){ json_array(), json_array(), json_array() };
-			j = &js;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("audit", argv, c);
-		}
-	}
-	if (optind < argc || (run_ref && f.issue))
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	f.issue = issue[0] ? issue : NULL;
+	if (run_ref && f.issue)
 		return cmd_usage_error("audit", "give at most one of --run and --issue");
+	if (head_text) {
+		if (lr_head_parse(head_text, &published))
+			return cmd_fail(LR_EINVAL);
+		pub = &published;
+	}
+	if (json) {
+		js = (struct audit_json){ json_array(), json_array(), json_array() };
+		j = &js;
+	}
+
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (run_ref) {

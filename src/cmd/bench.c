@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "encode/bench.h"
 #include "encode/npy.h"
 #include "experiment/benchjob.h"
@@ -66,27 +66,27 @@ struct bench_args {
 	struct lr_bench_opts o;
 	struct lr_bench_opts shape[32];	/* each --shape, parsed and checked before anything runs */
 	const char *text[32];
-	int nshapes, json;
+	struct lr_strlist shapes;	/* the --shape values text[] points into */
+	int nshapes, json, contract;
 };
 
 /* Options and operands; every shape checked (and no shape twice) before the run exists. */
 static int parse(struct bench_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "shape", required_argument, NULL, 's' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "contract", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const defaults[] = { "1,2,8,2048,128", "1,2,8,8192,128", "28,2,8,2048,128",
 						"28,2,8,8192,128" };
+	struct lr_strlist shapes = { 0 };
+	const struct cmd_opt opts[] = {
+		CMD_LIST(0, "shape", &shapes),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_BENCH_MAXREPS),
+		CMD_CHOICE(0, "contract", &a->contract, cmd_contract_choices),
+		CMD_U64(0, "seed", &a->o.seed, 0, INT64_MAX),
+		CMD_BOOL(0, "json", &a->json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
 	const char *which = NULL;
-	int c, i, k;
-	char *end;
-	long long v;
+	int i, k, rc;
 
 	a->o.reps = 7;
 	a->o.seed = 205;
@@ -96,41 +96,15 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (a->nshapes == 32)
-				return cmd_usage_error("bench", "at most 32 --shape options");
-			a->text[a->nshapes++] = optarg;
-			break;
-		case 'r':
-			if (cmd_parse_int("bench", "--reps", optarg, 2, LR_BENCH_MAXREPS, &v))
-				return LR_EXIT_USAGE;
-			a->o.reps = (int)v;
-			break;
-		case 'c':
-			if ((int)(a->o.contract = lr_dlf16_contract_parse(optarg)) < 0)
-				return cmd_usage_error("bench", "invalid --contract '%s': expected saturate or ninf", optarg);
-			break;
-		case 'S':
-			a->o.seed = strtoull(optarg, &end, 10);
-			if (*end)
-				return cmd_usage_error("bench", "invalid --seed '%s': expected a number", optarg);
-			break;
-		case 'j':
-			a->json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cmd_bad_option("bench", argv, c);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+	rc = cmd_parse_options(&p, opts, argc, argv, &i);
+	for (i = 0; !rc && (size_t)i < shapes.n && i < 32; i++)
+		a->text[a->nshapes++] = shapes.v[i];
+	if (!rc && shapes.n > 32)
+		rc = cmd_usage_error("bench", "at most 32 --shape options");
+	a->shapes = shapes; /* a->text points into it */
+	if (rc)
+		return rc;
+	a->o.contract = (enum lr_dlf16_contract)a->contract;
 	if (!which)
 		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder'");
 	if (strcmp(which, "encoder"))
@@ -193,8 +167,10 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
-	if ((exit_code = parse(&a, argc, argv)))
+	if ((exit_code = parse(&a, argc, argv))) {
+		lr_strlist_release(&a.shapes);
 		return exit_code < 0 ? LR_EXIT_OK : exit_code;
+	}
 	if (!(r = malloc(sizeof *r)))
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	if ((exit_code = cmd_open_store(&st, g, 1)))
@@ -223,6 +199,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 out:
 	json_decref(root);
 	lr_bench_job_release(&job);
+	lr_strlist_release(&a.shapes);
 	lr_store_free(st);
 	free(r);
 	return exit_code;

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/archive.h"
 #include "record/spool.h"
 #include "store/objects.h"

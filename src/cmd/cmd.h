@@ -63,9 +63,6 @@ struct lr_run_progress;
 /* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
 void cmd_run_progress(void *arg, const struct lr_run_progress *p);
 
-/* Parse --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
-int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro);
-
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
 int cmd_diff(const struct lr_global *g, int argc, char **argv);
 int cmd_report(const struct lr_global *g, int argc, char **argv);
@@ -120,18 +117,8 @@ int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, co
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 
-/*
- * Parse option 'opt' of 'cmd': a whole decimal number in [min, max], with no
- * sign tricks, overflow or trailing text ("4294967296" never becomes 0).
- * Returns 0, or reports the usage error and returns LR_EXIT_USAGE.
- */
-int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out);
-
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Report getopt's complaint about argv[optind - 1] for 'cmd'. */
-int cmd_bad_option(const char *cmd, char **argv, int opt);
 
 /*
  * Open the store for a command. 'for_write' creates it when missing. Runs
@@ -142,19 +129,6 @@ int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_writ
 
 /* The same, also saying how many runs were marked abandoned (for fsck). */
 int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned);
-
-/*
- * Parse the options of a command that has only -h: prints 'usage' for -h
- * and returns -1, returns an exit code (> 0) for a bad option or a wrong
- * number of operands, else 0 with *first set to the first operand's index.
- * 'min'/'max' bound the operand count; 'what' describes them for the error.
- */
-int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-		    const char *what, int *first);
-
-/* The same for a command whose one option is --json (*json set to 1 when given). */
-int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json);
 
 /* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
 int cmd_split_list(struct lr_strlist *out, const char *arg);

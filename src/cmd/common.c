@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "base/error.h"
 #include "base/sign.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/scan.h"
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
@@ -138,18 +138,6 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	return LR_EXIT_USAGE;
 }
 
-int cmd_bad_option(const char *cmd, char **argv, int opt)
-{
-	extern int optind, optopt;
-	const char *arg = argv[optind - 1];
-
-	if (opt == ':')
-		return cmd_usage_error(cmd, "option '%s' of 'labrun %s' needs a value", arg, cmd);
-	if (optopt && arg[0] == '-' && arg[1] != '-')
-		return cmd_usage_error(cmd, "unknown option '-%c' for 'labrun %s'", optopt, cmd);
-	return cmd_usage_error(cmd, "unknown option '%s' for 'labrun %s'", arg, cmd);
-}
-
 int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write)
 {
 	return cmd_open_store_counted(st, g, for_write, NULL);
@@ -227,42 +215,6 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 	return 0;
 }
 
-int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-		    const char *what, int *first)
-{
-	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL);
-}
-
-int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json)
-{
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
-					      { NULL, 0, NULL, 0 } };
-	int c, n;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return -1;
-		}
-		if (c == 'j' && json) {
-			*json = 1;
-			continue;
-		}
-		return cmd_bad_option(cmd, argv, c);
-	}
-	n = argc - optind;
-	if (n < min || n > max) {
-		if (max == 0)
-			return cmd_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-		return cmd_usage_error(cmd, "'labrun %s' takes %s", cmd, what);
-	}
-	*first = optind;
-	return 0;
-}
-
 /* Quote one word for a POSIX shell when it needs it. */
 static void quote_word(FILE *f, const char *w)
 {
@@ -323,34 +275,6 @@ const char *cmd_human_size(char *buf, size_t len, long long bytes)
 	}
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
 	return buf;
-}
-
-int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || *out < min || *out > max)
-		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
-	return 0;
-}
-
-int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
-{
-	char *end;
-	long a, c = -1;
-
-	errno = 0;
-	a = strtol(arg, &end, 10);
-	if (*end == '@' && end != arg)
-		c = strtol(end + 1, &end, 10);
-	if (errno || *end || end == arg || a < 0 || a > 1000 || (c != -1 && (c < 0 || c > 100000)))
-		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
-	ro->flip_arm = (int)a;
-	if (c != -1)
-		ro->flip_condition = (int)c;
-	return 0;
 }
 
 atomic_int cmd_cancel_requested;

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "base/error.h"
 #include "base/jsonbytes.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "serving/serving.h"
 
 static const char usage[] =
@@ -58,46 +58,26 @@ static int print_case(void *arg, const char *case_id, const struct lr_case_outco
 
 int cmd_compare(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "reference", required_argument, NULL, 'R' },
-		{ "candidate", required_argument, NULL, 'C' },
-		{ "condition", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *run_ref = NULL, *ref = NULL, *cand = NULL;
 	struct lr_response_set rs, cs;
 	struct lr_compare_counts k;
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
-	int c, rc, cond = -1, json = 0;
+	int rc, cond = -1, json = 0, first;
 	json_t *cases = NULL;
-	long long v;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_STRING(0, "reference", &ref),
+		CMD_STRING(0, "candidate", &cand),
+		CMD_INT(0, "condition", &cond, 0, 1000000),
+		CMD_BOOL(0, "json", &json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': run_ref = optarg; break;
-		case 'R': ref = optarg; break;
-		case 'C': cand = optarg; break;
-		case 'j': json = 1; break;
-		case 'c':
-			if (cmd_parse_int("compare", "--condition", optarg, 0, 1000000, &v))
-				return LR_EXIT_USAGE;
-			cond = (int)v;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("compare", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cmd_usage_error("compare", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
 	if (!run_ref || !ref || !cand)
 		return cmd_usage_error("compare", "--run, --reference and --candidate are required");
 	if ((rc = cmd_open_store(&st, g, 0)))

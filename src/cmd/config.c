@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
@@ -39,44 +39,37 @@ static int unknown_key(const char *key)
 
 int cmd_config(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "unset", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct lr_setting_key *k;
 	const char *unset = NULL, *key;
 	struct lr_store *st = NULL;
 	char *value = NULL;
-	int c, rc;
+	int rc, first, n;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "unset", &unset),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			unset = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			for (k = lr_setting_keys; k->key; k++)
-				printf("  %-20s %s\n", k->key, k->help);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("config", argv, c);
-		}
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		if (rc > 0)
+			return rc;
+		for (k = lr_setting_keys; k->key; k++) /* -h: the keys after the usage */
+			printf("  %-20s %s\n", k->key, k->help);
+		return LR_EXIT_OK;
 	}
-	if (argc - optind > 2 || (unset && optind < argc))
+	n = argc - first;
+	if (unset && n)
 		return cmd_usage_error("config", "takes at most KEY and VALUE, or --unset KEY alone");
-	key = unset ? unset : optind < argc ? argv[optind] : NULL;
+
+	key = unset ? unset : n ? argv[first] : NULL;
 	if (key && !lr_setting_key_find(key))
 		return unknown_key(key);
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (!key) {
 		rc = lr_store_settings(st, print_setting, NULL);
-	} else if (unset || argc - optind == 2) {
-		rc = lr_store_setting_set(st, key, unset ? NULL : argv[optind + 1]);
+	} else if (unset || n == 2) {
+		rc = lr_store_setting_set(st, key, unset ? NULL : argv[first + 1]);
 	} else if (!(rc = lr_store_setting_get(st, key, &value))) {
 		if (value)
 			printf("%s\n", value);

@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "experiment/compare.h"
 
 static const char usage[] =

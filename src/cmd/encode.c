@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "base/error.h"
 #include "base/model.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "encode/dlf16-oracle.h"
 #include "encode/dlf16.h"
 #include "encode/layout.h"
@@ -97,76 +97,46 @@ static int verify(const char *only)
 
 int cmd_encode(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "contract", required_argument, NULL, 'c' },
-		{ "permute", required_argument, NULL, 'p' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "shape", required_argument, NULL, 's' },
-		{ "verify", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *kname = "auto", *permute = NULL, *shape = NULL;
+	const char *kname = NULL, *permute = NULL, *shape = NULL;
 	const struct lr_dlf16_kernel *k = NULL;
 	struct lr_mapped in = { NULL, 0 };
 	struct lr_output out;
 	struct lr_view vin, vout;
 	enum lr_npy_kind kind;
-	int c, rc, contract = LR_DLF16_SATURATE, threads = 1, do_verify = 0, kernel_given = 0;
+	int rc, contract = LR_DLF16_SATURATE, threads = 1, do_verify = 0, first;
 	int axes[LR_VIEW_MAXRANK];
 	double t0, ms;
-	long long v;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "kernel", &kname),
+		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices),
+		CMD_STRING(0, "permute", &permute),
+		CMD_INT(0, "threads", &threads, 1, 64),
+		CMD_STRING(0, "shape", &shape),
+		CMD_BOOL(0, "verify", &do_verify),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "encode", encode_usage, 0, 2, "IN and OUT", 0 };
 
 	(void)g;
 	memset(&out, 0, sizeof out);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			kname = optarg;
-			kernel_given = 1;
-			break;
-		case 'c':
-			contract = lr_dlf16_contract_parse(optarg);
-			if (contract < 0)
-				return cmd_usage_error("encode", "invalid --contract '%s': expected saturate or ninf", optarg);
-			break;
-		case 'p':
-			permute = optarg;
-			break;
-		case 't':
-			if (cmd_parse_int("encode", "--threads", optarg, 1, 64, &v))
-				return LR_EXIT_USAGE;
-			threads = (int)v;
-			break;
-		case 's':
-			shape = optarg;
-			break;
-		case 'v':
-			do_verify = 1;
-			break;
-		case 'h':
-			fputs(encode_usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("encode", argv, c);
-		}
-	}
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
 	if (do_verify) {
-		if (optind < argc)
+		if (first < argc)
 			return cmd_usage_error("encode", "--verify takes no files");
-		return verify(kernel_given ? kname : NULL);
+		return verify(kname);
 	}
-	if (optind + 2 != argc)
+	if (first + 2 != argc)
 		return cmd_usage_error("encode", "'labrun encode' takes IN and OUT");
+	if (!kname)
+		kname = "auto";
+
 	if ((rc = lr_dlf16_kernel_find(&k, kname)))
 		return cmd_fail(rc);
-	if ((rc = lr_input_open(&in, &vin, argv[optind], shape, &kind)))
+	if ((rc = lr_input_open(&in, &vin, argv[first], shape, &kind)))
 		return cmd_fail(rc);
 	if (kind == LR_NPY_F32) {
-		rc = lr_error_set(LR_EINVAL, "cannot encode '%s': it holds FP32 values, not BF16 bits", argv[optind]);
+		rc = lr_error_set(LR_EINVAL, "cannot encode '%s': it holds FP32 values, not BF16 bits", argv[first]);
 		lr_error_hint("convert it to BF16 first (e.g. with ml_dtypes), or pass the BF16 bits as '<u2'");
 		goto out;
 	}
@@ -174,7 +144,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 		if ((rc = lr_axes_parse(axes, vin.rank, permute)) || (rc = lr_view_permute(&vin, &vin, axes)))
 			goto out;
 	}
-	if ((rc = lr_output_create(&out, argv[optind + 1], ends_with(argv[optind + 1], ".npy"), vin.rank,
+	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
 				   vin.shape, 2)))
 		goto out;
 	if ((rc = lr_view_init(&vout, out.data, vin.rank, vin.shape)))
@@ -188,7 +158,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	printf("encoded %lld elements ", (long long)lr_view_count(&vin));
 	print_shape(&vin);
 	printf(" with %s (%s, %d thread%s) in %.3f ms -> %s\n", k->name, lr_dlf16_contract_name(contract), threads,
-	       threads == 1 ? "" : "s", ms, argv[optind + 1]);
+	       threads == 1 ? "" : "s", ms, argv[first + 1]);
 out:
 	lr_output_abort(&out);
 	lr_unmap(&in);
@@ -197,56 +167,38 @@ out:
 
 int cmd_decode(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "to", required_argument, NULL, 'o' },
-		{ "shape", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *shape = NULL;
 	struct lr_mapped in = { NULL, 0 };
 	struct lr_output out;
 	struct lr_view vin, vc;
 	enum lr_npy_kind kind;
-	int c, rc, f32 = 1;
+	int rc, to = 0, first;
 	int64_t n;
 	uint16_t *tmp = NULL;
+	static const char *const formats[] = { "f32", "bf16", NULL };
+	const struct cmd_opt opts[] = {
+		CMD_CHOICE(0, "to", &to, formats),
+		CMD_STRING(0, "shape", &shape),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "decode", decode_usage, 2, 2, "IN and OUT", 0 };
+	int f32;
 
 	(void)g;
 	memset(&out, 0, sizeof out);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!strcmp(optarg, "f32"))
-				f32 = 1;
-			else if (!strcmp(optarg, "bf16"))
-				f32 = 0;
-			else
-				return cmd_usage_error("decode", "invalid --to '%s': expected f32 or bf16", optarg);
-			break;
-		case 's':
-			shape = optarg;
-			break;
-		case 'h':
-			fputs(decode_usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("decode", argv, c);
-		}
-	}
-	if (optind + 2 != argc)
-		return cmd_usage_error("decode", "'labrun decode' takes IN and OUT");
-	if ((rc = lr_input_open(&in, &vin, argv[optind], shape, &kind)))
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	f32 = to == 0;
+
+	if ((rc = lr_input_open(&in, &vin, argv[first], shape, &kind)))
 		return cmd_fail(rc);
 	if (kind != LR_NPY_U16) {
 		rc = lr_error_set(LR_EINVAL, "cannot decode '%s': it does not hold 16-bit DLF16 codes ('<u2')",
-				  argv[optind]);
+				  argv[first]);
 		goto out;
 	}
 	n = lr_view_count(&vin);
-	if ((rc = lr_output_create(&out, argv[optind + 1], ends_with(argv[optind + 1], ".npy"), vin.rank,
+	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
 				   vin.shape, f32 ? 4 : 2)))
 		goto out;
 	/* A Fortran-ordered input is first gathered into C order. */
@@ -263,7 +215,7 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 		lr_dlf16_decode_bf16(out.data, tmp, (size_t)n);
 	if ((rc = lr_output_commit(&out)))
 		goto out;
-	printf("decoded %lld elements to %s -> %s\n", (long long)n, f32 ? "f32" : "bf16", argv[optind + 1]);
+	printf("decoded %lld elements to %s -> %s\n", (long long)n, f32 ? "f32" : "bf16", argv[first + 1]);
 out:
 	free(tmp);
 	lr_output_abort(&out);

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "record/spool.h"
 #include "evidence/archive.h"
 #include "store/objects.h"

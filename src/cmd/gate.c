@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "serving/serving.h"
 
 static const char usage[] =
@@ -30,45 +30,25 @@ static const char usage[] =
 
 int cmd_gate(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "route", required_argument, NULL, 'R' },
-		{ "answers", required_argument, NULL, 'a' },
-		{ "condition", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *run_ref = NULL, *route = NULL, *answers = NULL;
 	struct lr_response_set set;
 	struct lr_gate_counts k = { 0 };
 	struct lr_store *st = NULL;
 	int64_t run = 0, id = 0;
-	int c, rc, cond = -1, json = 0;
-	long long v;
+	int rc, cond = -1, json = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_STRING(0, "route", &route),
+		CMD_STRING(0, "answers", &answers),
+		CMD_INT(0, "condition", &cond, 0, 1000000),
+		CMD_BOOL(0, "json", &json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': run_ref = optarg; break;
-		case 'R': route = optarg; break;
-		case 'a': answers = optarg; break;
-		case 'j': json = 1; break;
-		case 'c':
-			if (cmd_parse_int("gate", "--condition", optarg, 0, 1000000, &v))
-				return LR_EXIT_USAGE;
-			cond = (int)v;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("gate", argv, c);
-		}
-	}
-	if (optind != argc)
-		return cmd_usage_error("gate", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
 	if (!run_ref || !route || !answers)
 		return cmd_usage_error("gate", "--run, --route and --answers are required");
 	if ((rc = cmd_open_store(&st, g, 0)))

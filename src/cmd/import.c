@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "record/runjson.h"
 #include "import/backend.h"
 #include "import/job.h"
@@ -60,131 +60,62 @@ struct opts {
 	int json;
 };
 
-/* Import's numbers: checked for range and overflow (cmd_parse_int), never truncated to an int. */
-static int num(const char *opt, const char *arg, long long min, long long max, long long *out)
-{
-	return cmd_parse_int("import", opt, arg, min, max, out);
-}
-
-static int real(const char *opt, const char *arg, double *out)
-{
-	char *end;
-
-	*out = strtod(arg, &end);
-	if (*end || end == arg || *out < 0)
-		return cmd_usage_error("import", "invalid %s '%s': expected a number", opt, arg);
-	return 0;
-}
-
 static int parse(struct opts *o, int argc, char **argv)
 {
-	enum {
-		O_MODEL = 256, O_TOKENS, O_MODE, O_LAYOUT, O_BACKEND, O_KERNEL, O_SOURCE, O_SEED, O_LAYERS,
-		O_KVHEADS, O_HEADDIM, O_CAPACITY, O_BLOCK, O_COMPILED, O_TENSOR, O_EXPORT, O_SPECIALS, O_CONTRACT,
-		O_THREADS, O_STAGING, O_LANES, O_LANE, O_CAPMIB, O_GBPS, O_LAT, O_RBLN, O_DEVICE, O_FAILW,
-		O_CANCEL, O_DIE, O_EXP, O_ISSUE, O_NOTE, O_JSON,
+	static const char *const modes[] = { "whole", "stream", NULL }, *const layouts[] = { "strided", "copy", NULL },
+			  *const exports[] = { "head", "token", NULL };
+	struct lr_import_job_opts *j = &o->j;
+	int64_t capacity_mib = 0;
+	int mode = j->mode, layout = j->path, contract = j->contract, rc, first;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "model", &j->model),
+		CMD_I64(0, "tokens", &j->tokens, 1, 1LL << 31),
+		CMD_CHOICE(0, "mode", &mode, modes),
+		CMD_CHOICE(0, "layout", &layout, layouts),
+		CMD_STRING(0, "backend", &j->backend),
+		CMD_STRING(0, "kernel", &j->kernel),
+		CMD_STRING(0, "source", &j->source),
+		CMD_U64(0, "seed", &j->seed, 0, INT64_MAX),
+		CMD_INT(0, "layers", &j->layers, 1, LR_KV_MAXLAYERS),
+		CMD_INT(0, "kv-heads", &j->kv_heads, 1, 1024),
+		CMD_INT(0, "head-dim", &j->head_dim, 1, 65536),
+		CMD_I64(0, "capacity", &j->capacity, 1, 1LL << 31),
+		CMD_I64(0, "block-size", &j->block_size, 1, 1LL << 31),
+		CMD_STRING(0, "compiled-model", &j->compiled_model),
+		CMD_STRING(0, "tensor", &j->tensor),
+		CMD_CHOICE(0, "export", &j->token_major, exports),
+		CMD_BOOL(0, "specials", &j->specials),
+		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices),
+		CMD_INT(0, "threads", &j->threads, 1, 1024),
+		CMD_INT(0, "staging", &j->staging, 2, 64),
+		CMD_INT(0, "lanes", &j->cfg.lanes, 1, 1024),
+		CMD_INT(0, "lane", &j->lane, 0, 1023),
+		CMD_I64(0, "capacity-mib", &capacity_mib, 1, 1LL << 24),
+		CMD_REAL(0, "link-gbps", &j->cfg.link_gbps),
+		CMD_REAL(0, "link-latency-us", &j->cfg.link_latency_us),
+		CMD_STRING(0, "rbln-lib", &j->cfg.rbln_lib),
+		CMD_INT(0, "device", &j->cfg.device_id, 0, 1023),
+		CMD_I64(0, "fail-write", &j->cfg.fail_write, 1, 1LL << 40),
+		CMD_INT(0, "cancel-at", &j->cancel_at, 0, INT_MAX),
+		CMD_INT(0, "die-at", &j->die_at, 0, INT_MAX),
+		CMD_STRING(0, "experiment", &j->experiment),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues),
+		CMD_STRING(0, "note", &j->note),
+		CMD_BOOL(0, "json", &o->json),
+		CMD_END,
 	};
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, O_MODEL }, { "tokens", required_argument, NULL, O_TOKENS },
-		{ "mode", required_argument, NULL, O_MODE }, { "layout", required_argument, NULL, O_LAYOUT },
-		{ "backend", required_argument, NULL, O_BACKEND }, { "kernel", required_argument, NULL, O_KERNEL },
-		{ "source", required_argument, NULL, O_SOURCE }, { "seed", required_argument, NULL, O_SEED },
-		{ "layers", required_argument, NULL, O_LAYERS }, { "kv-heads", required_argument, NULL, O_KVHEADS },
-		{ "head-dim", required_argument, NULL, O_HEADDIM }, { "capacity", required_argument, NULL, O_CAPACITY },
-		{ "block-size", required_argument, NULL, O_BLOCK },
-		{ "compiled-model", required_argument, NULL, O_COMPILED },
-		{ "tensor", required_argument, NULL, O_TENSOR }, { "export", required_argument, NULL, O_EXPORT },
-		{ "specials", no_argument, NULL, O_SPECIALS }, { "contract", required_argument, NULL, O_CONTRACT },
-		{ "threads", required_argument, NULL, O_THREADS }, { "staging", required_argument, NULL, O_STAGING },
-		{ "lanes", required_argument, NULL, O_LANES }, { "lane", required_argument, NULL, O_LANE },
-		{ "capacity-mib", required_argument, NULL, O_CAPMIB },
-		{ "link-gbps", required_argument, NULL, O_GBPS },
-		{ "link-latency-us", required_argument, NULL, O_LAT },
-		{ "rbln-lib", required_argument, NULL, O_RBLN }, { "device", required_argument, NULL, O_DEVICE },
-		{ "fail-write", required_argument, NULL, O_FAILW }, { "cancel-at", required_argument, NULL, O_CANCEL },
-		{ "die-at", required_argument, NULL, O_DIE }, { "experiment", required_argument, NULL, O_EXP },
-		{ "issue", required_argument, NULL, O_ISSUE }, { "note", required_argument, NULL, O_NOTE },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	long long v;
-	int c, rc;
+	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case O_MODEL: o->j.model = optarg; break;
-		case O_COMPILED: o->j.compiled_model = optarg; break;
-		case O_SOURCE: o->j.source = optarg; break;
-		case O_TENSOR: o->j.tensor = optarg; break;
-		case O_KERNEL: o->j.kernel = optarg; break;
-		case O_BACKEND: o->j.backend = optarg; break;
-		case O_EXP: o->j.experiment = optarg; break;
-		case O_NOTE: o->j.note = optarg; break;
-		case O_SPECIALS: o->j.specials = 1; break;
-		case O_ISSUE: rc = lr_strlist_add(&o->issues, optarg) ? LR_EXIT_FAIL : 0; break;
-		case O_RBLN: o->j.cfg.rbln_lib = optarg; break;
-		case O_TOKENS: rc = num("--tokens", optarg, 1, 1LL << 31, &v); o->j.tokens = v; break;
-		case O_CAPACITY: rc = num("--capacity", optarg, 1, 1LL << 31, &v); o->j.capacity = v; break;
-		case O_BLOCK: rc = num("--block-size", optarg, 1, 1LL << 31, &v); o->j.block_size = v; break;
-		case O_LAYERS: rc = num("--layers", optarg, 1, LR_KV_MAXLAYERS, &v); o->j.layers = (int)v; break;
-		case O_KVHEADS: rc = num("--kv-heads", optarg, 1, 1024, &v); o->j.kv_heads = (int)v; break;
-		case O_HEADDIM: rc = num("--head-dim", optarg, 1, 65536, &v); o->j.head_dim = (int)v; break;
-		case O_SEED: rc = num("--seed", optarg, 0, INT64_MAX, &v); o->j.seed = (uint64_t)v; break;
-		case O_THREADS: rc = num("--threads", optarg, 1, 1024, &v); o->j.threads = (int)v; break;
-		case O_STAGING: rc = num("--staging", optarg, 2, 64, &v); o->j.staging = (int)v; break;
-		case O_LANES: rc = num("--lanes", optarg, 1, 1024, &v); o->j.cfg.lanes = (int)v; break;
-		case O_LANE: rc = num("--lane", optarg, 0, 1023, &v); o->j.lane = (int)v; break;
-		case O_DEVICE: rc = num("--device", optarg, 0, 1023, &v); o->j.cfg.device_id = (int)v; break;
-		case O_CAPMIB: rc = num("--capacity-mib", optarg, 1, 1LL << 24, &v); o->j.cfg.capacity_bytes = (uint64_t)v << 20; break;
-		case O_FAILW: rc = num("--fail-write", optarg, 1, 1LL << 40, &v); o->j.cfg.fail_write = v; break;
-		case O_CANCEL: rc = num("--cancel-at", optarg, 0, INT_MAX, &v); o->j.cancel_at = (int)v; break;
-		case O_DIE: rc = num("--die-at", optarg, 0, INT_MAX, &v); o->j.die_at = (int)v; break;
-		case O_GBPS: rc = real("--link-gbps", optarg, &o->j.cfg.link_gbps); break;
-		case O_LAT: rc = real("--link-latency-us", optarg, &o->j.cfg.link_latency_us); break;
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_MODE:
-			if (!strcmp(optarg, "whole") || !strcmp(optarg, "stream"))
-				o->j.mode = optarg[0] == 's' ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
-			else
-				return cmd_usage_error("import", "invalid --mode '%s': expected whole or stream", optarg);
-			break;
-		case O_LAYOUT:
-			if (!strcmp(optarg, "strided") || !strcmp(optarg, "copy"))
-				o->j.path = optarg[0] == 'c' ? LR_PATH_COPY : LR_PATH_STRIDED;
-			else
-				return cmd_usage_error("import", "invalid --layout '%s': expected strided or copy", optarg);
-			break;
-		case O_EXPORT:
-			if (!strcmp(optarg, "head") || !strcmp(optarg, "token"))
-				o->j.token_major = optarg[0] == 't';
-			else
-				return cmd_usage_error("import", "invalid --export '%s': expected head or token", optarg);
-			break;
-		case O_CONTRACT:
-			if ((rc = lr_dlf16_contract_parse(optarg)) < 0)
-				return cmd_usage_error("import", "invalid --contract '%s': expected saturate or ninf", optarg);
-			o->j.contract = (enum lr_dlf16_contract)rc;
-			rc = 0;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cmd_bad_option("import", argv, c);
-		}
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return cmd_usage_error("import", "unexpected argument '%s'", argv[optind]);
-	if (!o->j.model)
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc;
+	j->mode = (enum lr_import_mode)mode;
+	j->path = (enum lr_import_path)layout;
+	j->contract = (enum lr_dlf16_contract)contract;
+	if (capacity_mib)
+		j->cfg.capacity_bytes = (uint64_t)capacity_mib << 20;
+	if (!j->model)
 		return cmd_usage_error("import", "--model is required (%s, or custom)", "qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b");
-	if (!o->j.source && !o->j.tokens)
+	if (!j->source && !j->tokens)
 		return cmd_usage_error("import", "--tokens is required for a synthetic export");
 	return 0;
 }

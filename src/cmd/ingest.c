@@ -1,12 +1,12 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "serving/serving.h"
 
 extern char **environ;
@@ -27,18 +27,17 @@ static const char usage[] =
 
 int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "route", required_argument, NULL, 'R' },
-		{ "condition", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *run_ref = NULL, *route = NULL;
 	struct lr_store *st = NULL;
 	int64_t run = 0, set = 0, cases = 0;
-	int c, rc, cond = -1;
-	long long v;
+	int rc, cond = -1, first;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_STRING(0, "route", &route),
+		CMD_INT(0, "condition", &cond, 0, 1000000),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0 };
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {
@@ -50,36 +49,15 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	}
 	argc--;
 	argv++;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			run_ref = optarg;
-			break;
-		case 'R':
-			route = optarg;
-			break;
-		case 'c':
-			if (cmd_parse_int("ingest", "--condition", optarg, 0, 1000000, &v))
-				return LR_EXIT_USAGE;
-			cond = (int)v;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("ingest", argv, c);
-		}
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("ingest", "'labrun ingest responses' takes one responses file");
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
 	if (!run_ref || !route || !*route)
 		return cmd_usage_error("ingest", "--run and --route are required");
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)))
-		rc = lr_responses_ingest(st, run, route, cond, -1, argv[optind], environ, &set, &cases);
+		rc = lr_responses_ingest(st, run, route, cond, -1, argv[first], environ, &set, &cases);
 	if (!rc)
 		printf("ingested %lld response(s) of route '%s' into run %lld as set %lld\n", (long long)cases, route,
 		       (long long)run, (long long)set);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 
 static const char usage[] =
 	"usage: labrun init\n"

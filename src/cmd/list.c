@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "record/runjson.h"
 
 static const char usage[] =
@@ -111,65 +111,27 @@ static int print_row(void *arg, const struct lr_run *r)
 
 int cmd_list(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "issue", required_argument, NULL, 'i' },
-		{ "experiment", required_argument, NULL, 'e' },
-		{ "status", required_argument, NULL, 's' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "registered", no_argument, NULL, 'R' },
-		{ "wide", no_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_run_filter f = { .status = -1 };
 	struct list_ctx ctx = { 0, NULL, 0, 0, terminal_width() };
 	struct lr_store *st = NULL;
-	char issue[256];
-	long long v;
-	int c, rc, registered = 0;
+	char issue[CMD_ISSUE_BUF] = "";
+	int status = -1, rc, registered = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_STRING(0, "experiment", &f.experiment),
+		CMD_CHOICE(0, "status", &status, cmd_status_choices),
+		CMD_I64('n', "limit", &f.limit, 1, INT64_MAX),
+		CMD_BOOL(0, "json", &ctx.json),
+		CMD_BOOL(0, "registered", &registered),
+		CMD_BOOL(0, "wide", &ctx.wide),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (lr_issue_normalize(optarg, issue, sizeof issue))
-				return cmd_fail(LR_EINVAL);
-			f.issue = issue;
-			break;
-		case 'e':
-			f.experiment = optarg;
-			break;
-		case 's':
-			f.status = lr_status_parse(optarg);
-			if (f.status < 0)
-				return cmd_usage_error("list", "invalid --status '%s': expected running, passed, failed, cancelled or abandoned",
-						       optarg);
-			break;
-		case 'n':
-			if (cmd_parse_int("list", "--limit", optarg, 1, INT64_MAX, &v))
-				return LR_EXIT_USAGE;
-			f.limit = v;
-			break;
-		case 'j':
-			ctx.json = 1;
-			break;
-		case 'R':
-			registered = 1;
-			break;
-		case 'w':
-			ctx.wide = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("list", argv, c);
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error("list", "unexpected argument '%s'", argv[optind]);
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	f.issue = issue[0] ? issue : NULL;
+	f.status = status;
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (registered) {

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/manifest.h"
 #include "evidence/settings.h"
 
@@ -33,69 +33,33 @@ static const char usage[] =
 
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "issue", required_argument, NULL, 'i' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "validate", required_argument, NULL, 'v' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "license", required_argument, NULL, 'l' },
-		{ "author", required_argument, NULL, 'a' },
-		{ "publisher", required_argument, NULL, 'p' },
-		{ "allow-findings", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_crate_opts co = { 0 };
 	struct lr_run_filter f = { .status = -1 };
 	const char *run_ref = NULL, *validate = NULL, *out = NULL;
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
 	int n = 0;
-	char issue[256], deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
-	int c, rc = 0, modes = 0, entities = 0, placeholder = 0, allow = 0;
+	char issue[CMD_ISSUE_BUF] = "", deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
+	int rc = 0, entities = 0, placeholder = 0, allow = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_STRING(0, "run", &run_ref),
+		CMD_STRING(0, "validate", &validate),
+		CMD_STRING('o', "output", &out),
+		CMD_STRING(0, "license", &co.license),
+		CMD_STRING(0, "author", &co.author),
+		CMD_STRING(0, "publisher", &co.publisher),
+		CMD_BOOL(0, "allow-findings", &allow),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "manifest", usage, 0, 0, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (lr_issue_normalize(optarg, issue, sizeof issue))
-				return cmd_fail(LR_EINVAL);
-			f.issue = issue;
-			modes++;
-			break;
-		case 'r':
-			run_ref = optarg;
-			modes++;
-			break;
-		case 'v':
-			validate = optarg;
-			modes++;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'l':
-			co.license = optarg;
-			break;
-		case 'a':
-			co.author = optarg;
-			break;
-		case 'p':
-			co.publisher = optarg;
-			break;
-		case 'A':
-			allow = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("manifest", argv, c);
-		}
-	}
-	if (modes != 1 || optind < argc)
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	f.issue = issue[0] ? issue : NULL;
+	if (!!f.issue + !!run_ref + !!validate != 1)
 		return cmd_usage_error("manifest", "give exactly one of --issue, --run and --validate");
+
 	if (validate) {
 		if ((rc = lr_crate_validate(validate, &entities))) {
 			cmd_fail(rc);

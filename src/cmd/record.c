@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "record/record.h"
 
 extern char **environ;
@@ -64,107 +64,60 @@ static double parse_duration(const char *s)
 	return -1;
 }
 
-enum {
-	OPT_EXPERIMENT = 256, OPT_ISSUE, OPT_GEOMETRY, OPT_BINDING, OPT_TOOL, OPT_ARTIFACT, OPT_LOG,
-	OPT_INPUT, OPT_REFERENCE, OPT_SOURCE, OPT_NOTE, OPT_TIMEOUT, OPT_KILL_AFTER, OPT_FOLLOW,
-};
+/* --geometry, --binding, --tool K=V into the struct lr_kvlist at opt->value. */
+static int fact_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	char name[32];
+	int rc;
+
+	(void)p;
+	snprintf(name, sizeof name, "--%s", opt->long_name);
+	return (rc = lr_fact_parse(opt->value, name, arg)) ? cmd_fail(rc) : 0;
+}
+
+/* --timeout, --kill-after DURATION into the double at opt->value. */
+static int duration_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	double d = parse_duration(arg);
+
+	if (d < 0)
+		return cmd_usage_error(p->cmd, "invalid --%s '%s': expected a positive duration such as 90, 90s, 5m or 2h",
+				       opt->long_name, arg);
+	*(double *)opt->value = d;
+	return 0;
+}
 
 static int parse(struct lr_record_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "experiment", required_argument, NULL, OPT_EXPERIMENT },
-		{ "issue", required_argument, NULL, OPT_ISSUE },
-		{ "geometry", required_argument, NULL, OPT_GEOMETRY },
-		{ "binding", required_argument, NULL, OPT_BINDING },
-		{ "tool", required_argument, NULL, OPT_TOOL },
-		{ "artifact", required_argument, NULL, OPT_ARTIFACT },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "input", required_argument, NULL, OPT_INPUT },
-		{ "reference", required_argument, NULL, OPT_REFERENCE },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "note", required_argument, NULL, OPT_NOTE },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
-		{ "follow-links", no_argument, NULL, OPT_FOLLOW },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	int quiet = 0, rc, first;
+	const struct cmd_opt opts[] = {
+		CMD_NONEMPTY(0, "experiment", &o->experiment),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues),
+		CMD_CALLBACK(0, "geometry", &o->geometry, fact_opt),
+		CMD_CALLBACK(0, "binding", &o->binding, fact_opt),
+		CMD_CALLBACK(0, "tool", &o->tools, fact_opt),
+		CMD_LIST(0, "artifact", &o->outputs),
+		CMD_LIST(0, "log", &o->logs),
+		CMD_LIST(0, "input", &o->inputs),
+		CMD_LIST(0, "reference", &o->references),
+		CMD_LIST(0, "source", &o->sources),
+		CMD_STRING(0, "note", &o->note),
+		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt),
+		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt),
+		CMD_BOOL(0, "follow-links", &o->follow_links),
+		CMD_BOOL('q', "quiet", &quiet),
+		CMD_END,
 	};
-	char norm[256];
-	int c, rc = 0;
+	/* options end at the command: its own options are never taken for labrun's */
+	const struct cmd_parse p = { "record", usage, 0, -1, NULL, 1 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_FOLLOW:
-			o->follow_links = 1;
-			break;
-		case OPT_EXPERIMENT:
-			if (!*optarg)
-				return cmd_usage_error("record", "--experiment needs a non-empty name");
-			o->experiment = optarg;
-			break;
-		case OPT_ISSUE:
-			if (lr_issue_normalize(optarg, norm, sizeof norm))
-				return cmd_fail(LR_EINVAL);
-			rc = lr_strlist_add(&o->issues, optarg);
-			break;
-		case OPT_GEOMETRY:
-			rc = lr_fact_parse(&o->geometry, "--geometry", optarg);
-			break;
-		case OPT_BINDING:
-			rc = lr_fact_parse(&o->binding, "--binding", optarg);
-			break;
-		case OPT_TOOL:
-			rc = lr_fact_parse(&o->tools, "--tool", optarg);
-			break;
-		case OPT_ARTIFACT:
-			rc = lr_strlist_add(&o->outputs, optarg);
-			break;
-		case OPT_LOG:
-			rc = lr_strlist_add(&o->logs, optarg);
-			break;
-		case OPT_INPUT:
-			rc = lr_strlist_add(&o->inputs, optarg);
-			break;
-		case OPT_REFERENCE:
-			rc = lr_strlist_add(&o->references, optarg);
-			break;
-		case OPT_SOURCE:
-			rc = lr_strlist_add(&o->sources, optarg);
-			break;
-		case OPT_NOTE:
-			o->note = optarg;
-			break;
-		case OPT_TIMEOUT:
-		case OPT_KILL_AFTER: {
-			double d = parse_duration(optarg);
-
-			if (d < 0)
-				return cmd_usage_error("record", "invalid %s '%s': expected a positive duration such as 90, 90s, 5m or 2h",
-						       c == OPT_TIMEOUT ? "--timeout" : "--kill-after", optarg);
-			if (c == OPT_TIMEOUT)
-				o->timeout_s = d;
-			else
-				o->kill_after_s = d;
-			break;
-		}
-		case 'q':
-			o->tee_out = o->tee_err = 0;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cmd_bad_option("record", argv, c);
-		}
-		if (rc)
-			return cmd_fail(rc);
-	}
-	if (optind >= argc)
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc;
+	if (quiet)
+		o->tee_out = o->tee_err = 0;
+	if (first >= argc)
 		return cmd_usage_error("record", "no command to record");
-	o->argv = argv + optind;
+	o->argv = argv + first;
 	return 0;
 }
 

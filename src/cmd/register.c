@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/manifest.h"
 
 static const char usage[] =
@@ -21,41 +21,30 @@ static const char usage[] =
 
 int cmd_register(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hub", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_strlist uuids = { 0 };
 	struct lr_store *st = NULL;
 	const char *hub = NULL;
 	char abs[PATH_MAX], meta[PATH_MAX + 32], sha[LR_SHA256_HEX];
 	int64_t id = 0;
-	int c, rc, entities = 0;
+	int rc, entities = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_NONEMPTY(0, "hub", &hub),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			hub = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("register", argv, c);
-		}
-	}
-	if (!hub || !*hub || optind + 1 != argc)
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	if (!hub)
 		return cmd_usage_error("register", "'labrun register' takes --hub NAME and a crate directory");
-	if ((rc = lr_crate_validate(argv[optind], &entities))) {
+
+	if ((rc = lr_crate_validate(argv[first], &entities))) {
 		lr_error_wrap("cannot register");
 		cmd_fail(rc);
 		return LR_EXIT_FAIL;
 	}
-	if (!realpath(argv[optind], abs))
-		snprintf(abs, sizeof abs, "%s", argv[optind]);
+	if (!realpath(argv[first], abs))
+		snprintf(abs, sizeof abs, "%s", argv[first]);
 	snprintf(meta, sizeof meta, "%s/ro-crate-metadata.json", abs);
 	if ((rc = lr_sha256_file(meta, sha, NULL)) || (rc = lr_crate_run_uuids(abs, &uuids)))
 		return cmd_fail(rc);

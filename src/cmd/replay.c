@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "experiment/replay.h"
 #include "experiment/runner.h"
 
@@ -53,12 +53,6 @@ static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "fault-flip-bit", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_runopts ro = { .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1 };
 	struct lr_replay_opts o = { .argv = g->argv, .envp = environ, .run = &ro, .tee_out = STDOUT_FILENO,
 				    .tee_err = STDERR_FILENO };
@@ -66,35 +60,24 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_run orig;
 	int64_t id = 0;
-	int c, rc, same = 0, quiet = 0;
+	int rc, same = 0, quiet = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_BOOL('q', "quiet", &quiet),
+		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'f':
-			if ((rc = cmd_parse_flip("replay", optarg, &ro)))
-				return rc;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("replay", argv, c);
-		}
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("replay", "'labrun replay' takes one RUN");
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
 	if (quiet || !isatty(STDERR_FILENO))
 		ro.progress = NULL;
 	if ((rc = cmd_open_store(&st, g, 1)))
 		return rc;
 	lr_run_init(&orig);
 	memset(&r, 0, sizeof r);
-	if (!(rc = lr_store_run_resolve(st, argv[optind], &id)) && !(rc = lr_store_run_load(st, id, &orig))) {
+	if (!(rc = lr_store_run_resolve(st, argv[first], &id)) && !(rc = lr_store_run_load(st, id, &orig))) {
 		rc = lr_replay(st, &orig, &o, &r);
 		if (ro.progress && orig.kind == LR_KIND_EXPERIMENT)
 			fputc('\n', stderr);

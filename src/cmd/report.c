@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/report-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
@@ -468,76 +468,53 @@ static int write_report(const char *out, const char *format, const struct lr_rep
 	return rc;
 }
 
+/* --routes A,B,...: appended, so the option may be repeated. */
+static int routes_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	int rc;
+
+	(void)p;
+	return (rc = cmd_split_list(opt->value, arg)) ? cmd_fail(rc) : 0;
+}
+
 int cmd_report(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "issue", required_argument, NULL, 'i' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "experiment", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "routes", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_run_filter flt = { .status = -1 };
-	const char *format = "md", *out = NULL, *run_ref = NULL;
+	const char *out = NULL, *run_ref = NULL;
 	struct lr_store *st = NULL;
 	struct lr_report rep;
 	struct lr_serving_report sv;
 	struct lr_run run;	/* with --run: the run, for its kind */
 	struct lr_strlist routes = { 0 };
-	char issue[256], title[320];
+	char issue[CMD_ISSUE_BUF] = "", title[320];
 	int64_t run_id = 0;
-	int c, rc = 0, selectors = 0;
+	int rc = 0, fmt = 0, first;
+	static const char *const formats[] = { "md", "csv", "json", "html", NULL };
+	const struct cmd_opt opts[] = {
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_STRING(0, "run", &run_ref),
+		CMD_STRING(0, "experiment", &flt.experiment),
+		CMD_CHOICE(0, "format", &fmt, formats),
+		CMD_STRING('o', "output", &out),
+		CMD_CALLBACK(0, "routes", &routes, routes_opt),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0 };
+	const char *format;
 
 	memset(&rep, 0, sizeof rep);
 	memset(&sv, 0, sizeof sv);
 	lr_run_init(&run);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (lr_issue_normalize(optarg, issue, sizeof issue))
-				return cmd_fail(LR_EINVAL);
-			flt.issue = issue;
-			selectors++;
-			break;
-		case 'r':
-			run_ref = optarg;
-			selectors++;
-			break;
-		case 'e':
-			flt.experiment = optarg;
-			selectors++;
-			break;
-		case 'f':
-			if (strcmp(optarg, "md") && strcmp(optarg, "csv") && strcmp(optarg, "json") && strcmp(optarg, "html"))
-				return cmd_usage_error("report", "invalid --format '%s': expected md, csv, json or html", optarg);
-			format = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'R':
-			if ((rc = cmd_split_list(&routes, optarg))) {
-				lr_strlist_release(&routes);
-				return cmd_fail(rc);
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			lr_strlist_release(&routes);
-			return cmd_bad_option("report", argv, c);
-		}
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		lr_strlist_release(&routes);
+		return rc < 0 ? LR_EXIT_OK : rc;
 	}
-	if (optind < argc)
-		return cmd_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if (selectors != 1)
+	format = formats[fmt];
+	flt.issue = issue[0] ? issue : NULL;
+	if (!!flt.issue + !!run_ref + !!flt.experiment != 1) {
+		lr_strlist_release(&routes);
 		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
+	}
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	if (run_ref && ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "experiment/expdef.h"
 #include "experiment/runner.h"
 
@@ -30,12 +30,6 @@ static const char usage[] =
 
 int cmd_run(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "fault-flip-bit", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_runopts ro = {
 		.cancel = &cmd_cancel_requested, .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1,
 	};
@@ -44,32 +38,21 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_run_result res;
 	struct lr_expdef d;
 	struct lr_run run;
-	int c, rc, quiet = 0, exit_code = LR_EXIT_OK;
+	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
+	const struct cmd_opt opts[] = {
+		CMD_BOOL('q', "quiet", &quiet),
+		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "run", usage, 1, 1, "one experiment file", 0 };
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);
 	lr_run_init(&run);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'f':
-			if ((rc = cmd_parse_flip("run", optarg, &ro)))
-				return rc;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("run", argv, c);
-		}
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("run", "'labrun run' takes one experiment file");
-	if ((rc = lr_expdef_load(&d, argv[optind], NULL))) {
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
+	if ((rc = lr_expdef_load(&d, argv[first], NULL))) {
 		exit_code = cmd_fail(rc);
 		goto out;
 	}

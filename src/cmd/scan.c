@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "evidence/scan.h"
 #include "record/gitsrc.h"
 
@@ -73,59 +73,43 @@ static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *r
 
 int cmd_scan(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },	  { "issue", required_argument, NULL, 'i' },
-		{ "changed", required_argument, NULL, 'c' },	  { "baseline", required_argument, NULL, 'b' },
-		{ "internal", required_argument, NULL, 'I' },	  { "write-baseline", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },		  { NULL, 0, NULL, 0 },
-	};
 	const char *run_ref = NULL, *issue = NULL, *changed = NULL, *baseline = NULL, *write = NULL;
 	struct lr_strlist internal = { 0 }, paths = { 0 };
 	struct scan_out o = { NULL, 0 };
 	struct lr_scanner s = { 0 };
 	struct lr_store *st = NULL;
-	char cwd[4096], norm[256];
-	int c, rc = 0, modes = 0;
+	char cwd[4096], norm[CMD_ISSUE_BUF] = "";
+	int rc = 0, modes, first;
+	const struct cmd_opt opts[] = {
+		CMD_STRING(0, "run", &run_ref),
+		CMD_CALLBACK(0, "issue", norm, cmd_opt_issue),
+		CMD_STRING(0, "changed", &changed),
+		CMD_STRING(0, "baseline", &baseline),
+		CMD_LIST(0, "internal", &internal),
+		CMD_STRING(0, "write-baseline", &write),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "scan", usage, 0, -1, NULL, 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': run_ref = optarg; modes++; break;
-		case 'i':
-			if (lr_issue_normalize(optarg, norm, sizeof norm)) {
-				lr_strlist_release(&internal);
-				return cmd_fail(LR_EINVAL);
-			}
-			issue = norm;
-			modes++;
-			break;
-		case 'c': changed = optarg; modes++; break;
-		case 'b': baseline = optarg; break;
-		case 'w': write = optarg; break;
-		case 'I':
-			if (lr_strlist_add(&internal, optarg))
-				return cmd_fail(LR_ENOMEM);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("scan", argv, c);
-		}
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		lr_strlist_release(&internal);
+		return rc < 0 ? LR_EXIT_OK : rc;
 	}
-	if (modes > 1 || (modes && optind < argc)) {
+	issue = norm[0] ? norm : NULL;
+	modes = !!run_ref + !!issue + !!changed;
+	if (modes > 1 || (modes && first < argc)) {
 		lr_strlist_release(&internal);
 		return cmd_usage_error("scan", "give PATHs, or one of --run, --issue and --changed");
 	}
+
 	if (run_ref || issue)
 		rc = cmd_open_store(&st, g, 0);
 	else if (cmd_open_store_quiet(&st, g)) /* settings only: a scan of paths needs no store */
 		st = NULL;
 	if (rc)
 		goto out;
-	for (; optind < argc && !rc; optind++)
-		rc = lr_strlist_add(&paths, argv[optind]);
+	for (; first < argc && !rc; first++)
+		rc = lr_strlist_add(&paths, argv[first]);
 	if (!rc && changed)
 		rc = getcwd(cwd, sizeof cwd) ? lr_git_changed(&paths, cwd, changed)
 					     : lr_error_set(LR_EIO, "cannot read the working directory");

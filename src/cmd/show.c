@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "experiment/report.h"
 #include "record/runjson.h"
 #include "record/spool.h"
@@ -264,44 +264,24 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 
 int cmd_show(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "tail", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lr_store *st = NULL;
 	struct lr_run r;
 	int64_t id = 0;
-	int c, rc, json = 0, tail = 10;
-	long long v;
+	int rc, json = 0, tail = 10, first;
+	const struct cmd_opt opts[] = {
+		CMD_BOOL(0, "json", &json),
+		CMD_INT(0, "tail", &tail, 0, 1000000),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0 };
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 't':
-			if (cmd_parse_int("show", "--tail", optarg, 0, 1000000, &v))
-				return LR_EXIT_USAGE;
-			tail = (int)v;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("show", argv, c);
-		}
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("show", optind >= argc ? "which run? 'labrun show' takes one RUN"
-							      : "'labrun show' takes one RUN");
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
 	lr_run_init(&r);
-	rc = lr_store_run_resolve(st, argv[optind], &id);
+	rc = lr_store_run_resolve(st, argv[first], &id);
 	if (!rc)
 		rc = lr_store_run_load(st, id, &r);
 	if (!rc) {

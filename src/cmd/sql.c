@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "base/csv.h"
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 
 static const char usage[] =
 	"usage: labrun sql [--csv | --json] \"SELECT ...\"\n"
@@ -165,40 +165,27 @@ static void print_table(const struct sql_ctx *c)
 
 int cmd_sql(const struct lr_global *g, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct sql_ctx ctx;
 	struct lr_store *st = NULL;
 	size_t i;
-	int c, rc;
+	int rc, csv = 0, json = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_BOOL(0, "csv", &csv),
+		CMD_BOOL(0, "json", &json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "sql", usage, 1, 1, "one quoted SQL statement", 0 };
 
 	memset(&ctx, 0, sizeof ctx);
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			ctx.fmt = FMT_CSV;
-			break;
-		case 'j':
-			ctx.fmt = FMT_JSON;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
-		default:
-			return cmd_bad_option("sql", argv, c);
-		}
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("sql", "'labrun sql' takes one quoted SQL statement");
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	if (csv && json)
+		return cmd_usage_error("sql", "give at most one of --csv and --json");
+	ctx.fmt = csv ? FMT_CSV : json ? FMT_JSON : FMT_TABLE;
+
 	if ((rc = cmd_open_store(&st, g, 0)))
 		return rc;
-	rc = lr_store_sql_readonly(st, argv[optind], on_row, &ctx);
+	rc = lr_store_sql_readonly(st, argv[first], on_row, &ctx);
 	if (!rc && ctx.fmt == FMT_JSON)
 		printf("%s]\n", ctx.rows ? "\n" : "");
 	if (!rc && ctx.fmt == FMT_TABLE)

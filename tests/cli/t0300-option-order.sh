@@ -26,3 +26,29 @@ contains "$T/err" "unknown option '--bogus'" "named"
 expect_exit 0 "record -- CMD --its-option" "$LABRUN" record -q -- sh -c 'echo "$1"' sh --its-option
 expect_exit 0 "cat" "$LABRUN" cat last stdout
 equals "$(cat "$T/out")" "--its-option" "reaches the command untouched"
+
+# One option parser for every command (src/cmd/options.c): each answers -h and
+# --help with its usage, names an unknown option and a missing value, and takes
+# --opt=value. record keeps its own exit code for its usage errors (125).
+for cmd in init record list show cat sql fsck encode decode bench import run replay diff report \
+	"ingest responses" compare gate scan archive audit manifest config register; do
+	expect_exit 0 "$cmd --help" "$LABRUN" $cmd --help
+	contains "$T/out" "usage: labrun $cmd" "$cmd --help prints its usage"
+	want_exit=2
+	[ "$cmd" = record ] && want_exit=125
+	expect_exit $want_exit "$cmd with an unknown option" "$LABRUN" $cmd --no-such-option
+	contains "$T/err" "unknown option '--no-such-option' for 'labrun ${cmd%% *}'" "$cmd names it"
+done
+for c in "list --limit" "show 1 --tail" "report --format" "import --model qwen3-0.6b --tokens" \
+	"compare --run" "scan --internal" "archive --output"; do
+	expect_exit 2 "labrun $c (no value)" "$LABRUN" $c
+	contains "$T/err" "needs a value" "labrun $c: the missing value is named"
+done
+expect_exit 2 "a bad choice" "$LABRUN" report --run 1 --format=pdf
+contains "$T/err" "invalid --format 'pdf': expected md, csv, json or html" "lists the choices"
+expect_exit 2 "a number out of range" "$LABRUN" list --limit=0
+contains "$T/err" "invalid --limit '0': expected a whole number from 1 to" "gives the range"
+expect_exit 2 "two output formats" "$LABRUN" sql --csv --json "SELECT 1"
+contains "$T/err" "at most one of --csv and --json" "are refused, not silently one of them"
+expect_exit 0 "--status=failed, a choice" "$LABRUN" list --status=passed -n 1
+contains "$T/out" "passed" "lists a passed run"

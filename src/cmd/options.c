@@ -1,0 +1,233 @@
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/issueref.h"
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "experiment/runner.h"
+
+#define MAX_OPTS 64
+#define LONG_BASE 256	/* getopt_long's value for opts[i] without a short name: LONG_BASE + i */
+
+/* The getopt_long tables for 'opts'; -h and --help always. */
+static void build(const struct cmd_opt *opts, const struct cmd_parse *p, struct option *lo, char *so)
+{
+	int i, n = 0;
+	char *s = so;
+
+	if (p->stop_at_operand)
+		*s++ = '+';
+	*s++ = ':';
+	*s++ = 'h';
+	for (i = 0; opts[i].kind != CMD_OPT_END && i < MAX_OPTS; i++) {
+		int has_arg = opts[i].kind == CMD_OPT_BOOL || opts[i].no_arg ? no_argument : required_argument;
+
+		if (opts[i].short_name) {
+			*s++ = (char)opts[i].short_name;
+			if (has_arg == required_argument)
+				*s++ = ':';
+		}
+		if (opts[i].long_name)
+			lo[n++] = (struct option){ opts[i].long_name, has_arg, NULL,
+						   opts[i].short_name ? opts[i].short_name : LONG_BASE + i };
+	}
+	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	*s = '\0';
+}
+
+/* "--limit" or "-n": the option as the user may have written it, for messages. */
+static const char *spelled(const struct cmd_opt *o, char *buf, size_t len)
+{
+	if (o->long_name)
+		snprintf(buf, len, "--%s", o->long_name);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+	return buf;
+}
+
+static int choice(const struct cmd_parse *p, const struct cmd_opt *o, const char *arg, const char *name)
+{
+	char expected[256] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; o->choices[i]; i++) {
+		if (!strcmp(arg, o->choices[i])) {
+			*(int *)o->value = i;
+			return 0;
+		}
+		len += (size_t)snprintf(expected + len, len < sizeof expected ? sizeof expected - len : 0, "%s%s",
+					i == 0 ? "" : o->choices[i + 1] ? ", " : " or ", o->choices[i]);
+	}
+	return cmd_usage_error(p->cmd, "invalid %s '%s': expected %s", name, arg, expected);
+}
+
+/* One option's value, checked and stored. */
+static int take(const struct cmd_parse *p, const struct cmd_opt *o, const char *arg)
+{
+	char name[64];
+	long long v;
+	char *end;
+	int rc;
+
+	spelled(o, name, sizeof name);
+	switch (o->kind) {
+	case CMD_OPT_BOOL:
+		*(int *)o->value = 1;
+		return 0;
+	case CMD_OPT_STRING:
+		if (o->min && !*arg)
+			return cmd_usage_error(p->cmd, "%s needs a non-empty value", name);
+		*(const char **)o->value = arg;
+		return 0;
+	case CMD_OPT_INT:
+	case CMD_OPT_I64:
+	case CMD_OPT_U64:
+		if (cmd_parse_int(p->cmd, name, arg, o->min, o->max, &v))
+			return LR_EXIT_USAGE;
+		if (o->kind == CMD_OPT_INT)
+			*(int *)o->value = (int)v;
+		else if (o->kind == CMD_OPT_I64)
+			*(int64_t *)o->value = v;
+		else
+			*(uint64_t *)o->value = (uint64_t)v;
+		return 0;
+	case CMD_OPT_REAL:
+		errno = 0;
+		*(double *)o->value = strtod(arg, &end);
+		if (errno || end == arg || *end || !(*(double *)o->value >= 0))
+			return cmd_usage_error(p->cmd, "invalid %s '%s': expected a number >= 0", name, arg);
+		return 0;
+	case CMD_OPT_LIST:
+		return (rc = lr_strlist_add(o->value, arg)) ? cmd_fail(rc) : 0;
+	case CMD_OPT_CHOICE:
+		return choice(p, o, arg, name);
+	case CMD_OPT_CALLBACK:
+		return o->cb(p, o, arg);
+	case CMD_OPT_END:
+		break;
+	}
+	return cmd_usage_error(p->cmd, "%s: unknown kind of option", name);
+}
+
+const char *const cmd_contract_choices[] = { "saturate", "ninf", NULL };
+const char *const cmd_status_choices[] = { "running", "passed", "failed", "cancelled", "abandoned", NULL };
+
+int cmd_opt_issue(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	(void)p;
+	return lr_issue_normalize(arg, opt->value, CMD_ISSUE_BUF) ? cmd_fail(LR_EINVAL) : 0;
+}
+
+int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	char norm[CMD_ISSUE_BUF];
+	int rc;
+
+	(void)p;
+	if (lr_issue_normalize(arg, norm, sizeof norm))
+		return cmd_fail(LR_EINVAL);
+	return (rc = lr_strlist_add(opt->value, arg)) ? cmd_fail(rc) : 0;
+}
+
+int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	return cmd_parse_flip(p->cmd, arg, opt->value);
+}
+
+int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int argc, char **argv, int *first)
+{
+	struct option lo[MAX_OPTS + 2];
+	char so[3 + 3 * MAX_OPTS + 1];
+	int c, i, n, rc;
+
+	build(opts, p, lo, so);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct cmd_opt *o = NULL;
+
+		if (c == 'h') {
+			fputs(p->usage, stdout);
+			return -1;
+		}
+		if (c >= LONG_BASE && c < LONG_BASE + MAX_OPTS)
+			o = &opts[c - LONG_BASE];
+		for (i = 0; !o && c != '?' && c != ':' && opts[i].kind != CMD_OPT_END; i++)
+			if (opts[i].short_name == c)
+				o = &opts[i];
+		if (!o)
+			return cmd_bad_option(p->cmd, argv, c);
+		if ((rc = take(p, o, optarg)))
+			return rc;
+	}
+	n = argc - optind;
+	if (n < p->min || (p->max >= 0 && n > p->max)) {
+		if (p->max == 0 || (p->max > 0 && n > p->max && !p->operands))
+			return cmd_usage_error(p->cmd, "unexpected argument '%s'", argv[optind + (p->max > 0 ? p->max : 0)]);
+		return cmd_usage_error(p->cmd, "'labrun %s' takes %s", p->cmd, p->operands);
+	}
+	*first = optind;
+	return 0;
+}
+
+int cmd_bad_option(const char *cmd, char **argv, int opt)
+{
+	extern int optind, optopt;
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return cmd_usage_error(cmd, "option '%s' of 'labrun %s' needs a value", arg, cmd);
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return cmd_usage_error(cmd, "unknown option '-%c' for 'labrun %s'", optopt, cmd);
+	return cmd_usage_error(cmd, "unknown option '%s' for 'labrun %s'", arg, cmd);
+}
+
+int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *out < min || *out > max)
+		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
+	return 0;
+}
+
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+{
+	char *end;
+	long a, c = -1;
+
+	errno = 0;
+	a = strtol(arg, &end, 10);
+	if (*end == '@' && end != arg)
+		c = strtol(end + 1, &end, 10);
+	if (errno || *end || end == arg || a < 0 || a > 1000 || (c != -1 && (c < 0 || c > 100000)))
+		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
+	ro->flip_arm = (int)a;
+	if (c != -1)
+		ro->flip_condition = (int)c;
+	return 0;
+}
+
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first)
+{
+	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL);
+}
+
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+			 const char *what, int *first, int *json)
+{
+	const struct cmd_parse p = { cmd, usage, min, max, what, 0 };
+	const struct cmd_opt with_json[] = { CMD_BOOL(0, "json", json), CMD_END }, none[] = { CMD_END };
+
+	return cmd_parse_options(&p, json ? with_json : none, argc, argv, first);
+}

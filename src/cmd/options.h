@@ -1,0 +1,116 @@
+#ifndef LR_CMD_OPTIONS_H
+#define LR_CMD_OPTIONS_H
+
+/*
+ * Every command's options, parsed one way (after git's parse-options, over
+ * getopt_long): a command lists its options in a table, each with where its
+ * value goes and how it is checked, and cmd_parse_options does the rest:
+ * GNU order (options anywhere among the operands, unless the command stops
+ * at its first operand, as record does), "--" ends the options, "--opt
+ * value" and "--opt=value", -h and --help print the usage, and every error
+ * (unknown option, missing or bad value, wrong number of operands) is one
+ * message naming the option and the value, with a hint to -h.
+ */
+
+#include <stdint.h>
+
+#include "base/model.h"
+
+enum cmd_opt_kind {
+	CMD_OPT_END,
+	CMD_OPT_BOOL,		/* no value: *(int *)value = 1 */
+	CMD_OPT_STRING,		/* *(const char **)value = arg (min = 1: not empty) */
+	CMD_OPT_INT,		/* *(int *)value, a whole number in [min, max] */
+	CMD_OPT_I64,		/* *(int64_t *)value, a whole number in [min, max] */
+	CMD_OPT_U64,		/* *(uint64_t *)value, a whole number in [min, max] */
+	CMD_OPT_REAL,		/* *(double *)value, a number >= 0 */
+	CMD_OPT_LIST,		/* appended to *(struct lr_strlist *)value; repeatable */
+	CMD_OPT_CHOICE,		/* *(int *)value = the index of arg in choices */
+	CMD_OPT_CALLBACK,	/* cb(p, opt, arg): 0, or an exit code after saying why */
+};
+
+struct cmd_parse;
+struct lr_runopts;
+
+struct cmd_opt {
+	enum cmd_opt_kind kind;
+	int short_name;			/* 'n' for -n, or 0 */
+	const char *long_name;		/* "limit" for --limit, or NULL */
+	void *value;
+	long long min, max;
+	const char *const *choices;	/* CMD_OPT_CHOICE: NULL-terminated */
+	int (*cb)(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+	int no_arg;			/* CMD_OPT_CALLBACK: takes no value (arg is NULL) */
+};
+
+#define CMD_BOOL(s, l, v) { CMD_OPT_BOOL, (s), (l), (v), 0, 0, NULL, NULL, 1 }
+#define CMD_STRING(s, l, v) { CMD_OPT_STRING, (s), (l), (v), 0, 0, NULL, NULL, 0 }
+#define CMD_NONEMPTY(s, l, v) { CMD_OPT_STRING, (s), (l), (v), 1, 0, NULL, NULL, 0 }
+#define CMD_INT(s, l, v, lo, hi) { CMD_OPT_INT, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
+#define CMD_I64(s, l, v, lo, hi) { CMD_OPT_I64, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
+#define CMD_U64(s, l, v, lo, hi) { CMD_OPT_U64, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
+#define CMD_REAL(s, l, v) { CMD_OPT_REAL, (s), (l), (v), 0, 0, NULL, NULL, 0 }
+#define CMD_LIST(s, l, v) { CMD_OPT_LIST, (s), (l), (v), 0, 0, NULL, NULL, 0 }
+#define CMD_CHOICE(s, l, v, names) { CMD_OPT_CHOICE, (s), (l), (v), 0, 0, (names), NULL, 0 }
+#define CMD_CALLBACK(s, l, v, fn) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 0 }
+#define CMD_CALLBACK_FLAG(s, l, v, fn) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 1 }
+#define CMD_END { CMD_OPT_END, 0, NULL, NULL, 0, 0, NULL, NULL, 0 }
+
+struct cmd_parse {
+	const char *cmd;		/* "list", for messages */
+	const char *usage;		/* what -h and --help print */
+	int min, max;			/* operands allowed; max -1: any number */
+	const char *operands;		/* "IN and OUT": said when the count is wrong */
+	int stop_at_operand;		/* options end at the first operand (record) */
+};
+
+/* Callbacks and choices more than one command uses. */
+#define CMD_ISSUE_BUF 256
+/* --issue REF normalised (270, owner/repo#827) into the char[CMD_ISSUE_BUF] at opt->value. */
+int cmd_opt_issue(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+/* --issue REF checked and appended, as given, to the struct lr_strlist at opt->value. */
+int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+/* --fault-flip-bit ARM[@CONDITION] into the struct lr_runopts at opt->value (run, replay). */
+int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+/* DLFloat16 contracts in enum lr_dlf16_contract order, for CMD_CHOICE. */
+extern const char *const cmd_contract_choices[];
+/* Run statuses in enum lr_status order, for CMD_CHOICE. */
+extern const char *const cmd_status_choices[];
+
+/*
+ * Parse argv[1..] (argv[0] is the command's name) by the table 'opts'.
+ * Returns 0 with *first the index of the first operand; -1 when the usage was
+ * printed for -h/--help (the command then exits 0); or an exit code after
+ * printing the error.
+ */
+int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int argc, char **argv, int *first);
+
+/* The older, narrower helpers, now over cmd_parse_options. */
+
+/* Parse --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
+int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro);
+
+/*
+ * Parse option 'opt' of 'cmd': a whole decimal number in [min, max], with no
+ * sign tricks, overflow or trailing text ("4294967296" never becomes 0).
+ * Returns 0, or reports the usage error and returns LR_EXIT_USAGE.
+ */
+int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out);
+
+/* Report getopt's complaint about argv[optind - 1] for 'cmd'. */
+int cmd_bad_option(const char *cmd, char **argv, int opt);
+
+/*
+ * Parse the options of a command that has only -h: prints 'usage' for -h
+ * and returns -1, returns an exit code (> 0) for a bad option or a wrong
+ * number of operands, else 0 with *first set to the first operand's index.
+ * 'min'/'max' bound the operand count; 'what' describes them for the error.
+ */
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+		    const char *what, int *first);
+
+/* The same for a command whose one option is --json (*json set to 1 when given). */
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
+			 const char *what, int *first, int *json);
+
+#endif
