@@ -81,6 +81,11 @@ equals "$(q "SELECT c.status FROM condition c JOIN run ON run.id = c.run_id WHER
 equals "$(q "SELECT c.status || ': ' || substr(c.failure, 1, 30) FROM condition c JOIN run ON run.id = c.run_id
 	WHERE run.status = 'cancelled' AND c.idx = 1")" "missing: not completed: cancelled after" \
 	"the condition Ctrl-C interrupted is missing, not failed: its arms did not fail"
+# diff of the cancelled run against itself printed an "OUTPUTS DIFFER" line per missing output
+cid=$(q "SELECT id FROM run WHERE status = 'cancelled' ORDER BY id DESC LIMIT 1")
+expect_exit 0 "diff of a cancelled run against itself" "$LABRUN" diff "$cid" "$cid"
+lacks "$T/out" "DIFFER" "finds no difference"
+contains "$T/out" "28/4096: outputs identical" "a condition never reached is identical to itself"
 
 # order = random: each block is a permutation drawn from the seed, then mirrored.
 sed 's/^\[design\]$/[design]\norder = random/' "$X/tiny-encode.ini" >random.ini
