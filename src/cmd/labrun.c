@@ -17,6 +17,7 @@
 #include <openssl/opensslv.h>
 
 #include "cmd/cmd.h"
+#include "record/gitsrc.h"
 #include "store/store.h"
 #include "store/schema.h"
 
@@ -139,11 +140,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(argv[optind], commands[i].name))
 			continue;
-		git_libgit2_init();
 		optind++;
 		/* Each command parses argv[0..] with argv[0] = its name. */
 		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
-		git_libgit2_shutdown();
+		lr_git_stop(); /* libgit2 was initialised only if the command read sources */
 		return close_stdout(rc);
 	}
 	fprintf(stderr, "labrun: error: unknown command '%s'\nhint: see 'labrun --help'\n", argv[optind]);

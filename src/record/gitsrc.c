@@ -14,6 +14,30 @@
 #include "record/gitsrc.h"
 #include "record/redact.h"
 
+/*
+ * libgit2's life. git_libgit2_init() costs about 3 ms here, most of it the TLS
+ * backend (mbedTLS in Debian's libgit2 1.5) parsing the system's CA bundle,
+ * although labrun never touches the network, and that libgit2 offers no way
+ * to skip it. So it is initialised on first use, and only commands that read
+ * sources (or create a store inside a work tree) pay for it. (Initialising it
+ * early on a second thread was tried: on two CPUs record got slower, not faster.)
+ */
+static int ready;	/* git_libgit2_init has returned; a shutdown is owed */
+
+static void git_ready(void)
+{
+	if (!ready)
+		git_libgit2_init();
+	ready = 1;
+}
+
+void lr_git_stop(void)
+{
+	if (ready)
+		git_libgit2_shutdown();
+	ready = 0;
+}
+
 static int git_fail(const char *what, const char *where)
 {
 	const git_error *e = git_error_last();
@@ -69,6 +93,8 @@ int lr_git_worktree(char **out, const char *cwd)
 	git_repository *repo = NULL;
 	int rc = 0;
 	size_t n;
+
+	git_ready();
 
 	*out = NULL;
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0)
@@ -173,6 +199,8 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 	char exclude[PATH_MAX];
 	const char *workdir;
 	int rc = 0, err;
+
+	git_ready();
 
 	if (exclude_dir && realpath(exclude_dir, exclude))
 		exclude_dir = exclude;
@@ -295,6 +323,8 @@ int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 	char path[PATH_MAX];
 	size_t i;
 	int rc = 0;
+
+	git_ready();
 
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0 || git_repository_open(&repo, root.ptr) != 0 ||
 	    git_repository_is_bare(repo)) {
