@@ -29,3 +29,11 @@ equals "$(q "SELECT sha256 FROM source_file WHERE path = 'big.bin' ORDER BY run_
 	"$(sha256sum big.bin | cut -d' ' -f1)" "the file is read again"
 # the diff hash covers untracked files by path and hash, so it follows the change too
 equals "$(q "SELECT count(DISTINCT diff_sha256) FROM source_state")" "2" "the diff hash changed with the file, and only then"
+
+# Start-up: libgit2's TLS backend no longer parses the system's CA bundle (labrun never opens a
+# remote; src/record/gitsrc.c), and commands that read no sources do not start libgit2 at all.
+! grep -q 'ca-certificates' "$T/trace2" || fail "record read the CA bundle"
+ok "record does not read the CA bundle"
+expect_exit 0 "list" strace -f -qq -e trace=openat -o "$T/trace3" "$LABRUN" list
+! grep -q '\.git/' "$T/trace3" || fail "list opened the git repository"
+ok "list does not start libgit2"
