@@ -1,25 +1,31 @@
 #include "config.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include "encode/synth.h"
+
+#define GAMMA 0x9e3779b97f4a7c15ull
 
 /* splitmix64: small, fast, and the same everywhere for a seed. */
 static uint64_t next(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	uint64_t z = (*s += GAMMA);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
 
-void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
+/* Elements [first, first + n) of the sequence of 'seed': splitmix64's state after i steps is seed + i * GAMMA. */
+static void fill(uint16_t *src, int64_t first, int64_t n, uint64_t seed, int specials)
 {
 	static const uint16_t special[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
 					     0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
-	uint64_t s = seed;
+	uint64_t s = seed + (uint64_t)first * GAMMA;
 	int64_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < first + n; i++) {
 		uint64_t r = next(&s);
 		unsigned sign = (unsigned)(r >> 63) << 15, frac = (unsigned)(r >> 40) & 0x7f;
 		unsigned pick = (unsigned)(r & 0x3ff), exp;
@@ -32,4 +38,53 @@ void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
 		exp = pick < 16 ? 127 + 2 + (unsigned)((r >> 20) % 10) : 127 - 8 + (unsigned)((r >> 20) % 10);
 		src[i] = (uint16_t)(sign | exp << 7 | frac);
 	}
+}
+
+struct part {
+	uint16_t *src;
+	int64_t first, n;
+	uint64_t seed;
+	int specials;
+	pthread_t tid;
+};
+
+static void *fill_part(void *arg)
+{
+	struct part *p = arg;
+
+	fill(p->src, p->first, p->n, p->seed, p->specials);
+	return NULL;
+}
+
+#define MAX_THREADS 16
+#define MIN_PART (1 << 20)	/* elements: below this a thread costs more than it saves */
+
+void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
+{
+	struct part parts[MAX_THREADS];
+	cpu_set_t cpus;
+	int64_t first = 0;
+	int threads = 1, started = 0, i;
+
+	/* the same values whatever the split: each part starts where the sequence is at its first element */
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+		threads = CPU_COUNT(&cpus);
+	if (threads > MAX_THREADS)
+		threads = MAX_THREADS;
+	if (threads > n / MIN_PART)
+		threads = n / MIN_PART > 1 ? (int)(n / MIN_PART) : 1;
+	for (i = 0; i < threads; i++) {
+		parts[i] = (struct part){ src, first, n / threads + (i < n % threads), seed, specials, 0 };
+		first += parts[i].n;
+	}
+	for (i = 1; i < threads; i++) {
+		if (pthread_create(&parts[i].tid, NULL, fill_part, &parts[i]) != 0)
+			break;
+		started++;
+	}
+	fill_part(&parts[0]);
+	for (i = started + 1; i < threads; i++) /* threads that could not start: this one does their part */
+		fill_part(&parts[i]);
+	for (i = 1; i <= started; i++)
+		pthread_join(parts[i].tid, NULL);
 }

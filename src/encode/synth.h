@@ -1,7 +1,10 @@
 #ifndef LR_SYNTH_H
 #define LR_SYNTH_H
 
-/* Synthetic BF16 data for sources, benchmarks and tests (splitmix64: the same everywhere for a seed). */
+/*
+ * Synthetic BF16 data for sources, benchmarks and tests (splitmix64: the same
+ * everywhere for a seed, and the same however many threads fill it).
+ */
 
 #include <stdint.h>
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -260,6 +261,37 @@ static void bad_views_are_refused(void **state)
 	assert_int_equal(lr_view_init(&d, buf, 9, shape), LR_EINVAL);
 }
 
+/*
+ * Synthetic data is the same however many threads make it: each part starts
+ * splitmix64 where the sequence is. The reference is made on one CPU, then
+ * the same call on every CPU the test may use (two parts or more for 5M
+ * elements on a machine with two CPUs) must give the same bytes.
+ */
+static void synthetic_data_does_not_depend_on_threads(void **state)
+{
+	const int64_t n = 5 * 1048576 + 7;
+	uint16_t *one = malloc((size_t)n * 2), *all = malloc((size_t)n * 2);
+	char hex[LR_SHA256_HEX];
+	cpu_set_t saved, single;
+
+	(void)state;
+	assert_non_null(one);
+	assert_non_null(all);
+	assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
+	CPU_ZERO(&single);
+	CPU_SET(sched_getcpu(), &single);
+	assert_int_equal(sched_setaffinity(0, sizeof single, &single), 0);
+	lr_bf16_synthetic(one, n, 42, 1);
+	assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
+	lr_bf16_synthetic(all, n, 42, 1);
+	assert_memory_equal(one, all, (size_t)n * 2);
+	/* and it is the sequence labrun made before it used threads: a seed means the same data */
+	assert_int_equal(lr_sha256_buf(all, (size_t)n * 2, hex), 0);
+	assert_string_equal(hex, "701824d3a242dfbcc8a535664275628c446a03c92acd1d8e4cc2f9684031b98f");
+	free(one);
+	free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +301,7 @@ int main(void)
 		cmocka_unit_test(every_length_and_alignment_is_exact),
 		cmocka_unit_test(read_only_mapped_input_is_untouched),
 		cmocka_unit_test(large_threaded_encode_equals_single_threaded),
+		cmocka_unit_test(synthetic_data_does_not_depend_on_threads),
 		cmocka_unit_test(bad_views_are_refused),
 	};
 
