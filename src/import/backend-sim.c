@@ -5,9 +5,12 @@
  */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/error.h"
 #include "encode/layout.h"
 #include "import/backend.h"
@@ -44,12 +47,15 @@ static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
 		*pp = blk->next;
 	pthread_mutex_unlock(&b->mu);
 	if (!blk) {
-		if (posix_memalign((void **)&blk, 64, sizeof *blk + (bytes ? bytes : 1)))
+		if (!(blk = lr_big_alloc(sizeof *blk + bytes)))
 			return lr_error_set(LR_ENOMEM, "simulated device: cannot allocate %llu bytes",
 					    (unsigned long long)bytes);
 		blk->bytes = bytes;
 		/* Device memory is resident: fault every page in now, not during the timed writes. */
-		memset(blk + 1, 0, bytes);
+#ifdef MADV_POPULATE_WRITE
+		if (madvise(blk, sizeof *blk + bytes, MADV_POPULATE_WRITE) != 0)
+#endif
+			memset(blk + 1, 0, bytes);
 	}
 	*handle = blk + 1;
 	return 0;
@@ -126,7 +132,7 @@ static void sim_close(struct lr_backend *b)
 	while (b->cache) {
 		struct block *n = b->cache->next;
 
-		free(b->cache);
+		lr_big_free(b->cache, sizeof *b->cache + b->cache->bytes);
 		b->cache = n;
 	}
 	pthread_mutex_destroy(&b->mu);

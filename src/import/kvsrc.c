@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "encode/synth.h"
+#include "base/bigmem.h"
 #include "import/kvsrc.h"
 
 /* Present memory of shape 'mem' ([L,2,H,T,D] or [L,2,T,H,D]) as [L,2,H,T,D]. */
@@ -40,7 +41,8 @@ int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_
 	uint64_t n = (uint64_t)g->layers * 2 * (uint64_t)g->kv_heads * (uint64_t)g->tokens * (uint64_t)g->head_dim;
 
 	memset(s, 0, sizeof *s);
-	s->owned = malloc(n ? n * 2 : 2);
+	s->owned_bytes = n ? n * 2 : 2;
+	s->owned = lr_big_alloc(s->owned_bytes);
 	if (!s->owned)
 		return lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes for the synthetic export",
 				    (unsigned long long)n * 2);
@@ -193,7 +195,7 @@ void lr_kvsrc_geometry(const struct lr_kvsrc *s, struct lr_kvgeom *g)
 
 void lr_kvsrc_release(struct lr_kvsrc *s)
 {
-	free(s->owned);
+	lr_big_free(s->owned, s->owned_bytes);
 	lr_unmap(&s->map);
 	memset(s, 0, sizeof *s);
 }

@@ -19,7 +19,8 @@
 struct lr_kvsrc {
 	struct lr_view view;	/* [L, 2, H, T, D] of BF16 bits */
 	int token_major;	/* the memory order */
-	uint16_t *owned;	/* synthetic data */
+	uint16_t *owned;	/* synthetic data (lr_big_alloc) */
+	size_t owned_bytes;
 	struct lr_mapped map;	/* files */
 	char what[64];		/* "synthetic seed 7", "npy", "safetensors 'kv'" */
 };
