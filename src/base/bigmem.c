@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <string.h>
 #include <sys/mman.h>
 
 #include "base/bigmem.h"
@@ -8,12 +9,16 @@ void *lr_big_alloc(size_t bytes)
 {
 	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: where THP is off, 4 KiB pages it is */
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void lr_big_populate(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0)
+		return;
 #endif
-	return p;
+	memset(p, 0, bytes); /* kernels before 5.14: touch every page */
 }
 
 void lr_big_free(void *p, size_t bytes)

@@ -52,10 +52,7 @@ static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
 					    (unsigned long long)bytes);
 		blk->bytes = bytes;
 		/* Device memory is resident: fault every page in now, not during the timed writes. */
-#ifdef MADV_POPULATE_WRITE
-		if (madvise(blk, sizeof *blk + bytes, MADV_POPULATE_WRITE) != 0)
-#endif
-			memset(blk + 1, 0, bytes);
+		lr_big_populate(blk, sizeof *blk + bytes);
 	}
 	*handle = blk + 1;
 	return 0;

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/stats.h"
+#include "base/bigmem.h"
 #include "import/job.h"
 #include "record/record.h"
 #include "record/session.h"
@@ -14,22 +15,22 @@
 static double copy_ceiling(const struct lr_kvsrc *s, uint64_t bytes)
 {
 	double t[5], t0;
-	void *dst = malloc(bytes ? bytes : 1);
+	void *dst = lr_big_alloc(bytes);
 	const void *src = s->owned ? (const void *)s->owned : s->map.addr;
 	int i;
 
 	if (!dst || !src) {
-		free(dst);
+		lr_big_free(dst, bytes);
 		return 0;
 	}
-	memset(dst, 0, bytes); /* resident before timing, like the import's buffers */
+	lr_big_populate(dst, bytes); /* resident before timing, like the device's memory */
 	for (i = 0; i < 5; i++) {
 		t0 = lr_monotonic_s();
 		memcpy(dst, src, bytes);
 		__asm__ volatile("" : : "r"(dst) : "memory"); /* the copy must happen */
 		t[i] = lr_monotonic_s() - t0;
 	}
-	free(dst);
+	lr_big_free(dst, bytes);
 	return lr_median(t + 1, 4);
 }
 
