@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "record/hostinfo.h"
 
 static const char usage[] =
-	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N]\n"
+	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N] [--threads N]\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
 	"memcpy, a plain vector copy and a non-temporal-store copy of the same bytes) and\n"
@@ -32,20 +33,23 @@ static const char usage[] =
 	"  --reps N       repetitions per variant, the first dropped (default 7)\n"
 	"  --contract C   saturate (default) or ninf\n"
 	"  --seed N       seed of the synthetic BF16 data (default 205)\n"
+	"  --threads N    run every variant, the copies too, on N threads pinned to N\n"
+	"                 CPUs (default 1): the N-thread ceiling beside the N-thread kernels\n"
 	"  --json         one JSON object at the end instead of the tables (docs/labrun.md)\n";
 
 /* The run's header: printed, or the top of the JSON object (host, settings; measured, not modelled). */
 static json_t *header(const struct lr_bench_opts *o, int json)
 {
 	struct lr_host h;
-	json_t *root = json ? json_pack("{s:i, s:s, s:I, s:s, s:s, s:b}", "reps", o->reps, "contract",
+	json_t *root = json ? json_pack("{s:i, s:i, s:s, s:I, s:s, s:s, s:b}", "reps", o->reps, "threads", o->threads, "contract",
 					lr_dlf16_contract_name(o->contract), "seed", (json_int_t)o->seed, "labrun", PACKAGE_VERSION,
 					"auto_kernel", lr_dlf16_auto()->name, "modelled", 0)
 			    : NULL;
 
 	if (!json)
-		printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu\n",
-		       o->reps, lr_dlf16_contract_name(o->contract), (unsigned long long)o->seed);
+		printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu, %d thread%s\n",
+		       o->reps, lr_dlf16_contract_name(o->contract), (unsigned long long)o->seed, o->threads,
+		       o->threads == 1 ? "" : "s");
 	if (lr_host_probe(&h) == 0) {
 		if (json)
 			json_object_set_new(root, "host", json_pack("{s:s, s:s, s:I, s:s}", "hostname", h.hostname, "cpu",
@@ -81,15 +85,18 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		CMD_INT(0, "reps", &a->o.reps, 2, LR_BENCH_MAXREPS),
 		CMD_CHOICE(0, "contract", &a->contract, cmd_contract_choices),
 		CMD_U64(0, "seed", &a->o.seed, 0, INT64_MAX),
+		CMD_INT(0, "threads", &a->o.threads, 1, LR_BENCH_MAXTHREADS),
 		CMD_BOOL(0, "json", &a->json),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
 	const char *which = NULL;
+	cpu_set_t cpus;
 	int i, k, rc;
 
 	a->o.reps = 7;
 	a->o.seed = 205;
+	a->o.threads = 1;
 	if (argc > 1 && argv[1][0] != '-') {
 		/* "labrun bench encoder --shape ...": the benchmark's name comes first */
 		which = argv[1];
@@ -105,6 +112,9 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (rc)
 		return rc;
 	a->o.contract = (enum lr_dlf16_contract)a->contract;
+	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && a->o.threads > CPU_COUNT(&cpus))
+		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
+				       "measure the scheduler, not the memory", a->o.threads, CPU_COUNT(&cpus));
 	if (!which)
 		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder'");
 	if (strcmp(which, "encoder"))

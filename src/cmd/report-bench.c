@@ -37,8 +37,9 @@ static void md_settings(FILE *f, const struct lr_run *run)
 	fprintf(f, "* Host: %s, %s, %lld CPUs, %s, kernel %s; timing thread pinned to CPU %s\n", run->host.hostname,
 		run->host.cpu_model ? run->host.cpu_model : "unknown CPU", (long long)run->host.cores,
 		run->host.os ? run->host.os : "unknown OS", run->host.kernel, binding(run, "pinned_cpu"));
-	fprintf(f, "* Settings: %s repetitions per variant (first dropped), contract %s, seed %s, auto kernel %s\n\n",
-		binding(run, "reps"), binding(run, "contract"), binding(run, "seed"), binding(run, "auto_kernel"));
+	fprintf(f, "* Settings: %s repetitions per variant (first dropped), contract %s, seed %s, auto kernel %s, "
+		   "%s thread(s)\n\n", binding(run, "reps"), binding(run, "contract"), binding(run, "seed"),
+		binding(run, "auto_kernel"), binding(run, "threads"));
 	free(cmdline);
 }
 
@@ -106,9 +107,9 @@ static void write_json(FILE *f, const struct lr_run *run, const struct lr_bench_
 
 	for (s = 0; s < n; s++)
 		json_array_append_new(shapes, cmd_bench_json(&o[s], &r[s]));
-	json_t *root = json_pack("{s:I, s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:{s:s, s:s, s:I, s:s}, s:s, s:o}", "run",
+	json_t *root = json_pack("{s:I, s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:{s:s, s:s, s:I, s:s}, s:s, s:o}", "run",
 				 (json_int_t)run->id, "status", lr_status_name(run->status), "failure", run->failure,
-				 "reps", binding(run, "reps"), "contract", binding(run, "contract"), "seed",
+				 "reps", binding(run, "reps"), "threads", binding(run, "threads"), "contract", binding(run, "contract"), "seed",
 				 binding(run, "seed"), "auto_kernel", binding(run, "auto_kernel"), "modelled", 0, "host",
 				 "hostname", run->host.hostname, "cpu", run->host.cpu_model ? run->host.cpu_model : "unknown",
 				 "cpus", (json_int_t)run->host.cores, "kernel", run->host.kernel, "cpu",

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,15 +46,20 @@ static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy:
 
 /* ---- the benchmark -------------------------------------------------------------- */
 
-int lr_bench_pin(void)
+int lr_bench_pin(int threads)
 {
-	cpu_set_t set;
-	int cpu = sched_getcpu();
+	cpu_set_t allowed, set;
+	int cpu = sched_getcpu(), i, n = 1;
 
-	if (cpu < 0)
+	if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
 		return -1;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
+	for (i = 0; i < CPU_SETSIZE && n < threads; i++)
+		if (CPU_ISSET(i, &allowed) && !CPU_ISSET(i, &set)) {
+			CPU_SET(i, &set);
+			n++;
+		}
 	return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
 }
 
@@ -65,10 +71,61 @@ struct bufs {
 	int64_t n;
 };
 
-static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c)
+/* One copy of [first, first + bytes) of the buffers: what a copy variant's thread does. */
+struct copy_part {
+	int copy;
+	char *dst;
+	const char *src;
+	size_t bytes;
+	pthread_t tid;
+};
+
+static void *copy_part(void *arg)
+{
+	struct copy_part *p = arg;
+
+	if (p->copy == 0)
+		memcpy(p->dst, p->src, p->bytes);
+	else if (p->copy == 1)
+		copy_vector(p->dst, p->src, p->bytes);
+	else
+		lr_memcpy_stream(p->dst, p->src, p->bytes);
+	return NULL;
+}
+
+/* A copy variant on 'threads' threads, each a contiguous slice (64-byte aligned), as the encoders split rows. */
+static int run_copy(int copy, struct bufs *b, int threads)
+{
+	struct copy_part parts[LR_BENCH_MAXTHREADS];
+	size_t bytes = (size_t)b->n * 2, per = (bytes / (size_t)threads + 63) / 64 * 64, off = 0;
+	int i, started = 0, rc = 0;
+
+	for (i = 0; i < threads; i++) {
+		size_t len = off < bytes ? (bytes - off < per ? bytes - off : per) : 0;
+
+		parts[i] = (struct copy_part){ copy, (char *)b->dst + off, (const char *)b->src + off, len, 0 };
+		off += len;
+	}
+	for (i = 1; i < threads; i++) {
+		if (pthread_create(&parts[i].tid, NULL, copy_part, &parts[i]) != 0) {
+			rc = lr_error_set(LR_EIO, "cannot start copy thread %d of %d", i + 1, threads);
+			break;
+		}
+		started++;
+	}
+	if (!rc)
+		copy_part(&parts[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(parts[i].tid, NULL);
+	return rc;
+}
+
+static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c, int threads)
 {
 	switch (v->kind) {
 	case LR_BENCH_COPY:
+		if (threads > 1)
+			return run_copy(v->copy, b, threads);
 		if (v->copy == 0)
 			memcpy(b->dst, b->src, (size_t)b->n * 2);
 		else if (v->copy == 1)
@@ -77,9 +134,9 @@ static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr
 			lr_memcpy_stream(b->dst, b->src, (size_t)b->n * 2);
 		break;
 	case LR_BENCH_ENCODE:
-		return lr_encode_view(&b->vdst, &b->vsrc, v->k, c, 1);
+		return lr_encode_view(&b->vdst, &b->vsrc, v->k, c, threads);
 	case LR_BENCH_PERMUTED:
-		return lr_encode_view(&b->vdst, &b->vperm, v->k, c, 1);
+		return lr_encode_view(&b->vdst, &b->vperm, v->k, c, threads);
 	}
 	return 0;
 }
@@ -139,7 +196,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 {
 	struct bufs b;
 	char d[65];
-	int rc, i, rep, nv = 0;
+	int rc, i, rep, nv = 0, threads = o->threads > 1 ? o->threads : 1;
 	double t;
 
 	memset(r, 0, sizeof *r);
@@ -147,6 +204,8 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		return lr_error_set(LR_EINVAL, "the encoder benchmark takes 5-D shapes [L,2,H,T,D]");
 	if (o->reps < 2 || o->reps > LR_BENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_BENCH_MAXREPS);
+	if (threads > LR_BENCH_MAXTHREADS)
+		return lr_error_set(LR_EINVAL, "at most %d threads", LR_BENCH_MAXTHREADS);
 	if ((rc = make_bufs(&b, o)))
 		goto out;
 	r->elements = b.n;
@@ -179,7 +238,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		if (r->var[i].kind == LR_BENCH_COPY)
 			continue;
 		memset(b.dst, 0, (size_t)b.n * 2);
-		if ((rc = run_variant(&r->var[i], &b, o->contract)) || (rc = digest(b.dst, b.n, d)))
+		if ((rc = run_variant(&r->var[i], &b, o->contract, threads)) || (rc = digest(b.dst, b.n, d)))
 			goto out;
 		if (!r->digest[0]) {
 			memcpy(r->digest, d, sizeof d);
@@ -190,13 +249,13 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		}
 	}
 
-	r->cpu = lr_bench_pin();
+	r->cpu = lr_bench_pin(threads);
 	for (rep = 0; rep < o->reps; rep++) {
 		for (i = 0; i < nv; i++) {
 			int v = rep % 2 ? nv - 1 - i : i; /* ABBA: forward, then reversed */
 
 			t = (lr_monotonic_s() * 1e3);
-			rc = run_variant(&r->var[v], &b, o->contract);
+			rc = run_variant(&r->var[v], &b, o->contract, threads);
 			r->var[v].ms[rep] = (lr_monotonic_s() * 1e3) - t;
 			if (rc)
 				goto out;

@@ -24,6 +24,7 @@ enum lr_bench_kind {
 
 #define LR_BENCH_MAXVAR 16
 #define LR_BENCH_MAXREPS 101
+#define LR_BENCH_MAXTHREADS 64
 
 struct lr_bench_variant {
 	enum lr_bench_kind kind;
@@ -42,6 +43,7 @@ struct lr_bench_opts {
 	int reps;			/* repetitions, the first dropped as warm-up */
 	enum lr_dlf16_contract contract;
 	uint64_t seed;
+	int threads;			/* threads of every variant, copies included (0 or 1: one) */
 };
 
 struct lr_bench_result {
@@ -57,8 +59,12 @@ struct lr_bench_result {
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
 };
 
-/* Pin the calling thread to the CPU it runs on; that CPU, or -1 if it cannot. */
-int lr_bench_pin(void);
+/*
+ * Pin the calling thread, and the threads it starts, to 'threads' CPUs it may
+ * run on: the one it runs on first, then the lowest others. Returns the first
+ * CPU, or -1 when it cannot pin.
+ */
+int lr_bench_pin(int threads);
 
 /*
  * Run the benchmark for one shape. Allocates and touches its buffers, checks

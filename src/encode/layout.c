@@ -209,7 +209,8 @@ static void encode_row(const struct plan *p, uint16_t *d, const uint16_t *s, int
 
 struct part {
 	const struct plan *p;
-	int64_t first, count;	/* rows [first, first + count) */
+	int64_t first, count;	/* rows [first, first + count), or elements when 'elems' */
+	int elems;		/* a slice of the plan's one row (rank 1), not whole rows */
 	pthread_t tid;
 };
 
@@ -222,6 +223,13 @@ static void *encode_part(void *arg)
 	uint16_t *d = p->dst;
 	int outer = p->rank - 1, i;
 
+	if (w->elems) { /* a slice of the one row */
+		encode_row(p, d + w->first * p->dstride[0], s + w->first * p->sstride[0], w->count, p->sstride[0],
+			   p->dstride[0]);
+		if (p->flags & LR_DLF16_STREAM)
+			lr_dlf16_fence();
+		return NULL;
+	}
 	/* Position of the first row, from its flat index. */
 	for (i = outer - 1; i >= 0; i--) {
 		idx[i] = rest % p->shape[i];
@@ -292,14 +300,22 @@ int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, 
 		threads = 1;
 	if (threads > (int)(sizeof parts / sizeof parts[0]))
 		threads = (int)(sizeof parts / sizeof parts[0]);
-	if (threads > rows)
-		threads = (int)rows;
-	per = rows / threads;
-	for (i = 0; i < threads; i++) {
-		parts[i].p = &p;
-		parts[i].first = first;
-		parts[i].count = per + (i < rows % threads);
-		first += parts[i].count;
+	if (p.rank == 1 && threads > 1) {
+		/* one run (a contiguous view merges into one row): each thread a slice of 64-byte multiples */
+		per = ((p.shape[0] + threads - 1) / threads + 31) / 32 * 32;
+		for (i = 0; i < threads && first < p.shape[0]; i++) {
+			parts[i] = (struct part){ &p, first, p.shape[0] - first < per ? p.shape[0] - first : per, 1, 0 };
+			first += parts[i].count;
+		}
+		threads = i;
+	} else {
+		if (threads > rows)
+			threads = (int)rows;
+		per = rows / threads;
+		for (i = 0; i < threads; i++) {
+			parts[i] = (struct part){ &p, first, per + (i < rows % threads), 0, 0 };
+			first += parts[i].count;
+		}
 	}
 	/* The calling thread takes the first part. */
 	for (i = 1; i < threads; i++) {

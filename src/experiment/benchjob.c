@@ -39,8 +39,11 @@ int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	if ((rc = lr_kvlist_set(&j->run.binding, "seed", buf, "user")))
 		return rc;
+	snprintf(buf, sizeof buf, "%d", o->threads > 1 ? o->threads : 1);
+	if ((rc = lr_kvlist_set(&j->run.binding, "threads", buf, "user")))
+		return rc;
 	/* the timing thread's CPU, from now on: each shape pins again to the CPU it is on */
-	snprintf(buf, sizeof buf, "%d", lr_bench_pin());
+	snprintf(buf, sizeof buf, "%d", lr_bench_pin(o->threads));
 	if (strcmp(buf, "-1") && (rc = lr_kvlist_set(&j->run.binding, "pinned_cpu", buf, "auto")))
 		return rc;
 	return lr_session_start(&j->ss, st, &j->run);

@@ -74,3 +74,13 @@ equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and va
 expect_exit 0 "show of a bench run" "$LABRUN" show "$id"
 contains "$T/out" "$((2 * nvar * 4)) timed repetitions" "show counts the repetitions instead of listing them"
 expect_exit 0 "audit verifies the bench run's seal" "$LABRUN" audit --run "$id"
+
+# --threads N: every variant on N threads, the copy ceiling too; more threads than CPUs is refused
+cpus=$(nproc)
+expect_exit 2 "more threads than CPUs" "$LABRUN" bench encoder --shape 1,2,2,64,16 --threads $((cpus + 1))
+contains "$T/err" "may run on $cpus CPU(s)" "says how many it may use"
+expect_exit 0 "bench encoder --threads $cpus" "$LABRUN" bench encoder --shape 1,2,4,256,64 --reps 3 --threads "$cpus" --json
+equals "$(jq -r '[.threads, (.shapes[0].variants | length)] | map(tostring) | join(" ")' "$T/out")" "$cpus $nvar" \
+	"the threads are said, every variant measured"
+equals "$(q "SELECT value FROM binding WHERE run_id = $(jq -r .run "$T/out") AND key = 'threads'")" "$cpus" \
+	"and stored with the run"

@@ -238,6 +238,43 @@ static void large_threaded_encode_equals_single_threaded(void **state)
 	free(many);
 }
 
+/*
+ * A contiguous view merges into one row; threads then take slices of it (it
+ * once ran on one thread whatever --threads said). Odd lengths, streaming
+ * sizes and lengths shorter than a slice per thread all give the bytes one
+ * thread gives.
+ */
+static void contiguous_encode_splits_its_row_across_threads(void **state)
+{
+	static const int64_t lengths[] = { 8 * 1048576 + 17, 1000, 33, 1 };
+	size_t i;
+	int t;
+
+	(void)state;
+	for (i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+		int64_t n = lengths[i];
+		uint16_t *in = malloc((size_t)n * 2), *one = malloc((size_t)n * 2), *many = malloc((size_t)n * 2);
+		struct lr_view s, d1, dn;
+
+		assert_non_null(in);
+		assert_non_null(one);
+		assert_non_null(many);
+		lr_bf16_synthetic(in, n, 9, 1);
+		assert_int_equal(lr_view_init(&s, in, 1, &n), 0);
+		assert_int_equal(lr_view_init(&d1, one, 1, &n), 0);
+		assert_int_equal(lr_view_init(&dn, many, 1, &n), 0);
+		assert_int_equal(lr_encode_view(&d1, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, 1), 0);
+		for (t = 2; t <= 7; t++) {
+			memset(many, 0, (size_t)n * 2);
+			assert_int_equal(lr_encode_view(&dn, &s, lr_dlf16_auto(), LR_DLF16_SATURATE, t), 0);
+			assert_memory_equal(one, many, (size_t)n * 2);
+		}
+		free(in);
+		free(one);
+		free(many);
+	}
+}
+
 static void bad_views_are_refused(void **state)
 {
 	int64_t shape[2] = { 4, 4 }, other[2] = { 4, 5 };
@@ -302,6 +339,7 @@ int main(void)
 		cmocka_unit_test(read_only_mapped_input_is_untouched),
 		cmocka_unit_test(large_threaded_encode_equals_single_threaded),
 		cmocka_unit_test(synthetic_data_does_not_depend_on_threads),
+		cmocka_unit_test(contiguous_encode_splits_its_row_across_threads),
 		cmocka_unit_test(bad_views_are_refused),
 	};
 
