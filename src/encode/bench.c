@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #endif
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "base/model.h"
 #include "base/sha256.h"
 #include "base/stats.h"
@@ -77,7 +77,6 @@ struct copy_part {
 	char *dst;
 	const char *src;
 	size_t bytes;
-	pthread_t tid;
 };
 
 static void *copy_part(void *arg)
@@ -94,38 +93,29 @@ static void *copy_part(void *arg)
 }
 
 /* A copy variant on 'threads' threads, each a contiguous slice (64-byte aligned), as the encoders split rows. */
-static int run_copy(int copy, struct bufs *b, int threads)
+static void run_copy(int copy, struct bufs *b, int threads)
 {
-	struct copy_part parts[LR_BENCH_MAXTHREADS];
+	struct copy_part parts[LR_PARALLEL_MAX];
 	size_t bytes = (size_t)b->n * 2, per = (bytes / (size_t)threads + 63) / 64 * 64, off = 0;
-	int i, started = 0, rc = 0;
+	int i;
 
 	for (i = 0; i < threads; i++) {
 		size_t len = off < bytes ? (bytes - off < per ? bytes - off : per) : 0;
 
-		parts[i] = (struct copy_part){ copy, (char *)b->dst + off, (const char *)b->src + off, len, 0 };
+		parts[i] = (struct copy_part){ copy, (char *)b->dst + off, (const char *)b->src + off, len };
 		off += len;
 	}
-	for (i = 1; i < threads; i++) {
-		if (pthread_create(&parts[i].tid, NULL, copy_part, &parts[i]) != 0) {
-			rc = lr_error_set(LR_EIO, "cannot start copy thread %d of %d", i + 1, threads);
-			break;
-		}
-		started++;
-	}
-	if (!rc)
-		copy_part(&parts[0]);
-	for (i = 1; i <= started; i++)
-		pthread_join(parts[i].tid, NULL);
-	return rc;
+	lr_parallel(parts, sizeof parts[0], threads, copy_part);
 }
 
 static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c, int threads)
 {
 	switch (v->kind) {
 	case LR_BENCH_COPY:
-		if (threads > 1)
-			return run_copy(v->copy, b, threads);
+		if (threads > 1) {
+			run_copy(v->copy, b, threads);
+			break;
+		}
 		if (v->copy == 0)
 			memcpy(b->dst, b->src, (size_t)b->n * 2);
 		else if (v->copy == 1)

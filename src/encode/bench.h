@@ -11,6 +11,7 @@
  */
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include <stdint.h>
 
 #include "encode/dlf16.h"
@@ -24,7 +25,7 @@ enum lr_bench_kind {
 
 #define LR_BENCH_MAXVAR 16
 #define LR_BENCH_MAXREPS 101
-#define LR_BENCH_MAXTHREADS 64
+#define LR_BENCH_MAXTHREADS LR_PARALLEL_MAX
 
 struct lr_bench_variant {
 	enum lr_bench_kind kind;

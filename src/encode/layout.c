@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -8,6 +7,7 @@
 #endif
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "encode/layout.h"
 
 int lr_view_init(struct lr_view *v, void *data, int rank, const int64_t *shape)
@@ -211,7 +211,6 @@ struct part {
 	const struct plan *p;
 	int64_t first, count;	/* rows [first, first + count), or elements when 'elems' */
 	int elems;		/* a slice of the plan's one row (rank 1), not whole rows */
-	pthread_t tid;
 };
 
 static void *encode_part(void *arg)
@@ -263,11 +262,11 @@ int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const s
 int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 			  enum lr_dlf16_contract c, int threads, int stores)
 {
-	struct part parts[64];
+	struct part parts[LR_PARALLEL_MAX];
 	struct plan p;
 	uintptr_t slo, shi, dlo, dhi;
 	int64_t rows = 1, n, per, first = 0;
-	int i, started = 0, rc = 0;
+	int i;
 
 	if (src->rank != dst->rank)
 		return lr_error_set(LR_EINVAL, "cannot encode a rank-%d array into a rank-%d one", src->rank,
@@ -304,7 +303,7 @@ int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, 
 		/* one run (a contiguous view merges into one row): each thread a slice of 64-byte multiples */
 		per = ((p.shape[0] + threads - 1) / threads + 31) / 32 * 32;
 		for (i = 0; i < threads && first < p.shape[0]; i++) {
-			parts[i] = (struct part){ &p, first, p.shape[0] - first < per ? p.shape[0] - first : per, 1, 0 };
+			parts[i] = (struct part){ &p, first, p.shape[0] - first < per ? p.shape[0] - first : per, 1 };
 			first += parts[i].count;
 		}
 		threads = i;
@@ -313,23 +312,12 @@ int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, 
 			threads = (int)rows;
 		per = rows / threads;
 		for (i = 0; i < threads; i++) {
-			parts[i] = (struct part){ &p, first, per + (i < rows % threads), 0, 0 };
+			parts[i] = (struct part){ &p, first, per + (i < rows % threads), 0 };
 			first += parts[i].count;
 		}
 	}
-	/* The calling thread takes the first part. */
-	for (i = 1; i < threads; i++) {
-		if (pthread_create(&parts[i].tid, NULL, encode_part, &parts[i]) != 0) {
-			rc = lr_error_set(LR_EIO, "cannot start encoder thread %d of %d", i + 1, threads);
-			break;
-		}
-		started++;
-	}
-	if (!rc)
-		encode_part(&parts[0]);
-	for (i = 1; i <= started; i++)
-		pthread_join(parts[i].tid, NULL);
-	return rc;
+	lr_parallel(parts, sizeof parts[0], threads, encode_part);
+	return 0;
 }
 
 static void copy_elems(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags)

@@ -1,8 +1,8 @@
 #include "config.h"
 
-#include <pthread.h>
 #include <sched.h>
 
+#include "base/parallel.h"
 #include "encode/synth.h"
 
 #define GAMMA 0x9e3779b97f4a7c15ull
@@ -45,7 +45,6 @@ struct part {
 	int64_t first, n;
 	uint64_t seed;
 	int specials;
-	pthread_t tid;
 };
 
 static void *fill_part(void *arg)
@@ -64,7 +63,7 @@ void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
 	struct part parts[MAX_THREADS];
 	cpu_set_t cpus;
 	int64_t first = 0;
-	int threads = 1, started = 0, i;
+	int threads = 1, i;
 
 	/* the same values whatever the split: each part starts where the sequence is at its first element */
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
@@ -74,17 +73,8 @@ void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
 	if (threads > n / MIN_PART)
 		threads = n / MIN_PART > 1 ? (int)(n / MIN_PART) : 1;
 	for (i = 0; i < threads; i++) {
-		parts[i] = (struct part){ src, first, n / threads + (i < n % threads), seed, specials, 0 };
+		parts[i] = (struct part){ src, first, n / threads + (i < n % threads), seed, specials };
 		first += parts[i].n;
 	}
-	for (i = 1; i < threads; i++) {
-		if (pthread_create(&parts[i].tid, NULL, fill_part, &parts[i]) != 0)
-			break;
-		started++;
-	}
-	fill_part(&parts[0]);
-	for (i = started + 1; i < threads; i++) /* threads that could not start: this one does their part */
-		fill_part(&parts[i]);
-	for (i = 1; i <= started; i++)
-		pthread_join(parts[i].tid, NULL);
+	lr_parallel(parts, sizeof parts[0], threads, fill_part);
 }
