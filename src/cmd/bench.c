@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -18,6 +19,7 @@
 
 static const char usage[] =
 	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N] [--threads N]\n"
+	"                            [--dir DIR | --no-files]\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
 	"memcpy, a plain vector copy and a non-temporal-store copy of the same bytes) and\n"
@@ -35,6 +37,10 @@ static const char usage[] =
 	"  --seed N       seed of the synthetic BF16 data (default 205)\n"
 	"  --threads N    run every variant, the copies too, on N threads pinned to N\n"
 	"                 CPUs (default 1): the N-thread ceiling beside the N-thread kernels\n"
+	"  --dir DIR      where the file variants write the array as a .npy file and time\n"
+	"                 cp of it beside 'labrun encode' of it, file to file (default:\n"
+	"                 $TMPDIR, else /tmp; give a directory on the file system you use)\n"
+	"  --no-files     time in memory only\n"
 	"  --json         one JSON object at the end instead of the tables (docs/labrun.md)\n";
 
 /* The run's header: printed, or the top of the JSON object (host, settings; measured, not modelled). */
@@ -80,6 +86,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	static const char *const defaults[] = { "1,2,8,2048,128", "1,2,8,8192,128", "28,2,8,2048,128",
 						"28,2,8,8192,128" };
 	struct lr_strlist shapes = { 0 };
+	int no_files = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "shape", &shapes),
 		CMD_INT(0, "reps", &a->o.reps, 2, LR_BENCH_MAXREPS),
@@ -87,10 +94,13 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		CMD_U64(0, "seed", &a->o.seed, 0, INT64_MAX),
 		CMD_INT(0, "threads", &a->o.threads, 1, LR_BENCH_MAXTHREADS),
 		CMD_BOOL(0, "json", &a->json),
+		CMD_STRING(0, "dir", &a->o.dir),
+		CMD_BOOL(0, "no-files", &no_files),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
-	const char *which = NULL;
+	const char *which = NULL, *tmp = getenv("TMPDIR");
+	struct stat st;
 	cpu_set_t cpus;
 	int i, k, rc;
 
@@ -112,6 +122,13 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (rc)
 		return rc;
 	a->o.contract = (enum lr_dlf16_contract)a->contract;
+	if (no_files && a->o.dir)
+		return cmd_usage_error("bench", "--dir and --no-files: give one");
+	if (!no_files && !a->o.dir)
+		a->o.dir = tmp && *tmp ? tmp : "/tmp";
+	if (a->o.dir && (stat(a->o.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(a->o.dir, W_OK | X_OK) != 0))
+		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into; the file "
+				       "variants write the array there (or give --no-files)", a->o.dir);
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && a->o.threads > CPU_COUNT(&cpus))
 		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
 				       "measure the scheduler, not the memory", a->o.threads, CPU_COUNT(&cpus));

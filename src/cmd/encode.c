@@ -12,6 +12,7 @@
 #include "encode/dlf16.h"
 #include "encode/layout.h"
 #include "encode/npy.h"
+#include "encode/output.h"
 
 static const char encode_usage[] =
 	"usage: labrun encode IN OUT [--kernel K] [--contract C] [--permute AXES] [--threads N]\n"
@@ -29,7 +30,7 @@ static const char encode_usage[] =
 	"                   ninf (finite overflow to NaN/Inf)\n"
 	"  --permute AXES   encode the input seen with its axes permuted (NumPy transpose), in\n"
 	"                   one pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]\n"
-	"  --threads N      split the outer dimensions over N threads (same output)\n"
+	"  --threads N      N workers encoding and writing chunks in turn (same output)\n"
 	"  --shape S        shape of a raw IN, e.g. 28,2,8,8192,128\n"
 	"  --verify         check every available kernel, both contracts, on all 65,536 BF16\n"
 	"                   patterns against an independent numeric oracle\n";
@@ -100,8 +101,8 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	const char *kname = NULL, *permute = NULL, *shape = NULL;
 	const struct lr_dlf16_kernel *k = NULL;
 	struct lr_mapped in = { NULL, 0 };
-	struct lr_output out;
-	struct lr_view vin, vout;
+	struct lr_output out = LR_OUTPUT_INIT;
+	struct lr_view vin;
 	enum lr_npy_kind kind;
 	int rc, contract = LR_DLF16_SATURATE, threads = 1, do_verify = 0, first;
 	int axes[LR_VIEW_MAXRANK];
@@ -118,7 +119,6 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "encode", encode_usage, 0, 2, "IN and OUT", 0 };
 
 	(void)g;
-	memset(&out, 0, sizeof out);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc < 0 ? LR_EXIT_OK : rc;
 	if (do_verify) {
@@ -147,10 +147,8 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
 				   vin.shape, 2)))
 		goto out;
-	if ((rc = lr_view_init(&vout, out.data, vin.rank, vin.shape)))
-		goto out;
 	t0 = (lr_monotonic_s() * 1e3);
-	if ((rc = lr_encode_view(&vout, &vin, k, (enum lr_dlf16_contract)contract, threads)))
+	if ((rc = lr_output_encode(&out, &vin, k, (enum lr_dlf16_contract)contract, threads)))
 		goto out;
 	ms = (lr_monotonic_s() * 1e3) - t0;
 	if ((rc = lr_output_commit(&out)))
@@ -169,12 +167,11 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 {
 	const char *shape = NULL;
 	struct lr_mapped in = { NULL, 0 };
-	struct lr_output out;
-	struct lr_view vin, vc;
+	struct lr_output out = LR_OUTPUT_INIT;
+	struct lr_view vin;
 	enum lr_npy_kind kind;
 	int rc, to = 0, first;
 	int64_t n;
-	uint16_t *tmp = NULL;
 	static const char *const formats[] = { "f32", "bf16", NULL };
 	const struct cmd_opt opts[] = {
 		CMD_CHOICE(0, "to", &to, formats),
@@ -185,7 +182,6 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 	int f32;
 
 	(void)g;
-	memset(&out, 0, sizeof out);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc < 0 ? LR_EXIT_OK : rc;
 	f32 = to == 0;
@@ -199,25 +195,13 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 	}
 	n = lr_view_count(&vin);
 	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
-				   vin.shape, f32 ? 4 : 2)))
+				   vin.shape, f32 ? 4 : 2)) ||
+	    (rc = lr_output_decode(&out, &vin, 1)))
 		goto out;
-	/* A Fortran-ordered input is first gathered into C order. */
-	tmp = malloc((size_t)(n ? n : 1) * 2);
-	if (!tmp) {
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = lr_view_init(&vc, tmp, vin.rank, vin.shape)) || (rc = lr_copy_view(&vc, &vin)))
-		goto out;
-	if (f32)
-		lr_dlf16_decode_f32(out.data, tmp, (size_t)n);
-	else
-		lr_dlf16_decode_bf16(out.data, tmp, (size_t)n);
 	if ((rc = lr_output_commit(&out)))
 		goto out;
 	printf("decoded %lld elements to %s -> %s\n", (long long)n, f32 ? "f32" : "bf16", argv[first + 1]);
 out:
-	free(tmp);
 	lr_output_abort(&out);
 	lr_unmap(&in);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;

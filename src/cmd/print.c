@@ -184,12 +184,12 @@ void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result
 	for (i = 0; i < r->nvar; i++) {
 		const struct lr_bench_variant *v = &r->var[i];
 
-		printf("  %-34s %10.3f %8.2f %10.2f", v->name, v->median_ms, v->gbps, v->gbps / ceil->gbps);
-		if (v->kind != LR_BENCH_COPY && r->lookup >= 0)
+		printf("  %-34s %10.3f %8.2f %10.2f", v->name, v->median_ms, v->gbps, lr_bench_x_ceiling(r, i));
+		if ((v->kind == LR_BENCH_ENCODE || v->kind == LR_BENCH_PERMUTED) && r->lookup >= 0)
 			printf(" %8.2fx", r->var[r->lookup].median_ms / v->median_ms);
 		else
 			printf(" %9s", "");
-		if (i == r->ceiling)
+		if (i == r->ceiling || i == r->file_copy)
 			printf("  <- ceiling");
 		if (i == r->best)
 			printf("  <- best kernel");
@@ -200,6 +200,10 @@ void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result
 	       r->lookup >= 0 ? r->var[r->lookup].median_ms / r->var[r->best].median_ms : 0.0);
 	printf("permuted view (%s): %.3f ms = %.2fx the contiguous encode\n", r->var[r->permuted].kernel,
 	       r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
+	if (r->file_copy >= 0 && r->file_encode >= 0)
+		printf("file to file (%s): labrun encode %.3f ms = %.2fx cp of the same file (%.3f ms)\n",
+		       r->var[r->file_encode].kernel, r->var[r->file_encode].median_ms,
+		       r->var[r->file_encode].median_ms / r->var[r->file_copy].median_ms, r->var[r->file_copy].median_ms);
 }
 
 /* One shape's result as JSON: every variant measured, the ratios the tables print. */
@@ -213,16 +217,20 @@ json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_resu
 		const struct lr_bench_variant *v = &r->var[i];
 
 		json_array_append_new(vars, json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "name", v->name, "kind",
-						      v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
-						      "median_ms", v->median_ms, "gbps", v->gbps, "x_ceiling", v->gbps / ceil->gbps,
-						      "vs_lookup", v->kind != LR_BENCH_COPY && r->lookup >= 0
+						      lr_bench_kind_name(v->kind), "median_ms", v->median_ms, "gbps", v->gbps,
+						      "x_ceiling", lr_bench_x_ceiling(r, i), "vs_lookup",
+						      (v->kind == LR_BENCH_ENCODE || v->kind == LR_BENCH_PERMUTED) && r->lookup >= 0
 									   ? json_real(r->var[r->lookup].median_ms / v->median_ms)
 									   : json_null()));
 	}
-	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o}", "shape", (json_int_t)o->shape[0],
+	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o, s:o}", "shape", (json_int_t)o->shape[0],
 			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
 			 "elements", (json_int_t)r->elements, "output_sha256", r->digest, "ceiling", ceil->name, "best",
-			 r->var[r->best].name, "permuted", r->var[r->permuted].name, "variants", vars);
+			 r->var[r->best].name, "permuted", r->var[r->permuted].name, "file_encode_x_cp",
+			 r->file_copy >= 0 && r->file_encode >= 0
+				 ? json_real(r->var[r->file_encode].median_ms / r->var[r->file_copy].median_ms)
+				 : json_null(),
+			 "variants", vars);
 }
 
 void cmd_html_text(FILE *f, const char *s)

@@ -57,9 +57,9 @@ static void md_shape(FILE *f, const struct lr_bench_opts *o, const struct lr_ben
 		const struct lr_bench_variant *v = &r->var[i];
 
 		fprintf(f, "| %s%s | %.3f | %.2f | %.2f |", v->name,
-			i == r->ceiling ? " (ceiling)" : i == r->best ? " (best kernel)" : "", v->median_ms, v->gbps,
-			v->gbps / ceil->gbps);
-		if (v->kind != LR_BENCH_COPY && r->lookup >= 0)
+			i == r->ceiling || i == r->file_copy ? " (ceiling)" : i == r->best ? " (best kernel)" : "",
+			v->median_ms, v->gbps, lr_bench_x_ceiling(r, i));
+		if ((v->kind == LR_BENCH_ENCODE || v->kind == LR_BENCH_PERMUTED) && r->lookup >= 0)
 			fprintf(f, " %.2fx |\n", r->var[r->lookup].median_ms / v->median_ms);
 		else
 			fputs(" |\n", f);
@@ -72,6 +72,9 @@ static void md_shape(FILE *f, const struct lr_bench_opts *o, const struct lr_ben
 	if (r->permuted >= 0 && r->contiguous >= 0)
 		fprintf(f, ". Permuted view (%s): %.3f ms = %.2fx the contiguous encode", r->var[r->permuted].kernel,
 			r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
+	if (r->file_copy >= 0 && r->file_encode >= 0)
+		fprintf(f, ". File to file: labrun encode %.3f ms = %.2fx cp of the same file",
+			r->var[r->file_encode].median_ms, r->var[r->file_encode].median_ms / r->var[r->file_copy].median_ms);
 	fputs(".\n\n", f);
 }
 
@@ -85,14 +88,13 @@ static int write_csv(FILE *f, const struct lr_bench_opts *o, const struct lr_ben
 		for (i = 0; !rc && i < r[s].nvar; i++) {
 			const struct lr_bench_variant *v = &r[s].var[i];
 			const char *row[7] = { shape, v->name,
-					       v->kind == LR_BENCH_COPY ? "copy" : v->kind == LR_BENCH_ENCODE ? "encode" : "permuted",
-					       lr_double_text(a, v->median_ms), lr_double_text(b, v->gbps),
-					       lr_double_text(c, v->gbps / r[s].var[r[s].ceiling].gbps), "" };
+					       lr_bench_kind_name(v->kind), lr_double_text(a, v->median_ms),
+					       lr_double_text(b, v->gbps), lr_double_text(c, lr_bench_x_ceiling(&r[s], i)), "" };
 
 			snprintf(shape, sizeof shape, "%lld,%lld,%lld,%lld,%lld", (long long)o[s].shape[0],
 				 (long long)o[s].shape[1], (long long)o[s].shape[2], (long long)o[s].shape[3],
 				 (long long)o[s].shape[4]);
-			if (v->kind != LR_BENCH_COPY && r[s].lookup >= 0)
+			if ((v->kind == LR_BENCH_ENCODE || v->kind == LR_BENCH_PERMUTED) && r[s].lookup >= 0)
 				row[6] = lr_double_text(d, r[s].var[r[s].lookup].median_ms / v->median_ms);
 			rc = lr_csv_write_row(f, row, 7);
 		}

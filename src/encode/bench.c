@@ -1,9 +1,12 @@
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -14,6 +17,8 @@
 #include "base/sha256.h"
 #include "base/stats.h"
 #include "encode/bench.h"
+#include "encode/npy.h"
+#include "encode/output.h"
 #include "encode/synth.h"
 
 /* ---- the copies that make the ceiling ---------------------------------------- */
@@ -69,6 +74,7 @@ struct bufs {
 	uint16_t *dst;
 	struct lr_view vsrc, vdst, vperm;
 	int64_t n;
+	char *in, *out;		/* the file variants' input .npy and output, or NULL */
 };
 
 /* One copy of [first, first + bytes) of the buffers: what a copy variant's thread does. */
@@ -108,9 +114,54 @@ static void run_copy(int copy, struct bufs *b, int threads)
 	lr_parallel(parts, sizeof parts[0], threads, copy_part);
 }
 
+/* cp IN OUT as cp does it: a new file, filled by copy_file_range in the kernel. */
+static int file_copy(const char *in, const char *out)
+{
+	int fi = open(in, O_RDONLY | O_CLOEXEC), fo = -1, rc = 0;
+	ssize_t w = 1;
+
+	unlink(out);
+	if (fi < 0 || (fo = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+		rc = -1;
+	while (!rc && w > 0)
+		if ((w = copy_file_range(fi, NULL, fo, NULL, (size_t)1 << 30, 0)) < 0)
+			rc = -1;
+	if (rc)
+		rc = lr_error_set(LR_EIO, "cannot copy '%s' to '%s': %s", in, out, strerror(errno));
+	if (fo >= 0 && close(fo) && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
+	if (fi >= 0)
+		close(fi);
+	return rc;
+}
+
+/* labrun encode IN OUT: what the command does, less its printing. */
+static int file_encode(const char *in, const char *out, const struct lr_dlf16_kernel *k, enum lr_dlf16_contract c,
+		       int threads)
+{
+	struct lr_output o = LR_OUTPUT_INIT;
+	struct lr_mapped m;
+	struct lr_view v;
+	enum lr_npy_kind kind;
+	int rc;
+
+	unlink(out);
+	if ((rc = lr_input_open(&m, &v, in, NULL, &kind)))
+		return rc;
+	if (!(rc = lr_output_create(&o, out, 1, v.rank, v.shape, 2)) && !(rc = lr_output_encode(&o, &v, k, c, threads)))
+		rc = lr_output_commit(&o);
+	lr_output_abort(&o);
+	lr_unmap(&m);
+	return rc;
+}
+
 static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c, int threads)
 {
 	switch (v->kind) {
+	case LR_BENCH_FILE_COPY:
+		return file_copy(b->in, b->out);
+	case LR_BENCH_FILE_ENCODE:
+		return file_encode(b->in, b->out, v->k, c, threads);
 	case LR_BENCH_COPY:
 		if (threads > 1) {
 			run_copy(v->copy, b, threads);
@@ -134,6 +185,43 @@ static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr
 static int digest(const uint16_t *p, int64_t n, char out[65])
 {
 	return lr_sha256_buf(p, (size_t)n * 2, out);
+}
+
+/* The digest of what a variant produced: the buffer, or the data of the output file. */
+static int variant_digest(const struct lr_bench_variant *v, const struct bufs *b, char out[65])
+{
+	struct lr_mapped m;
+	struct lr_view view;
+	enum lr_npy_kind kind;
+	int rc;
+
+	if (v->kind != LR_BENCH_FILE_ENCODE)
+		return digest(b->dst, b->n, out);
+	if ((rc = lr_input_open(&m, &view, b->out, NULL, &kind)))
+		return rc;
+	rc = digest(view.data, lr_view_count(&view), out);
+	lr_unmap(&m);
+	return rc;
+}
+
+/* The input .npy of the file variants, in 'dir': the head-major array, written as labrun writes outputs. */
+static int make_files(struct bufs *b, const struct lr_bench_opts *o)
+{
+	struct lr_output out = LR_OUTPUT_INIT;
+	int rc;
+
+	if (asprintf(&b->in, "%s/labrun-bench-%ld-in.npy", o->dir, (long)getpid()) < 0 ||
+	    asprintf(&b->out, "%s/labrun-bench-%ld-out.npy", o->dir, (long)getpid()) < 0) {
+		b->in = b->out = NULL;
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (!(rc = lr_output_create(&out, b->in, 1, b->vsrc.rank, b->vsrc.shape, 2)) &&
+	    !(rc = lr_output_copy(&out, &b->vsrc, 1)))
+		rc = lr_output_commit(&out);
+	lr_output_abort(&out);
+	if (rc)
+		lr_error_hint("--dir names where the file variants write; it needs room for two copies of the array");
+	return rc;
 }
 
 /* Build the buffers: the same logical array, head-major and token-major. */
@@ -177,6 +265,12 @@ static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
 
 static void free_bufs(struct bufs *b)
 {
+	if (b->in)
+		unlink(b->in);
+	if (b->out)
+		unlink(b->out);
+	free(b->in);
+	free(b->out);
 	free(b->src);
 	free(b->src_tm);
 	free(b->dst);
@@ -221,14 +315,22 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 	snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", lr_dlf16_auto()->name);
 	snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s, permuted view", lr_dlf16_auto()->name);
 	nv++;
+	if (o->dir) {
+		if ((rc = make_files(&b, o)))
+			goto out;
+		lr_bench_variant_name(&r->var[nv++], "file: cp");
+		snprintf(d, sizeof d, "file: encode %s", lr_dlf16_auto()->name);
+		lr_bench_variant_name(&r->var[nv], d);
+		r->var[nv++].k = lr_dlf16_auto();
+	}
 	r->nvar = nv;
 
 	/* Parity before timing: every encoder, and the permuted view, give the same bytes. */
 	for (i = 0; i < nv; i++) {
-		if (r->var[i].kind == LR_BENCH_COPY)
+		if (r->var[i].kind == LR_BENCH_COPY || r->var[i].kind == LR_BENCH_FILE_COPY)
 			continue;
 		memset(b.dst, 0, (size_t)b.n * 2);
-		if ((rc = run_variant(&r->var[i], &b, o->contract, threads)) || (rc = digest(b.dst, b.n, d)))
+		if ((rc = run_variant(&r->var[i], &b, o->contract, threads)) || (rc = variant_digest(&r->var[i], &b, d)))
 			goto out;
 		if (!r->digest[0]) {
 			memcpy(r->digest, d, sizeof d);
@@ -261,7 +363,7 @@ void lr_bench_summarise(struct lr_bench_result *r, int reps)
 {
 	int i, m = reps - 1;
 
-	r->ceiling = r->best = r->lookup = r->permuted = r->contiguous = -1;
+	r->ceiling = r->best = r->lookup = r->permuted = r->contiguous = r->file_copy = r->file_encode = -1;
 	for (i = 0; i < r->nvar; i++) {
 		struct lr_bench_variant *v = &r->var[i];
 		double sorted[LR_BENCH_MAXREPS];
@@ -277,8 +379,48 @@ void lr_bench_summarise(struct lr_bench_result *r, int reps)
 			r->lookup = i;
 		if (v->kind == LR_BENCH_PERMUTED)
 			r->permuted = i;
+		if (v->kind == LR_BENCH_FILE_COPY)
+			r->file_copy = i;
+		if (v->kind == LR_BENCH_FILE_ENCODE)
+			r->file_encode = i;
 	}
 	for (i = 0; r->permuted >= 0 && i < r->nvar; i++)
 		if (r->var[i].kind == LR_BENCH_ENCODE && !strcmp(r->var[i].kernel, r->var[r->permuted].kernel))
 			r->contiguous = i;
+}
+
+double lr_bench_x_ceiling(const struct lr_bench_result *r, int i)
+{
+	int file = r->var[i].kind == LR_BENCH_FILE_COPY || r->var[i].kind == LR_BENCH_FILE_ENCODE;
+	int c = file ? r->file_copy : r->ceiling;
+
+	return c >= 0 ? r->var[i].gbps / r->var[c].gbps : 0.0;
+}
+
+const char *lr_bench_kind_name(enum lr_bench_kind kind)
+{
+	static const char *const names[] = { "copy", "encode", "permuted", "file copy", "file encode" };
+
+	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+void lr_bench_variant_name(struct lr_bench_variant *v, const char *name)
+{
+	const char *k = NULL;
+
+	snprintf(v->name, sizeof v->name, "%s", name);
+	v->kernel[0] = '\0';
+	if (!strncmp(name, "copy: ", 6)) {
+		v->kind = LR_BENCH_COPY;
+	} else if (!strcmp(name, "file: cp")) {
+		v->kind = LR_BENCH_FILE_COPY;
+	} else if (!strncmp(name, "file: encode ", 13)) {
+		v->kind = LR_BENCH_FILE_ENCODE;
+		k = name + 12;
+	} else {
+		v->kind = strstr(name, ", permuted view") ? LR_BENCH_PERMUTED : LR_BENCH_ENCODE;
+		k = strchr(name, ' ');
+	}
+	if (k)
+		snprintf(v->kernel, sizeof v->kernel, "%.*s", (int)strcspn(k + 1, ","), k + 1);
 }

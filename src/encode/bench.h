@@ -21,7 +21,12 @@ enum lr_bench_kind {
 	LR_BENCH_COPY,
 	LR_BENCH_ENCODE,
 	LR_BENCH_PERMUTED,	/* encode from a permuted (token-major) view */
+	LR_BENCH_FILE_COPY,	/* cp of the input .npy file: copy_file_range, as cp does */
+	LR_BENCH_FILE_ENCODE,	/* labrun encode of the same file, file to file */
 };
+
+/* "copy", "encode", "permuted", "file copy", "file encode" */
+const char *lr_bench_kind_name(enum lr_bench_kind kind);
 
 #define LR_BENCH_MAXVAR 16
 #define LR_BENCH_MAXREPS 101
@@ -45,6 +50,7 @@ struct lr_bench_opts {
 	enum lr_dlf16_contract contract;
 	uint64_t seed;
 	int threads;			/* threads of every variant, copies included (0 or 1: one) */
+	const char *dir;		/* where the file variants write; NULL: no file variants */
 };
 
 struct lr_bench_result {
@@ -56,6 +62,8 @@ struct lr_bench_result {
 	int best;		/* index of the fastest contiguous encoder */
 	int permuted;		/* index of the permuted-view encode (auto kernel) */
 	int contiguous;		/* index of the auto kernel's contiguous encode */
+	int file_copy;		/* index of cp of the input file, -1 without file variants */
+	int file_encode;	/* index of encode file to file */
 	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
 };
@@ -71,7 +79,9 @@ int lr_bench_pin(int threads);
  * Run the benchmark for one shape. Allocates and touches its buffers, checks
  * parity (LR_EIO naming the kernel on a mismatch: no timing then), pins the
  * thread, and times every variant. The shape's axes 2 and 3 (heads, tokens)
- * are the ones the permuted view swaps.
+ * are the ones the permuted view swaps. With o->dir, the array is also
+ * written there as a .npy file and cp of that file is timed beside labrun
+ * encode of it, file to file (the files are removed at the end).
  */
 LR_MUST_CHECK int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
 
@@ -83,5 +93,11 @@ LR_MUST_CHECK int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_benc
  * does a report of a stored benchmark run, which has only the times.
  */
 void lr_bench_summarise(struct lr_bench_result *r, int reps);
+
+/* Variant i's throughput over its ceiling's: the fastest copy, or for a file variant cp of the file. */
+double lr_bench_x_ceiling(const struct lr_bench_result *r, int i);
+
+/* Set v's name, and its kind and kernel from the name (as lr_bench_encoder names its variants). */
+void lr_bench_variant_name(struct lr_bench_variant *v, const char *name);
 
 #endif

@@ -105,6 +105,61 @@ void lr_view_extent(const struct lr_view *v, uintptr_t *lo, uintptr_t *hi)
 	*hi = (uintptr_t)((intptr_t)v->data + b * 2 + 2);
 }
 
+int64_t lr_pieces_init(struct lr_pieces *pc, const struct lr_view *v, int64_t max)
+{
+	int64_t n = lr_view_count(v);
+	int d;
+
+	memset(pc, 0, sizeof *pc);
+	pc->v = *v;
+	pc->d = -1;
+	if (n == 0)
+		return 0;
+	if (n <= max || v->rank == 0)
+		return 1;
+	/* the outermost dimension whose indices each hold at most 'max' elements */
+	pc->inner = n;
+	for (d = 0; d < v->rank; d++) {
+		pc->inner /= v->shape[d];
+		if (pc->inner <= max)
+			break;
+	}
+	pc->d = d;
+	pc->m = pc->inner ? max / pc->inner : 1;
+	if (pc->m < 1)
+		pc->m = 1;
+	if (pc->m > v->shape[d])
+		pc->m = v->shape[d];
+	pc->per = (v->shape[d] + pc->m - 1) / pc->m;
+	return n / (v->shape[d] * pc->inner) * pc->per;
+}
+
+void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int64_t *first)
+{
+	const struct lr_view *v = &pc->v;
+	int64_t outer = i / pc->per, j = i % pc->per * pc->m, off = 0, rest = outer;
+	int k, d = pc->d;
+
+	if (d < 0) {
+		*piece = *v;
+		*first = 0;
+		return;
+	}
+	for (k = d - 1; k >= 0; k--) {
+		off += rest % v->shape[k] * v->stride[k];
+		rest /= v->shape[k];
+	}
+	off += j * v->stride[d];
+	piece->data = (uint16_t *)v->data + off;
+	piece->rank = v->rank - d;
+	for (k = d; k < v->rank; k++) {
+		piece->shape[k - d] = v->shape[k];
+		piece->stride[k - d] = v->stride[k];
+	}
+	piece->shape[0] = v->shape[d] - j < pc->m ? v->shape[d] - j : pc->m;
+	*first = (outer * v->shape[d] + j) * pc->inner;
+}
+
 /* ---- the engine -------------------------------------------------------------- */
 
 /* Iteration space after dropping size-1 dimensions and merging contiguous ones. */

@@ -61,6 +61,22 @@ enum { LR_STORES_AUTO, LR_STORES_STREAM, LR_STORES_CACHED };
 LR_MUST_CHECK int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
 			  enum lr_dlf16_contract c, int threads, int stores);
 
+/*
+ * A view cut along one dimension into pieces whose elements are consecutive
+ * in C order, each at most 'max' elements (but never less than one innermost
+ * row), for producing an output chunk by chunk. lr_pieces_init returns the
+ * number of pieces; lr_piece gives piece i as a view into the same data and
+ * the C-order index of its first element.
+ */
+struct lr_pieces {
+	struct lr_view v;
+	int d;			/* the dimension cut; -1: one piece, the whole view */
+	int64_t inner;		/* elements per index of dimension d */
+	int64_t m, per;		/* indices of d per piece; pieces per outer index */
+};
+int64_t lr_pieces_init(struct lr_pieces *pc, const struct lr_view *v, int64_t max);
+void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int64_t *first);
+
 /* Copy every element of 'src' into the same position of 'dst' (same rules, no encoding). */
 LR_MUST_CHECK int lr_copy_view(const struct lr_view *dst, const struct lr_view *src);
 

@@ -209,7 +209,7 @@ int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const cha
 	return 0;
 }
 
-static const char *file_kind(mode_t mode)
+const char *lr_file_kind(mode_t mode)
 {
 	return S_ISLNK(mode) ? "symbolic link" : S_ISCHR(mode) || S_ISBLK(mode) ? "device" : S_ISFIFO(mode) ? "FIFO"
 	       : S_ISDIR(mode) ? "directory" : S_ISSOCK(mode) ? "socket" : "special file";
@@ -224,7 +224,7 @@ int lr_map_file(struct lr_mapped *m, const char *path)
 	m->len = 0;
 	/* checked before opening: opening a FIFO for reading would wait for a writer forever */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return lr_error_set(LR_EINVAL, "cannot read '%s': not a regular file (%s)", path, file_kind(st.st_mode));
+		return lr_error_set(LR_EINVAL, "cannot read '%s': not a regular file (%s)", path, lr_file_kind(st.st_mode));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return lr_error_set(LR_EINVAL, "cannot read '%s': %s", path, strerror(errno));
@@ -328,129 +328,4 @@ int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, cons
 fail:
 	lr_unmap(m);
 	return rc;
-}
-
-/* The .npy header for a C-order array, padded so the data starts 64-byte aligned. */
-static size_t npy_header(char *out, size_t outlen, int rank, const int64_t *shape, int elem)
-{
-	char dict[512], dims[300] = "";
-	size_t off = 0, n, total;
-	int i;
-
-	for (i = 0; i < rank; i++)
-		off += (size_t)snprintf(dims + off, sizeof dims - off, "%lld,%s", (long long)shape[i],
-					i + 1 < rank ? " " : "");
-	if (rank > 1)
-		dims[off - 1] = '\0'; /* "(3, 4)" but "(5,)" */
-	n = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
-			     elem == 4 ? "<f4" : "<u2", dims);
-	total = (10 + n + 1 + 63) / 64 * 64;
-	if (total > outlen)
-		return 0;
-	memcpy(out, "\x93NUMPY\x01\x00", 8);
-	out[8] = (char)((total - 10) & 0xff);
-	out[9] = (char)((total - 10) >> 8);
-	memcpy(out + 10, dict, n);
-	memset(out + 10 + n, ' ', total - 10 - n - 1);
-	out[total - 1] = '\n';
-	return total;
-}
-
-int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
-		     int elem_bytes)
-{
-	char header[1024];
-	size_t hlen = 0;
-	uint64_t count = 1;
-	struct stat sb;
-	int fd = -1, rc, i;
-
-	memset(o, 0, sizeof *o);
-	/* the output replaces only a regular file: never a link (or what it points at), a device or a FIFO */
-	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		lr_error_set(LR_EINVAL, "cannot write '%s': it is a %s, which an output never replaces", path,
-			     file_kind(sb.st_mode));
-		lr_error_hint("remove it first, or give another OUT");
-		return LR_EINVAL;
-	}
-	for (i = 0; i < rank; i++)
-		count *= (uint64_t)shape[i];
-	if (npy && !(hlen = npy_header(header, sizeof header, rank, shape, elem_bytes)))
-		return lr_error_set(LR_EINVAL, "cannot write '%s': shape too long for a header", path);
-	o->len = hlen + count * (uint64_t)elem_bytes;
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
-		o->tmp = NULL;
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto fail;
-	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
-		lr_error_hint("check that the output directory exists and is writable");
-		free(o->tmp);
-		o->tmp = NULL;
-		goto fail;
-	}
-	fchmod(fd, 0644);
-	if (ftruncate(fd, (off_t)o->len) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot size '%s' to %zu bytes: %s", path, o->len, strerror(errno));
-		goto fail;
-	}
-	if (o->len) {
-		o->map = mmap(NULL, o->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (o->map == MAP_FAILED) {
-			o->map = NULL;
-			rc = lr_error_set(LR_EIO, "cannot map '%s': %s", path, strerror(errno));
-			goto fail;
-		}
-		memcpy(o->map, header, hlen);
-		o->data = (char *)o->map + hlen;
-	}
-	close(fd);
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	lr_output_abort(o);
-	return rc;
-}
-
-int lr_output_commit(struct lr_output *o)
-{
-	int rc = 0, fd;
-
-	if (o->map && msync(o->map, o->len, MS_SYNC) != 0)
-		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", o->path, strerror(errno));
-	if (o->map)
-		munmap(o->map, o->len);
-	o->map = NULL;
-	if (!rc) {
-		fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			fsync(fd);
-			close(fd);
-		}
-		if (rename(o->tmp, o->path) != 0)
-			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", o->path, strerror(errno));
-	}
-	if (rc) {
-		lr_output_abort(o);
-		return rc;
-	}
-	free(o->tmp);
-	o->tmp = NULL;
-	lr_output_abort(o);
-	return 0;
-}
-
-void lr_output_abort(struct lr_output *o)
-{
-	if (o->map)
-		munmap(o->map, o->len);
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	memset(o, 0, sizeof *o);
 }

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "encode/layout.h"
@@ -55,22 +56,8 @@ void lr_unmap(struct lr_mapped *m);
 LR_MUST_CHECK int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, const char *shape_text,
 		  enum lr_npy_kind *kind);
 
-/*
- * Create an output file of 'rank'/'shape' holding elements of 'elem' bytes:
- * .npy (C order, descr '<u2' or '<f4') when 'npy' is set, else raw. The
- * file is built as a temporary beside 'path', mapped for writing into *data,
- * and appears under its name only at lr_output_commit().
- */
-struct lr_output {
-	char *path, *tmp;
-	void *map;
-	size_t len;
-	void *data;
-};
-LR_MUST_CHECK int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
-		     int elem_bytes);
-LR_MUST_CHECK int lr_output_commit(struct lr_output *o);
-void lr_output_abort(struct lr_output *o);
+/* "symbolic link", "directory", "FIFO"...: what a file that is not regular is, for messages */
+const char *lr_file_kind(mode_t mode);
 
 /* Parse "28,2,8,8192,128" into a shape; LR_EINVAL with a message otherwise. */
 LR_MUST_CHECK int lr_shape_parse(int64_t *shape, int *rank, const char *text, const char *what);

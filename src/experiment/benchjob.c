@@ -40,7 +40,8 @@ int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct
 	if ((rc = lr_kvlist_set(&j->run.binding, "seed", buf, "user")))
 		return rc;
 	snprintf(buf, sizeof buf, "%d", o->threads > 1 ? o->threads : 1);
-	if ((rc = lr_kvlist_set(&j->run.binding, "threads", buf, "user")))
+	if ((rc = lr_kvlist_set(&j->run.binding, "threads", buf, "user")) ||
+	    (o->dir && (rc = lr_kvlist_set(&j->run.binding, "file_dir", o->dir, "user"))))
 		return rc;
 	/* the timing thread's CPU, from now on: each shape pins again to the CPU it is on */
 	snprintf(buf, sizeof buf, "%d", lr_bench_pin(o->threads));
@@ -105,7 +106,6 @@ static int parse_name(const char *name, struct lr_bench_opts *o, char *variant, 
 static struct lr_bench_variant *variant_of(struct lr_bench_result *r, const char *name)
 {
 	struct lr_bench_variant *v;
-	const char *k;
 	int i;
 
 	for (i = 0; i < r->nvar; i++)
@@ -114,11 +114,7 @@ static struct lr_bench_variant *variant_of(struct lr_bench_result *r, const char
 	if (r->nvar == LR_BENCH_MAXVAR)
 		return NULL;
 	v = &r->var[r->nvar++];
-	snprintf(v->name, sizeof v->name, "%s", name);
-	v->kind = !strncmp(name, "copy: ", 6) ? LR_BENCH_COPY
-		  : strstr(name, ", permuted view") ? LR_BENCH_PERMUTED : LR_BENCH_ENCODE;
-	if (v->kind != LR_BENCH_COPY && (k = strchr(name, ' ')))
-		snprintf(v->kernel, sizeof v->kernel, "%.*s", (int)strcspn(k + 1, ","), k + 1);
+	lr_bench_variant_name(v, name);
 	return v;
 }
 

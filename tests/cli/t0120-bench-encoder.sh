@@ -4,15 +4,24 @@
 # running the benchmark, not by this test.
 . "$(dirname "$0")/lib.sh"
 
-expect_exit 0 "a small benchmark runs" "$LABRUN" bench encoder --shape 1,2,2,256,128 --shape 2,2,1,64,64 --reps 3
-for v in "copy: memcpy" "copy: vector" "copy: non-temporal" "encode: lookup" "encode: scalar" "permuted view"; do
+mkdir files
+expect_exit 0 "a small benchmark runs" env TMPDIR="$PWD/files" "$LABRUN" bench encoder --shape 1,2,2,256,128 \
+	--shape 2,2,1,64,64 --reps 3
+for v in "copy: memcpy" "copy: vector" "copy: non-temporal" "encode: lookup" "encode: scalar" "permuted view" \
+	"file: cp" "file: encode"; do
 	contains "$T/out" "$v" "prints '$v'"
 done
+contains "$T/out" "x cp of the same file" "file to file beside cp of the same file"
+equals "$(ls files | wc -l)" 0 "the file variants remove their files (written in \$TMPDIR)"
 contains "$T/out" "parity: every encoder and the permuted view give identical bytes" "parity checked"
 contains "$T/out" "<- ceiling" "names the ceiling"
 contains "$T/out" "<- best kernel" "names the best kernel"
 [ "$(grep -c '^shape \[' "$T/out")" = 2 ] || fail "one block per shape"
 ok "one block per shape"
+expect_exit 2 "--dir that is not a directory" "$LABRUN" bench encoder --shape 1,2,2,64,16 --dir "$PWD/nowhere"
+contains "$T/err" "--dir '$PWD/nowhere': not a directory" "named"
+expect_exit 0 "--no-files" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 2 --no-files
+lacks "$T/out" "file:" "times in memory only"
 expect_exit 2 "a shape that is not [L,2,H,T,D]" "$LABRUN" bench encoder --shape 4,4
 contains "$T/err" "expected [L,2,H,T,D]" "says the expected form"
 expect_exit 2 "an unknown benchmark" "$LABRUN" bench decoder
@@ -27,8 +36,10 @@ lacks "$T/out" "nan" "no -nan figure is printed"
 expect_exit 0 "bench encoder --json" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 3 --json
 equals "$(jq -r '[.modelled, (.host.cpu | length > 0), (.shapes | length), (.shapes[0].output_sha256 | length),
 	([.shapes[0].variants[] | select(.gbps > 0)] | length) == (.shapes[0].variants | length),
-	([.shapes[0].variants[] | select(.kind == "copy")] | length)] | map(tostring) | join(" ")' "$T/out")" \
-	"false true 1 64 true 3" "parses: the CPU named, every variant measured, the three copies"
+	([.shapes[0].variants[] | select(.kind == "copy")] | length),
+	([.shapes[0].variants[] | select(.kind | startswith("file"))] | length),
+	(.shapes[0].file_encode_x_cp > 0)] | map(tostring) | join(" ")' "$T/out")" \
+	"false true 1 64 true 3 2 true" "parses: the CPU named, every variant measured, the three copies, cp and encode of a file"
 
 # progress on a terminal (it ran 70 s in silence), none when stderr is not one
 expect_exit 0 "bench with stderr to a file" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 2
@@ -61,13 +72,16 @@ equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'encode
 expect_exit 0 "report --run of a bench run, json" "$LABRUN" report --run "$id" --format json
 # the medians the report recomputes from the stored times are the ones bench printed
 # (to 9 significant digits: the store keeps seconds, the benchmark milliseconds)
-med='[.shapes[].variants[] | .name + "=" + (.median_ms * 1e9 | round | tostring)] | join(" ")'
-equals "$(jq -r "$med" "$T/out")" "$(jq -r "$med" bench.json)" "every median recomputed equals the benchmark's"
+med='[.shapes[].variants[] | .name + "/" + .kind + "=" + (.median_ms * 1e9 | round | tostring)] | join(" ")'
+equals "$(jq -r "$med" "$T/out")" "$(jq -r "$med" bench.json)" "every median recomputed equals the benchmark's, kinds too"
+equals "$(jq -r '[.shapes[].file_encode_x_cp] == [.shapes[].file_encode_x_cp | select(. > 0)]' "$T/out")" true \
+	"the file variants' ratio recomputed"
 equals "$(jq -r '[.run, .status, .modelled, (.shapes | length)] | map(tostring) | join(" ")' "$T/out")" \
 	"$id passed false 2" "the run, its status, measured, both shapes"
 expect_exit 0 "report --run of a bench run, Markdown" "$LABRUN" report --run "$id"
 contains "$T/out" "| encode: lookup |" "a table row per variant"
 contains "$T/out" "Best kernel" "names the best kernel"
+contains "$T/out" "x cp of the same file" "and encode file to file against cp"
 contains "$T/out" "timing thread pinned to CPU $(jq -r .cpu bench.json)" "names the CPU"
 expect_exit 0 "report --run of a bench run, CSV" "$LABRUN" report --run "$id" --format csv
 equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and variant"

@@ -10,13 +10,18 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
 #include "base/sha256.h"
 #include "encode/dlf16.h"
 #include "encode/layout.h"
+#include "encode/npy.h"
+#include "encode/output.h"
 #include "encode/synth.h"
 #include "testutil.h"
 
@@ -210,6 +215,160 @@ static void read_only_mapped_input_is_untouched(void **state)
 	tmpdir_remove(dir);
 }
 
+/* Pieces cover the view exactly once, in C order, each one contiguous in the output. */
+static void pieces_tile_the_view_in_order(void **state)
+{
+	static const int64_t shapes[][3] = { { 3, 5, 70001 }, { 1, 1, 600000 }, { 2, 300000, 1 }, { 7, 1, 3 },
+					     { 4, 0, 9 }, { 1, 3, 262144 } };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct lr_view v, piece;
+		struct lr_pieces pc;
+		int64_t n, k, first, next = 0, count;
+
+		assert_int_equal(lr_view_init(&v, (void *)(uintptr_t)0x1000, 3, shapes[i]), 0);
+		n = lr_pieces_init(&pc, &v, 262144);
+		for (k = 0; k < n; k++) {
+			lr_piece(&pc, k, &piece, &first);
+			count = lr_view_count(&piece);
+			assert_int_equal(first, next);
+			assert_true(count >= 1 && count <= 262144);
+			/* in a C-order view the piece's first element sits at its C-order index */
+			assert_int_equal((uintptr_t)piece.data, 0x1000 + (uintptr_t)first * 2);
+			next += count;
+		}
+		assert_int_equal(next, lr_view_count(&v));
+	}
+}
+
+static uint16_t *read_back(const char *path, size_t n)
+{
+	uint16_t *b = malloc(n * 2 + 1);
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(b);
+	assert_non_null(f);
+	assert_int_equal(fread(b, 2, n + 1, f), n);
+	fclose(f);
+	return b;
+}
+
+/* An encoded file holds what encoding in memory gives, whatever the view, kernel and workers. */
+static void output_files_hold_the_encoding(void **state)
+{
+	int64_t tm[5] = { 3, 2, 300, 8, 64 }, n = 3 * 2 * 300 * 8 * 64, big[1] = { 1000003 };
+	int swap23[5] = { 0, 1, 3, 2, 4 }, nk, i, t, v;
+	const struct lr_dlf16_kernel *ks[8];
+	uint16_t *in = malloc((size_t)big[0] * 2), *want = malloc((size_t)big[0] * 2);
+	char *dir = tmpdir_new(), *path = NULL;
+	struct lr_view views[3];
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(want);
+	assert_true(n < big[0]);
+	assert_true(asprintf(&path, "%s/out.raw", dir) > 0);
+	lr_bf16_synthetic(in, big[0], 7, 1);
+	nk = kernels(ks);
+	assert_int_equal(lr_view_init(&views[0], in, 1, big), 0);
+	assert_int_equal(lr_view_init(&views[1], in, 5, tm), 0);
+	assert_int_equal(lr_view_permute(&views[1], &views[1], swap23), 0);
+	views[2] = views[0]; /* reversed */
+	views[2].data = in + big[0] - 1;
+	views[2].stride[0] = -1;
+	for (v = 0; v < 3; v++) {
+		size_t count = (size_t)lr_view_count(&views[v]);
+
+		assert_true(v == 1 ? count == (size_t)n : count == (size_t)big[0]);
+		reference_encode(want, &views[v], LR_DLF16_NINF);
+		for (i = 0; i < nk; i++)
+			for (t = 1; t <= 3; t++) {
+				struct lr_output o = LR_OUTPUT_INIT;
+				uint16_t *got;
+
+				assert_int_equal(lr_output_create(&o, path, 0, views[v].rank, views[v].shape, 2), 0);
+				assert_int_equal(lr_output_encode(&o, &views[v], ks[i], LR_DLF16_NINF, t), 0);
+				assert_int_equal(lr_output_commit(&o), 0);
+				got = read_back(path, count);
+				if (memcmp(got, want, count * 2))
+					fail_msg("view %d, kernel %s, %d workers: the file differs", v, ks[i]->name, t);
+				free(got);
+			}
+	}
+	free(path);
+	tmpdir_remove(dir);
+	free(in);
+	free(want);
+}
+
+/* Decoding to a file gives what the decoder gives in memory, FP32 and BF16. */
+static void output_files_hold_the_decoding(void **state)
+{
+	int64_t shape[2] = { 5, 65536 }, n = 5 * 65536, i;
+	uint16_t *codes = malloc((size_t)n * 2), *bf = malloc((size_t)n * 2), *got16;
+	uint32_t *f32 = malloc((size_t)n * 4);
+	char *dir = tmpdir_new(), *path = NULL;
+	struct lr_view v;
+	int elem;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/out.raw", dir) > 0);
+	for (i = 0; i < n; i++)
+		codes[i] = (uint16_t)(i * 7 + i / 65536);
+	lr_dlf16_decode_f32(f32, codes, (size_t)n);
+	lr_dlf16_decode_bf16(bf, codes, (size_t)n);
+	assert_int_equal(lr_view_init(&v, codes, 2, shape), 0);
+	for (elem = 2; elem <= 4; elem += 2) {
+		struct lr_output o = LR_OUTPUT_INIT;
+
+		assert_int_equal(lr_output_create(&o, path, 0, 2, shape, elem), 0);
+		assert_int_equal(lr_output_decode(&o, &v, 2), 0);
+		assert_int_equal(lr_output_commit(&o), 0);
+		got16 = read_back(path, (size_t)n * (size_t)elem / 2);
+		assert_memory_equal(got16, elem == 4 ? (void *)f32 : (void *)bf, (size_t)n * (size_t)elem);
+		free(got16);
+	}
+	free(codes);
+	free(bf);
+	free(f32);
+	free(path);
+	tmpdir_remove(dir);
+}
+
+/* A file too large to write (here: over RLIMIT_FSIZE) is an error, and nothing is left behind. */
+static void an_output_that_cannot_be_written_leaves_nothing(void **state)
+{
+	int64_t shape[1] = { 4 << 20 };
+	uint16_t *in = calloc((size_t)shape[0], 2);
+	char *dir = tmpdir_new(), *path = NULL;
+	struct lr_output o = LR_OUTPUT_INIT;
+	struct rlimit old, small = { 1 << 20, 0 };
+	struct lr_view v;
+	int rc;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/out.raw", dir) > 0);
+	assert_int_equal(lr_view_init(&v, in, 1, shape), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	rc = lr_output_create(&o, path, 0, 1, shape, 2);
+	if (!rc) /* a file system without fallocate fails at the writes instead */
+		rc = lr_output_encode(&o, &v, lr_dlf16_auto(), LR_DLF16_SATURATE, 2);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(rc, LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "out.raw"));
+	lr_output_abort(&o);
+	assert_int_equal(rmdir(dir), 0); /* empty: no output, no temporary */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	free(in);
+	free(path);
+	tmpdir_remove(dir);
+}
+
 /* Big enough to take the non-temporal path, on several threads. */
 static void large_threaded_encode_equals_single_threaded(void **state)
 {
@@ -340,6 +499,10 @@ int main(void)
 		cmocka_unit_test(large_threaded_encode_equals_single_threaded),
 		cmocka_unit_test(synthetic_data_does_not_depend_on_threads),
 		cmocka_unit_test(contiguous_encode_splits_its_row_across_threads),
+		cmocka_unit_test(pieces_tile_the_view_in_order),
+		cmocka_unit_test(output_files_hold_the_encoding),
+		cmocka_unit_test(output_files_hold_the_decoding),
+		cmocka_unit_test(an_output_that_cannot_be_written_leaves_nothing),
 		cmocka_unit_test(bad_views_are_refused),
 	};
 
