@@ -1,5 +1,9 @@
 #include "config.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <pthread.h>
 #include <string.h>
 
@@ -189,18 +193,58 @@ void lr_dlf16_fence(void)
 #endif
 }
 
+/*
+ * Decoding, eight codes at a time with SSE2 (x86-64's baseline) where the
+ * compiler has it: with m = |d|, the BF16 bits are sign | ((m >> 2) + 0x3000),
+ * zero for m == 0 and the quiet NaN 0x7FC0 for NINF; FP32 adds m's two low
+ * bits below them. Random codes made lr_dlf16_decode1's branches mispredict
+ * (3.6 ns an element); the unit tests compare both loops with it on all
+ * 65,536 codes.
+ */
+#if defined(__SSE2__)
+static inline __m128i decode8_bf16(__m128i x)
+{
+	const __m128i sign = _mm_set1_epi16((short)0x8000);
+	__m128i m = _mm_andnot_si128(sign, x);
+	__m128i r = _mm_add_epi16(_mm_srli_epi16(m, 2), _mm_set1_epi16(0x3000));
+	__m128i nan = _mm_cmpeq_epi16(m, _mm_set1_epi16(0x7fff));
+
+	r = _mm_andnot_si128(_mm_cmpeq_epi16(m, _mm_setzero_si128()), r);
+	r = _mm_or_si128(r, _mm_and_si128(x, sign));
+	return _mm_or_si128(_mm_andnot_si128(nan, r), _mm_and_si128(nan, _mm_set1_epi16(0x7fc0)));
+}
+#endif
+
 void lr_dlf16_decode_f32(uint32_t *dst, const uint16_t *src, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++)
+#if defined(__SSE2__)
+	for (; i + 8 <= n; i += 8) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(src + i));
+		__m128i hi = decode8_bf16(x);
+		/* m's low two bits go to FP32 bits 14-15: not for zero (none) or NINF */
+		__m128i keep = _mm_andnot_si128(_mm_cmpeq_epi16(_mm_andnot_si128(_mm_set1_epi16((short)0x8000), x),
+								_mm_set1_epi16(0x7fff)),
+						_mm_set1_epi16(3));
+		__m128i lo = _mm_slli_epi16(_mm_and_si128(x, keep), 14);
+
+		_mm_storeu_si128((__m128i *)(dst + i), _mm_unpacklo_epi16(lo, hi));
+		_mm_storeu_si128((__m128i *)(dst + i + 4), _mm_unpackhi_epi16(lo, hi));
+	}
+#endif
+	for (; i < n; i++)
 		dst[i] = lr_dlf16_decode1(src[i]);
 }
 
 void lr_dlf16_decode_bf16(uint16_t *dst, const uint16_t *src, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++)
+#if defined(__SSE2__)
+	for (; i + 8 <= n; i += 8)
+		_mm_storeu_si128((__m128i *)(dst + i), decode8_bf16(_mm_loadu_si128((const __m128i *)(src + i))));
+#endif
+	for (; i < n; i++)
 		dst[i] = (uint16_t)(lr_dlf16_decode1(src[i]) >> 16);
 }

@@ -121,6 +121,32 @@ static void every_kernel_matches_the_oracle_exhaustively(void **state)
 	assert_true(ran >= 4); /* lookup and scalar at least, both contracts */
 }
 
+/* The array decoders (vectorised) give lr_dlf16_decode1 on every code, at every offset of a tail. */
+static void array_decoders_match_decode1_on_every_code(void **state)
+{
+	static uint16_t codes[65536 + 7], bf[65536 + 7];
+	static uint32_t f32[65536 + 7];
+	uint32_t d;
+	int off;
+
+	(void)state;
+	for (d = 0; d < 65536 + 7; d++)
+		codes[d] = (uint16_t)(d * 40503u); /* every code once in the first 65,536, scattered */
+	for (off = 0; off < 8; off++) {
+		size_t n = 65536 - (size_t)off;
+
+		lr_dlf16_decode_f32(f32, codes + off, n);
+		lr_dlf16_decode_bf16(bf, codes + off, n);
+		for (d = 0; d < n; d++) {
+			uint32_t want = lr_dlf16_decode1(codes[off + d]);
+
+			if (f32[d] != want || bf[d] != (uint16_t)(want >> 16))
+				fail_msg("code %04x at offset %d: f32 %08x bf16 %04x, want %08x", codes[off + d], off,
+					 f32[d], bf[d], want);
+		}
+	}
+}
+
 static void decode_matches_the_format_definition(void **state)
 {
 	uint32_t d;
@@ -208,6 +234,7 @@ int main(void)
 		cmocka_unit_test(reference_matches_the_spec_table),
 		cmocka_unit_test(every_kernel_matches_the_oracle_exhaustively),
 		cmocka_unit_test(decode_matches_the_format_definition),
+		cmocka_unit_test(array_decoders_match_decode1_on_every_code),
 		cmocka_unit_test(magnitude_order_is_the_order_of_the_low_bits),
 		cmocka_unit_test(round_trip_properties_hold),
 		cmocka_unit_test(kernels_are_found_or_refused_by_name),
