@@ -3,12 +3,13 @@
  * Built with -mavx2 (configure probes it); called only after CPU detection.
  *
  * With m = |b| (the low 15 bits), the contract is
- *   t = min(sat_sub(m, 0x3000), 0x2000) << 2     0 on underflow, exact in range,
- *                                                0x8000 on any overflow
- *   r = min_unsigned(t, ovf)                     ovf: 0x7ffe saturate, 0x7fff ninf
- *   r |= (m > 0x7f7f)                            Inf/NaN: 0x7ffe | 1 = NINF
- *   r |= sign
- * which the unit tests check against the scalar reference on all 65,536 inputs.
+ *   t = sat_sub(m, 0x3000)                       at most 0x4fff
+ *   t = sat_add_signed(t, t), twice              4t in range; 0x7fff (NINF) on
+ *                                                any overflow, Inf and NaN too
+ *   saturate only: t = min(t, 0x7ffe + (m > 0x7f7f))   finite overflow 0x7ffe
+ *   r = t | sign
+ * which the unit tests check against an oracle on all 65,536 inputs. 6 and 9
+ * operations per 16 elements: in cache the arithmetic is the limit.
  */
 #include "config.h"
 
@@ -16,24 +17,23 @@
 
 #include "encode/dlf16.h"
 
-static inline __m256i encode16(__m256i x, __m256i ovf)
+static inline __attribute__((always_inline)) __m256i encode16(__m256i x, int sat)
 {
 	const __m256i sign = _mm256_set1_epi16((short)0x8000);
-	__m256i s = _mm256_and_si256(x, sign);
 	__m256i m = _mm256_andnot_si256(sign, x);
 	__m256i t = _mm256_subs_epu16(m, _mm256_set1_epi16(0x3000));
-	__m256i special;
 
-	t = _mm256_min_epu16(t, _mm256_set1_epi16(0x2000));
-	t = _mm256_min_epu16(_mm256_slli_epi16(t, 2), ovf);
-	special = _mm256_srli_epi16(_mm256_cmpgt_epi16(m, _mm256_set1_epi16(0x7f7f)), 15);
-	return _mm256_or_si256(_mm256_or_si256(t, special), s);
+	t = _mm256_adds_epi16(t, t);
+	t = _mm256_adds_epi16(t, t);
+	if (sat) /* 0x7ffe - (-1) for Inf/NaN */
+		t = _mm256_min_epi16(t, _mm256_sub_epi16(_mm256_set1_epi16(0x7ffe),
+							 _mm256_cmpgt_epi16(m, _mm256_set1_epi16(0x7f7f))));
+	return _mm256_or_si256(t, _mm256_and_si256(x, sign));
 }
 
-void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			  unsigned flags)
+static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
+							    enum lr_dlf16_contract c, unsigned flags, int sat)
 {
-	const __m256i ovf = _mm256_set1_epi16(c == LR_DLF16_SATURATE ? 0x7ffe : 0x7fff);
 	size_t i = 0;
 
 	/* Stream only where it pays: mixing ordinary and non-temporal stores in one
@@ -49,8 +49,8 @@ void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_
 				__m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
 				__m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 16));
 
-				_mm256_stream_si256((__m256i *)(dst + i), encode16(a, ovf));
-				_mm256_stream_si256((__m256i *)(dst + i + 16), encode16(b, ovf));
+				_mm256_stream_si256((__m256i *)(dst + i), encode16(a, sat));
+				_mm256_stream_si256((__m256i *)(dst + i + 16), encode16(b, sat));
 			}
 		}
 	}
@@ -58,14 +58,23 @@ void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_
 		__m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
 		__m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 16));
 
-		_mm256_storeu_si256((__m256i *)(dst + i), encode16(a, ovf));
-		_mm256_storeu_si256((__m256i *)(dst + i + 16), encode16(b, ovf));
+		_mm256_storeu_si256((__m256i *)(dst + i), encode16(a, sat));
+		_mm256_storeu_si256((__m256i *)(dst + i + 16), encode16(b, sat));
 	}
 	if (i + 16 <= n) {
 		_mm256_storeu_si256((__m256i *)(dst + i),
-				    encode16(_mm256_loadu_si256((const __m256i *)(src + i)), ovf));
+				    encode16(_mm256_loadu_si256((const __m256i *)(src + i)), sat));
 		i += 16;
 	}
 	for (; i < n; i++)
 		dst[i] = lr_dlf16_encode1(src[i], c);
+}
+
+void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+			  unsigned flags)
+{
+	if (c == LR_DLF16_SATURATE)
+		encode_run(dst, src, n, c, flags, 1);
+	else
+		encode_run(dst, src, n, c, flags, 0);
 }
