@@ -137,7 +137,7 @@ int64_t lr_pieces_init(struct lr_pieces *pc, const struct lr_view *v, int64_t ma
 void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int64_t *first)
 {
 	const struct lr_view *v = &pc->v;
-	int64_t outer = i / pc->per, j = i % pc->per * pc->m, off = 0, rest = outer;
+	int64_t outer, j, off = 0, rest;
 	int k, d = pc->d;
 
 	if (d < 0) {
@@ -145,6 +145,8 @@ void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int6
 		*first = 0;
 		return;
 	}
+	outer = rest = i / pc->per;
+	j = i % pc->per * pc->m;
 	for (k = d - 1; k >= 0; k--) {
 		off += rest % v->shape[k] * v->stride[k];
 		rest /= v->shape[k];
