@@ -111,6 +111,7 @@ static const struct lr_dlf16_kernel k_avx2 = {
 	.what = "bit arithmetic, 16 elements per AVX2 instruction",
 	.supported = has_avx2,
 	.encode = lr_dlf16_encode_avx2,
+	.encode_rows = lr_dlf16_encode_rows_avx2,
 };
 #else
 static const struct lr_dlf16_kernel k_avx2 = {
@@ -126,6 +127,7 @@ static const struct lr_dlf16_kernel k_avx512 = {
 	.what = "bit arithmetic, 32 elements per AVX-512BW instruction",
 	.supported = has_avx512,
 	.encode = lr_dlf16_encode_avx512,
+	.encode_rows = lr_dlf16_encode_rows_avx512,
 };
 #else
 static const struct lr_dlf16_kernel k_avx512 = {

@@ -274,10 +274,11 @@ static void *encode_part(void *arg)
 {
 	const struct part *w = arg;
 	const struct plan *p = w->p;
-	int64_t idx[LR_VIEW_MAXRANK] = { 0 }, row, rest = w->first;
+	int64_t idx[LR_VIEW_MAXRANK] = { 0 }, row, rest = w->first, g, step;
 	const uint16_t *s = p->src;
 	uint16_t *d = p->dst;
 	int outer = p->rank - 1, i;
+	int rows_at_once = outer >= 1 && p->k->encode_rows && p->sstride[outer] == 1 && p->dstride[outer] == 1;
 
 	if (w->elems) { /* a slice of the one row */
 		encode_row(p, d + w->first * p->dstride[0], s + w->first * p->sstride[0], w->count, p->sstride[0],
@@ -293,12 +294,22 @@ static void *encode_part(void *arg)
 		s += idx[i] * p->sstride[i];
 		d += idx[i] * p->dstride[i];
 	}
-	for (row = 0; row < w->count; row++) {
-		encode_row(p, d, s, p->shape[outer], p->sstride[outer], p->dstride[outer]);
-		for (i = outer - 1; i >= 0; i--) {
-			s += p->sstride[i];
-			d += p->dstride[i];
-			if (++idx[i] < p->shape[i])
+	for (row = 0; row < w->count; row += g) {
+		g = 1;
+		if (rows_at_once) {
+			/* the rest of dimension outer-1, as far as this part goes, in one call */
+			g = p->shape[outer - 1] - idx[outer - 1];
+			if (g > w->count - row)
+				g = w->count - row;
+			p->k->encode_rows(d, p->dstride[outer - 1], s, p->sstride[outer - 1], (size_t)g,
+					  (size_t)p->shape[outer], p->c, p->flags);
+		} else {
+			encode_row(p, d, s, p->shape[outer], p->sstride[outer], p->dstride[outer]);
+		}
+		for (i = outer - 1, step = g; i >= 0; i--, step = 1) {
+			s += step * p->sstride[i];
+			d += step * p->dstride[i];
+			if ((idx[i] += step) < p->shape[i])
 				break;
 			s -= p->sstride[i] * p->shape[i];
 			d -= p->dstride[i] * p->shape[i];
