@@ -145,13 +145,13 @@ static void *fill_part(void *arg)
 	while ((i = __atomic_fetch_add(f->next, 1, __ATOMIC_RELAXED)) < f->pieces) {
 		lr_piece(f->pc, i, &piece, &first);
 		if ((f->rc = f->fill(f->ctx, buf, &piece))) {
-			*f->next = f->pieces;
+			__atomic_store_n(f->next, f->pieces, __ATOMIC_RELAXED); /* the others stop too */
 			break;
 		}
 		if (write_all(f->o->fd, buf, (size_t)lr_view_count(&piece) * f->o->elem,
 			      f->o->hlen + (uint64_t)first * f->o->elem)) {
 			f->err = errno;
-			*f->next = f->pieces;
+			__atomic_store_n(f->next, f->pieces, __ATOMIC_RELAXED); /* the others stop too */
 			break;
 		}
 	}
