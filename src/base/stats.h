@@ -10,8 +10,11 @@
 #include "base/error.h"
 #include <stddef.h>
 
-/* The median of v[0..n) (sorted in place); 0 when n is 0. */
+/* The median of v[0..n) (v is reordered); 0 when n is 0. */
 double lr_median(double *v, size_t n);
+
+/* The k-th smallest of v[0..n) (k from 0), in O(n): v is reordered, smaller ones before v[k]. */
+double lr_select(double *v, size_t n, size_t k);
 
 /*
  * The sign-test order statistic for a two-sided (1 - alpha) interval of the

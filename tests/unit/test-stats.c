@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -165,10 +166,59 @@ static void drift_is_measured_as_relative_change(void **state)
 	assert_true(lr_drift(rising, 2) == 0);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Selection gives what sorting gives: every rank, odd and even sizes, runs of equal values. */
+static void select_and_median_agree_with_sorting(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 3, 4, 5, 10, 11, 64, 1001, 4096 };
+	double *v = malloc(4096 * sizeof *v), *sorted = malloc(4096 * sizeof *sorted), want;
+	unsigned x = 12345;
+	size_t s, i, k;
+	int dup;
+
+	(void)state;
+	for (dup = 0; dup < 2; dup++)
+		for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			size_t n = sizes[s];
+
+			for (i = 0; i < n; i++) {
+				x = x * 1103515245u + 12345u;
+				sorted[i] = dup ? (double)(x >> 28) : (double)(x >> 8) / 7.0; /* dup: 16 values */
+			}
+			memcpy(v, sorted, n * sizeof *v);
+			qsort(sorted, n, sizeof *sorted, by_value);
+			for (k = 0; k < n; k += n > 64 ? 97 : 1) {
+				memcpy(v, sorted, n * sizeof *v);
+				for (i = n - 1; i > 0; i--) { /* shuffled copy */
+					size_t j = (x = x * 1103515245u + 12345u) % (i + 1);
+					double t = v[i];
+
+					v[i] = v[j];
+					v[j] = t;
+				}
+				assert_true(lr_select(v, n, k) == sorted[k]);
+				for (i = 0; i < n; i++)
+					assert_true(i < k ? v[i] <= sorted[k] : i > k ? v[i] >= sorted[k] : 1);
+			}
+			memcpy(v, sorted, n * sizeof *v);
+			want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+			assert_true(lr_median(v, n) == want);
+		}
+	free(v);
+	free(sorted);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sign_test_order_statistics_match_the_method),
+		cmocka_unit_test(select_and_median_agree_with_sorting),
 		cmocka_unit_test(sign_test_k_is_the_largest_valid_one),
 		cmocka_unit_test(sign_test_k_at_any_size),
 		cmocka_unit_test(paired_estimate_recovers_a_known_ratio),
