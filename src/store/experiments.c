@@ -328,8 +328,9 @@ static int push(double **v, int *n, int *cap, double x)
 int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged)
 {
 	static const char sql[] =
-		"SELECT r.wall_s / c.inner, r.interfered FROM repetition r"
-		" JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx"
+		/* the condition's 'inner' once (an uncorrelated subquery), not a join lookup per row */
+		"SELECT r.wall_s / (SELECT inner FROM condition WHERE run_id = :run AND idx = :cond), r.interfered"
+		" FROM repetition r"
 		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
 		" ORDER BY r.block, r.slot";
 	sqlite3_stmt *s = NULL;
