@@ -14,25 +14,41 @@
 
 int lr_seal_table_init(struct lr_seal_table *t)
 {
+	t->n = 0;
 	return lr_sha256_init(&t->h);
+}
+
+/* Append to the table's byte stream (the digest is of the stream, however it is cut). */
+static void put(struct lr_seal_table *t, const void *p, size_t len)
+{
+	if (t->n + len > sizeof t->buf) {
+		lr_sha256_update(&t->h, t->buf, t->n);
+		t->n = 0;
+		if (len > sizeof t->buf) {
+			lr_sha256_update(&t->h, p, len);
+			return;
+		}
+	}
+	memcpy(t->buf + t->n, p, len);
+	t->n += len;
 }
 
 static void type_byte(struct lr_seal_table *t, enum lr_seal_type type)
 {
 	unsigned char b = (unsigned char)type;
 
-	lr_sha256_update(&t->h, &b, 1);
+	put(t, &b, 1);
 }
 
 static void bits_le(struct lr_seal_table *t, uint64_t bits)
 {
-	unsigned char le[8];
+	unsigned char le[9];
 	int b;
 
 	for (b = 0; b < 8; b++)
 		le[b] = (unsigned char)(bits >> (8 * b));
-	lr_sha256_update(&t->h, le, 8);
-	lr_sha256_update(&t->h, "\x1f", 1);
+	le[8] = 0x1f;
+	put(t, le, 9);
 }
 
 void lr_seal_int(struct lr_seal_table *t, int64_t v)
@@ -54,23 +70,25 @@ void lr_seal_bytes(struct lr_seal_table *t, enum lr_seal_type type, const void *
 {
 	type_byte(t, type);
 	if (p)
-		lr_sha256_update(&t->h, p, len);
-	lr_sha256_update(&t->h, "\x1f", 1);
+		put(t, p, len);
+	put(t, "\x1f", 1);
 }
 
 void lr_seal_null(struct lr_seal_table *t)
 {
 	type_byte(t, LR_SEAL_NULL);
-	lr_sha256_update(&t->h, "\x1f", 1);
+	put(t, "\x1f", 1);
 }
 
 void lr_seal_row_end(struct lr_seal_table *t)
 {
-	lr_sha256_update(&t->h, "\x1e", 1);
+	put(t, "\x1e", 1);
 }
 
 void lr_seal_table_final(struct lr_seal_table *t, char hex[LR_SHA256_HEX])
 {
+	lr_sha256_update(&t->h, t->buf, t->n);
+	t->n = 0;
 	lr_sha256_final(&t->h, hex);
 }
 

@@ -33,6 +33,8 @@ enum lr_seal_type {
 
 struct lr_seal_table {
 	struct lr_sha256 h;
+	size_t n;			/* bytes waiting in buf */
+	unsigned char buf[4096];	/* values are small: hashed a buffer at a time, not a value at a time */
 };
 
 LR_MUST_CHECK int lr_seal_table_init(struct lr_seal_table *t);

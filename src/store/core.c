@@ -351,6 +351,7 @@ void lr_store_free(struct lr_store *st)
 {
 	if (!st)
 		return;
+	db_seal_memo_free(st);
 	sqlite3_close(st->db);
 	lr_signer_free(st->signer);
 	free(st->db_path);

@@ -198,6 +198,105 @@ out:
 	return rc;
 }
 
+/*
+ * The content digests of runs computed since the database last changed:
+ * audit checks each run's seal and then walks the ledger, which needs the
+ * same digest, and reading a run of a million repetitions twice was half
+ * of it. Valid while neither this connection (total_changes) nor another
+ * (data_version) has written.
+ */
+struct seal_memo {
+	sqlite3_int64 changes, version;
+	size_t n, cap;
+	int unsorted;		/* runs were not put in ascending order: search linearly */
+	struct {
+		int64_t run;
+		char digest[LR_SHA256_HEX];
+	} *v;
+};
+
+void db_seal_memo_free(struct lr_store *st)
+{
+	if (st->memo)
+		free(st->memo->v);
+	free(st->memo);
+	st->memo = NULL;
+}
+
+static sqlite3_int64 data_version(struct lr_store *st)
+{
+	sqlite3_stmt *s = NULL;
+	sqlite3_int64 v = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* The memo, emptied first when the database changed since it was filled. */
+static struct seal_memo *memo_current(struct lr_store *st)
+{
+	sqlite3_int64 changes = sqlite3_total_changes64(st->db), version = data_version(st);
+
+	if (!st->memo && !(st->memo = calloc(1, sizeof *st->memo)))
+		return NULL;
+	if (st->memo->changes != changes || st->memo->version != version) {
+		st->memo->n = 0;
+		st->memo->unsorted = 0;
+		st->memo->changes = changes;
+		st->memo->version = version;
+	}
+	return st->memo;
+}
+
+static void memo_put(struct lr_store *st, int64_t run, const char digest[LR_SHA256_HEX])
+{
+	struct seal_memo *m = memo_current(st);
+
+	if (!m)
+		return;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		void *v = realloc(m->v, cap * sizeof *m->v);
+
+		if (!v)
+			return; /* a memo is only a shortcut */
+		m->v = v;
+		m->cap = cap;
+	}
+	if (m->n && m->v[m->n - 1].run >= run)
+		m->unsorted = 1;
+	m->v[m->n].run = run;
+	memcpy(m->v[m->n++].digest, digest, LR_SHA256_HEX);
+}
+
+/* The memo's digest of 'run', or NULL. */
+static const char *memo_get(struct lr_store *st, int64_t run)
+{
+	struct seal_memo *m = memo_current(st);
+	size_t lo = 0, hi, i;
+
+	if (!m)
+		return NULL;
+	if (m->unsorted) {
+		for (i = 0; i < m->n; i++)
+			if (m->v[i].run == run)
+				return m->v[i].digest;
+		return NULL;
+	}
+	for (hi = m->n; lo < hi;) {
+		i = lo + (hi - lo) / 2;
+		if (m->v[i].run == run)
+			return m->v[i].digest;
+		if (m->v[i].run < run)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return NULL;
+}
+
 int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed)
 {
 	struct lr_kvlist digests = { 0 };
@@ -217,6 +316,13 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	*sealed = 1;
 	if (!(rc = seal_tables(st, id, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
+	if (!rc) { /* the ledger walk asks for the same digest: keep it */
+		char digest[LR_SHA256_HEX], *tables = NULL;
+
+		if (!lr_seal_digest(&digests, &tables, digest))
+			memo_put(st, id, digest);
+		free(tables);
+	}
 	lr_kvlist_release(&digests);
 	free(stored);
 	return rc;
@@ -246,13 +352,18 @@ int db_ledger_backfill(struct lr_store *st)
 	return rc;
 }
 
-/* The seal digest of run 'id' computed from its rows now. */
+/* The seal digest of run 'id' computed from its rows now (or since nothing changed). */
 static int content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_HEX])
 {
 	struct lr_kvlist digests = { 0 };
+	const char *known = memo_get(st, id);
 	char *tables = NULL;
 	int rc;
 
+	if (known) {
+		memcpy(digest, known, LR_SHA256_HEX);
+		return 0;
+	}
 	if (!(rc = seal_tables(st, id, &digests)))
 		rc = lr_seal_digest(&digests, &tables, digest);
 	lr_kvlist_release(&digests);

@@ -33,7 +33,11 @@ struct lr_store {
 	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
 	struct db_busy busy;		/* the current wait for a lock */
 	int readonly;			/* opened read-only: the store cannot be written here */
+	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */
 };
+
+/* Forget the memo of seals.c (lr_store_free does). */
+void db_seal_memo_free(struct lr_store *st);
 
 /* "file:...?mode=ro[&immutable=1]" for a read-only connection to the store's database (malloc'd). */
 char *db_readonly_uri(struct lr_store *st);

@@ -187,6 +187,53 @@ static void run_round_trips_through_the_store(void **state)
 	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM object"), 1);
 }
 
+static int count_problem(void *arg, int64_t seq, const char *run_uuid, const char *text)
+{
+	(void)seq;
+	(void)run_uuid;
+	(void)text;
+	++*(int *)arg;
+	return 0;
+}
+
+static int count_changed(void *arg, const char *table)
+{
+	(void)table;
+	++*(int *)arg;
+	return 0;
+}
+
+/*
+ * audit checks each seal, then walks the ledger with the digests it kept
+ * from the seal checks. Rows changed by another writer in between must be
+ * read again, not taken from what was kept.
+ */
+static void the_ledger_walk_sees_rows_changed_after_the_seal_check(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	struct lr_ledger_head head;
+	struct lr_run r;
+	int sealed = 0, changed = 0, problems = 0;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	make_run(&r, "0b1d3c4e-0000-4000-8000-0000000000aa");
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	r.status = LR_PASSED;
+	r.ended_at = strdup("2026-11-29T10:00:01.000Z");
+	assert_int_equal(lr_store_run_finish(st, &r, 1), 0);
+	assert_int_equal(lr_store_seal_check(st, r.id, count_changed, &changed, &sealed), 0);
+	assert_int_equal(sealed, 1);
+	assert_int_equal(changed, 0);
+	assert_int_equal(lr_store_ledger_check(st, NULL, 0, count_problem, &problems, &head), 0);
+	assert_int_equal(problems, 0);
+	raw_exec(f->dir, "UPDATE run SET cwd = '/elsewhere'"); /* another connection */
+	assert_int_equal(lr_store_ledger_check(st, NULL, 0, count_problem, &problems, &head), 0);
+	assert_int_equal(problems, 1);
+	lr_run_release(&r);
+	lr_store_free(st);
+}
+
 static void abandon_changes_only_running_runs(void **state)
 {
 	struct fx *f = *state;
@@ -309,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_database_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(run_round_trips_through_the_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_ledger_walk_sees_rows_changed_after_the_seal_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(abandon_changes_only_running_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
