@@ -46,7 +46,7 @@ static const struct lr_command commands[] = {
 	{ "key", cmd_key, "make or show the Ed25519 key that signs the ledger entries of runs" },
 	{ "scan", cmd_scan, "find private keys, tokens, passwords and internal hosts before they are published" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
-	{ "bench", cmd_bench, "benchmark the encoder kernels against the copy ceiling" },
+	{ "bench", cmd_bench, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
 };
 
 static void usage(FILE *f)

@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/report-int.h"
 #include "experiment/benchjob.h"
+#include "experiment/storebench.h"
 
 /*
  * 'labrun report --run ID' of a 'bench' run: the benchmark's tables again,
@@ -153,11 +154,100 @@ static void write_html(FILE *f, const struct lr_run *run, const struct lr_bench_
 			fputs("<tr><td>", f);
 			cmd_html_text(f, r[s].var[i].name);
 			fprintf(f, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td></tr>\n",
-				r[s].var[i].median_ms, r[s].var[i].gbps, r[s].var[i].gbps / r[s].var[r[s].ceiling].gbps);
+				r[s].var[i].median_ms, r[s].var[i].gbps, lr_bench_x_ceiling(&r[s], i));
 		}
 		fputs("</table>\n", f);
 	}
 	fputs("</body></html>\n", f);
+}
+
+/* ---- bench store ---------------------------------------------------------------- */
+
+static const char store_method[] =
+	"Measured, not modelled: the wall time of labrun itself, run as a user runs it on a store of N\n"
+	"repetitions (record -q -- true outside a git work tree, report --issue 270, audit), the median\n"
+	"of each command's runs with the first dropped. The repetitions in those stores are synthetic:\n"
+	"stored, sealed and chained as 'labrun run' stores them, with generated times.";
+
+static void store_cells(const struct lr_storebench_row *r, char cells[6][32])
+{
+	snprintf(cells[0], 32, "%lld", (long long)r->reps);
+	snprintf(cells[1], 32, "%d", r->runs);
+	snprintf(cells[2], 32, "%.3f", r->generate_s);
+	snprintf(cells[3], 32, "%.1f", r->median_s[0] * 1e3);
+	snprintf(cells[4], 32, "%.1f", r->median_s[1] * 1e3);
+	snprintf(cells[5], 32, "%.1f", r->median_s[2] * 1e3);
+}
+
+static int store_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	static const char *const head[6] = { "repetitions", "runs", "store_s", "record_ms", "report_ms", "audit_ms" };
+	struct lr_storebench_row *rows = NULL;
+	char cells[6][32];
+	int n = 0, i, c, rc;
+
+	if ((rc = lr_storebench_job_results(run, &rows, &n)))
+		return rc;
+	if (!strcmp(format, "csv")) {
+		rc = lr_csv_write_row(f, head, 6);
+		for (i = 0; !rc && i < n; i++) {
+			const char *row[6];
+
+			store_cells(&rows[i], cells);
+			for (c = 0; c < 6; c++)
+				row[c] = cells[c];
+			rc = lr_csv_write_row(f, row, 6);
+		}
+	} else if (!strcmp(format, "json")) {
+		json_t *scales = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(scales, json_pack("{s:I, s:i, s:f, s:f, s:f, s:f}", "repetitions",
+								(json_int_t)rows[i].reps, "runs", rows[i].runs, "generate_s",
+								rows[i].generate_s, "record_ms", rows[i].median_s[0] * 1e3,
+								"report_ms", rows[i].median_s[1] * 1e3, "audit_ms",
+								rows[i].median_s[2] * 1e3));
+		json_t *root = json_pack("{s:I, s:s, s:s, s:s, s:b, s:{s:s, s:s, s:I}, s:o}", "run", (json_int_t)run->id,
+					 "status", lr_status_name(run->status), "benchmark", "store", "reps",
+					 binding(run, "reps"), "modelled", 0, "host", "hostname", run->host.hostname, "cpu",
+					 run->host.cpu_model ? run->host.cpu_model : "unknown", "cpus",
+					 (json_int_t)run->host.cores, "scales", scales);
+
+		json_dumpf(root, f, JSON_INDENT(2));
+		fputc('\n', f);
+		json_decref(root);
+	} else {
+		int html = !strcmp(format, "html");
+
+		fprintf(f, html ? "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: run "
+				  "%lld (bench store)</title></head><body>\n<h1>labrun report: run %lld (bench store)</h1>\n<p>"
+				: "# labrun report: run %lld (bench store)\n\n", (long long)run->id, (long long)run->id);
+		if (html)
+			cmd_html_text(f, store_method);
+		else
+			fputs(store_method, f);
+		fprintf(f, html ? "</p>\n<p>Host: " : "\n\n* Host: ");
+		if (html)
+			cmd_html_text(f, run->host.cpu_model ? run->host.cpu_model : "unknown CPU");
+		else
+			fputs(run->host.cpu_model ? run->host.cpu_model : "unknown CPU", f);
+		fprintf(f, html ? ", %lld CPUs</p>\n<table><tr>" : ", %lld CPUs; %s runs of each command per scale\n\n|",
+			(long long)run->host.cores, binding(run, "reps"));
+		for (c = 0; c < 6; c++)
+			fprintf(f, html ? "<th>%s</th>" : " %s |", head[c]);
+		fputs(html ? "</tr>\n" : "\n|---:|---:|---:|---:|---:|---:|\n", f);
+		for (i = 0; i < n; i++) {
+			store_cells(&rows[i], cells);
+			fputs(html ? "<tr>" : "|", f);
+			for (c = 0; c < 6; c++)
+				fprintf(f, html ? "<td>%s</td>" : " %s |", cells[c]);
+			fputs(html ? "</tr>\n" : "\n", f);
+		}
+		if (html)
+			fputs("</table>\n</body></html>\n", f);
+	}
+	free(rows);
+	return rc;
 }
 
 int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
@@ -166,6 +256,8 @@ int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 	struct lr_bench_opts *o = NULL;
 	int n = 0, s, rc;
 
+	if (!strcmp(binding(run, "benchmark"), "store"))
+		return store_report(f, run, format);
 	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
 		return rc;
 	if (!strcmp(format, "csv")) {

@@ -1,0 +1,14 @@
+#ifndef LR_CMD_BENCH_INT_H
+#define LR_CMD_BENCH_INT_H
+
+/*
+ * What the files of 'labrun bench' share: bench.c (the command, 'bench
+ * encoder') and bench-store.c ('bench store').
+ */
+
+#include "cmd/cmd.h"
+
+/* 'labrun bench store ...': argv[0] is "store". */
+int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
+
+#endif

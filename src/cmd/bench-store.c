@@ -1,0 +1,176 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "cmd/bench-int.h"
+#include "cmd/options.h"
+#include "experiment/storebench.h"
+#include "record/hostinfo.h"
+
+static const char usage[] =
+	"usage: labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]\n"
+	"\n"
+	"Time labrun on stores of N repetitions, as a user runs it: 'record -q -- true',\n"
+	"'report --issue 270' and 'audit'. For each N a throwaway store in DIR is filled\n"
+	"with N synthetic repetitions (experiment runs of 100,000 repetitions at most,\n"
+	"stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
+	"not measured), then the three commands run on it in turn, forward and reversed,\n"
+	"the first repetition dropped as warm-up; the store is removed at the end. The\n"
+	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
+	"\n"
+	"  --scale N   repetitions in the store (repeatable; default 1000, 10000, 100000,\n"
+	"              1000000)\n"
+	"  --reps N    runs of each command per scale, the first dropped (default 5)\n"
+	"  --dir DIR   where the throwaway stores go (default: $TMPDIR, else /tmp)\n"
+	"  --json      one JSON object at the end instead of the table\n";
+
+struct store_args {
+	struct lr_storebench_opts o;
+	long long scale[16];
+	int nscales, json;
+	char self[4096];
+};
+
+static int parse(struct store_args *a, int argc, char **argv)
+{
+	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
+	struct lr_strlist scales = { 0 };
+	const char *tmp = getenv("TMPDIR");
+	const struct cmd_opt opts[] = {
+		CMD_LIST(0, "scale", &scales),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS),
+		CMD_STRING(0, "dir", &a->o.dir),
+		CMD_BOOL(0, "json", &a->json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
+	struct stat st;
+	ssize_t len;
+	size_t i;
+	int rc, first;
+
+	a->o.reps = 5;
+	a->o.seed = 1;
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		lr_strlist_release(&scales);
+		return rc;
+	}
+	for (i = 0; i < (scales.n ? scales.n : 4) && !rc; i++) {
+		const char *text = scales.n ? scales.v[i] : defaults[i];
+		char *end;
+
+		if (a->nscales == 16)
+			rc = cmd_usage_error("bench", "at most 16 --scale options");
+		else if ((a->scale[a->nscales++] = strtoll(text, &end, 10)) < 8 || *end || a->scale[a->nscales - 1] > 100000000)
+			rc = cmd_usage_error("bench", "invalid --scale '%s': a number of repetitions from 8 to 100,000,000", text);
+	}
+	lr_strlist_release(&scales);
+	if (rc)
+		return rc;
+	if (!a->o.dir)
+		a->o.dir = tmp && *tmp ? tmp : "/tmp";
+	if (stat(a->o.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(a->o.dir, W_OK | X_OK) != 0)
+		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into", a->o.dir);
+	if ((len = readlink("/proc/self/exe", a->self, sizeof a->self - 1)) < 0)
+		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
+	a->self[len] = '\0';
+	a->o.self = a->self;
+	return 0;
+}
+
+static void print_row(const struct lr_storebench_row *r)
+{
+	printf("  %13lld %6d %10.3f s %13.1f ms %13.1f ms %10.1f ms\n", (long long)r->reps, r->runs, r->generate_s,
+	       r->median_s[0] * 1e3, r->median_s[1] * 1e3, r->median_s[2] * 1e3);
+}
+
+static json_t *row_json(const struct lr_storebench_row *r)
+{
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f}", "repetitions", (json_int_t)r->reps, "runs", r->runs,
+			 "generate_s", r->generate_s, "record_ms", r->median_s[0] * 1e3, "report_ms", r->median_s[1] * 1e3,
+			 "audit_ms", r->median_s[2] * 1e3);
+}
+
+int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
+{
+	struct store_args a;
+	struct lr_bench_job job;
+	struct lr_storebench_row *row = malloc(sizeof *row);
+	struct lr_store *st = NULL;
+	struct lr_host h;
+	json_t *rows = NULL;
+	int rc = 0, exit_code, i;
+
+	memset(&a, 0, sizeof a);
+	memset(&job, 0, sizeof job);
+	lr_run_init(&job.run);
+	a.o.argv = g->argv;
+	a.o.envp = environ;
+	if (!row)
+		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
+	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g, 1)))
+		goto out;
+	if ((rc = lr_storebench_job_begin(&job, st, &a.o))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
+	if (a.json) {
+		rows = json_array();
+	} else {
+		printf("labrun bench store: %d runs of each command per scale (first dropped), stores in %s\n", a.o.reps,
+		       a.o.dir);
+		if (lr_host_probe(&h) == 0) {
+			printf("host %s: %s, %lld CPUs, %s; labrun %s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
+			       (long long)h.cores, h.kernel, PACKAGE_VERSION);
+			lr_host_release(&h);
+		}
+		printf("  %13s %6s %12s %16s %16s %13s\n", "repetitions", "runs", "store them", "record -- true",
+		       "report --issue", "audit");
+	}
+	for (i = 0; !rc && i < a.nscales; i++) {
+		if (isatty(STDERR_FILENO))
+			fprintf(stderr, "bench store: %lld repetitions...\r", a.scale[i]);
+		rc = lr_storebench_scale(&a.o, a.scale[i], row);
+		if (isatty(STDERR_FILENO))
+			fprintf(stderr, "\033[K");
+		if (rc || (rc = lr_storebench_job_add(&job, a.o.reps, row)))
+			break;
+		if (rows)
+			json_array_append_new(rows, row_json(row));
+		else
+			print_row(row);
+		fflush(stdout);
+	}
+	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
+		if (!rc)
+			lr_error_set(LR_EIO, "%s", job.run.failure);
+		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
+		exit_code = cmd_fail(rc ? rc : LR_EIO);
+		goto out;
+	}
+	if (rows) {
+		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:O}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
+					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", rows);
+
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(root);
+	} else {
+		printf("times are medians, measured; the stored repetitions are synthetic\n"
+		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
+		       (long long)job.run.id, (long long)job.run.id);
+	}
+out:
+	json_decref(rows);
+	lr_bench_job_release(&job);
+	lr_store_free(st);
+	free(row);
+	return exit_code < 0 ? LR_EXIT_OK : exit_code;
+}

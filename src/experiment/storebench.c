@@ -1,0 +1,229 @@
+/*
+ * 'labrun bench store': a throwaway store filled with N synthetic
+ * repetitions, then labrun itself, as a user runs it, timed on it: record
+ * of a trivial command, report --issue, audit.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/model.h"
+#include "base/stats.h"
+#include "experiment/storebench.h"
+#include "experiment/synthetic.h"
+#include "record/record.h"
+
+const char *const lr_storebench_ops[LR_STOREBENCH_OPS] = { "record", "report", "audit" };
+
+/* At most this many repetitions a run: a large store is many runs, as a lab's is. */
+#define REPS_PER_RUN 100000
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* Run labrun 'args' on the store in 'dir' (its working directory too), output discarded; wall seconds. */
+static int timed(const struct lr_storebench_opts *o, const char *dir, const char *op, double *s)
+{
+	char *const record[] = { (char *)o->self, "--store", (char *)dir, "record", "-q", "--", "true", NULL };
+	char *const report[] = { (char *)o->self, "--store", (char *)dir, "report", "--issue", "270", NULL };
+	char *const audit[] = { (char *)o->self, "--store", (char *)dir, "audit", NULL };
+	char *const *argv = !strcmp(op, "record") ? record : !strcmp(op, "report") ? report : audit;
+	posix_spawn_file_actions_t fa;
+	double t0;
+	pid_t pid;
+	int status, rc;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addchdir_np(&fa, dir); /* outside any git work tree: record reads no sources */
+	t0 = lr_monotonic_s();
+	rc = posix_spawn(&pid, o->self, &fa, NULL, argv, o->envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return lr_error_set(LR_EIO, "cannot run '%s': %s", o->self, strerror(rc));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return lr_error_set(LR_EIO, "cannot wait for 'labrun %s': %s", op, strerror(errno));
+	*s = lr_monotonic_s() - t0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		lr_error_set(LR_EIO, "'labrun %s' on the benchmark's store failed (%s %d)", op,
+			     WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		lr_error_hint("run it by hand: labrun --store %s %s", dir, op);
+		return LR_EIO;
+	}
+	return 0;
+}
+
+static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, struct lr_storebench_row *row)
+{
+	struct lr_store *st = NULL;
+	int64_t done = 0, id;
+	double t0;
+	int rc;
+
+	if ((rc = lr_store_open(&st, dir, LR_STORE_CREATE)))
+		return rc;
+	t0 = lr_monotonic_s();
+	while (!rc && done < n) {
+		int64_t k = n - done < REPS_PER_RUN ? n - done : REPS_PER_RUN;
+
+		rc = lr_synthetic_run(st, k, o->seed + (uint64_t)row->runs, o->argv, o->envp, &id);
+		done += k / 8 * 8 > 0 ? k / 8 * 8 : 8;
+		row->runs++;
+	}
+	row->generate_s = lr_monotonic_s() - t0;
+	row->reps = done;
+	lr_store_free(st);
+	return rc;
+}
+
+int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr_storebench_row *row)
+{
+	char *dir = NULL;
+	int rc, rep, i;
+
+	memset(row, 0, sizeof *row);
+	if (o->reps < 2 || o->reps > LR_STOREBENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_STOREBENCH_MAXREPS);
+	if (asprintf(&dir, "%s/labrun-bench-store-%ld-%lld", o->dir, (long)getpid(), (long long)n) < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (mkdir(dir, 0700) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	rc = fill(o, dir, n, row);
+	for (rep = 0; !rc && rep < o->reps; rep++)
+		for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
+			int op = rep % 2 ? LR_STOREBENCH_OPS - 1 - i : i; /* forward, then reversed */
+
+			rc = timed(o, dir, lr_storebench_ops[op], &row->s[op][rep]);
+		}
+	for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
+		double v[LR_STOREBENCH_MAXREPS];
+
+		memcpy(v, row->s[i] + 1, (size_t)(o->reps - 1) * sizeof *v); /* the first is warm-up */
+		row->median_s[i] = lr_median(v, (size_t)(o->reps - 1));
+	}
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+	return rc;
+}
+
+/* ---- as a run ------------------------------------------------------------------- */
+
+int lr_storebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_storebench_opts *o)
+{
+	char buf[32];
+	int rc;
+
+	memset(&j->ss, 0, sizeof j->ss);
+	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)))
+		return rc;
+	snprintf(buf, sizeof buf, "%d", o->reps);
+	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "store", "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
+		return rc;
+	return lr_session_start(&j->ss, st, &j->run);
+}
+
+int lr_storebench_job_add(struct lr_bench_job *j, int reps, const struct lr_storebench_row *row)
+{
+	char name[128];
+	int op, rep, rc;
+
+	snprintf(name, sizeof name, "[%lld repetitions] generate", (long long)row->reps);
+	if ((rc = lr_run_add_measure(&j->run, name, row->generate_s, "s", 0)))
+		return rc;
+	snprintf(name, sizeof name, "[%lld repetitions] runs", (long long)row->reps);
+	if ((rc = lr_run_add_measure(&j->run, name, row->runs, "runs", 0)))
+		return rc;
+	for (op = 0; op < LR_STOREBENCH_OPS; op++)
+		for (rep = 0; rep < reps; rep++) {
+			snprintf(name, sizeof name, "[%lld repetitions] %s rep %d", (long long)row->reps,
+				 lr_storebench_ops[op], rep);
+			if ((rc = lr_run_add_measure(&j->run, name, row->s[op][rep], "s", 0)))
+				return rc;
+		}
+	return 0;
+}
+
+/* The row of scale 'n' in rows[0..*nrows), added when new. */
+static struct lr_storebench_row *row_of(struct lr_storebench_row **rows, int *nrows, long long n)
+{
+	struct lr_storebench_row *p;
+
+	if (*nrows && (*rows)[*nrows - 1].reps == n)
+		return &(*rows)[*nrows - 1];
+	if (!(p = realloc(*rows, (size_t)(*nrows + 1) * sizeof *p)))
+		return NULL;
+	*rows = p;
+	memset(&p[*nrows], 0, sizeof *p);
+	p[*nrows].reps = n;
+	return &p[(*nrows)++];
+}
+
+int lr_storebench_job_results(const struct lr_run *run, struct lr_storebench_row **rows, int *n)
+{
+	const struct lr_kv *r = lr_kvlist_find(&run->binding, "reps");
+	int nreps = r ? atoi(r->value) : 0, rc = 0, op, rep, len;
+	struct lr_storebench_row *row;
+	size_t i;
+
+	*rows = NULL;
+	*n = 0;
+	if (nreps < 2 || nreps > LR_STOREBENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "run %lld is not a store benchmark", (long long)run->id);
+	for (i = 0; !rc && i < run->nmeasures; i++) {
+		const char *name = run->measures[i].name;
+		long long scale;
+		char what[16];
+
+		len = 0;
+		if (sscanf(name, "[%lld repetitions] %15s%n", &scale, what, &len) != 2 ||
+		    !(row = row_of(rows, n, scale))) {
+			rc = lr_error_set(LR_EINVAL, "measurement '%s' is not a store benchmark sample", name);
+			break;
+		}
+		if (!strcmp(what, "generate"))
+			row->generate_s = run->measures[i].value;
+		else if (!strcmp(what, "runs"))
+			row->runs = (int)run->measures[i].value;
+		for (op = 0; op < LR_STOREBENCH_OPS; op++)
+			if (!strcmp(what, lr_storebench_ops[op]) && sscanf(name + len, " rep %d", &rep) == 1 && rep >= 0 &&
+			    rep < nreps)
+				row->s[op][rep] = run->measures[i].value;
+	}
+	for (i = 0; !rc && i < (size_t)*n; i++)
+		for (op = 0; op < LR_STOREBENCH_OPS; op++) {
+			double v[LR_STOREBENCH_MAXREPS];
+
+			memcpy(v, (*rows)[i].s[op] + 1, (size_t)(nreps - 1) * sizeof *v);
+			(*rows)[i].median_s[op] = lr_median(v, (size_t)(nreps - 1));
+		}
+	if (rc || !*n) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+		return rc ? rc : lr_error_set(LR_EINVAL, "store benchmark run %lld holds no samples", (long long)run->id);
+	}
+	return 0;
+}
