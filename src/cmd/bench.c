@@ -21,6 +21,7 @@
 static const char usage[] =
 	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N] [--threads N]\n"
 	"                            [--dir DIR | --no-files]\n"
+	"       labrun bench import [--model M] [--tokens T] [--reps N] [--threads N]   ('bench import -h')\n"
 	"       labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]   ('bench store -h')\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
@@ -135,9 +136,9 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
 				       "measure the scheduler, not the memory", a->o.threads, CPU_COUNT(&cpus));
 	if (!which)
-		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder' or 'labrun bench store'");
+		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import' or 'store'");
 	if (strcmp(which, "encoder"))
-		return cmd_usage_error("bench", "unknown benchmark '%s': they are 'encoder' and 'store'", which);
+		return cmd_usage_error("bench", "unknown benchmark '%s': they are 'encoder', 'import' and 'store'", which);
 	if (!a->nshapes)
 		for (i = 0; i < 4; i++)
 			a->text[a->nshapes++] = defaults[i];
@@ -195,6 +196,8 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "store"))
 		return cmd_bench_store(g, argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "import"))
+		return cmd_bench_import(g, argc - 1, argv + 1);
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);

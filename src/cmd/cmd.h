@@ -143,6 +143,11 @@ const char *cmd_human_size(char *buf, size_t len, long long bytes);
 void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result *r);
 json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
 
+/* An import benchmark's table (printed by bench import and report --run), and as JSON. */
+struct lr_importbench_result;
+void cmd_bench_import_print(const struct lr_importbench_result *r);
+json_t *cmd_bench_import_json(const struct lr_importbench_result *r);
+
 /* s with &, <, > and " escaped for HTML text and attribute values. */
 void cmd_html_text(FILE *f, const char *s);
 

@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "experiment/compare.h"
 #include "experiment/expdef.h"
+#include "experiment/importbench.h"
 #include "experiment/runner.h"
 
 void cmd_run_progress(void *arg, const struct lr_run_progress *p)
@@ -231,6 +232,37 @@ json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_resu
 				 ? json_real(r->var[r->file_encode].median_ms / r->var[r->file_copy].median_ms)
 				 : json_null(),
 			 "variants", vars);
+}
+
+/* An import benchmark's table. */
+void cmd_bench_import_print(const struct lr_importbench_result *r)
+{
+	int i;
+
+	printf("  %-16s %11s %11s %10s %12s %10s\n", "variant", "import ms", "ceiling ms", "x ceiling", "command ms",
+	       "x ceiling");
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
+		const struct lr_importbench_variant *v = &r->v[i];
+
+		printf("  %-16s %11.2f %11.2f %10.2f %12.1f %10.1f\n", v->name, v->import_ms, v->ceiling_ms, v->x_import,
+		       v->command_ms, v->x_command);
+	}
+}
+
+/* An import benchmark's variants as JSON. */
+json_t *cmd_bench_import_json(const struct lr_importbench_result *r)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
+		const struct lr_importbench_variant *v = &r->v[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "variant", v->name, "import_ms",
+						   v->import_ms, "ceiling_ms", v->ceiling_ms, "import_x_ceiling", v->x_import,
+						   "command_ms", v->command_ms, "command_x_ceiling", v->x_command));
+	}
+	return a;
 }
 
 void cmd_html_text(FILE *f, const char *s)

@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/report-int.h"
 #include "experiment/benchjob.h"
+#include "experiment/importbench.h"
 #include "experiment/storebench.h"
 
 /*
@@ -250,6 +251,72 @@ static int store_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
+/* ---- bench import ---------------------------------------------------------------- */
+
+static int import_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	static const char *const head[6] = { "variant", "import_ms", "ceiling_ms", "import_x_ceiling", "command_ms",
+					     "command_x_ceiling" };
+	const struct lr_kv *model = lr_kvlist_find(&run->geometry, "model"), *tokens = lr_kvlist_find(&run->geometry, "tokens");
+	struct lr_importbench_result *r = malloc(sizeof *r);
+	char cells[5][LR_DOUBLE_TEXT];
+	int i, rc;
+
+	if (!r)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_importbench_job_results(run, r)))
+		goto out;
+	if (!strcmp(format, "csv")) {
+		rc = lr_csv_write_row(f, head, 6);
+		for (i = 0; !rc && i < LR_IMPORTBENCH_VARIANTS; i++) {
+			const struct lr_importbench_variant *v = &r->v[i];
+			const char *row[6] = { v->name, lr_double_text(cells[0], v->import_ms), lr_double_text(cells[1], v->ceiling_ms),
+					       lr_double_text(cells[2], v->x_import), lr_double_text(cells[3], v->command_ms),
+					       lr_double_text(cells[4], v->x_command) };
+
+			rc = lr_csv_write_row(f, row, 6);
+		}
+	} else if (!strcmp(format, "json")) {
+		json_t *root = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:{s:s, s:s, s:I}, s:o}", "run",
+					 (json_int_t)run->id, "status", lr_status_name(run->status), "benchmark", "import",
+					 "model", model ? model->value : "?", "tokens", tokens ? tokens->value : "?", "reps",
+					 binding(run, "reps"), "modelled", 0, "host", "hostname", run->host.hostname, "cpu",
+					 run->host.cpu_model ? run->host.cpu_model : "unknown", "cpus", (json_int_t)run->host.cores,
+					 "variants", cmd_bench_import_json(r));
+
+		json_dumpf(root, f, JSON_INDENT(2));
+		fputc('\n', f);
+		json_decref(root);
+	} else {
+		int html = !strcmp(format, "html");
+
+		fprintf(f, html ? "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: run "
+				  "%lld (bench import)</title></head><body>\n<h1>labrun report: run %lld (bench import)</h1>\n"
+				  "<table><tr>" : "# labrun report: run %lld (bench import)\n\n", (long long)run->id, (long long)run->id);
+		if (!html)
+			fprintf(f, "'labrun import' of %s, %s tokens on the simulated device, %s runs of each variant (first "
+				   "dropped), on %s (%lld CPUs). Each run's import total and whole-command wall time over the copy "
+				   "ceiling that run measured (memcpy of the same bytes), median over runs. Measured, not "
+				   "modelled.\n\n|", model ? model->value : "?", tokens ? tokens->value : "?", binding(run, "reps"),
+				run->host.cpu_model ? run->host.cpu_model : "an unknown CPU", (long long)run->host.cores);
+		for (i = 0; i < 6; i++)
+			fprintf(f, html ? "<th>%s</th>" : " %s |", head[i]);
+		fputs(html ? "</tr>\n" : "\n|---|---:|---:|---:|---:|---:|\n", f);
+		for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
+			const struct lr_importbench_variant *v = &r->v[i];
+
+			fprintf(f, html ? "<tr><td>%s</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td><td>%.1f</td></tr>\n"
+					: "| %s | %.2f | %.2f | %.2f | %.1f | %.1f |\n",
+				v->name, v->import_ms, v->ceiling_ms, v->x_import, v->command_ms, v->x_command);
+		}
+		if (html)
+			fputs("</table>\n</body></html>\n", f);
+	}
+out:
+	free(r);
+	return rc;
+}
+
 int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 {
 	struct lr_bench_result *r = NULL;
@@ -258,6 +325,8 @@ int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 
 	if (!strcmp(binding(run, "benchmark"), "store"))
 		return store_report(f, run, format);
+	if (!strcmp(binding(run, "benchmark"), "import"))
+		return import_report(f, run, format);
 	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
 		return rc;
 	if (!strcmp(format, "csv")) {

@@ -1,0 +1,133 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "cmd/bench-int.h"
+#include "cmd/options.h"
+#include "experiment/importbench.h"
+#include "record/hostinfo.h"
+
+static const char usage[] =
+	"usage: labrun bench import [--model M] [--tokens T] [--reps N] [--threads N] [--dir DIR] [--json]\n"
+	"\n"
+	"Time 'labrun import' as a user runs it, on the simulated device, in each mode (whole,\n"
+	"stream) and layout (strided, copy), alternating forward and reversed, into a\n"
+	"throwaway store in DIR. From each run: the import total and the copy ceiling the\n"
+	"command measured itself (memcpy of the same bytes), and the wall time of the whole\n"
+	"command (synthetic source, lease, import, readback check, recording). Ratios are\n"
+	"taken run by run, then their median; the first run of each variant is dropped as\n"
+	"warm-up. Measured, not modelled. Recorded as a run (kind bench).\n"
+	"\n"
+	"  --model M     a preset (default qwen3-4b)\n"
+	"  --tokens T    tokens of the synthetic export (default 8192)\n"
+	"  --reps N      runs of each variant, the first dropped (default 5)\n"
+	"  --threads N   encoder threads of each import (default 1)\n"
+	"  --dir DIR     where the throwaway store goes (default: $TMPDIR, else /tmp)\n"
+	"  --json        one JSON object at the end instead of the table\n";
+
+static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t selflen, int argc, char **argv)
+{
+	static const char *const models[] = { "qwen3-0.6b", "qwen3-4b", "gemma3-1b", "koni-8b", NULL };
+	const char *tmp = getenv("TMPDIR");
+	int model = 1, rc, first;
+	const struct cmd_opt opts[] = {
+		CMD_CHOICE(0, "model", &model, models),
+		CMD_I64(0, "tokens", &o->tokens, 1, 1 << 20),
+		CMD_INT(0, "reps", &o->reps, 2, LR_IMPORTBENCH_MAXREPS),
+		CMD_INT(0, "threads", &o->threads, 1, 64),
+		CMD_STRING(0, "dir", &o->dir),
+		CMD_BOOL(0, "json", json),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
+	struct stat st;
+	ssize_t len;
+
+	o->tokens = 8192;
+	o->reps = 5;
+	o->threads = 1;
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc;
+	o->model = models[model];
+	if (!o->dir)
+		o->dir = tmp && *tmp ? tmp : "/tmp";
+	if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->dir, W_OK | X_OK) != 0)
+		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into", o->dir);
+	if ((len = readlink("/proc/self/exe", self, selflen - 1)) < 0)
+		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
+	self[len] = '\0';
+	o->self = self;
+	return 0;
+}
+
+int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
+{
+	struct lr_importbench_opts o;
+	struct lr_importbench_result *r = malloc(sizeof *r);
+	struct lr_bench_job job;
+	struct lr_store *st = NULL;
+	struct lr_host h;
+	char self[4096];
+	int rc, json = 0, exit_code;
+
+	memset(&o, 0, sizeof o);
+	memset(&job, 0, sizeof job);
+	lr_run_init(&job.run);
+	o.argv = g->argv;
+	o.envp = environ;
+	if (!r)
+		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
+	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_open_store(&st, g, 1)))
+		goto out;
+	if ((rc = lr_importbench_job_begin(&job, st, &o))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
+	if (!json) {
+		printf("labrun bench import: %s, %lld tokens, sim, %d runs of each variant (first dropped), %d encoder "
+		       "thread%s\n", o.model, (long long)o.tokens, o.reps, o.threads, o.threads == 1 ? "" : "s");
+		if (lr_host_probe(&h) == 0) {
+			printf("host %s: %s, %lld CPUs, %s; labrun %s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
+			       (long long)h.cores, h.kernel, PACKAGE_VERSION);
+			lr_host_release(&h);
+		}
+		fflush(stdout);
+	}
+	rc = lr_importbench(&o, r);
+	if (!rc)
+		rc = lr_importbench_job_add(&job, o.reps, r);
+	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
+		if (!rc)
+			lr_error_set(LR_EIO, "%s", job.run.failure);
+		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
+		exit_code = cmd_fail(rc ? rc : LR_EIO);
+		goto out;
+	}
+	if (json) {
+		json_t *root = json_pack("{s:I, s:s, s:I, s:i, s:i, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "model",
+					 o.model, "tokens", (json_int_t)o.tokens, "reps", o.reps, "threads", o.threads,
+					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", cmd_bench_import_json(r));
+
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(root);
+	} else {
+		cmd_bench_import_print(r);
+		printf("x ceiling: the run's own import total (or whole command) over the copy ceiling it measured,\n"
+		       "median over runs; measured, not modelled\n"
+		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
+		       (long long)job.run.id, (long long)job.run.id);
+	}
+out:
+	lr_bench_job_release(&job);
+	lr_store_free(st);
+	free(r);
+	return exit_code < 0 ? LR_EXIT_OK : exit_code;
+}

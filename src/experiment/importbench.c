@@ -1,0 +1,191 @@
+/* 'labrun bench import': the import command timed as a user runs it. */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/stats.h"
+#include "experiment/importbench.h"
+#include "experiment/storebench.h"
+#include "record/record.h"
+
+const char *const lr_importbench_names[LR_IMPORTBENCH_VARIANTS] = { "whole, strided", "whole, copy", "stream, strided",
+								    "stream, copy" };
+static const char *const kinds[3] = { "import", "ceiling", "command" };
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* The value of measurement 'name' in the run 'labrun import --json' printed; -1 when absent. */
+static double measure(json_t *run, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "measurements"), i, m)
+		if (json_string_value(json_object_get(m, "name")) && !strcmp(json_string_value(json_object_get(m, "name")), name))
+			return json_number_value(json_object_get(m, "value"));
+	return -1;
+}
+
+static int one(const struct lr_importbench_opts *o, const char *dir, int v, int rep, struct lr_importbench_result *r)
+{
+	char tokens[32], threads[16];
+	char *const argv[] = { (char *)o->self, "--store", (char *)dir, "import", "--model", (char *)o->model,
+			       "--tokens", tokens, "--mode", v < 2 ? "whole" : "stream", "--layout",
+			       v % 2 ? "copy" : "strided", "--threads", threads, "--json", NULL };
+	json_t *run;
+	char *out = NULL;
+	int rc;
+
+	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
+	snprintf(threads, sizeof threads, "%d", o->threads);
+	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &r->v[v].command_s[rep])))
+		return rc;
+	run = json_loads(out, 0, NULL);
+	free(out);
+	r->v[v].import_s[rep] = measure(run, "import_s");
+	r->v[v].ceiling_s[rep] = measure(run, "copy_ceiling_s");
+	if (!run || !json_string_value(json_object_get(run, "status")) ||
+	    strcmp(json_string_value(json_object_get(run, "status")), "passed") ||
+	    r->v[v].import_s[rep] <= 0 || r->v[v].ceiling_s[rep] <= 0)
+		rc = lr_error_set(LR_EIO, "'labrun import' (%s) did not pass or gave no import time and ceiling",
+				  lr_importbench_names[v]);
+	json_decref(run);
+	return rc;
+}
+
+int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_result *r)
+{
+	char *dir = NULL;
+	int rc = 0, rep, i;
+
+	memset(r, 0, sizeof *r);
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++)
+		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
+	if (o->reps < 2 || o->reps > LR_IMPORTBENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_IMPORTBENCH_MAXREPS);
+	if (asprintf(&dir, "%s/labrun-bench-import-%ld", o->dir, (long)getpid()) < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (mkdir(dir, 0700) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	for (rep = 0; !rc && rep < o->reps; rep++)
+		for (i = 0; !rc && i < LR_IMPORTBENCH_VARIANTS; i++)
+			rc = one(o, dir, rep % 2 ? LR_IMPORTBENCH_VARIANTS - 1 - i : i, rep, r); /* forward, then reversed */
+	if (!rc)
+		lr_importbench_summarise(r, o->reps);
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+	return rc;
+}
+
+void lr_importbench_summarise(struct lr_importbench_result *r, int reps)
+{
+	double a[LR_IMPORTBENCH_MAXREPS], b[LR_IMPORTBENCH_MAXREPS], c[LR_IMPORTBENCH_MAXREPS],
+		xi[LR_IMPORTBENCH_MAXREPS], xc[LR_IMPORTBENCH_MAXREPS];
+	int i, k, m = reps - 1;
+
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
+		struct lr_importbench_variant *v = &r->v[i];
+
+		for (k = 0; k < m; k++) { /* the first is warm-up */
+			a[k] = v->import_s[k + 1];
+			b[k] = v->ceiling_s[k + 1];
+			c[k] = v->command_s[k + 1];
+			xi[k] = b[k] > 0 ? a[k] / b[k] : 0;
+			xc[k] = b[k] > 0 ? c[k] / b[k] : 0;
+		}
+		v->import_ms = lr_median(a, (size_t)m) * 1e3;
+		v->ceiling_ms = lr_median(b, (size_t)m) * 1e3;
+		v->command_ms = lr_median(c, (size_t)m) * 1e3;
+		v->x_import = lr_median(xi, (size_t)m);
+		v->x_command = lr_median(xc, (size_t)m);
+	}
+}
+
+/* ---- as a run ------------------------------------------------------------------- */
+
+int lr_importbench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_importbench_opts *o)
+{
+	char reps[16], tokens[32], threads[16];
+	int rc;
+
+	memset(&j->ss, 0, sizeof j->ss);
+	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)))
+		return rc;
+	snprintf(reps, sizeof reps, "%d", o->reps);
+	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
+	snprintf(threads, sizeof threads, "%d", o->threads);
+	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "import", "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "reps", reps, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "threads", threads, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.geometry, "model", o->model, NULL)) ||
+	    (rc = lr_kvlist_set(&j->run.geometry, "tokens", tokens, NULL)))
+		return rc;
+	return lr_session_start(&j->ss, st, &j->run);
+}
+
+int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_importbench_result *r)
+{
+	char name[96];
+	int i, k, rep, rc;
+
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++)
+		for (k = 0; k < 3; k++)
+			for (rep = 0; rep < reps; rep++) {
+				const double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s : r->v[i].command_s;
+
+				snprintf(name, sizeof name, "%s %s rep %d", r->v[i].name, kinds[k], rep);
+				if ((rc = lr_run_add_measure(&j->run, name, s[rep], "s", 0)))
+					return rc;
+			}
+	return 0;
+}
+
+int lr_importbench_job_results(const struct lr_run *run, struct lr_importbench_result *r)
+{
+	const struct lr_kv *e = lr_kvlist_find(&run->binding, "reps");
+	int reps = e ? atoi(e->value) : 0, i, k, rep, found = 0;
+	char name[96];
+	size_t m;
+
+	memset(r, 0, sizeof *r);
+	if (reps < 2 || reps > LR_IMPORTBENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "run %lld is not an import benchmark", (long long)run->id);
+	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
+		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
+		for (k = 0; k < 3; k++)
+			for (rep = 0; rep < reps; rep++) {
+				double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s : r->v[i].command_s;
+
+				snprintf(name, sizeof name, "%s %s rep %d", lr_importbench_names[i], kinds[k], rep);
+				for (m = 0; m < run->nmeasures; m++)
+					if (!strcmp(run->measures[m].name, name)) {
+						s[rep] = run->measures[m].value;
+						found++;
+						break;
+					}
+			}
+	}
+	if (found != LR_IMPORTBENCH_VARIANTS * 3 * reps)
+		return lr_error_set(LR_EINVAL, "import benchmark run %lld holds %d of its %d samples", (long long)run->id,
+				    found, LR_IMPORTBENCH_VARIANTS * 3 * reps);
+	lr_importbench_summarise(r, reps);
+	return 0;
+}

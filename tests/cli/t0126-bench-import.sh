@@ -1,0 +1,37 @@
+#!/bin/sh
+# labrun bench import: 'labrun import' timed as a user runs it, every mode and
+# layout, against the copy ceiling each run measured, recorded as a run of
+# kind bench. Figures are printed, never asserted.
+. "$(dirname "$0")/lib.sh"
+
+mkdir tmp
+expect_exit 0 "a small import benchmark runs" env TMPDIR="$PWD/tmp" "$LABRUN" bench import --model qwen3-0.6b \
+	--tokens 64 --reps 2
+for v in "whole, strided" "whole, copy" "stream, strided" "stream, copy"; do
+	contains "$T/out" "$v" "prints '$v'"
+done
+equals "$(ls tmp | wc -l)" 0 "the throwaway store is removed"
+id=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
+equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" import "benchmark = import"
+equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND unit = 's' AND modelled = 0")" $((4 * 3 * 2)) \
+	"import total, ceiling and command time of every run of every variant, measured"
+equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" 0 "the imports went to the throwaway store"
+
+expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
+equals "$(jq -r '[.benchmark, .model, .tokens, (.variants | length),
+	([.variants[] | select(.import_x_ceiling > 0 and .command_x_ceiling > .import_x_ceiling)] | length)]
+	| map(tostring) | join(" ")' "$T/out")" "import qwen3-0.6b 64 4 4" \
+	"every variant read back; the whole command takes longer than its import"
+expect_exit 0 "report --run, CSV" "$LABRUN" report --run "$id" --format csv
+equals "$(($(wc -l <"$T/out") - 1))" 4 "a row per variant"
+expect_exit 0 "report --run, Markdown" "$LABRUN" report --run "$id"
+contains "$T/out" "| stream, copy |" "the table again"
+expect_exit 0 "report --run, HTML" "$LABRUN" report --run "$id" --format html
+contains "$T/out" "<td>whole, strided</td>" "as an HTML table"
+
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "an unknown model is refused" "$LABRUN" bench import --model gpt-9
+expect_exit 2 "a --dir that is not a directory is refused" "$LABRUN" bench import --dir "$PWD/nowhere"
+contains "$T/err" "--dir '$PWD/nowhere'" "named"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "refused benchmarks store nothing"
