@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/error.h"
 #include "base/model.h"
 #include "import/import.h"
@@ -79,6 +80,7 @@ static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtenso
 
 struct slot {
 	uint16_t *buf;		/* K span, then V span */
+	size_t bytes;		/* of buf (lr_big_alloc) */
 	int layer;		/* the layer it holds, -1 when free */
 	int kind;		/* layout it last held: 0 none, 1 full, 2 sliding */
 };
@@ -313,7 +315,7 @@ static void free_buffers(struct slot *slots, int nslots, uint16_t *copy1, uint16
 	int i;
 
 	for (i = 0; slots && i < nslots; i++)
-		free(slots[i].buf);
+		lr_big_free(slots[i].buf, slots[i].bytes);
 	free(slots);
 	free(copy1);
 	free(copy2);
@@ -400,14 +402,13 @@ static int stage(struct pipe *p, uint64_t max_span, uint64_t *staged)
 			span = t.span_bytes;
 		}
 		p->slots[i].layer = -1;
-		if (posix_memalign((void **)&p->slots[i].buf, 64, span ? (size_t)(2 * span) : 64))
-			p->slots[i].buf = NULL;
-		if (!p->slots[i].buf)
+		p->slots[i].bytes = span ? (size_t)(2 * span) : 64;
+		if (!(p->slots[i].buf = lr_big_alloc(p->slots[i].bytes)))
 			return lr_error_set(LR_ENOMEM, "cannot allocate %llu bytes of staging",
 					    (unsigned long long)(2 * span));
-		/* zeros for padding and unused rows; touching every page now keeps page
-		 * faults out of the timed stages, as a serving process keeps its buffers */
-		memset(p->slots[i].buf, 0, (size_t)(2 * span));
+		/* zeros for padding and unused rows; resident now (one call, not a fault a page), so page
+		 * faults stay out of the timed stages, as a serving process keeps its buffers */
+		lr_big_populate(p->slots[i].buf, p->slots[i].bytes);
 		*staged += 2 * span;
 	}
 	if (o->path == LR_PATH_COPY) {
