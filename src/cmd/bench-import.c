@@ -103,13 +103,8 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	rc = lr_importbench(&o, r);
 	if (!rc)
 		rc = lr_importbench_job_add(&job, o.reps, r);
-	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
-		if (!rc)
-			lr_error_set(LR_EIO, "%s", job.run.failure);
-		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
-		exit_code = cmd_fail(rc ? rc : LR_EIO);
+	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	}
 	if (json) {
 		json_t *root = json_pack("{s:I, s:s, s:I, s:i, s:i, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "model",
 					 o.model, "tokens", (json_int_t)o.tokens, "reps", o.reps, "threads", o.threads,

@@ -7,9 +7,16 @@
  */
 
 #include "cmd/cmd.h"
+#include "experiment/benchjob.h"
 
 /* 'labrun bench store ...': argv[0] is "store". */
 int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
+
+/*
+ * End a benchmark's run: stored as passed, or as failed when rc is an
+ * error (which it reports). 0, or the exit code of the failure.
+ */
+int cmd_bench_finish(struct lr_bench_job *job, int rc);
 
 /* 'labrun bench import ...': argv[0] is "import". */
 int cmd_bench_import(const struct lr_global *g, int argc, char **argv);

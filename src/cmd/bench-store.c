@@ -148,13 +148,8 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 			print_row(row);
 		fflush(stdout);
 	}
-	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
-		if (!rc)
-			lr_error_set(LR_EIO, "%s", job.run.failure);
-		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
-		exit_code = cmd_fail(rc ? rc : LR_EIO);
+	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	}
 	if (rows) {
 		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:O}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
 					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", rows);

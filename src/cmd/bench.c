@@ -185,6 +185,17 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 	return 0;
 }
 
+int cmd_bench_finish(struct lr_bench_job *job, int rc)
+{
+	if ((rc = lr_bench_job_end(job, rc != 0)) || job->run.status != LR_PASSED) {
+		if (!rc)
+			lr_error_set(LR_EIO, "%s", job->run.failure);
+		lr_error_hint("'labrun show %lld' has what was stored", (long long)job->run.id);
+		return cmd_fail(rc ? rc : LR_EIO);
+	}
+	return 0;
+}
+
 int cmd_bench(const struct lr_global *g, int argc, char **argv)
 {
 	struct bench_args a;
@@ -215,13 +226,8 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	}
 	root = header(&a.o, a.json);
 	rc = run_shapes(&a, &job, root, r);
-	if ((rc = lr_bench_job_end(&job, rc != 0)) || job.run.status != LR_PASSED) {
-		if (!rc)
-			lr_error_set(LR_EIO, "%s", job.run.failure);
-		lr_error_hint("'labrun show %lld' has what was stored", (long long)job.run.id);
-		exit_code = cmd_fail(rc ? rc : LR_EIO);
+	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	}
 	if (a.json) {
 		json_object_set_new(root, "run", json_integer(job.run.id));
 		json_dumpf(root, stdout, JSON_INDENT(2));

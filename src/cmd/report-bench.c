@@ -162,6 +162,14 @@ static void write_html(FILE *f, const struct lr_run *run, const struct lr_bench_
 	fputs("</body></html>\n", f);
 }
 
+/* Print a JSON document and release it. */
+static void dump(FILE *f, json_t *root)
+{
+	json_dumpf(root, f, JSON_INDENT(2));
+	fputc('\n', f);
+	json_decref(root);
+}
+
 /* ---- bench store ---------------------------------------------------------------- */
 
 static const char store_method[] =
@@ -214,9 +222,7 @@ static int store_report(FILE *f, const struct lr_run *run, const char *format)
 					 run->host.cpu_model ? run->host.cpu_model : "unknown", "cpus",
 					 (json_int_t)run->host.cores, "scales", scales);
 
-		json_dumpf(root, f, JSON_INDENT(2));
-		fputc('\n', f);
-		json_decref(root);
+		dump(f, root);
 	} else {
 		int html = !strcmp(format, "html");
 
@@ -284,9 +290,7 @@ static int import_report(FILE *f, const struct lr_run *run, const char *format)
 					 run->host.cpu_model ? run->host.cpu_model : "unknown", "cpus", (json_int_t)run->host.cores,
 					 "variants", cmd_bench_import_json(r));
 
-		json_dumpf(root, f, JSON_INDENT(2));
-		fputc('\n', f);
-		json_decref(root);
+		dump(f, root);
 	} else {
 		int html = !strcmp(format, "html");
 
