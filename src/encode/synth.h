@@ -16,4 +16,7 @@
  */
 void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials);
 
+/* For synth.c: the AVX-512 loop of synth-avx512.c (built only with the AVX-512 kernels). */
+void lr_bf16_synth8(uint16_t *src, int64_t first, int64_t n8, uint64_t seed, uint8_t *specials);
+
 #endif
