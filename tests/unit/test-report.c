@@ -1,0 +1,148 @@
+/*
+ * The experiment report and the audit, on a run stored as 'labrun run'
+ * stores one (experiment/synthetic.c: arm 1 is 0.8x arm 0, a little noise):
+ * the report's medians are the medians of the raw rows, its paired ratio
+ * is where the data put it, and the audit finds a changed repetition.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/stats.h"
+#include "evidence/audit.h"
+#include "experiment/report.h"
+#include "experiment/synthetic.h"
+#include "store/store.h"
+#include "testutil.h"
+
+extern char **environ;
+
+struct fx {
+	char *dir, *cwd;
+	struct lr_store *st;
+	int64_t run;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	char *argv[] = { "labrun", "bench", "store", NULL };
+
+	if (!f || !(f->dir = tmpdir_new()) || !(f->cwd = getcwd(NULL, 0)) || chdir(f->dir) != 0)
+		return -1; /* outside any git work tree: the run captures no sources */
+	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, 8000, 3, argv, environ, &f->run))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	lr_store_free(f->st);
+	if (chdir(f->cwd) != 0)
+		return -1;
+	tmpdir_remove(f->dir);
+	free(f->cwd);
+	free(f);
+	return 0;
+}
+
+/* The timed repetitions of one arm of one condition, per execution, read with plain SQL. */
+static double raw_median_ms(const char *dir, int cond, int arm)
+{
+	char path[4200];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	double *v = malloc(8000 * sizeof *v), m;
+	size_t n = 0;
+
+	snprintf(path, sizeof path, "%s/labrun.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT r.wall_s / c.inner FROM repetition r JOIN condition c"
+					    " ON c.run_id = r.run_id AND c.idx = r.condition_idx"
+					    " WHERE r.condition_idx = ?1 AND r.arm_idx = ?2 AND r.warmup = 0", -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_int(s, 1, cond);
+	sqlite3_bind_int(s, 2, arm);
+	while (sqlite3_step(s) == SQLITE_ROW && n < 8000)
+		v[n++] = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	assert_true(n > 0);
+	m = lr_median(v, n);
+	free(v);
+	return m * 1e3;
+}
+
+static void the_report_is_what_the_rows_say(void **state)
+{
+	struct fx *f = *state;
+	struct lr_run_filter filter = { .issue = "270", .status = -1 };
+	struct lr_report rep;
+	int c;
+
+	assert_int_equal(lr_report_build(f->st, &filter, 0, &rep), 0);
+	assert_int_equal(rep.nruns, 1);
+	assert_int_equal(rep.runs[0].ntables, 1); /* arm 1 against arm 0 */
+	assert_int_equal(rep.runs[0].tables[0].nrows, 2);
+	for (c = 0; c < 2; c++) {
+		const struct lr_report_row *r = &rep.runs[0].tables[0].rows[c];
+
+		assert_true(r->has);
+		assert_int_equal(r->blocks, 1000);
+		assert_true(r->median_a_ms == raw_median_ms(f->dir, c, 0));
+		assert_true(r->median_b_ms == raw_median_ms(f->dir, c, 1));
+		assert_true(fabs(r->p.ratio - 0.8) < 0.01);
+		assert_true(r->p.lo < r->p.ratio && r->p.ratio < r->p.hi && r->p.hi - r->p.lo < 0.02);
+	}
+	lr_report_release(&rep);
+}
+
+static void count(void *arg, int64_t run, const char *problem)
+{
+	(void)run;
+	if (strstr(problem, "repetition"))
+		++*(int *)arg;
+}
+
+static void audit_finds_a_changed_repetition(void **state)
+{
+	struct fx *f = *state;
+	char path[4200];
+	sqlite3 *db = NULL;
+	int problems = 0, named = 0, checked = 0;
+
+	assert_int_equal(lr_audit_run(f->st, f->run, count, &named, &problems, &checked), 0);
+	assert_int_equal(problems, 0);
+	snprintf(path, sizeof path, "%s/labrun.db", f->dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE repetition SET wall_s = wall_s * 0.5 WHERE block = 500 AND slot = 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(lr_audit_run(f->st, f->run, count, &named, &problems, &checked), 0);
+	assert_true(problems >= 1);
+	assert_true(named >= 1); /* the problem names the table whose rows changed */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(the_report_is_what_the_rows_say, setup, teardown),
+		cmocka_unit_test_setup_teardown(audit_finds_a_changed_repetition, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
