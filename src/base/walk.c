@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fts.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -94,4 +96,17 @@ int lr_walk_files(const char *path, lr_file_fn fn, void *arg)
 int lr_walk(const char *path, lr_entry_fn fn, void *arg)
 {
 	return walk(path, FTS_PHYSICAL, 1, fn, arg);
+}
+
+static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+int lr_remove_tree(const char *path)
+{
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

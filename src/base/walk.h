@@ -27,4 +27,11 @@ typedef int (*lr_entry_fn)(void *arg, const char *full, const char *rel, enum lr
  */
 LR_MUST_CHECK int lr_walk(const char *path, lr_entry_fn fn, void *arg);
 
+/*
+ * Remove 'path' and everything below it, links not followed: for the
+ * temporary directories labrun makes itself. Best effort; 0, or -1 with
+ * errno from the first entry that could not go.
+ */
+int lr_remove_tree(const char *path);
+
 #endif

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/sha256.h"
 #include "base/strmap.h"
 #include "evidence/archive.h"
@@ -404,14 +404,6 @@ static int refuse(struct archive_entry *e, const char *path)
 	return 0;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 /* Pass one: every entry is safe, none appears twice, none would replace a file. Nothing is written. */
 static int check_entries(const char *path, const char *target)
 {
@@ -541,7 +533,7 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 		return lr_error_set(LR_EIO, "cannot extract into '%s': %s", target, strerror(errno));
 	if (!(rc = write_entries(path, tmp, members)))
 		rc = move_into(tmp, target);
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lr_remove_tree(tmp);
 	if (rc)
 		*members = 0;
 	return rc;

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/safename.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
@@ -359,14 +359,6 @@ static int write_ledger(struct lr_store *st, const int64_t *runs, int n, const c
 	return rc;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 /* manifest-sha256.txt: BagIt-style "hex  path" for every File entity. */
 static int write_bag_manifest(const char *dir, json_t *graph)
 {
@@ -457,7 +449,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 	}
 	goto free;
 fail:
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lr_remove_tree(dir);
 free:
 	free(text);
 	json_decref(root);

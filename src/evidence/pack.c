@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +27,6 @@ static int pack_file(void *arg, const char *full, const char *rel)
 
 	(void)rel;
 	return lr_archive_add_file(p->w, full + p->prefix, full);
-}
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
 }
 
 int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
@@ -73,7 +64,7 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 		rc = lr_archive_close(w);
 out:
 	lr_crate_opts_release(kept);
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lr_remove_tree(tmp);
 	return rc;
 }
 

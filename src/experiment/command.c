@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/sha256.h"
 #include "experiment/command.h"
 #include "experiment/template.h"
@@ -337,14 +337,6 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 }
 
 /* ---- the condition's executions ---------------------------------------------- */
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 /* Expand every word of 'tpl' (split first) into a NULL-terminated argv; NULL on error. */
 static char **expand_words(const char *tpl, const struct lr_kvlist *vars)
@@ -697,7 +689,7 @@ void lr_command_teardown(struct lr_command_ctx *c)
 	int i, k;
 
 	if (c->scratch[0])
-		nftw(c->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		lr_remove_tree(c->scratch);
 	for (i = 0; i < c->nexecs; i++) {
 		struct lr_store_exec *e = &c->execs[i];
 
