@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -35,7 +34,6 @@ static const char usage[] =
 static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t selflen, int argc, char **argv)
 {
 	static const char *const models[] = { "qwen3-0.6b", "qwen3-4b", "gemma3-1b", "koni-8b", NULL };
-	const char *tmp = getenv("TMPDIR");
 	int model = 1, rc, first;
 	const struct cmd_opt opts[] = {
 		CMD_CHOICE(0, "model", &model, models),
@@ -47,8 +45,6 @@ static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t se
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
-	struct stat st;
-	ssize_t len;
 
 	o->tokens = 8192;
 	o->reps = 5;
@@ -56,13 +52,8 @@ static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t se
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 	o->model = models[model];
-	if (!o->dir)
-		o->dir = tmp && *tmp ? tmp : "/tmp";
-	if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->dir, W_OK | X_OK) != 0)
-		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into", o->dir);
-	if ((len = readlink("/proc/self/exe", self, selflen - 1)) < 0)
-		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
-	self[len] = '\0';
+	if ((rc = cmd_bench_dir(&o->dir, "")) || (rc = cmd_bench_self(self, selflen)))
+		return rc;
 	o->self = self;
 	return 0;
 }

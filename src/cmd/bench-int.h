@@ -18,6 +18,16 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
  */
 int cmd_bench_finish(struct lr_bench_job *job, int rc);
 
+/*
+ * The directory a benchmark writes into: *dir, or $TMPDIR, else /tmp; a
+ * usage error (exit 2) naming it, with 'why' appended, unless it is a
+ * directory this process can write into.
+ */
+int cmd_bench_dir(const char **dir, const char *why);
+
+/* This labrun's executable, for the benchmarks that run it ('size' bytes at buf). */
+int cmd_bench_self(char *buf, size_t size);
+
 /* 'labrun bench import ...': argv[0] is "import". */
 int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
 

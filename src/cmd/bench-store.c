@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -42,7 +41,6 @@ static int parse(struct store_args *a, int argc, char **argv)
 {
 	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
 	struct lr_strlist scales = { 0 };
-	const char *tmp = getenv("TMPDIR");
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "scale", &scales),
 		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS),
@@ -51,8 +49,6 @@ static int parse(struct store_args *a, int argc, char **argv)
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
-	struct stat st;
-	ssize_t len;
 	size_t i;
 	int rc, first;
 
@@ -74,13 +70,8 @@ static int parse(struct store_args *a, int argc, char **argv)
 	lr_strlist_release(&scales);
 	if (rc)
 		return rc;
-	if (!a->o.dir)
-		a->o.dir = tmp && *tmp ? tmp : "/tmp";
-	if (stat(a->o.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(a->o.dir, W_OK | X_OK) != 0)
-		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into", a->o.dir);
-	if ((len = readlink("/proc/self/exe", a->self, sizeof a->self - 1)) < 0)
-		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
-	a->self[len] = '\0';
+	if ((rc = cmd_bench_dir(&a->o.dir, "")) || (rc = cmd_bench_self(a->self, sizeof a->self)))
+		return rc;
 	a->o.self = a->self;
 	return 0;
 }

@@ -102,8 +102,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
-	const char *which = NULL, *tmp = getenv("TMPDIR");
-	struct stat st;
+	const char *which = NULL;
 	cpu_set_t cpus;
 	int i, k, rc;
 
@@ -127,11 +126,8 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	a->o.contract = (enum lr_dlf16_contract)a->contract;
 	if (no_files && a->o.dir)
 		return cmd_usage_error("bench", "--dir and --no-files: give one");
-	if (!no_files && !a->o.dir)
-		a->o.dir = tmp && *tmp ? tmp : "/tmp";
-	if (a->o.dir && (stat(a->o.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(a->o.dir, W_OK | X_OK) != 0))
-		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into; the file "
-				       "variants write the array there (or give --no-files)", a->o.dir);
+	if (!no_files && (rc = cmd_bench_dir(&a->o.dir, "; the file variants write the array there (or give --no-files)")))
+		return rc;
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && a->o.threads > CPU_COUNT(&cpus))
 		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
 				       "measure the scheduler, not the memory", a->o.threads, CPU_COUNT(&cpus));
@@ -182,6 +178,28 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 		cmd_bench_print(&a->shape[i], r);
 		fflush(stdout);
 	}
+	return 0;
+}
+
+int cmd_bench_dir(const char **dir, const char *why)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (!*dir)
+		*dir = tmp && *tmp ? tmp : "/tmp";
+	if (stat(*dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(*dir, W_OK | X_OK) != 0)
+		return cmd_usage_error("bench", "--dir '%s': not a directory this process can write into%s", *dir, why);
+	return 0;
+}
+
+int cmd_bench_self(char *buf, size_t size)
+{
+	ssize_t len = readlink("/proc/self/exe", buf, size - 1);
+
+	if (len < 0)
+		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
+	buf[len] = '\0';
 	return 0;
 }
 

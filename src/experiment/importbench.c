@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,15 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/stats.h"
 #include "experiment/importbench.h"
-#include "experiment/storebench.h"
+#include "experiment/spawn.h"
 #include "record/record.h"
 
 const char *const lr_importbench_names[LR_IMPORTBENCH_VARIANTS] = { "whole, strided", "whole, copy", "stream, strided",
 								    "stream, copy" };
 static const char *const kinds[3] = { "import", "ceiling", "command" };
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 /* The value of measurement 'name' in the run 'labrun import --json' printed; -1 when absent. */
 static double measure(json_t *run, const char *name)
@@ -90,7 +82,7 @@ int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_re
 			rc = one(o, dir, rep % 2 ? LR_IMPORTBENCH_VARIANTS - 1 - i : i, rep, r); /* forward, then reversed */
 	if (!rc)
 		lr_importbench_summarise(r, o->reps);
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lr_remove_tree(dir);
 	free(dir);
 	return rc;
 }

@@ -6,19 +6,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/model.h"
 #include "base/stats.h"
+#include "experiment/spawn.h"
 #include "experiment/storebench.h"
 #include "experiment/synthetic.h"
 #include "record/record.h"
@@ -27,86 +25,6 @@ const char *const lr_storebench_ops[LR_STOREBENCH_OPS] = { "record", "report", "
 
 /* At most this many repetitions a run: a large store is many runs, as a lab's is. */
 #define REPS_PER_RUN 100000
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-/* Read all of fd into a malloc'd string. */
-static char *slurp(int fd)
-{
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap), *p;
-	ssize_t r;
-
-	while (buf) {
-		if (len + 1 == cap) {
-			if (!(p = realloc(buf, cap *= 2))) {
-				free(buf);
-				return NULL;
-			}
-			buf = p;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s)
-{
-	posix_spawn_file_actions_t fa;
-	int status, rc, fds[2] = { -1, -1 };
-	double t0;
-	pid_t pid;
-
-	if (out && pipe2(fds, O_CLOEXEC) != 0)
-		return lr_error_set(LR_EIO, "cannot make a pipe: %s", strerror(errno));
-	if (posix_spawn_file_actions_init(&fa)) {
-		if (out)
-			close(fds[0]), close(fds[1]);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	if (out)
-		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addchdir_np(&fa, dir); /* outside any git work tree: record reads no sources */
-	t0 = lr_monotonic_s();
-	rc = posix_spawn(&pid, self, &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (out) {
-		close(fds[1]);
-		*out = rc ? NULL : slurp(fds[0]);
-		close(fds[0]);
-	}
-	if (rc)
-		return lr_error_set(LR_EIO, "cannot run '%s': %s", self, strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return lr_error_set(LR_EIO, "cannot wait for 'labrun %s': %s", argv[3], strerror(errno));
-	*s = lr_monotonic_s() - t0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		lr_error_set(LR_EIO, "'labrun %s' on the benchmark's store failed (%s %d)", argv[3],
-			     WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		lr_error_hint("run it by hand: labrun --store %s %s ...", dir, argv[3]);
-		return LR_EIO;
-	}
-	if (out && !*out)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	return 0;
-}
 
 /* One command on the store in 'dir' (its working directory too), output discarded; wall seconds. */
 static int timed(const struct lr_storebench_opts *o, const char *dir, const char *op, double *s)
@@ -170,7 +88,7 @@ int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr
 		memcpy(v, row->s[i] + 1, (size_t)(o->reps - 1) * sizeof *v); /* the first is warm-up */
 		row->median_s[i] = lr_median(v, (size_t)(o->reps - 1));
 	}
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lr_remove_tree(dir);
 	free(dir);
 	return rc;
 }

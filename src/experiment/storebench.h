@@ -37,15 +37,6 @@ struct lr_storebench_row {
 	double median_s[LR_STOREBENCH_OPS];			/* the first dropped */
 };
 
-/*
- * Run labrun 'self' with argv (argv[1..2] "--store DIR", argv[3] the
- * command) in directory 'dir', stderr discarded, stdout into *out (malloc'd)
- * or discarded when out is NULL; *s its wall seconds. LR_EIO, naming the
- * command, unless it exits 0.
- */
-LR_MUST_CHECK int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out,
-				 double *s);
-
 LR_MUST_CHECK int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr_storebench_row *row);
 
 /*
