@@ -13,6 +13,7 @@
 #include "evidence/archive.h"
 #include "record/spool.h"
 #include "store/objects.h"
+#include "store/remote.h"
 
 static const char usage[] =
 	"usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"
@@ -111,6 +112,9 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 		lr_error_hint("'labrun show %lld' gives the run's failure", (long long)id);
 		goto out;
 	} else {
+		/* pulled with --objects lazy: fetched from its remote now */
+		if ((rc = lr_store_object_fetch(st, a->sha256)) && rc != LR_ENOTFOUND)
+			goto out;
 		path = lr_obj_path(lr_store_dir(st), a->sha256);
 		if (path && access(path, F_OK) != 0) {
 			char *archive = NULL, *member = NULL;

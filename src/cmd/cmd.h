@@ -74,6 +74,9 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv);
 int cmd_compare(const struct lr_global *g, int argc, char **argv);
 int cmd_gate(const struct lr_global *g, int argc, char **argv);
 int cmd_scan(const struct lr_global *g, int argc, char **argv);
+int cmd_remote(const struct lr_global *g, int argc, char **argv);
+int cmd_push(const struct lr_global *g, int argc, char **argv);
+int cmd_pull(const struct lr_global *g, int argc, char **argv);
 
 struct lr_comparison;
 /* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */

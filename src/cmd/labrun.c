@@ -45,6 +45,9 @@ static const struct lr_command commands[] = {
 	{ "config", cmd_config, "show or set the store's settings: the licence, author and publisher of its crates" },
 	{ "key", cmd_key, "make or show the Ed25519 key that signs the ledger entries of runs" },
 	{ "scan", cmd_scan, "find private keys, tokens, passwords and internal hosts before they are published" },
+	{ "remote", cmd_remote, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
+	{ "push", cmd_push, "copy final runs with their objects, seals and signatures to a remote" },
+	{ "pull", cmd_pull, "bring runs from a remote into this store, checked against their seals" },
 	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "bench", cmd_bench, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
 };

@@ -10,6 +10,7 @@
 #include "evidence/audit.h"
 #include "experiment/report.h"
 #include "store/objects.h"
+#include "store/remote.h"
 
 struct ctx {
 	lr_audit_fn fn;
@@ -29,6 +30,12 @@ static void problem(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 	(*c->problems)++;
 	c->fn(c->arg, c->run, msg);
+}
+
+static int origin_problem(void *arg, const char *what)
+{
+	problem(arg, "it was pulled from a remote, and %s", what);
+	return 0;
 }
 
 static int table_changed(void *arg, const char *table)
@@ -117,7 +124,7 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 	struct ctx c = { fn, arg, id, problems };
 	struct lr_run r;
 	size_t i;
-	int rc, sealed = 0;
+	int rc, sealed = 0, pulled;
 
 	lr_run_init(&r);
 	if ((rc = lr_store_run_load(st, id, &r)))
@@ -126,13 +133,18 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 		goto out;
 	if (!sealed && r.status != LR_RUNNING)
 		problem(&c, "it is %s but has no seal", lr_status_name(r.status));
+	if ((rc = lr_store_pulled_check(st, id, origin_problem, &c, &pulled)))
+		goto out;
 	for (i = 0; i < r.nartifacts; i++) {
 		const struct lr_artifact *x = &r.artifacts[i];
 
 		if (!x->present)
 			continue; /* recorded as missing when the run ended: evidence, not damage */
 		(*checked)++;
-		if ((rc = lr_obj_verify(lr_store_dir(st), x->sha256))) {
+		if ((rc = lr_store_object_fetch(st, x->sha256)) && rc != LR_ENOTFOUND) {
+			problem(&c, "%s '%s' is to be fetched from a remote, but: %s", x->role, x->name, lr_error_msg());
+			rc = 0;
+		} else if ((rc = lr_obj_verify(lr_store_dir(st), x->sha256))) {
 			char *archive = NULL, *member = NULL;
 
 			/* a pruned log is checked in its archive instead */

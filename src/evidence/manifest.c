@@ -19,6 +19,7 @@
 #include "evidence/manifest.h"
 #include "record/runjson.h"
 #include "store/objects.h"
+#include "store/remote.h"
 #include "base/jsonbytes.h"
 
 
@@ -159,6 +160,8 @@ static int copy_object(struct lr_store *st, const char *sha256, const char *full
 
 	if (!obj)
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_store_object_fetch(st, sha256)) && rc != LR_ENOTFOUND)
+		goto out;
 	if (access(obj, F_OK) == 0) { /* only what still hashes to its name goes into a crate */
 		if (!(rc = lr_obj_verify(lr_store_dir(st), sha256)))
 			rc = copy_file(obj, full);

@@ -19,6 +19,7 @@
 #include "evidence/scan.h"
 #include "record/runjson.h"
 #include "store/objects.h"
+#include "store/remote.h"
 
 /* The built-in rules: a name and a POSIX extended regular expression, matched line by line. */
 static const struct {
@@ -289,6 +290,10 @@ static int scan_object(void *arg, const char *name, const char *sha256, int inpu
 	(void)input;
 	if (!obj)
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_store_object_fetch(c->st, sha256)) && rc != LR_ENOTFOUND) {
+		free(obj);
+		return rc;
+	}
 	snprintf(label, sizeof label, "run-%lld/%s", (long long)c->run, name);
 	if (access(obj, F_OK) == 0) {
 		rc = lr_map_file(&m, obj);

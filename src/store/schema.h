@@ -11,4 +11,8 @@ struct lr_migration {
 extern const struct lr_migration lr_migrations[];
 extern const int lr_migration_count;
 
+/* The migrations of a remote, schema/pg/NNNN-*.sql (schema-pg-sql.c). */
+extern const struct lr_migration lr_pg_migrations[];
+extern const int lr_pg_migration_count;
+
 #endif

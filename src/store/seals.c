@@ -11,9 +11,7 @@
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */
-static const struct {
-	const char *table, *sql;
-} seal_queries[] = {
+const struct db_seal_query db_seal_queries[] = {
 	{ "run", "SELECT * FROM run WHERE id = :run" },
 	/* migration 10: the host and experiment rows the run points at are part of it */
 	{ "host", "SELECT h.* FROM host h JOIN run r ON r.host_id = h.id WHERE r.id = :run" },
@@ -53,6 +51,7 @@ static const struct {
 	/* migration 14 */
 	{ "run_digest", "SELECT * FROM run_digest WHERE run_id = :run ORDER BY name" },
 };
+const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
 /* Each table's digest of run 'id', in the order of seal_queries (see base/seal.h). */
 static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
@@ -60,13 +59,13 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 	size_t q;
 	int rc = 0;
 
-	for (q = 0; q < sizeof seal_queries / sizeof seal_queries[0] && !rc; q++) {
+	for (q = 0; q < db_nseal_queries && !rc; q++) {
 		sqlite3_stmt *s = NULL;
 		struct lr_seal_table t;
 		char hex[LR_SHA256_HEX];
 		int c, n;
 
-		if ((rc = db_prepare(st, &s, seal_queries[q].sql)) || (rc = lr_seal_table_init(&t))) {
+		if ((rc = db_prepare(st, &s, db_seal_queries[q].sql)) || (rc = lr_seal_table_init(&t))) {
 			sqlite3_finalize(s);
 			break;
 		}
@@ -94,7 +93,7 @@ static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
 		lr_seal_table_final(&t, hex);
 		if (rc)
 			break;
-		rc = lr_kvlist_add(out, seal_queries[q].table, hex, NULL);
+		rc = lr_kvlist_add(out, db_seal_queries[q].table, hex, NULL);
 	}
 	return rc;
 }

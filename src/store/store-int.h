@@ -87,6 +87,17 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg);
 int db_begin(struct lr_store *st);
 int db_commit(struct lr_store *st, int rc);
 
+/*
+ * The rows of a run, table by table: each query takes :run and returns the
+ * run's rows of 'table' in a fixed order (seals.c). Seals hash them; run
+ * bundles (bundle.c) carry them to other stores.
+ */
+struct db_seal_query {
+	const char *table, *sql;
+};
+extern const struct db_seal_query db_seal_queries[];
+extern const size_t db_nseal_queries;
+
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);
 /* Migration 10: seal every sealed run again and chain it into the ledger. */

@@ -31,7 +31,7 @@ equals "$(cat "$T/out")" "--its-option" "reaches the command untouched"
 # --help with its usage, names an unknown option and a missing value, and takes
 # --opt=value. record keeps its own exit code for its usage errors (125).
 for cmd in init record list show cat sql fsck encode decode bench import run replay diff report \
-	"ingest responses" compare gate scan archive audit manifest config register; do
+	"ingest responses" compare gate scan archive audit manifest config register remote push pull; do
 	expect_exit 0 "$cmd --help" "$LABRUN" $cmd --help
 	contains "$T/out" "usage: labrun $cmd" "$cmd --help prints its usage"
 	want_exit=2

@@ -1,0 +1,83 @@
+/* labrun pull: bring runs from a remote into this store, checked against their seals and signatures. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "evidence/sync.h"
+#include "store/remote.h"
+
+static const char usage[] =
+	"usage: labrun pull [NAME] [--issue REF] [--host HOST] [--run UUID...] [--objects all|lazy] [-v]\n"
+	"\n"
+	"Bring runs from remote NAME (the only remote when there is one) into this store,\n"
+	"so report, audit, manifest, archive, diff and sql work on them with the local\n"
+	"runs. Each run's bundle is checked first: its rows must give the seal it was\n"
+	"pushed with and its ledger entries must verify, signatures included. A pulled\n"
+	"run keeps its origin host; it is sealed and entered in this store's ledger as\n"
+	"it arrives, in one transaction. Runs it points at (a replay's original, another\n"
+	"run's responses) come with it. Runs already here are left alone.\n"
+	"\n"
+	"  --issue REF      runs of this issue\n"
+	"  --host HOST      runs recorded on this host (its hostname)\n"
+	"  --run UUID       this run, or the runs whose uuid starts so (repeatable)\n"
+	"  --objects all    fetch the runs' objects now (default)\n"
+	"  --objects lazy   fetch each object the first time something reads it\n"
+	"  -v               a line per run\n";
+
+static void note(void *arg, const char *uuid, const char *what, const char *detail)
+{
+	if (!strcmp(what, "refused"))
+		fprintf(stderr, "labrun: refused %s: %s\n", uuid, detail ? detail : "");
+	else if (*(int *)arg)
+		printf("%-8s %s\n", what, uuid);
+}
+
+int cmd_pull(const struct lr_global *g, int argc, char **argv)
+{
+	static const char *const objects[] = { "all", "lazy", NULL };
+	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
+	const char *host = NULL;
+	struct lr_strlist runs = { 0 };
+	struct lr_sync_stats s;
+	struct lr_remote *r = NULL;
+	struct lr_store *st = NULL;
+	int rc, first, lazy = 0, verbose = 0;
+	const struct cmd_opt opts[] = {
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_NONEMPTY(0, "host", &host),
+		CMD_LIST(0, "run", &runs),
+		CMD_CHOICE(0, "objects", &lazy, objects),
+		CMD_BOOL('v', NULL, &verbose),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0 };
+
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	if ((rc = cmd_open_store(&st, g, 1))) {
+		lr_strlist_release(&runs);
+		return rc;
+	}
+	if (!(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
+	    !(rc = lr_remote_open(&r, name, uri, 0))) {
+		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };
+		int prc = lr_pull(st, r, name, &f, lazy, note, &verbose, &s);
+
+		if (!prc || prc == LR_EREFUSED)
+			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%.1f MiB), "
+			       "%d already here%s\n", name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present,
+			       s.runs_refused, s.objects_moved, s.objects_moved == 1 ? "" : "s",
+			       (double)s.bytes_moved / (1 << 20), s.objects_present, lazy ? ", the rest on first read" : "");
+		rc = prc;
+	}
+	lr_remote_free(r);
+	lr_store_free(st);
+	lr_strlist_release(&runs);
+	free(uri);
+	free(name);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

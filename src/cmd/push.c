@@ -1,0 +1,138 @@
+/* labrun push: copy final runs, with their objects, seals and ledger entries, to a remote. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/model.h"
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "evidence/sync.h"
+#include "store/remote.h"
+
+static const char usage[] =
+	"usage: labrun push [NAME] [--issue REF | --run ID...] [-v]\n"
+	"\n"
+	"Copy final runs to remote NAME (the only remote when there is one), every row\n"
+	"of each with its seal, ledger entries and signatures, and the objects it names\n"
+	"(sent once, in chunks). Each run is one transaction on the remote, so an\n"
+	"interrupted push leaves it consistent and pushing again resumes. Runs already\n"
+	"there are left alone; a run the remote holds with other content is refused\n"
+	"and named (exit 1). Runs still running are skipped.\n"
+	"\n"
+	"  --issue REF   the runs of this issue (default: every run)\n"
+	"  --run ID      this run (repeatable): short id, uuid or 'last'\n"
+	"  -v            a line per run\n";
+
+struct push_out {
+	int verbose;
+};
+
+static void note(void *arg, const char *uuid, const char *what, const char *detail)
+{
+	const struct push_out *o = arg;
+
+	if (!strcmp(what, "refused") || !strcmp(what, "skipped"))
+		fprintf(stderr, "labrun: %s %s%s%s\n", what, uuid, *uuid ? ": " : "", detail ? detail : "");
+	else if (o->verbose)
+		printf("%-8s %s\n", what, uuid);
+}
+
+struct ids {
+	int64_t *v;
+	int n, cap;
+};
+
+static int add_id(void *arg, const struct lr_run *run)
+{
+	struct ids *ids = arg;
+
+	if (ids->n == ids->cap) {
+		int cap = ids->cap ? 2 * ids->cap : 64;
+		int64_t *v = realloc(ids->v, (size_t)cap * sizeof *v);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		ids->v = v;
+		ids->cap = cap;
+	}
+	ids->v[ids->n++] = run->id;
+	return 0;
+}
+
+/* The runs to push, oldest first (a replay after the run it replays). */
+static int select_runs(struct lr_store *st, const char *issue, const struct lr_strlist *refs, struct ids *ids)
+{
+	struct lr_run_filter f = { .issue = *issue ? issue : NULL, .status = -1 };
+	struct lr_run one = { 0 };
+	size_t i;
+	int rc = 0, k;
+
+	if (!refs->n) {
+		if (!(rc = lr_store_run_list(st, &f, add_id, ids)) && !ids->n && f.issue) {
+			rc = lr_error_set(LR_ENOTFOUND, "cannot push issue %s: no runs reference it", issue);
+			lr_error_hint("'labrun list --issue %s' shows what the store has", issue);
+		}
+		for (k = 0; k < ids->n / 2; k++) {
+			int64_t t = ids->v[k];
+
+			ids->v[k] = ids->v[ids->n - 1 - k];
+			ids->v[ids->n - 1 - k] = t;
+		}
+		return rc;
+	}
+	for (i = 0; i < refs->n && !rc; i++)
+		if (!(rc = lr_store_run_resolve(st, refs->v[i], &one.id)))
+			rc = add_id(ids, &one);
+	return rc;
+}
+
+int cmd_push(const struct lr_global *g, int argc, char **argv)
+{
+	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
+	struct lr_strlist runs = { 0 };
+	struct push_out out = { 0 };
+	struct lr_sync_stats s;
+	struct lr_remote *r = NULL;
+	struct lr_store *st = NULL;
+	struct ids ids = { 0 };
+	int rc, first;
+	const struct cmd_opt opts[] = {
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_LIST(0, "run", &runs),
+		CMD_BOOL('v', NULL, &out.verbose),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0 };
+
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	if (*issue && runs.n) {
+		lr_strlist_release(&runs);
+		return cmd_usage_error("push", "--issue and --run choose runs two ways: give one");
+	}
+	if ((rc = cmd_open_store(&st, g, 0))) {
+		lr_strlist_release(&runs);
+		return rc;
+	}
+	if (!(rc = select_runs(st, issue, &runs, &ids)) &&
+	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
+	    !(rc = lr_remote_open(&r, name, uri, 0))) {
+		int prc = lr_push(st, r, ids.v, ids.n, note, &out, &s);
+
+		if (!prc || prc == LR_EREFUSED)
+			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
+			       "%d object%s sent (%.1f MiB), %d already there\n", name, s.runs_new,
+			       s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused, s.runs_skipped, s.objects_moved,
+			       s.objects_moved == 1 ? "" : "s", (double)s.bytes_moved / (1 << 20), s.objects_present);
+		rc = prc;
+	}
+	lr_remote_free(r);
+	lr_store_free(st);
+	lr_strlist_release(&runs);
+	free(ids.v);
+	free(uri);
+	free(name);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

@@ -1,0 +1,94 @@
+/* labrun remote: name the shared PostgreSQL stores this store pushes to and pulls from. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "store/remote.h"
+
+static const char usage[] =
+	"usage: labrun remote add NAME URI\n"
+	"       labrun remote list\n"
+	"       labrun remote remove NAME\n"
+	"       labrun remote init [NAME]\n"
+	"\n"
+	"A remote is a PostgreSQL database many hosts push their runs to (docs/remote.md).\n"
+	"URI is a libpq connection string or URI: postgresql://db.lab/evidence, or\n"
+	"'host=/run/postgresql dbname=evidence user=alice'. It never holds a password:\n"
+	"libpq reads that from ~/.pgpass, PGPASSWORD or a service file.\n"
+	"\n"
+	"  add NAME URI   remember a remote (nothing is contacted)\n"
+	"  list           the remotes: NAME, URI and when each was added\n"
+	"  remove NAME    forget a remote (runs pulled from it stay)\n"
+	"  init [NAME]    create or migrate the remote's schema (schema/pg/); idempotent\n"
+	"\n"
+	"Errors reaching a remote exit 3 and name it, never its password.\n";
+
+static int print_remote(void *arg, const char *name, const char *uri, const char *added_at)
+{
+	(void)arg;
+	printf("%s\t%s\t(added %s)\n", name, uri, added_at);
+	return 0;
+}
+
+static int remote_init(struct lr_store *st, const char *name)
+{
+	char *uri = NULL, *which = NULL;
+	struct lr_remote *r = NULL;
+	int rc, applied = 0, version = 0;
+
+	if (!(rc = lr_store_remote_get(st, name, &which, &uri)) && !(rc = lr_remote_open(&r, which, uri, 1)) &&
+	    !(rc = lr_remote_init(r, &applied, &version))) {
+		if (applied)
+			printf("remote '%s': applied %d migration%s, schema version %d\n", which, applied,
+			       applied == 1 ? "" : "s", version);
+		else
+			printf("remote '%s': schema version %d, up to date\n", which, version);
+	}
+	lr_remote_free(r);
+	free(uri);
+	free(which);
+	return rc;
+}
+
+int cmd_remote(const struct lr_global *g, int argc, char **argv)
+{
+	const struct cmd_opt opts[] = { CMD_END };
+	const struct cmd_parse p = { "remote", usage, 1, 3, "a subcommand: add, list, remove or init", 0 };
+	static const struct {
+		const char *name;
+		int min, max;
+		const char *operands;
+	} subs[] = { { "add", 2, 2, "NAME URI" }, { "list", 0, 0, "nothing" }, { "remove", 1, 1, "NAME" },
+		     { "init", 0, 1, "at most NAME" } };
+	struct lr_store *st = NULL;
+	const char *sub;
+	int rc, first, n;
+	size_t i;
+
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		return rc < 0 ? LR_EXIT_OK : rc;
+	sub = argv[first];
+	n = argc - first - 1;
+	for (i = 0; i < sizeof subs / sizeof subs[0] && strcmp(subs[i].name, sub); i++)
+		;
+	if (i == sizeof subs / sizeof subs[0])
+		return cmd_usage_error("remote", "unknown subcommand '%s': add, list, remove or init", sub);
+	if (n < subs[i].min || n > subs[i].max)
+		return cmd_usage_error("remote", "'%s' takes %s", sub, subs[i].operands);
+	if ((rc = cmd_open_store(&st, g, 0)))
+		return rc;
+	if (!strcmp(sub, "add"))
+		rc = lr_store_remote_add(st, argv[first + 1], argv[first + 2]);
+	else if (!strcmp(sub, "list"))
+		rc = lr_store_remotes(st, print_remote, NULL);
+	else if (!strcmp(sub, "remove"))
+		rc = lr_store_remote_remove(st, argv[first + 1]);
+	else
+		rc = remote_init(st, n ? argv[first + 1] : NULL);
+	lr_store_free(st);
+	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}

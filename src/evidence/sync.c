@@ -1,0 +1,176 @@
+/* Push and pull: the order of the steps, so that each side is consistent at every moment. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "evidence/sync.h"
+#include "store/objects.h"
+
+/* Objects first (each its own transaction), then the run that names them. */
+static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const char *host, lr_sync_fn note,
+		    void *arg, struct lr_sync_stats *s)
+{
+	struct lr_bundle b;
+	int rc, sent, outcome;
+	size_t i;
+
+	if ((rc = lr_store_run_bundle(st, id, &b))) {
+		if (rc != LR_EINVAL)
+			return rc;
+		note(arg, "", "skipped", lr_error_msg());
+		s->runs_skipped++;
+		lr_error_clear();
+		return 0;
+	}
+	for (i = 0; i < b.objects.n && !rc; i++) {
+		int64_t size = strtoll(b.objects.v[i].value, NULL, 10);
+
+		if ((rc = lr_store_object_fetch(st, b.objects.v[i].key)) ||
+		    (rc = lr_remote_put_object(r, lr_store_dir(st), b.objects.v[i].key, size, &sent)))
+			break;
+		s->objects_moved += sent;
+		s->objects_present += !sent;
+		s->bytes_moved += sent ? size : 0;
+	}
+	if (!rc)
+		rc = lr_remote_put_run(r, &b, host, &outcome);
+	if (!rc) {
+		note(arg, b.uuid, outcome == LR_PUSH_NEW ? "pushed" : "present", NULL);
+		s->runs_new += outcome == LR_PUSH_NEW;
+		s->runs_present += outcome == LR_PUSH_PRESENT;
+	} else if (rc == LR_EREFUSED) {
+		note(arg, b.uuid, "refused", lr_error_msg());
+		s->runs_refused++;
+	}
+	lr_bundle_release(&b);
+	return rc;
+}
+
+int lr_push(struct lr_store *st, struct lr_remote *r, const int64_t *ids, int n, lr_sync_fn note, void *arg,
+	    struct lr_sync_stats *stats)
+{
+	char host[256] = "unknown";
+	int i, rc = 0;
+
+	memset(stats, 0, sizeof *stats);
+	if (gethostname(host, sizeof host - 1))
+		snprintf(host, sizeof host, "unknown");
+	for (i = 0; i < n && (!rc || rc == LR_EREFUSED); i++) {
+		int one = push_one(st, r, ids[i], host, note, arg, stats);
+
+		if (one)
+			rc = one;
+	}
+	if (rc == LR_EREFUSED)
+		lr_error_set(LR_EREFUSED, "%d run%s refused by the remote: it holds their uuids with other content",
+			     stats->runs_refused, stats->runs_refused == 1 ? " was" : "s were");
+	return rc;
+}
+
+struct pull {
+	struct lr_store *st;
+	struct lr_remote *r;
+	struct lr_pull_origin origin;
+	lr_sync_fn note;
+	void *arg;
+	struct lr_sync_stats *s;
+	struct lr_strlist uuids;
+	int refused;
+};
+
+static int want_run(void *arg, const char *uuid, const char *sha256)
+{
+	(void)sha256;
+	return lr_strlist_add(&((struct pull *)arg)->uuids, uuid);
+}
+
+static int fetch_objects(struct pull *p, const struct lr_bundle *b)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < b->objects.n && !rc; i++) {
+		char *path = lr_obj_path(lr_store_dir(p->st), b->objects.v[i].key);
+		struct stat sb;
+
+		if (!path)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		if (!stat(path, &sb)) {
+			p->s->objects_present++;
+		} else if (!p->origin.lazy && !(rc = lr_remote_get_object(p->r, lr_store_dir(p->st), b->objects.v[i].key))) {
+			p->s->objects_moved++;
+			p->s->bytes_moved += strtoll(b->objects.v[i].value, NULL, 10);
+		}
+		free(path);
+	}
+	return rc;
+}
+
+/* One run, after the runs it points at (depth bounds a cycle no sound store has). */
+static int pull_one(struct pull *p, const char *uuid, int depth)
+{
+	char *text = NULL, *sha = NULL, *by = NULL, *from = NULL, *here = NULL;
+	struct lr_bundle b = { 0 };
+	int64_t id;
+	size_t i;
+	int rc;
+
+	if ((rc = lr_remote_get_run(p->r, uuid, &text, &sha, &by, &from)) ||
+	    (rc = lr_store_uuid_find(p->st, uuid, &id, &here)))
+		goto out;
+	if (id) {
+		if (strcmp(here, sha)) {
+			p->note(p->arg, uuid, "refused", "this store holds that uuid with other content");
+			p->refused++;
+		} else if (!depth) {
+			p->note(p->arg, uuid, "present", NULL);
+			p->s->runs_present++;
+		}
+		goto out;
+	}
+	if ((rc = lr_bundle_parse(&b, text, sha))) {
+		lr_error_wrap("remote run %s", uuid);
+		goto out;
+	}
+	for (i = 0; i < b.needs.n && !rc; i++)
+		rc = depth > 16 ? lr_error_set(LR_EINVAL, "run %s: its references go deeper than 16 runs", uuid)
+				: pull_one(p, b.needs.v[i], depth + 1);
+	p->origin.pushed_by = by;
+	p->origin.pushed_from = from;
+	if (!rc && !(rc = fetch_objects(p, &b)) && !(rc = lr_store_run_adopt(p->st, &b, &p->origin, &id))) {
+		p->note(p->arg, uuid, "pulled", NULL);
+		p->s->runs_new++;
+	}
+out:
+	lr_bundle_release(&b);
+	free(text);
+	free(sha);
+	free(by);
+	free(from);
+	free(here);
+	return rc;
+}
+
+int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f, int lazy,
+	    lr_sync_fn note, void *arg, struct lr_sync_stats *stats)
+{
+	struct pull p = { .st = st, .r = r, .origin = { .remote = name, .lazy = lazy }, .note = note, .arg = arg, .s = stats };
+	size_t i;
+	int rc;
+
+	memset(stats, 0, sizeof *stats);
+	rc = lr_remote_runs(r, f, want_run, &p);
+	for (i = 0; i < p.uuids.n && !rc; i++)
+		rc = pull_one(&p, p.uuids.v[i], 0);
+	stats->runs_refused = p.refused;
+	lr_strlist_release(&p.uuids);
+	if (!rc && p.refused)
+		rc = lr_error_set(LR_EREFUSED, "%d run%s refused: this store holds their uuids with other content", p.refused,
+				  p.refused == 1 ? " was" : "s were");
+	return rc;
+}

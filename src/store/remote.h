@@ -1,0 +1,139 @@
+#ifndef LR_STORE_REMOTE_H
+#define LR_STORE_REMOTE_H
+
+/*
+ * Runs between stores. A run travels as a bundle: every row of the run as
+ * its own store keeps it, its seal and its ledger entries, in one compact
+ * JSON text (docs/schema.md, "Run bundles"). A remote is a PostgreSQL
+ * database holding bundles and objects (schema/pg/); libpq is spoken here
+ * and nowhere else. Errors about a remote name it, never its password, and
+ * are LR_ESTORE (exit 3) unless the remote refused one run (LR_EREFUSED).
+ */
+
+#include "base/error.h"
+#include <stdint.h>
+
+#include "base/model.h"
+#include "base/sha256.h"
+#include "store/store.h"
+
+struct lr_bundle {
+	char *text;			/* the bundle, exactly as hashed */
+	char sha256[LR_SHA256_HEX];	/* of 'text' */
+	char uuid[37];
+	char *kind, *status, *hostname, *started_at;
+	char seal[LR_SHA256_HEX];	/* the run's seal digest in its origin store */
+	struct lr_strlist issues;
+	struct lr_kvlist objects;	/* sha256 -> size in bytes (decimal) */
+	struct lr_strlist needs;	/* uuids of other runs its rows point at (replays, comparisons) */
+};
+void lr_bundle_release(struct lr_bundle *b);
+
+/*
+ * The bundle of final run 'id': built from its rows, or for a run that came
+ * from a remote the bundle it came in (so it travels on unchanged).
+ * LR_EINVAL for a run still running or never sealed.
+ */
+LR_MUST_CHECK int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b);
+
+/*
+ * Read a bundle received from elsewhere and check it: its sha256 is
+ * 'sha256', its rows still give the seal it carries, and its ledger entries
+ * link that seal, each with a valid digest and signature. LR_EINVAL (the
+ * message says what does not hold) when it is not sound.
+ */
+LR_MUST_CHECK int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256);
+
+/*
+ * Insert a checked bundle as a new run of this store, in one transaction:
+ * its rows with this store's ids, its objects' rows (the files must already
+ * be in objects/ unless 'lazy', which records them as fetched from 'remote'
+ * on first read), a pulled_run row, the run's seal and ledger entry here.
+ * *id gets the new run's id. LR_EINVAL when a run it needs is not here.
+ */
+struct lr_pull_origin {
+	const char *remote, *pushed_by, *pushed_from;
+	int lazy;
+};
+LR_MUST_CHECK int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const struct lr_pull_origin *o,
+				     int64_t *id);
+
+/*
+ * Whether run 'uuid' is in this store: *id 0 when not; *sha256 (when not
+ * NULL, malloc'd) the sha256 of its bundle, computed or as pulled.
+ */
+LR_MUST_CHECK int lr_store_uuid_find(struct lr_store *st, const char *uuid, int64_t *id, char **sha256);
+
+/* Check the origin of a pulled run: its bundle still gives the seal and signatures it came with.
+ * 'problem' is called with each finding; *pulled is 0 for a run recorded here. */
+LR_MUST_CHECK int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, void *arg, int *pulled);
+
+/* ---- the remotes of a store (table 'remote') ---- */
+
+/* Add remote 'name': LR_EINVAL for a bad name, a URI with a password, or a name in use. */
+LR_MUST_CHECK int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri);
+LR_MUST_CHECK int lr_store_remote_remove(struct lr_store *st, const char *name);
+/* *uri (malloc'd) of remote 'name'; with 'name' NULL the only remote (LR_EINVAL when there are several). */
+LR_MUST_CHECK int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, char **uri);
+typedef int (*lr_remote_fn)(void *arg, const char *name, const char *uri, const char *added_at);
+LR_MUST_CHECK int lr_store_remotes(struct lr_store *st, lr_remote_fn fn, void *arg);
+
+/* ---- a connection to a remote (remote.c) ---- */
+
+struct lr_remote;
+
+/*
+ * Connect to remote 'name' at 'uri' and check its schema: LR_ESTORE when it
+ * cannot be reached, refuses the credentials, has no labrun schema (unless
+ * 'for_init') or a newer one than this labrun knows.
+ */
+LR_MUST_CHECK int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, int for_init);
+void lr_remote_free(struct lr_remote *r);
+
+/* Apply the pending migrations of schema/pg/ in one transaction; *applied counts them. */
+LR_MUST_CHECK int lr_remote_init(struct lr_remote *r, int *applied, int *version);
+
+/*
+ * Copy object 'sha256' (of 'size' bytes) from the store in 'store_dir' to
+ * the remote unless it is there, streamed in chunks in one transaction;
+ * *sent is 1 when this call sent it.
+ */
+LR_MUST_CHECK int lr_remote_put_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size,
+				       int *sent);
+
+/* Outcomes of lr_remote_put_run. */
+enum { LR_PUSH_NEW = 1, LR_PUSH_PRESENT = 2 };
+
+/*
+ * Write run bundle 'b' (its objects already there) in one transaction.
+ * *outcome: LR_PUSH_NEW, or LR_PUSH_PRESENT when the same bundle is there;
+ * LR_EREFUSED when the remote holds the uuid with other content.
+ */
+LR_MUST_CHECK int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle *b, const char *from_host,
+				    int *outcome);
+
+/* Which runs to pull: any of these that are set must hold. */
+struct lr_remote_filter {
+	const char *issue;		/* normalised issue reference */
+	const char *host;		/* hostname the run was recorded on */
+	const struct lr_strlist *uuids;	/* uuids or their prefixes */
+};
+typedef int (*lr_remote_run_fn)(void *arg, const char *uuid, const char *sha256);
+/* Every matching run, oldest push first. */
+LR_MUST_CHECK int lr_remote_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_remote_run_fn fn, void *arg);
+
+/* Run 'uuid's bundle text (malloc'd) and who pushed it from where (malloc'd). */
+LR_MUST_CHECK int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char **sha256, char **pushed_by,
+				    char **pushed_from);
+
+/* Stream object 'sha256' into objects/ of 'store_dir', checking its hash; LR_ENOTFOUND when the remote lacks it. */
+LR_MUST_CHECK int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char *sha256);
+
+/*
+ * Make object 'sha256' present in objects/: a no-op when it is, else fetch
+ * it from the remote it was lazily pulled from. LR_ENOTFOUND when it is
+ * neither here nor known on a remote.
+ */
+LR_MUST_CHECK int lr_store_object_fetch(struct lr_store *st, const char *sha256);
+
+#endif

@@ -1,0 +1,143 @@
+#!/bin/sh
+# Remotes: two stores push to one PostgreSQL remote (a throwaway cluster started here) and a
+# third pulls both: its report for the issue is the union of theirs and its audit is clean.
+# Pushing again changes nothing; the same uuid with other content is refused and named;
+# passwords never reach the store; a wrong password, a missing or newer schema and a stopped
+# server are each one message naming the remote, exit 3.
+. "$(dirname "$0")/lib.sh"
+. "$TOP_SRCDIR/tests/cli/pg.sh"
+X="$TOP_SRCDIR/tests/fixtures/experiments"
+F="$TOP_SRCDIR/tests/fixtures/serving"
+A="$T/a" B="$T/b" C="$T/c"
+la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
+lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
+lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
+for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
+
+# --- remotes are names for connection strings, without passwords
+expect_exit 2 "a URI with a password is refused" la remote add lab "postgresql://labrun:hunter2@localhost/evidence"
+contains "$T/err" "its connection string holds a password" "says why"
+contains "$T/err" "~/.pgpass" "and where passwords go"
+expect_exit 2 "a keyword password is refused too" la remote add lab "host=/tmp password=hunter2"
+[ -z "$(LABRUN_STORE=$A "$LABRUN" sql --csv "SELECT name FROM remote" | tail -n +2)" ] || fail "a refused remote was stored"
+ok "nothing stored"
+expect_exit 2 "a bad name is refused" la remote add "-x" "$PG_URI"
+expect_exit 2 "an unreadable URI is refused" la remote add lab "postgresql://[::1"
+for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" remote add lab "$PG_URI" || fail "remote add in $s"; done
+expect_exit 0 "remote list" la remote list
+contains "$T/out" "lab	$PG_URI	(added " "lists name and URI"
+expect_exit 1 "a remote of the same name is refused" la remote add lab "$PG_URI"
+expect_exit 1 "an unknown remote" la push nowhere
+contains "$T/err" "there is no remote 'nowhere'" "names it"
+
+# --- a remote without the schema
+expect_exit 3 "push to a database without the schema" la push
+contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has no labrun schema" "names the remote"
+contains "$T/err" "labrun remote init lab" "and the fix"
+expect_exit 0 "remote init" la remote init lab
+contains "$T/out" "applied 1 migration, schema version 1" "applies the migrations"
+expect_exit 0 "remote init again" lb remote init
+contains "$T/out" "schema version 1, up to date" "idempotent"
+
+# --- evidence on two hosts (stores): experiment runs, a record with an artifact, a failed run
+(cd "$T/work" && la run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in A"
+echo "result of a" >"$T/work/out-a.txt"
+la record -q --issue 205 --artifact out-a.txt -- sh -c 'echo a' >/dev/null 2>&1 || fail "record in A"
+(cd "$T/work" && lb run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in B"
+lb record -q --issue 205 -- sh -c 'echo b; exit 3' >/dev/null 2>&1 || true
+lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
+expect_exit 0 "push A" la push
+contains "$T/out" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped; 3 objects sent" "counts A's runs and objects"
+expect_exit 0 "push B" lb push -v
+contains "$T/out" "pushed   $(LABRUN_STORE=$B "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" "names each run with -v"
+equals "$(pg_sql "SELECT count(*) FROM run")" "4" "four runs on the remote"
+equals "$(pg_sql "SELECT count(*) FROM run WHERE status = 'failed'")" "1" "the failed run is kept"
+equals "$(pg_sql "SELECT count(DISTINCT pushed_by) || ' ' || count(DISTINCT pushed_from) FROM run")" "1 1" "who pushed from where"
+equals "$(pg_sql "SELECT count(*) FROM object o WHERE size = (SELECT sum(length(data)) FROM object_chunk c WHERE c.sha256 = o.sha256)")" \
+	"$(pg_sql "SELECT count(*) FROM object")" "every object is whole"
+expect_exit 0 "push A again" la push
+contains "$T/out" "0 runs pushed, 2 already there, 0 refused" "idempotent"
+equals "$(pg_sql "SELECT count(*) FROM run")" "4" "still four runs"
+
+# --- a third store pulls both
+expect_exit 0 "pull into C" lc pull
+contains "$T/out" "remote 'lab': 4 runs pulled, 0 already here, 0 refused" "pulls the four runs"
+expect_exit 0 "audit of the pulled runs" lc audit
+contains "$T/out" "audit: 4 run(s)" "audits all four"
+contains "$T/out" "0 problem(s)" "and finds them sound"
+equals "$(lc sql --csv "SELECT count(*) FROM pulled_run WHERE remote = 'lab'" | sed -n 2p | tr -d '\r')" "4" "each pulled run is marked with its remote"
+equals "$(lc sql --csv "SELECT count(*) FROM run r JOIN host h ON h.id = r.host_id WHERE h.hostname = '$(hostname)'" | sed -n 2p | tr -d '\r')" "4" "pulled runs keep their origin host"
+# a report is sections per run: C's sections are A's and B's, run ids aside
+sections() { awk '/^## /{ if (s != "") print s; s = $0; next } s != "" { s = s "\\n" $0 } END { if (s != "") print s }' "$1" |
+	sed 's/run [0-9][0-9]*/run N/g' | sort; }
+la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
+sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
+[ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
+sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
+ok "C's report for the issue is the union of A's and B's"
+expect_exit 0 "cat a pulled artifact" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
+equals "$(cat "$T/out")" "result of a" "its bytes came along"
+expect_exit 0 "pull again" lc pull
+contains "$T/out" "0 runs pulled, 4 already here" "pull is idempotent"
+expect_exit 0 "push from C (pulled runs travel as they came)" lc push
+contains "$T/out" "0 runs pushed, 4 already there, 0 refused" "nothing conflicts"
+
+# --- lazy objects: fetched on first read
+D="$T/d"
+LABRUN_STORE=$D "$LABRUN" init >/dev/null && LABRUN_STORE=$D "$LABRUN" remote add lab "$PG_URI"
+expect_exit 0 "pull --objects lazy" env LABRUN_STORE=$D "$LABRUN" pull --issue 205 --objects lazy
+contains "$T/out" "0 objects fetched (0.0 MiB), 0 already here, the rest on first read" "fetches no object"
+[ -z "$(find "$D/objects" -type f ! -path '*/tmp/*')" ] || fail "objects arrived before they were read"
+ok "objects/ is empty"
+expect_exit 0 "cat fetches the object" env LABRUN_STORE=$D "$LABRUN" cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
+equals "$(cat "$T/out")" "result of a" "with its bytes"
+expect_exit 0 "audit fetches the rest" env LABRUN_STORE=$D "$LABRUN" audit
+contains "$T/out" "0 problem(s)" "and finds them sound"
+
+# --- the same uuid with other content is refused and named
+cp -a "$B" "$T/b2"
+uuid=$(lb sql --csv "SELECT uuid FROM run WHERE id = 1" | sed -n 2p | tr -d '\r')
+LABRUN_STORE=$T/b2 "$LABRUN" ingest responses --run 1 --route gpu "$F/gpu.jsonl" >/dev/null || fail "amend the copy"
+expect_exit 1 "a changed run is refused" env LABRUN_STORE=$T/b2 "$LABRUN" push
+contains "$T/err" "remote 'lab' refuses run $uuid: it holds that uuid with other content" "names the run"
+contains "$T/out" "0 runs pushed, 1 already there, 1 refused" "the other run still counts"
+equals "$(pg_sql "SELECT count(*) FROM run_issue WHERE uuid = '$uuid'")" "1" "the remote's copy is untouched"
+# and pulling it into a store that holds the other content is refused too
+expect_exit 1 "pulling it into the changed store is refused" env LABRUN_STORE=$T/b2 "$LABRUN" pull --host "$(hostname)" --run "$uuid"
+contains "$T/err" "refused $uuid: this store holds that uuid with other content" "names the run"
+contains "$T/out" "0 runs pulled, 0 already here, 1 refused" "and counts it"
+
+# --- a reader role can pull, not push (docs/remote.md's grants)
+pg_sql "CREATE ROLE labrun_reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO labrun_reader;
+	CREATE ROLE reader LOGIN PASSWORD '$PG_PASSWORD' IN ROLE labrun_reader" || fail "create the reader role"
+E="$T/e"
+LABRUN_STORE=$E "$LABRUN" init >/dev/null && LABRUN_STORE=$E "$LABRUN" remote add lab "host=$PGD user=reader dbname=evidence"
+printf '*:*:*:reader:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
+expect_exit 0 "the reader pulls" env LABRUN_STORE=$E "$LABRUN" pull
+contains "$T/out" "4 runs pulled" "every run"
+LABRUN_STORE=$E "$LABRUN" record -q -- true >/dev/null 2>&1
+expect_exit 3 "the reader cannot push" env LABRUN_STORE=$E "$LABRUN" push
+contains "$T/err" "permission denied" "says why"
+contains "$T/err" "docs/remote.md" "and where the roles are"
+
+# --- errors reaching the remote: exit 3, the remote named, never the password
+mv "$HOME/.pgpass" "$HOME/pgpass.off"
+expect_exit 3 "a wrong password" env PGPASSWORD=not-the-password "$LABRUN" --store "$A" push
+contains "$T/err" "cannot connect to remote 'lab' (database 'evidence' on $PGD:5432)" "names the remote"
+contains "$T/err" "password authentication failed" "says why"
+contains "$T/err" "hint: check the password for this user in ~/.pgpass or PGPASSWORD" "and where to fix it"
+lacks "$T/err" "not-the-password" "never prints the password"
+mv "$HOME/pgpass.off" "$HOME/.pgpass"
+pg_sql "INSERT INTO labrun_migration(version, name) VALUES (99, '0099-future')"
+expect_exit 3 "a newer remote schema" la push
+contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema version 99; this labrun knows up to 1" "names both versions"
+pg_sql "DELETE FROM labrun_migration WHERE version = 99"
+before=$(cksum <"$A/labrun.db")
+pg_stop
+expect_exit 3 "a stopped server" la pull
+contains "$T/err" "cannot connect to remote 'lab'" "names the remote"
+contains "$T/err" "is the server running" "hints at the server"
+equals "$(cksum <"$A/labrun.db")" "$before" "the store is unchanged"
+! grep -rq "$PG_PASSWORD" "$A" "$B" "$C" "$D" "$E" || fail "a password reached a store"
+ok "no password in any store"
+echo "1..$tests"

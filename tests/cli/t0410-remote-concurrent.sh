@@ -1,0 +1,86 @@
+#!/bin/sh
+# Remotes under stress: four stores push at once (sharing an object) and nothing is lost; a push
+# killed with SIGKILL in the middle of a large object leaves the remote consistent (no run
+# without its objects, no object without all its bytes) and the next push resumes to exactly the
+# content an uninterrupted push gives.
+. "$(dirname "$0")/lib.sh"
+. "$TOP_SRCDIR/tests/cli/pg.sh"
+PGDB=postgres pg_sql "CREATE DATABASE clean" || fail "create the second database"
+remote_init() { # STORE URI
+	LABRUN_STORE=$1 "$LABRUN" init >/dev/null && LABRUN_STORE=$1 "$LABRUN" remote add lab "$2" &&
+		LABRUN_STORE=$1 "$LABRUN" remote init lab >/dev/null || fail "set up $1"
+}
+
+# --- four pushers at once
+echo "shared by every store" >"$T/work/shared.txt"
+for i in 1 2 3 4; do
+	remote_init "$T/p$i" "$PG_URI"
+	for j in 1 2 3 4 5; do
+		echo "store $i run $j" >"$T/work/own.txt"
+		LABRUN_STORE=$T/p$i "$LABRUN" record -q --issue 415 --artifact shared.txt --artifact own.txt -- true \
+			>/dev/null 2>&1 || fail "record in store $i"
+	done
+done
+for i in 1 2 3 4; do
+	LABRUN_STORE=$T/p$i "$LABRUN" push >"$T/push$i.out" 2>&1 &
+done
+failed=0
+for i in 1 2 3 4; do wait %$i || failed=$((failed + 1)); done
+[ "$failed" = 0 ] || { cat "$T"/push*.out >&2; fail "$failed of four concurrent pushes failed"; }
+ok "four concurrent pushes succeed"
+equals "$(pg_sql "SELECT count(*) FROM run")" "20" "all twenty runs are on the remote"
+equals "$(pg_sql "SELECT count(*) FROM object WHERE sha256 = '$(sha256sum <"$T/work/shared.txt" | cut -c1-64)'")" "1" "the shared object once"
+equals "$(cat "$T"/push*.out | sed -n 's/.*; \([0-9]*\) objects\{0,1\} sent.*/\1/p' | awk '{ s += $1 } END { print s }')" \
+	"$(pg_sql "SELECT count(*) FROM object")" "each object sent by exactly one pusher"
+remote_init "$T/all" "$PG_URI"
+expect_exit 0 "pull everything" env LABRUN_STORE=$T/all "$LABRUN" pull --issue 415
+contains "$T/out" "20 runs pulled" "twenty runs arrive"
+expect_exit 0 "audit" env LABRUN_STORE=$T/all "$LABRUN" audit
+contains "$T/out" "0 problem(s)" "all sound"
+
+# --- SIGKILL in the middle of a push
+K="$T/k"
+remote_init "$K" "$PG_URI"
+LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
+head -c 200000000 /dev/urandom >"$T/work/big.bin"
+LABRUN_STORE=$K "$LABRUN" record -q --issue 416 --artifact big.bin -- true >/dev/null 2>&1 || fail "record the big run"
+LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
+big=$(sha256sum <"$T/work/big.bin" | cut -c1-64)
+LABRUN_STORE=$K "$LABRUN" push >"$T/kill.out" 2>&1 &
+pid=$!
+n=0 # wait until the big object's bytes are on their way, then kill
+until [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'INSERT INTO object_chunk%' AND state <> 'idle'")" != 0 ]; do
+	n=$((n + 1))
+	[ $n -lt 600 ] || fail "the push never sent the big object"
+	kill -0 $pid 2>/dev/null || fail "the push ended before it could be killed: $(cat "$T/kill.out")"
+	sleep 0.05
+done
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+ok "push killed while sending the 200 MB object"
+n=0 # the server drops the dead client's transaction
+until [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'labrun'")" = 0 ]; do
+	n=$((n + 1)); [ $n -lt 200 ] || fail "the killed push's session stays"; sleep 0.05
+done
+equals "$(pg_sql "SELECT count(*) FROM object WHERE sha256 = '$big'") $(pg_sql "SELECT count(*) FROM object_chunk WHERE sha256 = '$big'")" \
+	"0 0" "no part of the interrupted object is visible"
+equals "$(pg_sql "SELECT count(*) FROM run r JOIN run_issue i ON i.uuid = r.uuid WHERE i.issue_ref = '416'")" "1" "the run before it is complete, the rest absent"
+equals "$(pg_sql "SELECT count(*) FROM run_object ro LEFT JOIN object o ON o.sha256 = ro.sha256 WHERE o.sha256 IS NULL")" "0" "no run names a missing object"
+expect_exit 0 "push again" env LABRUN_STORE=$K "$LABRUN" push --issue 416
+contains "$T/out" "2 runs pushed, 1 already there" "resumes where it stopped"
+# the same store pushed once, uninterrupted, to a clean database: the same content
+LABRUN_STORE=$K "$LABRUN" remote add clean "host=$PGD user=labrun dbname=clean" &&
+	LABRUN_STORE=$K "$LABRUN" remote init clean >/dev/null &&
+	LABRUN_STORE=$K "$LABRUN" push clean --issue 416 >/dev/null || fail "push to the clean database"
+content() {
+	PGDB=$1 pg_sql "SELECT r.uuid, r.bundle_sha256 FROM run r JOIN run_issue i ON i.uuid = r.uuid AND i.issue_ref = '416' ORDER BY 1"
+	PGDB=$1 pg_sql "SELECT o.sha256, o.size, md5(string_agg(c.data, ''::bytea ORDER BY c.seq)) FROM object o
+		JOIN run_object ro ON ro.sha256 = o.sha256 JOIN run_issue i ON i.uuid = ro.uuid AND i.issue_ref = '416'
+		JOIN object_chunk c ON c.sha256 = o.sha256 GROUP BY o.sha256, o.size ORDER BY 1"
+}
+content evidence >resumed.txt
+content clean >clean.txt
+[ "$(wc -l <clean.txt)" -ge 4 ] || fail "the clean push holds too little: $(cat clean.txt)"
+cmp resumed.txt clean.txt || { diff resumed.txt clean.txt >&2; fail "the resumed remote differs from an uninterrupted push"; }
+ok "the resumed remote holds what an uninterrupted push gives"
+echo "1..$tests"
