@@ -38,6 +38,13 @@ _labrun()
 	--experiment)
 		COMPREPLY=($(compgen -W "$(labrun sql --csv 'SELECT name FROM experiment ORDER BY 1' 2>/dev/null | tail -n +2 | tr -d '\r"')" -- "$cur"))
 		return ;;
+	remote)
+		[[ $cmd == remote ]] && { COMPREPLY=($(compgen -W "add list remove init" -- "$cur")); return; } ;;
+	push | pull | remove | init)
+		if [[ $cur != -* ]]; then
+			COMPREPLY=($(compgen -W "$(labrun sql --csv 'SELECT name FROM remote ORDER BY 1' 2>/dev/null | tail -n +2 | tr -d '\r"')" -- "$cur"))
+			return
+		fi ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(labrun "$cmd" -h 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)" -- "$cur"))

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "base/error.h"
 #include "store/objects.h"

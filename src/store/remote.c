@@ -9,12 +9,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <unistd.h>
 
-#include <libpq-fe.h>
 
 #include "base/error.h"
 #include "store/objects.h"
+#include "store/pq.h"
 #include "store/remote.h"
 #include "store/schema.h"
 
@@ -124,6 +125,8 @@ int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, in
 	int rc, version = 0;
 
 	*out = NULL;
+	if ((rc = lr_pq_load()))
+		return rc;
 	if (!(r = calloc(1, sizeof *r)) || !(r->name = strdup(name))) {
 		free(r);
 		return lr_error_set(LR_ENOMEM, "out of memory");

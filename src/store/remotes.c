@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libpq-fe.h>
 
 #include "base/error.h"
 #include "store/objects.h"
+#include "store/pq.h"
 #include "store/remote.h"
 #include "store/store-int.h"
 
@@ -16,8 +16,10 @@ static int check_uri(const char *name, const char *uri)
 {
 	PQconninfoOption *opts, *o;
 	char *err = NULL;
-	int rc = 0;
+	int rc;
 
+	if ((rc = lr_pq_load()))
+		return rc;
 	if (!(opts = PQconninfoParse(uri, &err))) {
 		lr_error_set(LR_EINVAL, "cannot add remote '%s': libpq cannot read its connection string: %s", name,
 			     err ? strtok(err, "\n") : "out of memory");

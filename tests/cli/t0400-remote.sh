@@ -140,4 +140,21 @@ contains "$T/err" "is the server running" "hints at the server"
 equals "$(cksum <"$A/labrun.db")" "$before" "the store is unchanged"
 ! grep -rq "$PG_PASSWORD" "$A" "$B" "$C" "$D" "$E" || fail "a password reached a store"
 ok "no password in any store"
+
+# --- audit checks a pulled run's origin too: a bundle edited here (its sha256 made to match) is found
+id=$(lc sql --csv "SELECT run_id FROM pulled_run p JOIN run r ON r.id = p.run_id WHERE r.kind = 'record' ORDER BY run_id LIMIT 1" | sed -n 2p | tr -d '\r')
+python3 - "$C/labrun.db" "$id" <<'PY'
+import hashlib, json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+b = json.loads(con.execute("SELECT bundle FROM pulled_run WHERE run_id = ?", (int(sys.argv[2]),)).fetchone()[0])
+run = b["tables"]["run"]
+run["rows"][0][run["columns"].index("exit_code")] = 0 if run["rows"][0][run["columns"].index("exit_code")] else 1
+text = json.dumps(b, separators=(",", ":"), sort_keys=True)
+con.execute("UPDATE pulled_run SET bundle = ?, bundle_sha256 = ? WHERE run_id = ?",
+            (text, hashlib.sha256(text.encode()).hexdigest(), int(sys.argv[2])))
+con.commit()
+PY
+expect_exit 1 "audit finds the edited origin bundle" lc audit
+contains "$T/out" "it was pulled from a remote, and the bundle it was pulled in: run " "says where"
+contains "$T/out" "its rows of table 'run' do not give the seal they carry" "names the table"
 echo "1..$tests"
