@@ -31,5 +31,7 @@ int cmd_bench_self(char *buf, size_t size);
 /* 'labrun bench import ...': argv[0] is "import". */
 int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
 
+/* 'labrun bench remote ...': argv[0] is "remote". */
+int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const char usage[] =
 	"                            [--dir DIR | --no-files]\n"
 	"       labrun bench import [--model M] [--tokens T] [--reps N] [--threads N]   ('bench import -h')\n"
 	"       labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]   ('bench store -h')\n"
+	"       labrun bench remote [NAME] [--runs N] [--reps N] [--object-mib M]   ('bench remote -h')\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
 	"memcpy, a plain vector copy and a non-temporal-store copy of the same bytes) and\n"
@@ -227,6 +228,8 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 		return cmd_bench_store(g, argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return cmd_bench_import(g, argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "remote"))
+		return cmd_bench_remote(g, argc - 1, argv + 1);
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);

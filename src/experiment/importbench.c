@@ -45,7 +45,7 @@ static int one(const struct lr_importbench_opts *o, const char *dir, int v, int 
 
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
 	snprintf(threads, sizeof threads, "%d", o->threads);
-	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &r->v[v].command_s[rep])))
+	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &r->v[v].command_s[rep], NULL)))
 		return rc;
 	run = json_loads(out, 0, NULL);
 	free(out);

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,8 +41,10 @@ static char *slurp(int fd)
 	return buf;
 }
 
-int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s)
+int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s,
+		   long *rss_kib)
 {
+	struct rusage ru;
 	posix_spawn_file_actions_t fa;
 	int status, rc, fds[2] = { -1, -1 };
 	double t0;
@@ -70,10 +73,12 @@ int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const
 	}
 	if (rc)
 		return lr_error_set(LR_EIO, "cannot run '%s': %s", self, strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return lr_error_set(LR_EIO, "cannot wait for 'labrun %s': %s", argv[3], strerror(errno));
 	*s = lr_monotonic_s() - t0;
+	if (rss_kib)
+		*rss_kib = ru.ru_maxrss;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		lr_error_set(LR_EIO, "'labrun %s' on the benchmark's store failed (%s %d)", argv[3],
 			     WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));

@@ -6,10 +6,11 @@
 /*
  * Run labrun 'self' with argv (argv[1..2] "--store DIR", argv[3] the
  * command) in directory 'dir', stderr discarded, stdout into *out (malloc'd)
- * or discarded when out is NULL; *s its wall seconds. LR_EIO, naming the
- * command, unless it exits 0.
+ * or discarded when out is NULL; *s its wall seconds; *rss_kib (unless
+ * NULL) its peak resident set size. LR_EIO, naming the command, unless it
+ * exits 0.
  */
 LR_MUST_CHECK int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out,
-				 double *s);
+				 double *s, long *rss_kib);
 
 #endif

@@ -34,7 +34,7 @@ static int timed(const struct lr_storebench_opts *o, const char *dir, const char
 	char *const audit[] = { (char *)o->self, "--store", (char *)dir, "audit", NULL };
 
 	return lr_bench_spawn(o->self, !strcmp(op, "record") ? record : !strcmp(op, "report") ? report : audit,
-			      o->envp, dir, NULL, s);
+			      o->envp, dir, NULL, s, NULL);
 }
 
 static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, struct lr_storebench_row *row)
@@ -50,7 +50,7 @@ static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, 
 	while (!rc && done < n) {
 		int64_t k = n - done < REPS_PER_RUN ? n - done : REPS_PER_RUN;
 
-		rc = lr_synthetic_run(st, k, o->seed + (uint64_t)row->runs, o->argv, o->envp, &id);
+		rc = lr_synthetic_run(st, k, 0, o->seed + (uint64_t)row->runs, o->argv, o->envp, &id);
 		done += k / 8 * 8 > 0 ? k / 8 * 8 : 8;
 		row->runs++;
 	}

@@ -17,6 +17,7 @@
 #include "experiment/synthetic.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "store/objects.h"
 
 static const char definition[] =
 	"; synthetic: labrun bench store\n"
@@ -69,8 +70,46 @@ static int store_condition(struct lr_store *st, int64_t run, int idx, int64_t bl
 	return rc;
 }
 
-int lr_synthetic_run(struct lr_store *st, int64_t reps, uint64_t seed, char *const *argv, char *const *envp,
-		     int64_t *id)
+/* An object of 'bytes' pseudo-random bytes (xorshift64 from 'seed'), attached to 'run' as an output. */
+static int synthetic_object(struct lr_store *st, struct lr_run *run, int64_t bytes, uint64_t seed)
+{
+	enum { WORDS = 1 << 17 }; /* 1 MiB a write */
+	uint64_t *buf = malloc(WORDS * sizeof *buf), x = seed | 1;
+	char hex[LR_SHA256_HEX];
+	struct lr_objw *w = NULL;
+	int64_t left = bytes, size;
+	int rc;
+
+	if (!buf)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_objw_open(&w, lr_store_dir(st), NULL))) {
+		free(buf);
+		return rc;
+	}
+	while (left > 0 && !rc) {
+		size_t i, n = left < (int64_t)(WORDS * sizeof *buf) ? (size_t)left : WORDS * sizeof *buf;
+
+		for (i = 0; i < WORDS; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = x;
+		}
+		rc = lr_objw_write(w, buf, n);
+		left -= (int64_t)n;
+	}
+	free(buf);
+	if (rc) {
+		lr_objw_abort(w);
+		return rc;
+	}
+	if ((rc = lr_objw_commit(w, hex, &size)))
+		return rc;
+	return lr_run_add_artifact(run, "output", "synthetic.bin", hex, size);
+}
+
+int lr_synthetic_run(struct lr_store *st, int64_t reps, int64_t object_bytes, uint64_t seed, char *const *argv,
+		     char *const *envp, int64_t *id)
 {
 	static const struct lr_store_arm arms[2] = {
 		{ .name = "lookup", .kernel = "lookup", .contract = "saturate", .layout = "", .mode = "", .threads = 1 },
@@ -87,7 +126,9 @@ int lr_synthetic_run(struct lr_store *st, int64_t reps, uint64_t seed, char *con
 	if ((rc = lr_strlist_add(&issues, "270")) ||
 	    (rc = lr_run_capture(st, &run, LR_KIND_EXPERIMENT, argv, envp, "synthetic", NULL, &issues)) ||
 	    (rc = lr_kvlist_set(&run.binding, "synthetic", "labrun bench store: times generated, not measured", "user")) ||
-	    (rc = lr_sha256_buf(definition, sizeof definition - 1, sha)) || (rc = lr_session_start(&ss, st, &run)))
+	    (rc = lr_sha256_buf(definition, sizeof definition - 1, sha)) ||
+	    (object_bytes > 0 && (rc = synthetic_object(st, &run, object_bytes, seed))) ||
+	    (rc = lr_session_start(&ss, st, &run)))
 		goto out;
 	if ((rc = lr_store_experiment_plan(st, run.id, "synthetic.ini", sha, definition, arms, 2)))
 		goto out;
@@ -96,7 +137,7 @@ int lr_synthetic_run(struct lr_store *st, int64_t reps, uint64_t seed, char *con
 	if (rc)
 		goto out;
 	run.status = LR_PASSED;
-	rc = lr_session_end(&ss, 0);
+	rc = lr_session_end(&ss, run.nartifacts); /* the object was stored with the run's start */
 	*id = run.id;
 out:
 	lr_session_release(&ss);

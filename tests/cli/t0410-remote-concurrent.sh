@@ -83,4 +83,17 @@ content clean >clean.txt
 [ "$(wc -l <clean.txt)" -ge 4 ] || fail "the clean push holds too little: $(cat clean.txt)"
 cmp resumed.txt clean.txt || { diff resumed.txt clean.txt >&2; fail "the resumed remote differs from an uninterrupted push"; }
 ok "the resumed remote holds what an uninterrupted push gives"
+
+# --- the benchmark of push and pull runs both as a user does, and counts what moved
+with_object="SELECT count(*) FROM run r WHERE EXISTS (SELECT 1 FROM run_object o WHERE o.uuid = r.uuid)"
+before=$(pg_sql "SELECT count(*) FROM run") before_obj=$(pg_sql "$with_object")
+expect_exit 0 "bench remote" env LABRUN_STORE=$T/all "$LABRUN" bench remote --runs 6 --reps 48 --object-mib 3
+contains "$T/out" "6 runs, 48 repetitions, 3 MiB of objects" "says what it moved"
+grep -Eq '^push +[0-9.]+ s +[0-9]+ MiB/s +[0-9.]+ MiB$' "$T/out" || fail "no push line: $(cat "$T/out")"
+grep -Eq '^pull +[0-9.]+ s +[0-9]+ MiB/s +[0-9.]+ MiB$' "$T/out" || fail "no pull line: $(cat "$T/out")"
+ok "push and pull: wall, throughput, peak RSS"
+equals "$(pg_sql "SELECT count(*) FROM run") $(pg_sql "$with_object")" \
+	"$((before + 6)) $((before_obj + 6))" "six runs with an object each reached the remote"
+equals "$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT value FROM measurement m JOIN run r ON r.id = m.run_id WHERE r.kind = 'bench' AND m.name = 'object bytes'" | sed -n 2p | tr -d '\r')" \
+	"3145728" "recorded as a bench run"
 echo "1..$tests"

@@ -41,7 +41,7 @@ static int setup(void **state)
 
 	if (!f || !(f->dir = tmpdir_new()) || !(f->cwd = getcwd(NULL, 0)) || chdir(f->dir) != 0)
 		return -1; /* outside any git work tree: the run captures no sources */
-	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, 8000, 3, argv, environ, &f->run))
+	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, 8000, 0, 3, argv, environ, &f->run))
 		return -1;
 	*state = f;
 	return 0;

@@ -1,0 +1,161 @@
+/* 'labrun bench remote': push and pull of a synthetic body of evidence, timed as a user runs them. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/walk.h"
+#include "experiment/remotebench.h"
+#include "experiment/spawn.h"
+#include "experiment/synthetic.h"
+#include "record/record.h"
+#include "store/remote.h"
+
+/* A new store in 'dir' knowing the remote. */
+static int make_store(const struct lr_remotebench_opts *o, const char *dir, struct lr_store **st)
+{
+	int rc;
+
+	if ((rc = lr_store_open(st, dir, LR_STORE_CREATE)))
+		return rc;
+	if ((rc = lr_store_remote_add(*st, o->remote, o->uri))) {
+		lr_store_free(*st);
+		*st = NULL;
+	}
+	return rc;
+}
+
+static int add_uuid(void *arg, const struct lr_run *run)
+{
+	return lr_strlist_add(arg, run->uuid);
+}
+
+/* The throwaway store's runs; 'uuids' gets theirs, so the pull takes those and no others. */
+static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_remotebench_result *r,
+		struct lr_strlist *uuids)
+{
+	struct lr_run_filter f = { .status = -1 };
+	struct lr_store *st = NULL;
+	double t0 = lr_monotonic_s();
+	int64_t id;
+	int rc, i;
+
+	if ((rc = make_store(o, dir, &st)))
+		return rc;
+	for (i = 0; i < o->runs && !rc; i++) {
+		int64_t reps = o->reps / o->runs + (i < o->reps % o->runs),
+			bytes = o->object_bytes / o->runs + (i < o->object_bytes % o->runs);
+
+		rc = lr_synthetic_run(st, reps, bytes, o->seed + (uint64_t)i, o->argv, o->envp, &id);
+		r->bytes += bytes;
+	}
+	r->generate_s = lr_monotonic_s() - t0;
+	if (!rc)
+		rc = lr_store_run_list(st, &f, add_uuid, uuids);
+	lr_store_free(st);
+	return rc;
+}
+
+/* 'labrun --store DIR push|pull REMOTE [--run UUID...]', which must say it moved every run. */
+static int timed(const struct lr_remotebench_opts *o, const char *dir, const char *cmd, const char *moved,
+		 const struct lr_strlist *uuids, double *s, long *rss)
+{
+	char **argv = calloc(6 + 2 * (uuids ? uuids->n : 0), sizeof *argv), *out = NULL, want[64];
+	size_t i, n = 0;
+	int rc;
+
+	if (!argv)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	argv[n++] = (char *)o->self;
+	argv[n++] = "--store";
+	argv[n++] = (char *)dir;
+	argv[n++] = (char *)cmd;
+	argv[n++] = (char *)o->remote;
+	for (i = 0; uuids && i < uuids->n; i++) {
+		argv[n++] = "--run";
+		argv[n++] = uuids->v[i];
+	}
+	rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, s, rss);
+	free(argv);
+	if (rc)
+		return rc;
+	snprintf(want, sizeof want, ": %d run%s %s,", o->runs, o->runs == 1 ? "" : "s", moved);
+	if (!strstr(out, want))
+		rc = lr_error_set(LR_EIO, "'labrun %s' did not move every run: %s", cmd, out);
+	free(out);
+	return rc;
+}
+
+int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_result *r)
+{
+	char *src = NULL, *dst = NULL;
+	struct lr_strlist uuids = { 0 };
+	struct lr_store *st = NULL;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if (o->runs < 1)
+		return lr_error_set(LR_EINVAL, "the benchmark needs at least one run");
+	if (asprintf(&src, "%s/labrun-bench-remote-%ld-src", o->dir, (long)getpid()) < 0 ||
+	    asprintf(&dst, "%s/labrun-bench-remote-%ld-dst", o->dir, (long)getpid()) < 0) {
+		free(src);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (mkdir(src, 0700) || mkdir(dst, 0700)) {
+		rc = lr_error_set(LR_EIO, "cannot create the benchmark's stores in '%s': %s", o->dir, strerror(errno));
+		goto out;
+	}
+	if (!(rc = fill(o, src, r, &uuids)) &&
+	    !(rc = timed(o, src, "push", "pushed", NULL, &r->push_s, &r->push_rss_kib)) && !(rc = make_store(o, dst, &st))) {
+		lr_store_free(st);
+		rc = timed(o, dst, "pull", "pulled", &uuids, &r->pull_s, &r->pull_rss_kib);
+	}
+out:
+	lr_strlist_release(&uuids);
+	lr_remove_tree(src);
+	lr_remove_tree(dst);
+	free(src);
+	free(dst);
+	return rc;
+}
+
+int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_remotebench_opts *o)
+{
+	char buf[32];
+	int rc;
+
+	memset(&j->ss, 0, sizeof j->ss);
+	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "benchmark", "remote", "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "remote", o->remote, "user")))
+		return rc;
+	snprintf(buf, sizeof buf, "%d", o->runs);
+	if ((rc = lr_kvlist_set(&j->run.binding, "runs", buf, "user")))
+		return rc;
+	snprintf(buf, sizeof buf, "%lld", (long long)o->reps);
+	if ((rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")))
+		return rc;
+	snprintf(buf, sizeof buf, "%lld", (long long)o->object_bytes);
+	if ((rc = lr_kvlist_set(&j->run.binding, "object_bytes", buf, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
+		return rc;
+	return lr_session_start(&j->ss, st, &j->run);
+}
+
+int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r)
+{
+	int rc;
+
+	if ((rc = lr_run_add_measure(&j->run, "generate", r->generate_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(&j->run, "push", r->push_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(&j->run, "pull", r->pull_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(&j->run, "push peak rss", (double)r->push_rss_kib, "KiB", 0)) ||
+	    (rc = lr_run_add_measure(&j->run, "pull peak rss", (double)r->pull_rss_kib, "KiB", 0)))
+		return rc;
+	return lr_run_add_measure(&j->run, "object bytes", (double)r->bytes, "bytes", 0);
+}
