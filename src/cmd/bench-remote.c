@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -20,7 +21,8 @@ static const char usage[] =
 	"repetitions and MiB of objects between them, push them to remote NAME (the only\n"
 	"remote when there is one) and pull them into a second throwaway store, as a user\n"
 	"runs both commands. Prints each command's wall time, throughput and peak resident\n"
-	"set size (measured). The runs stay on the remote; both stores are removed.\n"
+	"set size (measured). Each invocation makes new objects, so none is on the remote\n"
+	"before. The runs stay on the remote; both stores are removed.\n"
 	"Recorded as a run (kind bench).\n"
 	"\n"
 	"  --runs N         runs (default 1000)\n"
@@ -65,7 +67,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	o.reps = 10000;
 	o.argv = g->argv;
 	o.envp = environ;
-	o.seed = 20261201;
+	o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid(); /* new objects every time: none is on the remote yet */
 	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) || (exit_code = cmd_bench_dir(&o.dir, "")) ||
 	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g, 0)))
 		goto out;
