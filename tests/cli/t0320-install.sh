@@ -38,5 +38,8 @@ equals "$(complete labrun li)" "list" "commands"
 equals "$(complete labrun list --iss)" "--issue" "a command's options, read from its -h"
 equals "$(complete labrun show "" | tr '\n' ' ')" "last 1 2 " "run ids from the store"
 equals "$(complete labrun list --issue "" | tr '\n' ' ')" "205 RBLN-SW/optimum-rbln#827 " "issue references from the store"
-equals "$(complete labrun --store "$T/sto" re | sort | tr '\n' ' ')" "record register replay report " \
+equals "$(complete labrun --store "$T/sto" re | sort | tr '\n' ' ')" "record register remote replay report " \
 	"after a global option"
+"$I/bin/labrun" remote add lab "host=/nowhere dbname=x" || fail "remote add"
+equals "$(complete labrun push "")" "lab" "remote names for push"
+equals "$(complete labrun remote "" | tr '\n' ' ')" "add list remove init " "remote's subcommands"
