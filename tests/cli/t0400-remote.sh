@@ -116,9 +116,19 @@ printf '*:*:*:reader:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
 expect_exit 0 "the reader pulls" env LABRUN_STORE=$E "$LABRUN" pull
 contains "$T/out" "4 runs pulled" "every run"
 LABRUN_STORE=$E "$LABRUN" record -q -- true >/dev/null 2>&1
+n_before="$(pg_sql "SELECT count(*) FROM run") $(pg_sql "SELECT count(*) FROM object")"
 expect_exit 3 "the reader cannot push" env LABRUN_STORE=$E "$LABRUN" push
 contains "$T/err" "permission denied" "says why"
 contains "$T/err" "docs/remote.md" "and where the roles are"
+equals "$(pg_sql "SELECT count(*) FROM run") $(pg_sql "SELECT count(*) FROM object")" "$n_before" "nothing of the refused push was written"
+# a writer needs SELECT and INSERT only: labrun never updates or deletes on a remote
+pg_sql "CREATE ROLE labrun_writer; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO labrun_writer;
+	CREATE ROLE writer LOGIN PASSWORD '$PG_PASSWORD' IN ROLE labrun_writer" || fail "create the writer role"
+LABRUN_STORE=$E "$LABRUN" remote add labw "host=$PGD user=writer dbname=evidence"
+printf '*:*:*:writer:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
+expect_exit 0 "the writer pushes" env LABRUN_STORE=$E "$LABRUN" push labw
+contains "$T/out" "remote 'labw': 1 run pushed, 4 already there" "the new run, the pulled ones already there"
+equals "$(pg_sql "SELECT pushed_by FROM run ORDER BY pushed_at DESC LIMIT 1")" "writer" "the remote says who pushed it"
 
 # --- errors reaching the remote: exit 3, the remote named, never the password
 mv "$HOME/.pgpass" "$HOME/pgpass.off"
