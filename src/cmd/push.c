@@ -34,7 +34,7 @@ static void note(void *arg, const char *uuid, const char *what, const char *deta
 	const struct push_out *o = arg;
 
 	if (!strcmp(what, "refused") || !strcmp(what, "skipped"))
-		fprintf(stderr, "labrun: %s %s%s%s\n", what, uuid, *uuid ? ": " : "", detail ? detail : "");
+		fprintf(stderr, "labrun: %s%s%s: %s\n", what, *uuid ? " " : "", uuid, detail ? detail : "");
 	else if (o->verbose)
 		printf("%-8s %s\n", what, uuid);
 }

@@ -223,18 +223,30 @@ out:
 	return rc;
 }
 
-/* A pulled run travels as it came. */
+/*
+ * A pulled run travels as it came. One amended here since (a comparison, a
+ * gate, responses added) is not sent: the remote holds its origin's bundle,
+ * and another one under its uuid would be a conflict there.
+ */
 static int pulled_bundle(struct lr_store *st, int64_t id, char **text)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
 
 	*text = NULL;
-	if ((rc = db_prepare(st, &s, "SELECT bundle FROM pulled_run WHERE run_id = :run")))
+	if ((rc = db_prepare(st, &s, "SELECT p.bundle, EXISTS (SELECT 1 FROM ledger l JOIN run r ON r.uuid = l.run_uuid"
+				     " WHERE r.id = p.run_id AND l.kind = 'amend') FROM pulled_run p WHERE p.run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
-	if (db_step_row(st, s, "read the pulled run", &rc) && !(*text = db_col_dup(s, 0)))
-		rc = oom();
+	if (db_step_row(st, s, "read the pulled run", &rc)) {
+		if (sqlite3_column_int(s, 1)) {
+			rc = lr_error_set(LR_EINVAL, "run %lld was pulled and then amended here: it is not sent on",
+					  (long long)id);
+			lr_error_hint("the remote holds its origin's bundle; what was added here stays in this store");
+		} else if (!(*text = db_col_dup(s, 0))) {
+			rc = oom();
+		}
+	}
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -44,7 +44,7 @@ contains "$T/out" "schema version 1, up to date" "idempotent"
 echo "result of a" >"$T/work/out-a.txt"
 la record -q --issue 205 --artifact out-a.txt -- sh -c 'echo a' >/dev/null 2>&1 || fail "record in A"
 (cd "$T/work" && lb run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in B"
-lb record -q --issue 205 -- sh -c 'echo b; exit 3' >/dev/null 2>&1 || true
+expect_exit 3 "a failed run in B (kept)" lb record -q --issue 205 -- sh -c 'echo b; exit 3'
 lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
 expect_exit 0 "push A" la push
 contains "$T/out" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped; 3 objects sent" "counts A's runs and objects"
@@ -82,6 +82,43 @@ contains "$T/out" "0 runs pulled, 4 already here" "pull is idempotent"
 expect_exit 0 "push from C (pulled runs travel as they came)" lc push
 contains "$T/out" "0 runs pushed, 4 already there, 0 refused" "nothing conflicts"
 
+# --- a replay travels with the run it replays
+la replay -q 2 >/dev/null 2>&1 || fail "replay in A"
+expect_exit 0 "push the replay" la push --run last
+ruuid=$(la sql --csv "SELECT uuid FROM run WHERE id = 3" | sed -n 2p | tr -d '\r')
+ouuid=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
+RS="$T/f"
+LABRUN_STORE=$RS "$LABRUN" init >/dev/null && LABRUN_STORE=$RS "$LABRUN" remote add lab "$PG_URI"
+expect_exit 0 "pull the replay alone" env LABRUN_STORE=$RS "$LABRUN" pull --run "$ruuid"
+contains "$T/out" "2 runs pulled" "its original comes first"
+equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT o.uuid FROM run r JOIN run o ON o.id = r.replay_of WHERE r.uuid = '$ruuid'" | sed -n 2p | tr -d '\r')" \
+	"$ouuid" "replay_of points at the original here"
+expect_exit 0 "audit of the pulled replay" env LABRUN_STORE=$RS "$LABRUN" audit
+contains "$T/out" "0 problem(s)" "sound"
+
+# --- a comparison against another run's responses travels with that run
+G="$T/g"
+LABRUN_STORE=$G "$LABRUN" init >/dev/null && LABRUN_STORE=$G "$LABRUN" remote add lab "$PG_URI"
+for r in ref atom; do
+	LABRUN_STORE=$G "$LABRUN" record -q -- true >/dev/null 2>&1
+	LABRUN_STORE=$G "$LABRUN" ingest responses --run last --route $r "$F/$r.jsonl" >/dev/null || fail "ingest $r"
+done
+expect_exit 0 "a comparison with another run's route (all exact)" env LABRUN_STORE=$G "$LABRUN" compare --run 2 --reference 1:ref --candidate atom
+LABRUN_STORE=$G "$LABRUN" push >/dev/null || fail "push the comparison"
+cuuid=$(LABRUN_STORE=$G "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
+expect_exit 0 "pull the candidate alone" env LABRUN_STORE=$RS "$LABRUN" pull --run "$cuuid"
+contains "$T/out" "2 runs pulled" "the reference's run comes first"
+equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM comparison c JOIN response_set s ON s.id = c.reference_set_id JOIN run o ON o.id = s.run_id WHERE o.uuid <> '$cuuid'" | sed -n 2p | tr -d '\r')" \
+	"1" "the stored comparison points at the other run's set here"
+LABRUN_STORE=$G "$LABRUN" compare --run 2 --reference 1:ref --candidate atom --json | jq -S '.cases' >want.json
+LABRUN_STORE=$RS "$LABRUN" compare --run "$cuuid" --reference "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT r.id FROM run r WHERE r.uuid = '$(LABRUN_STORE=$G "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 1" | sed -n 2p | tr -d '\r')'" | sed -n 2p | tr -d '\r'):ref" \
+	--candidate atom --json | jq -S '.cases' >got.json
+[ -s want.json ] && cmp want.json got.json || fail "the pulled responses compare differently"
+ok "the pulled responses compare as at home"
+expect_exit 0 "push from a store that amended a pulled run" env LABRUN_STORE=$RS "$LABRUN" push
+contains "$T/err" "labrun: skipped: run 4 was pulled and then amended here: it is not sent on" "the amended run is skipped, and why"
+contains "$T/out" "0 runs pushed, 3 already there, 0 refused, 1 skipped" "the others are already there"
+
 # --- lazy objects: fetched on first read
 D="$T/d"
 LABRUN_STORE=$D "$LABRUN" init >/dev/null && LABRUN_STORE=$D "$LABRUN" remote add lab "$PG_URI"
@@ -114,7 +151,7 @@ E="$T/e"
 LABRUN_STORE=$E "$LABRUN" init >/dev/null && LABRUN_STORE=$E "$LABRUN" remote add lab "host=$PGD user=reader dbname=evidence"
 printf '*:*:*:reader:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
 expect_exit 0 "the reader pulls" env LABRUN_STORE=$E "$LABRUN" pull
-contains "$T/out" "4 runs pulled" "every run"
+contains "$T/out" "7 runs pulled" "every run"
 LABRUN_STORE=$E "$LABRUN" record -q -- true >/dev/null 2>&1
 n_before="$(pg_sql "SELECT count(*) FROM run") $(pg_sql "SELECT count(*) FROM object")"
 expect_exit 3 "the reader cannot push" env LABRUN_STORE=$E "$LABRUN" push
@@ -127,7 +164,7 @@ pg_sql "CREATE ROLE labrun_writer; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA 
 LABRUN_STORE=$E "$LABRUN" remote add labw "host=$PGD user=writer dbname=evidence"
 printf '*:*:*:writer:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
 expect_exit 0 "the writer pushes" env LABRUN_STORE=$E "$LABRUN" push labw
-contains "$T/out" "remote 'labw': 1 run pushed, 4 already there" "the new run, the pulled ones already there"
+contains "$T/out" "remote 'labw': 1 run pushed, 7 already there" "the new run, the pulled ones already there"
 equals "$(pg_sql "SELECT pushed_by FROM run ORDER BY pushed_at DESC LIMIT 1")" "writer" "the remote says who pushed it"
 
 # --- errors reaching the remote: exit 3, the remote named, never the password
