@@ -165,8 +165,16 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 
 	memset(stats, 0, sizeof *stats);
 	rc = lr_remote_runs(r, f, want_run, &p);
-	for (i = 0; i < p.uuids.n && !rc; i++)
+	for (i = 0; i < p.uuids.n && !rc; i++) {
 		rc = pull_one(&p, p.uuids.v[i], 0);
+		if (rc == LR_EIO) { /* this side could not take it (a full disk): the store is unusable for now */
+			lr_error_wrap("cannot pull run %s from remote '%s' into this store", p.uuids.v[i], name);
+			lr_error_hint("nothing of that run was stored; free space and pull again");
+			rc = LR_ESTORE;
+		} else if (rc == LR_EINVAL) { /* a bundle that does not hold: refused, not a usage error */
+			rc = LR_EREFUSED;
+		}
+	}
 	stats->runs_refused = p.refused;
 	lr_strlist_release(&p.uuids);
 	if (!rc && p.refused)

@@ -119,6 +119,24 @@ expect_exit 0 "push from a store that amended a pulled run" env LABRUN_STORE=$RS
 contains "$T/err" "labrun: skipped: run 4 was pulled and then amended here: it is not sent on" "the amended run is skipped, and why"
 contains "$T/out" "0 runs pushed, 3 already there, 0 refused, 1 skipped" "the others are already there"
 
+# --- a full disk here: exit 3 naming the remote, nothing of the run stored (a file size limit stands in)
+head -c 8000000 /dev/urandom >"$T/work/eight.bin"
+LABRUN_STORE=$G "$LABRUN" record -q --issue 417 --artifact eight.bin -- true >/dev/null 2>&1 || fail "record the 8 MB run"
+LABRUN_STORE=$G "$LABRUN" push --run last >/dev/null || fail "push the 8 MB run"
+H="$T/h"
+LABRUN_STORE=$H "$LABRUN" init >/dev/null && LABRUN_STORE=$H "$LABRUN" remote add lab "$PG_URI"
+set +e
+(trap '' XFSZ; ulimit -f 4096; LABRUN_STORE=$H exec "$LABRUN" pull --issue 417) >"$T/out" 2>"$T/err"
+got=$?
+set -e
+equals "$got" "3" "a disk that fills during a pull: exit 3"
+contains "$T/err" "cannot pull run $(LABRUN_STORE=$G "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 3" | sed -n 2p | tr -d '\r') from remote 'lab' into this store" "names the run and the remote"
+contains "$T/err" "hint: nothing of that run was stored" "and says what happened"
+equals "$(LABRUN_STORE=$H "$LABRUN" sql --csv "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM object)" | sed -n 2p | tr -d '\r') $(find "$H/objects/tmp" -type f | wc -l | tr -d ' ')" \
+	"0 0 0" "no run, no object row, no partial file"
+expect_exit 0 "with room, the same pull succeeds" env LABRUN_STORE=$H "$LABRUN" pull --issue 417
+contains "$T/out" "1 run pulled" "the run arrives"
+
 # --- lazy objects: fetched on first read
 D="$T/d"
 LABRUN_STORE=$D "$LABRUN" init >/dev/null && LABRUN_STORE=$D "$LABRUN" remote add lab "$PG_URI"
@@ -151,7 +169,7 @@ E="$T/e"
 LABRUN_STORE=$E "$LABRUN" init >/dev/null && LABRUN_STORE=$E "$LABRUN" remote add lab "host=$PGD user=reader dbname=evidence"
 printf '*:*:*:reader:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
 expect_exit 0 "the reader pulls" env LABRUN_STORE=$E "$LABRUN" pull
-contains "$T/out" "7 runs pulled" "every run"
+contains "$T/out" "8 runs pulled" "every run"
 LABRUN_STORE=$E "$LABRUN" record -q -- true >/dev/null 2>&1
 n_before="$(pg_sql "SELECT count(*) FROM run") $(pg_sql "SELECT count(*) FROM object")"
 expect_exit 3 "the reader cannot push" env LABRUN_STORE=$E "$LABRUN" push
@@ -164,7 +182,7 @@ pg_sql "CREATE ROLE labrun_writer; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA 
 LABRUN_STORE=$E "$LABRUN" remote add labw "host=$PGD user=writer dbname=evidence"
 printf '*:*:*:writer:%s\n' "$PG_PASSWORD" >>"$HOME/.pgpass"
 expect_exit 0 "the writer pushes" env LABRUN_STORE=$E "$LABRUN" push labw
-contains "$T/out" "remote 'labw': 1 run pushed, 7 already there" "the new run, the pulled ones already there"
+contains "$T/out" "remote 'labw': 1 run pushed, 8 already there" "the new run, the pulled ones already there"
 equals "$(pg_sql "SELECT pushed_by FROM run ORDER BY pushed_at DESC LIMIT 1")" "writer" "the remote says who pushed it"
 
 # --- errors reaching the remote: exit 3, the remote named, never the password
