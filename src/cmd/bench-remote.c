@@ -91,7 +91,8 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
 	print(&o, &r);
-	printf("recorded run %lld (passed)\n", (long long)job.run.id);
+	printf("recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n", (long long)job.run.id,
+	       (long long)job.run.id);
 out:
 	lr_bench_job_release(&job);
 	lr_store_free(st);

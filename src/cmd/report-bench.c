@@ -9,6 +9,7 @@
 #include "cmd/report-int.h"
 #include "experiment/benchjob.h"
 #include "experiment/importbench.h"
+#include "experiment/remotebench.h"
 #include "experiment/storebench.h"
 
 /*
@@ -321,6 +322,61 @@ out:
 	return rc;
 }
 
+/* ---- bench remote ---------------------------------------------------------------- */
+
+static int remote_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	static const char *const head[4] = { "command", "wall_s", "objects_mib_per_s", "peak_rss_mib" };
+	struct lr_remotebench_result r;
+	char cells[3][LR_DOUBLE_TEXT];
+	double mib, wall[2], rss[2];
+	int i, rc, html = !strcmp(format, "html");
+
+	if ((rc = lr_remotebench_job_results(run, &r)))
+		return rc;
+	mib = (double)r.bytes / (1 << 20);
+	wall[0] = r.push_s, wall[1] = r.pull_s;
+	rss[0] = r.push_rss_kib / 1024.0, rss[1] = r.pull_rss_kib / 1024.0;
+	if (!strcmp(format, "csv")) {
+		rc = lr_csv_write_row(f, head, 4);
+		for (i = 0; !rc && i < 2; i++) {
+			const char *row[4] = { i ? "pull" : "push", lr_double_text(cells[0], wall[i]),
+					       lr_double_text(cells[1], mib / wall[i]), lr_double_text(cells[2], rss[i]) };
+
+			rc = lr_csv_write_row(f, row, 4);
+		}
+		return rc;
+	}
+	if (!strcmp(format, "json")) {
+		dump(f, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:{s:s, s:s, s:I}, s:[{s:s, s:f, s:f, s:f}, "
+				  "{s:s, s:f, s:f, s:f}]}", "run", (json_int_t)run->id, "status", lr_status_name(run->status),
+				  "benchmark", "remote", "remote", binding(run, "remote"), "runs", binding(run, "runs"), "reps",
+				  binding(run, "reps"), "object_bytes", (json_int_t)r.bytes, "modelled", 0, "host", "hostname",
+				  run->host.hostname, "cpu", run->host.cpu_model ? run->host.cpu_model : "unknown", "cpus",
+				  (json_int_t)run->host.cores, "commands", "command", "push", "wall_s", wall[0],
+				  "objects_mib_per_s", mib / wall[0], "peak_rss_mib", rss[0], "command", "pull", "wall_s", wall[1],
+				  "objects_mib_per_s", mib / wall[1], "peak_rss_mib", rss[1]));
+		return 0;
+	}
+	fprintf(f, html ? "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: run %lld "
+			  "(bench remote)</title></head><body>\n<h1>labrun report: run %lld (bench remote)</h1>\n<p>"
+			: "# labrun report: run %lld (bench remote)\n\n", (long long)run->id, (long long)run->id);
+	fprintf(f, "'labrun push' and then 'labrun pull' of %s synthetic runs with %s repetitions and %.0f MiB of objects, "
+		   "to remote '%s' and back, on %s (%lld CPUs). Wall time and peak resident set size of each command, "
+		   "measured, not modelled.%s", binding(run, "runs"), binding(run, "reps"), mib, binding(run, "remote"),
+		run->host.cpu_model ? run->host.cpu_model : "an unknown CPU", (long long)run->host.cores,
+		html ? "</p>\n<table><tr>" : "\n\n|");
+	for (i = 0; i < 4; i++)
+		fprintf(f, html ? "<th>%s</th>" : " %s |", head[i]);
+	fputs(html ? "</tr>\n" : "\n|---|---:|---:|---:|\n", f);
+	for (i = 0; i < 2; i++)
+		fprintf(f, html ? "<tr><td>%s</td><td>%.2f</td><td>%.0f</td><td>%.1f</td></tr>\n" : "| %s | %.2f | %.0f | %.1f |\n",
+			i ? "pull" : "push", wall[i], mib / wall[i], rss[i]);
+	if (html)
+		fputs("</table>\n</body></html>\n", f);
+	return 0;
+}
+
 int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 {
 	struct lr_bench_result *r = NULL;
@@ -331,6 +387,8 @@ int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 		return store_report(f, run, format);
 	if (!strcmp(binding(run, "benchmark"), "import"))
 		return import_report(f, run, format);
+	if (!strcmp(binding(run, "benchmark"), "remote"))
+		return remote_report(f, run, format);
 	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
 		return rc;
 	if (!strcmp(format, "csv")) {

@@ -159,3 +159,31 @@ int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_r
 		return rc;
 	return lr_run_add_measure(&j->run, "object bytes", (double)r->bytes, "bytes", 0);
 }
+
+int lr_remotebench_job_results(const struct lr_run *run, struct lr_remotebench_result *r)
+{
+	static const char *const names[6] = { "generate", "push", "pull", "push peak rss", "pull peak rss", "object bytes" };
+	const struct lr_kv *b = lr_kvlist_find(&run->binding, "benchmark");
+	double v[6];
+	int found = 0, k;
+	size_t i;
+
+	memset(r, 0, sizeof *r);
+	if (!b || strcmp(b->value, "remote"))
+		return lr_error_set(LR_EINVAL, "run %lld is not a remote benchmark", (long long)run->id);
+	for (i = 0; i < run->nmeasures; i++)
+		for (k = 0; k < 6; k++)
+			if (!strcmp(run->measures[i].name, names[k])) {
+				v[k] = run->measures[i].value;
+				found |= 1 << k;
+			}
+	if (found != 0x3f)
+		return lr_error_set(LR_EINVAL, "remote benchmark run %lld lacks some of its measurements", (long long)run->id);
+	r->generate_s = v[0];
+	r->push_s = v[1];
+	r->pull_s = v[2];
+	r->push_rss_kib = (long)v[3];
+	r->pull_rss_kib = (long)v[4];
+	r->bytes = (int64_t)v[5];
+	return 0;
+}

@@ -42,5 +42,7 @@ LR_MUST_CHECK int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_
 LR_MUST_CHECK int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st,
 					   const struct lr_remotebench_opts *o);
 LR_MUST_CHECK int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r);
+/* The figures of a stored remote benchmark run (LR_EINVAL when it is not one). */
+LR_MUST_CHECK int lr_remotebench_job_results(const struct lr_run *run, struct lr_remotebench_result *r);
 
 #endif
