@@ -142,7 +142,19 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 				: pull_one(p, b.needs.v[i], depth + 1);
 	p->origin.pushed_by = by;
 	p->origin.pushed_from = from;
-	if (!rc && !(rc = fetch_objects(p, &b)) && !(rc = lr_store_run_adopt(p->st, &b, &p->origin, &id))) {
+	if (!rc && !(rc = fetch_objects(p, &b)) && (rc = lr_store_run_adopt(p->st, &b, &p->origin, &id)) == LR_EINVAL) {
+		/* another pull into this store may have brought it meanwhile: then it is simply here */
+		free(here);
+		here = NULL;
+		if (!lr_store_uuid_find(p->st, uuid, &id, &here) && id && !strcmp(here, sha)) {
+			lr_error_clear();
+			rc = 0;
+			p->note(p->arg, uuid, "present", NULL);
+			p->s->runs_present += !depth;
+			goto out;
+		}
+	}
+	if (!rc) {
 		p->note(p->arg, uuid, "pulled", NULL);
 		p->s->runs_new++;
 	}

@@ -37,6 +37,18 @@ expect_exit 0 "pull everything" env LABRUN_STORE=$T/all "$LABRUN" pull --issue 4
 contains "$T/out" "20 runs pulled" "twenty runs arrive"
 expect_exit 0 "audit" env LABRUN_STORE=$T/all "$LABRUN" audit
 contains "$T/out" "0 problem(s)" "all sound"
+# two pulls at once into one store: each run arrives once
+remote_init "$T/two" "$PG_URI"
+LABRUN_STORE=$T/two "$LABRUN" pull --issue 415 >"$T/pull1.out" 2>&1 &
+LABRUN_STORE=$T/two "$LABRUN" pull --issue 415 >"$T/pull2.out" 2>&1 &
+failed=0
+for i in 1 2; do wait %$i || failed=$((failed + 1)); done
+[ "$failed" = 0 ] || { cat "$T"/pull*.out >&2; fail "$failed of two concurrent pulls failed"; }
+ok "two concurrent pulls succeed"
+equals "$(LABRUN_STORE=$T/two "$LABRUN" sql --csv "SELECT count(*), count(DISTINCT uuid) FROM run" | sed -n 2p | tr -d '\r')" "20,20" "each run once"
+equals "$(cat "$T"/pull1.out "$T"/pull2.out | sed -n 's/.*: \([0-9]*\) runs\{0,1\} pulled.*/\1/p' | awk '{ s += $1 } END { print s }')" "20" "each pulled by one of them"
+expect_exit 0 "audit after concurrent pulls" env LABRUN_STORE=$T/two "$LABRUN" audit
+contains "$T/out" "0 problem(s)" "sound"
 
 # --- SIGKILL in the middle of a push
 K="$T/k"
