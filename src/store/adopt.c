@@ -184,6 +184,10 @@ static int insert_sql(struct adopt *a, const char *table, json_t *cols, char **s
 		memcpy(v + 2 * n, n ? ",?" : " ?", 2);
 		n++;
 	}
+	if (!n) {
+		rc = lr_error_set(LR_EINVAL, "run %s: its table '%s' has no columns to insert", a->b->uuid, table);
+		goto out;
+	}
 	v[2 * n] = 0;
 	snprintf(q + strlen(q), len - strlen(q), ") VALUES (%s)%s", v + 1,
 		 !strcmp(table, "host") ? " ON CONFLICT(fingerprint) DO NOTHING" :
@@ -353,6 +357,26 @@ static int adopt_pulled(struct adopt *a, const struct lr_pull_origin *o, int64_t
 	return rc;
 }
 
+/* Every table of the bundle is one this store keeps for a run: rows are never dropped on the way. */
+static int known_tables(struct adopt *a)
+{
+	const char *name;
+	json_t *t;
+	size_t q;
+
+	json_object_foreach(json_object_get(a->doc, "tables"), name, t) {
+		for (q = 0; q < db_nseal_queries && strcmp(db_seal_queries[q].table, name); q++)
+			;
+		if (q == db_nseal_queries) {
+			lr_error_set(LR_EINVAL, "run %s: its bundle has rows of table '%s', which this store does not know",
+				     a->b->uuid, name);
+			lr_error_hint("a newer labrun recorded it: upgrade labrun on this host, then pull again");
+			return LR_EINVAL;
+		}
+	}
+	return 0;
+}
+
 int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const struct lr_pull_origin *o, int64_t *id)
 {
 	static const char *const first[] = { "host", "experiment", "run" };
@@ -367,7 +391,7 @@ int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const str
 		free(now);
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	}
-	if ((rc = db_begin(st)))
+	if ((rc = known_tables(&a)) || (rc = db_begin(st)))
 		goto out;
 	if (!(rc = local_run(st, b->uuid, &here)) && here)
 		rc = lr_error_set(LR_EINVAL, "run %s is already in this store (run %lld)", b->uuid, (long long)here);

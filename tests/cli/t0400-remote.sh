@@ -137,6 +137,23 @@ equals "$(LABRUN_STORE=$H "$LABRUN" sql --csv "SELECT (SELECT count(*) FROM run)
 expect_exit 0 "with room, the same pull succeeds" env LABRUN_STORE=$H "$LABRUN" pull --issue 417
 contains "$T/out" "1 run pulled" "the run arrives"
 
+# --- a run from a newer labrun, with a table or a column this one does not know, is refused whole
+src=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
+for mode in table column; do
+	new=00000000-0000-4000-8000-00000000000$([ $mode = table ] && echo 1 || echo 2)
+	pg_sql "SELECT bundle FROM run WHERE uuid = '$src'" | python3 "$TOP_SRCDIR/tests/cli/future-bundle.py" "$new" $mode >fut.tsv
+	pg_sql "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)
+		SELECT '$new', '$(cut -f1 fut.tsv)', \$b\$$(cut -f2- fut.tsv)\$b\$, kind, status, hostname, started_at, 'future', 'future'
+		FROM run WHERE uuid = '$src'" || fail "plant the $mode bundle"
+	expect_exit 1 "a bundle with an unknown $mode is refused" env LABRUN_STORE=$RS "$LABRUN" pull --run "$new"
+	[ $mode = table ] && want="its bundle has rows of table 'zz_future', which this store does not know" ||
+		want="its table 'run_issue' has a column 'zz_future_column' this store does not know"
+	contains "$T/err" "run $new: $want" "names the $mode"
+	contains "$T/err" "upgrade labrun on this host" "and the fix"
+	equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM run WHERE uuid = '$new'" | sed -n 2p | tr -d '\r')" "0" "nothing of it stored"
+done
+pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHERE uuid LIKE '00000000-%'"
+
 # --- lazy objects: fetched on first read
 D="$T/d"
 LABRUN_STORE=$D "$LABRUN" init >/dev/null && LABRUN_STORE=$D "$LABRUN" remote add lab "$PG_URI"
