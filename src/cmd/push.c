@@ -39,52 +39,24 @@ static void note(void *arg, const char *uuid, const char *what, const char *deta
 		printf("%-8s %s\n", what, uuid);
 }
 
-struct ids {
-	int64_t *v;
-	int n, cap;
-};
-
-static int add_id(void *arg, const struct lr_run *run)
-{
-	struct ids *ids = arg;
-
-	if (ids->n == ids->cap) {
-		int cap = ids->cap ? 2 * ids->cap : 64;
-		int64_t *v = realloc(ids->v, (size_t)cap * sizeof *v);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids->v = v;
-		ids->cap = cap;
-	}
-	ids->v[ids->n++] = run->id;
-	return 0;
-}
-
 /* The runs to push, oldest first (a replay after the run it replays). */
-static int select_runs(struct lr_store *st, const char *issue, const struct lr_strlist *refs, struct ids *ids)
+static int select_runs(struct lr_store *st, const char *issue, const struct lr_strlist *refs, int64_t **ids, int *n)
 {
 	struct lr_run_filter f = { .issue = *issue ? issue : NULL, .status = -1 };
-	struct lr_run one = { 0 };
 	size_t i;
-	int rc = 0, k;
+	int rc = 0;
 
 	if (!refs->n) {
-		if (!(rc = lr_store_run_list(st, &f, add_id, ids)) && !ids->n && f.issue) {
+		if (!(rc = lr_store_run_ids(st, &f, ids, n)) && !*n && f.issue) {
 			rc = lr_error_set(LR_ENOTFOUND, "cannot push issue %s: no runs reference it", issue);
 			lr_error_hint("'labrun list --issue %s' shows what the store has", issue);
 		}
-		for (k = 0; k < ids->n / 2; k++) {
-			int64_t t = ids->v[k];
-
-			ids->v[k] = ids->v[ids->n - 1 - k];
-			ids->v[ids->n - 1 - k] = t;
-		}
 		return rc;
 	}
+	if (!(*ids = calloc(refs->n, sizeof **ids)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < refs->n && !rc; i++)
-		if (!(rc = lr_store_run_resolve(st, refs->v[i], &one.id)))
-			rc = add_id(ids, &one);
+		rc = lr_store_run_resolve(st, refs->v[i], &(*ids)[(*n)++]);
 	return rc;
 }
 
@@ -96,8 +68,8 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	struct lr_sync_stats s;
 	struct lr_remote *r = NULL;
 	struct lr_store *st = NULL;
-	struct ids ids = { 0 };
-	int rc, first;
+	int64_t *ids = NULL;
+	int rc, first, n = 0;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
 		CMD_LIST(0, "run", &runs),
@@ -116,10 +88,10 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return rc;
 	}
-	if (!(rc = select_runs(st, issue, &runs, &ids)) &&
+	if (!(rc = select_runs(st, issue, &runs, &ids, &n)) &&
 	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
-		int prc = lr_push(st, r, ids.v, ids.n, note, &out, &s);
+		int prc = lr_push(st, r, ids, n, note, &out, &s);
 
 		if (!prc || prc == LR_EREFUSED)
 			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
@@ -131,7 +103,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	lr_remote_free(r);
 	lr_store_free(st);
 	lr_strlist_release(&runs);
-	free(ids.v);
+	free(ids);
 	free(uri);
 	free(name);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
