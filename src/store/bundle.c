@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,9 +314,17 @@ out:
 
 /* ---- checking a bundle ---- */
 
-static int bad(const struct lr_bundle *b, const char *fmt, const char *what)
+/* "run UUID: WHY" as an LR_EINVAL error, WHY printf-style. */
+static int bad(const struct lr_bundle *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(const struct lr_bundle *b, const char *fmt, ...)
 {
-	lr_error_set(LR_EINVAL, fmt, b->uuid[0] ? b->uuid : "(unknown)", what);
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	lr_error_set(LR_EINVAL, "run %s: %s", b->uuid[0] ? b->uuid : "(unknown)", why);
 	lr_error_hint("the bundle was changed after its run was sealed, or was damaged on the way");
 	return LR_EINVAL;
 }
@@ -360,7 +370,7 @@ static int table_digest(json_t *tables, const char *name, char hex[LR_SHA256_HEX
 
 static int seal_changed(void *arg, const char *table)
 {
-	return bad(arg, "run %s: its rows of table '%s' do not give the seal they carry", table);
+	return bad(arg, "its rows of table '%s' do not give the seal they carry", table);
 }
 
 /* The bundle's rows still give its seal; every table it has is covered by the seal. */
@@ -374,17 +384,17 @@ static int check_seal(struct lr_bundle *b, json_t *doc)
 	int rc = 0;
 
 	if (!digest || !text || strlen(digest) != 64 || !(stored = json_loads(text, 0, NULL)))
-		return bad(b, "run %s: its bundle has no readable seal%s", "");
+		return bad(b, "its bundle has no readable seal");
 	json_object_foreach(tables, name, v)
 		if (!json_object_get(stored, name))
-			rc = bad(b, "run %s: its rows of table '%s' are not covered by its seal", name);
+			rc = bad(b, "its rows of table '%s' are not covered by its seal", name);
 	json_object_foreach(stored, name, v)
 		if (!rc && !(rc = table_digest(tables, name, hex)))
 			rc = lr_kvlist_add(&now, name, hex, NULL);
 	if (!rc)
 		rc = lr_seal_compare(text, &now, seal_changed, b);
 	if (!rc && !(rc = lr_seal_digest(&now, &json, hex)) && strcmp(hex, digest))
-		rc = bad(b, "run %s: its seal digest is not the digest of its tables%s", "");
+		rc = bad(b, "its seal digest is not the digest of its tables");
 	if (!rc)
 		memcpy(b->seal, digest, LR_SHA256_HEX);
 	free(json);
@@ -411,16 +421,16 @@ static int check_ledger(struct lr_bundle *b, json_t *doc)
 
 		content = json_string_value(json_object_get(e, "content"));
 		if (!kind || !prev || !digest || !content)
-			return bad(b, "run %s: ledger entry %s is incomplete", "in its bundle");
+			return bad(b, "ledger entry in its bundle is incomplete");
 		if ((rc = lr_ledger_digest(json_integer_value(json_object_get(e, "seq")), b->uuid, kind, content, prev, want)))
 			return rc;
 		if (strcmp(want, digest))
-			return bad(b, "run %s: a ledger entry %s does not match its fields", "of its bundle");
+			return bad(b, "a ledger entry of its bundle does not match its fields");
 		if ((pub || sig) && (!pub || !sig || lr_key_fingerprint(pub, fpr) || lr_verify(pub, digest, sig)))
-			return bad(b, "run %s: the signature of a ledger entry %s does not verify", "of its bundle");
+			return bad(b, "the signature of a ledger entry of its bundle does not verify");
 	}
 	if (!content || strcmp(content, b->seal))
-		return bad(b, "run %s: its last ledger entry is not its seal%s", "");
+		return bad(b, "its last ledger entry is not its seal");
 	return 0;
 }
 
@@ -441,21 +451,21 @@ static int bundle_fields(struct lr_bundle *b, json_t *doc)
 		return LR_EINVAL;
 	}
 	if (!uuid || strlen(uuid) != 36 || json_array_size(json_object_get(json_object_get(tables, "run"), "rows")) != 1)
-		return bad(b, "run %s: its bundle does not hold exactly one run row%s", "");
+		return bad(b, "its bundle does not hold exactly one run row");
 	snprintf(b->uuid, sizeof b->uuid, "%s", uuid);
 	if (!(b->kind = lr_strdup0(first_row_str(tables, "run", "kind"))) ||
 	    !(b->status = lr_strdup0(first_row_str(tables, "run", "status"))) ||
 	    !(b->started_at = lr_strdup0(first_row_str(tables, "run", "started_at"))) ||
 	    !(b->hostname = lr_strdup0(first_row_str(tables, "host", "hostname"))))
-		return bad(b, "run %s: its bundle lacks its kind, status, start or host%s", "");
+		return bad(b, "its bundle lacks its kind, status, start or host");
 	if (!strcmp(b->status, "running"))
-		return bad(b, "run %s: its bundle holds a run still running%s", "");
+		return bad(b, "its bundle holds a run still running");
 	json_array_foreach(issues, i, row)
 		if (!rc && json_is_string(json_array_get(row, 1)))
 			rc = lr_strlist_add(&b->issues, json_string_value(json_array_get(row, 1)));
 	json_object_foreach(json_object_get(doc, "objects"), key, v) {
 		if (rc || strlen(key) != 64 || strspn(key, "0123456789abcdef") != 64 || !json_is_integer(v))
-			return rc ? rc : bad(b, "run %s: its bundle names an object %s that is not a sha256", "");
+			return rc ? rc : bad(b, "its bundle names an object that is not a sha256");
 		snprintf(size, sizeof size, "%lld", (long long)json_integer_value(v));
 		rc = lr_kvlist_add(&b->objects, key, size, NULL);
 	}
