@@ -16,7 +16,7 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 		    void *arg, struct lr_sync_stats *s)
 {
 	struct lr_bundle b;
-	int rc, sent, outcome;
+	int rc, sent, outcome, has;
 	size_t i;
 
 	if ((rc = lr_store_run_bundle(st, id, &b))) {
@@ -27,7 +27,10 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 		lr_error_clear();
 		return 0;
 	}
-	for (i = 0; i < b.objects.n && !rc; i++) {
+	/* a run the remote holds already needs none of its objects sent: put_run says present or refused */
+	if ((rc = lr_remote_has_run(r, b.uuid, &has)))
+		goto out;
+	for (i = 0; i < b.objects.n && !has && !rc; i++) {
 		int64_t size = strtoll(b.objects.v[i].value, NULL, 10);
 
 		if ((rc = lr_store_object_fetch(st, b.objects.v[i].key)) ||
@@ -47,6 +50,7 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 		note(arg, b.uuid, "refused", lr_error_msg());
 		s->runs_refused++;
 	}
+out:
 	lr_bundle_release(&b);
 	return rc;
 }

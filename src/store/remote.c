@@ -297,6 +297,20 @@ int lr_remote_put_object(struct lr_remote *r, const char *store_dir, const char 
 	return rc;
 }
 
+int lr_remote_has_run(struct lr_remote *r, const char *uuid, int *has)
+{
+	const char *const p[] = { uuid };
+	PGresult *res;
+	int rc = 0;
+
+	*has = 0;
+	res = pq_exec(r, "read a run", PGRES_TUPLES_OK, &rc, "SELECT 1 FROM run WHERE uuid = $1", 1, p);
+	if (res)
+		*has = PQntuples(res) == 1;
+	PQclear(res);
+	return rc;
+}
+
 /* The same uuid is there: the same bundle is an earlier push, another is a conflict. */
 static int present(struct lr_remote *r, const struct lr_bundle *b, int *outcome)
 {

@@ -101,6 +101,9 @@ LR_MUST_CHECK int lr_remote_init(struct lr_remote *r, int *applied, int *version
 LR_MUST_CHECK int lr_remote_put_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size,
 				       int *sent);
 
+/* Whether the remote holds run 'uuid' (with whatever bundle). */
+LR_MUST_CHECK int lr_remote_has_run(struct lr_remote *r, const char *uuid, int *has);
+
 /* Outcomes of lr_remote_put_run. */
 enum { LR_PUSH_NEW = 1, LR_PUSH_PRESENT = 2 };
 
