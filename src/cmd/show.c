@@ -13,6 +13,7 @@
 #include "record/runjson.h"
 #include "record/spool.h"
 #include "store/objects.h"
+#include "store/remote.h"
 
 static const char usage[] =
 	"usage: labrun show [--json] [--tail N] RUN\n"
@@ -97,6 +98,7 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 {
 	char size[32], *path = NULL, *archive = NULL, *member = NULL;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < r->nartifacts; i++)
 		if (!strcmp(r->artifacts[i].role, name))
@@ -112,7 +114,11 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 		printf("%s: not recorded\n", name);
 		return;
 	}
-	if (path && i < r->nartifacts && access(path, F_OK) &&
+	/* pulled with --objects lazy: fetched from its remote now */
+	if (path && tail > 0 && i < r->nartifacts && (rc = lr_store_object_fetch(st, r->artifacts[i].sha256)) &&
+	    rc != LR_ENOTFOUND)
+		printf("  (not shown: %s)\n", lr_error_msg());
+	else if (path && i < r->nartifacts && access(path, F_OK) &&
 	    !lr_store_archived(st, r->artifacts[i].sha256, &archive, &member)) /* pruned: say where it lives */
 		printf("  (in archive '%s' as '%s'; 'labrun cat %lld %s' reads it)\n", archive, member,
 		       (long long)r->id, name);

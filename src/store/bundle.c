@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "base/error.h"
 #include "base/seal.h"
 #include "base/sign.h"
+#include "store/objects.h"
 #include "store/remote.h"
 #include "store/store-int.h"
 
@@ -145,13 +147,15 @@ out:
 /* The objects the run's rows name, with their sizes. */
 static int bundle_objects(struct lr_store *st, int64_t id, json_t *doc)
 {
+	/* every hash the rows name, with its size: from its object row, else (response files and
+	 * answer keys have none) from its file */
 	static const char sql[] =
-		"SELECT o.sha256, o.size FROM object o WHERE o.sha256 IN ("
+		"SELECT x.sha256, o.size FROM ("
 		" SELECT sha256 FROM artifact WHERE run_id = :run UNION SELECT stdout_sha256 FROM execution WHERE run_id = :run"
 		" UNION SELECT stderr_sha256 FROM execution WHERE run_id = :run"
 		" UNION SELECT sha256 FROM execution_output WHERE run_id = :run"
 		" UNION SELECT raw_sha256 FROM response_set WHERE run_id = :run UNION SELECT key_sha256 FROM gate WHERE run_id = :run)"
-		" ORDER BY o.sha256";
+		" x LEFT JOIN object o ON o.sha256 = x.sha256 WHERE x.sha256 IS NOT NULL ORDER BY x.sha256";
 	json_t *o = json_object();
 	sqlite3_stmt *s = NULL;
 	int rc;
@@ -160,9 +164,26 @@ static int bundle_objects(struct lr_store *st, int64_t id, json_t *doc)
 		return oom();
 	if (!(rc = db_prepare(st, &s, sql))) {
 		db_bind_int(s, ":run", id);
-		while (db_step_row(st, s, "read the run's objects", &rc))
-			json_object_set_new(o, (const char *)sqlite3_column_text(s, 0),
-					    json_integer(sqlite3_column_int64(s, 1)));
+		while (db_step_row(st, s, "read the run's objects", &rc)) {
+			const char *sha = (const char *)sqlite3_column_text(s, 0);
+			int64_t size = sqlite3_column_int64(s, 1);
+
+			if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
+				char *path = lr_obj_path(st->dir, sha);
+				struct stat sb;
+
+				if (!path || stat(path, &sb)) {
+					rc = path ? lr_error_set(LR_EIO, "cannot bundle run %lld: its object %s is not in objects/",
+								 (long long)id, sha)
+						  : oom();
+					free(path);
+					break;
+				}
+				free(path);
+				size = sb.st_size;
+			}
+			json_object_set_new(o, sha, json_integer(size));
+		}
 	}
 	sqlite3_finalize(s);
 	if (!rc && json_object_set_new(doc, "objects", o))

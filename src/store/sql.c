@@ -3,9 +3,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "store/objects.h"
 #include "store/store-int.h"
 
 /* ---- read-only SQL for users ---------------------------------------------- */
@@ -172,7 +174,7 @@ out:
 
 int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s = NULL, *lazy = NULL;
 	int rc;
 
 	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact WHERE sha256 IS NOT NULL"
@@ -180,11 +182,29 @@ int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 				  " UNION SELECT stderr_sha256 FROM execution WHERE stderr_sha256 IS NOT NULL"
 				  " UNION SELECT sha256 FROM execution_output WHERE sha256 IS NOT NULL"
 				  " UNION SELECT raw_sha256 FROM response_set UNION SELECT key_sha256 FROM gate"
-				  " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")))
-		return rc;
-	while (db_step_row(st, s, "read the object list", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
+				  " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")) ||
+	    (rc = db_prepare(st, &lazy, "SELECT 1 FROM remote_object WHERE sha256 = :sha")))
+		goto out;
+	while (db_step_row(st, s, "read the object list", &rc)) {
+		const char *sha = (const char *)sqlite3_column_text(s, 0);
+		char *path;
+		struct stat sb;
+
+		/* pulled lazily and not read yet: on its remote, not missing here */
+		sqlite3_reset(lazy);
+		db_bind_text(lazy, ":sha", sha);
+		if (sqlite3_step(lazy) == SQLITE_ROW && (path = lr_obj_path(st->dir, sha))) {
+			int absent = stat(path, &sb) != 0;
+
+			free(path);
+			if (absent)
+				continue;
+		}
+		rc = fn(arg, sha);
+	}
+out:
 	sqlite3_finalize(s);
+	sqlite3_finalize(lazy);
 	return rc;
 }
 

@@ -488,7 +488,8 @@ LR_MUST_CHECK int lr_store_sql_screen(struct lr_store *st, const char *sql);
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
 LR_MUST_CHECK int lr_store_integrity(struct lr_store *st);
 
-/* Call 'fn' with every object sha256 the database references and expects in objects/ (not pruned ones). */
+/* Call 'fn' with every object sha256 the database references and expects in objects/ (not pruned
+ * ones, nor those pulled lazily and not fetched yet: they are on their remote). */
 LR_MUST_CHECK int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg);
 
 /*

@@ -62,6 +62,8 @@ equals "$(pg_sql "SELECT count(*) FROM run")" "4" "still four runs"
 # --- a third store pulls both
 expect_exit 0 "pull into C" lc pull
 contains "$T/out" "remote 'lab': 4 runs pulled, 0 already here, 0 refused" "pulls the four runs"
+expect_exit 0 "fsck of the pulling store: every object named by a pulled row is here" lc fsck
+contains "$T/out" "0 missing or corrupt" "none missing (response files included)"
 expect_exit 0 "audit of the pulled runs" lc audit
 contains "$T/out" "audit: 4 run(s)" "audits all four"
 contains "$T/out" "0 problem(s)" "and finds them sound"
@@ -161,6 +163,14 @@ expect_exit 0 "pull --objects lazy" env LABRUN_STORE=$D "$LABRUN" pull --issue 2
 contains "$T/out" "0 objects fetched (0.0 MiB), 0 already here, the rest on first read" "fetches no object"
 [ -z "$(find "$D/objects" -type f ! -path '*/tmp/*')" ] || fail "objects arrived before they were read"
 ok "objects/ is empty"
+expect_exit 0 "fsck: objects still on the remote are not missing" env LABRUN_STORE=$D "$LABRUN" fsck
+lacks "$T/out" "object " "no object reported"
+[ -z "$(find "$D/objects" -type f ! -path '*/tmp/*')" ] || fail "fsck fetched objects"
+ok "and fsck fetches nothing"
+ruuid2=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
+expect_exit 0 "show --tail of a lazily pulled run" env LABRUN_STORE=$D "$LABRUN" show "$ruuid2" --tail 5
+contains "$T/out" "a" "shows its stdout"
+lacks "$T/out" "not shown" "fetched, not refused"
 expect_exit 0 "cat fetches the object" env LABRUN_STORE=$D "$LABRUN" cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
 equals "$(cat "$T/out")" "result of a" "with its bytes"
 expect_exit 0 "audit fetches the rest" env LABRUN_STORE=$D "$LABRUN" audit
