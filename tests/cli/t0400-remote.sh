@@ -169,7 +169,7 @@ lacks "$T/out" "object " "no object reported"
 ok "and fsck fetches nothing"
 ruuid2=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
 expect_exit 0 "show --tail of a lazily pulled run" env LABRUN_STORE=$D "$LABRUN" show "$ruuid2" --tail 5
-contains "$T/out" "a" "shows its stdout"
+equals "$(sed -n '/^stdout (/{n;p;}' "$T/out")" "    a" "shows its stdout, fetched from the remote"
 lacks "$T/out" "not shown" "fetched, not refused"
 expect_exit 0 "cat fetches the object" env LABRUN_STORE=$D "$LABRUN" cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
 equals "$(cat "$T/out")" "result of a" "with its bytes"
