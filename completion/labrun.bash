@@ -40,6 +40,8 @@ _labrun()
 		return ;;
 	remote)
 		[[ $cmd == remote ]] && { COMPREPLY=($(compgen -W "add list remove init" -- "$cur")); return; } ;;
+	key)
+		[[ $cmd == key ]] && { COMPREPLY=($(compgen -W "init show export trust untrust list" -- "$cur")); return; } ;;
 	push | pull | remove | init)
 		if [[ $cur != -* ]]; then
 			COMPREPLY=($(compgen -W "$(labrun sql --csv 'SELECT name FROM remote ORDER BY 1' 2>/dev/null | tail -n +2 | tr -d '\r"')" -- "$cur"))

@@ -158,6 +158,46 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 	return 0;
 }
 
+int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX])
+{
+	unsigned char raw[32];
+	size_t len = sizeof raw;
+	EVP_PKEY *key = NULL;
+	FILE *f;
+
+	if (!(f = fopen(path, "re")))
+		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	key = PEM_read_PUBKEY(f, NULL, NULL, NULL);
+	if (!key && !fseek(f, 0, SEEK_SET))
+		key = PEM_read_PrivateKey(f, NULL, NULL, NULL);
+	fclose(f);
+	if (!key || EVP_PKEY_get_base_id(key) != EVP_PKEY_ED25519 || !EVP_PKEY_get_raw_public_key(key, raw, &len) ||
+	    len != sizeof raw) {
+		EVP_PKEY_free(key);
+		return lr_error_set(LR_EINVAL, "'%s' is not an Ed25519 key in PEM", path);
+	}
+	EVP_PKEY_free(key);
+	to_hex(raw, sizeof raw, pub);
+	return 0;
+}
+
+int lr_signer_public_pem(const struct lr_signer *s, char **pem)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(pem, &len);
+	int ok;
+
+	if (!f)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	ok = PEM_write_PUBKEY(f, s->key);
+	if (fclose(f) != 0 || !ok) {
+		free(*pem);
+		*pem = NULL;
+		return lr_error_set(LR_EIO, "cannot write the public key in PEM (OpenSSL)");
+	}
+	return 0;
+}
+
 void lr_signer_free(struct lr_signer *s)
 {
 	if (s) {

@@ -36,6 +36,16 @@ const char *lr_signer_fingerprint(const struct lr_signer *s);	/* hex */
 LR_MUST_CHECK int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX]);
 LR_MUST_CHECK int lr_verify(const char *public_hex, const char *msg, const char *sig_hex);
 
+/*
+ * The public key (hex) of the Ed25519 key in the PEM file 'path': a public
+ * key ('openssl pkey -pubout', 'labrun key export') or a private key.
+ * LR_EINVAL when the file holds neither.
+ */
+LR_MUST_CHECK int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX]);
+
+/* The signer's public key in PEM (SubjectPublicKeyInfo), malloc'd into *pem. */
+LR_MUST_CHECK int lr_signer_public_pem(const struct lr_signer *s, char **pem);
+
 /* The fingerprint of a public key given as hex; LR_EINVAL when it is not 64 hex digits. */
 LR_MUST_CHECK int lr_key_fingerprint(const char *public_hex, char fpr[LR_SHA256_HEX]);
 

@@ -79,7 +79,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if (first < argc)
 		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)) ||
 	    (rc = cmd_scan_runs(st, ids, n, allow, "archive")))

@@ -8,12 +8,13 @@
 
 #include "base/error.h"
 #include "base/issueref.h"
+#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/audit.h"
 
 static const char usage[] =
-	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST]\n"
+	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST] [--trust FILE]... [--json]\n"
 	"\n"
 	"Recompute, from raw rows and files only, what the recorded evidence claims: every\n"
 	"artifact and log hash (a damaged or missing file is named), each run's seal (a table\n"
@@ -26,6 +27,11 @@ static const char usage[] =
 	"and prints its head (SEQ:DIGEST): publish it with the evidence. --head SEQ:DIGEST\n"
 	"proves the store still extends a head published earlier: a run edited, deleted or\n"
 	"reordered before it is named, and entries appended after it are listed.\n"
+	"\n"
+	"Every signature is held to the keys you trust (labrun key list; --trust FILE adds\n"
+	"the keys of FILE for this audit): an entry signed by another key is a problem, and\n"
+	"so is an unsigned entry from the entry on which your configuration knows the store\n"
+	"as signed (labrun signs a store's entries from the first one it signs with your key).\n"
 	"\n"
 	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
 
@@ -74,18 +80,32 @@ static int report_later(void *arg, int64_t seq, const char *run_uuid, const char
 }
 
 static void print_json(struct audit_json *j, const struct lr_ledger_head *head, const struct lr_published_head *pub,
-		       int runs, int checked, int problems)
+		       const struct lr_known_store *known, int runs, int checked, int problems)
 {
-	json_t *o = json_pack("{s:i, s:i, s:o, s:{s:I, s:o, s:I}, s:o, s:o, s:o, s:b}", "runs", runs, "artifacts_rehashed",
-			      checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq, "digest",
-			      head->seq ? json_string(head->digest) : json_null(), "signed_entries",
-			      (json_int_t)head->signed_entries, "keys", j->keys, "after_head", j->later,
-			      "extends_published_head", pub ? json_boolean(!problems) : json_null(), "ok", !problems);
+	json_t *o = json_pack("{s:i, s:i, s:o, s:{s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:b}", "runs", runs,
+			      "artifacts_rehashed", checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq,
+			      "digest", head->seq ? json_string(head->digest) : json_null(), "signed_entries",
+			      (json_int_t)head->signed_entries, "trusted_entries", (json_int_t)head->trusted_entries,
+			      "signed_from", known ? json_integer(known->from_seq) : json_null(), "keys", j->keys,
+			      "after_head", j->later, "extends_published_head", pub ? json_boolean(!problems) : json_null(),
+			      "ok", !problems);
 
 	j->problems = j->keys = j->later = NULL;
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(o);
+}
+
+/* How far the ledger is signed, and by keys you trust. */
+static void print_trust(const struct lr_ledger_head *head, const struct lr_known_store *known)
+{
+	printf("signatures: %lld of %lld ledger entries signed and verified, %lld by a key you trust\n",
+	       (long long)head->signed_entries, (long long)head->seq, (long long)head->trusted_entries);
+	if (known)
+		printf("trust: your configuration knows this store as signed from ledger entry %lld on\n",
+		       (long long)known->from_seq);
+	else if (!head->trusted_entries)
+		printf("trust: nothing in this store is signed by a key you trust\n");
 }
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
@@ -100,18 +120,26 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	int64_t none = 0; /* a scope with no runs */
 	char issue[CMD_ISSUE_BUF] = "";
 	struct audit_json js = { NULL, NULL, NULL }, *j = NULL;
+	struct lr_strlist trust_files = { 0 };
+	const struct lr_known_store *known = NULL;
+	struct lr_ledger_policy policy;
+	struct lr_trust trust;
+	size_t t;
 	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
 		CMD_STRING(0, "head", &head_text),
+		CMD_LIST(0, "trust", &trust_files),
 		CMD_BOOL(0, "json", &json),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0 };
 
-	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		lr_strlist_release(&trust_files);
 		return rc < 0 ? LR_EXIT_OK : rc;
+	}
 	f.issue = issue[0] ? issue : NULL;
 	if (run_ref && f.issue)
 		return cmd_usage_error("audit", "give at most one of --run and --issue");
@@ -125,27 +153,36 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		j = &js;
 	}
 
-	if ((rc = cmd_open_store(&st, g, 0)))
+	rc = lr_trust_load(&trust);
+	for (t = 0; !rc && t < trust_files.n; t++)
+		rc = lr_trust_add_file(&trust, trust_files.v[t]);
+	lr_strlist_release(&trust_files);
+	if (rc) {
+		lr_trust_release(&trust);
+		return cmd_fail(rc);
+	}
+	if ((rc = cmd_open_store(&st, g))) {
+		lr_trust_release(&trust);
 		return rc;
-	if (run_ref) {
+	}
+	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)) && run_ref) {
 		ids = malloc(sizeof *ids);
 		rc = ids ? lr_store_run_resolve(st, run_ref, ids) : lr_error_set(LR_ENOMEM, "out of memory");
 		n = !rc;
-	} else {
+	} else if (!rc) {
 		rc = lr_store_run_ids(st, &f, &ids, &n);
 	}
 	for (i = 0; i < n && !rc; i++)
 		rc = lr_audit_run(st, ids[i], report_problem, j, &problems, &checked);
 	if (!rc)
-		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, pub, report_problem, report_later, j,
-				     &problems, &head);
+		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub, report_problem,
+				     report_later, j, &problems, &head);
 	if (!rc)
 		rc = lr_store_signing_keys(st, report_key, j);
 	if (!rc && j)
-		print_json(j, &head, pub, n, checked, problems);
+		print_json(j, &head, pub, known, n, checked, problems);
 	else if (!rc && head.seq)
-		printf("signatures: %lld of %lld ledger entries signed and verified\n", (long long)head.signed_entries,
-		       (long long)head.seq);
+		print_trust(&head, known);
 	if (!rc && !j && pub && !problems)
 		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
 	if (!rc && !j)
@@ -156,6 +193,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	json_decref(js.later);
 	free(ids);
 	lr_store_free(st);
+	lr_trust_release(&trust);
 	if (rc)
 		return cmd_fail(rc);
 	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;

@@ -75,7 +75,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	o.envp = environ;
 	if (!r)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_open_store(&st, g, 1)))
+	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
 		goto out;
 	if ((rc = lr_importbench_job_begin(&job, st, &o))) {
 		exit_code = cmd_fail(rc);

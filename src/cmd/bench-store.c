@@ -106,7 +106,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 	a.o.envp = environ;
 	if (!row)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g, 1)))
+	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
 		goto out;
 	if ((rc = lr_storebench_job_begin(&job, st, &a.o))) {
 		exit_code = cmd_fail(rc);

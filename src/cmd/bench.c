@@ -239,7 +239,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	}
 	if (!(r = malloc(sizeof *r)))
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = cmd_open_store(&st, g, 1)))
+	if ((exit_code = cmd_open_store(&st, g)))
 		goto out;
 	if ((rc = lr_bench_job_begin(&job, st, &a.o, g->argv, environ))) {
 		exit_code = cmd_fail(rc);

@@ -24,14 +24,24 @@ enum {
 	LR_EXIT_STORE = 3,	/* the store cannot be used */
 };
 
+/* What a command does with the store: its row of the command table says (labrun.c). */
+enum cmd_store_mode {
+	CMD_NO_STORE,		/* never opens one */
+	CMD_READS,		/* reads an existing store; appends only when it finishes an abandoned run */
+	CMD_WRITES,		/* writes to an existing store: refuses a key it cannot use */
+	CMD_CREATES,		/* writes, and creates the store when there is none */
+};
+
 struct lr_global {
 	const char *store;	/* --store, else $LABRUN_STORE, else NULL */
 	char **argv;		/* labrun's whole command line, as runs record it */
+	enum cmd_store_mode mode;	/* the running command's */
 };
 
 struct lr_command {
 	const char *name;
 	int (*run)(const struct lr_global *g, int argc, char **argv);
+	enum cmd_store_mode mode;
 	const char *summary;
 };
 
@@ -107,8 +117,23 @@ int cmd_fail(int rc);
 int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issue, const char *what, int64_t **ids,
 		      int *n, char *name, size_t len);
 
+/* ---- open.c: the one way into the store ---- */
+
 /* The store if there is one, opened to read its settings; LR_ENOTFOUND (no message) when none. */
 int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g);
+
+/*
+ * Open the store for the running command, in the mode its row of the
+ * command table gives (g->mode): CMD_CREATES creates it when missing; the
+ * signing key is loaded (a writer refuses one it cannot use, and a store
+ * the user's configuration knows as signed without a key). Runs whose
+ * recorder died are marked abandoned first. On failure prints the error
+ * and returns its exit code (> 0); 0 on success.
+ */
+int cmd_open_store(struct lr_store **st, const struct lr_global *g);
+
+/* The same, also saying how many runs were marked abandoned (for fsck). */
+int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int *abandoned);
 
 /*
  * Scan runs[0..n) as they would be published (lr_scan_run) with the store's
@@ -122,16 +147,6 @@ void cmd_warn_license(const char *license);
 
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/*
- * Open the store for a command. 'for_write' creates it when missing. Runs
- * whose recorder died are marked abandoned first. On failure prints the
- * error and returns its exit code (> 0); 0 on success.
- */
-int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write);
-
-/* The same, also saying how many runs were marked abandoned (for fsck). */
-int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned);
 
 /* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
 int cmd_split_list(struct lr_strlist *out, const char *arg);

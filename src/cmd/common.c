@@ -10,13 +10,11 @@
 #include <jansson.h>
 
 #include "base/error.h"
-#include "base/sign.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/scan.h"
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
-#include "record/spool.h"
 #include "base/jsonbytes.h"
 
 int cmd_fail(int rc)
@@ -69,24 +67,6 @@ int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issu
 	return 0;
 }
 
-int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g)
-{
-	char cwd[PATH_MAX], *dir = NULL;
-	int exists = 0, rc;
-
-	*st = NULL;
-	if (!getcwd(cwd, sizeof cwd) || lr_store_find(&dir, &exists, g->store, cwd, 0) || !exists) {
-		free(dir);
-		lr_error_clear();
-		return LR_ENOTFOUND;
-	}
-	rc = lr_store_open(st, dir, 0);
-	free(dir);
-	if (rc)
-		lr_error_clear();
-	return rc;
-}
-
 static int print_new_finding(void *arg, const struct lr_finding *f)
 {
 	(void)arg;
@@ -136,83 +116,6 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nhint: see 'labrun %s -h'\n", cmd);
 	return LR_EXIT_USAGE;
-}
-
-int cmd_open_store(struct lr_store **st, const struct lr_global *g, int for_write)
-{
-	return cmd_open_store_counted(st, g, for_write, NULL);
-}
-
-/*
- * Load the signing key, if there is one, into the store. A key that cannot be
- * used stops a command that writes; one that only reads goes on unsigned.
- */
-static int open_signer(struct lr_store *st, int for_write)
-{
-	struct lr_signer *signer = NULL;
-	char *path = NULL;
-	int rc;
-
-	if (!getenv("LABRUN_KEY") && !getenv("HOME") && !getenv("XDG_CONFIG_HOME"))
-		return 0; /* nowhere a key could be: entries stay unsigned */
-	if (!(rc = lr_key_path(&path)) && !(rc = lr_signer_load(path, &signer)) && signer)
-		lr_store_set_signer(st, signer);
-	free(path);
-	if (rc && !for_write) {
-		lr_error_clear();
-		rc = 0;
-	}
-	return rc;
-}
-
-int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int for_write, int *abandoned)
-{
-	char cwd[PATH_MAX], *dir = NULL, *worktree = NULL;
-	int exists = 0, rc;
-
-	*st = NULL;
-	if (!getcwd(cwd, sizeof cwd)) {
-		lr_error_set(LR_EIO, "cannot read the working directory");
-		return cmd_fail(LR_EIO);
-	}
-	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, for_write))) {
-		free(dir);
-		return cmd_fail(rc);
-	}
-	/* A new store goes at the top of the enclosing work tree, else in the working directory. */
-	if (!exists && !(g->store && *g->store)) {
-		if ((rc = lr_git_worktree(&worktree, cwd))) {
-			free(dir);
-			return cmd_fail(rc);
-		}
-		if (worktree) {
-			free(dir);
-			dir = NULL;
-			if (asprintf(&dir, "%s/.labrun", strcmp(worktree, "/") ? worktree : "") < 0)
-				dir = NULL;
-			free(worktree);
-			if (!dir)
-				return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-		}
-	}
-	rc = lr_store_open(st, dir, for_write ? LR_STORE_CREATE : 0);
-	free(dir);
-	if (rc)
-		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);
-	/* with a key ('labrun key init'), every ledger entry this process appends is signed */
-	if ((rc = open_signer(*st, for_write))) {
-		lr_store_free(*st);
-		*st = NULL;
-		return cmd_fail(rc);
-	}
-	/* A reader on a read-only medium still reads: recovery is best effort there. */
-	if ((rc = lr_spool_recover(*st, abandoned)) && (for_write || abandoned)) {
-		lr_store_free(*st);
-		*st = NULL;
-		return cmd_fail(rc);
-	}
-	lr_error_clear();
-	return 0;
 }
 
 /* Quote one word for a POSIX shell when it needs it. */

@@ -80,7 +80,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 
 	if (!run_ref || !ref || !cand)
 		return cmd_usage_error("compare", "--run, --reference and --candidate are required");
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if ((rc = lr_store_run_resolve(st, run_ref, &run)) || (rc = lr_route_set(st, run, cand, cond, &cs)) ||
 	    (rc = lr_route_set(st, run, ref, cs.cond, &rs)) ||

@@ -64,7 +64,7 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	key = unset ? unset : n ? argv[first] : NULL;
 	if (key && !lr_setting_key_find(key))
 		return unknown_key(key);
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if (!key) {
 		rc = lr_store_settings(st, print_setting, NULL);

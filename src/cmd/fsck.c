@@ -77,7 +77,7 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json)))
 		return rc < 0 ? LR_EXIT_OK : rc;
-	if ((rc = cmd_open_store_counted(&st, g, 0, &abandoned)))
+	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
 		return rc;
 	if (json) {
 		o = json_pack("{s:s, s:i, s:i}", "store", lr_store_dir(st), "schema", lr_store_schema_version(st),

@@ -51,7 +51,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 
 	if (!run_ref || !route || !answers)
 		return cmd_usage_error("gate", "--run, --route and --answers are required");
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)) && !(rc = lr_route_set(st, run, route, cond, &set)) &&
 	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)) && json) {

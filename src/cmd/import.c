@@ -180,7 +180,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	if ((exit_code = cmd_open_store(&st, gl, 1)))
+	if ((exit_code = cmd_open_store(&st, gl)))
 		goto out;
 	/* Ctrl-C cancels the import: the lease is released, nothing partial shows. */
 	cmd_cancel_install(&cancel);

@@ -54,7 +54,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 
 	if (!run_ref || !route || !*route)
 		return cmd_usage_error("ingest", "--run and --route are required");
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)))
 		rc = lr_responses_ingest(st, run, route, cond, -1, argv[first], environ, &set, &cases);

@@ -6,47 +6,169 @@
 
 #include "base/error.h"
 #include "base/sign.h"
+#include "base/trust.h"
 #include "cmd/cmd.h"
 
 static const char usage[] =
 	"usage: labrun key init\n"
 	"       labrun key show\n"
+	"       labrun key export\n"
+	"       labrun key trust FILE|FINGERPRINT [PRINCIPAL]\n"
+	"       labrun key untrust FINGERPRINT\n"
+	"       labrun key list\n"
 	"\n"
 	"init makes an Ed25519 signing key at $LABRUN_KEY, else\n"
 	"$XDG_CONFIG_HOME/labrun/signing-key.pem, else ~/.config/labrun/signing-key.pem (mode\n"
-	"0600; an existing key is never replaced). While it exists, every ledger entry labrun\n"
-	"appends (each run made final or amended) is signed, and its public key is stored\n"
-	"once; 'labrun audit' verifies every signature and names the key of each entry.\n"
-	"show prints the key's path, public key and fingerprint.\n";
+	"0600; an existing key is never replaced), and adds it to your trusted keys. While it\n"
+	"exists, every ledger entry labrun appends (each run made final or amended) is signed,\n"
+	"its public key is stored once, and your configuration remembers the store as signed\n"
+	"from that entry on. show prints the key's path, public key and fingerprint; export\n"
+	"prints its public key in PEM, for others to trust and for openssl.\n"
+	"\n"
+	"Trusted keys live in your configuration, never in a store: $LABRUN_TRUSTED_KEYS, else\n"
+	"$XDG_CONFIG_HOME/labrun/trusted-keys, else ~/.config/labrun/trusted-keys, one key a line\n"
+	"('PRINCIPAL ed25519 PUBLIC-KEY-HEX' or 'PRINCIPAL sha256 FINGERPRINT'). trust adds the\n"
+	"key of FILE (a PEM public key, or a file of such lines) or a fingerprint; untrust\n"
+	"removes one (a unique prefix of 8 digits or more will do); list shows them. audit,\n"
+	"verify and pull hold every signature to these keys (and to your own signing key).\n";
+
+/* The user's trusted-keys file: $LABRUN_TRUSTED_KEYS, else in the configuration directory. */
+static int keys_file(char **path)
+{
+	const char *env = getenv("LABRUN_TRUSTED_KEYS");
+
+	if (env && *env)
+		return (*path = strdup(env)) ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+	return lr_config_path("trusted-keys", path);
+}
+
+static int key_init(const char *path)
+{
+	struct lr_signer *signer = NULL;
+	char *file = NULL;
+	int rc;
+
+	if (!(rc = lr_key_generate(path)) && !(rc = lr_signer_load(path, &signer)) && !(rc = keys_file(&file)) &&
+	    !(rc = lr_trust_keys_add(file, "self", lr_signer_public(signer), NULL)))
+		printf("made key %s\npublic key:  %s\nfingerprint: %s\ntrusted in %s\n", path, lr_signer_public(signer),
+		       lr_signer_fingerprint(signer), file);
+	lr_signer_free(signer);
+	free(file);
+	return rc;
+}
+
+static int key_show(const char *path, int pem)
+{
+	struct lr_signer *signer = NULL;
+	char *text = NULL;
+	int rc;
+
+	if ((rc = lr_signer_load(path, &signer)))
+		return rc;
+	if (!signer) {
+		lr_error_hint("'labrun key init' makes one");
+		return lr_error_set(LR_ENOTFOUND, "no signing key at '%s'", path);
+	}
+	if (pem && !(rc = lr_signer_public_pem(signer, &text)))
+		fputs(text, stdout);
+	else if (!pem)
+		printf("signing key %s\npublic key:  %s\nfingerprint: %s\n", path, lr_signer_public(signer),
+		       lr_signer_fingerprint(signer));
+	free(text);
+	lr_signer_free(signer);
+	return rc;
+}
+
+static int key_trust(const char *what, const char *principal)
+{
+	struct lr_trust t = { 0 };
+	char *file = NULL;
+	size_t i;
+	int rc, fpr = strlen(what) == 64 && strspn(what, "0123456789abcdef") == 64;
+
+	if ((rc = keys_file(&file)))
+		return rc;
+	if (fpr) {
+		if (!(rc = lr_trust_keys_add(file, principal ? principal : "unnamed", NULL, what)))
+			printf("trusted key %s (%s, by fingerprint) in %s\n", what, principal ? principal : "unnamed", file);
+		goto out;
+	}
+	if ((rc = lr_trust_add_file(&t, what))) {
+		lr_error_hint("give an Ed25519 public key in PEM (labrun key export, openssl pkey -pubout), a file of "
+			      "trusted-key lines, or a fingerprint of 64 hex digits");
+		goto out;
+	}
+	for (i = 0; i < t.nkeys && !rc; i++) {
+		const struct lr_trusted_key *k = &t.keys[i];
+		const char *name = principal ? principal : strcmp(k->principal, what) ? k->principal : "unnamed";
+
+		if (!(rc = lr_trust_keys_add(file, name, k->public_key[0] ? k->public_key : NULL, k->fingerprint)))
+			printf("trusted key %s (%s) in %s\n", k->fingerprint, name, file);
+	}
+	if (!rc && !t.nkeys)
+		rc = lr_error_set(LR_EINVAL, "'%s' holds no key", what);
+out:
+	lr_trust_release(&t);
+	free(file);
+	return rc;
+}
+
+static int key_untrust(const char *fpr)
+{
+	char *file = NULL, removed[LR_SHA256_HEX];
+	int rc;
+
+	if (!(rc = keys_file(&file)) && !(rc = lr_trust_keys_remove(file, fpr, removed)))
+		printf("no longer trusted: key %s (removed from %s)\n", removed, file);
+	free(file);
+	return rc;
+}
+
+static int key_list(void)
+{
+	struct lr_trust t;
+	size_t i;
+	int rc;
+
+	if (!(rc = lr_trust_load(&t))) {
+		for (i = 0; i < t.nkeys; i++)
+			printf("%s %s %s\n", t.keys[i].fingerprint, t.keys[i].principal,
+			       t.keys[i].public_key[0] ? "(public key)" : "(fingerprint only)");
+		if (!t.nkeys)
+			fprintf(stderr, "labrun: no trusted keys (%s): 'labrun key init' or 'labrun key trust FILE'\n",
+				t.keys_path);
+		for (i = 0; i < t.nstores; i++)
+			printf("signed store %s from entry %lld by %s: %s\n", t.stores[i].id, (long long)t.stores[i].from_seq,
+			       t.stores[i].keys, t.stores[i].path);
+	}
+	lr_trust_release(&t);
+	return rc;
+}
 
 int cmd_key(const struct lr_global *g, int argc, char **argv)
 {
-	struct lr_signer *signer = NULL;
+	const char *sub = argc >= 2 ? argv[1] : "";
 	char *path = NULL;
 	int rc;
 
 	(void)g;
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc == 2 && (!strcmp(sub, "-h") || !strcmp(sub, "--help"))) {
 		fputs(usage, stdout);
 		return LR_EXIT_OK;
 	}
-	if (argc != 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "show")))
-		return cmd_usage_error("key", "expected 'key init' or 'key show'");
-	if ((rc = lr_key_path(&path)))
-		return cmd_fail(rc);
-	if (!strcmp(argv[1], "init") && (rc = lr_key_generate(path)))
-		goto out;
-	if ((rc = lr_signer_load(path, &signer)))
-		goto out;
-	if (!signer) {
-		rc = lr_error_set(LR_ENOTFOUND, "no signing key at '%s'", path);
-		lr_error_hint("'labrun key init' makes one");
-		goto out;
-	}
-	printf("%s key %s\npublic key:  %s\nfingerprint: %s\n", !strcmp(argv[1], "init") ? "made" : "signing", path,
-	       lr_signer_public(signer), lr_signer_fingerprint(signer));
-out:
-	lr_signer_free(signer);
+	if (!strcmp(sub, "trust") && (argc == 3 || argc == 4))
+		rc = key_trust(argv[2], argc == 4 ? argv[3] : NULL);
+	else if (!strcmp(sub, "untrust") && argc == 3)
+		rc = key_untrust(argv[2]);
+	else if (!strcmp(sub, "list") && argc == 2)
+		rc = key_list();
+	else if (argc == 2 && (!strcmp(sub, "init") || !strcmp(sub, "show") || !strcmp(sub, "export")))
+		rc = (rc = lr_key_path(&path)) ? rc
+		     : !strcmp(sub, "init")    ? key_init(path)
+					       : key_show(path, !strcmp(sub, "export"));
+	else
+		return cmd_usage_error("key", "expected 'key init', 'show', 'export', 'trust FILE|FINGERPRINT [PRINCIPAL]', "
+				       "'untrust FINGERPRINT' or 'list'");
 	free(path);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -22,34 +22,34 @@
 #include "store/schema.h"
 
 static const struct lr_command commands[] = {
-	{ "init", cmd_init, "create a store (.labrun/) here or at the git top level" },
-	{ "record", cmd_record, "run a command and record it with its sources, binding and logs" },
-	{ "list", cmd_list, "list recorded runs" },
-	{ "show", cmd_show, "show everything recorded about a run" },
-	{ "cat", cmd_cat, "print a run's stdout, stderr or an artifact" },
-	{ "sql", cmd_sql, "run a read-only SQL query on the store" },
-	{ "fsck", cmd_fsck, "check the store: abandoned runs, integrity, object hashes" },
-	{ "encode", cmd_encode, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
-	{ "decode", cmd_decode, "decode DLFloat16 to FP32 or BF16, for readback checks" },
-	{ "import", cmd_import, "import a KV export into a device (sim or atom), verify and record it" },
-	{ "run", cmd_run, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
-	{ "replay", cmd_replay, "re-execute a run from the store and compare outputs and drift" },
-	{ "diff", cmd_diff, "compare two runs: drift, outputs, timing" },
-	{ "report", cmd_report, "regenerate an issue's comparison tables from the store (md, csv, json)" },
-	{ "archive", cmd_archive, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
-	{ "manifest", cmd_manifest, "write an RO-Crate for a run or an issue; validate crates" },
-	{ "register", cmd_register, "record a crate's registration with a research hub" },
-	{ "ingest", cmd_ingest, "store a serving harness's responses for a run and route, checked line by line" },
-	{ "compare", cmd_compare, "compare two routes' responses case by case: tokens, text, finish, missing" },
-	{ "gate", cmd_gate, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
-	{ "config", cmd_config, "show or set the store's settings: the licence, author and publisher of its crates" },
-	{ "key", cmd_key, "make or show the Ed25519 key that signs the ledger entries of runs" },
-	{ "scan", cmd_scan, "find private keys, tokens, passwords and internal hosts before they are published" },
-	{ "remote", cmd_remote, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
-	{ "push", cmd_push, "copy final runs with their objects, seals and signatures to a remote" },
-	{ "pull", cmd_pull, "bring runs from a remote into this store, checked against their seals" },
-	{ "audit", cmd_audit, "recompute hashes, seals and summaries from raw rows and files" },
-	{ "bench", cmd_bench, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
+	{ "init", cmd_init, CMD_CREATES, "create a store (.labrun/) here or at the git top level" },
+	{ "record", cmd_record, CMD_CREATES, "run a command and record it with its sources, binding and logs" },
+	{ "list", cmd_list, CMD_READS, "list recorded runs" },
+	{ "show", cmd_show, CMD_READS, "show everything recorded about a run" },
+	{ "cat", cmd_cat, CMD_READS, "print a run's stdout, stderr or an artifact" },
+	{ "sql", cmd_sql, CMD_READS, "run a read-only SQL query on the store" },
+	{ "fsck", cmd_fsck, CMD_READS, "check the store: abandoned runs, integrity, object hashes" },
+	{ "encode", cmd_encode, CMD_NO_STORE, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
+	{ "decode", cmd_decode, CMD_NO_STORE, "decode DLFloat16 to FP32 or BF16, for readback checks" },
+	{ "import", cmd_import, CMD_CREATES, "import a KV export into a device (sim or atom), verify and record it" },
+	{ "run", cmd_run, CMD_CREATES, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
+	{ "replay", cmd_replay, CMD_WRITES, "re-execute a run from the store and compare outputs and drift" },
+	{ "diff", cmd_diff, CMD_READS, "compare two runs: drift, outputs, timing" },
+	{ "report", cmd_report, CMD_READS, "regenerate an issue's comparison tables from the store (md, csv, json)" },
+	{ "archive", cmd_archive, CMD_WRITES, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
+	{ "manifest", cmd_manifest, CMD_READS, "write an RO-Crate for a run or an issue; validate crates" },
+	{ "register", cmd_register, CMD_WRITES, "record a crate's registration with a research hub" },
+	{ "ingest", cmd_ingest, CMD_WRITES, "store a serving harness's responses for a run and route, checked line by line" },
+	{ "compare", cmd_compare, CMD_WRITES, "compare two routes' responses case by case: tokens, text, finish, missing" },
+	{ "gate", cmd_gate, CMD_WRITES, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
+	{ "config", cmd_config, CMD_WRITES, "show or set the store's settings: the licence, author and publisher of its crates" },
+	{ "key", cmd_key, CMD_NO_STORE, "make or show the Ed25519 key that signs the ledger entries of runs" },
+	{ "scan", cmd_scan, CMD_READS, "find private keys, tokens, passwords and internal hosts before they are published" },
+	{ "remote", cmd_remote, CMD_WRITES, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
+	{ "push", cmd_push, CMD_READS, "copy final runs with their objects, seals and signatures to a remote" },
+	{ "pull", cmd_pull, CMD_WRITES, "bring runs from a remote into this store, checked against their seals" },
+	{ "audit", cmd_audit, CMD_READS, "recompute hashes, seals and summaries from raw rows and files" },
+	{ "bench", cmd_bench, CMD_CREATES, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
 };
 
 static void usage(FILE *f)
@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], commands[i].name))
 			continue;
 		optind++;
+		g.mode = commands[i].mode;
 		/* Each command parses argv[0..] with argv[0] = its name. */
 		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
 		lr_git_stop(); /* libgit2 was initialised only if the command read sources */

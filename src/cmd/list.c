@@ -132,7 +132,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		return rc < 0 ? LR_EXIT_OK : rc;
 	f.issue = issue[0] ? issue : NULL;
 	f.status = status;
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if (registered) {
 		int n = 0;

@@ -68,7 +68,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		printf("crate '%s' is valid: %d entities pass the REQUIRED checks\n", validate, entities);
 		return LR_EXIT_OK;
 	}
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "write a crate for", &ids, &n, name, sizeof name)) ||
 	    (rc = cmd_scan_runs(st, ids, n, allow, "write the crate")))

@@ -58,7 +58,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc < 0 ? LR_EXIT_OK : rc;
-	if ((rc = cmd_open_store(&st, g, 0))) {
+	if ((rc = cmd_open_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}

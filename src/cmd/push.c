@@ -84,7 +84,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return cmd_usage_error("push", "--issue and --run choose runs two ways: give one");
 	}
-	if ((rc = cmd_open_store(&st, g, 0))) {
+	if ((rc = cmd_open_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}

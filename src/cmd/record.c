@@ -144,7 +144,7 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 		exit_status = rc < 0 ? LR_EXIT_OK : LR_EXIT_LABRUN;
 		goto out;
 	}
-	if ((rc = cmd_open_store(&st, g, 1)))
+	if ((rc = cmd_open_store(&st, g)))
 		goto out;
 	rc = lr_record(st, &o, &run, &res);
 	exit_status = res.exit_status;

@@ -48,7 +48,7 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	snprintf(meta, sizeof meta, "%s/ro-crate-metadata.json", abs);
 	if ((rc = lr_sha256_file(meta, sha, NULL)) || (rc = lr_crate_run_uuids(abs, &uuids)))
 		return cmd_fail(rc);
-	if ((rc = cmd_open_store(&st, g, 1))) {
+	if ((rc = cmd_open_store(&st, g))) {
 		lr_strlist_release(&uuids);
 		return rc;
 	}

@@ -79,7 +79,7 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("remote", "unknown subcommand '%s': add, list, remove or init", sub);
 	if (n < subs[i].min || n > subs[i].max)
 		return cmd_usage_error("remote", "'%s' takes %s", sub, subs[i].operands);
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	if (!strcmp(sub, "add"))
 		rc = lr_store_remote_add(st, argv[first + 1], argv[first + 2]);

@@ -73,7 +73,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 
 	if (quiet || !isatty(STDERR_FILENO))
 		ro.progress = NULL;
-	if ((rc = cmd_open_store(&st, g, 1)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	lr_run_init(&orig);
 	memset(&r, 0, sizeof r);

@@ -58,7 +58,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	}
 	if (quiet || !isatty(STDERR_FILENO))
 		ro.progress = NULL;
-	if ((rc = cmd_open_store(&st, g, 1))) {
+	if ((rc = cmd_open_store(&st, g))) {
 		exit_code = rc;
 		goto out;
 	}

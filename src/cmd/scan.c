@@ -103,7 +103,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 	}
 
 	if (run_ref || issue)
-		rc = cmd_open_store(&st, g, 0);
+		rc = cmd_open_store(&st, g);
 	else if (cmd_open_store_quiet(&st, g)) /* settings only: a scan of paths needs no store */
 		st = NULL;
 	if (rc)

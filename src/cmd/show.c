@@ -284,7 +284,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc < 0 ? LR_EXIT_OK : rc;
 
-	if ((rc = cmd_open_store(&st, g, 0)))
+	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	lr_run_init(&r);
 	rc = lr_store_run_resolve(st, argv[first], &id);

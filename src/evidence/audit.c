@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+
 #include "base/error.h"
+#include "base/trust.h"
 #include "evidence/archive.h"
 #include "evidence/audit.h"
 #include "experiment/report.h"
@@ -17,6 +20,8 @@ struct ctx {
 	void *arg;
 	int64_t run;
 	int *problems;
+	struct lr_store *st;
+	int *checked;
 };
 
 static void problem(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,9 +124,46 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 	lr_store_conditions_free(conds, n);
 }
 
+/*
+ * Re-hash object 'sha' (named 'what' in problems): in objects/, fetched
+ * first when it is still on a remote, or in the archive it was pruned to.
+ */
+static void check_object(struct ctx *c, const char *what, const char *sha)
+{
+	char *archive = NULL, *member = NULL;
+	int rc;
+
+	if ((rc = lr_store_object_fetch(c->st, sha)) && rc != LR_ENOTFOUND) {
+		problem(c, "%s is to be fetched from a remote, but: %s", what, lr_error_msg());
+		return;
+	}
+	if (!(rc = lr_obj_verify(lr_store_dir(c->st), sha)))
+		return;
+	/* a pruned log is checked in its archive instead */
+	if (rc == LR_ENOTFOUND && !lr_store_archived(c->st, sha, &archive, &member)) {
+		if (lr_archive_read_member(archive, member, sha, -1))
+			problem(c, "%s was pruned to archive '%s', but: %s", what, archive, lr_error_msg());
+	} else {
+		problem(c, "%s: %s", what, lr_error_msg());
+	}
+	free(archive);
+	free(member);
+}
+
+static int evidence_object(void *arg, const char *name, const char *sha, int input)
+{
+	struct ctx *c = arg;
+	char what[1024];
+
+	snprintf(what, sizeof what, "%s '%s'", input ? "answer key" : "object", name);
+	(*c->checked)++;
+	check_object(c, what, sha);
+	return 0;
+}
+
 int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int *problems, int *checked)
 {
-	struct ctx c = { fn, arg, id, problems };
+	struct ctx c = { fn, arg, id, problems, st, NULL };
 	struct lr_run r;
 	size_t i;
 	int rc, sealed = 0, pulled;
@@ -137,29 +179,18 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 		goto out;
 	for (i = 0; i < r.nartifacts; i++) {
 		const struct lr_artifact *x = &r.artifacts[i];
+		char what[512];
 
 		if (!x->present)
 			continue; /* recorded as missing when the run ended: evidence, not damage */
+		snprintf(what, sizeof what, "%s '%s'", x->role, x->name);
 		(*checked)++;
-		if ((rc = lr_store_object_fetch(st, x->sha256)) && rc != LR_ENOTFOUND) {
-			problem(&c, "%s '%s' is to be fetched from a remote, but: %s", x->role, x->name, lr_error_msg());
-			rc = 0;
-		} else if ((rc = lr_obj_verify(lr_store_dir(st), x->sha256))) {
-			char *archive = NULL, *member = NULL;
-
-			/* a pruned log is checked in its archive instead */
-			if (rc == LR_ENOTFOUND && !lr_store_archived(st, x->sha256, &archive, &member)) {
-				if (lr_archive_read_member(archive, member, x->sha256, -1))
-					problem(&c, "%s '%s' was pruned to archive '%s', but: %s", x->role, x->name, archive,
-						lr_error_msg());
-			} else {
-				problem(&c, "%s '%s': %s", x->role, x->name, lr_error_msg());
-			}
-			free(archive);
-			free(member);
-			rc = 0;
-		}
+		check_object(&c, what, x->sha256);
 	}
+	/* execution logs and outputs, response files and answer keys: every object a row names */
+	c.checked = checked;
+	if ((rc = lr_store_run_evidence_objects(st, id, evidence_object, &c)))
+		goto out;
 	if (r.kind == LR_KIND_EXPERIMENT && r.status != LR_RUNNING)
 		check_experiment(st, &c, id);
 	if (r.replay_of)
@@ -207,14 +238,40 @@ static int ledger_problem(void *arg, int64_t seq, const char *run_uuid, const ch
 	return 0;
 }
 
-int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
-		    lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems, struct lr_ledger_head *head)
+int lr_audit_policy(struct lr_store *st, const struct lr_trust *t, struct lr_ledger_policy *policy,
+		    const struct lr_known_store **known, lr_audit_fn fn, void *arg, int *problems)
+{
+	struct ledger_ctx c = { fn, arg, problems };
+	char id[LR_STORE_ID_LEN], path[PATH_MAX], msg[PATH_MAX + 256];
+	int rc, by_path;
+
+	*policy = (struct lr_ledger_policy){ .trust = t };
+	*known = NULL;
+	if ((rc = lr_store_id(st, id)))
+		return rc;
+	if (!realpath(lr_store_dir(st), path))
+		snprintf(path, sizeof path, "%s", lr_store_dir(st));
+	if (!(*known = lr_trust_store(t, id, path, &by_path)))
+		return 0;
+	policy->signed_from = (*known)->from_seq;
+	if (by_path) {
+		snprintf(msg, sizeof msg, "the store at '%s' says its id is %s, but your configuration knows it as store %s, "
+			 "signed from ledger entry %lld on: its identity was rewritten", path, id, (*known)->id,
+			 (long long)(*known)->from_seq);
+		ledger_problem(&c, 0, "", msg);
+	}
+	return 0;
+}
+
+int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
+		    const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems,
+		    struct lr_ledger_head *head)
 {
 	struct ledger_ctx c = { fn, arg, problems };
 	char digest[LR_SHA256_HEX], msg[256];
 	int rc;
 
-	if ((rc = lr_store_ledger_check(st, only, nonly, ledger_problem, &c, head)) || !published)
+	if ((rc = lr_store_ledger_check(st, only, nonly, policy, ledger_problem, &c, head)) || !published)
 		return rc;
 	if ((rc = lr_store_ledger_after(st, published->seq, digest, later, arg)))
 		return rc;

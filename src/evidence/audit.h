@@ -37,7 +37,21 @@ LR_MUST_CHECK int lr_head_parse(const char *text, struct lr_published_head *h);
  * problems: amendments and new runs, named so a reader sees them).
  * *head gets the newest entry.
  */
-LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_published_head *published,
-		    lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems, struct lr_ledger_head *head);
+LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
+				  const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg,
+				  int *problems, struct lr_ledger_head *head);
+
+/*
+ * What the user's configuration 't' says of store 'st': the policy its
+ * ledger is held to (the trusted keys; signed from the sequence the user's
+ * configuration remembers for its id, else for its path), and *known, the
+ * line that said it (NULL: the configuration does not know the store).
+ * A store known by its path under another id is a problem ('fn', run 0):
+ * its identity was rewritten.
+ */
+struct lr_trust;
+struct lr_known_store;
+LR_MUST_CHECK int lr_audit_policy(struct lr_store *st, const struct lr_trust *t, struct lr_ledger_policy *policy,
+				  const struct lr_known_store **known, lr_audit_fn fn, void *arg, int *problems);
 
 #endif

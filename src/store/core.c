@@ -354,6 +354,8 @@ void lr_store_free(struct lr_store *st)
 	db_seal_memo_free(st);
 	sqlite3_close(st->db);
 	lr_signer_free(st->signer);
+	free(st->unsigned_why);
+	free(st->unsigned_hint);
 	free(st->db_path);
 	free(st->dir);
 	free(st);

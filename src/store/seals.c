@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/seal.h"
 #include "base/sign.h"
+#include "base/trust.h"
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */
@@ -104,14 +105,49 @@ void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer)
 	st->signer = signer;
 }
 
+void lr_store_set_sign_hook(struct lr_store *st, lr_sign_hook_fn fn, void *arg)
+{
+	st->sign_hook = fn;
+	st->sign_arg = arg;
+}
+
+int lr_store_refuse_unsigned(struct lr_store *st, const char *why, const char *hint)
+{
+	free(st->unsigned_why);
+	free(st->unsigned_hint);
+	st->unsigned_why = strdup(why);
+	st->unsigned_hint = hint ? strdup(hint) : NULL;
+	if (!st->unsigned_why || (hint && !st->unsigned_hint))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return 0;
+}
+
+int lr_store_id(struct lr_store *st, char id[LR_STORE_ID_LEN])
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	id[0] = 0;
+	if ((rc = db_prepare(st, &s, "SELECT id FROM store_identity LIMIT 1")))
+		return rc;
+	if (db_step_row(st, s, "read the store's id", &rc))
+		snprintf(id, LR_STORE_ID_LEN, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	if (!rc && !id[0])
+		rc = lr_error_set(LR_ESTORE, "store '%s' has no id: its store_identity row was removed", st->dir);
+	return rc;
+}
+
 /* Store the signer's public key once, and sign an entry's digest (its 64 hex characters). */
-static int sign_entry(struct lr_store *st, const char *digest, char sig[LR_SIG_HEX])
+static int sign_entry(struct lr_store *st, int64_t seq, const char *digest, char sig[LR_SIG_HEX])
 {
 	static const char key[] = "INSERT OR IGNORE INTO signing_key(fingerprint, public_key, added_at)"
 				  " VALUES (:fpr, :pub, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
+	if (st->sign_hook && (rc = st->sign_hook(st->sign_arg, st, seq)))
+		return rc;
 	if ((rc = db_prepare(st, &s, key)))
 		return rc;
 	db_bind_text(s, ":fpr", lr_signer_fingerprint(st->signer));
@@ -150,8 +186,13 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	if (!(rc = lr_ledger_digest(seq, uuid, kind, content, prev, digest)) && st->signer)
-		rc = sign_entry(st, digest, sig);
+	if (!st->signer && st->unsigned_why) {
+		rc = lr_error_set(LR_EREFUSED, "cannot append run %s to the ledger unsigned: %s", uuid, st->unsigned_why);
+		if (st->unsigned_hint)
+			lr_error_hint("%s", st->unsigned_hint);
+	}
+	if (!rc && !(rc = lr_ledger_digest(seq, uuid, kind, content, prev, digest)) && st->signer)
+		rc = sign_entry(st, seq, digest, sig);
 	if (!rc && !(rc = db_prepare(st, &s, ins))) {
 		db_bind_text(s, ":key", st->signer ? lr_signer_fingerprint(st->signer) : NULL);
 		db_bind_text(s, ":sig", st->signer ? sig : NULL);
@@ -380,28 +421,56 @@ static int in_scope(const int64_t *only, int nonly, int64_t run)
 	return !only;
 }
 
-/* Columns 8..10 of the ledger walk: the entry's key fingerprint, signature and the stored public key. */
-static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const char *digest, lr_ledger_fn fn,
-			   void *arg, int64_t *good)
+/* "ledger entry SEQ (run ID, UUID)" or "(run UUID, deleted)": how problems name an entry. */
+static void entry_name(char *buf, size_t len, sqlite3_stmt *s, int64_t seq, const char *uuid)
+{
+	if (sqlite3_column_type(s, 6) == SQLITE_NULL)
+		snprintf(buf, len, "ledger entry %lld (run %s, not in the store)", (long long)seq, uuid);
+	else
+		snprintf(buf, len, "ledger entry %lld (run %lld, %s)", (long long)seq, (long long)sqlite3_column_int64(s, 6),
+			 uuid);
+}
+
+/*
+ * Columns 8..10 of the ledger walk: the entry's key fingerprint, signature
+ * and the stored public key, held to the policy's trusted keys. A key the
+ * trust gives in full is used as given; one it gives by fingerprint must be
+ * the stored key of that fingerprint.
+ */
+static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const char *digest,
+			   const struct lr_ledger_policy *policy, lr_ledger_fn fn, void *arg, struct lr_ledger_head *head)
 {
 	const char *fpr = (const char *)sqlite3_column_text(s, 8), *sig = (const char *)sqlite3_column_text(s, 9),
 		   *pub = (const char *)sqlite3_column_text(s, 10);
-	char now[LR_SHA256_HEX], msg[512];
+	const struct lr_trusted_key *k = NULL;
+	char now[LR_SHA256_HEX], msg[640], name[160];
+	int must = policy && policy->signed_from && seq >= policy->signed_from;
 
+	entry_name(name, sizeof name, s, seq, uuid);
+	if (!fpr && !sig) {
+		if (!must)
+			return 0;
+		snprintf(msg, sizeof msg, "%s is not signed, but your configuration knows this store as signed from "
+			 "entry %lld on: it was rewritten or added without your key", name, (long long)policy->signed_from);
+		return fn(arg, seq, uuid, msg);
+	}
+	if (policy && policy->trust)
+		k = lr_trust_find(policy->trust, fpr);
 	if (!fpr || !sig)
-		snprintf(msg, sizeof msg, "ledger entry %lld has a signature without a key, or a key without a signature",
-			 (long long)seq);
-	else if (!pub)
-		snprintf(msg, sizeof msg, "ledger entry %lld is signed by key %.16s..., which the store does not hold",
-			 (long long)seq, fpr);
-	else if (lr_key_fingerprint(pub, now) || strcmp(now, fpr))
-		snprintf(msg, sizeof msg, "the public key stored for key %.16s... is not that key: it was replaced "
-			 "(ledger entry %lld)", fpr, (long long)seq);
-	else if (lr_verify(pub, digest, sig))
-		snprintf(msg, sizeof msg, "the signature of ledger entry %lld does not verify with key %.16s...",
-			 (long long)seq, fpr);
+		snprintf(msg, sizeof msg, "%s has a signature without a key, or a key without a signature", name);
+	else if (!pub && !(k && k->public_key[0]))
+		snprintf(msg, sizeof msg, "%s is signed by key %.16s..., which the store does not hold", name, fpr);
+	else if (pub && (lr_key_fingerprint(pub, now) || strcmp(now, fpr)))
+		snprintf(msg, sizeof msg, "the public key stored for key %.16s... is not that key: it was replaced (%s)", fpr,
+			 name);
+	else if (lr_verify(k && k->public_key[0] ? k->public_key : pub, digest, sig))
+		snprintf(msg, sizeof msg, "the signature of %s does not verify with key %.16s...", name, fpr);
+	else if (policy && policy->trust && !k)
+		snprintf(msg, sizeof msg, "%s is signed by key %.16s..., which is not among your trusted keys", name,
+			 fpr);
 	else {
-		(*good)++;
+		head->signed_entries++;
+		head->trusted_entries += k != NULL;
 		return 0;
 	}
 	return fn(arg, seq, uuid, msg);
@@ -424,13 +493,13 @@ int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 	return rc;
 }
 
-int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
-			  struct lr_ledger_head *head)
+int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
+			  lr_ledger_fn fn, void *arg, struct lr_ledger_head *head)
 {
 	static const char walk[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
 				   " (SELECT id FROM run WHERE uuid = l.run_uuid),"
 				   " NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq),"
-				   " l.key_fingerprint, l.signature, k.public_key"
+				   " l.key_fingerprint, l.signature, k.public_key, l.appended_at"
 				   " FROM ledger l LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint ORDER BY l.seq";
 	static const char unchained[] = "SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
 					" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
@@ -475,8 +544,9 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, l
 				 (long long)run, uuid, (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
 		}
-		if (!rc && (sqlite3_column_type(s, 8) != SQLITE_NULL || sqlite3_column_type(s, 9) != SQLITE_NULL))
-			rc = check_signature(s, seq, uuid, digest, fn, arg, &head->signed_entries);
+		if (!rc)
+			rc = check_signature(s, seq, uuid, digest, policy, fn, arg, head);
+		snprintf(head->newest_at, sizeof head->newest_at, "%s", (const char *)sqlite3_column_text(s, 11));
 		snprintf(last, sizeof last, "%s", digest);
 		head->seq = seq;
 		snprintf(head->digest, sizeof head->digest, "%s", digest);

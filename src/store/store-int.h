@@ -31,6 +31,9 @@ struct lr_store {
 	char *db_path;
 	sqlite3 *db;
 	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
+	lr_sign_hook_fn sign_hook;	/* called before an entry is signed (lr_store_set_sign_hook) */
+	void *sign_arg;
+	char *unsigned_why, *unsigned_hint;	/* set: an unsigned append is refused with these */
 	struct db_busy busy;		/* the current wait for a lock */
 	int readonly;			/* opened read-only: the store cannot be written here */
 	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */

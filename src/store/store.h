@@ -268,6 +268,20 @@ struct lr_ledger_head {
 	int64_t seq;			/* 0: the ledger is empty */
 	char digest[LR_SHA256_HEX];
 	int64_t signed_entries;		/* lr_store_ledger_check: entries whose signature verified */
+	int64_t trusted_entries;	/* ... and whose key is trusted */
+	char newest_at[40];		/* when the newest entry was appended (ISO 8601, UTC) */
+};
+
+/*
+ * What lr_store_ledger_check holds signatures to: with 'trust', a signed
+ * entry must be signed by one of its keys (with the public key the trust
+ * gives, when it gives one), and from entry 'signed_from' on (0: none)
+ * every entry must be signed so.
+ */
+struct lr_trust;
+struct lr_ledger_policy {
+	const struct lr_trust *trust;
+	int64_t signed_from;
 };
 typedef int (*lr_ledger_fn)(void *arg, int64_t seq, const char *run_uuid, const char *text);
 
@@ -285,6 +299,24 @@ LR_MUST_CHECK int lr_store_run_evidence_objects(struct lr_store *st, int64_t id,
 /* Sign every ledger entry appended from now on with 'signer', which the store now owns. */
 struct lr_signer;
 void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
+
+/*
+ * Called inside the write transaction before ledger entry 'seq' is signed:
+ * a non-zero return refuses the append (and so the whole transaction).
+ */
+typedef int (*lr_sign_hook_fn)(void *arg, struct lr_store *st, int64_t seq);
+void lr_store_set_sign_hook(struct lr_store *st, lr_sign_hook_fn fn, void *arg);
+
+/*
+ * Refuse every unsigned ledger append from now on (no signer set): it fails
+ * with LR_EREFUSED, message 'why' and hint 'hint' (copied). For a key that
+ * is configured but unusable, and for a store known to be signed.
+ */
+LR_MUST_CHECK int lr_store_refuse_unsigned(struct lr_store *st, const char *why, const char *hint);
+
+/* The store's id (migration 17: random, given when the store was created). */
+#define LR_STORE_ID_LEN 33
+LR_MUST_CHECK int lr_store_id(struct lr_store *st, char id[LR_STORE_ID_LEN]);
 
 /* Each key that signed entries: its fingerprint, the entries' numbers and their runs' ids, space-separated. */
 typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries, const char *runs);
@@ -310,11 +342,13 @@ LR_MUST_CHECK int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_hea
  * each run's newest entry matches its rows now (only runs only[0..nonly)
  * when 'only' is not NULL: the chain itself is always walked whole); every
  * sealed run has an entry; every signature verifies with the public key
- * stored for its fingerprint. 'fn' gets each problem (seq 0 for a run with
- * no entry). *head is the newest entry.
+ * stored for its fingerprint, and is held to 'policy' (NULL: no key is
+ * trusted or distrusted). 'fn' gets each problem (seq 0 for a run with no
+ * entry), naming the run and the entry. *head is the newest entry.
  */
-LR_MUST_CHECK int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, lr_ledger_fn fn, void *arg,
-			  struct lr_ledger_head *head);
+LR_MUST_CHECK int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly,
+					const struct lr_ledger_policy *policy, lr_ledger_fn fn, void *arg,
+					struct lr_ledger_head *head);
 
 /*
  * digest gets entry 'seq''s digest ("" when there is none); 'fn' gets every

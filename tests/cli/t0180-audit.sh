@@ -57,3 +57,39 @@ equals "$(jq -r '[.ok, .runs, .ledger.seq, (.ledger.digest | length), (.problems
 sqlite3 "$T/json-store/labrun.db" "UPDATE run SET exit_code = 9 WHERE id = 1"
 expect_exit 1 "audit --json of an edited run" "$LABRUN" audit --json
 equals "$(jq -r '[.ok, .problems[0].run] | map(tostring) | join(" ")' "$T/out")" "false 1" "names the run"
+
+# every object a row names is re-hashed: execution logs and outputs, response files, answer keys
+export LABRUN_STORE="$T/objects-store"
+cat >outs.ini <<'EOF2'
+[experiment]
+name = outs
+target = command
+[design]
+blocks = 6
+[arm a]
+command = sh -c 'echo same >"$1"; echo log' sh {outdir}/out.txt
+outputs = out.txt
+[arm b]
+command = sh -c 'echo same >"$1"; echo log' sh {outdir}/out.txt
+outputs = out.txt
+EOF2
+"$LABRUN" run -q outs.ini >/dev/null 2>&1 || fail "the command experiment"
+"$LABRUN" ingest responses --run 1 --route gpu "$TOP_SRCDIR/tests/fixtures/serving/gpu.jsonl" >/dev/null 2>&1 ||
+	fail "ingest"
+"$LABRUN" gate --run 1 --route gpu --answers "$TOP_SRCDIR/tests/fixtures/serving/key.jsonl" >/dev/null 2>&1 || true
+expect_exit 0 "a run with executions, responses and a gate audits" "$LABRUN" audit
+cp -R "$T/objects-store" "$T/objects-pristine"
+corrupt() { # NAME SHA-QUERY TEXT: that object's file changed by one byte, a plain audit names it
+	rm -rf "$T/objects-store" && cp -R "$T/objects-pristine" "$T/objects-store"
+	sha=$(q "$2")
+	obj=$(find "$T/objects-store/objects" -type f -name "*${sha#??}*" | head -1)
+	[ -f "$obj" ] || fail "$1: no object file for $sha"
+	chmod u+w "$obj" && printf 'X' >>"$obj"
+	expect_exit 1 "a corrupted $1 is found" "$LABRUN" audit
+	contains "$T/out" "$3" "$1: named"
+}
+corrupt "response file" "SELECT raw_sha256 FROM response_set" "object 'responses/1-gpu.jsonl'"
+corrupt "answer key" "SELECT key_sha256 FROM gate" "answer key 'answers/gate-1.jsonl'"
+corrupt "execution log" "SELECT stdout_sha256 FROM execution WHERE condition_idx = 0 ORDER BY seq LIMIT 1" \
+	"object 'executions/c0-"
+corrupt "execution output" "SELECT sha256 FROM execution_output ORDER BY seq LIMIT 1" "/out.txt'"

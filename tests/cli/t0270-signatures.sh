@@ -51,7 +51,7 @@ sqlite3 "$db" "DROP TRIGGER ledger_append_only_update;
 	UPDATE ledger SET signature = substr(signature, 1, 10) || (CASE substr(signature, 11, 1) WHEN '0' THEN '1' ELSE '0' END)
 	|| substr(signature, 12) WHERE seq = 3"
 expect_exit 1 "an edited signature is caught" "$L" audit
-contains "$T/out" "the signature of ledger entry 3 does not verify with key $(printf %.16s "$fpr")..." "named"
+contains "$T/out" "the signature of ledger entry 3 (run 3, $(q "SELECT uuid FROM run WHERE id = 3")) does not verify with key $(printf %.16s "$fpr")..." "named"
 
 # a key others can read is refused, as ssh does
 rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
@@ -60,12 +60,66 @@ expect_exit 125 "a key others can read is refused (record: labrun's own failure)
 contains "$T/err" "can be read by others (mode 644)" "says why"
 contains "$T/err" "chmod 600" "and how to fix it"
 equals "$(q "SELECT count(*) FROM run")" "3" "nothing was recorded with it"
+# every command that appends to the ledger is refused the same way, and the ledger does not grow
 chmod 600 "$keyfile"
+"$L" manifest --run 1 -o "$T/crate1" --license CC-BY-4.0 >/dev/null 2>&1 || fail "manifest"
+chmod 644 "$keyfile"
+F="$TOP_SRCDIR/tests/fixtures/serving"
+entries=$(q "SELECT count(*) FROM ledger")
+refused() { # NAME ARGS...: refused for the readable key, the ledger unchanged
+	name=$1
+	shift
+	set +e
+	"$L" "$@" >"$T/out" 2>"$T/err"
+	got=$?
+	set -e
+	[ "$got" != 0 ] || fail "$name with a key others can read: exit 0"
+	contains "$T/err" "can be read by others (mode 644)" "$name is refused with a key others can read"
+	equals "$(q "SELECT count(*) FROM ledger")" "$entries" "$name: the ledger did not grow"
+}
+refused ingest ingest responses --run 1 --route gpu "$F/gpu.jsonl"
+refused compare compare --run 1 --reference gpu --candidate atom
+refused gate gate --run 1 --route gpu --answers "$F/key.jsonl"
+refused pull pull lab
+refused "bench remote" bench remote lab
+refused "archive --prune" archive --run 1 --prune -o "$T/pruned.tar.zst"
+refused register register --hub zenodo "$T/crate1"
+refused replay replay 1
+refused run run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini"
+refused import import --model qwen3-0.6b --tokens 16
+refused config config manifest.license CC0-1.0
+refused "remote add" remote add lab postgresql://localhost/evidence
+refused init init
 
-# without a key, entries are appended unsigned and audit says so
-LABRUN_KEY="$T/none.pem" "$L" record -q -- true >/dev/null 2>&1
-expect_exit 0 "an unsigned entry is not a problem" "$L" audit
-contains "$T/out" "signatures: 3 of 4 ledger entries signed and verified" "but is counted"
+# a reader finishing an abandoned run without a usable key leaves it for later, unsigned nothing
+chmod 600 "$keyfile"
+"$L" record -q -- sh -c 'echo started; exec sleep 60' >/dev/null 2>&1 &
+rec=$!
+i=0
+until [ -n "$(ls "$T"/store/spool/*.stdout 2>/dev/null || true)" ] && grep -q started "$T"/store/spool/*.stdout; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "the recorder never spooled output"
+	sleep 0.1
+done
+child=$(pgrep -P "$rec" || true)
+kill -9 "$rec"
+wait "$rec" 2>/dev/null || true
+[ -n "$child" ] && kill -KILL "-$child"
+chmod 644 "$keyfile"
+expect_exit 0 "a reader with a key others can read still reads" "$L" list
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "running" "the dead recorder's run is left, not finished unsigned"
+equals "$(q "SELECT count(*) FROM ledger")" "$entries" "and the ledger did not grow"
+chmod 600 "$keyfile"
+expect_exit 0 "with the key usable again" "$L" list
+equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "abandoned" "the next reader finishes it"
+equals "$(q "SELECT signature IS NOT NULL FROM ledger ORDER BY seq DESC LIMIT 1")" "1" "signed"
+
+# without a key, in a store never signed here, entries are appended unsigned and audit says so
+# (a store the configuration knows as signed refuses them: t0265)
+LABRUN_KEY="$T/none.pem" "$L" --store "$T/unsigned" record -q -- true >/dev/null 2>&1
+expect_exit 0 "an unsigned entry is not a problem" "$L" --store "$T/unsigned" audit
+contains "$T/out" "signatures: 0 of 1 ledger entries signed and verified" "but is counted"
+contains "$T/out" "trust: nothing in this store is signed by a key you trust" "and said plainly"
 
 # crates (and so archives) carry the entries of their runs with signatures and public keys
 rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"

@@ -225,10 +225,10 @@ static void the_ledger_walk_sees_rows_changed_after_the_seal_check(void **state)
 	assert_int_equal(lr_store_seal_check(st, r.id, count_changed, &changed, &sealed), 0);
 	assert_int_equal(sealed, 1);
 	assert_int_equal(changed, 0);
-	assert_int_equal(lr_store_ledger_check(st, NULL, 0, count_problem, &problems, &head), 0);
+	assert_int_equal(lr_store_ledger_check(st, NULL, 0, NULL, count_problem, &problems, &head), 0);
 	assert_int_equal(problems, 0);
 	raw_exec(f->dir, "UPDATE run SET cwd = '/elsewhere'"); /* another connection */
-	assert_int_equal(lr_store_ledger_check(st, NULL, 0, count_problem, &problems, &head), 0);
+	assert_int_equal(lr_store_ledger_check(st, NULL, 0, NULL, count_problem, &problems, &head), 0);
 	assert_int_equal(problems, 1);
 	lr_run_release(&r);
 	lr_store_free(st);

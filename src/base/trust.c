@@ -1,0 +1,478 @@
+/* The user's trusted keys and known signed stores: files of the user's configuration, never of a store. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/trust.h"
+
+int lr_config_path(const char *name, char **path)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && *xdg)
+		n = asprintf(path, "%s/labrun/%s", xdg, name);
+	else if (home && *home)
+		n = asprintf(path, "%s/.config/labrun/%s", home, name);
+	else
+		return lr_error_set(LR_EINVAL, "cannot find labrun's configuration: neither XDG_CONFIG_HOME nor HOME is set");
+	if (n < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int is_hex64(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+
+static int add_key(struct lr_trust *t, const char *principal, const char *pub, const char *fpr, const char *origin)
+{
+	struct lr_trusted_key *k;
+
+	if (t->nkeys == t->capkeys) {
+		size_t cap = t->capkeys ? 2 * t->capkeys : 8;
+		void *v = realloc(t->keys, cap * sizeof *t->keys);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		t->keys = v;
+		t->capkeys = cap;
+	}
+	k = &t->keys[t->nkeys];
+	memset(k, 0, sizeof *k);
+	snprintf(k->principal, sizeof k->principal, "%s", principal);
+	if (pub) {
+		int rc;
+
+		snprintf(k->public_key, sizeof k->public_key, "%s", pub);
+		if ((rc = lr_key_fingerprint(pub, k->fingerprint)))
+			return rc;
+	} else {
+		snprintf(k->fingerprint, sizeof k->fingerprint, "%s", fpr);
+	}
+	k->origin = origin;
+	t->nkeys++;
+	return 0;
+}
+
+static const char *keep_origin(struct lr_trust *t, const char *path)
+{
+	char **v = realloc(t->origins, (t->norigins + 1) * sizeof *v);
+
+	if (!v)
+		return NULL;
+	t->origins = v;
+	if (!(v[t->norigins] = strdup(path)))
+		return NULL;
+	return v[t->norigins++];
+}
+
+/* One line of a trusted-keys file: PRINCIPAL TYPE KEY; 0 for a blank or comment line. */
+static int parse_key_line(struct lr_trust *t, char *line, const char *path, long lineno, const char *origin)
+{
+	char *principal, *type, *key, *save = NULL;
+
+	line[strcspn(line, "\r\n")] = 0;
+	principal = strtok_r(line, " \t", &save);
+	if (!principal || *principal == '#')
+		return 0;
+	type = strtok_r(NULL, " \t", &save);
+	key = type ? strtok_r(NULL, " \t", &save) : NULL;
+	if (!key || strlen(principal) >= LR_PRINCIPAL_MAX || !is_hex64(key) || (strcmp(type, "ed25519") && strcmp(type, "sha256"))) {
+		lr_error_set(LR_EINVAL, "invalid trusted key at %s:%ld: expected 'PRINCIPAL ed25519 PUBLIC-KEY-HEX' or "
+				       "'PRINCIPAL sha256 FINGERPRINT'", path, lineno);
+		lr_error_hint("'labrun key trust FILE' adds a key in this form; lines starting with # are comments");
+		return LR_EINVAL;
+	}
+	return !strcmp(type, "ed25519") ? add_key(t, principal, key, NULL, origin) : add_key(t, principal, NULL, key, origin);
+}
+
+/* A trusted-keys file; 'missing_ok': a file that is not there holds no key. */
+static int read_keys(struct lr_trust *t, const char *path, int missing_ok)
+{
+	const char *origin = keep_origin(t, path);
+	char line[512];
+	long lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	if (!origin)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (!(f = fopen(path, "re"))) {
+		if (errno == ENOENT && missing_ok)
+			return 0;
+		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read trusted keys '%s': %s", path,
+				    strerror(errno));
+	}
+	while (!rc && fgets(line, sizeof line, f)) {
+		lineno++;
+		rc = parse_key_line(t, line, path, lineno, origin);
+	}
+	if (!rc && ferror(f))
+		rc = lr_error_set(LR_EIO, "cannot read trusted keys '%s'", path);
+	fclose(f);
+	return rc;
+}
+
+static int parse_store_line(struct lr_trust *t, char *line)
+{
+	char *id, *seq, *keys, *path, *save = NULL, *end;
+	struct lr_known_store *s;
+
+	line[strcspn(line, "\r\n")] = 0;
+	id = strtok_r(line, " ", &save);
+	if (!id || *id == '#')
+		return 0;
+	seq = strtok_r(NULL, " ", &save);
+	keys = seq ? strtok_r(NULL, " ", &save) : NULL;
+	path = keys ? save : NULL; /* the rest of the line: a path may hold blanks */
+	if (!path || !*path || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
+		return lr_error_set(LR_EINVAL, "invalid line in the signed-stores file: '%s'", id);
+	if (t->nstores == t->capstores) {
+		size_t cap = t->capstores ? 2 * t->capstores : 8;
+		void *v = realloc(t->stores, cap * sizeof *t->stores);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		t->stores = v;
+		t->capstores = cap;
+	}
+	s = &t->stores[t->nstores];
+	memset(s, 0, sizeof *s);
+	memcpy(s->id, id, 33);
+	s->from_seq = strtoll(seq, &end, 10);
+	if (*end || s->from_seq < 1)
+		return lr_error_set(LR_EINVAL, "invalid sequence '%s' in the signed-stores file", seq);
+	if (!(s->keys = strdup(keys)) || !(s->path = strdup(path))) {
+		free(s->keys);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	t->nstores++;
+	return 0;
+}
+
+static int read_stores(struct lr_trust *t, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	while (!rc && getline(&line, &cap, f) > 0)
+		rc = parse_store_line(t, line);
+	free(line);
+	return rc;
+}
+
+int lr_trust_load(struct lr_trust *t)
+{
+	const char *env = getenv("LABRUN_TRUSTED_KEYS");
+	struct lr_signer *own = NULL;
+	char *keypath = NULL;
+	FILE *f;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	if (env && *env)
+		t->keys_path = strdup(env);
+	else if ((rc = lr_config_path("trusted-keys", &t->keys_path)))
+		return rc;
+	if (!t->keys_path)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_config_path("signed-stores", &t->stores_path)) || (rc = read_keys(t, t->keys_path, 1)))
+		return rc;
+	if ((f = fopen(t->stores_path, "re"))) {
+		rc = read_stores(t, f);
+		fclose(f);
+		if (rc)
+			return rc;
+	} else if (errno != ENOENT) {
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", t->stores_path, strerror(errno));
+	}
+	/* the user's own signing key: trusted as the file that holds it is the user's */
+	if (!lr_key_path(&keypath) && !lr_signer_load(keypath, &own) && own && !lr_trust_find(t, lr_signer_fingerprint(own)))
+		rc = add_key(t, "(your signing key)", lr_signer_public(own), NULL, keep_origin(t, keypath));
+	lr_signer_free(own);
+	free(keypath);
+	if (!rc)
+		lr_error_clear();
+	return rc;
+}
+
+void lr_trust_release(struct lr_trust *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nstores; i++) {
+		free(t->stores[i].keys);
+		free(t->stores[i].path);
+	}
+	for (i = 0; i < t->norigins; i++)
+		free(t->origins[i]);
+	free(t->origins);
+	free(t->stores);
+	free(t->keys);
+	free(t->keys_path);
+	free(t->stores_path);
+	memset(t, 0, sizeof *t);
+}
+
+int lr_trust_add_file(struct lr_trust *t, const char *path)
+{
+	char pub[LR_PUBKEY_HEX];
+	const char *origin;
+
+	/* an Ed25519 public key in PEM (what 'labrun key export' and openssl write) */
+	if (!lr_key_public_read(path, pub)) {
+		if (!(origin = keep_origin(t, path)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		return add_key(t, path, pub, NULL, origin);
+	}
+	lr_error_clear();
+	return read_keys(t, path, 0);
+}
+
+const struct lr_trusted_key *lr_trust_find(const struct lr_trust *t, const char *fpr)
+{
+	size_t i;
+
+	for (i = 0; fpr && i < t->nkeys; i++)
+		if (!strcmp(t->keys[i].fingerprint, fpr))
+			return &t->keys[i];
+	return NULL;
+}
+
+const struct lr_known_store *lr_trust_store(const struct lr_trust *t, const char *id, const char *path, int *by_path)
+{
+	size_t i;
+
+	*by_path = 0;
+	for (i = 0; id && i < t->nstores; i++)
+		if (!strcmp(t->stores[i].id, id))
+			return &t->stores[i];
+	for (i = t->nstores; path && i > 0; i--)
+		if (!strcmp(t->stores[i - 1].path, path)) {
+			*by_path = 1;
+			return &t->stores[i - 1];
+		}
+	return NULL;
+}
+
+/* mkdir -p of the directory holding 'path', each new one 0700. */
+static int make_parent(const char *path)
+{
+	char *dir = strdup(path), *p;
+	int rc = 0;
+
+	if (!dir)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((p = strrchr(dir, '/')) && p != dir) {
+		*p = 0;
+		for (p = dir + 1; (p = strchr(p, '/')); p++) {
+			*p = 0;
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	}
+	free(dir);
+	return rc;
+}
+
+/*
+ * Rewrite the configuration file 'path' under an exclusive lock on
+ * 'path.lock': 'edit' reads the old file (NULL when there is none) and
+ * writes the new one to 'out'. The new file replaces the old by rename.
+ */
+static int rewrite_config(const char *path, int (*edit)(void *arg, FILE *old, FILE *out), void *arg)
+{
+	char *lock = NULL, *tmp = NULL;
+	FILE *old = NULL, *out = NULL;
+	int lfd = -1, fd = -1, rc;
+
+	if ((rc = make_parent(path)))
+		return rc;
+	if (asprintf(&lock, "%s.lock", path) < 0 || asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		free(lock);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if ((lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0 || flock(lfd, LOCK_EX) != 0) {
+		rc = lr_error_set(LR_EIO, "cannot lock '%s': %s", lock, strerror(errno));
+		goto out;
+	}
+	if (!(old = fopen(path, "re")) && errno != ENOENT) {
+		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 || !(out = fdopen(fd, "w"))) {
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if ((rc = edit(arg, old, out)))
+		goto out;
+	if (fflush(out) != 0 || fsync(fileno(out)) != 0 || ferror(out)) {
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) != 0)
+		rc = lr_error_set(LR_EIO, "cannot replace '%s': %s", path, strerror(errno));
+out:
+	if (out)
+		fclose(out);
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(tmp);
+	if (old)
+		fclose(old);
+	if (lfd >= 0)
+		close(lfd); /* releases the lock */
+	free(lock);
+	free(tmp);
+	return rc;
+}
+
+struct store_edit {
+	const char *id, *path, *fpr;
+	int64_t seq;
+};
+
+static int edit_stores(void *arg, FILE *old, FILE *out)
+{
+	struct store_edit *e = arg;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int found = 0;
+
+	if (!old)
+		fputs("# labrun: the stores you sign, and from which ledger entry on (STORE-ID FROM-SEQ KEYS PATH).\n"
+		      "# 'labrun audit' fails when one of them holds an unsigned or untrusted entry from then on.\n",
+		      out);
+	while (old && (len = getline(&line, &cap, old)) > 0) {
+		size_t idlen = strcspn(line, " ");
+		char *keys, *rest;
+
+		if (idlen == 32 && !strncmp(line, e->id, 32) && (keys = strchr(line + 33, ' ')) &&
+		    (rest = strchr(keys + 1, ' '))) {
+			found = 1;
+			*rest = 0;
+			if (strstr(keys + 1, e->fpr)) /* the key is listed already */
+				fprintf(out, "%s %s", line, rest + 1);
+			else
+				fprintf(out, "%s,%s %s", line, e->fpr, rest + 1);
+			continue;
+		}
+		fputs(line, out);
+		if (line[len - 1] != '\n')
+			fputc('\n', out);
+	}
+	free(line);
+	if (!found)
+		fprintf(out, "%s %" PRId64 " %s %s\n", e->id, e->seq, e->fpr, e->path);
+	return 0;
+}
+
+int lr_trust_remember_store(const char *id, const char *path, int64_t seq, const char *fpr)
+{
+	struct store_edit e = { id, path, fpr, seq };
+	char *file = NULL;
+	int rc;
+
+	if ((rc = lr_config_path("signed-stores", &file)))
+		return rc;
+	rc = rewrite_config(file, edit_stores, &e);
+	free(file);
+	return rc;
+}
+
+struct key_edit {
+	const char *principal, *pub, *fpr;
+	char removed[LR_SHA256_HEX];
+	int nremoved;
+};
+
+/* The fingerprint a trusted-keys line names, or "" for a comment or blank line. */
+static void line_fingerprint(const char *line, char fpr[LR_SHA256_HEX])
+{
+	char type[16], key[80];
+
+	fpr[0] = 0;
+	if (line[0] == '#' || sscanf(line, "%*s %15s %79s", type, key) != 2 || !is_hex64(key))
+		return;
+	if (!strcmp(type, "sha256"))
+		snprintf(fpr, LR_SHA256_HEX, "%s", key);
+	else if (!strcmp(type, "ed25519") && lr_key_fingerprint(key, fpr))
+		fpr[0] = 0;
+}
+
+static int edit_keys(void *arg, FILE *old, FILE *out)
+{
+	struct key_edit *e = arg;
+	char *line = NULL, fpr[LR_SHA256_HEX];
+	size_t cap = 0;
+	ssize_t len;
+
+	if (!old)
+		fputs("# labrun: the keys you trust (PRINCIPAL ed25519 PUBLIC-KEY | PRINCIPAL sha256 FINGERPRINT).\n", out);
+	while (old && (len = getline(&line, &cap, old)) > 0) {
+		line_fingerprint(line, fpr);
+		if (fpr[0] && !strncmp(fpr, e->fpr, strlen(e->fpr))) {
+			memcpy(e->removed, fpr, sizeof fpr);
+			e->nremoved++;
+			continue;
+		}
+		fputs(line, out);
+		if (line[len - 1] != '\n')
+			fputc('\n', out);
+	}
+	free(line);
+	if (e->principal)
+		fprintf(out, "%s %s %s\n", e->principal, e->pub ? "ed25519" : "sha256", e->pub ? e->pub : e->fpr);
+	else if (e->nremoved != 1)
+		return e->nremoved ? lr_error_set(LR_EINVAL, "'%s' names %d trusted keys: give more of the fingerprint",
+						  e->fpr, e->nremoved)
+				   : lr_error_set(LR_ENOTFOUND, "no trusted key has the fingerprint '%s'", e->fpr);
+	return 0;
+}
+
+int lr_trust_keys_add(const char *path, const char *principal, const char *public_key, const char *fpr)
+{
+	struct key_edit e = { principal, public_key, fpr, "", 0 };
+	char own[LR_SHA256_HEX];
+	int rc;
+
+	if (public_key) {
+		if ((rc = lr_key_fingerprint(public_key, own)))
+			return rc;
+		e.fpr = own;
+	}
+	if (!*principal || strlen(principal) >= LR_PRINCIPAL_MAX || strpbrk(principal, " \t\r\n#"))
+		return lr_error_set(LR_EINVAL, "invalid principal '%s': one word of at most %d characters, without '#'",
+				    principal, LR_PRINCIPAL_MAX - 1);
+	return rewrite_config(path, edit_keys, &e);
+}
+
+int lr_trust_keys_remove(const char *path, const char *fpr, char removed[LR_SHA256_HEX])
+{
+	struct key_edit e = { NULL, NULL, fpr, "", 0 };
+	int rc;
+
+	if (strlen(fpr) < 8 || strlen(fpr) > 64 || strspn(fpr, "0123456789abcdef") != strlen(fpr))
+		return lr_error_set(LR_EINVAL, "invalid fingerprint '%s': 8 to 64 lowercase hex digits", fpr);
+	if (!(rc = rewrite_config(path, edit_keys, &e)))
+		memcpy(removed, e.removed, LR_SHA256_HEX);
+	return rc;
+}
