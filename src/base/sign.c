@@ -216,34 +216,49 @@ const char *lr_signer_fingerprint(const struct lr_signer *s)
 	return s->fpr;
 }
 
-int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX])
+int lr_sign_raw(const struct lr_signer *s, const void *msg, size_t len, unsigned char sig[64])
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char raw[64];
-	size_t len = sizeof raw;
+	size_t siglen = 64;
 	int ok;
 
 	ok = ctx && EVP_DigestSignInit(ctx, NULL, NULL, NULL, s->key) == 1 &&
-	     EVP_DigestSign(ctx, raw, &len, (const unsigned char *)msg, strlen(msg)) == 1 && len == sizeof raw;
+	     EVP_DigestSign(ctx, sig, &siglen, msg, len) == 1 && siglen == 64;
 	EVP_MD_CTX_free(ctx);
-	if (!ok)
-		return lr_error_set(LR_EIO, "cannot sign with the Ed25519 key (OpenSSL)");
+	return ok ? 0 : lr_error_set(LR_EIO, "cannot sign with the Ed25519 key (OpenSSL)");
+}
+
+int lr_verify_raw(const char *public_hex, const void *msg, size_t len, const unsigned char *sig, size_t siglen)
+{
+	unsigned char pub[32];
+	EVP_PKEY *key = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	int ok;
+
+	ok = siglen == 64 && !from_hex(public_hex, pub, sizeof pub) &&
+	     (key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof pub)) && (ctx = EVP_MD_CTX_new()) &&
+	     EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1 && EVP_DigestVerify(ctx, sig, siglen, msg, len) == 1;
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return ok ? 0 : LR_EINVAL;
+}
+
+int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX])
+{
+	unsigned char raw[64];
+	int rc;
+
+	if ((rc = lr_sign_raw(s, msg, strlen(msg), raw)))
+		return rc;
 	to_hex(raw, sizeof raw, sig);
 	return 0;
 }
 
 int lr_verify(const char *public_hex, const char *msg, const char *sig_hex)
 {
-	unsigned char pub[32], sig[64];
-	EVP_PKEY *key = NULL;
-	EVP_MD_CTX *ctx = NULL;
-	int ok;
+	unsigned char sig[64];
 
-	ok = !from_hex(public_hex, pub, sizeof pub) && !from_hex(sig_hex, sig, sizeof sig) &&
-	     (key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof pub)) && (ctx = EVP_MD_CTX_new()) &&
-	     EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1 &&
-	     EVP_DigestVerify(ctx, sig, sizeof sig, (const unsigned char *)msg, strlen(msg)) == 1;
-	EVP_MD_CTX_free(ctx);
-	EVP_PKEY_free(key);
-	return ok ? 0 : LR_EINVAL;
+	if (from_hex(sig_hex, sig, sizeof sig))
+		return LR_EINVAL;
+	return lr_verify_raw(public_hex, msg, strlen(msg), sig, sizeof sig);
 }

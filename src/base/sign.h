@@ -11,6 +11,8 @@
 #include "base/error.h"
 #include "base/sha256.h"
 
+#include <stddef.h>
+
 #define LR_PUBKEY_HEX 65	/* 32 bytes as hex, with the NUL */
 #define LR_SIG_HEX 129		/* 64 bytes as hex, with the NUL */
 
@@ -31,6 +33,11 @@ void lr_signer_free(struct lr_signer *s);
 
 const char *lr_signer_public(const struct lr_signer *s);	/* hex */
 const char *lr_signer_fingerprint(const struct lr_signer *s);	/* hex */
+
+/* Sign / verify 'len' raw bytes: a 64-byte signature. lr_verify_raw returns 0 when it holds, LR_EINVAL when not. */
+LR_MUST_CHECK int lr_sign_raw(const struct lr_signer *s, const void *msg, size_t len, unsigned char sig[64]);
+LR_MUST_CHECK int lr_verify_raw(const char *public_hex, const void *msg, size_t len, const unsigned char *sig,
+				size_t siglen);
 
 /* Sign / verify the bytes of 'msg'. lr_verify returns 0 when the signature holds, LR_EINVAL when not. */
 LR_MUST_CHECK int lr_sign(const struct lr_signer *s, const char *msg, char sig[LR_SIG_HEX]);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -14,7 +15,7 @@
 #include "evidence/audit.h"
 
 static const char usage[] =
-	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST] [--trust FILE]... [--json]\n"
+	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST|FILE] [--trust FILE]... [--json]\n"
 	"\n"
 	"Recompute, from raw rows and files only, what the recorded evidence claims: every\n"
 	"artifact and log hash (a damaged or missing file is named), each run's seal (a table\n"
@@ -26,7 +27,10 @@ static const char usage[] =
 	"Every audit also walks the ledger, the hash chain every final run is appended to,\n"
 	"and prints its head (SEQ:DIGEST): publish it with the evidence. --head SEQ:DIGEST\n"
 	"proves the store still extends a head published earlier: a run edited, deleted or\n"
-	"reordered before it is named, and entries appended after it are listed.\n"
+	"reordered before it is named, and entries appended after it are listed. --head FILE\n"
+	"takes the signed head every report, crate and archive carries (the envelope, or the\n"
+	"report itself): its signature must verify with a key you trust, and each run\n"
+	"changed, deleted or reordered before it is named.\n"
 	"\n"
 	"Every signature is held to the keys you trust (labrun key list; --trust FILE adds\n"
 	"the keys of FILE for this audit): an entry signed by another key is a problem, and\n"
@@ -80,14 +84,14 @@ static int report_later(void *arg, int64_t seq, const char *run_uuid, const char
 }
 
 static void print_json(struct audit_json *j, const struct lr_ledger_head *head, const struct lr_published_head *pub,
-		       const struct lr_known_store *known, int runs, int checked, int problems)
+		       int has_signed, const struct lr_known_store *known, int runs, int checked, int problems)
 {
 	json_t *o = json_pack("{s:i, s:i, s:o, s:{s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:b}", "runs", runs,
 			      "artifacts_rehashed", checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq,
 			      "digest", head->seq ? json_string(head->digest) : json_null(), "signed_entries",
 			      (json_int_t)head->signed_entries, "trusted_entries", (json_int_t)head->trusted_entries,
 			      "signed_from", known ? json_integer(known->from_seq) : json_null(), "keys", j->keys,
-			      "after_head", j->later, "extends_published_head", pub ? json_boolean(!problems) : json_null(),
+			      "after_head", j->later, "extends_published_head", pub || has_signed ? json_boolean(!problems) : json_null(),
 			      "ok", !problems);
 
 	j->problems = j->keys = j->later = NULL;
@@ -124,6 +128,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	const struct lr_known_store *known = NULL;
 	struct lr_ledger_policy policy;
 	struct lr_trust trust;
+	json_t *signed_head = NULL;
+	int64_t signed_seq = 0;
 	size_t t;
 	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
 	const struct cmd_opt opts[] = {
@@ -143,7 +149,10 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	f.issue = issue[0] ? issue : NULL;
 	if (run_ref && f.issue)
 		return cmd_usage_error("audit", "give at most one of --run and --issue");
-	if (head_text) {
+	if (head_text && access(head_text, F_OK) == 0) {
+		if ((rc = lr_head_load(head_text, &signed_head)))
+			return cmd_fail(rc);
+	} else if (head_text) {
 		if (lr_head_parse(head_text, &published))
 			return cmd_fail(LR_EINVAL);
 		pub = &published;
@@ -177,17 +186,22 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	if (!rc)
 		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub, report_problem,
 				     report_later, j, &problems, &head);
+	if (!rc && signed_head)
+		rc = lr_audit_signed_head(st, signed_head, &trust, report_problem, report_later, j, &problems, &signed_seq);
 	if (!rc)
 		rc = lr_store_signing_keys(st, report_key, j);
 	if (!rc && j)
-		print_json(j, &head, pub, known, n, checked, problems);
+		print_json(j, &head, pub, signed_head != NULL, known, n, checked, problems);
 	else if (!rc && head.seq)
 		print_trust(&head, known);
 	if (!rc && !j && pub && !problems)
 		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
+	if (!rc && !j && signed_head && !problems)
+		printf("the store extends the signed head of entry %lld (%s)\n", (long long)signed_seq, head_text);
 	if (!rc && !j)
 		printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n",
 		       (long long)head.seq, head.seq ? head.digest : "(empty)", n, checked, problems);
+	json_decref(signed_head);
 	json_decref(js.problems);
 	json_decref(js.keys);
 	json_decref(js.later);

@@ -207,6 +207,12 @@ void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_servi
 		fprintf(f, "<p>Ledger head: <code>%lld:%s</code>; <code>labrun audit --head %lld:%s</code> proves a store "
 			   "still holds every run this report was computed from, unchanged.</p>\n",
 			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
+	if (rep->head_statement) {
+		fputs("<details><summary>The signed ledger head (<code>labrun audit --head FILE</code>, with this "
+		      "envelope saved as FILE)</summary><pre>", f);
+		cmd_html_text(f, rep->head_statement);
+		fputs("</pre></details>\n", f);
+	}
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 

@@ -305,6 +305,10 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 		fprintf(f, "Ledger head: `%lld:%s`; `labrun audit --head %lld:%s` proves a store still holds\n"
 			   "every run this report was computed from, unchanged.\n\n",
 			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
+	if (rep->head_statement)
+		fprintf(f, "<details><summary>The signed ledger head: <code>labrun audit --head REPORT.md</code> names every "
+			   "run changed, deleted or reordered before it</summary>\n\n```json\n%s\n```\n\n</details>\n\n",
+			rep->head_statement);
 	for (i = 0; i < rep->nruns; i++)
 		md_run(f, &rep->runs[i]);
 	if (sv->nrows)
@@ -380,7 +384,8 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
 	if (rep->head.seq)
 		json_object_set_new(root, "ledger_head",
-				    json_pack("{s:I,s:s}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest));
+				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest,
+					      "statement", json_loads(rep->head_statement, 0, NULL)));
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 		json_t *jr = json_object(), *tables = json_array();

@@ -14,6 +14,8 @@
 
 #include "store/store.h"
 
+#include <jansson.h>
+
 /* Called for every discrepancy, with the run and a sentence naming the cause. */
 typedef void (*lr_audit_fn)(void *arg, int64_t run, const char *problem);
 
@@ -40,6 +42,23 @@ LR_MUST_CHECK int lr_head_parse(const char *text, struct lr_published_head *h);
 LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
 				  const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg,
 				  int *problems, struct lr_ledger_head *head);
+
+/*
+ * A signed head (lr_store_head_statement's envelope) from the file 'path':
+ * the envelope itself, a JSON report (its ledger_head.statement) or a
+ * Markdown report (its "signed ledger head" block). *env is new.
+ */
+LR_MUST_CHECK int lr_head_load(const char *path, json_t **env);
+
+/*
+ * Prove store 'st' still extends the signed head 'env': its signature must
+ * verify with a key of 't', it must be this store's, and every entry it
+ * lists must be in the ledger unchanged at its place; each run whose entry
+ * was changed, deleted or moved is a problem of its own ('fn', run 0).
+ * Entries after the head go to 'later'. *seq gets the head's sequence.
+ */
+LR_MUST_CHECK int lr_audit_signed_head(struct lr_store *st, const json_t *env, const struct lr_trust *t, lr_audit_fn fn,
+				       lr_ledger_fn later, void *arg, int *problems, int64_t *seq);
 
 /*
  * What the user's configuration 't' says of store 'st': the policy its

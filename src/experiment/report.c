@@ -205,7 +205,7 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	int rc = 0, i, n = 0, k = 0;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = lr_store_ledger_head(st, &out->head)))
+	if ((rc = lr_store_ledger_head(st, &out->head)) || (rc = lr_store_head_statement(st, &out->head_statement)))
 		return rc;
 	if (run_id > 0) {
 		ids = malloc(sizeof *ids);
@@ -253,5 +253,6 @@ void lr_report_release(struct lr_report *r)
 		release_run(&r->runs[i]);
 	free(r->runs);
 	free(r->ids);
+	free(r->head_statement);
 	memset(r, 0, sizeof *r);
 }

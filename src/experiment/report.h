@@ -59,6 +59,7 @@ struct lr_report {
 	int64_t *ids;			/* every matching run, oldest first (serving evidence may be on any) */
 	int nids;
 	struct lr_ledger_head head;	/* the store's ledger head when the report was built */
+	char *head_statement;		/* that head signed (lr_store_head_statement); NULL: empty ledger */
 };
 
 /*

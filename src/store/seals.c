@@ -606,7 +606,7 @@ int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn 
 	static const char sql[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at,"
 				  " l.key_fingerprint, l.signature, k.public_key FROM ledger l"
 				  " LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
-				  " WHERE l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
+				  " WHERE :run = 0 OR l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
 	sqlite3_stmt *s = NULL;
 	int rc;
 

@@ -330,8 +330,21 @@ struct lr_ledger_entry {
 };
 typedef int (*lr_ledger_entry_fn)(void *arg, const struct lr_ledger_entry *e);
 
-/* Every ledger entry of run 'id', oldest first. */
+/* Every ledger entry of run 'id' (0: of every run), oldest first. */
 LR_MUST_CHECK int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg);
+
+/*
+ * The signed head: an in-toto Statement v1 in a DSSE envelope (compact,
+ * key-sorted JSON, malloc'd into *envelope), signed with the store's signer
+ * when it has one (else with no signature). Its subject is the ledger's
+ * newest digest; its predicate (urn:labrun:ledger-head:v1) the store id,
+ * the head's sequence number and digest, when the newest entry was
+ * appended, and every entry's seq, run uuid and digest up to it. Built
+ * from the ledger alone, so the same ledger gives the same bytes.
+ * *envelope is NULL when the ledger is empty.
+ */
+#define LR_HEAD_PREDICATE "urn:labrun:ledger-head:v1"
+LR_MUST_CHECK int lr_store_head_statement(struct lr_store *st, char **envelope);
 
 /* The newest ledger entry, read without checking the chain (seq 0: empty). */
 LR_MUST_CHECK int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head);

@@ -34,6 +34,18 @@ contains "$T/sc" "4 seals and 4 ledger entries recomputed from docs/schema.md" \
 	"every seal and the chain recompute from docs/schema.md alone"
 
 uuid() { q "SELECT uuid FROM run WHERE id = $1"; }
+# the signed head, as a report carries it (the Markdown itself is what 'audit --head' takes)
+"$L" report --run 3 >"$T/report.md" 2>/dev/null || fail "report"
+contains "$T/report.md" "The signed ledger head" "the report carries the signed head"
+"$L" report --run 3 --format json | jq -r .ledger_head.statement.payload | base64 -d >"$T/head.json"
+equals "$(jq -r '[.predicateType, .predicate.storeId, .predicate.seq, (.predicate.entries | length),
+	.subject[0].digest.sha256 == .predicate.digest] | map(tostring) | join(" ")' "$T/head.json")" \
+	"urn:labrun:ledger-head:v1 $sid 4 4 true" "its statement: the store id, the head and every entry up to it"
+"$L" report --run 3 >"$T/report2.md" 2>/dev/null
+cmp -s "$T/report.md" "$T/report2.md" || fail "the report is not byte-identical when made again"
+ok "and the report stays byte-identical"
+expect_exit 0 "audit --head REPORT.md on the clean store" "$L" audit --head "$T/report.md"
+contains "$T/out" "the store extends the signed head of entry 4" "says so"
 u2=$(uuid 2) u3=$(uuid 3) u4=$(uuid 4)
 cp -R "$T/store" "$T/pristine"
 fresh() { rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"; }
@@ -49,6 +61,14 @@ caught() { # NAME TEXT...: a plain audit exits 1 and names each TEXT
 		contains "$T/out" "$text" "$name: names it"
 	done
 }
+by_head() { # NAME TEXT...: audit --head with the signed head exits 1 and names each TEXT
+	name=$1
+	shift
+	expect_exit 1 "$name: audit --head with the signed head fails" "$L" audit --head "$T/report.md"
+	for text in "$@"; do
+		contains "$T/out" "$text" "$name: the signed head names it"
+	done
+}
 
 fresh
 edit3
@@ -57,6 +77,8 @@ python3 "$SC" verify "$db" "$DOC" >/dev/null || fail "the re-chained store does 
 caught "a full re-chain with signatures removed" \
 	"PROBLEM ledger: ledger entry 3 (run 3, $u3) is not signed, but your configuration knows this store as signed from entry 1 on"
 lacks "$T/out" "entry 2 (run 2" "the entries before the rewrite are not blamed"
+by_head "a full re-chain" "run 3 ($u3), entry 3 at the signed head, was changed" \
+	"run 4 ($u4), entry 4 at the signed head, was changed"
 
 fresh
 edit3
@@ -81,12 +103,28 @@ sqlite3 "$db" "PRAGMA foreign_keys = OFF; DELETE FROM run_issue WHERE run_id = 2
 	DROP TRIGGER IF EXISTS ledger_append_only_delete; DELETE FROM ledger WHERE seq = 2"
 python3 "$SC" rechain "$db" "$DOC" 2
 caught "a deleted run, re-chained" "ledger entry 2 (run 3, $u3) is not signed"
+by_head "a deleted run" "run $u2, entry 2 at the signed head, is not in the ledger: deleted" \
+	"run 3 ($u3), entry 3 at the signed head, is entry 2 now and changed"
 
 fresh
 sqlite3 "$db" "DROP TRIGGER IF EXISTS ledger_append_only_update; UPDATE ledger SET seq = 0 WHERE seq = 1;
 	UPDATE ledger SET seq = 1 WHERE seq = 2; UPDATE ledger SET seq = 2 WHERE seq = 0"
 python3 "$SC" rechain "$db" "$DOC" 1
 caught "two reordered runs, re-chained" "ledger entry 1 (run 2, $u2) is not signed"
+by_head "two reordered runs" "run 1 ($(uuid 1)), entry 1 at the signed head, is entry 2 now" \
+	"run 2 ($u2), entry 2 at the signed head, is entry 1 now"
+# a head signed by another key, and an edited one, are not taken for the owner's
+python3 - "$T/report.md" "$T/forged.json" <<'PY'
+import base64, json, re, sys
+env = json.loads(re.search(r"```json\n(.*?)\n```", open(sys.argv[1]).read(), re.S).group(1))
+stmt = json.loads(base64.b64decode(env["payload"]))
+stmt["predicate"]["entries"] = stmt["predicate"]["entries"][:2]
+env["payload"] = base64.b64encode(json.dumps(stmt).encode()).decode()
+json.dump(env, open(sys.argv[2], "w"))
+PY
+fresh
+expect_exit 1 "an edited signed head" "$L" audit --head "$T/forged.json"
+contains "$T/out" "the signed head is not signed by a key you trust" "is refused as unsigned by a trusted key"
 
 fresh
 edit3

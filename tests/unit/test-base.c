@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/dsse.h"
 #include "base/error.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
+#include "base/trust.h"
 
 /* Stored names become safe, reversible member names; ordinary ones stay as they are. */
 static void safe_member_names(void **state)
@@ -110,6 +112,140 @@ static void signing_key_life(void **state)
 	rmdir(dir);
 }
 
+/* PAE as DSSE's protocol gives it, and the keyid securesystemslib computes (checked with Python's hashlib). */
+static void dsse_pae_and_keyid(void **state)
+{
+	static const char want[] = "DSSEv1 29 http://example.com/HelloWorld 11 hello world";
+	unsigned char *pae = NULL;
+	char keyid[LR_SHA256_HEX];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(lr_dsse_pae("http://example.com/HelloWorld", "hello world", 11, &pae, &len), 0);
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(pae, want, len);
+	free(pae);
+	assert_int_equal(lr_dsse_keyid("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", keyid), 0);
+	assert_string_equal(keyid, "74c181c7ad8a0855d4b55e44d2ba87aabdddb196832571f15f92fece332e4916");
+}
+
+/* Base64 as DSSE writes it (standard, padded), read back in both alphabets. */
+static void base64_both_alphabets(void **state)
+{
+	unsigned char *raw = NULL;
+	char *text = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(lr_base64_encode("\xfb\xff\xfe", 3, &text), 0);
+	assert_string_equal(text, "+//+");
+	free(text);
+	assert_int_equal(lr_base64_decode("-__-", &raw, &len), 0); /* URL-safe */
+	assert_int_equal(len, 3);
+	assert_memory_equal(raw, "\xfb\xff\xfe", 3);
+	free(raw);
+	assert_int_equal(lr_base64_decode("aGk", &raw, &len), 0); /* padding left out */
+	assert_int_equal(len, 2);
+	assert_memory_equal(raw, "hi", 2);
+	free(raw);
+	assert_int_equal(lr_base64_encode("hi", 2, &text), 0);
+	assert_string_equal(text, "aGk=");
+	free(text);
+	assert_int_equal(lr_base64_decode("a*b=", &raw, &len), LR_EINVAL);
+}
+
+/* An envelope opens with the key that signed it once that key is trusted, never otherwise. */
+static void dsse_envelope_trust(void **state)
+{
+	char dir[] = "/tmp/labrun-dsse-XXXXXX", path[64], fpr[LR_SHA256_HEX];
+	struct lr_signer *s = NULL;
+	struct lr_dsse_opened o;
+	struct lr_trust t = { 0 }, none = { 0 };
+	struct lr_trusted_key k = { "lab", "", "", NULL };
+	const char *pub;
+	json_t *env = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/key.pem", dir);
+	assert_int_equal(lr_key_generate(path), 0);
+	assert_int_equal(lr_signer_load(path, &s), 0);
+	pub = lr_signer_public(s);
+	assert_int_equal(lr_dsse_sign(s, "application/vnd.in-toto+json", "{\"a\":1}", 7, &env), 0);
+	/* trusted by its full key */
+	snprintf(k.public_key, sizeof k.public_key, "%s", pub);
+	snprintf(k.fingerprint, sizeof k.fingerprint, "%s", lr_signer_fingerprint(s));
+	t.keys = &k;
+	t.nkeys = 1;
+	assert_int_equal(lr_dsse_open(env, &t, NULL, 0, &o), 0);
+	assert_string_equal(o.signer, lr_signer_fingerprint(s));
+	assert_int_equal(o.len, 7);
+	assert_string_equal(o.payload, "{\"a\":1}");
+	lr_dsse_opened_release(&o);
+	/* not trusted: the payload is there, the signer is not */
+	assert_int_equal(lr_dsse_open(env, &none, &pub, 1, &o), LR_EREFUSED);
+	assert_string_equal(o.signer, "");
+	lr_dsse_opened_release(&o);
+	/* trusted by fingerprint: the key carried beside the envelope is used, as its fingerprint is trusted */
+	k.public_key[0] = 0;
+	assert_int_equal(lr_dsse_open(env, &t, NULL, 0, &o), LR_EREFUSED);
+	lr_dsse_opened_release(&o);
+	assert_int_equal(lr_dsse_open(env, &t, &pub, 1, &o), 0);
+	lr_dsse_opened_release(&o);
+	/* an edited payload no longer verifies */
+	snprintf(k.public_key, sizeof k.public_key, "%s", pub);
+	json_object_set_new(env, "payload", json_string("eyJhIjoyfQ=="));
+	assert_int_equal(lr_dsse_open(env, &t, NULL, 0, &o), LR_EREFUSED);
+	assert_string_equal(o.payload, "{\"a\":2}");
+	lr_dsse_opened_release(&o);
+	assert_int_equal(lr_key_fingerprint(pub, fpr), 0);
+	json_decref(env);
+	lr_signer_free(s);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The trusted-keys file: lines added, read back, one removed by a prefix; a malformed line is named. */
+static void trusted_keys_file(void **state)
+{
+	char dir[] = "/tmp/labrun-trust-XXXXXX", path[64], removed[LR_SHA256_HEX];
+	const char *pub = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+	const char *fpr = "21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9";
+	const char *other = "00000000000000000000000000000000000000000000000000000000000000ff";
+	struct lr_trust t = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/keys", dir);
+	assert_int_equal(lr_trust_keys_add(path, "alice@lab", pub, NULL), 0);
+	assert_int_equal(lr_trust_keys_add(path, "ci", NULL, other), 0);
+	assert_int_equal(lr_trust_keys_add(path, "bad name", NULL, other), LR_EINVAL);
+	assert_int_equal(lr_trust_add_file(&t, path), 0);
+	assert_int_equal(t.nkeys, 2);
+	assert_non_null(lr_trust_find(&t, fpr));
+	assert_string_equal(lr_trust_find(&t, fpr)->public_key, pub);
+	assert_string_equal(lr_trust_find(&t, other)->principal, "ci");
+	assert_string_equal(lr_trust_find(&t, other)->public_key, "");
+	lr_trust_release(&t);
+	assert_int_equal(lr_trust_keys_remove(path, "21fe31df", removed), 0);
+	assert_string_equal(removed, fpr);
+	assert_int_equal(lr_trust_keys_remove(path, "21fe31df", removed), LR_ENOTFOUND);
+	assert_int_equal(lr_trust_add_file(&t, path), 0);
+	assert_int_equal(t.nkeys, 1);
+	lr_trust_release(&t);
+	assert_non_null(f = fopen(path, "a"));
+	fputs("eve ed25519 not-hex\n", f);
+	fclose(f);
+	assert_int_equal(lr_trust_add_file(&t, path), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), ":3"));
+	lr_trust_release(&t);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/keys.lock", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +253,10 @@ int main(void)
 		cmocka_unit_test(ledger_entry_digest),
 		cmocka_unit_test(ed25519_rfc8032_vector),
 		cmocka_unit_test(signing_key_life),
+		cmocka_unit_test(dsse_pae_and_keyid),
+		cmocka_unit_test(base64_both_alphabets),
+		cmocka_unit_test(dsse_envelope_trust),
+		cmocka_unit_test(trusted_keys_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
