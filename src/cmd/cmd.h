@@ -166,6 +166,22 @@ struct lr_importbench_result;
 void cmd_bench_import_print(const struct lr_importbench_result *r);
 json_t *cmd_bench_import_json(const struct lr_importbench_result *r);
 
+/* ---- render.c: the report's writers ---- */
+
+struct lr_report;
+struct lr_serving_report;
+struct lr_serving_cell;
+
+/* The report in 'format' (md, csv or json) to f. */
+void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
+		       const char *title);
+
+/* The method in one paragraph: the same words in every format that has prose. */
+extern const char cmd_render_method[];
+
+/* A serving matrix cell in words: parity over its comparisons, then its gate. */
+const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);
+
 /* s with &, <, > and " escaped for HTML text and attribute values. */
 void cmd_html_text(FILE *f, const char *s);
 

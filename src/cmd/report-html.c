@@ -33,7 +33,7 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 		fputs("</td>", f);
 		for (k = 0; k < sv->nroutes; k++) {
 			fputs("<td>", f);
-			cmd_html_text(f, cmd_report_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+			cmd_html_text(f, cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
@@ -188,6 +188,21 @@ static void html_host(FILE *f, const struct lr_report_run *rr)
 	cmd_html_text(f, r->host.kernel);
 }
 
+/* The ledger head, and the head signed (for 'audit --head'). */
+static void html_head(FILE *f, const struct lr_report *rep)
+{
+	if (rep->head.seq)
+		fprintf(f, "<p>Ledger head: <code>%lld:%s</code>; <code>labrun audit --head %lld:%s</code> proves a store "
+			   "still holds every run this report was computed from, unchanged.</p>\n",
+			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
+	if (rep->head_statement) {
+		fputs("<details><summary>The signed ledger head (<code>labrun audit --head FILE</code>, with this "
+		      "envelope saved as FILE)</summary><pre>", f);
+		cmd_html_text(f, rep->head_statement);
+		fputs("</pre></details>\n", f);
+	}
+}
+
 void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	char verdict[160], *cmd;
@@ -201,18 +216,9 @@ void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_servi
 	      "</head><body>\n<h1>labrun report: ", f);
 	cmd_html_text(f, title);
 	fprintf(f, "</h1>\n<p class=\"method\">Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
-	cmd_html_text(f, cmd_report_method);
+	cmd_html_text(f, cmd_render_method);
 	fputs("</p>\n", f);
-	if (rep->head.seq)
-		fprintf(f, "<p>Ledger head: <code>%lld:%s</code>; <code>labrun audit --head %lld:%s</code> proves a store "
-			   "still holds every run this report was computed from, unchanged.</p>\n",
-			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
-	if (rep->head_statement) {
-		fputs("<details><summary>The signed ledger head (<code>labrun audit --head FILE</code>, with this "
-		      "envelope saved as FILE)</summary><pre>", f);
-		cmd_html_text(f, rep->head_statement);
-		fputs("</pre></details>\n", f);
-	}
+	html_head(f, rep);
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 

@@ -13,12 +13,6 @@
 #include "experiment/report.h"
 #include "serving/report.h"
 
-/* The method in one paragraph: the same words in every format that has prose. */
-extern const char cmd_report_method[];
-
-/* A serving matrix cell in words: parity over its comparisons, then its gate. */
-const char *cmd_report_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);
-
 /* The report as one self-contained HTML page. */
 void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
 
