@@ -13,7 +13,7 @@
 #include "evidence/settings.h"
 
 static const char usage[] =
-	"usage: labrun archive (--run ID | --issue REF) [-o FILE] [--prune] [--allow-findings]\n"
+	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--prune] [--allow-findings]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
@@ -22,10 +22,12 @@ static const char usage[] =
 	"and every repetition as CSV; ro-crate-metadata.json; manifest-sha256.txt) plus\n"
 	"SHA256SUMS listing each member, so an extracted archive is a valid crate. --verify\n"
 	"re-hashes every member; --extract checks every entry first and refuses absolute paths,\n"
-	"'..', links and device files, writing nothing when one is found.\n"
+	"'..', links and device files, writing nothing when one is found. The crate is the one\n"
+	"'labrun manifest' writes (attestations, report and signed head included): 'labrun\n"
+	"verify FILE' checks an archive as it checks a crate.\n"
 	"\n"
-	"  --run ID       the run (a short id, uuid prefix or 'last')\n"
-	"  --issue REF    every run that is evidence for REF\n"
+	"  --run ID       the run (a short id, uuid prefix or 'last'); repeatable\n"
+	"  --issue REF    every run that is evidence for REF; repeatable\n"
 	"  -o FILE        the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)\n"
 	"  --prune        then remove from the store the logs only these runs use; 'labrun cat',\n"
 	"                 audit and fsck read them from the archive from then on\n"
@@ -34,18 +36,19 @@ static const char usage[] =
 
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
-	const char *run_ref = NULL, *verify = NULL, *extract = NULL, *out = NULL;
-	struct lr_run_filter f = { .status = -1 };
+	const char *verify = NULL, *extract = NULL, *out = NULL;
+	struct lr_strlist runs = { 0 }, issues = { 0 };
+	struct cmd_crate_files cf = { 0 };
 	struct lr_store *st = NULL;
-	int64_t *ids = NULL;
-	int n = 0;
-	char issue[CMD_ISSUE_BUF] = "", deflt[320], name[280];
+	int64_t *ids = NULL, *all = NULL;
+	int n = 0, nall = 0;
+	char deflt[320], name[280];
 	int rc = 0, members = 0, prune = 0, placeholder = 0, allow = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
+		CMD_LIST(0, "run", &runs),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issue_list),
 		CMD_STRING(0, "verify", &verify),
 		CMD_STRING(0, "extract", &extract),
 		CMD_STRING('o', "output", &out),
@@ -56,10 +59,11 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
-	f.issue = issue[0] ? issue : NULL;
-	if (!!run_ref + !!f.issue + !!verify + !!extract != 1)
-		return cmd_usage_error("archive", "give exactly one of --run, --issue, --verify and --extract");
+		goto done_opts;
+	if (!!(runs.n || issues.n) + !!verify + !!extract != 1) {
+		rc = cmd_usage_error("archive", "give --run or --issue (each as often as you like), --verify or --extract");
+		goto done_opts;
+	}
 
 	if (verify) {
 		if (first < argc)
@@ -77,24 +81,33 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, argv[first]);
 		return LR_EXIT_OK;
 	}
-	if (first < argc)
-		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
+	if (first < argc) {
+		rc = cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
+		goto done_opts;
+	}
 	if ((rc = cmd_open_store(&st, g)))
-		return rc;
-	if ((rc = cmd_evidence_runs(st, run_ref, f.issue, "archive", &ids, &n, name, sizeof name)) ||
-	    (rc = cmd_scan_runs(st, ids, n, allow, "archive")))
+		goto done_opts;
+	if ((rc = cmd_evidence_runs(st, &runs, &issues, "archive", &ids, &n, name, sizeof name)) ||
+	    (rc = lr_crate_runs(st, ids, n, &all, &nall)) || (rc = cmd_scan_runs(st, all, nall, allow, "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", name);
-	if ((rc = lr_evidence_archive(st, ids, n, out ? out : deflt, deflt, &placeholder)))
+	if ((rc = cmd_crate_files(st, all, nall, deflt, &cf)) ||
+	    (rc = lr_evidence_archive(st, all, nall, out ? out : deflt, cf.files, cf.n, deflt, &placeholder)))
 		goto done;
 	if (placeholder)
 		cmd_warn_license(LR_CRATE_NO_LICENSE);
-	printf("archived %d run(s) into '%s'\n", n, out ? out : deflt);
+	printf("archived %d run(s) into '%s'\n", nall, out ? out : deflt);
 	if (prune && !(rc = lr_evidence_prune(st, ids, n, out ? out : deflt, &pruned, &bytes)))
 		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
 		       pruned, bytes);
 done:
+	cmd_crate_files_release(&cf);
 	free(ids);
+	free(all);
 	lr_store_free(st);
-	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+	rc = rc ? cmd_fail(rc) : LR_EXIT_OK;
+done_opts:
+	lr_strlist_release(&runs);
+	lr_strlist_release(&issues);
+	return rc < 0 ? LR_EXIT_OK : rc;
 }

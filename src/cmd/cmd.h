@@ -87,6 +87,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv);
 int cmd_remote(const struct lr_global *g, int argc, char **argv);
 int cmd_push(const struct lr_global *g, int argc, char **argv);
 int cmd_pull(const struct lr_global *g, int argc, char **argv);
+int cmd_verify(const struct lr_global *g, int argc, char **argv);
 
 struct lr_comparison;
 /* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */
@@ -109,13 +110,14 @@ void cmd_cancel_restore(struct cmd_cancel *c);
 int cmd_fail(int rc);
 
 /*
- * The runs a piece of evidence covers: the run 'run_ref', else every run of
- * 'issue' (LR_ENOTFOUND, saying it cannot 'what', when there is none).
- * *ids is malloc'd; 'name' gets "run-ID" or "issue-REF" ('/' and '#' as '-'),
- * for default file names.
+ * The runs a piece of evidence covers: each run of 'runs' (references) and
+ * every run of each issue of 'issues' (normalised), oldest first, each once
+ * (LR_ENOTFOUND, saying it cannot 'what', for an issue with none). *ids is
+ * malloc'd; 'name' gets "run-ID", "issue-REF" or "runs-A-to-B" ('/' and
+ * '#' as '-'), for default file names.
  */
-int cmd_evidence_runs(struct lr_store *st, const char *run_ref, const char *issue, const char *what, int64_t **ids,
-		      int *n, char *name, size_t len);
+int cmd_evidence_runs(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues, const char *what,
+		      int64_t **ids, int *n, char *name, size_t len);
 
 /* ---- open.c: the one way into the store ---- */
 
@@ -175,6 +177,23 @@ struct lr_serving_cell;
 /* The report in 'format' (md, csv or json) to f. */
 void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
 		       const char *title);
+
+/*
+ * The report of runs ids[0..n) as a crate holds it: Markdown and JSON,
+ * new strings (both NULL when the runs have no experiment run and no
+ * serving evidence: then there is no report).
+ */
+int cmd_render_crate_report(struct lr_store *st, const int64_t *ids, int n, const char *title, char **md, char **json);
+
+/* The files manifest and archive put at a crate's root: report.md and report.json. */
+#include "evidence/manifest.h"
+struct cmd_crate_files {
+	struct lr_crate_file files[2];
+	size_t n;
+	char *md, *json;
+};
+int cmd_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct cmd_crate_files *out);
+void cmd_crate_files_release(struct cmd_crate_files *f);
 
 /* The method in one paragraph: the same words in every format that has prose. */
 extern const char cmd_render_method[];

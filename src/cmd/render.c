@@ -18,6 +18,7 @@
 #include "base/csv.h"
 #include "base/error.h"
 #include "cmd/cmd.h"
+#include "evidence/manifest.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 
@@ -429,4 +430,56 @@ void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep,
 		write_json(f, rep, sv, title);
 	else
 		write_md(f, rep, sv, title);
+}
+
+/* 'format' of the report into a new string. */
+static int render_text(const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
+		       const char *title, char **out)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+
+	if (!f)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	cmd_render_report(f, format, rep, sv, title);
+	return fclose(f) == 0 ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+int cmd_render_crate_report(struct lr_store *st, const int64_t *ids, int n, const char *title, char **md, char **json)
+{
+	struct lr_serving_report sv;
+	struct lr_report rep;
+	int rc;
+
+	*md = *json = NULL;
+	memset(&sv, 0, sizeof sv);
+	if ((rc = lr_report_build_runs(st, ids, n, &rep)))
+		return rc == LR_ENOTFOUND ? 0 : rc;
+	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) && (rep.nruns || sv.nrows) &&
+	    !(rc = render_text("md", &rep, &sv, title, md)))
+		rc = render_text("json", &rep, &sv, title, json);
+	lr_serving_report_release(&sv);
+	lr_report_release(&rep);
+	return rc;
+}
+
+int cmd_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct cmd_crate_files *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = cmd_render_crate_report(st, ids, n, title, &out->md, &out->json)))
+		return rc;
+	if (out->md) {
+		out->files[out->n++] = (struct lr_crate_file){ "report.md", out->md };
+		out->files[out->n++] = (struct lr_crate_file){ "report.json", out->json };
+	}
+	return 0;
+}
+
+void cmd_crate_files_release(struct cmd_crate_files *f)
+{
+	free(f->md);
+	free(f->json);
+	memset(f, 0, sizeof *f);
 }

@@ -59,8 +59,16 @@ static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *r
 	int n = 0, k, rc = 0;
 
 	if (run_ref || issue) {
-		if ((rc = cmd_evidence_runs(st, run_ref, issue, "scan", &ids, &n, name, sizeof name)))
+		struct lr_strlist runs = { 0 }, issues = { 0 };
+
+		if ((run_ref && (rc = lr_strlist_add(&runs, run_ref))) || (issue && (rc = lr_strlist_add(&issues, issue))) ||
+		    (rc = cmd_evidence_runs(st, &runs, &issues, "scan", &ids, &n, name, sizeof name))) {
+			lr_strlist_release(&runs);
+			lr_strlist_release(&issues);
 			return rc;
+		}
+		lr_strlist_release(&runs);
+		lr_strlist_release(&issues);
 		for (k = 0; k < n && !rc; k++)
 			rc = lr_scan_run(s, st, ids[k], print_finding, o);
 		free(ids);

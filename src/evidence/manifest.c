@@ -16,6 +16,7 @@
 #include "base/walk.h"
 #include "base/safename.h"
 #include "evidence/archive.h"
+#include "evidence/attest.h"
 #include "evidence/manifest.h"
 #include "record/runjson.h"
 #include "store/objects.h"
@@ -323,7 +324,7 @@ out:
 	return rc;
 }
 
-static int ledger_entry(void *arg, const struct lr_ledger_entry *e)
+int lr_crate_ledger_entry(void *arg, const struct lr_ledger_entry *e)
 {
 	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "seq", (json_int_t)e->seq, "run_uuid", e->run_uuid,
 			      "kind", e->kind, "content", e->content, "prev", e->prev, "digest", e->digest,
@@ -351,7 +352,7 @@ static int write_ledger(struct lr_store *st, const int64_t *runs, int n, const c
 	int i, rc = entries ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 
 	for (i = 0; i < n && !rc; i++)
-		rc = lr_store_ledger_entries(st, runs[i], ledger_entry, entries);
+		rc = lr_store_ledger_entries(st, runs[i], lr_crate_ledger_entry, entries);
 	if (!rc && !(text = json_dumps(entries, JSON_INDENT(2))))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	snprintf(path, sizeof path, "%s/ledger.json", dir);
@@ -359,6 +360,122 @@ static int write_ledger(struct lr_store *st, const int64_t *runs, int n, const c
 		rc = write_text(path, text, strlen(text));
 	free(text);
 	json_decref(entries);
+	return rc;
+}
+
+/* The subjects of the File entities of 'graph' whose @id starts with 'prefix' ("" for all). */
+static json_t *file_subjects(json_t *graph, const char *prefix)
+{
+	json_t *subjects = json_array(), *e;
+	size_t i;
+
+	json_array_foreach (graph, i, e) {
+		const char *id = json_string_value(json_object_get(e, "@id"));
+
+		if (strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File") || strncmp(id, prefix, strlen(prefix)))
+			continue;
+		json_array_append_new(subjects, json_pack("{s:s, s:{s:O}}", "name", id, "digest", "sha256",
+							  json_object_get(e, "sha256")));
+	}
+	return subjects;
+}
+
+/*
+ * What a run adds for a reader who checks it alone: run-ID/bundle.json,
+ * every row its seal covers (docs/remote.md, "Run bundles"), and
+ * run-ID/run.intoto.json, the signed Statement of every file of the run.
+ */
+static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts)
+{
+	char rel[64], prefix[40], full[PATH_MAX * 2];
+	json_t *pred = NULL, *ledger = json_array(), *subjects = NULL;
+	struct lr_bundle b;
+	struct lr_run r;
+	int rc, bundled;
+
+	memset(&b, 0, sizeof b);
+	lr_run_init(&r);
+	if ((rc = lr_store_run_load(st, id, &r)))
+		goto out;
+	/* a run still running has no seal and no bundle: its record is attested all the same */
+	bundled = !(rc = lr_store_run_bundle(st, id, &b));
+	if (rc && rc != LR_EINVAL)
+		goto out;
+	if (bundled) {
+		snprintf(rel, sizeof rel, "run-%lld/bundle.json", (long long)id);
+		snprintf(full, sizeof full, "%s/%s", dir, rel);
+		if ((rc = write_text(full, b.text, strlen(b.text))))
+			goto out;
+		json_decref(add_file(dir, rel, graph, parts));
+	}
+	if ((rc = lr_store_ledger_entries(st, id, lr_crate_ledger_entry, ledger)))
+		goto out;
+	pred = json_pack("{s:s, s:I, s:s, s:s, s:o, s:o, s:O}", "runUuid", r.uuid, "runId", (json_int_t)id, "kind",
+			 lr_run_kind_name(r.kind), "status", lr_status_name(r.status), "sealDigest",
+			 bundled ? json_string(b.seal) : json_null(), "bundleSha256",
+			 bundled ? json_string(b.sha256) : json_null(), "ledger", ledger);
+	snprintf(prefix, sizeof prefix, "run-%lld/", (long long)id);
+	subjects = file_subjects(graph, prefix);
+	snprintf(rel, sizeof rel, "run-%lld/run.intoto.json", (long long)id);
+	if (!pred || !subjects)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	else if (!(rc = lr_attest_write(lr_store_signer(st), dir, rel, subjects, LR_RUN_PREDICATE, pred)))
+		json_decref(add_file(dir, rel, graph, parts));
+out:
+	rc = rc == LR_EINVAL && !bundled ? 0 : rc;
+	json_decref(pred);
+	json_decref(ledger);
+	json_decref(subjects);
+	lr_bundle_release(&b);
+	lr_run_release(&r);
+	return rc;
+}
+
+/* crate.intoto.json, written last: every other file of the crate, signed. */
+static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, json_t *mentions,
+			   const struct lr_ledger_head *head)
+{
+	json_t *subjects = file_subjects(graph, ""), *pred = NULL, *runs = json_array(), *m;
+	char id[LR_STORE_ID_LEN];
+	size_t i;
+	int rc;
+
+	json_array_foreach (mentions, i, m)
+		json_array_append_new(runs, json_string(json_string_value(json_object_get(m, "@id")) + strlen("urn:uuid:")));
+	if ((rc = lr_store_id(st, id)) || (rc = lr_attest_subject(subjects, dir, "ro-crate-metadata.json")) ||
+	    (rc = lr_attest_subject(subjects, dir, "manifest-sha256.txt")))
+		goto out;
+	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq, "digest",
+			 head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
+	rc = pred ? lr_attest_write(lr_store_signer(st), dir, LR_CRATE_STATEMENT, subjects, LR_CRATE_PREDICATE, pred)
+		  : lr_error_set(LR_ENOMEM, "out of memory");
+out:
+	json_decref(subjects);
+	json_decref(pred);
+	json_decref(runs);
+	return rc;
+}
+
+/* Files the caller gives for the crate's root (the report), and the signed head. */
+static int crate_root_files(struct lr_store *st, const char *dir, const struct lr_crate_opts *o, json_t *graph,
+			    json_t *parts)
+{
+	char full[PATH_MAX * 2], *head = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < o->nfiles && !rc; i++) {
+		snprintf(full, sizeof full, "%s/%s", dir, o->files[i].name);
+		if (!(rc = write_text(full, o->files[i].text, strlen(o->files[i].text))))
+			json_decref(add_file(dir, o->files[i].name, graph, parts));
+	}
+	if (rc || (rc = lr_store_head_statement(st, &head)) || !head)
+		goto out;
+	snprintf(full, sizeof full, "%s/%s", dir, LR_HEAD_FILE);
+	if (!(rc = write_text(full, head, strlen(head))))
+		json_decref(add_file(dir, LR_HEAD_FILE, graph, parts));
+out:
+	free(head);
 	return rc;
 }
 
@@ -418,8 +535,9 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 					       "SoftwareApplication", "name", "labrun", "version", PACKAGE_VERSION, "url",
 					       "#labrun"));
 	for (i = 0; i < n && !rc; i++)
-		rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest);
-	if (rc || (rc = write_ledger(st, runs, n, dir)))
+		if (!(rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest)))
+			rc = crate_run_attest(st, runs[i], dir, graph, parts);
+	if (rc || (rc = write_ledger(st, runs, n, dir)) || (rc = crate_root_files(st, dir, o, graph, parts)))
 		goto fail;
 	json_decref(add_file(dir, "ledger.json", graph, parts));
 	json_object_set_new(dataset, "datePublished", json_string(latest));
@@ -443,7 +561,8 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 		rc = lr_error_set(LR_ENOMEM, "cannot serialise the crate metadata");
 		goto fail;
 	}
-	if ((rc = write_text(path, text, strlen(text))) || (rc = write_bag_manifest(dir, graph)))
+	if ((rc = write_text(path, text, strlen(text))) || (rc = write_bag_manifest(dir, graph)) ||
+	    (rc = crate_statement(st, dir, graph, mentions, &head)))
 		goto fail;
 	/* labrun never leaves a crate its own validator rejects */
 	if ((rc = lr_crate_validate(dir, &entities))) {

@@ -19,7 +19,15 @@
 #define LR_RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
 #define LR_PROCESS_PROFILE "https://w3id.org/ro/wfrun/process/0.5"
 
+/* A file for the crate's root, given whole (the report). */
+struct lr_crate_file {
+	const char *name;	/* "report.md" */
+	const char *text;
+};
+
 struct lr_crate_opts {
+	const struct lr_crate_file *files;	/* written at the crate's root, as File entities */
+	size_t nfiles;
 	const char *title;	/* the root Dataset's name */
 	const char *license;	/* the license entity's name */
 	const char *author;	/* or NULL */
@@ -45,6 +53,17 @@ LR_MUST_CHECK int lr_crate_validate(const char *dir, int *entities);
 
 /* Where a crate puts artifact 'name' of 'role' of run 'run': "run-N/ROLE/NAME" into buf. */
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);
+
+/* A ledger entry as ledger.json and the run attestations hold it, appended to the JSON array 'arg'. */
+LR_MUST_CHECK int lr_crate_ledger_entry(void *arg, const struct lr_ledger_entry *e);
+
+/*
+ * The runs a crate of runs[0..n) must hold so that a reader can recompute
+ * it: those, the runs their rows point at (a replay's original, another
+ * run's responses) and the A/A runs their reports name as noise floor,
+ * oldest first, each once. *out is malloc'd.
+ */
+LR_MUST_CHECK int lr_crate_runs(struct lr_store *st, const int64_t *runs, int n, int64_t **out, int *nout);
 
 /* The run uuids of a crate's CreateActions (their "urn:uuid:" ids), added to 'out'. */
 LR_MUST_CHECK int lr_crate_run_uuids(const char *dir, struct lr_strlist *out);

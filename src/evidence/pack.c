@@ -29,10 +29,10 @@ static int pack_file(void *arg, const char *full, const char *rel)
 	return lr_archive_add_file(p->w, full + p->prefix, full);
 }
 
-int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
-			int *placeholder)
+int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path,
+			const struct lr_crate_file *files, size_t nfiles, const char *title, int *placeholder)
 {
-	struct lr_crate_opts co = { .title = title };
+	struct lr_crate_opts co = { .files = files, .nfiles = nfiles, .title = title };
 	char *kept[3] = { NULL, NULL, NULL };
 	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
 	struct lr_archive_writer *w = NULL;

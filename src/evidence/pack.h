@@ -15,13 +15,15 @@
 #include "store/store.h"
 
 /*
- * Write the crate of runs[0..n) (lr_crate_write, titled 'title') into the
+ * Write the crate of runs[0..n) (lr_crate_write, titled 'title', with the
+ * root files files[0..nfiles)) into the
  * new archive 'path': extracted, it is a valid crate again. On failure no
  * archive is left behind. The crate's licence, author and publisher are the
  * store's settings (lr_crate_opts_settle); *placeholder says the licence is one.
  */
-LR_MUST_CHECK int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, const char *title,
-			int *placeholder);
+struct lr_crate_file;
+LR_MUST_CHECK int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path,
+				      const struct lr_crate_file *files, size_t nfiles, const char *title, int *placeholder);
 
 /*
  * Remove from objects/ the logs that only these runs use, once archive

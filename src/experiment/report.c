@@ -198,25 +198,17 @@ out:
 	return rc;
 }
 
-int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
+/* The report of runs ids[0..n) (owned by out from here on); 'single': one run asked for by id. */
+static int build_ids(struct lr_store *st, int64_t *ids, int n, int single, struct lr_report *out)
 {
 	struct lr_run probe;
-	int64_t *ids = NULL, *exp = NULL;
-	int rc = 0, i, n = 0, k = 0;
+	int64_t *exp = NULL;
+	int rc = 0, i, k = 0;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = lr_store_ledger_head(st, &out->head)) || (rc = lr_store_head_statement(st, &out->head_statement)))
-		return rc;
-	if (run_id > 0) {
-		ids = malloc(sizeof *ids);
-		if (!ids)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids[n++] = run_id;
-	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
-		return rc;
-	}
 	out->ids = ids;
 	out->nids = n;
+	if ((rc = lr_store_ledger_head(st, &out->head)) || (rc = lr_store_head_statement(st, &out->head_statement)))
+		goto out;
 	if (!n)
 		rc = lr_error_set(LR_ENOTFOUND, "no runs match");
 	/* the experiment runs get tables */
@@ -226,7 +218,7 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 	for (i = 0; i < n && !rc; i++) {
 		lr_run_init(&probe);
 		rc = lr_store_run_load(st, ids[i], &probe);
-		if (!rc && probe.kind == LR_KIND_EXPERIMENT && (rc = reportable(st, &probe, run_id > 0)) > 0) {
+		if (!rc && probe.kind == LR_KIND_EXPERIMENT && (rc = reportable(st, &probe, single)) > 0) {
 			exp[k++] = ids[i];
 			rc = 0;
 		}
@@ -239,10 +231,39 @@ int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t 
 		if (!(rc = build_run(st, exp[i], &out->runs[i])))
 			rc = noise_floor(st, &out->runs[i]);
 	}
+out:
 	free(exp);
 	if (rc)
 		lr_report_release(out);
 	return rc;
+}
+
+int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
+{
+	int64_t *ids = NULL;
+	int rc, n = 0;
+
+	memset(out, 0, sizeof *out);
+	if (run_id > 0) {
+		if (!(ids = malloc(sizeof *ids)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		ids[n++] = run_id;
+	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
+		return rc;
+	}
+	return build_ids(st, ids, n, run_id > 0, out);
+}
+
+int lr_report_build_runs(struct lr_store *st, const int64_t *runs, int n, struct lr_report *out)
+{
+	int64_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+
+	memset(out, 0, sizeof *out);
+	if (!ids)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (n)
+		memcpy(ids, runs, (size_t)n * sizeof *ids);
+	return build_ids(st, ids, n, 0, out);
 }
 
 void lr_report_release(struct lr_report *r)

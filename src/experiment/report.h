@@ -68,6 +68,8 @@ struct lr_report {
  * when no run matches.
  */
 LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
+/* The same for the runs runs[0..n), in that order (a crate's runs). */
+LR_MUST_CHECK int lr_report_build_runs(struct lr_store *st, const int64_t *runs, int n, struct lr_report *out);
 void lr_report_release(struct lr_report *r);
 
 #endif

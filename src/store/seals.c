@@ -105,6 +105,11 @@ void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer)
 	st->signer = signer;
 }
 
+const struct lr_signer *lr_store_signer(const struct lr_store *st)
+{
+	return st->signer;
+}
+
 void lr_store_set_sign_hook(struct lr_store *st, lr_sign_hook_fn fn, void *arg)
 {
 	st->sign_hook = fn;

@@ -300,6 +300,9 @@ LR_MUST_CHECK int lr_store_run_evidence_objects(struct lr_store *st, int64_t id,
 struct lr_signer;
 void lr_store_set_signer(struct lr_store *st, struct lr_signer *signer);
 
+/* The signer set on the store, or NULL (borrowed: lives as long as the store). */
+const struct lr_signer *lr_store_signer(const struct lr_store *st);
+
 /*
  * Called inside the write transaction before ledger entry 'seq' is signed:
  * a non-zero return refuses the append (and so the whole transaction).

@@ -1,0 +1,162 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "base/trust.h"
+#include "base/walk.h"
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "evidence/archive.h"
+#include "evidence/verify.h"
+
+static const char usage[] =
+	"usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] PATH\n"
+	"\n"
+	"Check a crate (a directory 'labrun manifest' wrote) or an archive ('labrun archive')\n"
+	"as a reviewer with no store: every file against the signed subjects of\n"
+	"crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
+	"you trust (never a key because the crate carries it), the ledger entries the crate\n"
+	"carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
+	"and every table of its report recomputed from its rows with the code 'labrun report'\n"
+	"uses and compared cell by cell. Every mismatch is named. Creates no store: the rows\n"
+	"are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
+	"problem, 2 on a usage error.\n"
+	"\n"
+	"  --trust FILE      also trust the keys of FILE (a PEM public key or trusted-keys lines)\n"
+	"  --key FILE        trust only this key (a PEM public key), not your configuration's\n"
+	"  --allow-unsigned  check a crate no trusted key signed all the same (and say so)\n";
+
+static void print_problem(void *arg, const char *file, const char *problem)
+{
+	(void)arg;
+	printf("PROBLEM %s%s%s\n", file, *file ? ": " : "", problem);
+}
+
+/* The crate's own file 'rel' (malloc'd text), or NULL when it has none. */
+static char *crate_text(const char *dir, const char *rel)
+{
+	char path[PATH_MAX * 2], *text = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	if (getdelim(&text, &cap, 0, f) < 0) {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+/* The crate's report against the one the rows loaded from it give now. */
+static int recompute_report(const char *dir, const struct lr_verified *v, int *problems)
+{
+	char *md = NULL, *json = NULL, *cmd_md = crate_text(dir, "report.md"), *cmd_json = crate_text(dir, "report.json");
+	int rc;
+
+	if ((rc = cmd_render_crate_report(v->st, v->ids, v->nids, "", &md, &json)))
+		goto out;
+	if (!md != !cmd_md) {
+		print_problem(NULL, "report.md", cmd_md ? "is in the crate, but its rows give no report"
+							: "is missing, though its rows give a report");
+		(*problems)++;
+	} else if (md) {
+		lr_verify_compare_md("report.md", cmd_md, md, print_problem, NULL, problems);
+		if (!cmd_json) {
+			print_problem(NULL, "report.json", "is missing");
+			(*problems)++;
+		} else {
+			lr_verify_compare_json("report.json", cmd_json, json, print_problem, NULL, problems);
+		}
+	}
+out:
+	free(md);
+	free(json);
+	free(cmd_md);
+	free(cmd_json);
+	return rc;
+}
+
+/* An archive: its sums checked, then extracted into a new directory under $TMPDIR (*tmp, to remove). */
+static int unpack(const char *path, char **tmp, char *dir, size_t len)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	int members = 0, rc;
+
+	if (asprintf(tmp, "%s/labrun-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (!mkdtemp(*tmp))
+		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
+	if ((rc = lr_archive_verify(path, &members)))
+		return rc;
+	snprintf(dir, len, "%s", *tmp);
+	return lr_archive_extract(path, dir, &members);
+}
+
+int cmd_verify(const struct lr_global *g, int argc, char **argv)
+{
+	struct lr_strlist trust_files = { 0 };
+	struct lr_trust trust = { 0 };
+	struct lr_verified v = { 0 };
+	const char *key = NULL;
+	char dir[PATH_MAX], *tmp = NULL;
+	struct stat sb;
+	size_t i;
+	int rc, allow = 0, problems = 0, first;
+	const struct cmd_opt opts[] = {
+		CMD_LIST(0, "trust", &trust_files),
+		CMD_STRING(0, "key", &key),
+		CMD_BOOL(0, "allow-unsigned", &allow),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "verify", usage, 1, 1, "the crate directory or archive", 0 };
+
+	(void)g;
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
+		lr_strlist_release(&trust_files);
+		return rc < 0 ? LR_EXIT_OK : rc;
+	}
+	rc = key ? lr_trust_add_file(&trust, key) : lr_trust_load(&trust);
+	for (i = 0; !rc && i < trust_files.n; i++)
+		rc = lr_trust_add_file(&trust, trust_files.v[i]);
+	if (rc)
+		goto out;
+	if (stat(argv[first], &sb) != 0) {
+		rc = lr_error_set(LR_ENOTFOUND, "cannot verify '%s': %s", argv[first], strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(sb.st_mode))
+		snprintf(dir, sizeof dir, "%s", argv[first]);
+	else if ((rc = unpack(argv[first], &tmp, dir, sizeof dir)))
+		goto out;
+	if ((rc = lr_crate_verify(dir, &trust, allow, print_problem, NULL, &problems, &v)))
+		goto out;
+	if (v.st && (rc = recompute_report(dir, &v, &problems)))
+		goto out;
+	if (!v.signer[0])
+		printf("labrun: warning: no key you trust signed this crate%s\n",
+		       allow ? " (--allow-unsigned): its files agree with each other, nothing more" : "");
+	printf("verify: %d file(s) against their signed digests, %d run(s), %d ledger entr%s; signed by %s%s%s%s; %d "
+	       "problem(s)\n",
+	       v.files, v.runs, v.entries, v.entries == 1 ? "y" : "ies", v.signer[0] ? v.principal : "no trusted key",
+	       v.signer[0] ? " (" : "", v.signer[0] ? v.signer : "", v.signer[0] ? ")" : "", problems);
+out:
+	lr_verified_release(&v);
+	if (tmp) {
+		lr_remove_tree(tmp);
+		free(tmp);
+	}
+	lr_trust_release(&trust);
+	lr_strlist_release(&trust_files);
+	if (rc)
+		return cmd_fail(rc);
+	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;
+}

@@ -1,0 +1,473 @@
+/* labrun verify: a crate checked without a store, from its own files and the reviewer's trusted keys. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "base/dsse.h"
+#include "base/error.h"
+#include "base/seal.h"
+#include "base/trust.h"
+#include "base/walk.h"
+#include "evidence/attest.h"
+#include "evidence/verify.h"
+#include "store/objects.h"
+#include "store/remote.h"
+
+/* One run of the crate, as its attestation and bundle give it. */
+struct vrun {
+	char dir[32];			/* "run-7" */
+	json_t *pred;			/* its attestation's predicate */
+	struct lr_bundle b;
+	int bundled;
+};
+
+struct vctx {
+	const char *dir;
+	const struct lr_trust *t;
+	int allow;
+	lr_verify_fn fn;
+	void *arg;
+	int *problems;
+	struct lr_kvlist files;		/* every file found: relative name -> sha256 */
+	const char **pubs;		/* public keys ledger.json carries: used only when their fingerprint is trusted */
+	size_t npubs;
+	json_t *ledger;			/* ledger.json */
+	struct vrun *runs;
+	size_t nruns;
+	struct lr_verified *v;
+};
+
+static void problem(struct vctx *c, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(struct vctx *c, const char *file, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	(*c->problems)++;
+	c->fn(c->arg, file, msg);
+}
+
+static int found_file(void *arg, const char *full, const char *rel)
+{
+	struct vctx *c = arg;
+	char hex[LR_SHA256_HEX];
+	struct stat sb;
+	int rc;
+
+	if (lstat(full, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		problem(c, rel, "is a symbolic link: a crate holds files only");
+		return 0;
+	}
+	if ((rc = lr_sha256_file(full, hex, NULL)))
+		return rc;
+	return lr_kvlist_add(&c->files, rel, hex, NULL);
+}
+
+static const char *file_sha(const struct vctx *c, const char *rel)
+{
+	const struct lr_kv *kv = lr_kvlist_find(&c->files, rel);
+
+	return kv ? kv->value : NULL;
+}
+
+/* The JSON of crate file 'rel', or NULL (a problem) when it is missing or not JSON. */
+static json_t *read_json(struct vctx *c, const char *rel)
+{
+	char full[PATH_MAX * 2];
+	json_error_t err;
+	json_t *j;
+
+	if (!file_sha(c, rel)) {
+		problem(c, rel, "is missing");
+		return NULL;
+	}
+	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
+	if (!(j = json_load_file(full, 0, &err)))
+		problem(c, rel, "is not JSON: %s (line %d)", err.text, err.line);
+	return j;
+}
+
+/*
+ * The Statement in envelope file 'rel', of 'ptype': its signature held to
+ * the trusted keys ('signer' gets the key's fingerprint, "" when none).
+ */
+static json_t *open_statement(struct vctx *c, const char *rel, const char *ptype, char signer[LR_SHA256_HEX],
+			      char *principal, size_t plen)
+{
+	json_t *env = read_json(c, rel), *stmt = NULL;
+	struct lr_dsse_opened o;
+	int rc;
+
+	signer[0] = 0;
+	if (!env)
+		return NULL;
+	rc = lr_dsse_open(env, c->t, c->pubs, c->npubs, &o);
+	if (rc == LR_EINVAL) {
+		problem(c, rel, "%s", lr_error_msg());
+		goto out;
+	}
+	if (rc && !c->allow)
+		problem(c, rel, "is not signed by a key you trust: %s", lr_error_msg());
+	snprintf(signer, LR_SHA256_HEX, "%s", o.signer);
+	if (principal)
+		snprintf(principal, plen, "%s", o.principal);
+	if (strcmp(o.type, LR_INTOTO_PAYLOAD_TYPE) || !(stmt = json_loads(o.payload, 0, NULL)) ||
+	    strcmp(json_string_value(json_object_get(stmt, "_type")) ?: "", LR_INTOTO_STATEMENT) ||
+	    strcmp(json_string_value(json_object_get(stmt, "predicateType")) ?: "", ptype) ||
+	    !json_is_array(json_object_get(stmt, "subject"))) {
+		problem(c, rel, "is not an in-toto Statement v1 of %s", ptype);
+		json_decref(stmt);
+		stmt = NULL;
+	}
+	lr_dsse_opened_release(&o);
+out:
+	json_decref(env);
+	return stmt;
+}
+
+/* Every subject of 'stmt' is a file of the crate with that digest. */
+static void check_subjects(struct vctx *c, const char *rel, json_t *stmt)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach (json_object_get(stmt, "subject"), i, s) {
+		const char *name = json_string_value(json_object_get(s, "name")) ?: "",
+			   *want = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256")) ?: "",
+			   *have = file_sha(c, name);
+
+		if (!have)
+			problem(c, name, "is signed in %s but not in the crate: removed", rel);
+		else if (strcmp(have, want))
+			problem(c, name, "has sha256 %.16s..., %s signed %.16s...: changed after it was signed", have, rel, want);
+		else
+			c->v->files++;
+	}
+}
+
+/* Whether 'name' is a subject of 'stmt'. */
+static int is_subject(json_t *stmt, const char *name)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach (json_object_get(stmt, "subject"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "name")) ?: "", name))
+			return 1;
+	return 0;
+}
+
+/* crate.intoto.json: every other file is one of its subjects, unchanged. */
+static json_t *check_crate_statement(struct vctx *c)
+{
+	json_t *stmt = open_statement(c, LR_CRATE_STATEMENT, LR_CRATE_PREDICATE, c->v->signer, c->v->principal,
+				      sizeof c->v->principal);
+	size_t i;
+
+	if (!stmt)
+		return NULL;
+	check_subjects(c, LR_CRATE_STATEMENT, stmt);
+	for (i = 0; i < c->files.n; i++)
+		if (strcmp(c->files.v[i].key, LR_CRATE_STATEMENT) && !is_subject(stmt, c->files.v[i].key))
+			problem(c, c->files.v[i].key, "is not among the files %s signs: added after it was signed",
+				LR_CRATE_STATEMENT);
+	return stmt;
+}
+
+/* Each run-ID/run.intoto.json: its subjects are exactly the run's files. */
+static int check_runs(struct vctx *c)
+{
+	char signer[LR_SHA256_HEX], prefix[40];
+	size_t i, k;
+
+	for (i = 0; i < c->files.n; i++) {
+		const char *rel = c->files.v[i].key, *slash = strchr(rel, '/');
+		struct vrun *r;
+		json_t *stmt;
+
+		if (!slash || strcmp(slash, "/run.intoto.json") || strncmp(rel, "run-", 4) || (size_t)(slash - rel) >= 30)
+			continue;
+		if (!(stmt = open_statement(c, rel, LR_RUN_PREDICATE, signer, NULL, 0)))
+			continue;
+		r = realloc(c->runs, (c->nruns + 1) * sizeof *r);
+		if (!r) {
+			json_decref(stmt);
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		}
+		c->runs = r;
+		r = &c->runs[c->nruns++];
+		memset(r, 0, sizeof *r);
+		snprintf(r->dir, sizeof r->dir, "%.*s", (int)(slash - rel), rel);
+		r->pred = json_incref(json_object_get(stmt, "predicate"));
+		check_subjects(c, rel, stmt);
+		snprintf(prefix, sizeof prefix, "%s/", r->dir);
+		for (k = 0; k < c->files.n; k++)
+			if (!strncmp(c->files.v[k].key, prefix, strlen(prefix)) && strcmp(c->files.v[k].key, rel) &&
+			    !is_subject(stmt, c->files.v[k].key))
+				problem(c, c->files.v[k].key, "is not among the files %s signs", rel);
+		json_decref(stmt);
+	}
+	c->v->runs = (int)c->nruns;
+	if (!c->nruns)
+		problem(c, "", "holds no run attestation (run-ID/run.intoto.json)");
+	return 0;
+}
+
+/* The public keys ledger.json carries: candidates, trusted only by fingerprint. */
+static int ledger_keys(struct vctx *c)
+{
+	json_t *e;
+	size_t i;
+
+	if (!(c->ledger = read_json(c, "ledger.json")) || !json_is_array(c->ledger))
+		return 0;
+	if (!(c->pubs = calloc(json_array_size(c->ledger) + 1, sizeof *c->pubs)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	json_array_foreach (c->ledger, i, e)
+		if (json_string_value(json_object_get(e, "public_key")))
+			c->pubs[c->npubs++] = json_string_value(json_object_get(e, "public_key"));
+	return 0;
+}
+
+/* One entry of ledger.json: its digest recomputed, its signature by a trusted key, its place at the signed head. */
+static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
+{
+	int64_t seq = json_integer_value(json_object_get(e, "seq"));
+	const char *uuid = json_string_value(json_object_get(e, "run_uuid")), *kind = json_string_value(json_object_get(e, "kind")),
+		   *content = json_string_value(json_object_get(e, "content")), *prev = json_string_value(json_object_get(e, "prev")),
+		   *digest = json_string_value(json_object_get(e, "digest")), *fpr = json_string_value(json_object_get(e, "key_fingerprint")),
+		   *sig = json_string_value(json_object_get(e, "signature")), *pub = json_string_value(json_object_get(e, "public_key"));
+	const struct lr_trusted_key *k = fpr ? lr_trust_find(c->t, fpr) : NULL;
+	char want[LR_SHA256_HEX];
+	json_t *h;
+	size_t i;
+
+	if (!uuid || !kind || !content || !prev || !digest || lr_ledger_digest(seq, uuid, kind, content, prev, want) ||
+	    strcmp(want, digest)) {
+		problem(c, "ledger.json", "entry %lld (run %s) does not recompute from its fields", (long long)seq,
+			uuid ? uuid : "?");
+		return;
+	}
+	c->v->entries++;
+	if (k && k->public_key[0])
+		pub = k->public_key;
+	if (!sig || !k || !pub || lr_verify(pub, digest, sig)) {
+		if (!c->allow)
+			problem(c, "ledger.json", "entry %lld (run %s) is %s", (long long)seq, uuid,
+				!sig ? "not signed" : !k ? "not signed by a key you trust" : "signed, but the signature does not verify");
+	}
+	json_array_foreach (head_entries, i, h)
+		if (json_integer_value(json_object_get(h, "seq")) == seq) {
+			if (strcmp(json_string_value(json_object_get(h, "digest")) ?: "", digest))
+				problem(c, "ledger.json", "entry %lld (run %s) is not the entry the signed head lists", (long long)seq,
+					uuid);
+			return;
+		}
+	problem(c, "ledger.json", "entry %lld (run %s) is not chained to the signed head (%s)", (long long)seq, uuid,
+		LR_HEAD_FILE);
+}
+
+/* The ledger entries the crate carries, chained to its signed head, which must be the crate's. */
+static void check_ledger(struct vctx *c, json_t *crate)
+{
+	char signer[LR_SHA256_HEX];
+	json_t *head = open_statement(c, LR_HEAD_FILE, LR_HEAD_PREDICATE, signer, NULL, 0), *pred, *e;
+	json_t *cp = json_object_get(crate, "predicate");
+	size_t i;
+
+	if (!head || !c->ledger)
+		goto out;
+	pred = json_object_get(head, "predicate");
+	if (crate && (strcmp(json_string_value(json_object_get(pred, "storeId")) ?: "",
+			     json_string_value(json_object_get(cp, "storeId")) ?: "-") ||
+		      json_integer_value(json_object_get(pred, "seq")) !=
+			      json_integer_value(json_object_get(json_object_get(cp, "head"), "seq"))))
+		problem(c, LR_HEAD_FILE, "is not the head %s names (store and entry differ)", LR_CRATE_STATEMENT);
+	json_array_foreach (c->ledger, i, e)
+		check_entry(c, e, json_object_get(pred, "entries"));
+out:
+	json_decref(head);
+}
+
+/* The newest entry ledger.json holds for run 'uuid', or NULL. */
+static json_t *newest_entry(struct vctx *c, const char *uuid)
+{
+	json_t *e, *best = NULL;
+	size_t i;
+
+	json_array_foreach (c->ledger, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "run_uuid")) ?: "", uuid))
+			best = e;
+	return best;
+}
+
+/* A run's rows: bundle.json gives its seal, which its attestation and its newest ledger entry name. */
+static int check_bundle(struct vctx *c, struct vrun *r)
+{
+	const char *uuid = json_string_value(json_object_get(r->pred, "runUuid")) ?: "",
+		   *seal = json_string_value(json_object_get(r->pred, "sealDigest")),
+		   *bsha = json_string_value(json_object_get(r->pred, "bundleSha256")), *sha;
+	char rel[64], full[PATH_MAX * 2], *text = NULL;
+	size_t cap = 0;
+	json_t *e;
+	FILE *f;
+	int rc;
+
+	snprintf(rel, sizeof rel, "%s/bundle.json", r->dir);
+	if (!seal) /* still running when the crate was written: no rows to give a seal */
+		return 0;
+	if (!(sha = file_sha(c, rel))) {
+		problem(c, rel, "is missing: run %s cannot be recomputed", uuid);
+		return 0;
+	}
+	if (bsha && strcmp(sha, bsha))
+		problem(c, rel, "is not the bundle %s/run.intoto.json names", r->dir);
+	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
+	if (!(f = fopen(full, "re")))
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", full, strerror(errno));
+	rc = getdelim(&text, &cap, 0, f) < 0 ? lr_error_set(LR_EIO, "cannot read '%s'", full) : 0;
+	fclose(f);
+	if (!rc && lr_bundle_parse(&r->b, text, sha)) {
+		problem(c, rel, "%s", lr_error_msg());
+	} else if (!rc) {
+		r->bundled = 1;
+		if (strcmp(r->b.uuid, uuid) || strcmp(r->b.seal, seal))
+			problem(c, rel, "is run %s with seal %.16s..., its attestation says run %s with seal %.16s...", r->b.uuid,
+				r->b.seal, uuid, seal);
+		e = newest_entry(c, uuid);
+		if (!e || strcmp(json_string_value(json_object_get(e, "content")) ?: "", seal))
+			problem(c, "ledger.json", "run %s: its newest entry does not hold its seal %.16s...", uuid, seal);
+	}
+	free(text);
+	return rc;
+}
+
+static int by_run_id(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(((const struct vrun *)a)->pred, "runId")),
+		   y = json_integer_value(json_object_get(((const struct vrun *)b)->pred, "runId"));
+
+	return x < y ? -1 : x > y;
+}
+
+static int put_object(void *arg, const char *full, const char *rel)
+{
+	struct vctx *c = arg;
+	char hex[LR_SHA256_HEX];
+	struct stat sb;
+
+	(void)rel;
+	if (lstat(full, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	return lr_obj_put_file(c->v->tmp, full, hex, NULL, NULL, NULL);
+}
+
+/* The crate's runs in a throwaway store, in the order they were recorded, each after the runs it points at. */
+static int load_runs(struct vctx *c)
+{
+	char tmpl[PATH_MAX];
+	const char *tmpdir = getenv("TMPDIR");
+	struct lr_pull_origin origin = { "crate", NULL, NULL, 1 };
+	size_t i, left, done;
+	int rc;
+
+	snprintf(tmpl, sizeof tmpl, "%s/labrun-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmpl))
+		return lr_error_set(LR_EIO, "cannot create a temporary directory in '%s': %s",
+				    tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+	if (!(c->v->tmp = strdup(tmpl)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = lr_walk_files(c->dir, put_object, c)))
+		return rc;
+	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	qsort(c->runs, c->nruns, sizeof *c->runs, by_run_id);
+	for (left = c->nruns; left;) {
+		for (i = 0, done = 0; i < c->nruns; i++) {
+			int64_t id;
+
+			if (!c->runs[i].bundled)
+				continue;
+			rc = lr_store_run_adopt(c->v->st, &c->runs[i].b, &origin, &id);
+			if (rc == LR_EINVAL) /* it points at a run not loaded yet */
+				continue;
+			if (rc)
+				return rc;
+			c->v->ids[c->v->nids++] = id;
+			c->runs[i].bundled = 0;
+			done++;
+		}
+		left = 0;
+		for (i = 0; i < c->nruns; i++)
+			left += c->runs[i].bundled;
+		if (left && !done) {
+			for (i = 0; i < c->nruns; i++)
+				if (c->runs[i].bundled)
+					problem(c, c->runs[i].dir, "cannot be loaded: %s", lr_error_msg());
+			break;
+		}
+	}
+	lr_error_clear();
+	return 0;
+}
+
+int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigned, lr_verify_fn fn, void *arg,
+		    int *problems, struct lr_verified *v)
+{
+	struct vctx c = { .dir = dir, .t = t, .allow = allow_unsigned, .fn = fn, .arg = arg, .problems = problems, .v = v };
+	json_t *crate = NULL;
+	char marker[PATH_MAX * 2];
+	struct stat sb;
+	size_t i;
+	int rc;
+
+	memset(v, 0, sizeof *v);
+	snprintf(marker, sizeof marker, "%s/%s", dir, LR_CRATE_STATEMENT);
+	if (stat(marker, &sb) != 0) {
+		lr_error_set(LR_ENOTFOUND, "'%s' is not a crate labrun can verify: it has no %s", dir, LR_CRATE_STATEMENT);
+		lr_error_hint("'labrun manifest' and 'labrun archive' write crates that carry one");
+		return LR_ENOTFOUND;
+	}
+	if ((rc = lr_walk_files(dir, found_file, &c)) || (rc = ledger_keys(&c)))
+		goto out;
+	crate = check_crate_statement(&c);
+	if ((rc = check_runs(&c)))
+		goto out;
+	check_ledger(&c, crate);
+	for (i = 0; i < c.nruns && !rc; i++)
+		rc = check_bundle(&c, &c.runs[i]);
+	if (!rc)
+		rc = load_runs(&c);
+out:
+	for (i = 0; i < c.nruns; i++) {
+		json_decref(c.runs[i].pred);
+		lr_bundle_release(&c.runs[i].b);
+	}
+	free(c.runs);
+	free(c.pubs);
+	json_decref(c.ledger);
+	json_decref(crate);
+	lr_kvlist_release(&c.files);
+	return rc;
+}
+
+void lr_verified_release(struct lr_verified *v)
+{
+	lr_store_free(v->st);
+	if (v->tmp)
+		lr_remove_tree(v->tmp);
+	free(v->tmp);
+	free(v->ids);
+	memset(v, 0, sizeof *v);
+}
