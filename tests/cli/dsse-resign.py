@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""An attacker's tool for t0285, written from docs/verify.md apart from labrun's
+C code: after editing a crate's files, make every statement agree with them
+again and sign it with a key of one's own (through the openssl command).
+
+    dsse-resign.py CRATE KEY.pem [--carry]
+
+Each run's run.intoto.json gets the run's files as subjects again, and
+crate.intoto.json every other file; --carry also puts the key's public key
+beside every ledger entry in ledger.json, as if the crate vouched for it.
+"""
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+crate, key = sys.argv[1], sys.argv[2]
+carry = "--carry" in sys.argv[3:]
+TYPE = "application/vnd.in-toto+json"
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def files(prefix=""):
+    out = []
+    for root, _, names in os.walk(os.path.join(crate, prefix)):
+        for n in names:
+            rel = os.path.relpath(os.path.join(root, n), crate)
+            out.append(rel)
+    return sorted(out)
+
+
+def pub_hex():
+    der = subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER"], capture_output=True,
+                         check=True).stdout
+    return der[-32:].hex()
+
+
+def sign(payload):
+    pae = b"DSSEv1 %d %s %d " % (len(TYPE), TYPE.encode(), len(payload)) + payload
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(pae)
+        f.flush()
+        sig = subprocess.run(["openssl", "pkeyutl", "-sign", "-inkey", key, "-rawin", "-in", f.name],
+                             capture_output=True, check=True).stdout
+    keyid = hashlib.sha256(('{"keytype":"ed25519","keyval":{"public":"%s"},"scheme":"ed25519"}'
+                            % pub_hex()).encode()).hexdigest()
+    return {"payload": base64.b64encode(payload).decode(), "payloadType": TYPE,
+            "signatures": [{"keyid": keyid, "sig": base64.b64encode(sig).decode()}]}
+
+
+def restate(rel, subjects):
+    env = json.load(open(os.path.join(crate, rel)))
+    stmt = json.loads(base64.b64decode(env["payload"]))
+    if subjects is not None:
+        stmt["subject"] = [{"name": n, "digest": {"sha256": sha(os.path.join(crate, n))}} for n in subjects]
+    payload = json.dumps(stmt, separators=(",", ":"), sort_keys=True).encode()
+    json.dump(sign(payload), open(os.path.join(crate, rel), "w"), separators=(",", ":"), sort_keys=True)
+
+
+if carry:
+    ledger = json.load(open(os.path.join(crate, "ledger.json")))
+    for e in ledger:
+        e["public_key"] = pub_hex()
+    json.dump(ledger, open(os.path.join(crate, "ledger.json"), "w"), indent=2)
+restate("ledger-head.intoto.json", None)
+for d in sorted(os.listdir(crate)):
+    if d.startswith("run-") and os.path.isdir(os.path.join(crate, d)):
+        att = d + "/run.intoto.json"
+        restate(att, [f for f in files(d) if f != att])
+restate("crate.intoto.json", [f for f in files() if f != "crate.intoto.json"])
