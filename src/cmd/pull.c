@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/sync.h"
@@ -26,7 +27,11 @@ static const char usage[] =
 	"  --run UUID       this run, or the runs whose uuid starts so (repeatable)\n"
 	"  --objects all    fetch the runs' objects now (default)\n"
 	"  --objects lazy   fetch each object the first time something reads it\n"
-	"  -v               a line per run\n";
+	"  --trust FILE     also trust the keys of FILE (repeatable)\n"
+	"  -v               a line per run\n"
+	"\n"
+	"A run with a ledger entry signed by a key you do not trust (labrun key list) is refused\n"
+	"and named; unsigned runs are taken, as audit then says.\n";
 
 static void note(void *arg, const char *uuid, const char *what, const char *detail)
 {
@@ -41,7 +46,8 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	static const char *const objects[] = { "all", "lazy", NULL };
 	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
 	const char *host = NULL;
-	struct lr_strlist runs = { 0 };
+	struct lr_strlist runs = { 0 }, trust_files = { 0 };
+	struct lr_trust trust = { 0 };
 	struct lr_sync_stats s;
 	struct lr_remote *r = NULL;
 	struct lr_store *st = NULL;
@@ -51,6 +57,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		CMD_NONEMPTY(0, "host", &host),
 		CMD_LIST(0, "run", &runs),
 		CMD_CHOICE(0, "objects", &lazy, objects),
+		CMD_LIST(0, "trust", &trust_files),
 		CMD_BOOL('v', NULL, &verbose),
 		CMD_END,
 	};
@@ -62,10 +69,13 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return rc;
 	}
-	if (!(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
+	rc = lr_trust_load(&trust);
+	for (size_t t = 0; !rc && t < trust_files.n; t++)
+		rc = lr_trust_add_file(&trust, trust_files.v[t]);
+	if (!rc && !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
 		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };
-		int prc = lr_pull(st, r, name, &f, lazy, note, &verbose, &s);
+		int prc = lr_pull(st, r, name, &f, &trust, lazy, note, &verbose, &s);
 
 		if (!prc || prc == LR_EREFUSED)
 			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%.1f MiB), "
@@ -76,6 +86,8 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	}
 	lr_remote_free(r);
 	lr_store_free(st);
+	lr_trust_release(&trust);
+	lr_strlist_release(&trust_files);
 	lr_strlist_release(&runs);
 	free(uri);
 	free(name);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/trust.h"
 #include "evidence/sync.h"
 #include "store/objects.h"
 
@@ -77,6 +78,7 @@ int lr_push(struct lr_store *st, struct lr_remote *r, const int64_t *ids, int n,
 }
 
 struct pull {
+	const struct lr_trust *trust;
 	struct lr_store *st;
 	struct lr_remote *r;
 	struct lr_pull_origin origin;
@@ -115,6 +117,27 @@ static int fetch_objects(struct pull *p, const struct lr_bundle *b)
 	return rc;
 }
 
+/* A signed ledger entry of the bundle whose key is not trusted: the run is refused, named with the entry. */
+static int untrusted(struct pull *p, const struct lr_bundle *b)
+{
+	const struct lr_trusted_key *k;
+	char fpr[LR_SHA256_HEX], why[512];
+	size_t i;
+
+	for (i = 0; i < b->signers.n; i++) {
+		if (lr_key_fingerprint(b->signers.v[i].value, fpr))
+			continue;
+		k = lr_trust_find(p->trust, fpr);
+		if (k && (!k->public_key[0] || !strcmp(k->public_key, b->signers.v[i].value)))
+			continue;
+		snprintf(why, sizeof why, "its ledger entry %s (run %s) is signed by key %.16s..., which is not among your "
+			 "trusted keys (labrun key trust, or pull --trust FILE)", b->signers.v[i].key, b->uuid, fpr);
+		p->note(p->arg, b->uuid, "refused", why);
+		return 1;
+	}
+	return 0;
+}
+
 /* One run, after the runs it points at (depth bounds a cycle no sound store has). */
 static int pull_one(struct pull *p, const char *uuid, int depth)
 {
@@ -139,6 +162,10 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 	}
 	if ((rc = lr_bundle_parse(&b, text, sha))) {
 		lr_error_wrap("remote run %s", uuid);
+		goto out;
+	}
+	if (untrusted(p, &b)) {
+		p->refused++;
 		goto out;
 	}
 	for (i = 0; i < b.needs.n && !rc; i++)
@@ -172,10 +199,10 @@ out:
 	return rc;
 }
 
-int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f, int lazy,
-	    lr_sync_fn note, void *arg, struct lr_sync_stats *stats)
+int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f,
+	    const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats)
 {
-	struct pull p = { .st = st, .r = r, .origin = { .remote = name, .lazy = lazy }, .note = note, .arg = arg, .s = stats };
+	struct pull p = { .trust = trust, .st = st, .r = r, .origin = { .remote = name, .lazy = lazy }, .note = note, .arg = arg, .s = stats };
 	size_t i;
 	int rc;
 

@@ -35,9 +35,12 @@ LR_MUST_CHECK int lr_push(struct lr_store *st, struct lr_remote *r, const int64_
  * Pull the runs of remote 'name' (connected as 'r') matching 'f' into the
  * store, with the runs they point at; objects now, or with 'lazy' on first
  * read. A run already here with the same bundle is left alone; with other
- * content it is refused (LR_EREFUSED at the end).
+ * content it is refused (LR_EREFUSED at the end), and so is a run with a
+ * ledger entry signed by a key 'trust' does not hold (unsigned entries are
+ * taken: the origin store is not known here).
  */
+struct lr_trust;
 LR_MUST_CHECK int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f,
-			  int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats);
+			  const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats);
 
 #endif

@@ -33,6 +33,7 @@ void lr_bundle_release(struct lr_bundle *b)
 	lr_strlist_release(&b->issues);
 	lr_kvlist_release(&b->objects);
 	lr_strlist_release(&b->needs);
+	lr_kvlist_release(&b->signers);
 	memset(b, 0, sizeof *b);
 }
 
@@ -449,6 +450,13 @@ static int check_ledger(struct lr_bundle *b, json_t *doc)
 			return bad(b, "a ledger entry of its bundle does not match its fields");
 		if ((pub || sig) && (!pub || !sig || lr_key_fingerprint(pub, fpr) || lr_verify(pub, digest, sig)))
 			return bad(b, "the signature of a ledger entry of its bundle does not verify");
+		if (pub) {
+			char seq[24];
+
+			snprintf(seq, sizeof seq, "%lld", (long long)json_integer_value(json_object_get(e, "seq")));
+			if ((rc = lr_kvlist_add(&b->signers, seq, pub, NULL)))
+				return rc;
+		}
 	}
 	if (!content || strcmp(content, b->seal))
 		return bad(b, "its last ledger entry is not its seal");

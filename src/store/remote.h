@@ -26,6 +26,7 @@ struct lr_bundle {
 	struct lr_strlist issues;
 	struct lr_kvlist objects;	/* sha256 -> size in bytes (decimal) */
 	struct lr_strlist needs;	/* uuids of other runs its rows point at (replays, comparisons) */
+	struct lr_kvlist signers;	/* lr_bundle_parse: each signed ledger entry's seq -> its public key (hex) */
 };
 void lr_bundle_release(struct lr_bundle *b);
 

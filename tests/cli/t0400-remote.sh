@@ -225,6 +225,25 @@ expect_exit 3 "a newer remote schema" la push
 contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema version 99; this labrun knows up to 1" "names both versions"
 pg_sql "DELETE FROM labrun_migration WHERE version = 99"
 before=$(cksum <"$A/labrun.db")
+# --- pull holds signatures to the keys you trust: a run signed by a colleague's key is refused until trusted
+K="$T/signed"
+KH="$T/colleague"
+mkdir -p "$KH"
+env XDG_CONFIG_HOME="$KH" LABRUN_STORE=$K "$LABRUN" key init >/dev/null
+env XDG_CONFIG_HOME="$KH" LABRUN_STORE=$K "$LABRUN" init >/dev/null
+env XDG_CONFIG_HOME="$KH" LABRUN_STORE=$K "$LABRUN" remote add lab "$PG_URI" >/dev/null
+env XDG_CONFIG_HOME="$KH" LABRUN_STORE=$K "$LABRUN" record -q -- echo signed >/dev/null 2>&1
+env XDG_CONFIG_HOME="$KH" LABRUN_STORE=$K "$LABRUN" push >/dev/null || fail "push the signed run"
+kuuid=$(LABRUN_STORE=$K "$LABRUN" sql --csv "SELECT uuid FROM run" | sed -n 2p | tr -d '\r')
+kfpr=$(env XDG_CONFIG_HOME="$KH" "$LABRUN" key show | sed -n 's/^fingerprint: //p')
+env XDG_CONFIG_HOME="$KH" "$LABRUN" key export >"$T/colleague.pub.pem"
+expect_exit 1 "pull of a run signed by a key not trusted" lc pull --run "$kuuid"
+contains "$T/err" "refused $kuuid: its ledger entry 1 (run $kuuid) is signed by key $(printf %.16s "$kfpr")..., which is not among your trusted keys" \
+	"is refused, naming the entry and the key"
+equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n 2p | tr -d '\r')" "0" "and nothing of it is stored"
+expect_exit 0 "pull --trust the colleague's key" lc pull --run "$kuuid" --trust "$T/colleague.pub.pem"
+equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n 2p | tr -d '\r')" "1" "then the run arrives"
+
 pg_stop
 expect_exit 3 "a stopped server" la pull
 contains "$T/err" "cannot connect to remote 'lab'" "names the remote"
@@ -249,4 +268,5 @@ PY
 expect_exit 1 "audit finds the edited origin bundle" lc audit
 contains "$T/out" "it was pulled from a remote, and the bundle it was pulled in: run " "says where"
 contains "$T/out" "its rows of table 'run' do not give the seal they carry" "names the table"
+
 echo "1..$tests"
