@@ -167,7 +167,7 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
 				return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 		}
 	}
-	rc = lr_store_open(st, dir, create ? LR_STORE_CREATE : 0);
+	rc = lr_store_open(st, dir, create ? LR_STORE_CREATE : g->mode == CMD_WRITES ? LR_STORE_WRITE : 0);
 	free(dir);
 	if (rc)
 		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);

@@ -262,11 +262,10 @@ static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 	c->v->entries++;
 	if (k && k->public_key[0])
 		pub = k->public_key;
-	if (!sig || !k || !pub || lr_verify(pub, digest, sig)) {
-		if (!c->allow)
-			problem(c, "ledger.json", "entry %lld (run %s) is %s", (long long)seq, uuid,
-				!sig ? "not signed" : !k ? "not signed by a key you trust" : "signed, but the signature does not verify");
-	}
+	/* an unsigned entry (from before the store's key) is vouched for by the crate's signature alone */
+	if (sig && (!k || !pub || lr_verify(pub, digest, sig)) && !(c->allow && !k))
+		problem(c, "ledger.json", "entry %lld (run %s) is %s", (long long)seq, uuid,
+			!k ? "signed by a key you do not trust" : "signed, but the signature does not verify");
 	json_array_foreach (head_entries, i, h)
 		if (json_integer_value(json_object_get(h, "seq")) == seq) {
 			if (strcmp(json_string_value(json_object_get(h, "digest")) ?: "", digest))

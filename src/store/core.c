@@ -266,7 +266,7 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 		lr_error_hint("record a run first, run 'labrun init', or pass --store DIR");
 		goto fail;
 	}
-	if ((flags & LR_STORE_CREATE) && existed && access(dir, W_OK)) {
+	if ((flags & (LR_STORE_CREATE | LR_STORE_WRITE)) && existed && access(dir, W_OK)) {
 		rc = lr_error_set(LR_ESTORE, "cannot write to store '%s': %s", dir, strerror(errno));
 		lr_error_hint("commands that only read (list, show, cat, sql, report, audit) work on it; "
 			      "to write, pass --store DIR on a writable file system");

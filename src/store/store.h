@@ -37,6 +37,7 @@ typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_heade
 
 enum {
 	LR_STORE_CREATE = 1, /* create the directory and database if missing */
+	LR_STORE_WRITE = 2, /* a writer: a store it cannot write is refused up front (LR_ESTORE) */
 };
 
 /*
