@@ -48,7 +48,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs),
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issue_list),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues),
 		CMD_STRING(0, "verify", &verify),
 		CMD_STRING(0, "extract", &extract),
 		CMD_STRING('o', "output", &out),

@@ -47,7 +47,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	char deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issue_list),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues),
 		CMD_LIST(0, "run", &runs),
 		CMD_STRING(0, "validate", &validate),
 		CMD_STRING('o', "output", &out),

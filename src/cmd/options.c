@@ -133,17 +133,6 @@ int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const c
 	(void)p;
 	if (lr_issue_normalize(arg, norm, sizeof norm))
 		return cmd_fail(LR_EINVAL);
-	return (rc = lr_strlist_add(opt->value, arg)) ? cmd_fail(rc) : 0;
-}
-
-int cmd_opt_issue_list(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
-{
-	char norm[CMD_ISSUE_BUF];
-	int rc;
-
-	(void)p;
-	if (lr_issue_normalize(arg, norm, sizeof norm))
-		return cmd_fail(LR_EINVAL);
 	return (rc = lr_strlist_add(opt->value, norm)) ? cmd_fail(rc) : 0;
 }
 

@@ -68,11 +68,9 @@ struct cmd_parse {
 #define CMD_ISSUE_BUF 256
 /* --issue REF normalised (270, owner/repo#827) into the char[CMD_ISSUE_BUF] at opt->value. */
 int cmd_opt_issue(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
-/* --issue REF checked and appended, as given, to the struct lr_strlist at opt->value. */
+/* --issue REF, repeatable: checked and appended, normalised, to the struct lr_strlist at opt->value. */
 int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 /* --fault-flip-bit ARM[@CONDITION] into the struct lr_runopts at opt->value (run, replay). */
-/* --issue REF, repeatable: normalised, appended to the struct lr_strlist at opt->value. */
-int cmd_opt_issue_list(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 /* DLFloat16 contracts in enum lr_dlf16_contract order, for CMD_CHOICE. */
 extern const char *const cmd_contract_choices[];

@@ -59,8 +59,7 @@ caught() { # NAME TEXT: audit --head exits 1 and names TEXT
 }
 
 tamper "an edited repetition" "UPDATE repetition SET wall_s = wall_s * 2 WHERE run_id = 3 AND condition_idx = 0 AND block = 1 AND slot = 0"
-python3 "$TOP_SRCDIR/tests/cli/reseal.py" "$db" 3 repetition \
-	"SELECT * FROM repetition WHERE run_id = ? ORDER BY condition_idx, block, slot"
+python3 "$TOP_SRCDIR/tests/cli/seal-check.py" reseal "$db" "$TOP_SRCDIR/docs/schema.md" 3
 "$L" audit --run 3 >"$T/out" 2>&1 || true
 lacks "$T/out" "rows of table 'repetition' changed" "the recomputed seal hides the edit from the seal check"
 caught "an edited repetition with a recomputed seal" "run 3 ($(q "SELECT uuid FROM run WHERE id = 3")) differs from its ledger entry 3"
