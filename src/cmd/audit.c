@@ -100,6 +100,34 @@ static void print_json(struct audit_json *j, const struct lr_ledger_head *head, 
 	json_decref(o);
 }
 
+/* --head: a file holding a signed head (*env), else SEQ:DIGEST (*pub points at 'published'). */
+static int head_arg(const char *text, json_t **env, struct lr_published_head *published,
+		    struct lr_published_head **pub)
+{
+	int rc;
+
+	if (access(text, F_OK) == 0)
+		return lr_head_load(text, env);
+	if ((rc = lr_head_parse(text, published)))
+		return rc;
+	*pub = published;
+	return 0;
+}
+
+/* The runs to audit: --run's, else those of the filter (every run without --issue). */
+static int audit_scope(struct lr_store *st, const char *run_ref, const struct lr_run_filter *f, int64_t **ids, int *n)
+{
+	int rc;
+
+	if (!run_ref)
+		return lr_store_run_ids(st, f, ids, n);
+	if (!(*ids = malloc(sizeof **ids)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = lr_store_run_resolve(st, run_ref, *ids);
+	*n = !rc;
+	return rc;
+}
+
 /* How far the ledger is signed, and by keys you trust. */
 static void print_trust(const struct lr_ledger_head *head, const struct lr_known_store *known)
 {
@@ -110,6 +138,21 @@ static void print_trust(const struct lr_ledger_head *head, const struct lr_known
 		       (long long)known->from_seq);
 	else if (!head->trusted_entries)
 		printf("trust: nothing in this store is signed by a key you trust\n");
+}
+
+/* The closing lines: signatures and trust, the heads the store extends, the ledger head, the count. */
+static void print_summary(const struct lr_ledger_head *head, const struct lr_known_store *known,
+			  const struct lr_published_head *pub, const char *signed_file, int64_t signed_seq, int runs,
+			  int checked, int problems)
+{
+	if (head->seq)
+		print_trust(head, known);
+	if (pub && !problems)
+		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
+	if (signed_file && !problems)
+		printf("the store extends the signed head of entry %lld (%s)\n", (long long)signed_seq, signed_file);
+	printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n", (long long)head->seq,
+	       head->seq ? head->digest : "(empty)", runs, checked, problems);
 }
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
@@ -130,7 +173,6 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	struct lr_trust trust;
 	json_t *signed_head = NULL;
 	int64_t signed_seq = 0;
-	size_t t;
 	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref),
@@ -149,22 +191,14 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	f.issue = issue[0] ? issue : NULL;
 	if (run_ref && f.issue)
 		return cmd_usage_error("audit", "give at most one of --run and --issue");
-	if (head_text && access(head_text, F_OK) == 0) {
-		if ((rc = lr_head_load(head_text, &signed_head)))
-			return cmd_fail(rc);
-	} else if (head_text) {
-		if (lr_head_parse(head_text, &published))
-			return cmd_fail(LR_EINVAL);
-		pub = &published;
-	}
+	if (head_text && (rc = head_arg(head_text, &signed_head, &published, &pub)))
+		return cmd_fail(rc);
 	if (json) {
 		js = (struct audit_json){ json_array(), json_array(), json_array() };
 		j = &js;
 	}
 
-	rc = lr_trust_load(&trust);
-	for (t = 0; !rc && t < trust_files.n; t++)
-		rc = lr_trust_add_file(&trust, trust_files.v[t]);
+	rc = cmd_trust_load(&trust, &trust_files, NULL);
 	lr_strlist_release(&trust_files);
 	if (rc) {
 		lr_trust_release(&trust);
@@ -174,13 +208,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		lr_trust_release(&trust);
 		return rc;
 	}
-	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)) && run_ref) {
-		ids = malloc(sizeof *ids);
-		rc = ids ? lr_store_run_resolve(st, run_ref, ids) : lr_error_set(LR_ENOMEM, "out of memory");
-		n = !rc;
-	} else if (!rc) {
-		rc = lr_store_run_ids(st, &f, &ids, &n);
-	}
+	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)))
+		rc = audit_scope(st, run_ref, &f, &ids, &n);
 	for (i = 0; i < n && !rc; i++)
 		rc = lr_audit_run(st, ids[i], report_problem, j, &problems, &checked);
 	if (!rc)
@@ -192,15 +221,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		rc = lr_store_signing_keys(st, report_key, j);
 	if (!rc && j)
 		print_json(j, &head, pub, signed_head != NULL, known, n, checked, problems);
-	else if (!rc && head.seq)
-		print_trust(&head, known);
-	if (!rc && !j && pub && !problems)
-		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
-	if (!rc && !j && signed_head && !problems)
-		printf("the store extends the signed head of entry %lld (%s)\n", (long long)signed_seq, head_text);
-	if (!rc && !j)
-		printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n",
-		       (long long)head.seq, head.seq ? head.digest : "(empty)", n, checked, problems);
+	else if (!rc)
+		print_summary(&head, known, pub, signed_head ? head_text : NULL, signed_seq, n, checked, problems);
 	json_decref(signed_head);
 	json_decref(js.problems);
 	json_decref(js.keys);

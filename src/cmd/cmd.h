@@ -144,6 +144,14 @@ int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int 
  */
 int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what);
 
+/*
+ * The keys to hold signatures to: the user's configuration (or, with
+ * 'only', just the keys of that file), and the keys of each of 'files'
+ * (--trust FILE). Release t with lr_trust_release() even on failure.
+ */
+struct lr_trust;
+int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const char *only);
+
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 

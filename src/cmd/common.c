@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/scan.h"
@@ -257,5 +258,17 @@ int cmd_split_list(struct lr_strlist *out, const char *arg)
 			rc = lr_strlist_add(out, tok);
 	}
 	free(copy);
+	return rc;
+}
+
+int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const char *only)
+{
+	size_t i;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	rc = only ? lr_trust_add_file(t, only) : lr_trust_load(t);
+	for (i = 0; !rc && i < files->n; i++)
+		rc = lr_trust_add_file(t, files->v[i]);
 	return rc;
 }

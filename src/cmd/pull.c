@@ -69,9 +69,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return rc;
 	}
-	rc = lr_trust_load(&trust);
-	for (size_t t = 0; !rc && t < trust_files.n; t++)
-		rc = lr_trust_add_file(&trust, trust_files.v[t]);
+	rc = cmd_trust_load(&trust, &trust_files, NULL);
 	if (!rc && !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
 		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };

@@ -116,7 +116,6 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	const char *key = NULL;
 	char dir[PATH_MAX], *tmp = NULL;
 	struct stat sb;
-	size_t i;
 	int rc, allow = 0, problems = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "trust", &trust_files),
@@ -131,10 +130,7 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&trust_files);
 		return rc < 0 ? LR_EXIT_OK : rc;
 	}
-	rc = key ? lr_trust_add_file(&trust, key) : lr_trust_load(&trust);
-	for (i = 0; !rc && i < trust_files.n; i++)
-		rc = lr_trust_add_file(&trust, trust_files.v[i]);
-	if (rc)
+	if ((rc = cmd_trust_load(&trust, &trust_files, key)))
 		goto out;
 	if (stat(argv[first], &sb) != 0) {
 		rc = lr_error_set(LR_ENOTFOUND, "cannot verify '%s': %s", argv[first], strerror(errno));

@@ -39,6 +39,9 @@ struct lr_store {
 	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */
 };
 
+/* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */
+int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_HEX]);
+
 /* Forget the memo of seals.c (lr_store_free does). */
 void db_seal_memo_free(struct lr_store *st);
 
