@@ -77,12 +77,15 @@ static int bundle_table(struct lr_store *st, size_t q, int64_t id, json_t *table
 			json_t *v = column_value(s, c);
 
 			if (!v || json_array_append_new(row, v)) {
-				rc = lr_error_set(LR_EINVAL, "cannot bundle table '%s' of run %lld: column %d holds a blob",
-						  db_seal_queries[q].table, (long long)id, c);
+				rc = lr_error_set(LR_EINVAL, "cannot bundle table '%s' of run %lld: column '%s' holds a blob or "
+						  "text that is not UTF-8", db_seal_queries[q].table, (long long)id,
+						  sqlite3_column_name(s, c));
 				break;
 			}
 		}
-		if (!rc && (!row || !cols || json_array_append_new(rows, row)))
+		if (rc)
+			json_decref(row);
+		else if (!row || !cols || json_array_append_new(rows, row))
 			rc = oom();
 	}
 	if (!rc && json_array_size(rows) &&
