@@ -380,6 +380,14 @@ static json_t *file_subjects(json_t *graph, const char *prefix)
 	return subjects;
 }
 
+/* The seal the newest of a run's ledger entries holds (a run whose rows cannot travel as a bundle), or null. */
+static json_t *seal_of(json_t *ledger)
+{
+	json_t *c = json_object_get(json_array_get(ledger, json_array_size(ledger) - 1), "content");
+
+	return c ? json_incref(c) : json_null();
+}
+
 /*
  * What a run adds for a reader who checks it alone: run-ID/bundle.json,
  * every row its seal covers (docs/remote.md, "Run bundles"), and
@@ -412,7 +420,7 @@ static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, js
 		goto out;
 	pred = json_pack("{s:s, s:I, s:s, s:s, s:o, s:o, s:O}", "runUuid", r.uuid, "runId", (json_int_t)id, "kind",
 			 lr_run_kind_name(r.kind), "status", lr_status_name(r.status), "sealDigest",
-			 bundled ? json_string(b.seal) : json_null(), "bundleSha256",
+			 bundled ? json_string(b.seal) : seal_of(ledger), "bundleSha256",
 			 bundled ? json_string(b.sha256) : json_null(), "ledger", ledger);
 	snprintf(prefix, sizeof prefix, "run-%lld/", (long long)id);
 	subjects = file_subjects(graph, prefix);
