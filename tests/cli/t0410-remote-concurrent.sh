@@ -55,7 +55,7 @@ K="$T/k"
 remote_init "$K" "$PG_URI"
 LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
 head -c 200000000 /dev/urandom >"$T/work/big.bin"
-LABRUN_STORE=$K "$LABRUN" record -q --issue 416 --artifact big.bin -- true >/dev/null 2>&1 || fail "record the big run"
+LABRUN_STORE=$K "$LABRUN" record -q --issue 416 --artifact big.bin -- true >/dev/null 2>"$T/big.err" || { cat "$T/big.err" >&2; fail "record the big run"; }
 LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
 big=$(sha256sum <"$T/work/big.bin" | cut -c1-64)
 LABRUN_STORE=$K "$LABRUN" push >"$T/kill.out" 2>&1 &
