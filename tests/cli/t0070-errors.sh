@@ -92,7 +92,13 @@ export LABRUN_STORE="$T/lock-store"
 (echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"; sleep 3; echo "ROLLBACK;") |
 	sqlite3 "$LABRUN_STORE/labrun.db" &
 holder=$!
-sleep 0.5
+# wait until the holder has the write lock (sqlite3 itself does not wait: a busy store fails at once)
+i=0
+while sqlite3 "$LABRUN_STORE/labrun.db" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 400 ] || fail "the lock holder never took the lock"
+	sleep 0.01
+done
 expect_exit 0 "record on a locked store waits, then records" "$LABRUN" record -q -- true
 wait $holder
 contains "$T/err" "waiting for store '$LABRUN_STORE/labrun.db': another process holds its lock" "and says it is waiting"
