@@ -81,6 +81,24 @@ int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const
 	return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void lr_ids_sort_unique(int64_t *v, int *n)
+{
+	int i, m = 0;
+
+	qsort(v, (size_t)*n, sizeof *v, cmp_id);
+	for (i = 0; i < *n; i++)
+		if (!m || v[m - 1] != v[i])
+			v[m++] = v[i];
+	*n = m;
+}
+
 void lr_kvlist_release(struct lr_kvlist *l)
 {
 	size_t i;

@@ -34,6 +34,9 @@ LR_MUST_CHECK int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char
 struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key);
 void lr_kvlist_release(struct lr_kvlist *l);
 
+/* Sort run ids v[0..*n) ascending and drop repeats (*n shrinks): "oldest first, each once". */
+void lr_ids_sort_unique(int64_t *v, int *n);
+
 struct lr_strlist {
 	char **v;
 	size_t n, cap;

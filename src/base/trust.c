@@ -36,25 +36,32 @@ static int is_hex64(const char *s)
 	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
+/* Room for one more element of 'size' bytes in *v (holding n of cap). */
+static int grow(void **v, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 8;
+	void *w;
+
+	if (n < *cap)
+		return 0;
+	if (!(w = realloc(*v, c * size)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	*v = w;
+	*cap = c;
+	return 0;
+}
+
 static int add_key(struct lr_trust *t, const char *principal, const char *pub, const char *fpr, const char *origin)
 {
 	struct lr_trusted_key *k;
+	int rc;
 
-	if (t->nkeys == t->capkeys) {
-		size_t cap = t->capkeys ? 2 * t->capkeys : 8;
-		void *v = realloc(t->keys, cap * sizeof *t->keys);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		t->keys = v;
-		t->capkeys = cap;
-	}
+	if ((rc = grow((void **)&t->keys, t->nkeys, &t->capkeys, sizeof *t->keys)))
+		return rc;
 	k = &t->keys[t->nkeys];
 	memset(k, 0, sizeof *k);
 	snprintf(k->principal, sizeof k->principal, "%s", principal);
 	if (pub) {
-		int rc;
-
 		snprintf(k->public_key, sizeof k->public_key, "%s", pub);
 		if ((rc = lr_key_fingerprint(pub, k->fingerprint)))
 			return rc;
@@ -129,6 +136,7 @@ static int parse_store_line(struct lr_trust *t, char *line)
 {
 	char *id, *seq, *keys, *path, *save = NULL, *end;
 	struct lr_known_store *s;
+	int rc;
 
 	line[strcspn(line, "\r\n")] = 0;
 	id = strtok_r(line, " ", &save);
@@ -139,15 +147,8 @@ static int parse_store_line(struct lr_trust *t, char *line)
 	path = keys ? save : NULL; /* the rest of the line: a path may hold blanks */
 	if (!path || !*path || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
 		return lr_error_set(LR_EINVAL, "invalid line in the signed-stores file: '%s'", id);
-	if (t->nstores == t->capstores) {
-		size_t cap = t->capstores ? 2 * t->capstores : 8;
-		void *v = realloc(t->stores, cap * sizeof *t->stores);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		t->stores = v;
-		t->capstores = cap;
-	}
+	if ((rc = grow((void **)&t->stores, t->nstores, &t->capstores, sizeof *t->stores)))
+		return rc;
 	s = &t->stores[t->nstores];
 	memset(s, 0, sizeof *s);
 	memcpy(s->id, id, 33);

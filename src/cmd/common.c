@@ -36,13 +36,6 @@ int cmd_fail(int rc)
 	}
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Add the ids of every run of 'issue' to *ids (grown), or fail naming the issue when it has none. */
 static int issue_runs(struct lr_store *st, const char *issue, const char *what, int64_t **ids, int *n)
 {
@@ -73,7 +66,7 @@ int cmd_evidence_runs(struct lr_store *st, const struct lr_strlist *runs, const 
 		      int64_t **ids, int *n, char *name, size_t len)
 {
 	size_t i, k;
-	int rc = 0, j, m = 0;
+	int rc = 0;
 
 	*ids = NULL;
 	*n = 0;
@@ -90,12 +83,7 @@ int cmd_evidence_runs(struct lr_store *st, const struct lr_strlist *runs, const 
 		*n = 0;
 		return rc;
 	}
-	/* oldest first, each once */
-	qsort(*ids, (size_t)*n, sizeof **ids, cmp_id);
-	for (j = 0; j < *n; j++)
-		if (!m || (*ids)[m - 1] != (*ids)[j])
-			(*ids)[m++] = (*ids)[j];
-	*n = m;
+	lr_ids_sort_unique(*ids, n); /* oldest first, each once */
 	if (runs->n == 1 && !issues->n)
 		snprintf(name, len, "run-%lld", (long long)(*ids)[0]);
 	else if (issues->n == 1 && !runs->n)

@@ -81,13 +81,6 @@ static int add_run(int64_t **v, int *n, int *cap, int64_t id, int *added)
 	return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The runs run 'id''s rows point at, and the A/A run its report names, added to the set. */
 static int run_needs(struct lr_store *st, int64_t id, int64_t **v, int *n, int *cap)
 {
@@ -127,7 +120,7 @@ int lr_crate_runs(struct lr_store *st, const int64_t *runs, int n, int64_t **out
 		free(v);
 		return rc;
 	}
-	qsort(v, (size_t)k, sizeof *v, cmp_id);
+	lr_ids_sort_unique(v, &k);
 	*out = v;
 	*nout = k;
 	return 0;
