@@ -1,10 +1,10 @@
-# The shell examples of Markdown files, for tests/cli/t0340-docs-examples.sh
+# The shell examples of Markdown files, for tests/docs/doc.sh
 # and .ci/run. For each fenced block whose info string is "sh" it writes the
 # block, its fence's indentation removed, to DIR/N.sh and prints
 #	N FILE LINE [TAG...]
 # where the tags are the info string's words after "sh": "exit=N" (the block
-# is expected to exit N) or "ci" (the block builds or tests labrun itself and
-# is run by .ci/run, not by make check). A fence with a shell-like language
+# is expected to exit N), "ci" (the block builds or tests labrun itself and
+# is run by .ci/run, not by make check) or "slow" (run by make check-slow only). A fence with a shell-like language
 # other than "sh" is an error, so no example can slip past the harness.
 #
 # usage: awk -v dir=DIR -f doc-blocks.awk FILE...
