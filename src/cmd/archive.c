@@ -109,5 +109,5 @@ done:
 done_opts:
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);
-	return rc < 0 ? LR_EXIT_OK : rc;
+	return rc;
 }

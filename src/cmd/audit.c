@@ -186,7 +186,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&trust_files);
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	}
 	f.issue = issue[0] ? issue : NULL;
 	if (run_ref && f.issue)

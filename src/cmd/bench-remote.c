@@ -98,5 +98,5 @@ out:
 	lr_store_free(st);
 	free(name);
 	free(uri);
-	return exit_code < 0 ? LR_EXIT_OK : exit_code;
+	return exit_code;
 }

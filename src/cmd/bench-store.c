@@ -158,5 +158,5 @@ out:
 	lr_bench_job_release(&job);
 	lr_store_free(st);
 	free(row);
-	return exit_code < 0 ? LR_EXIT_OK : exit_code;
+	return exit_code;
 }

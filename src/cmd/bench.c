@@ -235,7 +235,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	lr_run_init(&job.run);
 	if ((exit_code = parse(&a, argc, argv))) {
 		lr_strlist_release(&a.shapes);
-		return exit_code < 0 ? LR_EXIT_OK : exit_code;
+		return exit_code;
 	}
 	if (!(r = malloc(sizeof *r)))
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));

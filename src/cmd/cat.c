@@ -92,7 +92,7 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_plain("cat", usage, argc, argv, 2, 2, "RUN and stdout, stderr or an artifact name",
 				  &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	lr_run_init(&r);

@@ -11,18 +11,18 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "base/exit.h"
 #include "store/store.h"
 #include "encode/bench.h"
 
 #include <jansson.h>
 
-/* Documented exit codes (docs/labrun.md). */
-enum {
-	LR_EXIT_OK = 0,
-	LR_EXIT_FAIL = 1,	/* the operation failed: not found, refused, I/O */
-	LR_EXIT_USAGE = 2,	/* unknown option, bad value, missing argument */
-	LR_EXIT_STORE = 3,	/* the store cannot be used */
-};
+/*
+ * What a command returns when it has printed its usage for -h or --help
+ * (cmd_parse_options): not an error and not an exit status, so that every
+ * command passes it up as it would an error, and main exits 0 for it.
+ */
+#define CMD_HELP_SHOWN 256
 
 /* What a command does with the store: its row of the command table says (labrun.c). */
 enum cmd_store_mode {

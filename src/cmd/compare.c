@@ -76,7 +76,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if (!run_ref || !ref || !cand)
 		return cmd_usage_error("compare", "--run, --reference and --candidate are required");

@@ -51,11 +51,11 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
-		if (rc > 0)
+		if (rc != CMD_HELP_SHOWN)
 			return rc;
 		for (k = lr_setting_keys; k->key; k++) /* -h: the keys after the usage */
 			printf("  %-20s %s\n", k->key, k->help);
-		return LR_EXIT_OK;
+		return rc;
 	}
 	n = argc - first;
 	if (unset && n)

@@ -31,7 +31,7 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 	int rc, first, same = 1, json = 0;
 
 	if ((rc = cmd_parse_plain_json("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first, &json)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	lr_run_init(&a);

@@ -120,7 +120,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if (do_verify) {
 		if (first < argc)
 			return cmd_usage_error("encode", "--verify takes no files");
@@ -183,7 +183,7 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	f32 = to == 0;
 
 	if ((rc = lr_input_open(&in, &vin, argv[first], shape, &kind)))

@@ -76,7 +76,7 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	json_t *o = NULL;
 
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
 		return rc;
 	if (json) {

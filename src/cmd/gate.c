@@ -47,7 +47,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if (!run_ref || !route || !answers)
 		return cmd_usage_error("gate", "--run, --route and --answers are required");

@@ -172,7 +172,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
 	if ((rc = parse(&o, argc, argv))) {
-		exit_code = rc < 0 ? LR_EXIT_OK : rc;
+		exit_code = rc;
 		goto out;
 	}
 	o.j.issues = &o.issues;

@@ -50,7 +50,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	argc--;
 	argv++;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if (!run_ref || !route || !*route)
 		return cmd_usage_error("ingest", "--run and --route are required");

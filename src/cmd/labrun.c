@@ -148,6 +148,8 @@ int main(int argc, char **argv)
 		g.mode = commands[i].mode;
 		/* Each command parses argv[0..] with argv[0] = its name. */
 		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
+		if (rc == CMD_HELP_SHOWN)
+			rc = LR_EXIT_OK;
 		lr_git_stop(); /* libgit2 was initialised only if the command read sources */
 		return close_stdout(rc);
 	}

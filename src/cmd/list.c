@@ -129,7 +129,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	f.issue = issue[0] ? issue : NULL;
 	f.status = status;
 	if ((rc = cmd_open_store(&st, g)))

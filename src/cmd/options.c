@@ -155,7 +155,7 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
 
 		if (c == 'h') {
 			fputs(p->usage, stdout);
-			return -1;
+			return CMD_HELP_SHOWN;
 		}
 		if (c >= LONG_BASE && c < LONG_BASE + MAX_OPTS)
 			o = &opts[c - LONG_BASE];

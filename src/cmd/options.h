@@ -79,9 +79,9 @@ extern const char *const cmd_status_choices[];
 
 /*
  * Parse argv[1..] (argv[0] is the command's name) by the table 'opts'.
- * Returns 0 with *first the index of the first operand; -1 when the usage was
- * printed for -h/--help (the command then exits 0); or an exit code after
- * printing the error.
+ * Returns 0 with *first the index of the first operand; CMD_HELP_SHOWN when
+ * the usage was printed for -h/--help (the command returns it, and main exits
+ * 0); or an exit code after printing the error.
  */
 int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int argc, char **argv, int *first);
 
@@ -102,7 +102,7 @@ int cmd_bad_option(const char *cmd, char **argv, int opt);
 
 /*
  * Parse the options of a command that has only -h: prints 'usage' for -h
- * and returns -1, returns an exit code (> 0) for a bad option or a wrong
+ * and returns CMD_HELP_SHOWN, returns an exit code for a bad option or a wrong
  * number of operands, else 0 with *first set to the first operand's index.
  * 'min'/'max' bound the operand count; 'what' describes them for the error.
  */

@@ -64,7 +64,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if ((rc = cmd_open_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;

@@ -79,7 +79,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if (*issue && runs.n) {
 		lr_strlist_release(&runs);
 		return cmd_usage_error("push", "--issue and --run choose runs two ways: give one");

@@ -141,7 +141,7 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 	 */
 	rc = parse(&o, argc, argv);
 	if (rc) {
-		exit_status = rc < 0 ? LR_EXIT_OK : LR_EXIT_LABRUN;
+		exit_status = rc == CMD_HELP_SHOWN ? LR_EXIT_OK : LR_EXIT_LABRUN;
 		goto out;
 	}
 	if ((rc = cmd_open_store(&st, g)))

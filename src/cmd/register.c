@@ -34,7 +34,7 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if (!hub)
 		return cmd_usage_error("register", "'labrun register' takes --hub NAME and a crate directory");
 

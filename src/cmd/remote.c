@@ -70,7 +70,7 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 	size_t i;
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	sub = argv[first];
 	n = argc - first - 1;
 	for (i = 0; i < sizeof subs / sizeof subs[0] && strcmp(subs[i].name, sub); i++)

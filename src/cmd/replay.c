@@ -69,7 +69,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if (quiet || !isatty(STDERR_FILENO))
 		ro.progress = NULL;

@@ -110,7 +110,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	lr_run_init(&run);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&routes);
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	}
 	format = formats[fmt];
 	flt.issue = issue[0] ? issue : NULL;

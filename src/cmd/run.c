@@ -50,7 +50,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	memset(&d, 0, sizeof d);
 	lr_run_init(&run);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if ((rc = lr_expdef_load(&d, argv[first], NULL))) {
 		exit_code = cmd_fail(rc);

@@ -101,7 +101,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&internal);
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	}
 	issue = norm[0] ? norm : NULL;
 	modes = !!run_ref + !!issue + !!changed;

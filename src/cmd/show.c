@@ -282,7 +282,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;

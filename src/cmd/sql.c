@@ -178,7 +178,7 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 
 	memset(&ctx, 0, sizeof ctx);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	if (csv && json)
 		return cmd_usage_error("sql", "give at most one of --csv and --json");
 	ctx.fmt = csv ? FMT_CSV : json ? FMT_JSON : FMT_TABLE;

@@ -128,7 +128,7 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&trust_files);
-		return rc < 0 ? LR_EXIT_OK : rc;
+		return rc;
 	}
 	if ((rc = cmd_trust_load(&trust, &trust_files, key)))
 		goto out;

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/child.h"
 #include "base/error.h"
 #include "base/walk.h"
 #include "base/sha256.h"
@@ -27,12 +28,6 @@
 #include "store/objects.h"
 
 /* ---- running one command ----------------------------------------------------- */
-
-struct child {
-	int has_exit, exit_code, signal, timed_out, cancelled, exec_errno;
-	double wall_s;
-	struct rusage ru;
-};
 
 /* The environment of an execution: envp, then the arm's env.NAME values, then LABRUN_METRICS. */
 static char **exec_env(char *const *envp, const struct lr_kvlist *set)
@@ -68,111 +63,24 @@ static void free_words(char **v)
 	free(v);
 }
 
-static void exec_child(char *const *argv, char *const *env, const char *cwd, int out, int err, int errpipe)
-{
-	int e, devnull = open("/dev/null", O_RDONLY);
-
-	setpgid(0, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || (cwd && chdir(cwd) != 0)) {
-		e = errno;
-		goto fail;
-	}
-	execvpe(argv[0], argv, env);
-	e = errno;
-fail:
-	if (write(errpipe, &e, sizeof e) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* Wait for 'pid' (its own process group): SIGTERM at the timeout or on cancel, SIGKILL 5 s later. */
-static void wait_child(pid_t pid, double timeout_s, atomic_int *cancel, struct child *ch, double start)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
-	double term_at = 0;
-
-	for (;;) {
-		struct pollfd p = { pfd, POLLIN, 0 };
-		double now = lr_monotonic_s();
-
-		if (!term_at && ((timeout_s > 0 && now - start >= timeout_s) || (cancel && *cancel))) {
-			ch->timed_out = !(cancel && *cancel);
-			ch->cancelled = !ch->timed_out;
-			kill(-pid, SIGTERM);
-			term_at = now;
-		}
-		if (term_at && now - term_at >= 5)
-			kill(-pid, SIGKILL);
-		if (pfd < 0) { /* no pidfd (old kernel): poll the child */
-			if (waitpid(pid, &status, WNOHANG) == pid)
-				break;
-			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-			continue;
-		}
-		if (poll(&p, 1, 100) > 0)
-			break;
-	}
-	ch->wall_s = lr_monotonic_s() - start;
-	if (pfd >= 0) {
-		while (wait4(pid, &status, 0, &ch->ru) < 0 && errno == EINTR)
-			;
-		close(pfd);
-	} else {
-		getrusage(RUSAGE_CHILDREN, &ch->ru); /* cumulative: the best this fallback can do */
-	}
-	if (WIFEXITED(status)) {
-		ch->has_exit = 1;
-		ch->exit_code = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		ch->signal = WTERMSIG(status);
-	}
-	kill(-pid, SIGKILL); /* whatever it left running in its group */
-}
-
+/* Run one execution: stdin /dev/null, stdout and stderr into new files; SIGTERM at the timeout or on cancel. */
 static int run_child(char *const *argv, char *const *env, const char *cwd, const char *out_path, const char *err_path,
-		     double timeout_s, atomic_int *cancel, struct child *ch)
+		     double timeout_s, atomic_int *cancel, struct lr_child *ch)
 {
 	int out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int err = open(err_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	int xp[2] = { -1, -1 }, rc = 0;
-	double start;
-	ssize_t n;
-	pid_t pid;
+	struct lr_child_opts o = { .argv = argv, .envp = env, .cwd = cwd, .fd = { LR_CHILD_NULL, out, err },
+				   .timeout_s = timeout_s, .cancel = cancel };
+	int rc;
 
-	memset(ch, 0, sizeof *ch);
-	if (out < 0 || err < 0 || pipe2(xp, O_CLOEXEC)) {
+	if (out < 0 || err < 0)
 		rc = lr_error_set(LR_EIO, "cannot prepare the execution of '%s': %s", argv[0], strerror(errno));
-		goto out;
-	}
-	start = lr_monotonic_s();
-	pid = fork();
-	if (pid < 0) {
-		rc = lr_error_set(LR_EIO, "cannot start '%s': %s", argv[0], strerror(errno));
-		goto out;
-	}
-	if (pid == 0)
-		exec_child(argv, env, cwd, out, err, xp[1]);
-	setpgid(pid, pid);
-	close(xp[1]);
-	xp[1] = -1;
-	do
-		n = read(xp[0], &ch->exec_errno, sizeof ch->exec_errno);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof ch->exec_errno)
-		ch->exec_errno = 0;
-	wait_child(pid, timeout_s, cancel, ch, start);
-out:
+	else
+		rc = lr_child_run(&o, ch);
 	if (out >= 0)
 		close(out);
 	if (err >= 0)
 		close(err);
-	if (xp[0] >= 0)
-		close(xp[0]);
-	if (xp[1] >= 0)
-		close(xp[1]);
 	return rc;
 }
 
@@ -412,34 +320,19 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 	return &c->execs[c->nexecs++];
 }
 
-/* Describe how the command ended; NULL when it passed. */
-static char *judge(const struct child *ch, const char *cmd, const char *err_path, double timeout_s)
+/* Describe how the command ended, with the end of its stderr; NULL when it passed. */
+static char *judge(const struct lr_child *ch, const char *cmd, const char *err_path, double timeout_s)
 {
-	char tail[240], *s = NULL;
-	int n = -1;
+	char tail[240], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
 
-	tail_of(err_path, tail, sizeof tail);
-	if (ch->exec_errno)
-		n = asprintf(&s, "cannot execute '%s': %s", cmd, strerror(ch->exec_errno));
-	else if (ch->cancelled)
-		n = asprintf(&s, "cancelled while running");
-	else if (ch->timed_out)
-		n = asprintf(&s, "timed out after %g s", timeout_s);
-	else if (ch->signal)
-		n = asprintf(&s, "killed by signal %d (%s)", ch->signal, strsignal(ch->signal));
-	else if (ch->exit_code)
-		n = asprintf(&s, "exited with status %d", ch->exit_code);
-	else
+	if (!s)
 		return NULL;
-	if (n >= 0 && tail[0]) {
-		char *t = NULL;
-
-		if (asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
-			free(s);
-			s = t;
-		}
+	tail_of(err_path, tail, sizeof tail);
+	if (tail[0] && asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
+		free(s);
+		s = t;
 	}
-	return n >= 0 ? s : strdup("failed");
+	return s;
 }
 
 /* Variables of one execution: the grid values, then {arm} {rep} {block} {outdir}. */
@@ -523,7 +416,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	char outdir[PATH_MAX], base[PATH_MAX], out_path[PATH_MAX + 8], err_path[PATH_MAX + 8], metrics[PATH_MAX + 16];
 	char **argv = NULL, **envv = NULL, *cwd = NULL;
 	struct lr_store_exec *e = next_exec(c);
-	struct child ch;
+	struct lr_child ch;
 	json_t *jargv = NULL;
 	size_t i;
 	int rc;

@@ -4,8 +4,8 @@
 #include "base/error.h"
 
 /*
- * Run labrun 'self' with argv (argv[1..2] "--store DIR", argv[3] the
- * command) in directory 'dir', stderr discarded, stdout into *out (malloc'd)
+ * Run labrun 'self' with argv (argv[0] is 'self', argv[1..2] "--store DIR",
+ * argv[3] the command) in directory 'dir' (base/child.h), stderr discarded, stdout into *out (malloc'd)
  * or discarded when out is NULL; *s its wall seconds; *rss_kib (unless
  * NULL) its peak resident set size. LR_EIO, naming the command, unless it
  * exits 0.

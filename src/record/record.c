@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <uuid/uuid.h>
 
+#include "base/child.h"
 #include "base/error.h"
 #include "record/gitsrc.h"
 #include "record/hostinfo.h"
@@ -218,7 +219,6 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 /* ---- running the command --------------------------------------------------- */
 
 struct stream {
-	int fd;			/* read end of the command's pipe, -1 at EOF */
 	int tee_fd;		/* our stdout/stderr, -1 when not teeing or broken */
 	struct lr_objw *w;	/* spool writer */
 	struct lr_scrub scrub;
@@ -229,69 +229,40 @@ static int sink_objw(void *arg, const void *data, size_t len)
 	return lr_objw_write(arg, data, len);
 }
 
-/* Read what is available on one stream: tee it, scrub it, spool it. */
-static int pump(struct stream *s)
+/* What the command wrote on stream fd (1, 2): tee it, scrub it, spool it. */
+static int on_output(void *arg, int fd, const void *data, size_t len)
 {
-	static unsigned char buf[1 << 16];
-	ssize_t n = read(s->fd, buf, sizeof buf);
+	struct stream *s = (struct stream *)arg + (fd - 1);
+	const unsigned char *p = data;
+	size_t left = len;
+	ssize_t k;
 	int rc;
 
-	if (n < 0) {
-		if (errno == EINTR || errno == EAGAIN)
-			return 0;
-		n = 0; /* treat a broken pipe as EOF */
-	}
-	if (n == 0) {
-		close(s->fd);
-		s->fd = -1;
-		if ((rc = lr_scrub_flush(&s->scrub, sink_objw, s->w)))
-			return rc;
-		return lr_objw_flush(s->w);
-	}
-	if (s->tee_fd >= 0) {
-		unsigned char *p = buf;
-		ssize_t left = n, k;
-
-		while (left > 0) {
-			k = write(s->tee_fd, p, (size_t)left);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				s->tee_fd = -1; /* our reader went away: keep recording */
-				break;
-			}
-			p += k;
-			left -= k;
+	while (s->tee_fd >= 0 && left > 0) {
+		k = write(s->tee_fd, p, left);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			s->tee_fd = -1; /* our reader went away: keep recording */
+			break;
 		}
+		p += k;
+		left -= (size_t)k;
 	}
-	if ((rc = lr_scrub_feed(&s->scrub, buf, (size_t)n, sink_objw, s->w, NULL)))
+	if ((rc = lr_scrub_feed(&s->scrub, data, len, sink_objw, s->w, NULL)))
 		return rc;
 	/* Reach the kernel now so a killed recorder still leaves the log so far. */
 	return lr_objw_flush(s->w);
 }
 
-struct child {
-	pid_t pid;
-	int tty;		/* terminal handed to the command, or -1 */
-	int reaped;
-	int status;
-	struct rusage ru;
-	int exec_errno;		/* errno of a failed exec, 0 when it started */
-	int cancel_sig;		/* the signal that asked us to stop, 0 if none */
-	int timed_out;
-	double killed_at;	/* when SIGTERM was sent for the timeout/cancel */
-};
-
-/* Signals labrun handles through its signalfd while a command runs. */
-static void handled_signals(sigset_t *set)
+static int on_eof(void *arg, int fd)
 {
-	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-	sigaddset(set, SIGTTOU);
+	struct stream *s = (struct stream *)arg + (fd - 1);
+	int rc;
+
+	if ((rc = lr_scrub_flush(&s->scrub, sink_objw, s->w)))
+		return rc;
+	return lr_objw_flush(s->w);
 }
 
 /* Discard what arrived of 'set' while it was blocked (the command's SIGCHLD, a late Ctrl-C). */
@@ -303,210 +274,27 @@ static void drop_pending(const sigset_t *set)
 		;
 }
 
-static void exec_child(char *const *argv, char *const *envp, int out, int err, int errpipe, int tty,
-		       const sigset_t *oldmask)
-{
-	int e;
-
-	setpgid(0, 0);
-	if (tty >= 0)
-		tcsetpgrp(tty, getpid()); /* SIGTTOU is still blocked here */
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
-		_exit(LR_EXIT_LABRUN);
-	execvpe(argv[0], argv, envp);
-	e = errno;
-	if (write(errpipe, &e, sizeof e) < 0)
-		_exit(LR_EXIT_LABRUN);
-	_exit(e == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
-}
-
-static void reap(struct child *c)
-{
-	int status;
-	struct rusage ru;
-	pid_t p;
-
-	while ((p = wait4(c->pid, &status, WNOHANG | WUNTRACED, &ru)) == c->pid) {
-		if (WIFSTOPPED(status)) {
-			/* Ctrl-Z reached the command: take the terminal back, stop like it did,
-			 * and hand everything back when our shell continues us. */
-			if (c->tty < 0)
-				continue;
-			tcsetpgrp(c->tty, getpgrp());
-			kill(getpid(), SIGSTOP);
-			tcsetpgrp(c->tty, c->pid);
-			kill(-c->pid, SIGCONT);
-			continue;
-		}
-		c->reaped = 1;
-		c->status = status;
-		c->ru = ru;
-		return;
-	}
-}
-
-static void on_signal(struct child *c, const struct signalfd_siginfo *si, double now)
-{
-	int sig = (int)si->ssi_signo;
-
-	if (sig == SIGCHLD) {
-		reap(c);
-		return;
-	}
-	if (sig == SIGTTOU)
-		return;
-	if (c->reaped)
-		return;
-	if (c->cancel_sig && sig == c->cancel_sig && now - c->killed_at > 0.2) {
-		kill(-c->pid, SIGKILL); /* asked twice: stop now */
-		return;
-	}
-	if (!c->cancel_sig) {
-		c->cancel_sig = sig;
-		c->killed_at = now;
-	}
-	kill(-c->pid, sig);
-}
-
 /*
- * Time out and escalate: SIGTERM to the command's group at 'deadline' (0:
- * none), SIGKILL 'kill_after' seconds after a SIGTERM or a cancel. Returns
- * how long poll() may wait for the next of these (-1: no limit).
+ * Run the command to its end, streaming its output into s[0] and s[1]. The
+ * signals of lr_child_signals() must be blocked by the caller ('old' is the
+ * mask to give the command). Returns 0 or an error.
  */
-static int enforce_deadlines(struct child *c, double deadline, double kill_after, double *kill_deadline, double now)
+static int run_command(const struct lr_record_opts *o, struct stream *s, struct lr_child *c, const sigset_t *old)
 {
-	double next = -1;
+	const struct lr_child_opts co = {
+		.argv = o->argv,
+		.envp = o->envp,
+		.fd = { LR_CHILD_INHERIT, LR_CHILD_PIPE, LR_CHILD_PIPE },
+		.on_output = on_output,
+		.on_eof = on_eof,
+		.arg = s,
+		.timeout_s = o->timeout_s,
+		.kill_after_s = o->kill_after_s,
+		.forward_signals = 1,
+		.child_mask = old,
+	};
 
-	if (deadline && !c->timed_out && !c->reaped && now >= deadline) {
-		c->timed_out = 1;
-		c->killed_at = now;
-		kill(-c->pid, SIGTERM);
-		*kill_deadline = now + kill_after;
-	}
-	if (c->cancel_sig && !*kill_deadline)
-		*kill_deadline = c->killed_at + kill_after;
-	if (*kill_deadline && now >= *kill_deadline) {
-		/* The group ignored SIGTERM, or a descendant still holds our pipes. */
-		kill(-c->pid, SIGKILL);
-		*kill_deadline = now + 3600;
-	}
-	if (deadline && !c->timed_out && !c->reaped)
-		next = deadline;
-	if (*kill_deadline && (next < 0 || *kill_deadline < next))
-		next = *kill_deadline;
-	return next < 0 ? -1 : (int)((next - now) * 1000) + 1;
-}
-
-/*
- * Run the command to its end, streaming its output. The signals of
- * handled_signals() must be blocked by the caller ('old' is the mask to give
- * the command). Returns 0 or an error.
- */
-static int run_command(const struct lr_record_opts *o, struct stream *s, struct child *c, double *wall,
-		       const sigset_t *old)
-{
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, xp[2] = { -1, -1 }, sfd = -1, rc = 0;
-	sigset_t set;
-	double start, deadline, kill_deadline = 0;
-	struct pollfd pfd[3];
-	ssize_t n;
-
-	handled_signals(&set);
-	if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(xp, O_CLOEXEC)) {
-		rc = lr_error_set(LR_EIO, "cannot create pipes: %s", strerror(errno));
-		goto out;
-	}
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		rc = lr_error_set(LR_EIO, "cannot watch signals: %s", strerror(errno));
-		goto out;
-	}
-	c->tty = -1;
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		c->tty = STDIN_FILENO;
-	start = lr_monotonic_s();
-	c->pid = fork();
-	if (c->pid < 0) {
-		rc = lr_error_set(LR_EIO, "cannot start '%s': fork failed: %s", o->argv[0], strerror(errno));
-		goto out;
-	}
-	if (c->pid == 0)
-		exec_child(o->argv, o->envp, outp[1], errp[1], xp[1], c->tty, old);
-	setpgid(c->pid, c->pid);
-	if (c->tty >= 0)
-		tcsetpgrp(c->tty, c->pid);
-	close(outp[1]);
-	close(errp[1]);
-	close(xp[1]);
-	outp[1] = errp[1] = xp[1] = -1;
-	do
-		n = read(xp[0], &c->exec_errno, sizeof c->exec_errno);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof c->exec_errno)
-		c->exec_errno = 0;
-	s[0].fd = outp[0];
-	s[1].fd = errp[0];
-	outp[0] = errp[0] = -1;
-
-	deadline = o->timeout_s > 0 ? start + o->timeout_s : 0;
-	while (!c->reaped || s[0].fd >= 0 || s[1].fd >= 0) {
-		int timeout_ms = enforce_deadlines(c, deadline, o->kill_after_s, &kill_deadline, lr_monotonic_s()), i;
-
-		pfd[0] = (struct pollfd){ s[0].fd, POLLIN, 0 };
-		pfd[1] = (struct pollfd){ s[1].fd, POLLIN, 0 };
-		pfd[2] = (struct pollfd){ sfd, POLLIN, 0 };
-		if (poll(pfd, 3, timeout_ms) < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = lr_error_set(LR_EIO, "cannot wait for '%s': %s", o->argv[0], strerror(errno));
-			break;
-		}
-		for (i = 0; i < 2; i++)
-			if (s[i].fd >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) && (rc = pump(&s[i])))
-				break;
-		if (rc) {
-			kill(-c->pid, SIGKILL);
-			break;
-		}
-		if (pfd[2].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-				on_signal(c, &si, lr_monotonic_s());
-		}
-		if (!c->reaped)
-			reap(c); /* SIGCHLD may be coalesced */
-	}
-	while (!c->reaped) {
-		/* Only after an error above: collect the killed command. */
-		if (wait4(c->pid, &c->status, 0, &c->ru) == c->pid)
-			c->reaped = 1;
-		else if (errno != EINTR)
-			break;
-	}
-	*wall = lr_monotonic_s() - start;
-	if (c->tty >= 0)
-		tcsetpgrp(c->tty, getpgrp());
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (outp[0] >= 0)
-		close(outp[0]);
-	if (outp[1] >= 0)
-		close(outp[1]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	if (errp[1] >= 0)
-		close(errp[1]);
-	if (xp[0] >= 0)
-		close(xp[0]);
-	if (xp[1] >= 0)
-		close(xp[1]);
-	return rc;
+	return lr_child_run(&co, c);
 }
 
 /* ---- finishing ------------------------------------------------------------- */
@@ -525,49 +313,21 @@ static char *fmt(const char *f, ...)
 }
 
 /* Decide status, failure text and labrun's exit status from how it ended. */
-static void judge(struct lr_run *run, const struct child *c, const char *cmd, const char *missing,
+static void judge(struct lr_run *run, const struct lr_child *c, const struct lr_record_opts *o, const char *missing,
 		  const char *refused, struct lr_record_result *res)
 {
-	int *exit_status = &res->exit_status;
-
-	run->status = LR_PASSED;
+	res->exit_status = lr_child_exit_status(c);
+	res->exec_failed = c->exec_errno != 0;
 	run->timed_out = c->timed_out;
-	if (c->exec_errno) {
-		run->has_exit = 1;
-		run->exit_code = c->exec_errno == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC;
-		run->status = LR_FAILED;
-		run->failure = fmt("cannot execute '%s': %s", cmd, strerror(c->exec_errno));
-		*exit_status = run->exit_code;
-		res->exec_failed = 1;
-		return;
-	}
-	if (WIFEXITED(c->status)) {
-		run->has_exit = 1;
-		run->exit_code = WEXITSTATUS(c->status);
-		*exit_status = run->exit_code;
-	} else if (WIFSIGNALED(c->status)) {
-		run->signal = WTERMSIG(c->status);
-		*exit_status = 128 + run->signal;
-	}
-	if (c->cancel_sig || run->signal == SIGINT) {
-		/* Ctrl-C on a terminal reaches the command's group directly, not us. */
-		run->status = LR_CANCELLED;
-		run->failure = fmt("cancelled by %s", strsignal(c->cancel_sig ? c->cancel_sig : SIGINT));
-	} else if (c->timed_out) {
-		run->status = LR_FAILED;
-		run->failure = fmt("timed out: still running after the --timeout");
-		*exit_status = LR_EXIT_TIMEOUT;
-	} else if (run->signal) {
-		run->status = LR_FAILED;
-		run->failure = fmt("the command was killed by signal %d (%s)", run->signal, strsignal(run->signal));
-	} else if (run->exit_code != 0) {
-		run->status = LR_FAILED;
-		run->failure = fmt("the command exited with status %d", run->exit_code);
-	}
+	run->has_exit = c->has_exit || c->exec_errno;
+	run->exit_code = c->exec_errno ? res->exit_status : c->exit_code;
+	run->signal = c->signal;
+	run->failure = lr_child_failure(c, o->argv[0], o->timeout_s);
+	run->status = c->cancelled && !c->exec_errno ? LR_CANCELLED : run->failure ? LR_FAILED : LR_PASSED;
 	res->artifacts_failed = missing || refused;
 	if (run->status == LR_PASSED && (missing || refused)) {
 		run->status = LR_FAILED;
-		*exit_status = LR_EXIT_LABRUN;
+		res->exit_status = LR_EXIT_LABRUN;
 	}
 	if (missing || refused) {
 		char *f = fmt("%s%s%s%s%s", run->failure ? run->failure : "", run->failure ? "; " : "",
@@ -615,15 +375,14 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	      struct lr_record_result *res)
 {
 	const char *dir = lr_store_dir(st);
-	struct stream s[2] = { { -1, -1, NULL, { 0 } }, { -1, -1, NULL, { 0 } } };
+	struct stream s[2] = { { -1, NULL, { 0 } }, { -1, NULL, { 0 } } };
 	struct lr_session ss = { 0 };
-	struct child c;
+	struct lr_child c;
 	struct lr_scrub scrub;
 	char *path = NULL, *missing = NULL, *refused = NULL;
 	sigset_t handled, old;
 	size_t nbefore, i;
 	int rc, tee;
-	double wall = 0;
 
 	memset(res, 0, sizeof *res);
 	res->exit_status = LR_EXIT_LABRUN;
@@ -658,16 +417,16 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	 * one arriving while artifacts are hashed must not turn a complete run
 	 * into an abandoned one.
 	 */
-	handled_signals(&handled);
+	lr_child_signals(&handled);
 	sigprocmask(SIG_BLOCK, &handled, &old);
 	if ((rc = lr_session_begin(&ss)))
 		goto unblock;
 
 	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
-	rc = run_command(o, s, &c, &wall, &old);
+	rc = run_command(o, s, &c, &old);
 	if (rc)
 		goto unblock;
-	run->wall_s = wall;
+	run->wall_s = c.wall_s;
 	run->user_s = c.ru.ru_utime.tv_sec + c.ru.ru_utime.tv_usec / 1e6;
 	run->sys_s = c.ru.ru_stime.tv_sec + c.ru.ru_stime.tv_usec / 1e6;
 	run->peak_rss_kib = c.ru.ru_maxrss;
@@ -696,7 +455,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		lr_error_clear();
 		rc = 0;
 	}
-	judge(run, &c, o->argv[0], missing, refused, res);
+	judge(run, &c, o, missing, refused, res);
 	rc = lr_session_end(&ss, nbefore);
 unblock:
 	drop_pending(&handled);
@@ -709,8 +468,6 @@ out:
 	lr_session_release(&ss); /* after a row exists, the spool stays for recovery */
 	for (i = 0; i < 2; i++) {
 		lr_objw_abort(s[i].w); /* spool files stay for recovery or go with the lock */
-		if (s[i].fd >= 0)
-			close(s[i].fd);
 		lr_scrub_release(&s[i].scrub);
 	}
 	free(path);

@@ -2,6 +2,7 @@
 #define LR_RECORD_H
 
 #include "base/error.h"
+#include "base/exit.h"
 #include "base/issueref.h"
 #include "base/model.h"
 #include "store/store.h"
@@ -46,14 +47,6 @@ LR_MUST_CHECK int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char
  */
 LR_MUST_CHECK int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
 		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
-
-/* Exit statuses of 'labrun record' that are not the command's own. */
-enum {
-	LR_EXIT_TIMEOUT = 124,		/* --timeout expired */
-	LR_EXIT_LABRUN = 125,		/* labrun failed around the command */
-	LR_EXIT_NOEXEC = 126,		/* the command was found but could not run */
-	LR_EXIT_NOTFOUND = 127,		/* the command was not found */
-};
 
 /*
  * Record one execution of o->argv into 'st': the run row is committed as

@@ -12,6 +12,12 @@ expect_exit 2 "2: an unknown command" "$LABRUN" frobnicate
 expect_exit 2 "2: an unknown option" "$LABRUN" list --bogus
 expect_exit 2 "2: a malformed value" "$LABRUN" list --limit -3
 expect_exit 2 "2: bad SQL" "$LABRUN" sql "SELEKT 1"
+expect_exit 2 "2: a function sql does not offer is bad SQL" "$LABRUN" sql "SELECT readfile('/etc/passwd')"
+expect_exit 2 "2: more than one statement" "$LABRUN" sql "SELECT 1; SELECT 2"
+# The sql section says what the table above it says (it once promised exit 2 for a write).
+sed -n '/^## `labrun sql/,/^## `labrun [a-rt-z]/p' "$TOP_SRCDIR/docs/labrun.md" | tr '\n' ' ' >"$T/sqldoc"
+contains "$T/sqldoc" "could write, and \`ATTACH\`, is a refused request (exit 1)" "docs/labrun.md's sql section: a write exits 1"
+contains "$T/sqldoc" "are bad SQL (exit 2)" "docs/labrun.md's sql section: bad SQL exits 2"
 mkdir foreign && sqlite3 foreign/labrun.db "CREATE TABLE t(x)"
 expect_exit 3 "3: not a labrun database" "$LABRUN" --store foreign list
 cp -R "$T/store" newer && sqlite3 newer/labrun.db "PRAGMA user_version = 999"
