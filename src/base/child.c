@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/child.h"
 #include "base/exit.h"
 #include "base/model.h"

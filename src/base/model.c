@@ -8,141 +8,6 @@
 #include "base/error.h"
 #include "base/model.h"
 
-char *lr_strdup0(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-/* Grow an array of 'size'-byte elements to hold n+1; 0 or LR_ENOMEM. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
-int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag)
-{
-	struct lr_kv *kv;
-
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
-		return LR_ENOMEM;
-	kv = &l->v[l->n];
-	kv->key = strdup(key);
-	kv->value = strdup(value);
-	kv->tag = lr_strdup0(tag);
-	if (!kv->key || !kv->value || (tag && !kv->tag)) {
-		free(kv->key);
-		free(kv->value);
-		free(kv->tag);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	l->n++;
-	return 0;
-}
-
-struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i].key, key))
-			return &l->v[i];
-	return NULL;
-}
-
-int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag)
-{
-	struct lr_kv *kv = lr_kvlist_find(l, key);
-	char *v, *t;
-
-	if (!kv)
-		return lr_kvlist_add(l, key, value, tag);
-	v = strdup(value);
-	t = lr_strdup0(tag);
-	if (!v || (tag && !t)) {
-		free(v);
-		free(t);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	free(kv->value);
-	free(kv->tag);
-	kv->value = v;
-	kv->tag = t;
-	return 0;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void lr_ids_sort_unique(int64_t *v, int *n)
-{
-	int i, m = 0;
-
-	qsort(v, (size_t)*n, sizeof *v, cmp_id);
-	for (i = 0; i < *n; i++)
-		if (!m || v[m - 1] != v[i])
-			v[m++] = v[i];
-	*n = m;
-}
-
-void lr_kvlist_release(struct lr_kvlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].key);
-		free(l->v[i].value);
-		free(l->v[i].tag);
-	}
-	free(l->v);
-	memset(l, 0, sizeof *l);
-}
-
-int lr_strlist_add(struct lr_strlist *l, const char *s)
-{
-	if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
-		return LR_ENOMEM;
-	l->v[l->n] = strdup(s);
-	if (!l->v[l->n])
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	l->n++;
-	return 0;
-}
-
-int lr_strlist_contains(const struct lr_strlist *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
-void lr_strlist_release(struct lr_strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof *l);
-}
-
 void lr_host_release(struct lr_host *h)
 {
 	free(h->hostname);
@@ -250,7 +115,7 @@ int lr_run_add_measure(struct lr_run *r, const char *name, double value, const c
 {
 	struct lr_measure *m;
 
-	if (grow((void **)&r->measures, &r->capmeasures, r->nmeasures, sizeof *r->measures))
+	if (lr_array_grow((void **)&r->measures, &r->capmeasures, r->nmeasures, sizeof *r->measures))
 		return LR_ENOMEM;
 	m = &r->measures[r->nmeasures];
 	m->name = strdup(name);
@@ -271,7 +136,7 @@ int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 {
 	struct lr_srcfile *f;
 
-	if (grow((void **)&r->files, &r->capfiles, r->nfiles, sizeof *r->files))
+	if (lr_array_grow((void **)&r->files, &r->capfiles, r->nfiles, sizeof *r->files))
 		return LR_ENOMEM;
 	f = &r->files[r->nfiles];
 	memset(f, 0, sizeof *f);
@@ -296,7 +161,7 @@ int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 {
 	struct lr_artifact *a;
 
-	if (grow((void **)&r->artifacts, &r->capartifacts, r->nartifacts, sizeof *r->artifacts))
+	if (lr_array_grow((void **)&r->artifacts, &r->capartifacts, r->nartifacts, sizeof *r->artifacts))
 		return LR_ENOMEM;
 	a = &r->artifacts[r->nartifacts];
 	memset(a, 0, sizeof *a);
@@ -324,26 +189,4 @@ int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *
 	if (target && !(a->target = strdup(target)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	return 0;
-}
-
-char *lr_now_iso(void)
-{
-	struct timespec ts;
-	struct tm tm;
-	char buf[40];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-	return strdup(buf);
-}
-
-double lr_monotonic_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

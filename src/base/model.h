@@ -4,47 +4,16 @@
 /*
  * The recorded facts of a run, as the domain layer builds them and the
  * store layer reads them back. Every string is owned by the struct that
- * holds it and freed by the matching _release().
+ * holds it and freed by the matching _release(). The containers they are
+ * made of are in base/list.h, clocks in base/clock.h.
  */
 
-#include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error.h"
+#include "base/list.h"
 #include "base/sha256.h"
-
-/* A key/value fact. 'tag' is the binding origin ("auto"/"user"), or
- * "redacted" for a withheld environment variable; otherwise NULL. */
-struct lr_kv {
-	char *key;
-	char *value;
-	char *tag;
-};
-
-struct lr_kvlist {
-	struct lr_kv *v;
-	size_t n, cap;
-};
-
-/* Append copies of key/value/tag (tag may be NULL). LR_ENOMEM on failure. */
-LR_MUST_CHECK int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
-/* Replace the value and tag of 'key' if present, else append. */
-LR_MUST_CHECK int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
-/* The entry for 'key', or NULL; borrowed from the list. */
-struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key);
-void lr_kvlist_release(struct lr_kvlist *l);
-
-/* Sort run ids v[0..*n) ascending and drop repeats (*n shrinks): "oldest first, each once". */
-void lr_ids_sort_unique(int64_t *v, int *n);
-
-struct lr_strlist {
-	char **v;
-	size_t n, cap;
-};
-
-LR_MUST_CHECK int lr_strlist_add(struct lr_strlist *l, const char *s);
-LR_MUST_CHECK int lr_strlist_contains(const struct lr_strlist *l, const char *s);
-void lr_strlist_release(struct lr_strlist *l);
 
 struct lr_host {
 	char *hostname, *os, *kernel, *arch, *cpu_model, *cpu_flags;
@@ -166,14 +135,5 @@ LR_MUST_CHECK int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind
 
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
-
-/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for intervals. */
-double lr_monotonic_s(void);
-
-/* Current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in a malloc'd string. */
-char *lr_now_iso(void);
-
-/* strdup that tolerates NULL. */
-char *lr_strdup0(const char *s);
 
 #endif

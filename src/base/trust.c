@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/trust.h"
 
 int lr_config_path(const char *name, char **path)
@@ -36,27 +37,12 @@ static int is_hex64(const char *s)
 	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
-/* Room for one more element of 'size' bytes in *v (holding n of cap). */
-static int grow(void **v, size_t n, size_t *cap, size_t size)
-{
-	size_t c = *cap ? 2 * *cap : 8;
-	void *w;
-
-	if (n < *cap)
-		return 0;
-	if (!(w = realloc(*v, c * size)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	*v = w;
-	*cap = c;
-	return 0;
-}
-
 static int add_key(struct lr_trust *t, const char *principal, const char *pub, const char *fpr, const char *origin)
 {
 	struct lr_trusted_key *k;
 	int rc;
 
-	if ((rc = grow((void **)&t->keys, t->nkeys, &t->capkeys, sizeof *t->keys)))
+	if ((rc = lr_array_grow((void **)&t->keys, &t->capkeys, t->nkeys, sizeof *t->keys)))
 		return rc;
 	k = &t->keys[t->nkeys];
 	memset(k, 0, sizeof *k);
@@ -147,7 +133,7 @@ static int parse_store_line(struct lr_trust *t, char *line)
 	path = keys ? save : NULL; /* the rest of the line: a path may hold blanks */
 	if (!path || !*path || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
 		return lr_error_set(LR_EINVAL, "invalid line in the signed-stores file: '%s'", id);
-	if ((rc = grow((void **)&t->stores, t->nstores, &t->capstores, sizeof *t->stores)))
+	if ((rc = lr_array_grow((void **)&t->stores, &t->capstores, t->nstores, sizeof *t->stores)))
 		return rc;
 	s = &t->stores[t->nstores];
 	memset(s, 0, sizeof *s);

@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "base/parallel.h"
 #include "base/model.h"

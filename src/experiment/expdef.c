@@ -12,28 +12,11 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "experiment/expdef.h"
+#include "experiment/expdef-int.h"
 #include "experiment/template.h"
 #include "import/kvgeom.h"
 
-/* Parser state shared by the line-counting reader and the handler. */
-struct parse {
-	struct lr_expdef *d;
-	const char *text, *pos;		/* the input, and where the reader is */
-	int line;			/* line the reader returned last */
-	int err_line;
-	char err[512];
-	/* sections as the reader saw them (inih skips empty ones) */
-	char sections[32][64];
-	int section_line[32];
-	int nsections;
-	/* keys seen per section, to refuse repeats: "section\nkey" */
-	struct lr_strlist seen;
-	int seen_experiment_name;
-	int collecting;			/* first pass: note the section headers */
-};
-
-static int fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct parse *p, int line, const char *fmt, ...)
+int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,13 +82,13 @@ static int parse_ints(struct parse *p, const char *key, const char *v, int64_t *
 		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
 			*--e = '\0';
 		if (*n >= LR_EXP_MAXLIST)
-			return fail(p, p->line, "'%s' lists more than %d values", key, LR_EXP_MAXLIST);
+			return lr_expdef_fail(p, p->line, "'%s' lists more than %d values", key, LR_EXP_MAXLIST);
 		if (!parse_int(tok, min, 1LL << 40, &x))
-			return fail(p, p->line, "'%s' has '%s', not a whole number >= %lld", key, tok, min);
+			return lr_expdef_fail(p, p->line, "'%s' has '%s', not a whole number >= %lld", key, tok, min);
 		out[(*n)++] = x;
 	}
 	if (!*n)
-		return fail(p, p->line, "'%s' is an empty list", key);
+		return lr_expdef_fail(p, p->line, "'%s' is an empty list", key);
 	return 1;
 }
 
@@ -125,7 +108,7 @@ static int word(struct parse *p, const char *key, const char *v, const char *con
 
 		for (; *words && off < sizeof list; words++)
 			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", *words);
-		return fail(p, p->line, "'%s' is '%s'; expected one of %s", key, v, list);
+		return lr_expdef_fail(p, p->line, "'%s' is '%s'; expected one of %s", key, v, list);
 	}
 	snprintf(out, len, "%s", v);
 	return 1;
@@ -146,7 +129,7 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 	if (!strcmp(k, "name")) {
 		if (!*v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v) ||
 		    strlen(v) >= sizeof d->name)
-			return fail(p, p->line, "'name' must be letters, digits, '_', '.' or '-' (up to 63)");
+			return lr_expdef_fail(p, p->line, "'name' must be letters, digits, '_', '.' or '-' (up to 63)");
 		snprintf(d->name, sizeof d->name, "%s", v);
 		p->seen_experiment_name = 1;
 	} else if (!strcmp(k, "title")) {
@@ -159,7 +142,7 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 			for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
 				*--e = '\0';
 			if (lr_issue_normalize(tok, norm, sizeof norm))
-				return fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
+				return lr_expdef_fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
 			if (!lr_strlist_contains(&d->issues, norm) && lr_strlist_add(&d->issues, norm))
 				return LR_ENOMEM;
 		}
@@ -169,7 +152,7 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		return word(p, k, v, backends, d->backend, sizeof d->backend);
 	} else if (!strcmp(k, "seed")) {
 		if (!parse_int(v, 0, (1LL << 62), &x))
-			return fail(p, p->line, "'seed' is '%s', not a whole number", v);
+			return lr_expdef_fail(p, p->line, "'seed' is '%s', not a whole number", v);
 		d->seed = (uint64_t)x;
 	} else if (!strcmp(k, "target")) {
 		static const char *const targets[] = { "encode", "import", "command", NULL };
@@ -184,14 +167,14 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		size_t len = k[0] == 'a' ? sizeof d->answers : sizeof d->reference_route;
 
 		if (!*v || strlen(v) >= len)
-			return fail(p, p->line, "'%s' is empty or longer than %zu characters", k, len - 1);
+			return lr_expdef_fail(p, p->line, "'%s' is empty or longer than %zu characters", k, len - 1);
 		snprintf(dst, len, "%s", v);
 	} else if (!strcmp(k, "reference")) {
 		if (strlen(v) >= sizeof d->reference)
-			return fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
+			return lr_expdef_fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
 		snprintf(d->reference, sizeof d->reference, "%s", v);
 	} else {
-		return fail(p, p->line, "unknown key '%s' in [experiment]", k);
+		return lr_expdef_fail(p, p->line, "unknown key '%s' in [experiment]", k);
 	}
 	return 1;
 }
@@ -208,16 +191,16 @@ static int design_key(struct parse *p, const char *k, const char *v)
 		else if (!strcmp(v, "random"))
 			d->order = LR_ORDER_RANDOM;
 		else
-			return fail(p, p->line, "'order' is '%s'; expected abba or random", v);
+			return lr_expdef_fail(p, p->line, "'order' is '%s'; expected abba or random", v);
 	} else if (!strcmp(k, "blocks")) {
 		if (!parse_int(v, 1, 100000, &x))
-			return fail(p, p->line, "'blocks' is '%s', not a whole number >= 1", v);
+			return lr_expdef_fail(p, p->line, "'blocks' is '%s', not a whole number >= 1", v);
 		if (x < 6)
-			return fail(p, p->line, "'blocks' is %lld: fewer than 6 blocks can never reach a 95%% interval", x);
+			return lr_expdef_fail(p, p->line, "'blocks' is %lld: fewer than 6 blocks can never reach a 95%% interval", x);
 		d->blocks = (int)x;
 	} else if (!strcmp(k, "warmup")) {
 		if (!parse_int(v, 0, 1000, &x))
-			return fail(p, p->line, "'warmup' is '%s', not a whole number >= 0", v);
+			return lr_expdef_fail(p, p->line, "'warmup' is '%s', not a whole number >= 0", v);
 		d->warmup = (int)x;
 	} else if (!strcmp(k, "margin")) {
 		double m = strtod(v, &end);
@@ -225,19 +208,19 @@ static int design_key(struct parse *p, const char *k, const char *v)
 		if (end != v && *end == '%' && !end[1])
 			m /= 100, end++;
 		if (end == v || *end || !(m > 0 && m < 1))
-			return fail(p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%", v);
+			return lr_expdef_fail(p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%", v);
 		d->margin = m;
 	} else if (!strcmp(k, "metric")) {
 		if (!*v || strlen(v) >= sizeof d->metric ||
 		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") != strlen(v))
-			return fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput", v);
+			return lr_expdef_fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput", v);
 		snprintf(d->metric, sizeof d->metric, "%s", v);
 	} else if (!strcmp(k, "cpu")) {
 		if (!parse_int(v, 0, 4095, &x))
-			return fail(p, p->line, "'cpu' is '%s', not a CPU number", v);
+			return lr_expdef_fail(p, p->line, "'cpu' is '%s', not a CPU number", v);
 		d->cpu = (int)x;
 	} else {
-		return fail(p, p->line, "unknown key '%s' in [design]", k);
+		return lr_expdef_fail(p, p->line, "unknown key '%s' in [design]", k);
 	}
 	return 1;
 }
@@ -250,12 +233,12 @@ static int command_key(struct parse *p, struct lr_exp_arm *a, const char *k, con
 	size_t len = !strcmp(k, "route") ? sizeof a->route : sizeof a->command;
 
 	if (!*v)
-		return fail(p, p->line, "'%s' is empty", k);
+		return lr_expdef_fail(p, p->line, "'%s' is empty", k);
 	if (strlen(v) >= len)
-		return fail(p, p->line, "'%s' is longer than %zu characters", k, len - 1);
+		return lr_expdef_fail(p, p->line, "'%s' is longer than %zu characters", k, len - 1);
 	if (!strcmp(k, "route") &&
 	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.->") != strlen(v))
-		return fail(p, p->line, "'route' is '%s'; use letters, digits, '_', '.', '-' and '>'", v);
+		return lr_expdef_fail(p, p->line, "'route' is '%s'; use letters, digits, '_', '.', '-' and '>'", v);
 	snprintf(dst, len, "%s", v);
 	return 1;
 }
@@ -291,9 +274,9 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		return command_key(p, a, k, v);
 	if (!strncmp(k, "env.", 4)) {
 		if (!k[4] || strspn(k + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k + 4))
-			return fail(p, p->line, "'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
+			return lr_expdef_fail(p, p->line, "'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
 		if (lr_kvlist_add(&a->env, k + 4, v, NULL))
-			return fail(p, p->line, "out of memory");
+			return lr_expdef_fail(p, p->line, "out of memory");
 		return 1;
 	}
 	if (!strcmp(k, "timeout")) {
@@ -301,17 +284,17 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		double t = strtod(v, &end);
 
 		if (end == v || *end || !(t > 0))
-			return fail(p, p->line, "'timeout' is '%s'; expected seconds, e.g. 600", v);
+			return lr_expdef_fail(p, p->line, "'timeout' is '%s'; expected seconds, e.g. 600", v);
 		a->timeout_s = t;
 		return 1;
 	}
 	if (!strcmp(k, "threads")) {
 		if (!parse_int(v, 1, 64, &x))
-			return fail(p, p->line, "'threads' is '%s'; expected 1 to 64", v);
+			return lr_expdef_fail(p, p->line, "'threads' is '%s'; expected 1 to 64", v);
 		a->threads = (int)x;
 		return 1;
 	}
-	return fail(p, p->line, "unknown key '%s' in [arm %s]", k, a->name);
+	return lr_expdef_fail(p, p->line, "unknown key '%s' in [arm %s]", k, a->name);
 }
 
 /* Every [grid] key as written: a comma-separated list of values. */
@@ -322,10 +305,10 @@ static int grid_store(struct parse *p, const char *k, const char *v)
 	char buf[512], *tok, *save = NULL;
 
 	if (d->ngrid >= LR_EXP_MAXGRID)
-		return fail(p, p->line, "more than %d [grid] keys", LR_EXP_MAXGRID);
+		return lr_expdef_fail(p, p->line, "more than %d [grid] keys", LR_EXP_MAXGRID);
 	if (strlen(k) >= sizeof gr->key ||
 	    strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(k))
-		return fail(p, p->line, "[grid] key '%s': use letters, digits, '_' and '-'", k);
+		return lr_expdef_fail(p, p->line, "[grid] key '%s': use letters, digits, '_' and '-'", k);
 	gr = &d->grid[d->ngrid];
 	memset(gr, 0, sizeof *gr);
 	snprintf(gr->key, sizeof gr->key, "%s", k);
@@ -337,13 +320,13 @@ static int grid_store(struct parse *p, const char *k, const char *v)
 		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
 			*--e = '\0';
 		if (gr->n >= LR_EXP_MAXLIST)
-			return fail(p, p->line, "'%s' lists more than %d values", k, LR_EXP_MAXLIST);
+			return lr_expdef_fail(p, p->line, "'%s' lists more than %d values", k, LR_EXP_MAXLIST);
 		if (!*tok || strlen(tok) >= sizeof gr->values[0])
-			return fail(p, p->line, "'%s' has an empty or over-long value", k);
+			return lr_expdef_fail(p, p->line, "'%s' has an empty or over-long value", k);
 		snprintf(gr->values[gr->n++], sizeof gr->values[0], "%s", tok);
 	}
 	if (!gr->n)
-		return fail(p, p->line, "'%s' is an empty list", k);
+		return lr_expdef_fail(p, p->line, "'%s' is an empty list", k);
 	d->ngrid++;
 	return 1;
 }
@@ -364,20 +347,20 @@ static int grid_key(struct parse *p, const char *k, const char *v)
 		d->nmodels = 0;
 		for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 			if (lr_kvgeom_preset(&g, tok))
-				return fail(p, p->line, "'model' has '%s'; presets are qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b", tok);
+				return lr_expdef_fail(p, p->line, "'model' has '%s'; presets are qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b", tok);
 			if (d->nmodels >= LR_EXP_MAXLIST)
-				return fail(p, p->line, "'model' lists more than %d values", LR_EXP_MAXLIST);
+				return lr_expdef_fail(p, p->line, "'model' lists more than %d values", LR_EXP_MAXLIST);
 			snprintf(d->models[d->nmodels++], sizeof d->models[0], "%s", tok);
 		}
 		if (!d->nmodels)
-			return fail(p, p->line, "'model' is an empty list");
+			return lr_expdef_fail(p, p->line, "'model' is an empty list");
 		return 1;
 	}
 	if (!strcmp(k, "layers"))
 		return parse_ints(p, k, v, d->layers, &d->nlayers, 1);
 	if (!strcmp(k, "tokens"))
 		return parse_ints(p, k, v, d->tokens, &d->ntokens, 1);
-	return fail(p, p->line, "unknown key '%s' in [grid]", k);
+	return lr_expdef_fail(p, p->line, "unknown key '%s' in [grid]", k);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -391,7 +374,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	snprintf(key, sizeof key, "%s\n%s", section, name);
 	if (lr_strlist_contains(&p->seen, key))
-		return fail(p, p->line, "'%s' is given twice in [%s]", name, section);
+		return lr_expdef_fail(p, p->line, "'%s' is given twice in [%s]", name, section);
 	if (lr_strlist_add(&p->seen, key))
 		return LR_ENOMEM;
 	if (!strcmp(section, "experiment"))
@@ -406,193 +389,7 @@ static int handler(void *user, const char *section, const char *name, const char
 				return arm_key(p, &d->arms[i], name, value);
 		return 0; /* every arm section was registered from the reader's list */
 	}
-	return fail(p, p->line, "unknown section [%s]", section);
-}
-
-/* Register sections before the values arrive: arms in file order, unknown names refused. */
-static int check_sections(struct parse *p)
-{
-	struct lr_expdef *d = p->d;
-	int i, j;
-
-	for (i = 0; i < p->nsections; i++) {
-		const char *s = p->sections[i];
-
-		for (j = 0; j < i; j++)
-			if (!strcmp(p->sections[j], s))
-				return fail(p, p->section_line[i], "section [%s] appears twice (first at line %d)", s,
-					    p->section_line[j]);
-		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid"))
-			continue;
-		if (!strncmp(s, "arm ", 4) && s[4]) {
-			struct lr_exp_arm *a;
-
-			if (d->narms >= LR_EXP_MAXARMS)
-				return fail(p, p->section_line[i], "more than %d arms", LR_EXP_MAXARMS);
-			if (strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(s + 4) ||
-			    strlen(s + 4) >= sizeof a->name)
-				return fail(p, p->section_line[i], "arm name '%s' must be letters, digits, '_', '.' or '-'", s + 4);
-			a = &d->arms[d->narms++];
-			snprintf(a->name, sizeof a->name, "%s", s + 4);
-			snprintf(a->kernel, sizeof a->kernel, "auto");
-			a->contract = LR_DLF16_SATURATE;
-			a->layout = LR_PATH_STRIDED;
-			a->mode = LR_IMPORT_WHOLE;
-			a->threads = 1;
-			a->line = p->section_line[i];
-			continue;
-		}
-		return fail(p, p->section_line[i], "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
-	}
-	return 1;
-}
-
-static int section_line(const struct parse *p, const char *name)
-{
-	int i;
-
-	for (i = 0; i < p->nsections; i++)
-		if (!strcmp(p->sections[i], name))
-			return p->section_line[i];
-	return 0;
-}
-
-/* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
-static int check_template(struct parse *p, int line, const char *what, const char *tpl)
-{
-	static const char *const names[] = { "arm", "rep", "block", "outdir", NULL };
-	struct lr_kvlist keys = { 0 };
-	int i, rc;
-
-	for (i = 0, rc = 0; i < p->d->ngrid && !rc; i++)
-		rc = lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
-	if (!rc)
-		rc = lr_template_check(tpl, names, &keys);
-	lr_kvlist_release(&keys);
-	if (rc)
-		return fail(p, line, "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys", what,
-			    lr_error_msg());
-	return 1;
-}
-
-/* One command arm: a command, none of the built-in keys, known placeholders, outputs to match 'reference'. */
-static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nrefs)
-{
-	static const char *const builtin[] = { "kernel", "contract", "layout", "mode", "threads", NULL };
-	struct lr_strlist words = { 0 };
-	char key[160];
-	size_t i;
-	int ok = 0;
-
-	for (i = 0; builtin[i]; i++) {
-		snprintf(key, sizeof key, "arm %s\n%s", arm->name, builtin[i]);
-		if (lr_strlist_contains(&p->seen, key))
-			return fail(p, arm->line, "[arm %s] sets '%s', which a command target does not use", arm->name,
-				    builtin[i]);
-	}
-	if (!arm->command[0])
-		return fail(p, arm->line, "[arm %s] has no 'command' (target = command)", arm->name);
-	if (!arm->route[0])
-		snprintf(arm->route, sizeof arm->route, "%s", arm->name);
-	if (lr_words_split(arm->command, &words) || !words.n) {
-		fail(p, arm->line, "[arm %s] 'command': %s", arm->name, words.n ? lr_error_msg() : "no words");
-		goto out;
-	}
-	if (!check_template(p, arm->line, "'command'", arm->command) ||
-	    !check_template(p, arm->line, "'cwd'", arm->cwd) ||
-	    !check_template(p, arm->line, "'outputs'", arm->outputs) ||
-	    !check_template(p, arm->line, "'responses'", arm->responses))
-		goto out;
-	for (i = 0; i < arm->env.n; i++)
-		if (!check_template(p, arm->line, arm->env.v[i].key, arm->env.v[i].value))
-			goto out;
-	lr_strlist_release(&words);
-	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {
-		fail(p, arm->line, "[arm %s] declares %zu output(s) but 'reference' names %zu file(s)", arm->name,
-		     words.n, nrefs);
-		goto out;
-	}
-	ok = 1;
-out:
-	lr_strlist_release(&words);
-	return ok;
-}
-
-static int check_command(struct parse *p)
-{
-	struct lr_expdef *d = p->d;
-	struct lr_strlist refs = { 0 };
-	int a, ok = 1, line = section_line(p, "experiment");
-
-	if (d->reference[0]) {
-		if (lr_words_split(d->reference, &refs))
-			ok = fail(p, line, "'reference': %s", lr_error_msg());
-		else
-			ok = check_template(p, line, "'reference'", d->reference);
-	}
-	for (a = 0; ok && a < d->narms; a++)
-		ok = check_command_arm(p, &d->arms[a], refs.n);
-	lr_strlist_release(&refs);
-	if (ok && d->reference_route[0]) {
-		for (a = 0; a < d->narms; a++)
-			if (d->arms[a].responses[0] && !strcmp(d->arms[a].route, d->reference_route))
-				break;
-		if (a == d->narms)
-			ok = fail(p, line, "'reference_route' is '%s', but no arm with 'responses' has that route",
-				  d->reference_route);
-	}
-	if (ok && d->answers[0]) {
-		for (a = 0; a < d->narms && !d->arms[a].responses[0]; a++)
-			;
-		if (a == d->narms)
-			ok = fail(p, line, "'answers' needs an arm that declares 'responses'");
-	}
-	return ok;
-}
-
-/* What only the whole file can tell. */
-static int check_whole(struct parse *p)
-{
-	struct lr_expdef *d = p->d;
-	struct lr_kvgeom g;
-	int i, j, last = p->line;
-
-	if (!section_line(p, "experiment"))
-		return fail(p, 1, "no [experiment] section");
-	if (!p->seen_experiment_name)
-		return fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
-	if (d->narms < 2)
-		return fail(p, d->narms ? d->arms[0].line : last,
-			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
-			    d->narms);
-	if (d->target == LR_TARGET_COMMAND)
-		return check_command(p);
-	for (i = 0; i < d->narms; i++)
-		if (d->arms[i].command[0] || d->arms[i].cwd[0] || d->arms[i].env.n || d->arms[i].outputs[0] ||
-		    d->arms[i].responses[0] || d->arms[i].route[0] || d->arms[i].timeout_s > 0)
-			return fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
-				    d->arms[i].name);
-	if (d->metric[0] || d->reference[0] || d->answers[0] || d->reference_route[0])
-		return fail(p, section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
-			    d->metric[0] ? "metric" : d->reference[0] ? "reference" : d->answers[0] ? "answers" : "reference_route");
-	if (!section_line(p, "grid"))
-		return fail(p, last, "no [grid] section: the conditions come from it");
-	if (!d->nmodels || !d->ntokens)
-		return fail(p, section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
-	for (i = 0; i < d->nmodels; i++) {
-		if (lr_kvgeom_preset(&g, d->models[i]))
-			return fail(p, section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
-		for (j = 0; j < d->nlayers; j++)
-			if (d->layers[j] > g.layers)
-				return fail(p, section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
-					    (long long)d->layers[j], d->models[i], g.layers);
-	}
-	if (d->target == LR_TARGET_ENCODE)
-		for (i = 0; i < d->narms; i++)
-			if (d->arms[i].layout != LR_PATH_STRIDED || d->arms[i].mode != LR_IMPORT_WHOLE)
-				return fail(p, d->arms[i].line, "[arm %s] sets layout or mode, which only an import target uses",
-					    d->arms[i].name);
-	return 1;
+	return lr_expdef_fail(p, p->line, "unknown section [%s]", section);
 }
 
 const char *lr_exp_target_name(enum lr_exp_target t)
@@ -664,12 +461,12 @@ int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 		p.pos = d->text;
 		p.line = 0;
 	}
-	if (check_sections(&p)) {
+	if (lr_expdef_check_sections(&p)) {
 		rc = ini_parse_stream(reader, &p, handler, &p);
 		if (rc > 0 && !p.err[0])
-			fail(&p, rc, "not an INI line (expected [section], key = value, or a ; comment)");
+			lr_expdef_fail(&p, rc, "not an INI line (expected [section], key = value, or a ; comment)");
 		if (!p.err[0])
-			check_whole(&p);
+			lr_expdef_check_whole(&p);
 	}
 	lr_strlist_release(&p.seen);
 	if (p.err[0]) {

@@ -11,11 +11,13 @@
 
 #include <jansson.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "encode/dlf16.h"
 #include "encode/layout.h"
 #include "encode/synth.h"
 #include "experiment/command.h"
+#include "experiment/design.h"
 #include "experiment/runner.h"
 #include "import/backend.h"
 #include "import/import.h"
@@ -40,38 +42,6 @@ struct cond_ctx {
 	struct lr_command_ctx cmd;
 	int has_cmd;
 };
-
-/* CPU time of the timing thread, or of the whole process when the work runs on threads of its own. */
-static double cpu_s(int process)
-{
-	struct timespec ts;
-
-	clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long invol_switches(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return ru.ru_nivcsw;
-}
-
-/* Steal ticks of the whole machine so far (the 8th number of /proc/stat's cpu line). */
-static long long steal_ticks(void)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "re");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &v[6], &v[7]) != 8)
-		v[7] = 0;
-	fclose(f);
-	return (long long)v[7];
-}
 
 static int arm_import_opts(struct cond_ctx *cx, int a, struct lr_import_opts *io)
 {
@@ -174,100 +144,7 @@ static void teardown(struct cond_ctx *cx)
 		lr_kvsrc_release(&cx->src);
 }
 
-/* Arm order within block b: forward then reversed, or the reverse; random draws from the seed. */
-static void block_order(const struct lr_expdef *d, int b, uint64_t *rng, int *order)
-{
-	int k = d->narms, i, perm[LR_EXP_MAXARMS];
 
-	for (i = 0; i < k; i++)
-		perm[i] = i;
-	if (d->order == LR_ORDER_RANDOM) {
-		for (i = k - 1; i > 0; i--) {
-			int j, t;
-
-			*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
-			j = (int)((*rng >> 33) % (uint64_t)(i + 1));
-			t = perm[i], perm[i] = perm[j], perm[j] = t;
-		}
-	} else if (b % 2) {
-		for (i = 0; i < k; i++)
-			perm[i] = k - 1 - i;
-	}
-	for (i = 0; i < k; i++) {
-		order[i] = perm[i];
-		order[2 * k - 1 - i] = perm[i];
-	}
-}
-
-/*
- * Summaries of one condition from its repetitions (timed blocks only): of
- * values[i] per repetition when given (a command experiment's metric), else
- * of the time per execution.
- */
-static void summarise(const struct lr_expdef *d, struct lr_run_condition *c, const struct lr_store_rep *reps,
-		      const double *values, int n)
-{
-	int k = d->narms, nb = d->blocks, a, i, b;
-	double *t = calloc((size_t)nb * 2 * (size_t)k, sizeof *t); /* [block][arm][2] */
-	double *per = calloc((size_t)nb * 2 + 1, sizeof *per);
-	int *seen = calloc((size_t)nb * (size_t)k, sizeof *seen);
-
-	if (!t || !per || !seen)
-		goto out;
-	c->timed_blocks = 0;
-	for (i = 0; i < n; i++) {
-		const struct lr_store_rep *r = &reps[i];
-
-		if (r->warmup)
-			continue;
-		b = r->block - d->warmup;
-		if (b < 0 || b >= nb || seen[b * k + r->arm] >= 2)
-			continue;
-		t[(b * k + r->arm) * 2 + seen[b * k + r->arm]++] = values ? values[i] : r->wall_s / (double)c->inner;
-		c->interfered += r->interfered;
-		c->flagged[r->arm] += r->interfered;
-	}
-	/* complete blocks only */
-	for (b = 0; b < nb; b++) {
-		for (a = 0; a < k && seen[b * k + a] == 2; a++)
-			;
-		if (a < k)
-			break;
-		c->timed_blocks++;
-	}
-	nb = c->timed_blocks;
-	for (a = 0; a < k && nb > 0; a++) {
-		double *a1 = malloc((size_t)nb * sizeof *a1), *a2 = malloc((size_t)nb * sizeof *a2);
-		double *b1 = malloc((size_t)nb * sizeof *b1), *b2 = malloc((size_t)nb * sizeof *b2);
-		double *sum = malloc((size_t)nb * sizeof *sum);
-
-		if (a1 && a2 && b1 && b2 && sum) {
-			for (b = 0; b < nb; b++) {
-				per[2 * b] = t[(b * k + a) * 2];
-				per[2 * b + 1] = t[(b * k + a) * 2 + 1];
-				a1[b] = t[(b * k + 0) * 2];
-				a2[b] = t[(b * k + 0) * 2 + 1];
-				b1[b] = t[(b * k + a) * 2];
-				b2[b] = t[(b * k + a) * 2 + 1];
-				sum[b] = b1[b] + b2[b];
-			}
-			c->median_ms[a] = lr_median(per, (size_t)(2 * nb)) * (values ? 1 : 1e3);
-			c->drift[a] = lr_drift(sum, nb);
-			/* no estimate (n = 0: no verdict) when a time is not positive */
-			if (a > 0 && lr_paired_estimate(a1, a2, b1, b2, nb, &c->paired[a]))
-				memset(&c->paired[a], 0, sizeof c->paired[a]);
-		}
-		free(a1);
-		free(a2);
-		free(b1);
-		free(b2);
-		free(sum);
-	}
-out:
-	free(t);
-	free(per);
-	free(seen);
-}
 
 static double now_s(void)
 {
@@ -307,14 +184,14 @@ static int calibrate(struct cond_ctx *cx, double one, int fastest, int64_t *inne
 	 * time the whole loop of the fastest arm and grow it until it lasts.
 	 */
 	for (b = 0; *inner > 1 && b < 8; b++) {
-		double c0 = cpu_s(0), cpu;
+		double c0 = lr_cpu_s(0), cpu;
 
 		t0 = now_s();
 		for (i = 0; i < *inner; i++)
 			if ((rc = run_arm(cx, fastest)))
 				return rc;
 		t0 = now_s() - t0;
-		cpu = cpu_s(0) - c0;
+		cpu = lr_cpu_s(0) - c0;
 		/*
 		 * Another process on the CPU inflates wall time, not this thread's
 		 * CPU time: when the arm runs on this thread, its CPU time is the
@@ -373,7 +250,7 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 	if ((rc = calibrate(cx, one, fastest, &c->inner)))
 		return rc;
 	for (b = 0; b < nblocks; b++) {
-		block_order(d, b, &rng, order);
+		lr_design_block_order(d, b, &rng, order);
 		for (s = 0; s < 2 * k; s++) {
 			struct lr_store_rep *r = &reps[n];
 			long sw0, sw1;
@@ -384,17 +261,17 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 				*cancelled = 1;
 				goto done;
 			}
-			st0 = steal_ticks();
-			sw0 = invol_switches();
-			c0 = cpu_s(threaded);
+			st0 = lr_steal_ticks();
+			sw0 = lr_invol_switches();
+			c0 = lr_cpu_s(threaded);
 			w0 = now_s();
 			for (i = 0; i < c->inner; i++)
 				if ((rc = run_arm(cx, order[s])))
 					return rc;
 			w1 = now_s();
-			c1 = cpu_s(threaded);
-			sw1 = invol_switches();
-			st1 = steal_ticks();
+			c1 = lr_cpu_s(threaded);
+			sw1 = lr_invol_switches();
+			st1 = lr_steal_ticks();
 			r->block = b;
 			r->slot = s;
 			r->arm = order[s];
@@ -423,7 +300,7 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 	}
 done:
 	*nreps_out = n;
-	summarise(d, c, reps, NULL, n);
+	lr_design_summarise(d, c, reps, NULL, n);
 	if (*cancelled) {
 		/* not a failure of the arms: what was measured is kept, the condition was never completed */
 		snprintf(c->status, sizeof c->status, "missing");
@@ -481,7 +358,7 @@ static int command_rep(struct cond_ctx *cx, struct lr_run_condition *c, int arm,
 {
 	const struct lr_expdef *d = cx->d;
 	struct lr_store_exec *e;
-	long long st0 = steal_ticks();
+	long long st0 = lr_steal_ticks();
 
 	if ((*rc = lr_command_exec(&cx->cmd, arm, b, s, &e)))
 		return 0;
@@ -491,7 +368,7 @@ static int command_rep(struct cond_ctx *cx, struct lr_run_condition *c, int arm,
 	r->warmup = b < d->warmup;
 	r->wall_s = e->wall_s;
 	r->cpu_s = e->user_s + e->sys_s;
-	r->steal_ticks = steal_ticks() - st0;
+	r->steal_ticks = lr_steal_ticks() - st0;
 	r->interfered = r->steal_ticks > 0; /* a command may wait by design: only stolen time counts */
 	if (e->failure) {
 		fail_condition(c, "arm '%s', block %d: %s", d->arms[arm].name, b, e->failure);
@@ -540,7 +417,7 @@ static int run_command_condition(struct cond_ctx *cx, const struct lr_runopts *o
 		goto out;
 	}
 	for (b = 0; b < nblocks; b++) {
-		block_order(d, b, &rng, order);
+		lr_design_block_order(d, b, &rng, order);
 		for (s = 0; s < 2 * k; s++) {
 			if (o->cancel && *o->cancel)
 				goto cancel;
@@ -552,12 +429,12 @@ static int run_command_condition(struct cond_ctx *cx, const struct lr_runopts *o
 			n++;
 		}
 	}
-	summarise(d, c, reps, values, n);
+	lr_design_summarise(d, c, reps, values, n);
 	snprintf(c->status, sizeof c->status, "passed");
 	goto out;
 cancel:
 	*cancelled = 1;
-	summarise(d, c, reps, values, n);
+	lr_design_summarise(d, c, reps, values, n);
 	snprintf(c->status, sizeof c->status, "missing");
 	snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
 		 n / (2 * k), nblocks);

@@ -371,6 +371,45 @@ static int collect_outputs(struct lr_run *run, const char *dir, const struct lr_
 	return rc;
 }
 
+/* The spool files the command's stdout and stderr stream into while it runs; teeing as asked. */
+static int open_spool(const char *dir, const struct lr_record_opts *o, const struct lr_run *run, struct stream *s)
+{
+	char *path;
+	int i, rc = 0, tee;
+
+	for (i = 0; i < 2 && !rc; i++) {
+		if (!(path = lr_spool_path(dir, run->uuid, i ? "stderr" : "stdout")))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		if (!(rc = lr_objw_open(&s[i].w, dir, path)))
+			lr_objw_keep_tmp(s[i].w);
+		free(path);
+		tee = i ? o->tee_err : o->tee_out;
+		s[i].tee_fd = tee > 0 ? tee : -1;
+	}
+	return rc;
+}
+
+/* The command's times and its two logs, committed as objects, into the run. */
+static int keep_logs(struct lr_run *run, const struct lr_child *c, struct stream *s)
+{
+	int i, rc = 0;
+
+	run->wall_s = c->wall_s;
+	run->user_s = c->ru.ru_utime.tv_sec + c->ru.ru_utime.tv_usec / 1e6;
+	run->sys_s = c->ru.ru_stime.tv_sec + c->ru.ru_stime.tv_usec / 1e6;
+	run->peak_rss_kib = c->ru.ru_maxrss;
+	for (i = 0; i < 2 && !rc; i++) {
+		char sha[LR_SHA256_HEX];
+		int64_t size = 0;
+
+		rc = lr_objw_commit(s[i].w, sha, &size);
+		s[i].w = NULL;
+		if (!rc)
+			rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size);
+	}
+	return rc;
+}
+
 int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
 	      struct lr_record_result *res)
 {
@@ -379,10 +418,10 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	struct lr_session ss = { 0 };
 	struct lr_child c;
 	struct lr_scrub scrub;
-	char *path = NULL, *missing = NULL, *refused = NULL;
+	char *missing = NULL, *refused = NULL;
 	sigset_t handled, old;
 	size_t nbefore, i;
-	int rc, tee;
+	int rc;
 
 	memset(res, 0, sizeof *res);
 	res->exit_status = LR_EXIT_LABRUN;
@@ -396,20 +435,8 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 
 	if ((rc = lr_session_lock(&ss, st, run)))
 		goto out;
-	for (i = 0; i < 2; i++) {
-		path = lr_spool_path(dir, run->uuid, i ? "stderr" : "stdout");
-		if (!path) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = lr_objw_open(&s[i].w, dir, path)))
-			goto out;
-		lr_objw_keep_tmp(s[i].w);
-		free(path);
-		path = NULL;
-		tee = i ? o->tee_err : o->tee_out;
-		s[i].tee_fd = tee > 0 ? tee : -1;
-	}
+	if ((rc = open_spool(dir, o, run, s)))
+		goto out;
 	nbefore = run->nartifacts;
 	/*
 	 * Signals stay blocked from before the run row exists until it is final:
@@ -426,24 +453,10 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	rc = run_command(o, s, &c, &old);
 	if (rc)
 		goto unblock;
-	run->wall_s = c.wall_s;
-	run->user_s = c.ru.ru_utime.tv_sec + c.ru.ru_utime.tv_usec / 1e6;
-	run->sys_s = c.ru.ru_stime.tv_sec + c.ru.ru_stime.tv_usec / 1e6;
-	run->peak_rss_kib = c.ru.ru_maxrss;
-	for (i = 0; i < 2; i++) {
-		char sha[LR_SHA256_HEX];
-		int64_t size = 0;
-
-		rc = lr_objw_commit(s[i].w, sha, &size);
-		s[i].w = NULL;
-		if (rc || (rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size)))
-			goto unblock;
-	}
-	/*
-	 * An artifact that cannot be collected (a directory cycle, a full disk)
-	 * fails the run with the reason; the run is still finalised with its
-	 * exit status, timing and logs, never left to be called abandoned.
-	 */
+	if ((rc = keep_logs(run, &c, s)))
+		goto unblock;
+	/* An artifact that cannot be collected (a directory cycle, a full disk) fails the run with
+	 * the reason; the run is still finalised with its status, times and logs, never abandoned. */
 	if ((rc = collect_outputs(run, dir, o, &scrub, &missing, &refused))) {
 		char *why = fmt("%s%slabrun could not collect the declared artifacts: %s", refused ? refused : "",
 				refused ? "; " : "", lr_error_msg());
@@ -470,7 +483,6 @@ out:
 		lr_objw_abort(s[i].w); /* spool files stay for recovery or go with the lock */
 		lr_scrub_release(&s[i].scrub);
 	}
-	free(path);
 	free(missing);
 	free(refused);
 	lr_scrub_release(&scrub);

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "record/redact.h"
 #include "record/session.h"

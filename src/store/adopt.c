@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "store/objects.h"
 #include "store/remote.h"

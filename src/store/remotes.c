@@ -5,6 +5,7 @@
 #include <string.h>
 
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "store/objects.h"
 #include "store/pq.h"

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "store/store-int.h"
 

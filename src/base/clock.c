@@ -1,0 +1,64 @@
+/* Clocks and per-repetition counters (base/clock.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "base/clock.h"
+
+char *lr_now_iso(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[40];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	return strdup(buf);
+}
+
+double lr_monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the timing thread, or of the whole process when the work runs on threads of its own. */
+double lr_cpu_s(int process)
+{
+	struct timespec ts;
+
+	clock_gettime(process ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+long lr_invol_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+/* Steal ticks of the whole machine so far (the 8th number of /proc/stat's cpu line). */
+long long lr_steal_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return (long long)v[7];
+}

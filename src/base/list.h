@@ -1,0 +1,57 @@
+#ifndef LR_BASE_LIST_H
+#define LR_BASE_LIST_H
+
+/*
+ * labrun's containers: a growable list of key/value facts, of strings, and
+ * sorted run ids. A list starts zeroed; what it holds is copied in, owned by
+ * it and freed by its _release().
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+/* A key/value fact. 'tag' is the binding origin ("auto"/"user"), or
+ * "redacted" for a withheld environment variable; otherwise NULL. */
+struct lr_kv {
+	char *key;
+	char *value;
+	char *tag;
+};
+
+struct lr_kvlist {
+	struct lr_kv *v;
+	size_t n, cap;
+};
+
+/* Append copies of key/value/tag (tag may be NULL). LR_ENOMEM on failure. */
+LR_MUST_CHECK int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+/* Replace the value and tag of 'key' if present, else append. */
+LR_MUST_CHECK int lr_kvlist_set(struct lr_kvlist *l, const char *key, const char *value, const char *tag);
+/* The entry for 'key', or NULL; borrowed from the list. */
+struct lr_kv *lr_kvlist_find(const struct lr_kvlist *l, const char *key);
+void lr_kvlist_release(struct lr_kvlist *l);
+
+/* Sort run ids v[0..*n) ascending and drop repeats (*n shrinks): "oldest first, each once". */
+void lr_ids_sort_unique(int64_t *v, int *n);
+
+struct lr_strlist {
+	char **v;
+	size_t n, cap;
+};
+
+LR_MUST_CHECK int lr_strlist_add(struct lr_strlist *l, const char *s);
+LR_MUST_CHECK int lr_strlist_contains(const struct lr_strlist *l, const char *s);
+void lr_strlist_release(struct lr_strlist *l);
+
+/*
+ * Room for one more element of 'size' bytes in the array *v, which holds n of
+ * *cap (doubling, from 8). 0, or LR_ENOMEM with *v untouched.
+ */
+LR_MUST_CHECK int lr_array_grow(void **v, size_t *cap, size_t n, size_t size);
+
+/* strdup that tolerates NULL. */
+char *lr_strdup0(const char *s);
+
+#endif

@@ -1,0 +1,198 @@
+/* An experiment definition checked as a whole, after every line was read (expdef.c). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "experiment/expdef-int.h"
+#include "experiment/template.h"
+#include "import/kvgeom.h"
+
+/* Register sections before the values arrive: arms in file order, unknown names refused. */
+int lr_expdef_check_sections(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	int i, j;
+
+	for (i = 0; i < p->nsections; i++) {
+		const char *s = p->sections[i];
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(p->sections[j], s))
+				return lr_expdef_fail(p, p->section_line[i], "section [%s] appears twice (first at line %d)", s,
+					    p->section_line[j]);
+		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid"))
+			continue;
+		if (!strncmp(s, "arm ", 4) && s[4]) {
+			struct lr_exp_arm *a;
+
+			if (d->narms >= LR_EXP_MAXARMS)
+				return lr_expdef_fail(p, p->section_line[i], "more than %d arms", LR_EXP_MAXARMS);
+			if (strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(s + 4) ||
+			    strlen(s + 4) >= sizeof a->name)
+				return lr_expdef_fail(p, p->section_line[i], "arm name '%s' must be letters, digits, '_', '.' or '-'", s + 4);
+			a = &d->arms[d->narms++];
+			snprintf(a->name, sizeof a->name, "%s", s + 4);
+			snprintf(a->kernel, sizeof a->kernel, "auto");
+			a->contract = LR_DLF16_SATURATE;
+			a->layout = LR_PATH_STRIDED;
+			a->mode = LR_IMPORT_WHOLE;
+			a->threads = 1;
+			a->line = p->section_line[i];
+			continue;
+		}
+		return lr_expdef_fail(p, p->section_line[i], "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
+	}
+	return 1;
+}
+
+static int section_line(const struct parse *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nsections; i++)
+		if (!strcmp(p->sections[i], name))
+			return p->section_line[i];
+	return 0;
+}
+
+/* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
+static int check_template(struct parse *p, int line, const char *what, const char *tpl)
+{
+	static const char *const names[] = { "arm", "rep", "block", "outdir", NULL };
+	struct lr_kvlist keys = { 0 };
+	int i, rc;
+
+	for (i = 0, rc = 0; i < p->d->ngrid && !rc; i++)
+		rc = lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
+	if (!rc)
+		rc = lr_template_check(tpl, names, &keys);
+	lr_kvlist_release(&keys);
+	if (rc)
+		return lr_expdef_fail(p, line, "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys", what,
+			    lr_error_msg());
+	return 1;
+}
+
+/* One command arm: a command, none of the built-in keys, known placeholders, outputs to match 'reference'. */
+static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nrefs)
+{
+	static const char *const builtin[] = { "kernel", "contract", "layout", "mode", "threads", NULL };
+	struct lr_strlist words = { 0 };
+	char key[160];
+	size_t i;
+	int ok = 0;
+
+	for (i = 0; builtin[i]; i++) {
+		snprintf(key, sizeof key, "arm %s\n%s", arm->name, builtin[i]);
+		if (lr_strlist_contains(&p->seen, key))
+			return lr_expdef_fail(p, arm->line, "[arm %s] sets '%s', which a command target does not use", arm->name,
+				    builtin[i]);
+	}
+	if (!arm->command[0])
+		return lr_expdef_fail(p, arm->line, "[arm %s] has no 'command' (target = command)", arm->name);
+	if (!arm->route[0])
+		snprintf(arm->route, sizeof arm->route, "%s", arm->name);
+	if (lr_words_split(arm->command, &words) || !words.n) {
+		lr_expdef_fail(p, arm->line, "[arm %s] 'command': %s", arm->name, words.n ? lr_error_msg() : "no words");
+		goto out;
+	}
+	if (!check_template(p, arm->line, "'command'", arm->command) ||
+	    !check_template(p, arm->line, "'cwd'", arm->cwd) ||
+	    !check_template(p, arm->line, "'outputs'", arm->outputs) ||
+	    !check_template(p, arm->line, "'responses'", arm->responses))
+		goto out;
+	for (i = 0; i < arm->env.n; i++)
+		if (!check_template(p, arm->line, arm->env.v[i].key, arm->env.v[i].value))
+			goto out;
+	lr_strlist_release(&words);
+	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {
+		lr_expdef_fail(p, arm->line, "[arm %s] declares %zu output(s) but 'reference' names %zu file(s)", arm->name,
+		     words.n, nrefs);
+		goto out;
+	}
+	ok = 1;
+out:
+	lr_strlist_release(&words);
+	return ok;
+}
+
+static int check_command(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	struct lr_strlist refs = { 0 };
+	int a, ok = 1, line = section_line(p, "experiment");
+
+	if (d->reference[0]) {
+		if (lr_words_split(d->reference, &refs))
+			ok = lr_expdef_fail(p, line, "'reference': %s", lr_error_msg());
+		else
+			ok = check_template(p, line, "'reference'", d->reference);
+	}
+	for (a = 0; ok && a < d->narms; a++)
+		ok = check_command_arm(p, &d->arms[a], refs.n);
+	lr_strlist_release(&refs);
+	if (ok && d->reference_route[0]) {
+		for (a = 0; a < d->narms; a++)
+			if (d->arms[a].responses[0] && !strcmp(d->arms[a].route, d->reference_route))
+				break;
+		if (a == d->narms)
+			ok = lr_expdef_fail(p, line, "'reference_route' is '%s', but no arm with 'responses' has that route",
+				  d->reference_route);
+	}
+	if (ok && d->answers[0]) {
+		for (a = 0; a < d->narms && !d->arms[a].responses[0]; a++)
+			;
+		if (a == d->narms)
+			ok = lr_expdef_fail(p, line, "'answers' needs an arm that declares 'responses'");
+	}
+	return ok;
+}
+
+/* What only the whole file can tell. */
+int lr_expdef_check_whole(struct parse *p)
+{
+	struct lr_expdef *d = p->d;
+	struct lr_kvgeom g;
+	int i, j, last = p->line;
+
+	if (!section_line(p, "experiment"))
+		return lr_expdef_fail(p, 1, "no [experiment] section");
+	if (!p->seen_experiment_name)
+		return lr_expdef_fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
+	if (d->narms < 2)
+		return lr_expdef_fail(p, d->narms ? d->arms[0].line : last,
+			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
+			    d->narms);
+	if (d->target == LR_TARGET_COMMAND)
+		return check_command(p);
+	for (i = 0; i < d->narms; i++)
+		if (d->arms[i].command[0] || d->arms[i].cwd[0] || d->arms[i].env.n || d->arms[i].outputs[0] ||
+		    d->arms[i].responses[0] || d->arms[i].route[0] || d->arms[i].timeout_s > 0)
+			return lr_expdef_fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
+				    d->arms[i].name);
+	if (d->metric[0] || d->reference[0] || d->answers[0] || d->reference_route[0])
+		return lr_expdef_fail(p, section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
+			    d->metric[0] ? "metric" : d->reference[0] ? "reference" : d->answers[0] ? "answers" : "reference_route");
+	if (!section_line(p, "grid"))
+		return lr_expdef_fail(p, last, "no [grid] section: the conditions come from it");
+	if (!d->nmodels || !d->ntokens)
+		return lr_expdef_fail(p, section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
+	for (i = 0; i < d->nmodels; i++) {
+		if (lr_kvgeom_preset(&g, d->models[i]))
+			return lr_expdef_fail(p, section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
+		for (j = 0; j < d->nlayers; j++)
+			if (d->layers[j] > g.layers)
+				return lr_expdef_fail(p, section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
+					    (long long)d->layers[j], d->models[i], g.layers);
+	}
+	if (d->target == LR_TARGET_ENCODE)
+		for (i = 0; i < d->narms; i++)
+			if (d->arms[i].layout != LR_PATH_STRIDED || d->arms[i].mode != LR_IMPORT_WHOLE)
+				return lr_expdef_fail(p, d->arms[i].line, "[arm %s] sets layout or mode, which only an import target uses",
+					    d->arms[i].name);
+	return 1;
+}
+

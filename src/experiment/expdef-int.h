@@ -1,0 +1,41 @@
+#ifndef LR_EXPDEF_INT_H
+#define LR_EXPDEF_INT_H
+
+/*
+ * What expdef.c (reading a definition) and expdef-check.c (what the file as a
+ * whole must hold) share: the parser's state and its one way to fail.
+ */
+
+#include "base/model.h"
+#include "experiment/expdef.h"
+
+/* Parser state shared by the line-counting reader and the handler. */
+struct parse {
+	struct lr_expdef *d;
+	const char *text, *pos;		/* the input, and where the reader is */
+	int line;			/* line the reader returned last */
+	int err_line;
+	char err[512];
+	/* sections as the reader saw them (inih skips empty ones) */
+	char sections[32][64];
+	int section_line[32];
+	int nsections;
+	/* keys seen per section, to refuse repeats: "section\nkey" */
+	struct lr_strlist seen;
+	int seen_experiment_name;
+	int collecting;			/* first pass: note the section headers */
+};
+
+/*
+ * Note the first error, "LINE: message", in p; returns 0, which makes inih
+ * stop reporting success.
+ */
+int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Register the sections the reader saw: arms in file order, unknown or repeated names refused. 1: ok, 0: failed. */
+int lr_expdef_check_sections(struct parse *p);
+
+/* What only the whole file can tell: required sections and keys, keys of the wrong target. 1: ok, 0: failed. */
+int lr_expdef_check_whole(struct parse *p);
+
+#endif
