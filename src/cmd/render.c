@@ -34,12 +34,54 @@ static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
 	fputc('\n', f);
 }
 
+/* One table of a run: a row per condition, its estimate, interval and verdict. */
+static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb, const char *metric)
+{
+	const struct lr_run *r = &rr->run;
+	const struct lr_expdef *d = &rr->def;
+	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
+	int i, cmd = d->target == LR_TARGET_COMMAND;
+	char verdict[160];
+
+	fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
+		(long long)r->id);
+	if (cmd)
+		fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
+			an, metric, bn, metric, an, bn);
+	else
+		fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
+			an, bn, an, bn);
+	fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|---|\n");
+	for (i = 0; i < tb->nrows; i++) {
+		const struct lr_report_row *w = &tb->rows[i];
+
+		fprintf(f, "| %s | ", w->label);
+		if (!w->has) {
+			fprintf(f, "- | - | - | - | %d | %d | - | %s |\n", w->blocks, w->flagged, w->status);
+			continue;
+		}
+		if (cmd)
+			fprintf(f, "%.3f | %.3f | %+.1f%% | ", w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
+		else
+			fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+		if (w->p.k && cmd)
+			fprintf(f, "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
+		else if (w->p.k)
+			fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+		else
+			fprintf(f, "%d timed batches, no interval", w->blocks);
+		fprintf(f, " | %d | %d | %+.1f%%/%+.1f%%%s | %s |\n", w->blocks, w->flagged, w->drift_a * 100,
+			w->drift_b * 100, w->drifted ? " DRIFT" : "",
+			lr_verdict_metric_text(verdict, sizeof verdict, &w->p, d->margin, bn, d->metric));
+	}
+}
+
 static void md_run(FILE *f, const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
 	const struct lr_expdef *d = &rr->def;
-	char *cmdline = cmd_argv_text(r->argv_json), verdict[160], metric[96];
-	int t, i, listed = 0, cmd = d->target == LR_TARGET_COMMAND;
+	char *cmdline = cmd_argv_text(r->argv_json), metric[96];
+	int t, i, listed = 0;
 
 	snprintf(metric, sizeof metric, "%s", d->metric[0] ? d->metric : "wall time ms");
 
@@ -75,42 +117,8 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 			   "smaller than that is claimed from it\n", (long long)rr->aa_run, rr->aa_name, rr->aa_width * 100);
 	else
 		fprintf(f, "* Noise floor: no A/A run on this host yet (experiments/aa-noise.ini measures it)\n");
-	for (t = 0; t < rr->ntables; t++) {
-		const struct lr_report_table *tb = &rr->tables[t];
-		const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-
-		fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
-			(long long)r->id);
-		if (cmd)
-			fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
-				an, metric, bn, metric, an, bn);
-		else
-			fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
-				an, bn, an, bn);
-		fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|---|\n");
-		for (i = 0; i < tb->nrows; i++) {
-			const struct lr_report_row *w = &tb->rows[i];
-
-			fprintf(f, "| %s | ", w->label);
-			if (!w->has) {
-				fprintf(f, "- | - | - | - | %d | %d | - | %s |\n", w->blocks, w->flagged, w->status);
-				continue;
-			}
-			if (cmd)
-				fprintf(f, "%.3f | %.3f | %+.1f%% | ", w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
-			else
-				fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-			if (w->p.k && cmd)
-				fprintf(f, "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
-			else if (w->p.k)
-				fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
-			else
-				fprintf(f, "%d timed batches, no interval", w->blocks);
-			fprintf(f, " | %d | %d | %+.1f%%/%+.1f%%%s | %s |\n", w->blocks, w->flagged, w->drift_a * 100,
-				w->drift_b * 100, w->drifted ? " DRIFT" : "",
-				lr_verdict_metric_text(verdict, sizeof verdict, &w->p, d->margin, bn, d->metric));
-		}
-	}
+	for (t = 0; t < rr->ntables; t++)
+		md_table(f, rr, &rr->tables[t], metric);
 	fprintf(f, "\nFailed or missing conditions:");
 	for (i = 0; i < rr->nconds; i++)
 		if (strcmp(rr->conds[i].status, "passed")) {

@@ -203,10 +203,110 @@ static void html_head(FILE *f, const struct lr_report *rep)
 	}
 }
 
+/* What a run rests on: command, definition, sources, host, design, parity, noise floor. */
+static void html_run_facts(FILE *f, const struct lr_report_run *rr)
+{
+	char *cmd;
+
+	fprintf(f, "<h2>");
+	cmd_html_text(f, rr->def.name);
+	fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
+	cmd = cmd_argv_text(rr->run.argv_json);
+	cmd_html_text(f, cmd ? cmd : rr->run.argv_json);
+	free(cmd);
+	fputs("</code></li>\n<li>Definition sha256: <code>", f);
+	cmd_html_text(f, rr->def.sha256);
+	fputs("</code></li>\n<li>Sources: ", f);
+	if (rr->run.source.present) {
+		fputs("HEAD <code>", f);
+		cmd_html_text(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
+		fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
+		cmd_html_text(f, rr->run.source.diff_sha256);
+		fputs("</code>", f);
+	} else {
+		fputs("not inside a git work tree", f);
+	}
+	fputs("</li>\n<li>Host: ", f);
+	html_host(f, rr);
+	fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
+		   "target %s, backend ", rr->def.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->def.blocks,
+		rr->def.warmup, rr->def.margin * 100, (unsigned long long)rr->def.seed, lr_exp_target_name(rr->def.target));
+	cmd_html_text(f, rr->def.backend);
+	fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
+		rr->failed, rr->missing);
+	if (rr->aa_run) {
+		fprintf(f, "A/A run %lld (", (long long)rr->aa_run);
+		cmd_html_text(f, rr->aa_name);
+		fprintf(f, ") on this host, 95%% intervals up to %.1f%% wide; no effect smaller than that is claimed "
+			   "from it", rr->aa_width * 100);
+	} else {
+		fputs("no A/A run on this host yet", f);
+	}
+	fputs("</li>\n</ul>\n", f);
+}
+
+/* One table of a run: a row per condition, then the charts. */
+static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
+{
+	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
+	char verdict[160];
+	int k;
+
+	fputs("<h3>", f);
+	cmd_html_text(f, bn);
+	fputs(" vs ", f);
+	cmd_html_text(f, an);
+	fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
+	cmd_html_text(f, an);
+	fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
+	cmd_html_text(f, bn);
+	fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
+		"<th>drift ", rr->def.metric[0] ? rr->def.metric : "ms",
+		rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
+	cmd_html_text(f, an);
+	fputc('/', f);
+	cmd_html_text(f, bn);
+	fputs("</th><th>verdict</th></tr>\n", f);
+	for (k = 0; k < tb->nrows; k++) {
+		const struct lr_report_row *w = &tb->rows[k];
+
+		fputs("<tr><td>", f);
+		cmd_html_text(f, w->label);
+		fputs("</td>", f);
+		if (!w->has) {
+			fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>-</td><td>",
+				w->status, w->blocks, w->flagged);
+			cmd_html_text(f, w->failure ? w->failure : "");
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		if (rr->def.target == LR_TARGET_COMMAND)
+			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
+				w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
+		else
+			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
+				w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+		if (w->p.k && rr->def.target == LR_TARGET_COMMAND)
+			fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
+		else if (w->p.k)
+			fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+		else
+			fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
+		fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
+			w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
+		cmd_html_text(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n<div>\n", f);
+	for (k = 0; k < tb->nrows; k++)
+		if (tb->rows[k].has)
+			svg_chart(f, &tb->rows[k], an, bn, rr->def.margin, rr->def.target == LR_TARGET_COMMAND);
+	fputs("</div>\n", f);
+}
+
 void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
-	char verdict[160], *cmd;
-	int i, t, k;
+	int i, t;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
 	cmd_html_text(f, title);
@@ -222,96 +322,9 @@ void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_servi
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 
-		fprintf(f, "<h2>");
-		cmd_html_text(f, rr->def.name);
-		fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
-		cmd = cmd_argv_text(rr->run.argv_json);
-		cmd_html_text(f, cmd ? cmd : rr->run.argv_json);
-		free(cmd);
-		fputs("</code></li>\n<li>Definition sha256: <code>", f);
-		cmd_html_text(f, rr->def.sha256);
-		fputs("</code></li>\n<li>Sources: ", f);
-		if (rr->run.source.present) {
-			fputs("HEAD <code>", f);
-			cmd_html_text(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
-			fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
-			cmd_html_text(f, rr->run.source.diff_sha256);
-			fputs("</code>", f);
-		} else {
-			fputs("not inside a git work tree", f);
-		}
-		fputs("</li>\n<li>Host: ", f);
-		html_host(f, rr);
-		fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
-			   "target %s, backend ", rr->def.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->def.blocks,
-			rr->def.warmup, rr->def.margin * 100, (unsigned long long)rr->def.seed, lr_exp_target_name(rr->def.target));
-		cmd_html_text(f, rr->def.backend);
-		fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
-			rr->failed, rr->missing);
-		if (rr->aa_run) {
-			fprintf(f, "A/A run %lld (", (long long)rr->aa_run);
-			cmd_html_text(f, rr->aa_name);
-			fprintf(f, ") on this host, 95%% intervals up to %.1f%% wide; no effect smaller than that is claimed "
-				   "from it", rr->aa_width * 100);
-		} else {
-			fputs("no A/A run on this host yet", f);
-		}
-		fputs("</li>\n</ul>\n", f);
-		for (t = 0; t < rr->ntables; t++) {
-			const struct lr_report_table *tb = &rr->tables[t];
-			const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-
-			fputs("<h3>", f);
-			cmd_html_text(f, bn);
-			fputs(" vs ", f);
-			cmd_html_text(f, an);
-			fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
-			cmd_html_text(f, an);
-			fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
-			cmd_html_text(f, bn);
-			fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
-				"<th>drift ", rr->def.metric[0] ? rr->def.metric : "ms",
-				rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
-			cmd_html_text(f, an);
-			fputc('/', f);
-			cmd_html_text(f, bn);
-			fputs("</th><th>verdict</th></tr>\n", f);
-			for (k = 0; k < tb->nrows; k++) {
-				const struct lr_report_row *w = &tb->rows[k];
-
-				fputs("<tr><td>", f);
-				cmd_html_text(f, w->label);
-				fputs("</td>", f);
-				if (!w->has) {
-					fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>-</td><td>",
-						w->status, w->blocks, w->flagged);
-					cmd_html_text(f, w->failure ? w->failure : "");
-					fputs("</td></tr>\n", f);
-					continue;
-				}
-				if (rr->def.target == LR_TARGET_COMMAND)
-					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
-						w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
-				else
-					fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
-						w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-				if (w->p.k && rr->def.target == LR_TARGET_COMMAND)
-					fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
-				else if (w->p.k)
-					fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
-				else
-					fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
-				fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
-					w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
-				cmd_html_text(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
-				fputs("</td></tr>\n", f);
-			}
-			fputs("</table>\n<div>\n", f);
-			for (k = 0; k < tb->nrows; k++)
-				if (tb->rows[k].has)
-					svg_chart(f, &tb->rows[k], an, bn, rr->def.margin, rr->def.target == LR_TARGET_COMMAND);
-			fputs("</div>\n", f);
-		}
+		html_run_facts(f, rr);
+		for (t = 0; t < rr->ntables; t++)
+			html_table(f, rr, &rr->tables[t]);
 	}
 	if (sv->nrows)
 		html_serving(f, sv);

@@ -181,6 +181,28 @@ static void print_conditions(struct lr_store *st, const struct lr_run *r)
 	lr_report_release(&rep);
 }
 
+static void print_artifacts(const struct lr_run *r)
+{
+	char size[32];
+	size_t i;
+
+	printf("artifacts:");
+	if (!r->nartifacts)
+		printf(" (none)");
+	putchar('\n');
+	for (i = 0; i < r->nartifacts; i++) {
+		const struct lr_artifact *a = &r->artifacts[i];
+
+		if (a->present)
+			printf("  %-9s %-10s %s  %s%s%s\n", a->role, cmd_human_size(size, sizeof size, a->size),
+			       a->sha256, a->name,
+			       a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
+			       a->target ? a->target : "");
+		else
+			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
+	}
+}
+
 static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 {
 	char size[32], *cmd = cmd_argv_text(r->argv_json);
@@ -239,21 +261,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	print_kvs("binding", &r->binding, 1);
 	print_kvs("tools", &r->tools, 0);
 	print_kvs("environment", &r->env, 0);
-	printf("artifacts:");
-	if (!r->nartifacts)
-		printf(" (none)");
-	putchar('\n');
-	for (i = 0; i < r->nartifacts; i++) {
-		const struct lr_artifact *a = &r->artifacts[i];
-
-		if (a->present)
-			printf("  %-9s %-10s %s  %s%s%s\n", a->role, cmd_human_size(size, sizeof size, a->size),
-			       a->sha256, a->name,
-			       a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
-			       a->target ? a->target : "");
-		else
-			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
-	}
+	print_artifacts(r);
 	if (r->kind == LR_KIND_BENCH && r->nmeasures) /* one per repetition: hundreds */
 		printf("measurements: %zu timed repetitions; 'labrun report --run %lld' gives the tables, --json each\n",
 		       r->nmeasures, (long long)r->id);

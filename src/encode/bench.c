@@ -315,23 +315,11 @@ static void free_bufs(struct bufs *b)
 	free(b->dst);
 }
 
-int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
+/* The in-memory variants: the three copy ceilings, then every kernel this CPU runs. Returns how many. */
+static int memory_variants(struct lr_bench_result *r)
 {
-	struct bufs b;
-	char d[65];
-	int rc, i, rep, pass, nv = 0, threads = o->threads > 1 ? o->threads : 1;
-	double t;
+	int i, nv = 0;
 
-	memset(r, 0, sizeof *r);
-	if (o->rank != 5)
-		return lr_error_set(LR_EINVAL, "the encoder benchmark takes 5-D shapes [L,2,H,T,D]");
-	if (o->reps < 2 || o->reps > LR_BENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_BENCH_MAXREPS);
-	if (threads > LR_BENCH_MAXTHREADS)
-		return lr_error_set(LR_EINVAL, "at most %d threads", LR_BENCH_MAXTHREADS);
-	if ((rc = make_bufs(&b, o)))
-		goto out;
-	r->elements = b.n;
 	for (i = 0; i < 3; i++) {
 		r->var[nv].kind = LR_BENCH_COPY;
 		r->var[nv].copy = i;
@@ -349,6 +337,27 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s", k->name);
 		nv++;
 	}
+	return nv;
+}
+
+int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
+{
+	struct bufs b;
+	char d[65];
+	int rc, i, rep, pass, nv = 0, threads = o->threads > 1 ? o->threads : 1;
+	double t;
+
+	memset(r, 0, sizeof *r);
+	if (o->rank != 5)
+		return lr_error_set(LR_EINVAL, "the encoder benchmark takes 5-D shapes [L,2,H,T,D]");
+	if (o->reps < 2 || o->reps > LR_BENCH_MAXREPS)
+		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_BENCH_MAXREPS);
+	if (threads > LR_BENCH_MAXTHREADS)
+		return lr_error_set(LR_EINVAL, "at most %d threads", LR_BENCH_MAXTHREADS);
+	if ((rc = make_bufs(&b, o)))
+		goto out;
+	r->elements = b.n;
+	nv = memory_variants(r);
 	r->var[nv].kind = LR_BENCH_PERMUTED;
 	r->var[nv].k = lr_dlf16_auto();
 	snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", lr_dlf16_auto()->name);

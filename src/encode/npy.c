@@ -124,11 +124,54 @@ static int dtype_kind(const char *descr, enum lr_npy_kind *kind, int *elem)
 	return 0;
 }
 
+/* The header dict: 'descr' into descr[len], 'fortran_order' and 'shape' into h; each once, nothing else. */
+static int header_dict(struct cur *c, struct lr_npy_header *h, char *descr, size_t len, const char *path)
+{
+	int have_descr = 0, have_fortran = 0, have_shape = 0;
+	char key[32], why[160];
+
+	if (!eat(c, '{'))
+		return bad(path, "the header is not a dict");
+	while (!eat(c, '}')) {
+		if (read_str(c, key, sizeof key) || !eat(c, ':'))
+			return bad(path, "malformed header dict");
+		if (!strcmp(key, "descr") && !have_descr) {
+			if (read_str(c, descr, len))
+				return bad(path, "'descr' is not a simple dtype string");
+			have_descr = 1;
+		} else if (!strcmp(key, "fortran_order") && !have_fortran) {
+			if (read_word(c, "True"))
+				h->fortran = 1;
+			else if (!read_word(c, "False"))
+				return bad(path, "'fortran_order' is neither True nor False");
+			have_fortran = 1;
+		} else if (!strcmp(key, "shape") && !have_shape) {
+			if (read_shape(c, h))
+				return bad(path, "'shape' is not a tuple of at most 8 non-negative integers");
+			have_shape = 1;
+		} else {
+			snprintf(why, sizeof why, "unexpected or repeated key '%s' in the header", key);
+			return bad(path, why);
+		}
+		if (!eat(c, ',')) {
+			if (!eat(c, '}'))
+				return bad(path, "malformed header dict");
+			break;
+		}
+	}
+	skip_ws(c);
+	if (c->p != c->end)
+		return bad(path, "text after the header dict");
+	if (!have_descr || !have_fortran || !have_shape)
+		return bad(path, "the header lacks 'descr', 'fortran_order' or 'shape'");
+	return 0;
+}
+
 int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const char *path)
 {
 	const unsigned char *b = buf;
-	char key[32], descr[64], why[160];
-	int have_descr = 0, have_fortran = 0, have_shape = 0, elem = 2, i;
+	char descr[64], why[160];
+	int elem = 2, i, rc;
 	size_t hlen, pre;
 	struct cur c;
 	uint64_t count = 1;
@@ -156,40 +199,8 @@ int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const cha
 	c.end = c.p + hlen;
 	if (hlen == 0 || c.end[-1] != '\n')
 		return bad(path, "the header does not end with a newline");
-	if (!eat(&c, '{'))
-		return bad(path, "the header is not a dict");
-	while (!eat(&c, '}')) {
-		if (read_str(&c, key, sizeof key) || !eat(&c, ':'))
-			return bad(path, "malformed header dict");
-		if (!strcmp(key, "descr") && !have_descr) {
-			if (read_str(&c, descr, sizeof descr))
-				return bad(path, "'descr' is not a simple dtype string");
-			have_descr = 1;
-		} else if (!strcmp(key, "fortran_order") && !have_fortran) {
-			if (read_word(&c, "True"))
-				h->fortran = 1;
-			else if (!read_word(&c, "False"))
-				return bad(path, "'fortran_order' is neither True nor False");
-			have_fortran = 1;
-		} else if (!strcmp(key, "shape") && !have_shape) {
-			if (read_shape(&c, h))
-				return bad(path, "'shape' is not a tuple of at most 8 non-negative integers");
-			have_shape = 1;
-		} else {
-			snprintf(why, sizeof why, "unexpected or repeated key '%s' in the header", key);
-			return bad(path, why);
-		}
-		if (!eat(&c, ',')) {
-			if (!eat(&c, '}'))
-				return bad(path, "malformed header dict");
-			break;
-		}
-	}
-	skip_ws(&c);
-	if (c.p != c.end)
-		return bad(path, "text after the header dict");
-	if (!have_descr || !have_fortran || !have_shape)
-		return bad(path, "the header lacks 'descr', 'fortran_order' or 'shape'");
+	if ((rc = header_dict(&c, h, descr, sizeof descr, path)))
+		return rc;
 	if (dtype_kind(descr, &h->kind, &elem)) {
 		snprintf(why, sizeof why, "dtype '%s' is not a 16-bit little-endian type%s", descr,
 			 descr[0] == '>' ? " (it is big-endian)" : "");

@@ -232,6 +232,33 @@ static int crate_evidence(void *arg, const char *name, const char *sha256, int i
 	return 0;
 }
 
+/* The run as an RO-Crate CreateAction: what ran (the command line), when, and how it ended. */
+static json_t *create_action(const struct lr_run *r, const char *urn)
+{
+	json_t *argv = json_loads(r->argv_json, 0, NULL), *action;
+	char *cmdline = NULL;
+	size_t k, len = 0;
+	FILE *f = open_memstream(&cmdline, &len);
+
+	for (k = 0; f && argv && k < json_array_size(argv); k++)
+		fprintf(f, "%s%s", k ? " " : "", lr_json_bytes_text(json_array_get(argv, k)));
+	if (f)
+		fclose(f);
+	json_decref(argv);
+	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", lr_run_kind_name(r->kind),
+			   "startTime", r->started_at, "description", cmdline ? cmdline : r->argv_json);
+	free(cmdline);
+	if (!action)
+		return NULL;
+	if (r->ended_at)
+		json_object_set_new(action, "endTime", json_string(r->ended_at));
+	json_object_set_new(action, "actionStatus",
+			    ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
+	if (r->status != LR_PASSED)
+		json_object_set_new(action, "error", json_string(r->failure ? r->failure : lr_status_name(r->status)));
+	return action;
+}
+
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
 		     json_t *tools_seen, char *latest, size_t latest_len)
 {
@@ -285,29 +312,10 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		goto out;
 	/* the software used: labrun itself, and each recorded tool version */
 	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
-	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", lr_run_kind_name(r.kind), "startTime",
-			   r.started_at, "description", r.argv_json);
-	{
-		char *cmdline = NULL;
-		json_t *argv = json_loads(r.argv_json, 0, NULL);
-		size_t k, len = 0;
-		FILE *f = open_memstream(&cmdline, &len);
-
-		for (k = 0; f && argv && k < json_array_size(argv); k++)
-			fprintf(f, "%s%s", k ? " " : "", lr_json_bytes_text(json_array_get(argv, k)));
-		if (f)
-			fclose(f);
-		json_decref(argv);
-		if (cmdline)
-			json_object_set_new(action, "description", json_string(cmdline));
-		free(cmdline);
+	if (!(action = create_action(&r, urn))) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
 	}
-	if (r.ended_at)
-		json_object_set_new(action, "endTime", json_string(r.ended_at));
-	json_object_set_new(action, "actionStatus",
-			    ref(r.status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
-	if (r.status != LR_PASSED)
-		json_object_set_new(action, "error", json_string(r.failure ? r.failure : lr_status_name(r.status)));
 	json_object_set_new(action, "instrument", instruments(&r, graph, tools_seen));
 	json_object_set_new(action, "object", objects);
 	json_object_set_new(action, "result", results);

@@ -54,15 +54,6 @@ static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 	return env;
 }
 
-static void free_words(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Run one execution: stdin /dev/null, stdout and stderr into new files; SIGTERM at the timeout or on cancel. */
 static int run_child(char *const *argv, char *const *env, const char *cwd, const char *out_path, const char *err_path,
 		     double timeout_s, atomic_int *cancel, struct lr_child *ch)
@@ -246,26 +237,6 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 
 /* ---- the condition's executions ---------------------------------------------- */
 
-/* Expand every word of 'tpl' (split first) into a NULL-terminated argv; NULL on error. */
-static char **expand_words(const char *tpl, const struct lr_kvlist *vars)
-{
-	struct lr_strlist words = { 0 };
-	char **v = NULL;
-	size_t i;
-
-	if (lr_words_split(tpl, &words) || !(v = calloc(words.n + 1, sizeof *v)))
-		goto out;
-	for (i = 0; i < words.n; i++)
-		if (!(v[i] = lr_template_expand(words.v[i], vars))) {
-			free_words(v);
-			v = NULL;
-			break;
-		}
-out:
-	lr_strlist_release(&words);
-	return v;
-}
-
 int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
 		     char *const *envp, atomic_int *cancel)
 {
@@ -293,13 +264,13 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 	if (!d->reference[0])
 		return 0;
 	/* the reference files, expanded for this condition */
-	if (!(refs = expand_words(d->reference, &c->params)))
+	if (!(refs = lr_template_words(d->reference, &c->params)))
 		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
 	if (!rc && !(rc = digest_files(&list, NULL, c->reference, NULL, NULL, missing, sizeof missing)) && missing[0])
 		rc = lr_error_set(LR_EINVAL, "reference file '%s' is missing", missing);
-	free_words(refs);
+	lr_words_free(refs);
 	lr_strlist_release(&list);
 	return rc;
 }
@@ -374,7 +345,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	snprintf(path, sizeof path, "%s.metrics", base);
 	read_metrics(path, e, why, sizeof why);
 	if (arm->outputs[0]) {
-		if (!(words = expand_words(arm->outputs, vars)))
+		if (!(words = lr_template_words(arm->outputs, vars)))
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		for (i = 0; words[i] && !rc; i++)
 			rc = lr_strlist_add(&outs, words[i]);
@@ -384,7 +355,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 			e->noutputs = (int)outs.n;
 			rc = digest_files(&outs, outdir, e->outputs_sha256, e->outputs, dir, missing, sizeof missing);
 		}
-		free_words(words);
+		lr_words_free(words);
 		lr_strlist_release(&outs);
 		if (rc)
 			return rc;
@@ -447,7 +418,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	}
 	if (rc || (rc = lr_kvlist_add(&env, "LABRUN_METRICS", metrics, NULL)))
 		goto out;
-	argv = expand_words(arm->command, &vars);
+	argv = lr_template_words(arm->command, &vars);
 	envv = exec_env(c->envp, &env);
 	cwd = arm->cwd[0] ? lr_template_expand(arm->cwd, &vars) : NULL;
 	jargv = json_array();
@@ -472,8 +443,8 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	rc = collect(c, arm, &vars, outdir, base, e);
 out:
 	json_decref(jargv);
-	free_words(argv);
-	free_words(envv);
+	lr_words_free(argv);
+	lr_words_free(envv);
 	free(cwd);
 	lr_kvlist_release(&vars);
 	lr_kvlist_release(&env);

@@ -58,4 +58,18 @@ LR_MUST_CHECK int lr_command_compare_routes(struct lr_command_ctx *c);
 /* Remove the scratch directory and free the executions. */
 void lr_command_teardown(struct lr_command_ctx *c);
 
+/*
+ * Condition ci of a command experiment (cmd set up for it): parity
+ * executions, one per arm, their outputs compared; then the blocks in the
+ * design's order, every execution kept. *reps_out (n of them, malloc'd, the
+ * caller frees) and c's summaries are filled; a failed execution fails c, a
+ * cancel (o->cancel) sets *cancelled and keeps what was measured. Returns 0
+ * or an error.
+ */
+struct lr_runopts;
+struct lr_run_condition;
+LR_MUST_CHECK int lr_command_condition(struct lr_command_ctx *cmd, const struct lr_expdef *d, const struct lr_runopts *o,
+				       int ci, struct lr_run_condition *c, struct lr_store_rep **reps_out, int *nreps_out,
+				       int *cancelled);
+
 #endif

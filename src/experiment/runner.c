@@ -151,6 +151,70 @@ static double now_s(void)
 	return lr_monotonic_s();
 }
 
+/*
+ * Parity: every arm once, untimed, before any timing counts, its output's
+ * hash against the baseline's; *one and *fastest: the fastest arm's time, for
+ * the inner loop. A mismatch fails the condition (c->failure); returns 0 or
+ * an error.
+ */
+static int parity(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struct lr_run_condition *c, double *one,
+		  int *fastest)
+{
+	const struct lr_expdef *d = cx->d;
+	double t0;
+	int a, rc;
+
+	for (a = 0; a < d->narms; a++) {
+		t0 = now_s();
+		if ((rc = run_arm(cx, a)))
+			return rc;
+		t0 = now_s() - t0;
+		if (a == 0 || t0 < *one) {
+			*one = t0;
+			*fastest = a;
+		}
+		if (d->target == LR_TARGET_ENCODE && a == o->flip_arm &&
+		    (o->flip_condition < 0 || o->flip_condition == ci) && lr_view_count(&cx->vout) > 0)
+			cx->out[lr_view_count(&cx->vout) / 2] ^= 1; /* test fault: one output bit */
+		if ((rc = output_hash(cx, c->sha[a])))
+			return rc;
+		c->matches[a] = !strcmp(c->sha[a], c->sha[0]);
+	}
+	for (a = 1; a < d->narms; a++)
+		if (!c->matches[a]) {
+			snprintf(c->status, sizeof c->status, "failed");
+			snprintf(c->failure, sizeof c->failure, "parity: arm '%s' output differs from baseline '%s' (sha256 %.12s vs %.12s)",
+				 d->arms[a].name, d->arms[0].name, c->sha[a], c->sha[0]);
+			return 0;
+		}
+	return 0;
+}
+
+/* One timed repetition of arm a: 'inner' calls, with the counters that say whether it was interfered with. */
+static int timed_rep(struct cond_ctx *cx, int a, int64_t inner, struct lr_store_rep *r)
+{
+	int threaded = cx->d->target == LR_TARGET_IMPORT; /* the import runs on producer and writer threads */
+	long long st0 = lr_steal_ticks();
+	long sw0 = lr_invol_switches();
+	double c0 = lr_cpu_s(threaded), w0 = now_s();
+	int64_t i;
+	int rc;
+
+	for (i = 0; i < inner; i++)
+		if ((rc = run_arm(cx, a)))
+			return rc;
+	r->wall_s = now_s() - w0;
+	r->cpu_s = lr_cpu_s(threaded) - c0;
+	r->invol_switches = lr_invol_switches() - sw0;
+	r->steal_ticks = lr_steal_ticks() - st0;
+	r->arm = a;
+	/* A single timing thread is interfered with when it waited or was switched out;
+	 * a threaded import waits by design, so only stolen time counts there. */
+	r->interfered = threaded ? r->steal_ticks > 0
+				 : (r->cpu_s > 0 && r->wall_s / r->cpu_s > 1.05) || r->invol_switches > 0;
+	return 0;
+}
+
 /* Run one condition: parity, then blocks. Fills c and the repetitions; returns 0 or an error. */
 /*
  * Each repetition of every arm lasts at least 1 ms: the inner loop is
@@ -210,80 +274,33 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 			 struct lr_run_condition *c, struct lr_store_rep **reps_out, int *nreps_out, int *cancelled)
 {
 	const struct lr_expdef *d = cx->d;
-	int k = d->narms, nblocks = d->warmup + d->blocks, a, b, s, order[2 * LR_EXP_MAXARMS], n = 0, rc;
+	int k = d->narms, nblocks = d->warmup + d->blocks, b, s, order[2 * LR_EXP_MAXARMS], n = 0, rc;
 	struct lr_store_rep *reps = calloc((size_t)nblocks * 2 * (size_t)k, sizeof *reps);
 	uint64_t rng = d->seed * 2654435761u + (uint64_t)ci;
-	int threaded = d->target == LR_TARGET_IMPORT; /* the import runs on producer and writer threads */
-	double t0, one = 0;
+	double one = 0;
 	int fastest = 0;
-	int64_t i;
 	struct lr_run_progress pg;
 
 	*reps_out = reps;
 	*nreps_out = 0;
 	if (!reps)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	/* parity: every arm once, untimed, before any timing counts; the fastest sets the inner loop */
-	for (a = 0; a < k; a++) {
-		t0 = now_s();
-		if ((rc = run_arm(cx, a)))
-			return rc;
-		t0 = now_s() - t0;
-		if (a == 0 || t0 < one) {
-			one = t0;
-			fastest = a;
-		}
-		if (cx->d->target == LR_TARGET_ENCODE && a == o->flip_arm &&
-		    (o->flip_condition < 0 || o->flip_condition == ci) && lr_view_count(&cx->vout) > 0)
-			cx->out[lr_view_count(&cx->vout) / 2] ^= 1; /* test fault: one output bit */
-		if ((rc = output_hash(cx, c->sha[a])))
-			return rc;
-		c->matches[a] = !strcmp(c->sha[a], c->sha[0]);
-	}
-	for (a = 1; a < k; a++)
-		if (!c->matches[a]) {
-			snprintf(c->status, sizeof c->status, "failed");
-			snprintf(c->failure, sizeof c->failure, "parity: arm '%s' output differs from baseline '%s' (sha256 %.12s vs %.12s)",
-				 d->arms[a].name, d->arms[0].name, c->sha[a], c->sha[0]);
-			return 0; /* kept, never hidden; no timing counts for it */
-		}
+	if ((rc = parity(cx, o, ci, c, &one, &fastest)) || c->failure[0])
+		return rc; /* a parity failure is kept, never hidden; no timing counts for it */
 	if ((rc = calibrate(cx, one, fastest, &c->inner)))
 		return rc;
 	for (b = 0; b < nblocks; b++) {
 		lr_design_block_order(d, b, &rng, order);
 		for (s = 0; s < 2 * k; s++) {
-			struct lr_store_rep *r = &reps[n];
-			long sw0, sw1;
-			long long st0, st1;
-			double w0, w1, c0, c1;
-
 			if (o->cancel && *o->cancel) {
 				*cancelled = 1;
 				goto done;
 			}
-			st0 = lr_steal_ticks();
-			sw0 = lr_invol_switches();
-			c0 = lr_cpu_s(threaded);
-			w0 = now_s();
-			for (i = 0; i < c->inner; i++)
-				if ((rc = run_arm(cx, order[s])))
-					return rc;
-			w1 = now_s();
-			c1 = lr_cpu_s(threaded);
-			sw1 = lr_invol_switches();
-			st1 = lr_steal_ticks();
-			r->block = b;
-			r->slot = s;
-			r->arm = order[s];
-			r->warmup = b < d->warmup;
-			r->wall_s = w1 - w0;
-			r->cpu_s = c1 - c0;
-			r->invol_switches = sw1 - sw0;
-			r->steal_ticks = st1 - st0;
-			/* A single timing thread is interfered with when it waited or was switched out;
-			 * a threaded import waits by design, so only stolen time counts there. */
-			r->interfered = threaded ? r->steal_ticks > 0
-						 : (r->cpu_s > 0 && r->wall_s / r->cpu_s > 1.05) || r->invol_switches > 0;
+			if ((rc = timed_rep(cx, order[s], c->inner, &reps[n])))
+				return rc;
+			reps[n].block = b;
+			reps[n].slot = s;
+			reps[n].warmup = b < d->warmup;
 			n++;
 		}
 		if (o->progress) {
@@ -310,138 +327,6 @@ done:
 		snprintf(c->status, sizeof c->status, "passed");
 	}
 	return 0;
-}
-
-static void fail_condition(struct lr_run_condition *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail_condition(struct lr_run_condition *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(c->status, sizeof c->status, "failed");
-	va_start(ap, fmt);
-	vsnprintf(c->failure, sizeof c->failure, fmt, ap);
-	va_end(ap);
-}
-
-/* A command experiment's parity executions: one per arm, their outputs compared. 1 when the blocks may run. */
-static int command_parity(struct cond_ctx *cx, struct lr_run_condition *c, int *rc)
-{
-	const struct lr_expdef *d = cx->d;
-	struct lr_store_exec *e;
-	int a;
-
-	for (a = 0; a < d->narms; a++) {
-		if ((*rc = lr_command_exec(&cx->cmd, a, -1, -1, &e)))
-			return 0;
-		if (e->failure) {
-			fail_condition(c, "arm '%s', parity execution: %s", d->arms[a].name, e->failure);
-			return 0;
-		}
-		snprintf(c->sha[a], sizeof c->sha[a], "%s", e->outputs_sha256);
-	}
-	for (a = 0; a < d->narms; a++) {
-		const char *want = cx->cmd.reference[0] ? cx->cmd.reference : c->sha[0];
-
-		c->matches[a] = !strcmp(c->sha[a], want);
-		if (!c->matches[a]) {
-			fail_condition(c, "parity: arm '%s' outputs differ from %s (sha256 %.12s vs %.12s)", d->arms[a].name,
-				       cx->cmd.reference[0] ? "the reference" : "the baseline's", c->sha[a], want);
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/* One timed execution of a command experiment as repetition 'r'; 0 with c failed when it failed. */
-static int command_rep(struct cond_ctx *cx, struct lr_run_condition *c, int arm, int b, int s, struct lr_store_rep *r,
-		       double *value, int *rc)
-{
-	const struct lr_expdef *d = cx->d;
-	struct lr_store_exec *e;
-	long long st0 = lr_steal_ticks();
-
-	if ((*rc = lr_command_exec(&cx->cmd, arm, b, s, &e)))
-		return 0;
-	r->block = b;
-	r->slot = s;
-	r->arm = arm;
-	r->warmup = b < d->warmup;
-	r->wall_s = e->wall_s;
-	r->cpu_s = e->user_s + e->sys_s;
-	r->steal_ticks = lr_steal_ticks() - st0;
-	r->interfered = r->steal_ticks > 0; /* a command may wait by design: only stolen time counts */
-	if (e->failure) {
-		fail_condition(c, "arm '%s', block %d: %s", d->arms[arm].name, b, e->failure);
-		return 0;
-	}
-	if (strcmp(e->outputs_sha256, c->sha[arm])) {
-		fail_condition(c, "arm '%s', block %d: outputs differ from its parity execution (sha256 %.12s vs %.12s)",
-			       d->arms[arm].name, b, e->outputs_sha256, c->sha[arm]);
-		return 0;
-	}
-	if (!d->metric[0]) { /* wall time, in ms like the built-in targets */
-		*value = e->wall_s * 1e3;
-		snprintf(c->unit, sizeof c->unit, "ms");
-		return 1;
-	}
-	if (!lr_command_value(e, d->metric, value, &c->higher)) {
-		fail_condition(c, "arm '%s', block %d: no metric '%s' in $LABRUN_METRICS", d->arms[arm].name, b, d->metric);
-		return 0;
-	}
-	for (int i = 0; d->metric[0] && i < e->nmetrics; i++)
-		if (!strcmp(e->metrics[i].name, d->metric))
-			snprintf(c->unit, sizeof c->unit, "%s", e->metrics[i].unit);
-	return 1;
-}
-
-/* A command experiment's condition: parity executions, then the blocks, every execution kept. */
-static int run_command_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struct lr_run_condition *c,
-				 struct lr_store_rep **reps_out, int *nreps_out, int *cancelled)
-{
-	const struct lr_expdef *d = cx->d;
-	int k = d->narms, nblocks = d->warmup + d->blocks, b, s, order[2 * LR_EXP_MAXARMS], n = 0, rc = 0;
-	struct lr_store_rep *reps = calloc((size_t)nblocks * 2 * (size_t)k, sizeof *reps);
-	double *values = calloc((size_t)nblocks * 2 * (size_t)k + 1, sizeof *values);
-	uint64_t rng = d->seed * 2654435761u + (uint64_t)ci;
-
-	*reps_out = reps;
-	*nreps_out = 0;
-	c->inner = 1;
-	if (!reps || !values) {
-		free(values);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	if (!command_parity(cx, c, &rc)) {
-		if (!rc && o->cancel && *o->cancel)
-			goto cancel;
-		goto out;
-	}
-	for (b = 0; b < nblocks; b++) {
-		lr_design_block_order(d, b, &rng, order);
-		for (s = 0; s < 2 * k; s++) {
-			if (o->cancel && *o->cancel)
-				goto cancel;
-			if (!command_rep(cx, c, order[s], b, s, &reps[n], &values[n], &rc)) {
-				if (!rc && o->cancel && *o->cancel)
-					goto cancel; /* stopped by Ctrl-C: not a failure of the arm */
-				goto out;
-			}
-			n++;
-		}
-	}
-	lr_design_summarise(d, c, reps, values, n);
-	snprintf(c->status, sizeof c->status, "passed");
-	goto out;
-cancel:
-	*cancelled = 1;
-	lr_design_summarise(d, c, reps, values, n);
-	snprintf(c->status, sizeof c->status, "missing");
-	snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
-		 n / (2 * k), nblocks);
-out:
-	*nreps_out = n;
-	free(values);
-	return rc;
 }
 
 static int pin(int cpu)
@@ -514,7 +399,7 @@ static int measure_condition(struct lr_store *st, int64_t run_id, const struct l
 		cx->has_cmd = 1;
 		rc = lr_command_setup(&cx->cmd, d, st, run_id, ci, o->envp, o->cancel);
 		if (!rc)
-			rc = run_command_condition(cx, o, ci, c, reps, nreps, cancelled);
+			rc = lr_command_condition(&cx->cmd, d, o, ci, c, reps, nreps, cancelled);
 		if (!rc)
 			rc = lr_command_compare_routes(&cx->cmd);
 		return rc;

@@ -158,3 +158,32 @@ int lr_template_check(const char *tpl, const char *const *names, const struct lr
 
 	return walk(tpl, NULL, known, &k);
 }
+
+void lr_words_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Expand every word of 'tpl' (split first) into a NULL-terminated argv; NULL on error. */
+char **lr_template_words(const char *tpl, const struct lr_kvlist *vars)
+{
+	struct lr_strlist words = { 0 };
+	char **v = NULL;
+	size_t i;
+
+	if (lr_words_split(tpl, &words) || !(v = calloc(words.n + 1, sizeof *v)))
+		goto out;
+	for (i = 0; i < words.n; i++)
+		if (!(v[i] = lr_template_expand(words.v[i], vars))) {
+			lr_words_free(v);
+			v = NULL;
+			break;
+		}
+out:
+	lr_strlist_release(&words);
+	return v;
+}

@@ -28,4 +28,13 @@ char *lr_template_expand(const char *tpl, const struct lr_kvlist *vars);
 /* Check that every placeholder of 'tpl' is one of 'names' (NULL-terminated) or a key of 'extra'. */
 LR_MUST_CHECK int lr_template_check(const char *tpl, const char *const *names, const struct lr_kvlist *extra);
 
+/*
+ * Split 'tpl' into words and expand each: a malloc'd NULL-terminated argv
+ * (free with lr_words_free), or NULL with the error set.
+ */
+char **lr_template_words(const char *tpl, const struct lr_kvlist *vars);
+
+/* Free an argv from lr_template_words (NULL is fine). */
+void lr_words_free(char **v);
+
 #endif

@@ -84,6 +84,35 @@ static int st_bad(const char *path, const char *why)
 	return LR_EINVAL;
 }
 
+/* The header's entry for 'tensor', or for its only tensor when NULL; *key its name (borrowed from root). */
+static int st_tensor(json_t *root, const char *path, const char *tensor, const char **key, json_t **t)
+{
+	char why[256];
+	const char *k;
+	json_t *v;
+	int found = 0;
+
+	*key = tensor;
+	*t = tensor ? json_object_get(root, tensor) : NULL;
+	if (!tensor)
+		json_object_foreach(root, k, v) {
+			if (!strcmp(k, "__metadata__"))
+				continue;
+			if (found++) {
+				st_bad(path, "it holds several tensors");
+				lr_error_hint("name one with --tensor");
+				return LR_EINVAL;
+			}
+			*key = k;
+			*t = v;
+		}
+	if (!*t || !json_is_object(*t)) {
+		snprintf(why, sizeof why, "no tensor named '%s'", tensor ? tensor : "(any)");
+		return st_bad(path, why);
+	}
+	return 0;
+}
+
 int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tensor, int token_major)
 {
 	const unsigned char *b;
@@ -93,7 +122,7 @@ int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tenso
 	int64_t mem[5];
 	uint64_t hlen = 0, begin, end, count = 1;
 	size_t i;
-	int rc = 0, found = 0;
+	int rc = 0;
 	char why[256];
 
 	memset(s, 0, sizeof *s);
@@ -116,31 +145,8 @@ int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tenso
 		rc = st_bad(path, why);
 		goto out;
 	}
-	if (tensor) {
-		key = tensor;
-		t = json_object_get(root, tensor);
-	} else {
-		json_t *v;
-		const char *k;
-
-		/* the only tensor of the file */
-		json_object_foreach(root, k, v) {
-			if (!strcmp(k, "__metadata__"))
-				continue;
-			if (found++) {
-				rc = st_bad(path, "it holds several tensors");
-				lr_error_hint("name one with --tensor");
-				goto out;
-			}
-			key = k;
-			t = v;
-		}
-	}
-	if (!t || !json_is_object(t)) {
-		snprintf(why, sizeof why, "no tensor named '%s'", tensor ? tensor : "(any)");
-		rc = st_bad(path, why);
+	if ((rc = st_tensor(root, path, tensor, &key, &t)))
 		goto out;
-	}
 	dtype = json_string_value(json_object_get(t, "dtype"));
 	shape = json_object_get(t, "shape");
 	offs = json_object_get(t, "data_offsets");

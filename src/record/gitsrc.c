@@ -205,6 +205,33 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 	return rc;
 }
 
+/* HEAD's commit and branch (an unborn branch has a name and no commit), and its tree (*tree NULL: none). */
+static int capture_head(struct lr_run *run, git_repository *repo, const char *workdir, git_reference **head,
+			git_object **tree)
+{
+	git_reference *sym = NULL;
+	char oid[GIT_OID_HEXSZ + 1];
+	int err = git_repository_head(head, repo);
+
+	if (err == 0) {
+		git_oid_tostr(oid, sizeof oid, git_reference_target(*head));
+		run->source.head = strdup(oid);
+		if (git_reference_is_branch(*head))
+			run->source.branch = strdup(git_reference_shorthand(*head));
+		return git_reference_peel(tree, *head, GIT_OBJECT_TREE) < 0 ? git_fail("read the HEAD tree", workdir) : 0;
+	}
+	if (err != GIT_EUNBORNBRANCH && err != GIT_ENOTFOUND)
+		return git_fail("read HEAD", workdir);
+	if (git_reference_lookup(&sym, repo, "HEAD") == 0 && git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC) {
+		const char *t = git_reference_symbolic_target(sym);
+
+		if (!strncmp(t, "refs/heads/", 11))
+			run->source.branch = strdup(t + 11);
+	}
+	git_reference_free(sym);
+	return 0;
+}
+
 int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, const char *exclude_dir)
 {
 	git_repository *repo = NULL;
@@ -237,35 +264,8 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 	    run->source.repo_path[strlen(run->source.repo_path) - 1] == '/')
 		run->source.repo_path[strlen(run->source.repo_path) - 1] = '\0';
 
-	err = git_repository_head(&head, repo);
-	if (err == 0) {
-		char oid[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(oid, sizeof oid, git_reference_target(head));
-		run->source.head = strdup(oid);
-		if (git_reference_is_branch(head))
-			run->source.branch = strdup(git_reference_shorthand(head));
-		if (git_reference_peel(&tree, head, GIT_OBJECT_TREE) < 0) {
-			rc = git_fail("read the HEAD tree", workdir);
-			goto out;
-		}
-	} else if (err == GIT_EUNBORNBRANCH || err == GIT_ENOTFOUND) {
-		git_reference *sym = NULL;
-
-		/* Unborn branch: no commit yet, but HEAD still names a branch. */
-		if (git_reference_lookup(&sym, repo, "HEAD") == 0 &&
-		    git_reference_type(sym) == GIT_REFERENCE_SYMBOLIC) {
-			const char *t = git_reference_symbolic_target(sym);
-
-			if (!strncmp(t, "refs/heads/", 11))
-				run->source.branch = strdup(t + 11);
-		}
-		git_reference_free(sym);
-	} else {
-		rc = git_fail("read HEAD", workdir);
+	if ((rc = capture_head(run, repo, workdir, &head, &tree)))
 		goto out;
-	}
-
 	if ((rc = capture_changed_files(run, st, repo, workdir, exclude_dir)))
 		goto out;
 

@@ -56,6 +56,32 @@ static json_t *artifact_json(const struct lr_artifact *t)
 	return x;
 }
 
+/* The sources: git state and changed files, or only the --source files when outside git. */
+static json_t *source_json(const struct lr_run *r)
+{
+	json_t *a = json_array(), *x;
+	size_t i;
+
+	if (!r->source.present) { /* --source files outside git still count */
+		for (i = 0; i < r->nfiles; i++)
+			json_array_append_new(a, json_pack("{s:o, s:s, s:s, s:I}", "path", bytes(r->files[i].path),
+							   "git_status", r->files[i].status, "sha256",
+							   r->files[i].sha256, "size", (json_int_t)r->files[i].size));
+		return json_pack("{s:n, s:o}", "repo_path", "files", a);
+	}
+	for (i = 0; i < r->nfiles; i++) {
+		const struct lr_srcfile *f = &r->files[i];
+
+		x = json_pack("{s:o, s:s}", "path", bytes(f->path), "git_status", f->status);
+		json_object_set_new(x, "sha256", f->has_content ? json_string(f->sha256) : json_null());
+		json_object_set_new(x, "size", f->has_content ? json_integer(f->size) : json_null());
+		json_array_append_new(a, x);
+	}
+	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:o}", "repo_path", bytes(r->source.repo_path), "head",
+			 bytes(r->source.head), "branch", bytes(r->source.branch), "dirty", r->source.dirty, "diff_sha256",
+			 r->source.diff_sha256, "files", a);
+}
+
 json_t *lr_run_json(const struct lr_run *r, int full)
 {
 	json_t *o = json_object(), *issues = json_array(), *argv = json_loads(r->argv_json, 0, NULL);
@@ -95,31 +121,7 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 						 "cores", (json_int_t)r->host.cores,
 						 "memory_bytes", r->host.memory_bytes ? json_integer(r->host.memory_bytes)
 										     : json_null()));
-	if (r->source.present) {
-		a = json_array();
-		for (i = 0; i < r->nfiles; i++) {
-			const struct lr_srcfile *f = &r->files[i];
-
-			x = json_pack("{s:o, s:s}", "path", bytes(f->path), "git_status", f->status);
-			json_object_set_new(x, "sha256", f->has_content ? json_string(f->sha256) : json_null());
-			json_object_set_new(x, "size", f->has_content ? json_integer(f->size) : json_null());
-			json_array_append_new(a, x);
-		}
-		json_object_set_new(o, "source", json_pack("{s:o, s:o, s:o, s:b, s:s, s:o}",
-							   "repo_path", bytes(r->source.repo_path),
-							   "head", bytes(r->source.head),
-							   "branch", bytes(r->source.branch),
-							   "dirty", r->source.dirty,
-							   "diff_sha256", r->source.diff_sha256, "files", a));
-	} else {
-		/* --source files outside git still count */
-		a = json_array();
-		for (i = 0; i < r->nfiles; i++)
-			json_array_append_new(a, json_pack("{s:o, s:s, s:s, s:I}", "path", bytes(r->files[i].path),
-							   "git_status", r->files[i].status, "sha256",
-							   r->files[i].sha256, "size", (json_int_t)r->files[i].size));
-		json_object_set_new(o, "source", json_pack("{s:n, s:o}", "repo_path", "files", a));
-	}
+	json_object_set_new(o, "source", source_json(r));
 	x = json_object();
 	for (i = 0; i < r->env.n; i++)
 		set_key(x, r->env.v[i].key, bytes(r->env.v[i].value));

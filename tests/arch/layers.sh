@@ -3,9 +3,11 @@
 #  1. Only src/cmd/ prints to stdout/stderr or exits: every lower layer returns
 #     an error code and a message (base/error.h) and leaves the talking to commands.
 #  2. Only src/store/ speaks SQLite: the schema is reached through store/store.h.
-#  3. The folders include each other in one direction only: no cycle.
-#  4. No function is longer than 120 lines, and the store's core file stays
-#     under 600: past that, split by concern.
+#  3. The folders include each other in the order of docs/architecture.md
+#     only: an include that points up the order fails, and so does a folder of
+#     src/ or a source file that the map does not list.
+#  4. No function is longer than 80 lines, and no source file longer than 600
+#     (generated ones aside): past that, split by concern.
 #  5. A run's life (spool lock, 'running' row, final row) is written once, in
 #     src/record/session.c: nothing else takes the lock or writes those rows.
 #  6. A command file defines only its commands (those in labrun.c's table);
@@ -43,14 +45,40 @@ check "prints or exits outside src/cmd" \
 	'(^|[^_A-Za-z0-9])(printf|vprintf|puts|putchar|perror|exit|abort|err|errx|warn|warnx)[ \t]*\(|(^|[^_A-Za-z0-9])(stdout|stderr)([^_A-Za-z0-9]|$)|write[ \t]*\([ \t]*(STDOUT_FILENO|STDERR_FILENO)' 'cmd/'
 check "SQLite outside src/store" '(^|[^_A-Za-z0-9])(sqlite3|SQLITE)_|sqlite3\.h' 'store/'
 
-# Folder edges from the #include lines; tsort finds any cycle.
-(cd "$src" && grep -H '^#include "[a-z]*/' $(find . -name '*.[ch]' | sort)) |
-	sed 's|^\./\([a-z]*\)/[^:]*:#include "\([a-z]*\)/.*|\1 \2|' | awk '$1 != $2' | sort -u > "$tmp/edges"
-if ! tsort "$tmp/edges" > "$tmp/order" 2> "$tmp/loops"; then
-	echo "folders of src/ include each other in a cycle:"
-	cat "$tmp/loops"
-	fail=1
-fi
+# The map: docs/architecture.md's layer diagram gives the order (first line of
+# each " name/" entry in its first fenced block), its "### `src/NAME/`"
+# sections list the files.
+map=${MAP:-$src/../docs/architecture.md}
+order=$(awk '/^```/ { n++; next } n == 1 && /^ [a-z]+\// { sub(/^ /, ""); sub(/\/.*/, ""); print }' "$map")
+[ -n "$order" ] || { echo "$map: no layer diagram (a fenced block of ' name/' lines)"; fail=1; }
+rank() { printf '%s\n' $order | grep -nx "$1" | cut -d: -f1; }
+for d in $(cd "$src" && ls -d */ | tr -d /); do
+	if [ -z "$(rank "$d")" ]; then
+		echo "src/$d/: a folder docs/architecture.md does not name: add it to the layer diagram, in its place"
+		fail=1
+		continue
+	fi
+	listed=$(awk -v h="### \`src/$d/\`" 'index($0, h) == 1 { on = 1; next } /^#/ { on = 0 } on' "$map")
+	for f in $(cd "$src/$d" && ls *.c *.h 2>/dev/null); do
+		case $f in schema-sql.c | schema-pg-sql.c) continue ;; esac
+		case $f in *.h) [ -f "$src/$d/${f%.h}.c" ] && continue ;; esac # listed with its .c
+		printf '%s\n' "$listed" | grep -qF "* \`$f\`" || {
+			echo "src/$d/$f: not listed in docs/architecture.md (section \`src/$d/\`): say what it is for"
+			fail=1
+		}
+	done
+done
+# Every include between folders points down the order.
+(cd "$src" && grep -H '^#include "[a-z]*/' $(find . -name '*.[ch]' | sort)) | sed 's|^\./||' |
+while IFS= read -r line; do
+	file=${line%%:*} from=${line%%/*} to=${line#*#include \"} to=${to%%/*}
+	[ "$from" = "$to" ] && continue
+	rf=$(rank "$from") rt=$(rank "$to")
+	if [ -n "$rf" ] && [ -n "$rt" ] && [ "$rt" -lt "$rf" ]; then
+		echo "src/$file: includes $to/, which is above $from/ in docs/architecture.md's order"
+		exit 1
+	fi
+done || fail=1
 check "run lifecycle outside src/record/session.c" \
 	'(^|[^_A-Za-z0-9])(lr_spool_lock|lr_spool_unlock|lr_store_run_begin|lr_store_run_finish)[ \t]*\(' \
 	'store/|record/session\.c|record/spool\.[ch]'
@@ -86,15 +114,17 @@ FNR == 1 { infn = 0; sig = 0 }
 !infn && /^[A-Za-z_]/ && !/;[ \t]*$/ && !/^(struct|enum|union|typedef)[^(]*$/ { if (!sig) { sig = FNR; name = $0 } }
 !infn && (/^$/ || /;[ \t]*$/ || /^#/ || /^\}/) { sig = 0 }
 /^\{/ && !infn { infn = 1; if (!sig) sig = FNR }
-/^\}/ && infn { infn = 0; if (FNR - sig + 1 > 120) { printf "%s:%d: function of %d lines (at most 120): %s\n", FILENAME, sig, FNR - sig + 1, name; bad = 1 }; sig = 0 }
+/^\}/ && infn { infn = 0; if (FNR - sig + 1 > 80) { printf "%s:%d: function of %d lines (at most 80): %s\n", FILENAME, sig, FNR - sig + 1, name; bad = 1 }; sig = 0 }
 END { exit bad }
 AWK
 (cd "$src/.." && awk -f "$tmp/fnlen.awk" $(cd "$src/.." && find src -name '*.c' ! -name schema-sql.c | sort)) || fail=1
-core=$(wc -l < "$src/store/core.c")
-if [ "$core" -ge 600 ]; then
-	echo "src/store/core.c: $core lines (under 600): move a concern into its own store file"
-	fail=1
-fi
+for f in $(cd "$src/.." && find src -name '*.[ch]' ! -name 'schema*-sql.c' | sort); do
+	n=$(wc -l < "$src/../$f")
+	if [ "$n" -gt 600 ]; then
+		echo "$f: $n lines (at most 600): move a concern into a file of its own"
+		fail=1
+	fi
+done
 
-[ "$fail" = 0 ] && echo "layers: ok; each folder uses only those after it: $(tr '\n' ' ' < "$tmp/order")"
+[ "$fail" = 0 ] && echo "layers: ok; each folder uses only those after it: $(echo $order)"
 exit $fail

@@ -1,0 +1,46 @@
+#!/bin/sh
+# The architecture check can fail: on a copy of the tree it must refuse an
+# include that points up the map's order, a folder the map does not name and a
+# source file it does not list, and pass on the copy as it is.
+set -eu
+top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() { echo "not ok - $*"; exit 1; }
+
+fresh() {
+	rm -rf "$tmp/t" && mkdir -p "$tmp/t/docs" "$tmp/t/tests/arch"
+	cp -R "$top/src" "$tmp/t/" && find "$tmp/t/src" -type f ! -name "*.[ch]" -delete
+	cp "$top/docs/architecture.md" "$tmp/t/docs/"
+}
+layers() { TOP_SRCDIR="$tmp/t" sh "$top/tests/arch/layers.sh" >"$tmp/out" 2>&1; }
+
+fresh
+layers || { cat "$tmp/out"; fail "the copy as it is does not pass"; }
+ok "the tree as it is passes"
+
+printf '#include "cmd/cmd.h"\n' >>"$tmp/t/src/store/dir.c"
+! layers || fail "an upward include passed"
+grep -q 'src/store/dir.c: includes cmd/, which is above store/' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "an include from store/ up to cmd/ fails, naming the file"
+
+fresh
+mkdir "$tmp/t/src/extra" && printf 'int lr_extra;\n' >"$tmp/t/src/extra/extra.c"
+! layers || fail "an unlisted folder passed"
+grep -q 'src/extra/: a folder docs/architecture.md does not name' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a folder the map does not name fails"
+
+fresh
+printf 'int lr_stray;\n' >"$tmp/t/src/base/stray.c"
+! layers || fail "an unlisted file passed"
+grep -q 'src/base/stray.c: not listed in docs/architecture.md' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a source file the map does not list fails"
+
+fresh
+awk 'NR == 5 { print "int lr_long(void)\n{"; for (i = 0; i < 85; i++) print "\tlr_x();"; print "}" } { print }' \
+	"$top/src/base/csv.c" >"$tmp/t/src/base/csv.c"
+! layers || fail "a function of 88 lines passed"
+grep -q 'function of 88 lines (at most 80)' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a function over 80 lines fails"
