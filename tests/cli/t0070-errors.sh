@@ -89,7 +89,8 @@ equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" "0" "and nothing 
 # a wait on a store another process has locked is said after a second, then the write goes on
 export LABRUN_STORE="$T/lock-store"
 "$LABRUN" record -q -- true >/dev/null 2>&1
-(echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"; sleep 3; echo "ROLLBACK;") |
+# (.timeout: the holder waits out the probe below, which holds the lock for an instant)
+(echo ".timeout 20000"; echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"; sleep 3; echo "ROLLBACK;") |
 	sqlite3 "$LABRUN_STORE/labrun.db" &
 holder=$!
 # wait until the holder has the write lock (sqlite3 itself does not wait: a busy store fails at once)
