@@ -10,10 +10,8 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "evidence/archive.h"
+#include "evidence/object.h"
 #include "record/spool.h"
-#include "store/objects.h"
-#include "store/remote.h"
 
 static const char usage[] =
 	"usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"
@@ -83,7 +81,8 @@ static const struct lr_artifact *pick(const struct lr_run *r, const char *want)
 
 int cmd_cat(const struct lr_global *g, int argc, char **argv)
 {
-	const struct lr_artifact *a;
+	const struct lr_artifact *a = NULL;
+	struct lr_object obj = { 0 };
 	struct lr_store *st = NULL;
 	struct lr_run r;
 	char *path = NULL;
@@ -112,34 +111,26 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 		lr_error_hint("'labrun show %lld' gives the run's failure", (long long)id);
 		goto out;
 	} else {
-		/* pulled with --objects lazy: fetched from its remote now */
-		if ((rc = lr_store_object_fetch(st, a->sha256)) && rc != LR_ENOTFOUND)
-			goto out;
-		path = lr_obj_path(lr_store_dir(st), a->sha256);
-		if (path && access(path, F_OK) != 0) {
-			char *archive = NULL, *member = NULL;
-
-			/* pruned after archiving: read it back from the archive */
-			if (!lr_store_archived(st, a->sha256, &archive, &member)) {
-				fflush(stdout);
-				rc = lr_archive_read_member(archive, member, a->sha256, STDOUT_FILENO);
-				free(archive);
-				free(member);
-				goto out;
-			}
+		/* from its remote first when pulled lazily; from its archive when pruned */
+		if ((rc = lr_object_find(st, a->sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &obj))) {
+			if (obj.where == LR_OBJECT_LOCAL) /* it no longer hashes to its name: never served */
+				lr_error_wrap("cannot print '%s' of run %lld", a->name, (long long)id);
+		} else if (obj.where == LR_OBJECT_ARCHIVED) {
+			fflush(stdout);
+			rc = lr_object_copy(&obj, STDOUT_FILENO);
+		} else {
+			rc = copy_out(obj.path);
 		}
+		goto hint;
 	}
-	/* an object is served only while it still hashes to its name */
-	if (!path)
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	else if (a && (rc = lr_obj_verify(lr_store_dir(st), a->sha256)))
-		lr_error_wrap("cannot print '%s' of run %lld", a->name, (long long)id);
-	else
-		rc = copy_out(path);
+	/* the spool of a run still running */
+	rc = path ? copy_out(path) : lr_error_set(LR_ENOMEM, "out of memory");
+hint:
 	if (rc == LR_EIO && a)
 		lr_error_hint("'labrun fsck' lists every damaged object; restore the store from a copy");
 out:
 	free(path);
+	lr_object_release(&obj);
 	lr_run_release(&r);
 	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;

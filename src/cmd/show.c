@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "evidence/object.h"
 #include "experiment/report.h"
 #include "record/runjson.h"
 #include "record/spool.h"
@@ -96,9 +97,10 @@ static void print_tail(const char *path, int lines)
 
 static void show_log(struct lr_store *st, const struct lr_run *r, const char *name, int tail)
 {
-	char size[32], *path = NULL, *archive = NULL, *member = NULL;
+	struct lr_object obj = { 0 };
+	char size[32], *path = NULL;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	for (i = 0; i < r->nartifacts; i++)
 		if (!strcmp(r->artifacts[i].role, name))
@@ -114,22 +116,19 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 		printf("%s: not recorded\n", name);
 		return;
 	}
-	/* pulled with --objects lazy: fetched from its remote now */
-	if (path && tail > 0 && i < r->nartifacts && (rc = lr_store_object_fetch(st, r->artifacts[i].sha256)) &&
-	    rc != LR_ENOTFOUND)
-		printf("  (not shown: %s)\n", lr_error_msg());
-	else if (path && i < r->nartifacts && access(path, F_OK) &&
-	    !lr_store_archived(st, r->artifacts[i].sha256, &archive, &member)) /* pruned: say where it lives */
-		printf("  (in archive '%s' as '%s'; 'labrun cat %lld %s' reads it)\n", archive, member,
+	/* a log is shown only while it hashes to its name; from its remote first when pulled lazily */
+	if (path && i < r->nartifacts)
+		rc = lr_object_find(st, r->artifacts[i].sha256, tail > 0 ? LR_OBJECT_FETCH | LR_OBJECT_VERIFY : 0, &obj);
+	if (path && i < r->nartifacts && obj.where == LR_OBJECT_ARCHIVED) /* pruned: say where it lives */
+		printf("  (in archive '%s' as '%s'; 'labrun cat %lld %s' reads it)\n", obj.archive, obj.member,
 		       (long long)r->id, name);
-	else if (path && tail > 0 && i < r->nartifacts && lr_obj_verify(lr_store_dir(st), r->artifacts[i].sha256))
+	else if (path && tail > 0 && rc)
 		printf("  (not shown: %s)\n", lr_error_msg()); /* never print content that is not what was recorded */
 	else if (path && tail > 0)
 		print_tail(path, tail);
 	lr_error_clear();
+	lr_object_release(&obj);
 	free(path);
-	free(archive);
-	free(member);
 }
 
 static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag)

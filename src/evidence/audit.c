@@ -13,6 +13,7 @@
 #include "base/trust.h"
 #include "evidence/archive.h"
 #include "evidence/audit.h"
+#include "evidence/object.h"
 #include "experiment/report.h"
 #include "store/objects.h"
 #include "store/remote.h"
@@ -132,24 +133,16 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
  */
 static void check_object(struct ctx *c, const char *what, const char *sha)
 {
-	char *archive = NULL, *member = NULL;
-	int rc;
+	struct lr_object o;
+	int rc = lr_object_find(c->st, sha, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o);
 
-	if ((rc = lr_store_object_fetch(c->st, sha)) && rc != LR_ENOTFOUND) {
+	if (rc && o.where == LR_OBJECT_REMOTE)
 		problem(c, "%s is to be fetched from a remote, but: %s", what, lr_error_msg());
-		return;
-	}
-	if (!(rc = lr_obj_verify(lr_store_dir(c->st), sha)))
-		return;
-	/* a pruned log is checked in its archive instead */
-	if (rc == LR_ENOTFOUND && !lr_store_archived(c->st, sha, &archive, &member)) {
-		if (lr_archive_read_member(archive, member, sha, -1))
-			problem(c, "%s was pruned to archive '%s', but: %s", what, archive, lr_error_msg());
-	} else {
+	else if (!rc && o.where == LR_OBJECT_ARCHIVED && lr_object_copy(&o, -1)) /* a pruned log, checked in its archive */
+		problem(c, "%s was pruned to archive '%s', but: %s", what, o.archive, lr_error_msg());
+	else if (rc)
 		problem(c, "%s: %s", what, lr_error_msg());
-	}
-	free(archive);
-	free(member);
+	lr_object_release(&o);
 }
 
 static int evidence_object(void *arg, const char *name, const char *sha, int input)

@@ -18,6 +18,7 @@
 #include "evidence/archive.h"
 #include "evidence/attest.h"
 #include "evidence/manifest.h"
+#include "evidence/object.h"
 #include "record/runjson.h"
 #include "store/objects.h"
 #include "store/remote.h"
@@ -39,33 +40,6 @@ static int mkdirs(const char *path)
 			*p = '/';
 		}
 	return 0;
-}
-
-static int copy_file(const char *src, const char *dst)
-{
-	char buf[1 << 16];
-	int in, out, rc = 0;
-	ssize_t n;
-
-	if ((rc = mkdirs(dst)))
-		return rc;
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (in < 0 || out < 0) {
-		rc = lr_error_set(LR_EIO, "cannot copy '%s' to '%s': %s", src, dst, strerror(errno));
-		goto out;
-	}
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			rc = lr_error_set(LR_EIO, "cannot write '%s': %s", dst, strerror(errno));
-			goto out;
-		}
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return rc;
 }
 
 static int write_text(const char *path, const char *text, size_t len)
@@ -153,34 +127,21 @@ static json_t *add_file(const char *dir, const char *rel, json_t *graph, json_t 
 	return ref(rel);
 }
 
-/* Object 'sha256' into the crate at 'full': from objects/, or from its archive when it was pruned. */
+/* Object 'sha256' into the crate at 'full' (evidence/object.h): only what still hashes to its name goes in. */
 static int copy_object(struct lr_store *st, const char *sha256, const char *full)
 {
-	char *obj = lr_obj_path(lr_store_dir(st), sha256), *archive = NULL, *member = NULL;
+	struct lr_object o;
 	int rc, fd = -1;
 
-	if (!obj)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_store_object_fetch(st, sha256)) && rc != LR_ENOTFOUND)
-		goto out;
-	if (access(obj, F_OK) == 0) { /* only what still hashes to its name goes into a crate */
-		if (!(rc = lr_obj_verify(lr_store_dir(st), sha256)))
-			rc = copy_file(obj, full);
-		goto out;
+	if (!(rc = lr_object_find(st, sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o)) && !(rc = mkdirs(full))) {
+		if ((fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
+		else if ((rc = lr_object_copy(&o, fd)) && o.where == LR_OBJECT_LOCAL)
+			lr_error_wrap("cannot copy it to '%s'", full);
 	}
-	if ((rc = lr_store_archived(st, sha256, &archive, &member)) || (rc = mkdirs(full)))
-		goto out;
-	fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-	else
-		rc = lr_archive_read_member(archive, member, sha256, fd);
-out:
 	if (fd >= 0)
 		close(fd);
-	free(obj);
-	free(archive);
-	free(member);
+	lr_object_release(&o);
 	return rc;
 }
 

@@ -15,7 +15,7 @@
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "encode/npy.h"
-#include "evidence/archive.h"
+#include "evidence/object.h"
 #include "evidence/scan.h"
 #include "record/runjson.h"
 #include "store/objects.h"
@@ -283,39 +283,18 @@ struct run_ctx {
 static int scan_object(void *arg, const char *name, const char *sha256, int input)
 {
 	struct run_ctx *c = arg;
-	char *obj = lr_obj_path(lr_store_dir(c->st), sha256), *archive = NULL, *member = NULL, label[4096];
+	struct lr_object o;
 	struct lr_mapped m = { 0 };
-	int rc, fd = -1;
+	char label[4096];
+	int rc;
 
 	(void)input;
-	if (!obj)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_store_object_fetch(c->st, sha256)) && rc != LR_ENOTFOUND) {
-		free(obj);
-		return rc;
-	}
 	snprintf(label, sizeof label, "run-%lld/%s", (long long)c->run, name);
-	if (access(obj, F_OK) == 0) {
-		rc = lr_map_file(&m, obj);
-	} else if (!(rc = lr_store_archived(c->st, sha256, &archive, &member))) {
-		if ((fd = memfd_create("labrun-scan", MFD_CLOEXEC)) < 0)
-			rc = lr_error_set(LR_EIO, "cannot scan '%s': %s", label, strerror(errno));
-		else if (!(rc = lr_archive_read_member(archive, member, sha256, fd))) {
-			char path[64];
-
-			snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-			rc = lr_map_file(&m, path);
-		}
-	}
-	if (!rc) {
+	if (!(rc = lr_object_find(c->st, sha256, LR_OBJECT_FETCH, &o)) && !(rc = lr_object_map(&o, &m))) {
 		rc = lr_scan_buffer(c->s, label, m.addr, m.len, c->fn, c->arg);
 		lr_unmap(&m);
 	}
-	if (fd >= 0)
-		close(fd);
-	free(obj);
-	free(archive);
-	free(member);
+	lr_object_release(&o);
 	return rc;
 }
 

@@ -1,0 +1,104 @@
+/* The one object reader (evidence/object.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "evidence/archive.h"
+#include "evidence/object.h"
+#include "store/objects.h"
+#include "store/remote.h"
+
+int lr_object_find(struct lr_store *st, const char *sha256, int flags, struct lr_object *o)
+{
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	snprintf(o->sha256, sizeof o->sha256, "%s", sha256);
+	if ((flags & LR_OBJECT_FETCH) && (rc = lr_store_object_fetch(st, sha256)) && rc != LR_ENOTFOUND) {
+		o->where = LR_OBJECT_REMOTE;
+		return rc;
+	}
+	lr_error_clear();
+	if (!(o->path = lr_obj_path(lr_store_dir(st), sha256)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (access(o->path, F_OK) == 0) {
+		o->where = LR_OBJECT_LOCAL;
+		return flags & LR_OBJECT_VERIFY ? lr_obj_verify(lr_store_dir(st), sha256) : 0;
+	}
+	free(o->path);
+	o->path = NULL;
+	if ((rc = lr_store_archived(st, sha256, &o->archive, &o->member)))
+		return rc; /* LR_ENOTFOUND: "object '...' is missing, and it was never archived" */
+	o->where = LR_OBJECT_ARCHIVED;
+	return 0;
+}
+
+static int copy_fd(const char *path, int fd)
+{
+	char buf[1 << 16];
+	ssize_t n, k;
+	int in = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (in < 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		for (k = 0; k < n && !rc;) {
+			ssize_t w = write(fd, buf + k, (size_t)(n - k));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				rc = lr_error_set(LR_EIO, "cannot write: %s", strerror(errno));
+			else
+				k += w;
+		}
+	}
+	close(in);
+	return rc;
+}
+
+int lr_object_copy(const struct lr_object *o, int fd)
+{
+	if (o->where == LR_OBJECT_ARCHIVED)
+		return lr_archive_read_member(o->archive, o->member, o->sha256, fd);
+	if (o->where != LR_OBJECT_LOCAL)
+		return lr_error_set(LR_ENOTFOUND, "object %.12s was not found", o->sha256);
+	return fd < 0 ? 0 : copy_fd(o->path, fd);
+}
+
+int lr_object_map(const struct lr_object *o, struct lr_mapped *m)
+{
+	char path[64];
+	int fd, rc;
+
+	if (o->where != LR_OBJECT_ARCHIVED)
+		return o->where == LR_OBJECT_LOCAL ? lr_map_file(m, o->path)
+						   : lr_error_set(LR_ENOTFOUND, "object %.12s was not found", o->sha256);
+	if ((fd = memfd_create("labrun-object", MFD_CLOEXEC)) < 0)
+		return lr_error_set(LR_EIO, "cannot read object %.12s: %s", o->sha256, strerror(errno));
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	if (!(rc = lr_archive_read_member(o->archive, o->member, o->sha256, fd)))
+		rc = lr_map_file(m, path);
+	close(fd); /* the mapping keeps the bytes */
+	return rc;
+}
+
+void lr_object_release(struct lr_object *o)
+{
+	free(o->path);
+	free(o->archive);
+	free(o->member);
+	memset(o, 0, sizeof *o);
+}
