@@ -1,6 +1,6 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <string.h>
 #include <sys/mman.h>
 
 #include "base/bigmem.h"

@@ -1,18 +1,12 @@
 /* The one child-process runner (base/child.h). */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/child.h"

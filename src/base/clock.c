@@ -1,11 +1,8 @@
 /* Clocks and per-repetition counters (base/clock.h). */
 #include "config.h"
+#include "base/system.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "base/clock.h"
 

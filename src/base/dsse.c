@@ -1,9 +1,6 @@
 /* DSSE v1 envelopes: PAE, Ed25519 signatures, key ids, base64 (OpenSSL's EVP encoder). */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include <openssl/evp.h>
 

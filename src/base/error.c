@@ -1,8 +1,5 @@
 #include "config.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 

@@ -1,8 +1,6 @@
 /* labrun's containers (base/list.h). */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/list.h"

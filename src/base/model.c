@@ -1,9 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/model.h"
@@ -189,4 +185,14 @@ int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *
 	if (target && !(a->target = strdup(target)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	return 0;
+}
+
+const struct lr_artifact *lr_run_artifact(const struct lr_run *r, const char *role, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nartifacts; i++)
+		if (!strcmp(r->artifacts[i].role, role) && !strcmp(r->artifacts[i].name, name))
+			return &r->artifacts[i];
+	return NULL;
 }

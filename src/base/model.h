@@ -133,6 +133,9 @@ LR_MUST_CHECK int lr_run_add_artifact(struct lr_run *r, const char *role, const 
 /* Say what the last artifact appended was, when not a file ('target' copied, may be NULL). */
 LR_MUST_CHECK int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *target);
 
+/* The artifact of role 'role' named 'name', or NULL; borrowed from r. */
+const struct lr_artifact *lr_run_artifact(const struct lr_run *r, const char *role, const char *name);
+
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
 

@@ -1,7 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/safename.h"
 

@@ -1,15 +1,11 @@
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <openssl/evp.h>
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "base/walk.h"
 
 int lr_sha256_init(struct lr_sha256 *h)
 {
@@ -58,35 +54,33 @@ int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256_HEX])
 	return 0;
 }
 
+struct file_hash {
+	struct lr_sha256 h;
+	int64_t total;
+};
+
+static int hash_chunk(void *arg, const void *data, size_t len)
+{
+	struct file_hash *f = arg;
+
+	lr_sha256_update(&f->h, data, len);
+	f->total += (int64_t)len;
+	return 0;
+}
+
 int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
 {
-	static _Thread_local unsigned char buf[1 << 16];
-	struct lr_sha256 h;
-	int64_t total = 0;
-	int fd, rc;
-	ssize_t n;
+	struct file_hash f = { .total = 0 };
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-	rc = lr_sha256_init(&h);
-	if (rc)
-		goto out;
-	while ((n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-			lr_sha256_release(&h);
-			goto out;
-		}
-		lr_sha256_update(&h, buf, (size_t)n);
-		total += n;
+	if ((rc = lr_sha256_init(&f.h)))
+		return rc;
+	if ((rc = lr_read_chunks(path, hash_chunk, &f))) {
+		lr_sha256_release(&f.h);
+		return rc;
 	}
-	lr_sha256_final(&h, hex);
+	lr_sha256_final(&f.h, hex);
 	if (size)
-		*size = total;
-out:
-	close(fd);
-	return rc;
+		*size = f.total;
+	return 0;
 }

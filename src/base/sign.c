@@ -1,19 +1,13 @@
 /* Ed25519 keys, signatures and fingerprints over OpenSSL's EVP interface. */
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
 #include "base/error.h"
 #include "base/sign.h"
+#include "base/walk.h"
 
 struct lr_signer {
 	EVP_PKEY *key;
@@ -70,22 +64,9 @@ int lr_key_path(char **path)
 int lr_key_generate(const char *path)
 {
 	EVP_PKEY *key = NULL;
-	char *dir = strdup(path), *slash;
 	FILE *f = NULL;
-	int fd = -1, rc = 0;
+	int fd = -1, rc = lr_mkdir_parents(path, 0700); /* ~/.config/labrun: made 0700 */
 
-	if (!dir)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((slash = strrchr(dir, '/')) && slash != dir) { /* ~/.config/labrun: made 0700, parents as they come */
-		*slash = 0;
-		for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
-			*p = 0;
-			mkdir(dir, 0700);
-			*p = '/';
-		}
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
-	}
 	if (!rc && (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
 		rc = lr_error_set(errno == EEXIST ? LR_EREFUSED : LR_EIO, "cannot create signing key '%s': %s", path,
 				  strerror(errno));
@@ -105,7 +86,6 @@ int lr_key_generate(const char *path)
 	if (rc && fd >= 0)
 		unlink(path);
 	EVP_PKEY_free(key);
-	free(dir);
 	return rc;
 }
 

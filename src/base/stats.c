@@ -1,9 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "base/error.h"
 #include "base/stats.h"

@@ -1,20 +1,13 @@
 /* The user's trusted keys and known signed stores: files of the user's configuration, never of a store. */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "base/list.h"
 #include "base/trust.h"
+#include "base/walk.h"
 
 int lr_config_path(const char *name, char **path)
 {
@@ -255,28 +248,6 @@ const struct lr_known_store *lr_trust_store(const struct lr_trust *t, const char
 	return NULL;
 }
 
-/* mkdir -p of the directory holding 'path', each new one 0700. */
-static int make_parent(const char *path)
-{
-	char *dir = strdup(path), *p;
-	int rc = 0;
-
-	if (!dir)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((p = strrchr(dir, '/')) && p != dir) {
-		*p = 0;
-		for (p = dir + 1; (p = strchr(p, '/')); p++) {
-			*p = 0;
-			mkdir(dir, 0700);
-			*p = '/';
-		}
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
-	}
-	free(dir);
-	return rc;
-}
-
 /*
  * Rewrite the configuration file 'path' under an exclusive lock on
  * 'path.lock': 'edit' reads the old file (NULL when there is none) and
@@ -288,7 +259,7 @@ static int rewrite_config(const char *path, int (*edit)(void *arg, FILE *old, FI
 	FILE *old = NULL, *out = NULL;
 	int lfd = -1, fd = -1, rc;
 
-	if ((rc = make_parent(path)))
+	if ((rc = lr_mkdir_parents(path, 0700)))
 		return rc;
 	if (asprintf(&lock, "%s.lock", path) < 0 || asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
 		free(lock);

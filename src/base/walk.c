@@ -1,10 +1,8 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
 #include <fts.h>
 #include <ftw.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "base/walk.h"
@@ -109,4 +107,41 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
 int lr_remove_tree(const char *path)
 {
 	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int lr_mkdir_parents(const char *path, unsigned mode)
+{
+	char *dir = strdup(path), *p;
+	int rc = 0;
+
+	if (!dir)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (p = dir + 1; !rc && (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(dir, (mode_t)mode) != 0 && errno != EEXIST)
+			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+		*p = '/';
+	}
+	free(dir);
+	return rc;
+}
+
+int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
+{
+	static _Thread_local unsigned char buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	while (!rc && (n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+		else
+			rc = fn(arg, buf, (size_t)n);
+	}
+	close(fd);
+	return rc;
 }

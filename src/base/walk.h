@@ -1,6 +1,8 @@
 #ifndef LR_WALK_H
 #define LR_WALK_H
 
+#include <stddef.h>
+
 #include "base/error.h"
 
 /*
@@ -33,5 +35,20 @@ LR_MUST_CHECK int lr_walk(const char *path, lr_entry_fn fn, void *arg);
  * errno from the first entry that could not go.
  */
 int lr_remove_tree(const char *path);
+
+/*
+ * Stream the file at 'path' to 'fn' in chunks of up to 64 KiB, in order. A
+ * non-zero return from 'fn' stops it and is returned; LR_EIO naming the file
+ * when it cannot be read.
+ */
+typedef int (*lr_chunk_fn)(void *arg, const void *data, size_t len);
+LR_MUST_CHECK int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg);
+
+/*
+ * mkdir -p of the directory that holds 'path' (not of 'path' itself): each
+ * missing directory made with 'mode'. 0, or LR_EIO naming the one that could
+ * not be made (LR_ENOMEM).
+ */
+LR_MUST_CHECK int lr_mkdir_parents(const char *path, unsigned mode);
 
 #endif

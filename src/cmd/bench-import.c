@@ -1,9 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 
@@ -64,7 +60,6 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	struct lr_importbench_result *r = malloc(sizeof *r);
 	struct lr_bench_job job;
 	struct lr_store *st = NULL;
-	struct lr_host h;
 	char self[4096];
 	int rc, json = 0, exit_code;
 
@@ -84,11 +79,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	if (!json) {
 		printf("labrun bench import: %s, %lld tokens, sim, %d runs of each variant (first dropped), %d encoder "
 		       "thread%s\n", o.model, (long long)o.tokens, o.reps, o.threads, o.threads == 1 ? "" : "s");
-		if (lr_host_probe(&h) == 0) {
-			printf("host %s: %s, %lld CPUs, %s; labrun %s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
-			       (long long)h.cores, h.kernel, PACKAGE_VERSION);
-			lr_host_release(&h);
-		}
+		cmd_bench_host_line("");
 		fflush(stdout);
 	}
 	rc = lr_importbench(&o, r);

@@ -18,6 +18,9 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
  */
 int cmd_bench_finish(struct lr_bench_job *job, int rc);
 
+/* The line every benchmark prints about the machine it ran on: "host NAME: CPU, N CPUs, KERNEL; labrun V" and 'extra'. */
+void cmd_bench_host_line(const char *extra);
+
 /*
  * The directory a benchmark writes into: *dir, or $TMPDIR, else /tmp; a
  * usage error (exit 2) naming it, with 'why' appended, unless it is a

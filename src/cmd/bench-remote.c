@@ -1,11 +1,6 @@
 /* labrun bench remote: push and pull of many runs and a GiB of objects, time and peak memory. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "cmd/bench-int.h"
@@ -50,7 +45,6 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	char self[4096], *name = NULL, *uri = NULL;
 	int64_t mib = 1024;
 	int rc, first, exit_code;
-	struct lr_host h;
 	const struct cmd_opt opts[] = {
 		CMD_INT(0, "runs", &o.runs, 1, 1000000),
 		CMD_I64(0, "reps", &o.reps, 0, 100000000),
@@ -80,11 +74,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	}
 	printf("labrun bench remote: %d runs, %lld repetitions, %lld MiB of objects, to remote '%s' and back\n", o.runs,
 	       (long long)o.reps, (long long)mib, name);
-	if (lr_host_probe(&h) == 0) {
-		printf("host %s: %s, %lld CPUs, %s; labrun %s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
-		       (long long)h.cores, h.kernel, PACKAGE_VERSION);
-		lr_host_release(&h);
-	}
+	cmd_bench_host_line("");
 	fflush(stdout);
 	if (!(rc = lr_remotebench(&o, &r)))
 		rc = lr_remotebench_job_add(&job, &r);

@@ -1,9 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 
@@ -95,7 +91,6 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 	struct lr_bench_job job;
 	struct lr_storebench_row *row = malloc(sizeof *row);
 	struct lr_store *st = NULL;
-	struct lr_host h;
 	json_t *rows = NULL;
 	int rc = 0, exit_code, i;
 
@@ -117,11 +112,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 	} else {
 		printf("labrun bench store: %d runs of each command per scale (first dropped), stores in %s\n", a.o.reps,
 		       a.o.dir);
-		if (lr_host_probe(&h) == 0) {
-			printf("host %s: %s, %lld CPUs, %s; labrun %s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
-			       (long long)h.cores, h.kernel, PACKAGE_VERSION);
-			lr_host_release(&h);
-		}
+		cmd_bench_host_line("");
 		printf("  %13s %6s %12s %16s %16s %13s\n", "repetitions", "runs", "store them", "record -- true",
 		       "report --issue", "audit");
 	}

@@ -1,11 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -60,15 +56,15 @@ static json_t *header(const struct lr_bench_opts *o, int json)
 		printf("labrun bench encoder: %d repetitions per variant (first dropped), contract %s, seed %llu, %d thread%s\n",
 		       o->reps, lr_dlf16_contract_name(o->contract), (unsigned long long)o->seed, o->threads,
 		       o->threads == 1 ? "" : "s");
-	if (lr_host_probe(&h) == 0) {
-		if (json)
-			json_object_set_new(root, "host", json_pack("{s:s, s:s, s:I, s:s}", "hostname", h.hostname, "cpu",
-								    h.cpu_model ? h.cpu_model : "unknown", "cpus",
-								    (json_int_t)h.cores, "kernel", h.kernel));
-		else
-			printf("host %s: %s, %lld CPUs, %s; labrun %s, auto kernel %s\n", h.hostname,
-			       h.cpu_model ? h.cpu_model : "unknown CPU", (long long)h.cores, h.kernel, PACKAGE_VERSION,
-			       lr_dlf16_auto()->name);
+	if (!json) {
+		char extra[64];
+
+		snprintf(extra, sizeof extra, ", auto kernel %s", lr_dlf16_auto()->name);
+		cmd_bench_host_line(extra);
+	} else if (lr_host_probe(&h) == 0) {
+		json_object_set_new(root, "host", json_pack("{s:s, s:s, s:I, s:s}", "hostname", h.hostname, "cpu",
+							    h.cpu_model ? h.cpu_model : "unknown", "cpus",
+							    (json_int_t)h.cores, "kernel", h.kernel));
 		lr_host_release(&h);
 	}
 	if (json)
@@ -202,6 +198,17 @@ int cmd_bench_self(char *buf, size_t size)
 		return cmd_fail(lr_error_set(LR_EIO, "cannot find this labrun's executable (/proc/self/exe)"));
 	buf[len] = '\0';
 	return 0;
+}
+
+void cmd_bench_host_line(const char *extra)
+{
+	struct lr_host h;
+
+	if (lr_host_probe(&h) != 0)
+		return;
+	printf("host %s: %s, %lld CPUs, %s; labrun %s%s\n", h.hostname, h.cpu_model ? h.cpu_model : "unknown CPU",
+	       (long long)h.cores, h.kernel, PACKAGE_VERSION, extra);
+	lr_host_release(&h);
 }
 
 int cmd_bench_finish(struct lr_bench_job *job, int rc)

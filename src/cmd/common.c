@@ -1,11 +1,5 @@
 #include "config.h"
-
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

@@ -1,11 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <limits.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "cmd/cmd.h"

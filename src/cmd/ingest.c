@@ -1,8 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "cmd/cmd.h"

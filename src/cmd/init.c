@@ -1,6 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
+#include "base/system.h"
 
 #include "cmd/cmd.h"
 #include "cmd/options.h"

@@ -3,13 +3,10 @@
  * main(): global options, the command table, exit codes.
  */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <archive.h>
 #include <git2.h>

@@ -1,9 +1,6 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <sys/ioctl.h>
 
 #include <jansson.h>

@@ -6,12 +6,7 @@
  * or to a store the user's configuration knows as signed.
  */
 #include "config.h"
-
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/sign.h"

@@ -1,10 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/issueref.h"
 #include "cmd/cmd.h"

@@ -1,9 +1,6 @@
 /* Printing that several commands share: experiment reports, progress, run comparisons. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "cmd/cmd.h"
 #include "experiment/compare.h"

@@ -1,9 +1,6 @@
 /* labrun pull: bring runs from a remote into this store, checked against their seals and signatures. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/trust.h"
 #include "cmd/cmd.h"

@@ -1,9 +1,6 @@
 /* labrun push: copy final runs, with their objects, seals and ledger entries, to a remote. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/model.h"
 #include "cmd/cmd.h"

@@ -1,9 +1,6 @@
 /* labrun remote: name the shared PostgreSQL stores this store pushes to and pulls from. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "cmd/cmd.h"
 #include "cmd/options.h"

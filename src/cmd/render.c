@@ -5,13 +5,9 @@
  * report-html.c's.
  */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -277,7 +273,6 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	json_object_set_new(o, "route_stats", stats);
 	return o;
 }
-
 
 /* The method in one paragraph: the same words in every format that has prose. */
 const char cmd_render_method[] =

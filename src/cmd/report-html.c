@@ -1,9 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/report-int.h"

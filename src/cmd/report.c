@@ -1,11 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -36,7 +32,6 @@ static const char usage[] =
 	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n"
 	"  --routes A,B,...   serving evidence: the route columns, in this order (default: all,\n"
 	"                     in order of appearance)\n";
-
 
 /* Text for HTML: & < > " escaped. */
 

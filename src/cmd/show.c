@@ -1,10 +1,5 @@
 #include "config.h"
-
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "cmd/cmd.h"

@@ -1,12 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif

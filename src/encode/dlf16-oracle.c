@@ -1,8 +1,8 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <assert.h>
 #include <math.h>
-#include <stdlib.h>
 
 #include "encode/dlf16-oracle.h"
 

@@ -1,11 +1,11 @@
 #include "config.h"
+#include "base/system.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include <pthread.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "encode/dlf16.h"

@@ -1,7 +1,6 @@
 #include "config.h"
+#include "base/system.h"
 
-#include <stdlib.h>
-#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif

@@ -1,15 +1,8 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "encode/npy.h"

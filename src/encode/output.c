@@ -1,12 +1,5 @@
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/parallel.h"

@@ -1,14 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,10 +1,6 @@
 /* in-toto Statements in DSSE envelopes, written into crates. */
 #include "config.h"
-
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/dsse.h"
 #include "base/error.h"

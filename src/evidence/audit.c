@@ -1,12 +1,5 @@
 #include "config.h"
-
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <limits.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/dsse.h"

@@ -4,14 +4,7 @@
  * manifest.c, which writes crates.
  */
 #include "config.h"
-
-#include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

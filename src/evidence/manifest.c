@@ -1,13 +1,5 @@
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 
@@ -24,39 +16,36 @@
 #include "store/remote.h"
 #include "base/jsonbytes.h"
 
-
 /* ---- writing -------------------------------------------------------------------- */
 
-static int mkdirs(const char *path)
+/* A new file at 'path' in the crate (its directories made): NULL with *rc set when it cannot be made. */
+static FILE *create_file(const char *path, int *rc)
 {
-	char buf[PATH_MAX], *p;
+	FILE *f = NULL;
 
-	snprintf(buf, sizeof buf, "%s", path);
-	for (p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-				return lr_error_set(LR_EIO, "cannot create '%s': %s", buf, strerror(errno));
-			*p = '/';
-		}
-	return 0;
+	if (!(*rc = lr_mkdir_parents(path, 0777)) && !(f = fopen(path, "wx")))
+		*rc = lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+	return f;
+}
+
+/* Close a file of create_file: rc, or the error of closing it. */
+static int close_file(FILE *f, const char *path, int rc)
+{
+	if (fclose(f) != 0 && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
+	return rc;
 }
 
 static int write_text(const char *path, const char *text, size_t len)
 {
-	FILE *f;
-	int rc = mkdirs(path);
+	int rc;
+	FILE *f = create_file(path, &rc);
 
-	if (rc)
-		return rc;
-	f = fopen(path, "wx");
 	if (!f)
-		return lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+		return rc;
 	if (fwrite(text, 1, len, f) != len)
 		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
-	if (fclose(f) != 0 && !rc)
-		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
-	return rc;
+	return close_file(f, path, rc);
 }
 
 static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
@@ -67,18 +56,12 @@ static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
 /* An experiment run's repetitions as RFC 4180 CSV at 'path'. */
 static int write_repetitions(struct lr_store *st, int64_t id, const char *path)
 {
-	FILE *f;
-	int rc = mkdirs(path);
+	int rc;
+	FILE *f = create_file(path, &rc);
 
-	if (rc)
-		return rc;
-	f = fopen(path, "wx");
 	if (!f)
-		return lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
-	rc = lr_store_repetitions(st, id, csv_row, f);
-	if (fclose(f) != 0 && !rc)
-		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
-	return rc;
+		return rc;
+	return close_file(f, path, lr_store_repetitions(st, id, csv_row, f));
 }
 
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name)
@@ -133,7 +116,8 @@ static int copy_object(struct lr_store *st, const char *sha256, const char *full
 	struct lr_object o;
 	int rc, fd = -1;
 
-	if (!(rc = lr_object_find(st, sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o)) && !(rc = mkdirs(full))) {
+	rc = lr_object_find(st, sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o);
+	if (!rc && !(rc = lr_mkdir_parents(full, 0777))) {
 		if ((fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
 			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
 		else if ((rc = lr_object_copy(&o, fd)) && o.where == LR_OBJECT_LOCAL)

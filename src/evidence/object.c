@@ -1,14 +1,10 @@
 /* The one object reader (evidence/object.h). */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
+#include "base/walk.h"
 #include "evidence/archive.h"
 #include "evidence/object.h"
 #include "store/objects.h"
@@ -39,34 +35,22 @@ int lr_object_find(struct lr_store *st, const char *sha256, int flags, struct lr
 	return 0;
 }
 
-static int copy_fd(const char *path, int fd)
+static int write_chunk(void *arg, const void *data, size_t len)
 {
-	char buf[1 << 16];
-	ssize_t n, k;
-	int in = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	const char *p = data;
+	int fd = *(int *)arg;
 
-	if (in < 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-	while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-			break;
-		}
-		for (k = 0; k < n && !rc;) {
-			ssize_t w = write(fd, buf + k, (size_t)(n - k));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				rc = lr_error_set(LR_EIO, "cannot write: %s", strerror(errno));
-			else
-				k += w;
-		}
+		if (w < 0)
+			return lr_error_set(LR_EIO, "cannot write: %s", strerror(errno));
+		p += w;
+		len -= (size_t)w;
 	}
-	close(in);
-	return rc;
+	return 0;
 }
 
 int lr_object_copy(const struct lr_object *o, int fd)
@@ -75,7 +59,7 @@ int lr_object_copy(const struct lr_object *o, int fd)
 		return lr_archive_read_member(o->archive, o->member, o->sha256, fd);
 	if (o->where != LR_OBJECT_LOCAL)
 		return lr_error_set(LR_ENOTFOUND, "object %.12s was not found", o->sha256);
-	return fd < 0 ? 0 : copy_fd(o->path, fd);
+	return fd < 0 ? 0 : lr_read_chunks(o->path, write_chunk, &fd);
 }
 
 int lr_object_map(const struct lr_object *o, struct lr_mapped *m)

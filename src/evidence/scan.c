@@ -1,14 +1,8 @@
 /* The sensitive-content scan: rules, fingerprints, baselines, and what it reads. */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 

@@ -1,8 +1,7 @@
 /* The store's settings, and the crate fields they declare. */
 #include "config.h"
+#include "base/system.h"
 
-#include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 
 #include "base/error.h"

@@ -1,11 +1,6 @@
 /* Push and pull: the order of the steps, so that each side is consistent at every moment. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/trust.h"

@@ -1,9 +1,6 @@
 /* A crate's report against the one its rows give now: table by table, cell by cell. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

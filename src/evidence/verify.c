@@ -1,13 +1,6 @@
 /* labrun verify: a crate checked without a store, from its own files and the reviewer's trusted keys. */
 #include "config.h"
-
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

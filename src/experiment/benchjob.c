@@ -1,8 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "experiment/benchjob.h"
 #include "record/record.h"
@@ -21,33 +18,65 @@ static void shape_text(char *buf, size_t size, const struct lr_bench_opts *o)
 		 (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4]);
 }
 
-int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_bench_opts *o,
-		       char *const *argv, char *const *envp)
+int lr_bench_job_capture(struct lr_bench_job *j, struct lr_store *st, char *const *argv, char *const *envp,
+			 const char *benchmark)
 {
-	char buf[32];
 	int rc;
 
 	memset(&j->ss, 0, sizeof j->ss);
 	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, argv, envp, NULL, NULL, NULL)))
 		return rc;
-	snprintf(buf, sizeof buf, "%d", o->reps);
-	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "encoder", "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")) ||
+	return lr_kvlist_set(&j->run.binding, "benchmark", benchmark, "user");
+}
+
+int lr_bench_job_bind(struct lr_bench_job *j, const char *key, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lld", v);
+	return lr_kvlist_set(&j->run.binding, key, buf, "user");
+}
+
+int lr_bench_job_start(struct lr_bench_job *j, struct lr_store *st)
+{
+	return lr_session_start(&j->ss, st, &j->run);
+}
+
+int lr_bench_scratch(char **out, const char *dir, const char *name)
+{
+	int rc;
+
+	if (asprintf(out, "%s/%s", dir, name) < 0) {
+		*out = NULL;
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	if (mkdir(*out, 0700) == 0)
+		return 0;
+	rc = lr_error_set(LR_EIO, "cannot create '%s': %s", *out, strerror(errno));
+	free(*out);
+	*out = NULL;
+	return rc;
+}
+
+int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_bench_opts *o,
+		       char *const *argv, char *const *envp)
+{
+	char seed[32], cpu[16];
+	int rc;
+
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+	if ((rc = lr_bench_job_capture(j, st, argv, envp, "encoder")) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
 	    (rc = lr_kvlist_set(&j->run.binding, "contract", lr_dlf16_contract_name(o->contract), "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "auto_kernel", lr_dlf16_auto()->name, "auto")))
-		return rc;
-	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
-	if ((rc = lr_kvlist_set(&j->run.binding, "seed", buf, "user")))
-		return rc;
-	snprintf(buf, sizeof buf, "%d", o->threads > 1 ? o->threads : 1);
-	if ((rc = lr_kvlist_set(&j->run.binding, "threads", buf, "user")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "auto_kernel", lr_dlf16_auto()->name, "auto")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "seed", seed, "user")) ||
+	    (rc = lr_bench_job_bind(j, "threads", o->threads > 1 ? o->threads : 1)) ||
 	    (o->dir && (rc = lr_kvlist_set(&j->run.binding, "file_dir", o->dir, "user"))))
 		return rc;
 	/* the timing thread's CPU, from now on: each shape pins again to the CPU it is on */
-	snprintf(buf, sizeof buf, "%d", lr_bench_pin(o->threads));
-	if (strcmp(buf, "-1") && (rc = lr_kvlist_set(&j->run.binding, "pinned_cpu", buf, "auto")))
+	snprintf(cpu, sizeof cpu, "%d", lr_bench_pin(o->threads));
+	if (strcmp(cpu, "-1") && (rc = lr_kvlist_set(&j->run.binding, "pinned_cpu", cpu, "auto")))
 		return rc;
-	return lr_session_start(&j->ss, st, &j->run);
+	return lr_bench_job_start(j, st);
 }
 
 int lr_bench_job_add(struct lr_bench_job *j, const struct lr_bench_opts *o, const struct lr_bench_result *r)

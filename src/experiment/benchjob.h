@@ -25,6 +25,20 @@ struct lr_bench_job {
 	struct lr_session ss;
 };
 
+/*
+ * What every benchmark's run begins with: capture it (argv, environment,
+ * host, sources) with binding benchmark = NAME; lr_bench_job_bind adds its
+ * settings and lr_bench_job_start stores it as running.
+ */
+LR_MUST_CHECK int lr_bench_job_capture(struct lr_bench_job *j, struct lr_store *st, char *const *argv,
+				       char *const *envp, const char *benchmark);
+/* A setting of the benchmark as binding KEY = V (origin "user"). */
+LR_MUST_CHECK int lr_bench_job_bind(struct lr_bench_job *j, const char *key, long long v);
+LR_MUST_CHECK int lr_bench_job_start(struct lr_bench_job *j, struct lr_store *st);
+
+/* A new directory 'name' below 'dir' (0700) for a benchmark's stores and files, its path malloc'd in *out. */
+LR_MUST_CHECK int lr_bench_scratch(char **out, const char *dir, const char *name);
+
 /* Capture the run (argv, environment, host, sources) and store it as running. */
 LR_MUST_CHECK int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_bench_opts *o,
 				     char *const *argv, char *const *envp);

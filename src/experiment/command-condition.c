@@ -1,10 +1,6 @@
 /* A command experiment's condition in the paired design: parity executions, then the blocks (docs/experiments.md). */
 #include "config.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"

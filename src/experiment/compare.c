@@ -1,8 +1,5 @@
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/jsonbytes.h"
@@ -225,12 +222,9 @@ out:
 
 static const char *artifact_sha(const struct lr_run *r, const char *role, const char *name)
 {
-	size_t i;
+	const struct lr_artifact *a = lr_run_artifact(r, role, name);
 
-	for (i = 0; i < r->nartifacts; i++)
-		if (!strcmp(r->artifacts[i].role, role) && !strcmp(r->artifacts[i].name, name))
-			return r->artifacts[i].present ? r->artifacts[i].sha256 : "(missing)";
-	return NULL;
+	return !a ? NULL : a->present ? a->sha256 : "(missing)";
 }
 
 /*

@@ -1,8 +1,6 @@
 /* The paired design (docs/method.md): the arms' order in a block, and a condition's estimate. */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/stats.h"
 #include "experiment/design.h"

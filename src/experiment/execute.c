@@ -1,8 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <sched.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "experiment/runner.h"

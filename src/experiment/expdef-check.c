@@ -1,9 +1,6 @@
 /* An experiment definition checked as a whole, after every line was read (expdef.c). */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "experiment/expdef-int.h"

@@ -1,11 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <ini.h>
 
@@ -59,6 +55,20 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* The next item of a comma-separated list (strtok_r over s, then NULL), blanks around it removed. */
+static char *list_item(char *s, char **save)
+{
+	char *tok = strtok_r(s, ",", save), *e;
+
+	if (!tok)
+		return NULL;
+	while (isspace((unsigned char)*tok))
+		tok++;
+	for (e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
+		*--e = '\0';
+	return tok;
+}
+
 static int parse_int(const char *v, long long min, long long max, long long *out)
 {
 	char *end;
@@ -76,11 +86,7 @@ static int parse_ints(struct parse *p, const char *key, const char *v, int64_t *
 
 	snprintf(buf, sizeof buf, "%s", v);
 	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
-		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
+	for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
 		if (*n >= LR_EXP_MAXLIST)
 			return lr_expdef_fail(p, p->line, "'%s' lists more than %d values", key, LR_EXP_MAXLIST);
 		if (!parse_int(tok, min, 1LL << 40, &x))
@@ -136,11 +142,7 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		snprintf(d->title, sizeof d->title, "%s", v);
 	} else if (!strcmp(k, "issues")) {
 		snprintf(buf, sizeof buf, "%s", v);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			while (isspace((unsigned char)*tok))
-				tok++;
-			for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
-				*--e = '\0';
+		for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
 			if (lr_issue_normalize(tok, norm, sizeof norm))
 				return lr_expdef_fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
 			if (!lr_strlist_contains(&d->issues, norm) && lr_strlist_add(&d->issues, norm))
@@ -314,11 +316,7 @@ static int grid_store(struct parse *p, const char *k, const char *v)
 	snprintf(gr->key, sizeof gr->key, "%s", k);
 	gr->line = p->line;
 	snprintf(buf, sizeof buf, "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
-		for (char *e = tok + strlen(tok); e > tok && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
+	for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
 		if (gr->n >= LR_EXP_MAXLIST)
 			return lr_expdef_fail(p, p->line, "'%s' lists more than %d values", k, LR_EXP_MAXLIST);
 		if (!*tok || strlen(tok) >= sizeof gr->values[0])

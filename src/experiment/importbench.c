@@ -1,12 +1,6 @@
 /* 'labrun bench import': the import command timed as a user runs it. */
 #include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 
@@ -62,7 +56,7 @@ static int one(const struct lr_importbench_opts *o, const char *dir, int v, int 
 
 int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_result *r)
 {
-	char *dir = NULL;
+	char *dir = NULL, name[64];
 	int rc = 0, rep, i;
 
 	memset(r, 0, sizeof *r);
@@ -70,13 +64,9 @@ int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_re
 		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
 	if (o->reps < 2 || o->reps > LR_IMPORTBENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_IMPORTBENCH_MAXREPS);
-	if (asprintf(&dir, "%s/labrun-bench-import-%ld", o->dir, (long)getpid()) < 0)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (mkdir(dir, 0700) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
-		free(dir);
+	snprintf(name, sizeof name, "labrun-bench-import-%ld", (long)getpid());
+	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
-	}
 	for (rep = 0; !rc && rep < o->reps; rep++)
 		for (i = 0; !rc && i < LR_IMPORTBENCH_VARIANTS; i++)
 			rc = one(o, dir, rep % 2 ? LR_IMPORTBENCH_VARIANTS - 1 - i : i, rep, r); /* forward, then reversed */
@@ -115,22 +105,16 @@ void lr_importbench_summarise(struct lr_importbench_result *r, int reps)
 
 int lr_importbench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_importbench_opts *o)
 {
-	char reps[16], tokens[32], threads[16];
+	char tokens[32];
 	int rc;
 
-	memset(&j->ss, 0, sizeof j->ss);
-	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)))
-		return rc;
-	snprintf(reps, sizeof reps, "%d", o->reps);
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
-	snprintf(threads, sizeof threads, "%d", o->threads);
-	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "import", "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "reps", reps, "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "threads", threads, "user")) ||
+	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "import")) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
+	    (rc = lr_bench_job_bind(j, "threads", o->threads)) ||
 	    (rc = lr_kvlist_set(&j->run.geometry, "model", o->model, NULL)) ||
 	    (rc = lr_kvlist_set(&j->run.geometry, "tokens", tokens, NULL)))
 		return rc;
-	return lr_session_start(&j->ss, st, &j->run);
+	return lr_bench_job_start(j, st);
 }
 
 int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_importbench_result *r)

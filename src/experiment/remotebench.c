@@ -1,12 +1,6 @@
 /* 'labrun bench remote': push and pull of a synthetic body of evidence, timed as a user runs them. */
 #include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -94,7 +88,7 @@ static int timed(const struct lr_remotebench_opts *o, const char *dir, const cha
 
 int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_result *r)
 {
-	char *src = NULL, *dst = NULL;
+	char *src = NULL, *dst = NULL, name[64];
 	struct lr_strlist uuids = { 0 };
 	struct lr_store *st = NULL;
 	int rc;
@@ -102,15 +96,12 @@ int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_re
 	memset(r, 0, sizeof *r);
 	if (o->runs < 1)
 		return lr_error_set(LR_EINVAL, "the benchmark needs at least one run");
-	if (asprintf(&src, "%s/labrun-bench-remote-%ld-src", o->dir, (long)getpid()) < 0 ||
-	    asprintf(&dst, "%s/labrun-bench-remote-%ld-dst", o->dir, (long)getpid()) < 0) {
-		free(src);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	if (mkdir(src, 0700) || mkdir(dst, 0700)) {
-		rc = lr_error_set(LR_EIO, "cannot create the benchmark's stores in '%s': %s", o->dir, strerror(errno));
+	snprintf(name, sizeof name, "labrun-bench-remote-%ld-src", (long)getpid());
+	if ((rc = lr_bench_scratch(&src, o->dir, name)))
+		return rc;
+	snprintf(name, sizeof name, "labrun-bench-remote-%ld-dst", (long)getpid());
+	if ((rc = lr_bench_scratch(&dst, o->dir, name)))
 		goto out;
-	}
 	if (!(rc = fill(o, src, r, &uuids)) &&
 	    !(rc = timed(o, src, "push", "pushed", NULL, &r->push_s, &r->push_rss_kib)) && !(rc = make_store(o, dst, &st))) {
 		lr_store_free(st);
@@ -118,8 +109,9 @@ int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_re
 	}
 out:
 	lr_strlist_release(&uuids);
+	if (dst)
+		lr_remove_tree(dst);
 	lr_remove_tree(src);
-	lr_remove_tree(dst);
 	free(src);
 	free(dst);
 	return rc;
@@ -127,25 +119,15 @@ out:
 
 int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_remotebench_opts *o)
 {
-	char buf[32];
 	int rc;
 
-	memset(&j->ss, 0, sizeof j->ss);
-	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "benchmark", "remote", "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "remote", o->remote, "user")))
-		return rc;
-	snprintf(buf, sizeof buf, "%d", o->runs);
-	if ((rc = lr_kvlist_set(&j->run.binding, "runs", buf, "user")))
-		return rc;
-	snprintf(buf, sizeof buf, "%lld", (long long)o->reps);
-	if ((rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")))
-		return rc;
-	snprintf(buf, sizeof buf, "%lld", (long long)o->object_bytes);
-	if ((rc = lr_kvlist_set(&j->run.binding, "object_bytes", buf, "user")) ||
+	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "remote")) ||
+	    (rc = lr_kvlist_set(&j->run.binding, "remote", o->remote, "user")) ||
+	    (rc = lr_bench_job_bind(j, "runs", o->runs)) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
+	    (rc = lr_bench_job_bind(j, "object_bytes", o->object_bytes)) ||
 	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
 		return rc;
-	return lr_session_start(&j->ss, st, &j->run);
+	return lr_bench_job_start(j, st);
 }
 
 int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r)

@@ -1,10 +1,5 @@
 #include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include <jansson.h>
 
@@ -92,16 +87,6 @@ static char **replay_env(const struct lr_run *orig, char *const *envp)
 	return env;
 }
 
-static const struct lr_artifact *find_artifact(const struct lr_run *r, const char *role, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->nartifacts; i++)
-		if (!strcmp(r->artifacts[i].role, role) && !strcmp(r->artifacts[i].name, name))
-			return &r->artifacts[i];
-	return NULL;
-}
-
 /* The options that record 'orig' again: its command, facts and declared files. */
 static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig)
 {
@@ -155,7 +140,7 @@ static int record_checks(const struct lr_run *orig, struct lr_replay *r)
 
 		if (strcmp(x->role, "output") && strcmp(x->role, "log"))
 			continue;
-		y = find_artifact(b, x->role, x->name);
+		y = lr_run_artifact(b, x->role, x->name);
 		snprintf(c->item, sizeof c->item, "%s %s", x->role, x->name);
 		c->original = x->present ? x->sha256 : NULL;
 		c->replay = y && y->present ? y->sha256 : NULL;

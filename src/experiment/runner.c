@@ -1,13 +1,9 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -143,8 +139,6 @@ static void teardown(struct cond_ctx *cx)
 	if (cx->src.owned || cx->src.map.addr)
 		lr_kvsrc_release(&cx->src);
 }
-
-
 
 static double now_s(void)
 {

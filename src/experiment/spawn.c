@@ -1,8 +1,6 @@
 /* labrun run as a separate process and timed, for the benchmarks that measure labrun itself. */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/child.h"
 #include "base/error.h"

@@ -4,13 +4,7 @@
  * of a trivial command, report --issue, audit.
  */
 #include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -63,19 +57,15 @@ static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, 
 
 int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr_storebench_row *row)
 {
-	char *dir = NULL;
+	char *dir = NULL, name[80];
 	int rc, rep, i;
 
 	memset(row, 0, sizeof *row);
 	if (o->reps < 2 || o->reps > LR_STOREBENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_STOREBENCH_MAXREPS);
-	if (asprintf(&dir, "%s/labrun-bench-store-%ld-%lld", o->dir, (long)getpid(), (long long)n) < 0)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (mkdir(dir, 0700) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
-		free(dir);
+	snprintf(name, sizeof name, "labrun-bench-store-%ld-%lld", (long)getpid(), (long long)n);
+	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
-	}
 	rc = fill(o, dir, n, row);
 	for (rep = 0; !rc && rep < o->reps; rep++)
 		for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
@@ -98,18 +88,12 @@ int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr
 
 int lr_storebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_storebench_opts *o)
 {
-	char buf[32];
 	int rc;
 
-	memset(&j->ss, 0, sizeof j->ss);
-	if ((rc = lr_run_capture(st, &j->run, LR_KIND_BENCH, o->argv, o->envp, NULL, NULL, NULL)))
-		return rc;
-	snprintf(buf, sizeof buf, "%d", o->reps);
-	if ((rc = lr_kvlist_set(&j->run.binding, "benchmark", "store", "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "reps", buf, "user")) ||
+	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "store")) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
 	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
 		return rc;
-	return lr_session_start(&j->ss, st, &j->run);
+	return lr_bench_job_start(j, st);
 }
 
 int lr_storebench_job_add(struct lr_bench_job *j, int reps, const struct lr_storebench_row *row)

@@ -7,10 +7,7 @@
  * its binding ('synthetic').
  */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/sha256.h"

@@ -6,11 +6,9 @@
  * real code against a shim library exporting the same symbols.
  */
 #include "config.h"
+#include "base/system.h"
 
 #include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "import/backend.h"

@@ -4,11 +4,9 @@
  * (never measured), and fault injection (fail the k-th write).
  */
 #include "config.h"
+#include "base/system.h"
 
 #include <sys/mman.h>
-
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/bigmem.h"
 #include "base/error.h"

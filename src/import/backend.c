@@ -1,6 +1,5 @@
 #include "config.h"
-
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "import/backend.h"

@@ -1,9 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/clock.h"
 #include "base/bigmem.h"

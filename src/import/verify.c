@@ -1,7 +1,5 @@
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/sha256.h"

@@ -3,14 +3,7 @@
  * empty directories by name, special files and secret content refused.
  */
 #include "config.h"
-
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/walk.h"

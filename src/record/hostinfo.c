@@ -1,12 +1,9 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <ctype.h>
 #include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 #include <dirent.h>
 
 #include "base/error.h"

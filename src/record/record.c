@@ -1,22 +1,13 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <ctype.h>
-#include <stdarg.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 #include <uuid/uuid.h>

@@ -1,8 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <ctype.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "record/redact.h"

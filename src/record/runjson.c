@@ -1,7 +1,5 @@
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/jsonbytes.h"
 #include "base/safename.h"

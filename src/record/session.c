@@ -1,7 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/error.h"

@@ -1,15 +1,8 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/error.h"

@@ -1,10 +1,7 @@
 #include "config.h"
+#include "base/system.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "base/stats.h"

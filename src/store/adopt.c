@@ -5,9 +5,7 @@
  * name. Also the 'remote' table.
  */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

@@ -1,9 +1,6 @@
 /* Registrations with research hubs, and objects that live in archives. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -99,16 +96,8 @@ int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, c
 
 int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_prepare(st, &s, "SELECT sha256, archive_path, member FROM archived_object ORDER BY sha256")))
-		return rc;
-	while (db_step_row(st, s, "read the archived objects", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_text3(st, "SELECT sha256, archive_path, member FROM archived_object ORDER BY sha256",
+			     "read the archived objects", fn, arg);
 }
 
 int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects)

@@ -5,12 +5,7 @@
  * recomputes that seal from the bundle's own rows.
  */
 #include "config.h"
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

@@ -3,24 +3,15 @@
  * statement helpers every store file uses (store-int.h).
  */
 #include "config.h"
+#include "base/system.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sys/file.h>
 #include <sys/statvfs.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "base/sign.h"
 #include "store/schema.h"
 #include "store/store-int.h"
-
 
 const char *lr_store_dir(const struct lr_store *st)
 {
@@ -463,6 +454,20 @@ int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
 	if (step != SQLITE_DONE)
 		*rc = db_error(st, what);
 	return 0;
+}
+
+int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	while (db_step_row(st, s, what, &rc))
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2));
+	sqlite3_finalize(s);
+	return rc;
 }
 
 char *db_col_dup(sqlite3_stmt *s, int i)

@@ -1,13 +1,6 @@
 /* The store directory: finding it, and laying out a new one. No SQL here. */
 #include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "store/objects.h"
@@ -72,7 +65,6 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 	*out = strdup(path);
 	return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 }
-
 
 /* Create the directory layout of a new store (idempotent). */
 int store_make_layout(const char *dir)

@@ -1,9 +1,6 @@
 /* Experiment runs: plan, conditions, parity, repetitions, replay checks. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"

@@ -1,9 +1,6 @@
 /* The file hash cache (migration 13): an unchanged file is stat()ed, not read again. */
 #include "config.h"
-
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "store/store-int.h"

@@ -1,8 +1,6 @@
 /* The signed ledger head: what reports, crates and archives carry so that 'audit --head' can name each run changed. */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include <jansson.h>
 

@@ -1,9 +1,6 @@
 /* The ledger read back: its chain walked and held to the trust policy, its head, its entries. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/seal.h"
@@ -78,19 +75,11 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 
 int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_prepare(st, &s, "SELECT key_fingerprint, group_concat(seq, ' '), group_concat(run, ' ') FROM"
-				     " (SELECT l.key_fingerprint, l.seq, coalesce(r.id, 'deleted') AS run FROM ledger l"
-				     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL ORDER BY l.seq)"
-				     " GROUP BY key_fingerprint ORDER BY min(seq)")))
-		return rc;
-	while (db_step_row(st, s, "read the signing keys", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_text3(st, "SELECT key_fingerprint, group_concat(seq, ' '), group_concat(run, ' ') FROM"
+			     " (SELECT l.key_fingerprint, l.seq, coalesce(r.id, 'deleted') AS run FROM ledger l"
+			     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL ORDER BY l.seq)"
+			     " GROUP BY key_fingerprint ORDER BY min(seq)",
+			     "read the signing keys", fn, arg);
 }
 
 int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,

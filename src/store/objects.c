@@ -1,15 +1,8 @@
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "base/system.h"
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "store/objects.h"
 
 struct lr_objw {
@@ -230,37 +223,35 @@ void lr_objw_abort(struct lr_objw *w)
 	free(w);
 }
 
+struct put {
+	struct lr_objw *w;
+	lr_obj_scan_fn scan;
+	void *scan_arg;
+};
+
+static int put_chunk(void *arg, const void *data, size_t len)
+{
+	struct put *p = arg;
+	int rc;
+
+	if (p->scan && (rc = p->scan(p->scan_arg, data, len)))
+		return rc;
+	return lr_objw_write(p->w, data, len);
+}
+
 int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
 		    int64_t *size, lr_obj_scan_fn scan, void *scan_arg)
 {
-	static _Thread_local unsigned char buf[1 << 16];
-	struct lr_objw *w = NULL;
-	int fd, rc;
-	ssize_t n;
+	struct put p = { NULL, scan, scan_arg };
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-	if ((rc = lr_objw_open(&w, store_dir, NULL)))
-		goto out;
-	while ((n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (scan && (rc = scan(scan_arg, buf, (size_t)n)))
-			goto out;
-		if ((rc = lr_objw_write(w, buf, (size_t)n)))
-			goto out;
+	if ((rc = lr_objw_open(&p.w, store_dir, NULL)))
+		return rc;
+	if ((rc = lr_read_chunks(path, put_chunk, &p))) {
+		lr_objw_abort(p.w);
+		return rc;
 	}
-	rc = lr_objw_commit(w, hex, size);
-	w = NULL;
-out:
-	lr_objw_abort(w);
-	close(fd);
-	return rc;
+	return lr_objw_commit(p.w, hex, size);
 }
 
 int lr_obj_adopt(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size)

@@ -1,12 +1,11 @@
 /* libpq, loaded on first use (see pq.h). */
 #include "config.h"
+#include "base/system.h"
 
 #define LR_PQ_LOADER
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "store/pq.h"

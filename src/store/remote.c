@@ -4,14 +4,7 @@
  * is one transaction, so an interrupted push leaves nothing half-written.
  */
 #include "config.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdio.h>
-#include <unistd.h>
-
+#include "base/system.h"
 
 #include "base/error.h"
 #include "store/objects.h"

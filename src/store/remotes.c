@@ -1,9 +1,6 @@
 /* The remotes of a store (table 'remote'): names for PostgreSQL connection strings. */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
-
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -136,16 +133,8 @@ int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, 
 
 int lr_store_remotes(struct lr_store *st, lr_remote_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_prepare(st, &s, "SELECT name, uri, added_at FROM remote ORDER BY name")))
-		return rc;
-	while (db_step_row(st, s, "read the remotes", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_text3(st, "SELECT name, uri, added_at FROM remote ORDER BY name",
+			     "read the remotes", fn, arg);
 }
 
 int lr_store_object_fetch(struct lr_store *st, const char *sha256)

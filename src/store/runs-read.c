@@ -1,9 +1,6 @@
 /* Runs read back: a reference resolved to an id, a run with everything recorded about it, lists. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "store/store-int.h"
@@ -261,24 +258,32 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	return load_measures(st, r);
 }
 
+/* The runs a struct lr_run_filter selects: bound by bind_filter. */
+#define RUN_FILTER \
+	"run r LEFT JOIN experiment e ON e.id = r.experiment_id" \
+	" WHERE (:issue IS NULL OR EXISTS (SELECT 1 FROM run_issue i WHERE i.run_id = r.id AND i.issue_ref = :issue))" \
+	"   AND (:exp IS NULL OR e.name = :exp)" \
+	"   AND (:status IS NULL OR r.status = :status)"
+
+/* The parameters of RUN_FILTER from f. */
+static void bind_filter(sqlite3_stmt *s, const struct lr_run_filter *f)
+{
+	db_bind_text(s, ":issue", f->issue);
+	db_bind_text(s, ":exp", f->experiment);
+	db_bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
+}
+
 int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg)
 {
 	static const char sql[] =
-		"SELECT " RUN_COLUMNS " FROM run r LEFT JOIN experiment e ON e.id = r.experiment_id"
-		" WHERE (:issue IS NULL OR EXISTS (SELECT 1 FROM run_issue i"
-		"        WHERE i.run_id = r.id AND i.issue_ref = :issue))"
-		"   AND (:exp IS NULL OR e.name = :exp)"
-		"   AND (:status IS NULL OR r.status = :status)"
-		" ORDER BY r.id DESC LIMIT :limit";
+		"SELECT " RUN_COLUMNS " FROM " RUN_FILTER " ORDER BY r.id DESC LIMIT :limit";
 	sqlite3_stmt *s = NULL;
 	struct lr_run r;
 	int rc = 0;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	db_bind_text(s, ":issue", f->issue);
-	db_bind_text(s, ":exp", f->experiment);
-	db_bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
+	bind_filter(s, f);
 	db_bind_int(s, ":limit", f->limit > 0 ? f->limit : -1);
 	while (db_step_row(st, s, "list runs", &rc)) {
 		lr_run_init(&r);
@@ -296,11 +301,7 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n)
 {
 	static const char sql[] =
-		"SELECT r.id FROM run r LEFT JOIN experiment e ON e.id = r.experiment_id"
-		" WHERE (:issue IS NULL OR EXISTS (SELECT 1 FROM run_issue i WHERE i.run_id = r.id AND i.issue_ref = :issue))"
-		"   AND (:exp IS NULL OR e.name = :exp)"
-		"   AND (:status IS NULL OR r.status = :status)"
-		" ORDER BY r.id";
+		"SELECT r.id FROM " RUN_FILTER " ORDER BY r.id";
 	sqlite3_stmt *s = NULL;
 	int64_t *v = NULL, *p;
 	int rc, cap = 0;
@@ -309,9 +310,7 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	*n = 0;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	db_bind_text(s, ":issue", f->issue);
-	db_bind_text(s, ":exp", f->experiment);
-	db_bind_text(s, ":status", f->status >= 0 ? lr_status_name(f->status) : NULL);
+	bind_filter(s, f);
 	while (db_step_row(st, s, "list runs", &rc)) {
 		if (*n == cap) {
 			p = realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);

@@ -1,9 +1,6 @@
 /* Runs written: the row written before a command starts, its final state, abandoned runs (reading them: runs-read.c). */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "store/store-int.h"

@@ -1,9 +1,6 @@
 /* Seals: a digest per table of a run's rows, written when the run becomes final. */
 #include "config.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "base/system.h"
 
 #include "base/error.h"
 #include "base/seal.h"

@@ -1,10 +1,8 @@
 /* Serving evidence: response sets, case-by-case comparisons and frozen quality gates. */
 #include "config.h"
+#include "base/system.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "base/clock.h"
 #include "base/error.h"

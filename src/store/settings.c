@@ -1,7 +1,6 @@
 /* The store's settings: 'labrun config KEY [VALUE]'. */
 #include "config.h"
-
-#include <stdlib.h>
+#include "base/system.h"
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -47,14 +46,5 @@ int lr_store_setting_set(struct lr_store *st, const char *key, const char *value
 
 int lr_store_settings(struct lr_store *st, lr_setting_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_prepare(st, &s, "SELECT key, value, set_at FROM setting ORDER BY key")))
-		return rc;
-	while (db_step_row(st, s, "read the settings", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_text3(st, "SELECT key, value, set_at FROM setting ORDER BY key", "read the settings", fn, arg);
 }

@@ -1,9 +1,6 @@
 /* The read-only SQL surface users query, and the objects the database refers to. */
 #include "config.h"
-
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
+#include "base/system.h"
 
 #include "base/csv.h"
 #include "base/error.h"

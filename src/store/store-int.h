@@ -76,6 +76,14 @@ int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what);
  */
 int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc);
 
+/*
+ * Run query 'sql' (no parameters) and call fn with the first three columns
+ * of each row as text, in order; stops at fn's first non-zero return, which
+ * it returns, or at an error ("cannot WHAT").
+ */
+typedef int (*db_text3_fn)(void *arg, const char *a, const char *b, const char *c);
+int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg);
+
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);
 
