@@ -10,9 +10,11 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 fail() { echo "not ok - $*"; exit 1; }
 
+# Two folders and the command table are enough to plant in, and keep it quick.
 fresh() {
-	rm -rf "$tmp/t" && mkdir -p "$tmp/t/docs" "$tmp/t/tests/arch"
-	cp -R "$top/src" "$tmp/t/" && find "$tmp/t/src" -type f ! -name "*.[ch]" -delete
+	rm -rf "$tmp/t" && mkdir -p "$tmp/t/docs" "$tmp/t/src/cmd"
+	cp -R "$top/src/base" "$top/src/store" "$tmp/t/src/" && find "$tmp/t/src" -type f ! -name "*.[ch]" -delete
+	cp "$top/src/cmd/labrun.c" "$top/src/cmd/cmd.h" "$tmp/t/src/cmd/"
 	cp "$top/docs/architecture.md" "$tmp/t/docs/"
 }
 layers() { TOP_SRCDIR="$tmp/t" sh "$top/tests/arch/layers.sh" >"$tmp/out" 2>&1; }
@@ -44,3 +46,11 @@ awk 'NR == 5 { print "int lr_long(void)\n{"; for (i = 0; i < 85; i++) print "\tl
 ! layers || fail "a function of 88 lines passed"
 grep -q 'function of 88 lines (at most 80)' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
 ok "a function over 80 lines fails"
+
+# The rules read code through gcc -fpreprocessed whatever CC is: under CC=clang (CI's sanitizer
+# build) they once read nothing, as clang has no such mode, and so could not fail.
+fresh
+printf 'void lr_noisy(void) { printf("hello\\n"); }\n' >>"$tmp/t/src/store/dir.c"
+! CC=clang layers || fail "a printf outside src/cmd passed (CC=clang)"
+grep -q 'src/store/dir.c:[0-9]*: prints or exits outside src/cmd' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a printf outside src/cmd fails, with CC=clang too"

@@ -22,8 +22,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
+# Every source file once through gcc's preprocessor with -fpreprocessed, which
+# strips comments and expands nothing (clang has no such mode, hence gcc even
+# when CC is clang); its line markers say which file and line each is.
+files=$(cd "$src" && find . -name '*.[ch]' ! -name 'schema*-sql.c' | sed 's|^\./||' | sort)
+(cd "$src" && gcc -fpreprocessed -dD -E -x c $files) > "$tmp/all.i" 2> "$tmp/pp.err" || {
+	echo "layers: gcc -fpreprocessed failed:"; cat "$tmp/pp.err"; exit 1
+}
+[ "$(grep -c '^# 1 "' "$tmp/all.i")" -ge "$(echo $files | wc -w)" ] || {
+	echo "layers: the preprocessor did not return every file"; exit 1
+}
+
 cat > "$tmp/match.awk" <<'AWK'
-/^# [0-9]+ / { line = $2 - 1; next }
+/^# [0-9]+ "/ { line = $2 - 1; f = $3; gsub(/"/, "", f); next }
+f ~ allowed { next }
 {
 	line++
 	code = $0
@@ -35,10 +47,7 @@ END { exit bad }
 AWK
 
 check() { # RULE REGEX ALLOWED: the files allowed to match, an extended regex on their path in src/
-	for f in $(cd "$src" && find . -name '*.[ch]' ! -name 'schema-sql.c' | sed 's|^\./||' | grep -Ev "^($3)" | sort); do
-		${CC:-cc} -fpreprocessed -dD -E -x c "$src/$f" |
-			awk -v f="$f" -v rule="$1" -v re="$2" -f "$tmp/match.awk" || fail=1
-	done
+	awk -v rule="$1" -v re="$2" -v allowed="^($3)" -f "$tmp/match.awk" "$tmp/all.i" || fail=1
 }
 
 check "prints or exits outside src/cmd" \
@@ -51,34 +60,42 @@ check "SQLite outside src/store" '(^|[^_A-Za-z0-9])(sqlite3|SQLITE)_|sqlite3\.h'
 map=${MAP:-$src/../docs/architecture.md}
 order=$(awk '/^```/ { n++; next } n == 1 && /^ [a-z]+\// { sub(/^ /, ""); sub(/\/.*/, ""); print }' "$map")
 [ -n "$order" ] || { echo "$map: no layer diagram (a fenced block of ' name/' lines)"; fail=1; }
-rank() { printf '%s\n' $order | grep -nx "$1" | cut -d: -f1; }
-for d in $(cd "$src" && ls -d */ | tr -d /); do
-	if [ -z "$(rank "$d")" ]; then
-		echo "src/$d/: a folder docs/architecture.md does not name: add it to the layer diagram, in its place"
-		fail=1
-		continue
-	fi
-	listed=$(awk -v h="### \`src/$d/\`" 'index($0, h) == 1 { on = 1; next } /^#/ { on = 0 } on' "$map")
-	for f in $(cd "$src/$d" && ls *.c *.h 2>/dev/null); do
-		case $f in schema-sql.c | schema-pg-sql.c) continue ;; esac
-		case $f in *.h) [ -f "$src/$d/${f%.h}.c" ] && continue ;; esac # listed with its .c
-		printf '%s\n' "$listed" | grep -qF "* \`$f\`" || {
-			echo "src/$d/$f: not listed in docs/architecture.md (section \`src/$d/\`): say what it is for"
-			fail=1
+# Each folder named in the order, each of its files in its section (a .h
+# with a .c of the same name is listed with it).
+{ printf '%s\n' $files | sed 's/^/FILE /'; (cd "$src" && ls -d */) | sed 's/^/DIR /'; } |
+	awk -v order="$order" -v map="$map" '
+	BEGIN {
+		n = split(order, o, "[ \n]+"); for (i = 1; i <= n; i++) named[o[i]] = 1
+		while ((getline line < map) > 0) {
+			if (line ~ /^### `src\/[a-z]+\/`/) { sec = line; sub(/^### `src\//, "", sec); sub(/\/.*/, "", sec); continue }
+			if (line ~ /^#/) { sec = ""; continue }
+			if (sec != "" && line ~ /^\* `[^`]+`/) { f = line; sub(/^\* `/, "", f); sub(/`.*/, "", f); listed[sec "/" f] = 1 }
 		}
-	done
-done
+	}
+	$1 == "DIR" { d = $2; sub(/\/$/, "", d); if (!(d in named)) { printf "src/%s/: a folder docs/architecture.md does not name: add it to the layer diagram, in its place\n", d; bad = 1 } next }
+	{ have[$2] = 1; all[++nf] = $2 }
+	END {
+		for (i = 1; i <= nf; i++) {
+			f = all[i]; d = f; sub(/\/.*/, "", d); b = f; sub(/^[^\/]*\//, "", b)
+			if (!(d in named)) continue
+			if (b ~ /\.h$/) { c = f; sub(/\.h$/, ".c", c); if (c in have) continue }
+			if (!((d "/" b) in listed)) { printf "src/%s: not listed in docs/architecture.md (section `src/%s/`): say what it is for\n", f, d; bad = 1 }
+		}
+		exit bad
+	}' || fail=1
 # Every include between folders points down the order.
-(cd "$src" && grep -H '^#include "[a-z]*/' $(find . -name '*.[ch]' | sort)) | sed 's|^\./||' |
-while IFS= read -r line; do
-	file=${line%%:*} from=${line%%/*} to=${line#*#include \"} to=${to%%/*}
-	[ "$from" = "$to" ] && continue
-	rf=$(rank "$from") rt=$(rank "$to")
-	if [ -n "$rf" ] && [ -n "$rt" ] && [ "$rt" -lt "$rf" ]; then
-		echo "src/$file: includes $to/, which is above $from/ in docs/architecture.md's order"
-		exit 1
-	fi
-done || fail=1
+(cd "$src" && grep -H '^#include "[a-z]*/' $files) |
+	awk -v order="$order" 'BEGIN { n = split(order, o, "[ \n]+"); for (i = 1; i <= n; i++) rank[o[i]] = i }
+	{
+		file = $0; sub(/:.*/, "", file)
+		from = file; sub(/\/.*/, "", from)
+		to = $0; sub(/^[^"]*"/, "", to); sub(/\/.*/, "", to)
+		if (from != to && (from in rank) && (to in rank) && rank[to] < rank[from]) {
+			printf "src/%s: includes %s/, which is above %s/ in docs/architecture.md'"'"'s order\n", file, to, from
+			bad = 1
+		}
+	}
+	END { exit bad }' || fail=1
 check "run lifecycle outside src/record/session.c" \
 	'(^|[^_A-Za-z0-9])(lr_spool_lock|lr_spool_unlock|lr_store_run_begin|lr_store_run_finish)[ \t]*\(' \
 	'store/|record/session\.c|record/spool\.[ch]'
@@ -118,13 +135,7 @@ FNR == 1 { infn = 0; sig = 0 }
 END { exit bad }
 AWK
 (cd "$src/.." && awk -f "$tmp/fnlen.awk" $(cd "$src/.." && find src -name '*.c' ! -name schema-sql.c | sort)) || fail=1
-for f in $(cd "$src/.." && find src -name '*.[ch]' ! -name 'schema*-sql.c' | sort); do
-	n=$(wc -l < "$src/../$f")
-	if [ "$n" -gt 600 ]; then
-		echo "$f: $n lines (at most 600): move a concern into a file of its own"
-		fail=1
-	fi
-done
+(cd "$src" && wc -l $files) | awk '$2 != "total" && $1 > 600 { printf "src/%s: %d lines (at most 600): move a concern into a file of its own\n", $2, $1; bad = 1 } END { exit bad }' || fail=1
 
 [ "$fail" = 0 ] && echo "layers: ok; each folder uses only those after it: $(echo $order)"
 exit $fail
