@@ -9,6 +9,8 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/audit.h"
+#include "store/ledger.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST|FILE] [--trust FILE]... [--json]\n"

@@ -6,6 +6,7 @@
 #include "cmd/options.h"
 #include "evidence/object.h"
 #include "record/spool.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"

@@ -4,13 +4,14 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/jsonbytes.h"
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/scan.h"
 #include "experiment/runner.h"
 #include "record/gitsrc.h"
-#include "base/jsonbytes.h"
+#include "store/runs.h"
 
 int cmd_fail(int rc)
 {

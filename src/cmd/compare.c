@@ -8,6 +8,8 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "serving/serving.h"
+#include "store/runs.h"
+#include "store/serving.h"
 
 static const char usage[] =
 	"usage: labrun compare --run ID --reference ROUTE --candidate ROUTE [--condition N]\n"

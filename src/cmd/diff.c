@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "experiment/compare.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun diff A B [--json]\n"

@@ -6,8 +6,9 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "record/spool.h"
 #include "evidence/archive.h"
+#include "record/spool.h"
+#include "store/archives.h"
 #include "store/objects.h"
 
 static const char usage[] =

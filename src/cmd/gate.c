@@ -7,6 +7,8 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "serving/serving.h"
+#include "store/runs.h"
+#include "store/serving.h"
 
 static const char usage[] =
 	"usage: labrun gate --run ID --route ROUTE --answers KEY.jsonl [--condition N]\n"

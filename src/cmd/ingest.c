@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "serving/serving.h"
+#include "store/runs.h"
 
 extern char **environ;
 

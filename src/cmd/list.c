@@ -10,6 +10,8 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "record/runjson.h"
+#include "store/archives.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"

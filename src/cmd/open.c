@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "record/gitsrc.h"
 #include "record/spool.h"
+#include "store/ledger.h"
 
 int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g)
 {

@@ -7,6 +7,7 @@
 #include "cmd/options.h"
 #include "evidence/sync.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun push [NAME] [--issue REF | --run ID...] [-v]\n"

@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/manifest.h"
+#include "store/archives.h"
 
 static const char usage[] =
 	"usage: labrun register --hub NAME DIR\n"

@@ -6,6 +6,8 @@
 #include "cmd/options.h"
 #include "experiment/replay.h"
 #include "experiment/runner.h"
+#include "store/experiments.h"
+#include "store/runs.h"
 
 extern char **environ;
 

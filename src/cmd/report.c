@@ -13,6 +13,7 @@
 #include "cmd/report-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"

@@ -10,6 +10,7 @@
 #include "record/spool.h"
 #include "store/objects.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 static const char usage[] =
 	"usage: labrun show [--json] [--tail N] RUN\n"

@@ -9,6 +9,7 @@
 #include "evidence/manifest.h"
 #include "experiment/report.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 int lr_attest_subject(json_t *subjects, const char *dir, const char *rel)
 {

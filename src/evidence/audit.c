@@ -1,15 +1,18 @@
 #include "config.h"
 #include "base/system.h"
 
-#include "base/error.h"
 #include "base/dsse.h"
+#include "base/error.h"
 #include "base/trust.h"
 #include "evidence/archive.h"
 #include "evidence/audit.h"
 #include "evidence/object.h"
 #include "experiment/report.h"
+#include "store/experiments.h"
+#include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 struct ctx {
 	lr_audit_fn fn;

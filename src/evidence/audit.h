@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include <stdint.h>
 
+#include "store/ledger.h"
 #include "store/store.h"
 
 #include <jansson.h>

@@ -5,16 +5,19 @@
 
 #include "base/csv.h"
 #include "base/error.h"
-#include "base/walk.h"
+#include "base/jsonbytes.h"
 #include "base/safename.h"
+#include "base/walk.h"
 #include "evidence/archive.h"
 #include "evidence/attest.h"
 #include "evidence/manifest.h"
 #include "evidence/object.h"
 #include "record/runjson.h"
+#include "store/experiments.h"
+#include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
-#include "base/jsonbytes.h"
+#include "store/runs.h"
 
 /* ---- writing -------------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "store/ledger.h"
 #include "store/store.h"
 
 #define LR_RO_CRATE "https://w3id.org/ro/crate/1.2"

@@ -7,6 +7,7 @@
 #include "base/walk.h"
 #include "evidence/archive.h"
 #include "evidence/object.h"
+#include "store/archives.h"
 #include "store/objects.h"
 #include "store/remote.h"
 

@@ -7,6 +7,7 @@
 #include "evidence/manifest.h"
 #include "evidence/pack.h"
 #include "evidence/settings.h"
+#include "store/archives.h"
 #include "store/objects.h"
 
 struct pack {

@@ -12,8 +12,10 @@
 #include "evidence/object.h"
 #include "evidence/scan.h"
 #include "record/runjson.h"
+#include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 /* The built-in rules: a name and a POSIX extended regular expression, matched line by line. */
 static const struct {

@@ -11,6 +11,7 @@
 #include "base/walk.h"
 #include "evidence/attest.h"
 #include "evidence/verify.h"
+#include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
 

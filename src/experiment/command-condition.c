@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "experiment/command.h"
 #include "experiment/design.h"
+#include "store/experiments.h"
 
 static void fail_condition(struct lr_run_condition *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail_condition(struct lr_run_condition *c, const char *fmt, ...)

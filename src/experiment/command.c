@@ -12,13 +12,15 @@
 
 #include "base/child.h"
 #include "base/error.h"
-#include "base/walk.h"
 #include "base/sha256.h"
+#include "base/walk.h"
 #include "experiment/command.h"
 #include "experiment/template.h"
 #include "record/redact.h"
 #include "serving/serving.h"
+#include "store/experiments.h"
 #include "store/objects.h"
+#include "store/serving.h"
 
 /* ---- running one command ----------------------------------------------------- */
 

@@ -18,6 +18,7 @@
 
 #include "base/model.h"
 #include "experiment/expdef.h"
+#include "store/experiments.h"
 #include "store/store.h"
 
 struct lr_command_ctx {

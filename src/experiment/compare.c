@@ -5,6 +5,7 @@
 #include "base/jsonbytes.h"
 #include "experiment/compare.h"
 #include "experiment/expdef.h"
+#include "store/experiments.h"
 
 static int diff_str(lr_drift_fn fn, void *arg, const char *what, const char *key, const char *a, const char *b)
 {

@@ -4,6 +4,7 @@
 
 #include "base/stats.h"
 #include "experiment/design.h"
+#include "store/experiments.h"
 
 /* Arm order within block b: forward then reversed, or the reverse; random draws from the seed. */
 void lr_design_block_order(const struct lr_expdef *d, int b, uint64_t *rng, int *order)

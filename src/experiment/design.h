@@ -7,6 +7,7 @@
 
 #include "experiment/expdef.h"
 #include "experiment/runner.h"
+#include "store/experiments.h"
 
 /*
  * The order of the arms' 2k slots in block b (order[0..2k)): the arms

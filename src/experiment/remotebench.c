@@ -10,6 +10,7 @@
 #include "experiment/synthetic.h"
 #include "record/record.h"
 #include "store/remote.h"
+#include "store/runs.h"
 
 /* A new store in 'dir' knowing the remote. */
 static int make_store(const struct lr_remotebench_opts *o, const char *dir, struct lr_store **st)

@@ -4,10 +4,12 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/jsonbytes.h"
 #include "experiment/expdef.h"
 #include "experiment/replay.h"
 #include "record/record.h"
-#include "base/jsonbytes.h"
+#include "store/experiments.h"
+#include "store/runs.h"
 
 static int replay_experiment(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
 			     struct lr_replay *r)

@@ -15,6 +15,7 @@
 #include "base/model.h"
 #include "experiment/compare.h"
 #include "experiment/runner.h"
+#include "store/experiments.h"
 #include "store/store.h"
 
 struct lr_replay_opts {

@@ -5,6 +5,9 @@
 
 #include "base/error.h"
 #include "experiment/report.h"
+#include "store/experiments.h"
+#include "store/ledger.h"
+#include "store/runs.h"
 
 /* One row: arm b against arm 0 in condition c, from the stored repetitions. */
 /* Drift of an arm over its blocks: the relative change of its per-block sums (the method's step 3). */

@@ -12,6 +12,9 @@
 #include "base/model.h"
 #include "base/stats.h"
 #include "experiment/expdef.h"
+#include "store/experiments.h"
+#include "store/ledger.h"
+#include "store/runs.h"
 #include "store/store.h"
 
 struct lr_report_row {

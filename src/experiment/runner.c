@@ -19,6 +19,7 @@
 #include "import/import.h"
 #include "import/kvgeom.h"
 #include "import/kvsrc.h"
+#include "store/experiments.h"
 
 /* Everything one condition needs to run any arm. */
 struct cond_ctx {

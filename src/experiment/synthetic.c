@@ -14,6 +14,7 @@
 #include "experiment/synthetic.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "store/experiments.h"
 #include "store/objects.h"
 
 static const char definition[] =

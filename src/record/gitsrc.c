@@ -7,6 +7,7 @@
 #include "base/walk.h"
 #include "record/gitsrc.h"
 #include "record/redact.h"
+#include "store/hashcache.h"
 
 /*
  * libgit2's life. git_libgit2_init() costs about 3 ms here, most of it the TLS

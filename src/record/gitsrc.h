@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "base/model.h"
+#include "store/hashcache.h"
 #include "store/store.h"
 
 /*

@@ -8,6 +8,7 @@
 #include "record/redact.h"
 #include "record/session.h"
 #include "record/spool.h"
+#include "store/runs.h"
 
 int lr_session_lock(struct lr_session *s, struct lr_store *st, struct lr_run *run)
 {

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "record/spool.h"
 #include "store/objects.h"
+#include "store/runs.h"
 
 char *lr_spool_path(const char *store_dir, const char *uuid, const char *ext)
 {

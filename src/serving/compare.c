@@ -3,6 +3,8 @@
 
 #include "base/error.h"
 #include "serving/serving.h"
+#include "store/runs.h"
+#include "store/serving.h"
 
 /*
  * The first position where two compact token arrays ("[1,2,3]") differ:

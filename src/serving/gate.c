@@ -9,6 +9,7 @@
 #include "base/strmap.h"
 #include "serving/serving.h"
 #include "store/objects.h"
+#include "store/serving.h"
 
 /* One line of an answer key. */
 struct key_case {

@@ -6,6 +6,8 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "serving/report.h"
+#include "store/experiments.h"
+#include "store/serving.h"
 
 /* ---- rows and routes ----------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include "record/redact.h"
 #include "serving/serving.h"
 #include "store/objects.h"
+#include "store/serving.h"
 
 /* One parsed line; strings borrowed from 'obj' (and 'tokens', owned here). */
 struct parsed {

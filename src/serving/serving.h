@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include <stdint.h>
 
+#include "store/serving.h"
 #include "store/store.h"
 
 /* ---- responses (responses.c) ---- */

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "store/archives.h"
 #include "store/objects.h"
 #include "store/store-int.h"
 

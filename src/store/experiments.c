@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "store/experiments.h"
 #include "store/store-int.h"
 
 static int insert_arm_command(struct lr_store *st, int64_t run, int idx, const struct lr_store_arm_command *c)

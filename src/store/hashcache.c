@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "store/hashcache.h"
 #include "store/store-int.h"
 
 static int64_t ns(const struct timespec *t)

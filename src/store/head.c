@@ -6,6 +6,7 @@
 
 #include "base/dsse.h"
 #include "base/error.h"
+#include "store/ledger.h"
 #include "store/store-int.h"
 
 static int add_entry(void *arg, const struct lr_ledger_entry *e)

@@ -6,6 +6,7 @@
 #include "base/seal.h"
 #include "base/sign.h"
 #include "base/trust.h"
+#include "store/ledger.h"
 #include "store/store-int.h"
 
 static int in_scope(const int64_t *only, int nonly, int64_t run)

@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "store/runs.h"
 #include "store/store-int.h"
 
 int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)

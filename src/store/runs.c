@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "store/runs.h"
 #include "store/store-int.h"
 
 /* ---- writing runs --------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include "base/seal.h"
 #include "base/sign.h"
 #include "base/trust.h"
+#include "store/ledger.h"
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */

@@ -6,6 +6,8 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "store/ledger.h"
+#include "store/serving.h"
 #include "store/store-int.h"
 
 /* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact). */

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "store/ledger.h"
 #include "store/store.h"
 
 /* How long a connection waits for another writer before it gives up. */

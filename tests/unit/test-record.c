@@ -15,6 +15,7 @@
 #include "record/record.h"
 #include "record/spool.h"
 #include "store/objects.h"
+#include "store/runs.h"
 #include "store/store.h"
 #include "testutil.h"
 

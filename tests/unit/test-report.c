@@ -23,6 +23,7 @@
 #include "evidence/audit.h"
 #include "experiment/report.h"
 #include "experiment/synthetic.h"
+#include "store/runs.h"
 #include "store/store.h"
 #include "testutil.h"
 

@@ -11,9 +11,11 @@
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "store/ledger.h"
+#include "store/runs.h"
 #include "store/schema.h"
-#include "store/store.h"
 #include "store/store-int.h"
+#include "store/store.h"
 #include "testutil.h"
 
 struct fx {
