@@ -20,13 +20,16 @@ export HF_TOKEN=hf_example_value_0123
 "$LABRUN" sql --csv "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
 	WHERE m.type IN ('table', 'view') ORDER BY 1, 2" | tail -n +2 | tr -d '\r' >"$T/cols"
 [ "$(wc -l <"$T/cols")" -gt 50 ] || fail "too few columns listed"
-missing=0
-while IFS=, read -r tbl col; do
-	grep -q "^### \`$tbl\`" "$doc" || { echo "table or view '$tbl' not documented" >&2; missing=1; }
-	awk -v t="### \`$tbl\`" '$0 == t {on=1; next} /^##/ {on=0} on' "$doc" | grep -q "^| \`$col\` " ||
-		{ echo "column '$tbl.$col' not documented" >&2; missing=1; }
-done <"$T/cols"
-[ $missing = 0 ] || fail "docs/schema.md misses tables or columns"
+# (one awk: a table's section is its "### `name`" heading down to the next heading)
+awk -F, 'NR == FNR {
+		if ($0 ~ /^### `[^`]+`$/) { t = $0; gsub(/^### `|`$/, "", t); tables[t] = 1; next }
+		if ($0 ~ /^##/) { t = ""; next }
+		if (t != "" && $0 ~ /^\| `[^`]+` /) { c = $0; sub(/^\| `/, "", c); sub(/`.*/, "", c); cols[t "." c] = 1 }
+		next
+	}
+	!($1 in tables) { if (!seen[$1]++) printf "table or view '"'"'%s'"'"' not documented\n", $1; bad = 1; next }
+	!(($1 "." $2) in cols) { printf "column '"'"'%s.%s'"'"' not documented\n", $1, $2; bad = 1 }
+	END { exit bad }' "$doc" "$T/cols" >&2 || fail "docs/schema.md misses tables or columns"
 ok "every table, view and column is documented"
 
 # Each ```sql block under "Example queries" runs and returns rows.
