@@ -21,15 +21,7 @@ static const char usage[] =
 	"re-hashes every member; --extract checks every entry first and refuses absolute paths,\n"
 	"'..', links and device files, writing nothing when one is found. The crate is the one\n"
 	"'labrun manifest' writes (attestations, report and signed head included): 'labrun\n"
-	"verify FILE' checks an archive as it checks a crate.\n"
-	"\n"
-	"  --run ID       the run (a short id, uuid prefix or 'last'); repeatable\n"
-	"  --issue REF    every run that is evidence for REF; repeatable\n"
-	"  -o FILE        the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)\n"
-	"  --prune        then remove from the store the logs only these runs use; 'labrun cat',\n"
-	"                 audit and fsck read them from the archive from then on\n"
-	"  --allow-findings  archive even when 'labrun scan' has new findings in the runs\n"
-	"                 (they are printed either way; without it the archive is refused)\n";
+	"verify FILE' checks an archive as it checks a crate.\n";
 
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
@@ -44,16 +36,16 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "run", &runs),
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues),
-		CMD_STRING(0, "verify", &verify),
-		CMD_STRING(0, "extract", &extract),
-		CMD_STRING('o', "output", &out),
-		CMD_BOOL(0, "prune", &prune),
-		CMD_BOOL(0, "allow-findings", &allow),
+		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix or 'last'); repeatable"),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF; repeatable"),
+		CMD_STRING(0, "verify", &verify, "FILE", "re-hash every member of the archive FILE"),
+		CMD_STRING(0, "extract", &extract, "FILE", "check every entry of the archive FILE, then extract it into DIR"),
+		CMD_STRING('o', "output", &out, "FILE", "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
+		CMD_BOOL(0, "prune", &prune, "then remove from the store the logs only these runs use; 'labrun cat',\naudit and fsck read them from the archive from then on"),
+		CMD_BOOL(0, "allow-findings", &allow, "archive even when 'labrun scan' has new findings in the runs\n(they are printed either way; without it the archive is refused)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0 };
+	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;

@@ -33,9 +33,7 @@ static const char usage[] =
 	"Every signature is held to the keys you trust (labrun key list; --trust FILE adds\n"
 	"the keys of FILE for this audit): an entry signed by another key is a problem, and\n"
 	"so is an unsigned entry from the entry on which your configuration knows the store\n"
-	"as signed (labrun signs a store's entries from the first one it signs with your key).\n"
-	"\n"
-	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
+	"as signed (labrun signs a store's entries from the first one it signs with your key).\n";
 
 /* --json: what the reporters collect instead of printing (arg NULL: print). */
 struct audit_json {
@@ -173,14 +171,14 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	int64_t signed_seq = 0;
 	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
-		CMD_STRING(0, "head", &head_text),
-		CMD_LIST(0, "trust", &trust_files),
-		CMD_BOOL(0, "json", &json),
+		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix or 'last')"),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
+		CMD_STRING(0, "head", &head_text, "SEQ:DIGEST|FILE", "prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
+		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE, for this audit (repeatable)"),
+		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&trust_files);

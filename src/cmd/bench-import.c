@@ -18,29 +18,22 @@ static const char usage[] =
 	"command measured itself (memcpy of the same bytes), and the wall time of the whole\n"
 	"command (synthetic source, lease, import, readback check, recording). Ratios are\n"
 	"taken run by run, then their median; the first run of each variant is dropped as\n"
-	"warm-up. Measured, not modelled. Recorded as a run (kind bench).\n"
-	"\n"
-	"  --model M     a preset (default qwen3-4b)\n"
-	"  --tokens T    tokens of the synthetic export (default 8192)\n"
-	"  --reps N      runs of each variant, the first dropped (default 5)\n"
-	"  --threads N   encoder threads of each import (default 1)\n"
-	"  --dir DIR     where the throwaway store goes (default: $TMPDIR, else /tmp)\n"
-	"  --json        one JSON object at the end instead of the table\n";
+	"warm-up. Measured, not modelled. Recorded as a run (kind bench).\n";
 
 static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t selflen, int argc, char **argv)
 {
 	static const char *const models[] = { "qwen3-0.6b", "qwen3-4b", "gemma3-1b", "koni-8b", NULL };
 	int model = 1, rc, first;
 	const struct cmd_opt opts[] = {
-		CMD_CHOICE(0, "model", &model, models),
-		CMD_I64(0, "tokens", &o->tokens, 1, 1 << 20),
-		CMD_INT(0, "reps", &o->reps, 2, LR_IMPORTBENCH_MAXREPS),
-		CMD_INT(0, "threads", &o->threads, 1, 64),
-		CMD_STRING(0, "dir", &o->dir),
-		CMD_BOOL(0, "json", json),
+		CMD_CHOICE(0, "model", &model, models, "M", "a preset (default qwen3-4b)"),
+		CMD_I64(0, "tokens", &o->tokens, 1, 1 << 20, "T", "tokens of the synthetic export (default 8192)"),
+		CMD_INT(0, "reps", &o->reps, 2, LR_IMPORTBENCH_MAXREPS, "N", "runs of each variant, the first dropped (default 5)"),
+		CMD_INT(0, "threads", &o->threads, 1, 64, "N", "encoder threads of each import (default 1)"),
+		CMD_STRING(0, "dir", &o->dir, "DIR", "where the throwaway store goes (default: $TMPDIR, else /tmp)"),
+		CMD_BOOL(0, "json", json, "one JSON object at the end instead of the table"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
 
 	o->tokens = 8192;
 	o->reps = 5;

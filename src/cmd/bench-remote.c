@@ -18,12 +18,7 @@ static const char usage[] =
 	"runs both commands. Prints each command's wall time, throughput and peak resident\n"
 	"set size (measured). Each invocation makes new objects, so none is on the remote\n"
 	"before. The runs stay on the remote; both stores are removed.\n"
-	"Recorded as a run (kind bench).\n"
-	"\n"
-	"  --runs N         runs (default 1000)\n"
-	"  --reps N         repetitions in all (default 10000)\n"
-	"  --object-mib M   MiB of objects in all, one object a run (default 1024)\n"
-	"  --dir DIR        where the throwaway stores go (default: $TMPDIR, else /tmp)\n";
+	"Recorded as a run (kind bench).\n";
 
 static void print(const struct lr_remotebench_opts *o, const struct lr_remotebench_result *r)
 {
@@ -46,13 +41,13 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	int64_t mib = 1024;
 	int rc, first, exit_code;
 	const struct cmd_opt opts[] = {
-		CMD_INT(0, "runs", &o.runs, 1, 1000000),
-		CMD_I64(0, "reps", &o.reps, 0, 100000000),
-		CMD_I64(0, "object-mib", &mib, 0, 1 << 20),
-		CMD_STRING(0, "dir", &o.dir),
+		CMD_INT(0, "runs", &o.runs, 1, 1000000, "N", "runs (default 1000)"),
+		CMD_I64(0, "reps", &o.reps, 0, 100000000, "N", "repetitions in all (default 10000)"),
+		CMD_I64(0, "object-mib", &mib, 0, 1 << 20, "M", "MiB of objects in all, one object a run (default 1024)"),
+		CMD_STRING(0, "dir", &o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 1, "at most the remote's NAME", 0 };
+	const struct cmd_parse p = { "bench", usage, 0, 1, "at most the remote's NAME", 0, NULL };
 
 	memset(&o, 0, sizeof o);
 	memset(&job, 0, sizeof job);

@@ -18,13 +18,7 @@ static const char usage[] =
 	"stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
 	"not measured), then the three commands run on it in turn, forward and reversed,\n"
 	"the first repetition dropped as warm-up; the store is removed at the end. The\n"
-	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
-	"\n"
-	"  --scale N   repetitions in the store (repeatable; default 1000, 10000, 100000,\n"
-	"              1000000)\n"
-	"  --reps N    runs of each command per scale, the first dropped (default 5)\n"
-	"  --dir DIR   where the throwaway stores go (default: $TMPDIR, else /tmp)\n"
-	"  --json      one JSON object at the end instead of the table\n";
+	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n";
 
 struct store_args {
 	struct lr_storebench_opts o;
@@ -38,13 +32,13 @@ static int parse(struct store_args *a, int argc, char **argv)
 	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
 	struct lr_strlist scales = { 0 };
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "scale", &scales),
-		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS),
-		CMD_STRING(0, "dir", &a->o.dir),
-		CMD_BOOL(0, "json", &a->json),
+		CMD_LIST(0, "scale", &scales, "N", "repetitions in the store (repeatable; default 1000, 10000, 100000,\n1000000)"),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS, "N", "runs of each command per scale, the first dropped (default 5)"),
+		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
+		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
 	size_t i;
 	int rc, first;
 

@@ -28,20 +28,7 @@ static const char usage[] =
 	"a warm-up and is dropped. Outputs are checked bit-identical before timing counts.\n"
 	"GB/s counts bytes read plus bytes written. Measured, not modelled. The benchmark is\n"
 	"recorded as a run (kind bench, every repetition's time): 'labrun report --run ID'\n"
-	"prints its tables again.\n"
-	"\n"
-	"  --shape S      a 5-D shape [L,2,H,T,D] (repeatable); default: the seed's\n"
-	"                 1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128\n"
-	"  --reps N       repetitions per variant, the first dropped (default 7)\n"
-	"  --contract C   saturate (default) or ninf\n"
-	"  --seed N       seed of the synthetic BF16 data (default 205)\n"
-	"  --threads N    run every variant, the copies too, on N threads pinned to N\n"
-	"                 CPUs (default 1): the N-thread ceiling beside the N-thread kernels\n"
-	"  --dir DIR      where the file variants write the array as a .npy file and time\n"
-	"                 cp of it beside 'labrun encode' of it, file to file (default:\n"
-	"                 $TMPDIR, else /tmp; give a directory on the file system you use)\n"
-	"  --no-files     time in memory only\n"
-	"  --json         one JSON object at the end instead of the tables (docs/labrun.md)\n";
+	"prints its tables again.\n";
 
 /* The run's header: printed, or the top of the JSON object (host, settings; measured, not modelled). */
 static json_t *header(const struct lr_bench_opts *o, int json)
@@ -88,30 +75,23 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	struct lr_strlist shapes = { 0 };
 	int no_files = 0;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "shape", &shapes),
-		CMD_INT(0, "reps", &a->o.reps, 2, LR_BENCH_MAXREPS),
-		CMD_CHOICE(0, "contract", &a->contract, cmd_contract_choices),
-		CMD_U64(0, "seed", &a->o.seed, 0, INT64_MAX),
-		CMD_INT(0, "threads", &a->o.threads, 1, LR_BENCH_MAXTHREADS),
-		CMD_BOOL(0, "json", &a->json),
-		CMD_STRING(0, "dir", &a->o.dir),
-		CMD_BOOL(0, "no-files", &no_files),
+		CMD_LIST(0, "shape", &shapes, "S", "a 5-D shape [L,2,H,T,D] (repeatable); default: the seed's\n1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128"),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_BENCH_MAXREPS, "N", "repetitions per variant, the first dropped (default 7)"),
+		CMD_CHOICE(0, "contract", &a->contract, cmd_contract_choices, "C", "saturate (default) or ninf"),
+		CMD_U64(0, "seed", &a->o.seed, 0, INT64_MAX, "N", "seed of the synthetic BF16 data (default 205)"),
+		CMD_INT(0, "threads", &a->o.threads, 1, LR_BENCH_MAXTHREADS, "N", "run every variant, the copies too, on N threads pinned to N\nCPUs (default 1): the N-thread ceiling beside the N-thread kernels"),
+		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the tables (docs/labrun.md)"),
+		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the file variants write the array as a .npy file and time\ncp of it beside 'labrun encode' of it, file to file (default:\n$TMPDIR, else /tmp; give a directory on the file system you use)"),
+		CMD_BOOL(0, "no-files", &no_files, "time in memory only"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0 };
-	const char *which = NULL;
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
 	cpu_set_t cpus;
 	int i, k, rc;
 
 	a->o.reps = 7;
 	a->o.seed = 205;
 	a->o.threads = 1;
-	if (argc > 1 && argv[1][0] != '-') {
-		/* "labrun bench encoder --shape ...": the benchmark's name comes first */
-		which = argv[1];
-		argv++;
-		argc--;
-	}
 	rc = cmd_parse_options(&p, opts, argc, argv, &i);
 	for (i = 0; !rc && (size_t)i < shapes.n && i < 32; i++)
 		a->text[a->nshapes++] = shapes.v[i];
@@ -120,6 +100,8 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	a->shapes = shapes; /* a->text points into it */
 	if (rc)
 		return rc;
+	if (strcmp(argv[0], "encoder")) /* options before any name: cmd_run_sub gave them to the first */
+		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import', 'store' or 'remote'");
 	a->o.contract = (enum lr_dlf16_contract)a->contract;
 	if (no_files && a->o.dir)
 		return cmd_usage_error("bench", "--dir and --no-files: give one");
@@ -128,10 +110,6 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && a->o.threads > CPU_COUNT(&cpus))
 		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
 				       "measure the scheduler, not the memory", a->o.threads, CPU_COUNT(&cpus));
-	if (!which)
-		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import' or 'store'");
-	if (strcmp(which, "encoder"))
-		return cmd_usage_error("bench", "unknown benchmark '%s': they are 'encoder', 'import' and 'store'", which);
 	if (!a->nshapes)
 		for (i = 0; i < 4; i++)
 			a->text[a->nshapes++] = defaults[i];
@@ -222,7 +200,7 @@ int cmd_bench_finish(struct lr_bench_job *job, int rc)
 	return 0;
 }
 
-int cmd_bench(const struct lr_global *g, int argc, char **argv)
+static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 {
 	struct bench_args a;
 	struct lr_bench_job job;
@@ -231,12 +209,6 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 	json_t *root = NULL;
 	int rc, exit_code;
 
-	if (argc > 1 && !strcmp(argv[1], "store"))
-		return cmd_bench_store(g, argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "import"))
-		return cmd_bench_import(g, argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "remote"))
-		return cmd_bench_remote(g, argc - 1, argv + 1);
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
@@ -271,4 +243,14 @@ out:
 	lr_store_free(st);
 	free(r);
 	return exit_code;
+}
+
+int cmd_bench(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct cmd_sub benches[] = {
+		{ "encoder", bench_encoder }, { "import", cmd_bench_import }, { "store", cmd_bench_store },
+		{ "remote", cmd_bench_remote }, { NULL, NULL },
+	};
+
+	return cmd_run_sub(g, "bench", "benchmark", benches, argc, argv);
 }

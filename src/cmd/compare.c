@@ -19,13 +19,7 @@ static const char usage[] =
 	"are both equal; a token mismatch names the first differing position; finish reasons\n"
 	"are compared apart; a case on one side only is missing, never skipped. A route may\n"
 	"come from another run: RUN:ROUTE. Exit 0 when every case is exact with equal finish\n"
-	"reasons and none is missing, 1 otherwise.\n"
-	"\n"
-	"  --run ID           the run holding the candidate\n"
-	"  --reference ROUTE  the reference route (ROUTE of that run, or RUN:ROUTE)\n"
-	"  --candidate ROUTE  the route compared with it\n"
-	"  --condition N      the condition of a command experiment to compare in\n"
-	"  --json             one JSON object (docs/labrun.md gives its shape)\n";
+	"reasons and none is missing, 1 otherwise.\n";
 
 static int print_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
 {
@@ -65,14 +59,14 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	int rc, cond = -1, json = 0, first;
 	json_t *cases = NULL;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_STRING(0, "reference", &ref),
-		CMD_STRING(0, "candidate", &cand),
-		CMD_INT(0, "condition", &cond, 0, 1000000),
-		CMD_BOOL(0, "json", &json),
+		CMD_STRING(0, "run", &run_ref, "ID", "the run holding the candidate"),
+		CMD_STRING(0, "reference", &ref, "ROUTE", "the reference route (ROUTE of that run, or RUN:ROUTE)"),
+		CMD_STRING(0, "candidate", &cand, "ROUTE", "the route compared with it"),
+		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment to compare in"),
+		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

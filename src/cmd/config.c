@@ -12,9 +12,7 @@ static const char usage[] =
 	"\n"
 	"Show or change the store's settings. With no KEY, list every known key and its\n"
 	"value; with KEY, print its value (exit 1 when unset); with VALUE, set it.\n"
-	"Settings live in the store (table 'setting'), so every host using it agrees.\n"
-	"\n"
-	"Keys:\n";
+	"Settings live in the store (table 'setting'), so every host using it agrees.\n";
 
 static int print_setting(void *arg, const char *key, const char *value, const char *set_at)
 {
@@ -42,15 +40,16 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	char *value = NULL;
 	int rc, first, n;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "unset", &unset),
+		CMD_STRING(0, "unset", &unset, "KEY", "remove the setting KEY"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0 };
+	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		if (rc != CMD_HELP_SHOWN)
 			return rc;
-		for (k = lr_setting_keys; k->key; k++) /* -h: the keys after the usage */
+		fputs("\nKeys:\n", stdout); /* -h: the keys after the usage */
+		for (k = lr_setting_keys; k->key; k++)
 			printf("  %-20s %s\n", k->key, k->help);
 		return rc;
 	}

@@ -16,9 +16,7 @@ static const char usage[] =
 	"status, exit code, every log and artifact by hash and the device-state digest; for\n"
 	"experiment runs of the same definition, whether each condition's outputs are\n"
 	"identical and how B's baseline timing compares with A's (ratio with a 95%\n"
-	"interval, block by block). Exit 0 when the outputs match, 1 when they do not.\n"
-	"\n"
-	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
+	"interval, block by block). Exit 0 when the outputs match, 1 when they do not.\n";
 
 int cmd_diff(const struct lr_global *g, int argc, char **argv)
 {
@@ -28,7 +26,8 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 	int64_t ia = 0, ib = 0;
 	int rc, first, same = 1, json = 0;
 
-	if ((rc = cmd_parse_plain_json("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first, &json)))
+	if ((rc = cmd_parse_plain_json("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first, &json,
+					"one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;

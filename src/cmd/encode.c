@@ -20,18 +20,7 @@ static const char encode_usage[] =
 	"Encode BF16 bit patterns into DLFloat16 (docs/encoding.md). IN is a .npy file\n"
 	"('<u2' holding BF16 bits, or bfloat16 as ml_dtypes writes it; versions 1-3) or, with\n"
 	"--shape, a raw file of little-endian 16-bit elements. OUT is written as .npy ('<u2'\n"
-	"holding DLF16 bits) when its name ends in .npy, else raw. The input is only read.\n"
-	"\n"
-	"  --kernel K       lookup, scalar, avx2, avx512 or auto (default: the fastest this\n"
-	"                   CPU supports)\n"
-	"  --contract C     saturate (default: finite overflow to the largest finite code) or\n"
-	"                   ninf (finite overflow to NaN/Inf)\n"
-	"  --permute AXES   encode the input seen with its axes permuted (NumPy transpose), in\n"
-	"                   one pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]\n"
-	"  --threads N      N workers encoding and writing chunks in turn (same output)\n"
-	"  --shape S        shape of a raw IN, e.g. 28,2,8,8192,128\n"
-	"  --verify         check every available kernel, both contracts, on all 65,536 BF16\n"
-	"                   patterns against an independent numeric oracle\n";
+	"holding DLF16 bits) when its name ends in .npy, else raw. The input is only read.\n";
 
 static const char decode_usage[] =
 	"usage: labrun decode IN OUT [--to f32|bf16] [--shape S]\n"
@@ -106,15 +95,15 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	int axes[LR_VIEW_MAXRANK];
 	double t0, ms;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "kernel", &kname),
-		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices),
-		CMD_STRING(0, "permute", &permute),
-		CMD_INT(0, "threads", &threads, 1, 64),
-		CMD_STRING(0, "shape", &shape),
-		CMD_BOOL(0, "verify", &do_verify),
+		CMD_STRING(0, "kernel", &kname, "K", "lookup, scalar, avx2, avx512 or auto (default: the fastest this\nCPU supports)"),
+		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices, "C", "saturate (default: finite overflow to the largest finite code) or\nninf (finite overflow to NaN/Inf)"),
+		CMD_STRING(0, "permute", &permute, "AXES", "encode the input seen with its axes permuted (NumPy transpose), in\none pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]"),
+		CMD_INT(0, "threads", &threads, 1, 64, "N", "N workers encoding and writing chunks in turn (same output)"),
+		CMD_STRING(0, "shape", &shape, "S", "the shape of a raw input file (\"L,2,H,T,D\")"),
+		CMD_BOOL(0, "verify", &do_verify, "check every available kernel, both contracts, on all 65,536 BF16\npatterns against an independent numeric oracle"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "encode", encode_usage, 0, 2, "IN and OUT", 0 };
+	const struct cmd_parse p = { "encode", encode_usage, 0, 2, "IN and OUT", 0, NULL };
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
@@ -172,11 +161,11 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 	int64_t n;
 	static const char *const formats[] = { "f32", "bf16", NULL };
 	const struct cmd_opt opts[] = {
-		CMD_CHOICE(0, "to", &to, formats),
-		CMD_STRING(0, "shape", &shape),
+		CMD_CHOICE(0, "to", &to, formats, "f32|bf16", "the output: FP32 ('<f4', the default) or BF16 bits ('<u2')"),
+		CMD_STRING(0, "shape", &shape, "S", "the shape of a raw input file (\"L,2,H,T,D\")"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "decode", decode_usage, 2, 2, "IN and OUT", 0 };
+	const struct cmd_parse p = { "decode", decode_usage, 2, 2, "IN and OUT", 0, NULL };
 	int f32;
 
 	(void)g;

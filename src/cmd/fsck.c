@@ -17,9 +17,7 @@ static const char usage[] =
 	"Check the store: mark runs whose recorder died as abandoned (keeping their\n"
 	"partial logs), remove stray spool files no run needs (older than a minute,\n"
 	"lock not held), run SQLite's integrity check, and re-hash every object the\n"
-	"database references. Exits 1 when anything is wrong, naming each problem.\n"
-	"\n"
-	"  --json   one JSON object (docs/labrun.md gives its shape)\n";
+	"database references. Exits 1 when anything is wrong, naming each problem.\n";
 
 /* A new recorder's lock exists unheld for a moment; anything this old is not that. */
 #define STRAY_MIN_AGE 60
@@ -73,7 +71,8 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	int rc, first, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad;
 	json_t *o = NULL;
 
-	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json)))
+	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json,
+					"one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
 	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
 		return rc;

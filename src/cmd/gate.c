@@ -19,13 +19,7 @@ static const char usage[] =
 	"object whose members are exactly 'keys'; a strict answer also has its 'answer' member\n"
 	"equal to the key's (JSON equality); EOS is finish_reason 'stop'. No other\n"
 	"normalisation, ever. The key's sha256 is stored, so a changed key shows. Exit 0 when\n"
-	"every case passes all three, 1 otherwise.\n"
-	"\n"
-	"  --run ID         the run holding the responses\n"
-	"  --route ROUTE    their route (or RUN:ROUTE)\n"
-	"  --answers FILE   the frozen answer key\n"
-	"  --condition N    the condition of a command experiment\n"
-	"  --json           one JSON object (docs/labrun.md gives its shape)\n";
+	"every case passes all three, 1 otherwise.\n";
 
 int cmd_gate(const struct lr_global *g, int argc, char **argv)
 {
@@ -36,14 +30,14 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	int64_t run = 0, id = 0;
 	int rc, cond = -1, json = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_STRING(0, "route", &route),
-		CMD_STRING(0, "answers", &answers),
-		CMD_INT(0, "condition", &cond, 0, 1000000),
-		CMD_BOOL(0, "json", &json),
+		CMD_STRING(0, "run", &run_ref, "ID", "the run holding the responses"),
+		CMD_STRING(0, "route", &route, "ROUTE", "their route (or RUN:ROUTE)"),
+		CMD_STRING(0, "answers", &answers, "FILE", "the frozen answer key"),
+		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment"),
+		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

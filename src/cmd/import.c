@@ -19,36 +19,7 @@ static const char usage[] =
 	"Import a KV export into a device: lay it out as the device stores it, encode BF16 to\n"
 	"DLFloat16, write it to a lease on a lane and commit; then read every tensor back and\n"
 	"compare it with an independent expectation. Prints the host time of each stage\n"
-	"(modelled link time apart) and records the run in the store.\n"
-	"\n"
-	"Geometry:\n"
-	"  --model M            qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b, or custom\n"
-	"  --layers N --kv-heads N --head-dim N   for --model custom\n"
-	"  --tokens T           tokens in the export (synthetic source)\n"
-	"  --capacity N         tokens the compiled cache holds (default: --tokens)\n"
-	"  --block-size N       tokens per device block (default: the capacity, one block)\n"
-	"  --compiled-model M   the model the device was compiled for (default: --model)\n"
-	"Source:\n"
-	"  --source FILE        a .npy or .safetensors export (default: synthetic data)\n"
-	"  --tensor NAME        the tensor of a safetensors file with several\n"
-	"  --export head|token  memory order of the export: [L,2,H,T,D] or [L,2,T,H,D] (default token)\n"
-	"  --seed S             seed of the synthetic export (default 1)\n"
-	"  --specials           inject special values (zeros, subnormals, overflow, Inf, NaN)\n"
-	"Pipeline:\n"
-	"  --mode whole|stream  stage everything then write, or overlap encoding with writes per layer\n"
-	"  --layout strided|copy  encode straight from the view, or the old copy-transpose-reverse path\n"
-	"  --kernel K --contract C --threads N   as for 'labrun encode'\n"
-	"  --staging N          stream mode staging buffers (default 2)\n"
-	"Backend:\n"
-	"  --backend sim|atom   simulated device (default) or ATOM through the RBLN runtime\n"
-	"  --lanes N --lane L   lanes of the device, and the one to import into (default 4, 0)\n"
-	"  --capacity-mib N     simulated device memory (default: unlimited)\n"
-	"  --link-gbps X --link-latency-us Y   simulated link model (MODELLED time)\n"
-	"  --rbln-lib PATH      the runtime library (default $LABRUN_RBLN_LIB, else librbln.so)\n"
-	"  --device N           physical NPU id (default 0)\n"
-	"Faults (for tests): --fail-write K, --cancel-at LAYER, --die-at LAYER\n"
-	"Record: --experiment NAME, --issue REF (repeatable), --note TEXT\n"
-	"Output: --json   the recorded run as 'labrun show --json' gives it, instead of the stages\n";
+	"(modelled link time apart) and records the run in the store.\n";
 
 struct opts {
 	struct lr_import_job_opts j;
@@ -64,43 +35,50 @@ static int parse(struct opts *o, int argc, char **argv)
 	int64_t capacity_mib = 0;
 	int mode = j->mode, layout = j->path, contract = j->contract, rc, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "model", &j->model),
-		CMD_I64(0, "tokens", &j->tokens, 1, 1LL << 31),
-		CMD_CHOICE(0, "mode", &mode, modes),
-		CMD_CHOICE(0, "layout", &layout, layouts),
-		CMD_STRING(0, "backend", &j->backend),
-		CMD_STRING(0, "kernel", &j->kernel),
-		CMD_STRING(0, "source", &j->source),
-		CMD_U64(0, "seed", &j->seed, 0, INT64_MAX),
-		CMD_INT(0, "layers", &j->layers, 1, LR_KV_MAXLAYERS),
-		CMD_INT(0, "kv-heads", &j->kv_heads, 1, 1024),
-		CMD_INT(0, "head-dim", &j->head_dim, 1, 65536),
-		CMD_I64(0, "capacity", &j->capacity, 1, 1LL << 31),
-		CMD_I64(0, "block-size", &j->block_size, 1, 1LL << 31),
-		CMD_STRING(0, "compiled-model", &j->compiled_model),
-		CMD_STRING(0, "tensor", &j->tensor),
-		CMD_CHOICE(0, "export", &j->token_major, exports),
-		CMD_BOOL(0, "specials", &j->specials),
-		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices),
-		CMD_INT(0, "threads", &j->threads, 1, 1024),
-		CMD_INT(0, "staging", &j->staging, 2, 64),
-		CMD_INT(0, "lanes", &j->cfg.lanes, 1, 1024),
-		CMD_INT(0, "lane", &j->lane, 0, 1023),
-		CMD_I64(0, "capacity-mib", &capacity_mib, 1, 1LL << 24),
-		CMD_REAL(0, "link-gbps", &j->cfg.link_gbps),
-		CMD_REAL(0, "link-latency-us", &j->cfg.link_latency_us),
-		CMD_STRING(0, "rbln-lib", &j->cfg.rbln_lib),
-		CMD_INT(0, "device", &j->cfg.device_id, 0, 1023),
-		CMD_I64(0, "fail-write", &j->cfg.fail_write, 1, 1LL << 40),
-		CMD_INT(0, "cancel-at", &j->cancel_at, 0, INT_MAX),
-		CMD_INT(0, "die-at", &j->die_at, 0, INT_MAX),
-		CMD_STRING(0, "experiment", &j->experiment),
-		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues),
-		CMD_STRING(0, "note", &j->note),
-		CMD_BOOL(0, "json", &o->json),
+		CMD_HEADING("Geometry:"),
+		CMD_STRING(0, "model", &j->model, "M", "qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b, or custom"),
+		CMD_INT(0, "layers", &j->layers, 1, LR_KV_MAXLAYERS, "N", "layers, for --model custom"),
+		CMD_INT(0, "kv-heads", &j->kv_heads, 1, 1024, "N", "KV heads, for --model custom"),
+		CMD_INT(0, "head-dim", &j->head_dim, 1, 65536, "N", "head dimension, for --model custom"),
+		CMD_I64(0, "tokens", &j->tokens, 1, 1LL << 31, "T", "tokens in the export (synthetic source)"),
+		CMD_I64(0, "capacity", &j->capacity, 1, 1LL << 31, "N", "tokens the compiled cache holds (default: --tokens)"),
+		CMD_I64(0, "block-size", &j->block_size, 1, 1LL << 31, "N", "tokens per device block (default: the capacity, one block)"),
+		CMD_STRING(0, "compiled-model", &j->compiled_model, "M", "the model the device was compiled for (default: --model)"),
+		CMD_HEADING("Source:"),
+		CMD_STRING(0, "source", &j->source, "FILE", "a .npy or .safetensors export (default: synthetic data)"),
+		CMD_STRING(0, "tensor", &j->tensor, "NAME", "the tensor of a safetensors file with several"),
+		CMD_CHOICE(0, "export", &j->token_major, exports, "head|token", "memory order of the export: [L,2,H,T,D] or [L,2,T,H,D] (default token)"),
+		CMD_U64(0, "seed", &j->seed, 0, INT64_MAX, "S", "seed of the synthetic export (default 1)"),
+		CMD_BOOL(0, "specials", &j->specials, "inject special values (zeros, subnormals, overflow, Inf, NaN)"),
+		CMD_HEADING("Pipeline:"),
+		CMD_CHOICE(0, "mode", &mode, modes, "whole|stream", "stage everything then write, or overlap encoding with writes per layer"),
+		CMD_CHOICE(0, "layout", &layout, layouts, "strided|copy", "encode straight from the view, or the old copy-transpose-reverse path"),
+		CMD_STRING(0, "kernel", &j->kernel, "K", "the encoder kernel, as for 'labrun encode'"),
+		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices, "C", "saturate or ninf, as for 'labrun encode'"),
+		CMD_INT(0, "threads", &j->threads, 1, 1024, "N", "encoder threads, as for 'labrun encode'"),
+		CMD_INT(0, "staging", &j->staging, 2, 64, "N", "stream mode staging buffers (default 2)"),
+		CMD_HEADING("Backend:"),
+		CMD_STRING(0, "backend", &j->backend, "sim|atom", "simulated device (default) or ATOM through the RBLN runtime"),
+		CMD_INT(0, "lanes", &j->cfg.lanes, 1, 1024, "N", "lanes of the device (default 4)"),
+		CMD_INT(0, "lane", &j->lane, 0, 1023, "L", "the lane to import into (default 0)"),
+		CMD_I64(0, "capacity-mib", &capacity_mib, 1, 1LL << 24, "N", "simulated device memory (default: unlimited)"),
+		CMD_REAL(0, "link-gbps", &j->cfg.link_gbps, "X", "simulated link bandwidth (MODELLED time)"),
+		CMD_REAL(0, "link-latency-us", &j->cfg.link_latency_us, "Y", "simulated link latency (MODELLED time)"),
+		CMD_STRING(0, "rbln-lib", &j->cfg.rbln_lib, "PATH", "the runtime library (default $LABRUN_RBLN_LIB, else librbln.so)"),
+		CMD_INT(0, "device", &j->cfg.device_id, 0, 1023, "N", "physical NPU id (default 0)"),
+		CMD_HEADING("Faults (for tests):"),
+		CMD_I64(0, "fail-write", &j->cfg.fail_write, 1, 1LL << 40, "K", "the K-th device write fails"),
+		CMD_INT(0, "cancel-at", &j->cancel_at, 0, INT_MAX, "LAYER", "cancel the import at this layer"),
+		CMD_INT(0, "die-at", &j->die_at, 0, INT_MAX, "LAYER", "the producer thread exits at this layer"),
+		CMD_HEADING("Record:"),
+		CMD_STRING(0, "experiment", &j->experiment, "NAME", "the experiment the run belongs to"),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "an issue the run is evidence for (repeatable)"),
+		CMD_STRING(0, "note", &j->note, "TEXT", "a note stored with the run"),
+		CMD_HEADING("Output:"),
+		CMD_BOOL(0, "json", &o->json, "the recorded run as 'labrun show --json' gives it, instead of the stages"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

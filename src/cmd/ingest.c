@@ -17,11 +17,7 @@ static const char usage[] =
 	"finish_reason, and optionally latency_ms, ttft_ms, input_tokens, output_tokens,\n"
 	"lane and model (docs/serving.md). Every line is checked first: a malformed line, a\n"
 	"wrong type, invalid UTF-8 or a duplicate case id is named as FILE:LINE and nothing\n"
-	"is stored. The file itself is kept byte for byte, unknown fields included.\n"
-	"\n"
-	"  --run ID         the run the responses are evidence of (an id, uuid prefix or 'last')\n"
-	"  --route NAME     the route that produced them\n"
-	"  --condition N    the condition of a command experiment they belong to\n";
+	"is stored. The file itself is kept byte for byte, unknown fields included.\n";
 
 int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 {
@@ -30,18 +26,18 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	int64_t run = 0, set = 0, cases = 0;
 	int rc, cond = -1, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_STRING(0, "route", &route),
-		CMD_INT(0, "condition", &cond, 0, 1000000),
+		CMD_STRING(0, "run", &run_ref, "ID", "the run the responses are evidence of (an id, uuid prefix or 'last')"),
+		CMD_STRING(0, "route", &route, "NAME", "the route that produced them"),
+		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment they belong to"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0 };
+	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0, NULL };
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			fputs(usage, stdout);
-			return LR_EXIT_OK;
+			cmd_print_usage(stdout, &p, opts);
+			return CMD_HELP_SHOWN;
 		}
 		return cmd_usage_error("ingest", "what to ingest: 'labrun ingest responses ...'");
 	}

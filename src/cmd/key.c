@@ -5,6 +5,7 @@
 #include "base/sign.h"
 #include "base/trust.h"
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 
 static const char usage[] =
 	"usage: labrun key init\n"
@@ -142,30 +143,97 @@ static int key_list(void)
 	return rc;
 }
 
-int cmd_key(const struct lr_global *g, int argc, char **argv)
+/* 'key SUB' with exactly n operands, else the usage error. */
+static int operands(const char *sub, int argc, int min, int max, const char *what)
 {
-	const char *sub = argc >= 2 ? argv[1] : "";
+	if (argc - 1 >= min && argc - 1 <= max)
+		return 0;
+	return cmd_usage_error("key", "'key %s' takes %s", sub, what);
+}
+
+/* 'key -h' (cmd_run_sub gives options to the first subcommand) and 'key help'. */
+static int sub_help(const struct lr_global *g, int argc, char **argv)
+{
+	(void)g;
+	if (argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
+		return cmd_usage_error("key", "unknown option '%s' for 'labrun key'", argv[1]);
+	fputs(usage, stdout);
+	return CMD_HELP_SHOWN;
+}
+
+static int sub_path(const char *sub, int argc, int (*fn)(const char *path, int arg), int arg)
+{
 	char *path = NULL;
 	int rc;
 
-	(void)g;
-	if (argc == 2 && (!strcmp(sub, "-h") || !strcmp(sub, "--help"))) {
-		fputs(usage, stdout);
-		return LR_EXIT_OK;
-	}
-	if (!strcmp(sub, "trust") && (argc == 3 || argc == 4))
-		rc = key_trust(argv[2], argc == 4 ? argv[3] : NULL);
-	else if (!strcmp(sub, "untrust") && argc == 3)
-		rc = key_untrust(argv[2]);
-	else if (!strcmp(sub, "list") && argc == 2)
-		rc = key_list();
-	else if (argc == 2 && (!strcmp(sub, "init") || !strcmp(sub, "show") || !strcmp(sub, "export")))
-		rc = (rc = lr_key_path(&path)) ? rc
-		     : !strcmp(sub, "init")    ? key_init(path)
-					       : key_show(path, !strcmp(sub, "export"));
-	else
-		return cmd_usage_error("key", "expected 'key init', 'show', 'export', 'trust FILE|FINGERPRINT [PRINCIPAL]', "
-				       "'untrust FINGERPRINT' or 'list'");
+	if ((rc = operands(sub, argc, 0, 0, "nothing")))
+		return rc;
+	if (!(rc = lr_key_path(&path)))
+		rc = fn(path, arg);
 	free(path);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
+}
+
+static int init_path(const char *path, int arg)
+{
+	(void)arg;
+	return key_init(path);
+}
+
+static int sub_init(const struct lr_global *g, int argc, char **argv)
+{
+	(void)g, (void)argv;
+	return sub_path("init", argc, init_path, 0);
+}
+
+static int sub_show(const struct lr_global *g, int argc, char **argv)
+{
+	(void)g, (void)argv;
+	return sub_path("show", argc, key_show, 0);
+}
+
+static int sub_export(const struct lr_global *g, int argc, char **argv)
+{
+	(void)g, (void)argv;
+	return sub_path("export", argc, key_show, 1);
+}
+
+static int sub_trust(const struct lr_global *g, int argc, char **argv)
+{
+	int rc;
+
+	(void)g;
+	if ((rc = operands("trust", argc, 1, 2, "FILE|FINGERPRINT [PRINCIPAL]")))
+		return rc;
+	return (rc = key_trust(argv[1], argc == 3 ? argv[2] : NULL)) ? cmd_fail(rc) : LR_EXIT_OK;
+}
+
+static int sub_untrust(const struct lr_global *g, int argc, char **argv)
+{
+	int rc;
+
+	(void)g;
+	if ((rc = operands("untrust", argc, 1, 1, "FINGERPRINT")))
+		return rc;
+	return (rc = key_untrust(argv[1])) ? cmd_fail(rc) : LR_EXIT_OK;
+}
+
+static int sub_list(const struct lr_global *g, int argc, char **argv)
+{
+	int rc;
+
+	(void)g, (void)argv;
+	if ((rc = operands("list", argc, 0, 0, "nothing")))
+		return rc;
+	return (rc = key_list()) ? cmd_fail(rc) : LR_EXIT_OK;
+}
+
+int cmd_key(const struct lr_global *g, int argc, char **argv)
+{
+	static const struct cmd_sub subs[] = {
+		{ "help", sub_help }, { "init", sub_init }, { "show", sub_show }, { "export", sub_export },
+		{ "trust", sub_trust }, { "untrust", sub_untrust }, { "list", sub_list }, { NULL, NULL },
+	};
+
+	return cmd_run_sub(g, "key", "subcommand", subs, argc, argv);
 }

@@ -17,16 +17,7 @@ static const char usage[] =
 	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
 	"       labrun list --registered\n"
 	"\n"
-	"List recorded runs, newest first.\n"
-	"\n"
-	"  --issue REF         only runs that are evidence for REF (270, owner/repo#827)\n"
-	"  --experiment NAME   only runs of this experiment\n"
-	"  --status S          running, passed, failed, cancelled or abandoned\n"
-	"  -n, --limit N       at most N runs\n"
-	"  --json              one JSON array of objects instead of a table\n"
-	"  --wide              never cut a cell (by default long experiment names and issue\n"
-	"                      lists end in '...', and the command fits the terminal)\n"
-	"  --registered        crates registered with a hub (labrun register), not runs\n";
+	"List recorded runs, newest first.\n";
 
 struct list_ctx {
 	int json;
@@ -116,16 +107,16 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	char issue[CMD_ISSUE_BUF] = "";
 	int status = -1, rc, registered = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
-		CMD_STRING(0, "experiment", &f.experiment),
-		CMD_CHOICE(0, "status", &status, cmd_status_choices),
-		CMD_I64('n', "limit", &f.limit, 1, INT64_MAX),
-		CMD_BOOL(0, "json", &ctx.json),
-		CMD_BOOL(0, "registered", &registered),
-		CMD_BOOL(0, "wide", &ctx.wide),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only runs that are evidence for REF (270, owner/repo#827)"),
+		CMD_STRING(0, "experiment", &f.experiment, "NAME", "only runs of this experiment"),
+		CMD_CHOICE(0, "status", &status, cmd_status_choices, "S", "running, passed, failed, cancelled or abandoned"),
+		CMD_I64('n', "limit", &f.limit, 1, INT64_MAX, "N", "at most N runs"),
+		CMD_BOOL(0, "json", &ctx.json, "one JSON array of objects instead of a table"),
+		CMD_BOOL(0, "registered", &registered, "crates registered with a hub (labrun register), not runs"),
+		CMD_BOOL(0, "wide", &ctx.wide, "never cut a cell (by default long experiment names and issue\nlists end in '...', and the command fits the terminal)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

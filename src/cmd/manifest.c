@@ -22,15 +22,7 @@ static const char usage[] =
 	"several times; the crate also holds the runs theirs point at (a replay's original)\n"
 	"and the A/A runs their reports name as noise floor, each run's rows (bundle.json) and\n"
 	"a signed in-toto attestation (run.intoto.json), the report (report.md, report.json),\n"
-	"the signed ledger head and crate.intoto.json: 'labrun verify DIR' checks it all.\n"
-	"\n"
-	"  -o DIR           the crate directory, created (default labrun-crate-run-ID or -issue-REF)\n"
-	"  --license NAME   the license entity's name (default: the store's manifest.license\n"
-	"                   setting, else 'not declared', with a warning)\n"
-	"  --author NAME, --publisher NAME   DataCite fields for the hub (default: the\n"
-	"                   manifest.author and manifest.publisher settings; see labrun config)\n"
-	"  --allow-findings write the crate even when 'labrun scan' has new findings in the runs\n"
-	"                   (they are printed either way; without it the crate is refused)\n";
+	"the signed ledger head and crate.intoto.json: 'labrun verify DIR' checks it all.\n";
 
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
@@ -44,17 +36,17 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	char deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues),
-		CMD_LIST(0, "run", &runs),
-		CMD_STRING(0, "validate", &validate),
-		CMD_STRING('o', "output", &out),
-		CMD_STRING(0, "license", &co.license),
-		CMD_STRING(0, "author", &co.author),
-		CMD_STRING(0, "publisher", &co.publisher),
-		CMD_BOOL(0, "allow-findings", &allow),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
+		CMD_LIST(0, "run", &runs, "ID", "the run: a short id, uuid prefix or 'last' (repeatable)"),
+		CMD_STRING(0, "validate", &validate, "DIR", "check the crate in DIR against docs/manifest.md"),
+		CMD_STRING('o', "output", &out, "DIR", "the crate directory, created (default labrun-crate-run-ID or -issue-REF)"),
+		CMD_STRING(0, "license", &co.license, "NAME", "the license entity's name (default: the store's manifest.license\nsetting, else 'not declared', with a warning)"),
+		CMD_STRING(0, "author", &co.author, "NAME", "the DataCite creator for the hub (default: the manifest.author setting)"),
+		CMD_STRING(0, "publisher", &co.publisher, "NAME", "the DataCite publisher (default: the manifest.publisher setting)"),
+		CMD_BOOL(0, "allow-findings", &allow, "\n(they are printed either way; without it the crate is refused)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "manifest", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "manifest", usage, 0, 0, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;

@@ -22,7 +22,11 @@ static void build(const struct cmd_opt *opts, const struct cmd_parse *p, struct 
 	*s++ = ':';
 	*s++ = 'h';
 	for (i = 0; opts[i].kind != CMD_OPT_END && i < MAX_OPTS; i++) {
-		int has_arg = opts[i].kind == CMD_OPT_BOOL || opts[i].no_arg ? no_argument : required_argument;
+		int has_arg;
+
+		if (opts[i].kind == CMD_OPT_HEADING)
+			continue;
+		has_arg = opts[i].kind == CMD_OPT_BOOL || opts[i].no_arg ? no_argument : required_argument;
 
 		if (opts[i].short_name) {
 			*s++ = (char)opts[i].short_name;
@@ -107,6 +111,7 @@ static int take(const struct cmd_parse *p, const struct cmd_opt *o, const char *
 		return choice(p, o, arg, name);
 	case CMD_OPT_CALLBACK:
 		return o->cb(p, o, arg);
+	case CMD_OPT_HEADING:
 	case CMD_OPT_END:
 		break;
 	}
@@ -151,13 +156,13 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
 		const struct cmd_opt *o = NULL;
 
 		if (c == 'h') {
-			fputs(p->usage, stdout);
+			cmd_print_usage(stdout, p, opts);
 			return CMD_HELP_SHOWN;
 		}
 		if (c >= LONG_BASE && c < LONG_BASE + MAX_OPTS)
 			o = &opts[c - LONG_BASE];
 		for (i = 0; !o && c != '?' && c != ':' && opts[i].kind != CMD_OPT_END; i++)
-			if (opts[i].short_name == c)
+			if (opts[i].kind != CMD_OPT_HEADING && opts[i].short_name == c)
 				o = &opts[i];
 		if (!o)
 			return cmd_bad_option(p->cmd, argv, c);
@@ -172,6 +177,89 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
 	}
 	*first = optind;
 	return 0;
+}
+
+/* "-n, --limit N": how the usage names an option. */
+static void option_left(const struct cmd_opt *o, char *buf, size_t len)
+{
+	const char *sep = o->argh ? " " : "", *arg = o->argh ? o->argh : "";
+
+	if (o->short_name && o->long_name)
+		snprintf(buf, len, "-%c, --%s%s%s", o->short_name, o->long_name, sep, arg);
+	else if (o->short_name)
+		snprintf(buf, len, "-%c%s%s", o->short_name, sep, arg);
+	else
+		snprintf(buf, len, "--%s%s%s", o->long_name, sep, arg);
+}
+
+/* One option line and its continuations, the help at column 'col'. */
+static void print_option(FILE *f, const char *left, const char *help, int col)
+{
+	const char *line = help ? help : "", *nl;
+	int n = fprintf(f, "  %s", left);
+
+	if (n >= col) {
+		fputc('\n', f);
+		n = 0;
+	}
+	do {
+		nl = strchr(line, '\n');
+		fprintf(f, "%*s%.*s\n", col - n, "", nl ? (int)(nl - line) : (int)strlen(line), line);
+		n = 0;
+		line = nl + 1;
+	} while (nl);
+}
+
+void cmd_print_usage(FILE *f, const struct cmd_parse *p, const struct cmd_opt *opts)
+{
+	char left[128];
+	int i, col = 0;
+
+	fputs(p->usage, f);
+	for (i = 0; opts[i].kind != CMD_OPT_END; i++) {
+		int n;
+
+		if (opts[i].kind == CMD_OPT_HEADING)
+			continue;
+		option_left(&opts[i], left, sizeof left);
+		n = (int)strlen(left) + 4;
+		if (n > col && n <= 26)
+			col = n;
+	}
+	if (col < 14)
+		col = 14;
+	fputc('\n', f);
+	for (i = 0; opts[i].kind != CMD_OPT_END; i++) {
+		if (opts[i].kind == CMD_OPT_HEADING) {
+			fprintf(f, "%s\n", opts[i].help);
+			continue;
+		}
+		option_left(&opts[i], left, sizeof left);
+		print_option(f, left, opts[i].help, col);
+	}
+	print_option(f, "-h, --help", "show this help", col);
+	if (p->after)
+		fprintf(f, "\n%s", p->after);
+}
+
+int cmd_run_sub(const struct lr_global *g, const char *cmd, const char *what, const struct cmd_sub *subs, int argc,
+		char **argv)
+{
+	char names[256] = "";
+	size_t len = 0;
+	int i;
+
+	if (argc > 1 && argv[1][0] == '-')
+		return subs[0].run(g, argc, argv); /* its parser prints the usage, or names the option */
+	for (i = 0; argc > 1 && subs[i].name; i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].run(g, argc - 1, argv + 1);
+	for (i = 0; subs[i].name; i++)
+		len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0, "%s'%s'",
+					i == 0 ? "" : subs[i + 1].name ? ", " : " or ", subs[i].name);
+	if (argc < 2)
+		return cmd_usage_error(cmd, "which %s? 'labrun %s NAME', NAME one of %s", what, cmd, names);
+	return cmd_usage_error(cmd, "unknown %s '%s': expected %s", what, argv[1], names);
 }
 
 int cmd_bad_option(const char *cmd, char **argv, int opt)
@@ -217,14 +305,14 @@ int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first)
 {
-	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL);
+	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL, NULL);
 }
 
 int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json)
+			 const char *what, int *first, int *json, const char *json_help)
 {
-	const struct cmd_parse p = { cmd, usage, min, max, what, 0 };
-	const struct cmd_opt with_json[] = { CMD_BOOL(0, "json", json), CMD_END }, none[] = { CMD_END };
+	const struct cmd_parse p = { cmd, usage, min, max, what, 0, NULL };
+	const struct cmd_opt with_json[] = { CMD_BOOL(0, "json", json, json_help), CMD_END }, none[] = { CMD_END };
 
 	return cmd_parse_options(&p, json ? with_json : none, argc, argv, first);
 }

@@ -7,12 +7,15 @@
  * value goes and how it is checked, and cmd_parse_options does the rest:
  * GNU order (options anywhere among the operands, unless the command stops
  * at its first operand, as record does), "--" ends the options, "--opt
- * value" and "--opt=value", -h and --help print the usage, and every error
+ * value" and "--opt=value", -h and --help print the usage (the command's
+ * synopsis and description, then every option with its help, generated from
+ * the table, so the two cannot drift apart), and every error
  * (unknown option, missing or bad value, wrong number of operands) is one
  * message naming the option and the value, with a hint to -h.
  */
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/model.h"
 
@@ -27,9 +30,11 @@ enum cmd_opt_kind {
 	CMD_OPT_LIST,		/* appended to *(struct lr_strlist *)value; repeatable */
 	CMD_OPT_CHOICE,		/* *(int *)value = the index of arg in choices */
 	CMD_OPT_CALLBACK,	/* cb(p, opt, arg): 0, or an exit code after saying why */
+	CMD_OPT_HEADING,	/* no option: 'help' heads the options after it in the usage ("Source:") */
 };
 
 struct cmd_parse;
+struct lr_global;
 struct lr_runopts;
 
 struct cmd_opt {
@@ -41,28 +46,52 @@ struct cmd_opt {
 	const char *const *choices;	/* CMD_OPT_CHOICE: NULL-terminated */
 	int (*cb)(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 	int no_arg;			/* CMD_OPT_CALLBACK: takes no value (arg is NULL) */
+	const char *argh;		/* the value's name in the usage ("REF"), NULL for a flag */
+	const char *help;		/* what it does, for the usage; '\n' starts a continuation line */
 };
 
-#define CMD_BOOL(s, l, v) { CMD_OPT_BOOL, (s), (l), (v), 0, 0, NULL, NULL, 1 }
-#define CMD_STRING(s, l, v) { CMD_OPT_STRING, (s), (l), (v), 0, 0, NULL, NULL, 0 }
-#define CMD_NONEMPTY(s, l, v) { CMD_OPT_STRING, (s), (l), (v), 1, 0, NULL, NULL, 0 }
-#define CMD_INT(s, l, v, lo, hi) { CMD_OPT_INT, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
-#define CMD_I64(s, l, v, lo, hi) { CMD_OPT_I64, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
-#define CMD_U64(s, l, v, lo, hi) { CMD_OPT_U64, (s), (l), (v), (lo), (hi), NULL, NULL, 0 }
-#define CMD_REAL(s, l, v) { CMD_OPT_REAL, (s), (l), (v), 0, 0, NULL, NULL, 0 }
-#define CMD_LIST(s, l, v) { CMD_OPT_LIST, (s), (l), (v), 0, 0, NULL, NULL, 0 }
-#define CMD_CHOICE(s, l, v, names) { CMD_OPT_CHOICE, (s), (l), (v), 0, 0, (names), NULL, 0 }
-#define CMD_CALLBACK(s, l, v, fn) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 0 }
-#define CMD_CALLBACK_FLAG(s, l, v, fn) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 1 }
-#define CMD_END { CMD_OPT_END, 0, NULL, NULL, 0, 0, NULL, NULL, 0 }
+/* Each with its usage text last: ARGH (the value's name) and HELP. */
+#define CMD_BOOL(s, l, v, help) { CMD_OPT_BOOL, (s), (l), (v), 0, 0, NULL, NULL, 1, NULL, (help) }
+#define CMD_STRING(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
+#define CMD_NONEMPTY(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 1, 0, NULL, NULL, 0, (argh), (help) }
+#define CMD_INT(s, l, v, lo, hi, argh, help) { CMD_OPT_INT, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
+#define CMD_I64(s, l, v, lo, hi, argh, help) { CMD_OPT_I64, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
+#define CMD_U64(s, l, v, lo, hi, argh, help) { CMD_OPT_U64, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
+#define CMD_REAL(s, l, v, argh, help) { CMD_OPT_REAL, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
+#define CMD_LIST(s, l, v, argh, help) { CMD_OPT_LIST, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
+#define CMD_CHOICE(s, l, v, names, argh, help) { CMD_OPT_CHOICE, (s), (l), (v), 0, 0, (names), NULL, 0, (argh), (help) }
+#define CMD_CALLBACK(s, l, v, fn, argh, help) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 0, (argh), (help) }
+#define CMD_CALLBACK_FLAG(s, l, v, fn, help) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 1, NULL, (help) }
+#define CMD_HEADING(text) { CMD_OPT_HEADING, 0, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, (text) }
+#define CMD_END { CMD_OPT_END, 0, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL }
 
 struct cmd_parse {
 	const char *cmd;		/* "list", for messages */
-	const char *usage;		/* what -h and --help print */
+	const char *usage;		/* the synopsis and description -h and --help print before the options */
 	int min, max;			/* operands allowed; max -1: any number */
 	const char *operands;		/* "IN and OUT": said when the count is wrong */
 	int stop_at_operand;		/* options end at the first operand (record) */
+	const char *after;		/* printed after the options, or NULL */
 };
+
+/* A subcommand ('labrun bench import', 'labrun key trust'): argv[0] of run() is its name. */
+struct cmd_sub {
+	const char *name;
+	int (*run)(const struct lr_global *g, int argc, char **argv);
+};
+
+/*
+ * Run the subcommand of 'cmd' named by argv[1], from 'subs' (ended by a NULL
+ * name). An option as argv[1] (-h included) goes to the first with argv as
+ * it is, so its parser prints the usage or names the option; a missing or
+ * unknown name is a usage error that lists them ('what': "benchmark",
+ * "subcommand").
+ */
+int cmd_run_sub(const struct lr_global *g, const char *cmd, const char *what, const struct cmd_sub *subs, int argc,
+		char **argv);
+
+/* Print the usage of p with its options 'opts' (what -h prints) to f. */
+void cmd_print_usage(FILE *f, const struct cmd_parse *p, const struct cmd_opt *opts);
 
 /* Callbacks and choices more than one command uses. */
 #define CMD_ISSUE_BUF 256
@@ -109,8 +138,8 @@ int cmd_bad_option(const char *cmd, char **argv, int opt);
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first);
 
-/* The same for a command whose one option is --json (*json set to 1 when given). */
+/* The same for a command whose one option is --json (*json set to 1 when given; json_help its usage). */
 int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json);
+			 const char *what, int *first, int *json, const char *json_help);
 
 #endif

@@ -17,16 +17,8 @@ static const char usage[] =
 	"pushed with and its ledger entries must verify, signatures included. A pulled\n"
 	"run keeps its origin host; it is sealed and entered in this store's ledger as\n"
 	"it arrives, in one transaction. Runs it points at (a replay's original, another\n"
-	"run's responses) come with it. Runs already here are left alone.\n"
-	"\n"
-	"  --issue REF      runs of this issue\n"
-	"  --host HOST      runs recorded on this host (its hostname)\n"
-	"  --run UUID       this run, or the runs whose uuid starts so (repeatable)\n"
-	"  --objects all    fetch the runs' objects now (default)\n"
-	"  --objects lazy   fetch each object the first time something reads it\n"
-	"  --trust FILE     also trust the keys of FILE (repeatable)\n"
-	"  -v               a line per run\n"
-	"\n"
+	"run's responses) come with it. Runs already here are left alone.\n";
+static const char usage_after[] =
 	"A run with a ledger entry signed by a key you do not trust (labrun key list) is refused\n"
 	"and named; unsigned runs are taken, as audit then says.\n";
 
@@ -50,15 +42,15 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	int rc, first, lazy = 0, verbose = 0;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
-		CMD_NONEMPTY(0, "host", &host),
-		CMD_LIST(0, "run", &runs),
-		CMD_CHOICE(0, "objects", &lazy, objects),
-		CMD_LIST(0, "trust", &trust_files),
-		CMD_BOOL('v', NULL, &verbose),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs of this issue"),
+		CMD_NONEMPTY(0, "host", &host, "HOST", "runs recorded on this host (its hostname)"),
+		CMD_LIST(0, "run", &runs, "UUID", "this run, or the runs whose uuid starts so (repeatable)"),
+		CMD_CHOICE(0, "objects", &lazy, objects, "lazy", "fetch each object the first time something reads it"),
+		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE (repeatable)"),
+		CMD_BOOL('v', NULL, &verbose, "a line per run"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0 };
+	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0, usage_after };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

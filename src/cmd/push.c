@@ -17,11 +17,7 @@ static const char usage[] =
 	"(sent once, in chunks). Each run is one transaction on the remote, so an\n"
 	"interrupted push leaves it consistent and pushing again resumes. Runs already\n"
 	"there are left alone; a run the remote holds with other content is refused\n"
-	"and named (exit 1). Runs still running are skipped.\n"
-	"\n"
-	"  --issue REF   the runs of this issue (default: every run)\n"
-	"  --run ID      this run (repeatable): short id, uuid or 'last'\n"
-	"  -v            a line per run\n";
+	"and named (exit 1). Runs still running are skipped.\n";
 
 struct push_out {
 	int verbose;
@@ -69,12 +65,12 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	int64_t *ids = NULL;
 	int rc, first, n = 0;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
-		CMD_LIST(0, "run", &runs),
-		CMD_BOOL('v', NULL, &out.verbose),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "the runs of this issue (default: every run)"),
+		CMD_LIST(0, "run", &runs, "ID", "this run (repeatable): short id, uuid or 'last'"),
+		CMD_BOOL('v', NULL, &out.verbose, "a line per run"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0 };
+	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

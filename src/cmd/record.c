@@ -19,30 +19,7 @@ static const char usage[] =
 	"command's status; 124 on --timeout, 125 when labrun itself failed or a declared\n"
 	"artifact is missing, 126/127 when the command cannot run, 128+N for signal N.\n"
 	"\n"
-	"Options:\n"
-	"  --experiment NAME     file the run under an experiment\n"
-	"  --issue REF           issue it is evidence for: 270 or owner/repo#827 (repeatable)\n"
-	"  --geometry K=V        compiled geometry: model, layers, kv_heads, head_dim, tokens,\n"
-	"                        batch, tp, width... (repeatable)\n"
-	"  --binding K=V         device binding: device=atom:0, backend=sim... (repeatable;\n"
-	"                        cpu_affinity, numa_nodes and thread settings are observed)\n"
-	"  --tool NAME=VERSION   a tool version the run depends on (repeatable)\n"
-	"  --artifact PATH       output file or directory, stored after the run; missing\n"
-	"                        fails the run (repeatable)\n"
-	"  --log PATH            a log file the command writes, stored after the run\n"
-	"  --input PATH          input file or directory, stored before the run\n"
-	"  --reference PATH      reference output, stored before the run\n"
-	"  --follow-links        store what symlinks in --artifact/--log/--input/--reference\n"
-	"                        point to (recorded as followed); by default a link is stored\n"
-	"                        as a link, with its target. FIFOs and devices are refused\n"
-	"  --source PATH         extra file or directory to hash as a source (e.g. a\n"
-	"                        compiled model outside git) (repeatable)\n"
-	"  --note TEXT           free text kept with the run\n"
-	"  --timeout DURATION    stop the command after DURATION (e.g. 90, 90s, 5m, 2h)\n"
-	"  --kill-after DURATION after a timeout or Ctrl-C, SIGKILL this long after SIGTERM\n"
-	"                        (default 10s)\n"
-	"  -q, --quiet           do not copy the command's output to the terminal\n"
-	"  -h, --help            show this help\n";
+	"Options:\n";
 
 /* "90", "1.5", "90s", "5m", "2h" -> seconds; -1 when malformed. */
 static double parse_duration(const char *s)
@@ -88,25 +65,25 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 {
 	int quiet = 0, rc, first;
 	const struct cmd_opt opts[] = {
-		CMD_NONEMPTY(0, "experiment", &o->experiment),
-		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues),
-		CMD_CALLBACK(0, "geometry", &o->geometry, fact_opt),
-		CMD_CALLBACK(0, "binding", &o->binding, fact_opt),
-		CMD_CALLBACK(0, "tool", &o->tools, fact_opt),
-		CMD_LIST(0, "artifact", &o->outputs),
-		CMD_LIST(0, "log", &o->logs),
-		CMD_LIST(0, "input", &o->inputs),
-		CMD_LIST(0, "reference", &o->references),
-		CMD_LIST(0, "source", &o->sources),
-		CMD_STRING(0, "note", &o->note),
-		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt),
-		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt),
-		CMD_BOOL(0, "follow-links", &o->follow_links),
-		CMD_BOOL('q', "quiet", &quiet),
+		CMD_NONEMPTY(0, "experiment", &o->experiment, "NAME", "file the run under an experiment"),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "issue it is evidence for: 270 or owner/repo#827 (repeatable)"),
+		CMD_CALLBACK(0, "geometry", &o->geometry, fact_opt, "K=V", "compiled geometry: model, layers, kv_heads, head_dim, tokens,\nbatch, tp, width... (repeatable)"),
+		CMD_CALLBACK(0, "binding", &o->binding, fact_opt, "K=V", "device binding: device=atom:0, backend=sim... (repeatable;\ncpu_affinity, numa_nodes and thread settings are observed)"),
+		CMD_CALLBACK(0, "tool", &o->tools, fact_opt, "NAME=VERSION", "a tool version the run depends on (repeatable)"),
+		CMD_LIST(0, "artifact", &o->outputs, "PATH", "output file or directory, stored after the run; missing\nfails the run (repeatable)"),
+		CMD_LIST(0, "log", &o->logs, "PATH", "a log file the command writes, stored after the run"),
+		CMD_LIST(0, "input", &o->inputs, "PATH", "input file or directory, stored before the run"),
+		CMD_LIST(0, "reference", &o->references, "PATH", "reference output, stored before the run"),
+		CMD_LIST(0, "source", &o->sources, "PATH", "extra file or directory to hash as a source (e.g. a\ncompiled model outside git) (repeatable)"),
+		CMD_STRING(0, "note", &o->note, "TEXT", "free text kept with the run"),
+		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt, "DURATION", "stop the command after DURATION (e.g. 90, 90s, 5m, 2h)"),
+		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt, "DURATION", "after a timeout or Ctrl-C, SIGKILL this long after SIGTERM\n(default 10s)"),
+		CMD_BOOL(0, "follow-links", &o->follow_links, "store what symlinks in --artifact/--log/--input/--reference\npoint to (recorded as followed); by default a link is stored\nas a link, with its target. FIFOs and devices are refused"),
+		CMD_BOOL('q', "quiet", &quiet, "do not copy the command's output to the terminal"),
 		CMD_END,
 	};
 	/* options end at the command: its own options are never taken for labrun's */
-	const struct cmd_parse p = { "record", usage, 0, -1, NULL, 1 };
+	const struct cmd_parse p = { "record", usage, 0, -1, NULL, 1, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -25,10 +25,10 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	int64_t id = 0;
 	int rc, entities = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_NONEMPTY(0, "hub", &hub),
+		CMD_NONEMPTY(0, "hub", &hub, "NAME", "the research hub the crate is registered with"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0 };
+	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -20,11 +20,7 @@ static const char usage[] =
 	"command is run again in its recorded working directory with its recorded\n"
 	"(non-secret) environment; its exit code and declared artifacts are compared by\n"
 	"sha256. The replay is recorded as a new run with replay_of set, and prints what\n"
-	"drifted between the two runs. Exit 0 when the outputs match, 1 when not.\n"
-	"\n"
-	"  -q, --quiet                 no progress on the terminal\n"
-	"  --fault-flip-bit ARM[@C]    test fault (experiments): flip one output bit of arm\n"
-	"                              ARM in condition C of the replay\n";
+	"drifted between the two runs. Exit 0 when the outputs match, 1 when not.\n";
 
 static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 {
@@ -60,11 +56,11 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	int64_t id = 0;
 	int rc, same = 0, quiet = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL('q', "quiet", &quiet),
-		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip),
+		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
+		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0 };
+	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -23,16 +23,7 @@ static const char usage[] =
 	"condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
 	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
 	"the exact command, source hashes, binding, geometry and tool versions. The same store\n"
-	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n"
-	"\n"
-	"  --issue REF        runs that are evidence for REF (270, owner/repo#827)\n"
-	"  --run ID           one run (an experiment, a run holding responses, or a bench run)\n"
-	"  --experiment NAME  runs of one experiment\n"
-	"  --format F         md (default), csv, json, or html (one self-contained file with an\n"
-	"                     inline SVG chart per condition)\n"
-	"  -o FILE            write to FILE (replaced atomically) instead of standard output\n"
-	"  --routes A,B,...   serving evidence: the route columns, in this order (default: all,\n"
-	"                     in order of appearance)\n";
+	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n";
 
 /* Text for HTML: & < > " escaped. */
 
@@ -90,15 +81,15 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	int rc = 0, fmt = 0, first;
 	static const char *const formats[] = { "md", "csv", "json", "html", NULL };
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue),
-		CMD_STRING(0, "run", &run_ref),
-		CMD_STRING(0, "experiment", &flt.experiment),
-		CMD_CHOICE(0, "format", &fmt, formats),
-		CMD_STRING('o', "output", &out),
-		CMD_CALLBACK(0, "routes", &routes, routes_opt),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs that are evidence for REF (270, owner/repo#827)"),
+		CMD_STRING(0, "run", &run_ref, "ID", "one run (an experiment, a run holding responses, or a bench run)"),
+		CMD_STRING(0, "experiment", &flt.experiment, "NAME", "runs of one experiment"),
+		CMD_CHOICE(0, "format", &fmt, formats, "F", "md (default), csv, json, or html (one self-contained file with an\ninline SVG chart per condition)"),
+		CMD_STRING('o', "output", &out, "FILE", "write to FILE (replaced atomically) instead of standard output"),
+		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0 };
+	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0, NULL };
 	const char *format;
 
 	memset(&rep, 0, sizeof rep);

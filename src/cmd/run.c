@@ -18,11 +18,7 @@ static const char usage[] =
 	"Prints the comparison of every arm with the first (the baseline): medians,\n"
 	"the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
 	"current repetition and keeps what was measured (the run is 'cancelled').\n"
-	"Exit 0 when every condition passed, 1 otherwise.\n"
-	"\n"
-	"  -q, --quiet                 no progress on the terminal\n"
-	"  --fault-flip-bit ARM[@C]    test fault: flip one output bit of arm number ARM\n"
-	"                              (0 = baseline) in condition C (default: all)\n";
+	"Exit 0 when every condition passed, 1 otherwise.\n";
 
 int cmd_run(const struct lr_global *g, int argc, char **argv)
 {
@@ -36,11 +32,11 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_run run;
 	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL('q', "quiet", &quiet),
-		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip),
+		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
+		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "run", usage, 1, 1, "one experiment file", 0 };
+	const struct cmd_parse p = { "run", usage, 1, 1, "one experiment file", 0, NULL };
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);

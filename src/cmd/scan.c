@@ -17,15 +17,7 @@ static const char usage[] =
 	"patterns. Each finding is printed as FILE:LINE: RULE FINGERPRINT, never with the\n"
 	"matched text. Fingerprints in the baseline are accepted and not printed. Exit 0 when\n"
 	"there is no new finding, 1 when there is. With no PATH, --run, --issue or --changed,\n"
-	"the working directory is scanned.\n"
-	"\n"
-	"  --run ID              a stored run as it would be published (run.json, logs, artifacts)\n"
-	"  --issue REF           every run of an issue\n"
-	"  --changed REV         only the files changed against git revision REV (and untracked ones)\n"
-	"  --baseline FILE       accepted fingerprints (default: the 'scan.baseline' setting, else\n"
-	"                        .labrun-scan-baseline when it exists here)\n"
-	"  --internal REGEX      an internal host/address pattern (repeatable; also 'scan.internal')\n"
-	"  --write-baseline FILE write every finding's fingerprint to FILE, to accept them\n";
+	"the working directory is scanned.\n";
 
 struct scan_out {
 	FILE *baseline;		/* --write-baseline, or NULL */
@@ -85,15 +77,15 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 	char cwd[4096], norm[CMD_ISSUE_BUF] = "";
 	int rc = 0, modes, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref),
-		CMD_CALLBACK(0, "issue", norm, cmd_opt_issue),
-		CMD_STRING(0, "changed", &changed),
-		CMD_STRING(0, "baseline", &baseline),
-		CMD_LIST(0, "internal", &internal),
-		CMD_STRING(0, "write-baseline", &write),
+		CMD_STRING(0, "run", &run_ref, "ID", "a stored run as it would be published (run.json, logs, artifacts)"),
+		CMD_CALLBACK(0, "issue", norm, cmd_opt_issue, "REF", "every run of an issue"),
+		CMD_STRING(0, "changed", &changed, "REV", "only the files changed against git revision REV (and untracked ones)"),
+		CMD_STRING(0, "baseline", &baseline, "FILE", "accepted fingerprints (default: the 'scan.baseline' setting, else\n.labrun-scan-baseline when it exists here)"),
+		CMD_LIST(0, "internal", &internal, "REGEX", "an internal host/address pattern (repeatable; also 'scan.internal')"),
+		CMD_STRING(0, "write-baseline", &write, "FILE", "write every finding's fingerprint to FILE, to accept them"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "scan", usage, 0, -1, NULL, 0 };
+	const struct cmd_parse p = { "scan", usage, 0, -1, NULL, 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&internal);

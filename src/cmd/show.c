@@ -17,10 +17,7 @@ static const char usage[] =
 	"\n"
 	"Show everything recorded about RUN (a short id, a uuid or uuid prefix, or 'last'):\n"
 	"status and exit, command, sources, host, binding, geometry, tools, environment,\n"
-	"artifacts and the last lines of both logs.\n"
-	"\n"
-	"  --json     the same as one JSON object (logs are named, not included)\n"
-	"  --tail N   log lines to show per stream (default 10, 0 for none)\n";
+	"artifacts and the last lines of both logs.\n";
 
 /* Print the last 'lines' lines of a file, indented; reads at most 64 KiB. */
 /*
@@ -278,11 +275,11 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 	int64_t id = 0;
 	int rc, json = 0, tail = 10, first;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL(0, "json", &json),
-		CMD_INT(0, "tail", &tail, 0, 1000000),
+		CMD_BOOL(0, "json", &json, "the same as one JSON object (logs are named, not included)"),
+		CMD_INT(0, "tail", &tail, 0, 1000000, "N", "log lines to show per stream (default 10, 0 for none)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0 };
+	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0, NULL };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

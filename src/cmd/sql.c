@@ -14,10 +14,7 @@ static const char usage[] =
 	"Run one read-only SQL statement on the store's database and print the rows.\n"
 	"The database is opened read-only and statements that could write are refused,\n"
 	"so no query can change the store. Tables, views and example queries:\n"
-	"docs/schema.md.\n"
-	"\n"
-	"  --csv    RFC 4180 CSV with a header row\n"
-	"  --json   one JSON array of objects (numbers stay numbers, NULL is null)\n";
+	"docs/schema.md.\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -167,11 +164,11 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 	size_t i;
 	int rc, csv = 0, json = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL(0, "csv", &csv),
-		CMD_BOOL(0, "json", &json),
+		CMD_BOOL(0, "csv", &csv, "RFC 4180 CSV with a header row"),
+		CMD_BOOL(0, "json", &json, "one JSON array of objects (numbers stay numbers, NULL is null)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "sql", usage, 1, 1, "one quoted SQL statement", 0 };
+	const struct cmd_parse p = { "sql", usage, 1, 1, "one quoted SQL statement", 0, NULL };
 
 	memset(&ctx, 0, sizeof ctx);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))

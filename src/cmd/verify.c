@@ -20,11 +20,7 @@ static const char usage[] =
 	"and every table of its report recomputed from its rows with the code 'labrun report'\n"
 	"uses and compared cell by cell. Every mismatch is named. Creates no store: the rows\n"
 	"are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
-	"problem, 2 on a usage error.\n"
-	"\n"
-	"  --trust FILE      also trust the keys of FILE (a PEM public key or trusted-keys lines)\n"
-	"  --key FILE        trust only this key (a PEM public key), not your configuration's\n"
-	"  --allow-unsigned  check a crate no trusted key signed all the same (and say so)\n";
+	"problem, 2 on a usage error.\n";
 
 static void print_problem(void *arg, const char *file, const char *problem)
 {
@@ -111,12 +107,12 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	struct stat sb;
 	int rc, allow = 0, problems = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "trust", &trust_files),
-		CMD_STRING(0, "key", &key),
-		CMD_BOOL(0, "allow-unsigned", &allow),
+		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE (a PEM public key or trusted-keys lines)"),
+		CMD_STRING(0, "key", &key, "FILE", "trust only this key (a PEM public key), not your configuration's"),
+		CMD_BOOL(0, "allow-unsigned", &allow, "check a crate no trusted key signed all the same (and say so)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "verify", usage, 1, 1, "the crate directory or archive", 0 };
+	const struct cmd_parse p = { "verify", usage, 1, 1, "the crate directory or archive", 0, NULL };
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {

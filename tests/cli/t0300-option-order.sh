@@ -39,6 +39,35 @@ for cmd in init record list show cat sql fsck encode decode bench import run rep
 	expect_exit $want_exit "$cmd with an unknown option" "$LABRUN" $cmd --no-such-option
 	contains "$T/err" "unknown option '--no-such-option' for 'labrun ${cmd%% *}'" "$cmd names it"
 done
+# explained OPT: $T/help has OPT's line with its help, on that line or the next (indented).
+explained() {
+	awk -v o="$1" '{ l = $0; sub(/^  (-[a-z], )?/, "", l) }
+		want && /^      +[^ ]/ { found = 1 } { want = 0 }
+		/^  -/ && substr(l, 1, length(o)) == o && substr(l, length(o) + 1, 1) ~ /^( |$)/ {
+			rest = substr(l, length(o) + 1); sub(/^ [^ ]+/, "", rest)
+			if (rest ~ /[a-z]/) found = 1; else want = 1
+		}
+		END { exit !found }' "$T/help"
+}
+# The help is generated from the option table: every option a synopsis names has its line, with its
+# help (audit's named --head and --trust but explained neither, as the help was written by hand).
+for cmd in init record list show cat sql fsck encode decode "bench encoder" "bench import" "bench store" \
+	"bench remote" import run replay diff report "ingest responses" compare gate scan archive audit manifest \
+	config register remote push pull verify; do
+	"$LABRUN" $cmd -h >"$T/help" || fail "$cmd -h"
+	# the synopsis lines of this command (bench's also show the other benchmarks')
+	awk -v c="labrun $cmd" '/^$/ { exit } /^(usage:| ) *labrun / { on = index($0, c " ") || $0 ~ (c "$") } on' "$T/help" |
+		grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$T/named"
+	missing=
+	for o in $(cat "$T/named"); do
+		explained "$o" || missing="$missing $o"
+	done
+	[ -z "$missing" ] || { cat "$T/help" >&2; fail "labrun $cmd -h names$missing in its synopsis but does not explain it"; }
+done
+ok "every option a synopsis names is explained in its help"
+expect_exit 2 "an unknown benchmark" "$LABRUN" bench frob
+contains "$T/err" "expected 'encoder', 'import', 'store' or 'remote'" "names every benchmark, remote included"
+
 for c in "list --limit" "show 1 --tail" "report --format" "import --model qwen3-0.6b --tokens" \
 	"compare --run" "scan --internal" "archive --output"; do
 	expect_exit 2 "labrun $c (no value)" "$LABRUN" $c
