@@ -7,6 +7,7 @@
 #include "cmd/options.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
+#include "evidence/select.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
@@ -76,7 +77,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_open_store(&st, g)))
 		goto done_opts;
-	if ((rc = cmd_evidence_runs(st, &runs, &issues, "archive", &ids, &n, name, sizeof name)) ||
+	if ((rc = lr_evidence_select(st, &runs, &issues, "archive", &ids, &n, name, sizeof name)) ||
 	    (rc = lr_crate_runs(st, ids, n, &all, &nall)) || (rc = cmd_scan_runs(st, all, nall, allow, "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", name);

@@ -109,16 +109,6 @@ void cmd_cancel_restore(struct cmd_cancel *c);
  * return the exit code for 'rc'. */
 int cmd_fail(int rc);
 
-/*
- * The runs a piece of evidence covers: each run of 'runs' (references) and
- * every run of each issue of 'issues' (normalised), oldest first, each once
- * (LR_ENOTFOUND, saying it cannot 'what', for an issue with none). *ids is
- * malloc'd; 'name' gets "run-ID", "issue-REF" or "runs-A-to-B" ('/' and
- * '#' as '-'), for default file names.
- */
-int cmd_evidence_runs(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues, const char *what,
-		      int64_t **ids, int *n, char *name, size_t len);
-
 /* ---- open.c: the one way into the store ---- */
 
 /* The store if there is one, opened to read its settings; LR_ENOTFOUND (no message) when none. */

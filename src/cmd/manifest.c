@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/manifest.h"
+#include "evidence/select.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
@@ -65,7 +66,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_open_store(&st, g)))
 		goto done_opts;
-	if ((rc = cmd_evidence_runs(st, &runs, &issues, "write a crate for", &ids, &n, name, sizeof name)) ||
+	if ((rc = lr_evidence_select(st, &runs, &issues, "write a crate for", &ids, &n, name, sizeof name)) ||
 	    (rc = lr_crate_runs(st, ids, n, &all, &nall)) || (rc = cmd_scan_runs(st, all, nall, allow, "write the crate")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-crate-%s", name);

@@ -261,25 +261,3 @@ json_t *cmd_bench_import_json(const struct lr_importbench_result *r)
 	}
 	return a;
 }
-
-void cmd_html_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}

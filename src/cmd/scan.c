@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/scan.h"
+#include "evidence/select.h"
 #include "record/gitsrc.h"
 
 static const char usage[] =
@@ -50,7 +51,7 @@ static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *r
 		struct lr_strlist runs = { 0 }, issues = { 0 };
 
 		if ((run_ref && (rc = lr_strlist_add(&runs, run_ref))) || (issue && (rc = lr_strlist_add(&issues, issue))) ||
-		    (rc = cmd_evidence_runs(st, &runs, &issues, "scan", &ids, &n, name, sizeof name))) {
+		    (rc = lr_evidence_select(st, &runs, &issues, "scan", &ids, &n, name, sizeof name))) {
 			lr_strlist_release(&runs);
 			lr_strlist_release(&issues);
 			return rc;

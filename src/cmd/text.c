@@ -1,0 +1,110 @@
+/* Text for people: a command line as a shell would take it, sizes, lists, HTML escapes. */
+#include "config.h"
+#include "base/system.h"
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/jsonbytes.h"
+#include "cmd/cmd.h"
+
+/* Quote one word for a POSIX shell when it needs it. */
+static void quote_word(FILE *f, const char *w)
+{
+	const char *p;
+
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:@%") ==
+			  strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (p = w; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+char *cmd_argv_text(const char *argv_json)
+{
+	json_t *a = json_loads(argv_json, 0, NULL);
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (!a)
+		return strdup(argv_json);
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		json_decref(a);
+		return NULL;
+	}
+	for (i = 0; i < json_array_size(a); i++) {
+		if (i)
+			fputc(' ', f);
+		quote_word(f, lr_json_bytes_text(json_array_get(a, i)));
+	}
+	fclose(f);
+	json_decref(a);
+	return buf;
+}
+
+const char *cmd_human_size(char *buf, size_t len, long long bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%lld B", bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+int cmd_split_list(struct lr_strlist *out, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok)
+			rc = lr_strlist_add(out, tok);
+	}
+	free(copy);
+	return rc;
+}
+
+void cmd_html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
