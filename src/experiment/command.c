@@ -233,7 +233,7 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 /* ---- the condition's executions ---------------------------------------------- */
 
 int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
-		     char *const *envp, atomic_int *cancel)
+		     const struct lr_kvlist *params, char *const *envp, atomic_int *cancel)
 {
 	const char *tmp = getenv("TMPDIR");
 	char **refs = NULL, missing[PATH_MAX] = "";
@@ -254,8 +254,9 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 		return lr_error_set(LR_EIO, "cannot create a scratch directory in '%s': %s", tmp && *tmp ? tmp : "/tmp",
 				    strerror(errno));
 	}
-	if ((rc = lr_expdef_condition_params(d, cond, &c->params)))
-		return rc;
+	for (i = 0; i < params->n; i++) /* the plan's, for this condition */
+		if ((rc = lr_kvlist_add(&c->params, params->v[i].key, params->v[i].value, NULL)))
+			return rc;
 	if (!d->reference[0])
 		return 0;
 	/* the reference files, expanded for this condition */

@@ -35,9 +35,9 @@ struct lr_command_ctx {
 	int nexecs, cap;
 };
 
-/* Prepare condition 'cond': its grid values, a scratch directory, the reference digest. */
-LR_MUST_CHECK int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
-		     char *const *envp, atomic_int *cancel);
+/* Prepare a condition: its grid values (params, the plan's; copied), a scratch directory, the reference digest. */
+LR_MUST_CHECK int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run,
+				   int cond, const struct lr_kvlist *params, char *const *envp, atomic_int *cancel);
 
 /*
  * Run arm 'arm' once, as the next execution of the condition (block and slot

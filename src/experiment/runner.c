@@ -14,6 +14,7 @@
 #include "encode/synth.h"
 #include "experiment/command.h"
 #include "experiment/design.h"
+#include "experiment/plan.h"
 #include "experiment/runner.h"
 #include "import/backend.h"
 #include "import/import.h"
@@ -89,10 +90,10 @@ static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct 
 	uint64_t n;
 	int rc;
 
+	(void)ci;
 	memset(cx, 0, sizeof *cx);
 	cx->d = d;
-	lr_expdef_condition(d, ci, &rc_->c);
-	if ((rc = lr_kvgeom_preset(&cx->g, rc_->c.model)))
+	if ((rc = lr_kvgeom_preset(&cx->g, rc_->c.model))) /* rc_->c: the plan's condition */
 		return rc;
 	cx->g.layers = (int)rc_->c.layers;
 	cx->g.tokens = rc_->c.tokens;
@@ -380,7 +381,8 @@ static int plan_arms(const struct lr_expdef *d, struct lr_run_result *r, const s
 }
 
 /* Run condition ci (any target) into c, its repetitions into *reps. */
-static int measure_condition(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
+static int measure_condition(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_kvlist *params,
+			     const struct lr_runopts *o,
 			     int ci, int nconds, double t_start, const struct lr_dlf16_kernel *const *k,
 			     struct lr_run_condition *c, struct cond_ctx *cx, struct lr_store_rep **reps, int *nreps,
 			     int *cancelled)
@@ -390,9 +392,8 @@ static int measure_condition(struct lr_store *st, int64_t run_id, const struct l
 	if (d->target == LR_TARGET_COMMAND) {
 		memset(cx, 0, sizeof *cx);
 		cx->d = d;
-		lr_expdef_condition(d, ci, &c->c);
 		cx->has_cmd = 1;
-		rc = lr_command_setup(&cx->cmd, d, st, run_id, ci, o->envp, o->cancel);
+		rc = lr_command_setup(&cx->cmd, d, st, run_id, ci, params, o->envp, o->cancel);
 		if (!rc)
 			rc = lr_command_condition(&cx->cmd, d, o, ci, c, reps, nreps, cancelled);
 		if (!rc)
@@ -413,21 +414,29 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	struct lr_store_arm_command cmds[LR_EXP_MAXARMS];
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS] = { NULL };
 	char *envs[LR_EXP_MAXARMS] = { NULL };
-	int nconds = lr_expdef_conditions(d), ci, a, rc = 0;
+	struct lr_plan plan = { 0, NULL };
+	int nconds, ci, a, rc;
 	double t_start = now_s();
 
 	memset(r, 0, sizeof *r);
-	r->nconditions = nconds;
-	r->cond = calloc((size_t)nconds, sizeof *r->cond);
-	if (!r->cond)
+	if ((rc = lr_plan_build(&plan, d))) {
+		lr_plan_release(&plan);
+		return rc;
+	}
+	nconds = r->nconditions = plan.n;
+	if (!(r->cond = calloc((size_t)(nconds > 0 ? nconds : 1), sizeof *r->cond))) {
+		lr_plan_release(&plan);
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	for (ci = 0; ci < nconds; ci++)
+		r->cond[ci].c = plan.cond[ci].c;
 	rc = plan_arms(d, r, k, arms, cmds, envs);
 	if (!rc)
 		rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, arms, d->narms);
 	for (a = 0; a < d->narms; a++)
 		free(envs[a]);
 	if (rc)
-		return rc;
+		goto out;
 	r->cpu = pin(d->cpu);
 	for (ci = 0; ci < nconds; ci++) {
 		struct lr_run_condition *c = &r->cond[ci];
@@ -439,11 +448,10 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 
 		memset(&cx, 0, sizeof cx);
 		if (r->cancelled) {
-			lr_expdef_condition(d, ci, &c->c);
 			snprintf(c->status, sizeof c->status, "missing");
 			snprintf(c->failure, sizeof c->failure, "not measured: the run was cancelled before it");
 		} else {
-			rc = measure_condition(st, run_id, d, o, ci, nconds, t_start, k, c, &cx, &reps, &nreps,
+			rc = measure_condition(st, run_id, d, &plan.cond[ci].params, o, ci, nconds, t_start, k, c, &cx, &reps, &nreps,
 					       &r->cancelled);
 			if (rc) {
 				snprintf(c->status, sizeof c->status, "failed");
@@ -473,7 +481,9 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 		teardown(&cx);
 		free(reps);
 		if (rc)
-			return rc; /* the store failed: stop, the run will show as abandoned */
+			break; /* the store failed: stop, the run will show as abandoned */
 	}
-	return 0;
+out:
+	lr_plan_release(&plan);
+	return rc;
 }
