@@ -66,8 +66,14 @@ struct lr_runopts;
 
 /* ---- print.c: printing shared by several commands ---- */
 
-/* Print an experiment run's report (plain text with Markdown tables). */
-void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r);
+/*
+ * Print what an experiment run just did: its design and arms, then its
+ * tables as the report writes them (rr, the run's report, built from the
+ * store), its failed or missing conditions and how the figures are made.
+ */
+struct lr_report_run;
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
+			  const struct lr_report_run *rr);
 
 struct lr_run_progress;
 /* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
@@ -171,6 +177,10 @@ json_t *cmd_bench_import_json(const struct lr_importbench_result *r);
 struct lr_report;
 struct lr_serving_report;
 struct lr_serving_cell;
+
+/* The comparison tables of one run of a report, as Markdown: the one table writer 'report' and 'run' share. */
+struct lr_report_run;
+void cmd_render_tables(FILE *f, const struct lr_report_run *rr);
 
 /* The report in 'format' (md, csv or json) to f. */
 void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,

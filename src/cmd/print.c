@@ -16,36 +16,10 @@ void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 	fflush(stderr);
 }
 
-/* One row of an arm-against-baseline table. */
-static void print_row(const struct lr_expdef *d, const struct lr_run_condition *c, int a)
-{
-	const struct lr_paired *p = &c->paired[a];
-	const char *metric = d->target == LR_TARGET_COMMAND && d->metric[0] ? d->metric : NULL;
-	char verdict[160], change[32], interval[48];
-
-	if (strcmp(c->status, "passed") || c->timed_blocks == 0) {
-		printf("| %s | - | - | - | - | %d | - | - | %s: %s |\n", c->c.label, c->timed_blocks, c->status, c->failure);
-		return;
-	}
-	if (d->target == LR_TARGET_COMMAND) /* a signed change: the metric may be better higher */
-		snprintf(change, sizeof change, "%+.1f%%", (p->ratio - 1) * 100);
-	else
-		snprintf(change, sizeof change, "%.1f%%", (1 - p->ratio) * 100);
-	if (!p->k)
-		snprintf(interval, sizeof interval, "none (too few blocks)");
-	else if (d->target == LR_TARGET_COMMAND)
-		snprintf(interval, sizeof interval, "[%+.1f%%, %+.1f%%]", (p->lo - 1) * 100, (p->hi - 1) * 100);
-	else
-		snprintf(interval, sizeof interval, "[%.1f%%, %.1f%%]", (1 - p->hi) * 100, (1 - p->lo) * 100);
-	printf("| %s | %.3f | %.3f | %s | %s | %d | %d | %+.1f%% | %s |\n", c->c.label, c->median_ms[0], c->median_ms[a],
-	       change, interval, c->timed_blocks, c->flagged[0] + c->flagged[a], c->drift[a] * 100,
-	       lr_verdict_metric_text(verdict, sizeof verdict, p, d->margin, d->arms[a].name, metric));
-}
-
-void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r)
+void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
+			  const struct lr_report_run *rr)
 {
 	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
-	const char *unit = d->metric[0] ? "" : "ms";
 
 	for (ci = 0; ci < r->nconditions; ci++) {
 		if (!strcmp(r->cond[ci].status, "passed"))
@@ -54,8 +28,6 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 			missing++;
 		else
 			failed++;
-		if (cmd && r->cond[ci].unit[0])
-			unit = r->cond[ci].unit;
 	}
 	printf("experiment %s (run %lld, %s)%s%s\n", d->name, (long long)run->id, lr_status_name(run->status),
 	       d->title[0] ? ": " : "", d->title);
@@ -74,18 +46,7 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 			       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
 			       a == 0 ? " [baseline]" : "");
 	printf("\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
-	for (a = 1; a < d->narms; a++) {
-		if (cmd)
-			printf("\n| Condition | %s median %s %s | %s median %s %s | Change | 95%% interval | blocks | flagged reps | drift | verdict |\n",
-			       d->arms[0].name, d->metric[0] ? d->metric : "wall time", unit, d->arms[a].name,
-			       d->metric[0] ? d->metric : "wall time", unit);
-		else
-			printf("\n| Condition layers/tokens | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift | verdict |\n",
-			       d->arms[0].name, d->arms[a].name);
-		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (ci = 0; ci < r->nconditions; ci++)
-			print_row(d, &r->cond[ci], a);
-	}
+	cmd_render_tables(stdout, rr);
 	if (failed || missing) {
 		printf("\nfailed or missing conditions:\n");
 		for (ci = 0; ci < r->nconditions; ci++)

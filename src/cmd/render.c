@@ -72,14 +72,22 @@ static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_re
 	}
 }
 
+void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
+{
+	char metric[96];
+	int t;
+
+	snprintf(metric, sizeof metric, "%s", rr->def.metric[0] ? rr->def.metric : "wall time ms");
+	for (t = 0; t < rr->ntables; t++)
+		md_table(f, rr, &rr->tables[t], metric);
+}
+
 static void md_run(FILE *f, const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
 	const struct lr_expdef *d = &rr->def;
-	char *cmdline = cmd_argv_text(r->argv_json), metric[96];
-	int t, i, listed = 0;
-
-	snprintf(metric, sizeof metric, "%s", d->metric[0] ? d->metric : "wall time ms");
+	char *cmdline = cmd_argv_text(r->argv_json);
+	int i, listed = 0;
 
 	fprintf(f, "## %s, run %lld (%s)\n\n", d->name, (long long)r->id, lr_status_name(r->status));
 	if (d->title[0])
@@ -113,8 +121,7 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 			   "smaller than that is claimed from it\n", (long long)rr->aa_run, rr->aa_name, rr->aa_width * 100);
 	else
 		fprintf(f, "* Noise floor: no A/A run on this host yet (experiments/aa-noise.ini measures it)\n");
-	for (t = 0; t < rr->ntables; t++)
-		md_table(f, rr, &rr->tables[t], metric);
+	cmd_render_tables(f, rr);
 	fprintf(f, "\nFailed or missing conditions:");
 	for (i = 0; i < rr->nconds; i++)
 		if (strcmp(rr->conds[i].status, "passed")) {

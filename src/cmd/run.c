@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "experiment/expdef.h"
+#include "experiment/report.h"
 #include "experiment/runner.h"
 
 extern char **environ;
@@ -28,6 +29,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct cmd_cancel cancel;
 	struct lr_store *st = NULL;
 	struct lr_run_result res;
+	struct lr_report rep = { 0 };
 	struct lr_expdef d;
 	struct lr_run run;
 	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
@@ -59,14 +61,15 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	cmd_cancel_restore(&cancel);
 	if (ro.progress)
 		fputc('\n', stderr);
-	if (rc)
+	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)))
 		goto fail;
-	cmd_print_experiment(&d, &run, &res);
+	cmd_print_experiment(&d, &run, &res, &rep.runs[0]);
 	exit_code = run.status == LR_PASSED ? LR_EXIT_OK : LR_EXIT_FAIL;
 	goto out;
 fail:
 	exit_code = cmd_fail(rc);
 out:
+	lr_report_release(&rep);
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);

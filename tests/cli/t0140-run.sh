@@ -8,8 +8,13 @@ X="$TOP_SRCDIR/tests/fixtures/experiments"
 
 expect_exit 0 "a small encode experiment" "$LABRUN" run "$X/tiny-encode.ini"
 contains "$T/out" "parity: 2 passed, 0 failed, 0 missing" "parity passed"
-contains "$T/out" "| Condition layers/tokens | lookup median ms | scalar median ms |" "a table per arm pair"
-contains "$T/out" "| Condition layers/tokens | lookup median ms | auto median ms |" "second arm pair"
+contains "$T/out" "| Shape layers/input | lookup median ms | scalar median ms |" "a table per arm pair"
+contains "$T/out" "| Shape layers/input | lookup median ms | auto median ms |" "second arm pair"
+# the closing tables are the report's, from the same writer (they once had other headers and one arm's drift)
+run_id=$(q "SELECT max(id) FROM run WHERE kind = 'experiment'")
+"$LABRUN" report --run "$run_id" | sed -n '/^### /,/^$/p;/^| /p' | sort -u >"$T/report-tables"
+sed -n '/^### /,/^$/p;/^| /p' "$T/out" | sort -u >"$T/run-tables"
+equals "$(comm -3 "$T/run-tables" "$T/report-tables" | wc -l | tr -d ' ')" "0" "run prints exactly the report's tables"
 # 2 conditions x (6 + 1) blocks x (3 arms x 2) slots
 equals "$(q "SELECT count(*) FROM repetition")" "84" "every repetition stored"
 equals "$(q "SELECT wall_s > 0.1 AND user_s > 0 AND sys_s >= 0 AND peak_rss_kib > 1000 FROM run WHERE kind = 'experiment'")" "1" \
