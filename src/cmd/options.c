@@ -202,12 +202,14 @@ static void print_option(FILE *f, const char *left, const char *help, int col)
 		fputc('\n', f);
 		n = 0;
 	}
-	do {
+	for (;;) {
 		nl = strchr(line, '\n');
 		fprintf(f, "%*s%.*s\n", col - n, "", nl ? (int)(nl - line) : (int)strlen(line), line);
+		if (!nl)
+			break;
 		n = 0;
 		line = nl + 1;
-	} while (nl);
+	}
 }
 
 void cmd_print_usage(FILE *f, const struct cmd_parse *p, const struct cmd_opt *opts)
