@@ -354,30 +354,56 @@ void lr_store_free(struct lr_store *st)
 
 /* ---- statement helpers ---------------------------------------------------- */
 
+/*
+ * A bind that failed (a name the statement lacks: a bug in labrun; out of
+ * memory; a value too big) is kept with its statement and reported by that
+ * statement's next step, so a row is never written with a parameter silently
+ * left NULL, and never blamed on another statement. SQLite has no room for
+ * it in the statement, so it is kept beside it, per thread (statements are
+ * stepped where they are bound); a few slots are plenty, since a failed bind
+ * is stepped, or its statement given up, right after it.
+ */
+#define BIND_SLOTS 4
+static _Thread_local struct bind_failure {
+	sqlite3_stmt *stmt;
+	int code;
+	char name[32];
+} bind_failed[BIND_SLOTS];
+static _Thread_local unsigned bind_next;
+
+static struct bind_failure *bind_slot(sqlite3_stmt *s)
+{
+	int i;
+
+	for (i = 0; i < BIND_SLOTS; i++)
+		if (bind_failed[i].stmt == s)
+			return &bind_failed[i];
+	return NULL;
+}
+
 int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql)
 {
+	struct bind_failure *f;
+
 	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK)
 		return db_error(st, "prepare a statement");
+	/* a statement given up after a failed bind, whose memory this one reuses */
+	if ((f = bind_slot(*s)))
+		f->stmt = NULL;
 	return 0;
 }
 
-/*
- * A bind that failed (a name the statement lacks: a bug in labrun; out of
- * memory; a value too big) is kept here and reported by the next step, so
- * a row is never written with a parameter silently left NULL. One per
- * thread: statements are stepped where they are bound.
- */
-static _Thread_local struct {
-	int code;
-	char name[32];
-} bind_failed;
-
-static void bind_result(int code, const char *name)
+static void bind_result(sqlite3_stmt *s, int code, const char *name)
 {
-	if (code != SQLITE_OK && !bind_failed.code) {
-		bind_failed.code = code;
-		snprintf(bind_failed.name, sizeof bind_failed.name, "%s", name);
-	}
+	struct bind_failure *f;
+
+	if (code == SQLITE_OK || bind_slot(s)) /* the first failure of a statement is the one to report */
+		return;
+	if (!(f = bind_slot(NULL)))
+		f = &bind_failed[bind_next++ % BIND_SLOTS];
+	f->stmt = s;
+	f->code = code;
+	snprintf(f->name, sizeof f->name, "%s", name);
 }
 
 /* A name the statement lacks has index 0, which every sqlite3_bind_* refuses with SQLITE_RANGE. */
@@ -387,35 +413,36 @@ void db_bind_text(sqlite3_stmt *s, const char *name, const char *v)
 {
 	int i = bind_index(s, name);
 
-	bind_result(v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i), name);
+	bind_result(s, v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i), name);
 }
 
 void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v)
 {
-	bind_result(sqlite3_bind_int64(s, bind_index(s, name), v), name);
+	bind_result(s, sqlite3_bind_int64(s, bind_index(s, name), v), name);
 }
 
 void db_bind_real(sqlite3_stmt *s, const char *name, double v)
 {
-	bind_result(sqlite3_bind_double(s, bind_index(s, name), v), name);
+	bind_result(s, sqlite3_bind_double(s, bind_index(s, name), v), name);
 }
 
 void db_bind_null(sqlite3_stmt *s, const char *name)
 {
-	bind_result(sqlite3_bind_null(s, bind_index(s, name)), name);
+	bind_result(s, sqlite3_bind_null(s, bind_index(s, name)), name);
 }
 
-/* The failed bind since the last step, as an error (and forgotten); 0: none. */
-static int bind_error(struct lr_store *st, const char *what)
+/* Statement s's failed bind since its last step, as an error (and forgotten); 0: none. */
+static int bind_error(struct lr_store *st, sqlite3_stmt *s, const char *what)
 {
+	struct bind_failure *f = s ? bind_slot(s) : NULL;
 	int rc;
 
-	if (!bind_failed.code)
+	if (!f)
 		return 0;
-	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': parameter %s: %s", what, st->db_path, bind_failed.name,
-			  bind_failed.code == SQLITE_RANGE ? "the statement has no such parameter (a bug in labrun)"
-							   : sqlite3_errstr(bind_failed.code));
-	bind_failed.code = 0;
+	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': parameter %s: %s", what, st->db_path, f->name,
+			  f->code == SQLITE_RANGE ? "the statement has no such parameter (a bug in labrun)"
+						  : sqlite3_errstr(f->code));
+	f->stmt = NULL;
 	return rc;
 }
 
@@ -424,7 +451,7 @@ int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc;
 
-	if ((rc = bind_error(st, what))) {
+	if ((rc = bind_error(st, s, what))) {
 		sqlite3_reset(s);
 		sqlite3_clear_bindings(s);
 		return rc;
@@ -446,7 +473,7 @@ int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
 
 	if (*rc)
 		return 0;
-	if ((*rc = bind_error(st, what)))
+	if ((*rc = bind_error(st, s, what)))
 		return 0;
 	step = sqlite3_step(s);
 	if (step == SQLITE_ROW)

@@ -323,6 +323,49 @@ static void a_failed_bind_fails_the_step(void **state)
 	lr_store_free(st);
 }
 
+/*
+ * A failed bind belongs to its statement: it was kept for the thread and
+ * reported by whichever statement stepped next, so a statement given up
+ * before its step (an early error) failed an unrelated, correct one.
+ */
+static void a_failed_bind_stays_with_its_statement(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	sqlite3_stmt *a = NULL, *b = NULL;
+	int rc = 0;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(db_prepare(st, &a, "SELECT :a"), 0);
+	assert_int_equal(db_prepare(st, &b, "SELECT :b"), 0);
+	db_bind_int(a, ":nope", 1);
+	/* another statement, bound correctly, steps cleanly while a's failure waits */
+	db_bind_int(b, ":b", 2);
+	assert_int_equal(db_step_row(st, b, "read b", &rc), 1);
+	assert_int_equal(rc, 0);
+	assert_int_equal(sqlite3_column_int(b, 0), 2);
+	sqlite3_reset(b);
+	/* a still reports its own */
+	assert_int_equal(db_step_row(st, a, "read a", &rc), 0);
+	assert_int_equal(rc, LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "parameter :nope"));
+	/* a statement given up before its step takes its failure with it */
+	sqlite3_reset(a);
+	db_bind_int(a, ":nope", 1);
+	sqlite3_finalize(a);
+	a = NULL;
+	assert_int_equal(db_prepare(st, &a, "SELECT 3"), 0); /* may reuse the freed statement's memory */
+	rc = 0;
+	assert_int_equal(db_step_row(st, a, "read three", &rc), 1);
+	assert_int_equal(rc, 0);
+	sqlite3_reset(b);
+	assert_int_equal(db_step_row(st, b, "read b again", &rc), 1);
+	assert_int_equal(rc, 0);
+	sqlite3_finalize(a);
+	sqlite3_finalize(b);
+	lr_store_free(st);
+}
+
 static void find_walks_up_and_honours_override(void **state)
 {
 	struct fx *f = *state;
@@ -363,6 +406,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_failed_bind_fails_the_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_failed_bind_stays_with_its_statement, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
