@@ -149,12 +149,11 @@ static double now_s(void)
 
 /*
  * Parity: every arm once, untimed, before any timing counts, its output's
- * hash against the baseline's; *one and *fastest: the fastest arm's time, for
- * the inner loop. A mismatch fails the condition (c->failure); returns 0 or
+ * hash against the baseline's; *one: the fastest arm's time, for the inner
+ * loop. A mismatch fails the condition (c->failure); returns 0 or
  * an error.
  */
-static int parity(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struct lr_run_condition *c, double *one,
-		  int *fastest)
+static int parity(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struct lr_run_condition *c, double *one)
 {
 	const struct lr_expdef *d = cx->d;
 	double t0;
@@ -165,10 +164,8 @@ static int parity(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struc
 		if ((rc = run_arm(cx, a)))
 			return rc;
 		t0 = now_s() - t0;
-		if (a == 0 || t0 < *one) {
+		if (a == 0 || t0 < *one)
 			*one = t0;
-			*fastest = a;
-		}
 		if (d->target == LR_TARGET_ENCODE && a == o->flip_arm &&
 		    (o->flip_condition < 0 || o->flip_condition == ci) && lr_view_count(&cx->vout) > 0)
 			cx->out[lr_view_count(&cx->vout) / 2] ^= 1; /* test fault: one output bit */
@@ -214,54 +211,62 @@ static int timed_rep(struct cond_ctx *cx, int a, int64_t inner, struct lr_store_
 /* Run one condition: parity, then blocks. Fills c and the repetitions; returns 0 or an error. */
 /*
  * Each repetition of every arm lasts at least 1 ms: the inner loop is
- * calibrated on the fastest arm ('one' seconds for one call of arm
- * 'fastest', from the parity run), timed again warm (the parity run was the
- * first touch of its buffers), with 20% to spare. A transient slowdown can
- * still make a single repetition shorter; the median is what the
- * calibration holds.
+ * calibrated on warm runs ('one' seconds for one call of the fastest arm
+ * in the parity run, the first touch of its buffers), then grown until a
+ * loop of every arm lasts 1.5 ms. Every arm is timed, not only the one that
+ * was fastest once: which arm is fastest can change once all are warm. A
+ * transient slowdown can still make a single repetition shorter; the median
+ * is what the calibration holds.
  */
-static int calibrate(struct cond_ctx *cx, double one, int fastest, int64_t *inner)
+static int loop_s(struct cond_ctx *cx, int a, int64_t inner, double *s)
+{
+	double c0 = lr_cpu_s(0), t0 = now_s(), cpu;
+	int64_t i;
+	int rc;
+
+	for (i = 0; i < inner; i++)
+		if ((rc = run_arm(cx, a)))
+			return rc;
+	*s = now_s() - t0;
+	cpu = lr_cpu_s(0) - c0;
+	/*
+	 * Another process on the CPU inflates wall time, not this thread's CPU
+	 * time: when the arm runs on this thread, its CPU time is the work, and
+	 * a loop calibrated on it lasts once the CPU is free.
+	 */
+	if (cpu >= 0.5 * *s)
+		*s = cpu;
+	return 0;
+}
+
+static int calibrate(struct cond_ctx *cx, double one, int64_t *inner)
 {
 	int k = cx->d->narms, a, b, rc;
-	double t0;
-	int64_t i;
+	double t, shortest;
 
 	for (b = 0; b < 3 && one < 1e-3; b++) /* the fastest of three warm runs of each arm */
 		for (a = 0; a < k; a++) {
-			t0 = now_s();
-			if ((rc = run_arm(cx, a)))
+			if ((rc = loop_s(cx, a, 1, &t)))
 				return rc;
-			t0 = now_s() - t0;
-			if (t0 < one) {
-				one = t0;
-				fastest = a;
-			}
+			if (t < one)
+				one = t;
 		}
-	*inner = one > 0 && one < 1e-3 ? (int64_t)ceil(1.2e-3 / one) : 1;
+	*inner = one > 0 && one < 1e-3 ? (int64_t)ceil(1.5e-3 / one) : 1;
 	/*
 	 * A single call costs more than one turn of a loop of them (the timer,
 	 * cold branch predictors), so the count from one call can fall short:
-	 * time the whole loop of the fastest arm and grow it until it lasts.
+	 * time the loop of every arm and grow it until the shortest lasts.
 	 */
 	for (b = 0; *inner > 1 && b < 8; b++) {
-		double c0 = lr_cpu_s(0), cpu;
-
-		t0 = now_s();
-		for (i = 0; i < *inner; i++)
-			if ((rc = run_arm(cx, fastest)))
+		for (shortest = 1, a = 0; a < k; a++) {
+			if ((rc = loop_s(cx, a, *inner, &t)))
 				return rc;
-		t0 = now_s() - t0;
-		cpu = lr_cpu_s(0) - c0;
-		/*
-		 * Another process on the CPU inflates wall time, not this thread's
-		 * CPU time: when the arm runs on this thread, its CPU time is the
-		 * work, and a loop calibrated on it lasts once the CPU is free.
-		 */
-		if (cpu >= 0.5 * t0)
-			t0 = cpu;
-		if (t0 >= 1.2e-3)
+			if (t < shortest)
+				shortest = t;
+		}
+		if (shortest >= 1.5e-3)
 			break;
-		*inner = (int64_t)ceil(*inner * 1.3e-3 / (t0 > 1e-9 ? t0 : 1e-9));
+		*inner = (int64_t)ceil(*inner * 1.6e-3 / (shortest > 1e-9 ? shortest : 1e-9));
 	}
 	return 0;
 }
@@ -274,16 +279,15 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 	struct lr_store_rep *reps = calloc((size_t)nblocks * 2 * (size_t)k, sizeof *reps);
 	uint64_t rng = d->seed * 2654435761u + (uint64_t)ci;
 	double one = 0;
-	int fastest = 0;
 	struct lr_run_progress pg;
 
 	*reps_out = reps;
 	*nreps_out = 0;
 	if (!reps)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = parity(cx, o, ci, c, &one, &fastest)) || c->failure[0])
+	if ((rc = parity(cx, o, ci, c, &one)) || c->failure[0])
 		return rc; /* a parity failure is kept, never hidden; no timing counts for it */
-	if ((rc = calibrate(cx, one, fastest, &c->inner)))
+	if ((rc = calibrate(cx, one, &c->inner)))
 		return rc;
 	for (b = 0; b < nblocks; b++) {
 		lr_design_block_order(d, b, &rng, order);
