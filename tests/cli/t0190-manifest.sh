@@ -22,9 +22,11 @@ ok "manifest-sha256.txt checks out with sha256sum"
 # the crate's repetitions read back to the very doubles the store holds (SQLite's text kept 15 digits)
 csv=$(ls crate/run-3/repetitions.csv)
 tail -n +2 "$csv" | tr -d '\r' | awk -F, '{ printf "%.17g\n", $6 }' >"$T/crate-walls"
-# sqlite3's quote() writes a real with 21 digits: enough to name the exact double, and not labrun's code
-sqlite3 "$T/store/labrun.db" "SELECT quote(wall_s) FROM repetition WHERE run_id = 3 ORDER BY condition_idx, block, slot" |
-	awk '{ printf "%.17g\n", $1 }' >"$T/store-walls"
+# Python reads the doubles themselves (not labrun's code) and repr() names each exactly; sqlite3's
+# quote() does not always (1 value in about 10^5 came out one unit in the last place off)
+python3 -c 'import sqlite3, sys
+for (w,) in sqlite3.connect(sys.argv[1]).execute("SELECT wall_s FROM repetition WHERE run_id = 3 ORDER BY condition_idx, block, slot"):
+	print(repr(w))' "$T/store/labrun.db" | awk '{ printf "%.17g\n", $1 }' >"$T/store-walls"
 [ -s "$T/crate-walls" ] && cmp -s "$T/crate-walls" "$T/store-walls" || {
 	diff "$T/crate-walls" "$T/store-walls" | head >&2
 	fail "repetitions.csv does not read back to the stored doubles"
