@@ -21,12 +21,15 @@ equals "$(q "SELECT wall_s > 0.1 AND user_s > 0 AND sys_s >= 0 AND peak_rss_kib 
 	"the experiment run stores its real wall, user and sys time and peak RSS"
 # every arm's repetitions last at least 1 ms (the inner loop was once calibrated on the baseline only,
 # and the fastest arm ran about 0.2 ms a repetition): the median of each arm, robust to load
-"$LABRUN" sql --csv "SELECT condition_idx, arm_idx, wall_s FROM repetition WHERE warmup = 0 ORDER BY 1, 2, 3" |
-	tail -n +2 | tr -d '\r' >"$T/reps"
-shortest=$(awk -F, '{ k = $1 "," $2; v[k, n[k]++] = $3 } END {
-	m = 1; for (k in n) { x = v[k, int(n[k] / 2)]; if (x < m) m = x } printf "%.6f", m }' "$T/reps")
-awk -v m="$shortest" 'BEGIN { exit !(m >= 0.001) }' || fail "an arm's median repetition lasts $shortest s"
-ok "every arm's median repetition lasts at least 1 ms (shortest $shortest s)"
+median_at_least_1ms() { # RUN WHAT
+	"$LABRUN" sql --csv "SELECT condition_idx, arm_idx, wall_s FROM repetition WHERE run_id = $1 AND warmup = 0
+		ORDER BY 1, 2, 3" | tail -n +2 | tr -d '\r' >"$T/reps"
+	shortest=$(awk -F, '{ k = $1 "," $2; v[k, n[k]++] = $3 } END {
+		m = 1; for (k in n) { x = v[k, int(n[k] / 2)]; if (x < m) m = x } printf "%.6f", m }' "$T/reps")
+	awk -v m="$shortest" 'BEGIN { exit !(m >= 0.001) }' || fail "$2: an arm's median repetition lasts $shortest s"
+	ok "$2: every arm's median repetition lasts at least 1 ms (shortest $shortest s)"
+}
+median_at_least_1ms "$run_id" "tiny-encode"
 equals "$(q "SELECT count(*) FROM repetition WHERE warmup = 1")" "12" "warm-up repetitions kept, flagged"
 equals "$(q "SELECT count(*) FROM parity WHERE matches = 1")" "6" "a parity row per condition and arm"
 equals "$(q "SELECT group_concat(arm_idx, '') FROM (SELECT arm_idx FROM repetition WHERE condition_idx = 0 AND block = 1 ORDER BY slot)")" \
@@ -113,3 +116,25 @@ contains "$T/out" "parity " "with parity counts"
 [ "$(grep -cE '^  qwen3-0\.6b [0-9]+/[0-9]+ +(scalar|auto) +passed +[a-z]' "$T/out")" = 4 ] ||
 	{ cat "$T/out" >&2; fail "no per-condition verdict lines"; }
 ok "and a verdict per arm and condition"
+
+# A condition whose one call lasts under 1 ms warm but over 1 ms cold (its parity run touches the
+# buffers first) was timed one call a repetition, about 0.7 ms on a 2-CPU Xeon: the loop is now
+# calibrated on warm calls.
+cat >warm.ini <<'EOF2'
+[experiment]
+name = warm
+target = encode
+[design]
+blocks = 6
+warmup = 0
+[arm a]
+kernel = auto
+[arm b]
+kernel = auto
+[grid]
+model = qwen3-0.6b
+layers = 1
+tokens = 2048
+EOF2
+expect_exit 0 "a 4 Mi-element experiment" "$LABRUN" run -q warm.ini
+median_at_least_1ms "$(q "SELECT max(id) FROM run")" "a 4 Mi-element condition"
