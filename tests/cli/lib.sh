@@ -16,11 +16,10 @@ tests=0
 
 # The runner's own secret-looking variables would be scrubbed from logs the
 # tests compare; tests that need one set it themselves.
-for v in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
-	case $(printf %s "$v" | tr a-z A-Z) in
-	*TOKEN* | *SECRET* | *KEY* | *PASSW* | *CREDENTIAL* | *AUTH* | *PRIVATE* | *COOKIE* | *SESSION* | *SIGNATURE*)
-		unset "$v" ;;
-	esac
+# (One awk for all of them: a process per variable cost the suite seconds.)
+for v in $(env | awk -F= '/^[A-Za-z_][A-Za-z0-9_]*=/ &&
+	toupper($1) ~ /TOKEN|SECRET|KEY|PASSW|CREDENTIAL|AUTH|PRIVATE|COOKIE|SESSION|SIGNATURE/ { print $1 }'); do
+	unset "$v"
 done
 
 fail() { echo "not ok - $*" >&2; exit 1; }
@@ -61,7 +60,7 @@ equals() {
 }
 
 # q SQL: one value from the store through labrun sql
-q() { "$LABRUN" sql --csv "$1" | sed -n 2p | tr -d '\r'; }
+q() { "$LABRUN" sql --csv "$1" | sed -n '2{s/\r//g;p;}'; }
 
 # A throwaway git repository with one commit, as a source tree.
 make_repo() {
