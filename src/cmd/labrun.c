@@ -71,8 +71,9 @@ static void usage(FILE *f)
 static void version(void)
 {
 	printf("labrun %s (schema %d)\n", PACKAGE_VERSION, lr_migration_count);
-	printf("sqlite %s, libgit2 %d.%d.%d, %s, %s, jansson %s\n", lr_store_sqlite_version(),
-	       LIBGIT2_VER_MAJOR, LIBGIT2_VER_MINOR, LIBGIT2_VER_REVISION, archive_version_string(),
+	/* libgit2's and libarchive's as built against: they are loaded only when a command needs them */
+	printf("sqlite %s, libgit2 %d.%d.%d, libarchive %s, %s, jansson %s\n", lr_store_sqlite_version(),
+	       LIBGIT2_VER_MAJOR, LIBGIT2_VER_MINOR, LIBGIT2_VER_REVISION, ARCHIVE_VERSION_ONLY_STRING,
 	       OPENSSL_VERSION_TEXT, JANSSON_VERSION);
 }
 

@@ -3,9 +3,6 @@
 
 #include <dirent.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <jansson.h>
 
 #include "base/error.h"
@@ -13,6 +10,7 @@
 #include "base/sha256.h"
 #include "base/strmap.h"
 #include "evidence/archive.h"
+#include "evidence/libarchive.h"
 
 struct lr_archive_writer {
 	struct archive *a;
@@ -45,9 +43,13 @@ static int add_sum(struct lr_archive_writer *w, const char *hex, const char *nam
 
 int lr_archive_create(struct lr_archive_writer **out, const char *path)
 {
-	struct lr_archive_writer *w = calloc(1, sizeof *w);
+	struct lr_archive_writer *w;
+	int rc;
 
 	*out = NULL;
+	if ((rc = lr_libarchive_load()))
+		return rc;
+	w = calloc(1, sizeof *w);
 	if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp, "%s.tmp-%ld", path, (long)getpid()) < 0) {
 		if (w)
 			free(w->path);
@@ -60,8 +62,7 @@ int lr_archive_create(struct lr_archive_writer **out, const char *path)
 	    /* names are written as their bytes (UTF-8 by lr_safe_member), whatever the locale */
 	    archive_write_set_format_option(w->a, "pax", "hdrcharset", "BINARY") != ARCHIVE_OK ||
 	    archive_write_open_filename(w->a, w->tmp) != ARCHIVE_OK) {
-		int rc = arc_error(w->a, "create archive", path);
-
+		rc = arc_error(w->a, "create archive", path);
 		lr_archive_abort(w);
 		return rc;
 	}
@@ -176,12 +177,17 @@ void lr_archive_abort(struct lr_archive_writer *w)
 	free(w);
 }
 
+/* A reader of archive 'path', or NULL with the error set. */
 static struct archive *open_reader(const char *path)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 
-	if (!a)
+	if (lr_libarchive_load())
 		return NULL;
+	if (!(a = archive_read_new())) {
+		lr_error_set(LR_ENOMEM, "out of memory");
+		return NULL;
+	}
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {

@@ -1,7 +1,7 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <git2.h>
+#include "record/libgit2.h"
 
 #include "base/error.h"
 #include "base/walk.h"
@@ -36,11 +36,17 @@ int mbedtls_x509_crt_parse_file(void *chain, const char *path)
 	return 0;
 }
 
-static void git_ready(void)
+/* libgit2 loaded and initialised; 0, or an error when it cannot be loaded. */
+static int git_ready(void)
 {
+	int rc;
+
+	if (!ready && (rc = lr_libgit2_load()))
+		return rc;
 	if (!ready)
 		git_libgit2_init();
 	ready = 1;
+	return 0;
 }
 
 void lr_git_stop(void)
@@ -103,12 +109,12 @@ int lr_git_worktree(char **out, const char *cwd)
 {
 	git_buf root = { 0 };
 	git_repository *repo = NULL;
-	int rc = 0;
+	int rc;
 	size_t n;
 
-	git_ready();
-
 	*out = NULL;
+	if ((rc = git_ready()))
+		return rc;
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0)
 		return 0;
 	if (git_repository_open(&repo, root.ptr) == 0 && !git_repository_is_bare(repo)) {
@@ -237,9 +243,10 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 	struct lr_sha256 hash = { 0 };
 	char exclude[PATH_MAX];
 	const char *workdir;
-	int rc = 0, err;
+	int rc, err;
 
-	git_ready();
+	if ((rc = git_ready()))
+		return rc;
 
 	if (exclude_dir && realpath(exclude_dir, exclude))
 		exclude_dir = exclude;
@@ -334,9 +341,10 @@ int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 	git_diff *diff = NULL;
 	char path[PATH_MAX];
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	git_ready();
+	if ((rc = git_ready()))
+		return rc;
 
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0 || git_repository_open(&repo, root.ptr) != 0 ||
 	    git_repository_is_bare(repo)) {

@@ -11,6 +11,8 @@
 
 #include <libpq-fe.h>
 
+#include "base/dynlib.h"
+
 #define LR_PQ_FUNCS(X) \
 	X(PQconnectdbParams) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQexecParams) X(PQexec) \
 	X(PQresultStatus) X(PQresultErrorMessage) X(PQclear) X(PQntuples) X(PQgetvalue) X(PQgetlength) \
@@ -18,13 +20,11 @@
 	X(PQconninfoParse) X(PQconninfoFree) X(PQfreemem)
 
 struct lr_pq {
-#define LR_PQ_FIELD(f) __typeof__(f) *f;
-	LR_PQ_FUNCS(LR_PQ_FIELD)
-#undef LR_PQ_FIELD
+	LR_PQ_FUNCS(LR_DYNLIB_FIELD)
 };
 extern struct lr_pq lr_pq;
 
-/* Load libpq.so.5 once; 0, or LR_ESTORE saying it is missing (and which package has it). */
+/* Load libpq.so.5 once; 0, or LR_ESTORE saying it is missing (and what to install). */
 int lr_pq_load(void);
 
 #ifndef LR_PQ_LOADER /* pq.c names the functions themselves */

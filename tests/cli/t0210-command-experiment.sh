@@ -75,9 +75,10 @@ grep -q samf onebyte.ini && grep -q 'echo same' onebyte.ini || fail "fixture: on
 expect_exit 1 "one differing byte" "$LABRUN" run -q onebyte.ini
 contains "$T/out" "failed: parity: arm 'slow' outputs differ from the baseline's" "parity names the arm"
 
-# A reference file: parity holds against it, or fails naming it.
+# A reference file: parity holds against it, or fails naming it (6 blocks are enough for parity).
 printf 'same\n' >ref.txt
-sed 's/^name = sleeps/name = withref\nreference = ref.txt/' sleeps.ini >withref.ini
+sed 's/^name = sleeps/name = withref\nreference = ref.txt/; s/^blocks = 20$/blocks = 6/' sleeps.ini >withref.ini
+grep -q '^blocks = 6$' withref.ini || fail "fixture: withref.ini keeps 20 blocks"
 expect_exit 0 "outputs equal the declared reference" "$LABRUN" run -q withref.ini
 printf 'other\n' >ref.txt
 expect_exit 1 "outputs differ from the reference" "$LABRUN" run -q withref.ini

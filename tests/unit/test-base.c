@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/dsse.h"
+#include "base/dynlib.h"
 #include "base/error.h"
 #include "base/safename.h"
 #include "base/seal.h"
@@ -246,10 +247,38 @@ static void trusted_keys_file(void **state)
 	rmdir(dir);
 }
 
+/* A library loaded on first use: its functions through the table, or an error naming what is missing. */
+struct two { __typeof__(strlen) *strlen; __typeof__(abs) *abs; };
+static void dynlib_loads_or_names_what_is_missing(void **state)
+{
+	static const struct lr_dynsym syms[] = { { "strlen", offsetof(struct two, strlen) },
+						 { "abs", offsetof(struct two, abs) } };
+	static const struct lr_dynsym bad[] = { { "strlen", offsetof(struct two, strlen) },
+						{ "lr_no_such_function", offsetof(struct two, abs) } };
+	struct two t = { 0 };
+	struct lr_dynlib libc = { "libc.so.6", "the C library", syms, 2, &t, 0, "" };
+	struct lr_dynlib gone = { "liblabrun-absent.so.9", "a test library", syms, 2, &t, 0, "" };
+	struct lr_dynlib short_ = { "libc.so.6", "the C library", bad, 2, &t, 0, "" };
+
+	(void)state;
+	assert_int_equal(lr_dynlib_load(&libc), 0);
+	assert_int_equal(t.strlen("four"), 4);
+	assert_int_equal(t.abs(-3), 3);
+	assert_int_equal(lr_dynlib_load(&libc), 0); /* once loaded, loaded */
+	assert_int_equal(lr_dynlib_load(&gone), LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "cannot load a test library: liblabrun-absent.so.9"));
+	assert_non_null(strstr(lr_error_hint_msg(), "install the package that provides liblabrun-absent.so.9"));
+	assert_int_equal(lr_dynlib_load(&gone), LR_ESTORE); /* a failure is remembered, and said again */
+	assert_non_null(strstr(lr_error_msg(), "liblabrun-absent.so.9"));
+	assert_int_equal(lr_dynlib_load(&short_), LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "libc.so.6 lacks lr_no_such_function"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(safe_member_names),
+		cmocka_unit_test(dynlib_loads_or_names_what_is_missing),
 		cmocka_unit_test(ledger_entry_digest),
 		cmocka_unit_test(ed25519_rfc8032_vector),
 		cmocka_unit_test(signing_key_life),

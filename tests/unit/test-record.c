@@ -7,10 +7,10 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
-#include <git2.h>
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "record/gitsrc.h"
 #include "record/hostinfo.h"
 #include "record/record.h"
 #include "record/spool.h"
@@ -264,8 +264,7 @@ int main(void)
 	};
 	int rc;
 
-	git_libgit2_init();
 	rc = cmocka_run_group_tests_name("record", tests, NULL, NULL);
-	git_libgit2_shutdown();
+	lr_git_stop(); /* libgit2 is loaded and initialised by the first record that reads sources */
 	return rc;
 }
