@@ -34,7 +34,7 @@ static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
 static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb, const char *metric)
 {
 	const struct lr_run *r = &rr->run;
-	const struct lr_expdef *d = &rr->def;
+	const struct lr_stored_design *d = &rr->design;
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
 	int i, cmd = d->target == LR_TARGET_COMMAND;
 	char verdict[160];
@@ -77,7 +77,7 @@ void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
 	char metric[96];
 	int t;
 
-	snprintf(metric, sizeof metric, "%s", rr->def.metric[0] ? rr->def.metric : "wall time ms");
+	snprintf(metric, sizeof metric, "%s", rr->design.metric[0] ? rr->design.metric : "wall time ms");
 	for (t = 0; t < rr->ntables; t++)
 		md_table(f, rr, &rr->tables[t], metric);
 }
@@ -85,7 +85,7 @@ void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
 static void md_run(FILE *f, const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
-	const struct lr_expdef *d = &rr->def;
+	const struct lr_stored_design *d = &rr->design;
 	char *cmdline = cmd_argv_text(r->argv_json);
 	int i, listed = 0;
 
@@ -341,14 +341,14 @@ static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serv
 				const struct lr_report_row *w = &rr->tables[t].rows[k];
 
 				fprintf(f, "%lld,", (long long)rr->run.id);
-				csv_str(f, rr->def.name);
+				csv_str(f, rr->design.name);
 				fputc(',', f);
 				csv_str(f, rr->arm[0]);
 				fputc(',', f);
 				csv_str(f, rr->arm[rr->tables[t].arm]);
 				/* a command experiment's condition goes in the model column (its sizes are 0) */
 				fputc(',', f);
-				csv_str(f, rr->def.target == LR_TARGET_COMMAND ? w->label : w->model);
+				csv_str(f, rr->design.target == LR_TARGET_COMMAND ? w->label : w->model);
 				fprintf(f, ",%lld,%lld,%s,", (long long)w->layers, (long long)w->tokens, w->status);
 				if (w->has) /* numbers that read back to the same double */
 					fprintf(f, "%s,%s,%s,%s,%s,", lr_double_text(n1, w->median_a_ms),
@@ -357,8 +357,8 @@ static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serv
 				else
 					fputs(",,,,,", f);
 				fprintf(f, "%d,%d,", w->blocks, w->flagged);
-				csv_str(f, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin,
-									     rr->arm[rr->tables[t].arm], rr->def.metric)
+				csv_str(f, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin,
+									     rr->arm[rr->tables[t].arm], rr->design.metric)
 						  : w->status);
 				fputc(',', f);
 				csv_str(f, w->failure ? w->failure : "");
@@ -387,9 +387,9 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 
 		json_object_set_new(jr, "run", json_integer(rr->run.id));
 		json_object_set_new(jr, "uuid", json_string(rr->run.uuid));
-		json_object_set_new(jr, "experiment", json_string(rr->def.name));
+		json_object_set_new(jr, "experiment", json_string(rr->design.name));
 		json_object_set_new(jr, "status", json_string(lr_status_name(rr->run.status)));
-		json_object_set_new(jr, "definition_sha256", json_string(rr->def.sha256));
+		json_object_set_new(jr, "definition_sha256", json_string(rr->design.sha256));
 		json_object_set_new(jr, "parity", json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed,
 							  "missing", rr->missing));
 		for (t = 0; t < rr->ntables; t++) {
@@ -409,9 +409,9 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 					json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
 					json_object_set_new(jw, "verdict",
 							    json_string(lr_verdict_metric_text(verdict, sizeof verdict, &w->p,
-											       rr->def.margin,
+											       rr->design.margin,
 											       rr->arm[rr->tables[t].arm],
-											       rr->def.metric)));
+											       rr->design.metric)));
 				}
 				if (w->failure)
 					json_object_set_new(jw, "failure", json_string(w->failure));

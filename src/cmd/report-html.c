@@ -207,13 +207,13 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 	char *cmd;
 
 	fprintf(f, "<h2>");
-	cmd_html_text(f, rr->def.name);
+	cmd_html_text(f, rr->design.name);
 	fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
 	cmd = cmd_argv_text(rr->run.argv_json);
 	cmd_html_text(f, cmd ? cmd : rr->run.argv_json);
 	free(cmd);
 	fputs("</code></li>\n<li>Definition sha256: <code>", f);
-	cmd_html_text(f, rr->def.sha256);
+	cmd_html_text(f, rr->design.sha256);
 	fputs("</code></li>\n<li>Sources: ", f);
 	if (rr->run.source.present) {
 		fputs("HEAD <code>", f);
@@ -227,9 +227,9 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 	fputs("</li>\n<li>Host: ", f);
 	html_host(f, rr);
 	fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
-		   "target %s, backend ", rr->def.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->def.blocks,
-		rr->def.warmup, rr->def.margin * 100, (unsigned long long)rr->def.seed, lr_exp_target_name(rr->def.target));
-	cmd_html_text(f, rr->def.backend);
+		   "target %s, backend ", rr->design.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->design.blocks,
+		rr->design.warmup, rr->design.margin * 100, (unsigned long long)rr->design.seed, lr_exp_target_name(rr->design.target));
+	cmd_html_text(f, rr->design.backend);
 	fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
 		rr->failed, rr->missing);
 	if (rr->aa_run) {
@@ -256,11 +256,11 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 	cmd_html_text(f, an);
 	fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
 	cmd_html_text(f, an);
-	fprintf(f, " median %s</th><th>", rr->def.metric[0] ? rr->def.metric : "ms");
+	fprintf(f, " median %s</th><th>", rr->design.metric[0] ? rr->design.metric : "ms");
 	cmd_html_text(f, bn);
 	fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
-		"<th>drift ", rr->def.metric[0] ? rr->def.metric : "ms",
-		rr->def.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
+		"<th>drift ", rr->design.metric[0] ? rr->design.metric : "ms",
+		rr->design.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
 	cmd_html_text(f, an);
 	fputc('/', f);
 	cmd_html_text(f, bn);
@@ -278,13 +278,13 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 			fputs("</td></tr>\n", f);
 			continue;
 		}
-		if (rr->def.target == LR_TARGET_COMMAND)
+		if (rr->design.target == LR_TARGET_COMMAND)
 			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
 				w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
 		else
 			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
 				w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-		if (w->p.k && rr->def.target == LR_TARGET_COMMAND)
+		if (w->p.k && rr->design.target == LR_TARGET_COMMAND)
 			fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
 		else if (w->p.k)
 			fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
@@ -292,13 +292,13 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 			fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
 		fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
 			w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
-		cmd_html_text(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, bn, rr->def.metric));
+		cmd_html_text(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin, bn, rr->design.metric));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n<div>\n", f);
 	for (k = 0; k < tb->nrows; k++)
 		if (tb->rows[k].has)
-			svg_chart(f, &tb->rows[k], an, bn, rr->def.margin, rr->def.target == LR_TARGET_COMMAND);
+			svg_chart(f, &tb->rows[k], an, bn, rr->design.margin, rr->design.target == LR_TARGET_COMMAND);
 	fputs("</div>\n", f);
 }
 

@@ -165,8 +165,8 @@ static void print_conditions(struct lr_store *st, const struct lr_run *r)
 				const char *arm = rr->arm[rr->tables[t].arm];
 
 				printf("  %-28s %-12s %-8s %s\n", w->label, arm, w->status,
-				       w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->def.margin, arm,
-								       rr->def.metric)
+				       w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin, arm,
+								       rr->design.metric)
 					      : w->failure ? w->failure : "no estimate");
 			}
 	}

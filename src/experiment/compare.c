@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/jsonbytes.h"
 #include "experiment/compare.h"
+#include "experiment/plan.h"
 #include "experiment/expdef.h"
 #include "store/experiments.h"
 
@@ -171,53 +172,51 @@ static void add_drift(void *arg, const char *what, const char *key, const char *
 		cmp->rc = lr_error_set(LR_ENOMEM, "out of memory");
 }
 
-/* Both experiment runs' definitions, and whether their conditions and arms line up. */
+/* Both experiment runs' stored plans, and whether their conditions and arms line up. */
 static int compare_experiments(struct lr_store *st, const struct lr_run *a, const struct lr_run *b,
 			       struct lr_comparison *cmp)
 {
-	struct lr_expdef da, db;
-	char *path = NULL, *text = NULL;
-	int c, rc;
+	struct lr_stored_design da, db;
+	struct lr_store_condition_row *ca = NULL, *cb = NULL;
+	char names[2][LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32];
+	int nca = 0, ncb = 0, narm[2] = { 0, 0 }, c, rc;
 
-	memset(&da, 0, sizeof da);
-	memset(&db, 0, sizeof db);
-	if ((rc = lr_store_definition(st, a->id, &path, &text)) || (rc = lr_expdef_load(&da, path, text)))
-		goto out;
-	free(path);
-	free(text);
-	path = text = NULL;
-	if ((rc = lr_store_definition(st, b->id, &path, &text)) || (rc = lr_expdef_load(&db, path, text)))
+	if ((rc = lr_plan_stored(st, a->id, &da)) || (rc = lr_plan_stored(st, b->id, &db)) ||
+	    (rc = lr_store_conditions(st, a->id, &ca, &nca)) || (rc = lr_store_conditions(st, b->id, &cb, &ncb)) ||
+	    (rc = lr_store_arm_names(st, a->id, names[0], kernels, LR_EXP_MAXARMS, &narm[0])) ||
+	    (rc = lr_store_arm_names(st, b->id, names[1], kernels, LR_EXP_MAXARMS, &narm[1])))
 		goto out;
 	snprintf(cmp->a_definition, sizeof cmp->a_definition, "%s", da.sha256);
 	snprintf(cmp->b_definition, sizeof cmp->b_definition, "%s", db.sha256);
-	cmp->comparable = lr_expdef_conditions(&da) == lr_expdef_conditions(&db) && da.narms == db.narms;
+	cmp->comparable = nca == ncb && narm[0] == narm[1] && narm[0] > 0;
 	if (!cmp->comparable) {
 		cmp->outputs_match = 0;
 		goto out;
 	}
-	snprintf(cmp->baseline, sizeof cmp->baseline, "%s", da.arms[0].name);
-	cmp->ncond = lr_expdef_conditions(&da);
-	cmp->cond = calloc((size_t)cmp->ncond, sizeof *cmp->cond);
-	cmp->where = calloc((size_t)cmp->ncond, sizeof *cmp->where);
-	cmp->arm_names = calloc((size_t)da.narms, sizeof *cmp->arm_names);
+	snprintf(cmp->baseline, sizeof cmp->baseline, "%s", names[0][0]);
+	cmp->ncond = nca;
+	cmp->cond = calloc((size_t)(nca ? nca : 1), sizeof *cmp->cond);
+	cmp->where = calloc((size_t)(nca ? nca : 1), sizeof *cmp->where);
+	cmp->arm_names = calloc((size_t)narm[0], sizeof *cmp->arm_names);
 	if (!cmp->cond || !cmp->where || !cmp->arm_names) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (c = 0; c < da.narms; c++)
-		snprintf(cmp->arm_names[c], sizeof cmp->arm_names[c], "%s", da.arms[c].name);
-	if ((rc = lr_experiment_compare(st, a->id, b->id, cmp->ncond, da.narms, cmp->cond)))
+	for (c = 0; c < narm[0]; c++)
+		snprintf(cmp->arm_names[c], sizeof cmp->arm_names[c], "%s", names[0][c]);
+	if ((rc = lr_experiment_compare(st, a->id, b->id, cmp->ncond, narm[0], cmp->cond)))
 		goto out;
-	for (c = 0; c < cmp->ncond; c++) {
-		lr_expdef_condition(&da, c, &cmp->where[c]);
+	for (c = 0; c < cmp->ncond && !rc; c++) {
+		snprintf(cmp->where[c].model, sizeof cmp->where[c].model, "%s", ca[c].model);
+		cmp->where[c].layers = ca[c].layers;
+		cmp->where[c].tokens = ca[c].tokens;
+		rc = lr_plan_stored_label(st, a->id, &da, &ca[c], cmp->where[c].label, sizeof cmp->where[c].label);
 		if (!cmp->cond[c].outputs_match)
 			cmp->outputs_match = 0;
 	}
 out:
-	free(path);
-	free(text);
-	lr_expdef_release(&da);
-	lr_expdef_release(&db);
+	lr_store_conditions_free(ca, nca);
+	lr_store_conditions_free(cb, ncb);
 	return rc;
 }
 

@@ -513,6 +513,22 @@ int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlis
 	return 0;
 }
 
+void lr_exp_params_label(const struct lr_kvlist *params, char *buf, size_t len)
+{
+	size_t k, off = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < params->n && off < len; k++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", k ? " " : "", params->v[k].key, params->v[k].value);
+	if (!params->n)
+		snprintf(buf, len, "all");
+}
+
+void lr_exp_geometry_label(const char *model, int64_t layers, int64_t tokens, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %lld/%lld", model, (long long)layers, (long long)tokens);
+}
+
 void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c)
 {
 	int nl = d->nlayers ? d->nlayers : 1, t, l, m;
@@ -521,15 +537,11 @@ void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_conditi
 	memset(c, 0, sizeof *c);
 	if (d->target == LR_TARGET_COMMAND) {
 		struct lr_kvlist params = { 0 };
-		size_t k, off = 0;
 
 		if (lr_expdef_condition_params(d, i, &params))
 			snprintf(c->label, sizeof c->label, "(out of memory)");
-		for (k = 0; k < params.n && off < sizeof c->label; k++)
-			off += (size_t)snprintf(c->label + off, sizeof c->label - off, "%s%s=%s", k ? " " : "",
-						params.v[k].key, params.v[k].value);
-		if (!params.n && !c->label[0])
-			snprintf(c->label, sizeof c->label, "all");
+		else
+			lr_exp_params_label(&params, c->label, sizeof c->label);
 		lr_kvlist_release(&params);
 		return;
 	}
@@ -541,5 +553,5 @@ void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_conditi
 		g.layers = 0;
 	c->layers = d->nlayers ? d->layers[l] : g.layers;
 	c->tokens = d->tokens[t];
-	snprintf(c->label, sizeof c->label, "%s %lld/%lld", c->model, (long long)c->layers, (long long)c->tokens);
+	lr_exp_geometry_label(c->model, c->layers, c->tokens, c->label, sizeof c->label);
 }

@@ -104,6 +104,10 @@ void lr_expdef_release(struct lr_expdef *d);
 LR_MUST_CHECK int lr_expdef_conditions(const struct lr_expdef *d);
 void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c);
 
+/* A condition's label: "route=a size=2" from its grid values ("all" for none), or "qwen3-4b 28/2048". */
+void lr_exp_params_label(const struct lr_kvlist *params, char *buf, size_t len);
+void lr_exp_geometry_label(const char *model, int64_t layers, int64_t tokens, char *buf, size_t len);
+
 /* Condition i's grid values (key -> value in [grid] order), for any target. */
 LR_MUST_CHECK int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out);
 

@@ -31,3 +31,116 @@ void lr_plan_release(struct lr_plan *p)
 	p->cond = NULL;
 	p->n = 0;
 }
+
+void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->name, sizeof out->name, "%s", d->name);
+	snprintf(out->title, sizeof out->title, "%s", d->title);
+	snprintf(out->target, sizeof out->target, "%s", lr_exp_target_name(d->target));
+	snprintf(out->backend, sizeof out->backend, "%s", d->backend);
+	snprintf(out->order, sizeof out->order, "%s", d->order == LR_ORDER_RANDOM ? "random" : "abba");
+	out->blocks = d->blocks;
+	out->warmup = d->warmup;
+	out->margin = d->margin;
+	out->seed = d->seed;
+	snprintf(out->metric, sizeof out->metric, "%s", d->metric);
+}
+
+static void from_design(const struct lr_store_design *s, struct lr_stored_design *out)
+{
+	snprintf(out->name, sizeof out->name, "%s", s->name);
+	snprintf(out->title, sizeof out->title, "%s", s->title);
+	snprintf(out->backend, sizeof out->backend, "%s", s->backend);
+	snprintf(out->metric, sizeof out->metric, "%s", s->metric);
+	out->target = !strcmp(s->target, "command") ? LR_TARGET_COMMAND
+		      : !strcmp(s->target, "import") ? LR_TARGET_IMPORT : LR_TARGET_ENCODE;
+	out->order = !strcmp(s->order, "random") ? LR_ORDER_RANDOM : LR_ORDER_ABBA;
+	out->blocks = s->blocks;
+	out->warmup = s->warmup;
+	out->margin = s->margin;
+	out->seed = s->seed;
+}
+
+int lr_plan_stored(struct lr_store *st, int64_t run, struct lr_stored_design *out)
+{
+	struct lr_store_design row;
+	struct lr_expdef d;
+	char *path = NULL, *text = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&d, 0, sizeof d);
+	if ((rc = lr_store_definition(st, run, &path, &text)) ||
+	    (rc = lr_sha256_buf(text, strlen(text), out->sha256)))
+		goto out;
+	snprintf(out->path, sizeof out->path, "%s", path);
+	if (!(rc = lr_store_design(st, run, &row))) {
+		from_design(&row, out);
+		out->from_rows = 1;
+	} else if (rc == LR_ENOTFOUND) {
+		/* stored before migration 18: its definition is all there is */
+		lr_error_clear();
+		if (!(rc = lr_expdef_load(&d, path, text))) {
+			lr_plan_design(&d, &row);
+			from_design(&row, out);
+		}
+	}
+out:
+	lr_expdef_release(&d);
+	free(path);
+	free(text);
+	return rc;
+}
+
+int lr_plan_stored_label(struct lr_store *st, int64_t run, const struct lr_stored_design *d,
+			 const struct lr_store_condition_row *c, char *buf, size_t len)
+{
+	struct lr_kvlist params = { 0 };
+	int rc;
+
+	if (d->target != LR_TARGET_COMMAND) {
+		lr_exp_geometry_label(c->model, c->layers, c->tokens, buf, len);
+		return 0;
+	}
+	if (!(rc = lr_store_condition_params(st, run, c->idx, &params)))
+		lr_exp_params_label(&params, buf, len);
+	lr_kvlist_release(&params);
+	return rc;
+}
+
+int lr_plan_check(const struct lr_expdef *d, const struct lr_stored_design *stored, int64_t run)
+{
+	struct lr_store_design now, was;
+	char a[2][64], b[2][64];
+	const char *field = NULL, *x = "", *y = "";
+
+	if (!stored->from_rows)
+		return 0; /* stored before migration 18: nothing to check against */
+	lr_plan_design(d, &now);
+	memset(&was, 0, sizeof was);
+	snprintf(was.target, sizeof was.target, "%s", lr_exp_target_name(stored->target));
+	snprintf(was.order, sizeof was.order, "%s", stored->order == LR_ORDER_RANDOM ? "random" : "abba");
+	snprintf(a[0], sizeof a[0], "%d/%d/%.17g", stored->blocks, stored->warmup, stored->margin);
+	snprintf(b[0], sizeof b[0], "%d/%d/%.17g", now.blocks, now.warmup, now.margin);
+	snprintf(a[1], sizeof a[1], "%llu", (unsigned long long)stored->seed);
+	snprintf(b[1], sizeof b[1], "%llu", (unsigned long long)now.seed);
+#define DIFFER(f, s1, s2) \
+	if (!field && strcmp((s1), (s2))) \
+		field = (f), x = (s1), y = (s2);
+	DIFFER("name", stored->name, now.name)
+	DIFFER("title", stored->title, now.title)
+	DIFFER("target", was.target, now.target)
+	DIFFER("backend", stored->backend, now.backend)
+	DIFFER("order", was.order, now.order)
+	DIFFER("blocks/warmup/margin", a[0], b[0])
+	DIFFER("seed", a[1], b[1])
+	DIFFER("metric", stored->metric, now.metric)
+#undef DIFFER
+	if (!field)
+		return 0;
+	lr_error_set(LR_EINVAL, "run %lld's stored definition reads differently today: %s '%s', stored with the run '%s'",
+		     (long long)run, field, y, x);
+	lr_error_hint("this labrun parses definitions another way than the one that ran it: replay with that version");
+	return LR_EINVAL;
+}

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/jsonbytes.h"
 #include "experiment/expdef.h"
+#include "experiment/plan.h"
 #include "experiment/replay.h"
 #include "record/record.h"
 #include "store/experiments.h"
@@ -18,6 +19,7 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	struct lr_replay_check *checks = NULL;
 	struct lr_run run;
 	struct lr_expdef d;
+	struct lr_stored_design stored;
 	const struct lr_kv *cpu;
 	int rc, c;
 
@@ -26,7 +28,9 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	if ((rc = lr_store_definition(st, orig->id, &path, &text)))
 		goto out;
 	snprintf(label, sizeof label, "%s (as stored with run %lld)", path, (long long)orig->id);
-	if ((rc = lr_expdef_load(&d, label, text)))
+	/* executing needs the whole definition; today's parse of it must give the design stored with the run */
+	if ((rc = lr_expdef_load(&d, label, text)) || (rc = lr_plan_stored(st, orig->id, &stored)) ||
+	    (rc = lr_plan_check(&d, &stored, orig->id)))
 		goto out;
 	/* the same binding: the CPU the original was pinned to, when this host lets us use it
 	 * (otherwise the CPU the runner starts on; the binding rows show the difference) */

@@ -71,21 +71,6 @@ out:
 }
 
 /* A command experiment's condition: its grid values, "all" without a grid. */
-static int command_label(struct lr_store *st, int64_t run, int cond, char *buf, size_t len)
-{
-	struct lr_kvlist params = { 0 };
-	size_t k, off = 0;
-	int rc = lr_store_condition_params(st, run, cond, &params);
-
-	buf[0] = '\0';
-	for (k = 0; !rc && k < params.n && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", k ? " " : "", params.v[k].key, params.v[k].value);
-	if (!rc && !params.n)
-		snprintf(buf, len, "all");
-	lr_kvlist_release(&params);
-	return rc;
-}
-
 static void release_run(struct lr_report_run *rr)
 {
 	int t, k;
@@ -96,7 +81,6 @@ static void release_run(struct lr_report_run *rr)
 		free(rr->tables[t].rows);
 	}
 	lr_store_conditions_free(rr->conds, rr->nconds);
-	lr_expdef_release(&rr->def);
 	lr_run_release(&rr->run);
 }
 
@@ -112,7 +96,7 @@ static int noise_floor(struct lr_store *st, struct lr_report_run *rr)
 		return rc;
 	memset(&aa, 0, sizeof aa);
 	if (!(rc = build_run(st, rr->aa_run, &aa))) {
-		snprintf(rr->aa_name, sizeof rr->aa_name, "%s", aa.def.name);
+		snprintf(rr->aa_name, sizeof rr->aa_name, "%s", aa.design.name);
 		for (t = 0; t < aa.ntables; t++)
 			for (k = 0; k < aa.tables[t].nrows; k++) {
 				const struct lr_paired *p = &aa.tables[t].rows[k].p;
@@ -154,13 +138,11 @@ static int reportable(struct lr_store *st, const struct lr_run *r, int asked)
 
 static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 {
-	char *path = NULL, *text = NULL;
 	int rc, a, c;
 
 	lr_run_init(&rr->run);
-	if ((rc = lr_store_run_load(st, id, &rr->run)) || (rc = lr_store_definition(st, id, &path, &text)) ||
-	    (rc = lr_expdef_load(&rr->def, path, text)))
-		goto out;
+	if ((rc = lr_store_run_load(st, id, &rr->run)) || (rc = lr_plan_stored(st, id, &rr->design)))
+		return rc;
 	if ((rc = lr_store_arm_names(st, id, rr->arm, rr->kernel, LR_EXP_MAXARMS, &rr->narm)) ||
 	    (rc = lr_store_conditions(st, id, &rr->conds, &rr->nconds)))
 		goto out;
@@ -184,18 +166,16 @@ static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 		for (c = 0; c < rr->nconds && !rc; c++) {
 			struct lr_report_row *row = &t->rows[t->nrows++];
 
-			rc = build_row(st, id, &rr->conds[c], a, rr->def.metric, &rr->higher, row);
-			if (!rc && rr->def.target == LR_TARGET_COMMAND)
-				rc = command_label(st, id, rr->conds[c].idx, row->label, sizeof row->label);
+			rc = build_row(st, id, &rr->conds[c], a, rr->design.metric, &rr->higher, row);
+			if (!rc && rr->design.target == LR_TARGET_COMMAND)
+				rc = lr_plan_stored_label(st, id, &rr->design, &rr->conds[c], row->label, sizeof row->label);
 			/* the method's drift flag, at the practical margin */
-			row->drifted = fabs(row->drift_a) > rr->def.margin || fabs(row->drift_b) > rr->def.margin;
+			row->drifted = fabs(row->drift_a) > rr->design.margin || fabs(row->drift_b) > rr->design.margin;
 		}
 		if (rc)
 			goto out;
 	}
 out:
-	free(path);
-	free(text);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "base/model.h"
 #include "base/stats.h"
 #include "experiment/expdef.h"
+#include "experiment/plan.h"
 #include "store/experiments.h"
 #include "store/ledger.h"
 #include "store/runs.h"
@@ -41,7 +42,7 @@ struct lr_report_table {
 
 struct lr_report_run {
 	struct lr_run run;
-	struct lr_expdef def;
+	struct lr_stored_design design;	/* from its rows (experiment/plan.h) */
 	int higher;			/* command experiments: the metric is better higher */
 	char arm[LR_EXP_MAXARMS][32], kernel[LR_EXP_MAXARMS][32];
 	int narm;

@@ -282,7 +282,7 @@ static int run_status(struct lr_store *st, int64_t id, char status[16])
 		return rc;
 	db_bind_int(s, ":run", id);
 	if (db_step_row(st, s, "read the run", &rc))
-		snprintf(status, 16, "%s", (const char *)sqlite3_column_text(s, 0));
+		db_col_copy(s, 0, status, 16);
 	else if (!rc)
 		rc = lr_error_set(LR_ENOTFOUND, "run %lld does not exist", (long long)id);
 	sqlite3_finalize(s);

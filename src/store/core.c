@@ -497,6 +497,13 @@ int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_tex
 	return rc;
 }
 
+void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
 char *db_col_dup(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);

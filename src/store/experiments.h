@@ -18,6 +18,18 @@ struct lr_store_arm_command {
 	const char *route;
 };
 
+/* An experiment run's design (run_design), written with its plan and read by report, diff and replay. */
+struct lr_store_design {
+	char name[64], title[256];
+	char target[16];		/* encode, import, command */
+	char backend[16];
+	char order[16];			/* abba, random */
+	int blocks, warmup;
+	double margin;
+	uint64_t seed;
+	char metric[64];		/* "" for wall time */
+};
+
 struct lr_store_arm {
 	const char *name, *kernel, *contract, *layout, *mode;
 	int threads;
@@ -71,9 +83,13 @@ struct lr_store_rep {
 	int interfered;
 };
 
-/* Store the definition text and the arms of experiment run 'run' (one transaction). */
+/* Store the definition text, the design and the arms of experiment run 'run' (one transaction). */
 LR_MUST_CHECK int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
-			     const char *text, const struct lr_store_arm *arms, int narms);
+					   const char *text, const struct lr_store_design *design,
+					   const struct lr_store_arm *arms, int narms);
+
+/* The stored design of experiment run 'run'; LR_ENOTFOUND for a run stored before migration 18. */
+LR_MUST_CHECK int lr_store_design(struct lr_store *st, int64_t run, struct lr_store_design *out);
 
 /*
  * Store one condition's outcome in one transaction: its row, the parity

@@ -136,7 +136,7 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 		}
 		if (!rc)
 			rc = check_signature(s, seq, uuid, digest, policy, fn, arg, head);
-		snprintf(head->newest_at, sizeof head->newest_at, "%s", (const char *)sqlite3_column_text(s, 11));
+		db_col_copy(s, 11, head->newest_at, sizeof head->newest_at);
 		snprintf(last, sizeof last, "%s", digest);
 		head->seq = seq;
 		snprintf(head->digest, sizeof head->digest, "%s", digest);
@@ -166,7 +166,7 @@ int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA25
 	db_bind_int(s, ":seq", seq);
 	while (db_step_row(st, s, "read the ledger", &rc)) {
 		if (sqlite3_column_int64(s, 0) == seq)
-			snprintf(digest, LR_SHA256_HEX, "%s", (const char *)sqlite3_column_text(s, 3));
+			db_col_copy(s, 3, digest, LR_SHA256_HEX);
 		else
 			rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
 				(const char *)sqlite3_column_text(s, 2));
@@ -185,7 +185,7 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
 		return rc;
 	if (db_step_row(st, s, "read the ledger head", &rc)) {
 		head->seq = sqlite3_column_int64(s, 0);
-		snprintf(head->digest, sizeof head->digest, "%s", (const char *)sqlite3_column_text(s, 1));
+		db_col_copy(s, 1, head->digest, sizeof head->digest);
 	}
 	sqlite3_finalize(s);
 	return rc;

@@ -166,7 +166,7 @@ static int load_sources(struct lr_store *st, struct lr_run *r)
 		r->source.head = db_col_dup(s, 1);
 		r->source.branch = db_col_dup(s, 2);
 		r->source.dirty = sqlite3_column_int(s, 3);
-		snprintf(r->source.diff_sha256, LR_SHA256_HEX, "%s", (const char *)sqlite3_column_text(s, 4));
+		db_col_copy(s, 4, r->source.diff_sha256, LR_SHA256_HEX);
 	}
 	sqlite3_finalize(s);
 	if (rc || (rc = db_prepare(st, &s, "SELECT path, git_status, sha256, size FROM source_file"

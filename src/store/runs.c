@@ -366,7 +366,7 @@ int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n)
 			v = p;
 		}
 		v[cnt].id = sqlite3_column_int64(s, 0);
-		snprintf(v[cnt].uuid, sizeof v[cnt].uuid, "%s", (const char *)sqlite3_column_text(s, 1));
+		db_col_copy(s, 1, v[cnt].uuid, sizeof v[cnt].uuid);
 		cnt++;
 	}
 out:

@@ -49,6 +49,8 @@ const struct db_seal_query db_seal_queries[] = {
 	{ "artifact_entry", "SELECT * FROM artifact_entry WHERE run_id = :run ORDER BY role, name" },
 	/* migration 14 */
 	{ "run_digest", "SELECT * FROM run_digest WHERE run_id = :run ORDER BY name" },
+	/* migration 18 */
+	{ "run_design", "SELECT * FROM run_design WHERE run_id = :run" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
@@ -134,7 +136,7 @@ int lr_store_id(struct lr_store *st, char id[LR_STORE_ID_LEN])
 	if ((rc = db_prepare(st, &s, "SELECT id FROM store_identity LIMIT 1")))
 		return rc;
 	if (db_step_row(st, s, "read the store's id", &rc))
-		snprintf(id, LR_STORE_ID_LEN, "%s", (const char *)sqlite3_column_text(s, 0));
+		db_col_copy(s, 0, id, LR_STORE_ID_LEN);
 	sqlite3_finalize(s);
 	if (!rc && !id[0])
 		rc = lr_error_set(LR_ESTORE, "store '%s' has no id: its store_identity row was removed", st->dir);
@@ -185,7 +187,7 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 		kind = "amend";
 	if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
 		seq = sqlite3_column_int64(s, 2) + 1;
-		snprintf(prev, sizeof prev, "%s", (const char *)sqlite3_column_text(s, 3));
+		db_col_copy(s, 3, prev, sizeof prev);
 	}
 	sqlite3_finalize(s);
 	s = NULL;

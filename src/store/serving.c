@@ -161,7 +161,7 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 		memset(&set, 0, sizeof set);
 		set.id = sqlite3_column_int64(s, 0);
 		set.run = sqlite3_column_int64(s, 1);
-		snprintf(set.route, sizeof set.route, "%s", (const char *)sqlite3_column_text(s, 2));
+		db_col_copy(s, 2, set.route, sizeof set.route);
 		set.cond = sqlite3_column_int(s, 3);
 		set.seq = sqlite3_column_int(s, 4);
 		set.cases = sqlite3_column_int64(s, 5);
@@ -345,9 +345,9 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		c.ref_set = sqlite3_column_int64(s, 2);
 		c.cand_set = sqlite3_column_int64(s, 3);
 		c.ref_run = sqlite3_column_int64(s, 4);
-		snprintf(c.kind, sizeof c.kind, "%s", (const char *)sqlite3_column_text(s, 5));
-		snprintf(c.ref_route, sizeof c.ref_route, "%s", (const char *)sqlite3_column_text(s, 6));
-		snprintf(c.cand_route, sizeof c.cand_route, "%s", (const char *)sqlite3_column_text(s, 7));
+		db_col_copy(s, 5, c.kind, sizeof c.kind);
+		db_col_copy(s, 6, c.ref_route, sizeof c.ref_route);
+		db_col_copy(s, 7, c.cand_route, sizeof c.cand_route);
 		c.cond = sqlite3_column_int(s, 8);
 		c.exact = sqlite3_column_int64(s, 9);
 		c.token_mismatch = sqlite3_column_int64(s, 10);
@@ -379,8 +379,8 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		g.id = sqlite3_column_int64(s, 0);
 		g.run = sqlite3_column_int64(s, 1);
 		g.set = sqlite3_column_int64(s, 2);
-		snprintf(g.route, sizeof g.route, "%s", (const char *)sqlite3_column_text(s, 3));
-		snprintf(g.key_sha256, sizeof g.key_sha256, "%s", (const char *)sqlite3_column_text(s, 4));
+		db_col_copy(s, 3, g.route, sizeof g.route);
+		db_col_copy(s, 4, g.key_sha256, sizeof g.key_sha256);
 		g.cond = sqlite3_column_int(s, 5);
 		g.strict = sqlite3_column_int64(s, 6);
 		g.formats = sqlite3_column_int64(s, 7);

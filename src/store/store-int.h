@@ -90,6 +90,8 @@ int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int6
 
 /* Column i as a malloc'd string, NULL for SQL NULL. */
 char *db_col_dup(sqlite3_stmt *s, int i);
+/* Column i's text into buf (truncated to size, "" for NULL). */
+void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size);
 
 /*
  * Call 'fn' with the header, then with every row of 's' (values as text).

@@ -43,3 +43,24 @@ contains "$T/out" "DIFFERENT" "the artifact differs"
 "$LABRUN" import --model qwen3-0.6b --tokens 16 >/dev/null 2>&1
 expect_exit 2 "an import run is not replayable" "$LABRUN" replay last
 contains "$T/err" "runs of kind 'import' are not replayable yet" "says why"
+
+# A stored run is read from its rows, never through today's parser: run 1's stored definition made
+# to read differently (as a later parser might read it: 9 blocks, not 6), with its sha256 updated.
+python3 -c 'import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+(text,) = db.execute("SELECT text FROM run_definition WHERE run_id = 1").fetchone()
+text = text.replace("blocks = 6", "blocks = 9")
+db.execute("UPDATE run_definition SET text = ?, sha256 = ? WHERE run_id = 1", (text, hashlib.sha256(text.encode()).hexdigest()))
+db.commit()' "$LABRUN_STORE/labrun.db"
+equals "$(q "SELECT instr(text, 'blocks = 9') > 0 FROM run_definition WHERE run_id = 1")" "1" "fixture: 9 blocks stored"
+expect_exit 0 "report on the run" "$LABRUN" report --run 1
+contains "$T/out" "6 timed blocks after 1 warm-up" "the report gives the design stored with the run"
+expect_exit 0 "diff of the run and its replay" "$LABRUN" diff 1 2
+lacks "$T/out" "not comparable" "the runs still line up by their rows"
+expect_exit 2 "replay refuses" "$LABRUN" replay 1
+contains "$T/err" "run 1's stored definition reads differently today: blocks/warmup/margin '9/1/0.02', stored with the run '6/1/0.02'" \
+	"replay names the difference"
+# a run stored before migration 18 has no run_design row: it is read from its stored definition
+sqlite3 "$LABRUN_STORE/labrun.db" "DELETE FROM run_design WHERE run_id = 2"
+expect_exit 0 "report on a run without a design row" "$LABRUN" report --run 2
+contains "$T/out" "6 timed blocks after 1 warm-up" "read from its stored definition"
