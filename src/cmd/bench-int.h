@@ -3,7 +3,8 @@
 
 /*
  * What the files of 'labrun bench' share: bench.c (the command, 'bench
- * encoder'), bench-store.c ('bench store') and bench-import.c ('bench import').
+ * encoder'), bench-store.c, bench-import.c and bench-remote.c dispatch to
+ * their subcommands; every one uses bench-common.c.
  */
 
 #include "cmd/cmd.h"

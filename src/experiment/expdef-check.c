@@ -7,6 +7,20 @@
 #include "experiment/template.h"
 #include "import/kvgeom.h"
 
+/* The first problem, at its line (every later one is dropped); returns 0, which stops inih. */
+int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof p->err, fmt, ap);
+	va_end(ap);
+	p->err_line = line;
+	return 0; /* makes inih stop reporting success */
+}
+
 /* Register sections before the values arrive: arms in file order, unknown names refused. */
 int lr_expdef_check_sections(struct parse *p)
 {

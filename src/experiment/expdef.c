@@ -12,19 +12,6 @@
 #include "experiment/template.h"
 #include "import/kvgeom.h"
 
-int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->err[0])
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(p->err, sizeof p->err, fmt, ap);
-	va_end(ap);
-	p->err_line = line;
-	return 0; /* makes inih stop reporting success */
-}
-
 /* inih's reader: fgets over the text, counting lines and noting section headers. */
 static char *reader(char *str, int num, void *stream)
 {

@@ -1,0 +1,216 @@
+/*
+ * Statements: preparing, binding (a failed bind kept with its statement),
+ * stepping, reading columns, transactions, and the store's error for a
+ * failed call. The one file every other file of the store layer calls.
+ */
+#include "config.h"
+#include "base/system.h"
+
+#include "base/error.h"
+#include "store/store-int.h"
+
+int db_error(struct lr_store *st, const char *what)
+{
+	int code = sqlite3_extended_errcode(st->db);
+	int rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': %s", what, st->db_path,
+			      sqlite3_errmsg(st->db));
+
+	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
+		lr_error_hint("another labrun may hold the store for a long write; retry, or pass --store");
+	else if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN)
+		lr_error_hint("check that '%s' is writable, or pass --store DIR", st->dir);
+	else if ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB)
+		lr_error_hint("run 'labrun fsck' and restore the store from a copy");
+	return rc;
+}
+
+int db_exec(struct lr_store *st, const char *sql, const char *what)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(st, what);
+	return 0;
+}
+
+/*
+ * A bind that failed (a name the statement lacks: a bug in labrun; out of
+ * memory; a value too big) is kept with its statement and reported by that
+ * statement's next step, so a row is never written with a parameter silently
+ * left NULL, and never blamed on another statement. SQLite has no room for
+ * it in the statement, so it is kept beside it, per thread (statements are
+ * stepped where they are bound); a few slots are plenty, since a failed bind
+ * is stepped, or its statement given up, right after it.
+ */
+#define BIND_SLOTS 4
+static _Thread_local struct bind_failure {
+	sqlite3_stmt *stmt;
+	int code;
+	char name[32];
+} bind_failed[BIND_SLOTS];
+static _Thread_local unsigned bind_next;
+
+static struct bind_failure *bind_slot(sqlite3_stmt *s)
+{
+	int i;
+
+	for (i = 0; i < BIND_SLOTS; i++)
+		if (bind_failed[i].stmt == s)
+			return &bind_failed[i];
+	return NULL;
+}
+
+int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql)
+{
+	struct bind_failure *f;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK)
+		return db_error(st, "prepare a statement");
+	/* a statement given up after a failed bind, whose memory this one reuses */
+	if ((f = bind_slot(*s)))
+		f->stmt = NULL;
+	return 0;
+}
+
+static void bind_result(sqlite3_stmt *s, int code, const char *name)
+{
+	struct bind_failure *f;
+
+	if (code == SQLITE_OK || bind_slot(s)) /* the first failure of a statement is the one to report */
+		return;
+	if (!(f = bind_slot(NULL)))
+		f = &bind_failed[bind_next++ % BIND_SLOTS];
+	f->stmt = s;
+	f->code = code;
+	snprintf(f->name, sizeof f->name, "%s", name);
+}
+
+/* A name the statement lacks has index 0, which every sqlite3_bind_* refuses with SQLITE_RANGE. */
+#define bind_index sqlite3_bind_parameter_index
+
+void db_bind_text(sqlite3_stmt *s, const char *name, const char *v)
+{
+	int i = bind_index(s, name);
+
+	bind_result(s, v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i), name);
+}
+
+void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v)
+{
+	bind_result(s, sqlite3_bind_int64(s, bind_index(s, name), v), name);
+}
+
+void db_bind_real(sqlite3_stmt *s, const char *name, double v)
+{
+	bind_result(s, sqlite3_bind_double(s, bind_index(s, name), v), name);
+}
+
+void db_bind_null(sqlite3_stmt *s, const char *name)
+{
+	bind_result(s, sqlite3_bind_null(s, bind_index(s, name)), name);
+}
+
+/* Statement s's failed bind since its last step, as an error (and forgotten); 0: none. */
+static int bind_error(struct lr_store *st, sqlite3_stmt *s, const char *what)
+{
+	struct bind_failure *f = s ? bind_slot(s) : NULL;
+	int rc;
+
+	if (!f)
+		return 0;
+	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': parameter %s: %s", what, st->db_path, f->name,
+			  f->code == SQLITE_RANGE ? "the statement has no such parameter (a bug in labrun)"
+						  : sqlite3_errstr(f->code));
+	f->stmt = NULL;
+	return rc;
+}
+
+/* Step a statement that returns no rows, then reset it for reuse. */
+int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc;
+
+	if ((rc = bind_error(st, s, what))) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		return rc;
+	}
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		rc = db_error(st, what);
+		sqlite3_reset(s);
+		return rc;
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return 0;
+}
+
+int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
+{
+	int step;
+
+	if (*rc)
+		return 0;
+	if ((*rc = bind_error(st, s, what)))
+		return 0;
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		return 1;
+	if (step != SQLITE_DONE)
+		*rc = db_error(st, what);
+	return 0;
+}
+
+int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	while (db_step_row(st, s, what, &rc))
+		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			(const char *)sqlite3_column_text(s, 2));
+	sqlite3_finalize(s);
+	return rc;
+}
+
+void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+char *db_col_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+/* Step an INSERT ... RETURNING id statement and finalise it. */
+int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
+{
+	int rc = 0;
+
+	if (db_step_row(st, s, what, &rc))
+		*id = sqlite3_column_int64(s, 0);
+	else if (!rc)
+		rc = db_error(st, what);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_begin(struct lr_store *st)
+{
+	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");
+}
+
+int db_commit(struct lr_store *st, int rc)
+{
+	if (rc == 0)
+		rc = db_exec(st, "COMMIT", "commit");
+	if (rc)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
