@@ -103,6 +103,12 @@ void lr_run_release(struct lr_run *r)
 		free(r->measures[i].unit);
 	}
 	free(r->measures);
+	for (i = 0; i < r->nsamples; i++) {
+		free(r->samples[i].subject);
+		free(r->samples[i].variant);
+		free(r->samples[i].unit);
+	}
+	free(r->samples);
 	lr_strlist_release(&r->secrets);
 	lr_run_init(r);
 }
@@ -124,6 +130,29 @@ int lr_run_add_measure(struct lr_run *r, const char *name, double value, const c
 	m->value = value;
 	m->modelled = modelled;
 	r->nmeasures++;
+	return 0;
+}
+
+int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant, int rep, double value,
+		      const char *unit)
+{
+	struct lr_sample *m;
+
+	if (lr_array_grow((void **)&r->samples, &r->capsamples, r->nsamples, sizeof *r->samples))
+		return LR_ENOMEM;
+	m = &r->samples[r->nsamples];
+	m->subject = strdup(subject);
+	m->variant = strdup(variant);
+	m->unit = strdup(unit);
+	if (!m->subject || !m->variant || !m->unit) {
+		free(m->subject);
+		free(m->variant);
+		free(m->unit);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	m->rep = rep;
+	m->value = value;
+	r->nsamples++;
 	return 0;
 }
 

@@ -64,6 +64,19 @@ struct lr_measure {
 	int modelled;
 };
 
+/*
+ * One sample a benchmark took: what it measured (a shape, a store scale, an
+ * import mode; "" when the benchmark has one subject), by which variant,
+ * which repetition (0 the warm-up where the benchmark has one).
+ */
+struct lr_sample {
+	char *subject;
+	char *variant;
+	int rep;
+	double value;
+	char *unit;		/* "s", "runs", "KiB", "bytes" */
+};
+
 /* What produced a run; stored as its name ("record", "import", "experiment", "bench"). */
 enum lr_run_kind {
 	LR_KIND_RECORD,
@@ -118,6 +131,8 @@ struct lr_run {
 	size_t nartifacts, capartifacts;
 	struct lr_measure *measures;
 	size_t nmeasures, capmeasures;
+	struct lr_sample *samples;	/* a bench run's samples, in the order taken */
+	size_t nsamples, capsamples;
 	struct lr_strlist secrets;	/* values that must never be stored (never stored themselves) */
 };
 
@@ -138,5 +153,9 @@ const struct lr_artifact *lr_run_artifact(const struct lr_run *r, const char *ro
 
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
+
+/* Append a benchmark's sample (strings copied). */
+LR_MUST_CHECK int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant, int rep, double value,
+				    const char *unit);
 
 #endif

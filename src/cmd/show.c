@@ -254,9 +254,9 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	print_kvs("tools", &r->tools, 0);
 	print_kvs("environment", &r->env, 0);
 	print_artifacts(r);
-	if (r->kind == LR_KIND_BENCH && r->nmeasures) /* one per repetition: hundreds */
-		printf("measurements: %zu timed repetitions; 'labrun report --run %lld' gives the tables, --json each\n",
-		       r->nmeasures, (long long)r->id);
+	if (r->kind == LR_KIND_BENCH && (r->nsamples || r->nmeasures)) /* one per repetition: hundreds */
+		printf("samples: %zu timed repetitions; 'labrun report --run %lld' gives the tables, --json each\n",
+		       r->nsamples ? r->nsamples : r->nmeasures, (long long)r->id);
 	else if (r->nmeasures)
 		printf("measurements:\n");
 	for (i = 0; r->kind != LR_KIND_BENCH && i < r->nmeasures; i++)

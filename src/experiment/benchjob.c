@@ -11,11 +11,26 @@ static const char *kv(const struct lr_kvlist *l, const char *key)
 	return e ? e->value : NULL;
 }
 
-/* "[L,2,H,T,D]": the shape as the tables print it and the measurement names begin. */
+/* "L,2,H,T,D": the shape as a sample's subject. */
 static void shape_text(char *buf, size_t size, const struct lr_bench_opts *o)
 {
-	snprintf(buf, size, "[%lld,%lld,%lld,%lld,%lld]", (long long)o->shape[0], (long long)o->shape[1],
+	snprintf(buf, size, "%lld,%lld,%lld,%lld,%lld", (long long)o->shape[0], (long long)o->shape[1],
 		 (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4]);
+}
+
+/* "L,2,H,T,D" back into o's shape. */
+static int shape_parse(const char *s, struct lr_bench_opts *o)
+{
+	char *end;
+
+	for (int i = 0; i < 5; i++, s = end + 1) {
+		errno = 0;
+		o->shape[i] = strtoll(s, &end, 10);
+		if (errno || end == s || o->shape[i] <= 0 || *end != (i < 4 ? ',' : '\0'))
+			return -1;
+	}
+	o->rank = 5;
+	return 0;
 }
 
 int lr_bench_job_capture(struct lr_bench_job *j, struct lr_store *st, char *const *argv, char *const *envp,
@@ -81,19 +96,17 @@ int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct
 
 int lr_bench_job_add(struct lr_bench_job *j, const struct lr_bench_opts *o, const struct lr_bench_result *r)
 {
-	char shape[128], name[256];
+	char shape[128], name[160];
 	int i, rep, rc;
 
 	shape_text(shape, sizeof shape, o);
-	snprintf(name, sizeof name, "encoder_output %s", shape);
+	snprintf(name, sizeof name, "encoder_output [%s]", shape);
 	if ((rc = lr_kvlist_set(&j->run.digests, name, r->digest, NULL)))
 		return rc;
 	for (i = 0; i < r->nvar; i++)
-		for (rep = 0; rep < o->reps; rep++) {
-			snprintf(name, sizeof name, "%s %s rep %d", shape, r->var[i].name, rep);
-			if ((rc = lr_run_add_measure(&j->run, name, r->var[i].ms[rep] / 1e3, "s", 0)))
+		for (rep = 0; rep < o->reps; rep++)
+			if ((rc = lr_run_add_sample(&j->run, shape, r->var[i].name, rep, r->var[i].ms[rep] / 1e3, "s")))
 				return rc;
-		}
 	return 0;
 }
 
@@ -109,26 +122,6 @@ void lr_bench_job_release(struct lr_bench_job *j)
 {
 	lr_session_release(&j->ss);
 	lr_run_release(&j->run);
-}
-
-/* Split "[L,2,H,T,D] VARIANT rep N" into its shape, variant and repetition. */
-static int parse_name(const char *name, struct lr_bench_opts *o, char *variant, size_t size, int *rep)
-{
-	const char *close = strchr(name, ']'), *r = strrchr(name, ' ');
-	long long d[5];
-	char tail;
-
-	if (!close || !r || r - close < 6 || strncmp(r - 4, " rep", 4) ||
-	    sscanf(name, "[%lld,%lld,%lld,%lld,%lld]%c", &d[0], &d[1], &d[2], &d[3], &d[4], &tail) != 6 ||
-	    tail != ' ' || sscanf(r + 1, "%d%c", rep, &tail) != 1 || *rep < 0 || *rep >= LR_BENCH_MAXREPS ||
-	    (size_t)(r - 4 - close - 2) >= size)
-		return lr_error_set(LR_EINVAL, "measurement '%s' is not a benchmark sample", name);
-	memcpy(variant, close + 2, (size_t)(r - 4 - close - 2));
-	variant[r - 4 - close - 2] = '\0';
-	o->rank = 5;
-	for (int i = 0; i < 5; i++)
-		o->shape[i] = d[i];
-	return 0;
 }
 
 /* The variant named 'name' in r, added (kind and kernel from its name) if new. */
@@ -152,23 +145,30 @@ int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res,
 {
 	struct lr_bench_result *r = NULL;
 	struct lr_bench_opts *o = NULL, cur;
-	const char *reps = kv(&run->binding, "reps");
-	char variant[64], name[160];
+	struct lr_bench_samples sm;
+	const char *reps = kv(&run->binding, "reps"), *subject = NULL;
+	char name[160];
 	size_t i;
-	int rc = 0, rep, nreps = reps ? atoi(reps) : 0;
+	int rc = 0, nreps = reps ? atoi(reps) : 0;
 
 	*n = 0;
-	if (run->kind != LR_KIND_BENCH || nreps < 2 || nreps > LR_BENCH_MAXREPS)
+	if (nreps < 2 || nreps > LR_BENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "run %lld is not a benchmark run", (long long)run->id);
-	for (i = 0; !rc && i < run->nmeasures; i++) {
+	if ((rc = lr_bench_samples(run, &sm)))
+		return rc;
+	for (i = 0; !rc && i < sm.n; i++) {
+		const struct lr_sample *m = &sm.v[i];
 		struct lr_bench_variant *v;
 
-		memset(&cur, 0, sizeof cur);
-		if ((rc = parse_name(run->measures[i].name, &cur, variant, sizeof variant, &rep)))
-			break;
-		if (!*n || memcmp(o[*n - 1].shape, cur.shape, sizeof cur.shape)) {
+		if (!subject || strcmp(subject, m->subject)) {
 			void *nr = realloc(r, (size_t)(*n + 1) * sizeof *r), *no;
 
+			memset(&cur, 0, sizeof cur);
+			if (shape_parse(m->subject, &cur)) {
+				rc = lr_error_set(LR_EINVAL, "run %lld: sample subject '%s' is not a shape", (long long)run->id,
+						  m->subject);
+				break;
+			}
 			if (nr)
 				r = nr;
 			no = nr ? realloc(o, (size_t)(*n + 1) * sizeof *o) : NULL;
@@ -177,21 +177,24 @@ int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res,
 				break;
 			}
 			o = no;
+			subject = m->subject;
 			memset(&r[*n], 0, sizeof *r);
 			cur.reps = nreps;
 			o[(*n)++] = cur;
 			r[*n - 1].elements = cur.shape[0] * cur.shape[1] * cur.shape[2] * cur.shape[3] * cur.shape[4];
-			snprintf(name, sizeof name, "encoder_output [%lld,%lld,%lld,%lld,%lld]", (long long)cur.shape[0],
-				 (long long)cur.shape[1], (long long)cur.shape[2], (long long)cur.shape[3],
-				 (long long)cur.shape[4]);
+			snprintf(name, sizeof name, "encoder_output [%s]", m->subject);
 			snprintf(r[*n - 1].digest, sizeof r[*n - 1].digest, "%s",
 				 kv(&run->digests, name) ? kv(&run->digests, name) : "");
 		}
-		if (!(v = variant_of(&r[*n - 1], variant)))
+		if (m->rep >= nreps)
+			rc = lr_error_set(LR_EINVAL, "run %lld: sample '%s' rep %d of %d", (long long)run->id, m->variant,
+					  m->rep, nreps);
+		else if (!(v = variant_of(&r[*n - 1], m->variant)))
 			rc = lr_error_set(LR_EINVAL, "run %lld: more than %d variants", (long long)run->id, LR_BENCH_MAXVAR);
-		else if (rep < nreps)
-			v->ms[rep] = run->measures[i].value * 1e3;
+		else
+			v->ms[m->rep] = m->value * 1e3;
 	}
+	lr_bench_samples_release(&sm);
 	for (int s = 0; !rc && s < *n; s++) {
 		lr_bench_summarise(&r[s], nreps);
 		r[s].cpu = kv(&run->binding, "pinned_cpu") ? atoi(kv(&run->binding, "pinned_cpu")) : -1;

@@ -3,15 +3,12 @@
 
 /*
  * 'labrun bench encoder' as a run of kind 'bench': its settings as binding,
- * every repetition of every variant on every shape as a measurement (the
- * warm-up included, so a report recomputes each median from the raw times),
- * and each shape's output sha256 as a digest. The measurement names are the
- * stored form, documented in docs/schema.md:
- *
- *	[L,2,H,T,D] VARIANT rep N	seconds, measured
- *
- * in the order the benchmark lists its variants. lr_bench_job_results reads
- * them back into the benchmark's own result structure.
+ * every repetition of every variant on every shape as a sample (subject the
+ * shape "L,2,H,T,D", variant, rep, seconds; the warm-up included, so a report
+ * recomputes each median from the raw times), and each shape's output sha256
+ * as a digest, in the order the benchmark lists its variants.
+ * lr_bench_job_results reads them back into the benchmark's own result
+ * structure.
  */
 
 #include "base/error.h"
@@ -51,6 +48,24 @@ LR_MUST_CHECK int lr_bench_job_add(struct lr_bench_job *j, const struct lr_bench
 LR_MUST_CHECK int lr_bench_job_end(struct lr_bench_job *j, int failed);
 
 void lr_bench_job_release(struct lr_bench_job *j);
+
+/*
+ * A stored bench run's samples (experiment/benchsamples.c): its bench_sample
+ * rows, or for a run stored before migration 19, the same samples read from
+ * its measurement names (docs/schema.md, "bench_sample"). v is borrowed from
+ * the run or owned; lr_bench_samples_release frees what is owned.
+ */
+struct lr_bench_samples {
+	const struct lr_sample *v;
+	size_t n;
+	struct lr_run owned;	/* the samples read from the names */
+};
+LR_MUST_CHECK int lr_bench_samples(const struct lr_run *run, struct lr_bench_samples *out);
+void lr_bench_samples_release(struct lr_bench_samples *s);
+
+/* The sample (subject, variant, unit, rep) of s, or NULL. */
+const struct lr_sample *lr_bench_sample_find(const struct lr_bench_samples *s, const char *subject, const char *variant,
+					     const char *unit, int rep);
 
 /*
  * The per-shape results of a stored bench run, summarised again from its

@@ -119,7 +119,6 @@ int lr_importbench_job_begin(struct lr_bench_job *j, struct lr_store *st, const 
 
 int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_importbench_result *r)
 {
-	char name[96];
 	int i, k, rep, rc;
 
 	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++)
@@ -127,8 +126,7 @@ int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_imp
 			for (rep = 0; rep < reps; rep++) {
 				const double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s : r->v[i].command_s;
 
-				snprintf(name, sizeof name, "%s %s rep %d", r->v[i].name, kinds[k], rep);
-				if ((rc = lr_run_add_measure(&j->run, name, s[rep], "s", 0)))
+				if ((rc = lr_run_add_sample(&j->run, r->v[i].name, kinds[k], rep, s[rep], "s")))
 					return rc;
 			}
 	return 0;
@@ -137,28 +135,28 @@ int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_imp
 int lr_importbench_job_results(const struct lr_run *run, struct lr_importbench_result *r)
 {
 	const struct lr_kv *e = lr_kvlist_find(&run->binding, "reps");
-	int reps = e ? atoi(e->value) : 0, i, k, rep, found = 0;
-	char name[96];
-	size_t m;
+	int reps = e ? atoi(e->value) : 0, i, k, rep, found = 0, rc;
+	struct lr_bench_samples sm;
 
 	memset(r, 0, sizeof *r);
 	if (reps < 2 || reps > LR_IMPORTBENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "run %lld is not an import benchmark", (long long)run->id);
+	if ((rc = lr_bench_samples(run, &sm)))
+		return rc;
 	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
 		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
 		for (k = 0; k < 3; k++)
 			for (rep = 0; rep < reps; rep++) {
 				double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s : r->v[i].command_s;
+				const struct lr_sample *m = lr_bench_sample_find(&sm, lr_importbench_names[i], kinds[k], "s", rep);
 
-				snprintf(name, sizeof name, "%s %s rep %d", lr_importbench_names[i], kinds[k], rep);
-				for (m = 0; m < run->nmeasures; m++)
-					if (!strcmp(run->measures[m].name, name)) {
-						s[rep] = run->measures[m].value;
-						found++;
-						break;
-					}
+				if (m) {
+					s[rep] = m->value;
+					found++;
+				}
 			}
 	}
+	lr_bench_samples_release(&sm);
 	if (found != LR_IMPORTBENCH_VARIANTS * 3 * reps)
 		return lr_error_set(LR_EINVAL, "import benchmark run %lld holds %d of its %d samples", (long long)run->id,
 				    found, LR_IMPORTBENCH_VARIANTS * 3 * reps);

@@ -131,38 +131,46 @@ int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const 
 	return lr_bench_job_start(j, st);
 }
 
+/* The remote benchmark's samples: subject "", variant and unit. */
+static const struct {
+	const char *variant, *unit;
+} samples[6] = { { "generate", "s" }, { "push", "s" }, { "pull", "s" }, { "push", "KiB" }, { "pull", "KiB" }, { "objects", "bytes" } };
+
 int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r)
 {
-	int rc;
+	const double v[6] = { r->generate_s, r->push_s, r->pull_s, (double)r->push_rss_kib, (double)r->pull_rss_kib,
+			      (double)r->bytes };
+	int k, rc = 0;
 
-	if ((rc = lr_run_add_measure(&j->run, "generate", r->generate_s, "s", 0)) ||
-	    (rc = lr_run_add_measure(&j->run, "push", r->push_s, "s", 0)) ||
-	    (rc = lr_run_add_measure(&j->run, "pull", r->pull_s, "s", 0)) ||
-	    (rc = lr_run_add_measure(&j->run, "push peak rss", (double)r->push_rss_kib, "KiB", 0)) ||
-	    (rc = lr_run_add_measure(&j->run, "pull peak rss", (double)r->pull_rss_kib, "KiB", 0)))
-		return rc;
-	return lr_run_add_measure(&j->run, "object bytes", (double)r->bytes, "bytes", 0);
+	for (k = 0; k < 6 && !rc; k++)
+		rc = lr_run_add_sample(&j->run, "", samples[k].variant, 0, v[k], samples[k].unit);
+	return rc;
 }
 
 int lr_remotebench_job_results(const struct lr_run *run, struct lr_remotebench_result *r)
 {
-	static const char *const names[6] = { "generate", "push", "pull", "push peak rss", "pull peak rss", "object bytes" };
 	const struct lr_kv *b = lr_kvlist_find(&run->binding, "benchmark");
+	struct lr_bench_samples sm;
 	double v[6];
-	int found = 0, k;
-	size_t i;
+	int k, rc;
 
 	memset(r, 0, sizeof *r);
 	if (!b || strcmp(b->value, "remote"))
 		return lr_error_set(LR_EINVAL, "run %lld is not a remote benchmark", (long long)run->id);
-	for (i = 0; i < run->nmeasures; i++)
-		for (k = 0; k < 6; k++)
-			if (!strcmp(run->measures[i].name, names[k])) {
-				v[k] = run->measures[i].value;
-				found |= 1 << k;
-			}
-	if (found != 0x3f)
-		return lr_error_set(LR_EINVAL, "remote benchmark run %lld lacks some of its measurements", (long long)run->id);
+	if ((rc = lr_bench_samples(run, &sm)))
+		return rc;
+	for (k = 0; k < 6 && !rc; k++) {
+		const struct lr_sample *m = lr_bench_sample_find(&sm, "", samples[k].variant, samples[k].unit, 0);
+
+		if (m)
+			v[k] = m->value;
+		else
+			rc = lr_error_set(LR_EINVAL, "remote benchmark run %lld has no sample '%s' in %s", (long long)run->id,
+					  samples[k].variant, samples[k].unit);
+	}
+	lr_bench_samples_release(&sm);
+	if (rc)
+		return rc;
 	r->generate_s = v[0];
 	r->push_s = v[1];
 	r->pull_s = v[2];

@@ -98,22 +98,17 @@ int lr_storebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const s
 
 int lr_storebench_job_add(struct lr_bench_job *j, int reps, const struct lr_storebench_row *row)
 {
-	char name[128];
+	char scale[32];
 	int op, rep, rc;
 
-	snprintf(name, sizeof name, "[%lld repetitions] generate", (long long)row->reps);
-	if ((rc = lr_run_add_measure(&j->run, name, row->generate_s, "s", 0)))
-		return rc;
-	snprintf(name, sizeof name, "[%lld repetitions] runs", (long long)row->reps);
-	if ((rc = lr_run_add_measure(&j->run, name, row->runs, "runs", 0)))
+	snprintf(scale, sizeof scale, "%lld", (long long)row->reps);
+	if ((rc = lr_run_add_sample(&j->run, scale, "generate", 0, row->generate_s, "s")) ||
+	    (rc = lr_run_add_sample(&j->run, scale, "runs", 0, row->runs, "runs")))
 		return rc;
 	for (op = 0; op < LR_STOREBENCH_OPS; op++)
-		for (rep = 0; rep < reps; rep++) {
-			snprintf(name, sizeof name, "[%lld repetitions] %s rep %d", (long long)row->reps,
-				 lr_storebench_ops[op], rep);
-			if ((rc = lr_run_add_measure(&j->run, name, row->s[op][rep], "s", 0)))
+		for (rep = 0; rep < reps; rep++)
+			if ((rc = lr_run_add_sample(&j->run, scale, lr_storebench_ops[op], rep, row->s[op][rep], "s")))
 				return rc;
-		}
 	return 0;
 }
 
@@ -135,34 +130,40 @@ static struct lr_storebench_row *row_of(struct lr_storebench_row **rows, int *nr
 int lr_storebench_job_results(const struct lr_run *run, struct lr_storebench_row **rows, int *n)
 {
 	const struct lr_kv *r = lr_kvlist_find(&run->binding, "reps");
-	int nreps = r ? atoi(r->value) : 0, rc = 0, op, rep, len;
+	int nreps = r ? atoi(r->value) : 0, rc = 0, op;
 	struct lr_storebench_row *row;
+	struct lr_bench_samples sm;
 	size_t i;
 
 	*rows = NULL;
 	*n = 0;
 	if (nreps < 2 || nreps > LR_STOREBENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "run %lld is not a store benchmark", (long long)run->id);
-	for (i = 0; !rc && i < run->nmeasures; i++) {
-		const char *name = run->measures[i].name;
-		long long scale;
-		char what[16];
+	if ((rc = lr_bench_samples(run, &sm)))
+		return rc;
+	for (i = 0; !rc && i < sm.n; i++) {
+		const struct lr_sample *m = &sm.v[i];
+		char *end;
+		long long scale = strtoll(m->subject, &end, 10);
 
-		len = 0;
-		if (sscanf(name, "[%lld repetitions] %15s%n", &scale, what, &len) != 2 ||
-		    !(row = row_of(rows, n, scale))) {
-			rc = lr_error_set(LR_EINVAL, "measurement '%s' is not a store benchmark sample", name);
+		if (end == m->subject || *end || scale <= 0 || m->rep >= nreps) {
+			rc = lr_error_set(LR_EINVAL, "run %lld: sample '%s %s rep %d' is not a store benchmark sample",
+					  (long long)run->id, m->subject, m->variant, m->rep);
 			break;
 		}
-		if (!strcmp(what, "generate"))
-			row->generate_s = run->measures[i].value;
-		else if (!strcmp(what, "runs"))
-			row->runs = (int)run->measures[i].value;
+		if (!(row = row_of(rows, n, scale))) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			break;
+		}
+		if (!strcmp(m->variant, "generate"))
+			row->generate_s = m->value;
+		else if (!strcmp(m->variant, "runs"))
+			row->runs = (int)m->value;
 		for (op = 0; op < LR_STOREBENCH_OPS; op++)
-			if (!strcmp(what, lr_storebench_ops[op]) && sscanf(name + len, " rep %d", &rep) == 1 && rep >= 0 &&
-			    rep < nreps)
-				row->s[op][rep] = run->measures[i].value;
+			if (!strcmp(m->variant, lr_storebench_ops[op]))
+				row->s[op][m->rep] = m->value;
 	}
+	lr_bench_samples_release(&sm);
 	for (i = 0; !rc && i < (size_t)*n; i++)
 		for (op = 0; op < LR_STOREBENCH_OPS; op++) {
 			double v[LR_STOREBENCH_MAXREPS];

@@ -143,5 +143,13 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 						   r->measures[i].value, "unit", r->measures[i].unit, "modelled",
 						   r->measures[i].modelled));
 	json_object_set_new(o, "measurements", a);
+	if (r->kind != LR_KIND_BENCH)
+		return o;
+	a = json_array();
+	for (i = 0; i < r->nsamples; i++)
+		json_array_append_new(a, json_pack("{s:o, s:o, s:i, s:f, s:s}", "subject", bytes(r->samples[i].subject),
+						   "variant", bytes(r->samples[i].variant), "rep", r->samples[i].rep,
+						   "value", r->samples[i].value, "unit", r->samples[i].unit));
+	json_object_set_new(o, "samples", a);
 	return o;
 }

@@ -222,6 +222,23 @@ static int load_measures(struct lr_store *st, struct lr_run *r)
 	return rc;
 }
 
+static int load_samples(struct lr_store *st, struct lr_run *r)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT subject, variant, rep, value, unit FROM bench_sample WHERE run_id = :run"
+				  " ORDER BY seq")))
+		return rc;
+	db_bind_int(s, ":run", r->id);
+	while (db_step_row(st, s, "load the benchmark samples", &rc))
+		rc = lr_run_add_sample(r, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+				       sqlite3_column_int(s, 2), sqlite3_column_double(s, 3),
+				       (const char *)sqlite3_column_text(s, 4));
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 {
 	static const char sql[] = "SELECT " RUN_COLUMNS " FROM run r"
@@ -254,9 +271,9 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	    (rc = load_kvs(st, id, &r->digests, "SELECT name, sha256, NULL FROM run_digest"
 						" WHERE run_id = :run ORDER BY name")))
 		return rc;
-	if ((rc = load_artifacts(st, r)))
+	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)))
 		return rc;
-	return load_measures(st, r);
+	return r->kind == LR_KIND_BENCH ? load_samples(st, r) : 0;
 }
 
 /* The runs a struct lr_run_filter selects: bound by bind_filter. */

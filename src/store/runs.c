@@ -294,6 +294,34 @@ static int insert_measures(struct lr_store *st, const struct lr_run *r)
 	return rc;
 }
 
+static int insert_samples(struct lr_store *st, const struct lr_run *r)
+{
+	static const char sql[] = "INSERT INTO bench_sample(run_id, seq, subject, variant, rep, value, unit)"
+				  " VALUES (:run, :seq, :subject, :variant, :rep, :value, :unit)";
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int rc;
+
+	if (!r->nsamples)
+		return 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (i = 0; i < r->nsamples && !rc; i++) {
+		const struct lr_sample *m = &r->samples[i];
+
+		db_bind_int(s, ":run", r->id);
+		db_bind_int(s, ":seq", (int64_t)i);
+		db_bind_text(s, ":subject", m->subject);
+		db_bind_text(s, ":variant", m->variant);
+		db_bind_int(s, ":rep", m->rep);
+		db_bind_real(s, ":value", m->value);
+		db_bind_text(s, ":unit", m->unit);
+		rc = db_step_done(st, s, "record a benchmark sample");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t first_new_artifact)
 {
 	static const char sql[] =
@@ -333,6 +361,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 				      r->nartifacts - first_new_artifact, r->ended_at);
 	if (!rc)
 		rc = insert_measures(st, r);
+	if (!rc)
+		rc = insert_samples(st, r);
 	if (!rc)
 		rc = insert_kvs(st, r->id, &r->digests, "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
 				"record the run's digests");

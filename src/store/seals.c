@@ -51,6 +51,8 @@ const struct db_seal_query db_seal_queries[] = {
 	{ "run_digest", "SELECT * FROM run_digest WHERE run_id = :run ORDER BY name" },
 	/* migration 18 */
 	{ "run_design", "SELECT * FROM run_design WHERE run_id = :run" },
+	/* migration 19 */
+	{ "bench_sample", "SELECT * FROM bench_sample WHERE run_id = :run ORDER BY seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

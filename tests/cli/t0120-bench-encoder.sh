@@ -50,7 +50,7 @@ if command -v script >/dev/null; then
 fi
 
 # every benchmark is a run of kind 'bench': settings as binding, every
-# repetition as a measurement, each shape's output as a digest; report --run
+# repetition as a sample, each shape's output as a digest; report --run
 # gives the tables again, recomputed from those times
 runs_before=$(q "SELECT count(*) FROM run")
 expect_exit 2 "the same shape twice is refused" "$LABRUN" bench encoder --shape 1,2,2,64,16 --shape 1,2,2,64,16
@@ -62,8 +62,10 @@ cp "$T/out" bench.json
 id=$(jq -r .run bench.json)
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed run of kind bench"
 nvar=$(jq '.shapes[0].variants | length' bench.json)
-equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND unit = 's' AND modelled = 0")" "$((2 * nvar * 4))" \
-	"every repetition of every variant on both shapes stored, measured"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's' AND rep BETWEEN 0 AND 3")" "$((2 * nvar * 4))" \
+	"every repetition of every variant on both shapes stored"
+equals "$(q "SELECT count(DISTINCT subject) || ' ' || (min(subject) = '1,2,2,64,16') FROM bench_sample WHERE run_id = $id")" "2 1" \
+	"the shape is the sample's subject"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'pinned_cpu'")" "$(jq -r .cpu bench.json)" \
 	"the pinned CPU is in the binding"
 equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'encoder_output [2,2,1,32,64]'")" \
@@ -88,6 +90,17 @@ equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and va
 expect_exit 0 "show of a bench run" "$LABRUN" show "$id"
 contains "$T/out" "$((2 * nvar * 4)) timed repetitions" "show counts the repetitions instead of listing them"
 expect_exit 0 "audit verifies the bench run's seal" "$LABRUN" audit --run "$id"
+
+# a bench run stored before migration 19 named each sample in a measurement's
+# name: the same run in that form reports the same tables
+expect_exit 0 "report --run, Markdown, of typed samples" "$LABRUN" report --run "$id"
+cp "$T/out" typed.md
+cp -R "$LABRUN_STORE" old-store
+sqlite3 old-store/labrun.db "INSERT INTO measurement(run_id, name, value, unit)
+	SELECT run_id, '[' || subject || '] ' || variant || ' rep ' || rep, value, unit FROM bench_sample WHERE run_id = $id;
+	DELETE FROM bench_sample WHERE run_id = $id" || fail "cannot rewrite the run in the old form"
+expect_exit 0 "report --run of a run in the old form" env LABRUN_STORE="$PWD/old-store" "$LABRUN" report --run "$id"
+equals "$(cmp typed.md "$T/out" && echo same)" same "the old form reports the same tables"
 
 # --threads N: every variant on N threads, the copy ceiling too; more threads than CPUs is refused
 cpus=$(nproc)

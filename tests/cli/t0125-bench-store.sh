@@ -13,8 +13,8 @@ equals "$(ls tmp | wc -l)" 0 "the throwaway stores are removed"
 id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" store "benchmark = store"
-equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND unit = 's' AND modelled = 0")" $((2 * (1 + 3 * 3))) \
-	"each scale: storing them, and every run of every command, measured"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'")" $((2 * (1 + 3 * 3))) \
+	"each scale: storing them, and every run of every command"
 
 expect_exit 0 "--json" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 800 --reps 2 --json
 equals "$(jq -r '[.modelled, (.scales | length), .scales[0].repetitions, .scales[0].runs,

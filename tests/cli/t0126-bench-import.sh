@@ -14,8 +14,8 @@ equals "$(ls tmp | wc -l)" 0 "the throwaway store is removed"
 id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" import "benchmark = import"
-equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND unit = 's' AND modelled = 0")" $((4 * 3 * 2)) \
-	"import total, ceiling and command time of every run of every variant, measured"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'")" $((4 * 3 * 2)) \
+	"import total, ceiling and command time of every run of every variant"
 equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" 0 "the imports went to the throwaway store"
 
 expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json

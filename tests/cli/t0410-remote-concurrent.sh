@@ -106,12 +106,12 @@ grep -Eq '^pull +[0-9.]+ s +[0-9]+ MiB/s +[0-9.]+ MiB$' "$T/out" || fail "no pul
 ok "push and pull: wall, throughput, peak RSS"
 equals "$(pg_sql "SELECT count(*) FROM run") $(pg_sql "$with_object")" \
 	"$((before + 6)) $((before_obj + 6))" "six runs with an object each reached the remote"
-equals "$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT value FROM measurement m JOIN run r ON r.id = m.run_id WHERE r.kind = 'bench' AND m.name = 'object bytes'" | sed -n 2p | tr -d '\r')" \
+equals "$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT value FROM bench_sample m JOIN run r ON r.id = m.run_id WHERE r.kind = 'bench' AND m.variant = 'objects'" | sed -n 2p | tr -d '\r')" \
 	"3145728" "recorded as a bench run"
 bid=$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT id FROM run WHERE kind = 'bench'" | sed -n 2p | tr -d '\r')
 expect_exit 0 "report --run of the benchmark" env LABRUN_STORE=$T/all "$LABRUN" report --run "$bid"
 contains "$T/out" "# labrun report: run $bid (bench remote)" "names it"
-push_s=$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT printf('%.2f', value) FROM measurement WHERE run_id = $bid AND name = 'push'" | sed -n 2p | tr -d '\r')
+push_s=$(LABRUN_STORE=$T/all "$LABRUN" sql --csv "SELECT printf('%.2f', value) FROM bench_sample WHERE run_id = $bid AND variant = 'push' AND unit = 's'" | sed -n 2p | tr -d '\r')
 contains "$T/out" "| push | $push_s |" "the push time as stored"
 expect_exit 0 "report --run --format json" env LABRUN_STORE=$T/all "$LABRUN" report --run "$bid" --format json
 equals "$(jq -r '.commands[1].command + " " + (.object_bytes | tostring)' "$T/out")" "pull 3145728" "the JSON carries both commands"

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "evidence/audit.h"
+#include "experiment/benchjob.h"
 #include "experiment/report.h"
 #include "experiment/synthetic.h"
 #include "store/runs.h"
@@ -138,11 +139,62 @@ static void audit_finds_a_changed_repetition(void **state)
 	assert_true(named >= 1); /* the problem names the table whose rows changed */
 }
 
+/* A bench run stored before migration 19: its samples read from the names of its measurements. */
+static void a_bench_run_before_typed_samples_reads_the_same(void **state)
+{
+	static const struct {
+		const char *name, *unit, *subject, *variant;
+		int rep;
+	} cases[] = {
+		{ "[28,2,8,8192,128] encode: avx512 rep 3", "s", "28,2,8,8192,128", "encode: avx512", 3 },
+		{ "[800 repetitions] report rep 1", "s", "800", "report", 1 },
+		{ "[800 repetitions] generate", "s", "800", "generate", 0 },
+		{ "[800 repetitions] runs", "runs", "800", "runs", 0 },
+		{ "whole, strided command rep 2", "s", "whole, strided", "command", 2 },
+		{ "push peak rss", "KiB", "", "push", 0 },
+		{ "object bytes", "bytes", "", "objects", 0 },
+	};
+	struct lr_bench_samples sm;
+	struct lr_run run;
+	size_t i;
+
+	(void)state;
+	lr_run_init(&run);
+	run.kind = LR_KIND_BENCH;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_int_equal(lr_run_add_measure(&run, cases[i].name, (double)i, cases[i].unit, 0), 0);
+	assert_int_equal(lr_bench_samples(&run, &sm), 0);
+	assert_int_equal(sm.n, sizeof cases / sizeof cases[0]);
+	for (i = 0; i < sm.n; i++) {
+		assert_string_equal(sm.v[i].subject, cases[i].subject);
+		assert_string_equal(sm.v[i].variant, cases[i].variant);
+		assert_int_equal(sm.v[i].rep, cases[i].rep);
+		assert_string_equal(sm.v[i].unit, cases[i].unit);
+		assert_true(sm.v[i].value == (double)i);
+	}
+	assert_non_null(lr_bench_sample_find(&sm, "800", "runs", "runs", 0));
+	assert_null(lr_bench_sample_find(&sm, "800", "runs", "s", 0));
+	lr_bench_samples_release(&sm);
+	/* typed rows, when the run has them, are what it reads; a name that is no sample is refused */
+	assert_int_equal(lr_run_add_sample(&run, "1,2,2,64,16", "copy: memcpy", 0, 1.5, "s"), 0);
+	assert_int_equal(lr_bench_samples(&run, &sm), 0);
+	assert_int_equal(sm.n, 1);
+	assert_string_equal(sm.v[0].variant, "copy: memcpy");
+	lr_bench_samples_release(&sm);
+	lr_run_release(&run);
+	lr_run_init(&run);
+	run.kind = LR_KIND_BENCH;
+	assert_int_equal(lr_run_add_measure(&run, "[1,2,2,64,16] encode: lookup rep x", 1, "s", 0), 0);
+	assert_int_equal(lr_bench_samples(&run, &sm), LR_EINVAL);
+	lr_run_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(the_report_is_what_the_rows_say, setup, teardown),
 		cmocka_unit_test_setup_teardown(audit_finds_a_changed_repetition, setup, teardown),
+		cmocka_unit_test(a_bench_run_before_typed_samples_reads_the_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
