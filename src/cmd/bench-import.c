@@ -53,9 +53,11 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	struct lr_importbench_result *r = malloc(sizeof *r);
 	struct lr_bench_job job;
 	struct lr_store *st = NULL;
+	struct lr_table t;
 	char self[4096];
 	int rc, json = 0, exit_code;
 
+	memset(&t, 0, sizeof t);
 	memset(&o, 0, sizeof o);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
@@ -80,22 +82,29 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 		rc = lr_importbench_job_add(&job, o.reps, r);
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
+	cmd_bench_import_table(&t, r);
+	if ((rc = lr_table_error(&t))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
 	if (json) {
 		json_t *root = json_pack("{s:I, s:s, s:I, s:i, s:i, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "model",
 					 o.model, "tokens", (json_int_t)o.tokens, "reps", o.reps, "threads", o.threads,
-					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", cmd_bench_import_json(r));
+					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", cmd_table_json(&t));
 
 		json_dumpf(root, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(root);
+	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
+		exit_code = cmd_fail(rc);
 	} else {
-		cmd_bench_import_print(r);
 		printf("x ceiling: the run's own import total (or whole command) over the copy ceiling it measured,\n"
 		       "median over runs; measured, not modelled\n"
 		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
 		       (long long)job.run.id, (long long)job.run.id);
 	}
 out:
+	lr_table_release(&t);
 	lr_bench_job_release(&job);
 	lr_store_free(st);
 	free(r);

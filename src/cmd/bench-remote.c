@@ -20,15 +20,18 @@ static const char usage[] =
 	"before. The runs stay on the remote; both stores are removed.\n"
 	"Recorded as a run (kind bench).\n";
 
-static void print(const struct lr_remotebench_opts *o, const struct lr_remotebench_result *r)
+static int print(const struct lr_remotebench_opts *o, const struct lr_remotebench_result *r)
 {
-	double mib = (double)r->bytes / (1 << 20);
+	struct lr_table t;
+	int rc;
 
-	printf("%-6s %10s %12s %14s\n", "", "wall", "objects", "peak RSS");
-	printf("%-6s %8.2f s %7.0f MiB/s %10.1f MiB\n", "push", r->push_s, mib / r->push_s, r->push_rss_kib / 1024.0);
-	printf("%-6s %8.2f s %7.0f MiB/s %10.1f MiB\n", "pull", r->pull_s, mib / r->pull_s, r->pull_rss_kib / 1024.0);
-	printf("%d runs, %lld repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled\n", o->runs,
-	       (long long)o->reps, mib, r->generate_s);
+	cmd_bench_remote_table(&t, r);
+	if (!(rc = lr_table_error(&t)) && !(rc = cmd_table_text(stdout, &t, 0, 0))) {
+		printf("%d runs, %lld repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled\n",
+		       o->runs, (long long)o->reps, (double)r->bytes / (1 << 20), r->generate_s);
+	}
+	lr_table_release(&t);
+	return rc;
 }
 
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
@@ -75,7 +78,10 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 		rc = lr_remotebench_job_add(&job, &r);
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	print(&o, &r);
+	if ((rc = print(&o, &r))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
 	printf("recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n", (long long)job.run.id,
 	       (long long)job.run.id);
 out:

@@ -66,31 +66,19 @@ static int parse(struct store_args *a, int argc, char **argv)
 	return 0;
 }
 
-static void print_row(const struct lr_storebench_row *r)
-{
-	printf("  %13lld %6d %10.3f s %13.1f ms %13.1f ms %10.1f ms\n", (long long)r->reps, r->runs, r->generate_s,
-	       r->median_s[0] * 1e3, r->median_s[1] * 1e3, r->median_s[2] * 1e3);
-}
-
-static json_t *row_json(const struct lr_storebench_row *r)
-{
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f}", "repetitions", (json_int_t)r->reps, "runs", r->runs,
-			 "generate_s", r->generate_s, "record_ms", r->median_s[0] * 1e3, "report_ms", r->median_s[1] * 1e3,
-			 "audit_ms", r->median_s[2] * 1e3);
-}
-
 int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 {
 	struct store_args a;
 	struct lr_bench_job job;
 	struct lr_storebench_row *row = malloc(sizeof *row);
 	struct lr_store *st = NULL;
-	json_t *rows = NULL;
+	struct lr_table t;
 	int rc = 0, exit_code, i;
 
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
+	cmd_bench_store_table(&t);
 	a.o.argv = g->argv;
 	a.o.envp = environ;
 	if (!row)
@@ -101,14 +89,10 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	if (a.json) {
-		rows = json_array();
-	} else {
-		printf("labrun bench store: %d runs of each command per scale (first dropped), stores in %s\n", a.o.reps,
-		       a.o.dir);
+	if (!a.json) {
+		printf("labrun bench store: %d runs of each command per scale (first dropped), stores in %s\n"
+		       "record: record -q -- true; report: report --issue 270; audit: audit\n", a.o.reps, a.o.dir);
 		cmd_bench_host_line("");
-		printf("  %13s %6s %12s %16s %16s %13s\n", "repetitions", "runs", "store them", "record -- true",
-		       "report --issue", "audit");
 	}
 	for (i = 0; !rc && i < a.nscales; i++) {
 		if (isatty(STDERR_FILENO))
@@ -118,17 +102,18 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 			fprintf(stderr, "\033[K");
 		if (rc || (rc = lr_storebench_job_add(&job, a.o.reps, row)))
 			break;
-		if (rows)
-			json_array_append_new(rows, row_json(row));
-		else
-			print_row(row);
+		cmd_bench_store_row(&t, row);
+		if ((rc = lr_table_error(&t)))
+			break;
+		if (!a.json && (rc = cmd_table_text(stdout, &t, 2, t.nrows - 1)))
+			break;
 		fflush(stdout);
 	}
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	if (rows) {
-		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:O}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
-					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", rows);
+	if (a.json) {
+		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
+					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", cmd_table_json(&t));
 
 		json_dumpf(root, stdout, JSON_INDENT(2));
 		putchar('\n');
@@ -139,7 +124,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		       (long long)job.run.id, (long long)job.run.id);
 	}
 out:
-	json_decref(rows);
+	lr_table_release(&t);
 	lr_bench_job_release(&job);
 	lr_store_free(st);
 	free(row);

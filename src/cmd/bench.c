@@ -129,6 +129,27 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	return 0;
 }
 
+/* One shape's block: what it is, its parity, a row per variant, the sentence that sums it up. */
+static int print_shape(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+{
+	struct lr_table t;
+	char text[1024];
+	int rc;
+
+	lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
+	cmd_bench_encoder_rows(&t, o, r);
+	if (!(rc = lr_table_error(&t))) {
+		cmd_bench_encoder_heading(text, sizeof text, o, r);
+		printf("\nshape %s\nparity: every encoder and the permuted view give identical bytes (sha256 %.16s...)\n",
+		       text, r->digest);
+		rc = cmd_table_text(stdout, &t, 2, 0);
+		cmd_bench_encoder_summary(text, sizeof text, r, ".\n");
+		printf("%s\n", text);
+	}
+	lr_table_release(&t);
+	return rc;
+}
+
 /* Each shape in turn, added to the run as it completes; the first failure ends the run failed. */
 static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json_t *root, struct lr_bench_result *r)
 {
@@ -150,7 +171,8 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 		}
 		if (i == 0)
 			printf("timing thread pinned to CPU %d\n", r->cpu);
-		cmd_bench_print(&a->shape[i], r);
+		if ((rc = print_shape(&a->shape[i], r)))
+			return rc;
 		fflush(stdout);
 	}
 	return 0;

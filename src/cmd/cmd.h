@@ -163,14 +163,44 @@ char *cmd_argv_text(const char *argv_json);
 /* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
 const char *cmd_human_size(char *buf, size_t len, long long bytes);
 
-/* One shape of an encoder benchmark, as 'bench encoder' prints it and as JSON (report uses both). */
-void cmd_bench_print(const struct lr_bench_opts *o, const struct lr_bench_result *r);
+/* ---- table.c: one writer per format for a table of typed cells ---- */
+
+#include "base/table.h"
+
+/* As Markdown, as HTML (a <table>), as CSV (RFC 4180, the header when 'header'), as JSON (an object a row). */
+void cmd_table_md(FILE *f, const struct lr_table *t);
+void cmd_table_html(FILE *f, const struct lr_table *t);
+LR_MUST_CHECK int cmd_table_csv(FILE *f, const struct lr_table *t, int header);
+json_t *cmd_table_json(const struct lr_table *t);
+
+/* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
+LR_MUST_CHECK int cmd_table_text(FILE *f, const struct lr_table *t, int indent, size_t from);
+
+/* ---- bench-tables.c: each benchmark's results as tables, for 'bench' and 'report --run' ---- */
+
+struct lr_importbench_result;
+struct lr_remotebench_result;
+struct lr_storebench_row;
+
+/* The rows of one shape of an encoder benchmark, a row per variant, appended to t (cmd_bench_encoder_cols). */
+extern const struct lr_column cmd_bench_encoder_cols[];
+extern const int cmd_bench_encoder_ncols;
+void cmd_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* "[L,2,H,T,D]: N elements, X MiB in + Y MiB out". */
+void cmd_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* That shape in sentences joined by 'sep' (". ", ".\n"): the best kernel, the permuted view, file to file. */
+void cmd_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep);
+
+/* One shape as JSON: its facts and a row per variant. */
 json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
 
-/* An import benchmark's table (printed by bench import and report --run), and as JSON. */
-struct lr_importbench_result;
-void cmd_bench_import_print(const struct lr_importbench_result *r);
-json_t *cmd_bench_import_json(const struct lr_importbench_result *r);
+/* The tables of the other benchmarks (t is initialised here; lr_table_release it). */
+void cmd_bench_store_table(struct lr_table *t);
+void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
+void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
+void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
 
 /* ---- render.c: the report's writers ---- */
 
@@ -178,13 +208,35 @@ struct lr_report;
 struct lr_serving_report;
 struct lr_serving_cell;
 
-/* The comparison tables of one run of a report, as Markdown: the one table writer 'report' and 'run' share. */
+/* The comparison tables of one run of a report, as Markdown: what 'report' and 'run' print. */
 struct lr_report_run;
 void cmd_render_tables(FILE *f, const struct lr_report_run *rr);
 
+/*
+ * One comparison table of a run, a row per condition (its estimate,
+ * interval, drift and verdict), for every format; its heads live in *h.
+ */
+struct lr_report_table;
+struct cmd_render_heads {
+	struct lr_column cols[9];
+	char text[3][160];
+};
+void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
+		      const struct lr_report_table *tb);
+
 /* The report in 'format' (md, csv or json) to f. */
-void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		       const char *title);
+LR_MUST_CHECK int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep,
+				    const struct lr_serving_report *sv, const char *title);
+
+/*
+ * The serving matrix (a row per run and condition, a column per route; its
+ * columns malloc'd: cmd_render_matrix_release), the per-route timing
+ * table, and the within-route parity sentence: what every format shows.
+ */
+LR_MUST_CHECK int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv);
+void cmd_render_matrix_release(struct lr_table *t);
+LR_MUST_CHECK int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
+const char *cmd_render_parity_text(char *buf, size_t len, const struct lr_serving_report *sv);
 
 /*
  * The report of runs ids[0..n) as a crate holds it: Markdown and JSON,

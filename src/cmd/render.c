@@ -30,56 +30,92 @@ static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
 	fputc('\n', f);
 }
 
-/* One table of a run: a row per condition, its estimate, interval and verdict. */
-static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb, const char *metric)
+/* A table in Markdown, or why it is missing. */
+static void md_or_error(FILE *f, int rc, const struct lr_table *t)
 {
-	const struct lr_run *r = &rr->run;
-	const struct lr_stored_design *d = &rr->design;
-	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-	int i, cmd = d->target == LR_TARGET_COMMAND;
-	char verdict[160];
-
-	fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", bn, rr->kernel[tb->arm], an, rr->kernel[0],
-		(long long)r->id);
-	if (cmd)
-		fprintf(f, "| Condition | %s median %s | %s median %s | Change | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
-			an, metric, bn, metric, an, bn);
+	if (rc)
+		fprintf(f, "(%s: the table is missing)\n", lr_error_msg());
 	else
-		fprintf(f, "| Shape layers/input | %s median ms | %s median ms | Reduction | 95%% interval | blocks | flagged reps | drift %s/%s | verdict |\n",
-			an, bn, an, bn);
-	fprintf(f, "|---|---:|---:|---:|---|---:|---:|---|---|\n");
+		cmd_table_md(f, t);
+}
+
+void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
+		      const struct lr_report_table *tb)
+{
+	const struct lr_stored_design *d = &rr->design;
+	const char *an = rr->arm[0], *bn = rr->arm[tb->arm], *metric = d->metric[0] ? d->metric : "wall time ms";
+	int i, cmd = d->target == LR_TARGET_COMMAND;
+	char cell[3][160];
+	const struct lr_column cols[9] = {
+		{ "condition", cmd ? "Condition" : "Shape layers/input", 0 },
+		{ "baseline_median", h->text[0], LR_COL_NUMBER },
+		{ "arm_median", h->text[1], LR_COL_NUMBER },
+		{ "change", cmd ? "Change" : "Reduction", LR_COL_NUMBER },
+		{ "interval", "95% interval", 0 },
+		{ "blocks", "blocks", LR_COL_NUMBER },
+		{ "flagged", "flagged reps", LR_COL_NUMBER },
+		{ "drift", h->text[2], 0 },
+		{ "verdict", "verdict", 0 },
+	};
+
+	memcpy(h->cols, cols, sizeof cols);
+	snprintf(h->text[0], sizeof h->text[0], "%s median %s", an, cmd ? metric : "ms");
+	snprintf(h->text[1], sizeof h->text[1], "%s median %s", bn, cmd ? metric : "ms");
+	snprintf(h->text[2], sizeof h->text[2], "drift %s/%s", an, bn);
+	lr_table_init(t, h->cols, 9);
 	for (i = 0; i < tb->nrows; i++) {
 		const struct lr_report_row *w = &tb->rows[i];
 
-		fprintf(f, "| %s | ", w->label);
+		lr_table_text(t, w->label);
 		if (!w->has) {
-			fprintf(f, "- | - | - | - | %d | %d | - | %s |\n", w->blocks, w->flagged, w->status);
+			for (int k = 0; k < 4; k++)
+				lr_table_none(t);
+			lr_table_int(t, w->blocks);
+			lr_table_int(t, w->flagged);
+			lr_table_none(t);
+			lr_table_text(t, w->status);
 			continue;
 		}
+		lr_table_real(t, w->median_a_ms, 3);
+		lr_table_real(t, w->median_b_ms, 3);
 		if (cmd)
-			fprintf(f, "%.3f | %.3f | %+.1f%% | ", w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
+			snprintf(cell[0], sizeof cell[0], "%+.1f%%", (w->p.ratio - 1) * 100);
 		else
-			fprintf(f, "%.3f | %.3f | %.1f%% | ", w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
+			snprintf(cell[0], sizeof cell[0], "%.1f%%", (1 - w->p.ratio) * 100);
 		if (w->p.k && cmd)
-			fprintf(f, "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
+			snprintf(cell[1], sizeof cell[1], "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
 		else if (w->p.k)
-			fprintf(f, "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+			snprintf(cell[1], sizeof cell[1], "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
 		else
-			fprintf(f, "%d timed batches, no interval", w->blocks);
-		fprintf(f, " | %d | %d | %+.1f%%/%+.1f%%%s | %s |\n", w->blocks, w->flagged, w->drift_a * 100,
-			w->drift_b * 100, w->drifted ? " DRIFT" : "",
-			lr_verdict_metric_text(verdict, sizeof verdict, &w->p, d->margin, bn, d->metric));
+			snprintf(cell[1], sizeof cell[1], "%d timed batches, no interval", w->blocks);
+		snprintf(cell[2], sizeof cell[2], "%+.1f%%/%+.1f%%%s", w->drift_a * 100, w->drift_b * 100,
+			 w->drifted ? " DRIFT" : "");
+		lr_table_text(t, cell[0]);
+		lr_table_text(t, cell[1]);
+		lr_table_int(t, w->blocks);
+		lr_table_int(t, w->flagged);
+		lr_table_text(t, cell[2]);
+		lr_table_text(t, lr_verdict_metric_text(cell[0], sizeof cell[0], &w->p, d->margin, bn, d->metric));
 	}
+}
+
+/* One table of a run, in Markdown. */
+static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
+{
+	struct cmd_render_heads h;
+	struct lr_table t;
+
+	cmd_render_table(&t, &h, rr, tb);
+	fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", rr->arm[tb->arm], rr->kernel[tb->arm], rr->arm[0],
+		rr->kernel[0], (long long)rr->run.id);
+	md_or_error(f, lr_table_error(&t), &t);
+	lr_table_release(&t);
 }
 
 void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
 {
-	char metric[96];
-	int t;
-
-	snprintf(metric, sizeof metric, "%s", rr->design.metric[0] ? rr->design.metric : "wall time ms");
-	for (t = 0; t < rr->ntables; t++)
-		md_table(f, rr, &rr->tables[t], metric);
+	for (int t = 0; t < rr->ntables; t++)
+		md_table(f, rr, &rr->tables[t]);
 }
 
 static void md_run(FILE *f, const struct lr_report_run *rr)
@@ -135,8 +171,6 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 
 /* ---- serving evidence ----------------------------------------------------------- */
 
-static void csv_str(FILE *f, const char *s);
-
 /* A cell in words: parity over its comparisons, then its gate. */
 const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
 {
@@ -155,79 +189,133 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 	return buf;
 }
 
-static void dist_md(FILE *f, const struct lr_serving_dist *d)
+int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv)
 {
-	if (d->n)
-		fprintf(f, " %.3f | %.3f |", d->median, d->p90);
-	else
-		fputs(" - | - |", f);
+	struct lr_column *cols = calloc((size_t)sv->nroutes + 1, sizeof *cols);
+	char cell[256];
+
+	if (!cols)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	cols[0] = (struct lr_column){ "row", "Run / condition", 0 };
+	for (int k = 0; k < sv->nroutes; k++)
+		cols[k + 1] = (struct lr_column){ sv->routes[k], sv->routes[k], 0 };
+	lr_table_init(t, cols, sv->nroutes + 1);
+	for (int r = 0; r < sv->nrows; r++) {
+		lr_table_text(t, sv->rows[r].label);
+		for (int k = 0; k < sv->nroutes; k++)
+			lr_table_text(t, cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+	}
+	return lr_table_error(t);
+}
+
+void cmd_render_matrix_release(struct lr_table *t)
+{
+	free((void *)t->cols);
+	lr_table_release(t);
+}
+
+static void dist_cells(struct lr_table *t, const struct lr_serving_dist *d)
+{
+	if (d->n) {
+		lr_table_real(t, d->median, 3);
+		lr_table_real(t, d->p90, 3);
+	} else {
+		lr_table_none(t);
+		lr_table_none(t);
+	}
+}
+
+int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "route", "Route", 0 },
+		{ "latency_ms", "latency ms", LR_COL_NUMBER },
+		{ "latency_ms_p90", "p90", LR_COL_NUMBER },
+		{ "ttft_ms", "TTFT ms", LR_COL_NUMBER },
+		{ "ttft_ms_p90", "p90", LR_COL_NUMBER },
+		{ "tokens_per_s", "tokens/s", LR_COL_NUMBER },
+		{ "tokens_per_s_p90", "p90", LR_COL_NUMBER },
+		{ "responses", "responses timed", LR_COL_NUMBER },
+	};
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int k = 0; k < sv->nroutes; k++) {
+		lr_table_text(t, sv->routes[k]);
+		dist_cells(t, &sv->stats[k].latency_ms);
+		dist_cells(t, &sv->stats[k].ttft_ms);
+		dist_cells(t, &sv->stats[k].tokens_per_s);
+		lr_table_int(t, sv->stats[k].latency_ms.n);
+	}
+	return lr_table_error(t);
+}
+
+const char *cmd_render_parity_text(char *buf, size_t len, const struct lr_serving_report *sv)
+{
+	int n = snprintf(buf, len, "Within-route parity: %d passes, %d failures, %d uncollected of %d combinations",
+			 sv->passes, sv->failures, sv->uncollected, sv->combinations);
+
+	if (sv->unchecked && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (%d collected but never compared)", sv->unchecked);
+	return buf;
 }
 
 static void md_serving(FILE *f, const struct lr_serving_report *sv)
 {
-	char cell[256];
+	struct lr_table t;
+	char text[512];
 	size_t i;
-	int r, k;
 
 	fprintf(f, "## Serving evidence\n\n");
 	fprintf(f, "Cells: within-route parity, exact/total over every comparison whose candidate is that route there "
 		   "(a command experiment's repeated executions against its first, and `labrun compare` against a "
 		   "reference); then the scores of its latest frozen quality gate. Exact means equal token arrays "
-		   "and equal texts.\n\n| Run / condition |");
-	for (k = 0; k < sv->nroutes; k++)
-		fprintf(f, " %s |", sv->routes[k]);
-	fputs("\n|---|", f);
-	for (k = 0; k < sv->nroutes; k++)
-		fputs("---|", f);
-	fputc('\n', f);
-	for (r = 0; r < sv->nrows; r++) {
-		fprintf(f, "| %s |", sv->rows[r].label);
-		for (k = 0; k < sv->nroutes; k++)
-			fprintf(f, " %s |", cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
-		fputc('\n', f);
-	}
-	fprintf(f, "\nWithin-route parity: %d passes, %d failures, %d uncollected of %d combinations", sv->passes,
-		sv->failures, sv->uncollected, sv->combinations);
-	if (sv->unchecked)
-		fprintf(f, " (%d collected but never compared)", sv->unchecked);
-	fprintf(f, ".\n\nFailing and missing cases:%s\n", sv->failing.n ? "" : " none.");
+		   "and equal texts.\n\n");
+	md_or_error(f, cmd_render_matrix(&t, sv), &t);
+	cmd_render_matrix_release(&t);
+	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", cmd_render_parity_text(text, sizeof text, sv),
+		sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++)
 		fprintf(f, "* %s\n", sv->failing.v[i]);
-	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n"
-		   "| Route | latency ms | p90 | TTFT ms | p90 | tokens/s | p90 | responses timed |\n"
-		   "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (k = 0; k < sv->nroutes; k++) {
-		fprintf(f, "| %s |", sv->routes[k]);
-		dist_md(f, &sv->stats[k].latency_ms);
-		dist_md(f, &sv->stats[k].ttft_ms);
-		dist_md(f, &sv->stats[k].tokens_per_s);
-		fprintf(f, " %lld |\n", (long long)sv->stats[k].latency_ms.n);
-	}
+	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n");
+	md_or_error(f, cmd_render_route_stats(&t, sv), &t);
+	lr_table_release(&t);
 	fputs("\nPaired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
 	      "paired blocks, otherwise \"N timed batches, no interval\".\n", f);
 }
 
-static void csv_serving(FILE *f, const struct lr_serving_report *sv)
+static int csv_serving(FILE *f, const struct lr_serving_report *sv)
 {
+	static const struct lr_column cols[] = {
+		{ "run", "", LR_COL_NUMBER },	    { "condition", "", LR_COL_NUMBER }, { "row", "", 0 },
+		{ "route", "", 0 },		    { "sets", "", LR_COL_NUMBER },	{ "responses", "", LR_COL_NUMBER },
+		{ "comparisons", "", LR_COL_NUMBER }, { "exact", "", LR_COL_NUMBER },	{ "compared", "", LR_COL_NUMBER },
+		{ "gated", "", LR_COL_NUMBER },	    { "strict", "", LR_COL_NUMBER },	{ "formats", "", LR_COL_NUMBER },
+		{ "eos", "", LR_COL_NUMBER },	    { "gate_total", "", LR_COL_NUMBER }, { "cell", "", 0 },
+	};
+	struct lr_table t;
 	char cell[256];
-	int r, k;
+	int r, k, rc;
 
-	fputs("\r\nrun,condition,row,route,sets,responses,comparisons,exact,compared,gated,strict,formats,eos,gate_total,cell\r\n",
-	      f);
+	lr_table_init(&t, cols, sizeof cols / sizeof cols[0]);
 	for (r = 0; r < sv->nrows; r++)
 		for (k = 0; k < sv->nroutes; k++) {
 			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
+			const long long v[10] = { c->sets, c->cases, c->comparisons, c->exact, c->compared,
+						  c->gated, c->strict, c->formats, c->eos, c->gate_total };
 
-			fprintf(f, "%lld,%d,", (long long)sv->rows[r].run, sv->rows[r].cond);
-			csv_str(f, sv->rows[r].label);
-			fputc(',', f);
-			csv_str(f, sv->routes[k]);
-			fprintf(f, ",%lld,%lld,%d,%lld,%lld,%d,%lld,%lld,%lld,%lld,", (long long)c->sets, (long long)c->cases,
-				c->comparisons, (long long)c->exact, (long long)c->compared, c->gated, (long long)c->strict,
-				(long long)c->formats, (long long)c->eos, (long long)c->gate_total);
-			csv_str(f, cmd_render_cell_text(cell, sizeof cell, c));
-			fputs("\r\n", f);
+			lr_table_int(&t, sv->rows[r].run);
+			lr_table_int(&t, sv->rows[r].cond);
+			lr_table_text(&t, sv->rows[r].label);
+			lr_table_text(&t, sv->routes[k]);
+			for (int j = 0; j < 10; j++)
+				lr_table_int(&t, v[j]);
+			lr_table_text(&t, cmd_render_cell_text(cell, sizeof cell, c));
 		}
+	fputs("\r\n", f);
+	if (!(rc = lr_table_error(&t)))
+		rc = cmd_table_csv(f, &t, 1);
+	lr_table_release(&t);
+	return rc;
 }
 
 static json_t *json_dist(const struct lr_serving_dist *d)
@@ -310,63 +398,67 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 		md_serving(f, sv);
 }
 
-static void csv_str(FILE *f, const char *s)
+static int write_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
+	static const struct lr_column cols[] = {
+		{ "run", "", LR_COL_NUMBER },		{ "experiment", "", 0 },	     { "baseline", "", 0 },
+		{ "arm", "", 0 },			{ "model", "", 0 },		     { "layers", "", LR_COL_NUMBER },
+		{ "tokens", "", LR_COL_NUMBER },	{ "status", "", 0 },		     { "baseline_median_ms", "", LR_COL_NUMBER },
+		{ "arm_median_ms", "", LR_COL_NUMBER }, { "reduction", "", LR_COL_NUMBER },	     { "interval_lo", "", LR_COL_NUMBER },
+		{ "interval_hi", "", LR_COL_NUMBER },	{ "blocks", "", LR_COL_NUMBER },     { "flagged", "", LR_COL_NUMBER },
+		{ "verdict", "", 0 },			{ "failure", "", 0 },
+	};
+	struct lr_table t;
+	char verdict[160];
+	int i, k, rc;
 
-static void write_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
-{
-	char verdict[160], n1[LR_DOUBLE_TEXT], n2[LR_DOUBLE_TEXT], n3[LR_DOUBLE_TEXT], n4[LR_DOUBLE_TEXT],
-		n5[LR_DOUBLE_TEXT];
-	int i, t, k;
-
-	fputs("run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,"
-	      "reduction,interval_lo,interval_hi,blocks,flagged,verdict,failure\r\n", f);
+	lr_table_init(&t, cols, sizeof cols / sizeof cols[0]);
 	for (i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 
-		for (t = 0; t < rr->ntables; t++)
-			for (k = 0; k < rr->tables[t].nrows; k++) {
-				const struct lr_report_row *w = &rr->tables[t].rows[k];
+		for (int n = 0; n < rr->ntables; n++)
+			for (k = 0; k < rr->tables[n].nrows; k++) {
+				const struct lr_report_row *w = &rr->tables[n].rows[k];
+				const char *arm = rr->arm[rr->tables[n].arm];
 
-				fprintf(f, "%lld,", (long long)rr->run.id);
-				csv_str(f, rr->design.name);
-				fputc(',', f);
-				csv_str(f, rr->arm[0]);
-				fputc(',', f);
-				csv_str(f, rr->arm[rr->tables[t].arm]);
+				lr_table_int(&t, rr->run.id);
+				lr_table_text(&t, rr->design.name);
+				lr_table_text(&t, rr->arm[0]);
+				lr_table_text(&t, arm);
 				/* a command experiment's condition goes in the model column (its sizes are 0) */
-				fputc(',', f);
-				csv_str(f, rr->design.target == LR_TARGET_COMMAND ? w->label : w->model);
-				fprintf(f, ",%lld,%lld,%s,", (long long)w->layers, (long long)w->tokens, w->status);
-				if (w->has) /* numbers that read back to the same double */
-					fprintf(f, "%s,%s,%s,%s,%s,", lr_double_text(n1, w->median_a_ms),
-						lr_double_text(n2, w->median_b_ms), lr_double_text(n3, 1 - w->p.ratio),
-						w->p.k ? lr_double_text(n4, 1 - w->p.hi) : "", w->p.k ? lr_double_text(n5, 1 - w->p.lo) : "");
-				else
-					fputs(",,,,,", f);
-				fprintf(f, "%d,%d,", w->blocks, w->flagged);
-				csv_str(f, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin,
-									     rr->arm[rr->tables[t].arm], rr->design.metric)
-						  : w->status);
-				fputc(',', f);
-				csv_str(f, w->failure ? w->failure : "");
-				fputs("\r\n", f);
+				lr_table_text(&t, rr->design.target == LR_TARGET_COMMAND ? w->label : w->model);
+				lr_table_int(&t, w->layers);
+				lr_table_int(&t, w->tokens);
+				lr_table_text(&t, w->status);
+				if (w->has) { /* numbers that read back to the same double */
+					lr_table_real(&t, w->median_a_ms, 3);
+					lr_table_real(&t, w->median_b_ms, 3);
+					lr_table_real(&t, 1 - w->p.ratio, 3);
+					if (w->p.k) {
+						lr_table_real(&t, 1 - w->p.hi, 3);
+						lr_table_real(&t, 1 - w->p.lo, 3);
+					} else {
+						lr_table_none(&t);
+						lr_table_none(&t);
+					}
+				} else {
+					for (int j = 0; j < 5; j++)
+						lr_table_none(&t);
+				}
+				lr_table_int(&t, w->blocks);
+				lr_table_int(&t, w->flagged);
+				lr_table_text(&t, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin,
+										   arm, rr->design.metric)
+							 : w->status);
+				lr_table_text(&t, w->failure ? w->failure : "");
 			}
 	}
-	if (sv->nrows)
-		csv_serving(f, sv);
+	if (!(rc = lr_table_error(&t)))
+		rc = cmd_table_csv(f, &t, 1);
+	lr_table_release(&t);
+	if (!rc && sv->nrows)
+		rc = csv_serving(f, sv);
+	return rc;
 }
 
 static void write_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
@@ -431,15 +523,16 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 	json_decref(root);
 }
 
-void cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		       const char *title)
+int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
+		      const char *title)
 {
 	if (!strcmp(format, "csv"))
-		write_csv(f, rep, sv);
-	else if (!strcmp(format, "json"))
+		return write_csv(f, rep, sv);
+	if (!strcmp(format, "json"))
 		write_json(f, rep, sv, title);
 	else
 		write_md(f, rep, sv, title);
+	return 0;
 }
 
 /* 'format' of the report into a new string. */
@@ -448,11 +541,14 @@ static int render_text(const char *format, const struct lr_report *rep, const st
 {
 	size_t len = 0;
 	FILE *f = open_memstream(out, &len);
+	int rc;
 
 	if (!f)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	cmd_render_report(f, format, rep, sv, title);
-	return fclose(f) == 0 ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
+	rc = cmd_render_report(f, format, rep, sv, title);
+	if (fclose(f) && !rc)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	return rc;
 }
 
 int cmd_render_crate_report(struct lr_store *st, const int64_t *ids, int n, const char *title, char **md, char **json)

@@ -12,38 +12,38 @@
  * inline SVG chart per condition and arm pair.
  */
 
+/* A table as HTML, or why it is missing. */
+static void table_or_error(FILE *f, int rc, const struct lr_table *t)
+{
+	if (!rc) {
+		cmd_table_html(f, t);
+		return;
+	}
+	fputs("<p>", f);
+	cmd_html_text(f, lr_error_msg());
+	fputs(": the table is missing</p>\n", f);
+}
+
 static void html_serving(FILE *f, const struct lr_serving_report *sv)
 {
-	char cell[256];
+	struct lr_table t;
+	char text[512];
 	size_t i;
-	int r, k;
 
-	fputs("<h2>Serving evidence</h2>\n<table><tr><th>Run / condition</th>", f);
-	for (k = 0; k < sv->nroutes; k++) {
-		fputs("<th>", f);
-		cmd_html_text(f, sv->routes[k]);
-		fputs("</th>", f);
-	}
-	fputs("</tr>\n", f);
-	for (r = 0; r < sv->nrows; r++) {
-		fputs("<tr><td>", f);
-		cmd_html_text(f, sv->rows[r].label);
-		fputs("</td>", f);
-		for (k = 0; k < sv->nroutes; k++) {
-			fputs("<td>", f);
-			cmd_html_text(f, cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
-	}
-	fprintf(f, "</table>\n<p>Within-route parity: %d passes, %d failures, %d uncollected of %d combinations.</p>\n<ul>\n", sv->passes,
-		sv->failures, sv->uncollected, sv->combinations);
+	fputs("<h2>Serving evidence</h2>\n", f);
+	table_or_error(f, cmd_render_matrix(&t, sv), &t);
+	cmd_render_matrix_release(&t);
+	fputs("<p>", f);
+	cmd_html_text(f, cmd_render_parity_text(text, sizeof text, sv));
+	fprintf(f, ".</p>\n<p>Failing and missing cases:%s</p>\n<ul>\n", sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("<li>", f);
 		cmd_html_text(f, sv->failing.v[i]);
 		fputs("</li>\n", f);
 	}
-	fputs("</ul>\n", f);
+	fputs("</ul>\n<p>Per route, over all its responses (median and p90):</p>\n", f);
+	table_or_error(f, cmd_render_route_stats(&t, sv), &t);
+	lr_table_release(&t);
 }
 
 /* The table's figure for a ratio B/A: reduction 1 - r, or change r - 1 for command targets, in %. */
@@ -247,55 +247,19 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
 {
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-	char verdict[160];
+	struct cmd_render_heads h;
+	struct lr_table t;
 	int k;
 
 	fputs("<h3>", f);
 	cmd_html_text(f, bn);
 	fputs(" vs ", f);
 	cmd_html_text(f, an);
-	fprintf(f, ", run %lld</h3>\n<table><tr><th>Shape layers/input</th><th>", (long long)rr->run.id);
-	cmd_html_text(f, an);
-	fprintf(f, " median %s</th><th>", rr->design.metric[0] ? rr->design.metric : "ms");
-	cmd_html_text(f, bn);
-	fprintf(f, " median %s</th><th>%s</th><th>95%% interval</th><th>blocks</th><th>flagged reps</th>"
-		"<th>drift ", rr->design.metric[0] ? rr->design.metric : "ms",
-		rr->design.target == LR_TARGET_COMMAND ? "Change" : "Reduction");
-	cmd_html_text(f, an);
-	fputc('/', f);
-	cmd_html_text(f, bn);
-	fputs("</th><th>verdict</th></tr>\n", f);
-	for (k = 0; k < tb->nrows; k++) {
-		const struct lr_report_row *w = &tb->rows[k];
-
-		fputs("<tr><td>", f);
-		cmd_html_text(f, w->label);
-		fputs("</td>", f);
-		if (!w->has) {
-			fprintf(f, "<td colspan=\"4\">%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>-</td><td>",
-				w->status, w->blocks, w->flagged);
-			cmd_html_text(f, w->failure ? w->failure : "");
-			fputs("</td></tr>\n", f);
-			continue;
-		}
-		if (rr->design.target == LR_TARGET_COMMAND)
-			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%+.1f%%</td>",
-				w->median_a_ms, w->median_b_ms, (w->p.ratio - 1) * 100);
-		else
-			fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td>",
-				w->median_a_ms, w->median_b_ms, (1 - w->p.ratio) * 100);
-		if (w->p.k && rr->design.target == LR_TARGET_COMMAND)
-			fprintf(f, "<td>[%+.1f%%, %+.1f%%]</td>", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
-		else if (w->p.k)
-			fprintf(f, "<td>[%.1f%%, %.1f%%]</td>", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
-		else
-			fprintf(f, "<td>%d timed batches, no interval</td>", w->blocks);
-		fprintf(f, "<td class=\"n\">%d</td><td class=\"n\">%d</td><td>%+.1f%%/%+.1f%%%s</td><td>", w->blocks,
-			w->flagged, w->drift_a * 100, w->drift_b * 100, w->drifted ? " DRIFT" : "");
-		cmd_html_text(f, lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin, bn, rr->design.metric));
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table>\n<div>\n", f);
+	fprintf(f, ", run %lld</h3>\n", (long long)rr->run.id);
+	cmd_render_table(&t, &h, rr, tb);
+	table_or_error(f, lr_table_error(&t), &t);
+	lr_table_release(&t);
+	fputs("<div>\n", f);
 	for (k = 0; k < tb->nrows; k++)
 		if (tb->rows[k].has)
 			svg_chart(f, &tb->rows[k], an, bn, rr->design.margin, rr->design.target == LR_TARGET_COMMAND);

@@ -47,7 +47,7 @@ static int write_report(const char *out, const char *format, const struct lr_rep
 	else if (!strcmp(format, "html"))
 		cmd_report_html(f, rep, sv, title);
 	else
-		cmd_render_report(f, format, rep, sv, title);
+		rc = cmd_render_report(f, format, rep, sv, title);
 	if (out) {
 		if (fclose(f) != 0 || (!rc && rename(tmp, out) != 0))
 			rc = rc ? rc : lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));

@@ -14,8 +14,10 @@ done
 contains "$T/out" "x cp of the same file" "file to file beside cp of the same file"
 equals "$(ls files | wc -l)" 0 "the file variants remove their files (written in \$TMPDIR)"
 contains "$T/out" "parity: every encoder and the permuted view give identical bytes" "parity checked"
-contains "$T/out" "<- ceiling" "names the ceiling"
-contains "$T/out" "<- best kernel" "names the best kernel"
+grep -Eq '^  copy: [a-z -]+ +[0-9.]+ +[0-9.]+ +1\.00 +- +ceiling$' "$T/out" || fail "no copy is named the ceiling"
+ok "names the ceiling, at 1.00x itself"
+grep -Eq '^  encode: [a-z0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +best kernel$' "$T/out" || fail "no kernel is named best"
+ok "names the best kernel"
 [ "$(grep -c '^shape \[' "$T/out")" = 2 ] || fail "one block per shape"
 ok "one block per shape"
 expect_exit 2 "--dir that is not a directory" "$LABRUN" bench encoder --shape 1,2,2,64,16 --dir "$PWD/nowhere"
@@ -74,7 +76,7 @@ equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'encode
 expect_exit 0 "report --run of a bench run, json" "$LABRUN" report --run "$id" --format json
 # the medians the report recomputes from the stored times are the ones bench printed
 # (to 9 significant digits: the store keeps seconds, the benchmark milliseconds)
-med='[.shapes[].variants[] | .name + "/" + .kind + "=" + (.median_ms * 1e9 | round | tostring)] | join(" ")'
+med='[.shapes[].variants[] | .variant + "/" + .kind + "=" + (.median_ms * 1e9 | round | tostring)] | join(" ")'
 equals "$(jq -r "$med" "$T/out")" "$(jq -r "$med" bench.json)" "every median recomputed equals the benchmark's, kinds too"
 equals "$(jq -r '[.shapes[].file_encode_x_cp] == [.shapes[].file_encode_x_cp | select(. > 0)]' "$T/out")" true \
 	"the file variants' ratio recomputed"

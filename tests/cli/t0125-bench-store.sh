@@ -6,7 +6,9 @@
 
 mkdir tmp
 expect_exit 0 "a small store benchmark runs" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 64 --scale 2000 --reps 3
-contains "$T/out" "record -- true" "a column per command"
+grep -Eq '^ +repetitions +runs +store s +record ms +report ms +audit ms$' "$T/out" || fail "no column per command"
+ok "a column per command"
+contains "$T/out" "record: record -q -- true" "says what each command is"
 [ "$(grep -c '^ *[0-9][0-9]* *1 ' "$T/out")" = 2 ] || fail "a row per scale"
 ok "a row per scale"
 equals "$(ls tmp | wc -l)" 0 "the throwaway stores are removed"
@@ -30,7 +32,7 @@ expect_exit 0 "report --run, Markdown" "$LABRUN" report --run "$id"
 contains "$T/out" "| 2000 | 1 |" "the table again"
 contains "$T/out" "synthetic" "says what the stored repetitions are"
 expect_exit 0 "report --run, HTML" "$LABRUN" report --run "$id" --format html
-contains "$T/out" "<td>2000</td>" "as an HTML table"
+contains "$T/out" "<td class=\"n\">2000</td>" "as an HTML table"
 expect_exit 0 "audit verifies the benchmark's own run" "$LABRUN" audit --run "$id"
 
 runs=$(q "SELECT count(*) FROM run")

@@ -18,6 +18,7 @@
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
+#include "base/table.h"
 #include "base/trust.h"
 
 /* Stored names become safe, reversible member names; ordinary ones stay as they are. */
@@ -274,6 +275,36 @@ static void dynlib_loads_or_names_what_is_missing(void **state)
 	assert_non_null(strstr(lr_error_msg(), "libc.so.6 lacks lr_no_such_function"));
 }
 
+/* A table keeps its cells typed, in order; an unfinished row is an error, not a short row. */
+static void a_table_keeps_typed_cells(void **state)
+{
+	static const struct lr_column cols[3] = { { "name", "name", 0 }, { "ms", "ms", LR_COL_NUMBER },
+						  { "n", "n", LR_COL_NUMBER } };
+	struct lr_table t;
+
+	(void)state;
+	lr_table_init(&t, cols, 3);
+	lr_table_text(&t, "a|b");
+	lr_table_real(&t, 0.1, 3);
+	lr_table_int(&t, 7);
+	lr_table_text(&t, NULL);
+	lr_table_none(&t);
+	lr_table_int(&t, -1);
+	assert_int_equal(lr_table_error(&t), 0);
+	assert_int_equal(t.nrows, 2);
+	assert_string_equal(lr_table_cell(&t, 0, 0)->text, "a|b");
+	assert_true(lr_table_cell(&t, 0, 1)->kind == LR_CELL_REAL && lr_table_cell(&t, 0, 1)->real == 0.1 &&
+		    lr_table_cell(&t, 0, 1)->digits == 3);
+	assert_true(lr_table_cell(&t, 0, 2)->kind == LR_CELL_INT && lr_table_cell(&t, 0, 2)->i == 7);
+	assert_int_equal(lr_table_cell(&t, 1, 0)->kind, LR_CELL_NONE);
+	assert_int_equal(lr_table_cell(&t, 1, 1)->kind, LR_CELL_NONE);
+	lr_table_text(&t, "short");
+	assert_int_equal(lr_table_error(&t), LR_EINVAL);
+	lr_table_release(&t);
+	assert_int_equal(t.nrows, 0);
+	assert_int_equal(lr_table_error(&t), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +317,7 @@ int main(void)
 		cmocka_unit_test(base64_both_alphabets),
 		cmocka_unit_test(dsse_envelope_trust),
 		cmocka_unit_test(trusted_keys_file),
+		cmocka_unit_test(a_table_keeps_typed_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
