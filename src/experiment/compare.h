@@ -8,7 +8,6 @@
  * compare. 'labrun diff' prints it; replay records it. Nothing here prints.
  */
 
-#include <jansson.h>
 
 #include "base/error.h"
 #include "base/model.h"
@@ -65,13 +64,5 @@ struct lr_comparison {
 /* Compare run b against run a. Release 'cmp' with lr_comparison_release() either way. */
 LR_MUST_CHECK int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp);
 void lr_comparison_release(struct lr_comparison *cmp);
-
-/*
- * The comparison as JSON (new reference; the shape docs/labrun.md gives for
- * 'diff --json'): a and b, outputs_match, differences (kind -> count),
- * drift [{what, key, a, b}], and for experiment runs comparable and
- * conditions [{condition, outputs_match, differs?, timing?}].
- */
-json_t *lr_comparison_json(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp);
 
 #endif
