@@ -2,12 +2,10 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/archive.h"
 #include "evidence/pack.h"
-#include "evidence/select.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
@@ -28,11 +26,8 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
 	const char *verify = NULL, *extract = NULL, *out = NULL;
 	struct lr_strlist runs = { 0 }, issues = { 0 };
-	struct cmd_crate_files cf = { 0 };
-	struct lr_store *st = NULL;
-	int64_t *ids = NULL, *all = NULL;
-	int n = 0, nall = 0;
-	char deflt[320], name[280];
+	struct cmd_crate_job j = { 0 };
+	char deflt[320];
 	int rc = 0, members = 0, prune = 0, placeholder = 0, allow = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
@@ -75,27 +70,24 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		rc = cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 		goto done_opts;
 	}
-	if ((rc = cmd_open_store(&st, g)))
-		goto done_opts;
-	if ((rc = lr_evidence_select(st, &runs, &issues, "archive", &ids, &n, name, sizeof name)) ||
-	    (rc = lr_crate_runs(st, ids, n, &all, &nall)) || (rc = cmd_scan_runs(st, all, nall, allow, "archive")))
+	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
-	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", name);
-	if ((rc = cmd_crate_files(st, all, nall, deflt, &cf)) ||
-	    (rc = lr_evidence_archive(st, all, nall, out ? out : deflt, cf.files, cf.n, deflt, &placeholder)))
-		goto done;
+	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
+	if ((rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, j.cf.files, j.cf.n, deflt, &placeholder)))
+		goto failed;
 	if (placeholder)
 		cmd_warn_license(LR_CRATE_NO_LICENSE);
-	printf("archived %d run(s) into '%s'\n", nall, out ? out : deflt);
-	if (prune && !(rc = lr_evidence_prune(st, ids, n, out ? out : deflt, &pruned, &bytes)))
+	printf("archived %d run(s) into '%s'\n", j.nall, out ? out : deflt);
+	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, out ? out : deflt, &pruned, &bytes)))
+		goto failed;
+	if (prune)
 		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
 		       pruned, bytes);
+	goto done;
+failed:
+	rc = cmd_fail(rc);
 done:
-	cmd_crate_files_release(&cf);
-	free(ids);
-	free(all);
-	lr_store_free(st);
-	rc = rc ? cmd_fail(rc) : LR_EXIT_OK;
+	cmd_crate_job_release(&j);
 done_opts:
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);

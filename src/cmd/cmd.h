@@ -255,6 +255,24 @@ struct cmd_crate_files {
 int cmd_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct cmd_crate_files *out);
 void cmd_crate_files_release(struct cmd_crate_files *f);
 
+/*
+ * What manifest and archive publish (common.c): the runs of --run and
+ * --issue with the runs they point at, scanned for new findings, with the
+ * report files and the title they share. _open returns 0 or the exit status
+ * (reported); _release it either way.
+ */
+struct cmd_crate_job {
+	struct lr_store *st;
+	int64_t *ids, *all;	/* the runs chosen; and with the runs they point at */
+	int n, nall;
+	char name[280];		/* "run-1", "issue-270": for default file names */
+	char title[400];	/* "labrun evidence: run 1" */
+	struct cmd_crate_files cf;
+};
+int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const struct lr_strlist *runs,
+		       const struct lr_strlist *issues, int allow, const char *select_verb, const char *scan_verb);
+void cmd_crate_job_release(struct cmd_crate_job *j);
+
 /* The method in one paragraph: the same words in every format that has prose. */
 extern const char cmd_render_method[];
 

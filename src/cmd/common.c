@@ -6,6 +6,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "evidence/scan.h"
+#include "evidence/select.h"
 
 static int print_new_finding(void *arg, const struct lr_finding *f)
 {
@@ -49,4 +50,36 @@ int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const cha
 	for (i = 0; !rc && i < files->n; i++)
 		rc = lr_trust_add_file(t, files->v[i]);
 	return rc;
+}
+
+int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const struct lr_strlist *runs,
+		       const struct lr_strlist *issues, int allow, const char *select_verb, const char *scan_verb)
+{
+	int rc;
+
+	memset(j, 0, sizeof *j);
+	if ((rc = cmd_open_store(&j->st, g)))
+		return rc;
+	if ((rc = lr_evidence_select(j->st, runs, issues, select_verb, &j->ids, &j->n, j->name, sizeof j->name)) ||
+	    (rc = lr_crate_runs(j->st, j->ids, j->n, &j->all, &j->nall)) ||
+	    (rc = cmd_scan_runs(j->st, j->all, j->nall, allow, scan_verb)))
+		return cmd_fail(rc);
+	if (runs->n == 1 && !issues->n)
+		snprintf(j->title, sizeof j->title, "labrun evidence: run %lld", (long long)j->ids[0]);
+	else if (issues->n == 1 && !runs->n)
+		snprintf(j->title, sizeof j->title, "labrun evidence for issue %s", issues->v[0]);
+	else
+		snprintf(j->title, sizeof j->title, "labrun evidence: %d runs", j->n);
+	if ((rc = cmd_crate_files(j->st, j->all, j->nall, j->title, &j->cf)))
+		return cmd_fail(rc);
+	return 0;
+}
+
+void cmd_crate_job_release(struct cmd_crate_job *j)
+{
+	cmd_crate_files_release(&j->cf);
+	free(j->ids);
+	free(j->all);
+	lr_store_free(j->st);
+	memset(j, 0, sizeof *j);
 }

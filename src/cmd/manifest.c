@@ -2,11 +2,9 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/manifest.h"
-#include "evidence/select.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
@@ -29,12 +27,9 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_crate_opts co = { 0 };
 	struct lr_strlist runs = { 0 }, issues = { 0 };
-	struct cmd_crate_files cf = { 0 };
+	struct cmd_crate_job j = { 0 };
 	const char *validate = NULL, *out = NULL;
-	struct lr_store *st = NULL;
-	int64_t *ids = NULL, *all = NULL;
-	int n = 0, nall = 0;
-	char deflt[320], title[400], name[280], *held[3] = { NULL, NULL, NULL };
+	char deflt[320], *held[3] = { NULL, NULL, NULL };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
@@ -64,37 +59,24 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		printf("crate '%s' is valid: %d entities pass the REQUIRED checks\n", validate, entities);
 		return LR_EXIT_OK;
 	}
-	if ((rc = cmd_open_store(&st, g)))
-		goto done_opts;
-	if ((rc = lr_evidence_select(st, &runs, &issues, "write a crate for", &ids, &n, name, sizeof name)) ||
-	    (rc = lr_crate_runs(st, ids, n, &all, &nall)) || (rc = cmd_scan_runs(st, all, nall, allow, "write the crate")))
+	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "write a crate for", "write the crate")))
 		goto done;
-	snprintf(deflt, sizeof deflt, "labrun-crate-%s", name);
-	if (runs.n == 1 && !issues.n)
-		snprintf(title, sizeof title, "labrun evidence: run %lld", (long long)ids[0]);
-	else if (issues.n == 1 && !runs.n)
-		snprintf(title, sizeof title, "labrun evidence for issue %s", issues.v[0]);
-	else
-		snprintf(title, sizeof title, "labrun evidence: %d runs", n);
-	co.title = title;
-	if ((rc = cmd_crate_files(st, all, nall, title, &cf)))
+	snprintf(deflt, sizeof deflt, "labrun-crate-%s", j.name);
+	co.title = j.title;
+	co.files = j.cf.files;
+	co.nfiles = j.cf.n;
+	if ((rc = lr_crate_opts_settle(j.st, &co, held, &placeholder)) ||
+	    (rc = lr_crate_write(j.st, j.all, j.nall, out ? out : deflt, &co))) {
+		rc = cmd_fail(rc);
 		goto done;
-	co.files = cf.files;
-	co.nfiles = cf.n;
-	if ((rc = lr_crate_opts_settle(st, &co, held, &placeholder)) ||
-	    (rc = lr_crate_write(st, all, nall, out ? out : deflt, &co)))
-		goto done;
+	}
 	if (placeholder)
 		cmd_warn_license(co.license);
 	if (!lr_crate_validate(out ? out : deflt, &entities))
-		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, nall, entities);
+		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, j.nall, entities);
 done:
 	lr_crate_opts_release(held);
-	cmd_crate_files_release(&cf);
-	free(ids);
-	free(all);
-	lr_store_free(st);
-	rc = rc ? cmd_fail(rc) : LR_EXIT_OK;
+	cmd_crate_job_release(&j);
 done_opts:
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);

@@ -28,6 +28,11 @@ mkdir x2
 cmp x2/run-2/definition.ini "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" || fail "definition"
 equals "$(tail -n +2 x2/run-2/repetitions.csv | wc -l | tr -d ' ')" "$(q "SELECT count(*) FROM repetition WHERE run_id = 2")" \
 	"every repetition is in the archive"
+# the archive holds the report the crate of the same runs holds, titled alike (it was titled
+# with the archive's file name)
+expect_exit 0 "a crate of the same issue" "$LABRUN" manifest --issue 205 -o c2
+equals "$(sed -n 1p x2/report.md)" "# labrun report: labrun evidence for issue 205" "the report names the evidence, not the file"
+equals "$(cmp x2/report.md c2/report.md && echo same)" same "the archive's report is the crate's"
 
 expect_exit 0 "an intact archive verifies" "$LABRUN" archive --verify "$A/intact.tar"
 expect_exit 1 "a changed member is named" "$LABRUN" archive --verify "$A/tampered.tar"
