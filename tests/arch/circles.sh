@@ -25,15 +25,18 @@ python3 - "$list" <<'EOF'
 import collections, subprocess, sys
 
 files = [line.split() for line in open(sys.argv[1])]
-defines, needs = {}, {}
-for src, obj in files:
-    needs[src] = set()
-    for line in subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "TDBR":
-            defines[f[2]] = src
-        elif len(f) == 2 and f[0] == "U":
-            needs[src].add(f[1])
+source = {obj: src for src, obj in files}
+defines, needs = {}, {src: set() for src, obj in files}
+# one nm for every object: -A puts "OBJECT:" before each symbol
+for line in subprocess.run(["nm", "-A"] + [obj for src, obj in files], capture_output=True, text=True,
+                           check=True).stdout.splitlines():
+    obj, _, sym = line.rpartition(":")  # a symbol has no colon; a path might
+    f = sym.split()
+    src = source[obj]
+    if len(f) == 3 and f[1] in "TDBR":
+        defines[f[2]] = src
+    elif len(f) == 2 and f[0] == "U":
+        needs[src].add(f[1])
 edges = {s: {defines[x] for x in u if x in defines and defines[x] != s} for s, u in needs.items()}
 
 # Tarjan's strongly connected components, iteratively: every component of more than one file is a circle

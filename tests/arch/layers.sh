@@ -25,9 +25,11 @@ fail=0
 
 # Every source file once through gcc's preprocessor with -fpreprocessed, which
 # strips comments and expands nothing (clang has no such mode, hence gcc even
-# when CC is clang); its line markers say which file and line each is.
+# when CC is clang); its line markers say which file and line each is. One
+# input with a line marker per file: one compiler process, not one per file.
 files=$(cd "$src" && find . -name '*.[ch]' ! -name 'schema*-sql.c' | sed 's|^\./||' | sort)
-(cd "$src" && gcc -fpreprocessed -dD -E -x c $files) > "$tmp/all.i" 2> "$tmp/pp.err" || {
+(cd "$src" && for f in $files; do printf '# 1 "%s"\n' "$f"; cat "$f"; done | gcc -w -fpreprocessed -dD -E -x c -) \
+	> "$tmp/all.i" 2> "$tmp/pp.err" || {
 	echo "layers: gcc -fpreprocessed failed:"; cat "$tmp/pp.err"; exit 1
 }
 [ "$(grep -c '^# 1 "' "$tmp/all.i")" -ge "$(echo $files | wc -w)" ] || {
