@@ -89,8 +89,12 @@ equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" "0" "and nothing 
 # a wait on a store another process has locked is said after a second, then the write goes on
 export LABRUN_STORE="$T/lock-store"
 "$LABRUN" record -q -- true >/dev/null 2>&1
-# (.timeout: the holder waits out the probe below, which holds the lock for an instant)
-(echo ".timeout 20000"; echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"; sleep 3; echo "ROLLBACK;") |
+# (.timeout: the holder waits out the probe below, which holds the lock for an instant); it lets
+# go once the waiting writer has said so
+: >"$T/lock.err"
+(echo ".timeout 20000"; echo "BEGIN IMMEDIATE;"; echo "INSERT INTO setting VALUES ('manifest.author', 'x', 't');"
+	i=0; until grep -q "another process holds its lock" "$T/lock.err" || [ $i -ge 400 ]; do i=$((i + 1)); sleep 0.05; done
+	echo "ROLLBACK;") |
 	sqlite3 "$LABRUN_STORE/labrun.db" &
 holder=$!
 # wait until the holder has the write lock (sqlite3 itself does not wait: a busy store fails at once)
@@ -100,8 +104,10 @@ while sqlite3 "$LABRUN_STORE/labrun.db" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null
 	[ $i -lt 400 ] || fail "the lock holder never took the lock"
 	sleep 0.01
 done
-expect_exit 0 "record on a locked store waits, then records" "$LABRUN" record -q -- true
+"$LABRUN" record -q -- true >"$T/out" 2>"$T/lock.err" || fail "record on a locked store failed: $(cat "$T/lock.err")"
+ok "record on a locked store waits, then records"
 wait $holder
+cp "$T/lock.err" "$T/err"
 contains "$T/err" "waiting for store '$LABRUN_STORE/labrun.db': another process holds its lock" "and says it is waiting"
 equals "$(q "SELECT count(*) FROM run")" "2" "both runs are stored"
 

@@ -4,19 +4,23 @@
 . "$(dirname "$0")/lib.sh"
 
 "$LABRUN" init >/dev/null
-wait_running() {
+# until the run is stored as running and the command it runs has started (a child of labrun PID),
+# and, when given, has made the file READY
+wait_running() { # PID [READY]
 	i=0
-	until [ "$(sqlite3 "$T/store/labrun.db" "SELECT count(*) FROM run WHERE status = 'running'")" = 1 ]; do
+	until [ "$(sqlite3 "$T/store/labrun.db" "SELECT count(*) FROM run WHERE status = 'running'")" = 1 ] &&
+		pgrep -P "$1" >/dev/null && { [ -z "${2-}" ] || [ -e "$2" ]; }; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || fail "run never started"
-		sleep 0.1
+		[ $i -lt 400 ] || fail "the run or its command never started"
+		sleep 0.05
 	done
-	sleep 0.3
 }
 
-"$LABRUN" record -q -- sh -c 'echo started; sleep 30' >/dev/null 2>&1 &
+# (the command says when it has written its line: labrun holds a log's last bytes back until more
+# come or the command ends, to scrub a secret split across two reads)
+"$LABRUN" record -q -- sh -c 'echo started; : >"$1"; sleep 30' sh "$T/ready" >/dev/null 2>&1 &
 rec=$!
-wait_running
+wait_running $rec "$T/ready"
 kill -TERM $rec
 set +e
 wait $rec
@@ -28,7 +32,7 @@ equals "$("$LABRUN" cat 1 stdout)" "started" "log kept"
 
 "$LABRUN" record -q -- sleep 30 >/dev/null 2>&1 &
 rec=$!
-wait_running
+wait_running $rec
 kill -INT $rec
 set +e
 wait $rec

@@ -86,7 +86,7 @@ LABRUN_STORE=$K "$LABRUN" remote add clean "host=$PGD user=labrun dbname=clean" 
 	LABRUN_STORE=$K "$LABRUN" push clean --issue 416 >/dev/null || fail "push to the clean database"
 content() {
 	PGDB=$1 pg_sql "SELECT r.uuid, r.bundle_sha256 FROM run r JOIN run_issue i ON i.uuid = r.uuid AND i.issue_ref = '416' ORDER BY 1"
-	PGDB=$1 pg_sql "SELECT o.sha256, o.size, md5(string_agg(c.data, ''::bytea ORDER BY c.seq)) FROM object o
+	PGDB=$1 pg_sql "SELECT o.sha256, o.size, md5(string_agg(md5(c.data), '' ORDER BY c.seq)) FROM object o
 		JOIN run_object ro ON ro.sha256 = o.sha256 JOIN run_issue i ON i.uuid = ro.uuid AND i.issue_ref = '416'
 		JOIN object_chunk c ON c.sha256 = o.sha256 GROUP BY o.sha256, o.size ORDER BY 1"
 }
