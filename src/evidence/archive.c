@@ -177,25 +177,26 @@ void lr_archive_abort(struct lr_archive_writer *w)
 	free(w);
 }
 
-/* A reader of archive 'path', or NULL with the error set. */
-static struct archive *open_reader(const char *path)
+/* A reader of archive 'path' in *out; the error (libarchive missing: LR_ESTORE, as for every library) otherwise. */
+static int open_reader(struct archive **out, const char *path)
 {
 	struct archive *a;
+	int rc;
 
-	if (lr_libarchive_load())
-		return NULL;
-	if (!(a = archive_read_new())) {
-		lr_error_set(LR_ENOMEM, "out of memory");
-		return NULL;
-	}
+	*out = NULL;
+	if ((rc = lr_libarchive_load()))
+		return rc;
+	if (!(a = archive_read_new()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
-		lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
+		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
 		archive_read_free(a);
-		return NULL;
+		return rc;
 	}
-	return a;
+	*out = a;
+	return 0;
 }
 
 /* What an archive holds: every regular member's sha256, and the text of the lists that name them. */
@@ -344,8 +345,8 @@ int lr_archive_verify(const char *path, int *members)
 	int rc = 0, r;
 
 	*members = 0;
-	if (!(a = open_reader(path)))
-		return LR_EIO;
+	if ((rc = open_reader(&a, path)))
+		return rc;
 	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
 		if (archive_entry_filetype(e) == AE_IFREG)
 			rc = read_member(a, path, archive_entry_pathname(e), &c);
@@ -407,13 +408,13 @@ static int refuse(struct archive_entry *e, const char *path)
 static int check_entries(const char *path, const char *target)
 {
 	struct lr_strmap seen = { 0 };
-	struct archive *a = open_reader(path);
+	struct archive *a;
 	struct archive_entry *e;
 	char full[PATH_MAX * 2], name[PATH_MAX];
-	int rc = 0, r = ARCHIVE_EOF;
+	int rc, r = ARCHIVE_EOF;
 
-	if (!a)
-		return LR_EIO;
+	if ((rc = open_reader(&a, path)))
+		return rc;
 	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		struct stat st;
 		size_t n;
@@ -443,13 +444,13 @@ static int check_entries(const char *path, const char *target)
 /* Pass three: write into 'tmp' with fixed modes, counting regular files. */
 static int write_entries(const char *path, const char *tmp, int *members)
 {
-	struct archive *a = open_reader(path), *disk;
+	struct archive *a, *disk;
 	struct archive_entry *e;
 	char full[PATH_MAX * 2];
-	int rc = 0, r = ARCHIVE_EOF;
+	int rc, r = ARCHIVE_EOF;
 
-	if (!a)
-		return LR_EIO;
+	if ((rc = open_reader(&a, path)))
+		return rc;
 	if (!(disk = archive_write_disk_new())) {
 		archive_read_free(a);
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -540,15 +541,16 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 
 int lr_archive_read_member(const char *path, const char *member, const char *sha256, int fd)
 {
-	struct archive *a = open_reader(path);
+	struct archive *a;
 	struct archive_entry *e;
 	char buf[1 << 16], hex[LR_SHA256_HEX];
 	struct lr_sha256 h;
 	la_ssize_t n;
-	int rc = LR_ENOTFOUND, r;
+	int rc, r;
 
-	if (!a)
-		return LR_EIO;
+	if ((rc = open_reader(&a, path)))
+		return rc;
+	rc = LR_ENOTFOUND;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		if (strcmp(archive_entry_pathname(e), member))
 			continue;
