@@ -80,17 +80,7 @@ static int map_get(const struct id_map *m, int64_t from, int64_t *to)
 
 static int local_run(struct lr_store *st, const char *uuid, int64_t *id)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	*id = 0;
-	if ((rc = db_prepare(st, &s, "SELECT id FROM run WHERE uuid = :uuid")))
-		return rc;
-	db_bind_text(s, ":uuid", uuid);
-	if (db_step_row(st, s, "find a run by uuid", &rc))
-		*id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc;
+	return db_one_int_text(st, "SELECT id FROM run WHERE uuid = :uuid", ":uuid", uuid, id, "find a run by uuid");
 }
 
 /* An id pointing outside the run (refs in the bundle): the run by uuid, a set by its run and place. */

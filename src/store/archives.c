@@ -103,19 +103,8 @@ int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn, void *arg)
 
 int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	*objects = 0;
-	if ((rc = db_prepare(st, &s, "SELECT count(*) FROM archived_object WHERE archive_path = :path")))
-		return rc;
-	db_bind_text(s, ":path", path);
-	if (db_step_row(st, s, "read the archived objects", &rc))
-		*objects = sqlite3_column_int64(s, 0);
-	else if (!rc)
-		rc = db_error(st, "read the archived objects");
-	sqlite3_finalize(s);
-	return rc;
+	return db_one_int_text(st, "SELECT count(*) FROM archived_object WHERE archive_path = :path", ":path", path,
+			       objects, "read the archived objects");
 }
 
 int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member)

@@ -312,15 +312,5 @@ int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 		"       FROM arm a WHERE a.run_id = r.id AND a.kernel != 'command') = 1"
 		"  AND NOT EXISTS (SELECT 1 FROM arm a WHERE a.run_id = r.id AND a.kernel = 'command')"
 		" ORDER BY r.id DESC LIMIT 1";
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	*aa = 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", run);
-	if (db_step_row(st, s, "look for an A/A run", &rc))
-		*aa = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc;
+	return db_one_int(st, sql, ":run", run, aa, "look for an A/A run");
 }

@@ -73,14 +73,10 @@ int lr_store_remote_remove(struct lr_store *st, const char *name)
 	int64_t pending = 0;
 	int rc;
 
-	if ((rc = db_begin(st)) || (rc = db_prepare(st, &s, "SELECT count(*) FROM remote_object WHERE remote = :n")))
+	if ((rc = db_begin(st)) || (rc = db_one_int_text(st, "SELECT count(*) FROM remote_object WHERE remote = :n", ":n",
+							   name, &pending, "count the objects to fetch")))
 		goto out;
-	db_bind_text(s, ":n", name);
-	if (db_step_row(st, s, "count the objects to fetch", &rc))
-		pending = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (!rc && pending) {
+	if (pending) {
 		rc = lr_error_set(LR_EREFUSED, "cannot remove remote '%s': %lld objects pulled lazily are still to come from it",
 				  name, (long long)pending);
 		lr_error_hint("pull them first: labrun pull %s --objects all", name);

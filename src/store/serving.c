@@ -13,17 +13,12 @@
 /* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact). */
 static int reseal_if_final(struct lr_store *st, int64_t run)
 {
-	sqlite3_stmt *s = NULL;
+	int64_t final;
 	char *now = NULL;
-	int rc, final = 0;
+	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT status != 'running' FROM run WHERE id = :run")))
-		return rc;
-	db_bind_int(s, ":run", run);
-	if (db_step_row(st, s, "read the run's status", &rc))
-		final = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	if (rc || !final)
+	if ((rc = db_one_int(st, "SELECT status != 'running' FROM run WHERE id = :run", ":run", run, &final,
+			     "read the run's status")) || !final)
 		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");

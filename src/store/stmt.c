@@ -201,6 +201,35 @@ int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int6
 	return rc;
 }
 
+static int one_int(struct lr_store *st, const char *sql, const char *name, const char *text, int64_t v, int64_t *out,
+		   const char *what)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*out = 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	if (text)
+		db_bind_text(s, name, text);
+	else
+		db_bind_int(s, name, v);
+	if (db_step_row(st, s, what, &rc))
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out, const char *what)
+{
+	return one_int(st, sql, name, v ? v : "", 0, out, what);
+}
+
+int db_one_int(struct lr_store *st, const char *sql, const char *name, int64_t v, int64_t *out, const char *what)
+{
+	return one_int(st, sql, name, NULL, v, out, what);
+}
+
 int db_begin(struct lr_store *st)
 {
 	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");

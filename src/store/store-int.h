@@ -85,6 +85,14 @@ int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
 typedef int (*db_text3_fn)(void *arg, const char *a, const char *b, const char *c);
 int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg);
 
+/*
+ * One-row queries: the integer in the first column of the first row of
+ * 'sql', whose one parameter 'name' is bound to v, in *out; 0 when there is
+ * no row. "cannot WHAT ..." on an error.
+ */
+int db_one_int(struct lr_store *st, const char *sql, const char *name, int64_t v, int64_t *out, const char *what);
+int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out, const char *what);
+
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);
 

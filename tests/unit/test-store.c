@@ -394,6 +394,26 @@ static void find_walks_up_and_honours_override(void **state)
 	free(out);
 }
 
+/* A one-row query gives the row's integer, 0 without a row, and names a bad query. */
+static void one_row_queries(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	int64_t v = -1;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(db_one_int(st, "SELECT :n * 2", ":n", 21, &v, "double"), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(db_one_int_text(st, "SELECT length(:t)", ":t", "four", &v, "measure"), 0);
+	assert_int_equal(v, 4);
+	v = -1;
+	assert_int_equal(db_one_int_text(st, "SELECT id FROM run WHERE uuid = :u", ":u", "none", &v, "find"), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(db_one_int(st, "SELECT :m", ":n", 1, &v, "bind"), LR_ESTORE);
+	assert_non_null(strstr(lr_error_msg(), "bind"));
+	lr_store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +427,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_failed_bind_fails_the_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_failed_bind_stays_with_its_statement, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_row_queries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
