@@ -111,16 +111,14 @@ int lr_plan_stored_label(struct lr_store *st, int64_t run, const struct lr_store
 
 int lr_plan_check(const struct lr_expdef *d, const struct lr_stored_design *stored, int64_t run)
 {
-	struct lr_store_design now, was;
-	char a[2][64], b[2][64];
+	const char *target = lr_exp_target_name(stored->target), *order = stored->order == LR_ORDER_RANDOM ? "random" : "abba";
 	const char *field = NULL, *x = "", *y = "";
+	struct lr_store_design now;
+	char a[2][64], b[2][64];
 
 	if (!stored->from_rows)
 		return 0; /* stored before migration 18: nothing to check against */
 	lr_plan_design(d, &now);
-	memset(&was, 0, sizeof was);
-	snprintf(was.target, sizeof was.target, "%s", lr_exp_target_name(stored->target));
-	snprintf(was.order, sizeof was.order, "%s", stored->order == LR_ORDER_RANDOM ? "random" : "abba");
 	snprintf(a[0], sizeof a[0], "%d/%d/%.17g", stored->blocks, stored->warmup, stored->margin);
 	snprintf(b[0], sizeof b[0], "%d/%d/%.17g", now.blocks, now.warmup, now.margin);
 	snprintf(a[1], sizeof a[1], "%llu", (unsigned long long)stored->seed);
@@ -130,9 +128,9 @@ int lr_plan_check(const struct lr_expdef *d, const struct lr_stored_design *stor
 		field = (f), x = (s1), y = (s2);
 	DIFFER("name", stored->name, now.name)
 	DIFFER("title", stored->title, now.title)
-	DIFFER("target", was.target, now.target)
+	DIFFER("target", target, now.target)
 	DIFFER("backend", stored->backend, now.backend)
-	DIFFER("order", was.order, now.order)
+	DIFFER("order", order, now.order)
 	DIFFER("blocks/warmup/margin", a[0], b[0])
 	DIFFER("seed", a[1], b[1])
 	DIFFER("metric", stored->metric, now.metric)
