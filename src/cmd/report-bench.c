@@ -188,55 +188,29 @@ static int remote_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-/* The encoder benchmark: a table per shape, or one CSV of every shape's rows. */
-static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
+/* The encoder benchmark as a document: its method and settings, then per shape a heading, a table, a summary. */
+static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct lr_bench_opts *o,
+		       const struct lr_bench_result *r, int n)
 {
-	struct lr_bench_result *r = NULL;
-	struct lr_bench_opts *o = NULL;
-	int n = 0, s, rc, html = !strcmp(format, "html");
-	char text[1024];
+	char *cmdline = cmd_argv_text(run->argv_json), text[1024];
 	struct lr_table t;
+	int s, rc = 0;
 
-	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
-		return rc;
-	lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
-	if (!strcmp(format, "csv")) {
-		for (s = 0; s < n; s++)
-			cmd_bench_encoder_rows(&t, &o[s], &r[s]);
-		if (!(rc = lr_table_error(&t)))
-			rc = cmd_table_csv(f, &t, 1);
-	} else if (!strcmp(format, "json")) {
-		json_t *root = envelope(run), *shapes = json_array();
-
-		for (s = 0; s < n; s++)
-			json_array_append_new(shapes, cmd_bench_json(&o[s], &r[s]));
-		json_object_set_new(root, "threads", json_string(binding(run, "threads")));
-		json_object_set_new(root, "contract", json_string(binding(run, "contract")));
-		json_object_set_new(root, "seed", json_string(binding(run, "seed")));
-		json_object_set_new(root, "auto_kernel", json_string(binding(run, "auto_kernel")));
-		json_object_set_new(root, "cpu", json_string(binding(run, "pinned_cpu")));
-		json_object_set_new(root, "shapes", shapes);
-		dump(f, root);
-	} else {
-		char *cmdline = cmd_argv_text(run->argv_json);
-
-		open_doc(f, html, run);
-		para(f, html, encoder_method);
-		snprintf(text, sizeof text, "Command: %s (started %s), %s%s%s. Host: %s, %s, %lld CPUs, %s, kernel %s; timing "
-			 "thread pinned to CPU %s. Settings: %s repetitions per variant (first dropped), contract %s, seed %s, "
-			 "auto kernel %s, %s thread(s).", cmdline ? cmdline : run->argv_json,
-			 run->started_at ? run->started_at : "?", lr_status_name(run->status), run->failure ? ": " : "",
-			 run->failure ? run->failure : "", run->host.hostname, cpu_model(run), (long long)run->host.cores,
-			 run->host.os ? run->host.os : "unknown OS", run->host.kernel, binding(run, "pinned_cpu"),
-			 binding(run, "reps"), binding(run, "contract"), binding(run, "seed"), binding(run, "auto_kernel"),
-			 binding(run, "threads"));
-		free(cmdline);
-		para(f, html, text);
-		for (s = 0; s < n && !rc; s++) {
-			lr_table_release(&t);
-			cmd_bench_encoder_rows(&t, &o[s], &r[s]);
-			if ((rc = lr_table_error(&t)))
-				break;
+	open_doc(f, html, run);
+	para(f, html, encoder_method);
+	snprintf(text, sizeof text, "Command: %s (started %s), %s%s%s. Host: %s, %s, %lld CPUs, %s, kernel %s; timing "
+		 "thread pinned to CPU %s. Settings: %s repetitions per variant (first dropped), contract %s, seed %s, "
+		 "auto kernel %s, %s thread(s).", cmdline ? cmdline : run->argv_json, run->started_at ? run->started_at : "?",
+		 lr_status_name(run->status), run->failure ? ": " : "", run->failure ? run->failure : "", run->host.hostname,
+		 cpu_model(run), (long long)run->host.cores, run->host.os ? run->host.os : "unknown OS", run->host.kernel,
+		 binding(run, "pinned_cpu"), binding(run, "reps"), binding(run, "contract"), binding(run, "seed"),
+		 binding(run, "auto_kernel"), binding(run, "threads"));
+	free(cmdline);
+	para(f, html, text);
+	for (s = 0; s < n && !rc; s++) {
+		lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
+		cmd_bench_encoder_rows(&t, &o[s], &r[s]);
+		if (!(rc = lr_table_error(&t))) {
 			cmd_bench_encoder_heading(text, sizeof text, &o[s], &r[s]);
 			if (html) {
 				fputs("<h2>", f);
@@ -257,10 +231,45 @@ static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
 			cmd_bench_encoder_summary(text, sizeof text, &r[s], ". ");
 			para(f, html, text);
 		}
-		if (html)
-			fputs("</body></html>\n", f);
+		lr_table_release(&t);
 	}
-	lr_table_release(&t);
+	if (html)
+		fputs("</body></html>\n", f);
+	return rc;
+}
+
+/* The encoder benchmark: a document with a table per shape, one CSV of every shape's rows, or JSON. */
+static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	struct lr_bench_result *r = NULL;
+	struct lr_bench_opts *o = NULL;
+	struct lr_table t;
+	int n = 0, s, rc;
+
+	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
+		return rc;
+	if (!strcmp(format, "csv")) {
+		lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
+		for (s = 0; s < n; s++)
+			cmd_bench_encoder_rows(&t, &o[s], &r[s]);
+		if (!(rc = lr_table_error(&t)))
+			rc = cmd_table_csv(f, &t, 1);
+		lr_table_release(&t);
+	} else if (!strcmp(format, "json")) {
+		json_t *root = envelope(run), *shapes = json_array();
+
+		for (s = 0; s < n; s++)
+			json_array_append_new(shapes, cmd_bench_json(&o[s], &r[s]));
+		json_object_set_new(root, "threads", json_string(binding(run, "threads")));
+		json_object_set_new(root, "contract", json_string(binding(run, "contract")));
+		json_object_set_new(root, "seed", json_string(binding(run, "seed")));
+		json_object_set_new(root, "auto_kernel", json_string(binding(run, "auto_kernel")));
+		json_object_set_new(root, "cpu", json_string(binding(run, "pinned_cpu")));
+		json_object_set_new(root, "shapes", shapes);
+		dump(f, root);
+	} else {
+		rc = encoder_doc(f, !strcmp(format, "html"), run, o, r, n);
+	}
 	free(r);
 	free(o);
 	return rc;
