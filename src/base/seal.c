@@ -107,6 +107,25 @@ int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_S
 	return lr_sha256_buf(*json, strlen(*json), digest);
 }
 
+int lr_seal_digest_as_sealed(const struct lr_kvlist *now, const char *stored, char digest[LR_SHA256_HEX])
+{
+	json_t *a = stored ? json_loads(stored, 0, NULL) : NULL;
+	struct lr_kvlist kept = { 0 };
+	char *json = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < now->n && !rc; i++)
+		if (!a || json_object_get(a, now->v[i].key) || strcmp(now->v[i].value, EMPTY_TABLE))
+			rc = lr_kvlist_add(&kept, now->v[i].key, now->v[i].value, NULL);
+	if (!rc)
+		rc = lr_seal_digest(&kept, &json, digest);
+	free(json);
+	lr_kvlist_release(&kept);
+	json_decref(a);
+	return rc;
+}
+
 int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
 		     char digest[LR_SHA256_HEX])
 {

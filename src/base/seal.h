@@ -51,6 +51,14 @@ void lr_seal_table_final(struct lr_seal_table *t, char hex[LR_SHA256_HEX]);
 LR_MUST_CHECK int lr_seal_digest(const struct lr_kvlist *tables, char **json, char digest[LR_SHA256_HEX]);
 
 /*
+ * The seal digest of 'now' as the stored seal (its JSON) was written: a
+ * table newer than that seal and still empty for the run was not part of
+ * it, so it is left out; every other table counts. With stored NULL (no
+ * seal yet), lr_seal_digest's.
+ */
+LR_MUST_CHECK int lr_seal_digest_as_sealed(const struct lr_kvlist *now, const char *stored, char digest[LR_SHA256_HEX]);
+
+/*
  * Compare a stored seal's JSON with the digests computed now: 'changed' is
  * called with every table whose digest differs, or is missing from the seal
  * while it now has rows (a seal written before a table existed covers it

@@ -364,11 +364,10 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	if (!(rc = seal_tables(st, id, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
 	if (!rc) { /* the ledger walk asks for the same digest: keep it */
-		char digest[LR_SHA256_HEX], *tables = NULL;
+		char digest[LR_SHA256_HEX];
 
-		if (!lr_seal_digest(&digests, &tables, digest))
+		if (!lr_seal_digest_as_sealed(&digests, stored, digest))
 			memo_put(st, id, digest);
-		free(tables);
 	}
 	lr_kvlist_release(&digests);
 	free(stored);
@@ -404,16 +403,24 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 {
 	struct lr_kvlist digests = { 0 };
 	const char *known = memo_get(st, id);
-	char *tables = NULL;
+	sqlite3_stmt *s = NULL;
+	char *stored = NULL;
 	int rc;
 
 	if (known) {
 		memcpy(digest, known, LR_SHA256_HEX);
 		return 0;
 	}
-	if (!(rc = seal_tables(st, id, &digests)))
-		rc = lr_seal_digest(&digests, &tables, digest);
+	/* a run sealed before a table existed was sealed without it */
+	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
+		return rc;
+	db_bind_int(s, ":run", id);
+	if (db_step_row(st, s, "read the run's seal", &rc) && !(stored = db_col_dup(s, 0)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	sqlite3_finalize(s);
+	if (!rc && !(rc = seal_tables(st, id, &digests)))
+		rc = lr_seal_digest_as_sealed(&digests, stored, digest);
 	lr_kvlist_release(&digests);
-	free(tables);
+	free(stored);
 	return rc;
 }
