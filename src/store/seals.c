@@ -344,21 +344,30 @@ static const char *memo_get(struct lr_store *st, int64_t run)
 	return NULL;
 }
 
+/* The stored seal's tables (its JSON, malloc'd in *out), NULL when run 'id' has no seal. */
+static int stored_seal(struct lr_store *st, int64_t id, char **out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
+		return rc;
+	db_bind_int(s, ":run", id);
+	if (db_step_row(st, s, "read the run's seal", &rc) && !(*out = db_col_dup(s, 0)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed)
 {
 	struct lr_kvlist digests = { 0 };
-	sqlite3_stmt *s = NULL;
 	char *stored = NULL;
 	int rc;
 
 	*sealed = 0;
-	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
-		return rc;
-	db_bind_int(s, ":run", id);
-	if (db_step_row(st, s, "read the run's seal", &rc) && !(stored = db_col_dup(s, 0)))
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	sqlite3_finalize(s);
-	if (rc || !stored)
+	if ((rc = stored_seal(st, id, &stored)) || !stored)
 		return rc;
 	*sealed = 1;
 	if (!(rc = seal_tables(st, id, &digests)))
@@ -403,7 +412,6 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 {
 	struct lr_kvlist digests = { 0 };
 	const char *known = memo_get(st, id);
-	sqlite3_stmt *s = NULL;
 	char *stored = NULL;
 	int rc;
 
@@ -412,13 +420,7 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 		return 0;
 	}
 	/* a run sealed before a table existed was sealed without it */
-	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
-		return rc;
-	db_bind_int(s, ":run", id);
-	if (db_step_row(st, s, "read the run's seal", &rc) && !(stored = db_col_dup(s, 0)))
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	sqlite3_finalize(s);
-	if (!rc && !(rc = seal_tables(st, id, &digests)))
+	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, &digests)))
 		rc = lr_seal_digest_as_sealed(&digests, stored, digest);
 	lr_kvlist_release(&digests);
 	free(stored);
