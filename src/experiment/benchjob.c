@@ -18,16 +18,19 @@ static void shape_text(char *buf, size_t size, const struct lr_bench_opts *o)
 		 (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4]);
 }
 
-/* "L,2,H,T,D" back into o's shape. */
+/* "L,2,H,T,D" back into o's shape; a row from another host may say anything, so at most 2^40 elements. */
 static int shape_parse(const char *s, struct lr_bench_opts *o)
 {
+	int64_t elements = 1;
 	char *end;
 
 	for (int i = 0; i < 5; i++, s = end + 1) {
 		errno = 0;
 		o->shape[i] = strtoll(s, &end, 10);
-		if (errno || end == s || o->shape[i] <= 0 || *end != (i < 4 ? ',' : '\0'))
+		if (errno || end == s || o->shape[i] <= 0 || o->shape[i] > (INT64_C(1) << 40) / elements ||
+		    *end != (i < 4 ? ',' : '\0'))
 			return -1;
+		elements *= o->shape[i];
 	}
 	o->rank = 5;
 	return 0;

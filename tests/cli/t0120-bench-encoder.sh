@@ -103,6 +103,12 @@ sqlite3 old-store/labrun.db "INSERT INTO measurement(run_id, name, value, unit)
 	DELETE FROM bench_sample WHERE run_id = $id" || fail "cannot rewrite the run in the old form"
 expect_exit 0 "report --run of a run in the old form" env LABRUN_STORE="$PWD/old-store" "$LABRUN" report --run "$id"
 equals "$(cmp typed.md "$T/out" && echo same)" same "the old form reports the same tables"
+# a sample row may come from another host and say anything: a shape of more elements than any
+# host holds (its product wrapped around int64) is refused, named
+cp -R "$LABRUN_STORE" big-store
+sqlite3 big-store/labrun.db "UPDATE bench_sample SET subject = '4611686018427387904,2,2,64,16' WHERE run_id = $id AND subject = '1,2,2,64,16'"
+expect_exit 2 "a shape past 2^40 elements is refused" env LABRUN_STORE="$PWD/big-store" "$LABRUN" report --run "$id"
+contains "$T/err" "sample subject '4611686018427387904,2,2,64,16' is not a shape" "named"
 
 # --threads N: every variant on N threads, the copy ceiling too; more threads than CPUs is refused
 cpus=$(nproc)
