@@ -164,7 +164,7 @@ int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res,
 		struct lr_bench_variant *v;
 
 		if (!subject || strcmp(subject, m->subject)) {
-			void *nr = realloc(r, (size_t)(*n + 1) * sizeof *r), *no;
+			void *nr, *no;
 
 			memset(&cur, 0, sizeof cur);
 			if (shape_parse(m->subject, &cur)) {
@@ -172,7 +172,7 @@ int lr_bench_job_results(const struct lr_run *run, struct lr_bench_result **res,
 						  m->subject);
 				break;
 			}
-			if (nr)
+			if ((nr = realloc(r, (size_t)(*n + 1) * sizeof *r)))
 				r = nr;
 			no = nr ? realloc(o, (size_t)(*n + 1) * sizeof *o) : NULL;
 			if (!no) {
