@@ -506,6 +506,50 @@ static int bundle_fields(struct lr_bundle *b, json_t *doc)
 	return rc;
 }
 
+/* The columns whose values name objects in objects/ (docs/schema.md). */
+static const struct {
+	const char *table, *column;
+} object_columns[] = {
+	{ "artifact", "sha256" },	   { "execution", "stdout_sha256" },   { "execution", "stderr_sha256" },
+	{ "execution_output", "sha256" }, { "response_set", "raw_sha256" }, { "gate", "key_sha256" },
+};
+
+/*
+ * Every value of a column that names an object is the sha256 of an object
+ * the bundle carries: from another host, a path there ('/etc/shadow',
+ * '../../x') would make fsck, scan and cat read any file here.
+ */
+static int check_objects(struct lr_bundle *b, json_t *doc)
+{
+	json_t *tables = json_object_get(doc, "tables"), *row;
+	size_t k, i, c, n;
+
+	for (k = 0; k < sizeof object_columns / sizeof object_columns[0]; k++) {
+		json_t *t = json_object_get(tables, object_columns[k].table), *cols = json_object_get(t, "columns");
+		const char *name;
+
+		for (c = 0, n = json_array_size(cols); c < n; c++)
+			if ((name = json_string_value(json_array_get(cols, c))) && !strcmp(name, object_columns[k].column))
+				break;
+		if (c == n)
+			continue;
+		json_array_foreach(json_object_get(t, "rows"), i, row) {
+			json_t *v = json_array_get(row, c);
+			const char *sha = json_string_value(v);
+
+			if (json_is_null(v))
+				continue;
+			if (!sha || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
+				return bad(b, "its table '%s', column '%s', row %zu, names an object by something that is not "
+					      "a sha256", object_columns[k].table, object_columns[k].column, i + 1);
+			if (!lr_kvlist_find(&b->objects, sha))
+				return bad(b, "its table '%s', column '%s', row %zu, names object %s, which the bundle does "
+					      "not carry", object_columns[k].table, object_columns[k].column, i + 1, sha);
+		}
+	}
+	return 0;
+}
+
 int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256)
 {
 	char hex[LR_SHA256_HEX];
@@ -526,7 +570,8 @@ int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256)
 		lr_error_set(LR_EINVAL, "cannot read a run bundle: %s (line %d)", err.text, err.line);
 		return LR_EINVAL;
 	}
-	if (!(rc = bundle_fields(b, doc)) && !(rc = check_seal(b, doc)) && !(rc = check_ledger(b, doc)) &&
+	if (!(rc = bundle_fields(b, doc)) && !(rc = check_objects(b, doc)) && !(rc = check_seal(b, doc)) &&
+	    !(rc = check_ledger(b, doc)) &&
 	    !(b->text = strdup(text)))
 		rc = oom();
 	if (!rc)

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""A bundle from a newer labrun, for t0400: run UUID's bundle on the remote (read from stdin as
-JSON text) given a new uuid and either a table or a column this labrun does not know, with its
-seal and a ledger entry recomputed by the published rules (docs/remote.md, docs/schema.md),
-written apart from labrun's C code. Prints the new bundle's sha256 and text, tab-separated.
+"""A forged bundle, for t0400: run UUID's bundle on the remote (read from stdin as JSON text)
+given a new uuid and one change, with its seal and a ledger entry recomputed by the published rules
+(docs/remote.md, docs/schema.md), written apart from labrun's C code: a table or a column this
+labrun does not know (a newer labrun's), or an artifact naming a path or an object the bundle does
+not carry (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
 
-    future-bundle.py NEW_UUID table|column < bundle.json
+    future-bundle.py NEW_UUID table|column|objpath|objhash < bundle.json
 """
 import hashlib
 import json
@@ -19,6 +20,10 @@ old_uuid = run["rows"][0][run["columns"].index("uuid")]
 run["rows"][0][run["columns"].index("uuid")] = new_uuid
 if mode == "table":
     tables["zz_future"] = {"columns": ["run_id", "x"], "rows": [[run["rows"][0][0], "v"]]}
+elif mode in ("objpath", "objhash"):
+    art = tables["artifact"]
+    art["rows"][0][art["columns"].index("sha256")] = \
+        "../../../../../../../../etc/passwd" if mode == "objpath" else "ab" * 32
 else:
     tables["run_issue"] = tables.get("run_issue", {"columns": ["run_id", "issue_ref"], "rows": []})
     tables["run_issue"]["columns"].append("zz_future_column")
