@@ -135,7 +135,14 @@ static int check_command(struct parse *p)
 	struct lr_expdef *d = p->d;
 	struct lr_strlist refs = { 0 };
 	int a, ok = 1, line = section_line(p, "experiment");
+	int64_t n = 1;
 
+	/* 8 keys of 16 values are 2^32 conditions: counted in 64 bits, refused before an int wraps */
+	for (a = 0; a < d->ngrid; a++)
+		n *= d->grid[a].n;
+	if (n > LR_EXP_MAXCONDITIONS)
+		return lr_expdef_fail(p, section_line(p, "grid"), "[grid] gives %lld conditions: an experiment runs at "
+				      "most %d; split it into several", (long long)n, LR_EXP_MAXCONDITIONS);
 	if (d->reference[0]) {
 		if (lr_words_split(d->reference, &refs))
 			ok = lr_expdef_fail(p, line, "'reference': %s", lr_error_msg());

@@ -18,6 +18,7 @@
 #define LR_EXP_MAXARMS 8
 #define LR_EXP_MAXLIST 16
 #define LR_EXP_MAXGRID 8
+#define LR_EXP_MAXCONDITIONS 4096	/* a grid's product, checked before anything runs */
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
 

@@ -110,3 +110,12 @@ contains "$T/err" "badph.ini:4: 'command': unknown placeholder {nope}" "named wi
 printf '[experiment]\nname = x\ntarget = command\n[arm a]\nkernel = lookup\ncommand = true\n[arm b]\ncommand = true\n' >badkey.ini
 expect_exit 2 "a built-in key in a command arm" "$LABRUN" run badkey.ini
 contains "$T/err" "badkey.ini:4: [arm a] sets 'kernel', which a command target does not use" "named"
+
+# 8 keys of 16 values are 2^32 conditions: the count wrapped to 0 and the run was stored as a passed
+# experiment with no conditions. More than 4,096 are refused before anything runs or is stored.
+{ printf '[experiment]\nname = huge\ntarget = command\n[arm a]\ncommand = true\n[arm b]\ncommand = true\n[grid]\n'
+	for k in a b c d e f g h; do printf '%s = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n' $k; done; } >huge.ini
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "a grid of 2^32 conditions" "$LABRUN" run huge.ini
+contains "$T/err" "huge.ini:8: [grid] gives 4294967296 conditions: an experiment runs at most 4096" "named, with its line"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
