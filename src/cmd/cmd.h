@@ -282,4 +282,11 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 /* s with &, <, > and " escaped for HTML text and attribute values. */
 void cmd_html_text(FILE *f, const char *s);
 
+/*
+ * s as Markdown text from the outside world (route names, case ids): line
+ * breaks and other control characters become blanks, so nothing ends a row
+ * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
+ */
+void cmd_md_text(FILE *f, const char *s, int cell);
+
 #endif

@@ -274,8 +274,11 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	cmd_render_matrix_release(&t);
 	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", cmd_render_parity_text(text, sizeof text, sv),
 		sv->failing.n ? "" : " none.");
-	for (i = 0; i < sv->failing.n; i++)
-		fprintf(f, "* %s\n", sv->failing.v[i]);
+	for (i = 0; i < sv->failing.n; i++) {
+		fputs("* ", f);
+		cmd_md_text(f, sv->failing.v[i], 0);
+		fputc('\n', f);
+	}
 	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n");
 	md_or_error(f, cmd_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);

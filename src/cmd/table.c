@@ -31,8 +31,11 @@ void cmd_table_md(FILE *f, const struct lr_table *t)
 	int c;
 
 	for (c = 0; c < t->ncols; c++)
-		if (shown(t, c, 1))
-			fprintf(f, "| %s ", t->cols[c].head);
+		if (shown(t, c, 1)) {
+			fputs("| ", f);
+			cmd_md_text(f, t->cols[c].head, 1);
+			fputc(' ', f);
+		}
 	fputs("|\n", f);
 	for (c = 0; c < t->ncols; c++)
 		if (shown(t, c, 1))
@@ -40,8 +43,11 @@ void cmd_table_md(FILE *f, const struct lr_table *t)
 	fputs("|\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++)
-			if (shown(t, c, 1))
-				fprintf(f, "| %s ", person(buf, sizeof buf, lr_table_cell(t, r, c)));
+			if (shown(t, c, 1)) {
+				fputs("| ", f);
+				cmd_md_text(f, person(buf, sizeof buf, lr_table_cell(t, r, c)), 1);
+				fputc(' ', f);
+			}
 		fputs("|\n", f);
 	}
 }

@@ -87,6 +87,20 @@ int cmd_split_list(struct lr_strlist *out, const char *arg)
 	return rc;
 }
 
+void cmd_md_text(FILE *f, const char *s, int cell)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fputc(' ', f); /* a line break would end the table row or start a heading */
+		else if (cell && (c == '|' || c == '\\'))
+			fprintf(f, "\\%c", c);
+		else
+			fputc(c, f);
+	}
+}
+
 void cmd_html_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {

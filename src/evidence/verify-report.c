@@ -77,18 +77,29 @@ static struct md_table *md_tables(const char *text, size_t *n)
 	return t;
 }
 
-/* Cell k of a row ("| a | b |"), trimmed, into buf. */
+/* The next '|' that ends a cell ("\\|" is one inside it), or NULL. */
+static const char *bar(const char *p)
+{
+	for (; *p; p++)
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == '|')
+			return p;
+	return NULL;
+}
+
+/* Cell k of a row ("| a | b |"), trimmed, into buf (escapes as written). */
 static const char *cell(const char *row, int k, char *buf, size_t len)
 {
 	const char *p = row, *q;
 	int i;
 
 	for (i = 0; i <= k; i++) {
-		if (!(p = strchr(p, '|')))
+		if (!(p = bar(p)))
 			return NULL;
 		p++;
 	}
-	if (!(q = strchr(p, '|')))
+	if (!(q = bar(p)))
 		return NULL;
 	while (p < q && *p == ' ')
 		p++;
