@@ -335,6 +335,34 @@ static int check_metadata(const char *path, const struct contents *c)
 	return rc;
 }
 
+/* An entry that --extract refuses, and --verify with it: an absolute path, a ".." in it, a link, a device. */
+static int refuse(struct archive_entry *e, const char *path, const char *verb)
+{
+	const char *name = archive_entry_pathname(e), *link;
+	mode_t t = archive_entry_filetype(e);
+	const char *p;
+
+	if (!name || !*name || name[0] == '/')
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' has an absolute path", verb, path,
+				    name ? name : "");
+	for (p = name; p; p = strchr(p, '/')) {
+		if (*p == '/')
+			p++;
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || p[2] == '\0'))
+			return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' climbs out with '..'", verb, path, name);
+	}
+	if ((link = archive_entry_hardlink(e)))
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a hard link (to '%s')", verb,
+				    path, name, link);
+	if (t == AE_IFLNK)
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a symbolic link (to '%s')",
+				    verb, path, name, archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
+	if (t != AE_IFREG && t != AE_IFDIR)
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a device, fifo or socket", verb,
+				    path, name);
+	return 0;
+}
+
 int lr_archive_verify(const char *path, int *members)
 {
 	struct contents c = { 0 };
@@ -347,8 +375,9 @@ int lr_archive_verify(const char *path, int *members)
 	*members = 0;
 	if ((rc = open_reader(&a, path)))
 		return rc;
+	/* what --extract would refuse does not verify either */
 	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
-		if (archive_entry_filetype(e) == AE_IFREG)
+		if (!(rc = refuse(e, path, "verify")) && archive_entry_filetype(e) == AE_IFREG)
 			rc = read_member(a, path, archive_entry_pathname(e), &c);
 	if (!rc && r != ARCHIVE_EOF)
 		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
@@ -377,33 +406,6 @@ int lr_archive_verify(const char *path, int *members)
 	return rc;
 }
 
-static int refuse(struct archive_entry *e, const char *path)
-{
-	const char *name = archive_entry_pathname(e), *link;
-	mode_t t = archive_entry_filetype(e);
-	const char *p;
-
-	if (!name || !*name || name[0] == '/')
-		return lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' has an absolute path", path,
-				    name ? name : "");
-	for (p = name; p; p = strchr(p, '/')) {
-		if (*p == '/')
-			p++;
-		if (!strncmp(p, "..", 2) && (p[2] == '/' || p[2] == '\0'))
-			return lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' climbs out with '..'", path, name);
-	}
-	if ((link = archive_entry_hardlink(e)))
-		return lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' is a hard link (to '%s')", path,
-				    name, link);
-	if (t == AE_IFLNK)
-		return lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' is a symbolic link (to '%s')",
-				    path, name, archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
-	if (t != AE_IFREG && t != AE_IFDIR)
-		return lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' is a device, fifo or socket", path,
-				    name);
-	return 0;
-}
-
 /* Pass one: every entry is safe, none appears twice, none would replace a file. Nothing is written. */
 static int check_entries(const char *path, const char *target)
 {
@@ -419,7 +421,7 @@ static int check_entries(const char *path, const char *target)
 		struct stat st;
 		size_t n;
 
-		if ((rc = refuse(e, path)))
+		if ((rc = refuse(e, path, "extract")))
 			break;
 		snprintf(name, sizeof name, "%s", archive_entry_pathname(e));
 		for (n = strlen(name); n > 1 && name[n - 1] == '/'; n--)
