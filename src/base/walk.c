@@ -145,3 +145,16 @@ int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
 	close(fd);
 	return rc;
 }
+
+int lr_temp_dir(char *buf, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if ((size_t)snprintf(buf, size, "%s/%s-XXXXXX", tmp, name) >= size)
+		return lr_error_set(LR_EINVAL, "the temporary directory '%s' has too long a name", tmp);
+	if (!mkdtemp(buf))
+		return lr_error_set(LR_EIO, "cannot create a temporary directory in '%s': %s", tmp, strerror(errno));
+	return 0;
+}

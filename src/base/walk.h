@@ -51,4 +51,10 @@ LR_MUST_CHECK int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg);
  */
 LR_MUST_CHECK int lr_mkdir_parents(const char *path, unsigned mode);
 
+/*
+ * A new directory "$TMPDIR/NAME-XXXXXX" (else under /tmp), its path in buf:
+ * where labrun's scratch directories go. The error names the directory.
+ */
+LR_MUST_CHECK int lr_temp_dir(char *buf, size_t size, const char *name);
+
 #endif

@@ -28,7 +28,7 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 {
 	struct lr_crate_opts co = { .files = files, .nfiles = nfiles, .title = title };
 	char *kept[3] = { NULL, NULL, NULL };
-	char tmp[] = "/tmp/labrun-crate-XXXXXX", dir[sizeof tmp + 8];
+	char tmp[PATH_MAX], dir[PATH_MAX + 8];
 	struct lr_archive_writer *w = NULL;
 	char abs[PATH_MAX];
 	int64_t held = 0;
@@ -44,8 +44,8 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 		lr_error_hint("write the new archive under another name (-o FILE)");
 		return LR_EREFUSED;
 	}
-	if (!mkdtemp(tmp))
-		return lr_error_set(LR_EIO, "cannot create a temporary directory: %s", strerror(errno));
+	if ((rc = lr_temp_dir(tmp, sizeof tmp, "labrun-crate")))
+		return rc;
 	snprintf(dir, sizeof dir, "%s/crate", tmp);
 	if ((rc = lr_crate_opts_settle(st, &co, kept, placeholder)) || (rc = lr_crate_write(st, runs, n, dir, &co)) ||
 	    (rc = lr_archive_create(&w, path)))

@@ -370,15 +370,12 @@ static int put_object(void *arg, const char *full, const char *rel)
 static int load_runs(struct vctx *c)
 {
 	char tmpl[PATH_MAX];
-	const char *tmpdir = getenv("TMPDIR");
 	struct lr_pull_origin origin = { "crate", NULL, NULL, 1 };
 	size_t i, left, done;
 	int rc;
 
-	snprintf(tmpl, sizeof tmpl, "%s/labrun-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(tmpl))
-		return lr_error_set(LR_EIO, "cannot create a temporary directory in '%s': %s",
-				    tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+	if ((rc = lr_temp_dir(tmpl, sizeof tmpl, "labrun-verify")))
+		return rc;
 	if (!(c->v->tmp = strdup(tmpl)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = lr_walk_files(c->dir, put_object, c)))

@@ -20,6 +20,11 @@ ok "artifact and logs come back byte for byte"
 expect_exit 0 "the extracted archive is a valid RO-Crate" "$LABRUN" manifest --validate x1
 expect_exit 1 "extracting over existing files is refused" "$LABRUN" archive --extract run1.tar.zst x1
 
+# the crate an archive is packed from is written in $TMPDIR, as every scratch directory (it went to /tmp)
+expect_exit 1 "an archive with a TMPDIR that does not exist" env TMPDIR="$PWD/nowhere" "$LABRUN" archive --run 1 -o tmp.tar.zst
+contains "$T/err" "cannot create a temporary directory in '$PWD/nowhere'" "names \$TMPDIR"
+[ ! -e tmp.tar.zst ] || fail "an archive was written"
+ok "no archive written"
 expect_exit 0 "archive an issue's runs" "$LABRUN" archive --issue 205
 [ -f labrun-issue-205.tar.zst ] || fail "default name"
 expect_exit 0 "verify the issue archive" "$LABRUN" archive --verify labrun-issue-205.tar.zst
