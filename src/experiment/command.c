@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "experiment/command.h"
+#include "experiment/outputs.h"
 #include "experiment/template.h"
 #include "record/redact.h"
 #include "serving/serving.h"
@@ -143,93 +144,6 @@ static void tail_of(const char *path, char *out, size_t len)
 }
 
 /* The digest of output files, in order: what parity compares (names do not count, contents do). */
-/*
- * Output 'rel' of {outdir} 'dir' as the regular file it is, in real: never
- * an absolute path, a '..', or a link that leads out of the directory (the
- * command's outputs go into the store and every crate of the run). Else why
- * it is refused, in why.
- */
-static int inside(const char *dir, const char *rel, char *real, char *why, size_t wlen)
-{
-	char full[PATH_MAX * 2], rdir[PATH_MAX];
-	const char *p;
-	struct stat sb;
-	size_t n;
-
-	for (p = rel; *p; p += strcspn(p, "/"), p += *p == '/')
-		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
-			break;
-	if (rel[0] == '/' || *p) {
-		snprintf(why, wlen, "declared output '%s' is not a path inside {outdir}", rel);
-		return 0;
-	}
-	snprintf(full, sizeof full, "%s/%s", dir, rel);
-	if (!realpath(dir, rdir))
-		return lr_error_set(LR_EIO, "cannot resolve '%s': %s", dir, strerror(errno));
-	if (!realpath(full, real)) {
-		snprintf(why, wlen, "declared output '%s' is missing", rel);
-		return 0;
-	}
-	n = strlen(rdir);
-	if (strncmp(real, rdir, n) || real[n] != '/')
-		snprintf(why, wlen, "declared output '%s' leads out of {outdir} (a link)", rel);
-	else if (stat(real, &sb) || !S_ISREG(sb.st_mode))
-		snprintf(why, wlen, "declared output '%s' is not a regular file", rel);
-	return 0;
-}
-
-/*
- * The sha256 over files 'paths' (each "SIZE SHA256\n"), storing each as an
- * object when store_dir is given. Paths are {outdir} 'dir''s outputs, or
- * with dir NULL files named as they are. A file that is missing (or, for
- * an output, refused) puts why into 'why' and stops.
- */
-static int digest_files(const struct lr_strlist *paths, const char *dir, char hex[LR_SHA256_HEX],
-			struct lr_store_output *outs, const char *store_dir, char *why, size_t wlen)
-{
-	struct lr_sha256 h;
-	char full[PATH_MAX * 2], line[100];
-	size_t i;
-	int rc;
-
-	hex[0] = '\0';
-	if ((rc = lr_sha256_init(&h)))
-		return rc;
-	for (i = 0; i < paths->n; i++) {
-		char sha[LR_SHA256_HEX];
-		int64_t size = 0;
-
-		if (outs && !(outs[i].path = strdup(paths->v[i]))) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			break;
-		}
-		if (dir && (rc = inside(dir, paths->v[i], full, why, wlen)))
-			break;
-		if (!dir) {
-			snprintf(full, sizeof full, "%s", paths->v[i]);
-			if (access(full, F_OK) != 0)
-				snprintf(why, wlen, "reference file '%s' is missing", paths->v[i]);
-		}
-		if (why[0])
-			break;
-		rc = store_dir ? lr_obj_put_file(store_dir, full, sha, &size, NULL, NULL) : lr_sha256_file(full, sha, &size);
-		if (rc)
-			break;
-		if (outs) {
-			memcpy(outs[i].sha256, sha, sizeof sha);
-			outs[i].size = size;
-		}
-		snprintf(line, sizeof line, "%lld %s\n", (long long)size, sha);
-		lr_sha256_update(&h, line, strlen(line));
-	}
-	if (rc || why[0]) {
-		lr_sha256_release(&h);
-		return rc;
-	}
-	lr_sha256_final(&h, hex);
-	return 0;
-}
-
 /* $LABRUN_METRICS: one {"name", "value", "unit", "better"} a line. A bad line fails the execution. */
 static int read_metrics(const char *path, struct lr_store_exec *e, char *why, size_t len)
 {
@@ -309,7 +223,7 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
-	if (!rc && !(rc = digest_files(&list, NULL, c->reference, NULL, NULL, missing, sizeof missing)) && missing[0])
+	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, missing, sizeof missing)) && missing[0])
 		rc = lr_error_set(LR_EINVAL, "%s", missing);
 	lr_words_free(refs);
 	lr_strlist_release(&list);
@@ -394,7 +308,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 		if (!rc) {
 			e->noutputs = (int)outs.n;
-			rc = digest_files(&outs, outdir, e->outputs_sha256, e->outputs, dir, missing, sizeof missing);
+			rc = lr_outputs_digest(&outs, outdir, e->outputs_sha256, e->outputs, dir, missing, sizeof missing);
 		}
 		lr_words_free(words);
 		lr_strlist_release(&outs);
