@@ -198,8 +198,11 @@ int lr_head_parse(const char *text, struct lr_published_head *h)
 	size_t i;
 
 	memset(h, 0, sizeof *h);
-	if (colon) {
+	if (colon && text[0] >= '0' && text[0] <= '9') { /* no sign, no blank; past 64 bits is refused, not clamped */
+		errno = 0;
 		h->seq = strtoll(text, &end, 10);
+		if (errno)
+			h->seq = 0;
 		for (i = 1; colon[i] && i <= 64 && strchr("0123456789abcdef", colon[i]); i++)
 			;
 		if (end == colon && h->seq > 0 && i == 65 && !colon[i]) {

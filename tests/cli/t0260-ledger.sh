@@ -39,6 +39,12 @@ equals "$("$L" report --issue 205 --format json | jq -r '"\(.ledger_head.seq):\(
 contains crate/ro-crate-metadata.json "\"labrun-ledger-head:$head\"" "the crate names it among its identifiers"
 expect_exit 2 "a malformed head is refused" "$L" audit --head 4:xyz
 contains "$T/err" "invalid ledger head '4:xyz'" "named"
+# a sequence number past 64 bits was clamped to 2^63-1 and taken; a sign or a blank was taken too
+digest=${head#*:}
+for bad in "99999999999999999999:$digest" "+4:$digest" " 4:$digest"; do
+	expect_exit 2 "the head '$(echo "$bad" | cut -c1-24)...' is refused" "$L" audit --head "$bad"
+	contains "$T/err" "invalid ledger head" "named"
+done
 
 # the ledger refuses edits made through SQL as it is
 db="$T/store/labrun.db"
