@@ -52,7 +52,7 @@ static int child_fd(int want, int pipe_end)
 /* In the child: its group, terminal, signals and streams, then exec; errno to 'xp' on failure. */
 static void exec_child(const struct lr_child_opts *o, const int *wr, int xp, int tty)
 {
-	int i, e = 0;
+	int i, e = 0, in_cwd = 0, msg[2]; /* to the parent: errno, and whether it came from chdir */
 
 	setpgid(0, 0);
 	if (tty >= 0)
@@ -68,13 +68,17 @@ static void exec_child(const struct lr_child_opts *o, const int *wr, int xp, int
 		if (fd < 0 || (fd != i && dup2(fd, i) < 0))
 			e = errno ? errno : EBADF;
 	}
-	if (!e && o->cwd && chdir(o->cwd) != 0)
+	if (!e && o->cwd && chdir(o->cwd) != 0) {
 		e = errno;
+		in_cwd = 1;
+	}
 	if (!e) {
 		execvpe(o->argv[0], o->argv, o->envp);
 		e = errno;
 	}
-	if (write(xp, &e, sizeof e) < 0)
+	msg[0] = e;
+	msg[1] = in_cwd;
+	if (write(xp, msg, sizeof msg) < 0)
 		_exit(LR_EXIT_LABRUN);
 	_exit(e == ENOENT ? LR_EXIT_NOTFOUND : LR_EXIT_NOEXEC);
 }
@@ -218,7 +222,7 @@ static int wait_loop(struct run *r)
 static int start(struct run *r, int xp[2])
 {
 	const struct lr_child_opts *o = r->o;
-	int wr[3] = { -1, -1, -1 }, p[2], i, rc = 0;
+	int wr[3] = { -1, -1, -1 }, p[2], i, rc = 0, msg[2];
 	ssize_t n;
 
 	for (i = 1; i < 3; i++) {
@@ -246,10 +250,10 @@ static int start(struct run *r, int xp[2])
 	if (r->tty >= 0)
 		tcsetpgrp(r->tty, r->c->pid);
 	do
-		n = read(xp[0], &r->c->exec_errno, sizeof r->c->exec_errno);
+		n = read(xp[0], msg, sizeof msg);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof r->c->exec_errno)
-		r->c->exec_errno = 0;
+	r->c->exec_errno = n == (ssize_t)sizeof msg ? msg[0] : 0;
+	r->c->bad_cwd = n == (ssize_t)sizeof msg && msg[1] ? o->cwd : NULL;
 	r->pidfd = (int)syscall(SYS_pidfd_open, r->c->pid, 0);
 	return rc;
 }
@@ -318,7 +322,9 @@ char *lr_child_failure(const struct lr_child *c, const char *cmd, double timeout
 	char *s = NULL;
 	int n;
 
-	if (c->exec_errno)
+	if (c->exec_errno && c->bad_cwd)
+		n = asprintf(&s, "cannot start '%s' in '%s': %s", cmd, c->bad_cwd, strerror(c->exec_errno));
+	else if (c->exec_errno)
 		n = asprintf(&s, "cannot execute '%s': %s", cmd, strerror(c->exec_errno));
 	else if (c->cancelled && c->cancel_sig)
 		n = asprintf(&s, "cancelled by %s", strsignal(c->cancel_sig));

@@ -51,6 +51,7 @@ struct lr_child_opts {
 struct lr_child {
 	pid_t pid;
 	int exec_errno;		/* why it could not be started (ENOENT: not found); 0 once it ran */
+	const char *bad_cwd;	/* when exec_errno came from entering opts->cwd: it (borrowed) */
 	int has_exit;		/* it exited: exit_code is its status */
 	int exit_code;
 	int signal;		/* the signal that ended it, 0 if none */

@@ -119,3 +119,8 @@ runs=$(q "SELECT count(*) FROM run")
 expect_exit 2 "a grid of 2^32 conditions" "$LABRUN" run huge.ini
 contains "$T/err" "huge.ini:8: [grid] gives 4294967296 conditions: an experiment runs at most 4096" "named, with its line"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
+
+# a missing cwd was reported as "cannot execute 'pwd'": the directory is named
+printf '[experiment]\nname = nocwd\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = pwd\ncwd = %s/no-such-dir\n[arm b]\ncommand = pwd\n' "$PWD" >nocwd.ini
+expect_exit 1 "an arm whose cwd does not exist" "$LABRUN" run -q nocwd.ini
+contains "$T/out" "cannot start 'pwd' in '$PWD/no-such-dir': No such file or directory" "names the directory"
