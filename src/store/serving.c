@@ -43,12 +43,27 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 		"INSERT INTO response(set_id, case_id, line, tokens, ntokens, text, finish_reason, latency_ms, ttft_ms,"
 		" input_tokens, output_tokens, lane, model) VALUES (:set, :case, :line, :tokens, :ntokens, :text,"
 		" :finish, :latency, :ttft, :input, :output, :lane, :model)";
-	struct lr_set_writer *w = calloc(1, sizeof *w);
+	struct lr_set_writer *w;
 	sqlite3_stmt *s = NULL;
-	char *now = lr_now_iso();
+	int64_t nconds = 0;
+	char *now;
 	int rc;
 
 	*out = NULL;
+	/*
+	 * 'labrun ingest' (seq < 0) into a condition the run does not have (numbered 0..n-1) would attach the
+	 * responses to nothing a report shows; an execution's own (seq >= 0) come before its condition's row
+	 */
+	if (seq < 0 && cond >= 0 && (rc = db_one_int(st, "SELECT count(*) FROM condition WHERE run_id = :run", ":run", run, &nconds,
+					    "read the run's conditions")))
+		return rc;
+	if (seq < 0 && cond >= nconds) {
+		lr_error_set(LR_EINVAL, "run %lld has no condition %d (it has %lld)", (long long)run, cond, (long long)nconds);
+		lr_error_hint("conditions are numbered from 0 ('labrun show ID' lists them); a run without any takes no --condition");
+		return LR_EINVAL;
+	}
+	w = calloc(1, sizeof *w);
+	now = lr_now_iso();
 	if (!w || !now) {
 		free(w);
 		free(now);

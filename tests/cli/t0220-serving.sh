@@ -12,6 +12,11 @@ for r in ref gpu atom; do
 	expect_exit 0 "ingest route $r" "$LABRUN" ingest responses --run 1 --route "$r" "$F/$r.jsonl"
 done
 contains "$T/out" "ingested 8 response(s) of route 'atom' into run 1" "the count of responses"
+# a condition the run does not have is refused (it was taken, attaching the responses to nothing)
+before=$(sha256sum <"$LABRUN_STORE/labrun.db")
+expect_exit 2 "--condition 7 on a run without conditions" "$LABRUN" ingest responses --run 1 --route gpu --condition 7 "$F/gpu.jsonl"
+contains "$T/err" "run 1 has no condition 7 (it has 0)" "named"
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$before" "labrun.db is byte for byte as before"
 # the raw file is kept byte for byte, unknown fields included
 raw=$("$LABRUN" sql --csv "SELECT raw_sha256 FROM response_set WHERE route = 'ref'" | sed -n 2p | tr -d '\r')
 equals "$raw" "$(sha256sum "$F/ref.jsonl" | cut -d' ' -f1)" "the raw file is stored as it was"
