@@ -220,6 +220,27 @@ static int scan_secret(void *arg, const void *data, size_t len)
 	return 0;
 }
 
+#define LR_ROUTE_MAX 64
+
+/* A route name is a name: it becomes part of file names in crates and cells of every report. */
+static int check_route(const char *route)
+{
+	size_t n = strlen(route), i;
+	char shown[LR_ROUTE_MAX + 1];
+
+	for (i = 0; i < n && route[i] > ' ' && route[i] < 0x7f && route[i] != '/' && route[i] != '\\'; i++)
+		;
+	if (n && n <= LR_ROUTE_MAX && i == n && route[0] != '-')
+		return 0;
+	for (i = 0; i < n && i < LR_ROUTE_MAX; i++) /* said back without what a terminal would act on */
+		shown[i] = route[i] >= ' ' && route[i] < 0x7f ? route[i] : '?';
+	shown[i] = '\0';
+	lr_error_set(LR_EINVAL, "invalid route name '%s%s': %s", shown, n > LR_ROUTE_MAX ? "..." : "",
+		     n > LR_ROUTE_MAX ? "longer than 64 bytes" : "a route is 1 to 64 printable characters without blanks, '/' or '\\', not starting with '-'");
+	lr_error_hint("name routes as the team does, e.g. native-gpu or rngd-atom");
+	return LR_EINVAL;
+}
+
 int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
 			char *const *envp, int64_t *set, int64_t *cases)
 {
@@ -230,7 +251,7 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 	int rc;
 
 	/* the whole file first: a bad line leaves the store as it was */
-	if ((rc = lr_responses_check(path, cases)) || (rc = lr_scrub_init(&scan.scrub, envp)))
+	if ((rc = check_route(route)) || (rc = lr_responses_check(path, cases)) || (rc = lr_scrub_init(&scan.scrub, envp)))
 		return rc;
 	rc = lr_obj_put_file(lr_store_dir(st), path, raw, &size, scan.scrub.n ? scan_secret : NULL, &scan);
 	lr_scrub_release(&scan.scrub);

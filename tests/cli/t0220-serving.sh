@@ -17,6 +17,14 @@ before=$(sha256sum <"$LABRUN_STORE/labrun.db")
 expect_exit 2 "--condition 7 on a run without conditions" "$LABRUN" ingest responses --run 1 --route gpu --condition 7 "$F/gpu.jsonl"
 contains "$T/err" "run 1 has no condition 7 (it has 0)" "named"
 equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$before" "labrun.db is byte for byte as before"
+# a route is a name: a long one made manifest and archive of the run fail for good, a '/' or a line
+# break went into crate file names and report lines
+long=$(printf 'r%.0s' $(seq 65))
+for bad in "$long" "a/b" "$(printf 'a\nb')" "-x" "a b"; do
+	expect_exit 2 "the route '$(printf '%s' "$bad" | tr '\n' '?' | cut -c1-12)' is refused" "$LABRUN" ingest responses --run 1 --route "$bad" "$F/gpu.jsonl"
+	contains "$T/err" "invalid route name" "named"
+done
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$before" "labrun.db is still byte for byte as before"
 # the raw file is kept byte for byte, unknown fields included
 raw=$("$LABRUN" sql --csv "SELECT raw_sha256 FROM response_set WHERE route = 'ref'" | sed -n 2p | tr -d '\r')
 equals "$raw" "$(sha256sum "$F/ref.jsonl" | cut -d' ' -f1)" "the raw file is stored as it was"
