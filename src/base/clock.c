@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <math.h>
+
 #include <sys/resource.h>
 
 #include "base/clock.h"
@@ -58,4 +60,20 @@ long long lr_steal_ticks(void)
 		v[7] = 0;
 	fclose(f);
 	return (long long)v[7];
+}
+
+double lr_duration_parse(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v <= 0)
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		return v;
+	if (!strcmp(end, "m"))
+		return v * 60;
+	if (!strcmp(end, "h"))
+		return v * 3600;
+	return -1;
 }

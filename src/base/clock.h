@@ -18,4 +18,7 @@ long lr_invol_switches(void);
 /* Steal ticks of the whole machine so far (/proc/stat), 0 when unknown. */
 long long lr_steal_ticks(void);
 
+/* A duration as users write one, "90", "1.5", "90s", "5m", "2h", in seconds; -1 when malformed or not positive. */
+double lr_duration_parse(const char *s);
+
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "base/error.h"
+#include "base/clock.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "record/record.h"
@@ -21,23 +22,6 @@ static const char usage[] =
 	"\n"
 	"Options:\n";
 
-/* "90", "1.5", "90s", "5m", "2h" -> seconds; -1 when malformed. */
-static double parse_duration(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v <= 0)
-		return -1;
-	if (!strcmp(end, "") || !strcmp(end, "s"))
-		return v;
-	if (!strcmp(end, "m"))
-		return v * 60;
-	if (!strcmp(end, "h"))
-		return v * 3600;
-	return -1;
-}
-
 /* --geometry, --binding, --tool K=V into the struct lr_kvlist at opt->value. */
 static int fact_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
 {
@@ -52,7 +36,7 @@ static int fact_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const 
 /* --timeout, --kill-after DURATION into the double at opt->value. */
 static int duration_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
 {
-	double d = parse_duration(arg);
+	double d = lr_duration_parse(arg);
 
 	if (d < 0)
 		return cmd_usage_error(p->cmd, "invalid --%s '%s': expected a positive duration such as 90, 90s, 5m or 2h",

@@ -5,6 +5,7 @@
 
 #include <ini.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "base/issueref.h"
 #include "experiment/expdef.h"
@@ -269,11 +270,11 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		return 1;
 	}
 	if (!strcmp(k, "timeout")) {
-		char *end;
-		double t = strtod(v, &end);
+		double t = lr_duration_parse(v); /* the same durations as record --timeout */
 
-		if (end == v || *end || !(t > 0))
-			return lr_expdef_fail(p, p->line, "'timeout' is '%s'; expected seconds, e.g. 600", v);
+		if (t < 0)
+			return lr_expdef_fail(p, p->line, "'timeout' is '%s'; expected a positive duration such as 90, "
+					      "90s, 5m or 2h", v);
 		a->timeout_s = t;
 		return 1;
 	}

@@ -124,3 +124,11 @@ equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
 printf '[experiment]\nname = nocwd\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = pwd\ncwd = %s/no-such-dir\n[arm b]\ncommand = pwd\n' "$PWD" >nocwd.ini
 expect_exit 1 "an arm whose cwd does not exist" "$LABRUN" run -q nocwd.ini
 contains "$T/out" "cannot start 'pwd' in '$PWD/no-such-dir': No such file or directory" "names the directory"
+
+# one duration syntax: 'timeout = 1s' was refused in a definition while record --timeout 1s took it
+printf '[experiment]\nname = dur\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = true\ntimeout = 2m\n[arm b]\ncommand = true\ntimeout = 1.5s\n' >dur.ini
+expect_exit 0 "timeouts written as record takes them" "$LABRUN" run -q dur.ini
+equals "$(q "SELECT group_concat(timeout_s, ' ') FROM (SELECT timeout_s FROM arm_command WHERE run_id = (SELECT max(id) FROM run) ORDER BY arm_idx)")" "120.0 1.5" "2m and 1.5s"
+printf '[experiment]\nname = dur\ntarget = command\n[arm a]\ncommand = true\ntimeout = soon\n[arm b]\ncommand = true\n' >badur.ini
+expect_exit 2 "a timeout that is no duration" "$LABRUN" run badur.ini
+contains "$T/err" "badur.ini:6: 'timeout' is 'soon'; expected a positive duration such as 90, 90s, 5m or 2h" "named, with its line"
