@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <libgen.h>
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -103,18 +105,46 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 	struct lr_signer *s;
 	unsigned char raw[32];
 	size_t len = sizeof raw;
-	struct stat sb;
+	struct stat sb, db;
+	char *dir;
 	FILE *f;
-	int rc;
+	int rc, fd;
 
 	*out = NULL;
-	if (!(f = fopen(path, "re")))
+	/* O_NONBLOCK: a FIFO named as the key must not hang every writing command */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return errno == ENOENT ? 0 : lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
-	if (fstat(fileno(f), &sb) == 0 && (sb.st_mode & 077)) {
-		fclose(f);
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		lr_error_set(LR_EREFUSED, "signing key '%s' is not a regular file", path);
+		lr_error_hint("point LABRUN_KEY at the key file itself; 'labrun key init' makes one");
+		return LR_EREFUSED;
+	}
+	if (sb.st_uid != geteuid()) {
+		close(fd);
+		lr_error_set(LR_EREFUSED, "signing key '%s' belongs to another user (uid %ld)", path, (long)sb.st_uid);
+		lr_error_hint("sign with a key of your own: 'labrun key init' makes one");
+		return LR_EREFUSED;
+	}
+	if (sb.st_mode & 077) {
+		close(fd);
 		lr_error_set(LR_EREFUSED, "signing key '%s' can be read by others (mode %03o)", path, sb.st_mode & 0777);
 		lr_error_hint("chmod 600 '%s'", path);
 		return LR_EREFUSED;
+	}
+	/* a directory others may write in lets them put their own key there */
+	if ((dir = strdup(path)) && stat(dirname(dir), &db) == 0 && (db.st_mode & S_IWOTH) && !(db.st_mode & S_ISVTX)) {
+		close(fd);
+		lr_error_set(LR_EREFUSED, "signing key '%s' is in a directory others can write to (mode %03o)", path,
+			     db.st_mode & 0777);
+		lr_error_hint("keep the key in a directory only you can write to, e.g. ~/.config/labrun");
+		free(dir);
+		return LR_EREFUSED;
+	}
+	free(dir);
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		return lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
 	}
 	if (!(s = calloc(1, sizeof *s))) {
 		fclose(f);

@@ -114,6 +114,20 @@ expect_exit 0 "with the key usable again" "$L" list
 equals "$(q "SELECT status FROM run ORDER BY id DESC LIMIT 1")" "abandoned" "the next reader finishes it"
 equals "$(q "SELECT signature IS NOT NULL FROM ledger ORDER BY seq DESC LIMIT 1")" "1" "signed"
 
+# a key that is no key file: a FIFO hung every writing command, a directory got the hint 'chmod 600
+# DIR', a key in a directory others can write to was used
+mkfifo "$T/fifo.pem"
+expect_exit 125 "LABRUN_KEY naming a FIFO" env LABRUN_KEY="$T/fifo.pem" timeout 20 "$L" record -q -- true
+contains "$T/err" "signing key '$T/fifo.pem' is not a regular file" "is refused at once"
+mkdir "$T/keydir"
+expect_exit 125 "LABRUN_KEY naming a directory" env LABRUN_KEY="$T/keydir" "$L" record -q -- true
+contains "$T/err" "signing key '$T/keydir' is not a regular file" "is refused"
+lacks "$T/err" "chmod 600" "without the wrong hint"
+mkdir -m 777 "$T/open" && cp "$keyfile" "$T/open/key.pem" && chmod 600 "$T/open/key.pem"
+chmod 777 "$T/open" # mkdir -m is subject to no umask here, but say it
+expect_exit 125 "a key in a directory anyone can write to" env LABRUN_KEY="$T/open/key.pem" "$L" record -q -- true
+contains "$T/err" "is in a directory others can write to (mode 777)" "is refused"
+
 # without a key, in a store never signed here, entries are appended unsigned and audit says so
 # (a store the configuration knows as signed refuses them: t0265)
 LABRUN_KEY="$T/none.pem" "$L" --store "$T/unsigned" record -q -- true >/dev/null 2>&1
