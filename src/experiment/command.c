@@ -194,7 +194,6 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run, int cond,
 		     const struct lr_kvlist *params, char *const *envp, atomic_int *cancel)
 {
-	const char *tmp = getenv("TMPDIR");
 	char **refs = NULL, missing[PATH_MAX] = "";
 	struct lr_strlist list = { 0 };
 	size_t i;
@@ -207,11 +206,9 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 	c->cond = cond;
 	c->envp = envp;
 	c->cancel = cancel;
-	snprintf(c->scratch, sizeof c->scratch, "%s/labrun-exec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(c->scratch)) {
+	if ((rc = lr_temp_dir(c->scratch, sizeof c->scratch, "labrun-exec"))) {
 		c->scratch[0] = '\0';
-		return lr_error_set(LR_EIO, "cannot create a scratch directory in '%s': %s", tmp && *tmp ? tmp : "/tmp",
-				    strerror(errno));
+		return rc;
 	}
 	for (i = 0; i < params->n; i++) /* the plan's, for this condition */
 		if ((rc = lr_kvlist_add(&c->params, params->v[i].key, params->v[i].value, NULL)))
