@@ -15,6 +15,21 @@ void lr_host_release(struct lr_host *h)
 	memset(h, 0, sizeof *h);
 }
 
+int lr_host_fingerprint(const struct lr_host *h, char fp[LR_SHA256_HEX])
+{
+	char *text = NULL;
+	int rc;
+
+	if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s\n%lld\n%lld", h->hostname ? h->hostname : "",
+		     h->os ? h->os : "", h->kernel ? h->kernel : "", h->arch ? h->arch : "",
+		     h->cpu_model ? h->cpu_model : "", h->cpu_flags ? h->cpu_flags : "", (long long)h->cores,
+		     (long long)h->memory_bytes) < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = lr_sha256_buf(text, strlen(text), fp);
+	free(text);
+	return rc;
+}
+
 static const char *const kind_names[] = {
 	[LR_KIND_RECORD] = "record",
 	[LR_KIND_IMPORT] = "import",

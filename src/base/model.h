@@ -22,6 +22,8 @@ struct lr_host {
 };
 
 void lr_host_release(struct lr_host *h);
+/* The sha256 that names a host row: over every fact, so identical facts give one row (docs/schema.md). */
+LR_MUST_CHECK int lr_host_fingerprint(const struct lr_host *h, char fp[LR_SHA256_HEX]);
 
 struct lr_srcfile {
 	char *path;

@@ -349,16 +349,55 @@ static int bad(const struct lr_bundle *b, const char *fmt, ...)
 	return LR_EINVAL;
 }
 
-/* Column 'name' of the first row of table 't', as a string (borrowed), or NULL. */
-static const char *first_row_str(json_t *tables, const char *t, const char *name)
+/* Column 'name' of the first row of table 't' (borrowed), or NULL. */
+static json_t *first_row_value(json_t *tables, const char *t, const char *name)
 {
 	json_t *tab = json_object_get(tables, t), *cols = json_object_get(tab, "columns"), *v;
 	size_t i;
 
 	json_array_foreach(cols, i, v)
 		if (json_is_string(v) && !strcmp(json_string_value(v), name))
-			return json_string_value(json_array_get(json_array_get(json_object_get(tab, "rows"), 0), i));
+			return json_array_get(json_array_get(json_object_get(tab, "rows"), 0), i);
 	return NULL;
+}
+
+static const char *first_row_str(json_t *tables, const char *t, const char *name)
+{
+	return json_string_value(first_row_value(tables, t, name));
+}
+
+/*
+ * The host row's fingerprint is recomputed from its facts: hosts meet in a
+ * store by fingerprint, so a forged one would merge another host's runs
+ * with this one's, or give one host two names.
+ */
+static int check_host(struct lr_bundle *b, json_t *doc)
+{
+	json_t *tables = json_object_get(doc, "tables"), *cores = first_row_value(tables, "host", "cores"),
+	       *memory = first_row_value(tables, "host", "memory_bytes");
+	const char *fp = first_row_str(tables, "host", "fingerprint");
+	struct lr_host h = {
+		.hostname = (char *)first_row_str(tables, "host", "hostname"),
+		.os = (char *)first_row_str(tables, "host", "os"),
+		.kernel = (char *)first_row_str(tables, "host", "kernel"),
+		.arch = (char *)first_row_str(tables, "host", "arch"),
+		.cpu_model = (char *)first_row_str(tables, "host", "cpu_model"),
+		.cpu_flags = (char *)first_row_str(tables, "host", "cpu_flags"),
+		.cores = json_integer_value(cores),
+		.memory_bytes = json_integer_value(memory),
+	};
+	char now[LR_SHA256_HEX];
+	int rc;
+
+	if (json_array_size(json_object_get(json_object_get(tables, "host"), "rows")) != 1 || !fp ||
+	    !h.hostname || !h.kernel || !h.arch || !json_is_integer(cores) || (memory && !json_is_null(memory) &&
+	    !json_is_integer(memory)))
+		return bad(b, "its bundle does not hold exactly one complete host row");
+	if ((rc = lr_host_fingerprint(&h, now)))
+		return rc;
+	if (strcmp(now, fp))
+		return bad(b, "its host row's fingerprint %.12s... is not the sha256 of its facts (%.12s...)", fp, now);
+	return 0;
 }
 
 /* The digest of table 'name's rows in the bundle (of no rows when absent), as seals.c computes it. */
@@ -570,7 +609,7 @@ int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256)
 		lr_error_set(LR_EINVAL, "cannot read a run bundle: %s (line %d)", err.text, err.line);
 		return LR_EINVAL;
 	}
-	if (!(rc = bundle_fields(b, doc)) && !(rc = check_objects(b, doc)) && !(rc = check_seal(b, doc)) &&
+	if (!(rc = bundle_fields(b, doc)) && !(rc = check_host(b, doc)) && !(rc = check_objects(b, doc)) && !(rc = check_seal(b, doc)) &&
 	    !(rc = check_ledger(b, doc)) &&
 	    !(b->text = strdup(text)))
 		rc = oom();

@@ -16,17 +16,10 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 		" VALUES (:fp, :hostname, :os, :kernel, :arch, :cpu_model, :cpu_flags, :cores, :memory)"
 		" ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING id";
 	sqlite3_stmt *s = NULL;
-	char fp[LR_SHA256_HEX], *text = NULL;
+	char fp[LR_SHA256_HEX];
 	int rc;
 
-	if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s\n%lld\n%lld", h->hostname, h->os ? h->os : "",
-		     h->kernel, h->arch, h->cpu_model ? h->cpu_model : "",
-		     h->cpu_flags ? h->cpu_flags : "", (long long)h->cores,
-		     (long long)h->memory_bytes) < 0)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = lr_sha256_buf(text, strlen(text), fp);
-	free(text);
-	if (rc || (rc = db_prepare(st, &s, sql)))
+	if ((rc = lr_host_fingerprint(h, fp)) || (rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":fp", fp);
 	db_bind_text(s, ":hostname", h->hostname);

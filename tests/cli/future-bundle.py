@@ -2,10 +2,10 @@
 """A forged bundle, for t0400: run UUID's bundle on the remote (read from stdin as JSON text)
 given a new uuid and one change, with its seal and a ledger entry recomputed by the published rules
 (docs/remote.md, docs/schema.md), written apart from labrun's C code: a table or a column this
-labrun does not know (a newer labrun's), or an artifact naming a path or an object the bundle does
-not carry (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
+labrun does not know (a newer labrun's), an artifact naming a path or an object the bundle does
+not carry, or a host row whose facts are not those its fingerprint names (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
 
-    future-bundle.py NEW_UUID table|column|objpath|objhash < bundle.json
+    future-bundle.py NEW_UUID table|column|objpath|objhash|hostfpr < bundle.json
 """
 import hashlib
 import json
@@ -24,6 +24,9 @@ elif mode in ("objpath", "objhash"):
     art = tables["artifact"]
     art["rows"][0][art["columns"].index("sha256")] = \
         "../../../../../../../../etc/passwd" if mode == "objpath" else "ab" * 32
+elif mode == "hostfpr":
+    host = tables["host"]
+    host["rows"][0][host["columns"].index("cpu_model")] = "a faster CPU than the one measured"
 else:
     tables["run_issue"] = tables.get("run_issue", {"columns": ["run_id", "issue_ref"], "rows": []})
     tables["run_issue"]["columns"].append("zz_future_column")

@@ -156,20 +156,25 @@ for mode in table column; do
 done
 pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHERE uuid LIKE '00000000-%'"
 
-# --- a bundle is data: an artifact naming a path (fsck and scan once read /etc/shadow through one)
-# or an object the bundle does not carry is refused whole, and the store is left byte for byte
+# --- a bundle is data: an artifact naming a path (fsck and scan once read /etc/shadow through one),
+# an object the bundle does not carry, or a host row whose fingerprint is not that of its facts is
+# refused whole, and the store is left byte for byte
 src=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
-for mode in objpath objhash; do
-	new=00000000-0000-4000-8000-00000000000$([ $mode = objpath ] && echo 3 || echo 4)
+n=2
+for mode in objpath objhash hostfpr; do
+	n=$((n + 1)) new=00000000-0000-4000-8000-00000000000$n
 	pg_sql "SELECT bundle FROM run WHERE uuid = '$src'" | python3 "$TOP_SRCDIR/tests/cli/future-bundle.py" "$new" $mode >fut.tsv
 	pg_sql "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)
 		SELECT '$new', '$(cut -f1 fut.tsv)', \$b\$$(cut -f2- fut.tsv)\$b\$, kind, status, hostname, started_at, 'forged', 'forged'
 		FROM run WHERE uuid = '$src'" || fail "plant the $mode bundle"
 	before=$(sha256sum <"$RS/labrun.db")
-	expect_exit 1 "a bundle whose artifact names $mode is refused" env LABRUN_STORE=$RS "$LABRUN" pull --run "$new"
-	[ $mode = objpath ] && want="its table 'artifact', column 'sha256', row 1, names an object by something that is not a sha256" ||
-		want="its table 'artifact', column 'sha256', row 1, names object $(printf 'ab%.0s' $(seq 32)), which the bundle does not carry"
-	contains "$T/err" "run $new: $want" "names the table, column and row ($mode)"
+	expect_exit 1 "a forged bundle ($mode) is refused" env LABRUN_STORE=$RS "$LABRUN" pull --run "$new"
+	case $mode in
+	objpath) want="its table 'artifact', column 'sha256', row 1, names an object by something that is not a sha256" ;;
+	objhash) want="its table 'artifact', column 'sha256', row 1, names object $(printf 'ab%.0s' $(seq 32)), which the bundle does not carry" ;;
+	hostfpr) want="its host row's fingerprint $(la sql --csv "SELECT substr(fingerprint, 1, 12) FROM host" | sed -n 2p | tr -d '\r')... is not the sha256 of its facts" ;;
+	esac
+	contains "$T/err" "run $new: $want" "names what is wrong ($mode)"
 	lacks "$T/err" "etc/passwd" "and does not repeat what the bundle says"
 	equals "$(sha256sum <"$RS/labrun.db")" "$before" "labrun.db is byte for byte as before ($mode)"
 	equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM run WHERE uuid = '$new'" | sed -n 2p | tr -d '\r')" "0" "nothing of it stored ($mode)"
