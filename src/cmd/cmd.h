@@ -288,5 +288,7 @@ void cmd_html_text(FILE *f, const char *s);
  * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
  */
 void cmd_md_text(FILE *f, const char *s, int cell);
+/* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */
+void cmd_term_text(FILE *f, const char *s);
 
 #endif

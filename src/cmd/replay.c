@@ -12,7 +12,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: labrun replay [--quiet] [--fault-flip-bit ARM[@CONDITION]] RUN\n"
+	"usage: labrun replay [--quiet] [--foreign] [--fault-flip-bit ARM[@CONDITION]] RUN\n"
 	"\n"
 	"Re-execute RUN from what the store holds and compare. An experiment run is run\n"
 	"again from its stored definition text (not today's file), with the same seed and\n"
@@ -20,7 +20,70 @@ static const char usage[] =
 	"command is run again in its recorded working directory with its recorded\n"
 	"(non-secret) environment; its exit code and declared artifacts are compared by\n"
 	"sha256. The replay is recorded as a new run with replay_of set, and prints what\n"
-	"drifted between the two runs. Exit 0 when the outputs match, 1 when not.\n";
+	"drifted between the two runs. Exit 0 when the outputs match, 1 when not.\n"
+	"\n"
+	"A run pulled from another host (or a replay of one) is that host's command line,\n"
+	"directory and environment: labrun shows them and runs them only with --foreign.\n";
+
+static int print_exec(void *arg, const struct lr_replay_exec *e)
+{
+	FILE *f = arg;
+	size_t i;
+
+	if (e->arm) {
+		fputs("  arm ", f);
+		cmd_term_text(f, e->arm);
+		fputs(": ", f);
+		cmd_term_text(f, e->command);
+	} else {
+		char *text = cmd_argv_text(e->argv_json);
+
+		fputs("  command: ", f);
+		cmd_term_text(f, text ? text : e->argv_json);
+		free(text);
+	}
+	fputs("\n    in: ", f);
+	cmd_term_text(f, e->cwd && *e->cwd ? e->cwd : "(the directory labrun runs in)");
+	fputc('\n', f);
+	for (i = 0; i < e->env->n; i++) {
+		const struct lr_kv *v = &e->env->v[i];
+
+		if (e->arm || !v->tag) { /* a recorded command's tagged values were withheld: not replayed */
+			fputs("    env: ", f);
+			cmd_term_text(f, v->key);
+			fputc('=', f);
+			cmd_term_text(f, v->value);
+			fputs(lr_env_changes_start(v->key) ? "   <- changes which program starts or how it loads\n" : "\n", f);
+		}
+	}
+	return 0;
+}
+
+/* A run from another host: say so and what it would run; refuse it unless --foreign. */
+static int check_foreign(struct lr_store *st, const struct lr_run *orig, int foreign)
+{
+	struct lr_run_origin o;
+	FILE *f = foreign ? stdout : stderr;
+	int rc;
+
+	if ((rc = lr_store_run_origin(st, orig->id, &o)) || !o.pulled_run)
+		return rc;
+	fprintf(f, "run %lld came from another host: ", (long long)orig->id);
+	if (o.pulled_run != orig->id)
+		fprintf(f, "it replays run %lld, ", (long long)o.pulled_run);
+	fputs("pulled from remote '", f);
+	cmd_term_text(f, o.remote);
+	fputs("', pushed from '", f);
+	cmd_term_text(f, o.host);
+	fprintf(f, "'.\nA replay runs here what that host recorded:\n");
+	if ((rc = lr_replay_execs(st, orig, print_exec, f)))
+		return rc;
+	if (foreign)
+		return 0;
+	lr_error_set(LR_EREFUSED, "refusing to replay run %lld: its commands come from another host", (long long)orig->id);
+	lr_error_hint("read what it would run above; 'labrun replay --foreign %lld' runs it", (long long)orig->id);
+	return LR_EREFUSED;
+}
 
 static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 {
@@ -54,9 +117,10 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_run orig;
 	int64_t id = 0;
-	int rc, same = 0, quiet = 0, first;
+	int rc, same = 0, quiet = 0, foreign = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
+		CMD_BOOL(0, "foreign", &foreign, "replay a run from another host (its commands, directory\nand environment are shown first)"),
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
 	};
@@ -71,7 +135,8 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	lr_run_init(&orig);
 	memset(&r, 0, sizeof r);
-	if (!(rc = lr_store_run_resolve(st, argv[first], &id)) && !(rc = lr_store_run_load(st, id, &orig))) {
+	if (!(rc = lr_store_run_resolve(st, argv[first], &id)) && !(rc = lr_store_run_load(st, id, &orig)) &&
+	    !(rc = check_foreign(st, &orig, foreign))) {
 		rc = lr_replay(st, &orig, &o, &r);
 		if (ro.progress && orig.kind == LR_KIND_EXPERIMENT)
 			fputc('\n', stderr);

@@ -8,7 +8,22 @@
 #include "base/jsonbytes.h"
 #include "cmd/cmd.h"
 
-/* Quote one word for a POSIX shell when it needs it. */
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void cmd_term_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (is_control((unsigned char)*s))
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Quote one word for a POSIX shell when it needs it ($'...' when it holds a control character). */
 static void quote_word(FILE *f, const char *w)
 {
 	const char *p;
@@ -16,6 +31,21 @@ static void quote_word(FILE *f, const char *w)
 	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:@%") ==
 			  strlen(w)) {
 		fputs(w, f);
+		return;
+	}
+	for (p = w; *p && !is_control((unsigned char)*p); p++)
+		;
+	if (*p) {
+		fputs("$'", f);
+		for (p = w; *p; p++) {
+			if (is_control((unsigned char)*p))
+				fprintf(f, "\\x%02x", (unsigned char)*p);
+			else if (*p == '\'' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else
+				fputc(*p, f);
+		}
+		fputc('\'', f);
 		return;
 	}
 	fputc('\'', f);
@@ -92,7 +122,7 @@ void cmd_md_text(FILE *f, const char *s, int cell)
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < 0x20 || c == 0x7f)
+		if (is_control(c))
 			fputc(' ', f); /* a line break would end the table row or start a heading */
 		else if (cell && (c == '|' || c == '\\'))
 			fprintf(f, "\\%c", c);

@@ -227,6 +227,57 @@ void lr_replay_release(struct lr_replay *r)
 	memset(r, 0, sizeof *r);
 }
 
+int lr_replay_execs(struct lr_store *st, const struct lr_run *orig, lr_replay_exec_fn fn, void *arg)
+{
+	struct lr_replay_exec e = { 0 };
+	char *path = NULL, *text = NULL;
+	struct lr_expdef d;
+	int rc, i;
+
+	if (orig->kind != LR_KIND_EXPERIMENT) {
+		e.argv_json = orig->argv_json;
+		e.cwd = orig->cwd;
+		e.env = &orig->env;
+		return fn(arg, &e);
+	}
+	memset(&d, 0, sizeof d);
+	if (!(rc = lr_store_definition(st, orig->id, &path, &text)) && !(rc = lr_expdef_load(&d, path, text)))
+		for (i = 0; !rc && d.target == LR_TARGET_COMMAND && i < d.narms; i++) {
+			e.arm = d.arms[i].name;
+			e.command = d.arms[i].command;
+			e.cwd = d.arms[i].cwd;
+			e.env = &d.arms[i].env;
+			rc = fn(arg, &e);
+		}
+	lr_expdef_release(&d);
+	free(path);
+	free(text);
+	return rc;
+}
+
+int lr_env_changes_start(const char *name)
+{
+	/* the dynamic loader's, shells' start-up files and options, interpreters' start-up hooks */
+	static const char *const prefixes[] = { "LD_", "BASH_FUNC_", "GCONV_", "MALLOC_" };
+	static const char *const names[] = {
+		"PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "GLIBC_TUNABLES",
+		"LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF", "TMPDIR", "PYTHONSTARTUP", "PYTHONPATH",
+		"PYTHONHOME", "PYTHONINSPECT", "PYTHONUSERBASE", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB",
+		"RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+		"JDK_JAVA_OPTIONS", "CLASSPATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH", "GIT_EXEC_PATH", "GIT_CONFIG",
+		"GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
 char **lr_argv_from_json(const char *json)
 {
 	json_t *a = json_loads(json, 0, NULL);

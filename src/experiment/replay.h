@@ -43,6 +43,25 @@ struct lr_replay {
 LR_MUST_CHECK int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r);
 void lr_replay_release(struct lr_replay *r);
 
+/*
+ * What a replay of 'orig' would execute, one call of 'fn' per command: a
+ * recorded command, or each command arm of an experiment's stored
+ * definition (none for built-in targets). Shown before a replay of a run
+ * from another host runs anything.
+ */
+struct lr_replay_exec {
+	const char *arm;		/* an experiment's arm; NULL for a recorded command */
+	const char *argv_json;		/* a recorded command's argv (a JSON array) */
+	const char *command;		/* an arm's command template */
+	const char *cwd;		/* "" or NULL: the directory labrun runs in */
+	const struct lr_kvlist *env;	/* what it sets (a recorded command: its non-secret environment) */
+};
+typedef int (*lr_replay_exec_fn)(void *arg, const struct lr_replay_exec *e);
+LR_MUST_CHECK int lr_replay_execs(struct lr_store *st, const struct lr_run *orig, lr_replay_exec_fn fn, void *arg);
+
+/* Whether environment variable 'name' changes which program starts or how it loads (PATH, LD_PRELOAD, BASH_ENV...). */
+int lr_env_changes_start(const char *name);
+
 /* A record run's command line back from its argv JSON (NULL-terminated, malloc'd; lr_argv_free). */
 char **lr_argv_from_json(const char *json);
 void lr_argv_free(char **argv);

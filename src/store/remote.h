@@ -17,6 +17,8 @@
 #include "base/sha256.h"
 #include "store/store.h"
 
+#define LR_BUNDLE_FORMAT 1	/* the "labrun_bundle" number this labrun writes and reads */
+
 struct lr_bundle {
 	char *text;			/* the bundle, exactly as hashed */
 	char sha256[LR_SHA256_HEX];	/* of 'text' */

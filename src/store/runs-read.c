@@ -350,3 +350,28 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	return 0;
 }
 
+
+int lr_store_run_origin(struct lr_store *st, int64_t id, struct lr_run_origin *o)
+{
+	/* the run itself, then the run it replays, and so on: a replay of a pulled run is as foreign */
+	static const char sql[] =
+		"WITH RECURSIVE chain(id, depth) AS (SELECT :run, 0 UNION ALL"
+		" SELECT r.replay_of, c.depth + 1 FROM run r JOIN chain c ON r.id = c.id"
+		" WHERE r.replay_of IS NOT NULL AND c.depth < 10000)"
+		" SELECT p.run_id, p.remote, coalesce(p.pushed_from, 'an unknown host') FROM chain c JOIN pulled_run p ON p.run_id = c.id"
+		" ORDER BY c.depth LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	memset(o, 0, sizeof *o);
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", id);
+	if (db_step_row(st, s, "find where a run came from", &rc)) {
+		o->pulled_run = sqlite3_column_int64(s, 0);
+		snprintf(o->remote, sizeof o->remote, "%s", (const char *)sqlite3_column_text(s, 1));
+		snprintf(o->host, sizeof o->host, "%s", (const char *)sqlite3_column_text(s, 2));
+	}
+	sqlite3_finalize(s);
+	return rc;
+}

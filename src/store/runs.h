@@ -61,6 +61,14 @@ typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
 LR_MUST_CHECK int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
 
 
+/* Where a run came from: the nearest pulled run in its replay_of chain (pulled_run 0: recorded here). */
+struct lr_run_origin {
+	int64_t pulled_run;	/* the pulled run (the run itself, or the run a replay re-executes) */
+	char remote[128];	/* the remote it was pulled from */
+	char host[256];		/* the host that pushed it */
+};
+LR_MUST_CHECK int lr_store_run_origin(struct lr_store *st, int64_t id, struct lr_run_origin *o);
+
 /* Ids of the runs matching 'f', oldest first (malloc'd; 0 runs gives NULL and *n = 0). */
 LR_MUST_CHECK int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n);
 

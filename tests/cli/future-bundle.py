@@ -3,9 +3,10 @@
 given a new uuid and one change, with its seal and a ledger entry recomputed by the published rules
 (docs/remote.md, docs/schema.md), written apart from labrun's C code: a table or a column this
 labrun does not know (a newer labrun's), an artifact naming a path or an object the bundle does
-not carry, or a host row whose facts are not those its fingerprint names (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
+not carry, a host row whose facts are not those its fingerprint names, or a recorded command that
+preloads a library and paints the terminal (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
 
-    future-bundle.py NEW_UUID table|column|objpath|objhash|hostfpr < bundle.json
+    future-bundle.py NEW_UUID table|column|objpath|objhash|hostfpr|preload [MARK] < bundle.json
 """
 import hashlib
 import json
@@ -27,6 +28,13 @@ elif mode in ("objpath", "objhash"):
 elif mode == "hostfpr":
     host = tables["host"]
     host["rows"][0][host["columns"].index("cpu_model")] = "a faster CPU than the one measured"
+elif mode == "preload":
+    run["rows"][0][run["columns"].index("argv_json")] = json.dumps(
+        ["sh", "-c", "echo \x1b[2Jpwned >\"$0\"", sys.argv[3]])
+    env = tables["env_var"]
+    for name, value in (("LD_PRELOAD", "/nonexistent/evil.so"), ("BASH_ENV", "/nonexistent/evil.sh")):
+        env["rows"].append([run["rows"][0][0], name, value, 0])
+    env["rows"].sort(key=lambda r: r[1])
 else:
     tables["run_issue"] = tables.get("run_issue", {"columns": ["run_id", "issue_ref"], "rows": []})
     tables["run_issue"]["columns"].append("zz_future_column")

@@ -179,6 +179,35 @@ for mode in objpath objhash hostfpr; do
 	equals "$(sha256sum <"$RS/labrun.db")" "$before" "labrun.db is byte for byte as before ($mode)"
 	equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM run WHERE uuid = '$new'" | sed -n 2p | tr -d '\r')" "0" "nothing of it stored ($mode)"
 done
+
+# --- a pulled run is another host's command: replay shows it, escaped, and runs it only with --foreign
+new=00000000-0000-4000-8000-000000000006
+pg_sql "SELECT bundle FROM run WHERE uuid = '$src'" |
+	python3 "$TOP_SRCDIR/tests/cli/future-bundle.py" "$new" preload "$T/foreign-ran" >fut.tsv
+pg_sql "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)
+	SELECT '$new', '$(cut -f1 fut.tsv)', \$b\$$(cut -f2- fut.tsv)\$b\$, kind, status, hostname, started_at, 'forged', 'elsewhere'
+	FROM run WHERE uuid = '$src'" || fail "plant the preload bundle"
+expect_exit 0 "a consistently sealed bundle is data: it is pulled" env LABRUN_STORE=$RS "$LABRUN" pull --run "$new"
+before=$(sha256sum <"$RS/labrun.db")
+expect_exit 1 "replay of a pulled run without --foreign is refused" env LABRUN_STORE=$RS "$LABRUN" replay -q "$new"
+contains "$T/err" "came from another host: pulled from remote 'lab', pushed from 'elsewhere'" "says where it came from"
+contains "$T/err" "command: sh -c \$'echo \\x1b[2Jpwned" "shows the command, its escape sequence escaped"
+contains "$T/err" "env: LD_PRELOAD=/nonexistent/evil.so   <- changes which program starts or how it loads" "flags the loader variable"
+contains "$T/err" "env: BASH_ENV=/nonexistent/evil.sh   <- changes" "and the shell's start-up file"
+contains "$T/err" "labrun replay --foreign" "and how to run it anyway"
+if grep -q "$(printf '\033')" "$T/err"; then fail "an escape sequence reached the terminal"; fi
+ok "no raw escape sequence printed"
+[ ! -e "$T/foreign-ran" ] || fail "the foreign command ran"
+ok "nothing ran"
+equals "$(sha256sum <"$RS/labrun.db")" "$before" "labrun.db is byte for byte as before"
+expect_exit 0 "replay --foreign of the pulled replay" env LABRUN_STORE=$RS "$LABRUN" replay -q --foreign "$ruuid"
+contains "$T/out" "run $(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT id FROM run WHERE uuid = '$ruuid'" | sed -n 2p | tr -d '\r') came from another host" "says so for a replay too"
+lastid=$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT max(id) FROM run" | sed -n 2p | tr -d '\r')
+expect_exit 1 "a replay of that replay is as foreign" env LABRUN_STORE=$RS "$LABRUN" replay -q "$lastid"
+contains "$T/err" "it replays run" "and names the pulled run it comes from"
+expect_exit 0 "replay --foreign runs it" env LABRUN_STORE=$RS "$LABRUN" replay -q --foreign "$new"
+[ -e "$T/foreign-ran" ] || fail "the command did not run with --foreign"
+ok "with --foreign it runs"
 pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHERE uuid LIKE '00000000-%'"
 
 # --- lazy objects: fetched on first read
