@@ -73,6 +73,7 @@ static void exec_child(const struct lr_child_opts *o, const int *wr, int xp, int
 		in_cwd = 1;
 	}
 	if (!e) {
+		environ = (char **)o->envp; /* so that argv[0] is found with the child's own PATH */
 		execvpe(o->argv[0], o->argv, o->envp);
 		e = errno;
 	}

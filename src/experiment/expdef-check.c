@@ -69,6 +69,15 @@ static int section_line(const struct parse *p, const char *name)
 	return 0;
 }
 
+int lr_expdef_key_line(const struct parse *p, const char *section, const char *key)
+{
+	char k[160];
+	const struct lr_kv *v;
+
+	snprintf(k, sizeof k, "%s\n%s", section, key);
+	return (v = lr_kvlist_find(&p->seen, k)) ? atoi(v->value) : section_line(p, section);
+}
+
 /* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
 static int check_template(struct parse *p, int line, const char *what, const char *tpl)
 {
@@ -87,6 +96,23 @@ static int check_template(struct parse *p, int line, const char *what, const cha
 	return 1;
 }
 
+/*
+ * A 'cwd' without placeholders must be a directory before anything runs (a
+ * missing one failed every execution, and was named only then).
+ */
+static int check_cwd(struct parse *p, const struct lr_exp_arm *arm, int line)
+{
+	struct stat sb;
+
+	if (!arm->cwd[0] || strchr(arm->cwd, '{'))
+		return 1;
+	if (stat(arm->cwd, &sb) != 0)
+		return lr_expdef_fail(p, line, "[arm %s] 'cwd' is '%s': %s", arm->name, arm->cwd, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return lr_expdef_fail(p, line, "[arm %s] 'cwd' is '%s', which is not a directory", arm->name, arm->cwd);
+	return 1;
+}
+
 /* One command arm: a command, none of the built-in keys, known placeholders, outputs to match 'reference'. */
 static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nrefs)
 {
@@ -98,30 +124,38 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 
 	for (i = 0; builtin[i]; i++) {
 		snprintf(key, sizeof key, "arm %s\n%s", arm->name, builtin[i]);
-		if (lr_strlist_contains(&p->seen, key))
-			return lr_expdef_fail(p, arm->line, "[arm %s] sets '%s', which a command target does not use", arm->name,
-				    builtin[i]);
+		if (lr_kvlist_find(&p->seen, key))
+			return lr_expdef_fail(p, atoi(lr_kvlist_find(&p->seen, key)->value), "[arm %s] sets '%s', which a "
+					      "command target does not use", arm->name, builtin[i]);
 	}
 	if (!arm->command[0])
 		return lr_expdef_fail(p, arm->line, "[arm %s] has no 'command' (target = command)", arm->name);
 	if (!arm->route[0])
 		snprintf(arm->route, sizeof arm->route, "%s", arm->name);
+	snprintf(key, sizeof key, "arm %s", arm->name);
 	if (lr_words_split(arm->command, &words) || !words.n) {
-		lr_expdef_fail(p, arm->line, "[arm %s] 'command': %s", arm->name, words.n ? lr_error_msg() : "no words");
+		lr_expdef_fail(p, lr_expdef_key_line(p, key, "command"), "[arm %s] 'command': %s", arm->name,
+			       words.n ? lr_error_msg() : "no words");
 		goto out;
 	}
-	if (!check_template(p, arm->line, "'command'", arm->command) ||
-	    !check_template(p, arm->line, "'cwd'", arm->cwd) ||
-	    !check_template(p, arm->line, "'outputs'", arm->outputs) ||
-	    !check_template(p, arm->line, "'responses'", arm->responses))
+	if (!check_template(p, lr_expdef_key_line(p, key, "command"), "'command'", arm->command) ||
+	    !check_template(p, lr_expdef_key_line(p, key, "cwd"), "'cwd'", arm->cwd) ||
+	    !check_template(p, lr_expdef_key_line(p, key, "outputs"), "'outputs'", arm->outputs) ||
+	    !check_template(p, lr_expdef_key_line(p, key, "responses"), "'responses'", arm->responses))
 		goto out;
-	for (i = 0; i < arm->env.n; i++)
-		if (!check_template(p, arm->line, arm->env.v[i].key, arm->env.v[i].value))
+	for (i = 0; i < arm->env.n; i++) {
+		char env[80];
+
+		snprintf(env, sizeof env, "env.%s", arm->env.v[i].key);
+		if (!check_template(p, lr_expdef_key_line(p, key, env), arm->env.v[i].key, arm->env.v[i].value))
 			goto out;
+	}
+	if (!check_cwd(p, arm, lr_expdef_key_line(p, key, "cwd")))
+		goto out;
 	lr_strlist_release(&words);
 	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {
-		lr_expdef_fail(p, arm->line, "[arm %s] declares %zu output(s) but 'reference' names %zu file(s)", arm->name,
-		     words.n, nrefs);
+		lr_expdef_fail(p, lr_expdef_key_line(p, key, "outputs"), "[arm %s] declares %zu output(s) but 'reference' "
+			       "names %zu file(s)", arm->name, words.n, nrefs);
 		goto out;
 	}
 	ok = 1;
@@ -134,7 +168,7 @@ static int check_command(struct parse *p)
 {
 	struct lr_expdef *d = p->d;
 	struct lr_strlist refs = { 0 };
-	int a, ok = 1, line = section_line(p, "experiment");
+	int a, ok = 1, line = lr_expdef_key_line(p, "experiment", "reference");
 	int64_t n = 1;
 
 	/* 8 keys of 16 values are 2^32 conditions: counted in 64 bits, refused before an int wraps */
@@ -157,14 +191,16 @@ static int check_command(struct parse *p)
 			if (d->arms[a].responses[0] && !strcmp(d->arms[a].route, d->reference_route))
 				break;
 		if (a == d->narms)
-			ok = lr_expdef_fail(p, line, "'reference_route' is '%s', but no arm with 'responses' has that route",
+			ok = lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "reference_route"),
+					    "'reference_route' is '%s', but no arm with 'responses' has that route",
 				  d->reference_route);
 	}
 	if (ok && d->answers[0]) {
 		for (a = 0; a < d->narms && !d->arms[a].responses[0]; a++)
 			;
 		if (a == d->narms)
-			ok = lr_expdef_fail(p, line, "'answers' needs an arm that declares 'responses'");
+			ok = lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "answers"),
+					    "'answers' needs an arm that declares 'responses'");
 	}
 	return ok;
 }

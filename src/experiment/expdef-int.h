@@ -20,8 +20,8 @@ struct parse {
 	char sections[32][64];
 	int section_line[32];
 	int nsections;
-	/* keys seen per section, to refuse repeats: "section\nkey" */
-	struct lr_strlist seen;
+	/* keys seen per section, to refuse repeats and name their lines: "section\nkey" -> line */
+	struct lr_kvlist seen;
 	int seen_experiment_name;
 	int collecting;			/* first pass: note the section headers */
 };
@@ -31,6 +31,9 @@ struct parse {
  * stop reporting success.
  */
 int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The line of 'key' in [section], or the section's line when the key is not given. */
+int lr_expdef_key_line(const struct parse *p, const char *section, const char *key);
 
 /* Register the sections the reader saw: arms in file order, unknown or repeated names refused. 1: ok, 0: failed. */
 int lr_expdef_check_sections(struct parse *p);

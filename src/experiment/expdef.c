@@ -13,6 +13,35 @@
 #include "experiment/template.h"
 #include "import/kvgeom.h"
 
+/*
+ * What inih would take otherwise than it reads, refused at its line: a line
+ * longer than its buffer (the rest would be read as the next line), and a
+ * ';' after a blank in a value (an inline comment: 'command = a ; b' would
+ * run 'a'). Whole-line comments and section headers are inih's own.
+ */
+static void check_line(struct parse *p, const char *s, size_t n)
+{
+	size_t len = n && s[n - 1] == '\n' ? n - 1 : n, i, v;
+
+	if (len > LR_EXP_MAXLINE) {
+		lr_expdef_fail(p, p->line, "the line is %zu characters long; lines are limited to %d", len,
+			       LR_EXP_MAXLINE);
+		return;
+	}
+	for (i = 0; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
+		;
+	if (i == len || s[i] == ';' || s[i] == '#' || s[i] == '[')
+		return;
+	v = i + strcspn(s + i, "=:");
+	for (i = v + 1; i < len; i++)
+		if (s[i] == ';' && isspace((unsigned char)s[i - 1])) {
+			lr_expdef_fail(p, p->line, "';' after a blank would end the value here and start a comment; "
+				       "inline comments are refused (put a comment on its own line, or write ';' "
+				       "with no blank before it)");
+			return;
+		}
+}
+
 /* inih's reader: fgets over the text, counting lines and noting section headers. */
 static char *reader(char *str, int num, void *stream)
 {
@@ -24,6 +53,11 @@ static char *reader(char *str, int num, void *stream)
 		return NULL;
 	nl = strchr(s, '\n');
 	n = nl ? (size_t)(nl - s + 1) : strlen(s);
+	if (p->collecting && !p->err[0]) {
+		p->line++;
+		check_line(p, s, n);
+		p->line--;
+	}
 	if (n > (size_t)num - 1)
 		n = (size_t)num - 1;
 	memcpy(str, s, n);
@@ -353,16 +387,20 @@ static int handler(void *user, const char *section, const char *name, const char
 {
 	struct parse *p = user;
 	struct lr_expdef *d = p->d;
-	char key[160];
+	const struct lr_kv *first;
+	char key[160], line[16];
 	int i;
 
 	if (p->err[0])
 		return 0;
+
 	snprintf(key, sizeof key, "%s\n%s", section, name);
-	if (lr_strlist_contains(&p->seen, key))
-		return lr_expdef_fail(p, p->line, "'%s' is given twice in [%s]", name, section);
-	if (lr_strlist_add(&p->seen, key))
-		return LR_ENOMEM;
+	if ((first = lr_kvlist_find(&p->seen, key)))
+		return lr_expdef_fail(p, p->line, "'%s' is given twice in [%s] (first at line %s)", name, section,
+				      first->value);
+	snprintf(line, sizeof line, "%d", p->line);
+	if (lr_kvlist_add(&p->seen, key, line, NULL))
+		return lr_expdef_fail(p, p->line, "out of memory");
 	if (!strcmp(section, "experiment"))
 		return experiment_key(p, name, value);
 	if (!strcmp(section, "design"))
@@ -447,14 +485,14 @@ int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 		p.pos = d->text;
 		p.line = 0;
 	}
-	if (lr_expdef_check_sections(&p)) {
+	if (!p.err[0] && lr_expdef_check_sections(&p)) {
 		rc = ini_parse_stream(reader, &p, handler, &p);
 		if (rc > 0 && !p.err[0])
 			lr_expdef_fail(&p, rc, "not an INI line (expected [section], key = value, or a ; comment)");
 		if (!p.err[0])
 			lr_expdef_check_whole(&p);
 	}
-	lr_strlist_release(&p.seen);
+	lr_kvlist_release(&p.seen);
 	if (p.err[0]) {
 		lr_error_set(LR_EINVAL, "%s:%d: %s", path, p.err_line, p.err);
 		lr_error_hint("docs/experiments.md describes the format");

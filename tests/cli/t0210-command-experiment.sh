@@ -106,10 +106,10 @@ lacks "$T/out" "faster" "never 'faster' for a throughput"
 # Bad definitions are refused with the line.
 printf '[experiment]\nname = x\ntarget = command\n[arm a]\ncommand = run {nope}\n[arm b]\ncommand = true\n' >badph.ini
 expect_exit 2 "an unknown placeholder" "$LABRUN" run badph.ini
-contains "$T/err" "badph.ini:4: 'command': unknown placeholder {nope}" "named with its line"
+contains "$T/err" "badph.ini:5: 'command': unknown placeholder {nope}" "named with its line"
 printf '[experiment]\nname = x\ntarget = command\n[arm a]\nkernel = lookup\ncommand = true\n[arm b]\ncommand = true\n' >badkey.ini
 expect_exit 2 "a built-in key in a command arm" "$LABRUN" run badkey.ini
-contains "$T/err" "badkey.ini:4: [arm a] sets 'kernel', which a command target does not use" "named"
+contains "$T/err" "badkey.ini:5: [arm a] sets 'kernel', which a command target does not use" "named"
 
 # 8 keys of 16 values are 2^32 conditions: the count wrapped to 0 and the run was stored as a passed
 # experiment with no conditions. More than 4,096 are refused before anything runs or is stored.
@@ -120,10 +120,51 @@ expect_exit 2 "a grid of 2^32 conditions" "$LABRUN" run huge.ini
 contains "$T/err" "huge.ini:8: [grid] gives 4294967296 conditions: an experiment runs at most 4096" "named, with its line"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
 
-# a missing cwd was reported as "cannot execute 'pwd'": the directory is named
+# a missing cwd was reported as "cannot execute 'pwd'", and only once executions ran: a plain one is
+# refused with its line before anything runs; one made from a template is named when it is missing
 printf '[experiment]\nname = nocwd\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = pwd\ncwd = %s/no-such-dir\n[arm b]\ncommand = pwd\n' "$PWD" >nocwd.ini
-expect_exit 1 "an arm whose cwd does not exist" "$LABRUN" run -q nocwd.ini
-contains "$T/out" "cannot start 'pwd' in '$PWD/no-such-dir': No such file or directory" "names the directory"
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "an arm whose cwd does not exist" "$LABRUN" run -q nocwd.ini
+contains "$T/err" "nocwd.ini:9: [arm a] 'cwd' is '$PWD/no-such-dir': No such file or directory" "named with its line"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing ran or was stored"
+sed 's|^cwd = .*|cwd = {outdir}/gone|' nocwd.ini >nocwd2.ini
+expect_exit 1 "an arm whose templated cwd does not exist" "$LABRUN" run -q nocwd2.ini
+contains "$T/out" "cannot start 'pwd' in '" "names the directory"
+contains "$T/out" "/gone': No such file or directory" "and why"
+
+# ';' after a blank is an INI inline comment: 'echo first ; echo second' ran 'echo first'; a line
+# over inih's buffer was cut, the rest read as the next line
+printf '[experiment]\nname = semi\ntarget = command\n[arm a]\ncommand = echo first ; echo second\n[arm b]\ncommand = true\n' >semi.ini
+expect_exit 2 "an inline ';' in a value" "$LABRUN" run -q semi.ini
+contains "$T/err" "semi.ini:5: ';' after a blank would end the value here and start a comment" "named with its line"
+printf '[experiment]\nname = semi\ntarget = command\n[arm a]\ncommand = sh -c "echo first; echo second"\n[arm b]\ncommand = true\n[design]\nblocks = 6\nwarmup = 0\n' >semi2.ini
+expect_exit 0 "a ';' with no blank before it is part of the value" "$LABRUN" run -q semi2.ini
+equals "$(q "SELECT count(*) FROM execution WHERE run_id = (SELECT max(id) FROM run) AND exit_code = 0")" \
+	"$(q "SELECT count(*) FROM execution WHERE run_id = (SELECT max(id) FROM run)")" "and the command runs whole"
+long=$(printf 'a%.0s' $(seq 190))
+printf '[experiment]\nname = long\ntarget = command\n[arm a]\ncommand = echo %s; rm -rf /\n[arm b]\ncommand = true\n' "$long" >long.ini
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "a line over 199 characters" "$LABRUN" run -q long.ini
+contains "$T/err" "long.ini:5: the line is 215 characters long; lines are limited to 199" "named with its line"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing ran or was stored"
+
+# argv[0] is found with the execution's own PATH (env.PATH of a virtualenv was given but not used)
+mkdir -p venv/bin && printf '#!/bin/sh\necho from-venv\n' >venv/bin/only-in-venv && chmod +x venv/bin/only-in-venv
+printf '[experiment]\nname = venv\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = only-in-venv\nenv.PATH = %s/venv/bin:/usr/bin:/bin\n[arm b]\ncommand = true\n' "$PWD" >venv.ini
+expect_exit 0 "a command found on the arm's PATH" "$LABRUN" run -q venv.ini
+equals "$(q "SELECT count(*) || ' ' || sum(exit_code IS NOT 0) FROM execution WHERE run_id = (SELECT max(id) FROM run) AND arm_idx = 0")" \
+	"13 0" "each of its executions ran"
+
+# errors about [experiment] keys are at the key's line, not the section's
+printf '[experiment]\nname = refs\ntarget = command\n\nreference_route = nowhere\n[arm a]\ncommand = true\nresponses = r.jsonl\n[arm b]\ncommand = true\n' >refs.ini
+expect_exit 2 "a reference_route no arm has" "$LABRUN" run -q refs.ini
+contains "$T/err" "refs.ini:5: 'reference_route' is 'nowhere'" "at its line"
+printf '[experiment]\nname = refs\ntarget = command\nanswers = key.jsonl\n[arm a]\ncommand = true\n[arm b]\ncommand = true\n' >ans.ini
+expect_exit 2 "answers with no responses" "$LABRUN" run -q ans.ini
+contains "$T/err" "ans.ini:4: 'answers' needs an arm" "at its line"
+printf '[experiment]\nname = refs\ntarget = command\n\nreference = {outdir}/a {outdir}/b\n[arm a]\ncommand = true\noutputs = x\n[arm b]\ncommand = true\noutputs = x\n' >ref.ini
+expect_exit 2 "a reference of two files for one output" "$LABRUN" run -q ref.ini
+contains "$T/err" "ref.ini:8: [arm a] declares 1 output(s) but 'reference' names 2 file(s)" "at the outputs line"
 
 # one duration syntax: 'timeout = 1s' was refused in a definition while record --timeout 1s took it
 printf '[experiment]\nname = dur\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = true\ntimeout = 2m\n[arm b]\ncommand = true\ntimeout = 1.5s\n' >dur.ini
