@@ -15,9 +15,11 @@ static const char usage[] =
 	"usage: labrun fsck [--json]\n"
 	"\n"
 	"Check the store: mark runs whose recorder died as abandoned (keeping their\n"
-	"partial logs), remove stray spool files no run needs (older than a minute,\n"
-	"lock not held), run SQLite's integrity check, and re-hash every object the\n"
-	"database references. Exits 1 when anything is wrong, naming each problem.\n";
+	"partial logs), remove stray spool files no run needs and temporary object\n"
+	"files of writers that died (older than a minute, lock not held: the space a\n"
+	"killed ingest or a full disk left), run SQLite's integrity check, and re-hash\n"
+	"every object the database references. Exits 1 when anything is wrong, naming\n"
+	"each problem.\n";
 
 /* A new recorder's lock exists unheld for a moment; anything this old is not that. */
 #define STRAY_MIN_AGE 60
@@ -68,7 +70,9 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
-	int rc, first, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad;
+	int rc, first, json = 0, abandoned = 0, stray = 0, tmps = 0, problems = 0, spool_bad, tmp_bad, integrity_bad;
+	int64_t tmp_bytes = 0;
+	char size[32];
 	json_t *o = NULL;
 
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json,
@@ -94,12 +98,23 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	} else {
 		printf("spool:      %d stray file(s) removed\n", stray);
 	}
+	tmp_bad = lr_obj_sweep_tmp(lr_store_dir(st), STRAY_MIN_AGE, &tmps, &tmp_bytes) != 0;
+	if (json) {
+		json_object_set_new(o, "temporary", step_json(tmp_bad));
+		json_object_set_new(json_object_get(o, "temporary"), "removed", json_integer(tmps));
+		json_object_set_new(json_object_get(o, "temporary"), "bytes", json_integer(tmp_bytes));
+	} else if (tmp_bad) {
+		printf("temporary:  FAILED: %s\n", lr_error_msg());
+	} else {
+		printf("temporary:  %d file(s) of writers that died removed (%s)\n", tmps,
+		       cmd_human_size(size, sizeof size, tmp_bytes));
+	}
 	integrity_bad = lr_store_integrity(st) != 0;
 	if (json)
 		json_object_set_new(o, "integrity", step_json(integrity_bad));
 	else
 		printf(integrity_bad ? "integrity:  FAILED: %s\n" : "integrity:  ok\n", lr_error_msg());
-	problems = spool_bad + integrity_bad;
+	problems = spool_bad + tmp_bad + integrity_bad;
 	oc.dir = lr_store_dir(st);
 	if (!(rc = lr_store_objects(st, check_object, &oc)) && !json)
 		printf("objects:    %ld checked, %ld missing or corrupt\n", oc.checked, oc.bad);

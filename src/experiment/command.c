@@ -12,6 +12,7 @@
 
 #include "base/child.h"
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "experiment/command.h"
@@ -143,22 +144,22 @@ static void tail_of(const char *path, char *out, size_t len)
 	snprintf(out, len, "%s", buf);
 }
 
-/* The digest of output files, in order: what parity compares (names do not count, contents do). */
 /* $LABRUN_METRICS: one {"name", "value", "unit", "better"} a line. A bad line fails the execution. */
 static int read_metrics(const char *path, struct lr_store_exec *e, char *why, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
-	int line = 0;
+	struct lr_lines lines;
+	char *buf;
+	size_t n;
+	int rc;
 
-	if (!f)
+	if (access(path, F_OK) != 0)
 		return 0; /* the command reported none */
-	while (getline(&buf, &cap, f) >= 0) {
-		json_t *o = json_loads(buf, JSON_REJECT_DUPLICATES, NULL), *name, *value, *unit, *better;
+	if ((rc = lr_lines_open(&lines, "metrics", path, LR_LINE_MAX)))
+		return rc;
+	while ((rc = lr_lines_next(&lines, &buf, &n)) > 0) {
+		json_t *o = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL), *name, *value, *unit, *better;
 		struct lr_store_metric *m;
 
-		line++;
 		name = json_object_get(o, "name");
 		value = json_object_get(o, "value");
 		unit = json_object_get(o, "unit");
@@ -167,13 +168,14 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 		    (better && (!json_is_string(better) || (strcmp(json_string_value(better), "higher") &&
 							    strcmp(json_string_value(better), "lower")))) ||
 		    !isfinite(json_number_value(value))) {
-			snprintf(why, len, "$LABRUN_METRICS line %d: expected {\"name\": \"...\", \"value\": number, "
-				 "\"unit\": \"...\", \"better\": \"higher\"|\"lower\"}", line);
+			snprintf(why, len, "$LABRUN_METRICS line %lld: expected {\"name\": \"...\", \"value\": number, "
+				 "\"unit\": \"...\", \"better\": \"higher\"|\"lower\"}", lines.line);
 			json_decref(o);
 			break;
 		}
 		if (!(m = realloc(e->metrics, (size_t)(e->nmetrics + 1) * sizeof *m))) {
 			json_decref(o);
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
 			break;
 		}
 		e->metrics = m;
@@ -183,10 +185,15 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 		m->value = json_number_value(value);
 		m->higher = better && !strcmp(json_string_value(better), "higher");
 		json_decref(o);
+		if (!m->name || !m->unit) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			break;
+		}
 	}
-	fclose(f);
-	free(buf);
-	return 0;
+	if (rc == LR_EINVAL && !why[0]) /* a line past the bound: the execution fails, saying so */
+		snprintf(why, len, "$LABRUN_METRICS: %s", lr_error_msg());
+	lr_lines_close(&lines);
+	return rc == LR_EINVAL ? 0 : rc < 0 ? rc : 0;
 }
 
 /* ---- the condition's executions ---------------------------------------------- */
@@ -295,7 +302,8 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	if ((rc = store_log(dir, path, c->envp, e->stderr_sha256)))
 		return rc;
 	snprintf(path, sizeof path, "%s.metrics", base);
-	read_metrics(path, e, why, sizeof why);
+	if ((rc = read_metrics(path, e, why, sizeof why)))
+		return rc;
 	if (arm->outputs[0]) {
 		if (!(words = lr_template_words(arm->outputs, vars)))
 			return lr_error_set(LR_ENOMEM, "out of memory");

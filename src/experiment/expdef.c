@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/issueref.h"
+#include "base/lines.h"
 #include "experiment/expdef.h"
 #include "experiment/expdef-int.h"
 #include "experiment/template.h"
@@ -421,47 +422,25 @@ const char *lr_exp_target_name(enum lr_exp_target t)
 	return t == LR_TARGET_IMPORT ? "import" : t == LR_TARGET_COMMAND ? "command" : "encode";
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, 4096, f);
-		len += n;
-		if (n < 4096)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 {
 	struct parse p;
+	size_t len = 0;
 	int rc;
 
 	memset(d, 0, sizeof *d);
 	memset(&p, 0, sizeof p);
 	snprintf(d->path, sizeof d->path, "%s", path);
-	d->text = text ? strdup(text) : slurp(path);
-	if (!d->text) {
-		lr_error_set(LR_EINVAL, "cannot read experiment '%s': %s", path, strerror(errno ? errno : ENOMEM));
-		lr_error_hint("experiment definitions live in experiments/*.ini");
+	if (text && !(d->text = strdup(text)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (!text && (rc = lr_read_text("experiment", path, LR_EXP_MAXTEXT, &d->text, &len))) {
+		if (rc != LR_ENOMEM)
+			lr_error_hint("experiment definitions live in experiments/*.ini");
+		return rc == LR_ENOMEM ? rc : LR_EINVAL;
+	}
+	if (!text && strlen(d->text) != len) {
+		lr_error_set(LR_EINVAL, "cannot read experiment '%s': it holds a NUL byte, which no text file does", path);
+		lr_error_hint("experiment definitions are INI text files");
 		return LR_EINVAL;
 	}
 	if ((rc = lr_sha256_buf(d->text, strlen(d->text), d->sha256)))

@@ -19,6 +19,7 @@
 #define LR_EXP_MAXLIST 16
 #define LR_EXP_MAXGRID 8
 #define LR_EXP_MAXCONDITIONS 4096	/* a grid's product, checked before anything runs */
+#define LR_EXP_MAXTEXT ((size_t)1 << 20)	/* a definition file: 1 MiB */
 #define LR_EXP_MAXLINE 199		/* characters in a line, inih's buffer; longer ones are refused */
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/strmap.h"
 #include "serving/serving.h"
 #include "store/objects.h"
@@ -112,22 +113,18 @@ static int key_line(struct key *k, const char *path, long long n, const char *bu
 
 static int key_load(struct key *k, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, i;
-	ssize_t len;
-	long long n = 0;
-	int rc = 0;
+	struct lr_lines lines;
+	char *buf;
+	size_t len, i;
+	int rc;
 
-	if (!f) {
-		lr_error_set(LR_EINVAL, "cannot read answer key '%s': %s", path, strerror(errno));
+	if ((rc = lr_lines_open(&lines, "answer key", path, LR_LINE_MAX))) {
 		lr_error_hint("name the frozen key file (JSON lines)");
-		return LR_EINVAL;
+		return rc;
 	}
-	while (!rc && (len = getline(&buf, &cap, f)) >= 0)
-		rc = key_line(k, path, ++n, buf, (size_t)len);
-	fclose(f);
-	free(buf);
+	while ((rc = lr_lines_next(&lines, &buf, &len)) > 0 && !(rc = key_line(k, path, lines.line, buf, len)))
+		;
+	lr_lines_close(&lines);
 	if (!rc && !k->n)
 		rc = bad(path, 1, "the key has no cases");
 	/* the index maps to positions from here on */

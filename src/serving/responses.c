@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/strmap.h"
 #include "record/redact.h"
 #include "serving/serving.h"
@@ -153,23 +154,21 @@ static int each_line(const char *path, struct lr_set_writer *w, int64_t *cases)
 {
 	struct lr_strmap seen = { 0 };
 	struct parsed p = { 0 };
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int64_t n = 0;
+	struct lr_lines lines;
+	char *buf;
+	size_t len;
 	intptr_t first;
-	FILE *f = fopen(path, "re");
-	int rc = 0;
+	int rc;
 
 	*cases = 0;
-	if (!f) {
-		lr_error_set(LR_EINVAL, "cannot read responses '%s': %s", path, strerror(errno));
+	if ((rc = lr_lines_open(&lines, "responses", path, LR_LINE_MAX))) {
 		lr_error_hint("name a JSON-lines file the harness wrote");
-		return LR_EINVAL;
+		return rc;
 	}
-	while (!rc && (len = getline(&buf, &cap, f)) >= 0) {
-		n++;
-		if ((rc = parse_line(path, n, buf, (size_t)len, &p)))
+	while ((rc = lr_lines_next(&lines, &buf, &len)) > 0) {
+		int64_t n = lines.line;
+
+		if ((rc = parse_line(path, n, buf, len, &p)))
 			break;
 		if (lr_strmap_get(&seen, p.r.case_id, &first)) {
 			char what[64];
@@ -180,16 +179,13 @@ static int each_line(const char *path, struct lr_set_writer *w, int64_t *cases)
 		}
 		if ((rc = lr_strmap_put(&seen, p.r.case_id, (intptr_t)n)))
 			break;
-		if (w)
-			rc = lr_store_set_add(w, &p.r);
+		if (w && (rc = lr_store_set_add(w, &p.r)))
+			break;
 		parsed_release(&p);
 		(*cases)++;
 	}
-	if (!rc && ferror(f))
-		rc = lr_error_set(LR_EIO, "cannot read responses '%s': %s", path, strerror(errno));
 	parsed_release(&p);
-	fclose(f);
-	free(buf);
+	lr_lines_close(&lines);
 	lr_strmap_release(&seen);
 	return rc;
 }
@@ -246,7 +242,7 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 {
 	struct secret_scan scan = { .path = path };
 	struct lr_set_writer *w = NULL;
-	char raw[LR_SHA256_HEX];
+	char raw[LR_SHA256_HEX], *obj = NULL;
 	int64_t size = 0, stored = 0;
 	int rc;
 
@@ -257,9 +253,18 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 	lr_scrub_release(&scan.scrub);
 	if (rc || (rc = lr_store_set_begin(st, run, route, cond, seq, path, raw, &w)))
 		return rc;
-	if ((rc = each_line(path, w, &stored)) || stored != *cases) {
+	/* the rows come from the stored copy, so they are what its sha256 names */
+	if (!(obj = lr_obj_path(lr_store_dir(st), raw)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	if (rc || (rc = each_line(obj, w, &stored)) || stored != *cases) {
+		free(obj);
 		lr_store_set_abort(w);
-		return rc ? rc : lr_error_set(LR_EIO, "responses '%s' changed while they were ingested", path);
+		if (rc && rc != LR_EINVAL) /* the store's own failure, not the file's */
+			return rc;
+		lr_error_set(LR_EIO, "responses '%s' changed while they were ingested", path);
+		lr_error_hint("ingest them again once the harness has finished writing them");
+		return LR_EIO;
 	}
+	free(obj);
 	return lr_store_set_commit(w, set);
 }

@@ -1,6 +1,9 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <dirent.h>
+#include <sys/file.h>
+
 #include "base/error.h"
 #include "base/walk.h"
 #include "store/objects.h"
@@ -14,6 +17,7 @@ struct lr_objw {
 	/* Small writes are gathered so a chatty command costs few syscalls. */
 	size_t buffered;
 	int keep_tmp;		/* link into place and leave the temporary file */
+	int anon;		/* O_TMPFILE: no name until it is linked into place; tmp_path names its directory */
 	unsigned char buf[1 << 16];
 };
 
@@ -78,12 +82,29 @@ int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_pa
 		snprintf(dir, sizeof dir, "%s/objects/tmp", store_dir);
 		if ((rc = lr_mkdir1(dir)))
 			goto fail;
-		if (asprintf(&w->tmp_path, "%s/obj-XXXXXX", dir) < 0) {
-			w->tmp_path = NULL;
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			goto fail;
+		/*
+		 * Unnamed until committed, so a writer killed by anything (SIGTERM
+		 * during an ingest, SIGKILL, a full disk) leaves nothing behind. Where
+		 * the file system has no O_TMPFILE, a named file held under flock:
+		 * fsck removes one whose writer is gone (lr_obj_sweep_tmp).
+		 */
+		if (access("/proc/self/fd", X_OK) == 0 &&
+		    (w->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644)) >= 0) {
+			w->anon = 1;
+			if (!(w->tmp_path = strdup(dir))) {
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				goto fail;
+			}
+		} else {
+			if (asprintf(&w->tmp_path, "%s/obj-XXXXXX", dir) < 0) {
+				w->tmp_path = NULL;
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+				goto fail;
+			}
+			w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
+			if (w->fd >= 0)
+				flock(w->fd, LOCK_EX);
 		}
-		w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
 		if (w->fd >= 0)
 			fchmod(w->fd, 0644);
 	}
@@ -112,7 +133,7 @@ static int write_all(int fd, const void *data, size_t len, const char *path)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
+			return lr_obj_write_error(path, errno);
 		}
 		p += n;
 		len -= (size_t)n;
@@ -182,6 +203,28 @@ out:
 	return rc;
 }
 
+/* An unnamed file (O_TMPFILE) linked at the object path for 'hex', unless the object is there already. */
+static int install_anon(const char *store_dir, int fd, const char *hex)
+{
+	char dir[PATH_MAX], self[64];
+	char *dst = NULL;
+	struct stat st;
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s/objects/%.2s", store_dir, hex);
+	if ((rc = lr_mkdir1(dir)))
+		return rc;
+	if (!(dst = lr_obj_path(store_dir, hex)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	if (stat(dst, &st) != 0 && linkat(AT_FDCWD, self, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
+		rc = lr_error_set(LR_EIO, "cannot store object '%s': %s", dst, strerror(errno));
+	else
+		rc = lr_fsync_dir(dir);
+	free(dst);
+	return rc;
+}
+
 int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size)
 {
 	int rc;
@@ -193,9 +236,11 @@ int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size)
 		goto fail;
 	}
 	lr_sha256_final(&w->hash, hex);
+	if (w->anon && (rc = install_anon(w->store_dir, w->fd, hex)))
+		goto fail;
 	close(w->fd);
 	w->fd = -1;
-	if ((rc = install(w->store_dir, w->tmp_path, hex, w->keep_tmp)))
+	if (!w->anon && (rc = install(w->store_dir, w->tmp_path, hex, w->keep_tmp)))
 		goto fail;
 	if (size)
 		*size = w->size;
@@ -214,7 +259,7 @@ void lr_objw_abort(struct lr_objw *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->tmp_path && !w->keep_tmp)
+	if (w->tmp_path && !w->keep_tmp && !w->anon)
 		unlink(w->tmp_path);
 	if (w->hash.ctx)
 		lr_sha256_release(&w->hash);
@@ -289,5 +334,53 @@ int lr_obj_verify(const char *store_dir, const char *hex)
 		rc = lr_error_set(LR_EIO, "object '%s' is corrupt: its content hashes to %s", path, got);
 out:
 	free(path);
+	return rc;
+}
+
+int lr_obj_write_error(const char *path, int err)
+{
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
+		lr_error_set(LR_EIO, "cannot write to the store: %s '%s' (%s)",
+			     err == EFBIG ? "a file would exceed the size this process may write, at" : "no space left for",
+			     path, strerror(err));
+		lr_error_hint(err == EFBIG ? "raise 'ulimit -f', or cap what is captured (docs/labrun.md)"
+					   : "free space on the store's disk; 'labrun fsck' then removes what a failed writer left");
+		return LR_EIO;
+	}
+	return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(err));
+}
+
+int lr_obj_sweep_tmp(const char *store_dir, int min_age, int *removed, int64_t *bytes)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *e;
+	struct stat sb;
+	DIR *d;
+	int fd, rc = 0;
+
+	*removed = 0;
+	*bytes = 0;
+	snprintf(dir, sizeof dir, "%s/objects/tmp", store_dir);
+	if (!(d = opendir(dir)))
+		return errno == ENOENT ? 0 : lr_error_set(LR_EIO, "cannot read '%s': %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "obj-", 4))
+			continue; /* only the object writer's own files */
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+			continue;
+		/* a live writer holds its flock; a new one may not have taken it yet */
+		if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && time(NULL) - sb.st_mtime >= min_age &&
+		    !flock(fd, LOCK_EX | LOCK_NB)) {
+			if (unlink(path) == 0) {
+				(*removed)++;
+				*bytes += sb.st_size;
+			} else if (!rc) {
+				rc = lr_error_set(LR_EIO, "cannot remove '%s': %s", path, strerror(errno));
+			}
+		}
+		close(fd);
+	}
+	closedir(d);
 	return rc;
 }

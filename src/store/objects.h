@@ -80,4 +80,15 @@ LR_MUST_CHECK int lr_fsync_dir(const char *dir);
 /* mkdir -p for one level below an existing parent: 0 if it exists or was made. */
 LR_MUST_CHECK int lr_mkdir1(const char *dir);
 
+/* LR_EIO for a failed write of 'path': a full disk, a quota or 'ulimit -f' said as such, with a hint. */
+int lr_obj_write_error(const char *path, int err);
+
+/*
+ * Remove the temporary files of object writers that died (where the file
+ * system has no O_TMPFILE, or left by an older labrun): named files in
+ * objects/tmp nobody holds the lock of, at least 'min_age' seconds old.
+ * *removed and *bytes count what went.
+ */
+LR_MUST_CHECK int lr_obj_sweep_tmp(const char *store_dir, int min_age, int *removed, int64_t *bytes);
+
 #endif

@@ -71,3 +71,49 @@ rm "$obj"
 expect_exit 1 "fsck --json with an object gone" "$LABRUN" fsck --json
 equals "$(jq -r '[.ok, .objects.bad[0].kind, (.objects.bad[0].sha256 | length)] | map(tostring) | join(" ")' "$T/out")" \
 	"false object 64" "names the missing object"
+
+# --- temporary object files: an ingest killed by SIGTERM once left its copy in objects/tmp, and a
+# file system full after 23 GB left 23 GB that nothing removed. Writers use unnamed files now
+# (O_TMPFILE); a named one (no O_TMPFILE, or an older labrun) is removed by fsck when its writer is gone.
+tmpd="$T/store/objects/tmp"
+mkdir -p "$tmpd"
+mkfifo "$T/slow.jsonl"
+for i in 0 1 2; do printf '{"case_id": "c%d", "tokens": [1], "text": "t", "finish_reason": "stop"}\n' $i; done >"$T/whole.jsonl"
+head -1 "$T/whole.jsonl" >"$T/half.jsonl"
+# the check pass reads it whole; the copy pass gets one line, then nothing until the ingest is killed
+python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/slow.jsonl" --stall "$T/whole.jsonl" "$T/half.jsonl" &
+writer=$!
+"$LABRUN" ingest responses --run 1 --route slow "$T/slow.jsonl" >"$T/ing.out" 2>"$T/ing.err" &
+ing=$!
+i=0
+until [ -n "$(find /proc/$ing/fd -lname '*objects/tmp*' 2>/dev/null)" ] || [ $i -ge 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+[ $i -lt 200 ] || { cat "$T/ing.err" >&2; fail "the ingest never began its copy"; }
+kill -TERM $ing
+wait $ing || true
+kill $writer 2>/dev/null || true; wait $writer 2>/dev/null || true
+equals "$(find "$tmpd" -type f | wc -l | tr -d ' ')" "0" "an ingest killed during its copy leaves no temporary file"
+equals "$(q "SELECT count(*) FROM response_set WHERE route = 'slow'")" "0" "and no rows"
+
+head -c 1048576 /dev/zero >"$tmpd/obj-dead01"
+touch -d '2 hours ago' "$tmpd/obj-dead01"
+head -c 100 /dev/zero >"$tmpd/obj-young1"
+head -c 100 /dev/zero >"$tmpd/obj-held01" && touch -d '2 hours ago' "$tmpd/obj-held01"
+flock "$tmpd/obj-held01" sleep 60 &
+holder=$!
+i=0
+while [ $i -lt 50 ] && flock -n "$tmpd/obj-held01" true; do
+	sleep 0.1
+	i=$((i + 1))
+done
+touch -d '2 hours ago' "$tmpd/notes.txt"
+expect_exit 1 "fsck (an object is still gone)" "$LABRUN" fsck
+contains "$T/out" "temporary:  1 file(s) of writers that died removed (1.0 MiB)" "removes the dead writer's file and counts its bytes"
+[ ! -e "$tmpd/obj-dead01" ] || fail "the dead writer's file was kept"
+for f in obj-young1 obj-held01 notes.txt; do
+	[ -e "$tmpd/$f" ] || fail "$f removed"
+done
+ok "a young file, a held one and a foreign name are kept"
+kill "$holder" 2>/dev/null || true

@@ -121,9 +121,28 @@ while read -r file line reason; do
 	esac
 	contains "$T/err" "$F/$file:$line: $reason" "$file names line $line: $reason"
 done <"$F/bad-lines.txt"
+# one unterminated line (a link to /dev/zero) took all the memory there was: refused at 64 MiB
+ln -s /dev/zero "$T/zero.jsonl"
+got=0
+(ulimit -v 1048576; exec "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl") >"$T/out" 2>"$T/err" || got=$?
+equals "$got" "2" "an endless line under a 1 GiB address-space limit: refused, exit 2"
+contains "$T/err" "responses '$T/zero.jsonl', line 1: the line is longer than 64 MiB" "names the file, the line and the bound"
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }
 ok "the store is byte-identical after every refused file"
+# a file that changes between the check and the copy: the rows are those of the stored copy
+mkfifo "$T/fifo.jsonl"
+for t in first second third; do
+	printf '{"case_id": "c1", "tokens": [1], "text": "%s", "finish_reason": "stop"}\n' $t >"$T/fifo-$t.jsonl"
+done
+python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/fifo.jsonl" "$T/fifo-first.jsonl" "$T/fifo-second.jsonl" "$T/fifo-third.jsonl" &
+writer=$!
+expect_exit 0 "ingest of a file that changes under it" "$LABRUN" ingest responses --run 1 --route fifo "$T/fifo.jsonl"
+kill $writer 2>/dev/null || true; wait $writer 2>/dev/null || true
+equals "$("$LABRUN" sql --csv "SELECT r.text FROM response r JOIN response_set s ON s.id = r.set_id WHERE s.route = 'fifo'" | sed -n 2p | tr -d '\r')" \
+	"second" "the row holds what the stored copy holds"
+fobj=$("$LABRUN" sql --csv "SELECT raw_sha256 FROM response_set WHERE route = 'fifo'" | sed -n 2p | tr -d '\r')
+contains "$T/store/objects/$(echo "$fobj" | cut -c1-2)/$(echo "$fobj" | cut -c3-)" '"text": "second"' "and the stored copy is what its sha256 names"
 expect_exit 0 "audit still passes" "$LABRUN" audit
 
 # fsck re-hashes the serving objects too: a raw responses file changed on disk is named.

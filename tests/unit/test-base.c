@@ -15,6 +15,7 @@
 #include "base/dsse.h"
 #include "base/dynlib.h"
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -305,6 +306,88 @@ static void a_table_keeps_typed_cells(void **state)
 	assert_int_equal(lr_table_error(&t), 0);
 }
 
+static char *write_temp(const char *bytes, size_t n)
+{
+	char *path = strdup("/tmp/labrun-lines-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/* Lines of every length around the reader's buffer, a last line without newline, a NUL kept. */
+static void bounded_lines_are_read_whole(void **state)
+{
+	static const size_t lens[] = { 0, 1, 65534, 65535, 65536, 65537, 200000, 3 };
+	size_t total = 0, i, len, n = sizeof lens / sizeof lens[0];
+	struct lr_lines l;
+	char *bytes, *p, *line;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		total += lens[i] + 1;
+	p = bytes = malloc(total);
+	for (i = 0; i < n; i++) {
+		memset(p, 'a' + (int)i, lens[i]);
+		p += lens[i];
+		if (i + 1 < n)
+			*p++ = '\n';
+	}
+	bytes[lens[0] + 1 + lens[1] + 1 + 1] = '\0'; /* line 3 holds a NUL as its second byte: kept, not cut */
+	p = write_temp(bytes, (size_t)(p - bytes));
+	assert_int_equal(lr_lines_open(&l, "test", p, 200000), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(lr_lines_next(&l, &line, &len), 1);
+		assert_int_equal(l.line, (long long)i + 1);
+		assert_int_equal(len, lens[i] + (i + 1 < n));
+		assert_int_equal(line[len], '\0');
+		if (lens[i] > 1)
+			assert_int_equal(line[1], i == 2 ? '\0' : 'a' + (int)i);
+		if (lens[i] > 2)
+			assert_int_equal(line[lens[i] - 1], 'a' + (int)i);
+	}
+	assert_int_equal(lr_lines_next(&l, &line, &len), 0);
+	lr_lines_close(&l);
+	/* one byte less of bound: the 200,000-byte line is refused, at its number */
+	assert_int_equal(lr_lines_open(&l, "test", p, 199999), 0);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(lr_lines_next(&l, &line, &len), 1);
+	assert_int_equal(lr_lines_next(&l, &line, &len), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "line 7: the line is longer than"));
+	lr_lines_close(&l);
+	unlink(p);
+	free(p);
+	free(bytes);
+}
+
+/* One unterminated line that never ends (/dev/zero) is refused at the bound, not read forever. */
+static void an_endless_line_is_refused(void **state)
+{
+	struct lr_lines l;
+	char *line, *text;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(lr_lines_open(&l, "responses", "/dev/zero", (size_t)1 << 20), 0);
+	assert_int_equal(lr_lines_next(&l, &line, &len), LR_EINVAL);
+	assert_string_equal(lr_error_msg(), "responses '/dev/zero', line 1: the line is longer than 1 MiB");
+	lr_lines_close(&l);
+	assert_int_equal(lr_read_text("definition", "/dev/zero", (size_t)1 << 20, &text, &len), LR_EINVAL);
+	assert_null(text);
+	assert_string_equal(lr_error_msg(), "cannot read definition '/dev/zero': it is larger than 1 MiB");
+	assert_int_equal(lr_read_text("definition", "/nonexistent/x", (size_t)1 << 20, &text, &len), LR_EINVAL);
+	assert_string_equal(lr_error_msg(), "cannot read definition '/nonexistent/x': No such file or directory");
+	text = write_temp("abc", 3);
+	assert_int_equal(lr_read_text("definition", text, 3, &line, &len), 0);
+	assert_int_equal(len, 3);
+	assert_string_equal(line, "abc");
+	free(line);
+	unlink(text);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +401,8 @@ int main(void)
 		cmocka_unit_test(dsse_envelope_trust),
 		cmocka_unit_test(trusted_keys_file),
 		cmocka_unit_test(a_table_keeps_typed_cells),
+		cmocka_unit_test(bounded_lines_are_read_whole),
+		cmocka_unit_test(an_endless_line_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
