@@ -34,11 +34,13 @@ static int print_case(void *arg, const char *case_id, const struct lr_case_outco
 						       o->first_token_diff >= 0 ? json_integer(o->first_token_diff) : json_null()));
 		return 0;
 	}
+	fputs("  ", stdout);
+	cmd_term_text(stdout, case_id); /* a case id is the harness's text: no escape sequence reaches the terminal */
 	if (o->missing) {
-		printf("  %s: missing in the %s\n", case_id, o->missing == 1 ? "reference" : "candidate");
+		printf(": missing in the %s\n", o->missing == 1 ? "reference" : "candidate");
 		return 0;
 	}
-	printf("  %s:", case_id);
+	putchar(':');
 	if (!o->tokens_equal)
 		printf(" tokens differ at position %lld;", (long long)o->first_token_diff);
 	if (!o->text_equal)
@@ -97,8 +99,11 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		json_decref(cases);
 		goto out;
 	}
-	printf("comparison %lld: %s (run %lld) against %s (run %lld)\n", (long long)id, cs.route, (long long)cs.run,
-	       rs.route, (long long)rs.run);
+	printf("comparison %lld: ", (long long)id);
+	cmd_term_text(stdout, cs.route); /* a pulled run's routes were named on another host */
+	printf(" (run %lld) against ", (long long)cs.run);
+	cmd_term_text(stdout, rs.route);
+	printf(" (run %lld)\n", (long long)rs.run);
 	printf("%lld exact, %lld token mismatch, %lld text mismatch, %lld finish mismatch, %lld missing (of %lld)\n",
 	       (long long)k.exact, (long long)k.token_mismatch, (long long)k.text_mismatch, (long long)k.finish_mismatch,
 	       (long long)k.missing, (long long)k.total);

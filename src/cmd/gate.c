@@ -56,11 +56,15 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
-	} else if (!rc)
-		printf("gate %lld: %s (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
-		       (long long)id, set.route, (long long)set.run, (long long)k.strict, (long long)k.total,
+	}
+	if (!rc && !json) {
+		printf("gate %lld: ", (long long)id);
+		cmd_term_text(stdout, set.route);
+		printf(" (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
+		       (long long)set.run, (long long)k.strict, (long long)k.total,
 		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,
 		       (long long)k.missing);
+	}
 	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);

@@ -162,3 +162,14 @@ equals "$(jq -r '.failures[] | select(.missing != null) | "\(.case_id):\(.missin
 expect_exit 0 "the report after a repeated comparison" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd --format json
 equals "$(jq -r '.serving.rows[0].cells[] | select(.route == "gpu") | "\(.exact) exact, \(.compared)"' "$T/out")" \
 	"$(cell gpu '"\(.exact) exact, " + "\(.compared)"')" "counts the gpu cell once (it summed both comparisons)"
+
+# case ids are the harness's text: compare printed them raw, an escape sequence included
+"$LABRUN" record -q -- true >/dev/null 2>&1 || fail "a run for the escape test"
+printf '{"case_id": "c\\u001b[2J1", "tokens": [1], "text": "a", "finish_reason": "stop"}\n' >"$T/esc-a.jsonl"
+printf '{"case_id": "c\\u001b[2J1", "tokens": [2], "text": "b", "finish_reason": "stop"}\n' >"$T/esc-b.jsonl"
+"$LABRUN" ingest responses --run last --route esc-a "$T/esc-a.jsonl" >/dev/null || fail "ingest esc-a"
+"$LABRUN" ingest responses --run last --route esc-b "$T/esc-b.jsonl" >/dev/null || fail "ingest esc-b"
+expect_exit 1 "compare of a case id holding an escape sequence" "$LABRUN" compare --run last --reference esc-a --candidate esc-b
+contains "$T/out" 'c\x1b[2J1: tokens differ at position 0' "shows it escaped"
+if grep -q "$(printf '\033')" "$T/out"; then fail "an escape sequence reached the terminal"; fi
+ok "no raw escape sequence printed"
