@@ -213,6 +213,8 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 	c->cond = cond;
 	c->envp = envp;
 	c->cancel = cancel;
+	if ((rc = lr_scrub_init(&c->scrub, envp)))
+		return rc;
 	if ((rc = lr_temp_dir(c->scratch, sizeof c->scratch, "labrun-exec"))) {
 		c->scratch[0] = '\0';
 		return rc;
@@ -227,7 +229,7 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
-	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, missing, sizeof missing)) && missing[0])
+	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, missing, sizeof missing)) && missing[0])
 		rc = lr_error_set(LR_EINVAL, "%s", missing);
 	lr_words_free(refs);
 	lr_strlist_release(&list);
@@ -313,7 +315,8 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 		if (!rc) {
 			e->noutputs = (int)outs.n;
-			rc = lr_outputs_digest(&outs, outdir, e->outputs_sha256, e->outputs, dir, missing, sizeof missing);
+			rc = lr_outputs_digest(&outs, outdir, e->outputs_sha256, e->outputs, dir, &c->scrub, missing,
+					       sizeof missing);
 		}
 		lr_words_free(words);
 		lr_strlist_release(&outs);
@@ -336,6 +339,37 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 		e->failure = strdup(lr_error_msg());
 		rc = 0;
 	}
+	return rc;
+}
+
+/* Replace *s by its scrubbed copy; 0 or LR_ENOMEM. */
+static int scrub_field(const struct lr_scrub *scrub, char **s)
+{
+	char *t;
+
+	if (!*s || !scrub->n)
+		return 0;
+	if (!(t = lr_scrub_string(scrub, *s)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	free(*s);
+	*s = t;
+	return 0;
+}
+
+/*
+ * The one scrubber over what an execution stores as text: its command line,
+ * its failure (the end of its stderr comes from the raw log), and the names
+ * and units of its metrics, as the recorder scrubs a run's fields.
+ */
+static int scrub_exec(const struct lr_scrub *scrub, struct lr_store_exec *e)
+{
+	int rc = scrub_field(scrub, &e->argv_json), i;
+
+	if (!rc)
+		rc = scrub_field(scrub, &e->failure);
+	for (i = 0; !rc && i < e->nmetrics; i++)
+		if (!(rc = scrub_field(scrub, &e->metrics[i].name)))
+			rc = scrub_field(scrub, &e->metrics[i].unit);
 	return rc;
 }
 
@@ -407,8 +441,10 @@ out:
 	free(cwd);
 	lr_kvlist_release(&vars);
 	lr_kvlist_release(&env);
-	if (!e->argv_json)
-		e->argv_json = strdup("[]");
+	if (!e->argv_json && !(e->argv_json = strdup("[]")) && !rc)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	if (!rc)
+		rc = scrub_exec(&c->scrub, e);
 	return rc;
 }
 
@@ -513,6 +549,7 @@ void lr_command_teardown(struct lr_command_ctx *c)
 
 	if (c->scratch[0])
 		lr_remove_tree(c->scratch);
+	lr_scrub_release(&c->scrub);
 	for (i = 0; i < c->nexecs; i++) {
 		struct lr_store_exec *e = &c->execs[i];
 

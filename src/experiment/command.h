@@ -18,6 +18,7 @@
 
 #include "base/model.h"
 #include "experiment/expdef.h"
+#include "record/redact.h"
 #include "store/experiments.h"
 #include "store/store.h"
 
@@ -29,6 +30,7 @@ struct lr_command_ctx {
 	struct lr_kvlist params;		/* the condition's grid values */
 	char scratch[PATH_MAX];			/* this condition's temporary directory */
 	char *const *envp;			/* the environment executions start from */
+	struct lr_scrub scrub;			/* its secret values: kept out of everything stored */
 	atomic_int *cancel;			/* set asynchronously: stop the running command */
 	char reference[LR_SHA256_HEX];		/* digest of the 'reference' files, "" when none */
 	struct lr_store_exec *execs;		/* every execution so far, in order */

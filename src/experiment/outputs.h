@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/list.h"
 #include "base/sha256.h"
+#include "record/redact.h"
 #include "store/experiments.h"
 
 /*
@@ -20,9 +21,12 @@
  * object when store_dir is given, with each one's path, size and sha256 in
  * outs when given. Paths are outputs of {outdir} 'dir', or with dir NULL
  * files named as they are. A file that is missing or refused puts the
- * reason into 'why' and stops (0 returned); an error returns its code.
+ * reason into 'why' and stops (0 returned); an error returns its code. A
+ * stored output holding a secret value of 'scrub' (may be NULL) is refused
+ * that way: outputs are stored verbatim, so they are never scrubbed.
  */
 LR_MUST_CHECK int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[LR_SHA256_HEX],
-				    struct lr_store_output *outs, const char *store_dir, char *why, size_t wlen);
+				    struct lr_store_output *outs, const char *store_dir, struct lr_scrub *scrub,
+				    char *why, size_t wlen);
 
 #endif

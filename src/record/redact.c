@@ -370,3 +370,10 @@ int lr_text_holds_secret(const struct lr_strlist *secrets, const char *text, int
 	free(c);
 	return 0;
 }
+
+int lr_scrub_refuse(void *s, const void *data, size_t len)
+{
+	int found = 0, rc = lr_scrub_feed(s, data, len, NULL, NULL, &found);
+
+	return rc ? rc : found ? LR_EREFUSED : 0;
+}

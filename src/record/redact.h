@@ -58,6 +58,13 @@ LR_MUST_CHECK int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len
 		  int *found);
 LR_MUST_CHECK int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg);
 
+/*
+ * For what is stored verbatim (lr_obj_scan_fn): LR_EREFUSED, with no message
+ * set, once the bytes passed so far hold a secret value of the lr_scrub 's';
+ * lr_scrub_flush(s, NULL, NULL) before the next file.
+ */
+LR_MUST_CHECK int lr_scrub_refuse(void *s, const void *data, size_t len);
+
 /* A scrubbed copy of a string (malloc'd), or NULL on allocation failure. */
 char *lr_scrub_string(const struct lr_scrub *s, const char *str);
 

@@ -249,6 +249,22 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 	/* the whole file first: a bad line leaves the store as it was */
 	if ((rc = check_route(route)) || (rc = lr_responses_check(path, cases)) || (rc = lr_scrub_init(&scan.scrub, envp)))
 		return rc;
+	if (scan.scrub.n) { /* a route names rows, files and report cells: never a secret */
+		char *scrubbed = lr_scrub_string(&scan.scrub, route);
+
+		if (!scrubbed)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		else if (strcmp(scrubbed, route)) {
+			rc = lr_error_set(LR_EREFUSED, "refusing route name '%s': it holds the value of a secret environment "
+					  "variable", scrubbed);
+			lr_error_hint("secrets never reach the store; name the route otherwise");
+		}
+		free(scrubbed);
+		if (rc) {
+			lr_scrub_release(&scan.scrub);
+			return rc;
+		}
+	}
 	rc = lr_obj_put_file(lr_store_dir(st), path, raw, &size, scan.scrub.n ? scan_secret : NULL, &scan);
 	lr_scrub_release(&scan.scrub);
 	if (rc || (rc = lr_store_set_begin(st, run, route, cond, seq, path, raw, &w)))

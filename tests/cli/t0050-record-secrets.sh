@@ -37,13 +37,53 @@ equals "$(q "SELECT value FROM env_var WHERE run_id = $planted AND name = 'PYTHO
 	"an allowlisted variable's value is scrubbed"
 equals "$(q "SELECT count(*) FROM source_file WHERE run_id = $planted AND path = 'notes-<redacted>.txt'")" "1" \
 	"the untracked file is listed under its scrubbed name"
-sed 's/^name = tiny-encode/name = tiny-encode ; s3cr3t-value/' "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >secret.ini
+{ cat "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini"; echo "# s3cr3t-value"; } >secret.ini
 expect_exit 1 "a definition holding the value is refused" "$LABRUN" run secret.ini
 contains "$T/err" "refusing to store definition 'secret.ini': it holds the value of a secret variable" "named"
 cp "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" "def-s3cr3t-value.ini"
 expect_exit 1 "so is a definition whose file name holds it" "$LABRUN" run "def-s3cr3t-value.ini"
-expect_exit 0 "a crate of the run" "$LABRUN" manifest --run "$planted" -o crate
-expect_exit 0 "an archive of the run" "$LABRUN" archive --run "$planted" -o planted.tar.zst
+
+# A command experiment's paths into the store: the end of a failing execution's stderr (taken
+# before the scrubber), an output file (stored verbatim: refused), metric names and units.
+cat >cmd-secret.ini <<'EOF2'
+[experiment]
+name = cmd-secret
+target = command
+issues = 24
+[design]
+blocks = 6
+warmup = 0
+[arm metric]
+command = sh metric.sh
+[arm tail]
+command = sh -c "echo the token is $API_TOKEN >&2; exit 3"
+EOF2
+sed -e 's/^name = cmd-secret/name = cmd-secret-output/' -e '/^\[arm tail\]/,$d' cmd-secret.ini >cmd-output.ini
+printf '[arm output]\ncommand = sh -c "echo $API_TOKEN >{outdir}/o.txt"\noutputs = o.txt\n' >>cmd-output.ini
+printf '%s\n' "printf '{\"name\": \"m-%s\", \"value\": 1, \"unit\": \"u-%s\"}\\n' \"\$API_TOKEN\" \"\$API_TOKEN\" >>\"\$LABRUN_METRICS\"" >metric.sh
+expect_exit 1 "a command experiment whose executions carry the value" "$LABRUN" run -q cmd-secret.ini
+exp=$(q "SELECT max(id) FROM run")
+contains "$T/out" "stderr ends: the token is <redacted>" "the failure's stderr tail is scrubbed"
+equals "$(q "SELECT name || ' ' || unit FROM metric WHERE run_id = $exp")" "m-<redacted> u-<redacted>" \
+	"metric names and units are scrubbed"
+expect_exit 1 "a command experiment whose output holds the value" "$LABRUN" run -q cmd-output.ini
+exp2=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT failure FROM execution WHERE run_id = $exp2 AND arm_idx = 1")" \
+	"output 'o.txt' holds the value of a secret environment variable: it is not stored" "an output holding it is refused"
+# a route is named on the command line: one holding the value is refused
+printf '{"case_id": "c1", "tokens": [1], "text": "a", "finish_reason": "stop"}\n' >r.jsonl
+expect_exit 1 "a route name holding the value" "$LABRUN" ingest responses --run "$exp" --route "r-s3cr3t-value" r.jsonl
+contains "$T/err" "holds the value of a secret environment variable" "is refused"
+for fmt in md html csv json; do
+	"$LABRUN" report --issue 24 --format $fmt >"report.$fmt" 2>&1 || fail "report --format $fmt"
+	if grep -qa "s3cr3t-value" "report.$fmt"; then fail "the secret value reached the $fmt report"; fi
+	ok "the value appears nowhere in the $fmt report"
+done
+grep -q "redacted" report.md || fail "the report holds no scrubbed failure at all"
+ok "and the report shows where it was scrubbed"
+
+expect_exit 0 "a crate of the runs" "$LABRUN" manifest --run "$planted" --run "$exp" --run "$exp2" -o crate
+expect_exit 0 "an archive of the runs" "$LABRUN" archive --run "$planted" --run "$exp" --run "$exp2" -o planted.tar.zst
 mkdir extracted
 expect_exit 0 "extracted" "$LABRUN" archive --extract planted.tar.zst extracted
 for d in crate extracted; do
