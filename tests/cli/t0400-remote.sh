@@ -298,6 +298,17 @@ equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n
 expect_exit 0 "pull --trust the colleague's key" lc pull --run "$kuuid" --trust "$T/colleague.pub.pem"
 equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n 2p | tr -d '\r')" "1" "then the run arrives"
 
+# a secret's value reaches neither a pushed bundle nor a pushed object: a failing command that prints it
+set +e
+API_TOKEN=s3cr3t-remote-value la record -q -- sh -c 'echo "$API_TOKEN"; echo "token $API_TOKEN" >&2; exit 3' >/dev/null 2>&1
+set -e
+expect_exit 0 "push the run that printed a secret" la push --run last
+equals "$(pg_sql "SELECT count(*) FROM run WHERE bundle LIKE '%s3cr3t-remote-value%'")" "0" "no bundle holds the value"
+equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('s3cr3t-remote-value', 'UTF8') in data) > 0")" "0" \
+	"no object holds it"
+equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('<redacted>', 'UTF8') in data) > 0")" "2" \
+	"its two logs went, scrubbed"
+
 pg_stop
 expect_exit 3 "a stopped server" la pull
 contains "$T/err" "cannot connect to remote 'lab'" "names the remote"
