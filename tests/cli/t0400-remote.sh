@@ -278,6 +278,17 @@ pg_sql "INSERT INTO labrun_migration(version, name) VALUES (99, '0099-future')"
 expect_exit 3 "a newer remote schema" la push
 contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema version 99; this labrun knows up to 1" "names both versions"
 pg_sql "DELETE FROM labrun_migration WHERE version = 99"
+# a secret's value reaches neither a pushed bundle nor a pushed object: a failing command that prints it
+set +e
+API_TOKEN=s3cr3t-remote-value la record -q -- sh -c 'echo "$API_TOKEN"; echo "token $API_TOKEN" >&2; exit 3' >/dev/null 2>&1
+set -e
+expect_exit 0 "push the run that printed a secret" la push --run last
+equals "$(pg_sql "SELECT count(*) FROM run WHERE bundle LIKE '%s3cr3t-remote-value%'")" "0" "no bundle holds the value"
+equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('s3cr3t-remote-value', 'UTF8') in data) > 0")" "0" \
+	"no object holds it"
+equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('<redacted>', 'UTF8') in data) > 0")" "2" \
+	"its two logs went, scrubbed"
+
 before=$(cksum <"$A/labrun.db")
 # --- pull holds signatures to the keys you trust: a run signed by a colleague's key is refused until trusted
 K="$T/signed"
@@ -297,17 +308,6 @@ contains "$T/err" "refused $kuuid: its ledger entry 1 (run $kuuid) is signed by 
 equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n 2p | tr -d '\r')" "0" "and nothing of it is stored"
 expect_exit 0 "pull --trust the colleague's key" lc pull --run "$kuuid" --trust "$T/colleague.pub.pem"
 equals "$(lc sql --csv "SELECT count(*) FROM run WHERE uuid = '$kuuid'" | sed -n 2p | tr -d '\r')" "1" "then the run arrives"
-
-# a secret's value reaches neither a pushed bundle nor a pushed object: a failing command that prints it
-set +e
-API_TOKEN=s3cr3t-remote-value la record -q -- sh -c 'echo "$API_TOKEN"; echo "token $API_TOKEN" >&2; exit 3' >/dev/null 2>&1
-set -e
-expect_exit 0 "push the run that printed a secret" la push --run last
-equals "$(pg_sql "SELECT count(*) FROM run WHERE bundle LIKE '%s3cr3t-remote-value%'")" "0" "no bundle holds the value"
-equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('s3cr3t-remote-value', 'UTF8') in data) > 0")" "0" \
-	"no object holds it"
-equals "$(pg_sql "SELECT count(*) FROM object_chunk WHERE position(convert_to('<redacted>', 'UTF8') in data) > 0")" "2" \
-	"its two logs went, scrubbed"
 
 pg_stop
 expect_exit 3 "a stopped server" la pull
