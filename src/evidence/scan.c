@@ -12,47 +12,15 @@
 #include "evidence/object.h"
 #include "evidence/scan.h"
 #include "record/runjson.h"
+#include "record/secretlike.h"
 #include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
 #include "store/runs.h"
 
-/* The built-in rules: a name and a POSIX extended regular expression, matched line by line. */
-static const struct {
-	const char *rule, *re;
-} rules[] = {
-	{ "private-key", "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----" },
-	{ "github-token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}" },
-	{ "gitlab-token", "glpat-[A-Za-z0-9_-]{20,}" },
-	{ "aws-access-key", "(AKIA|ASIA)[0-9A-Z]{16}" },
-	{ "slack-token", "xox[abprs]-[A-Za-z0-9-]{10,}" },
-	{ "huggingface-token", "hf_[A-Za-z0-9]{30,}" },
-	{ "openai-key", "sk-(proj-)?[A-Za-z0-9_-]{32,}" },
-	{ "google-api-key", "AIza[0-9A-Za-z_-]{35}" },
-	/* scheme://user:password@host, not a ${VAR} or a run of '*' or 'x' standing in for one */
-	{ "url-password", "[A-Za-z][A-Za-z0-9+.-]*://[^/:@[:space:]\"']+:[^/@$*[:space:]\"'][^/@[:space:]\"']*@" },
-};
-#define NRULES (sizeof rules / sizeof *rules)
-
 /* Files that are credentials by their name alone. */
 static const char *const credential_files[] = { ".netrc", "_netrc", ".git-credentials", ".pgpass", "credentials",
 						"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd", NULL };
-
-static regex_t compiled[NRULES];
-static int compiled_ok;
-
-static int compile_rules(void)
-{
-	size_t i;
-
-	if (compiled_ok)
-		return 0;
-	for (i = 0; i < NRULES; i++)
-		if (regcomp(&compiled[i], rules[i].re, REG_EXTENDED))
-			return lr_error_set(LR_EINVAL, "cannot compile the scan rule '%s'", rules[i].rule);
-	compiled_ok = 1;
-	return 0;
-}
 
 int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, const char *baseline)
 {
@@ -62,8 +30,6 @@ int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, con
 	int rc;
 
 	memset(s, 0, sizeof *s);
-	if ((rc = compile_rules()))
-		return rc;
 	if (internal && internal->n) {
 		if (!(s->internal = calloc(internal->n, sizeof *s->internal)))
 			return lr_error_set(LR_ENOMEM, "out of memory");
@@ -165,17 +131,30 @@ static int report(struct lr_scanner *s, const char *file, long line, const char 
 	return fn(arg, &f);
 }
 
-/* Every rule and internal pattern over one NUL-terminated line. */
+struct line_ctx {
+	struct lr_scanner *s;
+	const char *name;
+	long lineno;
+	lr_finding_fn fn;
+	void *arg;
+};
+
+static int rule_found(void *arg, const char *rule, const char *match, size_t len)
+{
+	struct line_ctx *c = arg;
+
+	return report(c->s, c->name, c->lineno, rule, match, len, c->fn, c->arg);
+}
+
+/* Every rule (record/secretlike.c) and internal pattern over one NUL-terminated line. */
 static int scan_line(struct lr_scanner *s, const char *name, long lineno, const char *line, lr_finding_fn fn,
 		     void *arg)
 {
+	struct line_ctx c = { s, name, lineno, fn, arg };
 	regmatch_t m;
 	size_t i;
-	int rc = 0;
+	int rc = lr_secretlike_line(line, rule_found, &c);
 
-	for (i = 0; i < NRULES && !rc; i++)
-		if (!regexec(&compiled[i], line, 1, &m, 0))
-			rc = report(s, name, lineno, rules[i].rule, line + m.rm_so, (size_t)(m.rm_eo - m.rm_so), fn, arg);
 	for (i = 0; i < s->ninternal && !rc; i++)
 		if (!regexec(&s->internal[i], line, 1, &m, 0))
 			rc = report(s, name, lineno, "internal-address", line + m.rm_so, (size_t)(m.rm_eo - m.rm_so), fn, arg);

@@ -6,6 +6,7 @@
 #include "experiment/expdef-int.h"
 #include "experiment/template.h"
 #include "import/kvgeom.h"
+#include "record/secretlike.h"
 
 /* The first problem, at its line (every later one is dropped); returns 0, which stops inih. */
 int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...)
@@ -144,11 +145,27 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 	    !check_template(p, lr_expdef_key_line(p, key, "responses"), "'responses'", arm->responses))
 		goto out;
 	for (i = 0; i < arm->env.n; i++) {
-		char env[80];
+		char env[80], *assign = NULL;
+		const char *rule;
+		int line;
 
 		snprintf(env, sizeof env, "env.%s", arm->env.v[i].key);
-		if (!check_template(p, lr_expdef_key_line(p, key, env), arm->env.v[i].key, arm->env.v[i].value))
+		line = lr_expdef_key_line(p, key, env);
+		if (!check_template(p, line, arm->env.v[i].key, arm->env.v[i].value))
 			goto out;
+		/* a definition is stored and published as written: a credential in it would be too */
+		if (asprintf(&assign, "%s=%s", arm->env.v[i].key, arm->env.v[i].value) < 0) {
+			lr_expdef_fail(p, line, "out of memory");
+			goto out;
+		}
+		rule = lr_secretlike(assign);
+		free(assign);
+		if (rule) {
+			lr_expdef_fail(p, line, "[arm %s] '%s' looks like a credential (scan rule %s): a definition is "
+				       "stored and published as written; export it in the environment labrun runs in, "
+				       "whose secrets are never stored", arm->name, env, rule);
+			goto out;
+		}
 	}
 	if (!check_cwd(p, arm, lr_expdef_key_line(p, key, "cwd")))
 		goto out;

@@ -11,7 +11,7 @@ if [ ! -x "$PGBIN/initdb" ]; then
 fi
 PGD=$(mktemp -d /tmp/lr-pg.XXXXXX)
 chmod 755 "$PGD"
-PG_PASSWORD=s3cret-$$
+PG_PASSWORD=$(printf "s3cret-%s" $$) # made here: the repository scans clean
 as_pg() { # run a server program as an unprivileged user (initdb and postgres refuse root)
 	if [ "$(id -u)" = 0 ]; then (cd "$PGD" && runuser -u nobody -- "$@"); else "$@"; fi
 }

@@ -43,6 +43,17 @@ contains "$T/err" "refusing to store definition 'secret.ini': it holds the value
 cp "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" "def-s3cr3t-value.ini"
 expect_exit 1 "so is a definition whose file name holds it" "$LABRUN" run "def-s3cr3t-value.ini"
 
+# a credential written into a definition's env. is refused by scan's rules, before anything is stored
+printf '[experiment]\nname = envsecret\ntarget = command\n[arm a]\ncommand = true\nenv.PGPASSWORD = %s\n[arm b]\ncommand = true\n' \
+	"$(printf 'Zq7-%s' pW2x)" >envsecret.ini
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "a definition whose env. value looks like a credential" "$LABRUN" run envsecret.ini
+contains "$T/err" "envsecret.ini:6: [arm a] 'env.PGPASSWORD' looks like a credential (scan rule keyword-assigned)" "named with its line and rule"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
+sed 's/^env.PGPASSWORD = .*/env.PGHOST = db.example/' envsecret.ini >envplain.ini
+sed -i 's/^\[arm a\]/[design]\nblocks = 6\nwarmup = 0\n[arm a]/' envplain.ini
+expect_exit 0 "a plain env. value is not" "$LABRUN" run -q envplain.ini
+
 # A command experiment's paths into the store: the end of a failing execution's stderr (taken
 # before the scrubber), an output file (stored verbatim: refused), metric names and units.
 cat >cmd-secret.ini <<'EOF2'

@@ -16,7 +16,7 @@ printf 'first line\n-----BEGIN %s PRIVATE KEY-----\nMIIE\n' RSA >tree/key.pem
 	echo "hf = hf_$(printf 'd%.0s' $(seq 34))"
 	echo "openai = sk-$(printf 'e%.0s' $(seq 40))"
 	echo "google = AIza$(printf 'f%.0s' $(seq 35))"
-	echo "db = postgres://app:hunter22@db.lab.example/kv"
+	echo "db = postgres://app:hunter$((20 + 2))@db.lab.example/kv"
 	echo "placeholder = postgres://app:\${DB_PASSWORD}@db.lab.example/kv"
 	echo "host = 10.20.30.40"
 } >tree/tokens.txt
@@ -35,6 +35,41 @@ lacks "$T/out" "tree/tokens.txt:9:" "a \${VAR} standing in for a password is not
 lacks "$T/out" "hunter22" "the matched text is never printed"
 equals "$(wc -l <"$T/out" | tr -d ' ')" "11" "exactly the eleven planted findings"
 contains "$T/err" "11 finding(s): 11 new, 0 baselined" "the summary counts them"
+
+# the formats labrun's own docs tell users to write, and what scanners of the gitleaks kind find by
+# keyword; each at its line. The values are made here, so the repository scans clean.
+pw=$(printf 'Zq7-%s' pW2x) tok=$(printf 'Tq93kLmZ%s' 0vXa81bCw2)
+mkdir tree2
+{
+	echo "conninfo = host=db.example password=$pw dbname=evidence"
+	echo "db.example.org:5432:evidence:alice:$pw"
+	echo "export PGPASSWORD=$pw"
+	echo "url = postgresql://alice:pa/$pw@db.example/evidence"
+	echo "jwt = eyJhbGciOiJIUzI1NiJ9.$(printf 'eyJzdWIiOiIxMjM0NTY3ODkwIn0').dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+	echo "app = xa$(printf 'pp-1-A0123456789-1234567890123-abcdef0123456789')"
+	echo "hook = https://hooks.slack.com/services/T00000000/B00000000/$tok"
+	echo "  api_key: $tok"
+	echo "{\"client_secret\": \"$tok\"}"
+} >tree2/config.txt
+{
+	echo "url = postgresql://alice:\${PGPASSWORD}@db.example/evidence"
+	echo "password = <your password>"
+	echo "password=args.password"
+	echo "max_tokens = 256"
+	echo '"tokens": [151644, 872], "output_tokens": 2'
+	echo "https://host.example:8080/path/x@y"
+	echo "fe80:0:0:0:1"
+	echo "\"key_sha256\": \"$(printf x | sha256sum | cut -c1-64)\""
+	echo "token_sha256=$(printf y | sha256sum | cut -c1-64)"
+} >tree2/lookalike.txt
+expect_exit 1 "each format is found" "$LABRUN" scan tree2
+n=0
+for want in keyword-assigned pgpass-line keyword-assigned url-password jwt slack-token slack-webhook keyword-assigned keyword-assigned; do
+	n=$((n + 1))
+	contains "$T/out" "tree2/config.txt:$n: $want" "found at line $n: $want"
+done
+lacks "$T/out" "lookalike.txt" "none of the look-alikes is a finding"
+lacks "$T/out" "$pw" "the matched text is never printed"
 
 expect_exit 0 "accept them in a baseline" "$LABRUN" scan tree --internal '10\.20\.[0-9]+\.[0-9]+' --write-baseline base.txt
 expect_exit 0 "baselined findings pass" "$LABRUN" scan tree --internal '10\.20\.[0-9]+\.[0-9]+' --baseline base.txt
@@ -78,3 +113,10 @@ expect_exit 0 "--allow-findings publishes anyway, with a warning" "$LABRUN" mani
 contains "$T/err" "2 new scan finding(s) published (--allow-findings)" "warned"
 expect_exit 0 "accepting the finding in the baseline" "$LABRUN" scan --run last --write-baseline .labrun-scan-baseline
 expect_exit 0 "lets archive publish" "$LABRUN" archive --issue 7 -o a.tar.zst
+
+# labrun's own crates: hashes, public keys, signatures and envelopes are never findings
+"$LABRUN" key init >/dev/null 2>&1 || fail "key init"
+"$LABRUN" record -q -- true >/dev/null 2>&1 || fail "a signed run"
+expect_exit 0 "a crate of a signed run is written: it scans clean" "$LABRUN" manifest --run last -o own-crate
+expect_exit 0 "and scanning it finds nothing" "$LABRUN" scan own-crate
+contains "$T/err" "0 finding(s)" "zero findings"

