@@ -331,6 +331,45 @@ int lr_source_add_external(struct lr_run *run, const char *path)
 	return lr_walk_files(path, add_external, run);
 }
 
+/*
+ * Work-tree path 'rel' as seen from 'cwd' ("sub/x" from the root, "x" from
+ * sub/, "../x" from a sibling), as a scan of PATHs names it: fingerprints
+ * hash the name, so a baseline written by 'scan .' holds for --changed.
+ */
+static void relative_to(char *buf, size_t size, const char *workdir, const char *cwd, const char *rel)
+{
+	char w[PATH_MAX], c[PATH_MAX], sub[PATH_MAX];
+	size_t wl, n;
+	int up = 0;
+
+	if (!realpath(workdir, w) || !realpath(cwd, c)) {
+		snprintf(buf, size, "%s%s", workdir, rel);
+		return;
+	}
+	wl = strlen(w);
+	if (strncmp(c, w, wl) || (c[wl] && c[wl] != '/')) {
+		snprintf(buf, size, "%s/%s", w, rel);
+		return;
+	}
+	snprintf(sub, sizeof sub, "%s", c[wl] ? c + wl + 1 : "");
+	for (;;) { /* climb from cwd until 'rel' is below it */
+		char *slash;
+
+		n = strlen(sub);
+		if (!n || (!strncmp(rel, sub, n) && rel[n] == '/'))
+			break;
+		up++;
+		if ((slash = strrchr(sub, '/')))
+			*slash = '\0';
+		else
+			sub[0] = '\0';
+	}
+	buf[0] = '\0';
+	while (up-- > 0)
+		strncat(buf, "../", size - strlen(buf) - 1);
+	strncat(buf, rel + (n ? n + 1 : 0), size - strlen(buf) - 1);
+}
+
 int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 {
 	git_diff_options dopts;
@@ -368,7 +407,7 @@ int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 
 		if (d->status == GIT_DELTA_DELETED)
 			continue;
-		snprintf(path, sizeof path, "%s%s", git_repository_workdir(repo), d->new_file.path);
+		relative_to(path, sizeof path, git_repository_workdir(repo), cwd, d->new_file.path);
 		rc = lr_strlist_add(out, path);
 	}
 out:

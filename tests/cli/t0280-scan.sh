@@ -93,6 +93,18 @@ echo "token = ghp_$a36" >repo/new.txt
 expect_exit 1 "an untracked file with a token is found" sh -c 'cd repo && "$LABRUN" scan --changed HEAD'
 contains "$T/out" "new.txt:1: github-token" "at its line"
 lacks "$T/out" "old-key.pem" "the committed, unchanged key is not scanned"
+# a finding accepted in a baseline stays accepted under --changed: it compared absolute paths with
+# the baseline's relative ones, so the finding was new again once its file changed
+expect_exit 0 "accept the new file's finding" sh -c 'cd repo && "$LABRUN" scan . --write-baseline .labrun-scan-baseline'
+git -C repo add new.txt && git -C repo commit -qm new
+echo "more text" >>repo/new.txt
+expect_exit 0 "--changed of the edited file: the finding is baselined" sh -c 'cd repo && "$LABRUN" scan --changed HEAD'
+contains "$T/err" "1 finding(s): 0 new, 1 baselined" "baselined, not new"
+mkdir -p repo/sub && echo "token = ghp_$a36" >repo/sub/t.txt
+expect_exit 1 "from a subdirectory, paths are relative to it" sh -c 'cd repo/sub && "$LABRUN" scan --changed HEAD'
+contains "$T/out" "t.txt:1: github-token" "named from where the scan runs"
+contains "$T/out" "../new.txt:1: github-token" "and a file above it with ../"
+rm -r repo/sub repo/.labrun-scan-baseline
 expect_exit 2 "an unknown revision is refused" sh -c 'cd repo && "$LABRUN" scan --changed no-such-rev'
 contains "$T/err" "no such revision" "named"
 
