@@ -2,7 +2,9 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <dirent.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -259,6 +261,45 @@ static int start(struct run *r, int xp[2])
 	return rc;
 }
 
+/* Kill and reap every child labrun still has: with the subreaper set, whatever the command left behind. */
+static int reap_orphans(void)
+{
+	char path[64], buf[4096];
+	int killed = 0, round, found = 1;
+	struct dirent *t;
+	DIR *d;
+
+	for (round = 0; found && round < 100; round++) { /* a killed one's own children come to us next */
+		found = 0;
+		if (!(d = opendir("/proc/self/task")))
+			break;
+		while ((t = readdir(d))) {
+			FILE *f;
+			long pid;
+			int n;
+
+			if (t->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
+			if (!(f = fopen(path, "re")))
+				continue;
+			n = (int)fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+			buf[n > 0 ? n : 0] = '\0';
+			for (char *p = buf, *end; (pid = strtol(p, &end, 10)) > 0; p = end) {
+				kill((pid_t)pid, SIGKILL);
+				kill(-(pid_t)pid, SIGKILL);
+				while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				killed++;
+				found = 1;
+			}
+		}
+		closedir(d);
+	}
+	return killed;
+}
+
 int lr_child_run(const struct lr_child_opts *o, struct lr_child *c)
 {
 	struct run r = { .o = o, .c = c, .out = { -1, -1, -1 }, .sfd = -1, .pidfd = -1, .tty = -1 };
@@ -270,6 +311,10 @@ int lr_child_run(const struct lr_child_opts *o, struct lr_child *c)
 	if (!(r.buf = malloc(CHUNK)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	lr_child_signals(&set);
+	if (o->contain && prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+		free(r.buf);
+		return lr_error_set(LR_EIO, "cannot become the subreaper of '%s': %s", o->argv[0], strerror(errno));
+	}
 	if (pipe2(xp, O_CLOEXEC) ||
 	    (o->forward_signals && (r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)) {
 		rc = lr_error_set(LR_EIO, "cannot prepare to run '%s': %s", o->argv[0], strerror(errno));
@@ -288,6 +333,8 @@ int lr_child_run(const struct lr_child_opts *o, struct lr_child *c)
 		}
 		kill(-c->pid, SIGKILL); /* whatever it left running in its group */
 		c->wall_s = lr_monotonic_s() - r.start;
+		if (o->contain)
+			c->orphans = reap_orphans(); /* and what it left outside it */
 		if (r.tty >= 0)
 			tcsetpgrp(r.tty, getpgrp());
 		if (WIFEXITED(r.status) && !c->exec_errno) {

@@ -46,6 +46,14 @@ struct lr_child_opts {
 	 */
 	int forward_signals;
 	const sigset_t *child_mask;
+	/*
+	 * Nothing it starts outlives it: labrun becomes the subreaper of its
+	 * descendants (PR_SET_CHILD_SUBREAPER), so one that leaves the group and
+	 * the session (a daemon's setsid and double fork) is reparented to labrun
+	 * and killed with the rest when it ends. For experiments, whose next
+	 * block must not run beside the last one's leftovers.
+	 */
+	int contain;
 };
 
 struct lr_child {
@@ -59,6 +67,7 @@ struct lr_child {
 	int cancelled;		/* cancelled: by opts->cancel, or by cancel_sig */
 	int cancel_sig;		/* the forwarded signal that cancelled it, 0 if none */
 	double wall_s;		/* from start until it ended and its pipes closed */
+	int orphans;		/* with contain: processes it left running (its group's or not), killed at its end */
 	struct rusage ru;	/* its own, from wait4 */
 };
 

@@ -58,7 +58,7 @@ static int run_child(char *const *argv, char *const *env, const char *cwd, const
 	int out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	int err = open(err_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	struct lr_child_opts o = { .argv = argv, .envp = env, .cwd = cwd, .fd = { LR_CHILD_NULL, out, err },
-				   .timeout_s = timeout_s, .cancel = cancel };
+				   .timeout_s = timeout_s, .cancel = cancel, .contain = 1 };
 	int rc;
 
 	if (out < 0 || err < 0)

@@ -173,3 +173,14 @@ equals "$(q "SELECT group_concat(timeout_s, ' ') FROM (SELECT timeout_s FROM arm
 printf '[experiment]\nname = dur\ntarget = command\n[arm a]\ncommand = true\ntimeout = soon\n[arm b]\ncommand = true\n' >badur.ini
 expect_exit 2 "a timeout that is no duration" "$LABRUN" run badur.ini
 contains "$T/err" "badur.ini:6: 'timeout' is 'soon'; expected a positive duration such as 90, 90s, 5m or 2h" "named, with its line"
+
+# a daemon that detaches (setsid, out of the execution's group and session) outlived its experiment
+# and loaded the machine under the following blocks: labrun is its subreaper and kills it
+printf '[experiment]\nname = daemon\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = sh -c "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >>daemon.pids"\n[arm b]\ncommand = true\n' >daemon.ini
+expect_exit 0 "an arm that starts a detaching daemon" "$LABRUN" run -q daemon.ini
+equals "$(wc -l <daemon.pids | tr -d ' ')" "13" "one daemon per execution of the arm"
+alive=0
+while read -r pid; do
+	if kill -0 "$pid" 2>/dev/null; then alive=$((alive + 1)); fi
+done <daemon.pids
+equals "$alive" "0" "none of them outlives its execution"
