@@ -264,7 +264,7 @@ static int start(struct run *r, int xp[2])
 /* Kill and reap every child labrun still has: with the subreaper set, whatever the command left behind. */
 static int reap_orphans(void)
 {
-	char path[64], buf[4096];
+	char path[300], buf[4096];
 	int killed = 0, round, found = 1;
 	struct dirent *t;
 	DIR *d;

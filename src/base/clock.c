@@ -12,7 +12,7 @@ char *lr_now_iso(void)
 {
 	struct timespec ts;
 	struct tm tm;
-	char buf[40];
+	char buf[80];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);

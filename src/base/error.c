@@ -36,7 +36,19 @@ void lr_error_wrap(const char *fmt, ...)
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, err_msg, sizeof old);
-	snprintf(err_msg, sizeof err_msg, "%s: %s", prefix, old);
+	lr_fmt_cut(err_msg, sizeof err_msg, "%s: %s", prefix, old);
+}
+
+void lr_fmt_cut(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
 }
 
 const char *lr_error_msg(void)

@@ -38,6 +38,12 @@ void lr_error_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prefix the current message with "<prefix>: ", for context added by a caller. */
 void lr_error_wrap(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * snprintf for text a person reads, where a cut is better than nothing: one
+ * that does not fit ends in "...". (Paths must not be cut: lr_path.)
+ */
+void lr_fmt_cut(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The current message and hint; borrowed, valid until the next lr_error_* call. */
 const char *lr_error_msg(void);
 const char *lr_error_hint_msg(void);

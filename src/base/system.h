@@ -24,4 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/banned.h"
+
 #endif

@@ -158,3 +158,16 @@ int lr_temp_dir(char *buf, size_t size, const char *name)
 		return lr_error_set(LR_EIO, "cannot create a temporary directory in '%s': %s", tmp, strerror(errno));
 	return 0;
 }
+
+int lr_path(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < size)
+		return 0;
+	return lr_error_set(LR_EINVAL, "a path is too long (%d bytes, at most %zu): '%.60s...'", n, size - 1, buf);
+}

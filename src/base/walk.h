@@ -52,6 +52,12 @@ LR_MUST_CHECK int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg);
 LR_MUST_CHECK int lr_mkdir_parents(const char *path, unsigned mode);
 
 /*
+ * snprintf for a path, which must never be cut: LR_EINVAL naming the start
+ * of it when it does not fit in 'size'.
+ */
+LR_MUST_CHECK int lr_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
  * A new directory "$TMPDIR/NAME-XXXXXX" (else under /tmp), its path in buf:
  * where labrun's scratch directories go. The error names the directory.
  */

@@ -42,7 +42,7 @@ static json_t *json_string_lossy(const char *v)
 		if (ch < 0x80)
 			buf[o++] = (char)ch;
 		else
-			o += (size_t)sprintf(buf + o, "\\x%02x", ch);
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
 	}
 	buf[o] = '\0';
 	j = json_string(buf);

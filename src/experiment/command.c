@@ -392,11 +392,11 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	e->arm = a;
 	e->block = block;
 	e->slot = block >= 0 ? slot : -1;
-	snprintf(base, sizeof base, "%s/%d", c->scratch, e->seq);
-	snprintf(outdir, sizeof outdir, "%s.d", base);
-	snprintf(out_path, sizeof out_path, "%s.out", base);
-	snprintf(err_path, sizeof err_path, "%s.err", base);
-	snprintf(metrics, sizeof metrics, "%s.metrics", base);
+	if ((rc = lr_path(base, sizeof base, "%s/%d", c->scratch, e->seq)) ||
+	    (rc = lr_path(outdir, sizeof outdir, "%s.d", base)) || (rc = lr_path(out_path, sizeof out_path, "%s.out", base)) ||
+	    (rc = lr_path(err_path, sizeof err_path, "%s.err", base)) ||
+	    (rc = lr_path(metrics, sizeof metrics, "%s.metrics", base)))
+		goto out;
 	if (mkdir(outdir, 0700) != 0) {
 		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", outdir, strerror(errno));
 		goto out;

@@ -116,7 +116,7 @@ static int sim_read(struct lr_backend *b, int lane, int t, uint64_t offset, void
 static void sim_stats(struct lr_backend *b, struct lr_backend_stats *out)
 {
 	lr_ledger_stats(&b->ledger, out);
-	strcpy(out->runtime_version, "simulated");
+	snprintf(out->runtime_version, sizeof out->runtime_version, "simulated");
 }
 
 static void sim_close(struct lr_backend *b)

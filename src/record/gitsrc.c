@@ -336,21 +336,17 @@ int lr_source_add_external(struct lr_run *run, const char *path)
  * sub/, "../x" from a sibling), as a scan of PATHs names it: fingerprints
  * hash the name, so a baseline written by 'scan .' holds for --changed.
  */
-static void relative_to(char *buf, size_t size, const char *workdir, const char *cwd, const char *rel)
+static int relative_to(char *buf, size_t size, const char *workdir, const char *cwd, const char *rel)
 {
 	char w[PATH_MAX], c[PATH_MAX], sub[PATH_MAX];
 	size_t wl, n;
 	int up = 0;
 
-	if (!realpath(workdir, w) || !realpath(cwd, c)) {
-		snprintf(buf, size, "%s%s", workdir, rel);
-		return;
-	}
+	if (!realpath(workdir, w) || !realpath(cwd, c))
+		return lr_path(buf, size, "%s%s", workdir, rel);
 	wl = strlen(w);
-	if (strncmp(c, w, wl) || (c[wl] && c[wl] != '/')) {
-		snprintf(buf, size, "%s/%s", w, rel);
-		return;
-	}
+	if (strncmp(c, w, wl) || (c[wl] && c[wl] != '/'))
+		return lr_path(buf, size, "%s/%s", w, rel);
 	snprintf(sub, sizeof sub, "%s", c[wl] ? c + wl + 1 : "");
 	for (;;) { /* climb from cwd until 'rel' is below it */
 		char *slash;
@@ -364,10 +360,9 @@ static void relative_to(char *buf, size_t size, const char *workdir, const char 
 		else
 			sub[0] = '\0';
 	}
-	buf[0] = '\0';
-	while (up-- > 0)
-		strncat(buf, "../", size - strlen(buf) - 1);
-	strncat(buf, rel + (n ? n + 1 : 0), size - strlen(buf) - 1);
+	for (n = n ? n + 1 : 0, wl = 0; up-- > 0 && wl + 3 < size; wl += 3)
+		memcpy(buf + wl, "../", 3);
+	return lr_path(buf + wl, size - wl, "%s", rel + n);
 }
 
 int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
@@ -407,8 +402,8 @@ int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 
 		if (d->status == GIT_DELTA_DELETED)
 			continue;
-		relative_to(path, sizeof path, git_repository_workdir(repo), cwd, d->new_file.path);
-		rc = lr_strlist_add(out, path);
+		if (!(rc = relative_to(path, sizeof path, git_repository_workdir(repo), cwd, d->new_file.path)))
+			rc = lr_strlist_add(out, path);
 	}
 out:
 	git_diff_free(diff);

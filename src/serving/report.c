@@ -201,7 +201,7 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 		return 0;
 	cell->failing++;
 	row = row_index(c->r, k->run, k->cond, 0);
-	snprintf(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
+	lr_fmt_cut(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
 		 k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
 	return lr_store_comparison_failures(c->st, k->id, note_case, &x);
 }
@@ -235,7 +235,7 @@ static int count_gate(void *arg, const struct lr_gate_row *g)
 	if (g->strict == g->total && g->eos == g->total)
 		return 0;
 	row = row_index(c->r, g->run, g->cond, 0);
-	snprintf(where, sizeof where, "%s / %s (gate, key %.12s)", c->r->rows[row].label, g->route, g->key_sha256);
+	lr_fmt_cut(where, sizeof where, "%s / %s (gate, key %.12s)", c->r->rows[row].label, g->route, g->key_sha256);
 	return lr_store_gate_failures(c->st, g->id, note_gate_case, &x);
 }
 

@@ -14,6 +14,20 @@
 #include "store/remote.h"
 #include "store/store-int.h"
 
+void lr_bundle_release(struct lr_bundle *b)
+{
+	free(b->text);
+	free(b->kind);
+	free(b->status);
+	free(b->hostname);
+	free(b->started_at);
+	lr_strlist_release(&b->issues);
+	lr_kvlist_release(&b->objects);
+	lr_strlist_release(&b->needs);
+	lr_kvlist_release(&b->signers);
+	memset(b, 0, sizeof *b);
+}
+
 /* "run UUID: WHY" as an LR_EINVAL error, WHY printf-style. */
 static int bad(const struct lr_bundle *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(const struct lr_bundle *b, const char *fmt, ...)

@@ -16,20 +16,6 @@
 #include "store/remote.h"
 #include "store/store-int.h"
 
-void lr_bundle_release(struct lr_bundle *b)
-{
-	free(b->text);
-	free(b->kind);
-	free(b->status);
-	free(b->hostname);
-	free(b->started_at);
-	lr_strlist_release(&b->issues);
-	lr_kvlist_release(&b->objects);
-	lr_strlist_release(&b->needs);
-	lr_kvlist_release(&b->signers);
-	memset(b, 0, sizeof *b);
-}
-
 static int oom(void)
 {
 	return lr_error_set(LR_ENOMEM, "out of memory");

@@ -163,7 +163,8 @@ char *db_readonly_uri(struct lr_store *st)
 
 	if (!(uri = malloc(strlen(st->db_path) * 3 + 40)))
 		return NULL;
-	n = (size_t)sprintf(uri, "file:");
+	memcpy(uri, "file:", 5);
+	n = 5;
 	for (p = (const unsigned char *)st->db_path; *p; p++) {
 		if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f) {
 			uri[n++] = '%';
@@ -173,9 +174,7 @@ char *db_readonly_uri(struct lr_store *st)
 			uri[n++] = (char)*p;
 		}
 	}
-	n += (size_t)sprintf(uri + n, "?mode=ro");
-	if (!statvfs(st->dir, &fs) && (fs.f_flag & ST_RDONLY))
-		sprintf(uri + n, "&immutable=1");
+	snprintf(uri + n, 40, "?mode=ro%s", !statvfs(st->dir, &fs) && (fs.f_flag & ST_RDONLY) ? "&immutable=1" : "");
 	return uri;
 }
 

@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "store/objects.h"
 #include "store/store-int.h"
 #include "store/store.h"
@@ -38,7 +39,8 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 
 	snprintf(dir, sizeof dir, "%s", cwd);
 	for (;;) {
-		snprintf(path, sizeof path, "%s/.labrun", strcmp(dir, "/") ? dir : "");
+		if (lr_path(path, sizeof path, "%s/.labrun", strcmp(dir, "/") ? dir : ""))
+			return LR_EINVAL;
 		if (store_is_dir(path)) {
 			*exists = 1;
 			*out = strdup(path);
@@ -61,7 +63,8 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 	snprintf(dir, sizeof dir, "%s", cwd);
 	while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
 		dir[strlen(dir) - 1] = '\0';
-	snprintf(path, sizeof path, "%s/.labrun", strcmp(dir, "/") ? dir : "");
+	if (lr_path(path, sizeof path, "%s/.labrun", strcmp(dir, "/") ? dir : ""))
+		return LR_EINVAL;
 	*out = strdup(path);
 	return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 }

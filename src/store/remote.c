@@ -367,7 +367,7 @@ int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle *b, const char
 /* The uuids or prefixes as a PostgreSQL array literal (they are hex digits and dashes, checked). */
 static int uuid_array(const struct lr_strlist *l, char **out)
 {
-	size_t i, len = 3;
+	size_t i, n, len = 3;
 	char *a;
 
 	*out = NULL;
@@ -383,10 +383,9 @@ static int uuid_array(const struct lr_strlist *l, char **out)
 	}
 	if (!(a = malloc(len)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	strcpy(a, "{");
-	for (i = 0; i < l->n; i++)
-		strcat(strcat(a, i ? "," : ""), l->v[i]);
-	strcat(a, "}");
+	for (i = 0, n = 1, a[0] = '{'; i < l->n; i++)
+		n += (size_t)snprintf(a + n, len - n, "%s%s", i ? "," : "", l->v[i]);
+	snprintf(a + n, len - n, "}");
 	*out = a;
 	return 0;
 }

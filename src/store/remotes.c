@@ -19,8 +19,10 @@ static int check_uri(const char *name, const char *uri)
 	if ((rc = lr_pq_load()))
 		return rc;
 	if (!(opts = PQconninfoParse(uri, &err))) {
+		if (err)
+			err[strcspn(err, "\n")] = '\0'; /* its first line */
 		lr_error_set(LR_EINVAL, "cannot add remote '%s': libpq cannot read its connection string: %s", name,
-			     err ? strtok(err, "\n") : "out of memory");
+			     err ? err : "out of memory");
 		lr_error_hint("give a URI (postgresql://host/dbname) or keywords (host=... dbname=...)");
 		PQfreemem(err);
 		return LR_EINVAL;

@@ -54,3 +54,13 @@ printf 'void lr_noisy(void) { printf("hello\\n"); }\n' >>"$tmp/t/src/store/dir.c
 ! CC=clang layers || fail "a printf outside src/cmd passed (CC=clang)"
 grep -q 'src/store/dir.c:[0-9]*: prints or exits outside src/cmd' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
 ok "a printf outside src/cmd fails, with CC=clang too"
+
+# base/banned.h: a banned string function in any file is a compile error, not a habit
+for call in 'strcpy(d, "x")' 'strcat(d, "x")' 'sprintf(d, "%d", 1)' 'strncpy(d, "x", 1)' 'strtok(d, ",")' 'gmtime(&t)'; do
+	printf '#include "base/system.h"\nvoid lr_f(char *d, time_t t);\nvoid lr_f(char *d, time_t t) { (void)t; (void)%s; }\n' "$call" >"$tmp/banned.c"
+	if "${CC:-cc}" -fsyntax-only -I"$top/src" -include "$top/config.h" "$tmp/banned.c" 2>"$tmp/out"; then
+		fail "a call of ${call%%(*} compiled"
+	fi
+	grep -q "sorry_${call%%(*}_is_banned_in_labrun" "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+done
+ok "every banned function is a compile error that names itself"
