@@ -209,14 +209,20 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 			lr_error_wrap("cannot pull run %s from remote '%s' into this store", p.uuids.v[i], name);
 			lr_error_hint("nothing of that run was stored; free space and pull again");
 			rc = LR_ESTORE;
-		} else if (rc == LR_EINVAL) { /* a bundle that does not hold: refused, not a usage error */
-			rc = LR_EREFUSED;
+		} else if (rc == LR_EINVAL) { /* a bundle that does not hold: refused and named, the others go on */
+			char why[2048];
+			const char *hint = lr_error_hint_msg();
+
+			lr_fmt_cut(why, sizeof why, "%s%s%s", lr_error_msg(), hint && *hint ? "\nhint: " : "", hint ? hint : "");
+			p.note(p.arg, p.uuids.v[i], "refused", why);
+			p.refused++;
+			rc = 0;
 		}
 	}
 	stats->runs_refused = p.refused;
 	lr_strlist_release(&p.uuids);
 	if (!rc && p.refused)
-		rc = lr_error_set(LR_EREFUSED, "%d run%s refused: this store holds their uuids with other content", p.refused,
+		rc = lr_error_set(LR_EREFUSED, "%d run%s refused, each named above", p.refused,
 				  p.refused == 1 ? " was" : "s were");
 	return rc;
 }

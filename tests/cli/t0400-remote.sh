@@ -175,6 +175,7 @@ for mode in objpath objhash hostfpr; do
 	hostfpr) want="its host row's fingerprint $(la sql --csv "SELECT substr(fingerprint, 1, 12) FROM host" | sed -n 2p | tr -d '\r')... is not the sha256 of its facts" ;;
 	esac
 	contains "$T/err" "run $new: $want" "names what is wrong ($mode)"
+	contains "$T/out" "0 runs pulled, 0 already here, 1 refused" "and the summary counts it ($mode)"
 	lacks "$T/err" "etc/passwd" "and does not repeat what the bundle says"
 	equals "$(sha256sum <"$RS/labrun.db")" "$before" "labrun.db is byte for byte as before ($mode)"
 	equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM run WHERE uuid = '$new'" | sed -n 2p | tr -d '\r')" "0" "nothing of it stored ($mode)"
@@ -208,6 +209,13 @@ contains "$T/err" "it replays run" "and names the pulled run it comes from"
 expect_exit 0 "replay --foreign runs it" env LABRUN_STORE=$RS "$LABRUN" replay -q --foreign "$new"
 [ -e "$T/foreign-ran" ] || fail "the command did not run with --foreign"
 ok "with --foreign it runs"
+# a refused bundle stopped the pull: the runs after it were not pulled, and the summary was not printed
+other=$(LABRUN_STORE=$B "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 1" | sed -n 2p | tr -d '\r')
+before=$(sha256sum <"$RS/labrun.db")
+expect_exit 1 "a pull of a forged run and a sound one" env LABRUN_STORE=$RS "$LABRUN" pull --run 00000000-0000-4000-8000-000000000003 --run "$other"
+contains "$T/out" "1 run pulled, 0 already here, 1 refused" "the sound one arrives, the forged one is counted"
+contains "$T/err" "labrun: refused 00000000-0000-4000-8000-000000000003" "and named"
+equals "$(LABRUN_STORE=$RS "$LABRUN" sql --csv "SELECT count(*) FROM run WHERE uuid = '$other'" | sed -n 2p | tr -d '\r')" "1" "it is here"
 pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHERE uuid LIKE '00000000-%'"
 
 # --- lazy objects: fetched on first read
