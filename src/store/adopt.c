@@ -269,7 +269,17 @@ static int insert_table(struct adopt *a, const char *table)
 		for (c = 0, p = 1; c < json_array_size(cols) && !rc; c++)
 			if ((int)c != skip)
 				rc = bind_value(a, s, p++, json_string_value(json_array_get(cols, c)), json_array_get(row, c));
-		if (rc || (rc = db_step_done(a->st, s, "insert a pulled row")))
+		if (!rc && (rc = db_step_done(a->st, s, "insert a pulled row")) &&
+		    (sqlite3_extended_errcode(a->st->db) & 0xff) == SQLITE_CONSTRAINT) {
+			char why[512];
+
+			lr_fmt_cut(why, sizeof why, "%s", sqlite3_errmsg(a->st->db));
+			lr_error_set(LR_EINVAL, "run %s: its table '%s', row %zu, breaks a rule of this store's schema (%s)",
+				     a->b->uuid, table, i + 1, why);
+			lr_error_hint("labrun never writes such a row: the bundle was made or changed by something else");
+			rc = LR_EINVAL;
+		}
+		if (rc)
 			break;
 		if (own == ID_NONE || skip < 0)
 			continue;

@@ -24,6 +24,46 @@ int db_error(struct lr_store *st, const char *what)
 	return rc;
 }
 
+/* The table an INSERT, UPDATE or DELETE statement writes ("" when it is none of those). */
+static void statement_table(sqlite3_stmt *s, char *buf, size_t size)
+{
+	const char *sql = s ? sqlite3_sql(s) : NULL, *p;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!sql)
+		return;
+	if ((p = strstr(sql, "INSERT")) && (p = strstr(p, " INTO ")))
+		p += 6;
+	else if ((p = strstr(sql, "UPDATE ")))
+		p += 7;
+	else if ((p = strstr(sql, "DELETE FROM ")))
+		p += 12;
+	else
+		return;
+	n = strcspn(p, " (");
+	lr_fmt_cut(buf, size, "%.*s", (int)n, p);
+}
+
+int db_stmt_error(struct lr_store *st, sqlite3_stmt *s, const char *what)
+{
+	char table[64], *row;
+	int rc;
+
+	if ((sqlite3_extended_errcode(st->db) & 0xff) != SQLITE_CONSTRAINT || !s)
+		return db_error(st, what);
+	/* a rule of the schema: say which table and which values, not only SQLite's words */
+	statement_table(s, table, sizeof table);
+	row = sqlite3_expanded_sql(s);
+	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': a row of table '%s' breaks a rule of its schema (%s); the "
+			  "statement: %.300s%s", what, st->db_path, table, sqlite3_errmsg(st->db), row ? row : sqlite3_sql(s),
+			  row && strlen(row) > 300 ? "..." : "");
+	lr_error_hint("labrun checks what it writes, so this is a bug in labrun or a store changed by hand: "
+		      "please report it with this message");
+	sqlite3_free(row);
+	return rc;
+}
+
 int db_exec(struct lr_store *st, const char *sql, const char *what)
 {
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -135,7 +175,7 @@ int db_step_done(struct lr_store *st, sqlite3_stmt *s, const char *what)
 	}
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		rc = db_error(st, what);
+		rc = db_stmt_error(st, s, what);
 		sqlite3_reset(s);
 		return rc;
 	}
@@ -156,7 +196,7 @@ int db_step_row(struct lr_store *st, sqlite3_stmt *s, const char *what, int *rc)
 	if (step == SQLITE_ROW)
 		return 1;
 	if (step != SQLITE_DONE)
-		*rc = db_error(st, what);
+		*rc = db_stmt_error(st, s, what);
 	return 0;
 }
 

@@ -51,6 +51,8 @@ char *db_readonly_uri(struct lr_store *st);
 
 /* Set an LR_ESTORE message "cannot WHAT in store '...': <sqlite's message>" with a hint; returns LR_ESTORE. */
 int db_error(struct lr_store *st, const char *what);
+/* db_error for a failed step of 's': a broken rule of the schema names its table and the statement's values. */
+int db_stmt_error(struct lr_store *st, sqlite3_stmt *s, const char *what);
 
 /* Run SQL without results (several statements allowed). */
 int db_exec(struct lr_store *st, const char *sql, const char *what);

@@ -3,10 +3,11 @@
 given a new uuid and one change, with its seal and a ledger entry recomputed by the published rules
 (docs/remote.md, docs/schema.md), written apart from labrun's C code: a table or a column this
 labrun does not know (a newer labrun's), an artifact naming a path or an object the bundle does
-not carry, a host row whose facts are not those its fingerprint names, or a recorded command that
+not carry, a host row whose facts are not those its fingerprint names, a row that breaks a CHECK of the schema,
+or a recorded command that
 preloads a library and paints the terminal (a hostile host's). Prints the new bundle's sha256 and text, tab-separated.
 
-    future-bundle.py NEW_UUID table|column|objpath|objhash|hostfpr|preload [MARK] < bundle.json
+    future-bundle.py NEW_UUID table|column|objpath|objhash|hostfpr|check|preload [MARK] < bundle.json
 """
 import hashlib
 import json
@@ -28,6 +29,9 @@ elif mode in ("objpath", "objhash"):
 elif mode == "hostfpr":
     host = tables["host"]
     host["rows"][0][host["columns"].index("cpu_model")] = "a faster CPU than the one measured"
+elif mode == "check":
+    art = tables["artifact"]
+    art["rows"][0][art["columns"].index("role")] = "exfiltrate"
 elif mode == "preload":
     run["rows"][0][run["columns"].index("argv_json")] = json.dumps(
         ["sh", "-c", "echo \x1b[2Jpwned >\"$0\"", sys.argv[3]])

@@ -161,7 +161,7 @@ pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHER
 # refused whole, and the store is left byte for byte
 src=$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')
 n=2
-for mode in objpath objhash hostfpr; do
+for mode in objpath objhash hostfpr check; do
 	n=$((n + 1)) new=00000000-0000-4000-8000-00000000000$n
 	pg_sql "SELECT bundle FROM run WHERE uuid = '$src'" | python3 "$TOP_SRCDIR/tests/cli/future-bundle.py" "$new" $mode >fut.tsv
 	pg_sql "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)
@@ -172,6 +172,7 @@ for mode in objpath objhash hostfpr; do
 	case $mode in
 	objpath) want="its table 'artifact', column 'sha256', row 1, names an object by something that is not a sha256" ;;
 	objhash) want="its table 'artifact', column 'sha256', row 1, names object $(printf 'ab%.0s' $(seq 32)), which the bundle does not carry" ;;
+	check) want="its table 'artifact', row 1, breaks a rule of this store's schema (CHECK constraint failed: role IN" ;;
 	hostfpr) want="its host row's fingerprint $(la sql --csv "SELECT substr(fingerprint, 1, 12) FROM host" | sed -n 2p | tr -d '\r')... is not the sha256 of its facts" ;;
 	esac
 	contains "$T/err" "run $new: $want" "names what is wrong ($mode)"
@@ -182,7 +183,7 @@ for mode in objpath objhash hostfpr; do
 done
 
 # --- a pulled run is another host's command: replay shows it, escaped, and runs it only with --foreign
-new=00000000-0000-4000-8000-000000000006
+new=00000000-0000-4000-8000-000000000009
 pg_sql "SELECT bundle FROM run WHERE uuid = '$src'" |
 	python3 "$TOP_SRCDIR/tests/cli/future-bundle.py" "$new" preload "$T/foreign-ran" >fut.tsv
 pg_sql "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)
