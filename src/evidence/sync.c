@@ -8,6 +8,15 @@
 #include "store/objects.h"
 
 /* Objects first (each its own transaction), then the run that names them. */
+/* The current error and its hint, as one refusal's detail for the caller's note. */
+static const char *refusal(char *buf, size_t size)
+{
+	const char *hint = lr_error_hint_msg();
+
+	lr_fmt_cut(buf, size, "%s%s%s", lr_error_msg(), hint && *hint ? "\nhint: " : "", hint ? hint : "");
+	return buf;
+}
+
 static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const char *host, lr_sync_fn note,
 		    void *arg, struct lr_sync_stats *s)
 {
@@ -43,7 +52,9 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 		s->runs_new += outcome == LR_PUSH_NEW;
 		s->runs_present += outcome == LR_PUSH_PRESENT;
 	} else if (rc == LR_EREFUSED) {
-		note(arg, b.uuid, "refused", lr_error_msg());
+		char why[2048];
+
+		note(arg, b.uuid, "refused", refusal(why, sizeof why));
 		s->runs_refused++;
 	}
 out:
@@ -66,9 +77,13 @@ int lr_push(struct lr_store *st, struct lr_remote *r, const int64_t *ids, int n,
 		if (one)
 			rc = one;
 	}
-	if (rc == LR_EREFUSED)
+	if (rc == LR_EREFUSED) {
 		lr_error_set(LR_EREFUSED, "%d run%s refused by the remote: it holds their uuids with other content",
 			     stats->runs_refused, stats->runs_refused == 1 ? " was" : "s were");
+		lr_error_hint("a remote keeps a run as it was first pushed; a run amended since (a later ingest, "
+			      "compare or gate) stays here: put the amendment in a run of its own and push that "
+			      "(docs/remote.md)");
+	}
 	return rc;
 }
 
@@ -211,10 +226,8 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 			rc = LR_ESTORE;
 		} else if (rc == LR_EINVAL) { /* a bundle that does not hold: refused and named, the others go on */
 			char why[2048];
-			const char *hint = lr_error_hint_msg();
 
-			lr_fmt_cut(why, sizeof why, "%s%s%s", lr_error_msg(), hint && *hint ? "\nhint: " : "", hint ? hint : "");
-			p.note(p.arg, p.uuids.v[i], "refused", why);
+			p.note(p.arg, p.uuids.v[i], "refused", refusal(why, sizeof why));
 			p.refused++;
 			rc = 0;
 		}

@@ -320,7 +320,8 @@ static int present(struct lr_remote *r, const struct lr_bundle *b, int *outcome)
 			     "(bundle %.12s..., pushed by %s from %s; this one is %.12s...)", r->name, b->uuid,
 			     PQntuples(res) ? PQgetvalue(res, 0, 0) : "?", PQntuples(res) ? PQgetvalue(res, 0, 2) : "?",
 			     PQntuples(res) ? PQgetvalue(res, 0, 1) : "?", b->sha256);
-		lr_error_hint("the run changed after it was pushed (a later amendment?): 'labrun audit' checks this store");
+		lr_error_hint("the run changed after it was pushed (a later ingest, compare or gate?): the remote keeps its "
+			      "first copy; put the amendment in a run of its own and push that");
 	}
 	PQclear(res);
 	return rc;

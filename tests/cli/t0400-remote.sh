@@ -245,6 +245,8 @@ uuid=$(lb sql --csv "SELECT uuid FROM run WHERE id = 1" | sed -n 2p | tr -d '\r'
 LABRUN_STORE=$T/b2 "$LABRUN" ingest responses --run 1 --route gpu "$F/gpu.jsonl" >/dev/null || fail "amend the copy"
 expect_exit 1 "a changed run is refused" env LABRUN_STORE=$T/b2 "$LABRUN" push
 contains "$T/err" "remote 'lab' refuses run $uuid: it holds that uuid with other content" "names the run"
+contains "$T/err" "hint: a remote keeps a run as it was first pushed" "and says what to do instead"
+contains "$T/err" "put the amendment in a run of its own and push that" "in so many words"
 contains "$T/out" "0 runs pushed, 1 already there, 1 refused" "the other run still counts"
 equals "$(pg_sql "SELECT count(*) FROM run_issue WHERE uuid = '$uuid'")" "1" "the remote's copy is untouched"
 # and pulling it into a store that holds the other content is refused too
