@@ -252,7 +252,8 @@ int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn s
 			return rc;
 		pos += (size_t)at + s->lens[which];
 	}
-	/* Hold back what could be the start of a secret completed by the next chunk. */
+	/* Hold back what could be the start of a secret completed by the next chunk: it stays in buf, which
+	 * holds nbuf + len >= keep bytes here (the chunk was appended above), so the window always fits. */
 	keep = s->maxlen - 1;
 	if (total - pos > keep) {
 		if ((rc = emit(sink, arg, s->buf + pos, total - pos - keep)))
@@ -272,17 +273,27 @@ int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg)
 	return rc;
 }
 
+/*
+ * Each secret scrubbed is at least LR_SCRUB_MIN bytes (shorter values are
+ * never scrubbed: scrub_add), so a string of 'len' bytes holds at most
+ * len / LR_SCRUB_MIN of them, each replaced by the marker: the bound below.
+ */
+_Static_assert(LR_SCRUB_MIN > 0, "the scrubbed-string bound divides by LR_SCRUB_MIN");
+
 char *lr_scrub_string(const struct lr_scrub *s, const char *str)
 {
-	size_t len = strlen(str), pos = 0, which = 0, out = 0;
+	size_t len = strlen(str), pos = 0, which = 0, out = 0, marker = strlen(LR_REDACTED);
+	size_t cap = len / LR_SCRUB_MIN * marker + len + 1;
 	char *res;
 	long at;
 
-	/* A redaction marker is at most strlen(LR_REDACTED) for >= LR_SCRUB_MIN bytes. */
-	res = malloc(len * 3 + 1);
-	if (!res)
+	if (!(res = malloc(cap)))
 		return NULL;
 	while (s->n && (at = find_secret(s, (const unsigned char *)str + pos, len - pos, &which)) >= 0) {
+		if (s->lens[which] < LR_SCRUB_MIN || out + (size_t)at + marker + (len - pos) >= cap) {
+			free(res); /* the bound above is broken: never write past it */
+			return NULL;
+		}
 		memcpy(res + out, str + pos, (size_t)at);
 		out += (size_t)at;
 		memcpy(res + out, LR_REDACTED, strlen(LR_REDACTED));

@@ -231,10 +231,33 @@ static void secretlike_rules_find_and_spare(void **state)
 	}
 }
 
+/* The worst case for a scrubbed string's size: secrets of the shortest scrubbed length, back to back. */
+static void scrub_string_worst_case_fits(void **state)
+{
+	char *envp[] = { "API_TOKEN=abcd", NULL }, *in = malloc(4001), *t;
+	struct lr_scrub s;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(LR_SCRUB_MIN, 4);
+	for (i = 0; i < 4000; i++)
+		in[i] = "abcd"[i % 4];
+	in[4000] = '\0';
+	assert_int_equal(lr_scrub_init(&s, envp), 0);
+	t = lr_scrub_string(&s, in);
+	assert_non_null(t);
+	assert_int_equal(strlen(t), 1000 * strlen(LR_REDACTED));
+	assert_int_equal(strncmp(t, LR_REDACTED LR_REDACTED, 2 * strlen(LR_REDACTED)), 0);
+	free(t);
+	free(in);
+	lr_scrub_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scrub_feeds_nothing),
+		cmocka_unit_test(scrub_string_worst_case_fits),
 		cmocka_unit_test(secretlike_rules_find_and_spare),
 		cmocka_unit_test(secret_names_are_recognised),
 		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
