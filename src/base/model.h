@@ -117,6 +117,8 @@ struct lr_run {
 	char *failure;		/* why failed/cancelled, NULL when passed */
 	double wall_s, user_s, sys_s;
 	int64_t peak_rss_kib;
+	int64_t output_cap;		/* bytes of each log kept at most (0: all), when a cap was set */
+	int64_t dropped[2];		/* bytes of stdout, stderr the command wrote past the cap, not kept */
 	char *cwd;
 	char *argv_json;
 	char *labrun_version;

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "base/error.h"
+#include "base/size.h"
 #include "base/clock.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
@@ -45,6 +46,18 @@ static int duration_opt(const struct cmd_parse *p, const struct cmd_opt *opt, co
 	return 0;
 }
 
+/* --max-output SIZE into the int64_t at opt->value. */
+static int size_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	int64_t v = lr_size_parse(arg);
+
+	if (v <= 0)
+		return cmd_usage_error(p->cmd, "invalid --%s '%s': expected a size such as 1048576, 64M or 2G",
+				       opt->long_name, arg);
+	*(int64_t *)opt->value = v;
+	return 0;
+}
+
 static int parse(struct lr_record_opts *o, int argc, char **argv)
 {
 	int quiet = 0, rc, first;
@@ -63,6 +76,7 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt, "DURATION", "stop the command after DURATION (e.g. 90, 90s, 5m, 2h)"),
 		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt, "DURATION", "after a timeout or Ctrl-C, SIGKILL this long after SIGTERM\n(default 10s)"),
 		CMD_BOOL(0, "follow-links", &o->follow_links, "store what symlinks in --artifact/--log/--input/--reference\npoint to (recorded as followed); by default a link is stored\nas a link, with its target. FIFOs and devices are refused"),
+		CMD_CALLBACK(0, "max-output", &o->max_output, size_opt, "SIZE", "keep at most SIZE bytes of each log (e.g. 64M, 2G); the\nterminal still sees everything, the run says what was cut\n(default: all: a run's logs are its evidence)"),
 		CMD_BOOL('q', "quiet", &quiet, "do not copy the command's output to the terminal"),
 		CMD_END,
 	};
@@ -111,6 +125,11 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 		exit_status = LR_EXIT_LABRUN;
 		goto out;
 	}
+	for (int i = 0; i < 2; i++)
+		if (run.dropped[i])
+			fprintf(stderr, "labrun: warning: %s passed --max-output %lld: %lld byte(s) after the first %lld "
+				"were not kept\n", i ? "stderr" : "stdout", (long long)run.output_cap,
+				(long long)run.dropped[i], (long long)run.output_cap);
 	if (run.status == LR_PASSED) {
 		fprintf(stderr, "labrun: recorded run %lld (passed, %.2f s)\n", (long long)run.id, run.wall_s);
 	} else if (res.exec_failed || res.artifacts_failed) {

@@ -33,6 +33,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_expdef d;
 	struct lr_run run;
 	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
+	int64_t capped = 0, dropped = 0;
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
@@ -64,6 +65,16 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)))
 		goto fail;
 	cmd_print_experiment(&d, &run, &res, &rep.runs[0]);
+	if (!(rc = lr_store_output_dropped(st, run.id, &capped, &dropped)) && capped) {
+		char size[32];
+
+		fprintf(stderr, "labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
+			"were not kept\n", (long long)capped, cmd_human_size(size, sizeof size, d.output_cap),
+			(long long)dropped);
+		fprintf(stderr, "hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
+	}
+	if (rc)
+		goto fail;
 	exit_code = run.status == LR_PASSED ? LR_EXIT_OK : LR_EXIT_FAIL;
 	goto out;
 fail:

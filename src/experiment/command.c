@@ -18,6 +18,7 @@
 #include "experiment/command.h"
 #include "experiment/outputs.h"
 #include "experiment/template.h"
+#include "record/capture.h"
 #include "record/redact.h"
 #include "serving/serving.h"
 #include "store/experiments.h"
@@ -51,97 +52,47 @@ static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 	return env;
 }
 
-/* Run one execution: stdin /dev/null, stdout and stderr into new files; SIGTERM at the timeout or on cancel. */
-static int run_child(char *const *argv, char *const *env, const char *cwd, const char *out_path, const char *err_path,
-		     double timeout_s, atomic_int *cancel, struct lr_child *ch)
+static int on_output(void *arg, int fd, const void *data, size_t len)
 {
-	int out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	int err = open(err_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	struct lr_child_opts o = { .argv = argv, .envp = env, .cwd = cwd, .fd = { LR_CHILD_NULL, out, err },
-				   .timeout_s = timeout_s, .cancel = cancel, .contain = 1 };
-	int rc;
-
-	if (out < 0 || err < 0)
-		rc = lr_error_set(LR_EIO, "cannot prepare the execution of '%s': %s", argv[0], strerror(errno));
-	else
-		rc = lr_child_run(&o, ch);
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	return rc;
+	return lr_capture_write((struct lr_capture *)arg + (fd - 1), data, len);
 }
 
-/* ---- what an execution leaves ------------------------------------------------ */
-
-struct scrub_sink {
-	struct lr_scrub scrub;
-	struct lr_objw *w;
-};
-
-static int to_objw(void *arg, const void *data, size_t len)
+static int on_eof(void *arg, int fd)
 {
-	return lr_objw_write(arg, data, len);
+	return lr_capture_end((struct lr_capture *)arg + (fd - 1));
 }
 
-/* A log into objects/, secret values scrubbed as the recorder scrubs its logs. */
-static int store_log(const char *store_dir, const char *path, char *const *envp, char hex[LR_SHA256_HEX])
+/*
+ * Run one execution: stdin /dev/null; stdout and stderr streamed, scrubbed
+ * and capped, straight into objects (no scratch copy to double the disk);
+ * SIGTERM at the timeout or on cancel; nothing it starts outlives it.
+ */
+static int run_child(struct lr_command_ctx *c, char *const *argv, char *const *env, const char *cwd, double timeout_s,
+		     struct lr_capture cap[2], struct lr_child *ch)
 {
-	static _Thread_local unsigned char buf[1 << 16];
-	struct lr_scrub scrub;
-	struct lr_objw *w = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-	int64_t size;
-	ssize_t n;
+	struct lr_child_opts o = { .argv = argv, .envp = env, .cwd = cwd, .fd = { LR_CHILD_NULL, LR_CHILD_PIPE, LR_CHILD_PIPE },
+				   .on_output = on_output, .on_eof = on_eof, .arg = cap, .timeout_s = timeout_s,
+				   .cancel = c->cancel, .contain = 1 };
+	int rc = 0, i;
 
-	if (fd < 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
-	if ((rc = lr_scrub_init(&scrub, envp))) {
-		close(fd);
-		return rc;
+	for (i = 0; i < 2 && !rc; i++)
+		if (!(rc = lr_capture_init(&cap[i], c->envp, c->d->output_cap)))
+			rc = lr_objw_open(&cap[i].w, lr_store_dir(c->st), NULL);
+	return rc ? rc : lr_child_run(&o, ch);
+}
+
+/* Commit the two logs of execution 'e' as objects, with what passed the cap. */
+static int keep_logs(struct lr_capture cap[2], struct lr_store_exec *e)
+{
+	int rc = 0, i;
+
+	for (i = 0; i < 2 && !rc; i++) {
+		rc = lr_objw_commit(cap[i].w, i ? e->stderr_sha256 : e->stdout_sha256, NULL);
+		cap[i].w = NULL;
+		e->dropped[i] = cap[i].dropped;
 	}
-	if ((rc = lr_objw_open(&w, store_dir, NULL)))
-		goto out;
-	while (!rc && (n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		rc = n < 0 ? lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno))
-			   : lr_scrub_feed(&scrub, buf, (size_t)n, to_objw, w, NULL);
-	}
-	if (!rc && !(rc = lr_scrub_flush(&scrub, to_objw, w)))
-		rc = lr_objw_commit(w, hex, &size);
-	else
-		lr_objw_abort(w);
-out:
-	lr_scrub_release(&scrub);
-	close(fd);
+	e->output_cap = cap[0].cap;
 	return rc;
-}
-
-/* The last bytes of stderr, one line, for a failure message. */
-static void tail_of(const char *path, char *out, size_t len)
-{
-	char buf[240];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
-	ssize_t n = 0;
-	size_t i;
-
-	out[0] = '\0';
-	if (fd < 0)
-		return;
-	if (end > 0 && lseek(fd, end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0, SEEK_SET) >= 0)
-		n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	for (i = 0; i < (size_t)n; i++)
-		if (buf[i] == '\n' || buf[i] == '\t')
-			buf[i] = ' ';
-	snprintf(out, len, "%s", buf);
 }
 
 /* $LABRUN_METRICS: one {"name", "value", "unit", "better"} a line. A bad line fails the execution. */
@@ -252,14 +203,20 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 	return &c->execs[c->nexecs++];
 }
 
-/* Describe how the command ended, with the end of its stderr; NULL when it passed. */
-static char *judge(const struct lr_child *ch, const char *cmd, const char *err_path, double timeout_s)
+/* Describe how the command ended, with the end of its stderr (as stored: scrubbed); NULL when it passed. */
+static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s)
 {
-	char tail[240], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
+	char tail[LR_CAPTURE_TAIL], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
+	size_t n, i;
 
 	if (!s)
 		return NULL;
-	tail_of(err_path, tail, sizeof tail);
+	memcpy(tail, err->tail, sizeof tail);
+	for (n = strlen(tail); n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'); )
+		tail[--n] = '\0';
+	for (i = 0; i < n; i++) /* one line */
+		if (tail[i] == '\n' || tail[i] == '\t')
+			tail[i] = ' ';
 	if (tail[0] && asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
 		free(s);
 		s = t;
@@ -297,12 +254,6 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	int64_t set, cases;
 	int rc, i;
 
-	snprintf(path, sizeof path, "%s.out", base);
-	if ((rc = store_log(dir, path, c->envp, e->stdout_sha256)))
-		return rc;
-	snprintf(path, sizeof path, "%s.err", base);
-	if ((rc = store_log(dir, path, c->envp, e->stderr_sha256)))
-		return rc;
 	snprintf(path, sizeof path, "%s.metrics", base);
 	if ((rc = read_metrics(path, e, why, sizeof why)))
 		return rc;
@@ -377,7 +328,8 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 {
 	const struct lr_exp_arm *arm = &c->d->arms[a];
 	struct lr_kvlist vars = { 0 }, env = { 0 };
-	char outdir[PATH_MAX], base[PATH_MAX], out_path[PATH_MAX + 8], err_path[PATH_MAX + 8], metrics[PATH_MAX + 16];
+	char outdir[PATH_MAX], base[PATH_MAX], metrics[PATH_MAX + 16];
+	struct lr_capture cap[2] = { 0 };
 	char **argv = NULL, **envv = NULL, *cwd = NULL;
 	struct lr_store_exec *e = next_exec(c);
 	struct lr_child ch;
@@ -393,8 +345,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	e->block = block;
 	e->slot = block >= 0 ? slot : -1;
 	if ((rc = lr_path(base, sizeof base, "%s/%d", c->scratch, e->seq)) ||
-	    (rc = lr_path(outdir, sizeof outdir, "%s.d", base)) || (rc = lr_path(out_path, sizeof out_path, "%s.out", base)) ||
-	    (rc = lr_path(err_path, sizeof err_path, "%s.err", base)) ||
+	    (rc = lr_path(outdir, sizeof outdir, "%s.d", base)) ||
 	    (rc = lr_path(metrics, sizeof metrics, "%s.metrics", base)))
 		goto out;
 	if (mkdir(outdir, 0700) != 0) {
@@ -422,7 +373,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = run_child(argv, envv, cwd, out_path, err_path, arm->timeout_s, c->cancel, &ch)))
+	if ((rc = run_child(c, argv, envv, cwd, arm->timeout_s, cap, &ch)) || (rc = keep_logs(cap, e)))
 		goto out;
 	e->has_exit = ch.has_exit && !ch.exec_errno;
 	e->exit_code = ch.exit_code;
@@ -432,9 +383,13 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	e->user_s = (double)ch.ru.ru_utime.tv_sec + ch.ru.ru_utime.tv_usec / 1e6;
 	e->sys_s = (double)ch.ru.ru_stime.tv_sec + ch.ru.ru_stime.tv_usec / 1e6;
 	e->peak_rss_kib = ch.ru.ru_maxrss;
-	e->failure = judge(&ch, argv[0], err_path, arm->timeout_s);
+	e->failure = judge(&ch, argv[0], &cap[1], arm->timeout_s);
 	rc = collect(c, arm, &vars, outdir, base, e);
 out:
+	for (i = 0; i < 2; i++) {
+		lr_objw_abort(cap[i].w);
+		lr_capture_release(&cap[i]);
+	}
 	json_decref(jargv);
 	lr_words_free(argv);
 	lr_words_free(envv);

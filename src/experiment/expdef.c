@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/issueref.h"
 #include "base/lines.h"
+#include "base/size.h"
 #include "experiment/expdef.h"
 #include "experiment/expdef-int.h"
 #include "experiment/template.h"
@@ -240,6 +241,13 @@ static int design_key(struct parse *p, const char *k, const char *v)
 		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") != strlen(v))
 			return lr_expdef_fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput", v);
 		snprintf(d->metric, sizeof d->metric, "%s", v);
+	} else if (!strcmp(k, "output_cap")) {
+		int64_t cap = strcmp(v, "0") ? lr_size_parse(v) : 0;
+
+		if (cap < 0)
+			return lr_expdef_fail(p, p->line, "'output_cap' is '%s'; expected a size such as 64M or 2G, or 0 "
+					      "for none", v);
+		d->output_cap = cap;
 	} else if (!strcmp(k, "cpu")) {
 		if (!parse_int(v, 0, 4095, &x))
 			return lr_expdef_fail(p, p->line, "'cpu' is '%s', not a CPU number", v);
@@ -451,6 +459,7 @@ int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 	d->warmup = 1;
 	d->margin = 0.02;
 	d->cpu = -1;
+	d->output_cap = LR_EXP_OUTPUT_CAP;
 	p.d = d;
 	p.text = p.pos = d->text;
 	/* a first pass collects the section headers (inih does not report empty sections) */

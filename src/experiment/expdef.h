@@ -20,6 +20,7 @@
 #define LR_EXP_MAXGRID 8
 #define LR_EXP_MAXCONDITIONS 4096	/* a grid's product, checked before anything runs */
 #define LR_EXP_MAXTEXT ((size_t)1 << 20)	/* a definition file: 1 MiB */
+#define LR_EXP_OUTPUT_CAP ((int64_t)64 << 20)	/* [design] output_cap by default: 64 MiB a log */
 #define LR_EXP_MAXLINE 199		/* characters in a line, inih's buffer; longer ones are refused */
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
@@ -63,6 +64,7 @@ struct lr_expdef {
 	int warmup;			/* blocks run first and flagged warm-up */
 	double margin;			/* practical margin, 0.02 for 2% */
 	int cpu;			/* CPU to pin, -1: the one the runner starts on */
+	int64_t output_cap;		/* command: bytes of each execution's stdout, stderr kept at most; 0: all */
 	char metric[64];		/* command: the primary metric, "" for wall time */
 	char reference[200];		/* command: reference output files (templates), "" for none */
 	char reference_route[64];	/* command: every route's responses compared with this route's */

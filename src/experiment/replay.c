@@ -99,6 +99,7 @@ static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig)
 	size_t i;
 	int rc = 0;
 
+	ro->max_output = orig->output_cap; /* a cap the original passed holds for its replay */
 	for (i = 0; i < orig->issues.n && !rc; i++)
 		rc = lr_strlist_add(&ro->issues, orig->issues.v[i]);
 	for (i = 0; i < orig->geometry.n && !rc; i++)

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "record/gitsrc.h"
 #include "record/hostinfo.h"
+#include "record/capture.h"
 #include "record/record.h"
 #include "record/artifacts.h"
 #include "record/redact.h"
@@ -211,14 +212,8 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 
 struct stream {
 	int tee_fd;		/* our stdout/stderr, -1 when not teeing or broken */
-	struct lr_objw *w;	/* spool writer */
-	struct lr_scrub scrub;
+	struct lr_capture cap;	/* into the spool writer, scrubbed, capped by --max-output */
 };
-
-static int sink_objw(void *arg, const void *data, size_t len)
-{
-	return lr_objw_write(arg, data, len);
-}
 
 /* What the command wrote on stream fd (1, 2): tee it, scrub it, spool it. */
 static int on_output(void *arg, int fd, const void *data, size_t len)
@@ -240,20 +235,17 @@ static int on_output(void *arg, int fd, const void *data, size_t len)
 		p += k;
 		left -= (size_t)k;
 	}
-	if ((rc = lr_scrub_feed(&s->scrub, data, len, sink_objw, s->w, NULL)))
+	if ((rc = lr_capture_write(&s->cap, data, len)))
 		return rc;
 	/* Reach the kernel now so a killed recorder still leaves the log so far. */
-	return lr_objw_flush(s->w);
+	return lr_objw_flush(s->cap.w);
 }
 
 static int on_eof(void *arg, int fd)
 {
 	struct stream *s = (struct stream *)arg + (fd - 1);
-	int rc;
 
-	if ((rc = lr_scrub_flush(&s->scrub, sink_objw, s->w)))
-		return rc;
-	return lr_objw_flush(s->w);
+	return lr_capture_end(&s->cap);
 }
 
 /* Discard what arrived of 'set' while it was blocked (the command's SIGCHLD, a late Ctrl-C). */
@@ -371,8 +363,8 @@ static int open_spool(const char *dir, const struct lr_record_opts *o, const str
 	for (i = 0; i < 2 && !rc; i++) {
 		if (!(path = lr_spool_path(dir, run->uuid, i ? "stderr" : "stdout")))
 			return lr_error_set(LR_ENOMEM, "out of memory");
-		if (!(rc = lr_objw_open(&s[i].w, dir, path)))
-			lr_objw_keep_tmp(s[i].w);
+		if (!(rc = lr_objw_open(&s[i].cap.w, dir, path)))
+			lr_objw_keep_tmp(s[i].cap.w);
 		free(path);
 		tee = i ? o->tee_err : o->tee_out;
 		s[i].tee_fd = tee > 0 ? tee : -1;
@@ -393,8 +385,9 @@ static int keep_logs(struct lr_run *run, const struct lr_child *c, struct stream
 		char sha[LR_SHA256_HEX];
 		int64_t size = 0;
 
-		rc = lr_objw_commit(s[i].w, sha, &size);
-		s[i].w = NULL;
+		rc = lr_objw_commit(s[i].cap.w, sha, &size);
+		s[i].cap.w = NULL;
+		run->dropped[i] = s[i].cap.dropped;
 		if (!rc)
 			rc = lr_run_add_artifact(run, i ? "stderr" : "stdout", i ? "stderr" : "stdout", sha, size);
 	}
@@ -405,7 +398,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	      struct lr_record_result *res)
 {
 	const char *dir = lr_store_dir(st);
-	struct stream s[2] = { { -1, NULL, { 0 } }, { -1, NULL, { 0 } } };
+	struct stream s[2] = { { .tee_fd = -1 }, { .tee_fd = -1 } };
 	struct lr_session ss = { 0 };
 	struct lr_child c;
 	struct lr_scrub scrub;
@@ -419,8 +412,10 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	memset(&c, 0, sizeof c);
 	if ((rc = lr_scrub_init(&scrub, o->envp)))
 		return rc;
-	if ((rc = lr_scrub_init(&s[0].scrub, o->envp)) || (rc = lr_scrub_init(&s[1].scrub, o->envp)))
+	if ((rc = lr_capture_init(&s[0].cap, o->envp, o->max_output)) ||
+	    (rc = lr_capture_init(&s[1].cap, o->envp, o->max_output)))
 		goto out;
+	run->output_cap = o->max_output;
 	if ((rc = prepare_run(st, o, run, &scrub)))
 		goto out;
 
@@ -471,8 +466,8 @@ out:
 	}
 	lr_session_release(&ss); /* after a row exists, the spool stays for recovery */
 	for (i = 0; i < 2; i++) {
-		lr_objw_abort(s[i].w); /* spool files stay for recovery or go with the lock */
-		lr_scrub_release(&s[i].scrub);
+		lr_objw_abort(s[i].cap.w); /* spool files stay for recovery or go with the lock */
+		lr_capture_release(&s[i].cap);
 	}
 	free(missing);
 	free(refused);

@@ -26,6 +26,7 @@ struct lr_record_opts {
 	double kill_after_s;		/* grace between SIGTERM and SIGKILL */
 	int tee_out, tee_err;		/* copy the command's stdout/stderr to these fds (0: don't) */
 	int follow_links;		/* store what symlinks in artifacts point to, not the links */
+	int64_t max_output;		/* --max-output: bytes of each log kept at most; 0: all */
 };
 
 void lr_record_opts_release(struct lr_record_opts *o);

@@ -314,3 +314,21 @@ int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 		" ORDER BY r.id DESC LIMIT 1";
 	return db_one_int(st, sql, ":run", run, aa, "look for an A/A run");
 }
+
+int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int64_t *bytes)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*logs = *bytes = 0;
+	if ((rc = db_prepare(st, &s, "SELECT count(*), coalesce(sum(dropped_bytes), 0) FROM output_dropped"
+				  " WHERE run_id = :run AND seq >= 0")))
+		return rc;
+	db_bind_int(s, ":run", run);
+	if (db_step_row(st, s, "count the output past the cap", &rc)) {
+		*logs = sqlite3_column_int64(s, 0);
+		*bytes = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}

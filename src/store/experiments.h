@@ -59,6 +59,7 @@ struct lr_store_exec {
 	char stdout_sha256[LR_SHA256_HEX], stderr_sha256[LR_SHA256_HEX];	/* "" when not stored */
 	char outputs_sha256[LR_SHA256_HEX];	/* "" when an output is missing or none are declared */
 	char *failure;			/* NULL when it passed */
+	int64_t output_cap, dropped[2];	/* the cap on its logs, and bytes of stdout, stderr past it (not kept) */
 	struct lr_store_output *outputs;
 	int noutputs;
 	struct lr_store_metric *metrics;
@@ -162,6 +163,9 @@ struct lr_replay_check {
 };
 
 /* Record replay run 'run's checks, all in one transaction that also reseals the run. */
+/* How many logs of run 'run's executions passed the output cap, and the bytes dropped from them. */
+LR_MUST_CHECK int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int64_t *bytes);
+
 LR_MUST_CHECK int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
 
 #endif

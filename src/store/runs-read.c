@@ -239,6 +239,24 @@ static int load_samples(struct lr_store *st, struct lr_run *r)
 	return rc;
 }
 
+/* What the run's own command wrote past the cap on its logs. */
+static int load_dropped(struct lr_store *st, struct lr_run *r)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT stream = 'stderr', cap_bytes, dropped_bytes FROM output_dropped"
+				  " WHERE run_id = :run AND seq = -1")))
+		return rc;
+	db_bind_int(s, ":run", r->id);
+	while (db_step_row(st, s, "load the output past the cap", &rc)) {
+		r->output_cap = sqlite3_column_int64(s, 1);
+		r->dropped[sqlite3_column_int(s, 0) ? 1 : 0] = sqlite3_column_int64(s, 2);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 {
 	static const char sql[] = "SELECT " RUN_COLUMNS " FROM run r"
@@ -271,7 +289,7 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	    (rc = load_kvs(st, id, &r->digests, "SELECT name, sha256, NULL FROM run_digest"
 						" WHERE run_id = :run ORDER BY name")))
 		return rc;
-	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)))
+	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)))
 		return rc;
 	return r->kind == LR_KIND_BENCH ? load_samples(st, r) : 0;
 }

@@ -315,6 +315,32 @@ static int insert_samples(struct lr_store *st, const struct lr_run *r)
 	return rc;
 }
 
+int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64_t cap, const int64_t dropped[2])
+{
+	static const char sql[] = "INSERT INTO output_dropped(run_id, condition_idx, seq, stream, cap_bytes, dropped_bytes)"
+				  " VALUES (:run, :cond, :seq, :stream, :cap, :dropped)";
+	sqlite3_stmt *s = NULL;
+	int rc = 0, i;
+
+	if (!dropped[0] && !dropped[1])
+		return 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (i = 0; i < 2 && !rc; i++) {
+		if (!dropped[i])
+			continue;
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":cond", cond);
+		db_bind_int(s, ":seq", seq);
+		db_bind_text(s, ":stream", i ? "stderr" : "stdout");
+		db_bind_int(s, ":cap", cap);
+		db_bind_int(s, ":dropped", dropped[i]);
+		rc = db_step_done(st, s, "record output past the cap");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t first_new_artifact)
 {
 	static const char sql[] =
@@ -356,6 +382,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		rc = insert_measures(st, r);
 	if (!rc)
 		rc = insert_samples(st, r);
+	if (!rc)
+		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
 	if (!rc)
 		rc = insert_kvs(st, r->id, &r->digests, "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
 				"record the run's digests");

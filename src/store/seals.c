@@ -53,6 +53,7 @@ const struct db_seal_query db_seal_queries[] = {
 	{ "run_design", "SELECT * FROM run_design WHERE run_id = :run" },
 	/* migration 19 */
 	{ "bench_sample", "SELECT * FROM bench_sample WHERE run_id = :run ORDER BY seq" },
+	{ "output_dropped", "SELECT * FROM output_dropped WHERE run_id = :run ORDER BY condition_idx, seq, stream" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

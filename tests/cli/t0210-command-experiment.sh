@@ -184,3 +184,29 @@ while read -r pid; do
 	if kill -0 "$pid" 2>/dev/null; then alive=$((alive + 1)); fi
 done <daemon.pids
 equals "$alive" "0" "none of them outlives its execution"
+
+# gigabytes on stdout were kept whole, with no cap or warning, and a scratch copy doubled the disk
+# needed: each log is capped ([design] output_cap, 64 MiB by default), streamed into the store
+printf '[experiment]\nname = chatty\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\noutput_cap = 1K\n[arm a]\ncommand = sh -c "head -c 5000 /dev/zero | tr \\\\\\\\0 a; echo done >&2"\n[arm b]\ncommand = true\n' >chatty.ini
+expect_exit 0 "an arm that writes more than the cap" "$LABRUN" run -q chatty.ini
+contains "$T/err" "warning: 13 execution log(s) passed [design] output_cap (1.0 KiB a log): $((13 * 3976)) byte(s) were not kept" "warned, with the count"
+contains "$T/err" "the table output_dropped names them" "and where to look"
+chatty=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT count(*) || ' ' || min(cap_bytes) || ' ' || min(dropped_bytes) || ' ' || min(stream) FROM output_dropped WHERE run_id = $chatty")" \
+	"13 1024 3976 stdout" "a row per cut log: the cap and the bytes not kept"
+sha=$(q "SELECT stdout_sha256 FROM execution WHERE run_id = $chatty AND arm_idx = 0 LIMIT 1")
+equals "$(wc -c <"$LABRUN_STORE/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)" | tr -d ' ')" "1024" "the stored log is the first 1 KiB"
+equals "$(q "SELECT count(*) FROM output_dropped WHERE run_id = $chatty AND stream = 'stderr'")" "0" "stderr, under the cap, is whole"
+expect_exit 0 "audit of the capped run" "$LABRUN" audit --run "$chatty"
+sed 's/^output_cap = 1K/output_cap = 0/' chatty.ini >whole.ini
+expect_exit 0 "output_cap = 0 keeps everything" "$LABRUN" run -q whole.ini
+equals "$(q "SELECT count(*) FROM output_dropped WHERE run_id = (SELECT max(id) FROM run)")" "0" "nothing cut"
+lacks "$T/err" "warning" "and no warning"
+# record keeps its logs whole unless asked (they are its evidence); --max-output caps them
+expect_exit 0 "record --max-output" "$LABRUN" record -q --max-output 1K -- sh -c 'head -c 5000 /dev/zero | tr "\0" a'
+contains "$T/err" "warning: stdout passed --max-output 1024: 3976 byte(s) after the first 1024 were not kept" "warned"
+equals "$("$LABRUN" cat last stdout | wc -c | tr -d ' ')" "1024" "the stored log is the first 1 KiB"
+equals "$(q "SELECT condition_idx || ' ' || seq || ' ' || dropped_bytes FROM output_dropped WHERE run_id = (SELECT max(id) FROM run)")" \
+	"-1 -1 3976" "and the run says so"
+expect_exit 125 "a --max-output that is no size (record's own usage errors are 125)" "$LABRUN" record --max-output lots -- true
+contains "$T/err" "invalid --max-output 'lots'" "named"

@@ -14,7 +14,7 @@ equals "$(sqlite3 "$LABRUN_STORE/labrun.db" "PRAGMA user_version")" 17 "a store 
 expect_exit 0 "audit of the old store" "$LABRUN" audit
 contains "$T/out" "audit: 4 run(s), 3 artifact(s) re-hashed, 0 problem(s)" "every run as it was sealed"
 lacks "$T/out" "PROBLEM" "no run is said to be changed"
-equals "$(sqlite3 "$LABRUN_STORE/labrun.db" "PRAGMA user_version")" 19 "the store is at the latest migration now"
+equals "$(sqlite3 "$LABRUN_STORE/labrun.db" "PRAGMA user_version")" "$(ls "$TOP_SRCDIR"/schema/[0-9][0-9][0-9][0-9]-*.sql | wc -l | tr -d " ")" "the store is at the latest migration now"
 
 expect_exit 0 "report of its experiment run (stored before its design had a row)" "$LABRUN" report --run 3
 contains "$T/out" "| Shape layers/input | lookup median ms | scalar median ms |" "its tables"
