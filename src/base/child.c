@@ -60,6 +60,7 @@ static void exec_child(const struct lr_child_opts *o, const int *wr, int xp, int
 	if (tty >= 0)
 		tcsetpgrp(tty, getpid()); /* SIGTTOU is still blocked here */
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL); /* labrun ignores it; the command gets the default, as without labrun */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (o->child_mask)

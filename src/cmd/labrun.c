@@ -116,6 +116,8 @@ int main(int argc, char **argv)
 
 	/* A closed reader of our output must not kill a recording. */
 	signal(SIGPIPE, SIG_IGN);
+	/* past 'ulimit -f' a write fails with EFBIG, said as such, instead of killing labrun mid-run */
+	signal(SIGXFSZ, SIG_IGN);
 	lr_store_set_wait_notice(waiting);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -203,14 +204,26 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 	return &c->execs[c->nexecs++];
 }
 
-/* Describe how the command ended, with the end of its stderr (as stored: scrubbed); NULL when it passed. */
-static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s)
+/*
+ * Describe how the command ended, with the end of its stderr (as stored:
+ * scrubbed), and a full scratch file system named as such (it showed as
+ * "exited with status 1"); NULL when it passed.
+ */
+static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s,
+		   const char *scratch)
 {
 	char tail[LR_CAPTURE_TAIL], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
+	struct statvfs fs;
 	size_t n, i;
 
 	if (!s)
 		return NULL;
+	if (!statvfs(scratch, &fs) && fs.f_bavail == 0 && asprintf(&t, "%s; the file system of its scratch directory "
+								       "'%s' ($TMPDIR) is full", s, scratch) >= 0) {
+		free(s);
+		s = t;
+		t = NULL;
+	}
 	memcpy(tail, err->tail, sizeof tail);
 	for (n = strlen(tail); n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'); )
 		tail[--n] = '\0';
@@ -383,7 +396,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	e->user_s = (double)ch.ru.ru_utime.tv_sec + ch.ru.ru_utime.tv_usec / 1e6;
 	e->sys_s = (double)ch.ru.ru_stime.tv_sec + ch.ru.ru_stime.tv_usec / 1e6;
 	e->peak_rss_kib = ch.ru.ru_maxrss;
-	e->failure = judge(&ch, argv[0], &cap[1], arm->timeout_s);
+	e->failure = judge(&ch, argv[0], &cap[1], arm->timeout_s, c->scratch);
 	rc = collect(c, arm, &vars, outdir, base, e);
 out:
 	for (i = 0; i < 2; i++) {

@@ -394,6 +394,18 @@ static int keep_logs(struct lr_run *run, const struct lr_child *c, struct stream
 	return rc;
 }
 
+/* The error of a run that could not be made final: the cause's own advice (free space, raise a limit), then what became of it. */
+static void not_finalised(int64_t id)
+{
+	const char *cause = lr_error_hint_msg();
+	char hint[512];
+
+	lr_fmt_cut(hint, sizeof hint, "%s%sits logs so far are kept in the spool; the next labrun command marks it "
+		   "abandoned", cause && *cause ? cause : "", cause && *cause ? "; " : "");
+	lr_error_wrap("cannot finalise run %lld", (long long)id);
+	lr_error_hint("%s", hint);
+}
+
 int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
 	      struct lr_record_result *res)
 {
@@ -460,10 +472,8 @@ unblock:
 	drop_pending(&handled);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
-	if (rc && run->id) {
-		lr_error_wrap("cannot finalise run %lld", (long long)run->id);
-		lr_error_hint("its logs are kept in the spool; the next labrun command marks it abandoned");
-	}
+	if (rc && run->id)
+		not_finalised(run->id);
 	lr_session_release(&ss); /* after a row exists, the spool stays for recovery */
 	for (i = 0; i < 2; i++) {
 		lr_objw_abort(s[i].cap.w); /* spool files stay for recovery or go with the lock */

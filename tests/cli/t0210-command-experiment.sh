@@ -210,3 +210,16 @@ equals "$(q "SELECT condition_idx || ' ' || seq || ' ' || dropped_bytes FROM out
 	"-1 -1 3976" "and the run says so"
 expect_exit 125 "a --max-output that is no size (record's own usage errors are 125)" "$LABRUN" record --max-output lots -- true
 contains "$T/err" "invalid --max-output 'lots'" "named"
+
+# under 'ulimit -f' labrun died of SIGXFSZ and left the run abandoned with no word: a write past the
+# limit is now an error that says so, and the command still gets the default SIGXFSZ
+got=0
+(ulimit -f 1024; exec "$LABRUN" record -q -- sh -c 'head -c 2000000 /dev/zero') >"$T/out" 2>"$T/err" || got=$?
+equals "$got" "125" "a log past 'ulimit -f': labrun fails, it is not killed"
+contains "$T/err" "a file would exceed the size this process may write" "and names the limit"
+got=0
+(ulimit -f 1024; exec "$LABRUN" record -q -- sh -c 'head -c 2000000 /dev/zero >big.bin') >"$T/out" 2>"$T/err" || got=$?
+equals "$got" "153" "a command that passes the limit itself dies of SIGXFSZ, as it would without labrun"
+rm -f big.bin
+expect_exit 0 "fsck afterwards" "$LABRUN" fsck
+expect_exit 0 "audit afterwards" "$LABRUN" audit

@@ -1,0 +1,83 @@
+#!/bin/sh
+# make check-slow: resources and faults (issue 24, done-when 4). A daemon that detaches from its
+# execution, 2 GB on stdout, a full $TMPDIR and a full store disk: each is contained, capped or named,
+# and each ends with a clean fsck and audit. The full disks are size-limited tmpfs mounts, which need
+# root; without it those two parts say so and are skipped.
+. "$(dirname "$0")/../cli/lib.sh"
+
+clean() { # fsck and audit of store $1 after part $2
+	expect_exit 0 "$2: fsck afterwards" env LABRUN_STORE="$1" "$LABRUN" fsck
+	expect_exit 0 "$2: audit afterwards" env LABRUN_STORE="$1" "$LABRUN" audit
+	contains "$T/out" "0 problem(s)" "$2: audit finds nothing wrong"
+}
+def() { # def NAME ARM-A-COMMAND [DESIGN-LINES]: a command experiment of two arms
+	printf '[experiment]\nname = %s\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n%s\n[arm a]\ncommand = %s\n[arm b]\ncommand = true\n' \
+		"$1" "${3:-}" "$2" >"$1.ini"
+}
+"$LABRUN" init >/dev/null
+
+# --- a detaching daemon: setsid and a double fork leave the execution's group and session
+cat >daemon.sh <<'EOF2'
+# a daemon as they are made: a double fork (the subshell exits at once) and a session of its own;
+# this execution ends once the daemon has written its pid
+touch daemon.pids
+n=$(wc -l <daemon.pids)
+(setsid sh -c 'echo $$ >>daemon.pids; exec sleep 600' </dev/null >/dev/null 2>&1 &)
+while [ "$(wc -l <daemon.pids)" = "$n" ]; do sleep 0.01; done
+EOF2
+def daemon "sh $PWD/daemon.sh"
+expect_exit 0 "daemon: an arm that leaves a daemon behind" "$LABRUN" run -q daemon.ini
+[ -s daemon.pids ] || fail "daemon: no daemon was started"
+alive=0
+while read -r pid; do kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done <daemon.pids
+equals "$alive" "0" "daemon: none of $(wc -l <daemon.pids | tr -d ' ') outlives its execution"
+clean "$LABRUN_STORE" daemon
+
+# --- 2 GB on stdout: an experiment keeps 64 MiB a log by default, record keeps what --max-output says
+def chatty 'sh -c "[ $0 = parity ] && head -c 2G /dev/zero; true" {block}'
+avail_before=$(df -k --output=avail "$LABRUN_STORE" | tail -1)
+expect_exit 0 "2 GB: an execution that writes 2 GiB on stdout" "$LABRUN" run -q chatty.ini
+contains "$T/err" "passed [design] output_cap (64.0 MiB a log)" "2 GB: warned"
+id=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT cap_bytes || ' ' || dropped_bytes FROM output_dropped WHERE run_id = $id")" \
+	"$((64 << 20)) $(((2048 - 64) << 20))" "2 GB: 64 MiB kept, the rest counted"
+used=$(( avail_before - $(df -k --output=avail "$LABRUN_STORE" | tail -1) ))
+[ "$used" -lt $((200 * 1024)) ] || fail "2 GB: the run took $used KiB of the store's disk"
+ok "2 GB: the store's disk took $used KiB, not gigabytes"
+expect_exit 0 "2 GB: record --max-output 64M" "$LABRUN" record -q --max-output 64M -- head -c 2G /dev/zero
+contains "$T/err" "stdout passed --max-output 67108864: $(((2048 - 64) << 20)) byte(s)" "2 GB: record warns"
+clean "$LABRUN_STORE" "2 GB"
+
+can_mount() { [ "$(id -u)" = 0 ] && mkdir -p "$T/probe" && mount -t tmpfs -o size=1m none "$T/probe" 2>/dev/null &&
+	umount "$T/probe"; }
+if ! can_mount; then
+	echo "# skipping the full-disk parts: size-limited tmpfs mounts need root (uid $(id -u)) and a kernel that allows them"
+	exit 0
+fi
+trap 'umount "$T/tmpdir" "$T/disk" 2>/dev/null; rm -rf "$T"' EXIT
+
+# --- a full $TMPDIR: the command's writes into {outdir} fail; the failure says the scratch disk is full
+mkdir -p "$T/tmpdir" && mount -t tmpfs -o size=2m none "$T/tmpdir"
+def scratch 'sh -c "head -c 4000000 /dev/zero >{outdir}/big"'
+expect_exit 1 "full TMPDIR: an arm that fills the scratch disk" env TMPDIR="$T/tmpdir" "$LABRUN" run -q scratch.ini
+contains "$T/out" "the file system of its scratch directory" "full TMPDIR: named as such"
+contains "$T/out" "(\$TMPDIR) is full" "full TMPDIR: with the variable to change"
+equals "$(find "$T/tmpdir" -mindepth 1 | wc -l | tr -d ' ')" "0" "full TMPDIR: the scratch directory is removed"
+clean "$LABRUN_STORE" "full TMPDIR"
+
+# --- a full store disk: the error says so, fsck reclaims what the failed writer left, nothing is lost
+mkdir -p "$T/disk" && mount -t tmpfs -o size=8m none "$T/disk"
+S="$T/disk/store"
+LABRUN_STORE=$S "$LABRUN" record -q -- echo before >/dev/null 2>&1 || fail "full store: the first run"
+head -c $((5 << 20)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
+got=0
+LABRUN_STORE=$S "$LABRUN" record -q -- head -c 6000000 /dev/zero >"$T/out" 2>"$T/err" || got=$?
+equals "$got" "125" "full store: a run whose log does not fit fails"
+contains "$T/err" "no space left for" "full store: named as such"
+contains "$T/err" "free space" "full store: with what to do"
+rm -f "$T/disk/filler"
+expect_exit 0 "full store: once there is room, fsck" env LABRUN_STORE=$S "$LABRUN" fsck
+equals "$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT group_concat(status, ' ') FROM (SELECT status FROM run ORDER BY id)" | sed -n 2p | tr -d '\r')" \
+	"passed abandoned" "full store: the first run is intact, the second kept as abandoned"
+equals "$(find "$S/objects/tmp" -type f | wc -l | tr -d ' ')" "0" "full store: no temporary file is left"
+clean "$S" "full store"
