@@ -25,6 +25,14 @@ static const char usage[] =
  * recolour, retitle or clear the reader's terminal) are shown as \xNN;
  * 'labrun cat' gives the bytes as they are.
  */
+/* "LABEL VALUE\n", the value as text from the store (or another host) must reach a terminal: escaped. */
+static void field(const char *label, const char *v)
+{
+	fputs(label, stdout);
+	cmd_term_text(stdout, v);
+	putchar('\n');
+}
+
 static void print_line(const char *p, size_t len)
 {
 	size_t i;
@@ -133,7 +141,10 @@ static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag
 		printf(" (none)");
 	putchar('\n');
 	for (i = 0; i < l->n; i++) {
-		printf("  %s=%s", l->v[i].key, l->v[i].value);
+		fputs("  ", stdout);
+		cmd_term_text(stdout, l->v[i].key);
+		putchar('=');
+		cmd_term_text(stdout, l->v[i].value);
 		if (show_tag && l->v[i].tag)
 			printf("  (%s)", l->v[i].tag);
 		putchar('\n');
@@ -185,13 +196,16 @@ static void print_artifacts(const struct lr_run *r)
 	for (i = 0; i < r->nartifacts; i++) {
 		const struct lr_artifact *a = &r->artifacts[i];
 
-		if (a->present)
-			printf("  %-9s %-10s %s  %s%s%s\n", a->role, cmd_human_size(size, sizeof size, a->size),
-			       a->sha256, a->name,
-			       a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
-			       a->target ? a->target : "");
-		else
-			printf("  %-9s %-10s %-64s  %s\n", a->role, "MISSING", "-", a->name);
+		if (a->present) {
+			printf("  %-9s %-10s %s  ", a->role, cmd_human_size(size, sizeof size, a->size), a->sha256);
+			cmd_term_text(stdout, a->name);
+			fputs(a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
+			      stdout);
+			field("", a->target ? a->target : "");
+		} else {
+			printf("  %-9s %-10s %-64s  ", a->role, "MISSING", "-");
+			field("", a->name);
+		}
 	}
 }
 
@@ -210,12 +224,12 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		printf(", timed out");
 	putchar('\n');
 	if (r->failure)
-		printf("failure:    %s\n", r->failure);
-	printf("command:    %s\n", cmd ? cmd : r->argv_json);
-	printf("cwd:        %s\n", r->cwd);
+		field("failure:    ", r->failure);
+	field("command:    ", cmd ? cmd : r->argv_json);
+	field("cwd:        ", r->cwd);
 	printf("kind:       %s    labrun %s\n", lr_run_kind_name(r->kind), r->labrun_version);
 	if (r->experiment)
-		printf("experiment: %s\n", r->experiment);
+		field("experiment: ", r->experiment);
 	if (r->issues.n) {
 		printf("issues:    ");
 		for (i = 0; i < r->issues.n; i++)
@@ -223,7 +237,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		putchar('\n');
 	}
 	if (r->note)
-		printf("note:       %s\n", r->note);
+		field("note:       ", r->note);
 	printf("started:    %s\n", r->started_at);
 	if (r->ended_at)
 		printf("ended:      %s\n", r->ended_at);
@@ -237,7 +251,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	printf("cpu:        %s, %lld cores, %s memory\n", r->host.cpu_model ? r->host.cpu_model : "unknown",
 	       (long long)r->host.cores, cmd_human_size(size, sizeof size, r->host.memory_bytes));
 	if (r->source.present) {
-		printf("source:     %s\n", r->source.repo_path);
+		field("source:     ", r->source.repo_path);
 		printf("  HEAD %s%s%s%s\n", r->source.head ? r->source.head : "(no commit yet)",
 		       r->source.branch ? " (branch " : "", r->source.branch ? r->source.branch : "",
 		       r->source.branch ? ")" : " (detached)");
@@ -245,10 +259,11 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	} else {
 		printf("source:     not inside a git work tree\n");
 	}
-	for (i = 0; i < r->nfiles; i++)
-		printf("  %-10s %s  %s\n", r->files[i].status,
-		       r->files[i].has_content ? r->files[i].sha256 : "(deleted)                                                       ",
-		       r->files[i].path);
+	for (i = 0; i < r->nfiles; i++) {
+		printf("  %-10s %s  ", r->files[i].status,
+		       r->files[i].has_content ? r->files[i].sha256 : "(deleted)                                                       ");
+		field("", r->files[i].path);
+	}
 	print_kvs("geometry", &r->geometry, 0);
 	print_kvs("binding", &r->binding, 1);
 	print_kvs("tools", &r->tools, 0);

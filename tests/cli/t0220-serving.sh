@@ -173,3 +173,9 @@ expect_exit 1 "compare of a case id holding an escape sequence" "$LABRUN" compar
 contains "$T/out" 'c\x1b[2J1: tokens differ at position 0' "shows it escaped"
 if grep -q "$(printf '\033')" "$T/out"; then fail "an escape sequence reached the terminal"; fi
 ok "no raw escape sequence printed"
+# show printed a run's free text (its note, experiment, cwd, failure, names) raw
+"$LABRUN" record -q --note "$(printf 'n\033[2Jote')" --experiment "$(printf 'e\033]0;x\007xp')" -- true >/dev/null 2>&1 || fail "record with escapes"
+expect_exit 0 "show of a run whose note and experiment hold escape sequences" "$LABRUN" show last
+contains "$T/out" 'note:       n\x1b[2Jote' "the note, escaped"
+if grep -q "$(printf '\033')" "$T/out"; then fail "an escape sequence reached the terminal"; fi
+ok "no raw escape sequence printed by show"
