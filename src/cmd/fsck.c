@@ -70,7 +70,9 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
-	int rc, first, json = 0, abandoned = 0, stray = 0, tmps = 0, problems = 0, spool_bad, tmp_bad, integrity_bad;
+	int rc, first, json = 0, abandoned = 0, stray = 0, tmps = 0, problems = 0, spool_bad, tmp_bad = 0, integrity_bad;
+	char cwd[PATH_MAX], *dir = NULL;
+	int exists = 0;
 	int64_t tmp_bytes = 0;
 	char size[32];
 	json_t *o = NULL;
@@ -78,6 +80,10 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json,
 					"one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
+	/* what failed writers left first, by the directory alone: on a full disk the store may not open */
+	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists)
+		tmp_bad = lr_obj_sweep_tmp(dir, STRAY_MIN_AGE, &tmps, &tmp_bytes) != 0;
+	free(dir);
 	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
 		return rc;
 	if (json) {
@@ -98,7 +104,14 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	} else {
 		printf("spool:      %d stray file(s) removed\n", stray);
 	}
-	tmp_bad = lr_obj_sweep_tmp(lr_store_dir(st), STRAY_MIN_AGE, &tmps, &tmp_bytes) != 0;
+	if (!tmp_bad) { /* again, now that recovery has run */
+		int more = 0;
+		int64_t bytes = 0;
+
+		tmp_bad = lr_obj_sweep_tmp(lr_store_dir(st), STRAY_MIN_AGE, &more, &bytes) != 0;
+		tmps += more;
+		tmp_bytes += bytes;
+	}
 	if (json) {
 		json_object_set_new(o, "temporary", step_json(tmp_bad));
 		json_object_set_new(json_object_get(o, "temporary"), "removed", json_integer(tmps));

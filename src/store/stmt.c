@@ -6,21 +6,34 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <sys/statvfs.h>
+
 #include "base/error.h"
 #include "store/store-int.h"
 
+/* No block left for us on the file system of 'dir' (a disk I/O error is often that). */
+static int disk_full(const char *dir)
+{
+	struct statvfs fs;
+
+	return !statvfs(dir, &fs) && fs.f_bavail == 0;
+}
+
 int db_error(struct lr_store *st, const char *what)
 {
-	int code = sqlite3_extended_errcode(st->db);
-	int rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': %s", what, st->db_path,
-			      sqlite3_errmsg(st->db));
+	int code = sqlite3_extended_errcode(st->db) & 0xff;
+	int full = (code == SQLITE_FULL || code == SQLITE_IOERR) && disk_full(st->dir);
+	int rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': %s%s", what, st->db_path, sqlite3_errmsg(st->db),
+			      full ? " (the file system holding the store is full)" : "");
 
-	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		lr_error_hint("another labrun may hold the store for a long write; retry, or pass --store");
-	else if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN)
+	else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN)
 		lr_error_hint("check that '%s' is writable, or pass --store DIR", st->dir);
-	else if ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB)
+	else if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 		lr_error_hint("run 'labrun fsck' and restore the store from a copy");
+	else if (full)
+		lr_error_hint("free space on it; 'labrun fsck' then removes what failed writers left");
 	return rc;
 }
 

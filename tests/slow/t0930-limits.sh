@@ -69,12 +69,18 @@ clean "$LABRUN_STORE" "full TMPDIR"
 mkdir -p "$T/disk" && mount -t tmpfs -o size=8m none "$T/disk"
 S="$T/disk/store"
 LABRUN_STORE=$S "$LABRUN" record -q -- echo before >/dev/null 2>&1 || fail "full store: the first run"
+# what a writer killed by an older labrun left (2 MiB), then a disk filled to the last block
+mkdir -p "$S/objects/tmp" && head -c $((2 << 20)) /dev/zero >"$S/objects/tmp/obj-dead01"
+touch -d '2 hours ago' "$S/objects/tmp/obj-dead01"
 head -c $((5 << 20)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
 got=0
 LABRUN_STORE=$S "$LABRUN" record -q -- head -c 6000000 /dev/zero >"$T/out" 2>"$T/err" || got=$?
 equals "$got" "125" "full store: a run whose log does not fit fails"
 contains "$T/err" "no space left for" "full store: named as such"
 contains "$T/err" "free space" "full store: with what to do"
+head -c $((8 << 20)) /dev/zero >>"$T/disk/filler" 2>/dev/null || true
+expect_exit 0 "full store: fsck on the full disk works, reclaiming first" env LABRUN_STORE=$S "$LABRUN" fsck
+contains "$T/out" "temporary:  1 file(s) of writers that died removed (2.0 MiB)" "full store: the dead writer's 2 MiB come back"
 rm -f "$T/disk/filler"
 expect_exit 0 "full store: once there is room, fsck" env LABRUN_STORE=$S "$LABRUN" fsck
 equals "$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT group_concat(status, ' ') FROM (SELECT status FROM run ORDER BY id)" | sed -n 2p | tr -d '\r')" \
