@@ -46,10 +46,11 @@ expect_exit 1 "so is a definition whose file name holds it" "$LABRUN" run "def-s
 # a credential written into a definition's env. is refused by scan's rules, before anything is stored
 printf '[experiment]\nname = envsecret\ntarget = command\n[arm a]\ncommand = true\nenv.PGPASSWORD = %s\n[arm b]\ncommand = true\n' \
 	"$(printf 'Zq7-%s' pW2x)" >envsecret.ini
-runs=$(q "SELECT count(*) FROM run")
+runs=$(q "SELECT count(*) FROM run") db=$(sha256sum <"$LABRUN_STORE/labrun.db")
 expect_exit 2 "a definition whose env. value looks like a credential" "$LABRUN" run envsecret.ini
 contains "$T/err" "envsecret.ini:6: [arm a] 'env.PGPASSWORD' looks like a credential (scan rule keyword-assigned)" "named with its line and rule"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$db" "labrun.db is byte for byte as before"
 sed 's/^env.PGPASSWORD = .*/env.PGHOST = db.example/' envsecret.ini >envplain.ini
 sed -i 's/^\[arm a\]/[design]\nblocks = 6\nwarmup = 0\n[arm a]/' envplain.ini
 expect_exit 0 "a plain env. value is not" "$LABRUN" run -q envplain.ini

@@ -115,18 +115,20 @@ contains "$T/err" "badkey.ini:5: [arm a] sets 'kernel', which a command target d
 # experiment with no conditions. More than 4,096 are refused before anything runs or is stored.
 { printf '[experiment]\nname = huge\ntarget = command\n[arm a]\ncommand = true\n[arm b]\ncommand = true\n[grid]\n'
 	for k in a b c d e f g h; do printf '%s = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n' $k; done; } >huge.ini
-runs=$(q "SELECT count(*) FROM run")
+runs=$(q "SELECT count(*) FROM run") db=$(sha256sum <"$LABRUN_STORE/labrun.db")
 expect_exit 2 "a grid of 2^32 conditions" "$LABRUN" run huge.ini
 contains "$T/err" "huge.ini:8: [grid] gives 4294967296 conditions: an experiment runs at most 4096" "named, with its line"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$db" "labrun.db is byte for byte as before"
 
 # a missing cwd was reported as "cannot execute 'pwd'", and only once executions ran: a plain one is
 # refused with its line before anything runs; one made from a template is named when it is missing
 printf '[experiment]\nname = nocwd\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = pwd\ncwd = %s/no-such-dir\n[arm b]\ncommand = pwd\n' "$PWD" >nocwd.ini
-runs=$(q "SELECT count(*) FROM run")
+runs=$(q "SELECT count(*) FROM run") db=$(sha256sum <"$LABRUN_STORE/labrun.db")
 expect_exit 2 "an arm whose cwd does not exist" "$LABRUN" run -q nocwd.ini
 contains "$T/err" "nocwd.ini:9: [arm a] 'cwd' is '$PWD/no-such-dir': No such file or directory" "named with its line"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing ran or was stored"
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$db" "labrun.db is byte for byte as before"
 sed 's|^cwd = .*|cwd = {outdir}/gone|' nocwd.ini >nocwd2.ini
 expect_exit 1 "an arm whose templated cwd does not exist" "$LABRUN" run -q nocwd2.ini
 contains "$T/out" "cannot start 'pwd' in '" "names the directory"
@@ -143,10 +145,11 @@ equals "$(q "SELECT count(*) FROM execution WHERE run_id = (SELECT max(id) FROM 
 	"$(q "SELECT count(*) FROM execution WHERE run_id = (SELECT max(id) FROM run)")" "and the command runs whole"
 long=$(printf 'a%.0s' $(seq 190))
 printf '[experiment]\nname = long\ntarget = command\n[arm a]\ncommand = echo %s; rm -rf /\n[arm b]\ncommand = true\n' "$long" >long.ini
-runs=$(q "SELECT count(*) FROM run")
+runs=$(q "SELECT count(*) FROM run") db=$(sha256sum <"$LABRUN_STORE/labrun.db")
 expect_exit 2 "a line over 199 characters" "$LABRUN" run -q long.ini
 contains "$T/err" "long.ini:5: the line is 215 characters long; lines are limited to 199" "named with its line"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing ran or was stored"
+equals "$(sha256sum <"$LABRUN_STORE/labrun.db")" "$db" "labrun.db is byte for byte as before"
 
 # argv[0] is found with the execution's own PATH (env.PATH of a virtualenv was given but not used)
 mkdir -p venv/bin && printf '#!/bin/sh\necho from-venv\n' >venv/bin/only-in-venv && chmod +x venv/bin/only-in-venv
