@@ -66,15 +66,54 @@ static json_t *step_json(int failed)
 	return failed ? json_pack("{s:b, s:s}", "ok", 0, "error", lr_error_msg()) : json_pack("{s:b}", "ok", 1);
 }
 
+/* The temporary files of dead object writers removed from store 'dir' so far. */
+struct sweep {
+	int removed, bad;
+	int64_t bytes;
+};
+
+static void sweep_tmp(const char *dir, struct sweep *w)
+{
+	int n = 0;
+	int64_t bytes = 0;
+
+	if (!w->bad && !(w->bad = lr_obj_sweep_tmp(dir, STRAY_MIN_AGE, &n, &bytes) != 0)) {
+		w->removed += n;
+		w->bytes += bytes;
+	}
+}
+
+/* The spool and temporary-file lines, or their JSON members. */
+static void print_sweeps(json_t *o, int spool_bad, int stray, const struct sweep *w)
+{
+	char size[32];
+
+	if (o) {
+		json_object_set_new(o, "spool", step_json(spool_bad));
+		json_object_set_new(json_object_get(o, "spool"), "removed", json_integer(stray));
+		json_object_set_new(o, "temporary", step_json(w->bad));
+		json_object_set_new(json_object_get(o, "temporary"), "removed", json_integer(w->removed));
+		json_object_set_new(json_object_get(o, "temporary"), "bytes", json_integer(w->bytes));
+		return;
+	}
+	if (spool_bad)
+		printf("spool:      FAILED: %s\n", lr_error_msg());
+	else
+		printf("spool:      %d stray file(s) removed\n", stray);
+	if (w->bad)
+		printf("temporary:  FAILED: %s\n", lr_error_msg());
+	else
+		printf("temporary:  %d file(s) of writers that died removed (%s)\n", w->removed,
+		       cmd_human_size(size, sizeof size, w->bytes));
+}
+
 int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
-	int rc, first, json = 0, abandoned = 0, stray = 0, tmps = 0, problems = 0, spool_bad, tmp_bad = 0, integrity_bad;
+	int rc, first, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad, exists = 0;
+	struct sweep tmp = { 0 };
 	char cwd[PATH_MAX], *dir = NULL;
-	int exists = 0;
-	int64_t tmp_bytes = 0;
-	char size[32];
 	json_t *o = NULL;
 
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json,
@@ -82,7 +121,7 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	/* what failed writers left first, by the directory alone: on a full disk the store may not open */
 	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists)
-		tmp_bad = lr_obj_sweep_tmp(dir, STRAY_MIN_AGE, &tmps, &tmp_bytes) != 0;
+		sweep_tmp(dir, &tmp);
 	free(dir);
 	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
 		return rc;
@@ -96,38 +135,14 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 		printf("abandoned:  %d run(s) marked now\n", abandoned);
 	}
 	spool_bad = lr_spool_sweep(st, STRAY_MIN_AGE, &stray) != 0;
-	if (json) {
-		json_object_set_new(o, "spool", step_json(spool_bad));
-		json_object_set_new(json_object_get(o, "spool"), "removed", json_integer(stray));
-	} else if (spool_bad) {
-		printf("spool:      FAILED: %s\n", lr_error_msg());
-	} else {
-		printf("spool:      %d stray file(s) removed\n", stray);
-	}
-	if (!tmp_bad) { /* again, now that recovery has run */
-		int more = 0;
-		int64_t bytes = 0;
-
-		tmp_bad = lr_obj_sweep_tmp(lr_store_dir(st), STRAY_MIN_AGE, &more, &bytes) != 0;
-		tmps += more;
-		tmp_bytes += bytes;
-	}
-	if (json) {
-		json_object_set_new(o, "temporary", step_json(tmp_bad));
-		json_object_set_new(json_object_get(o, "temporary"), "removed", json_integer(tmps));
-		json_object_set_new(json_object_get(o, "temporary"), "bytes", json_integer(tmp_bytes));
-	} else if (tmp_bad) {
-		printf("temporary:  FAILED: %s\n", lr_error_msg());
-	} else {
-		printf("temporary:  %d file(s) of writers that died removed (%s)\n", tmps,
-		       cmd_human_size(size, sizeof size, tmp_bytes));
-	}
+	sweep_tmp(lr_store_dir(st), &tmp); /* again, now that recovery has run */
+	print_sweeps(o, spool_bad, stray, &tmp);
 	integrity_bad = lr_store_integrity(st) != 0;
 	if (json)
 		json_object_set_new(o, "integrity", step_json(integrity_bad));
 	else
 		printf(integrity_bad ? "integrity:  FAILED: %s\n" : "integrity:  ok\n", lr_error_msg());
-	problems = spool_bad + tmp_bad + integrity_bad;
+	problems = spool_bad + tmp.bad + integrity_bad;
 	oc.dir = lr_store_dir(st);
 	if (!(rc = lr_store_objects(st, check_object, &oc)) && !json)
 		printf("objects:    %ld checked, %ld missing or corrupt\n", oc.checked, oc.bad);

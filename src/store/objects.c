@@ -170,57 +170,34 @@ int lr_objw_write(struct lr_objw *w, const void *data, size_t len)
 }
 
 /*
- * Move 'tmp' to the object path for 'hex', creating the fan-out directory.
- * With 'keep' the file is hard-linked and 'tmp' stays (the caller removes it
- * once the database references the object).
+ * Put the file at the object path for 'hex', creating the fan-out
+ * directory: an unnamed one (O_TMPFILE, fd >= 0) is linked there; a named
+ * 'tmp' is moved, or with 'keep' hard-linked and left (the caller removes
+ * it once the database references the object). An object already there is
+ * identical by construction, and stays.
  */
-static int install(const char *store_dir, const char *tmp, const char *hex, int keep)
-{
-	char dir[PATH_MAX];
-	char *dst = NULL;
-	struct stat st;
-	int rc;
-
-	snprintf(dir, sizeof dir, "%s/objects/%.2s", store_dir, hex);
-	if ((rc = lr_mkdir1(dir)))
-		return rc;
-	dst = lr_obj_path(store_dir, hex);
-	if (!dst)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (stat(dst, &st) == 0) {
-		/* Already stored: identical content by construction. */
-		if (!keep)
-			unlink(tmp);
-		goto out;
-	}
-	if (keep ? link(tmp, dst) != 0 && errno != EEXIST : rename(tmp, dst) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot move '%s' to '%s': %s", tmp, dst, strerror(errno));
-		goto out;
-	}
-	rc = lr_fsync_dir(dir);
-out:
-	free(dst);
-	return rc;
-}
-
-/* An unnamed file (O_TMPFILE) linked at the object path for 'hex', unless the object is there already. */
-static int install_anon(const char *store_dir, int fd, const char *hex)
+static int install(const char *store_dir, const char *tmp, int fd, const char *hex, int keep)
 {
 	char dir[PATH_MAX], self[64];
 	char *dst = NULL;
 	struct stat st;
-	int rc;
+	int rc, moved;
 
 	snprintf(dir, sizeof dir, "%s/objects/%.2s", store_dir, hex);
 	if ((rc = lr_mkdir1(dir)))
 		return rc;
 	if (!(dst = lr_obj_path(store_dir, hex)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (stat(dst, &st) == 0) {
+		if (fd < 0 && !keep)
+			unlink(tmp);
+		goto out;
+	}
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-	if (stat(dst, &st) != 0 && linkat(AT_FDCWD, self, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
-		rc = lr_error_set(LR_EIO, "cannot store object '%s': %s", dst, strerror(errno));
-	else
-		rc = lr_fsync_dir(dir);
+	moved = fd >= 0 ? linkat(AT_FDCWD, self, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST
+	      : keep ? link(tmp, dst) == 0 || errno == EEXIST : rename(tmp, dst) == 0;
+	rc = moved ? lr_fsync_dir(dir) : lr_error_set(LR_EIO, "cannot store object '%s': %s", dst, strerror(errno));
+out:
 	free(dst);
 	return rc;
 }
@@ -236,11 +213,10 @@ int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size)
 		goto fail;
 	}
 	lr_sha256_final(&w->hash, hex);
-	if (w->anon && (rc = install_anon(w->store_dir, w->fd, hex)))
-		goto fail;
+	rc = install(w->store_dir, w->tmp_path, w->anon ? w->fd : -1, hex, w->keep_tmp);
 	close(w->fd);
 	w->fd = -1;
-	if (!w->anon && (rc = install(w->store_dir, w->tmp_path, hex, w->keep_tmp)))
+	if (rc)
 		goto fail;
 	if (size)
 		*size = w->size;
@@ -313,7 +289,7 @@ int lr_obj_adopt(const char *store_dir, const char *path, char hex[LR_SHA256_HEX
 		return rc;
 	}
 	close(fd);
-	return install(store_dir, path, hex, 1);
+	return install(store_dir, path, -1, hex, 1);
 }
 
 int lr_obj_verify(const char *store_dir, const char *hex)
