@@ -7,6 +7,8 @@
  * Lower layers never print or exit; commands turn the code into one
  * message and one documented exit code (see labrun.c).
  */
+#include <stddef.h>
+
 enum {
 	LR_OK = 0,
 	LR_EINVAL = -1,		/* bad input from the user: options, ids, files */
