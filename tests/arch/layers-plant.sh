@@ -4,6 +4,7 @@
 # source file it does not list, and pass on the copy as it is.
 set -eu
 top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=$(pwd) # make check runs in the build tree, where config.h is (out of tree too)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -58,7 +59,7 @@ ok "a printf outside src/cmd fails, with CC=clang too"
 # base/banned.h: a banned string function in any file is a compile error, not a habit
 for call in 'strcpy(d, "x")' 'strcat(d, "x")' 'sprintf(d, "%d", 1)' 'strncpy(d, "x", 1)' 'strtok(d, ",")' 'gmtime(&t)'; do
 	printf '#include "base/system.h"\nvoid lr_f(char *d, time_t t);\nvoid lr_f(char *d, time_t t) { (void)t; (void)%s; }\n' "$call" >"$tmp/banned.c"
-	if "${CC:-cc}" -fsyntax-only -I"$top/src" -include "$top/config.h" "$tmp/banned.c" 2>"$tmp/out"; then
+	if "${CC:-cc}" -fsyntax-only -I"$build" -I"$top/src" -include config.h "$tmp/banned.c" 2>"$tmp/out"; then
 		fail "a call of ${call%%(*} compiled"
 	fi
 	grep -q "sorry_${call%%(*}_is_banned_in_labrun" "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
