@@ -17,8 +17,10 @@ stall = sys.argv[2] == "--stall"
 files = sys.argv[3:] if stall else sys.argv[2:]
 
 
-def open_by_anyone():
+def open_by_others():
     for fd in glob.glob("/proc/[0-9]*/fd/*"):
+        if fd.startswith("/proc/%d/" % os.getpid()):
+            continue
         try:
             if os.readlink(fd) == fifo:
                 return True
@@ -31,7 +33,11 @@ for i, name in enumerate(files):
     with open(name, "rb") as src, open(fifo, "wb") as f:
         f.write(src.read())
         f.flush()
+        # The reader is past its open() (ours returned with it), but its descriptor may not be in
+        # /proc yet: close only once it is, so that "no longer open" below means it closed.
+        while not open_by_others():
+            time.sleep(0.002)
         if stall and i == len(files) - 1:
             time.sleep(3600)
-    while open_by_anyone():
+    while open_by_others():
         time.sleep(0.005)

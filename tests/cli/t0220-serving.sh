@@ -123,9 +123,12 @@ while read -r file line reason; do
 done <"$F/bad-lines.txt"
 # one unterminated line (a link to /dev/zero) took all the memory there was: refused at 64 MiB
 ln -s /dev/zero "$T/zero.jsonl"
+# (AddressSanitizer reserves terabytes of address space, so its builds run it without the limit)
+limit=1048576
+if grep -q __asan_init "$LABRUN" 2>/dev/null; then limit=unlimited; fi
 got=0
-(ulimit -v 1048576; exec "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl") >"$T/out" 2>"$T/err" || got=$?
-equals "$got" "2" "an endless line under a 1 GiB address-space limit: refused, exit 2"
+(ulimit -v $limit; exec "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl") >"$T/out" 2>"$T/err" || got=$?
+equals "$got" "2" "an endless line under a 1 GiB address-space limit ($limit KiB): refused, exit 2"
 contains "$T/err" "responses '$T/zero.jsonl', line 1: the line is longer than 64 MiB" "names the file, the line and the bound"
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }
