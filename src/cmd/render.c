@@ -95,7 +95,7 @@ void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const stru
 		lr_table_int(t, w->blocks);
 		lr_table_int(t, w->flagged);
 		lr_table_text(t, cell[2]);
-		lr_table_text(t, lr_verdict_metric_text(cell[0], sizeof cell[0], &w->p, d->margin, bn, d->metric));
+		lr_table_text(t, lr_report_verdict(cell[0], sizeof cell[0], rr, w, bn));
 	}
 }
 
@@ -120,6 +120,7 @@ void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
 
 static void md_run(FILE *f, const struct lr_report_run *rr)
 {
+	char floor[512];
 	const struct lr_run *r = &rr->run;
 	const struct lr_stored_design *d = &rr->design;
 	char *cmdline = cmd_argv_text(r->argv_json);
@@ -152,11 +153,9 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 		d->order == LR_ORDER_ABBA ? "ABBA" : "random", d->blocks, d->warmup, d->margin * 100,
 		(unsigned long long)d->seed, lr_exp_target_name(d->target), d->backend);
 	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
-	if (rr->aa_run)
-		fprintf(f, "* Noise floor: A/A run %lld (%s) on this host, 95%% intervals up to %.1f%% wide; no effect "
-			   "smaller than that is claimed from it\n", (long long)rr->aa_run, rr->aa_name, rr->aa_width * 100);
-	else
-		fprintf(f, "* Noise floor: no A/A run on this host yet (experiments/aa-noise.ini measures it)\n");
+	fputs("* Noise floor: ", f);
+	cmd_md_text(f, lr_report_floor_text(floor, sizeof floor, rr), 0);
+	fputc('\n', f);
 	cmd_render_tables(f, rr);
 	fprintf(f, "\nFailed or missing conditions:");
 	for (i = 0; i < rr->nconds; i++)
@@ -450,9 +449,7 @@ static int write_csv(FILE *f, const struct lr_report *rep, const struct lr_servi
 				}
 				lr_table_int(&t, w->blocks);
 				lr_table_int(&t, w->flagged);
-				lr_table_text(&t, w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin,
-										   arm, rr->design.metric)
-							 : w->status);
+				lr_table_text(&t, w->has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm) : w->status);
 				lr_table_text(&t, w->failure ? w->failure : "");
 			}
 	}
@@ -503,10 +500,8 @@ static void write_json(FILE *f, const struct lr_report *rep, const struct lr_ser
 					json_object_set_new(jw, "ratio", json_real(w->p.ratio));
 					json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
 					json_object_set_new(jw, "verdict",
-							    json_string(lr_verdict_metric_text(verdict, sizeof verdict, &w->p,
-											       rr->design.margin,
-											       rr->arm[rr->tables[t].arm],
-											       rr->design.metric)));
+							    json_string(lr_report_verdict(verdict, sizeof verdict, rr, w,
+											  rr->arm[rr->tables[t].arm])));
 				}
 				if (w->failure)
 					json_object_set_new(jw, "failure", json_string(w->failure));

@@ -204,6 +204,7 @@ static void html_head(FILE *f, const struct lr_report *rep)
 /* What a run rests on: command, definition, sources, host, design, parity, noise floor. */
 static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 {
+	char floor[512];
 	char *cmd;
 
 	fprintf(f, "<h2>");
@@ -232,14 +233,7 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 	cmd_html_text(f, rr->design.backend);
 	fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
 		rr->failed, rr->missing);
-	if (rr->aa_run) {
-		fprintf(f, "A/A run %lld (", (long long)rr->aa_run);
-		cmd_html_text(f, rr->aa_name);
-		fprintf(f, ") on this host, 95%% intervals up to %.1f%% wide; no effect smaller than that is claimed "
-			   "from it", rr->aa_width * 100);
-	} else {
-		fputs("no A/A run on this host yet", f);
-	}
+	cmd_html_text(f, lr_report_floor_text(floor, sizeof floor, rr));
 	fputs("</li>\n</ul>\n", f);
 }
 

@@ -176,8 +176,7 @@ static void print_conditions(struct lr_store *st, const struct lr_run *r)
 				const char *arm = rr->arm[rr->tables[t].arm];
 
 				printf("  %-28s %-12s %-8s %s\n", w->label, arm, w->status,
-				       w->has ? lr_verdict_metric_text(verdict, sizeof verdict, &w->p, rr->design.margin, arm,
-								       rr->design.metric)
+				       w->has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm)
 					      : w->failure ? w->failure : "no estimate");
 			}
 	}

@@ -86,7 +86,7 @@ static void release_run(struct lr_report_run *rr)
 
 static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr);
 
-/* The newest A/A run on the same host and its widest interval: no effect below it should be claimed. */
+/* The A/A run that qualifies this one, and its widest interval: no effect inside it is claimed. */
 static int noise_floor(struct lr_store *st, struct lr_report_run *rr)
 {
 	struct lr_report_run aa;
@@ -101,8 +101,15 @@ static int noise_floor(struct lr_store *st, struct lr_report_run *rr)
 			for (k = 0; k < aa.tables[t].nrows; k++) {
 				const struct lr_paired *p = &aa.tables[t].rows[k].p;
 
-				if (aa.tables[t].rows[k].has && p->k && p->hi - p->lo > rr->aa_width)
+				if (!aa.tables[t].rows[k].has || !p->k)
+					continue;
+				if (p->lo > 1 || p->hi < 1)
+					rr->aa_excludes_1 = 1;
+				if (p->hi - p->lo > rr->aa_width) {
 					rr->aa_width = p->hi - p->lo;
+					rr->aa_lo = p->lo;
+					rr->aa_hi = p->hi;
+				}
 			}
 	}
 	release_run(&aa);
@@ -257,4 +264,39 @@ void lr_report_release(struct lr_report *r)
 	free(r->ids);
 	free(r->head_statement);
 	memset(r, 0, sizeof *r);
+}
+
+int lr_report_has_floor(const struct lr_report_run *rr)
+{
+	return rr->aa_run && !rr->aa_excludes_1 && rr->aa_width > 0;
+}
+
+const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
+			      const char *b_name)
+{
+	const struct lr_paired *p = &row->p;
+
+	if (lr_report_has_floor(rr) && p->k && p->lo >= rr->aa_lo && p->hi <= rr->aa_hi) {
+		snprintf(buf, len, "within the A/A noise floor of run %lld [%+.1f%%, %+.1f%%]: no effect is claimed",
+			 (long long)rr->aa_run, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100);
+		return buf;
+	}
+	return lr_verdict_metric_text(buf, len, p, rr->design.margin, b_name, rr->design.metric);
+}
+
+const char *lr_report_floor_text(char *buf, size_t len, const struct lr_report_run *rr)
+{
+	if (lr_report_has_floor(rr))
+		lr_fmt_cut(buf, len, "A/A run %lld (%s), on this host, of this target, started before this run; its widest "
+			   "95%% interval is [%+.1f%%, %+.1f%%] (%.1f%% wide), and a result whose interval lies inside it "
+			   "claims no effect", (long long)rr->aa_run, rr->aa_name, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100,
+			   rr->aa_width * 100);
+	else if (rr->aa_run)
+		lr_fmt_cut(buf, len, "none: A/A run %lld (%s) %s, so it is no floor", (long long)rr->aa_run, rr->aa_name,
+			   rr->aa_excludes_1 ? "has an interval that excludes 1 (a bias between identical arms)"
+					     : "has no interval");
+	else
+		lr_fmt_cut(buf, len, "none: no A/A run of this target on this host started before this run "
+			   "(experiments/aa-noise.ini measures one)");
+	return buf;
 }

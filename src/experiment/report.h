@@ -51,11 +51,25 @@ struct lr_report_run {
 	struct lr_report_table tables[LR_EXP_MAXARMS];
 	int ntables;
 	int passed, failed, missing;
-	/* the noise floor: the newest A/A run on the same host, and its widest interval */
-	int64_t aa_run;
+	/* the noise floor (docs/method.md): the A/A run that qualifies this one, and its widest interval */
+	int64_t aa_run;			/* 0: no A/A run qualifies */
 	char aa_name[64];
 	double aa_width;		/* hi - lo of the ratio, widest over its rows */
+	double aa_lo, aa_hi;		/* that widest interval */
+	int aa_excludes_1;		/* one of its intervals excludes 1: a bias, so it is no floor */
 };
+
+/*
+ * The verdict of 'row' of 'rr' in the method's words (lr_verdict_metric_text),
+ * or, when its interval lies inside the A/A run's interval, that it is within
+ * the noise floor, claiming no effect.
+ */
+const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
+			      const char *b_name);
+/* 1 when rr has a noise floor that qualifies its results: an A/A run whose intervals all contain 1. */
+int lr_report_has_floor(const struct lr_report_run *rr);
+/* The report's sentence on rr's noise floor: which A/A run and its interval, or why there is none. */
+const char *lr_report_floor_text(char *buf, size_t len, const struct lr_report_run *rr);
 
 struct lr_report {
 	struct lr_report_run *runs;	/* the experiment runs, with their tables */

@@ -304,14 +304,27 @@ int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *ar
 
 int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 {
+	/*
+	 * What an experiment's arms run: its design's target, or for runs stored
+	 * before run_design (migration 18) what its arms say.
+	 */
+#define TARGET_OF(r) \
+	"coalesce((SELECT d.target FROM run_design d WHERE d.run_id = " r "), CASE" \
+	" WHEN EXISTS (SELECT 1 FROM arm a WHERE a.run_id = " r " AND a.kernel = 'command') THEN 'command'" \
+	" WHEN EXISTS (SELECT 1 FROM arm a WHERE a.run_id = " r " AND a.layout != '') THEN 'import' ELSE 'encode' END)"
+	/* an A/A run: passed, on this host, of this target, started before it, its arms all alike */
 	static const char sql[] =
 		"SELECT r.id FROM run r JOIN run me ON me.id = :run AND me.host_id = r.host_id"
-		" WHERE r.kind = 'experiment' AND r.status = 'passed' AND r.id != :run"
+		" WHERE r.kind = 'experiment' AND r.status = 'passed' AND r.id != :run AND r.started_at < me.started_at"
+		"  AND " TARGET_OF("r.id") " = " TARGET_OF("me.id")
 		"  AND (SELECT count(*) FROM arm a WHERE a.run_id = r.id) >= 2"
 		"  AND (SELECT count(DISTINCT a.kernel || '/' || a.contract || '/' || a.layout || '/' || a.mode || '/' || a.threads)"
-		"       FROM arm a WHERE a.run_id = r.id AND a.kernel != 'command') = 1"
-		"  AND NOT EXISTS (SELECT 1 FROM arm a WHERE a.run_id = r.id AND a.kernel = 'command')"
-		" ORDER BY r.id DESC LIMIT 1";
+		"       FROM arm a WHERE a.run_id = r.id) = 1"
+		"  AND (SELECT count(DISTINCT c.command || char(31) || coalesce(c.cwd, '') || char(31) ||"
+		"       coalesce(c.timeout_s, '') || char(31) || c.env_json || char(31) || coalesce(c.outputs, '') || char(31) ||"
+		"       coalesce(c.responses, '')) FROM arm_command c WHERE c.run_id = r.id) <= 1"
+		" ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
+#undef TARGET_OF
 	return db_one_int(st, sql, ":run", run, aa, "look for an A/A run");
 }
 

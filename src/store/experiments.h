@@ -109,9 +109,12 @@ LR_MUST_CHECK int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond
 			int *higher);
 
 /*
- * The newest passed A/A experiment run (two or more arms, all with the same
- * kernel, contract, layout, mode and threads) recorded on the same host as
- * run 'run', other than 'run' itself: *aa gets its id, 0 when there is none.
+ * The A/A run that may qualify run 'run' (docs/method.md): the newest by
+ * start time of the passed experiment runs of two or more arms, all alike
+ * (kernel, contract, layout, mode, threads; for commands the command, its
+ * directory, timeout, environment, outputs and responses), recorded on the
+ * same host (fingerprint), of the same target, and started before 'run'.
+ * *aa gets its id, 0 when there is none.
  */
 LR_MUST_CHECK int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa);
 

@@ -39,5 +39,5 @@ done
 
 "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 expect_exit 0 "a report after the A/A run" "$LABRUN" report --experiment tiny-encode
-contains "$T/out" "* Noise floor: A/A run $run (aa1100) on this host, 95% intervals up to" "the A/A run is the noise floor"
+contains "$T/out" "* Noise floor: A/A run $run (aa1100), on this host, of this target, started before this run; its widest 95% interval is" "the A/A run is the noise floor"
 contains "$T/out" "| drift lookup/scalar |" "drift per condition"
