@@ -97,7 +97,7 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv);
 
 struct lr_comparison;
 /* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */
-void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp);
+void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay);
 
 /*
  * Ctrl-C (SIGINT) and SIGTERM as a cancel request: while installed they set

@@ -94,7 +94,7 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 			putchar('\n');
 			json_decref(o);
 		} else {
-			cmd_print_comparison(&a, &b, &cmp);
+			cmd_print_comparison(&a, &b, &cmp, 0);
 		}
 		same = cmp.outputs_match;
 	}

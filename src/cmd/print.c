@@ -62,7 +62,7 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 }
 
 /* One line: how many differences of each kind, in the order they were found. */
-static void print_difference_summary(const struct lr_comparison *cmp)
+static void print_difference_summary(const struct lr_comparison *cmp, int replay)
 {
 	size_t i, j;
 	int n, first = 1;
@@ -82,11 +82,11 @@ static void print_difference_summary(const struct lr_comparison *cmp)
 	}
 	putchar('\n');
 outputs:
-	if (!cmp->experiments)
+	if (!cmp->experiments && !replay)
 		printf("outputs: %s\n", cmp->outputs_match ? "identical (logs, artifacts and digests)" : "DIFFER (see 'output' above)");
 }
 
-void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp)
+void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay)
 {
 	size_t i;
 	int c;
@@ -98,7 +98,7 @@ void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const 
 		printf("  %-12s %-24s %s -> %s\n", cmp->drift[i].what, cmp->drift[i].key, cmp->drift[i].a, cmp->drift[i].b);
 	if (!cmp->ndrift)
 		printf("  none: sources, binding, geometry, host and tool versions are the same\n");
-	print_difference_summary(cmp);
+	print_difference_summary(cmp, replay); /* a replay gives its own verdict on its outputs */
 	if (!cmp->experiments)
 		return;
 	if (!cmp->comparable) {

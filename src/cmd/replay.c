@@ -93,7 +93,7 @@ static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 		printf("replay of run %lld recorded as run %lld (%s); its own parity: %d of %d condition(s) failed or missing\n",
 		       (long long)orig->id, (long long)r->run.id, lr_status_name(r->run.status), r->exp.failed,
 		       r->exp.nconditions);
-	cmd_print_comparison(orig, &r->run, &r->cmp);
+	cmd_print_comparison(orig, &r->run, &r->cmp, orig->kind == LR_KIND_RECORD);
 	if (!r->nchecks)
 		return;
 	printf("checks against run %lld:\n", (long long)orig->id);
@@ -106,6 +106,28 @@ static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 		       c->original ? c->original : "missing", c->replay ? c->replay : "missing",
 		       c->matches ? "same" : "DIFFERENT");
 	}
+}
+
+/* One verdict, saying what it compared; a changed log is a changed log. */
+static void print_verdict(const struct lr_run *orig, const struct lr_replay *r)
+{
+	int i, differ = 0;
+
+	if (orig->kind == LR_KIND_EXPERIMENT) {
+		printf("replay %s\n", r->same ? "PASSED: outputs identical" : "FAILED: outputs differ");
+		return;
+	}
+	for (i = 0; i < r->nchecks; i++)
+		differ += !r->checks[i].matches;
+	if (r->same)
+		printf("replay PASSED: the exit code and every declared artifact and --log file are identical (%d check%s)",
+		       r->nchecks, r->nchecks == 1 ? "" : "s");
+	else
+		printf("replay FAILED: %d of %d checks differ (the exit code, declared artifacts and --log files)", differ,
+		       r->nchecks);
+	if (r->logs_changed[0])
+		printf("; its %s changed (a log: not part of the verdict)", r->logs_changed);
+	putchar('\n');
 }
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv)
@@ -144,7 +166,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	if (!rc) {
 		print_replay(&orig, &r);
 		same = r.same;
-		printf("replay %s\n", same ? "PASSED: outputs identical" : "FAILED: outputs differ");
+		print_verdict(&orig, &r);
 	}
 	lr_replay_release(&r);
 	lr_run_release(&orig);

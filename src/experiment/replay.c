@@ -157,6 +157,15 @@ static int record_checks(const struct lr_run *orig, struct lr_replay *r)
 		n++;
 	}
 	r->nchecks = n;
+	/* what the command printed is a log, not its result: said, never part of the verdict */
+	for (i = 0; i < 2; i++) {
+		const char *role = i ? "stderr" : "stdout";
+		const struct lr_artifact *x = lr_run_artifact(orig, role, role), *y = lr_run_artifact(b, role, role);
+
+		if (x && y && x->present && y->present && strcmp(x->sha256, y->sha256))
+			snprintf(r->logs_changed + strlen(r->logs_changed), sizeof r->logs_changed - strlen(r->logs_changed),
+				 "%s%s", r->logs_changed[0] ? " and " : "", role);
+	}
 	return 0;
 }
 

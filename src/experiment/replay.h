@@ -33,6 +33,7 @@ struct lr_replay {
 	int nchecks;
 	char exit_original[16], exit_replay[16];	/* the exit codes the first check compares */
 	int same;				/* outputs identical (and, for experiments, the replay passed) */
+	char logs_changed[32];			/* record replays: "stdout", "stderr", "stdout and stderr" or "" */
 };
 
 /*

@@ -165,9 +165,10 @@ struct lr_replay_check {
 	int matches;
 };
 
-/* Record replay run 'run's checks, all in one transaction that also reseals the run. */
 /* How many logs of run 'run's executions passed the output cap, and the bytes dropped from them. */
 LR_MUST_CHECK int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int64_t *bytes);
+
+/* Record replay run 'run's checks, all in one transaction that also reseals the run. */
 
 LR_MUST_CHECK int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n);
 

@@ -40,6 +40,13 @@ contains "$T/out" "replay PASSED" "same exit code and artifact"
 echo two >work2/input.txt
 expect_exit 1 "a changed input changes the artifact" "$LABRUN" replay "$rec"
 contains "$T/out" "DIFFERENT" "the artifact differs"
+# a replay whose stdout changed but whose exit code and artifacts did not said "outputs: DIFFER" and
+# then "replay PASSED: outputs identical": one verdict now says what it compared, and the log changed
+(cd work2 && "$LABRUN" record -q --artifact same.txt -- sh -c 'date +%N; echo same >same.txt') >/dev/null 2>&1 || fail "record"
+expect_exit 0 "replay of a command whose stdout changes" "$LABRUN" replay last
+lacks "$T/out" "DIFFER" "no 'outputs DIFFER' beside the verdict"
+contains "$T/out" "replay PASSED: the exit code and every declared artifact and --log file are identical (2 checks); its stdout changed (a log: not part of the verdict)" \
+	"one verdict, what it compared, and the changed log"
 "$LABRUN" import --model qwen3-0.6b --tokens 16 >/dev/null 2>&1
 expect_exit 2 "an import run is not replayable" "$LABRUN" replay last
 contains "$T/err" "runs of kind 'import' are not replayable yet" "says why"
