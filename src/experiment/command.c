@@ -443,6 +443,15 @@ struct route_sets {
 	int within;			/* compare later sets with the first; else only note the first */
 };
 
+/* Two empty sets are not compared: the matrix then shows them as collected but never compared. */
+static int not_compared(int rc)
+{
+	if (rc != LR_EINVAL)
+		return rc;
+	lr_error_clear();
+	return 0;
+}
+
 static int compare_later(void *arg, const struct lr_response_set *s)
 {
 	struct route_sets *r = arg;
@@ -457,7 +466,7 @@ static int compare_later(void *arg, const struct lr_response_set *s)
 	}
 	if (!r->within)
 		return 0;
-	return lr_compare_sets(r->st, r->run, "within-route", r->first, s->id, &k, &id);
+	return not_compared(lr_compare_sets(r->st, r->run, "within-route", r->first, s->id, &k, &id));
 }
 
 /* The first set of 'route' in this condition (0 when it collected none). */
@@ -483,7 +492,7 @@ static int cross_and_gate(struct lr_command_ctx *c, const struct lr_exp_arm *arm
 	if (c->d->reference_route[0] && strcmp(arm->route, c->d->reference_route)) {
 		if ((rc = first_set(c, c->d->reference_route, &ref)))
 			return rc;
-		if (ref && (rc = lr_compare_sets(c->st, c->run, "cross-route", ref, set, &k, &id)))
+		if (ref && (rc = not_compared(lr_compare_sets(c->st, c->run, "cross-route", ref, set, &k, &id))))
 			return rc;
 	}
 	if (c->d->answers[0] && (rc = lr_gate_score(c->st, c->run, set, c->d->answers, &g, &id)))

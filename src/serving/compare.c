@@ -62,7 +62,25 @@ static int judge(void *arg, const struct lr_response *ref, const struct lr_respo
 int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
 		    struct lr_compare_counts *counts, int64_t *id)
 {
+	int64_t nref = 0, ncand = 0;
+	int rc;
+
 	memset(counts, 0, sizeof *counts);
+	*id = 0;
+	/* neither shows anything, yet each was stored as a pass and shown as exact in the matrix */
+	if (ref == cand) {
+		lr_error_set(LR_EINVAL, "cannot compare response set %lld with itself: every case would match", (long long)ref);
+		lr_error_hint("compare two routes, or the same route of two runs (RUN:ROUTE)");
+		return LR_EINVAL;
+	}
+	if ((rc = lr_store_set_cases(st, ref, &nref)) || (rc = lr_store_set_cases(st, cand, &ncand)))
+		return rc;
+	if (!nref && !ncand) {
+		lr_error_set(LR_EINVAL, "cannot compare response sets %lld and %lld: both are empty", (long long)ref,
+			     (long long)cand);
+		lr_error_hint("a comparison of no cases shows nothing; ingest the harness's responses first");
+		return LR_EINVAL;
+	}
 	return lr_store_comparison(st, run, kind, ref, cand, judge, counts, id);
 }
 

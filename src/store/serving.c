@@ -497,3 +497,9 @@ int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object
 	sqlite3_finalize(s);
 	return rc;
 }
+
+int lr_store_set_cases(struct lr_store *st, int64_t set, int64_t *n)
+{
+	return db_one_int(st, "SELECT count(*) FROM response WHERE set_id = :set", ":set", set, n,
+			  "count the responses of a set");
+}

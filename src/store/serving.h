@@ -44,6 +44,8 @@ LR_MUST_CHECK int lr_store_sets(struct lr_store *st, int64_t run, const char *ro
 /* Each response of set 'set', by case id. */
 typedef int (*lr_response_fn)(void *arg, const struct lr_response *r);
 LR_MUST_CHECK int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg);
+/* How many responses set 'set' holds. */
+LR_MUST_CHECK int lr_store_set_cases(struct lr_store *st, int64_t set, int64_t *n);
 
 /* What one case of a comparison found (comparison_case). */
 struct lr_case_outcome {

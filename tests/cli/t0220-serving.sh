@@ -182,3 +182,14 @@ expect_exit 0 "show of a run whose note and experiment hold escape sequences" "$
 contains "$T/out" 'note:       n\x1b[2Jote' "the note, escaped"
 if grep -q "$(printf '\033')" "$T/out"; then fail "an escape sequence reached the terminal"; fi
 ok "no raw escape sequence printed by show"
+
+# a route compared with itself, or two empty sets, was stored as a pass and shown as exact
+expect_exit 2 "compare of a route with itself" "$LABRUN" compare --run 1 --reference gpu --candidate gpu
+contains "$T/err" "with itself: every case would match" "is refused, saying why"
+: >"$T/empty-a.jsonl"; : >"$T/empty-b.jsonl"
+"$LABRUN" ingest responses --run last --route empty-a "$T/empty-a.jsonl" >/dev/null || fail "ingest an empty set"
+"$LABRUN" ingest responses --run last --route empty-b "$T/empty-b.jsonl" >/dev/null || fail "ingest another"
+n=$("$LABRUN" sql --csv "SELECT count(*) FROM comparison" | sed -n 2p | tr -d '\r')
+expect_exit 2 "compare of two empty sets" "$LABRUN" compare --run last --reference empty-a --candidate empty-b
+contains "$T/err" "both are empty" "is refused, saying why"
+equals "$("$LABRUN" sql --csv "SELECT count(*) FROM comparison" | sed -n 2p | tr -d '\r')" "$n" "and no comparison is stored"
