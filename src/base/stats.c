@@ -147,6 +147,10 @@ enum lr_verdict lr_verdict_of(const struct lr_paired *p, double margin)
 		return LR_VERDICT_SLOWER;
 	if (inside)
 		return p->hi < 1 || p->lo > 1 ? LR_VERDICT_DETECTABLE : LR_VERDICT_EQUIVALENT;
+	if (p->hi < 1)
+		return LR_VERDICT_FASTER_DIRECTION;
+	if (p->lo > 1)
+		return LR_VERDICT_SLOWER_DIRECTION;
 	return LR_VERDICT_INCONCLUSIVE;
 }
 
@@ -161,6 +165,14 @@ const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, do
 	case LR_VERDICT_SLOWER:
 		snprintf(buf, len, "%s is %.1f%% slower [%.1f%%, %.1f%%]", b_name, (p->ratio - 1) * 100,
 			 (p->lo - 1) * 100, (p->hi - 1) * 100);
+		break;
+	case LR_VERDICT_FASTER_DIRECTION:
+		snprintf(buf, len, "%s is faster [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name,
+			 (1 - p->hi) * 100, (1 - p->lo) * 100, margin * 100);
+		break;
+	case LR_VERDICT_SLOWER_DIRECTION:
+		snprintf(buf, len, "%s is slower [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name,
+			 (p->lo - 1) * 100, (p->hi - 1) * 100, margin * 100);
 		break;
 	case LR_VERDICT_DETECTABLE:
 		snprintf(buf, len, "detectable, below the practical margin");
@@ -188,6 +200,14 @@ const char *lr_verdict_metric_text(char *buf, size_t len, const struct lr_paired
 	case LR_VERDICT_SLOWER:
 		snprintf(buf, len, "%s has %.1f%% higher %s [%.1f%%, %.1f%%]", b_name, (p->ratio - 1) * 100, metric,
 			 (p->lo - 1) * 100, (p->hi - 1) * 100);
+		return buf;
+	case LR_VERDICT_FASTER_DIRECTION:
+		snprintf(buf, len, "%s has lower %s [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name, metric,
+			 (1 - p->hi) * 100, (1 - p->lo) * 100, margin * 100);
+		return buf;
+	case LR_VERDICT_SLOWER_DIRECTION:
+		snprintf(buf, len, "%s has higher %s [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name, metric,
+			 (p->lo - 1) * 100, (p->hi - 1) * 100, margin * 100);
 		return buf;
 	default:
 		return lr_verdict_text(buf, len, p, margin, b_name);

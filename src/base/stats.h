@@ -50,9 +50,11 @@ LR_MUST_CHECK int lr_paired_from_reps(const double *a, const double *b, int bloc
 enum lr_verdict {
 	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */
 	LR_VERDICT_SLOWER,		/* interval entirely above 1 + margin */
+	LR_VERDICT_FASTER_DIRECTION,	/* below 1, crosses 1 - margin: a direction, no size beyond the margin */
+	LR_VERDICT_SLOWER_DIRECTION,	/* above 1, crosses 1 + margin: the same, the other way */
 	LR_VERDICT_DETECTABLE,		/* excludes 1, inside +-margin */
 	LR_VERDICT_EQUIVALENT,		/* contains 1, inside +-margin */
-	LR_VERDICT_INCONCLUSIVE,	/* extends past the margin and is not all beyond it: add blocks */
+	LR_VERDICT_INCONCLUSIVE,	/* contains 1 and reaches past the margin, or no interval: add blocks */
 };
 
 /* The verdict for B against A with practical margin 'margin' (0.02 for 2%). */
@@ -60,6 +62,7 @@ enum lr_verdict lr_verdict_of(const struct lr_paired *p, double margin);
 
 /*
  * The verdict in the method file's words, e.g. "B is 26.9% faster [25.1%, 28.3%]",
+ * "B is faster [0.5%, 4.0%], not shown beyond the 2% margin",
  * "detectable, below the practical margin", "equivalent within +-2%",
  * "inconclusive: add blocks". Writes into buf; returns buf.
  */
@@ -67,7 +70,8 @@ const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, do
 
 /*
  * The verdict for a metric other than time, in its own words: "B has 17.2%
- * lower throughput [15.0%, 19.1%]", "B has 3.1% higher throughput [...]";
+ * lower throughput [15.0%, 19.1%]", "B has 3.1% higher throughput [...]",
+ * "B has lower throughput [0.5%, 4.0%], not shown beyond the 2% margin";
  * the other verdicts as lr_verdict_text. 'higher' says higher is better,
  * which decides nothing but is kept with the figure: the words say which
  * way it moved, never "faster". With metric NULL or "", lr_verdict_text.

@@ -69,11 +69,14 @@ struct lr_runopts;
 /*
  * Print what an experiment run just did: its design and arms, then its
  * tables as the report writes them (rr, the run's report, built from the
- * store), its failed or missing conditions and how the figures are made.
+ * store), its failed or missing conditions, its serving evidence (sv: every
+ * cell, failing case and uncollected cell), how the figures are made, and a
+ * closing line that counts condition, comparison and gate failures.
  */
 struct lr_report_run;
+struct lr_serving_report;
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
-			  const struct lr_report_run *rr);
+			  const struct lr_report_run *rr, const struct lr_serving_report *sv);
 
 struct lr_run_progress;
 /* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
@@ -231,12 +234,15 @@ LR_MUST_CHECK int cmd_render_report(FILE *f, const char *format, const struct lr
 /*
  * The serving matrix (a row per run and condition, a column per route; its
  * columns malloc'd: cmd_render_matrix_release), the per-route timing
- * table, and the within-route parity sentence: what every format shows.
+ * table, and the sentence that accounts for every cell (within-route,
+ * cross-route and gate checks apart), with the prose before and after the
+ * matrix: what every format shows.
  */
 LR_MUST_CHECK int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv);
 void cmd_render_matrix_release(struct lr_table *t);
 LR_MUST_CHECK int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
-const char *cmd_render_parity_text(char *buf, size_t len, const struct lr_serving_report *sv);
+const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv);
+extern const char cmd_render_cells_intro[], cmd_render_cells_outro[];
 
 /*
  * The report of runs ids[0..n) as a crate holds it: Markdown and JSON,

@@ -6,6 +6,7 @@
 #include "experiment/compare.h"
 #include "experiment/expdef.h"
 #include "experiment/runner.h"
+#include "serving/report.h"
 
 void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 {
@@ -15,8 +16,25 @@ void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 	fflush(stderr);
 }
 
+/* The serving evidence of a run: every cell accounted for, then every failing case and uncollected cell. */
+static void print_serving(const struct lr_serving_report *sv)
+{
+	char text[512];
+	size_t i;
+
+	printf("\nserving evidence: %s\n", cmd_render_cells_text(text, sizeof text, sv));
+	if (!sv->failing.n)
+		return;
+	printf("failing and missing cases:\n");
+	for (i = 0; i < sv->failing.n; i++) {
+		fputs("  ", stdout);
+		cmd_term_text(stdout, sv->failing.v[i]);
+		putchar('\n');
+	}
+}
+
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
-			  const struct lr_report_run *rr)
+			  const struct lr_report_run *rr, const struct lr_serving_report *sv)
 {
 	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
 
@@ -52,6 +70,8 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 			if (strcmp(r->cond[ci].status, "passed"))
 				printf("  %s: %s: %s\n", r->cond[ci].c.label, r->cond[ci].status, r->cond[ci].failure);
 	}
+	if (sv->nrows)
+		print_serving(sv);
 	if (cmd)
 		printf("\nValues are medians over the timed blocks (%s); change = exp(median ln((B1+B2)/(A1+A2))) - 1; the\n"
 		       "interval is the sign-test 95%% interval of the block ratios.\n",
@@ -59,6 +79,12 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 	else
 		printf("\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
 		       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
+	printf("\nrun %lld %s: %d of %d condition(s) passed parity, %d failed, %d missing", (long long)run->id,
+	       lr_status_name(run->status), passed, r->nconditions, failed, missing);
+	if (sv->nrows)
+		printf("; serving: %d failing comparison case(s), %d failing gate case(s), %d uncollected cell(s)%s",
+		       sv->failing_compared, sv->failing_gated, sv->uncollected, sv->failing.n ? " (listed above)" : "");
+	printf("\n");
 }
 
 /* One line: how many differences of each kind, in the order they were found. */

@@ -173,18 +173,21 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 /* A cell in words: parity over its comparisons, then its gate. */
 const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
 {
-	size_t off = 0;
+	int off = 0;
 
 	if (!c->sets)
 		return snprintf(buf, len, "uncollected"), buf;
-	if (c->comparisons)
-		off = (size_t)snprintf(buf, len, "%lld/%lld exact", (long long)c->exact, (long long)c->compared);
-	else
-		off = (size_t)snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
-	if (c->gated && off < len)
-		snprintf(buf + off, len - off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld", (long long)c->strict,
-			 (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total, (long long)c->eos,
-			 (long long)c->gate_total);
+	if (c->within.comparisons)
+		off = snprintf(buf, len, "%lld/%lld exact", (long long)c->within.exact, (long long)c->within.compared);
+	if (c->cross.comparisons && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off, "%scross-route %lld/%lld exact", off ? ", " : "",
+				(long long)c->cross.exact, (long long)c->cross.compared);
+	if (!off)
+		off = snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
+	if (c->gated && off >= 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld",
+			 (long long)c->strict, (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total,
+			 (long long)c->eos, (long long)c->gate_total);
 	return buf;
 }
 
@@ -248,15 +251,25 @@ int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *s
 	return lr_table_error(t);
 }
 
-const char *cmd_render_parity_text(char *buf, size_t len, const struct lr_serving_report *sv)
+const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv)
 {
-	int n = snprintf(buf, len, "Within-route parity: %d passes, %d failures, %d uncollected of %d combinations",
-			 sv->passes, sv->failures, sv->uncollected, sv->combinations);
-
-	if (sv->unchecked && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " (%d collected but never compared)", sv->unchecked);
+	lr_fmt_cut(buf, len, "%d cells: %d collected, %d uncollected; of the collected, within-route parity %d exact, "
+		   "%d failing, %d never compared; cross-route parity %d exact, %d failing, %d never compared; gates %d "
+		   "passing, %d failing, %d never scored", sv->ncells, sv->collected, sv->uncollected, sv->within.exact,
+		   sv->within.failing, sv->within.unchecked, sv->cross.exact, sv->cross.failing, sv->cross.unchecked,
+		   sv->gates.exact, sv->gates.failing, sv->gates.unchecked);
 	return buf;
 }
+
+const char cmd_render_cells_intro[] =
+	"Cells: within-route parity, exact/total over a route's repeated executions compared with its first; "
+	"cross-route parity, exact/total over its comparisons with another route (reference_route, or "
+	"labrun compare); then the scores of its latest frozen quality gate. Exact means equal token arrays "
+	"and equal texts; a comparison also fails when a finish reason differs.";
+
+const char cmd_render_cells_outro[] =
+	"Paired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
+	"paired blocks, otherwise \"N timed batches, no interval\".";
 
 static void md_serving(FILE *f, const struct lr_serving_report *sv)
 {
@@ -265,13 +278,10 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	size_t i;
 
 	fprintf(f, "## Serving evidence\n\n");
-	fprintf(f, "Cells: within-route parity, exact/total over every comparison whose candidate is that route there "
-		   "(a command experiment's repeated executions against its first, and `labrun compare` against a "
-		   "reference); then the scores of its latest frozen quality gate. Exact means equal token arrays "
-		   "and equal texts.\n\n");
+	fprintf(f, "%s\n\n", cmd_render_cells_intro);
 	md_or_error(f, cmd_render_matrix(&t, sv), &t);
 	cmd_render_matrix_release(&t);
-	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", cmd_render_parity_text(text, sizeof text, sv),
+	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", cmd_render_cells_text(text, sizeof text, sv),
 		sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("* ", f);
@@ -281,18 +291,30 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n");
 	md_or_error(f, cmd_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);
-	fputs("\nPaired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
-	      "paired blocks, otherwise \"N timed batches, no interval\".\n", f);
+	fprintf(f, "\n%s\n", cmd_render_cells_outro);
 }
 
 static int csv_serving(FILE *f, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "run", "", LR_COL_NUMBER },	    { "condition", "", LR_COL_NUMBER }, { "row", "", 0 },
-		{ "route", "", 0 },		    { "sets", "", LR_COL_NUMBER },	{ "responses", "", LR_COL_NUMBER },
-		{ "comparisons", "", LR_COL_NUMBER }, { "exact", "", LR_COL_NUMBER },	{ "compared", "", LR_COL_NUMBER },
-		{ "gated", "", LR_COL_NUMBER },	    { "strict", "", LR_COL_NUMBER },	{ "formats", "", LR_COL_NUMBER },
-		{ "eos", "", LR_COL_NUMBER },	    { "gate_total", "", LR_COL_NUMBER }, { "cell", "", 0 },
+		{ "route", "", 0 },
+		{ "sets", "", LR_COL_NUMBER },
+		{ "responses", "", LR_COL_NUMBER },
+		{ "within_comparisons", "", LR_COL_NUMBER },
+		{ "within_failing", "", LR_COL_NUMBER },
+		{ "within_exact", "", LR_COL_NUMBER },
+		{ "within_compared", "", LR_COL_NUMBER },
+		{ "cross_comparisons", "", LR_COL_NUMBER },
+		{ "cross_failing", "", LR_COL_NUMBER },
+		{ "cross_exact", "", LR_COL_NUMBER },
+		{ "cross_compared", "", LR_COL_NUMBER },
+		{ "gated", "", LR_COL_NUMBER },
+		{ "strict", "", LR_COL_NUMBER },
+		{ "formats", "", LR_COL_NUMBER },
+		{ "eos", "", LR_COL_NUMBER },
+		{ "gate_total", "", LR_COL_NUMBER },
+		{ "cell", "", 0 },
 	};
 	struct lr_table t;
 	char cell[256];
@@ -302,14 +324,16 @@ static int csv_serving(FILE *f, const struct lr_serving_report *sv)
 	for (r = 0; r < sv->nrows; r++)
 		for (k = 0; k < sv->nroutes; k++) {
 			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
-			const long long v[10] = { c->sets, c->cases, c->comparisons, c->exact, c->compared,
-						  c->gated, c->strict, c->formats, c->eos, c->gate_total };
+			const long long v[] = { c->sets, c->cases, c->within.comparisons, c->within.failing,
+						c->within.exact, c->within.compared, c->cross.comparisons, c->cross.failing,
+						c->cross.exact, c->cross.compared, c->gated, c->strict, c->formats, c->eos,
+						c->gate_total };
 
 			lr_table_int(&t, sv->rows[r].run);
 			lr_table_int(&t, sv->rows[r].cond);
 			lr_table_text(&t, sv->rows[r].label);
 			lr_table_text(&t, sv->routes[k]);
-			for (int j = 0; j < 10; j++)
+			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
 				lr_table_int(&t, v[j]);
 			lr_table_text(&t, cmd_render_cell_text(cell, sizeof cell, c));
 		}
@@ -325,10 +349,21 @@ static json_t *json_dist(const struct lr_serving_dist *d)
 	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90) : json_null();
 }
 
+static json_t *json_parity(const struct lr_serving_parity *p)
+{
+	return json_pack("{s:i, s:i, s:I, s:I}", "comparisons", p->comparisons, "failing", p->failing, "exact",
+			 (json_int_t)p->exact, "compared", (json_int_t)p->compared);
+}
+
+static json_t *json_tally(const struct lr_serving_tally *t, const char *pass)
+{
+	return json_pack("{s:i, s:i, s:i}", pass, t->exact, "failing", t->failing, "unchecked", t->unchecked);
+}
+
 static json_t *json_serving(const struct lr_serving_report *sv)
 {
 	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(), *stats = json_array();
-	char cell[256];
+	char cell[256], text[512];
 	size_t i;
 	int r, k;
 
@@ -345,11 +380,11 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 		for (k = 0; k < sv->nroutes; k++) {
 			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
 
-			json_array_append_new(cells, json_pack("{s:s, s:I, s:I, s:i, s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:s}",
+			json_array_append_new(cells, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}",
 							       "route", sv->routes[k], "sets", (json_int_t)c->sets,
-							       "responses", (json_int_t)c->cases, "comparisons",
-							       c->comparisons, "exact", (json_int_t)c->exact, "compared",
-							       (json_int_t)c->compared, "gated", c->gated, "strict",
+							       "responses", (json_int_t)c->cases, "within_route",
+							       json_parity(&c->within), "cross_route",
+							       json_parity(&c->cross), "gated", c->gated, "strict",
 							       (json_int_t)c->strict, "formats", (json_int_t)c->formats,
 							       "eos", (json_int_t)c->eos, "gate_total",
 							       (json_int_t)c->gate_total, "cell",
@@ -363,9 +398,11 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 		json_array_append_new(failing, json_string(sv->failing.v[i]));
 	json_object_set_new(o, "routes", routes);
 	json_object_set_new(o, "rows", rows);
-	json_object_set_new(o, "combinations", json_pack("{s:i, s:i, s:i, s:i, s:i}", "total", sv->combinations, "passes",
-							 sv->passes, "failures", sv->failures, "uncollected",
-							 sv->uncollected, "unchecked", sv->unchecked));
+	json_object_set_new(o, "cells", json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
+						  sv->collected, "uncollected", sv->uncollected, "within_route",
+						  json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
+						  "gates", json_tally(&sv->gates, "passing"), "sentence",
+						  cmd_render_cells_text(text, sizeof text, sv)));
 	json_object_set_new(o, "failing", failing);
 	json_object_set_new(o, "route_stats", stats);
 	return o;

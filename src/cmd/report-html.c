@@ -30,11 +30,13 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 	char text[512];
 	size_t i;
 
-	fputs("<h2>Serving evidence</h2>\n", f);
+	fputs("<h2>Serving evidence</h2>\n<p>", f);
+	cmd_html_text(f, cmd_render_cells_intro);
+	fputs("</p>\n", f);
 	table_or_error(f, cmd_render_matrix(&t, sv), &t);
 	cmd_render_matrix_release(&t);
 	fputs("<p>", f);
-	cmd_html_text(f, cmd_render_parity_text(text, sizeof text, sv));
+	cmd_html_text(f, cmd_render_cells_text(text, sizeof text, sv));
 	fprintf(f, ".</p>\n<p>Failing and missing cases:%s</p>\n<ul>\n", sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("<li>", f);
@@ -44,6 +46,9 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 	fputs("</ul>\n<p>Per route, over all its responses (median and p90):</p>\n", f);
 	table_or_error(f, cmd_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);
+	fputs("<p>", f);
+	cmd_html_text(f, cmd_render_cells_outro);
+	fputs("</p>\n", f);
 }
 
 /* The table's figure for a ratio B/A: reduction 1 - r, or change r - 1 for command targets, in %. */

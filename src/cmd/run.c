@@ -7,6 +7,7 @@
 #include "experiment/expdef.h"
 #include "experiment/report.h"
 #include "experiment/runner.h"
+#include "serving/report.h"
 
 extern char **environ;
 
@@ -30,6 +31,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_run_result res;
 	struct lr_report rep = { 0 };
+	struct lr_serving_report sv = { 0 };
 	struct lr_expdef d;
 	struct lr_run run;
 	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
@@ -62,9 +64,10 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	cmd_cancel_restore(&cancel);
 	if (ro.progress)
 		fputc('\n', stderr);
-	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)))
+	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)) ||
+	    (rc = lr_serving_report_build(st, &run.id, 1, NULL, 0, &sv)))
 		goto fail;
-	cmd_print_experiment(&d, &run, &res, &rep.runs[0]);
+	cmd_print_experiment(&d, &run, &res, &rep.runs[0], &sv);
 	if (!(rc = lr_store_output_dropped(st, run.id, &capped, &dropped)) && capped) {
 		char size[32];
 
@@ -81,6 +84,7 @@ fail:
 	exit_code = cmd_fail(rc);
 out:
 	lr_report_release(&rep);
+	lr_serving_report_release(&sv);
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);

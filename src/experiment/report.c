@@ -40,8 +40,8 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	memcpy(row->status, c->status, sizeof row->status);
 	row->failure = c->failure;
 	if (metric && metric[0]) {
-		if ((rc = lr_store_arm_metric(st, run, c->idx, 0, metric, &ta, &na, higher)) ||
-		    (rc = lr_store_arm_metric(st, run, c->idx, b, metric, &tb, &nb, higher)))
+		if ((rc = lr_store_arm_metric(st, run, c->idx, 0, metric, &ta, &na, higher, &fa)) ||
+		    (rc = lr_store_arm_metric(st, run, c->idx, b, metric, &tb, &nb, higher, &fb)))
 			goto out;
 	} else if ((rc = lr_store_arm_times(st, run, c->idx, 0, &ta, &na, &fa)) ||
 		   (rc = lr_store_arm_times(st, run, c->idx, b, &tb, &nb, &fb))) {

@@ -482,6 +482,29 @@ static int measure_condition(struct lr_store *st, int64_t run_id, const struct l
 	return rc;
 }
 
+/* Store the run's plan: definition, design, arms, and every condition as 'missing' until it has an outcome. */
+static int store_plan(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_plan *plan,
+		      const struct lr_store_arm *arms)
+{
+	struct lr_store_condition *planned = calloc((size_t)(plan->n > 0 ? plan->n : 1), sizeof *planned);
+	struct lr_store_design design;
+	int ci, rc;
+
+	if (!planned)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (ci = 0; ci < plan->n; ci++)
+		planned[ci] = (struct lr_store_condition){
+			.idx = ci, .model = plan->cond[ci].c.model, .layers = plan->cond[ci].c.layers,
+			.tokens = plan->cond[ci].c.tokens, .status = "missing",
+			.failure = "not completed: the run ended before this condition's outcome was stored",
+			.params = d->target == LR_TARGET_COMMAND ? &plan->cond[ci].params : NULL,
+		};
+	lr_plan_design(d, &design);
+	rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, &design, arms, d->narms, planned, plan->n);
+	free(planned);
+	return rc;
+}
+
 int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
 		      struct lr_run_result *r)
 {
@@ -490,7 +513,6 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS] = { NULL };
 	char *envs[LR_EXP_MAXARMS] = { NULL };
 	struct lr_plan plan = { 0, NULL };
-	struct lr_store_design design;
 	int nconds, ci, a, rc;
 	double t_start = now_s();
 
@@ -503,10 +525,9 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	nconds = r->nconditions = plan.n;
 	for (ci = 0; ci < nconds; ci++)
 		r->cond[ci].c = plan.cond[ci].c;
-	lr_plan_design(d, &design);
 	rc = plan_arms(d, r, k, arms, cmds, envs);
 	if (!rc)
-		rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, &design, arms, d->narms);
+		rc = store_plan(st, run_id, d, &plan, arms);
 	for (a = 0; a < d->narms; a++)
 		free(envs[a]);
 	if (rc)

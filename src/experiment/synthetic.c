@@ -132,7 +132,7 @@ int lr_synthetic_run(struct lr_store *st, int64_t reps, int64_t object_bytes, ui
 	    (rc = lr_session_start(&ss, st, &run)))
 		goto out;
 	design.blocks = (int)blocks; /* the rows have as many as asked for, whatever the text says */
-	if ((rc = lr_store_experiment_plan(st, run.id, "synthetic.ini", sha, definition, &design, arms, 2)))
+	if ((rc = lr_store_experiment_plan(st, run.id, "synthetic.ini", sha, definition, &design, arms, 2, NULL, 0)))
 		goto out;
 	for (ci = 0; ci < 2 && !rc; ci++)
 		rc = store_condition(st, run.id, ci, blocks, &seed);

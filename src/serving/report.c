@@ -167,14 +167,15 @@ static int add_failure(struct lr_serving_report *r, const char *fmt, ...)
 struct case_ctx {
 	struct lr_serving_report *r;
 	const char *where;
+	int *count;			/* r->failing_compared or r->failing_gated */
 };
 
 static int note_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
 {
 	struct case_ctx *x = arg;
-
 	char tokens[64] = "";
 
+	++*x->count;
 	if (o->missing)
 		return add_failure(x->r, "%s: case %s: missing in the %s", x->where, case_id,
 				   o->missing == 1 ? "reference" : "candidate");
@@ -188,18 +189,20 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 {
 	struct collect *c = arg;
 	struct lr_serving_cell *cell = cell_of(c->r, k->run, k->cond, k->cand_route);
+	struct lr_serving_parity *p;
 	char where[400];
-	struct case_ctx x = { c->r, where };
+	struct case_ctx x = { c->r, where, &c->r->failing_compared };
 	int row;
 
 	if (!cell)
 		return 0;
-	cell->comparisons++;
-	cell->exact += k->exact;
-	cell->compared += k->total;
+	p = !strcmp(k->kind, "within-route") ? &cell->within : &cell->cross;
+	p->comparisons++;
+	p->exact += k->exact;
+	p->compared += k->total;
 	if (k->exact == k->total && !k->finish_mismatch)
 		return 0;
-	cell->failing++;
+	p->failing++;
 	row = row_index(c->r, k->run, k->cond, 0);
 	lr_fmt_cut(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
 		 k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
@@ -210,6 +213,7 @@ static int note_gate_case(void *arg, const struct lr_gate_case *g)
 {
 	struct case_ctx *x = arg;
 
+	++*x->count;
 	if (g->missing)
 		return add_failure(x->r, "%s: case %s: no response", x->where, g->case_id);
 	return add_failure(x->r, "%s: case %s:%s%s%s", x->where, g->case_id, g->format_ok ? "" : " format fails;",
@@ -221,7 +225,7 @@ static int count_gate(void *arg, const struct lr_gate_row *g)
 	struct collect *c = arg;
 	struct lr_serving_cell *cell = cell_of(c->r, g->run, g->cond, g->route);
 	char where[400];
-	struct case_ctx x = { c->r, where };
+	struct case_ctx x = { c->r, where, &c->r->failing_gated };
 	int row;
 
 	if (!cell)
@@ -333,6 +337,17 @@ static int route_stats(struct lr_store *st, struct lr_serving_report *r, const i
 
 /* ---- the report ------------------------------------------------------------------------ */
 
+/* Count a collected cell by one check: 'checks' run on it, 'failing' of them failing. */
+static void tally(struct lr_serving_tally *t, int checks, int failing)
+{
+	if (!checks)
+		t->unchecked++;
+	else if (failing)
+		t->failing++;
+	else
+		t->exact++;
+}
+
 int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
 			    int nroutes, struct lr_serving_report *r)
 {
@@ -364,15 +379,18 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 	for (i = 0; i < r->nrows * r->nroutes; i++) {
 		const struct lr_serving_cell *x = &r->cells[i];
 
-		r->combinations++;
-		if (!x->sets)
+		r->ncells++;
+		if (!x->sets) {
 			r->uncollected++;
-		else if (x->failing)
-			r->failures++;
-		else if (!x->comparisons)
-			r->unchecked++;
-		else
-			r->passes++;
+			if ((rc = add_failure(r, "%s / %s: uncollected: the route has no responses there",
+					      r->rows[i / r->nroutes].label, r->routes[i % r->nroutes])))
+				return rc;
+			continue;
+		}
+		r->collected++;
+		tally(&r->within, x->within.comparisons, x->within.failing);
+		tally(&r->cross, x->cross.comparisons, x->cross.failing);
+		tally(&r->gates, x->gated, x->gated && (x->strict < x->gate_total || x->eos < x->gate_total));
 	}
 	return route_stats(st, r, runs, nruns);
 }

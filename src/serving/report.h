@@ -24,12 +24,23 @@ struct lr_serving_row {
 	char label[256];		/* "run 7", or "run 7: model=qwen3-4b batch=4" */
 };
 
+/* The comparisons of one kind whose candidate is a cell. */
+struct lr_serving_parity {
+	int comparisons, failing;	/* how many; those not all exact (or with a finish reason differing) */
+	int64_t exact, compared;	/* cases, summed over them */
+};
+
 struct lr_serving_cell {
 	int64_t sets, cases;		/* collected: sets > 0 */
-	int comparisons, failing;	/* comparisons with this cell as candidate; those not all exact */
-	int64_t exact, compared;	/* summed over them */
+	struct lr_serving_parity within;	/* kind 'within-route': a route's later sets against its first */
+	struct lr_serving_parity cross;		/* kind 'cross-route': against another route (a reference) */
 	int gated;			/* a gate scored it (the latest is shown) */
 	int64_t strict, formats, eos, gate_total;
+};
+
+/* Collected cells by one check: all exact (or a passing gate), failing, never checked. */
+struct lr_serving_tally {
+	int exact, failing, unchecked;
 };
 
 struct lr_serving_dist {
@@ -47,9 +58,14 @@ struct lr_serving_report {
 	struct lr_serving_row *rows;
 	int nrows;
 	struct lr_serving_cell *cells;		/* nrows x nroutes, row-major */
-	/* (row, route) combinations by parity: all exact, not, no responses, responses never compared */
-	int combinations, passes, failures, uncollected, unchecked;
-	struct lr_strlist failing;		/* every failing or missing case, in words */
+	/*
+	 * Every cell once: ncells = collected + uncollected; each tally adds up
+	 * to 'collected' (a cell without responses is checked by nothing).
+	 */
+	int ncells, collected, uncollected;
+	struct lr_serving_tally within, cross, gates;
+	struct lr_strlist failing;		/* every failing or missing case, and every uncollected cell, in words */
+	int failing_compared, failing_gated;	/* of those, cases a comparison or a gate found */
 	struct lr_serving_route_stats *stats;	/* per route */
 };
 

@@ -235,10 +235,10 @@ int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void
 }
 
 int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
-			int *higher)
+			int *higher, int *flagged)
 {
 	static const char sql[] =
-		"SELECT m.value, m.better FROM metric m"
+		"SELECT m.value, m.better, r.interfered FROM metric m"
 		" JOIN execution e ON e.run_id = m.run_id AND e.condition_idx = m.condition_idx AND e.seq = m.seq"
 		" JOIN repetition r ON r.run_id = e.run_id AND r.condition_idx = e.condition_idx AND r.block = e.block"
 		"  AND r.slot = e.slot"
@@ -250,6 +250,7 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 	*out = NULL;
 	*n = 0;
 	*higher = 0;
+	*flagged = 0;
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
@@ -259,6 +260,7 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 	while (db_step_row(st, s, "read the metrics", &rc)) {
 		if (*n == 0)
 			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
+		*flagged += sqlite3_column_int(s, 2);
 		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
 	}
 	sqlite3_finalize(s);

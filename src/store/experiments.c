@@ -163,9 +163,39 @@ static int insert_design(struct lr_store *st, int64_t run, const struct lr_store
 	return rc;
 }
 
+/* The row of condition c and its grid values. */
+static int insert_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c)
+{
+	static const char sql[] =
+		"INSERT INTO condition(run_id, idx, model, layers, kv_heads, head_dim, tokens, elements, inner, status, failure)"
+		" VALUES (:run, :idx, :model, :layers, :kv_heads, :head_dim, :tokens, :elements, :inner, :status, :failure)";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	db_bind_int(s, ":idx", c->idx);
+	db_bind_text(s, ":model", c->model);
+	db_bind_int(s, ":layers", c->layers);
+	db_bind_int(s, ":kv_heads", c->kv_heads);
+	db_bind_int(s, ":head_dim", c->head_dim);
+	db_bind_int(s, ":tokens", c->tokens);
+	db_bind_int(s, ":elements", c->elements);
+	db_bind_int(s, ":inner", c->inner);
+	db_bind_text(s, ":status", c->status);
+	db_bind_text(s, ":failure", c->failure);
+	rc = db_step_done(st, s, "record a condition");
+	sqlite3_finalize(s);
+	if (!rc && c->params)
+		rc = insert_params(st, run, c->idx, c->params);
+	return rc;
+}
+
 int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
 			     const char *text, const struct lr_store_design *design,
-			     const struct lr_store_arm *arms, int narms)
+			     const struct lr_store_arm *arms, int narms, const struct lr_store_condition *planned,
+			     int nplanned)
 {
 	static const char def[] =
 		"INSERT INTO run_definition(run_id, path, sha256, text) VALUES (:run, :path, :sha, :text)";
@@ -202,18 +232,39 @@ int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path,
 	for (i = 0; i < narms && !rc; i++)
 		if (arms[i].cmd)
 			rc = insert_arm_command(st, run, i, arms[i].cmd);
+	for (i = 0; i < nplanned && !rc; i++)
+		rc = insert_condition(st, run, &planned[i]);
 out:
 	sqlite3_finalize(s);
 	return db_commit(st, rc);
+}
+
+/* The planned row of condition 'cond' and its grid values, if any. */
+static int delete_planned(struct lr_store *st, int64_t run, int cond)
+{
+	static const char *const sql[] = {
+		"DELETE FROM condition_param WHERE run_id = :run AND condition_idx = :cond",
+		"DELETE FROM condition WHERE run_id = :run AND idx = :cond",
+	};
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof sql / sizeof *sql && !rc; i++) {
+		if ((rc = db_prepare(st, &s, sql[i])))
+			break;
+		db_bind_int(s, ":run", run);
+		db_bind_int(s, ":cond", cond);
+		rc = db_step_done(st, s, "replace a planned condition");
+		sqlite3_finalize(s);
+	}
+	return rc;
 }
 
 int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
 		       const char *const *arm_sha, const int *matches, int narms,
 		       const struct lr_store_rep *reps, int nreps)
 {
-	static const char cond[] =
-		"INSERT INTO condition(run_id, idx, model, layers, kv_heads, head_dim, tokens, elements, inner, status, failure)"
-		" VALUES (:run, :idx, :model, :layers, :kv_heads, :head_dim, :tokens, :elements, :inner, :status, :failure)";
 	static const char par[] =
 		"INSERT INTO parity(run_id, condition_idx, arm_idx, output_sha256, matches)"
 		" VALUES (:run, :cond, :arm, :sha, :matches)";
@@ -226,23 +277,8 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 
 	if ((rc = db_begin(st)))
 		return rc;
-	if ((rc = db_prepare(st, &s, cond)))
-		goto out;
-	db_bind_int(s, ":run", run);
-	db_bind_int(s, ":idx", c->idx);
-	db_bind_text(s, ":model", c->model);
-	db_bind_int(s, ":layers", c->layers);
-	db_bind_int(s, ":kv_heads", c->kv_heads);
-	db_bind_int(s, ":head_dim", c->head_dim);
-	db_bind_int(s, ":tokens", c->tokens);
-	db_bind_int(s, ":elements", c->elements);
-	db_bind_int(s, ":inner", c->inner);
-	db_bind_text(s, ":status", c->status);
-	db_bind_text(s, ":failure", c->failure);
-	rc = db_step_done(st, s, "record a condition");
-	sqlite3_finalize(s);
-	s = NULL;
-	if (rc || (rc = db_prepare(st, &s, par)))
+	/* the planned row stored at the run's start (lr_store_experiment_plan) gives way to the outcome */
+	if ((rc = delete_planned(st, run, c->idx)) || (rc = insert_condition(st, run, c)) || (rc = db_prepare(st, &s, par)))
 		goto out;
 	for (i = 0; i < narms && !rc; i++) {
 		if (!arm_sha[i])
@@ -272,8 +308,6 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 		db_bind_int(s, ":interfered", reps[i].interfered);
 		rc = db_step_done(st, s, "record a repetition");
 	}
-	if (!rc && c->params)
-		rc = insert_params(st, run, c->idx, c->params);
 	if (!rc && c->nexecs)
 		rc = insert_executions(st, run, c->idx, c->execs, c->nexecs);
 out:

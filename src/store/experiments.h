@@ -84,10 +84,16 @@ struct lr_store_rep {
 	int interfered;
 };
 
-/* Store the definition text, the design and the arms of experiment run 'run' (one transaction). */
+/*
+ * Store the definition text, the design, the arms and the planned conditions
+ * of experiment run 'run' (one transaction). Each planned condition is a
+ * 'missing' row until lr_store_condition replaces it with its outcome, so a
+ * run that ends early (killed, a full disk) still lists what it never did.
+ */
 LR_MUST_CHECK int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
 					   const char *text, const struct lr_store_design *design,
-					   const struct lr_store_arm *arms, int narms);
+					   const struct lr_store_arm *arms, int narms,
+					   const struct lr_store_condition *planned, int nplanned);
 
 /* The stored design of experiment run 'run'; LR_ENOTFOUND for a run stored before migration 18. */
 LR_MUST_CHECK int lr_store_design(struct lr_store *st, int64_t run, struct lr_store_design *out);
@@ -103,10 +109,11 @@ LR_MUST_CHECK int lr_store_condition(struct lr_store *st, int64_t run, const str
 /*
  * Values of metric 'name' of the timed (non-warm-up) executions of one
  * condition and arm of a command experiment, in block/slot order: *out is
- * malloc'd. *higher says the metric's direction (from its first row).
+ * malloc'd. *higher says the metric's direction (from its first row);
+ * *flagged counts those repetitions flagged interfered, as lr_store_arm_times.
  */
 LR_MUST_CHECK int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
-			int *higher);
+			int *higher, int *flagged);
 
 /*
  * The A/A run that may qualify run 'run' (docs/method.md): the newest by

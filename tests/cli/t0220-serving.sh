@@ -93,16 +93,17 @@ expect_exit 0 "report with routes" "$LABRUN" report --run 1 --routes ref,gpu,ato
 cp "$T/out" "$T/report.json"
 cell() { jq -r --arg r "$1" ".serving.rows[0].cells[] | select(.route == \$r) | $2" "$T/report.json"; }
 gpu=$(cmp_counts "$F/ref.jsonl" "$F/gpu.jsonl")
-equals "$(cell gpu '"\(.exact) exact, " + "\(.compared)"')" "$(echo "$gpu" | sed 's/ exact.*(of \([0-9]*\))/ exact, \1/')" \
+equals "$(cell gpu '"\(.cross_route.exact) exact, " + "\(.cross_route.compared)"')" "$(echo "$gpu" | sed 's/ exact.*(of \([0-9]*\))/ exact, \1/')" \
 	"the gpu cell's exact/total equals jq's"
 equals "$(cell gpu '"strict answers \(.strict)/\(.gate_total), formats \(.formats)/\(.gate_total), EOS \(.eos)/\(.gate_total)"')" \
 	"$(gate_counts "$F/gpu.jsonl" "$F/key.jsonl" | sed 's/, missing.*//')" "the gpu cell's gate scores equal jq's"
 equals "$(cell rngd .cell)" "uncollected" "a route without responses is uncollected"
-equals "$(jq -r '.serving.combinations | "\(.passes) \(.failures) \(.uncollected) \(.unchecked) \(.total)"' "$T/report.json")" \
-	"1 1 1 1 4" "combinations: atom passes, gpu fails, rngd uncollected, ref never compared, of 4"
+equals "$(jq -r '.serving.cells | "\(.total) \(.collected) \(.uncollected) \(.cross_route | "\(.exact) \(.failing) \(.unchecked)") \(.within_route.unchecked)"' "$T/report.json")" \
+	"4 3 1 1 1 1 3" "cells: 4, rngd uncollected; cross-route: atom exact, gpu failing, ref never compared; none within-route"
 expect_exit 0 "report as markdown" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd
 contains "$T/out" "| run 1 | 8 responses, not compared; strict" "the matrix row"
-contains "$T/out" "Within-route parity: 1 passes, 1 failures, 1 uncollected of 4 combinations" "the combination count"
+contains "$T/out" "4 cells: 3 collected, 1 uncollected; of the collected, within-route parity 0 exact, 0 failing, 3 never compared; cross-route parity 1 exact, 1 failing, 1 never compared;" "the sentence accounts for every cell"
+contains "$T/out" "run 1 / rngd: uncollected: the route has no responses there" "the uncollected cell is listed"
 contains "$T/out" "/ gpu (comparison 1: cross-route, against ref of run 1): case c2: tokens differ at position 3;" \
 	"failing cases by id"
 contains "$T/out" "/ gpu (gate, key" "gate failures listed"

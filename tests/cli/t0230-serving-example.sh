@@ -6,11 +6,37 @@ cp -r "$TOP_SRCDIR/examples" .
 expect_exit 0 "labrun run examples/serving-sim.ini" "$LABRUN" run -q examples/serving-sim.ini
 contains "$T/out" "SIMULATED serving harness (serves no model)" "labelled simulated"
 contains "$T/out" "rngd-gpu has" "routes compared in the paired design"
+# the run's own printout names what the evidence holds (issue 25): every failing gate case, the
+# planted divergence and the uncollected route, each as the store has it, and counts them at the end
+cp "$T/out" run.out
+gated=$(q "SELECT count(*) FROM gate_case WHERE NOT (answer_ok AND format_ok AND eos)")
+[ "$gated" -ge 10 ] || fail "the example's gates should fail about a dozen cases, the store has $gated"
+"$LABRUN" sql --csv "SELECT c.value, g.route, gc.case_id FROM gate_case gc JOIN gate g ON g.id = gc.gate_id
+	JOIN response_set s ON s.id = g.set_id JOIN condition_param c ON c.run_id = s.run_id AND c.condition_idx = s.condition_idx
+	WHERE NOT (gc.answer_ok AND gc.format_ok AND gc.eos)" | sed 1d | tr -d '\r' >gated.csv
+while IFS=, read -r model route case_id; do
+	grep -q "model=$model / $route (gate, key [0-9a-f]*): case $case_id:" run.out || fail "run does not name gate case $model $route $case_id"
+done <gated.csv
+ok "run names each of the $gated failing gate cases"
+contains run.out "model=qwen3-4b / rngd-atom (comparison" "run names the divergence"
+contains run.out "model=gemma3-1b / rngd-gpu: uncollected" "run names the uncollected route"
+contains run.out "; serving: 2 failing comparison case(s), $gated failing gate case(s), 1 uncollected cell(s)" \
+	"and its closing line counts them"
 expect_exit 0 "labrun report --issue 270" "$LABRUN" report --issue 270 --routes native-gpu,rngd-gpu,native-atom,rngd-atom
 contains "$T/out" "| Run / condition | native-gpu | rngd-gpu | native-atom | rngd-atom |" "the matrix, routes in the order given"
 contains "$T/out" "| run 1: model=gemma3-1b | " "a row per model"
 contains "$T/out" "| uncollected |" "the uncollected route"
-contains "$T/out" "Within-route parity: 14 passes, 1 failures, 1 uncollected of 16 combinations" "the combination count"
+contains "$T/out" "16 cells: 15 collected, 1 uncollected; of the collected, within-route parity 14 exact, 1 failing, 0 never compared; cross-route parity 11 exact, 0 failing, 4 never compared; gates 4 passing, 11 failing, 0 never scored" \
+	"the sentence accounts for every cell, each check apart"
+expect_exit 0 "the report as JSON" "$LABRUN" report --issue 270 --format json
+equals "$(jq '.serving.cells | [.total, .collected + .uncollected, .within_route.exact + .within_route.failing + .within_route.unchecked + .uncollected,
+	.cross_route.exact + .cross_route.failing + .cross_route.unchecked + .uncollected, .gates.passing + .gates.failing + .gates.unchecked + .uncollected]
+	| unique | length' "$T/out")" "1" "each count adds up to the number of cells"
+equals "$(jq '[.serving.rows[].cells[]] | length' "$T/out")" "16" "which is the matrix's"
+expect_exit 0 "labrun report --issue 270 as html" "$LABRUN" report --issue 270 --format html
+contains "$T/out" "16 cells: 15 collected, 1 uncollected" "the html has the same sentence"
+contains "$T/out" "model=gemma3-1b / rngd-gpu: uncollected" "and names the uncollected route"
+"$LABRUN" report --issue 270 --routes native-gpu,rngd-gpu,native-atom,rngd-atom >"$T/out"
 contains "$T/out" "model=qwen3-4b / rngd-atom (comparison" "the planted divergence is found"
 contains "$T/out" "case c03: tokens differ at position 2;" "at its case and position"
 contains "$T/out" "model=gemma3-1b / native-gpu (gate, key" "the gate"

@@ -133,6 +133,20 @@ static void verdicts_follow_the_method_wording(void **state)
 	p.ratio = 1.0, p.lo = 0.95, p.hi = 1.04;
 	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_INCONCLUSIVE);
 	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"), "inconclusive: add blocks");
+	/* excludes 1, crosses the margin on one side: a direction, not a size */
+	p.ratio = 0.98, p.lo = 0.96, p.hi = 0.995;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_FASTER_DIRECTION);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"),
+			    "B is faster [0.5%, 4.0%], not shown beyond the 2% margin");
+	assert_string_equal(lr_verdict_metric_text(buf, sizeof buf, &p, 0.02, "B", "throughput"),
+			    "B has lower throughput [0.5%, 4.0%], not shown beyond the 2% margin");
+	p.ratio = 1.02, p.lo = 1.005, p.hi = 1.04;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_SLOWER_DIRECTION);
+	assert_string_equal(lr_verdict_text(buf, sizeof buf, &p, 0.02, "B"),
+			    "B is slower [0.5%, 4.0%], not shown beyond the 2% margin");
+	/* contains 1, crosses the margin on one side only: still no direction */
+	p.ratio = 0.99, p.lo = 0.97, p.hi = 1.005;
+	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_INCONCLUSIVE);
 	/* too few blocks for an interval: never a "no difference" */
 	p.k = 0, p.lo = 0, p.hi = INFINITY;
 	assert_int_equal(lr_verdict_of(&p, 0.02), LR_VERDICT_INCONCLUSIVE);
