@@ -47,6 +47,9 @@ LR_MUST_CHECK int lr_paired_estimate(const double *a1, const double *a2, const d
  */
 LR_MUST_CHECK int lr_paired_from_reps(const double *a, const double *b, int blocks, struct lr_paired *out);
 
+/* The fewest blocks whose sign-test interval can reach 95% (docs/method.md). */
+#define LR_MIN_BLOCKS 6
+
 enum lr_verdict {
 	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */
 	LR_VERDICT_SLOWER,		/* interval entirely above 1 + margin */

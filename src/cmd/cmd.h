@@ -227,6 +227,10 @@ struct cmd_render_heads {
 void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
 		      const struct lr_report_table *tb);
 
+/* The report as data (render-data.c): CSV sections, or one JSON document. */
+LR_MUST_CHECK int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
+void cmd_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
+
 /* The report in 'format' (md, csv or json) to f. */
 LR_MUST_CHECK int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep,
 				    const struct lr_serving_report *sv, const char *title);
@@ -243,6 +247,9 @@ void cmd_render_matrix_release(struct lr_table *t);
 LR_MUST_CHECK int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
 const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv);
 extern const char cmd_render_cells_intro[], cmd_render_cells_outro[];
+/* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
+extern const char cmd_render_sign_note[];
+int cmd_render_sign_noted(const struct lr_report_table *tb);
 
 /*
  * The report of runs ids[0..n) as a crate holds it: Markdown and JSON,

@@ -9,8 +9,6 @@
 
 #include <math.h>
 
-#include <jansson.h>
-
 #include "base/csv.h"
 #include "base/error.h"
 #include "cmd/cmd.h"
@@ -45,6 +43,7 @@ void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const stru
 	const struct lr_stored_design *d = &rr->design;
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm], *metric = d->metric[0] ? d->metric : "wall time ms";
 	int i, cmd = d->target == LR_TARGET_COMMAND;
+	double effect, lo, hi;
 	char cell[3][160];
 	const struct lr_column cols[9] = {
 		{ "condition", cmd ? "Condition" : "Shape layers/input", 0 },
@@ -78,14 +77,11 @@ void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const stru
 		}
 		lr_table_real(t, w->median_a_ms, 3);
 		lr_table_real(t, w->median_b_ms, 3);
-		if (cmd)
-			snprintf(cell[0], sizeof cell[0], "%+.1f%%", (w->p.ratio - 1) * 100);
-		else
-			snprintf(cell[0], sizeof cell[0], "%.1f%%", (1 - w->p.ratio) * 100);
-		if (w->p.k && cmd)
-			snprintf(cell[1], sizeof cell[1], "[%+.1f%%, %+.1f%%]", (w->p.lo - 1) * 100, (w->p.hi - 1) * 100);
-		else if (w->p.k)
-			snprintf(cell[1], sizeof cell[1], "[%.1f%%, %.1f%%]", (1 - w->p.hi) * 100, (1 - w->p.lo) * 100);
+		lr_report_pct(rr, w, &effect, &lo, &hi);
+		snprintf(cell[0], sizeof cell[0], cmd ? "%+.1f%%%s" : "%.1f%%%s", effect,
+			 lr_report_sign_disagrees(w) ? " (a)" : "");
+		if (w->p.k)
+			snprintf(cell[1], sizeof cell[1], cmd ? "[%+.1f%%, %+.1f%%]" : "[%.1f%%, %.1f%%]", lo, hi);
 		else
 			snprintf(cell[1], sizeof cell[1], "%d timed batches, no interval", w->blocks);
 		snprintf(cell[2], sizeof cell[2], "%+.1f%%/%+.1f%%%s", w->drift_a * 100, w->drift_b * 100,
@@ -99,6 +95,20 @@ void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const stru
 	}
 }
 
+const char cmd_render_sign_note[] =
+	"(a) The medians and the estimate point different ways here. The medians pool every repetition of "
+	"each arm; the estimate is the median of the paired block ratios, which cancels drift between "
+	"blocks. For an effect this close to zero the two may differ in sign; the estimate and its "
+	"interval are the method's figures.";
+
+int cmd_render_sign_noted(const struct lr_report_table *tb)
+{
+	for (int k = 0; k < tb->nrows; k++)
+		if (lr_report_sign_disagrees(&tb->rows[k]))
+			return 1;
+	return 0;
+}
+
 /* One table of a run, in Markdown. */
 static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
 {
@@ -110,6 +120,8 @@ static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_re
 		rr->kernel[0], (long long)rr->run.id);
 	md_or_error(f, lr_table_error(&t), &t);
 	lr_table_release(&t);
+	if (cmd_render_sign_noted(tb))
+		fprintf(f, "\n%s\n", cmd_render_sign_note);
 }
 
 void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
@@ -294,120 +306,6 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	fprintf(f, "\n%s\n", cmd_render_cells_outro);
 }
 
-static int csv_serving(FILE *f, const struct lr_serving_report *sv)
-{
-	static const struct lr_column cols[] = {
-		{ "run", "", LR_COL_NUMBER },	    { "condition", "", LR_COL_NUMBER }, { "row", "", 0 },
-		{ "route", "", 0 },
-		{ "sets", "", LR_COL_NUMBER },
-		{ "responses", "", LR_COL_NUMBER },
-		{ "within_comparisons", "", LR_COL_NUMBER },
-		{ "within_failing", "", LR_COL_NUMBER },
-		{ "within_exact", "", LR_COL_NUMBER },
-		{ "within_compared", "", LR_COL_NUMBER },
-		{ "cross_comparisons", "", LR_COL_NUMBER },
-		{ "cross_failing", "", LR_COL_NUMBER },
-		{ "cross_exact", "", LR_COL_NUMBER },
-		{ "cross_compared", "", LR_COL_NUMBER },
-		{ "gated", "", LR_COL_NUMBER },
-		{ "strict", "", LR_COL_NUMBER },
-		{ "formats", "", LR_COL_NUMBER },
-		{ "eos", "", LR_COL_NUMBER },
-		{ "gate_total", "", LR_COL_NUMBER },
-		{ "cell", "", 0 },
-	};
-	struct lr_table t;
-	char cell[256];
-	int r, k, rc;
-
-	lr_table_init(&t, cols, sizeof cols / sizeof cols[0]);
-	for (r = 0; r < sv->nrows; r++)
-		for (k = 0; k < sv->nroutes; k++) {
-			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
-			const long long v[] = { c->sets, c->cases, c->within.comparisons, c->within.failing,
-						c->within.exact, c->within.compared, c->cross.comparisons, c->cross.failing,
-						c->cross.exact, c->cross.compared, c->gated, c->strict, c->formats, c->eos,
-						c->gate_total };
-
-			lr_table_int(&t, sv->rows[r].run);
-			lr_table_int(&t, sv->rows[r].cond);
-			lr_table_text(&t, sv->rows[r].label);
-			lr_table_text(&t, sv->routes[k]);
-			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
-				lr_table_int(&t, v[j]);
-			lr_table_text(&t, cmd_render_cell_text(cell, sizeof cell, c));
-		}
-	fputs("\r\n", f);
-	if (!(rc = lr_table_error(&t)))
-		rc = cmd_table_csv(f, &t, 1);
-	lr_table_release(&t);
-	return rc;
-}
-
-static json_t *json_dist(const struct lr_serving_dist *d)
-{
-	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90) : json_null();
-}
-
-static json_t *json_parity(const struct lr_serving_parity *p)
-{
-	return json_pack("{s:i, s:i, s:I, s:I}", "comparisons", p->comparisons, "failing", p->failing, "exact",
-			 (json_int_t)p->exact, "compared", (json_int_t)p->compared);
-}
-
-static json_t *json_tally(const struct lr_serving_tally *t, const char *pass)
-{
-	return json_pack("{s:i, s:i, s:i}", pass, t->exact, "failing", t->failing, "unchecked", t->unchecked);
-}
-
-static json_t *json_serving(const struct lr_serving_report *sv)
-{
-	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(), *stats = json_array();
-	char cell[256], text[512];
-	size_t i;
-	int r, k;
-
-	for (k = 0; k < sv->nroutes; k++) {
-		json_array_append_new(routes, json_string(sv->routes[k]));
-		json_array_append_new(stats, json_pack("{s:s, s:o, s:o, s:o}", "route", sv->routes[k], "latency_ms",
-						       json_dist(&sv->stats[k].latency_ms), "ttft_ms",
-						       json_dist(&sv->stats[k].ttft_ms), "tokens_per_s",
-						       json_dist(&sv->stats[k].tokens_per_s)));
-	}
-	for (r = 0; r < sv->nrows; r++) {
-		json_t *cells = json_array();
-
-		for (k = 0; k < sv->nroutes; k++) {
-			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
-
-			json_array_append_new(cells, json_pack("{s:s, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}",
-							       "route", sv->routes[k], "sets", (json_int_t)c->sets,
-							       "responses", (json_int_t)c->cases, "within_route",
-							       json_parity(&c->within), "cross_route",
-							       json_parity(&c->cross), "gated", c->gated, "strict",
-							       (json_int_t)c->strict, "formats", (json_int_t)c->formats,
-							       "eos", (json_int_t)c->eos, "gate_total",
-							       (json_int_t)c->gate_total, "cell",
-							       cmd_render_cell_text(cell, sizeof cell, c)));
-		}
-		json_array_append_new(rows, json_pack("{s:s, s:I, s:i, s:o}", "label", sv->rows[r].label, "run",
-						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond, "cells",
-						      cells));
-	}
-	for (i = 0; i < sv->failing.n; i++)
-		json_array_append_new(failing, json_string(sv->failing.v[i]));
-	json_object_set_new(o, "routes", routes);
-	json_object_set_new(o, "rows", rows);
-	json_object_set_new(o, "cells", json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
-						  sv->collected, "uncollected", sv->uncollected, "within_route",
-						  json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
-						  "gates", json_tally(&sv->gates, "passing"), "sentence",
-						  cmd_render_cells_text(text, sizeof text, sv)));
-	json_object_set_new(o, "failing", failing);
-	json_object_set_new(o, "route_stats", stats);
-	return o;
-}
-
 /* The method in one paragraph: the same words in every format that has prose. */
 const char cmd_render_method[] =
 	"every figure is recomputed from the stored\n"
@@ -437,134 +335,13 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 		md_serving(f, sv);
 }
 
-static int write_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
-{
-	static const struct lr_column cols[] = {
-		{ "run", "", LR_COL_NUMBER },		{ "experiment", "", 0 },	     { "baseline", "", 0 },
-		{ "arm", "", 0 },			{ "model", "", 0 },		     { "layers", "", LR_COL_NUMBER },
-		{ "tokens", "", LR_COL_NUMBER },	{ "status", "", 0 },		     { "baseline_median_ms", "", LR_COL_NUMBER },
-		{ "arm_median_ms", "", LR_COL_NUMBER }, { "reduction", "", LR_COL_NUMBER },	     { "interval_lo", "", LR_COL_NUMBER },
-		{ "interval_hi", "", LR_COL_NUMBER },	{ "blocks", "", LR_COL_NUMBER },     { "flagged", "", LR_COL_NUMBER },
-		{ "verdict", "", 0 },			{ "failure", "", 0 },
-	};
-	struct lr_table t;
-	char verdict[160];
-	int i, k, rc;
-
-	lr_table_init(&t, cols, sizeof cols / sizeof cols[0]);
-	for (i = 0; i < rep->nruns; i++) {
-		const struct lr_report_run *rr = &rep->runs[i];
-
-		for (int n = 0; n < rr->ntables; n++)
-			for (k = 0; k < rr->tables[n].nrows; k++) {
-				const struct lr_report_row *w = &rr->tables[n].rows[k];
-				const char *arm = rr->arm[rr->tables[n].arm];
-
-				lr_table_int(&t, rr->run.id);
-				lr_table_text(&t, rr->design.name);
-				lr_table_text(&t, rr->arm[0]);
-				lr_table_text(&t, arm);
-				/* a command experiment's condition goes in the model column (its sizes are 0) */
-				lr_table_text(&t, rr->design.target == LR_TARGET_COMMAND ? w->label : w->model);
-				lr_table_int(&t, w->layers);
-				lr_table_int(&t, w->tokens);
-				lr_table_text(&t, w->status);
-				if (w->has) { /* numbers that read back to the same double */
-					lr_table_real(&t, w->median_a_ms, 3);
-					lr_table_real(&t, w->median_b_ms, 3);
-					lr_table_real(&t, 1 - w->p.ratio, 3);
-					if (w->p.k) {
-						lr_table_real(&t, 1 - w->p.hi, 3);
-						lr_table_real(&t, 1 - w->p.lo, 3);
-					} else {
-						lr_table_none(&t);
-						lr_table_none(&t);
-					}
-				} else {
-					for (int j = 0; j < 5; j++)
-						lr_table_none(&t);
-				}
-				lr_table_int(&t, w->blocks);
-				lr_table_int(&t, w->flagged);
-				lr_table_text(&t, w->has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm) : w->status);
-				lr_table_text(&t, w->failure ? w->failure : "");
-			}
-	}
-	if (!(rc = lr_table_error(&t)))
-		rc = cmd_table_csv(f, &t, 1);
-	lr_table_release(&t);
-	if (!rc && sv->nrows)
-		rc = csv_serving(f, sv);
-	return rc;
-}
-
-static void write_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
-{
-	json_t *root = json_object(), *runs = json_array();
-	char verdict[160];
-	int i, t, k;
-
-	json_object_set_new(root, "report", json_string(title));
-	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
-	if (rep->head.seq)
-		json_object_set_new(root, "ledger_head",
-				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest,
-					      "statement", json_loads(rep->head_statement, 0, NULL)));
-	for (i = 0; i < rep->nruns; i++) {
-		const struct lr_report_run *rr = &rep->runs[i];
-		json_t *jr = json_object(), *tables = json_array();
-
-		json_object_set_new(jr, "run", json_integer(rr->run.id));
-		json_object_set_new(jr, "uuid", json_string(rr->run.uuid));
-		json_object_set_new(jr, "experiment", json_string(rr->design.name));
-		json_object_set_new(jr, "status", json_string(lr_status_name(rr->run.status)));
-		json_object_set_new(jr, "definition_sha256", json_string(rr->design.sha256));
-		json_object_set_new(jr, "parity", json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed,
-							  "missing", rr->missing));
-		for (t = 0; t < rr->ntables; t++) {
-			json_t *rows = json_array();
-
-			for (k = 0; k < rr->tables[t].nrows; k++) {
-				const struct lr_report_row *w = &rr->tables[t].rows[k];
-				json_t *jw = json_pack("{s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:i}", "condition", w->cond, "label",
-						       w->label, "model", w->model, "layers", (json_int_t)w->layers, "tokens",
-						       (json_int_t)w->tokens, "status", w->status, "blocks", w->blocks,
-						       "flagged", w->flagged);
-
-				if (w->has) {
-					json_object_set_new(jw, "baseline_median_ms", json_real(w->median_a_ms));
-					json_object_set_new(jw, "arm_median_ms", json_real(w->median_b_ms));
-					json_object_set_new(jw, "ratio", json_real(w->p.ratio));
-					json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
-					json_object_set_new(jw, "verdict",
-							    json_string(lr_report_verdict(verdict, sizeof verdict, rr, w,
-											  rr->arm[rr->tables[t].arm])));
-				}
-				if (w->failure)
-					json_object_set_new(jw, "failure", json_string(w->failure));
-				json_array_append_new(rows, jw);
-			}
-			json_array_append_new(tables, json_pack("{s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
-								rr->arm[rr->tables[t].arm], "rows", rows));
-		}
-		json_object_set_new(jr, "tables", tables);
-		json_array_append_new(runs, jr);
-	}
-	json_object_set_new(root, "runs", runs);
-	if (sv->nrows)
-		json_object_set_new(root, "serving", json_serving(sv));
-	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER); /* reals in 17 digits: they read back exactly */
-	fputc('\n', f);
-	json_decref(root);
-}
-
 int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
 		      const char *title)
 {
 	if (!strcmp(format, "csv"))
-		return write_csv(f, rep, sv);
+		return cmd_render_csv(f, rep, sv);
 	if (!strcmp(format, "json"))
-		write_json(f, rep, sv, title);
+		cmd_render_json(f, rep, sv, title);
 	else
 		write_md(f, rep, sv, title);
 	return 0;

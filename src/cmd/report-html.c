@@ -258,6 +258,11 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 	cmd_render_table(&t, &h, rr, tb);
 	table_or_error(f, lr_table_error(&t), &t);
 	lr_table_release(&t);
+	if (cmd_render_sign_noted(tb)) {
+		fputs("<p>", f);
+		cmd_html_text(f, cmd_render_sign_note);
+		fputs("</p>\n", f);
+	}
 	fputs("<div>\n", f);
 	for (k = 0; k < tb->nrows; k++)
 		if (tb->rows[k].has)

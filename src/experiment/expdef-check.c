@@ -223,6 +223,24 @@ static int check_command(struct parse *p)
 }
 
 /* What only the whole file can tell. */
+/* Blocks: enough for the method's interval, or an exploratory design opted into with 2 to 5. */
+static int check_blocks(struct parse *p)
+{
+	const struct lr_expdef *d = p->d;
+
+	if (d->exploratory && (d->blocks < 2 || d->blocks >= LR_MIN_BLOCKS))
+		return lr_expdef_fail(p, lr_expdef_key_line(p, "design", "exploratory"),
+				      "'exploratory = yes' takes 2 to %d blocks, and 'blocks' is %d%s", LR_MIN_BLOCKS - 1,
+				      d->blocks, d->blocks >= LR_MIN_BLOCKS ? ": with that many the design is strict, "
+				      "so drop 'exploratory'" : "");
+	if (!d->exploratory && d->blocks < LR_MIN_BLOCKS)
+		return lr_expdef_fail(p, lr_expdef_key_line(p, "design", "blocks"),
+				      "'blocks' is %d: fewer than %d blocks can never reach a 95%% interval (for a "
+				      "first look, 'exploratory = yes' reports 2 to %d as timed batches, with no verdict)",
+				      d->blocks, LR_MIN_BLOCKS, LR_MIN_BLOCKS - 1);
+	return 1;
+}
+
 int lr_expdef_check_whole(struct parse *p)
 {
 	struct lr_expdef *d = p->d;
@@ -237,6 +255,8 @@ int lr_expdef_check_whole(struct parse *p)
 		return lr_expdef_fail(p, d->narms ? d->arms[0].line : last,
 			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
 			    d->narms);
+	if (!check_blocks(p))
+		return 0;
 	if (d->target == LR_TARGET_COMMAND)
 		return check_command(p);
 	for (i = 0; i < d->narms; i++)

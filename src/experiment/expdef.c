@@ -221,9 +221,11 @@ static int design_key(struct parse *p, const char *k, const char *v)
 	} else if (!strcmp(k, "blocks")) {
 		if (!parse_int(v, 1, 100000, &x))
 			return lr_expdef_fail(p, p->line, "'blocks' is '%s', not a whole number >= 1", v);
-		if (x < 6)
-			return lr_expdef_fail(p, p->line, "'blocks' is %lld: fewer than 6 blocks can never reach a 95%% interval", x);
-		d->blocks = (int)x;
+		d->blocks = (int)x; /* below LR_MIN_BLOCKS only in an exploratory design: lr_expdef_check_whole */
+	} else if (!strcmp(k, "exploratory")) {
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return lr_expdef_fail(p, p->line, "'exploratory' is '%s'; expected yes or no", v);
+		d->exploratory = !strcmp(v, "yes");
 	} else if (!strcmp(k, "warmup")) {
 		if (!parse_int(v, 0, 1000, &x))
 			return lr_expdef_fail(p, p->line, "'warmup' is '%s', not a whole number >= 0", v);

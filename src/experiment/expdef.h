@@ -12,6 +12,7 @@
 
 #include "base/model.h"
 #include "base/sha256.h"
+#include "base/stats.h"
 #include "encode/dlf16.h"
 #include "import/import.h"
 
@@ -60,7 +61,8 @@ struct lr_expdef {
 	enum lr_exp_target target;
 	/* [design] */
 	enum lr_exp_order order;
-	int blocks;			/* timed blocks, >= 6 */
+	int blocks;			/* timed blocks: >= LR_MIN_BLOCKS, or 2 to 5 when exploratory */
+	int exploratory;		/* [design] exploratory = yes: too few blocks for an interval, no verdict */
 	int warmup;			/* blocks run first and flagged warm-up */
 	double margin;			/* practical margin, 0.02 for 2% */
 	int cpu;			/* CPU to pin, -1: the one the runner starts on */

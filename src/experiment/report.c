@@ -271,12 +271,68 @@ int lr_report_has_floor(const struct lr_report_run *rr)
 	return rr->aa_run && !rr->aa_excludes_1 && rr->aa_width > 0;
 }
 
+int lr_report_sign_disagrees(const struct lr_report_row *row)
+{
+	double medians = row->median_b_ms - row->median_a_ms, estimate = row->p.ratio - 1;
+
+	return row->has && ((medians > 0 && estimate < 0) || (medians < 0 && estimate > 0));
+}
+
+int lr_report_exploratory(const struct lr_report_run *rr)
+{
+	return rr->design.blocks < LR_MIN_BLOCKS;
+}
+
+/* 1 when row's interval lies inside rr's noise floor. */
+static int within_floor(const struct lr_report_run *rr, const struct lr_report_row *row)
+{
+	return lr_report_has_floor(rr) && row->p.k && row->p.lo >= rr->aa_lo && row->p.hi <= rr->aa_hi;
+}
+
+const char *lr_report_verdict_kind(const struct lr_report_run *rr, const struct lr_report_row *row)
+{
+	static const char *const kind[] = {
+		[LR_VERDICT_FASTER] = "lower",
+		[LR_VERDICT_SLOWER] = "higher",
+		[LR_VERDICT_FASTER_DIRECTION] = "lower-direction",
+		[LR_VERDICT_SLOWER_DIRECTION] = "higher-direction",
+		[LR_VERDICT_DETECTABLE] = "detectable",
+		[LR_VERDICT_EQUIVALENT] = "equivalent",
+		[LR_VERDICT_INCONCLUSIVE] = "inconclusive",
+	};
+
+	if (!row->has)
+		return row->status;
+	if (lr_report_exploratory(rr))
+		return "exploratory";
+	if (within_floor(rr, row))
+		return "noise-floor";
+	return kind[lr_verdict_of(&row->p, rr->design.margin)];
+}
+
+void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo, double *hi)
+{
+	if (rr->design.target == LR_TARGET_COMMAND) { /* the change, signed */
+		*effect = (row->p.ratio - 1) * 100;
+		*lo = (row->p.lo - 1) * 100;
+		*hi = (row->p.hi - 1) * 100;
+	} else { /* the reduction: the interval's ends swap */
+		*effect = (1 - row->p.ratio) * 100;
+		*lo = (1 - row->p.hi) * 100;
+		*hi = (1 - row->p.lo) * 100;
+	}
+}
+
 const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
 			      const char *b_name)
 {
 	const struct lr_paired *p = &row->p;
 
-	if (lr_report_has_floor(rr) && p->k && p->lo >= rr->aa_lo && p->hi <= rr->aa_hi) {
+	if (lr_report_exploratory(rr)) {
+		snprintf(buf, len, "exploratory: %d timed batches, no interval, no verdict", row->blocks);
+		return buf;
+	}
+	if (within_floor(rr, row)) {
 		snprintf(buf, len, "within the A/A noise floor of run %lld [%+.1f%%, %+.1f%%]: no effect is claimed",
 			 (long long)rr->aa_run, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100);
 		return buf;

@@ -66,6 +66,26 @@ struct lr_report_run {
  */
 const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
 			      const char *b_name);
+/*
+ * The verdict's kind, for data: "lower" or "higher" (the ratio B/A beyond the
+ * margin), "lower-direction", "higher-direction", "detectable", "equivalent",
+ * "inconclusive", "noise-floor", "exploratory", or the row's status when it
+ * has no estimate.
+ */
+const char *lr_report_verdict_kind(const struct lr_report_run *rr, const struct lr_report_row *row);
+/*
+ * Row's effect and interval in percent, as the tables show them: a command
+ * experiment's change r - 1, a built-in target's reduction 1 - r; lo <= hi.
+ */
+void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo, double *hi);
+/*
+ * 1 when row's two medians and its paired estimate point different ways: the
+ * medians pool every repetition, the estimate is the median of the block
+ * ratios, and for an effect near zero the two may disagree in sign.
+ */
+int lr_report_sign_disagrees(const struct lr_report_row *row);
+/* 1 when rr's design is exploratory (fewer blocks than an interval needs): no interval, no verdict. */
+int lr_report_exploratory(const struct lr_report_run *rr);
 /* 1 when rr has a noise floor that qualifies its results: an A/A run whose intervals all contain 1. */
 int lr_report_has_floor(const struct lr_report_run *rr);
 /* The report's sentence on rr's noise floor: which A/A run and its interval, or why there is none. */

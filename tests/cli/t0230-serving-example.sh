@@ -36,6 +36,12 @@ equals "$(jq '[.serving.rows[].cells[]] | length' "$T/out")" "16" "which is the 
 expect_exit 0 "labrun report --issue 270 as html" "$LABRUN" report --issue 270 --format html
 contains "$T/out" "16 cells: 15 collected, 1 uncollected" "the html has the same sentence"
 contains "$T/out" "model=gemma3-1b / rngd-gpu: uncollected" "and names the uncollected route"
+# every number of every Markdown table (experiment tables, matrix, route timing) is in the JSON and the CSV
+for f in md json csv; do
+	"$LABRUN" report --issue 270 --format $f >"r.$f" || fail "report --format $f"
+done
+n=$(python3 "$TOP_SRCDIR/tests/cli/report-numbers.py" r.md r.json r.csv) || fail "the JSON or the CSV lacks a number"
+ok "all $n numbers of the report's tables are in its JSON and its CSV"
 "$LABRUN" report --issue 270 --routes native-gpu,rngd-gpu,native-atom,rngd-atom >"$T/out"
 contains "$T/out" "model=qwen3-4b / rngd-atom (comparison" "the planted divergence is found"
 contains "$T/out" "case c03: tokens differ at position 2;" "at its case and position"

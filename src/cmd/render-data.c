@@ -1,0 +1,440 @@
+/*
+ * The report as data: 'report --format csv' and '--format json' (and a
+ * crate's report.json). Each carries every number the Markdown shows, under
+ * keys named for what they hold and in which unit, at full precision: a
+ * number of a Markdown table is a JSON or CSV number rounded (docs/labrun.md
+ * lists the keys).
+ */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include <jansson.h>
+
+#include "base/csv.h"
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "cmd/report-int.h"
+#include "experiment/report.h"
+#include "serving/report.h"
+
+/* ---- CSV -------------------------------------------------------------------------------- */
+
+/* The columns of release 1 first, in their order; then the ones that carry the rest of each table row. */
+static const struct lr_column run_cols[] = {
+	{ "run", "", LR_COL_NUMBER },
+	{ "experiment", "", 0 },
+	{ "baseline", "", 0 },
+	{ "arm", "", 0 },
+	{ "model", "", 0 },
+	{ "layers", "", LR_COL_NUMBER },
+	{ "tokens", "", LR_COL_NUMBER },
+	{ "status", "", 0 },
+	{ "baseline_median_ms", "", LR_COL_NUMBER },
+	{ "arm_median_ms", "", LR_COL_NUMBER },
+	{ "reduction", "", LR_COL_NUMBER },
+	{ "interval_lo", "", LR_COL_NUMBER },
+	{ "interval_hi", "", LR_COL_NUMBER },
+	{ "blocks", "", LR_COL_NUMBER },
+	{ "flagged", "", LR_COL_NUMBER },
+	{ "verdict", "", 0 },
+	{ "failure", "", 0 },
+	{ "unit", "", 0 },
+	{ "baseline_median", "", LR_COL_NUMBER },
+	{ "arm_median", "", LR_COL_NUMBER },
+	{ "effect", "", 0 },
+	{ "effect_pct", "", LR_COL_NUMBER },
+	{ "interval_lo_pct", "", LR_COL_NUMBER },
+	{ "interval_hi_pct", "", LR_COL_NUMBER },
+	{ "drift_baseline_pct", "", LR_COL_NUMBER },
+	{ "drift_arm_pct", "", LR_COL_NUMBER },
+	{ "drifted", "", LR_COL_NUMBER },
+	{ "margin_pct", "", LR_COL_NUMBER },
+	{ "noise_floor_run", "", LR_COL_NUMBER },
+	{ "noise_floor_lo_pct", "", LR_COL_NUMBER },
+	{ "noise_floor_hi_pct", "", LR_COL_NUMBER },
+	{ "verdict_kind", "", 0 },
+};
+
+static void none(struct lr_table *t, int n)
+{
+	while (n-- > 0)
+		lr_table_none(t);
+}
+
+/* Cells a and b at full precision, or none when 'has' is 0. */
+static void reals(struct lr_table *t, int has, double a, double b)
+{
+	if (!has) {
+		none(t, 2);
+		return;
+	}
+	lr_table_real(t, a, 3);
+	lr_table_real(t, b, 3);
+}
+
+static void csv_row(struct lr_table *t, const struct lr_report_run *rr, const struct lr_report_table *tb,
+		    const struct lr_report_row *w)
+{
+	const char *arm = rr->arm[tb->arm], *metric = rr->design.metric;
+	int cmd = rr->design.target == LR_TARGET_COMMAND, has = w->has, k = has && w->p.k;
+	double effect = 0, lo = 0, hi = 0;
+	char verdict[160];
+
+	if (has)
+		lr_report_pct(rr, w, &effect, &lo, &hi);
+	lr_table_int(t, rr->run.id);
+	lr_table_text(t, rr->design.name);
+	lr_table_text(t, rr->arm[0]);
+	lr_table_text(t, arm);
+	/* a command experiment's condition goes in the model column (its sizes are 0) */
+	lr_table_text(t, cmd ? w->label : w->model);
+	lr_table_int(t, w->layers);
+	lr_table_int(t, w->tokens);
+	lr_table_text(t, w->status);
+	/* numbers that read back to the same double; for a metric run the *_ms pair is an alias of the medians */
+	reals(t, has, w->median_a_ms, w->median_b_ms);
+	if (has)
+		lr_table_real(t, 1 - w->p.ratio, 3);
+	else
+		lr_table_none(t);
+	reals(t, k, 1 - w->p.hi, 1 - w->p.lo);
+	lr_table_int(t, w->blocks);
+	lr_table_int(t, w->flagged);
+	lr_table_text(t, has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm) : w->status);
+	lr_table_text(t, w->failure ? w->failure : "");
+	lr_table_text(t, metric[0] ? metric : "ms");
+	reals(t, has, w->median_a_ms, w->median_b_ms);
+	lr_table_text(t, cmd ? "change" : "reduction");
+	if (has)
+		lr_table_real(t, effect, 1);
+	else
+		lr_table_none(t);
+	reals(t, k, lo, hi);
+	reals(t, has, w->drift_a * 100, w->drift_b * 100);
+	if (has)
+		lr_table_int(t, w->drifted);
+	else
+		lr_table_none(t);
+	lr_table_real(t, rr->design.margin * 100, 1);
+	if (lr_report_has_floor(rr)) {
+		lr_table_int(t, rr->aa_run);
+		reals(t, 1, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100);
+	} else {
+		none(t, 3);
+	}
+	lr_table_text(t, lr_report_verdict_kind(rr, w));
+}
+
+static int csv_table(FILE *f, struct lr_table *t, int blank)
+{
+	int rc = lr_table_error(t);
+
+	if (!rc && blank)
+		fputs("\r\n", f);
+	if (!rc)
+		rc = cmd_table_csv(f, t, 1);
+	lr_table_release(t);
+	return rc;
+}
+
+static int csv_cells(FILE *f, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "run", "", LR_COL_NUMBER },
+		{ "condition", "", LR_COL_NUMBER },
+		{ "row", "", 0 },
+		{ "route", "", 0 },
+		{ "sets", "", LR_COL_NUMBER },
+		{ "responses", "", LR_COL_NUMBER },
+		{ "within_comparisons", "", LR_COL_NUMBER },
+		{ "within_failing", "", LR_COL_NUMBER },
+		{ "within_exact", "", LR_COL_NUMBER },
+		{ "within_compared", "", LR_COL_NUMBER },
+		{ "cross_comparisons", "", LR_COL_NUMBER },
+		{ "cross_failing", "", LR_COL_NUMBER },
+		{ "cross_exact", "", LR_COL_NUMBER },
+		{ "cross_compared", "", LR_COL_NUMBER },
+		{ "gated", "", LR_COL_NUMBER },
+		{ "strict", "", LR_COL_NUMBER },
+		{ "formats", "", LR_COL_NUMBER },
+		{ "eos", "", LR_COL_NUMBER },
+		{ "gate_total", "", LR_COL_NUMBER },
+		{ "cell", "", 0 },
+	};
+	struct lr_table t;
+	char cell[256];
+
+	lr_table_init(&t, cols, sizeof cols / sizeof cols[0]);
+	for (int r = 0; r < sv->nrows; r++)
+		for (int k = 0; k < sv->nroutes; k++) {
+			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
+			const long long v[] = { c->sets, c->cases, c->within.comparisons, c->within.failing,
+						c->within.exact, c->within.compared, c->cross.comparisons, c->cross.failing,
+						c->cross.exact, c->cross.compared, c->gated, c->strict, c->formats, c->eos,
+						c->gate_total };
+
+			lr_table_int(&t, sv->rows[r].run);
+			lr_table_int(&t, sv->rows[r].cond);
+			lr_table_text(&t, sv->rows[r].label);
+			lr_table_text(&t, sv->routes[k]);
+			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
+				lr_table_int(&t, v[j]);
+			lr_table_text(&t, cmd_render_cell_text(cell, sizeof cell, c));
+		}
+	return csv_table(f, &t, 1);
+}
+
+int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
+{
+	struct lr_table t;
+	int rc;
+
+	lr_table_init(&t, run_cols, sizeof run_cols / sizeof run_cols[0]);
+	for (int i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+
+		for (int n = 0; n < rr->ntables; n++)
+			for (int k = 0; k < rr->tables[n].nrows; k++)
+				csv_row(&t, rr, &rr->tables[n], &rr->tables[n].rows[k]);
+	}
+	if ((rc = csv_table(f, &t, 0)) || !sv->nrows || (rc = csv_cells(f, sv)))
+		return rc;
+	/* the per-route latency, TTFT and tokens/s table, with the Markdown's column keys */
+	if ((rc = cmd_render_route_stats(&t, sv))) {
+		lr_table_release(&t);
+		return rc;
+	}
+	return csv_table(f, &t, 1);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static json_t *json_kv(const struct lr_kvlist *l)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_object_set_new(o, l->v[i].key, json_string(l->v[i].value));
+	return o;
+}
+
+static json_t *json_str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *json_sources(const struct lr_run *r)
+{
+	json_t *files = json_array();
+
+	if (!r->source.present)
+		return json_null();
+	for (size_t i = 0; i < r->nfiles; i++)
+		json_array_append_new(files, json_pack("{s:s, s:s, s:o}", "path", r->files[i].path, "status", r->files[i].status,
+						       "sha256", r->files[i].has_content ? json_string(r->files[i].sha256)
+											  : json_null()));
+	return json_pack("{s:o, s:o, s:b, s:s, s:o}", "head", json_str_or_null(r->source.head), "branch",
+			 json_str_or_null(r->source.branch), "dirty", r->source.dirty, "diff_sha256", r->source.diff_sha256,
+			 "files", files);
+}
+
+static json_t *json_design(const struct lr_report_run *rr)
+{
+	const struct lr_stored_design *d = &rr->design;
+
+	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:o, s:s, s:s, s:o, s:b}", "order",
+			 d->order == LR_ORDER_ABBA ? "abba" : "random", "blocks", d->blocks, "warmup", d->warmup, "margin",
+			 d->margin, "margin_pct", d->margin * 100, "seed",
+			 d->seed <= INT64_MAX ? json_integer((json_int_t)d->seed) : json_null(), "target",
+			 lr_exp_target_name(d->target), "backend", d->backend,
+			 "metric", d->metric[0] ? json_pack("{s:s, s:s}", "name", d->metric, "better",
+							   rr->higher ? "higher" : "lower") : json_null(),
+			 "exploratory", lr_report_exploratory(rr));
+}
+
+static json_t *json_floor(const struct lr_report_run *rr)
+{
+	char text[512];
+	json_t *o = json_pack("{s:b, s:s}", "qualifies", lr_report_has_floor(rr), "text",
+			      lr_report_floor_text(text, sizeof text, rr));
+
+	json_object_set_new(o, "run", rr->aa_run ? json_integer(rr->aa_run) : json_null());
+	if (rr->aa_run)
+		json_object_set_new(o, "experiment", json_string(rr->aa_name));
+	if (rr->aa_run && rr->aa_width > 0) {
+		json_object_set_new(o, "interval", json_pack("[f, f]", rr->aa_lo, rr->aa_hi));
+		json_object_set_new(o, "interval_pct", json_pack("[f, f]", (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100));
+		json_object_set_new(o, "width_pct", json_real(rr->aa_width * 100));
+		json_object_set_new(o, "excludes_1", json_boolean(rr->aa_excludes_1));
+	}
+	return o;
+}
+
+static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_table *tb, const struct lr_report_row *w)
+{
+	json_t *jw = json_pack("{s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:s}", "condition", w->cond, "label", w->label,
+			       "model", w->model, "layers", (json_int_t)w->layers, "tokens", (json_int_t)w->tokens, "status",
+			       w->status, "blocks", w->blocks, "flagged", w->flagged, "verdict_kind",
+			       lr_report_verdict_kind(rr, w));
+	int cmd = rr->design.target == LR_TARGET_COMMAND;
+	double effect, lo, hi;
+	char verdict[160];
+
+	if (w->has) {
+		lr_report_pct(rr, w, &effect, &lo, &hi);
+		if (rr->design.metric[0]) {
+			json_object_set_new(jw, "baseline_median", json_real(w->median_a_ms));
+			json_object_set_new(jw, "arm_median", json_real(w->median_b_ms));
+		}
+		/* for a metric run these two are aliases of the two above, kept for older readers */
+		json_object_set_new(jw, "baseline_median_ms", json_real(w->median_a_ms));
+		json_object_set_new(jw, "arm_median_ms", json_real(w->median_b_ms));
+		json_object_set_new(jw, "ratio", json_real(w->p.ratio));
+		json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
+		json_object_set_new(jw, cmd ? "change_pct" : "reduction_pct", json_real(effect));
+		json_object_set_new(jw, "interval_pct", w->p.k ? json_pack("[f, f]", lo, hi) : json_null());
+		json_object_set_new(jw, "drift_baseline_pct", json_real(w->drift_a * 100));
+		json_object_set_new(jw, "drift_arm_pct", json_real(w->drift_b * 100));
+		json_object_set_new(jw, "drifted", json_boolean(w->drifted));
+		json_object_set_new(jw, "sign_disagrees", json_boolean(lr_report_sign_disagrees(w)));
+		json_object_set_new(jw, "verdict",
+				    json_string(lr_report_verdict(verdict, sizeof verdict, rr, w, rr->arm[tb->arm])));
+	}
+	if (w->failure)
+		json_object_set_new(jw, "failure", json_string(w->failure));
+	return jw;
+}
+
+static json_t *json_run(const struct lr_report_run *rr)
+{
+	const struct lr_run *r = &rr->run;
+	json_t *jr, *tables = json_array(), *failed = json_array(), *argv = json_loads(r->argv_json, 0, NULL);
+
+	jr = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "run", (json_int_t)r->id, "uuid", r->uuid, "experiment",
+		       rr->design.name, "title", rr->design.title, "status", lr_status_name(r->status), "definition_sha256",
+		       rr->design.sha256);
+	json_object_set_new(jr, "definition", json_pack("{s:s, s:s}", "path", rr->design.path, "sha256", rr->design.sha256));
+	json_object_set_new(jr, "command", argv ? argv : json_string(r->argv_json));
+	json_object_set_new(jr, "cwd", json_string(r->cwd));
+	json_object_set_new(jr, "started_at", json_str_or_null(r->started_at));
+	json_object_set_new(jr, "ended_at", json_str_or_null(r->ended_at));
+	json_object_set_new(jr, "replay_of", r->replay_of ? json_integer(r->replay_of) : json_null());
+	json_object_set_new(jr, "sources", json_sources(r));
+	json_object_set_new(jr, "host", json_pack("{s:o, s:o, s:I, s:o, s:o}", "hostname", json_str_or_null(r->host.hostname),
+						  "cpu_model", json_str_or_null(r->host.cpu_model), "cores",
+						  (json_int_t)r->host.cores, "os", json_str_or_null(r->host.os), "kernel",
+						  json_str_or_null(r->host.kernel)));
+	json_object_set_new(jr, "binding", json_kv(&r->binding));
+	json_object_set_new(jr, "geometry", json_kv(&r->geometry));
+	json_object_set_new(jr, "tool_versions", json_kv(&r->tools));
+	json_object_set_new(jr, "design", json_design(rr));
+	json_object_set_new(jr, "parity", json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing",
+						    rr->missing));
+	json_object_set_new(jr, "noise_floor", json_floor(rr));
+	for (int t = 0; t < rr->ntables; t++) {
+		const struct lr_report_table *tb = &rr->tables[t];
+		json_t *rows = json_array();
+
+		for (int k = 0; k < tb->nrows; k++)
+			json_array_append_new(rows, json_row(rr, tb, &tb->rows[k]));
+		json_array_append_new(tables, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
+							rr->arm[tb->arm], "baseline_kernel", rr->kernel[0], "arm_kernel",
+							rr->kernel[tb->arm], "unit", rr->design.metric[0] ? rr->design.metric : "ms",
+							"rows", rows));
+	}
+	json_object_set_new(jr, "tables", tables);
+	for (int c = 0; c < rr->nconds; c++)
+		if (strcmp(rr->conds[c].status, "passed"))
+			json_array_append_new(failed, json_pack("{s:i, s:s, s:s, s:o}", "condition", rr->conds[c].idx, "label",
+								rr->ntables ? rr->tables[0].rows[c].label : rr->conds[c].model,
+								"status", rr->conds[c].status, "failure",
+								json_str_or_null(rr->conds[c].failure)));
+	json_object_set_new(jr, "failed_or_missing", failed);
+	return jr;
+}
+
+static json_t *json_dist(const struct lr_serving_dist *d)
+{
+	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90) : json_null();
+}
+
+static json_t *json_parity(const struct lr_serving_parity *p)
+{
+	return json_pack("{s:i, s:i, s:I, s:I}", "comparisons", p->comparisons, "failing", p->failing, "exact",
+			 (json_int_t)p->exact, "compared", (json_int_t)p->compared);
+}
+
+static json_t *json_tally(const struct lr_serving_tally *t, const char *pass)
+{
+	return json_pack("{s:i, s:i, s:i}", pass, t->exact, "failing", t->failing, "unchecked", t->unchecked);
+}
+
+static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
+{
+	char cell[256];
+
+	return json_pack("{s:s, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
+			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "within_route", json_parity(&c->within),
+			 "cross_route", json_parity(&c->cross), "gated", c->gated, "strict", (json_int_t)c->strict,
+			 "formats", (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total",
+			 (json_int_t)c->gate_total, "cell", cmd_render_cell_text(cell, sizeof cell, c));
+}
+
+static json_t *json_serving(const struct lr_serving_report *sv)
+{
+	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(), *stats = json_array();
+	char text[512];
+
+	for (int k = 0; k < sv->nroutes; k++) {
+		json_array_append_new(routes, json_string(sv->routes[k]));
+		json_array_append_new(stats, json_pack("{s:s, s:o, s:o, s:o}", "route", sv->routes[k], "latency_ms",
+						       json_dist(&sv->stats[k].latency_ms), "ttft_ms",
+						       json_dist(&sv->stats[k].ttft_ms), "tokens_per_s",
+						       json_dist(&sv->stats[k].tokens_per_s)));
+	}
+	for (int r = 0; r < sv->nrows; r++) {
+		json_t *cells = json_array();
+
+		for (int k = 0; k < sv->nroutes; k++)
+			json_array_append_new(cells, json_cell(sv->routes[k], &sv->cells[r * sv->nroutes + k]));
+		json_array_append_new(rows, json_pack("{s:s, s:I, s:i, s:o}", "label", sv->rows[r].label, "run",
+						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond, "cells",
+						      cells));
+	}
+	for (size_t i = 0; i < sv->failing.n; i++)
+		json_array_append_new(failing, json_string(sv->failing.v[i]));
+	json_object_set_new(o, "routes", routes);
+	json_object_set_new(o, "rows", rows);
+	json_object_set_new(o, "cells", json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
+						  sv->collected, "uncollected", sv->uncollected, "within_route",
+						  json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
+						  "gates", json_tally(&sv->gates, "passing"), "sentence",
+						  cmd_render_cells_text(text, sizeof text, sv)));
+	json_object_set_new(o, "failing", failing);
+	json_object_set_new(o, "failing_compared", json_integer(sv->failing_compared));
+	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
+	json_object_set_new(o, "route_stats", stats);
+	return o;
+}
+
+void cmd_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+{
+	json_t *root = json_object(), *runs = json_array();
+
+	json_object_set_new(root, "report", json_string(title));
+	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
+	if (rep->head.seq)
+		json_object_set_new(root, "ledger_head",
+				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest,
+					      "statement", json_loads(rep->head_statement, 0, NULL)));
+	for (int i = 0; i < rep->nruns; i++)
+		json_array_append_new(runs, json_run(&rep->runs[i]));
+	json_object_set_new(root, "runs", runs);
+	if (sv->nrows)
+		json_object_set_new(root, "serving", json_serving(sv));
+	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER); /* reals in 17 digits: they read back exactly */
+	fputc('\n', f);
+	json_decref(root);
+}

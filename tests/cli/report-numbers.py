@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Every number of every Markdown table of a report is in its JSON and its CSV.
+
+usage: report-numbers.py REPORT.md REPORT.json REPORT.csv
+
+Each Markdown table row is matched to its object in the JSON and its row in
+the CSV (an experiment row by run, arm and condition label; a matrix cell by
+row label and route; a route's timing by route). Every number the row shows
+outside its label must then be a number of that object or row (strings do
+not count) equal to it at the precision shown. Signs are compared as shown
+in tables; verdict words state sizes without sign ("34.3% lower"), so
+magnitudes are compared there. Prints how many numbers were checked; exits 1
+naming the first number that is not found.
+"""
+import csv
+import io
+import json
+import re
+import sys
+
+NUM = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def numbers_of(obj, out):
+    """Every JSON number in obj, recursively (booleans are not numbers)."""
+    if isinstance(obj, bool):
+        return out
+    if isinstance(obj, (int, float)):
+        out.append(float(obj))
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            numbers_of(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            numbers_of(v, out)
+    return out
+
+
+def csv_numbers(row):
+    out = []
+    for v in row.values():
+        try:
+            out.append(float(v))
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
+def found(shown, pool, signed):
+    decimals = len(shown.split(".")[1]) if "." in shown else 0
+    want = float(shown)
+    for v in pool:
+        x = v if signed else abs(v)
+        w = want if signed else abs(want)
+        if abs(round(x, decimals) - w) < 10 ** -decimals / 2 + 1e-9:
+            return True
+    return False
+
+
+def md_tables(text):
+    """(heading, header cells, [row cells]) of every Markdown table, under its nearest heading."""
+    heading, tables, cur = "", [], None
+    for line in text.splitlines():
+        if line.startswith("#"):
+            heading = line
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cur is None:
+                cur = (heading, cells, [])
+                tables.append(cur)
+            elif not all(re.fullmatch(r"-+:?", c) for c in cells):
+                cur[2].append(cells)
+        else:
+            cur = None
+    return tables
+
+
+def csv_sections(text):
+    """The CSV's sections (separated by an empty line), each a list of dicts."""
+    parts = re.split(r"\r?\n\r?\n", text.strip("\r\n"))
+    return [list(csv.DictReader(io.StringIO(p))) for p in parts if p.strip()]
+
+
+def main():
+    md, js, cs = (open(p, encoding="utf-8").read() for p in sys.argv[1:4])
+    doc = json.loads(js)
+    sections = csv_sections(cs)
+    runs = {r["run"]: r for r in doc.get("runs", [])}
+    checked = 0
+
+    def check(where, cells, jpool, cpool, verdict_col=None):
+        nonlocal checked
+        for i, cell in enumerate(cells[1:], 1):
+            for shown in NUM.findall(cell):
+                signed = i != verdict_col
+                if not found(shown, jpool, signed):
+                    sys.exit(f"{where}: {shown} (in '{cell}') is not a number of the JSON")
+                if not found(shown, cpool, signed):
+                    sys.exit(f"{where}: {shown} (in '{cell}') is not a number of the CSV")
+                checked += 1
+
+    for heading, header, rows in md_tables(md):
+        m = re.match(r"### (.+) \(.*\) vs (.+) \(.*\), run (\d+)$", heading)
+        if m:  # an experiment table
+            arm, run = m.group(1), int(m.group(3))
+            r = runs[run]
+            table = next(t for t in r["tables"] if t["arm"] == arm)
+            extra = numbers_of(r["design"], []) + numbers_of(r["noise_floor"], [])
+            for cells in rows:
+                jrow = next(x for x in table["rows"] if x["label"] == cells[0])
+                crow = next(x for x in sections[0] if int(x["run"]) == run and x["arm"] == arm and
+                            (x["model"] == cells[0] or f"{x['model']} {x['layers']}/{x['tokens']}" == cells[0]))
+                check(f"run {run} {arm} {cells[0]}", cells, numbers_of(jrow, []) + extra,
+                      csv_numbers(crow), verdict_col=len(cells) - 1)
+        elif header[0] == "Run / condition":  # the serving matrix
+            sv = doc["serving"]
+            for cells in rows:
+                jrow = next(x for x in sv["rows"] if x["label"] == cells[0])
+                for k, route in enumerate(header[1:], 1):
+                    jcell = next(c for c in jrow["cells"] if c["route"] == route)
+                    crow = next(x for x in sections[1] if x["row"] == cells[0] and x["route"] == route)
+                    check(f"{cells[0]} / {route}", [cells[0], cells[k]], numbers_of(jcell, []), csv_numbers(crow))
+        elif header[0] == "Route":  # per-route timing
+            sv = doc["serving"]
+            for cells in rows:
+                jst = next(x for x in sv["route_stats"] if x["route"] == cells[0])
+                crow = next(x for x in sections[2] if x["route"] == cells[0])
+                check(f"route {cells[0]}", cells, numbers_of(jst, []), csv_numbers(crow))
+        else:
+            sys.exit(f"a Markdown table this check does not know: {header}")
+    print(checked)
+
+
+main()
