@@ -227,10 +227,6 @@ struct cmd_render_heads {
 void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
 		      const struct lr_report_table *tb);
 
-/* The report as data (render-data.c): CSV sections, or one JSON document. */
-LR_MUST_CHECK int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
-void cmd_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
-
 /* The report in 'format' (md, csv or json) to f. */
 LR_MUST_CHECK int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep,
 				    const struct lr_serving_report *sv, const char *title);

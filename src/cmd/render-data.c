@@ -15,7 +15,7 @@
 #include "base/csv.h"
 #include "base/error.h"
 #include "cmd/cmd.h"
-#include "cmd/report-int.h"
+#include "cmd/render-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 

@@ -251,12 +251,12 @@ int lr_expdef_check_whole(struct parse *p)
 		return lr_expdef_fail(p, 1, "no [experiment] section");
 	if (!p->seen_experiment_name)
 		return lr_expdef_fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
+	if (!check_blocks(p))
+		return 0;
 	if (d->narms < 2)
 		return lr_expdef_fail(p, d->narms ? d->arms[0].line : last,
 			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
 			    d->narms);
-	if (!check_blocks(p))
-		return 0;
 	if (d->target == LR_TARGET_COMMAND)
 		return check_command(p);
 	for (i = 0; i < d->narms; i++)

@@ -45,10 +45,12 @@ expect_exit 0 "a metric experiment" "$LABRUN" run -q metric.ini
 run=$(q "SELECT max(id) FROM run")
 sqlite3 "$LABRUN_STORE/labrun.db" "UPDATE repetition SET interfered = 1 WHERE run_id = $run AND warmup = 0
 	AND arm_idx = 1 AND block = 2" || fail "flag a repetition"
-equals "$(q "SELECT count(*) FROM repetition WHERE run_id = $run AND interfered = 1")" "2" "two repetitions flagged"
-equals "$("$LABRUN" report --run "$run" --format json | jq '.runs[0].tables[0].rows[0].flagged')" "2" \
-	"the report counts the flagged metric repetitions"
-"$LABRUN" report --run "$run" | grep -q "| 6 | 2 |" || fail "the Markdown table's flagged reps: $("$LABRUN" report --run "$run" | grep '^| all')"
+# the two set here, and any the run flagged itself (steal ticks)
+n=$(q "SELECT count(*) FROM repetition WHERE run_id = $run AND interfered = 1 AND warmup = 0")
+[ "$n" -ge 2 ] || fail "the flags were not set: $n"
+equals "$("$LABRUN" report --run "$run" --format json | jq '.runs[0].tables[0].rows[0].flagged')" "$n" \
+	"the report counts the $n flagged metric repetitions"
+"$LABRUN" report --run "$run" | grep -q "| 6 | $n |" || fail "the Markdown table's flagged reps: $("$LABRUN" report --run "$run" | grep '^| all')"
 ok "and the Markdown table shows them"
 
 # ---- kill -9 of 'labrun run': the conditions never finished are missing, by name ----

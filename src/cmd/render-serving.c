@@ -1,0 +1,112 @@
+/*
+ * The serving evidence as every format shows it: a cell's text, the matrix,
+ * the per-route timing table and the sentence that accounts for every cell,
+ * with the prose around them (render.c's Markdown, render-data.c's CSV and
+ * JSON, report-html.c's page and print.c's 'run' printout use them).
+ */
+#include "config.h"
+#include "base/system.h"
+
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "serving/report.h"
+
+const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
+{
+	int off = 0;
+
+	if (!c->sets)
+		return snprintf(buf, len, "uncollected"), buf;
+	if (c->within.comparisons)
+		off = snprintf(buf, len, "%lld/%lld exact", (long long)c->within.exact, (long long)c->within.compared);
+	if (c->cross.comparisons && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off, "%scross-route %lld/%lld exact", off ? ", " : "",
+				(long long)c->cross.exact, (long long)c->cross.compared);
+	if (!off)
+		off = snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
+	if (c->gated && off >= 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld",
+			 (long long)c->strict, (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total,
+			 (long long)c->eos, (long long)c->gate_total);
+	return buf;
+}
+
+int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	struct lr_column *cols = calloc((size_t)sv->nroutes + 1, sizeof *cols);
+	char cell[256];
+
+	if (!cols)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	cols[0] = (struct lr_column){ "row", "Run / condition", 0 };
+	for (int k = 0; k < sv->nroutes; k++)
+		cols[k + 1] = (struct lr_column){ sv->routes[k], sv->routes[k], 0 };
+	lr_table_init(t, cols, sv->nroutes + 1);
+	for (int r = 0; r < sv->nrows; r++) {
+		lr_table_text(t, sv->rows[r].label);
+		for (int k = 0; k < sv->nroutes; k++)
+			lr_table_text(t, cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+	}
+	return lr_table_error(t);
+}
+
+void cmd_render_matrix_release(struct lr_table *t)
+{
+	free((void *)t->cols);
+	lr_table_release(t);
+}
+
+static void dist_cells(struct lr_table *t, const struct lr_serving_dist *d)
+{
+	if (d->n) {
+		lr_table_real(t, d->median, 3);
+		lr_table_real(t, d->p90, 3);
+	} else {
+		lr_table_none(t);
+		lr_table_none(t);
+	}
+}
+
+int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "route", "Route", 0 },
+		{ "latency_ms", "latency ms", LR_COL_NUMBER },
+		{ "latency_ms_p90", "p90", LR_COL_NUMBER },
+		{ "ttft_ms", "TTFT ms", LR_COL_NUMBER },
+		{ "ttft_ms_p90", "p90", LR_COL_NUMBER },
+		{ "tokens_per_s", "tokens/s", LR_COL_NUMBER },
+		{ "tokens_per_s_p90", "p90", LR_COL_NUMBER },
+		{ "responses", "responses timed", LR_COL_NUMBER },
+	};
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int k = 0; k < sv->nroutes; k++) {
+		lr_table_text(t, sv->routes[k]);
+		dist_cells(t, &sv->stats[k].latency_ms);
+		dist_cells(t, &sv->stats[k].ttft_ms);
+		dist_cells(t, &sv->stats[k].tokens_per_s);
+		lr_table_int(t, sv->stats[k].latency_ms.n);
+	}
+	return lr_table_error(t);
+}
+
+const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv)
+{
+	lr_fmt_cut(buf, len, "%d cells: %d collected, %d uncollected; of the collected, within-route parity %d exact, "
+		   "%d failing, %d never compared; cross-route parity %d exact, %d failing, %d never compared; gates %d "
+		   "passing, %d failing, %d never scored", sv->ncells, sv->collected, sv->uncollected, sv->within.exact,
+		   sv->within.failing, sv->within.unchecked, sv->cross.exact, sv->cross.failing, sv->cross.unchecked,
+		   sv->gates.exact, sv->gates.failing, sv->gates.unchecked);
+	return buf;
+}
+
+const char cmd_render_cells_intro[] =
+	"Cells: within-route parity, exact/total over a route's repeated executions compared with its first; "
+	"cross-route parity, exact/total over its comparisons with another route (reference_route, or "
+	"labrun compare); then the scores of its latest frozen quality gate. Exact means equal token arrays "
+	"and equal texts; a comparison also fails when a finish reason differs.";
+
+const char cmd_render_cells_outro[] =
+	"Paired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
+	"paired blocks, otherwise \"N timed batches, no interval\".";
