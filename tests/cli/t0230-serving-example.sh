@@ -11,9 +11,11 @@ contains "$T/out" "rngd-gpu has" "routes compared in the paired design"
 cp "$T/out" run.out
 gated=$(q "SELECT count(*) FROM gate_case WHERE NOT (answer_ok AND format_ok AND eos)")
 [ "$gated" -ge 10 ] || fail "the example's gates should fail about a dozen cases, the store has $gated"
-"$LABRUN" sql --csv "SELECT c.value, g.route, gc.case_id FROM gate_case gc JOIN gate g ON g.id = gc.gate_id
+"$LABRUN" sql --csv "SELECT c.value, s.route, gc.case_id FROM gate_case gc JOIN gate g ON g.id = gc.gate_id
 	JOIN response_set s ON s.id = g.set_id JOIN condition_param c ON c.run_id = s.run_id AND c.condition_idx = s.condition_idx
-	WHERE NOT (gc.answer_ok AND gc.format_ok AND gc.eos)" | sed 1d | tr -d '\r' >gated.csv
+	WHERE NOT (gc.answer_ok AND gc.format_ok AND gc.eos)" >gated.csv || fail "the failing gate cases from the store"
+sed -i -e 1d -e 's/\r$//' gated.csv
+equals "$(wc -l <gated.csv | tr -d ' ')" "$gated" "each failing gate case read back with its model and route"
 while IFS=, read -r model route case_id; do
 	grep -q "model=$model / $route (gate, key [0-9a-f]*): case $case_id:" run.out || fail "run does not name gate case $model $route $case_id"
 done <gated.csv
