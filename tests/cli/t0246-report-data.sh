@@ -71,22 +71,22 @@ equals "$(python3 -c 'import csv; r = next(csv.DictReader(open("r4.csv"))); prin
 	"throughput 10 12.5 12.5" "the CSV's unit and medians, and the alias"
 
 # ---- exploratory designs: opted into, 2 to 5 blocks, no interval, no verdict ----
-printf '[experiment]\nname = explore\ntarget = command\n[design]\nblocks = 3\nwarmup = 0\n[arm a]\ncommand = true\n[arm b]\ncommand = sh -c true\n' >x.ini
-expect_exit 2 "3 blocks without exploratory are refused" "$LABRUN" run -q x.ini
-contains "$T/err" "x.ini:5: 'blocks' is 3: fewer than 6 blocks can never reach a 95% interval (for a first look, 'exploratory = yes'" \
+printf '[experiment]\nname = explore\ntarget = command\n[design]\nblocks = 2\nwarmup = 0\n[arm a]\ncommand = true\n[arm b]\ncommand = sh -c true\n' >x.ini
+expect_exit 2 "2 blocks without exploratory are refused" "$LABRUN" run -q x.ini
+contains "$T/err" "x.ini:5: 'blocks' is 2: fewer than 6 blocks can never reach a 95% interval (for a first look, 'exploratory = yes'" \
 	"at the blocks line, with the way out"
-sed 's/^blocks = 3/blocks = 3\nexploratory = yes/' x.ini >x2.ini
-expect_exit 0 "3 blocks, exploratory" "$LABRUN" run -q x2.ini
-contains "$T/out" "3 timed batches, no interval" "no interval"
-contains "$T/out" "exploratory: 3 timed batches, no interval, no verdict" "and no verdict"
+sed 's/^blocks = 2/blocks = 2\nexploratory = yes/' x.ini >x2.ini
+expect_exit 0 "2 blocks, exploratory" "$LABRUN" run -q x2.ini
+contains "$T/out" "2 timed batches, no interval" "no interval"
+contains "$T/out" "exploratory: 2 timed batches, no interval, no verdict" "and no verdict"
 lacks "$T/out" "inconclusive" "never 'inconclusive'"
 n=$(numbers 5) && ok "an exploratory report: all $n numbers"
 equals "$(jq -r '.runs[0] | "\(.design.exploratory) \(.tables[0].rows[0].verdict_kind) \(.tables[0].rows[0].interval)"' r5.json)" \
 	"true exploratory null" "the JSON says exploratory, with no interval"
-sed 's/^blocks = 3/blocks = 1/' x2.ini >x3.ini
+sed 's/^blocks = 2/blocks = 1/' x2.ini >x3.ini
 expect_exit 2 "1 block is too few even to explore" "$LABRUN" run -q x3.ini
 contains "$T/err" "'exploratory = yes' takes 2 to 5 blocks, and 'blocks' is 1" "named"
-sed 's/^blocks = 3/blocks = 8/' x2.ini >x4.ini
+sed 's/^blocks = 2/blocks = 8/' x2.ini >x4.ini
 expect_exit 2 "exploratory with 8 blocks" "$LABRUN" run -q x4.ini
 contains "$T/err" "x4.ini:6: 'exploratory = yes' takes 2 to 5 blocks, and 'blocks' is 8: with that many the design is strict" \
 	"is refused at its line"
