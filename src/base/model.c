@@ -35,6 +35,7 @@ static const char *const kind_names[] = {
 	[LR_KIND_IMPORT] = "import",
 	[LR_KIND_EXPERIMENT] = "experiment",
 	[LR_KIND_BENCH] = "bench",
+	[LR_KIND_COLLECT] = "collect",
 };
 
 const char *lr_run_kind_name(enum lr_run_kind k)

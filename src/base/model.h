@@ -85,6 +85,7 @@ enum lr_run_kind {
 	LR_KIND_IMPORT,
 	LR_KIND_EXPERIMENT,
 	LR_KIND_BENCH,
+	LR_KIND_COLLECT,		/* 'labrun collect': serving responses it requested itself */
 };
 
 /* "record", ...; and back (-1 for an unknown word). */

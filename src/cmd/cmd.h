@@ -90,6 +90,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv);
 int cmd_manifest(const struct lr_global *g, int argc, char **argv);
 int cmd_register(const struct lr_global *g, int argc, char **argv);
 int cmd_ingest(const struct lr_global *g, int argc, char **argv);
+int cmd_collect(const struct lr_global *g, int argc, char **argv);
 int cmd_compare(const struct lr_global *g, int argc, char **argv);
 int cmd_gate(const struct lr_global *g, int argc, char **argv);
 int cmd_scan(const struct lr_global *g, int argc, char **argv);

@@ -37,6 +37,7 @@ static const struct lr_command commands[] = {
 	{ "manifest", cmd_manifest, CMD_READS, "write an RO-Crate for a run or an issue; validate crates" },
 	{ "register", cmd_register, CMD_WRITES, "record a crate's registration with a research hub" },
 	{ "ingest", cmd_ingest, CMD_WRITES, "store a serving harness's responses for a run and route, checked line by line" },
+	{ "collect", cmd_collect, CMD_CREATES, "collect serving responses from an OpenAI-compatible server: streamed, timed, every failure a row" },
 	{ "compare", cmd_compare, CMD_WRITES, "compare two routes' responses case by case: tokens, text, finish, missing" },
 	{ "gate", cmd_gate, CMD_WRITES, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
 	{ "config", cmd_config, CMD_WRITES, "show or set the store's settings: the licence, author and publisher of its crates" },

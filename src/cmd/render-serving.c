@@ -24,6 +24,8 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 				(long long)c->cross.exact, (long long)c->cross.compared);
 	if (!off)
 		off = snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
+	if (c->not_collected && off >= 0 && (size_t)off < len)
+		off += snprintf(buf + off, len - (size_t)off, ", %lld not collected", (long long)c->not_collected);
 	if (c->gated && off >= 0 && (size_t)off < len)
 		snprintf(buf + off, len - (size_t)off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld",
 			 (long long)c->strict, (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total,

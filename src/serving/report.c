@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "serving/report.h"
+#include "store/collect.h"
 #include "store/experiments.h"
 #include "store/serving.h"
 
@@ -59,6 +60,7 @@ struct collect {
 	struct lr_store *st;
 	int add_routes;
 	int rc;
+	int64_t run;			/* the run being read */
 };
 
 static int note_set(void *arg, const struct lr_response_set *s)
@@ -243,6 +245,21 @@ static int count_gate(void *arg, const struct lr_gate_row *g)
 	return lr_store_gate_failures(c->st, g->id, note_gate_case, &x);
 }
 
+static int count_collect_failure(void *arg, const struct lr_collect_failure *f)
+{
+	struct collect *c = arg;
+	struct lr_serving_cell *cell = cell_of(c->r, c->run, f->cond, f->route);
+	int row;
+
+	if (!cell)
+		return 0;
+	cell->not_collected++;
+	c->r->not_collected++;
+	row = row_index(c->r, c->run, f->cond, 0);
+	return add_failure(c->r, "%s / %s (collect, set %lld): case %s: not collected: %s", c->r->rows[row].label, f->route,
+			   (long long)f->set, f->case_id, f->failure);
+}
+
 /* ---- latency, TTFT and tokens/s per route ------------------------------------------ */
 
 struct samples {
@@ -351,7 +368,7 @@ static void tally(struct lr_serving_tally *t, int checks, int failing)
 int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
 			    int nroutes, struct lr_serving_report *r)
 {
-	struct collect c = { r, st, nroutes == 0, 0 };
+	struct collect c = { r, st, nroutes == 0, 0, 0 };
 	int i, k, rc = 0;
 
 	memset(r, 0, sizeof *r);
@@ -372,8 +389,11 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < nruns && !rc; i++)
 		if (!(rc = lr_store_sets(st, runs[i], NULL, count_set, &c)) &&
-		    !(rc = lr_store_comparisons(st, runs[i], count_comparison, &c)))
-			rc = lr_store_gates(st, runs[i], count_gate, &c);
+		    !(rc = lr_store_comparisons(st, runs[i], count_comparison, &c)) &&
+		    !(rc = lr_store_gates(st, runs[i], count_gate, &c))) {
+			c.run = runs[i];
+			rc = lr_store_collect_failures(st, runs[i], count_collect_failure, &c);
+		}
 	if (rc)
 		return rc;
 	for (i = 0; i < r->nrows * r->nroutes; i++) {

@@ -36,6 +36,7 @@ struct lr_serving_cell {
 	struct lr_serving_parity cross;		/* kind 'cross-route': against another route (a reference) */
 	int gated;			/* a gate scored it (the latest is shown) */
 	int64_t strict, formats, eos, gate_total;
+	int64_t not_collected;		/* requests 'labrun collect' sent or meant to send that did not complete */
 };
 
 /* Collected cells by one check: all exact (or a passing gate), failing, never checked. */
@@ -66,6 +67,7 @@ struct lr_serving_report {
 	struct lr_serving_tally within, cross, gates;
 	struct lr_strlist failing;		/* every failing or missing case, and every uncollected cell, in words */
 	int failing_compared, failing_gated;	/* of those, cases a comparison or a gate found */
+	int not_collected;			/* and requests 'labrun collect' did not complete */
 	struct lr_serving_route_stats *stats;	/* per route */
 };
 

@@ -240,6 +240,13 @@ static int check_route(const char *route)
 int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
 			char *const *envp, int64_t *set, int64_t *cases)
 {
+	return lr_responses_ingest_with(st, run, route, cond, seq, path, path, envp, NULL, NULL, set, cases);
+}
+
+int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
+			     const char *source, char *const *envp, lr_ingest_extra_fn extra, void *arg, int64_t *set,
+			     int64_t *cases)
+{
 	struct secret_scan scan = { .path = path };
 	struct lr_set_writer *w = NULL;
 	char raw[LR_SHA256_HEX], *obj = NULL;
@@ -267,7 +274,7 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 	}
 	rc = lr_obj_put_file(lr_store_dir(st), path, raw, &size, scan.scrub.n ? scan_secret : NULL, &scan);
 	lr_scrub_release(&scan.scrub);
-	if (rc || (rc = lr_store_set_begin(st, run, route, cond, seq, path, raw, &w)))
+	if (rc || (rc = lr_store_set_begin(st, run, route, cond, seq, source, raw, &w)))
 		return rc;
 	/* the rows come from the stored copy, so they are what its sha256 names */
 	if (!(obj = lr_obj_path(lr_store_dir(st), raw)))
@@ -282,5 +289,9 @@ int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int
 		return LR_EIO;
 	}
 	free(obj);
+	if (extra && (rc = extra(arg, w))) {
+		lr_store_set_abort(w);
+		return rc;
+	}
 	return lr_store_set_commit(w, set);
 }

@@ -31,6 +31,17 @@
 LR_MUST_CHECK int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
 			char *const *envp, int64_t *set, int64_t *cases);
 
+/*
+ * The same, with the set's source given apart from the file it is read from
+ * ('labrun collect' writes a file and names the endpoint), and 'extra'
+ * called with the set's writer before the commit, for rows that belong to
+ * the set's transaction (NULL: none).
+ */
+typedef int (*lr_ingest_extra_fn)(void *arg, struct lr_set_writer *w);
+LR_MUST_CHECK int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route, int cond, int seq,
+					   const char *path, const char *source, char *const *envp,
+					   lr_ingest_extra_fn extra, void *arg, int64_t *set, int64_t *cases);
+
 /* Check a responses file without storing anything (the first pass of ingest). */
 LR_MUST_CHECK int lr_responses_check(const char *path, int64_t *cases);
 

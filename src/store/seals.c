@@ -54,6 +54,11 @@ const struct db_seal_query db_seal_queries[] = {
 	/* migration 19 */
 	{ "bench_sample", "SELECT * FROM bench_sample WHERE run_id = :run ORDER BY seq" },
 	{ "output_dropped", "SELECT * FROM output_dropped WHERE run_id = :run ORDER BY condition_idx, seq, stream" },
+	/* migration 21 */
+	{ "collect_pass", "SELECT p.* FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = :run"
+			  " ORDER BY p.set_id" },
+	{ "collect_request", "SELECT x.* FROM collect_request x JOIN response_set s ON s.id = x.set_id"
+			     " WHERE s.run_id = :run ORDER BY x.set_id, x.seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

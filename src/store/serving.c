@@ -145,6 +145,16 @@ int lr_store_set_commit(struct lr_set_writer *w, int64_t *id)
 	return rc;
 }
 
+int64_t lr_store_set_id(const struct lr_set_writer *w)
+{
+	return w->id;
+}
+
+struct lr_store *lr_store_set_store(const struct lr_set_writer *w)
+{
+	return w->st;
+}
+
 void lr_store_set_abort(struct lr_set_writer *w)
 {
 	if (!w)

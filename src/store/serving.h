@@ -35,6 +35,9 @@ LR_MUST_CHECK int lr_store_set_begin(struct lr_store *st, int64_t run, const cha
 LR_MUST_CHECK int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
 /* Commit; a final run is resealed in the same transaction. *id gets the set's id. */
 LR_MUST_CHECK int lr_store_set_commit(struct lr_set_writer *w, int64_t *id);
+/* The id of the set being written (its rows may be joined to it before the commit). */
+int64_t lr_store_set_id(const struct lr_set_writer *w);
+struct lr_store *lr_store_set_store(const struct lr_set_writer *w);
 void lr_store_set_abort(struct lr_set_writer *w);
 
 /* The sets of run 'run' (route NULL: every route), by id. */

@@ -1,0 +1,164 @@
+#include "config.h"
+#include "base/system.h"
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "cmd/cmd.h"
+#include "cmd/options.h"
+#include "record/record.h"
+#include "record/session.h"
+#include "serving/collect.h"
+#include "store/runs.h"
+
+extern char **environ;
+
+static const char usage[] =
+	"usage: labrun collect --endpoint URL --route NAME --cases FILE [options]\n"
+	"\n"
+	"Send every case of FILE (JSON lines: case_id, and prompt, prompt_token_ids or\n"
+	"messages, optionally max_tokens) to an OpenAI-compatible server (vLLM,\n"
+	"llama.cpp's llama-server), streamed, temperature 0 unless told otherwise, and\n"
+	"store the route's responses as 'labrun ingest' does, with every request: its\n"
+	"body, status, token ids, text, finish reason, TTFT, every inter-token gap, the\n"
+	"end-to-end latency and usage. A request that fails (refused, timed out,\n"
+	"stalled, an HTTP error, a malformed or cut stream) is stored as a named\n"
+	"failure and the pass goes on. Without --run the pass is a run of its own.\n";
+
+struct opts {
+	const char *run_ref, *note;
+	struct lr_strlist issues;
+	struct lr_collect_opts c;
+	const char *timeout, *stall;
+};
+
+static int parse(struct opts *o, int argc, char **argv, int *first)
+{
+	static const char *const token_modes[] = { "vllm", "logprobs", "llama.cpp", "none", NULL };
+	int mode = 0, rc;
+	const struct cmd_opt opts[] = {
+		CMD_NONEMPTY(0, "endpoint", &o->c.endpoint, "URL", "the API's base URL, e.g. http://127.0.0.1:8000/v1"),
+		CMD_NONEMPTY(0, "route", &o->c.route, "NAME", "the route the responses belong to, e.g. native-gpu"),
+		CMD_NONEMPTY(0, "cases", &o->c.cases, "FILE", "the cases, JSON lines"),
+		CMD_NONEMPTY(0, "model", &o->c.model, "M", "the model to ask for (default: none named)"),
+		CMD_BOOL(0, "chat", &o->c.chat, "POST /chat/completions with each case's 'messages'"),
+		CMD_INT(0, "concurrency", &o->c.concurrency, 1, 4096, "N", "requests in flight at most (default 1)"),
+		CMD_REAL(0, "rate", &o->c.rate, "R", "requests per second, Poisson arrivals (default: all at once)"),
+		CMD_REAL(0, "burstiness", &o->c.burstiness, "B", "the gamma shape of the arrival gaps (default 1: Poisson)"),
+		CMD_I64(0, "max-tokens", &o->c.max_tokens, 1, 1 << 24, "N", "tokens to generate for cases without max_tokens (default 16)"),
+		CMD_BOOL(0, "ignore-eos", &o->c.ignore_eos, "ask the server to go on past EOS (vLLM's ignore_eos)"),
+		CMD_I64(0, "seed", &o->c.seed, INT64_MIN, INT64_MAX, "N", "the server's sampling seed, and the arrivals'"),
+		CMD_REAL(0, "temperature", &o->c.temperature, "T", "sampling temperature (default 0)"),
+		CMD_STRING(0, "timeout", &o->timeout, "S", "a request's whole time at most (default 600s)"),
+		CMD_STRING(0, "stall", &o->stall, "S", "no byte for this long ends a stream (default 60s)"),
+		CMD_CHOICE(0, "token-ids", &mode, token_modes, "HOW",
+			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
+		CMD_STRING(0, "run", &o->run_ref, "ID", "store the responses as evidence of run ID instead of a run of their own"),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "an issue the run is evidence for (repeatable)"),
+		CMD_STRING(0, "note", &o->note, "TEXT", "a note kept with the run"),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "collect", usage, 0, 0, NULL, 0, NULL };
+
+	o->c.concurrency = 1;
+	o->c.burstiness = 1;
+	o->c.max_tokens = 16;
+	o->timeout = "600s";
+	o->stall = "60s";
+	if ((rc = cmd_parse_options(&p, opts, argc, argv, first)))
+		return rc;
+	o->c.token_ids = token_modes[mode];
+	o->c.has_seed = o->c.seed != 0;
+	if (!o->c.endpoint || !o->c.route || !o->c.cases)
+		return cmd_usage_error("collect", "--endpoint, --route and --cases are required");
+	if (strncmp(o->c.endpoint, "http://", 7) && strncmp(o->c.endpoint, "https://", 8))
+		return cmd_usage_error("collect", "--endpoint is an http:// or https:// URL");
+	if (o->c.rate < 0 || !(o->c.burstiness > 0) || o->c.temperature < 0)
+		return cmd_usage_error("collect", "--rate >= 0, --burstiness > 0 and --temperature >= 0");
+	if ((o->c.timeout_s = lr_duration_parse(o->timeout)) < 0 || (o->c.stall_s = lr_duration_parse(o->stall)) < 0)
+		return cmd_usage_error("collect", "--timeout and --stall are durations such as 600, 90s or 5m");
+	if (o->run_ref && (o->issues.n || o->note))
+		return cmd_usage_error("collect", "--issue and --note describe a run of its own: not with --run");
+	return 0;
+}
+
+static void print_result(const struct opts *o, int64_t run, const struct lr_collect_result *r)
+{
+	printf("collected %lld of %lld case(s) of route '%s' into run %lld as set %lld in %.2f s", (long long)r->completed,
+	       (long long)r->cases, o->c.route, (long long)run, (long long)r->set, r->duration_s);
+	if (r->failed || r->unsent)
+		printf("; %lld failed, %lld not sent (named in collect_request)", (long long)r->failed, (long long)r->unsent);
+	printf("%s\n", r->cancelled ? "; cancelled" : "");
+	if (r->server[0])
+		printf("server: %s\n", r->server);
+}
+
+/* A pass that is a run of its own: its status says whether every case came back. */
+static int own_run(struct lr_store *st, struct opts *o, char **argv, struct lr_run *run, struct lr_collect_result *r)
+{
+	struct lr_session ss = { 0 };
+	int rc;
+
+	if ((rc = lr_run_capture(st, run, LR_KIND_COLLECT, argv, environ, NULL, o->note, &o->issues)) ||
+	    (rc = lr_session_start(&ss, st, run)))
+		goto out;
+	if ((rc = lr_collect(st, run->id, -1, &o->c, r))) {
+		run->status = LR_FAILED;
+		run->failure = strdup(lr_error_msg());
+	} else if (r->cancelled || r->failed) {
+		run->status = r->cancelled ? LR_CANCELLED : LR_FAILED;
+		if (asprintf(&run->failure, "%lld of %lld request(s) failed%s", (long long)r->failed, (long long)r->cases,
+			     r->cancelled ? "; cancelled" : "") < 0)
+			run->failure = NULL;
+	} else {
+		run->status = LR_PASSED;
+	}
+	if (!rc)
+		rc = lr_session_end(&ss, 0);
+	else if (lr_session_end(&ss, 0)) /* the run keeps its failure; the first error is the one reported */
+		lr_error_clear();
+out:
+	lr_session_release(&ss);
+	return rc;
+}
+
+int cmd_collect(const struct lr_global *g, int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct lr_collect_result r;
+	struct cmd_cancel cancel;
+	struct lr_store *st = NULL;
+	struct lr_run run;
+	int64_t cases = 0, id = 0;
+	int rc, first;
+
+	lr_run_init(&run);
+	o.c.envp = environ;
+	o.c.cancel = &cmd_cancel_requested;
+	if ((rc = parse(&o, argc, argv, &first)))
+		goto out;
+	/* the cases are checked before the store is touched or anything is sent */
+	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_open_store(&st, g))) {
+		rc = rc < 0 ? cmd_fail(rc) : rc;
+		goto out;
+	}
+	cmd_cancel_install(&cancel);
+	if (o.run_ref) {
+		if (!(rc = lr_store_run_resolve(st, o.run_ref, &id)))
+			rc = lr_collect(st, id, -1, &o.c, &r);
+	} else {
+		rc = own_run(st, &o, g->argv, &run, &r);
+		id = run.id;
+	}
+	cmd_cancel_restore(&cancel);
+	if (rc) {
+		rc = cmd_fail(rc);
+		goto out;
+	}
+	print_result(&o, id, &r);
+	rc = r.failed || r.unsent || r.cancelled ? LR_EXIT_FAIL : LR_EXIT_OK;
+out:
+	lr_run_release(&run);
+	lr_strlist_release(&o.issues);
+	lr_store_free(st);
+	return rc;
+}

@@ -1,0 +1,297 @@
+/* The streaming HTTP client on libcurl's multi interface (client.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "serving/client.h"
+#include "serving/curl.h"
+
+#define LR_ERROR_BODY 512		/* bytes of an HTTP error's body kept for its failure */
+#define LR_POLL_MS 100			/* the longest wait, so a cancel is seen soon */
+
+struct transfer {
+	CURL *easy;
+	struct curl_slist *headers;
+	struct lr_result *res;
+	const struct lr_request *req;
+	struct lr_sse sse;
+	char errbody[LR_ERROR_BODY + 1];
+	size_t errlen;
+	int failed;			/* the write callback stopped the transfer, res->s.failure says why */
+	double last_byte_s;		/* when a byte last came (or it was sent), lr_monotonic_s's clock */
+};
+
+struct pass {
+	const struct lr_client_opts *o;
+	CURLM *multi;
+	double start;
+	int inflight;
+};
+
+static int on_event(void *arg, const char *data, size_t len)
+{
+	struct transfer *t = arg;
+
+	return lr_stream_event(&t->res->s, data, len, lr_monotonic_s());
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * n;
+	long status = 0;
+	int rc;
+
+	t->last_byte_s = lr_monotonic_s();
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+	t->res->status = status;
+	if (status < 200 || status > 299) { /* an HTTP error: keep the start of its body to name it */
+		size_t k = len < LR_ERROR_BODY - t->errlen ? len : LR_ERROR_BODY - t->errlen;
+
+		memcpy(t->errbody + t->errlen, data, k);
+		t->errlen += k;
+		return len;
+	}
+	if ((rc = lr_sse_feed(&t->sse, data, len, on_event, t))) {
+		if (!t->res->s.failure[0]) /* the SSE reader's own: an oversized event; or out of memory */
+			snprintf(t->res->s.failure, sizeof t->res->s.failure, "%s", lr_error_msg());
+		t->failed = 1;
+		return 0; /* libcurl ends the transfer with CURLE_WRITE_ERROR */
+	}
+	return len;
+}
+
+static int start(struct pass *p, struct transfer *t, const struct lr_request *req, struct lr_result *res)
+{
+	const struct lr_client_opts *o = p->o;
+
+	memset(t, 0, sizeof *t);
+	t->res = res;
+	t->req = req;
+	lr_stream_init(&res->s);
+	lr_sse_init(&t->sse, o->max_event);
+	if (!(t->easy = curl_easy_init()) ||
+	    !(t->headers = curl_slist_append(NULL, "Content-Type: application/json")) ||
+	    !(t->headers = curl_slist_append(t->headers, "Accept: text/event-stream")))
+		return lr_error_set(LR_ENOMEM, "out of memory for a request");
+	curl_easy_setopt(t->easy, CURLOPT_URL, req->url);
+	curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, req->body);
+	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+	curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
+	curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+	curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https"); /* a redirect never leaves HTTP */
+	if (o->timeout_s > 0)
+		curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1e3));
+	if (curl_multi_add_handle(p->multi, t->easy) != CURLM_OK)
+		return lr_error_set(LR_EIO, "cannot start a request to '%s'", req->url);
+	res->sent = 1;
+	t->last_byte_s = lr_monotonic_s();
+	res->sent_s = t->last_byte_s - p->start;
+	res->inflight_at_send = ++p->inflight;
+	return 0;
+}
+
+/* The named failure of a transfer that libcurl ended with 'code' (the stream's own, if it set one). */
+static void name_failure(const struct pass *p, struct transfer *t, CURLcode code)
+{
+	struct lr_result *r = t->res;
+	char *f = r->s.failure;
+	size_t len = sizeof r->s.failure;
+
+	if (f[0])
+		return;
+	if (code == CURLE_OK && (r->status < 200 || r->status > 299)) {
+		t->errbody[t->errlen] = '\0';
+		for (size_t i = 0; i < t->errlen; i++) /* one line, printable */
+			if ((unsigned char)t->errbody[i] < ' ' || t->errbody[i] == 0x7f)
+				t->errbody[i] = ' ';
+		snprintf(f, len, "HTTP %ld: %.200s", r->status, t->errbody);
+	} else if (code == CURLE_COULDNT_CONNECT) {
+		snprintf(f, len, "connection refused by %.180s", t->req->url);
+	} else if (code == CURLE_OPERATION_TIMEDOUT) {
+		snprintf(f, len, "timed out after %g s", p->o->timeout_s);
+	} else if (code != CURLE_OK) {
+		snprintf(f, len, "stream cut: %s", curl_easy_strerror(code));
+	} else if (!r->s.done) {
+		snprintf(f, len, "stream cut: %s", lr_sse_pending(&t->sse) ? "it ended inside an event"
+									    : "it ended before [DONE]");
+	}
+}
+
+static void finish(struct pass *p, struct transfer *t, CURLcode code)
+{
+	t->res->end_s = lr_monotonic_s() - p->start;
+	name_failure(p, t, code);
+	curl_multi_remove_handle(p->multi, t->easy);
+	curl_easy_cleanup(t->easy);
+	curl_slist_free_all(t->headers);
+	lr_sse_release(&t->sse);
+	t->easy = NULL;
+	p->inflight--;
+}
+
+/* Take every transfer libcurl has ended. */
+static void reap(struct pass *p)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(p->multi, &left)))
+		if (m->msg == CURLMSG_DONE) {
+			struct transfer *t = NULL;
+
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+			finish(p, t, m->data.result);
+		}
+}
+
+/* End every stream no byte has reached for stall_s (libcurl's low-speed limit averages over seconds). */
+static void end_stalled(struct pass *p, struct transfer *ts, size_t n)
+{
+	double now = lr_monotonic_s();
+
+	if (!(p->o->stall_s > 0))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].easy && now - ts[i].last_byte_s >= p->o->stall_s) {
+			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "stalled: no byte for %g s", p->o->stall_s);
+			finish(p, &ts[i], CURLE_OK);
+		}
+}
+
+static void cancel_all(struct pass *p, struct transfer *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i].easy) {
+			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "not collected: cancelled while streaming");
+			finish(p, &ts[i], CURLE_OK);
+		}
+}
+
+int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, size_t n, struct lr_result *res,
+		  double *startp, int *cancelled)
+{
+	struct transfer *ts = calloc(n ? n : 1, sizeof *ts);
+	struct pass p = { o, NULL, 0, 0 };
+	size_t next = 0;
+	int rc = 0, running = 0;
+
+	*cancelled = 0;
+	memset(res, 0, n * sizeof *res);
+	for (size_t i = 0; i < n; i++)
+		lr_stream_init(&res[i].s);
+	if (!ts)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_curl_load()) || !(p.multi = curl_multi_init())) {
+		free(ts);
+		return rc ? rc : lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	*startp = p.start = lr_monotonic_s();
+	while (!rc && (next < n || p.inflight)) {
+		double now = lr_monotonic_s() - p.start, wait_ms = LR_POLL_MS;
+
+		if (o->cancel && atomic_load(o->cancel)) {
+			*cancelled = 1;
+			break;
+		}
+		while (!rc && next < n && p.inflight < o->concurrency && req[next].at_s <= now) {
+			rc = start(&p, &ts[next], &req[next], &res[next]);
+			next++;
+		}
+		if (rc || curl_multi_perform(p.multi, &running) != CURLM_OK) {
+			rc = rc ? rc : lr_error_set(LR_EIO, "the HTTP client failed");
+			break;
+		}
+		reap(&p);
+		end_stalled(&p, ts, next);
+		if (next < n && p.inflight < o->concurrency) /* sleep no longer than the next arrival */
+			wait_ms = fmin(wait_ms, fmax(0, (req[next].at_s - (lr_monotonic_s() - p.start)) * 1e3));
+		if (next < n || p.inflight)
+			curl_multi_poll(p.multi, NULL, 0, (int)ceil(wait_ms), NULL);
+	}
+	cancel_all(&p, ts, next);
+	for (size_t i = next; i < n; i++)
+		snprintf(res[i].s.failure, sizeof res[i].s.failure, "not sent: %s", rc ? "the client failed" : "cancelled");
+	curl_multi_cleanup(p.multi);
+	free(ts);
+	return rc;
+}
+
+void lr_result_release(struct lr_result *r)
+{
+	lr_stream_release(&r->s);
+}
+
+struct get_body {
+	char *buf;
+	size_t len;
+	char *server;
+};
+
+static size_t get_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct get_body *b = arg;
+	size_t len = size * n;
+	char *p;
+
+	if (b->len + len > ((size_t)1 << 20) || !(p = realloc(b->buf, b->len + len + 1)))
+		return 0;
+	memcpy(p + b->len, data, len);
+	b->buf = p;
+	b->len += len;
+	b->buf[b->len] = '\0';
+	return len;
+}
+
+static size_t get_header(char *data, size_t size, size_t n, void *arg)
+{
+	struct get_body *b = arg;
+	size_t len = size * n, i, k = 0;
+
+	if (len > 7 && !strncasecmp(data, "server:", 7)) {
+		for (i = 7; i < len && data[i] == ' '; i++)
+			;
+		for (; i < len && k < 127 && data[i] >= ' ' && data[i] < 0x7f; i++)
+			b->server[k++] = data[i];
+		b->server[k] = '\0';
+	}
+	return len;
+}
+
+int lr_client_get(const char *url, double timeout_s, long *status, char **body, char server[128])
+{
+	struct get_body b = { NULL, 0, server };
+	CURLcode code;
+	CURL *e;
+	int rc;
+
+	*body = NULL;
+	*status = 0;
+	server[0] = '\0';
+	if ((rc = lr_curl_load()))
+		return rc;
+	if (!(e = curl_easy_init()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, get_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, get_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, &b);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1e3));
+	code = curl_easy_perform(e);
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
+	curl_easy_cleanup(e);
+	if (code != CURLE_OK) {
+		free(b.buf);
+		return lr_error_set(LR_EIO, "cannot GET '%s': %s", url, curl_easy_strerror(code));
+	}
+	*body = b.buf;
+	return 0;
+}

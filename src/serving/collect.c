@@ -1,0 +1,448 @@
+/* One collected pass: cases, requests, the client, the stored set (collect.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/lines.h"
+#include "base/strmap.h"
+#include "record/redact.h"
+#include "serving/client.h"
+#include "serving/collect.h"
+#include "serving/serving.h"
+#include "store/collect.h"
+
+#define LR_CASE_MAX ((size_t)16 << 20)	/* bytes of one case's line at most */
+#define LR_EVENT_MAX ((size_t)1 << 20)	/* bytes of one streamed event at most */
+
+/* ---- the cases file ---------------------------------------------------------------------- */
+
+struct cases {
+	json_t **v;
+	size_t n, cap;
+};
+
+static void cases_release(struct cases *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		json_decref(c->v[i]);
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+static int bad(const char *path, int64_t line, const char *why)
+{
+	lr_error_set(LR_EINVAL, "%s:%lld: %s", path, (long long)line, why);
+	lr_error_hint("a cases file has one JSON object a line: case_id, and prompt, prompt_token_ids or messages "
+		      "(docs/serving.md)");
+	return LR_EINVAL;
+}
+
+/* The reason case o cannot be sent, or NULL. */
+static const char *case_problem(json_t *o, int chat)
+{
+	json_t *v = json_object_get(o, "case_id"), *ids = json_object_get(o, "prompt_token_ids"), *mt;
+	size_t i;
+
+	if (!json_is_string(v) || !json_string_length(v))
+		return "'case_id' must be a non-empty string";
+	if (chat)
+		return json_is_array(json_object_get(o, "messages")) && json_array_size(json_object_get(o, "messages"))
+			       ? NULL : "'messages' must be a non-empty array (--chat)";
+	if (json_is_array(ids)) {
+		for (i = 0; i < json_array_size(ids); i++)
+			if (!json_is_integer(json_array_get(ids, i)) || json_integer_value(json_array_get(ids, i)) < 0)
+				return "'prompt_token_ids' must hold non-negative integers only";
+	} else if (!json_is_string(json_object_get(o, "prompt"))) {
+		return "a case needs 'prompt' (a string) or 'prompt_token_ids' (an array of token ids)";
+	}
+	mt = json_object_get(o, "max_tokens");
+	if (mt && (!json_is_integer(mt) || json_integer_value(mt) < 1))
+		return "'max_tokens' must be a whole number >= 1";
+	return NULL;
+}
+
+static int read_cases(const char *path, int chat, struct cases *out)
+{
+	struct lr_strmap seen = { 0 };
+	struct lr_lines lines;
+	intptr_t first;
+	json_error_t err;
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = lr_lines_open(&lines, "cases", path, LR_CASE_MAX)))
+		return rc;
+	while ((rc = lr_lines_next(&lines, &buf, &len)) > 0) {
+		const char *why;
+		json_t *o;
+
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			len--;
+		if (!(o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err)) || !json_is_object(o)) {
+			json_decref(o);
+			rc = bad(path, lines.line, !o && strstr(err.text, "unable to decode byte") ? "invalid UTF-8"
+												: "not a JSON object");
+			break;
+		}
+		why = case_problem(o, chat);
+		if (!why && lr_strmap_get(&seen, json_string_value(json_object_get(o, "case_id")), &first))
+			why = "duplicate case_id";
+		if (!why && lr_strmap_put(&seen, json_string_value(json_object_get(o, "case_id")), (intptr_t)lines.line))
+			why = "out of memory";
+		if (!why && out->n == out->cap) {
+			size_t cap = out->cap ? out->cap * 2 : 64;
+			json_t **v = realloc(out->v, cap * sizeof *v);
+
+			if (!v)
+				why = "out of memory";
+			else
+				out->v = v, out->cap = cap;
+		}
+		if (why) {
+			json_decref(o);
+			rc = bad(path, lines.line, why);
+			break;
+		}
+		out->v[out->n++] = o;
+	}
+	lr_lines_close(&lines);
+	lr_strmap_release(&seen);
+	if (rc)
+		cases_release(out);
+	return rc;
+}
+
+int lr_collect_check_cases(const char *path, int chat, int64_t *n)
+{
+	struct cases c;
+	int rc = read_cases(path, chat, &c);
+
+	*n = rc ? 0 : (int64_t)c.n;
+	cases_release(&c);
+	return rc;
+}
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+/* The JSON body of case c's request, as vLLM's and llama.cpp's OpenAI-compatible servers take it. */
+static char *body_of(const struct lr_collect_opts *o, json_t *c)
+{
+	json_t *b = json_object(), *mt = json_object_get(c, "max_tokens");
+	json_int_t max = mt ? json_integer_value(mt) : o->max_tokens;
+	char *s;
+
+	if (o->model)
+		json_object_set_new(b, "model", json_string(o->model));
+	if (o->chat)
+		json_object_set(b, "messages", json_object_get(c, "messages"));
+	else
+		json_object_set(b, "prompt", json_object_get(c, json_object_get(c, "prompt_token_ids") ? "prompt_token_ids"
+													  : "prompt"));
+	json_object_set_new(b, o->chat ? "max_completion_tokens" : "max_tokens", json_integer(max));
+	json_object_set_new(b, "temperature", json_real(o->temperature));
+	if (o->has_seed)
+		json_object_set_new(b, "seed", json_integer(o->seed));
+	if (o->ignore_eos)
+		json_object_set_new(b, "ignore_eos", json_true());
+	if (!strcmp(o->token_ids, "vllm")) {
+		json_object_set_new(b, "return_token_ids", json_true());
+	} else if (!strcmp(o->token_ids, "logprobs")) {
+		json_object_set_new(b, "logprobs", o->chat ? json_true() : json_integer(1));
+		json_object_set_new(b, "return_tokens_as_token_ids", json_true());
+	} else if (!strcmp(o->token_ids, "llama.cpp")) {
+		json_object_set_new(b, "return_tokens", json_true());
+	}
+	json_object_set_new(b, "stream", json_true());
+	json_object_set_new(b, "stream_options", json_pack("{s:b}", "include_usage", 1));
+	s = json_dumps(b, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(b);
+	return s;
+}
+
+/* A seeded uniform in (0, 1) (splitmix64). */
+static double uniform(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A gamma(k, 1) variate (Marsaglia and Tsang; k < 1 boosted by U^(1/k)). */
+static double gamma_draw(uint64_t *x, double k)
+{
+	double d, c, v, u, n;
+
+	if (k < 1)
+		return gamma_draw(x, k + 1) * pow(uniform(x), 1 / k);
+	d = k - 1.0 / 3, c = 1 / sqrt(9 * d);
+	for (;;) {
+		do { /* a standard normal (Box-Muller) */
+			n = sqrt(-2 * log(uniform(x))) * cos(2 * M_PI * uniform(x));
+			v = 1 + c * n;
+		} while (v <= 0);
+		v = v * v * v;
+		u = uniform(x);
+		if (log(u) < 0.5 * n * n + d - d * v + d * log(v))
+			return d * v;
+	}
+}
+
+/* Arrival times as vLLM's bench serve draws them: gaps gamma(burstiness, 1/(rate x burstiness)). */
+static void arrivals(const struct lr_collect_opts *o, struct lr_request *req, size_t n)
+{
+	uint64_t x = o->has_seed ? (uint64_t)o->seed : 0;
+	double t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		req[i].at_s = t;
+		if (o->rate > 0)
+			t += gamma_draw(&x, o->burstiness) / (o->rate * o->burstiness);
+	}
+}
+
+/* ---- the pass, stored -------------------------------------------------------------------- */
+
+struct pass {
+	const struct lr_collect_opts *o;
+	struct cases cases;
+	struct lr_request *req;
+	char **bodies;
+	struct lr_result *res;
+	char *url, *server, *models;
+	double start;
+	int cancelled;
+	struct lr_store_request *rows;
+	char **itl;
+};
+
+static void pass_release(struct pass *p)
+{
+	for (size_t i = 0; i < p->cases.n; i++) {
+		free(p->bodies ? p->bodies[i] : NULL);
+		if (p->res)
+			lr_result_release(&p->res[i]);
+		free(p->itl ? p->itl[i] : NULL);
+	}
+	cases_release(&p->cases);
+	free(p->req);
+	free(p->bodies);
+	free(p->res);
+	free(p->rows);
+	free(p->itl);
+	free(p->url);
+	free(p->models);
+	free(p->server);
+}
+
+/* The server's identity: GET <endpoint>/models, its body and Server header (NULL when it failed). */
+static void identify(struct pass *p)
+{
+	char *url = NULL, server[128], *body = NULL;
+	long status = 0;
+
+	if (asprintf(&url, "%s/models", p->o->endpoint) < 0)
+		return;
+	if (!lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) &&
+	    status == 200 && body && json_loadb(body, strlen(body), 0, NULL)) {
+		p->models = body;
+		body = NULL;
+	}
+	lr_error_clear();
+	if (server[0] && !(p->server = strdup(server)))
+		p->server = NULL;
+	free(body);
+	free(url);
+}
+
+static int prepare(struct pass *p, const struct lr_collect_opts *o)
+{
+	size_t n;
+	int rc;
+
+	memset(p, 0, sizeof *p);
+	p->o = o;
+	if ((rc = read_cases(o->cases, o->chat, &p->cases)))
+		return rc;
+	n = p->cases.n ? p->cases.n : 1;
+	p->req = calloc(n, sizeof *p->req);
+	p->bodies = calloc(n, sizeof *p->bodies);
+	p->res = calloc(n, sizeof *p->res);
+	p->rows = calloc(n, sizeof *p->rows);
+	p->itl = calloc(n, sizeof *p->itl);
+	if (!p->req || !p->bodies || !p->res || !p->rows || !p->itl ||
+	    asprintf(&p->url, "%s/%s", o->endpoint, o->chat ? "chat/completions" : "completions") < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->cases.n; i++) {
+		if (!(p->bodies[i] = body_of(o, p->cases.v[i])))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		p->req[i].url = p->url;
+		p->req[i].body = p->bodies[i];
+	}
+	arrivals(o, p->req, p->cases.n);
+	return 0;
+}
+
+static const char *case_id(const struct pass *p, size_t i)
+{
+	return json_string_value(json_object_get(p->cases.v[i], "case_id"));
+}
+
+/* The milliseconds from sending request i to its first content event; NAN when none came. */
+static double ttft_ms(const struct pass *p, size_t i)
+{
+	const struct lr_result *r = &p->res[i];
+
+	return r->s.events ? (r->s.first_s - p->start - r->sent_s) * 1e3 : NAN;
+}
+
+/* One response line, as 'labrun ingest' reads it, for each completed request. */
+static int write_responses(const struct pass *p, FILE *f)
+{
+	for (size_t i = 0; i < p->cases.n; i++) {
+		const struct lr_result *r = &p->res[i];
+		json_t *o, *tokens;
+		int rc;
+
+		if (r->s.failure[0])
+			continue;
+		tokens = json_array();
+		for (size_t k = 0; k < r->s.ntokens; k++)
+			json_array_append_new(tokens, json_integer(r->s.tokens[k]));
+		o = json_pack("{s:s, s:o, s:s%, s:s, s:f, s:o, s:s}", "case_id", case_id(p, i), "tokens", tokens, "text",
+			      r->s.text ? r->s.text : "", r->s.text_len, "finish_reason", r->s.finish[0] ? r->s.finish : "unknown",
+			      "latency_ms", (r->end_s - r->sent_s) * 1e3, "ttft_ms",
+			      r->s.events ? json_real(ttft_ms(p, i)) : json_null(), "token_source",
+			      lr_token_source_name(r->s.source));
+		if (o && r->s.prompt_tokens >= 0)
+			json_object_set_new(o, "input_tokens", json_integer(r->s.prompt_tokens));
+		if (o && (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE))
+			json_object_set_new(o, "output_tokens", json_integer(r->s.completion_tokens >= 0 ? r->s.completion_tokens
+												   : (json_int_t)r->s.ntokens));
+		if (o && p->o->model)
+			json_object_set_new(o, "model", json_string(p->o->model));
+		rc = o ? json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) : -1;
+		json_decref(o);
+		if (rc || fputc('\n', f) == EOF)
+			return lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno));
+	}
+	return fflush(f) ? lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno)) : 0;
+}
+
+/* Each request's row; the gaps as a JSON array. */
+static int fill_rows(struct pass *p)
+{
+	for (size_t i = 0; i < p->cases.n; i++) {
+		const struct lr_result *r = &p->res[i];
+		struct lr_store_request *w = &p->rows[i];
+		size_t cap = 2 + r->s.nitl * 24, off;
+		char *s = malloc(cap);
+
+		if (!s)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		off = (size_t)snprintf(s, cap, "[");
+		for (size_t k = 0; k < r->s.nitl; k++)
+			off += (size_t)snprintf(s + off, cap - off, "%s%.4f", k ? "," : "", r->s.itl_ms[k]);
+		snprintf(s + off, cap - off, "]");
+		p->itl[i] = s;
+		*w = (struct lr_store_request){
+			.case_id = case_id(p, i), .body = p->bodies[i], .sent = r->sent, .sent_ms = r->sent_s * 1e3,
+			.end_ms = r->end_s * 1e3, .status = r->status, .failure = r->s.failure[0] ? r->s.failure : NULL,
+			.ttft_ms = ttft_ms(p, i), .e2el_ms = r->sent && !r->s.failure[0] ? (r->end_s - r->sent_s) * 1e3 : NAN,
+			.itl_json = r->sent ? s : NULL,
+			.token_source = r->s.events || !r->s.failure[0] ? lr_token_source_name(r->s.source) : NULL,
+			.prompt_tokens = r->s.prompt_tokens, .completion_tokens = r->s.completion_tokens,
+			.inflight = r->inflight_at_send,
+		};
+	}
+	return 0;
+}
+
+static int store_rows(void *arg, struct lr_set_writer *w)
+{
+	struct pass *p = arg;
+	double end = 0;
+	struct lr_store_pass sp;
+
+	for (size_t i = 0; i < p->cases.n; i++)
+		end = fmax(end, p->res[i].end_s);
+	sp = (struct lr_store_pass){
+		.endpoint = p->url, .api = p->o->chat ? "chat" : "completions", .model = p->o->model,
+		.concurrency = p->o->concurrency, .rate = p->o->rate, .burstiness = p->o->burstiness,
+		.has_seed = p->o->has_seed, .seed = p->o->seed, .server = p->server, .models = p->models,
+		.duration_s = end, .cancelled = p->cancelled,
+	};
+	return lr_store_collect(w, &sp, p->rows, p->cases.n);
+}
+
+/* The secrets of the environment are in no request: the bodies are stored. */
+static int check_secrets(const struct pass *p, char *const *envp)
+{
+	struct lr_scrub scrub;
+	int rc = lr_scrub_init(&scrub, envp);
+
+	for (size_t i = 0; !rc && scrub.n && i < p->cases.n; i++) {
+		char *s = lr_scrub_string(&scrub, p->bodies[i]);
+
+		if (!s)
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		else if (strcmp(s, p->bodies[i])) {
+			rc = lr_error_set(LR_EREFUSED, "refusing to send case '%s': it holds the value of a secret environment "
+					  "variable, and every request is stored", case_id(p, i));
+			lr_error_hint("secrets never reach the store; remove the value from the cases file");
+		}
+		free(s);
+	}
+	lr_scrub_release(&scrub);
+	return rc;
+}
+
+int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o, struct lr_collect_result *out)
+{
+	struct lr_client_opts co = { o->concurrency, o->timeout_s, o->stall_s, LR_EVENT_MAX, o->cancel };
+	const char *dir = getenv("TMPDIR");
+	char path[64], tmpl[PATH_MAX];
+	struct pass p;
+	FILE *f = NULL;
+	int rc, fd = -1;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = prepare(&p, o)) || (rc = check_secrets(&p, o->envp)))
+		goto out;
+	identify(&p);
+	if ((rc = lr_client_run(&co, p.req, p.cases.n, p.res, &p.start, &p.cancelled)) || (rc = fill_rows(&p)))
+		goto out;
+	/* the responses go through ingest from a file no one else can see, gone when it is closed */
+	snprintf(tmpl, sizeof tmpl, "%s/labrun-collect-XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(tmpl)) < 0 || unlink(tmpl) || !(f = fdopen(fd, "w+"))) {
+		rc = lr_error_set(LR_EIO, "cannot make a temporary file for the responses: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	if (!(rc = write_responses(&p, f)))
+		rc = lr_responses_ingest_with(st, run, o->route, cond, -1, path, p.url, o->envp, store_rows, &p, &out->set,
+					      &out->completed);
+	out->cases = (int64_t)p.cases.n;
+	out->cancelled = p.cancelled;
+	for (size_t i = 0; i < p.cases.n; i++) {
+		out->unsent += !p.res[i].sent;
+		out->duration_s = fmax(out->duration_s, p.res[i].end_s);
+	}
+	out->failed = out->cases - out->completed - out->unsent;
+	snprintf(out->server, sizeof out->server, "%s", p.server ? p.server : "");
+out:
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	pass_release(&p);
+	return rc;
+}

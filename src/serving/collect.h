@@ -1,0 +1,52 @@
+#ifndef LR_SERVING_COLLECT_H
+#define LR_SERVING_COLLECT_H
+
+/*
+ * 'labrun collect': one pass of a cases file against an OpenAI-compatible
+ * endpoint, streamed, its responses stored exactly as 'labrun ingest'
+ * stores a harness's (so compare, gate and report work unchanged), and
+ * every request, completed or not, with its timings, as rows of the pass
+ * (store/collect.h). docs/serving.md is the user's description.
+ */
+
+#include "base/error.h"
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+struct lr_collect_opts {
+	const char *endpoint;		/* the API's base URL, ".../v1" */
+	const char *route;
+	const char *cases;		/* the cases file (JSON lines) */
+	const char *model;		/* or NULL: none named */
+	int chat;			/* /chat/completions with 'messages', else /completions */
+	int concurrency;		/* >= 1 */
+	double rate, burstiness;	/* requests per second (0: all at once); the gamma shape of the gaps */
+	int64_t max_tokens;		/* for cases without their own */
+	int ignore_eos;
+	int has_seed;
+	int64_t seed;
+	double temperature;
+	double timeout_s, stall_s;
+	const char *token_ids;		/* how to ask for token ids: "vllm", "logprobs", "llama.cpp" or "none" */
+	atomic_int *cancel;		/* Ctrl-C: stop, keeping what ended */
+	char *const *envp;		/* its secrets never reach the store */
+};
+
+struct lr_collect_result {
+	int64_t set;			/* the response set stored */
+	int64_t cases, completed, failed, unsent;
+	int cancelled;
+	double duration_s;
+	char server[128];		/* the Server header, "" when none */
+};
+
+/* The cases file checked whole, before anything is sent: LR_EINVAL "FILE:LINE: reason". */
+LR_MUST_CHECK int lr_collect_check_cases(const char *path, int chat, int64_t *cases);
+
+/* Run one pass into run 'run' (condition 'cond', -1 by hand) and store it. */
+LR_MUST_CHECK int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o,
+			     struct lr_collect_result *out);
+
+#endif

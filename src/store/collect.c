@@ -1,0 +1,119 @@
+/* The rows of a collected pass (collect.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include "store/collect.h"
+#include "store/store-int.h"
+
+static void bind_real_or_null(sqlite3_stmt *s, const char *name, double v, int has)
+{
+	if (has && !isnan(v))
+		db_bind_real(s, name, v);
+	else
+		db_bind_null(s, name);
+}
+
+static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
+{
+	static const char sql[] =
+		"INSERT INTO collect_pass(set_id, endpoint, api, model, concurrency, rate, burstiness, seed, server, models,"
+		" duration_s, cancelled) VALUES (:set, :endpoint, :api, :model, :conc, :rate, :burst, :seed, :server,"
+		" :models, :dur, :cancelled)";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":set", set);
+	db_bind_text(s, ":endpoint", p->endpoint);
+	db_bind_text(s, ":api", p->api);
+	db_bind_text(s, ":model", p->model);
+	db_bind_int(s, ":conc", p->concurrency);
+	bind_real_or_null(s, ":rate", p->rate, p->rate > 0);
+	bind_real_or_null(s, ":burst", p->burstiness, p->rate > 0);
+	if (p->has_seed)
+		db_bind_int(s, ":seed", p->seed);
+	else
+		db_bind_null(s, ":seed");
+	db_bind_text(s, ":server", p->server);
+	db_bind_text(s, ":models", p->models);
+	db_bind_real(s, ":dur", p->duration_s);
+	db_bind_int(s, ":cancelled", p->cancelled);
+	rc = db_step_done(st, s, "record a collected pass");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect(struct lr_set_writer *w, const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
+{
+	static const char sql[] =
+		"INSERT INTO collect_request(set_id, seq, case_id, body, sent_ms, end_ms, status, failure, ttft_ms, e2el_ms,"
+		" itl_ms, token_source, prompt_tokens, completion_tokens, inflight) VALUES (:set, :seq, :case, :body, :sent,"
+		" :end, :status, :failure, :ttft, :e2el, :itl, :source, :prompt, :completion, :inflight)";
+	struct lr_store *st = lr_store_set_store(w);
+	int64_t set = lr_store_set_id(w);
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = insert_pass(st, set, p)) || (rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		db_bind_int(s, ":set", set);
+		db_bind_int(s, ":seq", (int64_t)i);
+		db_bind_text(s, ":case", r[i].case_id);
+		db_bind_text(s, ":body", r[i].body);
+		bind_real_or_null(s, ":sent", r[i].sent_ms, r[i].sent);
+		bind_real_or_null(s, ":end", r[i].end_ms, r[i].sent);
+		if (r[i].status)
+			db_bind_int(s, ":status", r[i].status);
+		else
+			db_bind_null(s, ":status");
+		db_bind_text(s, ":failure", r[i].failure);
+		bind_real_or_null(s, ":ttft", r[i].ttft_ms, 1);
+		bind_real_or_null(s, ":e2el", r[i].e2el_ms, 1);
+		db_bind_text(s, ":itl", r[i].itl_json);
+		db_bind_text(s, ":source", r[i].token_source);
+		if (r[i].prompt_tokens >= 0)
+			db_bind_int(s, ":prompt", r[i].prompt_tokens);
+		else
+			db_bind_null(s, ":prompt");
+		if (r[i].completion_tokens >= 0)
+			db_bind_int(s, ":completion", r[i].completion_tokens);
+		else
+			db_bind_null(s, ":completion");
+		if (r[i].sent)
+			db_bind_int(s, ":inflight", r[i].inflight);
+		else
+			db_bind_null(s, ":inflight");
+		rc = db_step_done(st, s, "record a collected request");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect_failures(struct lr_store *st, int64_t run, lr_collect_failure_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT x.set_id, s.route, s.condition_idx, x.case_id, x.failure FROM collect_request x"
+		" JOIN response_set s ON s.id = x.set_id WHERE s.run_id = :run AND x.failure IS NOT NULL"
+		" ORDER BY x.set_id, x.seq";
+	struct lr_collect_failure f;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (db_step_row(st, s, "read the collected requests", &rc)) {
+		f.set = sqlite3_column_int64(s, 0);
+		f.route = (const char *)sqlite3_column_text(s, 1);
+		f.cond = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
+		f.case_id = (const char *)sqlite3_column_text(s, 3);
+		f.failure = (const char *)sqlite3_column_text(s, 4);
+		rc = fn(arg, &f);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -1,0 +1,54 @@
+#ifndef LR_STORE_COLLECT_H
+#define LR_STORE_COLLECT_H
+
+/*
+ * The rows of a pass 'labrun collect' made (migration 21): its settings
+ * and the server's identity, and every request, completed or not. Written
+ * in the transaction of the pass's response set, so a pass is stored
+ * whole or not at all.
+ */
+
+#include "base/error.h"
+#include <stdint.h>
+
+#include "store/serving.h"
+
+struct lr_store_pass {
+	const char *endpoint, *api, *model;	/* model may be NULL */
+	int concurrency;
+	double rate, burstiness;		/* 0: none (all at once) */
+	int has_seed;
+	int64_t seed;
+	const char *server, *models;		/* NULL when GET /models failed */
+	double duration_s;
+	int cancelled;
+};
+
+struct lr_store_request {
+	const char *case_id, *body;
+	int sent;
+	double sent_ms, end_ms;
+	long status;				/* 0: none came */
+	const char *failure;			/* NULL: completed */
+	double ttft_ms, e2el_ms;		/* NAN: none */
+	const char *itl_json;			/* NULL: none */
+	const char *token_source;		/* NULL: never streamed */
+	int64_t prompt_tokens, completion_tokens;	/* -1: not reported */
+	int inflight;
+};
+
+/* Store the pass of set 'w' and its requests[0..n), seq = index, inside w's transaction. */
+LR_MUST_CHECK int lr_store_collect(struct lr_set_writer *w, const struct lr_store_pass *p, const struct lr_store_request *r,
+				   size_t n);
+
+/* A request of a pass of run 'run' that did not complete. */
+struct lr_collect_failure {
+	int64_t set;
+	const char *route, *case_id, *failure;
+	int cond;
+};
+typedef int (*lr_collect_failure_fn)(void *arg, const struct lr_collect_failure *f);
+/* Every failed or unsent request of run 'run''s passes, by set and case order. */
+LR_MUST_CHECK int lr_store_collect_failures(struct lr_store *st, int64_t run, lr_collect_failure_fn fn, void *arg);
+
+#endif

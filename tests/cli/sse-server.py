@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""A streaming OpenAI-compatible test server, standard library only, loopback only.
+
+usage: sse-server.py PORTFILE SENTLOG
+
+Serves GET /v1/models and POST /v1/completions, streamed as server-sent events
+in the shapes vLLM sends (token_ids per chunk with return_token_ids, a usage
+chunk, [DONE]), or as llama.cpp's server and older vLLM do, chosen by the
+prompt. A prompt "mode:NAME ..." picks a fault instead, one of each kind a
+client meets: http500, close (no reply), cut (the stream ends mid-event),
+nodone (it ends before [DONE]), badjson, utf8, oversize, stall, error (an
+error object in the stream); slow waits 30 s before it answers. The port goes to PORTFILE once listening; every
+completed stream's token ids and text go to SENTLOG (JSON lines), so tests
+compare what labrun stored with what was sent, not with numbers in the test.
+"""
+import hashlib
+import json
+import socketserver
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+LOG_LOCK = threading.Lock()
+
+
+def tokens_for(prompt, n):
+    """n token ids derived from the prompt, the same every time."""
+    h = hashlib.sha256(prompt.encode()).digest()
+    return [(h[i % 32] * 7 + i) % 384 for i in range(n)]
+
+
+def piece(t):
+    return chr(ord("a") + t % 26)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "labrun-test-sse/1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path != "/v1/models":
+            return self.send_error(404)
+        body = json.dumps({"object": "list", "data": [{"id": "tiny", "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def event(self, obj):
+        data = obj if isinstance(obj, (bytes, str)) else json.dumps(obj)
+        if isinstance(data, str):
+            data = data.encode()
+        self.wfile.write(b"data: " + data + b"\n\n")
+        self.wfile.flush()
+
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        prompt = req.get("prompt")
+        if isinstance(prompt, list):
+            prompt = " ".join(map(str, prompt))
+        mode = prompt.split()[0][5:] if prompt.startswith("mode:") else "vllm"
+        if mode == "slow":
+            time.sleep(30)
+        if mode == "close":
+            self.close_connection = True
+            return
+        if mode == "http500":
+            body = b'{"error": {"message": "the model is not loaded"}}'
+            self.send_response(500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        n = req.get("max_tokens", 16)
+        toks = tokens_for(prompt, n)
+        eos = n > 4 and mode != "length"
+        if eos:
+            toks = toks[: n - 2]
+        faults = {
+            "badjson": lambda: self.event(b"{not json"),
+            "utf8": lambda: self.event(b'{"choices": [{"index": 0, "text": "\xff\xfe"}]}'),
+            "oversize": lambda: self.event(json.dumps({"choices": [{"index": 0, "text": "x" * (2 << 20)}]})),
+            "error": lambda: self.event({"error": {"message": "out of KV cache blocks", "code": 503}}),
+            "stall": lambda: time.sleep(30),
+            "cut": lambda: (self.wfile.write(b'data: {"choices": [{"index": 0, "te'), self.wfile.flush()),
+        }
+        sent_text = ""
+        for i, t in enumerate(toks):
+            if i == 2 and mode in faults:
+                faults[mode]()
+                return
+            chunk = {"id": "cmpl-1", "object": "text_completion", "model": "tiny",
+                     "choices": [{"index": 0, "text": piece(t), "finish_reason": None}]}
+            if mode == "llamacpp":
+                chunk = {"content": piece(t), "tokens": [t], "stop": False}
+            elif mode == "logprobs":
+                chunk["choices"][0]["logprobs"] = {"tokens": ["token_id:%d" % t], "token_logprobs": [-0.1]}
+            elif mode != "textonly" and req.get("return_token_ids"):
+                chunk["choices"][0]["token_ids"] = [t]
+                if i == 0:
+                    chunk["prompt_token_ids"] = [1, 2, 3]
+            self.event(chunk)
+            sent_text += piece(t)
+            time.sleep(0.002)
+        finish = "stop" if eos else "length"
+        if mode == "llamacpp":
+            self.event({"content": "", "tokens": [], "stop": True, "stop_type": "eos" if eos else "limit"})
+        else:
+            self.event({"id": "cmpl-1", "choices": [{"index": 0, "text": "", "finish_reason": finish}]})
+            self.event({"id": "cmpl-1", "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": len(toks),
+                                                                 "total_tokens": 3 + len(toks)}})
+        if mode == "nodone":
+            return
+        self.event("[DONE]")
+        with LOG_LOCK, open(sys.argv[2], "a") as log:
+            log.write(json.dumps({"prompt": prompt, "tokens": toks if mode != "textonly" else [], "text": sent_text,
+                                  "finish_reason": finish}) + "\n")
+
+
+class Server(socketserver.ThreadingMixIn, HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    srv = Server(("127.0.0.1", 0), Handler)
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(srv.server_address[1]))
+    import os
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    srv.serve_forever()
+
+
+main()

@@ -1,0 +1,135 @@
+#!/bin/sh
+# labrun collects serving evidence itself (issue 26): every case of a cases file streamed from an
+# OpenAI-compatible server (a test server here, tests/cli/sse-server.py), the responses stored as
+# ingest stores them and compared with what the server sent; each fault a client meets ends its
+# request as a named failure, in the store and in the report, while the rest of the pass is
+# collected; Ctrl-C keeps what came back and names what did not.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
+python3 "$TOP_SRCDIR/tests/cli/sse-server.py" port sent.log &
+server=$!
+trap 'kill $server 2>/dev/null; cleanup' EXIT
+i=0
+while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s port ] || fail "the test server did not start"
+url="http://127.0.0.1:$(cat port)/v1"
+cat >cases.jsonl <<'CASES'
+{"case_id": "c1", "prompt": "hello world"}
+{"case_id": "c2", "prompt": "second case", "max_tokens": 8}
+{"case_id": "c3", "prompt": "mode:llamacpp x"}
+{"case_id": "c4", "prompt": "mode:logprobs y"}
+{"case_id": "c5", "prompt": "mode:textonly z"}
+{"case_id": "c6", "prompt_token_ids": [5, 6, 7]}
+{"case_id": "f1", "prompt": "mode:http500"}
+{"case_id": "f2", "prompt": "mode:close"}
+{"case_id": "f3", "prompt": "mode:cut"}
+{"case_id": "f4", "prompt": "mode:nodone"}
+{"case_id": "f5", "prompt": "mode:badjson"}
+{"case_id": "f6", "prompt": "mode:utf8"}
+{"case_id": "f7", "prompt": "mode:oversize"}
+{"case_id": "f8", "prompt": "mode:stall"}
+{"case_id": "f9", "prompt": "mode:error"}
+CASES
+expect_exit 1 "a pass with failures" "$LABRUN" collect --endpoint "$url" --route sim --cases cases.jsonl \
+	--concurrency 4 --stall 1 --timeout 20
+contains "$T/out" "collected 6 of 15 case(s) of route 'sim' into run 1 as set 1" "six complete, counted"
+contains "$T/out" "9 failed, 0 not sent" "nine failed"
+contains "$T/out" "server: labrun-test-sse/1" "the server's identity"
+equals "$(q "SELECT kind || ' ' || status || ': ' || failure FROM run WHERE id = 1")" "collect failed: 9 of 15 request(s) failed" \
+	"a run of its own, failed, saying why"
+
+# each fault, named
+while read -r case_id want; do
+	got=$(sqlite3 "$LABRUN_STORE/labrun.db" "SELECT failure FROM collect_request WHERE set_id = 1 AND case_id = '$case_id'")
+	case "$got" in "$want"*) ok "$case_id: $got" ;; *) fail "$case_id: got '$got', expected '$want...'" ;; esac
+done <<'WANT'
+f1 HTTP 500: {"error": {"message": "the model is not loaded"}}
+f2 stream cut:
+f3 stream cut: it ended inside an event
+f4 stream cut: it ended before [DONE]
+f5 malformed stream: an event that is not JSON
+f6 invalid UTF-8 in an event
+f7 an event longer than 1048576 bytes
+f8 stalled: no byte for 1 s
+f9 server error in the stream: out of KV cache blocks
+WANT
+equals "$(q "SELECT count(*) FROM collect_request WHERE failure IS NULL AND ttft_ms > 0 AND e2el_ms >= ttft_ms
+	AND json_array_length(itl_ms) > 0 AND sent_ms >= 0")" "6" "each completed request has its TTFT, E2EL and gaps"
+equals "$(q "SELECT group_concat(token_source, ' ') FROM (SELECT token_source FROM collect_request WHERE case_id LIKE 'c%' ORDER BY seq)")" \
+	"token_ids token_ids tokens logprobs text token_ids" "token ids from each shape, and 'text' when none came"
+equals "$(q "SELECT max(inflight) FROM collect_request")" "4" "never more than --concurrency in flight"
+
+# what was stored is what the server sent, case by case
+"$LABRUN" sql --json "SELECT r.case_id, r.tokens, r.text, r.finish_reason, json_extract(x.body, '$.prompt') AS prompt
+	FROM response r JOIN collect_request x ON x.set_id = r.set_id AND x.case_id = r.case_id" >stored.json ||
+	fail "read the stored responses"
+python3 - stored.json sent.log <<'PY' || fail "the stored responses are not what the server sent"
+import json, sys
+stored = json.load(open(sys.argv[1]))
+sent = {}
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    sent[s["prompt"]] = s
+assert len(stored) == 6, stored
+for r in stored:
+    p = r["prompt"]
+    if p.startswith("["):  # prompt_token_ids, as json_extract gives an array
+        p = " ".join(map(str, json.loads(p)))
+    s = sent[p]
+    assert json.loads(r["tokens"]) == s["tokens"], (r, s)
+    assert r["text"] == s["text"] and r["finish_reason"] == s["finish_reason"], (r, s)
+PY
+ok "token ids, text and finish reason equal what the server sent"
+
+# the report names each failure, and compare works unchanged on a second pass
+expect_exit 0 "report" "$LABRUN" report --run 1
+contains "$T/out" "run 1 / sim (collect, set 1): case f6: not collected: invalid UTF-8 in an event" "the report names a failure"
+equals "$(grep -c '(collect, set 1): case f[1-9]: not collected:' "$T/out")" "9" "and all nine"
+contains "$T/out" "6 responses, not compared, 9 not collected" "the matrix cell counts them"
+grep -v stall cases.jsonl >cases2.jsonl
+expect_exit 1 "a second pass into the same run" "$LABRUN" collect --endpoint "$url" --route sim2 --cases cases2.jsonl \
+	--concurrency 2 --stall 1 --timeout 20 --run 1
+expect_exit 0 "compare the two passes" "$LABRUN" compare --run 1 --reference sim --candidate sim2
+contains "$T/out" "6 exact, 0 token mismatch, 0 text mismatch, 0 finish mismatch, 0 missing (of 6)" \
+	"the same server gives the same tokens"
+
+# nothing listening: every request refused, by name
+python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' >closed
+expect_exit 1 "a refused endpoint" "$LABRUN" collect --endpoint "http://127.0.0.1:$(cat closed)/v1" --route gone \
+	--cases cases.jsonl --timeout 5
+equals "$(q "SELECT count(*) FROM collect_request x JOIN response_set s ON s.id = x.set_id
+	WHERE s.route = 'gone' AND x.failure LIKE 'connection refused by http://127.0.0.1:%'")" "15" "each request: connection refused"
+
+# a bad cases file: named at its line, nothing sent, nothing stored
+snapshot() { (cd "$T/store" && find . -type f ! -name '*-shm' | sort | xargs sha256sum); }
+snapshot >before
+: >sent.log
+printf '{"case_id": "a", "prompt": "x"}\n{"case_id": "a", "prompt": "y"}\n' >dup.jsonl
+expect_exit 2 "duplicate case ids" "$LABRUN" collect --endpoint "$url" --route x --cases dup.jsonl
+contains "$T/err" "dup.jsonl:2: duplicate case_id" "at its line"
+printf '{"case_id": "a"}\n' >noprompt.jsonl
+expect_exit 2 "a case without a prompt" "$LABRUN" collect --endpoint "$url" --route x --cases noprompt.jsonl
+contains "$T/err" "noprompt.jsonl:1: a case needs 'prompt'" "named"
+snapshot >after
+cmp -s before after || fail "a refused cases file changed the store"
+[ ! -s sent.log ] || fail "a refused cases file sent requests"
+ok "and the store is byte for byte as before, with nothing sent"
+
+# Ctrl-C: what came back is kept, the rest is named
+printf '{"case_id": "k1", "prompt": "quick"}\n{"case_id": "k2", "prompt": "mode:slow"}\n{"case_id": "k3", "prompt": "never sent"}\n' >slow.jsonl
+"$LABRUN" collect --endpoint "$url" --route slow --cases slow.jsonl >"$T/out" 2>"$T/err" &
+pid=$!
+i=0
+while ! grep -q quick sent.log 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q quick sent.log || fail "the first case never completed"
+kill -INT $pid
+set +e; wait $pid; code=$?; set -e
+equals "$code" "1" "a cancelled pass exits 1"
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT status FROM run WHERE id = $run")" "cancelled" "the run is cancelled"
+equals "$(q "SELECT group_concat(case_id || '=' || coalesce(failure, 'ok'), '; ') FROM (SELECT * FROM collect_request x
+	JOIN response_set s ON s.id = x.set_id WHERE s.run_id = $run ORDER BY seq)")" \
+	"k1=ok; k2=not collected: cancelled while streaming; k3=not sent: cancelled" "collected, cut and unsent, each named"
+expect_exit 0 "report of the cancelled pass" "$LABRUN" report --run "$run"
+contains "$T/out" "case k3: not collected: not sent: cancelled" "the report lists what was not collected"
+expect_exit 0 "the store audits" "$LABRUN" audit
