@@ -244,6 +244,11 @@ void cmd_render_matrix_release(struct lr_table *t);
 LR_MUST_CHECK int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
 const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv);
 extern const char cmd_render_cells_intro[], cmd_render_cells_outro[];
+/* The collected passes: throughput and the concurrency self-check; TTFT, TPOT, ITL and E2EL. */
+LR_MUST_CHECK int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv);
+LR_MUST_CHECK int cmd_render_latency(struct lr_table *t, const struct lr_serving_report *sv);
+LR_MUST_CHECK int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv);
+extern const char cmd_render_passes_intro[];
 /* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
 extern const char cmd_render_sign_note[];
 int cmd_render_sign_noted(const struct lr_report_table *tb);

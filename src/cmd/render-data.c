@@ -139,6 +139,20 @@ static int csv_table(FILE *f, struct lr_table *t, int blank)
 	return rc;
 }
 
+/* One of the serving tables every format shows, as a CSV section after an empty line. */
+static int csv_section(FILE *f, int (*build)(struct lr_table *, const struct lr_serving_report *),
+		       const struct lr_serving_report *sv)
+{
+	struct lr_table t;
+	int rc = build(&t, sv);
+
+	if (rc) {
+		lr_table_release(&t);
+		return rc;
+	}
+	return csv_table(f, &t, 1);
+}
+
 static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
@@ -161,6 +175,7 @@ static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 		{ "formats", "", LR_COL_NUMBER },
 		{ "eos", "", LR_COL_NUMBER },
 		{ "gate_total", "", LR_COL_NUMBER },
+		{ "not_collected", "", LR_COL_NUMBER },
 		{ "cell", "", 0 },
 	};
 	struct lr_table t;
@@ -173,7 +188,7 @@ static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 			const long long v[] = { c->sets, c->cases, c->within.comparisons, c->within.failing,
 						c->within.exact, c->within.compared, c->cross.comparisons, c->cross.failing,
 						c->cross.exact, c->cross.compared, c->gated, c->strict, c->formats, c->eos,
-						c->gate_total };
+						c->gate_total, c->not_collected };
 
 			lr_table_int(&t, sv->rows[r].run);
 			lr_table_int(&t, sv->rows[r].cond);
@@ -201,12 +216,13 @@ int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving
 	}
 	if ((rc = csv_table(f, &t, 0)) || !sv->nrows || (rc = csv_cells(f, sv)))
 		return rc;
-	/* the per-route latency, TTFT and tokens/s table, with the Markdown's column keys */
-	if ((rc = cmd_render_route_stats(&t, sv))) {
-		lr_table_release(&t);
+	/* the per-route timing, then the collected passes and their latency, with the Markdown's column keys */
+	if ((rc = csv_section(f, cmd_render_route_stats, sv)) || !sv->npasses ||
+	    (rc = csv_section(f, cmd_render_passes, sv)))
 		return rc;
-	}
-	return csv_table(f, &t, 1);
+	if ((rc = csv_section(f, cmd_render_latency, sv)))
+		return rc;
+	return csv_section(f, cmd_render_occupancy, sv);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -375,11 +391,50 @@ static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
 {
 	char cell[256];
 
-	return json_pack("{s:s, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
-			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "within_route", json_parity(&c->within),
-			 "cross_route", json_parity(&c->cross), "gated", c->gated, "strict", (json_int_t)c->strict,
-			 "formats", (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total",
-			 (json_int_t)c->gate_total, "cell", cmd_render_cell_text(cell, sizeof cell, c));
+	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
+			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "not_collected",
+			 (json_int_t)c->not_collected, "within_route", json_parity(&c->within), "cross_route",
+			 json_parity(&c->cross), "gated", c->gated, "strict", (json_int_t)c->strict, "formats",
+			 (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total", (json_int_t)c->gate_total, "cell",
+			 cmd_render_cell_text(cell, sizeof cell, c));
+}
+
+static json_t *json_dist4(const struct lr_dist4 *d)
+{
+	return d->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)d->n, "mean", d->mean, "median", d->median,
+				"p90", d->p90, "p99", d->p99)
+		    : json_pack("{s:i}", "n", 0);
+}
+
+static json_t *json_passes(const struct lr_serving_report *sv)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+		json_t *occ = json_array(), *o;
+
+		for (int k = 0; k <= p->peak; k++)
+			json_array_append_new(occ, json_real(p->occupancy[k] * 100));
+		o = json_pack("{s:I, s:I, s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:i, s:o, s:b}", "run",
+			      (json_int_t)p->run, "set", (json_int_t)p->set, "route", p->route, "condition", p->cond,
+			      "requests", (json_int_t)p->requests, "completed", (json_int_t)p->completed, "failed",
+			      (json_int_t)p->failed, "unsent", (json_int_t)p->unsent, "duration_s", p->duration_s,
+			      "request_rate", p->request_rate, "output_rate", p->output_rate, "total_rate", p->total_rate,
+			      "concurrency", p->concurrency, "rate", p->rate > 0 ? json_real(p->rate) : json_null(),
+			      "cancelled", p->cancelled);
+		json_object_set_new(o, "peak", json_integer(p->peak));
+		json_object_set_new(o, "mean_inflight", json_real(p->mean_inflight));
+		json_object_set_new(o, "at_level_pct", json_real(p->at_level * 100));
+		json_object_set_new(o, "reached", json_boolean(p->reached));
+		json_object_set_new(o, "occupancy_pct", occ);
+		json_object_set_new(o, "ttft_ms", json_dist4(&p->ttft_ms));
+		json_object_set_new(o, "tpot_ms", json_dist4(&p->tpot_ms));
+		json_object_set_new(o, "itl_ms", json_dist4(&p->itl_ms));
+		json_object_set_new(o, "e2el_ms", json_dist4(&p->e2el_ms));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 static json_t *json_serving(const struct lr_serving_report *sv)
@@ -416,6 +471,8 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	json_object_set_new(o, "failing_compared", json_integer(sv->failing_compared));
 	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
 	json_object_set_new(o, "route_stats", stats);
+	if (sv->npasses)
+		json_object_set_new(o, "passes", json_passes(sv));
 	return o;
 }
 

@@ -112,3 +112,119 @@ const char cmd_render_cells_intro[] =
 const char cmd_render_cells_outro[] =
 	"Paired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
 	"paired blocks, otherwise \"N timed batches, no interval\".";
+
+/* A pass's name in every table: its run and set, and its condition's label when it has one. */
+static const char *pass_label(char *buf, size_t len, const struct lr_serving_report *sv, const struct lr_pass_stats *p)
+{
+	(void)sv;
+	snprintf(buf, len, "run %lld, set %lld", (long long)p->run, (long long)p->set);
+	return buf;
+}
+
+int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "pass", "Pass", 0 },
+		{ "route", "Route", 0 },
+		{ "requests", "requests", LR_COL_NUMBER },
+		{ "completed", "completed", LR_COL_NUMBER },
+		{ "failed", "failed", LR_COL_NUMBER },
+		{ "unsent", "not sent", LR_COL_NUMBER },
+		{ "duration_s", "duration s", LR_COL_NUMBER },
+		{ "request_rate", "req/s", LR_COL_NUMBER },
+		{ "output_rate", "output tok/s", LR_COL_NUMBER },
+		{ "total_rate", "total tok/s", LR_COL_NUMBER },
+		{ "concurrency", "concurrency asked", LR_COL_NUMBER },
+		{ "peak", "peak in flight", LR_COL_NUMBER },
+		{ "mean_inflight", "mean in flight", LR_COL_NUMBER },
+		{ "at_level_pct", "% of time at asked", LR_COL_NUMBER },
+		{ "reached", "reached", 0 },
+	};
+	char label[96];
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+
+		lr_table_text(t, pass_label(label, sizeof label, sv, p));
+		lr_table_text(t, p->route);
+		lr_table_int(t, p->requests);
+		lr_table_int(t, p->completed);
+		lr_table_int(t, p->failed);
+		lr_table_int(t, p->unsent);
+		lr_table_real(t, p->duration_s, 3);
+		lr_table_real(t, p->request_rate, 2);
+		lr_table_real(t, p->output_rate, 1);
+		lr_table_real(t, p->total_rate, 1);
+		lr_table_int(t, p->concurrency);
+		lr_table_int(t, p->peak);
+		lr_table_real(t, p->mean_inflight, 2);
+		lr_table_real(t, p->at_level * 100, 1);
+		lr_table_text(t, p->reached ? "yes" : "NEVER");
+	}
+	return lr_table_error(t);
+}
+
+int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "pass", "Pass", 0 },
+		{ "in_flight", "requests in flight", LR_COL_NUMBER },
+		{ "time_pct", "% of the pass", LR_COL_NUMBER },
+	};
+	char label[96];
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int i = 0; i < sv->npasses; i++)
+		for (int k = 0; k <= sv->passes[i].peak; k++) {
+			lr_table_text(t, pass_label(label, sizeof label, sv, &sv->passes[i]));
+			lr_table_int(t, k);
+			lr_table_real(t, sv->passes[i].occupancy[k] * 100, 1);
+		}
+	return lr_table_error(t);
+}
+
+int cmd_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
+{
+	static const struct lr_column cols[] = {
+		{ "pass", "Pass", 0 },
+		{ "metric", "metric", 0 },
+		{ "n", "n", LR_COL_NUMBER },
+		{ "mean_ms", "mean ms", LR_COL_NUMBER },
+		{ "median_ms", "median ms", LR_COL_NUMBER },
+		{ "p90_ms", "p90 ms", LR_COL_NUMBER },
+		{ "p99_ms", "p99 ms", LR_COL_NUMBER },
+	};
+	char label[96];
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+		const struct lr_dist4 *d[] = { &p->ttft_ms, &p->tpot_ms, &p->itl_ms, &p->e2el_ms };
+		static const char *const names[] = { "TTFT", "TPOT", "ITL", "E2EL" };
+
+		for (int m = 0; m < 4; m++) {
+			lr_table_text(t, pass_label(label, sizeof label, sv, p));
+			lr_table_text(t, names[m]);
+			lr_table_int(t, d[m]->n);
+			if (!d[m]->n) {
+				for (int k = 0; k < 4; k++)
+					lr_table_none(t);
+				continue;
+			}
+			lr_table_real(t, d[m]->mean, 3);
+			lr_table_real(t, d[m]->median, 3);
+			lr_table_real(t, d[m]->p90, 3);
+			lr_table_real(t, d[m]->p99, 3);
+		}
+	}
+	return lr_table_error(t);
+}
+
+const char cmd_render_passes_intro[] =
+	"Collected passes (labrun collect), recomputed from every request's row as vLLM's bench serve defines "
+	"the figures: throughput over the pass, from its first request sent to its last ended; TTFT from sending "
+	"to the first content event; TPOT = (E2EL - TTFT) / (output tokens - 1); ITL the gaps between content "
+	"events; E2EL from sending to the stream's end. Requests in flight come from the client's own "
+	"timestamps: a pass that never had the asked concurrency in flight says NEVER; the lane occupancy is "
+	"the share of each pass with k requests in flight, as the client saw them.";

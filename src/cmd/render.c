@@ -205,6 +205,17 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	md_or_error(f, cmd_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);
 	fprintf(f, "\n%s\n", cmd_render_cells_outro);
+	if (!sv->npasses)
+		return;
+	fprintf(f, "\n%s\n\n", cmd_render_passes_intro);
+	md_or_error(f, cmd_render_passes(&t, sv), &t);
+	lr_table_release(&t);
+	fputc('\n', f);
+	md_or_error(f, cmd_render_latency(&t, sv), &t);
+	lr_table_release(&t);
+	fputc('\n', f);
+	md_or_error(f, cmd_render_occupancy(&t, sv), &t);
+	lr_table_release(&t);
 }
 
 /* The method in one paragraph: the same words in every format that has prose. */

@@ -49,6 +49,17 @@ static void html_serving(FILE *f, const struct lr_serving_report *sv)
 	fputs("<p>", f);
 	cmd_html_text(f, cmd_render_cells_outro);
 	fputs("</p>\n", f);
+	if (!sv->npasses)
+		return;
+	fputs("<p>", f);
+	cmd_html_text(f, cmd_render_passes_intro);
+	fputs("</p>\n", f);
+	table_or_error(f, cmd_render_passes(&t, sv), &t);
+	lr_table_release(&t);
+	table_or_error(f, cmd_render_latency(&t, sv), &t);
+	lr_table_release(&t);
+	table_or_error(f, cmd_render_occupancy(&t, sv), &t);
+	lr_table_release(&t);
 }
 
 /* The table's figure for a ratio B/A: reduction 1 - r, or change r - 1 for command targets, in %. */

@@ -412,7 +412,9 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		tally(&r->cross, x->cross.comparisons, x->cross.failing);
 		tally(&r->gates, x->gated, x->gated && (x->strict < x->gate_total || x->eos < x->gate_total));
 	}
-	return route_stats(st, r, runs, nruns);
+	if ((rc = route_stats(st, r, runs, nruns)))
+		return rc;
+	return lr_pass_stats_build(st, runs, nruns, &r->passes, &r->npasses);
 }
 
 void lr_serving_report_release(struct lr_serving_report *r)
@@ -420,6 +422,7 @@ void lr_serving_report_release(struct lr_serving_report *r)
 	free(r->rows);
 	free(r->cells);
 	free(r->stats);
+	lr_pass_stats_free(r->passes, r->npasses);
 	lr_strlist_release(&r->failing);
 	memset(r, 0, sizeof *r);
 }

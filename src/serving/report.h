@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "serving/passes.h"
 #include "store/store.h"
 
 #define LR_SERVING_MAXROUTES 32
@@ -69,6 +70,8 @@ struct lr_serving_report {
 	int failing_compared, failing_gated;	/* of those, cases a comparison or a gate found */
 	int not_collected;			/* and requests 'labrun collect' did not complete */
 	struct lr_serving_route_stats *stats;	/* per route */
+	struct lr_pass_stats *passes;		/* every pass 'labrun collect' made (serving/passes.h) */
+	int npasses;
 };
 
 /*

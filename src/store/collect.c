@@ -117,3 +117,65 @@ int lr_store_collect_failures(struct lr_store *st, int64_t run, lr_collect_failu
 	sqlite3_finalize(s);
 	return rc;
 }
+
+static double col_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT p.set_id, s.route, s.condition_idx, p.concurrency, p.cancelled, p.rate, p.duration_s"
+		" FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = :run ORDER BY p.set_id";
+	struct lr_collect_pass_row p;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (db_step_row(st, s, "read the collected passes", &rc)) {
+		p.set = sqlite3_column_int64(s, 0);
+		p.route = (const char *)sqlite3_column_text(s, 1);
+		p.cond = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
+		p.concurrency = sqlite3_column_int(s, 3);
+		p.cancelled = sqlite3_column_int(s, 4);
+		p.rate = sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 5);
+		p.duration_s = sqlite3_column_double(s, 6);
+		rc = fn(arg, &p);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect_rows(struct lr_store *st, int64_t set, lr_collect_row_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT x.failure IS NOT NULL, x.sent_ms, x.end_ms, x.ttft_ms, x.e2el_ms, x.itl_ms, x.prompt_tokens,"
+		" coalesce(x.completion_tokens, CASE WHEN x.token_source <> 'text' THEN r.ntokens END)"
+		" FROM collect_request x LEFT JOIN response r ON r.set_id = x.set_id AND r.case_id = x.case_id"
+		" WHERE x.set_id = :set ORDER BY x.seq";
+	struct lr_collect_row r;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":set", set);
+	while (db_step_row(st, s, "read the collected requests", &rc)) {
+		r.set = set;
+		r.failed = sqlite3_column_int(s, 0);
+		r.sent = sqlite3_column_type(s, 1) != SQLITE_NULL;
+		r.sent_ms = col_real(s, 1);
+		r.end_ms = col_real(s, 2);
+		r.ttft_ms = col_real(s, 3);
+		r.e2el_ms = col_real(s, 4);
+		r.itl_json = (const char *)sqlite3_column_text(s, 5);
+		r.prompt_tokens = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
+		r.output_tokens = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
+		rc = fn(arg, &r);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -41,6 +41,27 @@ struct lr_store_request {
 LR_MUST_CHECK int lr_store_collect(struct lr_set_writer *w, const struct lr_store_pass *p, const struct lr_store_request *r,
 				   size_t n);
 
+/* A pass of run 'run' and its requests, as the report reads them. */
+struct lr_collect_row {
+	int64_t set;
+	int failed;			/* failure IS NOT NULL */
+	int sent;
+	double sent_ms, end_ms, ttft_ms, e2el_ms;	/* NAN: none */
+	const char *itl_json;		/* NULL: none */
+	int64_t prompt_tokens, output_tokens;	/* -1: unknown; output: usage, else the response's token count */
+};
+struct lr_collect_pass_row {
+	int64_t set;
+	const char *route;
+	int cond, concurrency, cancelled;
+	double rate, duration_s;	/* rate 0: all at once */
+};
+typedef int (*lr_collect_pass_fn)(void *arg, const struct lr_collect_pass_row *p);
+typedef int (*lr_collect_row_fn)(void *arg, const struct lr_collect_row *r);
+/* Run 'run''s passes by set, then (fn_row) every request of each, by set and seq. */
+LR_MUST_CHECK int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_collect_rows(struct lr_store *st, int64_t set, lr_collect_row_fn fn, void *arg);
+
 /* A request of a pass of run 'run' that did not complete. */
 struct lr_collect_failure {
 	int64_t set;

@@ -5,7 +5,8 @@ usage: report-numbers.py REPORT.md REPORT.json REPORT.csv
 
 Each Markdown table row is matched to its object in the JSON and its row in
 the CSV (an experiment row by run, arm and condition label; a matrix cell by
-row label and route; a route's timing by route). Every number the row shows
+row label and route; a route's timing by route; a collected pass by its run
+and set, its latency by metric, its occupancy by requests in flight). Every number the row shows
 outside its label must then be a number of that object or row (strings do
 not count) equal to it at the precision shown. Signs are compared as shown
 in tables; verdict words state sizes without sign ("34.3% lower"), so
@@ -126,6 +127,23 @@ def main():
                 jst = next(x for x in sv["route_stats"] if x["route"] == cells[0])
                 crow = next(x for x in sections[2] if x["route"] == cells[0])
                 check(f"route {cells[0]}", cells, numbers_of(jst, []), csv_numbers(crow))
+        elif header[0] == "Pass":  # collected passes: throughput and concurrency, latency, occupancy
+            sv = doc["serving"]
+            kind = {"Route": 3, "metric": 4, "requests in flight": 5}[header[1]]
+            for cells in rows:
+                run, sset = map(int, re.match(r"run (\d+), set (\d+)$", cells[0]).groups())
+                jp = next(x for x in sv["passes"] if x["run"] == run and x["set"] == sset)
+                if kind == 3:
+                    jpool, crow = jp, next(x for x in sections[3] if x["pass"] == cells[0])
+                elif kind == 4:
+                    key = cells[1].lower() + "_ms"
+                    jpool = jp[key]
+                    crow = next(x for x in sections[4] if x["pass"] == cells[0] and x["metric"] == cells[1])
+                    cells = [cells[0]] + cells[2:]
+                else:
+                    jpool = {"k": int(cells[1]), "pct": jp["occupancy_pct"][int(cells[1])]}
+                    crow = next(x for x in sections[5] if x["pass"] == cells[0] and x["in_flight"] == cells[1])
+                check(f"{cells[0]} ({header[1]})", cells, numbers_of(jpool, []), csv_numbers(crow))
         else:
             sys.exit(f"a Markdown table this check does not know: {header}")
     print(checked)

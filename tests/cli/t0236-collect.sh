@@ -81,11 +81,41 @@ for r in stored:
 PY
 ok "token ids, text and finish reason equal what the server sent"
 
+# the pass's figures, recomputed here from the rows as vLLM defines them
+for f in md json csv; do "$LABRUN" report --run 1 --format $f >"r.$f" || fail "report --format $f"; done
+n=$(python3 "$TOP_SRCDIR/tests/cli/report-numbers.py" r.md r.json r.csv) || fail "the JSON or the CSV lacks a number"
+ok "all $n numbers of the report's tables, the passes' included, are in its JSON and its CSV"
+# output tokens: the usage the server reported, else the token ids it sent (llama.cpp sends no usage)
+"$LABRUN" sql --json "SELECT sent_ms, end_ms, ttft_ms, e2el_ms, itl_ms, failure IS NULL AS ok, coalesce(completion_tokens,
+	(SELECT ntokens FROM response r WHERE r.set_id = x.set_id AND r.case_id = x.case_id)) AS completion_tokens
+	FROM collect_request x WHERE set_id = 1" >rows.json || fail "read the rows"
+python3 - rows.json r.json <<'PY' || fail "the pass's figures do not recompute"
+import json, sys
+rows, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p = next(x for x in rep["serving"]["passes"] if x["set"] == 1)
+def pct(v, q):  # NumPy's default percentile: linear between ranks
+    v = sorted(v); r = q / 100 * (len(v) - 1); i = int(r)
+    return v[i] + (v[i + 1] - v[i]) * (r - i) if i + 1 < len(v) else v[-1]
+good = [r for r in rows if r["ok"]]
+span = (max(r["end_ms"] for r in rows) - min(r["sent_ms"] for r in rows)) / 1e3
+assert abs(p["duration_s"] - span) < 1e-9, (p["duration_s"], span)
+assert abs(p["request_rate"] - len(good) / span) < 1e-9
+assert abs(p["output_rate"] - sum(r["completion_tokens"] for r in good if r["completion_tokens"] is not None) / span) < 1e-6
+for key, vals in (("ttft_ms", [r["ttft_ms"] for r in good]), ("e2el_ms", [r["e2el_ms"] for r in good]),
+                  ("itl_ms", [g for r in good for g in json.loads(r["itl_ms"])])):
+    d = p[key]
+    assert d["n"] == len(vals) and abs(d["median"] - pct(vals, 50)) < 1e-9 and abs(d["p99"] - pct(vals, 99)) < 1e-9, key
+    assert abs(d["mean"] - sum(vals) / len(vals)) < 1e-9, key
+assert p["peak"] == 4 and p["reached"] and abs(sum(p["occupancy_pct"]) - 100) < 1e-6, p
+PY
+ok "throughput, TTFT, E2EL, ITL and the occupancy recompute from the rows"
+
 # the report names each failure, and compare works unchanged on a second pass
 expect_exit 0 "report" "$LABRUN" report --run 1
 contains "$T/out" "run 1 / sim (collect, set 1): case f6: not collected: invalid UTF-8 in an event" "the report names a failure"
 equals "$(grep -c '(collect, set 1): case f[1-9]: not collected:' "$T/out")" "9" "and all nine"
 contains "$T/out" "6 responses, not compared, 9 not collected" "the matrix cell counts them"
+contains "$T/out" "| run 1, set 1 | sim | 15 | 6 | 9 | 0 |" "the pass's table counts them too"
 grep -v stall cases.jsonl >cases2.jsonl
 expect_exit 1 "a second pass into the same run" "$LABRUN" collect --endpoint "$url" --route sim2 --cases cases2.jsonl \
 	--concurrency 2 --stall 1 --timeout 20 --run 1

@@ -1,0 +1,228 @@
+/* The figures of collected passes, recomputed from their rows (passes.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "serving/passes.h"
+#include "store/collect.h"
+
+struct values {
+	double *v;
+	size_t n, cap;
+};
+
+static int push(struct values *s, double x)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		double *v = realloc(s->v, cap * sizeof *v);
+
+		if (!v)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = x;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile of sorted v[0..n), between ranks as NumPy's default does. */
+static double percentile(const double *v, size_t n, double p)
+{
+	double r = p / 100 * (double)(n - 1), f = floor(r);
+	size_t i = (size_t)f;
+
+	return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (r - f) : v[n - 1];
+}
+
+static void summarise(struct values *s, struct lr_dist4 *d)
+{
+	double sum = 0;
+
+	memset(d, 0, sizeof *d);
+	if (!(d->n = (int64_t)s->n))
+		return;
+	qsort(s->v, s->n, sizeof *s->v, cmp_double);
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	d->mean = sum / (double)s->n;
+	d->median = percentile(s->v, s->n, 50);
+	d->p90 = percentile(s->v, s->n, 90);
+	d->p99 = percentile(s->v, s->n, 99);
+}
+
+/* What one pass's rows are read into. */
+struct acc {
+	struct lr_pass_stats *p;
+	struct values ttft, tpot, itl, e2el;
+	struct values edges;		/* sent (+) and end (-) times, the sign in the lowest bit */
+	double first, last;
+	int64_t out_tokens, all_tokens;
+	int rc;
+};
+
+static int take_itl(struct acc *a, const char *json)
+{
+	json_t *v = json ? json_loads(json, 0, NULL) : NULL;
+	int rc = 0;
+
+	for (size_t i = 0; json_is_array(v) && i < json_array_size(v) && !rc; i++)
+		rc = push(&a->itl, json_number_value(json_array_get(v, i)));
+	json_decref(v);
+	return rc;
+}
+
+static int take_row(void *arg, const struct lr_collect_row *r)
+{
+	struct acc *a = arg;
+	int rc = 0;
+
+	a->p->requests++;
+	if (!r->sent) {
+		a->p->unsent++;
+		return 0;
+	}
+	a->first = fmin(a->first, r->sent_ms);
+	a->last = fmax(a->last, r->end_ms);
+	if ((rc = push(&a->edges, r->sent_ms)) || (rc = push(&a->edges, -r->end_ms - 1e-9)))
+		return rc;
+	if (r->failed) {
+		a->p->failed++;
+		return 0;
+	}
+	a->p->completed++;
+	if (r->output_tokens >= 0)
+		a->out_tokens += r->output_tokens;
+	a->all_tokens += (r->output_tokens >= 0 ? r->output_tokens : 0) + (r->prompt_tokens >= 0 ? r->prompt_tokens : 0);
+	if (!isnan(r->ttft_ms))
+		rc = push(&a->ttft, r->ttft_ms);
+	if (!rc && !isnan(r->e2el_ms))
+		rc = push(&a->e2el, r->e2el_ms);
+	if (!rc && r->output_tokens > 1 && !isnan(r->ttft_ms) && !isnan(r->e2el_ms))
+		rc = push(&a->tpot, (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1));
+	return rc ? rc : take_itl(a, r->itl_json);
+}
+
+static int by_time(const void *x, const void *y)
+{
+	double a = fabs(*(const double *)x), b = fabs(*(const double *)y);
+
+	return a < b ? -1 : a > b;
+}
+
+/* Requests in flight over the pass: peak, time-weighted mean, share at the level asked, histogram. */
+static int occupancy(struct acc *a)
+{
+	struct lr_pass_stats *p = a->p;
+	double span = a->last - a->first, t = a->first, *w;
+	int k = 0;
+
+	qsort(a->edges.v, a->edges.n, sizeof *a->edges.v, by_time);
+	for (size_t i = 0; i < a->edges.n; i++)
+		p->peak = (k += a->edges.v[i] >= 0 ? 1 : -1) > p->peak ? k : p->peak;
+	if (!(w = calloc((size_t)p->peak + 1, sizeof *w)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	k = 0;
+	for (size_t i = 0; i < a->edges.n; i++) { /* an end sorts after a start at the same time: k >= 0 */
+		double at = fabs(a->edges.v[i]);
+
+		w[k] += at - t;
+		t = at;
+		k += a->edges.v[i] >= 0 ? 1 : -1;
+	}
+	p->occupancy = w;
+	p->reached = p->peak >= p->concurrency;
+	for (int j = 0; span > 0 && j <= p->peak; j++) {
+		w[j] /= span;
+		p->mean_inflight += j * w[j];
+		if (j >= p->concurrency)
+			p->at_level += w[j];
+	}
+	return 0;
+}
+
+struct build {
+	struct lr_store *st;
+	int64_t run;
+	struct lr_pass_stats *v;
+	int n;
+};
+
+static int take_pass(void *arg, const struct lr_collect_pass_row *row)
+{
+	struct build *b = arg;
+	struct lr_pass_stats *v = realloc(b->v, (size_t)(b->n + 1) * sizeof *v), *p;
+	struct acc a;
+	int rc;
+
+	if (!v)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	b->v = v;
+	p = &v[b->n++];
+	memset(p, 0, sizeof *p);
+	p->run = b->run;
+	p->set = row->set;
+	snprintf(p->route, sizeof p->route, "%s", row->route);
+	p->cond = row->cond;
+	p->concurrency = row->concurrency;
+	p->cancelled = row->cancelled;
+	p->rate = row->rate;
+	memset(&a, 0, sizeof a);
+	a.p = p;
+	a.first = INFINITY;
+	a.last = -INFINITY;
+	if (!(rc = lr_store_collect_rows(b->st, row->set, take_row, &a)) && a.edges.n && !(rc = occupancy(&a))) {
+		p->duration_s = (a.last - a.first) / 1e3;
+		if (p->duration_s > 0) {
+			p->request_rate = (double)p->completed / p->duration_s;
+			p->output_rate = (double)a.out_tokens / p->duration_s;
+			p->total_rate = (double)a.all_tokens / p->duration_s;
+		}
+	}
+	summarise(&a.ttft, &p->ttft_ms);
+	summarise(&a.tpot, &p->tpot_ms);
+	summarise(&a.itl, &p->itl_ms);
+	summarise(&a.e2el, &p->e2el_ms);
+	free(a.ttft.v);
+	free(a.tpot.v);
+	free(a.itl.v);
+	free(a.e2el.v);
+	free(a.edges.v);
+	return rc;
+}
+
+int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout)
+{
+	struct build b = { st, 0, NULL, 0 };
+	int rc = 0;
+
+	for (int i = 0; i < n && !rc; i++) {
+		b.run = runs[i];
+		rc = lr_store_collect_passes(st, runs[i], take_pass, &b);
+	}
+	if (rc) {
+		lr_pass_stats_free(b.v, b.n);
+		b.v = NULL, b.n = 0;
+	}
+	*out = b.v;
+	*nout = b.n;
+	return rc;
+}
+
+void lr_pass_stats_free(struct lr_pass_stats *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(p[i].occupancy);
+	free(p);
+}

@@ -1,0 +1,45 @@
+#ifndef LR_SERVING_PASSES_H
+#define LR_SERVING_PASSES_H
+
+/*
+ * The figures of each pass 'labrun collect' made, recomputed from its
+ * request rows as vLLM's 'bench serve' defines them (docs/serving.md):
+ * request and token throughput over the pass, TTFT, TPOT, ITL and E2EL
+ * with mean, median, p90 and p99; and the concurrency self-check from the
+ * client's own timestamps: the peak and time-weighted mean of requests in
+ * flight, the share of the pass at the requested level, and the
+ * time-weighted histogram of requests in flight (the lane occupancy the
+ * client saw). Nothing here prints.
+ */
+
+#include "base/error.h"
+#include <stdint.h>
+
+#include "store/store.h"
+
+struct lr_dist4 {
+	int64_t n;
+	double mean, median, p90, p99;	/* linear interpolation between ranks, as NumPy's percentile */
+};
+
+struct lr_pass_stats {
+	int64_t run, set;
+	char route[128];
+	int cond, concurrency, cancelled;
+	double rate;			/* asked for; 0: all at once */
+	int64_t requests, completed, failed, unsent;
+	double duration_s;		/* from the first request sent to the last ended */
+	double request_rate, output_rate, total_rate;	/* completed requests, output and all tokens, per second */
+	struct lr_dist4 ttft_ms, tpot_ms, itl_ms, e2el_ms;
+	int peak;			/* requests in flight at most */
+	double mean_inflight;		/* time-weighted over the pass */
+	double at_level;		/* share of the pass with the requested concurrency in flight */
+	int reached;			/* the requested level was reached at all */
+	double *occupancy;		/* [0..peak]: share of the pass with k requests in flight (malloc'd) */
+};
+
+/* Every pass of runs[0..n), by run and set; *out malloc'd (lr_pass_stats_free). */
+LR_MUST_CHECK int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout);
+void lr_pass_stats_free(struct lr_pass_stats *p, int n);
+
+#endif
