@@ -1,12 +1,12 @@
 #!/bin/sh
 # labrun collects serving evidence itself (issue 26): every case of a cases file streamed from an
-# OpenAI-compatible server (a test server here, tests/cli/sse-server.py), the responses stored as
+# OpenAI-compatible server (a test server here, examples/serving-sim-server.py), the responses stored as
 # ingest stores them and compared with what the server sent; each fault a client meets ends its
 # request as a named failure, in the store and in the report, while the rest of the pass is
 # collected; Ctrl-C keeps what came back and names what did not.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
-python3 "$TOP_SRCDIR/tests/cli/sse-server.py" port sent.log &
+python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
 server=$!
 trap 'kill $server 2>/dev/null; cleanup' EXIT
 i=0

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A streaming OpenAI-compatible test server, standard library only, loopback only.
+"""A SIMULATED streaming OpenAI-compatible server: it serves no model. Standard library only,
+loopback only; the tests of 'labrun collect' and docs/serving.md use it.
 
-usage: sse-server.py PORTFILE SENTLOG
+usage: serving-sim-server.py PORTFILE SENTLOG
 
 Serves GET /v1/models and POST /v1/completions, streamed as server-sent events
 in the shapes vLLM sends (token_ids per chunk with return_token_ids, a usage
