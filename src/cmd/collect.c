@@ -25,7 +25,7 @@ static const char usage[] =
 	"failure and the pass goes on. Without --run the pass is a run of its own.\n";
 
 struct opts {
-	const char *run_ref, *note;
+	const char *run_ref, *note, *out;
 	struct lr_strlist issues;
 	struct lr_collect_opts c;
 	const char *timeout, *stall;
@@ -53,6 +53,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_CHOICE(0, "token-ids", &mode, token_modes, "HOW",
 			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
 		CMD_STRING(0, "run", &o->run_ref, "ID", "store the responses as evidence of run ID instead of a run of their own"),
+		CMD_NONEMPTY(0, "out", &o->out, "FILE", "write the responses to FILE instead of a store, the pass's figures to\n$LABRUN_METRICS and every request to stdout (a serving experiment's executions)"),
 		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "an issue the run is evidence for (repeatable)"),
 		CMD_STRING(0, "note", &o->note, "TEXT", "a note kept with the run"),
 		CMD_END,
@@ -76,8 +77,10 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		return cmd_usage_error("collect", "--rate >= 0, --burstiness > 0 and --temperature >= 0");
 	if ((o->c.timeout_s = lr_duration_parse(o->timeout)) < 0 || (o->c.stall_s = lr_duration_parse(o->stall)) < 0)
 		return cmd_usage_error("collect", "--timeout and --stall are durations such as 600, 90s or 5m");
-	if (o->run_ref && (o->issues.n || o->note))
-		return cmd_usage_error("collect", "--issue and --note describe a run of its own: not with --run");
+	if ((o->run_ref || o->out) && (o->issues.n || o->note))
+		return cmd_usage_error("collect", "--issue and --note describe a run of its own: not with --run or --out");
+	if (o->run_ref && o->out)
+		return cmd_usage_error("collect", "--run stores the responses, --out writes them to a file: one of them");
 	return 0;
 }
 
@@ -137,6 +140,18 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 	if ((rc = parse(&o, argc, argv, &first)))
 		goto out;
 	/* the cases are checked before the store is touched or anything is sent */
+	if (o.out) {
+		const char *metrics = getenv("LABRUN_METRICS");
+
+		cmd_cancel_install(&cancel);
+		rc = lr_collect_file(&o.c, o.out, metrics && *metrics ? metrics : NULL, stdout, &r);
+		cmd_cancel_restore(&cancel);
+		if (!rc && (r.failed || r.unsent || r.cancelled)) /* the last line of stderr names a failed execution */
+			fprintf(stderr, "labrun collect: %lld of %lld request(s) did not complete%s\n",
+				(long long)(r.failed + r.unsent), (long long)r.cases, r.cancelled ? " (cancelled)" : "");
+		rc = rc ? cmd_fail(rc) : r.failed || r.unsent || r.cancelled ? LR_EXIT_FAIL : LR_EXIT_OK;
+		goto out;
+	}
 	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_open_store(&st, g))) {
 		rc = rc < 0 ? cmd_fail(rc) : rc;
 		goto out;

@@ -50,7 +50,7 @@ void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, c
 	       d->title[0] ? ": " : "", d->title);
 	printf("definition %s, sha256 %s\n", d->path, d->sha256);
 	printf("target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
-	       lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
+	       d->serving ? "serving" : lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
 	       d->order == LR_ORDER_ABBA ? "abba" : "random", d->blocks, d->warmup, d->margin * 100, r->cpu);
 	printf("arms:");
 	for (a = 0; a < d->narms; a++)

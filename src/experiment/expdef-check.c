@@ -253,10 +253,23 @@ int lr_expdef_check_whole(struct parse *p)
 		return lr_expdef_fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
 	if (!check_blocks(p))
 		return 0;
+	if (d->cases[0] && !d->serving)
+		return lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "cases"), "'cases' is for 'target = serving' only");
 	if (d->narms < 2)
 		return lr_expdef_fail(p, d->narms ? d->arms[0].line : last,
 			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
 			    d->narms);
+	for (i = 0; !d->serving && i < d->narms; i++)
+		if (d->arms[i].serving.n) {
+			char section[64];
+
+			snprintf(section, sizeof section, "arm %s", d->arms[i].name);
+			return lr_expdef_fail(p, lr_expdef_key_line(p, section, d->arms[i].serving.v[0].key),
+					      "[arm %s] '%s' is for 'target = serving' only", d->arms[i].name,
+					      d->arms[i].serving.v[0].key);
+		}
+	if (d->serving && !lr_expdef_serving_expand(p))
+		return 0;
 	if (d->target == LR_TARGET_COMMAND)
 		return check_command(p);
 	for (i = 0; i < d->narms; i++)

@@ -41,4 +41,18 @@ int lr_expdef_check_sections(struct parse *p);
 /* What only the whole file can tell: required sections and keys, keys of the wrong target. 1: ok, 0: failed. */
 int lr_expdef_check_whole(struct parse *p);
 
+/* ---- expdef-serving.c: target = serving ---- */
+
+/* 1 when k is a key of a serving arm (endpoint, model, concurrency, ...). */
+int lr_expdef_serving_key(const char *k);
+
+/*
+ * Turn each serving arm into the command arm that runs it: 'labrun collect
+ * --out {outdir}/responses.jsonl' with the arm's settings, its responses
+ * ingested under its route, the pass's figures its metrics (output
+ * throughput compared unless [design] metric says otherwise). Checks every
+ * value at its line. 1: ok, 0: failed.
+ */
+int lr_expdef_serving_expand(struct parse *p);
+
 #endif

@@ -181,13 +181,14 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 			return lr_expdef_fail(p, p->line, "'seed' is '%s', not a whole number", v);
 		d->seed = (uint64_t)x;
 	} else if (!strcmp(k, "target")) {
-		static const char *const targets[] = { "encode", "import", "command", NULL };
+		static const char *const targets[] = { "encode", "import", "command", "serving", NULL };
 
 		if (!word(p, k, v, targets, target, sizeof target))
 			return 0;
+		d->serving = !strcmp(target, "serving");
 		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT
-			    : !strcmp(target, "command") ? LR_TARGET_COMMAND
-							 : LR_TARGET_ENCODE;
+			    : !strcmp(target, "command") || d->serving ? LR_TARGET_COMMAND
+								       : LR_TARGET_ENCODE;
 	} else if (!strcmp(k, "reference_route") || !strcmp(k, "answers")) {
 		char *dst = k[0] == 'a' ? d->answers : d->reference_route;
 		size_t len = k[0] == 'a' ? sizeof d->answers : sizeof d->reference_route;
@@ -195,6 +196,10 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		if (!*v || strlen(v) >= len)
 			return lr_expdef_fail(p, p->line, "'%s' is empty or longer than %zu characters", k, len - 1);
 		snprintf(dst, len, "%s", v);
+	} else if (!strcmp(k, "cases")) {
+		if (!*v || strlen(v) >= sizeof d->cases)
+			return lr_expdef_fail(p, p->line, "'cases' is empty or longer than %zu characters", sizeof d->cases - 1);
+		snprintf(d->cases, sizeof d->cases, "%s", v);
 	} else if (!strcmp(k, "reference")) {
 		if (strlen(v) >= sizeof d->reference)
 			return lr_expdef_fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
@@ -307,6 +312,8 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 	if (!strcmp(k, "command") || !strcmp(k, "cwd") || !strcmp(k, "outputs") || !strcmp(k, "responses") ||
 	    !strcmp(k, "route"))
 		return command_key(p, a, k, v);
+	if (lr_expdef_serving_key(k))
+		return lr_kvlist_add(&a->serving, k, v, NULL) ? lr_expdef_fail(p, p->line, "out of memory") : 1;
 	if (!strncmp(k, "env.", 4)) {
 		if (!k[4] || strspn(k + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k + 4))
 			return lr_expdef_fail(p, p->line, "'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
@@ -495,8 +502,10 @@ void lr_expdef_release(struct lr_expdef *d)
 {
 	int a;
 
-	for (a = 0; a < LR_EXP_MAXARMS; a++)
+	for (a = 0; a < LR_EXP_MAXARMS; a++) {
 		lr_kvlist_release(&d->arms[a].env);
+		lr_kvlist_release(&d->arms[a].serving);
+	}
 	free(d->text);
 	lr_strlist_release(&d->issues);
 	memset(d, 0, sizeof *d);

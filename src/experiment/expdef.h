@@ -38,13 +38,14 @@ struct lr_exp_arm {
 	enum lr_import_mode mode;	/* import only */
 	int threads;
 	/* target = command */
-	char command[200];		/* argv template, split as a shell splits words */
+	char command[2048];		/* argv template, split as a shell splits words (a serving arm's is built) */
 	char cwd[200];			/* "": the directory labrun runs in */
 	double timeout_s;		/* 0: none */
 	struct lr_kvlist env;		/* env.NAME = template */
 	char outputs[200];		/* space-separated paths relative to {outdir} */
 	char responses[200];		/* path relative to {outdir}, "" for none */
 	char route[64];			/* responses are ingested under it (default: the arm's name) */
+	struct lr_kvlist serving;	/* target = serving: endpoint, model, concurrency, ... as written */
 	int line;		/* where its section starts */
 };
 
@@ -58,7 +59,9 @@ struct lr_expdef {
 	struct lr_strlist issues;	/* normalised references */
 	char backend[16];		/* sim, atom */
 	uint64_t seed;
-	enum lr_exp_target target;
+	enum lr_exp_target target;	/* target = serving runs as a command experiment: serving is set */
+	int serving;
+	char cases[200];		/* serving: the cases file every pass sends */
 	/* [design] */
 	enum lr_exp_order order;
 	int blocks;			/* timed blocks: >= LR_MIN_BLOCKS, or 2 to 5 when exploratory */

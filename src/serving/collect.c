@@ -12,6 +12,7 @@
 #include "record/redact.h"
 #include "serving/client.h"
 #include "serving/collect.h"
+#include "serving/passes.h"
 #include "serving/serving.h"
 #include "store/collect.h"
 
@@ -405,20 +406,44 @@ static int check_secrets(const struct pass *p, char *const *envp)
 	return rc;
 }
 
-int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o, struct lr_collect_result *out)
+/* Send the pass: everything up to the rows, nothing stored. */
+static int run_pass(struct pass *p, const struct lr_collect_opts *o)
 {
 	struct lr_client_opts co = { o->concurrency, o->timeout_s, o->stall_s, LR_EVENT_MAX, o->cancel };
+	int rc;
+
+	if ((rc = prepare(p, o)) || (rc = check_secrets(p, o->envp)))
+		return rc;
+	identify(p);
+	if ((rc = lr_client_run(&co, p->req, p->cases.n, p->res, &p->start, &p->cancelled)))
+		return rc;
+	return fill_rows(p);
+}
+
+static void count(const struct pass *p, struct lr_collect_result *out)
+{
+	out->cases = (int64_t)p->cases.n;
+	out->cancelled = p->cancelled;
+	for (size_t i = 0; i < p->cases.n; i++) {
+		out->unsent += !p->res[i].sent;
+		out->completed += !p->res[i].s.failure[0];
+		out->duration_s = fmax(out->duration_s, p->res[i].end_s);
+	}
+	out->failed = out->cases - out->completed - out->unsent;
+	snprintf(out->server, sizeof out->server, "%s", p->server ? p->server : "");
+}
+
+int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o, struct lr_collect_result *out)
+{
 	const char *dir = getenv("TMPDIR");
 	char path[64], tmpl[PATH_MAX];
+	int64_t stored = 0;
 	struct pass p;
 	FILE *f = NULL;
 	int rc, fd = -1;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = prepare(&p, o)) || (rc = check_secrets(&p, o->envp)))
-		goto out;
-	identify(&p);
-	if ((rc = lr_client_run(&co, p.req, p.cases.n, p.res, &p.start, &p.cancelled)) || (rc = fill_rows(&p)))
+	if ((rc = run_pass(&p, o)))
 		goto out;
 	/* the responses go through ingest from a file no one else can see, gone when it is closed */
 	snprintf(tmpl, sizeof tmpl, "%s/labrun-collect-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -429,20 +454,116 @@ int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_colle
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (!(rc = write_responses(&p, f)))
 		rc = lr_responses_ingest_with(st, run, o->route, cond, -1, path, p.url, o->envp, store_rows, &p, &out->set,
-					      &out->completed);
-	out->cases = (int64_t)p.cases.n;
-	out->cancelled = p.cancelled;
-	for (size_t i = 0; i < p.cases.n; i++) {
-		out->unsent += !p.res[i].sent;
-		out->duration_s = fmax(out->duration_s, p.res[i].end_s);
-	}
-	out->failed = out->cases - out->completed - out->unsent;
-	snprintf(out->server, sizeof out->server, "%s", p.server ? p.server : "");
+					      &stored);
+	count(&p, out);
 out:
 	if (f)
 		fclose(f);
 	else if (fd >= 0)
 		close(fd);
+	pass_release(&p);
+	return rc;
+}
+
+/* The pass's figures, as the report computes them from the stored rows. */
+static int pass_figures(const struct pass *p, struct lr_pass_stats *st)
+{
+	struct lr_pass_acc a;
+	int rc = 0;
+
+	memset(st, 0, sizeof *st);
+	st->concurrency = p->o->concurrency;
+	lr_pass_begin(&a, st);
+	for (size_t i = 0; i < p->cases.n && !rc; i++) {
+		const struct lr_store_request *w = &p->rows[i];
+		struct lr_collect_row r = {
+			.failed = w->failure != NULL, .sent = w->sent, .sent_ms = w->sent_ms, .end_ms = w->end_ms,
+			.ttft_ms = w->ttft_ms, .e2el_ms = w->e2el_ms, .itl_json = w->itl_json, .prompt_tokens = w->prompt_tokens,
+			.output_tokens = w->completion_tokens >= 0 ? w->completion_tokens
+				       : p->res[i].s.source != LR_TOKENS_NONE ? (int64_t)p->res[i].s.ntokens : -1,
+		};
+
+		rc = lr_pass_add(&a, &r);
+	}
+	return lr_pass_end(&a, rc);
+}
+
+/* The figures a serving experiment can compare, as $LABRUN_METRICS lines. */
+static int write_metrics(const struct lr_pass_stats *s, const char *path)
+{
+	const struct lr_dist4 *d[] = { &s->ttft_ms, &s->tpot_ms, &s->itl_ms, &s->e2el_ms };
+	static const char *const dn[] = { "ttft", "tpot", "itl", "e2el" };
+	FILE *f = fopen(path, "a");
+	int rc = 0;
+
+	if (!f)
+		return lr_error_set(LR_EIO, "cannot append the pass's metrics to '%s': %s", path, strerror(errno));
+	fprintf(f, "{\"name\": \"output_throughput\", \"value\": %.17g, \"unit\": \"tok/s\", \"better\": \"higher\"}\n",
+		s->output_rate);
+	fprintf(f, "{\"name\": \"total_throughput\", \"value\": %.17g, \"unit\": \"tok/s\", \"better\": \"higher\"}\n",
+		s->total_rate);
+	fprintf(f, "{\"name\": \"request_throughput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
+		s->request_rate);
+	fprintf(f, "{\"name\": \"mean_inflight\", \"value\": %.17g, \"unit\": \"requests\", \"better\": \"higher\"}\n",
+		s->mean_inflight);
+	for (int m = 0; m < 4; m++)
+		if (d[m]->n)
+			fprintf(f, "{\"name\": \"%s_mean\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
+				   "{\"name\": \"%s_median\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
+				   "{\"name\": \"%s_p99\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n",
+				dn[m], d[m]->mean, dn[m], d[m]->median, dn[m], d[m]->p99);
+	if (ferror(f) | fclose(f))
+		rc = lr_error_set(LR_EIO, "cannot append the pass's metrics to '%s'", path);
+	return rc;
+}
+
+/* Every request's row as a JSON line: in an experiment, the execution's stored stdout keeps them. */
+static int log_requests(const struct pass *p, FILE *log)
+{
+	for (size_t i = 0; i < p->cases.n; i++) {
+		const struct lr_store_request *w = &p->rows[i];
+		json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "case_id", w->case_id, "sent_ms",
+				      w->sent ? json_real(w->sent_ms) : json_null(), "end_ms",
+				      w->sent ? json_real(w->end_ms) : json_null(), "status",
+				      w->status ? json_integer(w->status) : json_null(), "failure",
+				      w->failure ? json_string(w->failure) : json_null(), "ttft_ms",
+				      isnan(w->ttft_ms) ? json_null() : json_real(w->ttft_ms), "e2el_ms",
+				      isnan(w->e2el_ms) ? json_null() : json_real(w->e2el_ms), "itl_ms",
+				      w->itl_json ? json_loads(w->itl_json, 0, NULL) : json_null());
+		int rc = o ? json_dumpf(o, log, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : -1;
+
+		json_decref(o);
+		if (rc || fputc('\n', log) == EOF)
+			return lr_error_set(LR_EIO, "cannot write the requests' log");
+	}
+	return 0;
+}
+
+int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const char *metrics_path, FILE *log,
+		    struct lr_collect_result *out)
+{
+	struct lr_pass_stats fig = { 0 };
+	struct pass p;
+	FILE *f = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = run_pass(&p, o)))
+		goto out;
+	if (!(f = fopen(out_path, "wx"))) {
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", out_path, strerror(errno));
+		lr_error_hint("--out names a file that does not exist yet");
+		goto out;
+	}
+	if (!(rc = write_responses(&p, f)) && metrics_path && !(rc = pass_figures(&p, &fig)))
+		rc = write_metrics(&fig, metrics_path);
+	if (!rc && log)
+		rc = log_requests(&p, log);
+	count(&p, out);
+out:
+	if (f && fclose(f) && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+	free(fig.occupancy);
 	pass_release(&p);
 	return rc;
 }

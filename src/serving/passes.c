@@ -10,12 +10,7 @@
 #include "serving/passes.h"
 #include "store/collect.h"
 
-struct values {
-	double *v;
-	size_t n, cap;
-};
-
-static int push(struct values *s, double x)
+static int push(struct lr_values *s, double x)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -46,7 +41,7 @@ static double percentile(const double *v, size_t n, double p)
 	return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (r - f) : v[n - 1];
 }
 
-static void summarise(struct values *s, struct lr_dist4 *d)
+static void summarise(struct lr_values *s, struct lr_dist4 *d)
 {
 	double sum = 0;
 
@@ -62,17 +57,7 @@ static void summarise(struct values *s, struct lr_dist4 *d)
 	d->p99 = percentile(s->v, s->n, 99);
 }
 
-/* What one pass's rows are read into. */
-struct acc {
-	struct lr_pass_stats *p;
-	struct values ttft, tpot, itl, e2el;
-	struct values edges;		/* sent (+) and end (-) times, the sign in the lowest bit */
-	double first, last;
-	int64_t out_tokens, all_tokens;
-	int rc;
-};
-
-static int take_itl(struct acc *a, const char *json)
+static int take_itl(struct lr_pass_acc *a, const char *json)
 {
 	json_t *v = json ? json_loads(json, 0, NULL) : NULL;
 	int rc = 0;
@@ -83,9 +68,8 @@ static int take_itl(struct acc *a, const char *json)
 	return rc;
 }
 
-static int take_row(void *arg, const struct lr_collect_row *r)
+int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 {
-	struct acc *a = arg;
 	int rc = 0;
 
 	a->p->requests++;
@@ -114,6 +98,11 @@ static int take_row(void *arg, const struct lr_collect_row *r)
 	return rc ? rc : take_itl(a, r->itl_json);
 }
 
+static int take_row(void *arg, const struct lr_collect_row *r)
+{
+	return lr_pass_add(arg, r);
+}
+
 static int by_time(const void *x, const void *y)
 {
 	double a = fabs(*(const double *)x), b = fabs(*(const double *)y);
@@ -122,7 +111,7 @@ static int by_time(const void *x, const void *y)
 }
 
 /* Requests in flight over the pass: peak, time-weighted mean, share at the level asked, histogram. */
-static int occupancy(struct acc *a)
+static int occupancy(struct lr_pass_acc *a)
 {
 	struct lr_pass_stats *p = a->p;
 	double span = a->last - a->first, t = a->first, *w;
@@ -152,6 +141,38 @@ static int occupancy(struct acc *a)
 	return 0;
 }
 
+void lr_pass_begin(struct lr_pass_acc *a, struct lr_pass_stats *p)
+{
+	memset(a, 0, sizeof *a);
+	a->p = p;
+	a->first = INFINITY;
+	a->last = -INFINITY;
+}
+
+int lr_pass_end(struct lr_pass_acc *a, int rc)
+{
+	struct lr_pass_stats *p = a->p;
+
+	if (!rc && a->edges.n && !(rc = occupancy(a))) {
+		p->duration_s = (a->last - a->first) / 1e3;
+		if (p->duration_s > 0) {
+			p->request_rate = (double)p->completed / p->duration_s;
+			p->output_rate = (double)a->out_tokens / p->duration_s;
+			p->total_rate = (double)a->all_tokens / p->duration_s;
+		}
+	}
+	summarise(&a->ttft, &p->ttft_ms);
+	summarise(&a->tpot, &p->tpot_ms);
+	summarise(&a->itl, &p->itl_ms);
+	summarise(&a->e2el, &p->e2el_ms);
+	free(a->ttft.v);
+	free(a->tpot.v);
+	free(a->itl.v);
+	free(a->e2el.v);
+	free(a->edges.v);
+	return rc;
+}
+
 struct build {
 	struct lr_store *st;
 	int64_t run;
@@ -163,7 +184,7 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 {
 	struct build *b = arg;
 	struct lr_pass_stats *v = realloc(b->v, (size_t)(b->n + 1) * sizeof *v), *p;
-	struct acc a;
+	struct lr_pass_acc a;
 	int rc;
 
 	if (!v)
@@ -178,28 +199,9 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 	p->concurrency = row->concurrency;
 	p->cancelled = row->cancelled;
 	p->rate = row->rate;
-	memset(&a, 0, sizeof a);
-	a.p = p;
-	a.first = INFINITY;
-	a.last = -INFINITY;
-	if (!(rc = lr_store_collect_rows(b->st, row->set, take_row, &a)) && a.edges.n && !(rc = occupancy(&a))) {
-		p->duration_s = (a.last - a.first) / 1e3;
-		if (p->duration_s > 0) {
-			p->request_rate = (double)p->completed / p->duration_s;
-			p->output_rate = (double)a.out_tokens / p->duration_s;
-			p->total_rate = (double)a.all_tokens / p->duration_s;
-		}
-	}
-	summarise(&a.ttft, &p->ttft_ms);
-	summarise(&a.tpot, &p->tpot_ms);
-	summarise(&a.itl, &p->itl_ms);
-	summarise(&a.e2el, &p->e2el_ms);
-	free(a.ttft.v);
-	free(a.tpot.v);
-	free(a.itl.v);
-	free(a.e2el.v);
-	free(a.edges.v);
-	return rc;
+	lr_pass_begin(&a, p);
+	rc = lr_store_collect_rows(b->st, row->set, take_row, &a);
+	return lr_pass_end(&a, rc);
 }
 
 int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout)

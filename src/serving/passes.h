@@ -13,6 +13,7 @@
  */
 
 #include "base/error.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -37,6 +38,28 @@ struct lr_pass_stats {
 	int reached;			/* the requested level was reached at all */
 	double *occupancy;		/* [0..peak]: share of the pass with k requests in flight (malloc'd) */
 };
+
+/*
+ * One pass's figures from its requests, one at a time: begin with p's
+ * settings filled in (concurrency), add each request, end (which computes
+ * p and frees what the accumulator holds, whatever 'rc' says; returns rc or
+ * its own error). p->occupancy is malloc'd (lr_pass_stats_free).
+ */
+struct lr_collect_row;
+struct lr_values {
+	double *v;
+	size_t n, cap;
+};
+struct lr_pass_acc {
+	struct lr_pass_stats *p;
+	struct lr_values ttft, tpot, itl, e2el;
+	struct lr_values edges;		/* sent (+) and end (-) times, an end just after a start at the same time */
+	double first, last;
+	int64_t out_tokens, all_tokens;
+};
+void lr_pass_begin(struct lr_pass_acc *a, struct lr_pass_stats *p);
+LR_MUST_CHECK int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r);
+LR_MUST_CHECK int lr_pass_end(struct lr_pass_acc *a, int rc);
 
 /* Every pass of runs[0..n), by run and set; *out malloc'd (lr_pass_stats_free). */
 LR_MUST_CHECK int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout);

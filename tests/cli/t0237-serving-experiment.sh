@@ -1,0 +1,58 @@
+#!/bin/sh
+# target = serving (issue 26, item 2): each arm a route that 'labrun collect' sends the cases to once
+# per repetition, in the paired design; within-route parity, the reference route and the metric
+# (output throughput by default) work as for command experiments. Against the simulated server.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
+python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
+server=$!
+trap 'kill $server 2>/dev/null; cleanup' EXIT
+i=0
+while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s port ] || fail "the test server did not start"
+url="http://127.0.0.1:$(cat port)/v1"
+printf '{"case_id": "a", "prompt": "one"}\n{"case_id": "b", "prompt": "two"}\n{"case_id": "c", "prompt": "three"}\n' >cases.jsonl
+printf '[experiment]\nname = serving-two\ntarget = serving\ncases = cases.jsonl\nreference_route = r1\n[design]\nblocks = 6\nwarmup = 0\n[arm r1]\nendpoint = %s\nmax_tokens = 6\n[arm r2]\nendpoint = %s\nmax_tokens = 6\nconcurrency = 2\n' \
+	"$url" "$url" >serving.ini
+expect_exit 0 "a serving experiment" "$LABRUN" run -q serving.ini
+contains "$T/out" "target serving" "named as such"
+contains "$T/out" "| all | " "one condition, compared"
+contains "$T/out" "median output_throughput" "output throughput compared by default"
+contains "$T/out" "within-route parity 2 exact, 0 failing, 0 never compared; cross-route parity 1 exact" \
+	"parity within each route and against the reference"
+equals "$(q "SELECT count(*) FROM execution WHERE run_id = 1")" "26" "a parity pass and 12 timed passes per route"
+equals "$(q "SELECT count(*) FROM metric WHERE run_id = 1 AND name = 'output_throughput' AND unit = 'tok/s'")" "26" \
+	"each pass reported its figures"
+argv=$(sqlite3 "$LABRUN_STORE/labrun.db" "SELECT argv_json FROM execution WHERE run_id = 1 AND arm_idx = 0 LIMIT 1")
+case "$argv" in
+*'"collect","--route","r1","--cases","cases.jsonl","--endpoint","http://127.0.0.1:'*'"--out",'*) ok "each pass is a labrun collect, recorded as run" ;;
+*) fail "the execution's argv: $argv" ;;
+esac
+sha=$(q "SELECT stdout_sha256 FROM execution WHERE run_id = 1 AND block = 0 LIMIT 1")
+obj="$LABRUN_STORE/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)"
+[ -f "$obj" ] || fail "no stored stdout at $obj"
+equals "$(jq -s 'map(select(.failure == null and .ttft_ms > 0)) | length' "$obj")" "3" \
+	"an execution's stored stdout holds its requests with their timings"
+expect_exit 0 "the report" "$LABRUN" report --run 1
+contains "$T/out" "r2 has " "a verdict on the routes"
+
+# definitions: a serving arm is a route, named at its line
+printf '[experiment]\nname = s\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 6\n[arm a]\nendpoint = %s\n[arm b]\nmodel = m\n' \
+	"$url" >noendpoint.ini
+expect_exit 2 "an arm without an endpoint" "$LABRUN" run -q noendpoint.ini
+contains "$T/err" "noendpoint.ini:9: [arm b] has no 'endpoint' (target = serving)" "named"
+printf '[experiment]\nname = s\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 6\n[arm a]\nendpoint = %s\n[arm b]\nendpoint = %s\ncommand = true\n' \
+	"$url" "$url" >cmd.ini
+expect_exit 2 "a serving arm with a command" "$LABRUN" run -q cmd.ini
+contains "$T/err" "cmd.ini:11: [arm b] a serving arm is a route" "refused at its line"
+sed 's/^cases = .*//' noendpoint.ini >nocases.ini
+expect_exit 2 "no cases" "$LABRUN" run -q nocases.ini
+contains "$T/err" "target = serving needs [experiment] 'cases = FILE'" "named"
+printf '[experiment]\nname = s\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 6\n[arm a]\nendpoint = %s\nconcurrency = many\n[arm b]\nendpoint = %s\n' \
+	"$url" "$url" >badconc.ini
+expect_exit 2 "a bad concurrency" "$LABRUN" run -q badconc.ini
+contains "$T/err" "badconc.ini:9: [arm a] 'concurrency' is 'many'; expected a whole number >= 1" "at its line"
+printf '[experiment]\nname = s\ntarget = command\n[design]\nblocks = 6\n[arm a]\ncommand = true\nendpoint = %s\n[arm b]\ncommand = true\n' \
+	"$url" >wrongtarget.ini
+expect_exit 2 "serving keys in a command experiment" "$LABRUN" run -q wrongtarget.ini
+contains "$T/err" "wrongtarget.ini:8: [arm a] 'endpoint' is for 'target = serving' only" "refused"
