@@ -8,20 +8,6 @@
 #include "import/kvgeom.h"
 #include "record/secretlike.h"
 
-/* The first problem, at its line (every later one is dropped); returns 0, which stops inih. */
-int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->err[0])
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(p->err, sizeof p->err, fmt, ap);
-	va_end(ap);
-	p->err_line = line;
-	return 0; /* makes inih stop reporting success */
-}
-
 /* Register sections before the values arrive: arms in file order, unknown names refused. */
 int lr_expdef_check_sections(struct parse *p)
 {
@@ -58,25 +44,6 @@ int lr_expdef_check_sections(struct parse *p)
 		return lr_expdef_fail(p, p->section_line[i], "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
 	}
 	return 1;
-}
-
-static int section_line(const struct parse *p, const char *name)
-{
-	int i;
-
-	for (i = 0; i < p->nsections; i++)
-		if (!strcmp(p->sections[i], name))
-			return p->section_line[i];
-	return 0;
-}
-
-int lr_expdef_key_line(const struct parse *p, const char *section, const char *key)
-{
-	char k[160];
-	const struct lr_kv *v;
-
-	snprintf(k, sizeof k, "%s\n%s", section, key);
-	return (v = lr_kvlist_find(&p->seen, k)) ? atoi(v->value) : section_line(p, section);
 }
 
 /* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
@@ -192,7 +159,7 @@ static int check_command(struct parse *p)
 	for (a = 0; a < d->ngrid; a++)
 		n *= d->grid[a].n;
 	if (n > LR_EXP_MAXCONDITIONS)
-		return lr_expdef_fail(p, section_line(p, "grid"), "[grid] gives %lld conditions: an experiment runs at "
+		return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "[grid] gives %lld conditions: an experiment runs at "
 				      "most %d; split it into several", (long long)n, LR_EXP_MAXCONDITIONS);
 	if (d->reference[0]) {
 		if (lr_words_split(d->reference, &refs))
@@ -247,10 +214,10 @@ int lr_expdef_check_whole(struct parse *p)
 	struct lr_kvgeom g;
 	int i, j, last = p->line;
 
-	if (!section_line(p, "experiment"))
+	if (!lr_expdef_section_line(p, "experiment"))
 		return lr_expdef_fail(p, 1, "no [experiment] section");
 	if (!p->seen_experiment_name)
-		return lr_expdef_fail(p, section_line(p, "experiment"), "[experiment] has no 'name'");
+		return lr_expdef_fail(p, lr_expdef_section_line(p, "experiment"), "[experiment] has no 'name'");
 	if (!check_blocks(p))
 		return 0;
 	if (d->cases[0] && !d->serving)
@@ -278,18 +245,18 @@ int lr_expdef_check_whole(struct parse *p)
 			return lr_expdef_fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
 				    d->arms[i].name);
 	if (d->metric[0] || d->reference[0] || d->answers[0] || d->reference_route[0])
-		return lr_expdef_fail(p, section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
+		return lr_expdef_fail(p, lr_expdef_section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
 			    d->metric[0] ? "metric" : d->reference[0] ? "reference" : d->answers[0] ? "answers" : "reference_route");
-	if (!section_line(p, "grid"))
+	if (!lr_expdef_section_line(p, "grid"))
 		return lr_expdef_fail(p, last, "no [grid] section: the conditions come from it");
 	if (!d->nmodels || !d->ntokens)
-		return lr_expdef_fail(p, section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
+		return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
 	for (i = 0; i < d->nmodels; i++) {
 		if (lr_kvgeom_preset(&g, d->models[i]))
-			return lr_expdef_fail(p, section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
+			return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
 		for (j = 0; j < d->nlayers; j++)
 			if (d->layers[j] > g.layers)
-				return lr_expdef_fail(p, section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
+				return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
 					    (long long)d->layers[j], d->models[i], g.layers);
 	}
 	if (d->target == LR_TARGET_ENCODE)

@@ -32,6 +32,9 @@ struct parse {
  */
 int lr_expdef_fail(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The line of [name], 0 when the file has no such section. */
+int lr_expdef_section_line(const struct parse *p, const char *name);
+
 /* The line of 'key' in [section], or the section's line when the key is not given. */
 int lr_expdef_key_line(const struct parse *p, const char *section, const char *key);
 
