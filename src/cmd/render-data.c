@@ -243,10 +243,11 @@ static json_t *json_str_or_null(const char *s)
 
 static json_t *json_sources(const struct lr_run *r)
 {
-	json_t *files = json_array();
+	json_t *files;
 
 	if (!r->source.present)
 		return json_null();
+	files = json_array();
 	for (size_t i = 0; i < r->nfiles; i++)
 		json_array_append_new(files, json_pack("{s:s, s:s, s:o}", "path", r->files[i].path, "status", r->files[i].status,
 						       "sha256", r->files[i].has_content ? json_string(r->files[i].sha256)

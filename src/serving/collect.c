@@ -247,13 +247,15 @@ static void pass_release(struct pass *p)
 /* The server's identity: GET <endpoint>/models, its body and Server header (NULL when it failed). */
 static void identify(struct pass *p)
 {
-	char *url = NULL, server[128], *body = NULL;
+	char *url = NULL, server[128] = "", *body = NULL;
 	long status = 0;
+	json_t *models;
 
 	if (asprintf(&url, "%s/models", p->o->endpoint) < 0)
 		return;
 	if (!lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) &&
-	    status == 200 && body && json_loadb(body, strlen(body), 0, NULL)) {
+	    status == 200 && body && (models = json_loadb(body, strlen(body), 0, NULL))) { /* kept only when it is JSON */
+		json_decref(models);
 		p->models = body;
 		body = NULL;
 	}
