@@ -1,0 +1,80 @@
+#!/bin/sh
+# labrun collect against a real inference engine (issue 26, item 6): llama.cpp through node-llama-cpp
+# (tests/engine), loading a tiny LLaMA model written here with seeded random weights. Two routes: one
+# context per lane, and one shared context of four sequences. The collected token ids are checked
+# against the engine's own output for single requests (computed here, on this CPU: llama.cpp picks
+# its kernels at run time, so no ids are stored in the test); then a serving experiment pairs the two
+# routes and reports parity, latency and the concurrency each pass reached.
+. "$(dirname "$0")/../cli/lib.sh"
+engine=$TOP_SRCDIR/tests/engine
+major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$major" -lt 20 ]; then
+	echo "1..0 # SKIP node-llama-cpp 3.21.1 needs Node.js 20 or later; this machine has ${major:-none} (Debian 12's nodejs is 18)"
+	exit 0
+fi
+if [ ! -d "$engine/node_modules/node-llama-cpp" ]; then
+	echo "1..0 # SKIP the test engine is not installed: build-aux/install-deps --test installs it"
+	exit 0
+fi
+python3 "$engine/gguf-tiny.py" tiny.gguf 7 || fail "write the tiny model"
+ok "a tiny LLaMA model, $(wc -c <tiny.gguf | tr -d ' ') bytes"
+# each context gets one CPU thread; sequences sharing a context need one libuv thread
+node "$engine/server.mjs" tiny.gguf lane.port 4 per-lane 2>lane.err &
+lane=$!
+UV_THREADPOOL_SIZE=1 node "$engine/server.mjs" tiny.gguf shared.port 4 shared 2>shared.err &
+shared=$!
+trap 'kill $lane $shared 2>/dev/null; cleanup' EXIT
+i=0
+while { [ ! -s lane.port ] || [ ! -s shared.port ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s lane.port ] && [ -s shared.port ] || fail "the engine did not start: $(cat lane.err shared.err)"
+ok "two engines serving: one context per lane, and one shared context"
+lane_url="http://127.0.0.1:$(cat lane.port)/v1"
+shared_url="http://127.0.0.1:$(cat shared.port)/v1"
+for i in 1 2 3 4 5 6 7 8; do
+	printf '{"case_id": "q%d", "prompt": "question %d: what is %d plus %d?"}\n' "$i" "$i" "$i" "$i"
+done >cases.jsonl
+
+expect_exit 0 "collect from the per-lane engine" "$LABRUN" collect --endpoint "$lane_url" --route lane --cases cases.jsonl \
+	--concurrency 4 --max-tokens 12
+contains "$T/out" "collected 8 of 8 case(s) of route 'lane'" "every case"
+contains "$T/out" "server: labrun-test-engine/llama.cpp" "the engine's identity"
+run=$(q "SELECT max(id) FROM run")
+expect_exit 0 "collect from the shared-context engine" "$LABRUN" collect --endpoint "$shared_url" --route shared \
+	--cases cases.jsonl --concurrency 4 --max-tokens 12 --run "$run"
+
+# the engine's own output, one request alone, for each case: what labrun stored for the lane route
+"$LABRUN" sql --json "SELECT r.case_id, r.tokens, r.text, r.finish_reason FROM response r JOIN response_set s ON s.id = r.set_id
+	WHERE s.run_id = $run AND s.route = 'lane'" >stored.json || fail "read the stored responses"
+python3 - stored.json cases.jsonl "http://127.0.0.1:$(cat lane.port)/solo" <<'PY' || fail "the collected token ids differ from the engine's own"
+import json, sys, urllib.request
+stored = {r["case_id"]: r for r in json.load(open(sys.argv[1]))}
+cases = [json.loads(l) for l in open(sys.argv[2])]
+assert len(stored) == len(cases) == 8
+for c in cases:
+    req = urllib.request.Request(sys.argv[3], json.dumps({"prompt": c["prompt"], "max_tokens": 12}).encode())
+    solo = json.load(urllib.request.urlopen(req))
+    got = stored[c["case_id"]]
+    assert json.loads(got["tokens"]) == solo["tokens"], (c["case_id"], got["tokens"], solo["tokens"])
+    assert got["finish_reason"] == solo["finish_reason"], (got, solo)
+    assert len(solo["tokens"]) > 0
+PY
+ok "each case's token ids and finish reason equal the engine's own for the request alone"
+expect_exit_any() { "$@" >"$T/out" 2>"$T/err"; }
+expect_exit_any "$LABRUN" compare --run "$run" --reference lane --candidate shared
+contains "$T/out" "(of 8)" "the routes compared case by case (batched decoding may change a near-tied token)"
+expect_exit 0 "report" "$LABRUN" report --run "$run" --format json
+equals "$(jq '[.serving.passes[] | select(.completed == 8 and .peak == 4 and .ttft_ms.n == 8 and .itl_ms.n > 0)] | length' "$T/out")" \
+	"2" "each pass: every case, four in flight at its peak, TTFT and ITL"
+
+# the two routes in the paired design
+printf '[experiment]\nname = engine-lanes\ntarget = serving\ncases = cases.jsonl\nreference_route = lane\n[design]\nblocks = 6\nwarmup = 1\n[arm lane]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n[arm shared]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n' \
+	"$lane_url" "$shared_url" >engine.ini
+expect_exit 0 "a serving experiment on the real engine" "$LABRUN" run -q engine.ini
+contains "$T/out" "median output_throughput" "output throughput compared"
+contains "$T/out" "shared has " "a verdict"
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT count(*) FROM comparison_summary WHERE run_id = $run AND kind = 'within-route' AND candidate_route = 'lane'")" \
+	"14" "every later pass of the lane route (2 warm-up, 12 timed) compared with its first"
+equals "$(q "SELECT count(*) FROM comparison_summary WHERE run_id = $run AND kind = 'within-route' AND candidate_route = 'lane'
+	AND exact = total")" "14" "and one context per lane is deterministic"
+expect_exit 0 "the store audits" "$LABRUN" audit
