@@ -4,7 +4,7 @@ loopback only; the tests of 'labrun collect' and docs/serving.md use it.
 
 usage: serving-sim-server.py PORTFILE SENTLOG
 
-Serves GET /v1/models and POST /v1/completions, streamed as server-sent events
+Serves GET /v1/models, GET /metrics (vLLM's running and waiting gauges) and POST /v1/completions, streamed as server-sent events
 in the shapes vLLM sends (token_ids per chunk with return_token_ids, a usage
 chunk, [DONE]), or as llama.cpp's server and older vLLM do, chosen by the
 prompt. A prompt "mode:NAME ..." picks a fault instead, one of each kind a
@@ -23,6 +23,7 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 LOG_LOCK = threading.Lock()
+RUNNING = [0]  # streams being answered, for /metrics
 
 
 def tokens_for(prompt, n):
@@ -43,6 +44,17 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path == "/metrics":  # vLLM's gauges, as Prometheus text
+            with LOG_LOCK:
+                n = RUNNING[0]
+            body = ('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="tiny"} %d\n'
+                    '# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name="tiny"} 0\n' % n).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if self.path != "/v1/models":
             return self.send_error(404)
         body = json.dumps({"object": "list", "data": [{"id": "tiny", "object": "model"}]}).encode()
@@ -60,6 +72,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def do_POST(self):
+        with LOG_LOCK:
+            RUNNING[0] += 1
+        try:
+            self.complete()
+        finally:
+            with LOG_LOCK:
+                RUNNING[0] -= 1
+
+    def complete(self):
         req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         prompt = req.get("prompt")
         if isinstance(prompt, list):

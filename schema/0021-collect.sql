@@ -14,6 +14,7 @@ CREATE TABLE collect_pass (
 	server      TEXT, -- the Server header of GET <endpoint base>/models; NULL: none
 	models      TEXT, -- that response's body as served (JSON); NULL: it failed
 	duration_s  REAL NOT NULL CHECK (duration_s >= 0), -- from the first request to the last end
+	metrics_url TEXT, -- the server's Prometheus gauges sampled during the pass (collect_gauge); NULL: none
 	cancelled   INTEGER NOT NULL CHECK (cancelled IN (0, 1)) -- 1: Ctrl-C ended it; unsent and unfinished requests say so
 );
 
@@ -34,5 +35,16 @@ CREATE TABLE collect_request (
 	prompt_tokens     INTEGER, -- usage, as the server reported it
 	completion_tokens INTEGER,
 	inflight          INTEGER, -- requests in flight when it was sent, itself included
+	PRIMARY KEY (set_id, seq)
+);
+
+-- The server's own gauges during a pass (--metrics-url): requests running and waiting, as its
+-- Prometheus text said (each the sum over its label sets), at the time of each answer.
+CREATE TABLE collect_gauge (
+	set_id  INTEGER NOT NULL REFERENCES collect_pass(set_id), -- the pass
+	seq     INTEGER NOT NULL CHECK (seq >= 0), -- the sample's number, in time order
+	t_ms    REAL NOT NULL, -- after the pass start
+	running REAL, -- the running gauge; NULL: not in the answer
+	waiting REAL, -- the waiting gauge; NULL: not in the answer
 	PRIMARY KEY (set_id, seq)
 );

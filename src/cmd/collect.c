@@ -28,7 +28,8 @@ struct opts {
 	const char *run_ref, *note, *out;
 	struct lr_strlist issues;
 	struct lr_collect_opts c;
-	const char *timeout, *stall;
+	const char *timeout, *stall, *sample, *gauges;
+	char gauge_buf[256];
 };
 
 static int parse(struct opts *o, int argc, char **argv, int *first)
@@ -50,6 +51,9 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_REAL(0, "temperature", &o->c.temperature, "T", "sampling temperature (default 0)"),
 		CMD_STRING(0, "timeout", &o->timeout, "S", "a request's whole time at most (default 600s)"),
 		CMD_STRING(0, "stall", &o->stall, "S", "no byte for this long ends a stream (default 60s)"),
+		CMD_NONEMPTY(0, "metrics-url", &o->c.metrics_url, "URL", "sample the server's Prometheus gauges during the pass,\ne.g. http://127.0.0.1:8000/metrics"),
+		CMD_NONEMPTY(0, "gauges", &o->gauges, "RUNNING,WAITING", "the gauges' names (default\nvllm:num_requests_running,vllm:num_requests_waiting)"),
+		CMD_STRING(0, "sample", &o->sample, "S", "the sampling period (default 0.1s)"),
 		CMD_CHOICE(0, "token-ids", &mode, token_modes, "HOW",
 			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
 		CMD_STRING(0, "run", &o->run_ref, "ID", "store the responses as evidence of run ID instead of a run of their own"),
@@ -65,6 +69,8 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 	o->c.max_tokens = 16;
 	o->timeout = "600s";
 	o->stall = "60s";
+	o->sample = "0.1s";
+	o->gauges = "vllm:num_requests_running,vllm:num_requests_waiting";
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, first)))
 		return rc;
 	o->c.token_ids = token_modes[mode];
@@ -77,6 +83,15 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		return cmd_usage_error("collect", "--rate >= 0, --burstiness > 0 and --temperature >= 0");
 	if ((o->c.timeout_s = lr_duration_parse(o->timeout)) < 0 || (o->c.stall_s = lr_duration_parse(o->stall)) < 0)
 		return cmd_usage_error("collect", "--timeout and --stall are durations such as 600, 90s or 5m");
+	if ((o->c.sample_s = lr_duration_parse(o->sample)) < 0.001)
+		return cmd_usage_error("collect", "--sample is a duration of at least 1 ms, such as 0.1s");
+	if (!strchr(o->gauges, ',') || strchr(o->gauges, ',') == o->gauges || !strchr(o->gauges, ',')[1] ||
+	    strlen(o->gauges) >= sizeof o->gauge_buf)
+		return cmd_usage_error("collect", "--gauges is two names, RUNNING,WAITING");
+	snprintf(o->gauge_buf, sizeof o->gauge_buf, "%s", o->gauges);
+	*strchr(o->gauge_buf, ',') = '\0';
+	o->c.gauge_running = o->gauge_buf;
+	o->c.gauge_waiting = o->gauge_buf + strlen(o->gauge_buf) + 1;
 	if ((o->run_ref || o->out) && (o->issues.n || o->note))
 		return cmd_usage_error("collect", "--issue and --note describe a run of its own: not with --run or --out");
 	if (o->run_ref && o->out)

@@ -429,6 +429,16 @@ static json_t *json_passes(const struct lr_serving_report *sv)
 		json_object_set_new(o, "at_level_pct", json_real(p->at_level * 100));
 		json_object_set_new(o, "reached", json_boolean(p->reached));
 		json_object_set_new(o, "occupancy_pct", occ);
+		json_object_set_new(o, "gauge_samples", json_integer(p->gauge_samples));
+		if (p->gauge_occupancy) {
+			json_t *g = json_array();
+
+			for (int k = 0; k <= p->gauge_peak; k++)
+				json_array_append_new(g, json_real(p->gauge_occupancy[k] * 100));
+			json_object_set_new(o, "gauge_occupancy_pct", g);
+			json_object_set_new(o, "gauge_peak", json_integer(p->gauge_peak));
+			json_object_set_new(o, "gauge_waiting_peak", json_real(p->gauge_waiting_peak));
+		}
 		json_object_set_new(o, "ttft_ms", json_dist4(&p->ttft_ms));
 		json_object_set_new(o, "tpot_ms", json_dist4(&p->tpot_ms));
 		json_object_set_new(o, "itl_ms", json_dist4(&p->itl_ms));

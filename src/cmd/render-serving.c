@@ -169,18 +169,29 @@ int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "pass", "Pass", 0 },
+		{ "source", "source", 0 },
 		{ "in_flight", "requests in flight", LR_COL_NUMBER },
-		{ "time_pct", "% of the pass", LR_COL_NUMBER },
+		{ "time_pct", "% of the time", LR_COL_NUMBER },
 	};
 	char label[96];
 
 	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < sv->npasses; i++)
-		for (int k = 0; k <= sv->passes[i].peak; k++) {
-			lr_table_text(t, pass_label(label, sizeof label, sv, &sv->passes[i]));
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+
+		for (int k = 0; k <= p->peak; k++) {
+			lr_table_text(t, pass_label(label, sizeof label, sv, p));
+			lr_table_text(t, "client");
 			lr_table_int(t, k);
-			lr_table_real(t, sv->passes[i].occupancy[k] * 100, 1);
+			lr_table_real(t, p->occupancy[k] * 100, 1);
 		}
+		for (int k = 0; p->gauge_occupancy && k <= p->gauge_peak; k++) {
+			lr_table_text(t, pass_label(label, sizeof label, sv, p));
+			lr_table_text(t, "server gauge");
+			lr_table_int(t, k);
+			lr_table_real(t, p->gauge_occupancy[k] * 100, 1);
+		}
+	}
 	return lr_table_error(t);
 }
 
@@ -226,5 +237,7 @@ const char cmd_render_passes_intro[] =
 	"the figures: throughput over the pass, from its first request sent to its last ended; TTFT from sending "
 	"to the first content event; TPOT = (E2EL - TTFT) / (output tokens - 1); ITL the gaps between content "
 	"events; E2EL from sending to the stream's end. Requests in flight come from the client's own "
-	"timestamps: a pass that never had the asked concurrency in flight says NEVER; the lane occupancy is "
-	"the share of each pass with k requests in flight, as the client saw them.";
+	"timestamps: a pass that never had the asked concurrency in flight says NEVER. The lane occupancy is the "
+	"share of each pass with k requests in flight: as the client saw them (source client), and, where the "
+	"server's running gauge was sampled (--metrics-url), as the server said, each sample held until the next "
+	"(source server gauge, over the sampled span).";

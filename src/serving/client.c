@@ -27,6 +27,7 @@ struct transfer {
 struct pass {
 	const struct lr_client_opts *o;
 	CURLM *multi;
+	struct lr_sampler *sampler;	/* or NULL */
 	double start;
 	int inflight;
 };
@@ -145,6 +146,8 @@ static void reap(struct pass *p)
 		if (m->msg == CURLMSG_DONE) {
 			struct transfer *t = NULL;
 
+			if (lr_sampler_done(p->sampler, m->easy_handle, m->data.result, lr_monotonic_s()))
+				continue;
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
 			finish(p, t, m->data.result);
 		}
@@ -177,7 +180,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		  double *startp, int *cancelled)
 {
 	struct transfer *ts = calloc(n ? n : 1, sizeof *ts);
-	struct pass p = { o, NULL, 0, 0 };
+	struct pass p = { o, NULL, NULL, 0, 0 };
 	size_t next = 0;
 	int rc = 0, running = 0;
 
@@ -192,6 +195,12 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		return rc ? rc : lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	*startp = p.start = lr_monotonic_s();
+	if (o->metrics_url && (rc = lr_sampler_start(&p.sampler, p.multi, o->metrics_url, o->gauge_running, o->gauge_waiting,
+						     o->sample_s, p.start))) {
+		curl_multi_cleanup(p.multi);
+		free(ts);
+		return rc;
+	}
 	while (!rc && (next < n || p.inflight)) {
 		double now = lr_monotonic_s() - p.start, wait_ms = LR_POLL_MS;
 
@@ -199,6 +208,8 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 			*cancelled = 1;
 			break;
 		}
+		if (p.sampler)
+			lr_sampler_tick(p.sampler, lr_monotonic_s());
 		while (!rc && next < n && p.inflight < o->concurrency && req[next].at_s <= now) {
 			rc = start(&p, &ts[next], &req[next], &res[next]);
 			next++;
@@ -209,12 +220,16 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		}
 		reap(&p);
 		end_stalled(&p, ts, next);
+		if (p.sampler)
+			wait_ms = fmin(wait_ms, lr_sampler_wait(p.sampler, lr_monotonic_s()) * 1e3);
 		if (next < n && p.inflight < o->concurrency) /* sleep no longer than the next arrival */
 			wait_ms = fmin(wait_ms, fmax(0, (req[next].at_s - (lr_monotonic_s() - p.start)) * 1e3));
 		if (next < n || p.inflight)
 			curl_multi_poll(p.multi, NULL, 0, (int)ceil(wait_ms), NULL);
 	}
 	cancel_all(&p, ts, next);
+	if (p.sampler)
+		lr_sampler_stop(p.sampler, o->samples, o->nsamples);
 	for (size_t i = next; i < n; i++)
 		snprintf(res[i].s.failure, sizeof res[i].s.failure, "not sent: %s", rc ? "the client failed" : "cancelled");
 	curl_multi_cleanup(p.multi);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "serving/sampler.h"
 #include "serving/stream.h"
 
 struct lr_client_opts {
@@ -23,6 +24,11 @@ struct lr_client_opts {
 	double stall_s;			/* no byte for this long ends a stream; 0: none */
 	size_t max_event;		/* bytes of one event at most */
 	atomic_int *cancel;		/* set asynchronously (Ctrl-C): stop, keeping what ended; or NULL */
+	/* the server's gauges during the pass (sampler.h), when metrics_url is set */
+	const char *metrics_url, *gauge_running, *gauge_waiting;
+	double sample_s;
+	struct lr_gauge_sample **samples;	/* filled with the samples taken (malloc'd) */
+	size_t *nsamples;
 };
 
 struct lr_request {

@@ -223,6 +223,8 @@ struct pass {
 	int cancelled;
 	struct lr_store_request *rows;
 	char **itl;
+	struct lr_gauge_sample *samples;	/* the server's gauges during the pass */
+	size_t nsamples;
 };
 
 static void pass_release(struct pass *p)
@@ -240,6 +242,7 @@ static void pass_release(struct pass *p)
 	free(p->rows);
 	free(p->itl);
 	free(p->url);
+	free(p->samples);
 	free(p->models);
 	free(p->server);
 }
@@ -381,7 +384,8 @@ static int store_rows(void *arg, struct lr_set_writer *w)
 		.endpoint = p->url, .api = p->o->chat ? "chat" : "completions", .model = p->o->model,
 		.concurrency = p->o->concurrency, .rate = p->o->rate, .burstiness = p->o->burstiness,
 		.has_seed = p->o->has_seed, .seed = p->o->seed, .server = p->server, .models = p->models,
-		.duration_s = end, .cancelled = p->cancelled,
+		.duration_s = end, .cancelled = p->cancelled, .metrics_url = p->o->metrics_url,
+		.samples = p->samples, .nsamples = p->nsamples,
 	};
 	return lr_store_collect(w, &sp, p->rows, p->cases.n);
 }
@@ -411,7 +415,8 @@ static int check_secrets(const struct pass *p, char *const *envp)
 /* Send the pass: everything up to the rows, nothing stored. */
 static int run_pass(struct pass *p, const struct lr_collect_opts *o)
 {
-	struct lr_client_opts co = { o->concurrency, o->timeout_s, o->stall_s, LR_EVENT_MAX, o->cancel };
+	struct lr_client_opts co = { o->concurrency, o->timeout_s, o->stall_s, LR_EVENT_MAX, o->cancel, o->metrics_url,
+				     o->gauge_running, o->gauge_waiting, o->sample_s, &p->samples, &p->nsamples };
 	int rc;
 
 	if ((rc = prepare(p, o)) || (rc = check_secrets(p, o->envp)))

@@ -32,6 +32,9 @@ struct lr_collect_opts {
 	double timeout_s, stall_s;
 	const char *token_ids;		/* how to ask for token ids: "vllm", "logprobs", "llama.cpp" or "none" */
 	atomic_int *cancel;		/* Ctrl-C: stop, keeping what ended */
+	const char *metrics_url;	/* the server's Prometheus gauges, sampled during the pass; or NULL */
+	const char *gauge_running, *gauge_waiting;	/* their names (vLLM's by default) */
+	double sample_s;		/* the sampling period */
 	char *const *envp;		/* its secrets never reach the store */
 };
 

@@ -173,6 +173,50 @@ int lr_pass_end(struct lr_pass_acc *a, int rc)
 	return rc;
 }
 
+/* What the running gauge said, held from each sample to the next: the histogram over the sampled span. */
+struct gauges {
+	struct lr_pass_stats *p;
+	struct lr_values t, v;
+	int rc;
+};
+
+static int take_gauge(void *arg, const struct lr_gauge_sample *g)
+{
+	struct gauges *x = arg;
+	int rc;
+
+	if (isnan(g->running))
+		return 0;
+	if (!isnan(g->waiting))
+		x->p->gauge_waiting_peak = fmax(x->p->gauge_waiting_peak, g->waiting);
+	if ((rc = push(&x->t, g->t_s)) || (rc = push(&x->v, g->running)))
+		return rc;
+	x->p->gauge_peak = (int)fmax(x->p->gauge_peak, g->running);
+	return 0;
+}
+
+static int gauge_occupancy(struct lr_store *st, struct lr_pass_stats *p)
+{
+	struct gauges x = { p, { 0 }, { 0 }, 0 };
+	double span;
+	int rc = lr_store_collect_gauges(st, p->set, take_gauge, &x);
+
+	p->gauge_samples = (int64_t)x.t.n;
+	if (!rc && x.t.n >= 2 && (span = x.t.v[x.t.n - 1] - x.t.v[0]) > 0) {
+		if (!(p->gauge_occupancy = calloc((size_t)p->gauge_peak + 1, sizeof *p->gauge_occupancy)))
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+		for (size_t i = 0; !rc && i + 1 < x.t.n; i++) {
+			int k = (int)x.v.v[i];
+
+			if (k >= 0 && k <= p->gauge_peak)
+				p->gauge_occupancy[k] += (x.t.v[i + 1] - x.t.v[i]) / span;
+		}
+	}
+	free(x.t.v);
+	free(x.v.v);
+	return rc;
+}
+
 struct build {
 	struct lr_store *st;
 	int64_t run;
@@ -201,7 +245,9 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 	p->rate = row->rate;
 	lr_pass_begin(&a, p);
 	rc = lr_store_collect_rows(b->st, row->set, take_row, &a);
-	return lr_pass_end(&a, rc);
+	if ((rc = lr_pass_end(&a, rc)))
+		return rc;
+	return gauge_occupancy(b->st, p);
 }
 
 int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout)
@@ -224,7 +270,9 @@ int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct 
 
 void lr_pass_stats_free(struct lr_pass_stats *p, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		free(p[i].occupancy);
+		free(p[i].gauge_occupancy);
+	}
 	free(p);
 }

@@ -37,6 +37,11 @@ struct lr_pass_stats {
 	double at_level;		/* share of the pass with the requested concurrency in flight */
 	int reached;			/* the requested level was reached at all */
 	double *occupancy;		/* [0..peak]: share of the pass with k requests in flight (malloc'd) */
+	/* the same from the server's own gauge of running requests, when it was sampled (--metrics-url) */
+	int64_t gauge_samples;
+	int gauge_peak;			/* the running gauge's largest value */
+	double gauge_waiting_peak;
+	double *gauge_occupancy;	/* [0..gauge_peak]: share of the sampled span with k running (malloc'd) */
 };
 
 /*

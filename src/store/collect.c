@@ -15,12 +15,33 @@ static void bind_real_or_null(sqlite3_stmt *s, const char *name, double v, int h
 		db_bind_null(s, name);
 }
 
+static int insert_gauges(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
+{
+	static const char sql[] =
+		"INSERT INTO collect_gauge(set_id, seq, t_ms, running, waiting) VALUES (:set, :seq, :t, :running, :waiting)";
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	if (!p->nsamples || (rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (size_t i = 0; i < p->nsamples && !rc; i++) {
+		db_bind_int(s, ":set", set);
+		db_bind_int(s, ":seq", (int64_t)i);
+		db_bind_real(s, ":t", p->samples[i].t_s * 1e3);
+		bind_real_or_null(s, ":running", p->samples[i].running, 1);
+		bind_real_or_null(s, ":waiting", p->samples[i].waiting, 1);
+		rc = db_step_done(st, s, "record a gauge sample");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
 {
 	static const char sql[] =
 		"INSERT INTO collect_pass(set_id, endpoint, api, model, concurrency, rate, burstiness, seed, server, models,"
-		" duration_s, cancelled) VALUES (:set, :endpoint, :api, :model, :conc, :rate, :burst, :seed, :server,"
-		" :models, :dur, :cancelled)";
+		" duration_s, metrics_url, cancelled) VALUES (:set, :endpoint, :api, :model, :conc, :rate, :burst, :seed,"
+		" :server, :models, :dur, :metrics, :cancelled)";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -40,10 +61,11 @@ static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_p
 	db_bind_text(s, ":server", p->server);
 	db_bind_text(s, ":models", p->models);
 	db_bind_real(s, ":dur", p->duration_s);
+	db_bind_text(s, ":metrics", p->metrics_url);
 	db_bind_int(s, ":cancelled", p->cancelled);
 	rc = db_step_done(st, s, "record a collected pass");
 	sqlite3_finalize(s);
-	return rc;
+	return rc ? rc : insert_gauges(st, set, p);
 }
 
 int lr_store_collect(struct lr_set_writer *w, const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
@@ -175,6 +197,26 @@ int lr_store_collect_rows(struct lr_store *st, int64_t set, lr_collect_row_fn fn
 		r.prompt_tokens = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
 		r.output_tokens = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
 		rc = fn(arg, &r);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect_gauges(struct lr_store *st, int64_t set, lr_gauge_fn fn, void *arg)
+{
+	static const char sql[] = "SELECT t_ms, running, waiting FROM collect_gauge WHERE set_id = :set ORDER BY seq";
+	struct lr_gauge_sample g;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":set", set);
+	while (db_step_row(st, s, "read the gauge samples", &rc)) {
+		g.t_s = sqlite3_column_double(s, 0) / 1e3;
+		g.running = col_real(s, 1);
+		g.waiting = col_real(s, 2);
+		rc = fn(arg, &g);
 	}
 	sqlite3_finalize(s);
 	return rc;

@@ -13,6 +13,12 @@
 
 #include "store/serving.h"
 
+/* One sample of a server's gauges during a pass (serving/sampler.h takes them). */
+struct lr_gauge_sample {
+	double t_s;			/* after the pass start */
+	double running, waiting;	/* NAN: the gauge was not in the answer */
+};
+
 struct lr_store_pass {
 	const char *endpoint, *api, *model;	/* model may be NULL */
 	int concurrency;
@@ -22,6 +28,9 @@ struct lr_store_pass {
 	const char *server, *models;		/* NULL when GET /models failed */
 	double duration_s;
 	int cancelled;
+	const char *metrics_url;		/* NULL: no gauges sampled */
+	const struct lr_gauge_sample *samples;	/* the server's gauges during the pass */
+	size_t nsamples;
 };
 
 struct lr_store_request {
@@ -61,6 +70,10 @@ typedef int (*lr_collect_row_fn)(void *arg, const struct lr_collect_row *r);
 /* Run 'run''s passes by set, then (fn_row) every request of each, by set and seq. */
 LR_MUST_CHECK int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn fn, void *arg);
 LR_MUST_CHECK int lr_store_collect_rows(struct lr_store *st, int64_t set, lr_collect_row_fn fn, void *arg);
+
+/* A pass's gauge samples, in time order. */
+typedef int (*lr_gauge_fn)(void *arg, const struct lr_gauge_sample *g);
+LR_MUST_CHECK int lr_store_collect_gauges(struct lr_store *st, int64_t set, lr_gauge_fn fn, void *arg);
 
 /* A request of a pass of run 'run' that did not complete. */
 struct lr_collect_failure {

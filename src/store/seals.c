@@ -59,6 +59,8 @@ const struct db_seal_query db_seal_queries[] = {
 			  " ORDER BY p.set_id" },
 	{ "collect_request", "SELECT x.* FROM collect_request x JOIN response_set s ON s.id = x.set_id"
 			     " WHERE s.run_id = :run ORDER BY x.set_id, x.seq" },
+	{ "collect_gauge", "SELECT g.* FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = :run"
+			   " ORDER BY g.set_id, g.seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

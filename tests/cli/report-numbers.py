@@ -129,7 +129,7 @@ def main():
                 check(f"route {cells[0]}", cells, numbers_of(jst, []), csv_numbers(crow))
         elif header[0] == "Pass":  # collected passes: throughput and concurrency, latency, occupancy
             sv = doc["serving"]
-            kind = {"Route": 3, "metric": 4, "requests in flight": 5}[header[1]]
+            kind = {"Route": 3, "metric": 4, "source": 5}[header[1]]
             for cells in rows:
                 run, sset = map(int, re.match(r"run (\d+), set (\d+)$", cells[0]).groups())
                 jp = next(x for x in sv["passes"] if x["run"] == run and x["set"] == sset)
@@ -141,8 +141,10 @@ def main():
                     crow = next(x for x in sections[4] if x["pass"] == cells[0] and x["metric"] == cells[1])
                     cells = [cells[0]] + cells[2:]
                 else:
-                    jpool = {"k": int(cells[1]), "pct": jp["occupancy_pct"][int(cells[1])]}
-                    crow = next(x for x in sections[5] if x["pass"] == cells[0] and x["in_flight"] == cells[1])
+                    key = "occupancy_pct" if cells[1] == "client" else "gauge_occupancy_pct"
+                    jpool = {"k": int(cells[2]), "pct": jp[key][int(cells[2])]}
+                    crow = next(x for x in sections[5] if x["pass"] == cells[0] and x["source"] == cells[1]
+                                and x["in_flight"] == cells[2])
                 check(f"{cells[0]} ({header[1]})", cells, numbers_of(jpool, []), csv_numbers(crow))
         else:
             sys.exit(f"a Markdown table this check does not know: {header}")

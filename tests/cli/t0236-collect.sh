@@ -123,6 +123,25 @@ expect_exit 0 "compare the two passes" "$LABRUN" compare --run 1 --reference sim
 contains "$T/out" "6 exact, 0 token mismatch, 0 text mismatch, 0 finish mismatch, 0 missing (of 6)" \
 	"the same server gives the same tokens"
 
+# the server's own gauges sampled during a pass: the lane occupancy as the server said it
+printf '{"case_id": "g1", "prompt": "gauge one"}\n{"case_id": "g2", "prompt": "gauge two"}\n{"case_id": "g3", "prompt": "gauge three"}\n{"case_id": "g4", "prompt": "gauge four"}\n' >gauge.jsonl
+# the server still counts the first pass's stalled request: what it says before the pass is the floor
+before=$(python3 -c 'import sys, urllib.request; t = urllib.request.urlopen(sys.argv[1]).read().decode()
+print(sum(int(float(l.split()[-1])) for l in t.splitlines() if l.startswith("vllm:num_requests_running")))' "${url%/v1}/metrics")
+expect_exit 0 "a pass with the server's gauges" "$LABRUN" collect --endpoint "$url" --route gauged --cases gauge.jsonl \
+	--concurrency 4 --max-tokens 150 --metrics-url "${url%/v1}/metrics" --sample 0.005s --run 1
+set=$(q "SELECT max(id) FROM response_set")
+n=$(q "SELECT count(*) FROM collect_gauge WHERE set_id = $set AND running IS NOT NULL AND waiting = 0")
+[ "$n" -ge 2 ] || fail "too few gauge samples stored: $n"
+ok "$n gauge samples stored"
+equals "$(q "SELECT max(running) - $before BETWEEN 1 AND 4 FROM collect_gauge WHERE set_id = $set")" "1" \
+	"the running gauge rose with the pass (300 ms, sampled every 5 ms), by no more than its concurrency"
+expect_exit 0 "the report with the gauge" "$LABRUN" report --run 1 --format json
+equals "$(jq --argjson s "$set" '.serving.passes[] | select(.set == $s) | (.gauge_samples > 1) and ((.gauge_occupancy_pct | add) - 100 | fabs < 1e-6)' "$T/out")" \
+	"true" "the lane occupancy from the server's gauge, adding up to the sampled span"
+"$LABRUN" report --run 1 >r2.md && grep -q "| run 1, set $set | server gauge | " r2.md || fail "the Markdown lacks the gauge's occupancy"
+ok "and the Markdown shows it, named as the server's"
+
 # nothing listening: every request refused, by name
 python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' >closed
 expect_exit 1 "a refused endpoint" "$LABRUN" collect --endpoint "http://127.0.0.1:$(cat closed)/v1" --route gone \

@@ -39,8 +39,9 @@ expect_exit 0 "collect from the per-lane engine" "$LABRUN" collect --endpoint "$
 contains "$T/out" "collected 8 of 8 case(s) of route 'lane'" "every case"
 contains "$T/out" "server: labrun-test-engine/llama.cpp" "the engine's identity"
 run=$(q "SELECT max(id) FROM run")
-expect_exit 0 "collect from the shared-context engine" "$LABRUN" collect --endpoint "$shared_url" --route shared \
-	--cases cases.jsonl --concurrency 4 --max-tokens 12 --run "$run"
+expect_exit 0 "collect from the shared-context engine, sampling its gauges" "$LABRUN" collect --endpoint "$shared_url" \
+	--route shared --cases cases.jsonl --concurrency 4 --max-tokens 12 --run "$run" \
+	--metrics-url "http://127.0.0.1:$(cat shared.port)/metrics" --sample 0.002s
 
 # the engine's own output, one request alone, for each case: what labrun stored for the lane route
 "$LABRUN" sql --json "SELECT r.case_id, r.tokens, r.text, r.finish_reason FROM response r JOIN response_set s ON s.id = r.set_id
@@ -65,13 +66,15 @@ contains "$T/out" "(of 8)" "the routes compared case by case (batched decoding m
 expect_exit 0 "report" "$LABRUN" report --run "$run" --format json
 equals "$(jq '[.serving.passes[] | select(.completed == 8 and .peak == 4 and .ttft_ms.n == 8 and .itl_ms.n > 0)] | length' "$T/out")" \
 	"2" "each pass: every case, four in flight at its peak, TTFT and ITL"
+equals "$(jq '.serving.passes[] | select(.route == "shared") | (.gauge_samples > 0) and (.gauge_peak >= 1) and (.gauge_peak <= 4)' "$T/out")" \
+	"true" "the lane occupancy from the engine's own running gauge, never above its four sequences"
 
 # the two routes in the paired design
 printf '[experiment]\nname = engine-lanes\ntarget = serving\ncases = cases.jsonl\nreference_route = lane\n[design]\nblocks = 6\nwarmup = 1\n[arm lane]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n[arm shared]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n' \
 	"$lane_url" "$shared_url" >engine.ini
 expect_exit 0 "a serving experiment on the real engine" "$LABRUN" run -q engine.ini
 contains "$T/out" "median output_throughput" "output throughput compared"
-contains "$T/out" "shared has " "a verdict"
+contains "$T/out" "| all | " "a row with its verdict (the engines may or may not differ beyond the margin)"
 run=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT count(*) FROM comparison_summary WHERE run_id = $run AND kind = 'within-route' AND candidate_route = 'lane'")" \
 	"14" "every later pass of the lane route (2 warm-up, 12 timed) compared with its first"

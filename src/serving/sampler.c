@@ -1,0 +1,163 @@
+/* The server's gauges sampled during a pass (sampler.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+#include "serving/sampler.h"
+
+#define LR_GAUGE_BODY ((size_t)1 << 20)	/* bytes of one /metrics answer at most */
+
+struct lr_sampler {
+	CURLM *multi;
+	CURL *easy;			/* the GET in flight, or NULL */
+	char *url, *running, *waiting;
+	double period, start, due;	/* due: lr_monotonic_s of the next GET */
+	double sent;
+	char *body;
+	size_t len;
+	int overflow;
+	struct lr_gauge_sample *v;
+	size_t n, cap;
+};
+
+int lr_prom_gauge(const char *text, const char *name, double *value)
+{
+	size_t nl = strlen(name);
+	int found = 0;
+
+	*value = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *v;
+		char *end;
+		double x;
+
+		if (*l == '#' || strncmp(l, name, nl) || (l[nl] != '{' && l[nl] != ' '))
+			continue;
+		v = l + nl;
+		if (*v == '{' && !(v = strchr(v, '}')))
+			continue;
+		x = strtod(v + 1, &end); /* a timestamp after the value, if any, is not read */
+		if (end == v + 1)
+			continue;
+		*value += x;
+		found = 1;
+	}
+	return found;
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct lr_sampler *s = arg;
+	size_t len = size * n;
+	char *p;
+
+	if (s->len + len > LR_GAUGE_BODY || !(p = realloc(s->body, s->len + len + 1))) {
+		s->overflow = 1;
+		return 0;
+	}
+	memcpy(p + s->len, data, len);
+	s->body = p;
+	s->len += len;
+	s->body[s->len] = '\0';
+	return len;
+}
+
+int lr_sampler_start(struct lr_sampler **out, CURLM *multi, const char *url, const char *running, const char *waiting,
+		     double period_s, double start)
+{
+	struct lr_sampler *s = calloc(1, sizeof *s);
+
+	*out = NULL;
+	if (!s || !(s->url = strdup(url)) || !(s->running = strdup(running)) || !(s->waiting = strdup(waiting))) {
+		if (s) {
+			free(s->url);
+			free(s->running);
+		}
+		free(s);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	s->multi = multi;
+	s->period = period_s;
+	s->start = s->due = start;
+	*out = s;
+	return 0;
+}
+
+void lr_sampler_tick(struct lr_sampler *s, double now)
+{
+	if (s->easy || now < s->due || !(s->easy = curl_easy_init()))
+		return;
+	s->len = 0;
+	s->overflow = 0;
+	s->sent = now;
+	curl_easy_setopt(s->easy, CURLOPT_URL, s->url);
+	curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->easy, CURLOPT_PRIVATE, NULL);
+	curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(s->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, (long)fmax(1000, s->period * 1e3 * 10));
+	if (curl_multi_add_handle(s->multi, s->easy) != CURLM_OK) {
+		curl_easy_cleanup(s->easy);
+		s->easy = NULL;
+	}
+	s->due = now + s->period;
+}
+
+int lr_sampler_done(struct lr_sampler *s, CURL *easy, CURLcode code, double now)
+{
+	long status = 0;
+
+	if (!s || easy != s->easy)
+		return 0;
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_multi_remove_handle(s->multi, easy);
+	curl_easy_cleanup(easy);
+	s->easy = NULL;
+	if (code != CURLE_OK || status != 200 || s->overflow || !s->body)
+		return 1;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct lr_gauge_sample *v = realloc(s->v, cap * sizeof *v);
+
+		if (!v)
+			return 1;
+		s->v = v;
+		s->cap = cap;
+	}
+	/* the sample is when the answer came: the server read its gauges between sending and then */
+	s->v[s->n] = (struct lr_gauge_sample){ (now + s->sent) / 2 - s->start, NAN, NAN };
+	if (!lr_prom_gauge(s->body, s->running, &s->v[s->n].running))
+		s->v[s->n].running = NAN;
+	if (!lr_prom_gauge(s->body, s->waiting, &s->v[s->n].waiting))
+		s->v[s->n].waiting = NAN;
+	s->n++;
+	return 1;
+}
+
+double lr_sampler_wait(const struct lr_sampler *s, double now)
+{
+	return s->easy ? s->period : fmax(0, s->due - now);
+}
+
+void lr_sampler_stop(struct lr_sampler *s, struct lr_gauge_sample **samples, size_t *n)
+{
+	*samples = NULL;
+	*n = 0;
+	if (!s)
+		return;
+	if (s->easy) {
+		curl_multi_remove_handle(s->multi, s->easy);
+		curl_easy_cleanup(s->easy);
+	}
+	*samples = s->v;
+	*n = s->n;
+	free(s->url);
+	free(s->running);
+	free(s->waiting);
+	free(s->body);
+	free(s);
+}
