@@ -15,6 +15,9 @@ CREATE TABLE collect_pass (
 	models      TEXT, -- that response's body as served (JSON); NULL: it failed
 	duration_s  REAL NOT NULL CHECK (duration_s >= 0), -- from the first request to the last end
 	metrics_url TEXT, -- the server's Prometheus gauges sampled during the pass (collect_gauge); NULL: none
+	slo_ttft_ms REAL CHECK (slo_ttft_ms IS NULL OR slo_ttft_ms > 0), -- goodput's SLOs, as vLLM's bench serve takes them;
+	slo_tpot_ms REAL CHECK (slo_tpot_ms IS NULL OR slo_tpot_ms > 0), -- NULL: not part of it
+	slo_e2el_ms REAL CHECK (slo_e2el_ms IS NULL OR slo_e2el_ms > 0),
 	cancelled   INTEGER NOT NULL CHECK (cancelled IN (0, 1)) -- 1: Ctrl-C ended it; unsent and unfinished requests say so
 );
 

@@ -8,6 +8,7 @@
 #include "record/record.h"
 #include "record/session.h"
 #include "serving/collect.h"
+#include "serving/passes.h"
 #include "store/runs.h"
 
 extern char **environ;
@@ -28,7 +29,7 @@ struct opts {
 	const char *run_ref, *note, *out;
 	struct lr_strlist issues;
 	struct lr_collect_opts c;
-	const char *timeout, *stall, *sample, *gauges;
+	const char *timeout, *stall, *sample, *gauges, *goodput;
 	char gauge_buf[256];
 };
 
@@ -54,6 +55,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_NONEMPTY(0, "metrics-url", &o->c.metrics_url, "URL", "sample the server's Prometheus gauges during the pass,\ne.g. http://127.0.0.1:8000/metrics"),
 		CMD_NONEMPTY(0, "gauges", &o->gauges, "RUNNING,WAITING", "the gauges' names (default\nvllm:num_requests_running,vllm:num_requests_waiting)"),
 		CMD_STRING(0, "sample", &o->sample, "S", "the sampling period (default 0.1s)"),
+		CMD_NONEMPTY(0, "goodput", &o->goodput, "SLOS", "goodput's SLOs, e.g. 'ttft:200 tpot:50 e2el:2000' (ms)"),
 		CMD_CHOICE(0, "token-ids", &mode, token_modes, "HOW",
 			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
 		CMD_STRING(0, "run", &o->run_ref, "ID", "store the responses as evidence of run ID instead of a run of their own"),
@@ -83,6 +85,8 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		return cmd_usage_error("collect", "--rate >= 0, --burstiness > 0 and --temperature >= 0");
 	if ((o->c.timeout_s = lr_duration_parse(o->timeout)) < 0 || (o->c.stall_s = lr_duration_parse(o->stall)) < 0)
 		return cmd_usage_error("collect", "--timeout and --stall are durations such as 600, 90s or 5m");
+	if (o->goodput && lr_pass_slos(o->goodput, o->c.slo_ms))
+		return cmd_fail(LR_EINVAL);
 	if ((o->c.sample_s = lr_duration_parse(o->sample)) < 0.001)
 		return cmd_usage_error("collect", "--sample is a duration of at least 1 ms, such as 0.1s");
 	if (!strchr(o->gauges, ',') || strchr(o->gauges, ',') == o->gauges || !strchr(o->gauges, ',')[1] ||

@@ -425,6 +425,13 @@ static json_t *json_passes(const struct lr_serving_report *sv)
 			      "concurrency", p->concurrency, "rate", p->rate > 0 ? json_real(p->rate) : json_null(),
 			      "cancelled", p->cancelled);
 		json_object_set_new(o, "peak", json_integer(p->peak));
+		if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0) {
+			json_object_set_new(o, "goodput", json_real(p->goodput));
+			json_object_set_new(o, "good", json_integer(p->good));
+			json_object_set_new(o, "slo_ms", json_pack("{s:o, s:o, s:o}", "ttft", p->slo_ms[0] > 0 ? json_real(p->slo_ms[0]) : json_null(),
+								   "tpot", p->slo_ms[1] > 0 ? json_real(p->slo_ms[1]) : json_null(),
+								   "e2el", p->slo_ms[2] > 0 ? json_real(p->slo_ms[2]) : json_null()));
+		}
 		json_object_set_new(o, "mean_inflight", json_real(p->mean_inflight));
 		json_object_set_new(o, "at_level_pct", json_real(p->at_level * 100));
 		json_object_set_new(o, "reached", json_boolean(p->reached));

@@ -134,6 +134,7 @@ int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 		{ "request_rate", "req/s", LR_COL_NUMBER },
 		{ "output_rate", "output tok/s", LR_COL_NUMBER },
 		{ "total_rate", "total tok/s", LR_COL_NUMBER },
+		{ "goodput", "goodput req/s", LR_COL_NUMBER },
 		{ "concurrency", "concurrency asked", LR_COL_NUMBER },
 		{ "peak", "peak in flight", LR_COL_NUMBER },
 		{ "mean_inflight", "mean in flight", LR_COL_NUMBER },
@@ -156,6 +157,10 @@ int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 		lr_table_real(t, p->request_rate, 2);
 		lr_table_real(t, p->output_rate, 1);
 		lr_table_real(t, p->total_rate, 1);
+		if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0)
+			lr_table_real(t, p->goodput, 2);
+		else
+			lr_table_none(t);
 		lr_table_int(t, p->concurrency);
 		lr_table_int(t, p->peak);
 		lr_table_real(t, p->mean_inflight, 2);

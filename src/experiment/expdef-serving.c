@@ -9,10 +9,11 @@
 
 #include "base/error.h"
 #include "experiment/expdef-int.h"
+#include "serving/passes.h"
 
 static const char *const keys[] = {
 	"endpoint", "model", "concurrency", "max_tokens", "rate", "burstiness", "chat", "token_ids", "ignore_eos",
-	"seed", "temperature", "stall", NULL,
+	"seed", "temperature", "stall", "goodput", NULL,
 };
 
 int lr_expdef_serving_key(const char *k)
@@ -63,6 +64,14 @@ static const char *bad_value(const char *k, const char *v)
 	if (!strcmp(k, "token_ids"))
 		return strcmp(v, "vllm") && strcmp(v, "logprobs") && strcmp(v, "llama.cpp") && strcmp(v, "none")
 			       ? "vllm, logprobs, llama.cpp or none" : NULL;
+	if (!strcmp(k, "goodput")) {
+		double slo[3];
+
+		if (lr_pass_slos(v, slo)) {
+			lr_error_clear();
+			return "SLOs such as 'ttft:200 tpot:50 e2el:2000' (ms)";
+		}
+	}
 	return NULL; /* model, stall: collect checks them */
 }
 

@@ -386,6 +386,7 @@ static int store_rows(void *arg, struct lr_set_writer *w)
 		.has_seed = p->o->has_seed, .seed = p->o->seed, .server = p->server, .models = p->models,
 		.duration_s = end, .cancelled = p->cancelled, .metrics_url = p->o->metrics_url,
 		.samples = p->samples, .nsamples = p->nsamples,
+		.slo_ms = { p->o->slo_ms[0], p->o->slo_ms[1], p->o->slo_ms[2] },
 	};
 	return lr_store_collect(w, &sp, p->rows, p->cases.n);
 }
@@ -480,6 +481,7 @@ static int pass_figures(const struct pass *p, struct lr_pass_stats *st)
 
 	memset(st, 0, sizeof *st);
 	st->concurrency = p->o->concurrency;
+	memcpy(st->slo_ms, p->o->slo_ms, sizeof st->slo_ms);
 	lr_pass_begin(&a, st);
 	for (size_t i = 0; i < p->cases.n && !rc; i++) {
 		const struct lr_store_request *w = &p->rows[i];
@@ -511,6 +513,9 @@ static int write_metrics(const struct lr_pass_stats *s, const char *path)
 		s->total_rate);
 	fprintf(f, "{\"name\": \"request_throughput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
 		s->request_rate);
+	if (s->slo_ms[0] > 0 || s->slo_ms[1] > 0 || s->slo_ms[2] > 0)
+		fprintf(f, "{\"name\": \"goodput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
+			s->goodput);
 	fprintf(f, "{\"name\": \"mean_inflight\", \"value\": %.17g, \"unit\": \"requests\", \"better\": \"higher\"}\n",
 		s->mean_inflight);
 	for (int m = 0; m < 4; m++)

@@ -35,6 +35,7 @@ struct lr_collect_opts {
 	const char *metrics_url;	/* the server's Prometheus gauges, sampled during the pass; or NULL */
 	const char *gauge_running, *gauge_waiting;	/* their names (vLLM's by default) */
 	double sample_s;		/* the sampling period */
+	double slo_ms[3];		/* goodput's SLOs: TTFT, TPOT, E2EL in ms; 0: none */
 	char *const *envp;		/* its secrets never reach the store */
 };
 

@@ -95,6 +95,14 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 		rc = push(&a->e2el, r->e2el_ms);
 	if (!rc && r->output_tokens > 1 && !isnan(r->ttft_ms) && !isnan(r->e2el_ms))
 		rc = push(&a->tpot, (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1));
+	if (!rc) {
+		/* vLLM's goodput: every SLO given met; a request of one token has a TPOT of 0 */
+		double tpot = r->output_tokens > 1 ? (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1) : 0;
+		const struct lr_pass_stats *p = a->p;
+
+		a->p->good += (!p->slo_ms[0] || r->ttft_ms <= p->slo_ms[0]) && (!p->slo_ms[1] || tpot <= p->slo_ms[1]) &&
+			      (!p->slo_ms[2] || r->e2el_ms <= p->slo_ms[2]);
+	}
 	return rc ? rc : take_itl(a, r->itl_json);
 }
 
@@ -159,6 +167,8 @@ int lr_pass_end(struct lr_pass_acc *a, int rc)
 			p->request_rate = (double)p->completed / p->duration_s;
 			p->output_rate = (double)a->out_tokens / p->duration_s;
 			p->total_rate = (double)a->all_tokens / p->duration_s;
+			if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0)
+				p->goodput = (double)p->good / p->duration_s;
 		}
 	}
 	summarise(&a->ttft, &p->ttft_ms);
@@ -243,6 +253,7 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 	p->concurrency = row->concurrency;
 	p->cancelled = row->cancelled;
 	p->rate = row->rate;
+	memcpy(p->slo_ms, row->slo_ms, sizeof p->slo_ms);
 	lr_pass_begin(&a, p);
 	rc = lr_store_collect_rows(b->st, row->set, take_row, &a);
 	if ((rc = lr_pass_end(&a, rc)))
@@ -275,4 +286,28 @@ void lr_pass_stats_free(struct lr_pass_stats *p, int n)
 		free(p[i].gauge_occupancy);
 	}
 	free(p);
+}
+
+int lr_pass_slos(const char *text, double slo_ms[3])
+{
+	static const char *const names[] = { "ttft", "tpot", "e2el" };
+	char buf[256], *save = NULL, *tok;
+
+	slo_ms[0] = slo_ms[1] = slo_ms[2] = 0;
+	if (strlen(text) >= sizeof buf)
+		return lr_error_set(LR_EINVAL, "goodput SLOs '%.40s...' are too long", text);
+	snprintf(buf, sizeof buf, "%s", text);
+	for (tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		int k;
+
+		for (k = 0; k < 3 && (!colon || (size_t)(colon - tok) != strlen(names[k]) || strncmp(tok, names[k], 4)); k++)
+			;
+		if (k == 3 || !((slo_ms[k] = strtod(colon + 1, &end)) > 0) || *end) {
+			lr_error_set(LR_EINVAL, "goodput SLO '%s' is not ttft:MS, tpot:MS or e2el:MS with MS > 0", tok);
+			lr_error_hint("as vLLM's bench serve takes them: e.g. 'ttft:200 tpot:50'");
+			return LR_EINVAL;
+		}
+	}
+	return 0;
 }

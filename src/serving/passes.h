@@ -31,6 +31,9 @@ struct lr_pass_stats {
 	int64_t requests, completed, failed, unsent;
 	double duration_s;		/* from the first request sent to the last ended */
 	double request_rate, output_rate, total_rate;	/* completed requests, output and all tokens, per second */
+	double slo_ms[3];		/* goodput's SLOs: TTFT, TPOT, E2EL; 0: none (set before lr_pass_begin) */
+	int64_t good;			/* completed requests that met every SLO given */
+	double goodput;			/* good requests per second; 0 without SLOs */
 	struct lr_dist4 ttft_ms, tpot_ms, itl_ms, e2el_ms;
 	int peak;			/* requests in flight at most */
 	double mean_inflight;		/* time-weighted over the pass */
@@ -69,5 +72,12 @@ LR_MUST_CHECK int lr_pass_end(struct lr_pass_acc *a, int rc);
 /* Every pass of runs[0..n), by run and set; *out malloc'd (lr_pass_stats_free). */
 LR_MUST_CHECK int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout);
 void lr_pass_stats_free(struct lr_pass_stats *p, int n);
+
+/*
+ * Goodput's SLOs as vLLM's bench serve takes them, "ttft:MS tpot:MS e2el:MS"
+ * (any of them, blanks or commas between): into slo_ms; LR_EINVAL naming
+ * the part that is not one.
+ */
+LR_MUST_CHECK int lr_pass_slos(const char *text, double slo_ms[3]);
 
 #endif

@@ -40,8 +40,8 @@ static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_p
 {
 	static const char sql[] =
 		"INSERT INTO collect_pass(set_id, endpoint, api, model, concurrency, rate, burstiness, seed, server, models,"
-		" duration_s, metrics_url, cancelled) VALUES (:set, :endpoint, :api, :model, :conc, :rate, :burst, :seed,"
-		" :server, :models, :dur, :metrics, :cancelled)";
+		" duration_s, metrics_url, slo_ttft_ms, slo_tpot_ms, slo_e2el_ms, cancelled) VALUES (:set, :endpoint, :api,"
+		" :model, :conc, :rate, :burst, :seed, :server, :models, :dur, :metrics, :slo0, :slo1, :slo2, :cancelled)";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -62,6 +62,9 @@ static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_p
 	db_bind_text(s, ":models", p->models);
 	db_bind_real(s, ":dur", p->duration_s);
 	db_bind_text(s, ":metrics", p->metrics_url);
+	bind_real_or_null(s, ":slo0", p->slo_ms[0], p->slo_ms[0] > 0);
+	bind_real_or_null(s, ":slo1", p->slo_ms[1], p->slo_ms[1] > 0);
+	bind_real_or_null(s, ":slo2", p->slo_ms[2], p->slo_ms[2] > 0);
 	db_bind_int(s, ":cancelled", p->cancelled);
 	rc = db_step_done(st, s, "record a collected pass");
 	sqlite3_finalize(s);
@@ -148,7 +151,8 @@ static double col_real(sqlite3_stmt *s, int i)
 int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn fn, void *arg)
 {
 	static const char sql[] =
-		"SELECT p.set_id, s.route, s.condition_idx, p.concurrency, p.cancelled, p.rate, p.duration_s"
+		"SELECT p.set_id, s.route, s.condition_idx, p.concurrency, p.cancelled, p.rate, p.duration_s,"
+		" p.slo_ttft_ms, p.slo_tpot_ms, p.slo_e2el_ms"
 		" FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = :run ORDER BY p.set_id";
 	struct lr_collect_pass_row p;
 	sqlite3_stmt *s = NULL;
@@ -165,6 +169,8 @@ int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn
 		p.cancelled = sqlite3_column_int(s, 4);
 		p.rate = sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 5);
 		p.duration_s = sqlite3_column_double(s, 6);
+		for (int k = 0; k < 3; k++)
+			p.slo_ms[k] = sqlite3_column_type(s, 7 + k) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 7 + k);
 		rc = fn(arg, &p);
 	}
 	sqlite3_finalize(s);

@@ -29,6 +29,7 @@ struct lr_store_pass {
 	double duration_s;
 	int cancelled;
 	const char *metrics_url;		/* NULL: no gauges sampled */
+	double slo_ms[3];			/* goodput's SLOs: TTFT, TPOT, E2EL; 0: none */
 	const struct lr_gauge_sample *samples;	/* the server's gauges during the pass */
 	size_t nsamples;
 };
@@ -64,6 +65,7 @@ struct lr_collect_pass_row {
 	const char *route;
 	int cond, concurrency, cancelled;
 	double rate, duration_s;	/* rate 0: all at once */
+	double slo_ms[3];		/* goodput's SLOs: TTFT, TPOT, E2EL; 0: none */
 };
 typedef int (*lr_collect_pass_fn)(void *arg, const struct lr_collect_pass_row *p);
 typedef int (*lr_collect_row_fn)(void *arg, const struct lr_collect_row *r);

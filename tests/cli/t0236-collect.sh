@@ -142,6 +142,19 @@ equals "$(jq --argjson s "$set" '.serving.passes[] | select(.set == $s) | (.gaug
 "$LABRUN" report --run 1 >r2.md && grep -q "| run 1, set $set | server gauge | " r2.md || fail "the Markdown lacks the gauge's occupancy"
 ok "and the Markdown shows it, named as the server's"
 
+# goodput against SLOs, as vLLM's bench serve counts it: requests meeting every SLO given, per second
+expect_exit 0 "a pass with SLOs every request meets" "$LABRUN" collect --endpoint "$url" --route slo-met --cases gauge.jsonl \
+	--concurrency 2 --goodput 'ttft:100000 e2el:100000' --run 1
+expect_exit 0 "and one with an SLO none meets" "$LABRUN" collect --endpoint "$url" --route slo-missed --cases gauge.jsonl \
+	--concurrency 2 --goodput 'e2el:0.001' --run 1
+expect_exit 0 "report" "$LABRUN" report --run 1 --format json
+equals "$(jq '[.serving.passes[] | select(.route == "slo-met" or .route == "slo-missed") | [.route, .good, (.goodput == .request_rate)]] | sort' -c "$T/out")" \
+	'[["slo-met",4,true],["slo-missed",0,false]]' "goodput counts the requests that met every SLO"
+equals "$(q "SELECT slo_ttft_ms || ' ' || slo_e2el_ms || ' ' || coalesce(slo_tpot_ms, 'none') FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.route = 'slo-met'")" \
+	"100000.0 100000.0 none" "the SLOs are stored with the pass"
+expect_exit 2 "a malformed SLO" "$LABRUN" collect --endpoint "$url" --route x --cases gauge.jsonl --goodput 'ttfb:100'
+contains "$T/err" "goodput SLO 'ttfb:100' is not ttft:MS, tpot:MS or e2el:MS" "is named"
+
 # nothing listening: every request refused, by name
 python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' >closed
 expect_exit 1 "a refused endpoint" "$LABRUN" collect --endpoint "http://127.0.0.1:$(cat closed)/v1" --route gone \
