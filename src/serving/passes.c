@@ -10,7 +10,7 @@
 #include "serving/passes.h"
 #include "store/collect.h"
 
-static int push(struct lr_values *s, double x)
+int lr_values_push(struct lr_values *s, double x)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -32,6 +32,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void lr_values_sort(struct lr_values *s)
+{
+	qsort(s->v, s->n, sizeof *s->v, cmp_double);
+}
+
 /* The p-th percentile of sorted v[0..n), between ranks as NumPy's default does. */
 static double percentile(const double *v, size_t n, double p)
 {
@@ -48,7 +53,7 @@ static void summarise(struct lr_values *s, struct lr_dist4 *d)
 	memset(d, 0, sizeof *d);
 	if (!(d->n = (int64_t)s->n))
 		return;
-	qsort(s->v, s->n, sizeof *s->v, cmp_double);
+	lr_values_sort(s);
 	for (size_t i = 0; i < s->n; i++)
 		sum += s->v[i];
 	d->mean = sum / (double)s->n;
@@ -63,7 +68,7 @@ static int take_itl(struct lr_pass_acc *a, const char *json)
 	int rc = 0;
 
 	for (size_t i = 0; json_is_array(v) && i < json_array_size(v) && !rc; i++)
-		rc = push(&a->itl, json_number_value(json_array_get(v, i)));
+		rc = lr_values_push(&a->itl, json_number_value(json_array_get(v, i)));
 	json_decref(v);
 	return rc;
 }
@@ -79,7 +84,7 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 	}
 	a->first = fmin(a->first, r->sent_ms);
 	a->last = fmax(a->last, r->end_ms);
-	if ((rc = push(&a->edges, r->sent_ms)) || (rc = push(&a->edges, -r->end_ms - 1e-9)))
+	if ((rc = lr_values_push(&a->edges, r->sent_ms)) || (rc = lr_values_push(&a->edges, -r->end_ms - 1e-9)))
 		return rc;
 	if (r->failed) {
 		a->p->failed++;
@@ -90,11 +95,11 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 		a->out_tokens += r->output_tokens;
 	a->all_tokens += (r->output_tokens >= 0 ? r->output_tokens : 0) + (r->prompt_tokens >= 0 ? r->prompt_tokens : 0);
 	if (!isnan(r->ttft_ms))
-		rc = push(&a->ttft, r->ttft_ms);
+		rc = lr_values_push(&a->ttft, r->ttft_ms);
 	if (!rc && !isnan(r->e2el_ms))
-		rc = push(&a->e2el, r->e2el_ms);
+		rc = lr_values_push(&a->e2el, r->e2el_ms);
 	if (!rc && r->output_tokens > 1 && !isnan(r->ttft_ms) && !isnan(r->e2el_ms))
-		rc = push(&a->tpot, (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1));
+		rc = lr_values_push(&a->tpot, (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1));
 	if (!rc) {
 		/* vLLM's goodput: every SLO given met; a request of one token has a TPOT of 0 */
 		double tpot = r->output_tokens > 1 ? (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1) : 0;
@@ -199,7 +204,7 @@ static int take_gauge(void *arg, const struct lr_gauge_sample *g)
 		return 0;
 	if (!isnan(g->waiting))
 		x->p->gauge_waiting_peak = fmax(x->p->gauge_waiting_peak, g->waiting);
-	if ((rc = push(&x->t, g->t_s)) || (rc = push(&x->v, g->running)))
+	if ((rc = lr_values_push(&x->t, g->t_s)) || (rc = lr_values_push(&x->v, g->running)))
 		return rc;
 	x->p->gauge_peak = (int)fmax(x->p->gauge_peak, g->running);
 	return 0;

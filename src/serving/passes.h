@@ -58,6 +58,10 @@ struct lr_values {
 	double *v;
 	size_t n, cap;
 };
+/* Append x (LR_ENOMEM when it cannot grow); sort ascending. */
+LR_MUST_CHECK int lr_values_push(struct lr_values *s, double x);
+void lr_values_sort(struct lr_values *s);
+
 struct lr_pass_acc {
 	struct lr_pass_stats *p;
 	struct lr_values ttft, tpot, itl, e2el;

@@ -262,28 +262,8 @@ static int count_collect_failure(void *arg, const struct lr_collect_failure *f)
 
 /* ---- latency, TTFT and tokens/s per route ------------------------------------------ */
 
-struct samples {
-	double *v;
-	size_t n, cap;
-};
-
-static int sample(struct samples *s, double x)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		double *v = realloc(s->v, cap * sizeof *v);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = x;
-	return 0;
-}
-
 struct route_samples {
-	struct samples latency, ttft, tps;
+	struct lr_values latency, ttft, tps;
 };
 
 static int take(void *arg, const struct lr_response *r)
@@ -293,28 +273,21 @@ static int take(void *arg, const struct lr_response *r)
 	int rc = 0;
 
 	if (!isnan(r->latency_ms))
-		rc = sample(&s->latency, r->latency_ms);
+		rc = lr_values_push(&s->latency, r->latency_ms);
 	if (!rc && !isnan(r->ttft_ms))
-		rc = sample(&s->ttft, r->ttft_ms);
+		rc = lr_values_push(&s->ttft, r->ttft_ms);
 	if (!rc && !isnan(r->latency_ms) && r->latency_ms > 0)
-		rc = sample(&s->tps, (double)out / (r->latency_ms / 1e3));
+		rc = lr_values_push(&s->tps, (double)out / (r->latency_ms / 1e3));
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Median and p90 (nearest rank) of s; n = 0 when there are none. */
-static void summary(struct samples *s, struct lr_serving_dist *d)
+static void summary(struct lr_values *s, struct lr_serving_dist *d)
 {
 	d->n = (int64_t)s->n;
 	if (!s->n)
 		return;
-	qsort(s->v, s->n, sizeof *s->v, cmp_double);
+	lr_values_sort(s);
 	d->p90 = s->v[(size_t)ceil(0.9 * (double)s->n) - 1];
 	d->median = lr_median(s->v, s->n);
 }
