@@ -7,214 +7,20 @@
 #include <jansson.h>
 
 #include "base/error.h"
-#include "base/lines.h"
-#include "base/strmap.h"
 #include "record/redact.h"
 #include "serving/client.h"
-#include "serving/collect.h"
+#include "serving/collect-int.h"
 #include "serving/passes.h"
 #include "serving/serving.h"
 #include "store/collect.h"
 
-#define LR_CASE_MAX ((size_t)16 << 20)	/* bytes of one case's line at most */
 #define LR_EVENT_MAX ((size_t)1 << 20)	/* bytes of one streamed event at most */
-
-/* ---- the cases file ---------------------------------------------------------------------- */
-
-struct cases {
-	json_t **v;
-	size_t n, cap;
-};
-
-static void cases_release(struct cases *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		json_decref(c->v[i]);
-	free(c->v);
-	memset(c, 0, sizeof *c);
-}
-
-static int bad(const char *path, int64_t line, const char *why)
-{
-	lr_error_set(LR_EINVAL, "%s:%lld: %s", path, (long long)line, why);
-	lr_error_hint("a cases file has one JSON object a line: case_id, and prompt, prompt_token_ids or messages "
-		      "(docs/serving.md)");
-	return LR_EINVAL;
-}
-
-/* The reason case o cannot be sent, or NULL. */
-static const char *case_problem(json_t *o, int chat)
-{
-	json_t *v = json_object_get(o, "case_id"), *ids = json_object_get(o, "prompt_token_ids"), *mt;
-	size_t i;
-
-	if (!json_is_string(v) || !json_string_length(v))
-		return "'case_id' must be a non-empty string";
-	if (chat)
-		return json_is_array(json_object_get(o, "messages")) && json_array_size(json_object_get(o, "messages"))
-			       ? NULL : "'messages' must be a non-empty array (--chat)";
-	if (json_is_array(ids)) {
-		for (i = 0; i < json_array_size(ids); i++)
-			if (!json_is_integer(json_array_get(ids, i)) || json_integer_value(json_array_get(ids, i)) < 0)
-				return "'prompt_token_ids' must hold non-negative integers only";
-	} else if (!json_is_string(json_object_get(o, "prompt"))) {
-		return "a case needs 'prompt' (a string) or 'prompt_token_ids' (an array of token ids)";
-	}
-	mt = json_object_get(o, "max_tokens");
-	if (mt && (!json_is_integer(mt) || json_integer_value(mt) < 1))
-		return "'max_tokens' must be a whole number >= 1";
-	return NULL;
-}
-
-static int read_cases(const char *path, int chat, struct cases *out)
-{
-	struct lr_strmap seen = { 0 };
-	struct lr_lines lines;
-	intptr_t first;
-	json_error_t err;
-	char *buf;
-	size_t len;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if ((rc = lr_lines_open(&lines, "cases", path, LR_CASE_MAX)))
-		return rc;
-	while ((rc = lr_lines_next(&lines, &buf, &len)) > 0) {
-		const char *why;
-		json_t *o;
-
-		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-			len--;
-		if (!(o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err)) || !json_is_object(o)) {
-			json_decref(o);
-			rc = bad(path, lines.line, !o && strstr(err.text, "unable to decode byte") ? "invalid UTF-8"
-												: "not a JSON object");
-			break;
-		}
-		why = case_problem(o, chat);
-		if (!why && lr_strmap_get(&seen, json_string_value(json_object_get(o, "case_id")), &first))
-			why = "duplicate case_id";
-		if (!why && lr_strmap_put(&seen, json_string_value(json_object_get(o, "case_id")), (intptr_t)lines.line))
-			why = "out of memory";
-		if (!why && out->n == out->cap) {
-			size_t cap = out->cap ? out->cap * 2 : 64;
-			json_t **v = realloc(out->v, cap * sizeof *v);
-
-			if (!v)
-				why = "out of memory";
-			else
-				out->v = v, out->cap = cap;
-		}
-		if (why) {
-			json_decref(o);
-			rc = bad(path, lines.line, why);
-			break;
-		}
-		out->v[out->n++] = o;
-	}
-	lr_lines_close(&lines);
-	lr_strmap_release(&seen);
-	if (rc)
-		cases_release(out);
-	return rc;
-}
-
-int lr_collect_check_cases(const char *path, int chat, int64_t *n)
-{
-	struct cases c;
-	int rc = read_cases(path, chat, &c);
-
-	*n = rc ? 0 : (int64_t)c.n;
-	cases_release(&c);
-	return rc;
-}
-
-/* ---- requests ---------------------------------------------------------------------------- */
-
-/* The JSON body of case c's request, as vLLM's and llama.cpp's OpenAI-compatible servers take it. */
-static char *body_of(const struct lr_collect_opts *o, json_t *c)
-{
-	json_t *b = json_object(), *mt = json_object_get(c, "max_tokens");
-	json_int_t max = mt ? json_integer_value(mt) : o->max_tokens;
-	char *s;
-
-	if (o->model)
-		json_object_set_new(b, "model", json_string(o->model));
-	if (o->chat)
-		json_object_set(b, "messages", json_object_get(c, "messages"));
-	else
-		json_object_set(b, "prompt", json_object_get(c, json_object_get(c, "prompt_token_ids") ? "prompt_token_ids"
-													  : "prompt"));
-	json_object_set_new(b, o->chat ? "max_completion_tokens" : "max_tokens", json_integer(max));
-	json_object_set_new(b, "temperature", json_real(o->temperature));
-	if (o->has_seed)
-		json_object_set_new(b, "seed", json_integer(o->seed));
-	if (o->ignore_eos)
-		json_object_set_new(b, "ignore_eos", json_true());
-	if (!strcmp(o->token_ids, "vllm")) {
-		json_object_set_new(b, "return_token_ids", json_true());
-	} else if (!strcmp(o->token_ids, "logprobs")) {
-		json_object_set_new(b, "logprobs", o->chat ? json_true() : json_integer(1));
-		json_object_set_new(b, "return_tokens_as_token_ids", json_true());
-	} else if (!strcmp(o->token_ids, "llama.cpp")) {
-		json_object_set_new(b, "return_tokens", json_true());
-	}
-	json_object_set_new(b, "stream", json_true());
-	json_object_set_new(b, "stream_options", json_pack("{s:b}", "include_usage", 1));
-	s = json_dumps(b, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(b);
-	return s;
-}
-
-/* A seeded uniform in (0, 1) (splitmix64). */
-static double uniform(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
-}
-
-/* A gamma(k, 1) variate (Marsaglia and Tsang; k < 1 boosted by U^(1/k)). */
-static double gamma_draw(uint64_t *x, double k)
-{
-	double d, c, v, u, n;
-
-	if (k < 1)
-		return gamma_draw(x, k + 1) * pow(uniform(x), 1 / k);
-	d = k - 1.0 / 3, c = 1 / sqrt(9 * d);
-	for (;;) {
-		do { /* a standard normal (Box-Muller) */
-			n = sqrt(-2 * log(uniform(x))) * cos(2 * M_PI * uniform(x));
-			v = 1 + c * n;
-		} while (v <= 0);
-		v = v * v * v;
-		u = uniform(x);
-		if (log(u) < 0.5 * n * n + d - d * v + d * log(v))
-			return d * v;
-	}
-}
-
-/* Arrival times as vLLM's bench serve draws them: gaps gamma(burstiness, 1/(rate x burstiness)). */
-static void arrivals(const struct lr_collect_opts *o, struct lr_request *req, size_t n)
-{
-	uint64_t x = o->has_seed ? (uint64_t)o->seed : 0;
-	double t = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		req[i].at_s = t;
-		if (o->rate > 0)
-			t += gamma_draw(&x, o->burstiness) / (o->rate * o->burstiness);
-	}
-}
 
 /* ---- the pass, stored -------------------------------------------------------------------- */
 
 struct pass {
 	const struct lr_collect_opts *o;
-	struct cases cases;
+	struct lr_cases cases;
 	struct lr_request *req;
 	char **bodies;
 	struct lr_result *res;
@@ -235,7 +41,7 @@ static void pass_release(struct pass *p)
 			lr_result_release(&p->res[i]);
 		free(p->itl ? p->itl[i] : NULL);
 	}
-	cases_release(&p->cases);
+	lr_cases_release(&p->cases);
 	free(p->req);
 	free(p->bodies);
 	free(p->res);
@@ -276,7 +82,7 @@ static int prepare(struct pass *p, const struct lr_collect_opts *o)
 
 	memset(p, 0, sizeof *p);
 	p->o = o;
-	if ((rc = read_cases(o->cases, o->chat, &p->cases)))
+	if ((rc = lr_cases_read(o->cases, o->chat, &p->cases)))
 		return rc;
 	n = p->cases.n ? p->cases.n : 1;
 	p->req = calloc(n, sizeof *p->req);
@@ -288,12 +94,12 @@ static int prepare(struct pass *p, const struct lr_collect_opts *o)
 	    asprintf(&p->url, "%s/%s", o->endpoint, o->chat ? "chat/completions" : "completions") < 0)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->cases.n; i++) {
-		if (!(p->bodies[i] = body_of(o, p->cases.v[i])))
+		if (!(p->bodies[i] = lr_case_body(o, p->cases.v[i])))
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		p->req[i].url = p->url;
 		p->req[i].body = p->bodies[i];
 	}
-	arrivals(o, p->req, p->cases.n);
+	lr_arrivals(o, p->req, p->cases.n);
 	return 0;
 }
 
@@ -310,37 +116,117 @@ static double ttft_ms(const struct pass *p, size_t i)
 	return r->s.events ? (r->s.first_s - p->start - r->sent_s) * 1e3 : NAN;
 }
 
-/* One response line, as 'labrun ingest' reads it, for each completed request. */
+/* s (n bytes of UTF-8) as a JSON string, as jansson writes one. */
+static void put_string(FILE *f, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	putc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		fwrite(s + run, 1, i - run, f);
+		run = i + 1;
+		putc('\\', f);
+		switch (c) {
+		case '"': case '\\': putc(c, f); break;
+		case '\b': putc('b', f); break;
+		case '\f': putc('f', f); break;
+		case '\n': putc('n', f); break;
+		case '\r': putc('r', f); break;
+		case '\t': putc('t', f); break;
+		default: fprintf(f, "u00%c%c", hex[c >> 4], hex[c & 15]);
+		}
+	}
+	fwrite(s + run, 1, n - run, f);
+	putc('"', f);
+}
+
+static void put_member(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ",\"%s\":", key);
+	put_string(f, s, strlen(s));
+}
+
+/* A number as jansson writes a real: shortest form that reads back, always with '.' or 'e'. */
+static void put_real(FILE *f, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%.17g", v);
+	fputs(buf, f);
+	if (!strpbrk(buf, ".eEn"))
+		fputs(".0", f);
+}
+
+/*
+ * One response line, as 'labrun ingest' reads it, for each completed
+ * request. Written by hand, not built as a jansson tree and dumped: at a
+ * line per request of 128 tokens that was a tenth of the client's time.
+ */
 static int write_responses(const struct pass *p, FILE *f)
 {
 	for (size_t i = 0; i < p->cases.n; i++) {
 		const struct lr_result *r = &p->res[i];
-		json_t *o, *tokens;
-		int rc;
 
 		if (r->s.failure[0])
 			continue;
-		tokens = json_array();
+		fputs("{\"case_id\":", f);
+		put_string(f, case_id(p, i), strlen(case_id(p, i)));
+		fputs(",\"tokens\":[", f);
 		for (size_t k = 0; k < r->s.ntokens; k++)
-			json_array_append_new(tokens, json_integer(r->s.tokens[k]));
-		o = json_pack("{s:s, s:o, s:s%, s:s, s:f, s:o, s:s}", "case_id", case_id(p, i), "tokens", tokens, "text",
-			      r->s.text ? r->s.text : "", r->s.text_len, "finish_reason", r->s.finish[0] ? r->s.finish : "unknown",
-			      "latency_ms", (r->end_s - r->sent_s) * 1e3, "ttft_ms",
-			      r->s.events ? json_real(ttft_ms(p, i)) : json_null(), "token_source",
-			      lr_token_source_name(r->s.source));
-		if (o && r->s.prompt_tokens >= 0)
-			json_object_set_new(o, "input_tokens", json_integer(r->s.prompt_tokens));
-		if (o && (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE))
-			json_object_set_new(o, "output_tokens", json_integer(r->s.completion_tokens >= 0 ? r->s.completion_tokens
-												   : (json_int_t)r->s.ntokens));
-		if (o && p->o->model)
-			json_object_set_new(o, "model", json_string(p->o->model));
-		rc = o ? json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) : -1;
-		json_decref(o);
-		if (rc || fputc('\n', f) == EOF)
-			return lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno));
+			fprintf(f, k ? ",%lld" : "%lld", (long long)r->s.tokens[k]);
+		fputs("],\"text\":", f);
+		put_string(f, r->s.text ? r->s.text : "", r->s.text_len);
+		put_member(f, "finish_reason", r->s.finish[0] ? r->s.finish : "unknown");
+		fputs(",\"latency_ms\":", f);
+		put_real(f, (r->end_s - r->sent_s) * 1e3);
+		fputs(",\"ttft_ms\":", f);
+		if (r->s.events)
+			put_real(f, ttft_ms(p, i));
+		else
+			fputs("null", f);
+		put_member(f, "token_source", lr_token_source_name(r->s.source));
+		if (r->s.prompt_tokens >= 0)
+			fprintf(f, ",\"input_tokens\":%lld", (long long)r->s.prompt_tokens);
+		if (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE)
+			fprintf(f, ",\"output_tokens\":%lld",
+				(long long)(r->s.completion_tokens >= 0 ? r->s.completion_tokens : (int64_t)r->s.ntokens));
+		if (p->o->model)
+			put_member(f, "model", p->o->model);
+		if (fputs("}\n", f) == EOF)
+			break;
 	}
-	return fflush(f) ? lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno)) : 0;
+	return fflush(f) || ferror(f) ? lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno)) : 0;
+}
+
+/*
+ * A gap in ms with four decimals, as "%.4f" gives it: one a token, so not
+ * through printf. Gaps come from a monotonic clock: never below 0, and
+ * taken to be under 10^12 ms (the cap; 30 years).
+ */
+static size_t put_ms(char *s, double ms)
+{
+	uint64_t v, whole;
+	char digits[24];
+	size_t n = 0;
+	int k = 0;
+
+	ms = ms > 0 ? fmin(ms, 1e12) : 0;
+	v = (uint64_t)llround(ms * 1e4);
+	whole = v / 10000;
+	do
+		digits[k++] = (char)('0' + whole % 10);
+	while (whole /= 10);
+	while (k)
+		s[n++] = digits[--k];
+	s[n++] = '.';
+	for (int d = 1000, f = (int)(v % 10000); d; d /= 10)
+		s[n++] = (char)('0' + f / d % 10);
+	return n;
 }
 
 /* Each request's row; the gaps as a JSON array. */
@@ -349,15 +235,19 @@ static int fill_rows(struct pass *p)
 	for (size_t i = 0; i < p->cases.n; i++) {
 		const struct lr_result *r = &p->res[i];
 		struct lr_store_request *w = &p->rows[i];
-		size_t cap = 2 + r->s.nitl * 24, off;
-		char *s = malloc(cap);
+		size_t off = 0;
+		char *s = malloc(3 + r->s.nitl * 19); /* a gap: at most 13 digits, '.', 4 decimals, ',' */
 
 		if (!s)
 			return lr_error_set(LR_ENOMEM, "out of memory");
-		off = (size_t)snprintf(s, cap, "[");
-		for (size_t k = 0; k < r->s.nitl; k++)
-			off += (size_t)snprintf(s + off, cap - off, "%s%.4f", k ? "," : "", r->s.itl_ms[k]);
-		snprintf(s + off, cap - off, "]");
+		s[off++] = '[';
+		for (size_t k = 0; k < r->s.nitl; k++) {
+			if (k)
+				s[off++] = ',';
+			off += put_ms(s + off, r->s.itl_ms[k]);
+		}
+		s[off++] = ']';
+		s[off] = '\0';
 		p->itl[i] = s;
 		*w = (struct lr_store_request){
 			.case_id = case_id(p, i), .body = p->bodies[i], .sent = r->sent, .sent_ms = r->sent_s * 1e3,

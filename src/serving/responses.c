@@ -3,9 +3,8 @@
 
 #include <math.h>
 
-#include <jansson.h>
-
 #include "base/error.h"
+#include "base/jsonscan.h"
 #include "base/lines.h"
 #include "base/strmap.h"
 #include "record/redact.h"
@@ -13,16 +12,21 @@
 #include "store/objects.h"
 #include "store/serving.h"
 
-/* One parsed line; strings borrowed from 'obj' (and 'tokens', owned here). */
+/*
+ * One parsed line. The line is read in place (base/jsonscan.h: jansson's
+ * tree cost ingest most of its time); its strings are decoded into 'buf',
+ * the token array written compactly into 'tokens', both reused line after
+ * line.
+ */
 struct parsed {
-	json_t *obj;
-	char *tokens;			/* compact JSON of the token array */
+	char *buf, *tokens;
+	size_t bufcap, tokcap;
 	struct lr_response r;
 };
 
 static void parsed_release(struct parsed *p)
 {
-	json_decref(p->obj);
+	free(p->buf);
 	free(p->tokens);
 	memset(p, 0, sizeof *p);
 }
@@ -34,116 +38,151 @@ static int bad(const char *path, int64_t line, const char *why, const char *what
 	return LR_EINVAL;
 }
 
-/* An optional member: absent or null gives 1 with *out untouched; a number of the right kind gives 1. */
-static int opt_number(json_t *o, const char *key, int integer, double *out)
-{
-	json_t *v = json_object_get(o, key);
+/* The members a line may have; others are kept in the stored file only. */
+enum { M_CASE_ID, M_TOKENS, M_TEXT, M_FINISH, M_LATENCY, M_TTFT, M_INPUT, M_OUTPUT, M_LANE, M_MODEL, M_N };
+static const char *const member_names[M_N] = { "case_id", "tokens", "text", "finish_reason", "latency_ms", "ttft_ms",
+					       "input_tokens", "output_tokens", "lane", "model" };
 
-	if (!v || json_is_null(v))
+/* An optional number: absent or null gives 1 with *out untouched; one of the right kind and >= 0 gives 1. */
+static int opt_number(const struct lr_jval *v, int has, int integer, double *out)
+{
+	if (!has || v->type == LR_JSON_NULL)
 		return 1;
-	if (integer ? !json_is_integer(v) : !json_is_number(v))
+	if (v->type == LR_JSON_INTEGER)
+		*out = (double)lr_json_integer(v);
+	else if (integer || v->type != LR_JSON_REAL)
 		return 0;
-	*out = json_number_value(v);
+	else
+		*out = strtod(v->p, NULL); /* a member's number: the object's '}' at least follows it */
 	return *out >= 0;
+}
+
+/* A string member decoded into p->buf at *off: its bytes there, NUL-terminated; its length in *len. */
+static const char *take_string(struct parsed *p, const struct lr_jval *v, size_t *off, size_t *len)
+{
+	const char *s = p->buf + *off;
+
+	*len = lr_json_string(v, p->buf + *off);
+	*off += *len + 1;
+	return s;
 }
 
 /*
  * The token array as compact JSON ("[1,2,3]"), the form the store keeps and
- * compares as text. Written by hand because json_dumps formats through
- * printf, which was a tenth of the ingest time of 100,000 responses.
+ * compares as text, written by hand (printf was a tenth of ingest's time).
  */
-static char *compact_tokens(json_t *tokens)
+static int compact_tokens(struct parsed *p, const struct lr_jval *tokens, int64_t *n)
 {
-	size_t n = json_array_size(tokens), i, off = 0;
-	char *s = malloc(n * 21 + 3), digits[24];
+	struct lr_jiter it;
+	struct lr_jval v;
+	size_t off = 0;
+	char digits[24];
 
-	if (!s)
-		return NULL;
-	s[off++] = '[';
-	for (i = 0; i < n; i++) {
-		unsigned long long v = (unsigned long long)json_integer_value(json_array_get(tokens, i));
+	*n = 0;
+	if (p->tokcap < tokens->n + 3) { /* "-0" is the only integer longer than its canonical form */
+		char *t = realloc(p->tokens, tokens->n + 3);
+
+		if (!t)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		p->tokens = t;
+		p->tokcap = tokens->n + 3;
+	}
+	p->tokens[off++] = '[';
+	lr_json_iter(&it, tokens);
+	while (lr_json_next(&it, NULL, &v)) {
+		unsigned long long x;
 		int k = 0;
 
-		if (i)
-			s[off++] = ',';
+		if (v.type != LR_JSON_INTEGER || lr_json_integer(&v) < 0)
+			return 1;
+		x = (unsigned long long)lr_json_integer(&v);
+		if ((*n)++)
+			p->tokens[off++] = ',';
 		do
-			digits[k++] = (char)('0' + v % 10);
-		while (v /= 10);
+			digits[k++] = (char)('0' + x % 10);
+		while (x /= 10);
 		while (k)
-			s[off++] = digits[--k];
+			p->tokens[off++] = digits[--k];
 	}
-	s[off++] = ']';
-	s[off] = '\0';
-	return s;
+	p->tokens[off++] = ']';
+	p->tokens[off] = '\0';
+	return 0;
 }
 
 /* Parse line 'n' of 'path' into 'p' (checked); LR_EINVAL "FILE:LINE: reason". */
-static int parse_line(const char *path, int64_t n, const char *buf, size_t len, struct parsed *p)
+static int parse_line(const char *path, int64_t n, const char *line, size_t len, struct parsed *p)
 {
 	static const char *const ints[] = { "input_tokens", "output_tokens", "lane" };
-	json_t *tokens, *v;
-	json_error_t err;
+	struct lr_jval top, k, v, m[M_N], dup;
+	int has[M_N] = { 0 }, bad_utf8, rc;
+	struct lr_jdoc doc;
+	struct lr_jiter it;
 	double d, iv[3] = { -1, -1, -1 };
-	size_t i;
+	const char *why;
+	size_t i, off = 0, slen;
+	char what[160];
 
-	memset(p, 0, sizeof *p);
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+	memset(&p->r, 0, sizeof p->r);
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
 	if (!len)
 		return bad(path, n, "empty line", NULL);
-	p->obj = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
-	if (!p->obj && strstr(err.text, "unable to decode byte"))
-		return bad(path, n, "invalid UTF-8", err.text);
-	if (!p->obj)
-		return bad(path, n, "not a JSON object", err.text);
-	if (!json_is_object(p->obj))
+	if (lr_json_check(&doc, line, len, &top, &why, &bad_utf8))
+		return bad(path, n, bad_utf8 ? "invalid UTF-8" : "not a JSON object", why);
+	if (top.type != LR_JSON_OBJECT)
 		return bad(path, n, "not a JSON object", "a line holds one {...}");
-	v = json_object_get(p->obj, "case_id");
-	if (!json_is_string(v) || !json_string_length(v))
-		return bad(path, n, "'case_id' must be a non-empty string", NULL);
-	p->r.case_id = json_string_value(v);
-	tokens = json_object_get(p->obj, "tokens");
-	if (!json_is_array(tokens))
-		return bad(path, n, "'tokens' must be an array of token ids", NULL);
-	for (i = 0; i < json_array_size(tokens); i++) {
-		v = json_array_get(tokens, i);
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return bad(path, n, "'tokens' must hold non-negative integers only", NULL);
+	if (!lr_json_unique(&top, &dup)) {
+		snprintf(what, sizeof what, "duplicate object key %.*s", (int)(dup.n < 120 ? dup.n : 120), dup.p);
+		return bad(path, n, "not a JSON object", what);
 	}
-	p->r.ntokens = (int64_t)json_array_size(tokens);
-	v = json_object_get(p->obj, "text");
-	if (!json_is_string(v))
+	lr_json_iter(&it, &top);
+	while (lr_json_next(&it, &k, &v))
+		for (i = 0; i < M_N; i++)
+			if (lr_json_string_is(&k, member_names[i])) {
+				m[i] = v;
+				has[i] = 1;
+				break;
+			}
+	if (p->bufcap < len + M_N) { /* the decoded strings, each NUL-terminated, fit in the line */
+		char *b = realloc(p->buf, len + M_N);
+
+		if (!b)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		p->buf = b;
+		p->bufcap = len + M_N;
+	}
+	if (!has[M_CASE_ID] || m[M_CASE_ID].type != LR_JSON_STRING || m[M_CASE_ID].n == 2)
+		return bad(path, n, "'case_id' must be a non-empty string", NULL);
+	p->r.case_id = take_string(p, &m[M_CASE_ID], &off, &slen);
+	if (!has[M_TOKENS] || m[M_TOKENS].type != LR_JSON_ARRAY)
+		return bad(path, n, "'tokens' must be an array of token ids", NULL);
+	if ((rc = compact_tokens(p, &m[M_TOKENS], &p->r.ntokens)))
+		return rc < 0 ? rc : bad(path, n, "'tokens' must hold non-negative integers only", NULL);
+	if (!has[M_TEXT] || m[M_TEXT].type != LR_JSON_STRING)
 		return bad(path, n, "'text' must be a string", NULL);
-	p->r.text = json_string_value(v);
-	p->r.text_len = json_string_length(v);
-	v = json_object_get(p->obj, "finish_reason");
-	if (!json_is_string(v) || !json_string_length(v))
+	p->r.text = take_string(p, &m[M_TEXT], &off, &p->r.text_len);
+	if (!has[M_FINISH] || m[M_FINISH].type != LR_JSON_STRING || m[M_FINISH].n == 2)
 		return bad(path, n, "'finish_reason' must be a non-empty string ('stop' is EOS)", NULL);
-	p->r.finish_reason = json_string_value(v);
+	p->r.finish_reason = take_string(p, &m[M_FINISH], &off, &slen);
 	p->r.latency_ms = p->r.ttft_ms = NAN;
-	if (!opt_number(p->obj, "latency_ms", 0, &p->r.latency_ms))
+	if (!opt_number(&m[M_LATENCY], has[M_LATENCY], 0, &p->r.latency_ms))
 		return bad(path, n, "'latency_ms' must be a number >= 0", NULL);
-	if (!opt_number(p->obj, "ttft_ms", 0, &p->r.ttft_ms))
+	if (!opt_number(&m[M_TTFT], has[M_TTFT], 0, &p->r.ttft_ms))
 		return bad(path, n, "'ttft_ms' must be a number >= 0", NULL);
 	for (i = 0; i < 3; i++) {
 		d = -1;
-		if (!opt_number(p->obj, ints[i], 1, &d)) {
-			char why[64];
-
-			snprintf(why, sizeof why, "'%s' must be a whole number >= 0", ints[i]);
-			return bad(path, n, why, NULL);
+		if (!opt_number(&m[M_INPUT + i], has[M_INPUT + i], 1, &d)) {
+			snprintf(what, sizeof what, "'%s' must be a whole number >= 0", ints[i]);
+			return bad(path, n, what, NULL);
 		}
 		iv[i] = d;
 	}
 	p->r.input_tokens = (int64_t)iv[0];
 	p->r.output_tokens = (int64_t)iv[1];
 	p->r.lane = (int64_t)iv[2];
-	v = json_object_get(p->obj, "model");
-	if (v && !json_is_null(v) && !json_is_string(v))
+	if (has[M_MODEL] && m[M_MODEL].type != LR_JSON_NULL && m[M_MODEL].type != LR_JSON_STRING)
 		return bad(path, n, "'model' must be a string", NULL);
-	p->r.model = json_string_value(v);
-	if (!(p->tokens = compact_tokens(tokens)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
+	p->r.model = has[M_MODEL] && m[M_MODEL].type == LR_JSON_STRING ? take_string(p, &m[M_MODEL], &off, &slen) : NULL;
 	p->r.tokens = p->tokens;
 	p->r.line = n;
 	return 0;
@@ -181,7 +220,6 @@ static int each_line(const char *path, struct lr_set_writer *w, int64_t *cases)
 			break;
 		if (w && (rc = lr_store_set_add(w, &p.r)))
 			break;
-		parsed_release(&p);
 		(*cases)++;
 	}
 	parsed_release(&p);

@@ -2,9 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <jansson.h>
-
 #include "base/error.h"
+#include "base/jsonscan.h"
 #include "serving/stream.h"
 
 /* Grow *buf (capacity *cap) to hold need bytes. */
@@ -50,13 +49,13 @@ static int too_long(const struct lr_sse *p)
 }
 
 /* One complete line (without its end): a field, a comment, or the blank line that ends an event. */
-static int line(struct lr_sse *p, lr_sse_fn fn, void *arg)
+static int line(struct lr_sse *p, const char *text, size_t len, lr_sse_fn fn, void *arg)
 {
 	const char *v;
 	size_t n;
 	int rc;
 
-	if (!p->len) {
+	if (!len) {
 		if (!p->has_data)
 			return 0;
 		p->data[p->dlen] = '\0';
@@ -65,10 +64,10 @@ static int line(struct lr_sse *p, lr_sse_fn fn, void *arg)
 		p->has_data = 0;
 		return rc;
 	}
-	if (p->len < 5 || memcmp(p->line, "data:", 5))
+	if (len < 5 || memcmp(text, "data:", 5))
 		return 0; /* a comment (":..."), or a field labrun does not use (event, id, retry) */
-	v = p->line + 5;
-	n = p->len - 5;
+	v = text + 5;
+	n = len - 5;
 	if (n && *v == ' ')
 		v++, n--;
 	if (p->dlen + n + 2 > p->max)
@@ -83,31 +82,52 @@ static int line(struct lr_sse *p, lr_sse_fn fn, void *arg)
 	return 0;
 }
 
-int lr_sse_feed(struct lr_sse *p, const char *bytes, size_t n, lr_sse_fn fn, void *arg)
+/* Bytes of a line that has not ended yet, kept until it does. */
+static int hold(struct lr_sse *p, const char *b, size_t n)
 {
-	size_t i;
 	int rc;
 
-	for (i = 0; i < n; i++) {
-		char c = bytes[i];
+	if (p->len + n > p->max)
+		return too_long(p);
+	if ((rc = reserve(&p->line, &p->cap, p->len + n)))
+		return rc;
+	memcpy(p->line + p->len, b, n);
+	p->len += n;
+	return 0;
+}
 
-		if (c == '\n' && p->cr) { /* the LF of a CRLF */
+int lr_sse_feed(struct lr_sse *p, const char *bytes, size_t n, lr_sse_fn fn, void *arg)
+{
+	const char *b = bytes, *end = bytes + n;
+	int rc;
+
+	while (b < end) {
+		const char *eol, *cr;
+
+		if (p->cr) { /* the LF of a CRLF */
 			p->cr = 0;
-			continue;
+			if (*b == '\n' && ++b == end)
+				break;
 		}
-		p->cr = c == '\r';
-		if (c == '\n' || c == '\r') {
-			rc = line(p, fn, arg);
-			p->len = 0;
-			if (rc)
+		eol = memchr(b, '\n', (size_t)(end - b));
+		if ((cr = memchr(b, '\r', (size_t)((eol ? eol : end) - b))))
+			eol = cr;
+		if (!eol)
+			return hold(p, b, (size_t)(end - b));
+		if (p->len) { /* the line began in an earlier feed */
+			if ((rc = hold(p, b, (size_t)(eol - b))))
 				return rc;
-			continue;
-		}
-		if (p->len + 1 > p->max)
+			rc = line(p, p->line, p->len, fn, arg);
+			p->len = 0;
+		} else if ((size_t)(eol - b) > p->max) {
 			return too_long(p);
-		if ((rc = reserve(&p->line, &p->cap, p->len + 1)))
+		} else {
+			rc = line(p, b, (size_t)(eol - b), fn, arg);
+		}
+		if (rc)
 			return rc;
-		p->line[p->len++] = c;
+		p->cr = *eol == '\r';
+		b = eol + 1;
 	}
 	return 0;
 }
@@ -161,29 +181,39 @@ static int add_token(struct lr_stream *s, int64_t id)
 	return 0;
 }
 
-/* Token ids of one kind in array a; a source other than the stream's first is a malformed stream. */
-static int take_ids(struct lr_stream *s, json_t *a, enum lr_token_source src, int *took)
+/* "token_id:N" as an id, or -1. */
+static int64_t logprob_id(const struct lr_jval *v)
 {
-	size_t i;
+	char buf[32];
+
+	if (v->type != LR_JSON_STRING || v->n >= sizeof buf || lr_json_string(v, buf) < 10 || strncmp(buf, "token_id:", 9))
+		return -1;
+	return strtoll(buf + 9, NULL, 10);
+}
+
+/* Token ids of one kind in array a; a source other than the stream's first is a malformed stream. */
+static int take_ids(struct lr_stream *s, const struct lr_jval *a, enum lr_token_source src, int *took)
+{
+	struct lr_jiter it;
+	struct lr_jval v, tok;
 	int rc;
 
-	if (!json_is_array(a))
+	if (a->type != LR_JSON_ARRAY)
 		return 0;
 	if (s->source != LR_TOKENS_NONE && s->source != src)
 		return fail(s, "malformed stream: token ids as both '%s' and '%s'", lr_token_source_name(s->source),
 			    lr_token_source_name(src));
 	s->source = src;
-	for (i = 0; i < json_array_size(a); i++) {
-		json_t *v = json_array_get(a, i);
-		json_int_t id = -1;
+	lr_json_iter(&it, a);
+	while (lr_json_next(&it, NULL, &v)) {
+		int64_t id = -1;
 
-		if (json_is_integer(v))
-			id = json_integer_value(v);
-		else if (json_is_string(v) && !strncmp(json_string_value(v), "token_id:", 9))
-			id = strtoll(json_string_value(v) + 9, NULL, 10);
-		else if (json_is_object(v) && json_is_string(json_object_get(v, "token")) &&
-			 !strncmp(json_string_value(json_object_get(v, "token")), "token_id:", 9))
-			id = strtoll(json_string_value(json_object_get(v, "token")) + 9, NULL, 10);
+		if (v.type == LR_JSON_INTEGER)
+			id = lr_json_integer(&v);
+		else if (v.type == LR_JSON_STRING)
+			id = logprob_id(&v);
+		else if (lr_json_get(&v, "token", &tok))
+			id = logprob_id(&tok);
 		if (id < 0)
 			return fail(s, "malformed stream: a token id that is not a whole number >= 0");
 		if ((rc = add_token(s, id)))
@@ -193,77 +223,160 @@ static int take_ids(struct lr_stream *s, json_t *a, enum lr_token_source src, in
 	return 0;
 }
 
-static int take_text(struct lr_stream *s, json_t *v, int *took)
+static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
 {
 	size_t n;
 	int rc;
 
-	if (!json_is_string(v) || !(n = json_string_length(v)))
+	if (v->type != LR_JSON_STRING || v->n == 2)
 		return 0;
-	if ((rc = reserve(&s->text, &s->text_cap, s->text_len + n + 1)))
+	if ((rc = reserve(&s->text, &s->text_cap, s->text_len + v->n))) /* decoded, a string is never longer */
 		return rc;
-	memcpy(s->text + s->text_len, json_string_value(v), n);
-	s->text_len += n;
-	s->text[s->text_len] = '\0';
-	*took += 1;
+	if ((n = lr_json_string(v, s->text + s->text_len))) {
+		s->text_len += n;
+		*took += 1;
+	}
 	return 0;
 }
 
-/* The choice of a completions or chat chunk: text, token ids, finish reason. */
-static int take_choice(struct lr_stream *s, json_t *c, int *took)
+/* The members of an event that labrun reads, each the last of its name (as jansson keeps it); type NULL when absent. */
+enum { F_CHOICES, F_USAGE, F_ERROR, F_CONTENT, F_TOKENS, F_STOP, F_STOP_TYPE, F_INDEX, F_TEXT, F_DELTA, F_TOKEN_IDS,
+       F_LOGPROBS, F_FINISH, F_PROMPT_TOKENS, F_COMPLETION_TOKENS, F_MESSAGE, F_N };
+#define NAME(s) { s, sizeof s - 1 }
+static const struct {
+	const char *s;
+	size_t len;
+} field_names[F_N] = { NAME("choices"), NAME("usage"), NAME("error"), NAME("content"), NAME("tokens"), NAME("stop"),
+		       NAME("stop_type"), NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"), NAME("logprobs"),
+		       NAME("finish_reason"), NAME("prompt_tokens"), NAME("completion_tokens"), NAME("message") };
+#undef NAME
+
+struct fields {
+	struct lr_jval v[F_N];
+	int has[F_N];
+};
+
+/* One pass over object o, keeping the members named in [from, to). */
+static void read_fields(const struct lr_jval *o, int from, int to, struct fields *f)
 {
-	json_t *delta = json_object_get(c, "delta"), *lp = json_object_get(c, "logprobs"), *fin;
+	struct lr_jiter it;
+	struct lr_jval k, v;
+
+	memset(f->has + from, 0, (size_t)(to - from) * sizeof f->has[0]);
+	if (o->type != LR_JSON_OBJECT)
+		return;
+	lr_json_iter(&it, o);
+	while (lr_json_next(&it, &k, &v)) {
+		int escaped = memchr(k.p, '\\', k.n) != NULL; /* rare: then decoded to compare */
+
+		for (int i = from; i < to; i++)
+			if (escaped ? lr_json_string_eq(&k, field_names[i].s, field_names[i].len)
+				    : k.n == field_names[i].len + 2 && !memcmp(k.p + 1, field_names[i].s, field_names[i].len)) {
+				f->v[i] = v;
+				f->has[i] = 1;
+				break;
+			}
+	}
+}
+
+static const struct lr_jval none = { LR_JSON_NULL, "null", 4, NULL };
+
+static const struct lr_jval *field(const struct fields *f, int i)
+{
+	return f->has[i] ? &f->v[i] : &none;
+}
+
+static int is_integer(const struct fields *f, int i)
+{
+	return f->has[i] && f->v[i].type == LR_JSON_INTEGER;
+}
+
+/* A string member into buf (truncated to size): 1, or 0 when it is absent or not a string. */
+static int copy_string(const struct fields *f, int i, char *buf, size_t size)
+{
+	const struct lr_jval *v = &f->v[i];
+	char tmp[512];
+	const char *from = tmp;
+	size_t n;
+
+	if (!f->has[i] || v->type != LR_JSON_STRING)
+		return 0;
+	if (v->n <= sizeof tmp) {
+		n = lr_json_string(v, tmp);
+	} else { /* longer than anything labrun keeps of it: its start, as sent */
+		from = v->p + 1;
+		n = v->n - 2;
+	}
+	n = n < size ? n : size - 1;
+	memcpy(buf, from, n);
+	buf[n] = '\0';
+	return 1;
+}
+
+/* The choice of a completions or chat chunk: text, token ids, finish reason. */
+static int take_choice(struct lr_stream *s, const struct lr_jval *c, int *took)
+{
+	struct fields f, d, lp;
 	int rc, ids = 0;
 
-	if ((rc = take_text(s, json_object_get(c, "text"), took)) ||
-	    (json_is_object(delta) && (rc = take_text(s, json_object_get(delta, "content"), took))) ||
-	    (rc = take_ids(s, json_object_get(c, "token_ids"), LR_TOKENS_IDS, &ids)))
+	read_fields(c, F_INDEX, F_FINISH + 1, &f);
+	if (is_integer(&f, F_INDEX) && lr_json_integer(&f.v[F_INDEX]) != 0) /* no index, or not a number: jansson's 0 */
+		return 0;
+	read_fields(field(&f, F_DELTA), F_CONTENT, F_CONTENT + 1, &d);
+	if ((rc = take_text(s, field(&f, F_TEXT), took)) || (rc = take_text(s, field(&d, F_CONTENT), took)) ||
+	    (rc = take_ids(s, field(&f, F_TOKEN_IDS), LR_TOKENS_IDS, &ids)))
 		return rc;
-	if (!ids && json_is_object(lp)) /* completions: logprobs.tokens; chat: logprobs.content[].token */
-		rc = take_ids(s, json_is_array(json_object_get(lp, "tokens")) ? json_object_get(lp, "tokens")
-									   : json_object_get(lp, "content"),
+	if (!ids && field(&f, F_LOGPROBS)->type == LR_JSON_OBJECT) { /* completions: logprobs.tokens; chat: logprobs.content[].token */
+		read_fields(field(&f, F_LOGPROBS), F_CONTENT, F_TOKENS + 1, &lp);
+		rc = take_ids(s, field(&lp, field(&lp, F_TOKENS)->type == LR_JSON_ARRAY ? F_TOKENS : F_CONTENT),
 			      LR_TOKENS_LOGPROBS, &ids);
+	}
 	*took += ids;
-	fin = json_object_get(c, "finish_reason");
-	if (!rc && json_is_string(fin))
-		snprintf(s->finish, sizeof s->finish, "%s", json_string_value(fin));
+	if (!rc)
+		copy_string(&f, F_FINISH, s->finish, sizeof s->finish);
 	return rc;
 }
 
 /* An event's object: an error, a chunk with choices (and maybe usage), or llama.cpp's native shape. */
-static int take_chunk(struct lr_stream *s, json_t *o, int *took)
+static int take_chunk(struct lr_stream *s, const struct lr_jval *o, int *took)
 {
-	json_t *choices = json_object_get(o, "choices"), *usage = json_object_get(o, "usage"), *err = json_object_get(o, "error");
-	size_t i;
+	struct fields f, u;
 	int rc = 0;
 
-	if (err) {
-		json_t *msg = json_is_object(err) ? json_object_get(err, "message") : err;
+	read_fields(o, F_CHOICES, F_STOP_TYPE + 1, &f);
+	if (f.has[F_ERROR]) {
+		struct fields e;
+		char msg[181];
 
-		return fail(s, "server error in the stream: %.180s", json_is_string(msg) ? json_string_value(msg) : "(no message)");
+		read_fields(field(&f, F_ERROR), F_MESSAGE, F_MESSAGE + 1, &e);
+		if (!copy_string(f.v[F_ERROR].type == LR_JSON_OBJECT ? &e : &f,
+				 f.v[F_ERROR].type == LR_JSON_OBJECT ? F_MESSAGE : F_ERROR, msg, sizeof msg))
+			snprintf(msg, sizeof msg, "(no message)");
+		return fail(s, "server error in the stream: %s", msg);
 	}
-	if (json_is_array(choices)) {
-		for (i = 0; i < json_array_size(choices) && !rc; i++)
-			if (json_integer_value(json_object_get(json_array_get(choices, i), "index")) == 0)
-				rc = take_choice(s, json_array_get(choices, i), took);
-	} else if (json_object_get(o, "content") || json_object_get(o, "tokens")) { /* llama.cpp's /completion */
-		json_t *stop = json_object_get(o, "stop");
+	if (field(&f, F_CHOICES)->type == LR_JSON_ARRAY) {
+		struct lr_jiter it;
+		struct lr_jval c;
 
-		if (!(rc = take_text(s, json_object_get(o, "content"), took)))
-			rc = take_ids(s, json_object_get(o, "tokens"), LR_TOKENS_LLAMACPP, took);
-		if (!rc && json_is_true(stop))
+		lr_json_iter(&it, &f.v[F_CHOICES]);
+		while (!rc && lr_json_next(&it, NULL, &c))
+			rc = take_choice(s, &c, took);
+	} else if (f.has[F_CONTENT] || f.has[F_TOKENS]) { /* llama.cpp's /completion */
+		char type[16];
+
+		if (!(rc = take_text(s, field(&f, F_CONTENT), took)))
+			rc = take_ids(s, field(&f, F_TOKENS), LR_TOKENS_LLAMACPP, took);
+		if (!rc && field(&f, F_STOP)->type == LR_JSON_TRUE)
 			snprintf(s->finish, sizeof s->finish, "%s",
-				 json_is_string(json_object_get(o, "stop_type")) &&
-				 !strcmp(json_string_value(json_object_get(o, "stop_type")), "limit") ? "length" : "stop");
+				 copy_string(&f, F_STOP_TYPE, type, sizeof type) && !strcmp(type, "limit") ? "length" : "stop");
 	} else {
 		return fail(s, "malformed stream: an event with neither 'choices' nor 'error'");
 	}
-	if (!rc && json_is_object(usage)) {
-		if (json_is_integer(json_object_get(usage, "prompt_tokens")))
-			s->prompt_tokens = json_integer_value(json_object_get(usage, "prompt_tokens"));
-		if (json_is_integer(json_object_get(usage, "completion_tokens")))
-			s->completion_tokens = json_integer_value(json_object_get(usage, "completion_tokens"));
-	}
+	read_fields(field(&f, F_USAGE), F_PROMPT_TOKENS, F_COMPLETION_TOKENS + 1, &u);
+	if (!rc && is_integer(&u, F_PROMPT_TOKENS))
+		s->prompt_tokens = lr_json_integer(&u.v[F_PROMPT_TOKENS]);
+	if (!rc && is_integer(&u, F_COMPLETION_TOKENS))
+		s->completion_tokens = lr_json_integer(&u.v[F_COMPLETION_TOKENS]);
 	return rc;
 }
 
@@ -289,9 +402,10 @@ static int mark_content(struct lr_stream *s, double now)
 
 int lr_stream_event(struct lr_stream *s, const char *data, size_t len, double now)
 {
-	json_error_t err;
-	json_t *o;
-	int rc, took = 0;
+	struct lr_jdoc doc;
+	struct lr_jval o;
+	const char *why;
+	int rc, bad_utf8, took = 0;
 
 	if (s->done)
 		return fail(s, "malformed stream: an event after [DONE]");
@@ -299,15 +413,12 @@ int lr_stream_event(struct lr_stream *s, const char *data, size_t len, double no
 		s->done = 1;
 		return 0;
 	}
-	if (!(o = json_loadb(data, len, 0, &err)) && strstr(err.text, "unable to decode byte"))
-		return fail(s, "invalid UTF-8 in an event");
-	if (!o)
-		return fail(s, "malformed stream: an event that is not JSON (%.80s)", err.text);
-	if (!json_is_object(o))
-		rc = fail(s, "malformed stream: an event that is not a JSON object");
-	else
-		rc = take_chunk(s, o, &took);
-	json_decref(o);
+	if (lr_json_check(&doc, data, len, &o, &why, &bad_utf8))
+		return bad_utf8 ? fail(s, "invalid UTF-8 in an event")
+				: fail(s, "malformed stream: an event that is not JSON (%s)", why);
+	if (o.type != LR_JSON_OBJECT)
+		return fail(s, "malformed stream: an event that is not a JSON object");
+	rc = take_chunk(s, &o, &took);
 	if (!rc && took)
 		rc = mark_content(s, now);
 	return rc;

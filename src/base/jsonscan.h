@@ -1,0 +1,84 @@
+#ifndef LR_BASE_JSONSCAN_H
+#define LR_BASE_JSONSCAN_H
+
+/*
+ * JSON read in place, for the one place where building a tree costs more
+ * than everything else: the events of a streamed completion, one per token
+ * (serving/stream.c; docs/design.md has the measurement). lr_json_check
+ * checks a whole text first, accepting what jansson's json_loadb accepts
+ * with no flags (RFC 8259 with an object or an array at the top, UTF-8
+ * throughout, no \u0000, surrogates only in pairs, integers within int64,
+ * finite reals, nesting at most 2048 deep; but not a NUL byte just after a
+ * number or a word, which jansson's lookahead skips); after that, values are spans of
+ * the checked text, walked with lr_json_next and decoded only when asked.
+ * Nothing is allocated. Everywhere else labrun uses jansson.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lr_jtype { LR_JSON_OBJECT, LR_JSON_ARRAY, LR_JSON_STRING, LR_JSON_INTEGER, LR_JSON_REAL, LR_JSON_TRUE,
+		LR_JSON_FALSE, LR_JSON_NULL };
+
+/*
+ * A checked text: where its first containers end, so that walking past one
+ * costs nothing (the rest are scanned). On the caller's stack; values point
+ * to it.
+ */
+#define LR_JSON_TAPE 64
+struct lr_jdoc {
+	const char *base;
+	uint32_t n;				/* containers recorded, in the order they open */
+	uint32_t open[LR_JSON_TAPE], end[LR_JSON_TAPE];	/* offsets of each one's '{' or '[' and past its close */
+};
+
+/* A value: its type and its bytes in the checked text (a string's with its quotes). */
+struct lr_jval {
+	enum lr_jtype type;
+	const char *p;
+	size_t n;
+	const struct lr_jdoc *doc;
+};
+
+#define LR_JSON_BAD_UTF8 1	/* *why is about invalid UTF-8 */
+
+/*
+ * Check that [p, p+n) is one JSON text as above; its top value in *top,
+ * its containers' ends in *doc.
+ * 0, or -1 with *why a static reason ("invalid UTF-8", "'}' expected",
+ * ...) and *bad_utf8 set when the reason is invalid UTF-8.
+ */
+int lr_json_check(struct lr_jdoc *doc, const char *p, size_t n, struct lr_jval *top, const char **why, int *bad_utf8);
+
+/* Walking a checked object's members or array's elements. */
+struct lr_jiter {
+	const char *p, *end;
+	int object;
+	const struct lr_jdoc *doc;
+};
+
+void lr_json_iter(struct lr_jiter *it, const struct lr_jval *container);
+/* The next member (key is its name, a string; NULL for an array's elements) or element: 1, or 0 at the end. */
+int lr_json_next(struct lr_jiter *it, struct lr_jval *key, struct lr_jval *val);
+
+/* The member 'name' of a checked object (the last, if it appears twice, as jansson keeps it): 1, or 0 when absent. */
+int lr_json_get(const struct lr_jval *object, const char *name, struct lr_jval *val);
+
+/* A string value decoded: its length, and with 'out' (at least v->n bytes) its bytes there, NUL-terminated. */
+size_t lr_json_string(const struct lr_jval *v, char *out);
+/* 1 when string value v decodes to the len bytes at s. */
+int lr_json_string_eq(const struct lr_jval *v, const char *s, size_t len);
+/* The same, s NUL-terminated. */
+int lr_json_string_is(const struct lr_jval *v, const char *s);
+
+/*
+ * 1 when every object in v (v itself and all it holds) has each key once,
+ * as jansson's JSON_REJECT_DUPLICATES asks; else 0, the second of the two
+ * keys in *dup.
+ */
+int lr_json_unique(const struct lr_jval *v, struct lr_jval *dup);
+
+/* An integer value (checked to fit). */
+int64_t lr_json_integer(const struct lr_jval *v);
+
+#endif
