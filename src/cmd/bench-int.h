@@ -3,7 +3,7 @@
 
 /*
  * What the files of 'labrun bench' share: bench.c (the command, 'bench
- * encoder'), bench-store.c, bench-import.c and bench-remote.c dispatch to
+ * encoder'), bench-store.c, bench-import.c, bench-remote.c and bench-collect.c dispatch to
  * their subcommands; every one uses bench-common.c.
  */
 
@@ -37,5 +37,8 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
 
 /* 'labrun bench remote ...': argv[0] is "remote". */
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
+
+/* 'labrun bench collect ...': argv[0] is "collect". */
+int cmd_bench_collect(const struct lr_global *g, int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 #include "base/system.h"
 
 #include "cmd/cmd.h"
+#include "experiment/collectbench.h"
 #include "experiment/importbench.h"
 #include "experiment/remotebench.h"
 #include "experiment/storebench.h"
@@ -156,4 +157,34 @@ void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_resu
 		lr_table_real(t, mib / wall[i], 0);
 		lr_table_real(t, rss[i], 1);
 	}
+}
+
+void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r)
+{
+	static const struct lr_column cols[] = {
+		{ "concurrency", "concurrency", LR_COL_NUMBER },
+		{ "client", "client", 0 },
+		{ "cpu_us_per_token", "CPU us/token", LR_COL_NUMBER },
+		{ "requests_per_s", "requests/s", LR_COL_NUMBER },
+		{ "server_us_per_token", "server CPU us/token", LR_COL_NUMBER },
+		{ "server_busy", "server busy", LR_COL_NUMBER },
+		{ "x_peer_cpu", "x python CPU", LR_COL_NUMBER },
+	};
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int i = 0; i < r->n; i++)
+		for (int k = 0; k < LR_COLLECTBENCH_CLIENTS; k++) {
+			const struct lr_collectbench_client *c = &r->l[i].c[k];
+
+			lr_table_int(t, r->l[i].concurrency);
+			lr_table_text(t, lr_collectbench_clients[k]);
+			lr_table_real(t, c->cpu_us_per_token, 2);
+			lr_table_real(t, c->requests_per_s, 0);
+			lr_table_real(t, c->server_us_per_token, 2);
+			lr_table_real(t, c->server_busy, 2);
+			if (k == LR_COLLECTBENCH_LABRUN)
+				lr_table_real(t, r->l[i].ratio, 3);
+			else
+				lr_table_none(t);
+		}
 }

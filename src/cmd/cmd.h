@@ -182,6 +182,7 @@ LR_MUST_CHECK int cmd_table_text(FILE *f, const struct lr_table *t, int indent, 
 
 /* ---- bench-tables.c: each benchmark's results as tables, for 'bench' and 'report --run' ---- */
 
+struct lr_collectbench_result;
 struct lr_importbench_result;
 struct lr_remotebench_result;
 struct lr_storebench_row;
@@ -205,6 +206,7 @@ void cmd_bench_store_table(struct lr_table *t);
 void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
 void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
 void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
+void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r);
 
 /* ---- render.c: the report's writers ---- */
 

@@ -4,6 +4,7 @@
 #include "cmd/cmd.h"
 #include "cmd/report-int.h"
 #include "experiment/benchjob.h"
+#include "experiment/collectbench.h"
 #include "experiment/importbench.h"
 #include "experiment/remotebench.h"
 #include "experiment/storebench.h"
@@ -188,6 +189,40 @@ static int remote_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
+static int collect_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	struct lr_collectbench_result *r = malloc(sizeof *r);
+	int64_t requests, tokens;
+	struct lr_table t;
+	char prose[1024];
+	json_t *root;
+	int reps, rc;
+
+	if (!r)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_collectbench_job_results(run, r, &requests, &tokens, &reps))) {
+		free(r);
+		return rc;
+	}
+	cmd_bench_collect_table(&t, r);
+	snprintf(prose, sizeof prose, "'labrun collect', storing everything, beside a Python asyncio client (%s, %s) "
+		 "sending the same %lld requests of %lld tokens and writing the same responses to a file, against a null "
+		 "streaming server writing %s token chunk(s) at once; %d passes of each client a level, alternated, the first "
+		 "dropped; medians. CPU: the client process's user + sys time over the tokens it streamed, start-up included; "
+		 "requests/s over its own pass; server: the null server's CPU in the same pass (busy: over the pass time). "
+		 "On %s (%lld CPUs). Measured, not modelled.", binding(run, "peer"), binding(run, "python"),
+		 (long long)requests, (long long)tokens, binding(run, "burst"), reps, cpu_model(run),
+		 (long long)run->host.cores);
+	root = envelope(run);
+	json_object_set_new(root, "requests", json_integer(requests));
+	json_object_set_new(root, "tokens", json_integer(tokens));
+	json_object_set_new(root, "peer", json_string(binding(run, "peer")));
+	rc = write_doc(f, format, run, prose, &t, root, "levels");
+	lr_table_release(&t);
+	free(r);
+	return rc;
+}
+
 /* The encoder benchmark as a document: its method and settings, then per shape a heading, a table, a summary. */
 static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct lr_bench_opts *o,
 		       const struct lr_bench_result *r, int n)
@@ -285,5 +320,7 @@ int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 		return import_report(f, run, format);
 	if (!strcmp(b, "remote"))
 		return remote_report(f, run, format);
+	if (!strcmp(b, "collect"))
+		return collect_report(f, run, format);
 	return encoder_report(f, run, format);
 }

@@ -34,16 +34,29 @@ static int collect(void *arg, int fd, const void *data, size_t len)
 	return 0;
 }
 
-int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s,
-		   long *rss_kib)
+int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **out, struct lr_child *c)
 {
 	struct collected got = { NULL, 0, 0 };
 	/* in dir, outside any git work tree: record reads no sources */
 	struct lr_child_opts o = { .argv = argv, .envp = envp, .cwd = dir,
 				   .fd = { LR_CHILD_NULL, out ? LR_CHILD_PIPE : LR_CHILD_NULL, LR_CHILD_NULL },
 				   .on_output = collect, .arg = &got };
+	int rc = lr_child_run(&o, c);
+
+	if (rc) {
+		free(got.buf);
+		return rc;
+	}
+	if (out && !(*out = got.buf ? got.buf : strdup("")))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return 0;
+}
+
+int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s,
+		   long *rss_kib)
+{
 	struct lr_child c;
-	int rc = lr_child_run(&o, &c);
+	int rc = lr_bench_run(argv, envp, dir, out, &c);
 
 	if (!rc && (c.exec_errno || !c.has_exit || c.exit_code)) {
 		char *why = lr_child_failure(&c, self, 0);
@@ -52,15 +65,15 @@ int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const
 		lr_error_hint("run it by hand: labrun --store %s %s ...", dir, argv[3]);
 		free(why);
 		rc = LR_EIO;
+		if (out) {
+			free(*out);
+			*out = NULL;
+		}
 	}
-	if (rc) {
-		free(got.buf);
+	if (rc)
 		return rc;
-	}
 	*s = c.wall_s;
 	if (rss_kib)
 		*rss_kib = c.ru.ru_maxrss;
-	if (out && !(*out = got.buf ? got.buf : strdup("")))
-		return lr_error_set(LR_ENOMEM, "out of memory");
 	return 0;
 }

@@ -1,7 +1,16 @@
 #ifndef LR_SPAWN_H
 #define LR_SPAWN_H
 
+#include "base/child.h"
 #include "base/error.h"
+
+/*
+ * Run argv (argv[0] looked up in PATH) in directory 'dir', stdin and stderr
+ * on /dev/null, stdout into *out (malloc'd; NULL: discarded), to its end;
+ * *c says how it ended, with its rusage. 0 whenever it ran or could not be
+ * started (c->exec_errno); an error only when it could not be run at all.
+ */
+LR_MUST_CHECK int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **out, struct lr_child *c);
 
 /*
  * Run labrun 'self' with argv (argv[0] is 'self', argv[1..2] "--store DIR",

@@ -1,0 +1,182 @@
+/* labrun bench collect: the streaming client's CPU per token beside a Python asyncio client's. */
+#include "config.h"
+#include "base/system.h"
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "cmd/bench-int.h"
+#include "cmd/options.h"
+#include "experiment/collectbench.h"
+#include "serving/nullserver.h"
+
+static const char usage[] =
+	"usage: labrun bench collect [--concurrency N,...] [--requests N] [--tokens N] [--reps N]\n"
+	"                            [--burst N] [--python PATH] [--dir DIR] [--json]\n"
+	"\n"
+	"Time 'labrun collect', storing everything in a throwaway store as a user runs it,\n"
+	"beside a Python asyncio client of the kind vLLM's 'bench serve' is (aiohttp, one\n"
+	"session, a semaphore for the concurrency; carried inside labrun), sending the same\n"
+	"requests and writing the same responses to a file. Both stream from a null server\n"
+	"on 127.0.0.1 that labrun starts for every pass: vLLM's chunk shapes, one chunk a\n"
+	"token, --burst chunks a write, no model. At each concurrency the two alternate (who goes first swaps every\n"
+	"repetition); the first repetition of each is dropped. Prints each client's CPU time\n"
+	"(user + sys of its whole process, start-up included) per streamed token, the\n"
+	"request rate over its own pass, and the server's CPU in the same pass, so that a\n"
+	"figure taken with the server as the bottleneck shows. Measured, not modelled.\n"
+	"Recorded as a run (kind bench).\n";
+
+struct collect_args {
+	struct lr_collectbench_opts o;
+	int json;
+	char self[4096], peer[128];
+};
+
+/* --concurrency: repeatable, each a comma-separated list of levels. */
+static int parse_levels(struct collect_args *a, const struct lr_strlist *given)
+{
+	static const char *const fallback = "1,16,256";
+	size_t i;
+
+	for (i = 0; i < (given->n ? given->n : 1); i++) {
+		const char *p = given->n ? given->v[i] : fallback;
+
+		while (*p) {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p || v < 1 || v > 4096 || (*end && *end != ','))
+				return cmd_usage_error("bench", "invalid --concurrency '%s': levels from 1 to 4096, e.g. 1,16,256",
+						       given->n ? given->v[i] : fallback);
+			if (a->o.nlevels == LR_COLLECTBENCH_LEVELS)
+				return cmd_usage_error("bench", "at most %d concurrency levels", LR_COLLECTBENCH_LEVELS);
+			a->o.level[a->o.nlevels++] = (int)v;
+			p = *end ? end + 1 : end;
+		}
+	}
+	return 0;
+}
+
+static int parse(struct collect_args *a, int argc, char **argv)
+{
+	struct lr_strlist levels = { 0 };
+	const struct cmd_opt opts[] = {
+		CMD_LIST(0, "concurrency", &levels, "N,...", "requests in flight (repeatable; default 1,16,256)"),
+		CMD_I64(0, "requests", &a->o.requests, 1, 1000000, "N", "requests a pass (default 1024)"),
+		CMD_I64(0, "tokens", &a->o.tokens, 1, 1 << 20, "N", "tokens streamed a request (default 128)"),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_COLLECTBENCH_MAXREPS, "N", "passes of each client a level, the first dropped (default 5)"),
+		CMD_INT(0, "burst", &a->o.burst, 1, LR_NULLSERVER_MAXBURST, "N", "token chunks the null server writes at once (default 16; 1: a\nwrite a token, which makes the server the bottleneck)"),
+		CMD_NONEMPTY(0, "python", &a->o.python, "PATH", "the peer's interpreter, which must have aiohttp\n(default /usr/bin/python3, where Debian's python3-aiohttp is)"),
+		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway store and files go (default: $TMPDIR, else /tmp)"),
+		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
+		CMD_END,
+	};
+	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	int rc, first;
+
+	a->o.requests = 1024;
+	a->o.tokens = 128;
+	a->o.reps = 5;
+	a->o.burst = 16;
+	a->o.python = "/usr/bin/python3";
+	if (!(rc = cmd_parse_options(&p, opts, argc, argv, &first)))
+		rc = parse_levels(a, &levels);
+	lr_strlist_release(&levels);
+	if (rc || (rc = cmd_bench_dir(&a->o.dir, "")) || (rc = cmd_bench_self(a->self, sizeof a->self)))
+		return rc;
+	a->o.self = a->self;
+	return 0;
+}
+
+struct printer {
+	struct lr_table t;
+	int json;
+};
+
+/* Each level's rows as it completes: a level at 256 can take a minute. */
+static int on_level(void *arg, const struct lr_collectbench_result *r, int level)
+{
+	struct printer *pr = arg;
+	int rc;
+
+	lr_table_release(&pr->t);
+	cmd_bench_collect_table(&pr->t, r);
+	if ((rc = lr_table_error(&pr->t)))
+		return rc;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\033[K");
+	if (!pr->json && (rc = cmd_table_text(stdout, &pr->t, 2, (size_t)level * LR_COLLECTBENCH_CLIENTS)))
+		return rc;
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
+{
+	struct collect_args a;
+	struct printer pr = { .json = 0 };
+	struct lr_collectbench_result *r = malloc(sizeof *r);
+	struct lr_bench_job job;
+	struct lr_store *st = NULL;
+	int rc = 0, exit_code;
+
+	memset(&a, 0, sizeof a);
+	memset(&job, 0, sizeof job);
+	lr_run_init(&job.run);
+	lr_table_init(&pr.t, NULL, 0);
+	a.o.argv = g->argv;
+	a.o.envp = environ;
+	if (!r)
+		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
+	if ((exit_code = parse(&a, argc, argv)))
+		goto out;
+	if ((rc = lr_collectbench_check_peer(&a.o, a.peer, sizeof a.peer))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
+	a.o.peer = a.peer;
+	pr.json = a.json;
+	a.o.on_level = on_level;
+	a.o.arg = &pr;
+	if ((exit_code = cmd_open_store(&st, g)))
+		goto out;
+	if ((rc = lr_collectbench_job_begin(&job, st, &a.o))) {
+		exit_code = cmd_fail(rc);
+		goto out;
+	}
+	if (!a.json) {
+		printf("labrun bench collect: %lld requests of %lld tokens a pass, %d passes of each client a level (first "
+		       "dropped), alternated;\nthe null server writes %d token chunk(s) at once\nlabrun: 'labrun collect', "
+		       "storing everything; python: %s (%s), asyncio, writing the same responses to a file\n",
+		       (long long)a.o.requests, (long long)a.o.tokens, a.o.reps, a.o.burst, a.peer, a.o.python);
+		cmd_bench_host_line("");
+		fflush(stdout);
+	}
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "bench collect: %d level(s), %d passes of each client...\r", a.o.nlevels, a.o.reps);
+	if (!(rc = lr_collectbench(&a.o, r)))
+		rc = lr_collectbench_job_add(&job, a.o.reps, r);
+	if ((exit_code = cmd_bench_finish(&job, rc)))
+		goto out;
+	if (a.json) {
+		json_t *root = json_pack("{s:I, s:I, s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "requests",
+					 (json_int_t)a.o.requests, "tokens", (json_int_t)a.o.tokens, "reps", a.o.reps, "peer",
+					 a.peer, "labrun", PACKAGE_VERSION, "modelled", 0, "levels", cmd_table_json(&pr.t));
+
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(root);
+	} else {
+		printf("CPU: the client process's user + sys time over the tokens it streamed, start-up included; requests/s\n"
+		       "over the client's own pass; server: the null server's CPU in the same pass (busy: over the pass\n"
+		       "time; below 1, it was not the bottleneck); medians, measured\n"
+		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
+		       (long long)job.run.id, (long long)job.run.id);
+	}
+out:
+	lr_table_release(&pr.t);
+	lr_bench_job_release(&job);
+	lr_store_free(st);
+	free(r);
+	return exit_code;
+}
