@@ -4,7 +4,8 @@ loopback only; the tests of 'labrun collect' and docs/serving.md use it.
 
 usage: serving-sim-server.py PORTFILE SENTLOG
 
-Serves GET /v1/models, GET /metrics (vLLM's running and waiting gauges) and POST /v1/completions, streamed as server-sent events
+Serves GET /v1/models, GET /metrics (vLLM's running and waiting gauges), POST /v1/completions and
+POST /v1/chat/completions (the messages' contents joined are the prompt), streamed as server-sent events
 in the shapes vLLM sends (token_ids per chunk with return_token_ids, a usage
 chunk, [DONE]), or as llama.cpp's server and older vLLM do, chosen by the
 prompt. A prompt "mode:NAME ..." picks a fault instead, one of each kind a
@@ -82,6 +83,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def complete(self):
         req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        chat = self.path == "/v1/chat/completions"
+        if chat:
+            req["prompt"] = " ".join(m.get("content", "") for m in req.get("messages", []))
+        elif self.path != "/v1/completions":
+            return self.send_error(404)
         prompt = req.get("prompt")
         if isinstance(prompt, list):
             prompt = " ".join(map(str, prompt))
@@ -124,6 +130,9 @@ class Handler(BaseHTTPRequestHandler):
                 return
             chunk = {"id": "cmpl-1", "object": "text_completion", "model": "tiny",
                      "choices": [{"index": 0, "text": piece(t), "finish_reason": None}]}
+            if chat:
+                chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "tiny",
+                         "choices": [{"index": 0, "delta": {"content": piece(t)}, "finish_reason": None}]}
             if mode == "llamacpp":
                 chunk = {"content": piece(t), "tokens": [t], "stop": False}
             elif mode == "logprobs":
@@ -139,7 +148,8 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "llamacpp":
             self.event({"content": "", "tokens": [], "stop": True, "stop_type": "eos" if eos else "limit"})
         else:
-            self.event({"id": "cmpl-1", "choices": [{"index": 0, "text": "", "finish_reason": finish}]})
+            last = {"index": 0, "delta": {}} if chat else {"index": 0, "text": ""}
+            self.event({"id": "cmpl-1", "choices": [dict(last, finish_reason=finish)]})
             self.event({"id": "cmpl-1", "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": len(toks),
                                                                  "total_tokens": 3 + len(toks)}})
         if mode == "nodone":

@@ -329,3 +329,51 @@ int64_t lr_json_integer(const struct lr_jval *v)
 		u = u * 10 + (uint64_t)(*p - '0');
 	return neg ? (int64_t)(0 - u) : (int64_t)u;
 }
+
+/* ---- writing by hand ---- */
+
+/* s (n bytes of UTF-8) as a JSON string, as jansson writes one. */
+void lr_json_put_string(FILE *f, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	putc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		fwrite(s + run, 1, i - run, f);
+		run = i + 1;
+		putc('\\', f);
+		switch (c) {
+		case '"': case '\\': putc(c, f); break;
+		case '\b': putc('b', f); break;
+		case '\f': putc('f', f); break;
+		case '\n': putc('n', f); break;
+		case '\r': putc('r', f); break;
+		case '\t': putc('t', f); break;
+		default: fprintf(f, "u00%c%c", hex[c >> 4], hex[c & 15]);
+		}
+	}
+	fwrite(s + run, 1, n - run, f);
+	putc('"', f);
+}
+
+void lr_json_put_member(FILE *f, const char *key, const char *s)
+{
+	fprintf(f, ",\"%s\":", key);
+	lr_json_put_string(f, s, strlen(s));
+}
+
+/* A number as jansson writes a real: shortest form that reads back, always with '.' or 'e'. */
+void lr_json_put_real(FILE *f, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%.17g", v);
+	fputs(buf, f);
+	if (!strpbrk(buf, ".eEn"))
+		fputs(".0", f);
+}

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum lr_jtype { LR_JSON_OBJECT, LR_JSON_ARRAY, LR_JSON_STRING, LR_JSON_INTEGER, LR_JSON_REAL, LR_JSON_TRUE,
 		LR_JSON_FALSE, LR_JSON_NULL };
@@ -80,5 +81,15 @@ int lr_json_unique(const struct lr_jval *v, struct lr_jval *dup);
 
 /* An integer value (checked to fit). */
 int64_t lr_json_integer(const struct lr_jval *v);
+
+/*
+ * Writing JSON by hand where a tree a line would cost more than the rest
+ * (collect's response lines): a string (n bytes of UTF-8) escaped as jansson
+ * escapes it; ',"key":' and a string; a real as jansson writes one ("%.17g",
+ * always with '.' or 'e').
+ */
+void lr_json_put_string(FILE *f, const char *s, size_t n);
+void lr_json_put_member(FILE *f, const char *key, const char *s);
+void lr_json_put_real(FILE *f, double v);
 
 #endif

@@ -26,7 +26,7 @@ static const char usage[] =
 	"failure and the pass goes on. Without --run the pass is a run of its own.\n";
 
 struct opts {
-	const char *run_ref, *note, *out;
+	const char *run_ref, *note, *out, *pass;
 	struct lr_strlist issues;
 	struct lr_collect_opts c;
 	const char *timeout, *stall, *sample, *gauges, *goodput;
@@ -60,6 +60,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
 		CMD_STRING(0, "run", &o->run_ref, "ID", "store the responses as evidence of run ID instead of a run of their own"),
 		CMD_NONEMPTY(0, "out", &o->out, "FILE", "write the responses to FILE instead of a store, the pass's figures to\n$LABRUN_METRICS and every request to stdout (a serving experiment's executions)"),
+		CMD_NONEMPTY(0, "pass", &o->pass, "FILE", "with --out: the pass and every request to FILE, as the store keeps\nthem (the experiment that runs this stores them with the responses)"),
 		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "an issue the run is evidence for (repeatable)"),
 		CMD_STRING(0, "note", &o->note, "TEXT", "a note kept with the run"),
 		CMD_END,
@@ -100,6 +101,8 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		return cmd_usage_error("collect", "--issue and --note describe a run of its own: not with --run or --out");
 	if (o->run_ref && o->out)
 		return cmd_usage_error("collect", "--run stores the responses, --out writes them to a file: one of them");
+	if (o->pass && !o->out)
+		return cmd_usage_error("collect", "--pass goes with --out: a pass collected into the store keeps its rows there");
 	return 0;
 }
 
@@ -163,7 +166,7 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		const char *metrics = getenv("LABRUN_METRICS");
 
 		cmd_cancel_install(&cancel);
-		rc = lr_collect_file(&o.c, o.out, metrics && *metrics ? metrics : NULL, stdout, &r);
+		rc = lr_collect_file(&o.c, o.out, o.pass, metrics && *metrics ? metrics : NULL, stdout, &r);
 		cmd_cancel_restore(&cancel);
 		if (!rc && (r.failed || r.unsent || r.cancelled)) /* the last line of stderr names a failed execution */
 			fprintf(stderr, "labrun collect: %lld of %lld request(s) did not complete%s\n",

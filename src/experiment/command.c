@@ -21,6 +21,7 @@
 #include "experiment/template.h"
 #include "record/capture.h"
 #include "record/redact.h"
+#include "serving/passfile.h"
 #include "serving/serving.h"
 #include "store/experiments.h"
 #include "store/objects.h"
@@ -256,6 +257,29 @@ static int exec_vars(struct lr_command_ctx *c, const struct lr_exp_arm *arm, int
 	return rc ? rc : lr_kvlist_add(vars, "outdir", outdir, NULL);
 }
 
+/*
+ * A serving arm's responses with its pass (collect --pass): the pass's
+ * rows are stored in the set's transaction, as collect stores its own. No
+ * pass file beside the responses is the execution's fault.
+ */
+static int ingest_pass(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const struct lr_store_exec *e,
+		       const char *outdir, const char *responses, int64_t *set, int64_t *cases)
+{
+	struct lr_passfile pf;
+	char path[PATH_MAX];
+	int rc;
+
+	if ((rc = lr_path(path, sizeof path, "%s/%s", outdir, LR_PASS_FILE)))
+		return rc;
+	if ((rc = lr_passfile_read(path, &c->scrub, &pf)) == LR_ENOTFOUND || rc == LR_EIO)
+		rc = LR_EINVAL; /* not there, or not readable: collect did not write it whole */
+	else if (!rc)
+		rc = lr_responses_ingest_with(c->st, c->run, arm->route, c->cond, e->seq, responses, responses, c->envp,
+					      lr_passfile_store, &pf, set, cases);
+	lr_passfile_release(&pf);
+	return rc;
+}
+
 /* After the command: logs, outputs, metrics and responses of execution 'e' (a problem fails it). */
 static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const struct lr_kvlist *vars,
 		   const char *outdir, const char *base, struct lr_store_exec *e)
@@ -298,7 +322,10 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	free(resp);
 	if (access(path, F_OK) != 0)
 		return 0; /* no responses: the route is uncollected here, which the report shows */
-	rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
+	if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
+		rc = ingest_pass(c, arm, e, outdir, path, &set, &cases);
+	else
+		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
 	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
 		e->failure = strdup(lr_error_msg());
 		rc = 0;

@@ -10,10 +10,11 @@
 #include "base/error.h"
 #include "experiment/expdef-int.h"
 #include "serving/passes.h"
+#include "serving/passfile.h"
 
 static const char *const keys[] = {
 	"endpoint", "model", "concurrency", "max_tokens", "rate", "burstiness", "chat", "token_ids", "ignore_eos",
-	"seed", "temperature", "stall", "goodput", NULL,
+	"seed", "temperature", "stall", "goodput", "metrics_url", "gauges", "sample", NULL,
 };
 
 int lr_expdef_serving_key(const char *k)
@@ -51,7 +52,7 @@ static const char *bad_value(const char *k, const char *v)
 	char *end;
 	double x = strtod(v, &end);
 
-	if (!strcmp(k, "endpoint"))
+	if (!strcmp(k, "endpoint") || !strcmp(k, "metrics_url"))
 		return strncmp(v, "http://", 7) && strncmp(v, "https://", 8) ? "an http:// or https:// URL" : NULL;
 	if (!strcmp(k, "concurrency") || !strcmp(k, "max_tokens"))
 		return *end || end == v || x < 1 || x != (double)(long long)x ? "a whole number >= 1" : NULL;
@@ -72,7 +73,7 @@ static const char *bad_value(const char *k, const char *v)
 			return "SLOs such as 'ttft:200 tpot:50 e2el:2000' (ms)";
 		}
 	}
-	return NULL; /* model, stall: collect checks them */
+	return NULL; /* model, stall, gauges, sample: collect checks them */
 }
 
 static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)
@@ -113,8 +114,9 @@ static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)
 		ok = put_word(a->command, sizeof a->command, &off, opt) && put_word(a->command, sizeof a->command, &off, v);
 	}
 	/* {outdir} is a placeholder: the one word not quoted */
-	if (ok && off + 40 < sizeof a->command)
-		off += (size_t)snprintf(a->command + off, sizeof a->command - off, " --out {outdir}/responses.jsonl");
+	if (ok && off + 80 < sizeof a->command)
+		off += (size_t)snprintf(a->command + off, sizeof a->command - off,
+					" --out {outdir}/responses.jsonl --pass {outdir}/" LR_PASS_FILE);
 	else
 		return lr_expdef_fail(p, a->line, "[arm %s] its collect command is longer than %zu characters", a->name,
 				      sizeof a->command - 1);

@@ -7,10 +7,12 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/jsonscan.h"
 #include "record/redact.h"
 #include "serving/client.h"
 #include "serving/collect-int.h"
 #include "serving/passes.h"
+#include "serving/passfile.h"
 #include "serving/serving.h"
 #include "store/collect.h"
 
@@ -116,52 +118,6 @@ static double ttft_ms(const struct pass *p, size_t i)
 	return r->s.events ? (r->s.first_s - p->start - r->sent_s) * 1e3 : NAN;
 }
 
-/* s (n bytes of UTF-8) as a JSON string, as jansson writes one. */
-static void put_string(FILE *f, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
-
-	putc('"', f);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		fwrite(s + run, 1, i - run, f);
-		run = i + 1;
-		putc('\\', f);
-		switch (c) {
-		case '"': case '\\': putc(c, f); break;
-		case '\b': putc('b', f); break;
-		case '\f': putc('f', f); break;
-		case '\n': putc('n', f); break;
-		case '\r': putc('r', f); break;
-		case '\t': putc('t', f); break;
-		default: fprintf(f, "u00%c%c", hex[c >> 4], hex[c & 15]);
-		}
-	}
-	fwrite(s + run, 1, n - run, f);
-	putc('"', f);
-}
-
-static void put_member(FILE *f, const char *key, const char *s)
-{
-	fprintf(f, ",\"%s\":", key);
-	put_string(f, s, strlen(s));
-}
-
-/* A number as jansson writes a real: shortest form that reads back, always with '.' or 'e'. */
-static void put_real(FILE *f, double v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof buf, "%.17g", v);
-	fputs(buf, f);
-	if (!strpbrk(buf, ".eEn"))
-		fputs(".0", f);
-}
-
 /*
  * One response line, as 'labrun ingest' reads it, for each completed
  * request. Written by hand, not built as a jansson tree and dumped: at a
@@ -175,28 +131,28 @@ static int write_responses(const struct pass *p, FILE *f)
 		if (r->s.failure[0])
 			continue;
 		fputs("{\"case_id\":", f);
-		put_string(f, case_id(p, i), strlen(case_id(p, i)));
+		lr_json_put_string(f, case_id(p, i), strlen(case_id(p, i)));
 		fputs(",\"tokens\":[", f);
 		for (size_t k = 0; k < r->s.ntokens; k++)
 			fprintf(f, k ? ",%lld" : "%lld", (long long)r->s.tokens[k]);
 		fputs("],\"text\":", f);
-		put_string(f, r->s.text ? r->s.text : "", r->s.text_len);
-		put_member(f, "finish_reason", r->s.finish[0] ? r->s.finish : "unknown");
+		lr_json_put_string(f, r->s.text ? r->s.text : "", r->s.text_len);
+		lr_json_put_member(f, "finish_reason", r->s.finish[0] ? r->s.finish : "unknown");
 		fputs(",\"latency_ms\":", f);
-		put_real(f, (r->end_s - r->sent_s) * 1e3);
+		lr_json_put_real(f, (r->end_s - r->sent_s) * 1e3);
 		fputs(",\"ttft_ms\":", f);
 		if (r->s.events)
-			put_real(f, ttft_ms(p, i));
+			lr_json_put_real(f, ttft_ms(p, i));
 		else
 			fputs("null", f);
-		put_member(f, "token_source", lr_token_source_name(r->s.source));
+		lr_json_put_member(f, "token_source", lr_token_source_name(r->s.source));
 		if (r->s.prompt_tokens >= 0)
 			fprintf(f, ",\"input_tokens\":%lld", (long long)r->s.prompt_tokens);
 		if (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE)
 			fprintf(f, ",\"output_tokens\":%lld",
 				(long long)(r->s.completion_tokens >= 0 ? r->s.completion_tokens : (int64_t)r->s.ntokens));
 		if (p->o->model)
-			put_member(f, "model", p->o->model);
+			lr_json_put_member(f, "model", p->o->model);
 		if (fputs("}\n", f) == EOF)
 			break;
 	}
@@ -262,15 +218,14 @@ static int fill_rows(struct pass *p)
 	return 0;
 }
 
-static int store_rows(void *arg, struct lr_set_writer *w)
+/* The pass's own row, as the store and the pass file keep it. */
+static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 {
-	struct pass *p = arg;
 	double end = 0;
-	struct lr_store_pass sp;
 
 	for (size_t i = 0; i < p->cases.n; i++)
 		end = fmax(end, p->res[i].end_s);
-	sp = (struct lr_store_pass){
+	*sp = (struct lr_store_pass){
 		.endpoint = p->url, .api = p->o->chat ? "chat" : "completions", .model = p->o->model,
 		.concurrency = p->o->concurrency, .rate = p->o->rate, .burstiness = p->o->burstiness,
 		.has_seed = p->o->has_seed, .seed = p->o->seed, .server = p->server, .models = p->models,
@@ -278,6 +233,14 @@ static int store_rows(void *arg, struct lr_set_writer *w)
 		.samples = p->samples, .nsamples = p->nsamples,
 		.slo_ms = { p->o->slo_ms[0], p->o->slo_ms[1], p->o->slo_ms[2] },
 	};
+}
+
+static int store_rows(void *arg, struct lr_set_writer *w)
+{
+	struct pass *p = arg;
+	struct lr_store_pass sp;
+
+	pass_row(p, &sp);
 	return lr_store_collect(w, &sp, p->rows, p->cases.n);
 }
 
@@ -441,8 +404,27 @@ static int log_requests(const struct pass *p, FILE *log)
 	return 0;
 }
 
-int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const char *metrics_path, FILE *log,
-		    struct lr_collect_result *out)
+/* The pass and every request as a file (serving/passfile.h), for the experiment that ran this pass. */
+static int write_pass_file(const struct pass *p, const char *path)
+{
+	struct lr_store_pass sp;
+	FILE *f = fopen(path, "wx");
+	int rc;
+
+	if (!f) {
+		lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+		lr_error_hint("--pass names a file that does not exist yet");
+		return LR_EIO;
+	}
+	pass_row(p, &sp);
+	rc = lr_passfile_write(f, &sp, p->rows, p->cases.n);
+	if (fclose(f) && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
+	return rc;
+}
+
+int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const char *pass_path,
+		    const char *metrics_path, FILE *log, struct lr_collect_result *out)
 {
 	struct lr_pass_stats fig = { 0 };
 	struct pass p;
@@ -457,7 +439,9 @@ int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const
 		lr_error_hint("--out names a file that does not exist yet");
 		goto out;
 	}
-	if (!(rc = write_responses(&p, f)) && metrics_path && !(rc = pass_figures(&p, &fig)))
+	if (!(rc = write_responses(&p, f)) && pass_path)
+		rc = write_pass_file(&p, pass_path);
+	if (!rc && metrics_path && !(rc = pass_figures(&p, &fig)))
 		rc = write_metrics(&fig, metrics_path);
 	if (!rc && log)
 		rc = log_requests(&p, log);

@@ -56,14 +56,16 @@ LR_MUST_CHECK int lr_collect(struct lr_store *st, int64_t run, int cond, const s
 
 /*
  * The same pass without a store, for a serving experiment's execution: the
- * responses to 'out' (a new file, as ingest reads them), and when 'metrics'
+ * responses to 'out' (a new file, as ingest reads them); with 'pass', the
+ * pass and every request to that new file (serving/passfile.h), which the
+ * experiment stores with the responses; when 'metrics'
  * is not NULL the pass's figures appended to it as $LABRUN_METRICS lines
  * (output_throughput, total_throughput, request_throughput, mean_inflight,
  * and ttft, tpot, itl, e2el with _mean, _median and _p99); with 'log', every
  * request as a JSON line (case_id, sent_ms, end_ms, status, failure,
  * ttft_ms, e2el_ms, itl_ms).
  */
-LR_MUST_CHECK int lr_collect_file(const struct lr_collect_opts *o, const char *out, const char *metrics, FILE *log,
-				  struct lr_collect_result *res);
+LR_MUST_CHECK int lr_collect_file(const struct lr_collect_opts *o, const char *out, const char *pass, const char *metrics,
+				  FILE *log, struct lr_collect_result *res);
 
 #endif

@@ -162,6 +162,35 @@ expect_exit 1 "a refused endpoint" "$LABRUN" collect --endpoint "http://127.0.0.
 equals "$(q "SELECT count(*) FROM collect_request x JOIN response_set s ON s.id = x.set_id
 	WHERE s.route = 'gone' AND x.failure LIKE 'connection refused by http://127.0.0.1:%'")" "15" "each request: connection refused"
 
+# --chat: POST /chat/completions with each case's messages, the deltas' content as the text
+printf '{"case_id": "m1", "messages": [{"role": "user", "content": "hello there"}], "max_tokens": 6}\n{"case_id": "m2", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "why"}], "max_tokens": 3}\n' >chat.jsonl
+expect_exit 0 "collect --chat" "$LABRUN" collect --endpoint "$url" --route chat --cases chat.jsonl --chat
+contains "$T/out" "collected 2 of 2 case(s) of route 'chat'" "every case"
+equals "$(q "SELECT group_concat(json_extract(x.body, '$.messages[0].content') || '|' || coalesce(json_extract(x.body, '$.prompt'), '-'), ';')
+	FROM collect_request x JOIN response_set s ON s.id = x.set_id WHERE s.route = 'chat' ORDER BY x.seq")" \
+	"hello there|-;be brief|-" "each request sent its messages, and no prompt"
+equals "$(q "SELECT count(*) FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.route = 'chat' AND p.api = 'chat'")" \
+	"1" "the pass says it used the chat API"
+"$LABRUN" sql --json "SELECT r.case_id, r.text, r.finish_reason FROM response r JOIN response_set s ON s.id = r.set_id
+	WHERE s.route = 'chat' ORDER BY r.case_id" >chat-stored.json || fail "read the chat responses"
+python3 - chat-stored.json sent.log <<'PY' || fail "the chat responses are not what the server sent"
+import json, sys
+stored = json.load(open(sys.argv[1]))
+sent = {}
+for line in open(sys.argv[2]):
+    s = json.loads(line)
+    sent[s["prompt"]] = s
+want = {"m1": "hello there", "m2": "be brief why"}
+assert [r["case_id"] for r in stored] == ["m1", "m2"], stored
+for r in stored:
+    s = sent[want[r["case_id"]]]
+    assert r["text"] == s["text"] and r["text"] and r["finish_reason"] == s["finish_reason"], (r, s)
+PY
+ok "the text is the deltas' content, as the server sent it"
+printf '{"case_id": "p", "prompt": "no messages"}\n' >nomsg.jsonl
+expect_exit 2 "--chat with a case that has no messages" "$LABRUN" collect --endpoint "$url" --route x --cases nomsg.jsonl --chat
+contains "$T/err" "nomsg.jsonl:1: 'messages' must be a non-empty array (--chat)" "named at its line"
+
 # a bad cases file: named at its line, nothing sent, nothing stored
 snapshot() { (cd "$T/store" && find . -type f ! -name '*-shm' | sort | xargs sha256sum); }
 snapshot >before

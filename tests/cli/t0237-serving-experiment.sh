@@ -35,6 +35,26 @@ equals "$(jq -s 'map(select(.failure == null and .ttft_ms > 0)) | length' "$obj"
 	"an execution's stored stdout holds its requests with their timings"
 expect_exit 0 "the report" "$LABRUN" report --run 1
 contains "$T/out" "r2 has " "a verdict on the routes"
+equals "$(q "SELECT count(*) FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = 1")" "26" \
+	"every pass's own row, stored with its set"
+equals "$(q "SELECT count(*) FROM collect_request r JOIN response_set s ON s.id = r.set_id WHERE s.run_id = 1
+	AND r.failure IS NULL AND r.ttft_ms > 0 AND r.itl_ms LIKE '[%'")" "78" "and every request with its timings"
+expect_exit 0 "the report as JSON" "$LABRUN" report --run 1 --format json
+equals "$(jq '[.serving.passes[] | select(.completed == 3)] | length' "$T/out")" "26" \
+	"the report's passes: latency, achieved concurrency and occupancy for every pass of the experiment"
+equals "$(jq '[.serving.passes[] | select(.route == "r2" and .peak == 2)] | length' "$T/out")" "13" \
+	"route r2 reached its concurrency of 2 in every pass"
+
+# the server's gauges, sampled in every pass of a route that names them
+printf '[experiment]\nname = serving-gauges\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 2\nwarmup = 0\nexploratory = yes\n[arm g1]\nendpoint = %s\nmax_tokens = 6\nmetrics_url = %s\nsample = 0.01s\n[arm g2]\nendpoint = %s\nmax_tokens = 6\n' \
+	"$url" "${url%/v1}/metrics" "$url" >gauges.ini
+expect_exit 0 "a serving experiment sampling the server's gauges" "$LABRUN" run -q gauges.ini
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT count(DISTINCT p.set_id) FROM collect_pass p JOIN response_set s ON s.id = p.set_id
+	WHERE s.run_id = $run AND s.route = 'g1' AND p.metrics_url IS NOT NULL")" \
+	"$(q "SELECT count(*) FROM response_set WHERE run_id = $run AND route = 'g1'")" "each g1 pass names its metrics URL"
+equals "$(q "SELECT count(*) > 0 FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = $run AND s.route = 'g1'")" \
+	"1" "and keeps the samples it took"
 
 # definitions: a serving arm is a route, named at its line
 printf '[experiment]\nname = s\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 6\n[arm a]\nendpoint = %s\n[arm b]\nmodel = m\n' \

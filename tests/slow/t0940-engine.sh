@@ -70,8 +70,8 @@ equals "$(jq '.serving.passes[] | select(.route == "shared") | (.gauge_samples >
 	"true" "the lane occupancy from the engine's own running gauge, never above its four sequences"
 
 # the two routes in the paired design
-printf '[experiment]\nname = engine-lanes\ntarget = serving\ncases = cases.jsonl\nreference_route = lane\n[design]\nblocks = 6\nwarmup = 1\n[arm lane]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n[arm shared]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\n' \
-	"$lane_url" "$shared_url" >engine.ini
+printf '[experiment]\nname = engine-lanes\ntarget = serving\ncases = cases.jsonl\nreference_route = lane\n[design]\nblocks = 6\nwarmup = 1\n[arm lane]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\nmetrics_url = %s\nsample = 0.002s\n[arm shared]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\nmetrics_url = %s\nsample = 0.002s\n' \
+	"$lane_url" "${lane_url%/v1}/metrics" "$shared_url" "${shared_url%/v1}/metrics" >engine.ini
 expect_exit 0 "a serving experiment on the real engine" "$LABRUN" run -q engine.ini
 contains "$T/out" "median output_throughput" "output throughput compared"
 contains "$T/out" "| all | " "a row with its verdict (the engines may or may not differ beyond the margin)"
@@ -80,4 +80,9 @@ equals "$(q "SELECT count(*) FROM comparison_summary WHERE run_id = $run AND kin
 	"14" "every later pass of the lane route (2 warm-up, 12 timed) compared with its first"
 equals "$(q "SELECT count(*) FROM comparison_summary WHERE run_id = $run AND kind = 'within-route' AND candidate_route = 'lane'
 	AND exact = total")" "14" "and one context per lane is deterministic"
+expect_exit 0 "the experiment's report" "$LABRUN" report --run "$run" --format json
+equals "$(jq '[.serving.passes[] | select(.completed == 8 and .ttft_ms.n == 8 and .itl_ms.n > 0 and .peak >= 1 and .peak <= 4)] | length' "$T/out")" \
+	"$(q "SELECT count(*) FROM execution WHERE run_id = $run")" "every pass of the experiment: latency figures and the achieved concurrency"
+equals "$(jq '[.serving.passes[] | select(.gauge_samples > 0 and .gauge_peak >= 1 and .gauge_peak <= 4)] | length' "$T/out")" \
+	"$(q "SELECT count(*) FROM execution WHERE run_id = $run")" "and the lane occupancy from the engine's own gauge, in every pass"
 expect_exit 0 "the store audits" "$LABRUN" audit
