@@ -208,6 +208,8 @@ static int check_number(struct check *c, enum lr_jtype *type)
 			c->p++;
 		*type = LR_JSON_REAL;
 	}
+	if (c->p < c->end && *c->p >= 0x80 && !utf8_len(c->p, c->end)) /* jansson reads the byte after a number first */
+		return unexpected(c, "");
 	if (*type == LR_JSON_INTEGER)
 		return over ? fail(c, "too big integer") : 0;
 	if ((size_t)(c->p - start) < 512) { /* jansson refuses a real that overflows a double */
