@@ -40,6 +40,39 @@ static int unexpected(struct check *c, const char *why)
 	return fail(c, why);
 }
 
+/*
+ * What is wrong at c->p, where 'why' was expected: jansson lexes the whole
+ * token there before it says it is not the one expected, so invalid UTF-8
+ * in that token (a string's bytes, or the byte after a number or a word)
+ * is what it reports.
+ */
+static int wrong_token(struct check *c, const char *why)
+{
+	const unsigned char *p = c->p, *end = c->end;
+
+	if (p < end && *p == '"') {
+		for (p++; p < end && *p != '"' && *p >= 0x20;) {
+			size_t n = *p < 0x80 ? 1 : utf8_len(p, end);
+
+			if (!n)
+				break;
+			p += *p == '\\' && p + 1 < end && p[1] < 0x80 ? 2 : n;
+		}
+	} else if (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+		while (p < end && strchr("0123456789+-.eE", *p) && *p)
+			p++;
+	} else if (p < end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')) {
+		while (p < end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
+			p++;
+	}
+	if (p < end && *p >= 0x80 && !utf8_len(p, end)) {
+		c->p = p;
+		c->bad_utf8 = 1;
+		return fail(c, "invalid UTF-8");
+	}
+	return unexpected(c, why);
+}
+
 static void skip_ws(struct check *c)
 {
 	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
@@ -318,12 +351,12 @@ static int check_key(struct check *c)
 {
 	skip_ws(c);
 	if (c->p == c->end || *c->p != '"')
-		return unexpected(c, "string or '}' expected");
+		return wrong_token(c, "string or '}' expected");
 	if (check_string(c))
 		return -1;
 	skip_ws(c);
 	if (c->p == c->end || *c->p != ':')
-		return unexpected(c, "':' expected");
+		return wrong_token(c, "':' expected");
 	c->p++;
 	return VALUE;
 }
@@ -338,7 +371,7 @@ static int check_after(struct check *c)
 
 		skip_ws(c);
 		if (c->p != c->end)
-			return unexpected(c, "end of file expected");
+			return wrong_token(c, "end of file expected");
 		c->p = stop;
 		return DONE;
 	}
@@ -351,7 +384,7 @@ static int check_after(struct check *c)
 		return close == '}' ? KEY : VALUE;
 	}
 	if (*c->p != close)
-		return unexpected(c, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
+		return wrong_token(c, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
 	close_container(c);
 	return AFTER;
 }
