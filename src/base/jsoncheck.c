@@ -288,17 +288,12 @@ static int check_top_scalar(struct check *c)
 {
 	enum lr_jtype type;
 
-	if (c->p < c->end) {
-		if (*c->p == '"') {
-			if (check_string(c))
-				return -1;
-			return fail(c, "'[' or '{' expected");
-		}
-		if ((*c->p == '-' || (*c->p >= '0' && *c->p <= '9')) && check_number(c, &type))
-			return -1;
-		if (is_alpha(c) && check_word(c, &type) && c->bad_utf8)
-			return -1;
-	}
+	if (c->p < c->end && *c->p == '"')
+		return check_string(c) ? -1 : fail(c, "'[' or '{' expected");
+	if (c->p < c->end && (*c->p == '-' || (*c->p >= '0' && *c->p <= '9')))
+		return check_number(c, &type) && c->bad_utf8 ? -1 : fail(c, "'[' or '{' expected");
+	if (is_alpha(c))
+		return check_word(c, &type) && c->bad_utf8 ? -1 : fail(c, "'[' or '{' expected");
 	return unexpected(c, "'[' or '{' expected");
 }
 
