@@ -36,6 +36,33 @@ int mbedtls_x509_crt_parse_file(void *chain, const char *path)
 	return 0;
 }
 
+/*
+ * Whether cwd can be inside a work tree at all: a '.git' (a directory, or
+ * the file of a linked work tree or submodule) in it or above it. Without
+ * one, libgit2's discovery (flags 0: no GIT_DIR from the environment) finds
+ * no work tree either, and loading and initialising it (about 3 ms, most of
+ * a 'record -- true' outside a repository) is skipped.
+ */
+static int may_be_worktree(const char *cwd)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 8];
+	struct stat st;
+	char *slash;
+
+	if (!realpath(cwd, dir))
+		return 1; /* let libgit2 say */
+	for (;;) { /* dir, then each parent; "" is the root */
+		if (!strcmp(dir, "/"))
+			dir[0] = '\0';
+		snprintf(probe, sizeof probe, "%s/.git", dir);
+		if (lstat(probe, &st) == 0)
+			return 1;
+		if (!dir[0] || !(slash = strrchr(dir, '/')))
+			return 0;
+		*slash = '\0';
+	}
+}
+
 /* libgit2 loaded and initialised; 0, or an error when it cannot be loaded. */
 static int git_ready(void)
 {
@@ -113,6 +140,8 @@ int lr_git_worktree(char **out, const char *cwd)
 	size_t n;
 
 	*out = NULL;
+	if (!may_be_worktree(cwd))
+		return 0;
 	if ((rc = git_ready()))
 		return rc;
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0)
@@ -245,6 +274,8 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 	const char *workdir;
 	int rc, err;
 
+	if (!may_be_worktree(cwd))
+		return 0;
 	if ((rc = git_ready()))
 		return rc;
 

@@ -37,3 +37,17 @@ ok "record does not read the CA bundle"
 expect_exit 0 "list" strace -f -qq -e trace=openat -o "$T/trace3" "$LABRUN" list
 ! grep -q '\.git/' "$T/trace3" || fail "list opened the git repository"
 ok "list does not start libgit2"
+
+# outside any work tree record does not load libgit2 at all (a '.git' in the directory or above it is
+# what could make one): about 3 ms of a 'record -- true'
+mkdir -p "$T/nogit/deeper"
+(cd "$T/nogit/deeper" && strace -f -qq -e trace=openat -o "$T/trace4" "$LABRUN" --store "$T/nogit/store" record -q -- true) ||
+	fail "record outside a work tree"
+! grep -q 'libgit2' "$T/trace4" || fail "record loaded libgit2 outside any work tree"
+ok "record outside a work tree does not load libgit2"
+equals "$(LABRUN_STORE="$T/nogit/store" q "SELECT count(*) FROM source_state")" "0" "and records no sources there"
+: >"$T/nogit/.git" # a linked work tree's .git is a file: libgit2 is asked again
+(cd "$T/nogit/deeper" && strace -f -qq -e trace=openat -o "$T/trace5" "$LABRUN" --store "$T/nogit/store" record -q -- true) ||
+	true
+grep -q 'libgit2' "$T/trace5" || fail "a .git above the directory did not bring libgit2 in"
+ok "a .git file above the directory brings libgit2 in"
