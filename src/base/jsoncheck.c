@@ -40,39 +40,6 @@ static int unexpected(struct check *c, const char *why)
 	return fail(c, why);
 }
 
-/*
- * What is wrong at c->p, where 'why' was expected: jansson lexes the whole
- * token there before it says it is not the one expected, so invalid UTF-8
- * in that token (a string's bytes, or the byte after a number or a word)
- * is what it reports.
- */
-static int wrong_token(struct check *c, const char *why)
-{
-	const unsigned char *p = c->p, *end = c->end;
-
-	if (p < end && *p == '"') {
-		for (p++; p < end && *p != '"' && *p >= 0x20;) {
-			size_t n = *p < 0x80 ? 1 : utf8_len(p, end);
-
-			if (!n)
-				break;
-			p += *p == '\\' && p + 1 < end && p[1] < 0x80 ? 2 : n;
-		}
-	} else if (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
-		while (p < end && strchr("0123456789+-.eE", *p) && *p)
-			p++;
-	} else if (p < end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')) {
-		while (p < end && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
-			p++;
-	}
-	if (p < end && *p >= 0x80 && !utf8_len(p, end)) {
-		c->p = p;
-		c->bad_utf8 = 1;
-		return fail(c, "invalid UTF-8");
-	}
-	return unexpected(c, why);
-}
-
 static void skip_ws(struct check *c)
 {
 	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
@@ -281,6 +248,36 @@ static int check_word(struct check *c, enum lr_jtype *type)
 	else
 		return c->p = w, fail(c, "invalid token");
 	return 0;
+}
+
+/*
+ * What is wrong at c->p, where 'why' was expected: jansson lexes the whole
+ * token there before it says it is not the one expected, so what lexing it
+ * finds first (invalid UTF-8 in a string, or in the byte after a number or
+ * a word) is what it reports. The token is read by the same functions, on
+ * a copy, so nothing here moves.
+ */
+static int wrong_token(struct check *c, const char *why)
+{
+	struct check t;
+	enum lr_jtype type;
+
+	t.begin = c->begin;
+	t.p = c->p;
+	t.end = c->end;
+	t.bad_utf8 = 0;
+	if (t.p < t.end && *t.p == '"')
+		check_string(&t);
+	else if (t.p < t.end && (*t.p == '-' || (*t.p >= '0' && *t.p <= '9')))
+		check_number(&t, &type);
+	else if (is_alpha(&t))
+		check_word(&t, &type);
+	if (t.bad_utf8) {
+		c->p = t.p;
+		c->bad_utf8 = 1;
+		return fail(c, "invalid UTF-8");
+	}
+	return unexpected(c, why);
 }
 
 /* A text whose first token starts no container: jansson reads that token whole before it says so. */
