@@ -181,6 +181,8 @@ static int check_number(struct check *c, enum lr_jtype *type)
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	if (*c->p == '0') {
 		c->p++;
+		if (is_digit(c)) /* a leading zero: jansson's lexer stops here */
+			return fail(c, "invalid token");
 	} else {
 		for (; is_digit(c); c->p++) {
 			unsigned d = *c->p - '0';
