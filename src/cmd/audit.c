@@ -169,7 +169,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	struct lr_trust trust;
 	json_t *signed_head = NULL;
 	int64_t signed_seq = 0;
-	int rc = 0, problems = 0, checked = 0, i, json = 0, first;
+	int rc = 0, problems = 0, checked = 0, json = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix or 'last')"),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
@@ -206,8 +206,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	}
 	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)))
 		rc = audit_scope(st, run_ref, &f, &ids, &n);
-	for (i = 0; i < n && !rc; i++)
-		rc = lr_audit_run(st, ids[i], report_problem, j, &problems, &checked);
+	if (!rc)
+		rc = lr_audit_runs(st, ids, n, report_problem, j, &problems, &checked);
 	if (!rc)
 		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub, report_problem,
 				     report_later, j, &problems, &head);

@@ -1,8 +1,12 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <sched.h>
+#include <stdatomic.h>
+
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/parallel.h"
 #include "base/trust.h"
 #include "evidence/archive.h"
 #include "evidence/audit.h"
@@ -188,6 +192,112 @@ int lr_audit_run(struct lr_store *st, int64_t id, lr_audit_fn fn, void *arg, int
 		check_replay(st, &c, &r);
 out:
 	lr_run_release(&r);
+	return rc;
+}
+
+/* ---- many runs, on every CPU ---- */
+
+/* One run's audit on a worker: what it found, kept until the runs before it are reported. */
+struct run_result {
+	struct lr_strlist found;
+	int problems, checked, rc;
+	char *error, *hint;
+};
+
+struct audit_workers {
+	const char *dir;
+	const int64_t *ids;
+	int n;
+	atomic_int next;
+	struct run_result *res;
+};
+
+struct audit_worker {
+	struct audit_workers *w;
+	struct lr_store *st;	/* its own connection: kept open until its seal digests are adopted */
+};
+
+static void keep_problem(void *arg, int64_t run, const char *problem)
+{
+	struct run_result *r = arg;
+
+	(void)run;
+	if (lr_strlist_add(&r->found, problem) && !r->rc)
+		r->rc = lr_error_set(LR_ENOMEM, "out of memory");
+}
+
+static void *audit_part(void *arg)
+{
+	struct audit_worker *me = arg;
+	struct audit_workers *w = me->w;
+	int i, open_rc = lr_store_open(&me->st, w->dir, 0);
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->n) {
+		struct run_result *r = &w->res[i];
+
+		if (!open_rc && !r->rc)
+			r->rc = lr_audit_run(me->st, w->ids[i], keep_problem, r, &r->problems, &r->checked);
+		else if (!r->rc)
+			r->rc = open_rc;
+		if (r->rc) {
+			r->error = strdup(lr_error_msg());
+			r->hint = lr_error_hint_msg()[0] ? strdup(lr_error_hint_msg()) : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The CPUs this process may run on. */
+static int cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems, int *checked)
+{
+	struct audit_worker part[LR_PARALLEL_MAX];
+	struct audit_workers w = { lr_store_dir(st), ids, n, 0, NULL };
+	int64_t stamp = lr_store_write_stamp(st);
+	int nparts = cpus(), i, rc = 0;
+
+	nparts = nparts < n ? nparts : n;
+	nparts = nparts < LR_PARALLEL_MAX ? nparts : LR_PARALLEL_MAX;
+	if (nparts < 2) { /* one CPU, or one run: no second connection */
+		for (i = 0; i < n && !rc; i++)
+			rc = lr_audit_run(st, ids[i], fn, arg, problems, checked);
+		return rc;
+	}
+	if (!(w.res = calloc((size_t)n, sizeof *w.res)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < nparts; i++)
+		part[i] = (struct audit_worker){ &w, NULL };
+	lr_parallel(part, sizeof part[0], nparts, audit_part);
+	for (i = 0; i < nparts; i++) { /* the ledger walk needs the digests the seal checks computed */
+		if (part[i].st)
+			lr_store_seal_memo_adopt(st, part[i].st, stamp);
+		lr_store_free(part[i].st);
+	}
+	for (i = 0; i < n; i++) { /* in run order, as one connection would have found them, up to the first error */
+		struct run_result *r = &w.res[i];
+
+		for (size_t k = 0; !rc && k < r->found.n; k++)
+			fn(arg, ids[i], r->found.v[k]);
+		if (!rc) {
+			*problems += r->problems;
+			*checked += r->checked;
+		}
+		if (!rc && r->rc) {
+			rc = lr_error_set(r->rc, "%s", r->error ? r->error : "out of memory");
+			if (r->hint)
+				lr_error_hint("%s", r->hint);
+		}
+		lr_strlist_release(&r->found);
+		free(r->error);
+		free(r->hint);
+	}
+	free(w.res);
 	return rc;
 }
 

@@ -23,6 +23,16 @@ typedef void (*lr_audit_fn)(void *arg, int64_t run, const char *problem);
 /* Audit one run; *problems is increased by the discrepancies found; *checked counts the artifacts hashed. */
 LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems, int *checked);
 
+/*
+ * Audit runs ids[0..n) on every CPU this process may use, each worker on a
+ * connection of its own; fn hears each run's problems in run order, as from
+ * lr_audit_run one run after another, and the first error (in run order) is
+ * returned. The seal digests the workers computed are given to st for the
+ * ledger walk that follows.
+ */
+LR_MUST_CHECK int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
+				int *checked);
+
 /* A head published earlier: "SEQ:DIGEST" parsed. */
 struct lr_published_head {
 	int64_t seq;

@@ -12,6 +12,17 @@
  */
 LR_MUST_CHECK int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void *arg, int *sealed);
 
+/*
+ * The seal checks of several connections to one store, for the ledger walk
+ * of one: lr_store_write_stamp says what a connection has seen written (two
+ * equal stamps: nothing was written between them, by it or another), and
+ * lr_store_seal_memo_adopt gives 'to' the run digests 'from' computed,
+ * unless 'to' has seen a write since 'stamp'. Neither connection may be in
+ * use on another thread meanwhile.
+ */
+int64_t lr_store_write_stamp(struct lr_store *st);
+void lr_store_seal_memo_adopt(struct lr_store *to, struct lr_store *from, int64_t stamp);
+
 /* The newest ledger entry: what a report or comment publishes as SEQ:DIGEST. */
 struct lr_ledger_head {
 	int64_t seq;			/* 0: the ledger is empty */

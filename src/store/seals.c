@@ -326,6 +326,22 @@ static void memo_put(struct lr_store *st, int64_t run, const char digest[LR_SHA2
 	memcpy(m->v[m->n++].digest, digest, LR_SHA256_HEX);
 }
 
+int64_t lr_store_write_stamp(struct lr_store *st)
+{
+	return (int64_t)sqlite3_total_changes64(st->db) + (int64_t)data_version(st); /* both only grow */
+}
+
+void lr_store_seal_memo_adopt(struct lr_store *to, struct lr_store *from, int64_t stamp)
+{
+	struct seal_memo *m = from->memo;
+
+	if (!m || lr_store_write_stamp(to) != stamp || m->changes != sqlite3_total_changes64(from->db) ||
+	    m->version != data_version(from))
+		return; /* a write since: 'to' computes what it needs itself */
+	for (size_t i = 0; i < m->n; i++)
+		memo_put(to, m->v[i].run, m->v[i].digest);
+}
+
 /* The memo's digest of 'run', or NULL. */
 static const char *memo_get(struct lr_store *st, int64_t run)
 {

@@ -47,6 +47,21 @@ expect_exit 1 "a replay's binding drift is found" "$LABRUN" audit --run 4
 contains "$T/out" "rows of table 'binding' changed since the run was sealed" "by the seal"
 contains "$T/out" "its binding 'pinned_cpu' is 7, run 3 (the original) has" "against the original"
 
+# every run at once: the runs are audited on every CPU, each worker on a connection of its own, and
+# what they find is said in run order, exactly as one CPU says it
+expect_exit 1 "the whole store, on every CPU" "$LABRUN" audit
+cp "$T/out" "$T/all-cpus"
+contains "$T/all-cpus" "PROBLEM run 3: rows of table 'repetition' changed" "run 3's problem"
+contains "$T/all-cpus" "PROBLEM run 4: rows of table 'binding' changed" "run 4's problem"
+[ "$(grep -n 'PROBLEM run 3' "$T/all-cpus" | head -1 | cut -d: -f1)" -lt "$(grep -n 'PROBLEM run 4' "$T/all-cpus" | head -1 | cut -d: -f1)" ] ||
+	fail "run 4's problem came before run 3's"
+ok "in run order"
+if command -v taskset >/dev/null; then
+	expect_exit 1 "the whole store, on one CPU" taskset -c 0 "$LABRUN" audit
+	cmp -s "$T/out" "$T/all-cpus" || { diff "$T/all-cpus" "$T/out" >&2; fail "one CPU and every CPU disagree"; }
+	ok "one CPU says exactly what every CPU says"
+fi
+
 # --json: the same audit as one object, problems and all
 export LABRUN_STORE="$T/json-store"
 "$LABRUN" record -q -- echo one >/dev/null 2>&1
