@@ -54,9 +54,8 @@ static int verify(const char *only)
 
 		if (only && strcmp(only, "auto") ? strcmp(k->name, only) : (only && k != lr_dlf16_auto()))
 			continue;
-		if (!k->encode || !k->supported()) {
-			printf("%-8s  not available: %s\n", k->name,
-			       k->encode ? "this CPU lacks the instructions" : k->what);
+		if (lr_dlf16_unavailable(k)) {
+			printf("%-8s  not available: %s\n", k->name, lr_dlf16_unavailable(k));
 			continue;
 		}
 		for (c = 0; c < 2; c++) {

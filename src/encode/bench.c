@@ -324,7 +324,7 @@ static int memory_variants(struct lr_bench_result *r)
 	for (i = 0; lr_dlf16_kernels[i]; i++) {
 		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
 
-		if (!k->encode || !k->supported())
+		if (lr_dlf16_unavailable(k))
 			continue;
 		r->var[nv].kind = LR_BENCH_ENCODE;
 		r->var[nv].k = k;

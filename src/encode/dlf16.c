@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "base/error.h"
+#include "encode/cpu.h"
 #include "encode/dlf16.h"
 
 const char *lr_dlf16_contract_name(enum lr_dlf16_contract c)
@@ -77,7 +78,7 @@ static int has_avx2(void)
 {
 #if defined(HAVE_AVX2_KERNEL)
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2");
+	return __builtin_cpu_supports("avx2") && !lr_cpu_hidden("avx2");
 #else
 	return 0;
 #endif
@@ -87,7 +88,7 @@ static int has_avx512(void)
 {
 #if defined(HAVE_AVX512_KERNEL)
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && !lr_cpu_hidden("avx512");
 #else
 	return 0;
 #endif
@@ -154,6 +155,15 @@ const struct lr_dlf16_kernel *lr_dlf16_auto(void)
 	return auto_kernel;
 }
 
+const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k)
+{
+	if (!k->encode)
+		return k->what;
+	if (!k->supported())
+		return lr_cpu_hidden(k->name) ? "LABRUN_CPU_HIDE hides its instructions" : "this CPU lacks the instructions";
+	return NULL;
+}
+
 int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name)
 {
 	size_t i;
@@ -168,14 +178,10 @@ int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name)
 
 		if (strcmp(k->name, name))
 			continue;
-		if (!k->encode) {
-			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, k->what);
-			lr_error_hint("rebuild with a compiler that supports it, or pick another --kernel");
-			return LR_EINVAL;
-		}
-		if (!k->supported()) {
-			lr_error_set(LR_EINVAL, "kernel '%s' is not available: this CPU lacks the instructions", name);
-			lr_error_hint("use --kernel auto to pick the fastest this CPU supports");
+		if (lr_dlf16_unavailable(k)) {
+			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, lr_dlf16_unavailable(k));
+			lr_error_hint(k->encode ? "use --kernel auto to pick the fastest this CPU supports"
+						: "rebuild with a compiler that supports it, or pick another --kernel");
 			return LR_EINVAL;
 		}
 		*out = k;

@@ -77,6 +77,9 @@ struct lr_dlf16_kernel {
 /* All kernels, in a fixed order (lookup first: the baseline), NULL-terminated. */
 extern const struct lr_dlf16_kernel *const lr_dlf16_kernels[];
 
+/* Why kernel k cannot run here (not built, hidden by LABRUN_CPU_HIDE, not on this CPU), or NULL when it can. */
+const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k);
+
 /*
  * Find a kernel by name; "auto" gives the fastest one this CPU supports.
  * A kernel that is unknown, or that this build or CPU lacks, is refused

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include "base/parallel.h"
+#include "encode/cpu.h"
 #include "encode/synth.h"
 
 #define GAMMA 0x9e3779b97f4a7c15ull
@@ -22,7 +23,7 @@ static uint64_t next(uint64_t *s)
 static int synth8_supported(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && !lr_cpu_hidden("avx512");
 }
 #endif
 

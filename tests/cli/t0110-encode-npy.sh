@@ -66,6 +66,19 @@ contains "$T/err" "big-endian" "the error says big-endian"
 
 expect_exit 2 "unknown kernel" "$LABRUN" encode --kernel sse9 "$F/small.v2.npy" o.npy
 contains "$T/err" "unknown kernel 'sse9'" "names the kernel"
+# LABRUN_CPU_HIDE hides instruction sets from the dispatch, as on a CPU without them
+for k in avx2 avx512; do
+	expect_exit 2 "--kernel $k with $k hidden" env LABRUN_CPU_HIDE="sse4,$k" "$LABRUN" encode --kernel $k "$F/small.v2.npy" hidden.npy
+	contains "$T/err" "kernel '$k' is not available" "$k: refused, named"
+	[ ! -e hidden.npy ] || fail "a refused kernel wrote an output"
+done
+expect_exit 0 "the bench header with both hidden" env LABRUN_CPU_HIDE=avx512,avx2 "$LABRUN" bench encoder \
+	--shape 1,2,1,64,64 --reps 2 --no-files
+contains "$T/out" "auto kernel scalar" "auto falls back to what is left"
+lacks "$T/out" "encode: avx" "and no hidden kernel is timed"
+expect_exit 0 "--verify with avx512 hidden checks what is left" env LABRUN_CPU_HIDE=avx512 "$LABRUN" encode --verify
+contains "$T/out" "avx512    not available: " "the hidden kernel is not run"
+lacks "$T/out" "avx512    saturate" "nor checked"
 expect_exit 2 "bad --permute" "$LABRUN" encode --permute 0,0 "$F/small.v2.npy" o.npy
 expect_exit 2 "missing input" "$LABRUN" encode nosuch.npy o.npy
 contains "$T/err" "cannot read 'nosuch.npy'" "names the input"
