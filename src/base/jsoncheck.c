@@ -184,12 +184,17 @@ static int check_number(struct check *c, enum lr_jtype *type)
 		if (is_digit(c)) /* a leading zero: jansson's lexer stops here */
 			return fail(c, "invalid token");
 	} else {
-		for (; is_digit(c); c->p++) {
-			unsigned d = *c->p - '0';
+		const unsigned char *digits = c->p;
 
-			over |= v > (limit - d) / 10;
-			v = v * 10 + d;
-		}
+		while (is_digit(c))
+			c->p++;
+		if (c->p - digits > 18) /* fewer digits always fit: only long ones are added up */
+			for (; digits < c->p; digits++) {
+				unsigned d = *digits - '0';
+
+				over |= v > (limit - d) / 10;
+				v = v * 10 + d;
+			}
 	}
 	*type = LR_JSON_INTEGER;
 	if (c->p < c->end && *c->p == '.') {

@@ -151,6 +151,28 @@ int lr_json_get(const struct lr_jval *object, const char *name, struct lr_jval *
 	return found;
 }
 
+void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size_t n, struct lr_jval *vals, int *has)
+{
+	struct lr_jiter it;
+	struct lr_jval k, v;
+
+	memset(has, 0, n * sizeof *has);
+	if (o->type != LR_JSON_OBJECT)
+		return;
+	lr_json_iter(&it, o);
+	while (lr_json_next(&it, &k, &v)) {
+		int escaped = memchr(k.p, '\\', k.n) != NULL; /* rare: then decoded to compare */
+
+		for (size_t i = 0; i < n; i++)
+			if (escaped ? lr_json_string_eq(&k, names[i].s, names[i].len)
+				    : k.n == names[i].len + 2 && !memcmp(k.p + 1, names[i].s, names[i].len)) {
+				vals[i] = v;
+				has[i] = 1;
+				break;
+			}
+	}
+}
+
 /* Code point cp as UTF-8 at out; its length. */
 static size_t put_utf8(char *out, unsigned cp)
 {
@@ -295,13 +317,31 @@ static int same_string(const struct lr_jval *a, const struct lr_jval *b)
 	return 1;
 }
 
+/* 0 when the text's tape, holding every container of it, has none inside array v: nothing to look at there. */
+static int may_hold_object(const struct lr_jval *v)
+{
+	const struct lr_jdoc *d = v->doc;
+	size_t from, to;
+
+	if (v->type != LR_JSON_ARRAY)
+		return 1;
+	if (!d || d->n >= LR_JSON_TAPE)
+		return 1; /* the tape is full: there may be more */
+	from = (size_t)(v->p - d->base);
+	to = from + v->n;
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->open[i] > from && d->open[i] < to)
+			return 1;
+	return 0;
+}
+
 int lr_json_unique(const struct lr_jval *v, struct lr_jval *dup)
 {
 	struct lr_jiter it, before;
 	struct lr_jval k, x, k2, x2;
 	size_t i, j;
 
-	if (v->type != LR_JSON_OBJECT && v->type != LR_JSON_ARRAY)
+	if ((v->type != LR_JSON_OBJECT && v->type != LR_JSON_ARRAY) || !may_hold_object(v))
 		return 1;
 	lr_json_iter(&it, v);
 	for (i = 0; lr_json_next(&it, &k, &x); i++) {

@@ -65,6 +65,19 @@ int lr_json_next(struct lr_jiter *it, struct lr_jval *key, struct lr_jval *val);
 /* The member 'name' of a checked object (the last, if it appears twice, as jansson keeps it): 1, or 0 when absent. */
 int lr_json_get(const struct lr_jval *object, const char *name, struct lr_jval *val);
 
+/* A member name a reader looks for, and its length: LR_JSON_NAME("case_id"). */
+struct lr_jname {
+	const char *s;
+	size_t len;
+};
+#define LR_JSON_NAME(name) { name, sizeof name - 1 }
+
+/*
+ * The members of object o named in names[0..n) in one pass: vals[i] is the
+ * last member named names[i] (as jansson keeps it) when has[i] is 1.
+ */
+void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size_t n, struct lr_jval *vals, int *has);
+
 /* A string value decoded: its length, and with 'out' (at least v->n bytes) its bytes there, NUL-terminated. */
 size_t lr_json_string(const struct lr_jval *v, char *out);
 /* 1 when string value v decodes to the len bytes at s. */

@@ -115,19 +115,13 @@ static int bad(struct reader *rd, const char *name)
 	return 1;
 }
 
-/* Member 'name' of object o; 0 when absent. */
-static int get(const struct lr_jval *o, const char *name, struct lr_jval *v)
-{
-	return lr_json_get(o, name, v);
-}
-
 /* A string member (or null when 'nullable'), decoded into the reader's strings. */
 static int text(struct reader *rd, const struct lr_jval *o, const char *name, int nullable, const char **out)
 {
 	struct lr_jval v;
 
 	*out = NULL;
-	if (!get(o, name, &v) || (v.type != LR_JSON_STRING && !(nullable && v.type == LR_JSON_NULL)))
+	if (!lr_json_get(o, name, &v) || (v.type != LR_JSON_STRING && !(nullable && v.type == LR_JSON_NULL)))
 		return bad(rd, name);
 	if (v.type == LR_JSON_NULL)
 		return 0;
@@ -144,7 +138,7 @@ static int number(struct reader *rd, const struct lr_jval *o, const char *name, 
 
 	*has = 0;
 	*out = NAN;
-	if (!get(o, name, &v))
+	if (!lr_json_get(o, name, &v))
 		return bad(rd, name);
 	if (v.type == LR_JSON_NULL)
 		return nullable ? 0 : bad(rd, name);
@@ -162,7 +156,7 @@ static int boolean(struct reader *rd, const struct lr_jval *o, const char *name,
 {
 	struct lr_jval v;
 
-	if (!get(o, name, &v) || (v.type != LR_JSON_TRUE && v.type != LR_JSON_FALSE))
+	if (!lr_json_get(o, name, &v) || (v.type != LR_JSON_TRUE && v.type != LR_JSON_FALSE))
 		return bad(rd, name);
 	*out = v.type == LR_JSON_TRUE;
 	return 0;
@@ -187,7 +181,7 @@ static int read_pass(struct reader *rd, const struct lr_jval *o, struct lr_store
 	{
 		struct lr_jval s;
 
-		if (!get(o, "seed", &s) || (s.type != LR_JSON_NULL && s.type != LR_JSON_INTEGER))
+		if (!lr_json_get(o, "seed", &s) || (s.type != LR_JSON_NULL && s.type != LR_JSON_INTEGER))
 			return bad(rd, "seed");
 		p->has_seed = s.type == LR_JSON_INTEGER;
 		p->seed = p->has_seed ? lr_json_integer(&s) : 0;
@@ -210,7 +204,7 @@ static int itl(struct reader *rd, const struct lr_jval *o, const char **out)
 	struct lr_jiter it;
 
 	*out = NULL;
-	if (!get(o, "itl_ms", &a) || (a.type != LR_JSON_NULL && a.type != LR_JSON_ARRAY))
+	if (!lr_json_get(o, "itl_ms", &a) || (a.type != LR_JSON_NULL && a.type != LR_JSON_ARRAY))
 		return bad(rd, "itl_ms");
 	if (a.type == LR_JSON_NULL)
 		return 0;
@@ -294,8 +288,8 @@ static int read_all(struct reader *rd, const struct lr_jval *top, struct lr_pass
 	struct lr_jiter it;
 	int rc;
 
-	if (top->type != LR_JSON_OBJECT || !get(top, "pass", &pass) || !get(top, "gauges", &gauges) ||
-	    !get(top, "requests", &requests) || requests.type != LR_JSON_ARRAY)
+	if (top->type != LR_JSON_OBJECT || !lr_json_get(top, "pass", &pass) || !lr_json_get(top, "gauges", &gauges) ||
+	    !lr_json_get(top, "requests", &requests) || requests.type != LR_JSON_ARRAY)
 		return rd->why = "not an object of pass, gauges and requests", 1;
 	if ((rc = read_pass(rd, &pass, &pf->pass)) || (rc = read_gauges(rd, &gauges, pf)))
 		return rc;

@@ -242,13 +242,12 @@ static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
 /* The members of an event that labrun reads, each the last of its name (as jansson keeps it); type NULL when absent. */
 enum { F_CHOICES, F_USAGE, F_ERROR, F_CONTENT, F_TOKENS, F_STOP, F_STOP_TYPE, F_INDEX, F_TEXT, F_DELTA, F_TOKEN_IDS,
        F_LOGPROBS, F_FINISH, F_PROMPT_TOKENS, F_COMPLETION_TOKENS, F_MESSAGE, F_N };
-#define NAME(s) { s, sizeof s - 1 }
-static const struct {
-	const char *s;
-	size_t len;
-} field_names[F_N] = { NAME("choices"), NAME("usage"), NAME("error"), NAME("content"), NAME("tokens"), NAME("stop"),
-		       NAME("stop_type"), NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"), NAME("logprobs"),
-		       NAME("finish_reason"), NAME("prompt_tokens"), NAME("completion_tokens"), NAME("message") };
+#define NAME(s) LR_JSON_NAME(s)
+static const struct lr_jname field_names[F_N] = {
+	NAME("choices"), NAME("usage"), NAME("error"), NAME("content"), NAME("tokens"), NAME("stop"), NAME("stop_type"),
+	NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"), NAME("logprobs"), NAME("finish_reason"),
+	NAME("prompt_tokens"), NAME("completion_tokens"), NAME("message")
+};
 #undef NAME
 
 struct fields {
@@ -259,24 +258,7 @@ struct fields {
 /* One pass over object o, keeping the members named in [from, to). */
 static void read_fields(const struct lr_jval *o, int from, int to, struct fields *f)
 {
-	struct lr_jiter it;
-	struct lr_jval k, v;
-
-	memset(f->has + from, 0, (size_t)(to - from) * sizeof f->has[0]);
-	if (o->type != LR_JSON_OBJECT)
-		return;
-	lr_json_iter(&it, o);
-	while (lr_json_next(&it, &k, &v)) {
-		int escaped = memchr(k.p, '\\', k.n) != NULL; /* rare: then decoded to compare */
-
-		for (int i = from; i < to; i++)
-			if (escaped ? lr_json_string_eq(&k, field_names[i].s, field_names[i].len)
-				    : k.n == field_names[i].len + 2 && !memcmp(k.p + 1, field_names[i].s, field_names[i].len)) {
-				f->v[i] = v;
-				f->has[i] = 1;
-				break;
-			}
-	}
+	lr_json_members(o, field_names + from, (size_t)(to - from), f->v + from, f->has + from);
 }
 
 static const struct lr_jval none = { LR_JSON_NULL, "null", 4, NULL };

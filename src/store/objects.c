@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 
 #include "base/error.h"
 #include "base/walk.h"
@@ -77,7 +78,7 @@ int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_pa
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 			goto fail;
 		}
-		w->fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		w->fd = open(tmp_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	} else {
 		snprintf(dir, sizeof dir, "%s/objects/tmp", store_dir);
 		if ((rc = lr_mkdir1(dir)))
@@ -89,7 +90,7 @@ int lr_objw_open(struct lr_objw **out, const char *store_dir, const char *tmp_pa
 		 * fsck removes one whose writer is gone (lr_obj_sweep_tmp).
 		 */
 		if (access("/proc/self/fd", X_OK) == 0 &&
-		    (w->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644)) >= 0) {
+		    (w->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644)) >= 0) {
 			w->anon = 1;
 			if (!(w->tmp_path = strdup(dir))) {
 				rc = lr_error_set(LR_ENOMEM, "out of memory");
@@ -166,6 +167,27 @@ int lr_objw_write(struct lr_objw *w, const void *data, size_t len)
 	}
 	memcpy(w->buf + w->buffered, data, len);
 	w->buffered += len;
+	return 0;
+}
+
+int lr_objw_map(struct lr_objw *w, const char **p, size_t *n)
+{
+	void *m;
+	int rc;
+
+	*p = NULL;
+	*n = 0;
+	if ((rc = lr_objw_flush(w)))
+		return rc;
+	if (!w->size)
+		return 0;
+	if ((uint64_t)w->size > SIZE_MAX)
+		return lr_error_set(LR_ENOMEM, "'%s' is too large to map", w->tmp_path);
+	m = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, w->fd, 0);
+	if (m == MAP_FAILED)
+		return lr_error_set(errno == ENOMEM ? LR_ENOMEM : LR_EIO, "cannot map '%s': %s", w->tmp_path, strerror(errno));
+	*p = m;
+	*n = (size_t)w->size;
 	return 0;
 }
 

@@ -41,6 +41,13 @@ LR_MUST_CHECK int lr_objw_write(struct lr_objw *w, const void *data, size_t len)
 LR_MUST_CHECK int lr_objw_flush(struct lr_objw *w);
 
 /*
+ * What was written so far, flushed and mapped read-only in *p (*n bytes;
+ * nothing when 0), to read it back before it is committed: what is read is
+ * what the object holds. munmap((void *)*p, *n) when done.
+ */
+LR_MUST_CHECK int lr_objw_map(struct lr_objw *w, const char **p, size_t *n);
+
+/*
  * fsync, rename into objects/, fsync the directory, free 'w'. Stores the
  * digest and size. If the object already exists the temporary file is
  * removed (same content, same name). 'w' is freed even on failure.

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -64,18 +66,40 @@ const struct db_seal_query db_seal_queries[] = {
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
-/* Each table's digest of run 'id', in the order of seal_queries (see base/seal.h). */
-static int seal_tables(struct lr_store *st, int64_t id, struct lr_kvlist *out)
+/* Whether table is one of the NULL-terminated list (NULL: every table). */
+static int listed(const char *const *tables, const char *table)
+{
+	if (!tables)
+		return 1;
+	for (; *tables; tables++)
+		if (!strcmp(*tables, table))
+			return 1;
+	return 0;
+}
+
+/*
+ * Each table's digest of run 'id', in the order of seal_queries (see
+ * base/seal.h): computed for the tables 'changed' lists (NULL: all), and for
+ * the others taken from the run's stored seal 'sealed' (a JSON object) when
+ * it has them.
+ */
+static int seal_tables(struct lr_store *st, int64_t id, const char *const *changed, const json_t *sealed,
+		       struct lr_kvlist *out)
 {
 	size_t q;
 	int rc = 0;
 
 	for (q = 0; q < db_nseal_queries && !rc; q++) {
+		const char *kept = json_string_value(json_object_get(sealed, db_seal_queries[q].table));
 		sqlite3_stmt *s = NULL;
 		struct lr_seal_table t;
 		char hex[LR_SHA256_HEX];
 		int c, n;
 
+		if (kept && !listed(changed, db_seal_queries[q].table)) {
+			rc = lr_kvlist_add(out, db_seal_queries[q].table, kept, NULL);
+			continue;
+		}
 		if ((rc = db_prepare(st, &s, db_seal_queries[q].sql)) || (rc = lr_seal_table_init(&t))) {
 			sqlite3_finalize(s);
 			break;
@@ -225,8 +249,7 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	return rc;
 }
 
-/* Write (or rewrite) the seal of run 'id' and append it to the ledger; call inside a write transaction. */
-int db_seal_run(struct lr_store *st, int64_t id, const char *now)
+static int seal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed, const json_t *sealed)
 {
 	static const char sql[] =
 		"INSERT INTO run_seal(run_id, digest, tables, sealed_at) VALUES (:run, :digest, :tables, :now)"
@@ -237,7 +260,7 @@ int db_seal_run(struct lr_store *st, int64_t id, const char *now)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = seal_tables(st, id, &digests)) || (rc = lr_seal_digest(&digests, &tables, digest)) ||
+	if ((rc = seal_tables(st, id, changed, sealed, &digests)) || (rc = lr_seal_digest(&digests, &tables, digest)) ||
 	    (rc = db_prepare(st, &s, sql)))
 		goto out;
 	db_bind_int(s, ":run", id);
@@ -250,6 +273,30 @@ out:
 	sqlite3_finalize(s);
 	lr_kvlist_release(&digests);
 	free(tables);
+	return rc;
+}
+
+/* Write (or rewrite) the seal of run 'id' and append it to the ledger; call inside a write transaction. */
+int db_seal_run(struct lr_store *st, int64_t id, const char *now)
+{
+	return seal_run(st, id, now, NULL, NULL);
+}
+
+int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed)
+{
+	sqlite3_stmt *s = NULL;
+	json_t *sealed = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT tables FROM run_seal WHERE run_id = :run")))
+		return rc;
+	db_bind_int(s, ":run", id);
+	if (db_step_row(st, s, "read the run's seal", &rc) && sqlite3_column_type(s, 0) == SQLITE_TEXT)
+		sealed = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
+	sqlite3_finalize(s);
+	if (!rc)
+		rc = seal_run(st, id, now, changed, json_is_object(sealed) ? sealed : NULL);
+	json_decref(sealed);
 	return rc;
 }
 
@@ -394,7 +441,7 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	if ((rc = stored_seal(st, id, &stored)) || !stored)
 		return rc;
 	*sealed = 1;
-	if (!(rc = seal_tables(st, id, &digests)))
+	if (!(rc = seal_tables(st, id, NULL, NULL, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
 	if (!rc) { /* the ledger walk asks for the same digest: keep it */
 		char digest[LR_SHA256_HEX];
@@ -444,7 +491,7 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 		return 0;
 	}
 	/* a run sealed before a table existed was sealed without it */
-	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, &digests)))
+	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, NULL, NULL, &digests)))
 		rc = lr_seal_digest_as_sealed(&digests, stored, digest);
 	lr_kvlist_release(&digests);
 	free(stored);

@@ -10,8 +10,14 @@
 #include "store/serving.h"
 #include "store/store-int.h"
 
-/* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact). */
-static int reseal_if_final(struct lr_store *st, int64_t run)
+/* The tables each kind of serving evidence adds rows to. */
+static const char *const set_tables[] = { "response_set", "response", "collect_pass", "collect_request", "collect_gauge",
+					   NULL };
+static const char *const comparison_tables[] = { "comparison", "comparison_case", NULL };
+static const char *const gate_tables[] = { "gate", "gate_case", NULL };
+
+/* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact to 'changed'). */
+static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *changed)
 {
 	int64_t final;
 	char *now = NULL;
@@ -22,7 +28,7 @@ static int reseal_if_final(struct lr_store *st, int64_t run)
 		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = db_seal_run(st, run, now);
+	rc = db_reseal_run(st, run, now, changed);
 	free(now);
 	return rc;
 }
@@ -34,11 +40,11 @@ struct lr_set_writer {
 };
 
 int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
-		       const char *raw_sha256, struct lr_set_writer **out)
+		       struct lr_set_writer **out)
 {
 	static const char set[] =
 		"INSERT INTO response_set(run_id, route, condition_idx, seq, source, raw_sha256, cases, ingested_at)"
-		" VALUES (:run, :route, :cond, :seq, :source, :raw, 0, :now) RETURNING id";
+		" VALUES (:run, :route, :cond, :seq, :source, '', 0, :now) RETURNING id"; /* raw_sha256 at commit */
 	static const char row[] =
 		"INSERT INTO response(set_id, case_id, line, tokens, ntokens, text, finish_reason, latency_ms, ttft_ms,"
 		" input_tokens, output_tokens, lane, model) VALUES (:set, :case, :line, :tokens, :ntokens, :text,"
@@ -82,7 +88,6 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	if (seq >= 0)
 		db_bind_int(s, ":seq", seq);
 	db_bind_text(s, ":source", source);
-	db_bind_text(s, ":raw", raw_sha256);
 	db_bind_text(s, ":now", now);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
@@ -123,21 +128,22 @@ int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
 	return db_step_done(w->st, s, "record a response");
 }
 
-int lr_store_set_commit(struct lr_set_writer *w, int64_t *id)
+int lr_store_set_commit(struct lr_set_writer *w, const char *raw_sha256, int64_t *id)
 {
 	sqlite3_stmt *s = NULL;
 	int rc;
 
 	sqlite3_finalize(w->ins);
 	w->ins = NULL;
-	if (!(rc = db_prepare(w->st, &s, "UPDATE response_set SET cases = :n WHERE id = :id"))) {
+	if (!(rc = db_prepare(w->st, &s, "UPDATE response_set SET raw_sha256 = :raw, cases = :n WHERE id = :id"))) {
+		db_bind_text(s, ":raw", raw_sha256);
 		db_bind_int(s, ":n", w->cases);
 		db_bind_int(s, ":id", w->id);
 		rc = db_step_done(w->st, s, "count the responses");
 	}
 	sqlite3_finalize(s);
 	if (!rc)
-		rc = reseal_if_final(w->st, w->run);
+		rc = reseal_if_final(w->st, w->run, set_tables);
 	rc = db_commit(w->st, rc);
 	if (!rc && id)
 		*id = w->id;
@@ -303,7 +309,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 		rc = insert_outcome(st, w, *id, has_a ? a.case_id : b.case_id, &o);
 	}
 	if (!rc)
-		rc = reseal_if_final(st, run);
+		rc = reseal_if_final(st, run, comparison_tables);
 done:
 	sqlite3_finalize(p);
 	sqlite3_finalize(w);
@@ -474,7 +480,7 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 	}
 	sqlite3_finalize(s);
 	if (!rc)
-		rc = reseal_if_final(st, run);
+		rc = reseal_if_final(st, run, gate_tables);
 done:
 	rc = db_commit(st, rc);
 out:

@@ -31,10 +31,14 @@ struct lr_response_set {
 /* Writing one set: begin (a write transaction), add each response, commit (or abort: nothing stays). */
 struct lr_set_writer;
 LR_MUST_CHECK int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
-		       const char *raw_sha256, struct lr_set_writer **out);
+		       struct lr_set_writer **out);
 LR_MUST_CHECK int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
-/* Commit; a final run is resealed in the same transaction. *id gets the set's id. */
-LR_MUST_CHECK int lr_store_set_commit(struct lr_set_writer *w, int64_t *id);
+/*
+ * Commit with the stored file's digest (known once the object is stored,
+ * after its rows); a final run is resealed in the same transaction. *id gets
+ * the set's id.
+ */
+LR_MUST_CHECK int lr_store_set_commit(struct lr_set_writer *w, const char *raw_sha256, int64_t *id);
 /* The id of the set being written (its rows may be joined to it before the commit). */
 int64_t lr_store_set_id(const struct lr_set_writer *w);
 struct lr_store *lr_store_set_store(const struct lr_set_writer *w);

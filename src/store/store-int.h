@@ -129,6 +129,12 @@ extern const size_t db_nseal_queries;
 
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);
+/*
+ * The same after rows were added to the tables named in 'changed' (a
+ * NULL-terminated list) only: those are read again, the others' digests come
+ * from the run's stored seal, so amending a run costs what was added to it.
+ */
+int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed);
 /* Migration 10: seal every sealed run again and chain it into the ledger. */
 int db_ledger_backfill(struct lr_store *st);
 

@@ -80,8 +80,8 @@ mkdir -p "$tmpd"
 mkfifo "$T/slow.jsonl"
 for i in 0 1 2; do printf '{"case_id": "c%d", "tokens": [1], "text": "t", "finish_reason": "stop"}\n' $i; done >"$T/whole.jsonl"
 head -1 "$T/whole.jsonl" >"$T/half.jsonl"
-# the check pass reads it whole; the copy pass gets one line, then nothing until the ingest is killed
-python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/slow.jsonl" --stall "$T/whole.jsonl" "$T/half.jsonl" &
+# the copy gets one line, then nothing until the ingest is killed
+python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/slow.jsonl" --stall "$T/half.jsonl" &
 writer=$!
 "$LABRUN" ingest responses --run 1 --route slow "$T/slow.jsonl" >"$T/ing.out" 2>"$T/ing.err" &
 ing=$!
