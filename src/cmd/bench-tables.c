@@ -64,6 +64,11 @@ void cmd_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_res
 		    r->var[r->best].gbps / r->var[r->ceiling].gbps);
 	if (r->best >= 0 && r->lookup >= 0)
 		ADD(", %.2fx faster than lookup", r->var[r->lookup].median_ms / r->var[r->best].median_ms);
+	if (r->best >= 0 && r->contiguous >= 0)
+		ADD("%sAuto takes %s at this size%s%s%s: %.3f ms = %.2fx the best kernel's time", n ? sep : "",
+		    r->var[r->contiguous].kernel, r->auto_why ? " (" : "", r->auto_why ? r->auto_why : "",
+		    r->auto_why ? ")" : "", r->var[r->contiguous].median_ms,
+		    r->var[r->contiguous].median_ms / r->var[r->best].median_ms);
 	if (r->permuted >= 0 && r->contiguous >= 0)
 		ADD("%sPermuted view (%s): %.3f ms = %.2fx the contiguous encode", n ? sep : "", r->var[r->permuted].kernel,
 		    r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);

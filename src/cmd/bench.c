@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "encode/bench.h"
+#include "encode/ktable.h"
 #include "encode/npy.h"
 #include "experiment/benchjob.h"
 #include "record/hostinfo.h"
@@ -152,7 +153,8 @@ static int print_shape(const struct lr_bench_opts *o, const struct lr_bench_resu
 }
 
 /* Each shape in turn, added to the run as it completes; the first failure ends the run failed. */
-static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json_t *root, struct lr_bench_result *r)
+static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json_t *root, struct lr_bench_result *r,
+		      struct lr_ktable_entry *fastest)
 {
 	int i, rc = 0;
 
@@ -165,6 +167,7 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 			fprintf(stderr, "\033[K");
 		if (rc || (rc = lr_bench_job_add(job, &a->shape[i], r)))
 			return rc;
+		fastest[i] = (struct lr_ktable_entry){ (uint64_t)r->elements * 2, r->best >= 0 ? r->var[r->best].k : NULL };
 		if (root) {
 			json_object_set_new(root, "cpu", json_integer(r->cpu));
 			json_array_append_new(json_object_get(root, "shapes"), cmd_bench_json(&a->shape[i], r));
@@ -179,8 +182,28 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 	return 0;
 }
 
+/* The fastest kernel per size into the table 'auto' reads (encode/ktable.h); a cache, so a failure only warns. */
+static void write_table(const struct lr_ktable_entry *fastest, int n, int json)
+{
+	struct lr_ktable_entry e[32];
+	size_t m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (fastest[i].k)
+			e[m++] = fastest[i];
+	if (!m)
+		return;
+	if (lr_ktable_write(e, m)) {
+		fprintf(stderr, "labrun: warning: %s; 'auto' keeps its previous choice\n", lr_error_msg());
+		return;
+	}
+	if (!json)
+		printf("auto now takes the kernel fastest here at the nearest of these sizes (table %s)\n", lr_ktable_path());
+}
+
 static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 {
+	struct lr_ktable_entry fastest[32];
 	struct bench_args a;
 	struct lr_bench_job job;
 	struct lr_bench_result *r = NULL;
@@ -204,9 +227,11 @@ static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	}
 	root = header(&a.o, a.json);
-	rc = run_shapes(&a, &job, root, r);
+	rc = run_shapes(&a, &job, root, r, fastest);
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
+	if (a.o.threads == 1) /* what 'auto' takes from now on: one thread, as encode and import run a kernel */
+		write_table(fastest, a.nshapes, a.json);
 	if (a.json) {
 		json_object_set_new(root, "run", json_integer(job.run.id));
 		json_dumpf(root, stdout, JSON_INDENT(2));

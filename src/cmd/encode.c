@@ -8,6 +8,7 @@
 #include "cmd/options.h"
 #include "encode/dlf16-oracle.h"
 #include "encode/dlf16.h"
+#include "encode/ktable.h"
 #include "encode/layout.h"
 #include "encode/npy.h"
 #include "encode/output.h"
@@ -117,10 +118,12 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	if (!kname)
 		kname = "auto";
 
-	if ((rc = lr_dlf16_kernel_find(&k, kname)))
+	if (strcmp(kname, "auto") && (rc = lr_dlf16_kernel_find(&k, kname))) /* a bad name before any file is read */
 		return cmd_fail(rc);
 	if ((rc = lr_input_open(&in, &vin, argv[first], shape, &kind)))
 		return cmd_fail(rc);
+	if (!k && (rc = lr_dlf16_kernel_for(&k, kname, (uint64_t)lr_view_count(&vin) * 2)))
+		goto out;
 	if (kind == LR_NPY_F32) {
 		rc = lr_error_set(LR_EINVAL, "cannot encode '%s': it holds FP32 values, not BF16 bits", argv[first]);
 		lr_error_hint("convert it to BF16 first (e.g. with ml_dtypes), or pass the BF16 bits as '<u2'");

@@ -13,6 +13,7 @@
 #include "base/sha256.h"
 #include "base/stats.h"
 #include "encode/bench.h"
+#include "encode/ktable.h"
 #include "encode/npy.h"
 #include "encode/output.h"
 #include "encode/synth.h"
@@ -337,6 +338,7 @@ static int memory_variants(struct lr_bench_result *r)
 
 int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 {
+	const struct lr_dlf16_kernel *ak;
 	struct bufs b;
 	char d[65];
 	int rc, i, rep, pass, nv = 0, threads = o->threads > 1 ? o->threads : 1;
@@ -352,19 +354,20 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 	if ((rc = make_bufs(&b, o)))
 		goto out;
 	r->elements = b.n;
+	ak = lr_ktable_pick((uint64_t)b.n * 2, &r->auto_why); /* what 'auto' takes for this size, before this run */
 	nv = memory_variants(r);
 	r->var[nv].kind = LR_BENCH_PERMUTED;
-	r->var[nv].k = lr_dlf16_auto();
-	snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", lr_dlf16_auto()->name);
-	snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s, permuted view", lr_dlf16_auto()->name);
+	r->var[nv].k = ak;
+	snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", ak->name);
+	snprintf(r->var[nv].name, sizeof r->var[nv].name, "encode: %s, permuted view", ak->name);
 	nv++;
 	if (o->dir) {
 		if ((rc = make_files(&b, o)))
 			goto out;
 		lr_bench_variant_name(&r->var[nv++], "file: cp");
-		snprintf(d, sizeof d, "file: encode %s", lr_dlf16_auto()->name);
+		snprintf(d, sizeof d, "file: encode %s", ak->name);
 		lr_bench_variant_name(&r->var[nv], d);
-		r->var[nv++].k = lr_dlf16_auto();
+		r->var[nv++].k = ak;
 	}
 	r->nvar = nv;
 

@@ -66,6 +66,7 @@ struct lr_bench_result {
 	int file_encode;	/* index of encode file to file */
 	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
+	const char *auto_why;	/* why 'auto' is the permuted view's kernel (encode/ktable.h); NULL when read back */
 };
 
 /*

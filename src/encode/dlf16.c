@@ -141,20 +141,6 @@ static const struct lr_dlf16_kernel k_avx512 = {
 
 const struct lr_dlf16_kernel *const lr_dlf16_kernels[] = { &k_lookup, &k_scalar, &k_avx2, &k_avx512, NULL };
 
-static const struct lr_dlf16_kernel *auto_kernel;
-static pthread_once_t auto_once = PTHREAD_ONCE_INIT;
-
-static void pick_auto(void)
-{
-	auto_kernel = has_avx512() ? &k_avx512 : has_avx2() ? &k_avx2 : &k_scalar;
-}
-
-const struct lr_dlf16_kernel *lr_dlf16_auto(void)
-{
-	pthread_once(&auto_once, pick_auto);
-	return auto_kernel;
-}
-
 const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k)
 {
 	if (!k->encode)
@@ -162,34 +148,6 @@ const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k)
 	if (!k->supported())
 		return lr_cpu_hidden(k->name) ? "LABRUN_CPU_HIDE hides its instructions" : "this CPU lacks the instructions";
 	return NULL;
-}
-
-int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name)
-{
-	size_t i;
-
-	*out = NULL;
-	if (!strcmp(name, "auto")) {
-		*out = lr_dlf16_auto();
-		return 0;
-	}
-	for (i = 0; lr_dlf16_kernels[i]; i++) {
-		const struct lr_dlf16_kernel *k = lr_dlf16_kernels[i];
-
-		if (strcmp(k->name, name))
-			continue;
-		if (lr_dlf16_unavailable(k)) {
-			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, lr_dlf16_unavailable(k));
-			lr_error_hint(k->encode ? "use --kernel auto to pick the fastest this CPU supports"
-						: "rebuild with a compiler that supports it, or pick another --kernel");
-			return LR_EINVAL;
-		}
-		*out = k;
-		return 0;
-	}
-	lr_error_set(LR_EINVAL, "unknown kernel '%s'", name);
-	lr_error_hint("kernels: lookup, scalar, avx2, avx512, auto");
-	return LR_EINVAL;
 }
 
 void lr_dlf16_fence(void)

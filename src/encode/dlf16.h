@@ -80,16 +80,6 @@ extern const struct lr_dlf16_kernel *const lr_dlf16_kernels[];
 /* Why kernel k cannot run here (not built, hidden by LABRUN_CPU_HIDE, not on this CPU), or NULL when it can. */
 const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k);
 
-/*
- * Find a kernel by name; "auto" gives the fastest one this CPU supports.
- * A kernel that is unknown, or that this build or CPU lacks, is refused
- * with LR_EINVAL and a message saying which.
- */
-LR_MUST_CHECK int lr_dlf16_kernel_find(const struct lr_dlf16_kernel **out, const char *name);
-
-/* The kernel "auto" picks (chosen once, on first use). */
-const struct lr_dlf16_kernel *lr_dlf16_auto(void);
-
 /* Order non-temporal stores before later loads (sfence); cheap when none were issued. */
 void lr_dlf16_fence(void);
 

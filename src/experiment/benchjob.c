@@ -1,6 +1,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "encode/ktable.h"
 #include "experiment/benchjob.h"
 #include "record/record.h"
 

@@ -5,12 +5,35 @@
 
 #include "base/error.h"
 #include "base/jsonbytes.h"
+#include "encode/dlf16.h"
+#include "encode/ktable.h"
 #include "experiment/expdef.h"
 #include "experiment/plan.h"
 #include "experiment/replay.h"
 #include "record/record.h"
 #include "store/experiments.h"
 #include "store/runs.h"
+
+/*
+ * An arm of kernel 'auto' runs the kernel the original resolved it to (the
+ * arm rows hold it), not today's measured choice, when this host can run it;
+ * otherwise auto picks again, and the replay's arm rows show the difference.
+ */
+static int same_kernels(struct lr_store *st, int64_t orig, struct lr_expdef *d)
+{
+	char names[LR_EXP_MAXARMS][32], kernels[LR_EXP_MAXARMS][32];
+	const struct lr_dlf16_kernel *k;
+	int n, rc;
+
+	if ((rc = lr_store_arm_names(st, orig, names, kernels, LR_EXP_MAXARMS, &n)))
+		return rc;
+	for (int a = 0; a < d->narms && a < n; a++)
+		if (!strcmp(d->arms[a].kernel, "auto") && !strcmp(d->arms[a].name, names[a]) &&
+		    !lr_dlf16_kernel_find(&k, kernels[a]))
+			snprintf(d->arms[a].kernel, sizeof d->arms[a].kernel, "%s", k->name);
+	lr_error_clear();
+	return 0;
+}
 
 static int replay_experiment(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
 			     struct lr_replay *r)
@@ -31,6 +54,8 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	/* executing needs the whole definition; today's parse of it must give the design stored with the run */
 	if ((rc = lr_expdef_load(&d, label, text)) || (rc = lr_plan_stored(st, orig->id, &stored)) ||
 	    (rc = lr_plan_check(&d, &stored, orig->id)))
+		goto out;
+	if ((rc = same_kernels(st, orig->id, &d)))
 		goto out;
 	/* the same binding: the CPU the original was pinned to, when this host lets us use it
 	 * (otherwise the CPU the runner starts on; the binding rows show the difference) */

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "encode/dlf16.h"
+#include "encode/ktable.h"
 #include "encode/layout.h"
 #include "encode/synth.h"
 #include "experiment/command.h"

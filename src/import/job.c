@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/bigmem.h"
+#include "encode/ktable.h"
 #include "import/job.h"
 #include "record/record.h"
 #include "record/session.h"
@@ -92,7 +93,7 @@ int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_op
 	j->g.capacity = compiled.capacity;
 	j->g.block_size = compiled.block_size;
 	j->bytes = lr_kvgeom_export_bytes(&j->g);
-	return 0;
+	return strcmp(o->kernel, "auto") ? 0 : lr_dlf16_kernel_for(&j->k, "auto", (uint64_t)j->bytes); /* for this size */
 }
 
 static int set_number(struct lr_kvlist *l, const char *key, long long v, const char *tag)

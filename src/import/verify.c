@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "encode/dlf16-oracle.h"
+#include "encode/ktable.h"
 #include "import/import.h"
 
 /*

@@ -9,6 +9,7 @@ cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
 export LABRUN_STORE="$T/store"
 export HOME="$T/home"
+unset XDG_CACHE_HOME LABRUN_KERNEL_TABLE # the kernel table auto reads is the test's own, under HOME
 mkdir -p "$HOME" "$T/work"
 # Commands run in work/; captured output stays beside it in $T/out and $T/err.
 cd "$T/work"

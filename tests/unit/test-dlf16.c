@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "encode/dlf16-oracle.h"
 #include "encode/dlf16.h"
+#include "encode/ktable.h"
 
 /* The spec's test-vector table: BF16 in, ninf, saturate, back to BF16 (saturate; 0xFFFF = NaN). */
 static const struct {

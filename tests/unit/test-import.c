@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "import/backend.h"
+#include "encode/ktable.h"
 #include "import/import.h"
 #include "import/kvgeom.h"
 #include "import/kvsrc.h"

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "encode/dlf16.h"
+#include "encode/ktable.h"
 #include "encode/layout.h"
 #include "encode/npy.h"
 #include "encode/output.h"
