@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include "base/parallel.h"
 
@@ -21,4 +22,13 @@ void lr_parallel(void *parts, size_t size, int n, void *(*fn)(void *part))
 		else
 			fn((char *)parts + (size_t)i * size); /* no thread for it: this one does its part */
 	}
+}
+
+int lr_parallel_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set) < LR_PARALLEL_MAX ? CPU_COUNT(&set) : LR_PARALLEL_MAX;
+	return 1;
 }

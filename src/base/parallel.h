@@ -14,4 +14,7 @@
  */
 void lr_parallel(void *parts, size_t size, int n, void *(*fn)(void *part));
 
+/* The CPUs this process may run on, at least 1 and at most LR_PARALLEL_MAX: 'on every CPU'. */
+int lr_parallel_cpus(void);
+
 #endif

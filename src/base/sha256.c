@@ -84,3 +84,12 @@ int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
 		*size = f.total;
 	return 0;
 }
+
+int lr_sha256_raw(const void *data, size_t len, unsigned char out[LR_SHA256_LEN])
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != LR_SHA256_LEN)
+		return lr_error_set(LR_ENOMEM, "cannot compute a sha256 (OpenSSL failed)");
+	return 0;
+}

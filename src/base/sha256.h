@@ -5,8 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Length of a hex sha256 including its terminating NUL. */
+/* Length of a hex sha256 including its terminating NUL; of a binary one. */
 #define LR_SHA256_HEX 65
+#define LR_SHA256_LEN 32
 
 /* A sha256 as lowercase hex, or "" for none. */
 struct lr_digest {
@@ -29,6 +30,8 @@ void lr_sha256_release(struct lr_sha256 *h);
 
 /* Hash a whole memory buffer. */
 LR_MUST_CHECK int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256_HEX]);
+/* The same, the 32 bytes of the digest; safe on any thread. */
+LR_MUST_CHECK int lr_sha256_raw(const void *data, size_t len, unsigned char out[LR_SHA256_LEN]);
 
 /*
  * Hash a file by streaming it (never read whole). On success stores the

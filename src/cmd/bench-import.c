@@ -4,6 +4,8 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/parallel.h"
+#include "base/treehash.h"
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
 #include "experiment/importbench.h"
@@ -98,9 +100,11 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
 		exit_code = cmd_fail(rc);
 	} else {
-		printf("x ceiling: the run's own import total (or whole command) over the copy ceiling it measured,\n"
-		       "median over runs; measured, not modelled\n"
-		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
+		printf("x ceiling: the run's own import total (or whole command) over the copy ceiling it measured;\n"
+		       "tree hash: the device state's digest of as many bytes in memory, on %d CPU(s), right after\n"
+		       "each run; x (copy + tree hash): the whole command over both; medians over runs; measured,\n"
+		       "not modelled\n", lr_parallel_cpus());
+		printf("recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
 		       (long long)job.run.id, (long long)job.run.id);
 	}
 out:

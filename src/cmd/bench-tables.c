@@ -129,6 +129,8 @@ void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_resu
 		{ "import_x_ceiling", "import x ceiling", LR_COL_NUMBER },
 		{ "command_ms", "command ms", LR_COL_NUMBER },
 		{ "command_x_ceiling", "command x ceiling", LR_COL_NUMBER },
+		{ "tree_hash_ms", "tree hash ms", LR_COL_NUMBER },
+		{ "command_x_ceilings", "command x (copy + tree hash)", LR_COL_NUMBER },
 	};
 
 	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
@@ -141,6 +143,13 @@ void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_resu
 		lr_table_real(t, v->x_import, 2);
 		lr_table_real(t, v->command_ms, 1);
 		lr_table_real(t, v->x_command, 1);
+		if (v->tree_ms > 0) {
+			lr_table_real(t, v->tree_ms, 2);
+			lr_table_real(t, v->x_ceilings, 2);
+		} else { /* stored before the tree-hash ceiling was measured */
+			lr_table_none(t);
+			lr_table_none(t);
+		}
 	}
 }
 

@@ -128,7 +128,7 @@ static void print_import(const struct lr_import_job *j, const struct lr_import_j
 	if (o->cfg.link_gbps > 0)
 		printf("  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n", "DMA (link model)",
 		       j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);
-	printf("  %lld device writes, %s; device state sha256 %s\n", (long long)r->writes,
+	printf("  %lld device writes, %s; device state tree hash (sha256, 1 MiB leaves) %s\n", (long long)r->writes,
 	       cmd_human_size(mib, sizeof mib, (long long)r->bytes), j->state_sha256[0] ? j->state_sha256 : "-");
 }
 

@@ -82,7 +82,7 @@ static int output_hash(struct cond_ctx *cx, char hex[LR_SHA256_HEX])
 {
 	if (cx->d->target == LR_TARGET_ENCODE)
 		return lr_sha256_buf(cx->out, (size_t)lr_view_count(&cx->vout) * 2, hex);
-	return lr_import_state_hash(cx->ops, cx->b, 0, &cx->g, hex);
+	return lr_import_state_hash(cx->ops, cx->b, 0, &cx->g, 0, hex); /* one sha256: what stored runs compare */
 }
 
 static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct lr_run_condition *rc_)

@@ -86,12 +86,20 @@ LR_MUST_CHECK int lr_import(const struct lr_backend_ops *ops, struct lr_backend 
  * Read every tensor of the lane back and compare it with an expectation
  * computed element by element from the source (independently of the
  * pipeline's views). LR_EIO naming the first differing (layer, K/V, head,
- * token, dim) on a mismatch.
+ * token, dim) on a mismatch. With 'hex', the lane's state tree hash too, from
+ * the same reads (as lr_import_state_hash gives it with 'tree').
  */
-LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o);
+LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+				   char hex[65]);
 
-/* sha256 over the written span of every tensor the lane shows, in order. */
+/*
+ * The digest of the lane's state, over the written span of every tensor the
+ * lane shows, in order: with 'tree', the SHA-256 tree hash over 1 MiB leaves
+ * (base/treehash.h) on every CPU, an import's run_digest 'device_state_tree';
+ * else one SHA-256, the output digest of an experiment's import arm, which
+ * replays compare with the digests experiments stored before the tree hash.
+ */
 LR_MUST_CHECK int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
-			 const struct lr_kvgeom *g, char hex[65]);
+			 const struct lr_kvgeom *g, int tree, char hex[65]);
 
 #endif

@@ -1,7 +1,6 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <pthread.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -150,56 +149,11 @@ static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
 	    (rc = lr_run_add_measure(run, "bytes", (double)r->bytes, "bytes", 0)) ||
 	    (j->imported && (rc = lr_run_add_measure(run, "readback_s", j->readback_s, "s", 0))) ||
 	    (j->ceiling_s > 0 && (rc = lr_run_add_measure(run, "copy_ceiling_s", j->ceiling_s, "s", 0))) ||
-	    (j->state_sha256[0] && (rc = lr_kvlist_set(&run->digests, "device_state", j->state_sha256, NULL))))
+	    (j->state_sha256[0] && (rc = lr_kvlist_set(&run->digests, "device_state_tree", j->state_sha256, NULL))))
 		return rc;
 	if (o->cfg.link_gbps > 0)
 		return lr_run_add_measure(run, "dma_modelled_s", j->stats.modelled_dma_s, "s", 1);
 	return 0;
-}
-
-/* Import, read back, hash the lane; the outcome goes into j (a failure is the run's, not ours). */
-/* The device state's digest, on a thread of its own while the readback is compared on this one. */
-struct state_hash {
-	const struct lr_backend_ops *ops;
-	struct lr_backend *b;
-	int lane, rc;
-	const struct lr_kvgeom *g;
-	char *hex;
-	char msg[512];	/* the thread's error message (messages are per thread) */
-};
-
-static void *state_hash_thread(void *arg)
-{
-	struct state_hash *h = arg;
-
-	if ((h->rc = lr_import_state_hash(h->ops, h->b, h->lane, h->g, h->hex)))
-		snprintf(h->msg, sizeof h->msg, "%s", lr_error_msg());
-	return NULL;
-}
-
-/*
- * Read every tensor back and compare it with the expectation, and hash the
- * lane's state: two passes over the device, the second (SHA-256, about as
- * long as the first) on another thread. The digest counts only when the
- * comparison passed.
- */
-static int verify_and_hash(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_backend *b,
-			   const struct lr_import_opts *io)
-{
-	struct state_hash h = { j->ops, b, o->lane, 0, &j->g, j->state_sha256, "" };
-	pthread_t tid;
-	int started = pthread_create(&tid, NULL, state_hash_thread, &h) == 0, rc;
-
-	rc = lr_import_verify(j->ops, b, io);
-	if (started)
-		pthread_join(tid, NULL);
-	else if (!rc)
-		state_hash_thread(&h);
-	if (!rc && h.rc)
-		rc = lr_error_set(h.rc, "%s", h.msg);
-	if (rc)
-		j->state_sha256[0] = '\0';
-	return rc;
 }
 
 static void import_and_verify(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_backend *b)
@@ -218,7 +172,8 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 	j->imported = !rc;
 	if (!rc) {
 		t0 = lr_monotonic_s();
-		rc = verify_and_hash(j, o, b, &io);
+		if ((rc = lr_import_verify(ops, b, &io, j->state_sha256))) /* and the digest from the same reads */
+			j->state_sha256[0] = '\0';
 		j->readback_s = lr_monotonic_s() - t0;
 		j->verified = !rc;
 	}

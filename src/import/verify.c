@@ -3,6 +3,8 @@
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "base/parallel.h"
+#include "base/treehash.h"
 #include "encode/dlf16-oracle.h"
 #include "encode/ktable.h"
 #include "import/import.h"
@@ -10,7 +12,7 @@
 /*
  * Checking what the device holds after an import: every tensor read back
  * and compared with an expectation computed apart from the import, and the
- * lane's state hashed.
+ * lane's state hashed from the same reads.
  */
 
 /*
@@ -39,8 +41,9 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
 	return 0;
 }
 
-int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o)
+int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o, char hex[65])
 {
+	struct lr_treehash tree;
 	const struct lr_kvgeom *g = o->g;
 	const struct lr_view *src = o->src;
 	const int64_t H = g->kv_heads, D = g->head_dim, Dp = lr_kvgeom_padded_dim(g);
@@ -52,6 +55,7 @@ int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, con
 
 	if ((rc = expectation_kernel(o, &vk)))
 		return rc;
+	lr_tree_init(&tree, lr_parallel_cpus());
 	for (l = 0; l < g->layers && !rc; l++) {
 		lr_kvgeom_tensor(g, l, &t);
 		/* one pair of buffers for every layer: allocating each anew cost a page fault per 4 KiB */
@@ -89,7 +93,8 @@ int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, con
 						for (d = 0; d < D; d++)
 							w[d] = lr_dlf16_oracle(s[d * src->stride[4]], o->contract);
 				}
-			if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, got, t.span_bytes)))
+			if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, got, t.span_bytes)) ||
+			    (hex && (rc = lr_tree_update(&tree, got, (size_t)t.span_bytes))))
 				break;
 			if (!memcmp(want, got, (size_t)n * 2))
 				continue;
@@ -108,19 +113,26 @@ int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, con
 	}
 	free(want);
 	free(got);
-	return rc;
+	if (rc || !hex) {
+		lr_tree_release(&tree);
+		return rc;
+	}
+	return lr_tree_final(&tree, hex);
 }
 
 int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
-			 const struct lr_kvgeom *g, char hex[65])
+			 const struct lr_kvgeom *g, int tree, char hex[65])
 {
-	struct lr_sha256 h;
+	struct lr_treehash th;
+	struct lr_sha256 h = { NULL };
 	struct lr_kvtensor t;
 	void *buf = NULL;
 	uint64_t cap = 0;
-	int l, kv, rc;
+	int l, kv, rc = 0;
 
-	if ((rc = lr_sha256_init(&h)))
+	if (tree)
+		lr_tree_init(&th, lr_parallel_cpus());
+	else if ((rc = lr_sha256_init(&h)))
 		return rc;
 	for (l = 0; l < g->layers && !rc; l++) {
 		lr_kvgeom_tensor(g, l, &t);
@@ -132,15 +144,26 @@ int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b,
 				break;
 			}
 		}
-		for (kv = 0; kv < 2 && !rc; kv++)
-			if (!(rc = ops->read(b, lane, 2 * l + kv, 0, buf, t.span_bytes)))
+		for (kv = 0; kv < 2 && !rc; kv++) {
+			if ((rc = ops->read(b, lane, 2 * l + kv, 0, buf, t.span_bytes)))
+				break;
+			if (tree)
+				rc = lr_tree_update(&th, buf, (size_t)t.span_bytes);
+			else
 				lr_sha256_update(&h, buf, (size_t)t.span_bytes);
+		}
 	}
 	free(buf);
-	if (rc) {
-		lr_sha256_release(&h);
+	if (!tree) {
+		if (rc)
+			lr_sha256_release(&h);
+		else
+			lr_sha256_final(&h, hex);
 		return rc;
 	}
-	lr_sha256_final(&h, hex);
-	return 0;
+	if (rc) {
+		lr_tree_release(&th);
+		return rc;
+	}
+	return lr_tree_final(&th, hex);
 }

@@ -14,15 +14,17 @@ equals "$(ls tmp | wc -l)" 0 "the throwaway store is removed"
 id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" import "benchmark = import"
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'")" $((4 * 3 * 2)) \
-	"import total, ceiling and command time of every run of every variant"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'")" $((4 * 4 * 2)) \
+	"import total, copy ceiling, command time and tree-hash ceiling of every run of every variant"
+contains "$T/out" "tree hash: the device state's digest of as many bytes" "says what the tree-hash ceiling is"
 equals "$(q "SELECT count(*) FROM run WHERE kind = 'import'")" 0 "the imports went to the throwaway store"
 
 expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
 equals "$(jq -r '[.benchmark, .model, .tokens, (.variants | length),
-	([.variants[] | select(.import_x_ceiling > 0 and .command_x_ceiling > .import_x_ceiling)] | length)]
-	| map(tostring) | join(" ")' "$T/out")" "import qwen3-0.6b 64 4 4" \
-	"every variant read back; the whole command takes longer than its import"
+	([.variants[] | select(.import_x_ceiling > 0 and .command_x_ceiling > .import_x_ceiling)] | length),
+	([.variants[] | select(.tree_hash_ms > 0 and .command_x_ceilings > 0 and .command_x_ceilings < .command_x_ceiling)] | length)]
+	| map(tostring) | join(" ")' "$T/out")" "import qwen3-0.6b 64 4 4 4" \
+	"every variant read back; the whole command takes longer than its import; both ceilings together are more than the copy's"
 expect_exit 0 "report --run, CSV" "$LABRUN" report --run "$id" --format csv
 equals "$(($(wc -l <"$T/out") - 1))" 4 "a row per variant"
 expect_exit 0 "report --run, Markdown" "$LABRUN" report --run "$id"

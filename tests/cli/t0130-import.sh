@@ -9,7 +9,7 @@ for m in whole stream; do
 	for l in strided copy; do
 		expect_exit 0 "import $m/$l" "$LABRUN" import --model gemma3-1b --tokens 600 --block-size 256 --mode $m --layout $l --specials
 		contains "$T/out" "device state matches the expectation" "$m/$l: readback verified"
-		sed -n 's/.*device state sha256 \([0-9a-f]*\).*/\1/p' "$T/out" >>"$T/hashes"
+		sed -n 's/.*device state tree hash (sha256, 1 MiB leaves) \([0-9a-f]*\).*/\1/p' "$T/out" >>"$T/hashes"
 	done
 done
 equals "$(sort -u "$T/hashes" | wc -l)" "1" "all four give one device state"
@@ -25,6 +25,27 @@ equals "$(q "SELECT count(*) FROM measurement WHERE run_id = 1 AND name IN ('enc
 expect_exit 0 "an .npy export (NumPy-written fixture, head-major)" "$LABRUN" import --model custom --layers 2 \
 	--kv-heads 4 --head-dim 64 --source "$TOP_SRCDIR/tests/fixtures/npy/all-patterns.npy" --export head --block-size 16
 contains "$T/out" "device state matches the expectation" ".npy import verified"
+
+# the device-state digest recomputed apart from labrun (examples/treehash.py, Python's hashlib only):
+# one block, no padding, head-major, so the lane holds what 'labrun encode' writes of the export;
+# 4.5 MiB is four whole leaves and a short one, an odd count
+python3 "$TOP_SRCDIR/tests/cli/make-bf16-npy.py" tree.npy 7 6,2,4,760,64
+expect_exit 0 "encode the export" "$LABRUN" encode tree.npy tree.raw
+expect_exit 0 "import the export" "$LABRUN" import --model custom --layers 6 --kv-heads 4 --head-dim 64 --source tree.npy \
+	--export head
+equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = (SELECT max(id) FROM run) AND name = 'device_state_tree'")" \
+	"$(python3 "$TOP_SRCDIR/examples/treehash.py" tree.raw | cut -d' ' -f1)" \
+	"the stored device_state_tree is the tree hash an independent script computes of the encoded bytes"
+for n in 0 1 1048575 1048576 1048577 3145728; do # the edges of the definition, against hashlib by hand
+	head -c $n tree.raw >edge.bin
+	equals "$(python3 "$TOP_SRCDIR/examples/treehash.py" edge.bin | cut -d' ' -f1)" "$(python3 -c '
+import hashlib, sys
+d = open(sys.argv[1], "rb").read()
+L = [hashlib.sha256(d[i:i + 1048576]).digest() for i in range(0, len(d), 1048576)] or [hashlib.sha256(b"").digest()]
+while len(L) > 1:
+    L = [hashlib.sha256(L[i] + L[i + 1]).digest() if i + 1 < len(L) else L[i] for i in range(0, len(L), 2)]
+print(L[0].hex())' edge.bin)" "the script at $n bytes"
+done
 
 expect_exit 0 "a link model is reported as modelled" "$LABRUN" import --model qwen3-0.6b --tokens 64 --link-gbps 16 --link-latency-us 10
 contains "$T/out" "MODELLED, not measured" "printed apart"

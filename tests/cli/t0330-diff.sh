@@ -28,12 +28,12 @@ equals "$(jq -r '.drift[] | select(.what == "output") | .key' "$T/out" | tr '\n'
 expect_exit 0 "two imports of the same export" "$LABRUN" diff 3 4
 contains "$T/out" "outputs: identical" "leave the same device state"
 expect_exit 1 "imports of different exports" "$LABRUN" diff 3 5 --json
-equals "$(jq -r '.drift[] | select(.key == "device_state") | .what' "$T/out")" "output" "differ in the device-state digest"
-equals "$(q "SELECT count(*) FROM run_digest WHERE name = 'device_state'")" "3" "which each import stores"
+equals "$(jq -r '.drift[] | select(.key == "device_state_tree") | .what' "$T/out")" "output" "differ in the device-state digest"
+equals "$(q "SELECT count(*) FROM run_digest WHERE name = 'device_state_tree'")" "3" "which each import stores"
 
 # import --json: the recorded run, as show --json gives it, modelled figures marked
 expect_exit 0 "import --json" "$LABRUN" import --model qwen3-0.6b --tokens 64 --seed 1 --link-gbps 16 --json
-equals "$(jq -r '[.kind, .status, (.digests.device_state | length), ([.measurements[] | select(.modelled) | .name] | join(","))] | map(tostring) | join(" ")' "$T/out")" \
+equals "$(jq -r '[.kind, .status, (.digests.device_state_tree | length), ([.measurements[] | select(.modelled) | .name] | join(","))] | map(tostring) | join(" ")' "$T/out")" \
 	"import passed 64 dma_modelled_s" "parses: the run, its device-state digest, the modelled time marked"
 equals "$(jq -r .id "$T/out")" "$(q "SELECT max(id) FROM run")" "and it is the stored run"
 

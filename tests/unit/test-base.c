@@ -20,7 +20,73 @@
 #include "base/seal.h"
 #include "base/sign.h"
 #include "base/table.h"
+#include "base/treehash.h"
 #include "base/trust.h"
+
+/*
+ * The tree hash against the definition written out here apart (every leaf's
+ * sha256, then pairs level by level, an odd last one going up), at the
+ * sizes where it has edges; fed whole, in uneven pieces, on 1 and 3 threads.
+ */
+static void reference_tree(const unsigned char *d, size_t n, char hex[LR_SHA256_HEX])
+{
+	unsigned char level[8][LR_SHA256_LEN], pair[2 * LR_SHA256_LEN];
+	size_t k = 0, i;
+
+	for (i = 0; i < n || (!n && !k); i += LR_TREE_LEAF, k++)
+		assert_int_equal(lr_sha256_raw(d + i, n - i < LR_TREE_LEAF ? n - i : LR_TREE_LEAF, level[k]), 0);
+	while (k > 1) {
+		size_t up = 0;
+
+		for (i = 0; i < k; i += 2, up++) {
+			if (i + 1 == k) {
+				memcpy(level[up], level[i], LR_SHA256_LEN);
+				continue;
+			}
+			memcpy(pair, level[i], LR_SHA256_LEN);
+			memcpy(pair + LR_SHA256_LEN, level[i + 1], LR_SHA256_LEN);
+			assert_int_equal(lr_sha256_raw(pair, sizeof pair, level[up]), 0);
+		}
+		k = up;
+	}
+	for (i = 0; i < LR_SHA256_LEN; i++)
+		sprintf(hex + 2 * i, "%02x", level[0][i]);
+}
+
+static void tree_hash_matches_its_definition(void **state)
+{
+	static const size_t sizes[] = { 0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2 << 20, 3 << 20, (5 << 20) + 7 };
+	size_t cap = (5 << 20) + 7, i;
+	unsigned char *d = malloc(cap);
+	char want[LR_SHA256_HEX], got[LR_SHA256_HEX], empty[LR_SHA256_HEX];
+
+	(void)state;
+	assert_non_null(d);
+	for (i = 0; i < cap; i++)
+		d[i] = (unsigned char)(i * 2654435761u >> 13);
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		size_t n = sizes[s];
+
+		reference_tree(d, n, want);
+		for (int threads = 1; threads <= 3; threads += 2)
+			for (size_t piece = 1000003; piece <= n + 1000003; piece += n + 1) { /* uneven pieces, then whole */
+				struct lr_treehash t;
+
+				lr_tree_init(&t, threads);
+				for (size_t at = 0; at < n; at += piece)
+					assert_int_equal(lr_tree_update(&t, d + at, n - at < piece ? n - at : piece), 0);
+				assert_int_equal(lr_tree_final(&t, got), 0);
+				assert_string_equal(got, want);
+			}
+	}
+	assert_int_equal(lr_sha256_buf("", 0, empty), 0);
+	reference_tree(d, 0, want);
+	assert_string_equal(want, empty); /* no bytes: the sha256 of nothing */
+	assert_int_equal(lr_sha256_buf(d, 1 << 20, empty), 0);
+	reference_tree(d, 1 << 20, want);
+	assert_string_equal(want, empty); /* one leaf: its sha256 */
+	free(d);
+}
 
 /* Stored names become safe, reversible member names; ordinary ones stay as they are. */
 static void safe_member_names(void **state)
@@ -394,6 +460,7 @@ int main(void)
 		cmocka_unit_test(safe_member_names),
 		cmocka_unit_test(dynlib_loads_or_names_what_is_missing),
 		cmocka_unit_test(ledger_entry_digest),
+		cmocka_unit_test(tree_hash_matches_its_definition),
 		cmocka_unit_test(ed25519_rfc8032_vector),
 		cmocka_unit_test(signing_key_life),
 		cmocka_unit_test(dsse_pae_and_keyid),

@@ -62,7 +62,7 @@ static void all_modes_and_paths(const struct lr_backend_ops *ops, const struct l
 {
 	static const enum lr_import_mode modes[2] = { LR_IMPORT_WHOLE, LR_IMPORT_STREAM };
 	static const enum lr_import_path paths[2] = { LR_PATH_STRIDED, LR_PATH_COPY };
-	char first[65] = "", hex[65];
+	char first[65] = "", hex[65], fused[65];
 	struct lr_import_result r;
 	struct lr_import_opts o;
 	struct lr_backend *b;
@@ -80,8 +80,9 @@ static void all_modes_and_paths(const struct lr_backend_ops *ops, const struct l
 			if (lr_import(ops, b, &o, &r))
 				fail_msg("%s %s/%s: %s", model, lr_import_mode_name(modes[m]), lr_import_path_name(paths[p]),
 					 lr_error_msg());
-			assert_int_equal(lr_import_verify(ops, b, &o), 0); /* equals the independent expectation */
-			assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+			assert_int_equal(lr_import_verify(ops, b, &o, fused), 0); /* equals the independent expectation */
+			assert_int_equal(lr_import_state_hash(ops, b, 0, &g, 1, hex), 0);
+			assert_string_equal(fused, hex); /* the digest of verify's own reads is the digest of the lane */
 			if (!first[0])
 				memcpy(first, hex, sizeof hex);
 			assert_string_equal(hex, first);
@@ -165,7 +166,7 @@ static void faults(const struct lr_backend_ops *ops, struct lr_backend_config *c
 	assert_int_equal(ops->open(&b, cfg), 0);
 	opts_for(&so, &g, &survivor, LR_IMPORT_WHOLE, LR_PATH_STRIDED, 0);
 	assert_int_equal(lr_import(ops, b, &so, &r), 0);
-	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex0), 0);
+	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, 1, hex0), 0);
 	ops->stats(b, &st0);
 
 	for (mode = 0; mode < 2; mode++)
@@ -190,9 +191,9 @@ static void faults(const struct lr_backend_ops *ops, struct lr_backend_config *c
 				assert_int_equal(x.rc, 0);
 				/* nothing visible in lane 1, survivors exact */
 				assert_int_equal(ops->read(b, 1, 0, 0, probe, 2), LR_ENOTFOUND);
-				assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+				assert_int_equal(lr_import_state_hash(ops, b, 0, &g, 1, hex), 0);
 				assert_string_equal(hex, hex0);
-				assert_int_equal(lr_import_state_hash(ops, b, 2, &g, hex), 0);
+				assert_int_equal(lr_import_state_hash(ops, b, 2, &g, 1, hex), 0);
 				assert_string_equal(hex, hex0);
 			}
 	/* lane 2 holds one committed import more than at st0, and nothing else leaked */
@@ -217,8 +218,8 @@ static void faults(const struct lr_backend_ops *ops, struct lr_backend_config *c
 	/* the replacement import after the victims succeeds exactly */
 	opts_for(&vo, &g, &victim, LR_IMPORT_STREAM, LR_PATH_COPY, 1);
 	assert_int_equal(lr_import(ops, b, &vo, &r), 0);
-	assert_int_equal(lr_import_verify(ops, b, &vo), 0);
-	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, hex), 0);
+	assert_int_equal(lr_import_verify(ops, b, &vo, NULL), 0);
+	assert_int_equal(lr_import_state_hash(ops, b, 0, &g, 1, hex), 0);
 	assert_string_equal(hex, hex0);
 	ops->close(b);
 	if (outstanding)
@@ -391,11 +392,11 @@ static void safetensors_sources_import_like_synthetic_ones(void **state)
 	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
 	opts_for(&o, &g, &syn, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
 	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
-	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, h1), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, h1), 0);
 	opts_for(&o, &g, &st, LR_IMPORT_WHOLE, LR_PATH_COPY, 1);
 	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o), 0);
-	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 1, &g, h2), 0);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, NULL), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 1, &g, 1, h2), 0);
 	assert_string_equal(h1, h2);
 	lr_backend_sim_ops.close(b);
 	lr_kvsrc_release(&st);
@@ -440,7 +441,7 @@ static void readback_names_the_first_differing_element(void **state)
 	opts_for(&o, &g, &a, LR_IMPORT_WHOLE, LR_PATH_STRIDED, 0);
 	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
 	o.src = &other.view;
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o), LR_EIO);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, NULL), LR_EIO);
 	assert_non_null(strstr(lr_error_msg(), "layer 3 V head 5 token 17 dim 9"));
 	lr_backend_sim_ops.close(b);
 	lr_kvsrc_release(&a);
