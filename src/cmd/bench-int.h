@@ -3,7 +3,7 @@
 
 /*
  * What the files of 'labrun bench' share: bench.c (the command, 'bench
- * encoder'), bench-store.c, bench-import.c, bench-remote.c and bench-collect.c dispatch to
+ * encoder'), bench-store.c, bench-import.c, bench-remote.c, bench-collect.c and bench-ingest.c dispatch to
  * their subcommands; every one uses bench-common.c.
  */
 
@@ -37,6 +37,9 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
 
 /* 'labrun bench remote ...': argv[0] is "remote". */
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
+
+/* 'labrun bench ingest ...': argv[0] is "ingest". */
+int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv);
 
 /* 'labrun bench collect ...': argv[0] is "collect". */
 int cmd_bench_collect(const struct lr_global *g, int argc, char **argv);

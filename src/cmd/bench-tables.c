@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "experiment/collectbench.h"
 #include "experiment/importbench.h"
+#include "experiment/ingestbench.h"
 #include "experiment/remotebench.h"
 #include "experiment/storebench.h"
 
@@ -201,4 +202,30 @@ void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_re
 			else
 				lr_table_none(t);
 		}
+}
+
+void cmd_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r)
+{
+	static const struct lr_column cols[] = {
+		{ "command", "command", 0 },
+		{ "median_ms", "median ms", LR_COL_NUMBER },
+		{ "mb_per_s", "MB/s of the file", LR_COL_NUMBER },
+		{ "x_python", "x python", LR_COL_NUMBER },
+	};
+	const char *names[3] = { "labrun ingest responses", "python json.loads loop", "labrun compare (two sets)" };
+	const double ms[3] = { r->ingest_ms, r->python_ms, r->compare_ms };
+
+	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
+	for (int i = 0; i < 3; i++) {
+		lr_table_text(t, names[i]);
+		lr_table_real(t, ms[i], 1);
+		if (i < 2 && ms[i] > 0)
+			lr_table_real(t, (double)r->bytes / 1e3 / ms[i], 1);
+		else
+			lr_table_none(t);
+		if (i == 0)
+			lr_table_real(t, r->x_python, 2);
+		else
+			lr_table_none(t);
+	}
 }

@@ -22,6 +22,7 @@ static const char usage[] =
 	"       labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]   ('bench store -h')\n"
 	"       labrun bench remote [NAME] [--runs N] [--reps N] [--object-mib M]   ('bench remote -h')\n"
 	"       labrun bench collect [--concurrency N,...] [--requests N] [--tokens N] [--reps N]   ('bench collect -h')\n"
+	"       labrun bench ingest [--responses N] [--tokens N] [--reps N]   ('bench ingest -h')\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
 	"memcpy, a plain vector copy and a non-temporal-store copy of the same bytes) and\n"
@@ -103,7 +104,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (strcmp(argv[0], "encoder")) /* options before any name: cmd_run_sub gave them to the first */
-		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import', 'store', 'remote' or 'collect'");
+		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import', 'store', 'remote', 'collect' or 'ingest'");
 	a->o.contract = (enum lr_dlf16_contract)a->contract;
 	if (no_files && a->o.dir)
 		return cmd_usage_error("bench", "--dir and --no-files: give one");
@@ -253,7 +254,7 @@ int cmd_bench(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct cmd_sub benches[] = {
 		{ "encoder", bench_encoder }, { "import", cmd_bench_import }, { "store", cmd_bench_store },
-		{ "remote", cmd_bench_remote }, { "collect", cmd_bench_collect }, { NULL, NULL },
+		{ "remote", cmd_bench_remote }, { "collect", cmd_bench_collect }, { "ingest", cmd_bench_ingest }, { NULL, NULL },
 	};
 
 	return cmd_run_sub(g, "bench", "benchmark", benches, argc, argv);

@@ -184,6 +184,7 @@ LR_MUST_CHECK int cmd_table_text(FILE *f, const struct lr_table *t, int indent, 
 
 struct lr_collectbench_result;
 struct lr_importbench_result;
+struct lr_ingestbench_result;
 struct lr_remotebench_result;
 struct lr_storebench_row;
 
@@ -205,6 +206,7 @@ json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_resu
 void cmd_bench_store_table(struct lr_table *t);
 void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
 void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
+void cmd_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r);
 void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
 void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r);
 

@@ -6,6 +6,7 @@
 #include "experiment/benchjob.h"
 #include "experiment/collectbench.h"
 #include "experiment/importbench.h"
+#include "experiment/ingestbench.h"
 #include "experiment/remotebench.h"
 #include "experiment/storebench.h"
 
@@ -160,6 +161,36 @@ static int import_report(FILE *f, const struct lr_run *run, const char *format)
 	json_object_set_new(root, "model", json_string(model ? model->value : "?"));
 	json_object_set_new(root, "tokens", json_string(tokens ? tokens->value : "?"));
 	rc = write_doc(f, format, run, prose, &t, root, "variants");
+	lr_table_release(&t);
+	free(r);
+	return rc;
+}
+
+static int ingest_report(FILE *f, const struct lr_run *run, const char *format)
+{
+	struct lr_ingestbench_result *r = malloc(sizeof *r);
+	struct lr_table t;
+	char prose[1024];
+	json_t *root;
+	int rc;
+
+	if (!r)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = lr_ingestbench_job_results(run, r))) {
+		free(r);
+		return rc;
+	}
+	cmd_bench_ingest_table(&t, r);
+	snprintf(prose, sizeof prose, "'labrun ingest responses' of %s responses of %s tokens (%.1f MB) into a fresh run, "
+		 "beside %s running 'for line in f: json.loads(line)' over the same file, and 'labrun compare' of two such "
+		 "sets; %s repetitions alternated (first dropped), on %s (%lld CPUs). Wall time of each process, median "
+		 "over repetitions. Measured, not modelled.", binding(run, "responses"), binding(run, "tokens"),
+		 (double)r->bytes / 1e6, binding(run, "python"), binding(run, "reps"), cpu_model(run),
+		 (long long)run->host.cores);
+	root = envelope(run);
+	json_object_set_new(root, "responses", json_string(binding(run, "responses")));
+	json_object_set_new(root, "tokens", json_string(binding(run, "tokens")));
+	rc = write_doc(f, format, run, prose, &t, root, "commands");
 	lr_table_release(&t);
 	free(r);
 	return rc;
@@ -322,5 +353,7 @@ int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
 		return remote_report(f, run, format);
 	if (!strcmp(b, "collect"))
 		return collect_report(f, run, format);
+	if (!strcmp(b, "ingest"))
+		return ingest_report(f, run, format);
 	return encoder_report(f, run, format);
 }

@@ -1,0 +1,32 @@
+#!/bin/sh
+# labrun bench ingest: ingest of a responses file beside Python's json.loads loop over the same
+# file, and compare of two such sets, recorded as a run of kind bench. Figures are printed, never
+# asserted; what is checked is that both ran on every repetition, and that the run reads back.
+. "$(dirname "$0")/lib.sh"
+
+mkdir tmp
+expect_exit 0 "a small ingest benchmark runs" env TMPDIR="$PWD/tmp" "$LABRUN" bench ingest --responses 300 --tokens 8 --reps 3
+for c in "labrun ingest responses" "python json.loads loop" "labrun compare (two sets)"; do
+	contains "$T/out" "  $c " "a row for $c"
+done
+contains "$T/out" "peer: /usr/bin/python3, 'for line in f: json.loads(line)'" "names the peer"
+equals "$(ls tmp | wc -l)" 0 "the file and the throwaway store are removed"
+id=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
+equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" ingest "benchmark = ingest"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's' AND value > 0")" 9 \
+	"ingest, python and compare timed on every repetition"
+equals "$(q "SELECT count(*) FROM run WHERE kind = 'record'")" 0 "the runs ingested into went to the throwaway store"
+
+expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
+equals "$(jq -r '[.benchmark, .responses, .tokens, (.commands | length), (.commands[0].x_python > 0)]
+	| map(tostring) | join(" ")' "$T/out")" "ingest 300 8 3 true" "read back: every command, the ratio"
+expect_exit 0 "report --run, Markdown" "$LABRUN" report --run "$id"
+contains "$T/out" "| python json.loads loop |" "the table again"
+
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "a --python that is not there" "$LABRUN" bench ingest --responses 2 --tokens 1 --reps 2 --python /nonexistent/python3
+contains "$T/err" "'/nonexistent/python3' cannot run the peer" "says the peer cannot run"
+expect_exit 2 "one repetition is refused" "$LABRUN" bench ingest --reps 1
+equals "$(q "SELECT count(*) FROM run")" "$runs" "refused benchmarks store nothing"
+echo "1..$tests"
