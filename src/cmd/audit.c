@@ -91,9 +91,7 @@ static void print_json(struct audit_json *j, const struct lr_ledger_head *head, 
 			      "ok", !problems);
 
 	j->problems = j->keys = j->later = NULL;
-	json_dumpf(o, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(o);
+	cmd_json_print(o);
 }
 
 /* --head: a file holding a signed head (*env), else SEQ:DIGEST (*pub points at 'published'). */

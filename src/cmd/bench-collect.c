@@ -163,9 +163,7 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 					 (json_int_t)a.o.requests, "tokens", (json_int_t)a.o.tokens, "reps", a.o.reps, "peer",
 					 a.peer, "labrun", PACKAGE_VERSION, "modelled", 0, "levels", cmd_table_json(&pr.t));
 
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cmd_json_print(root);
 	} else {
 		printf("CPU: the client process's user + sys time over the tokens it streamed, start-up included; requests/s\n"
 		       "over the client's own pass; server: the null server's CPU in the same pass (busy: over the pass\n"

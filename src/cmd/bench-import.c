@@ -94,9 +94,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 					 o.model, "tokens", (json_int_t)o.tokens, "reps", o.reps, "threads", o.threads,
 					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", cmd_table_json(&t));
 
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cmd_json_print(root);
 	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
 		exit_code = cmd_fail(rc);
 	} else {

@@ -76,9 +76,7 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 					 "bytes", (json_int_t)r->bytes, "python", o.python, "labrun", PACKAGE_VERSION,
 					 "modelled", 0, "commands", cmd_table_json(&t));
 
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cmd_json_print(root);
 	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
 		exit_code = cmd_fail(rc);
 	} else {

@@ -115,9 +115,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
 					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", cmd_table_json(&t));
 
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cmd_json_print(root);
 	} else {
 		printf("times are medians, measured; the stored repetitions are synthetic\n"
 		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",

@@ -119,6 +119,9 @@ void cmd_cancel_restore(struct cmd_cancel *c);
  * return the exit code for 'rc'. */
 int cmd_fail(int rc);
 
+/* A command's --json answer: o on stdout, indented, a newline after it; o is released. */
+void cmd_json_print(json_t *o);
+
 /* ---- open.c: the one way into the store ---- */
 
 /* The store if there is one, opened to read its settings; LR_ENOTFOUND (no message) when none. */

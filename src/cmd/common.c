@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/trust.h"
 #include "cmd/cmd.h"
@@ -82,4 +84,11 @@ void cmd_crate_job_release(struct cmd_crate_job *j)
 	free(j->all);
 	lr_store_free(j->st);
 	memset(j, 0, sizeof *j);
+}
+
+void cmd_json_print(json_t *o)
+{
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(o);
 }

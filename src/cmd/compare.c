@@ -92,9 +92,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 					      (json_int_t)k.text_mismatch, "finish_mismatch", (json_int_t)k.finish_mismatch,
 					      "missing", (json_int_t)k.missing, "failures", cases);
 
-			json_dumpf(o, stdout, JSON_INDENT(2));
-			putchar('\n');
-			json_decref(o);
+			cmd_json_print(o);
 		}
 		json_decref(cases);
 		goto out;

@@ -90,9 +90,7 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 		if (json) {
 			json_t *o = comparison_json(&a, &b, &cmp);
 
-			json_dumpf(o, stdout, JSON_INDENT(2));
-			putchar('\n');
-			json_decref(o);
+			cmd_json_print(o);
 		} else {
 			cmd_print_comparison(&a, &b, &cmp, 0);
 		}

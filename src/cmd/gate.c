@@ -53,9 +53,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 				      (json_int_t)k.strict, "formats", (json_int_t)k.formats, "eos", (json_int_t)k.eos,
 				      "missing", (json_int_t)k.missing, "passed", k.strict == k.total && k.eos == k.total);
 
-		json_dumpf(o, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(o);
+		cmd_json_print(o);
 	}
 	if (!rc && !json) {
 		printf("gate %lld: ", (long long)id);

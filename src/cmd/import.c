@@ -167,9 +167,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 	if (o.json) {
 		json_t *run = lr_run_json(&job.run, 1);
 
-		json_dumpf(run, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(run);
+		cmd_json_print(run);
 	} else {
 		print_import(&job, &o.j);
 		printf("recorded run %lld (%s)\n", (long long)job.run.id, lr_status_name(job.run.status));

@@ -308,9 +308,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		if (json) {
 			json_t *o = lr_run_json(&r, 1);
 
-			json_dumpf(o, stdout, JSON_INDENT(2));
-			putchar('\n');
-			json_decref(o);
+			cmd_json_print(o);
 		} else {
 			print_human(st, &r, tail);
 		}

@@ -59,19 +59,10 @@ static int write_cases(const struct lr_collectbench_opts *o, const char *path)
 static int run_client(const char *what, char *const *argv, char *const *envp, const char *dir, char **out,
 		      struct lr_child *c)
 {
-	int rc;
+	char name[64];
 
-	if ((rc = lr_bench_run(argv, envp, dir, out, c)))
-		return rc;
-	if (c->exec_errno || !c->has_exit || c->exit_code) {
-		char *why = lr_child_failure(c, argv[0], 0);
-
-		rc = lr_error_set(LR_EIO, "the %s client failed: %s", what, why ? why : "failed");
-		free(why);
-		free(*out);
-		*out = NULL;
-	}
-	return rc;
+	snprintf(name, sizeof name, "the %s client", what);
+	return lr_bench_run_ok(name, argv, envp, dir, out, c);
 }
 
 struct stored {

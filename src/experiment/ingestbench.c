@@ -3,7 +3,6 @@
 #include "base/system.h"
 
 #include "base/child.h"
-#include "base/clock.h"
 #include "base/error.h"
 #include "base/stats.h"
 #include "base/walk.h"
@@ -67,19 +66,10 @@ static int python_pass(const struct lr_ingestbench_opts *o, const char *dir, con
 {
 	char *argv[] = { (char *)o->python, "-c", (char *)peer, (char *)file, NULL };
 	struct lr_child c;
-	double t0 = lr_monotonic_s();
 	int rc;
 
-	if ((rc = lr_bench_run(argv, o->envp, dir, NULL, &c)))
-		return rc;
-	*s = lr_monotonic_s() - t0;
-	if (c.exec_errno || !c.has_exit || c.exit_code) {
-		char *why = lr_child_failure(&c, o->python, 0);
-
-		rc = lr_error_set(LR_EIO, "the python peer failed: %s", why ? why : "failed");
-		lr_error_hint("give --python an interpreter that runs 'python3 -c ...'");
-		free(why);
-	}
+	if (!(rc = lr_bench_run_ok("the python peer", argv, o->envp, dir, NULL, &c)))
+		*s = c.wall_s;
 	return rc;
 }
 
@@ -87,19 +77,18 @@ int lr_ingestbench_peer(const struct lr_ingestbench_opts *o)
 {
 	char *argv[] = { (char *)o->python, "-c", "import json", NULL };
 	struct lr_child c;
+	char what[4200];
 	int rc;
 
-	if ((rc = lr_bench_run(argv, o->envp, ".", NULL, &c)))
-		return rc;
-	if (c.exec_errno || !c.has_exit || c.exit_code) {
-		char *why = lr_child_failure(&c, o->python, 0);
+	snprintf(what, sizeof what, "'%s', the peer,", o->python);
+	if ((rc = lr_bench_run_ok(what, argv, o->envp, ".", NULL, &c)) == LR_EIO) {
+		char msg[4400];
 
-		lr_error_set(LR_EINVAL, "'%s' cannot run the peer: %s", o->python, why ? why : "failed");
+		snprintf(msg, sizeof msg, "%s", lr_error_msg());
+		lr_error_set(LR_EINVAL, "%s", msg); /* the user's setting: a usage error */
 		lr_error_hint("give --python a Python 3 interpreter");
-		free(why);
-		return LR_EINVAL;
 	}
-	return 0;
+	return rc == LR_EIO ? LR_EINVAL : rc;
 }
 
 /* A fresh run, the file ingested as route a (timed) and b, and the two compared (timed). */

@@ -52,17 +52,15 @@ int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **o
 	return 0;
 }
 
-int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s,
-		   long *rss_kib)
+int lr_bench_run_ok(const char *what, char *const *argv, char *const *envp, const char *dir, char **out,
+		    struct lr_child *c)
 {
-	struct lr_child c;
-	int rc = lr_bench_run(argv, envp, dir, out, &c);
+	int rc = lr_bench_run(argv, envp, dir, out, c);
 
-	if (!rc && (c.exec_errno || !c.has_exit || c.exit_code)) {
-		char *why = lr_child_failure(&c, self, 0);
+	if (!rc && (c->exec_errno || !c->has_exit || c->exit_code)) {
+		char *why = lr_child_failure(c, argv[0], 0);
 
-		lr_error_set(LR_EIO, "'labrun %s' on the benchmark's store failed: %s", argv[3], why ? why : "failed");
-		lr_error_hint("run it by hand: labrun --store %s %s ...", dir, argv[3]);
+		lr_error_set(LR_EIO, "%s failed: %s", what, why ? why : "failed");
 		free(why);
 		rc = LR_EIO;
 		if (out) {
@@ -70,8 +68,23 @@ int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const
 			*out = NULL;
 		}
 	}
-	if (rc)
+	return rc;
+}
+
+int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const char *dir, char **out, double *s,
+		   long *rss_kib)
+{
+	struct lr_child c;
+	char what[128];
+	int rc;
+
+	(void)self; /* argv[0] */
+	snprintf(what, sizeof what, "'labrun %s' on the benchmark's store", argv[3]);
+	if ((rc = lr_bench_run_ok(what, argv, envp, dir, out, &c))) {
+		if (rc == LR_EIO)
+			lr_error_hint("run it by hand: labrun --store %s %s ...", dir, argv[3]);
 		return rc;
+	}
 	*s = c.wall_s;
 	if (rss_kib)
 		*rss_kib = c.ru.ru_maxrss;

@@ -13,6 +13,13 @@
 LR_MUST_CHECK int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **out, struct lr_child *c);
 
 /*
+ * lr_bench_run, and an error unless argv ran and exited 0: LR_EIO "WHAT
+ * failed: why" ('what' names it as the reader knows it), *out freed then.
+ */
+LR_MUST_CHECK int lr_bench_run_ok(const char *what, char *const *argv, char *const *envp, const char *dir, char **out,
+				  struct lr_child *c);
+
+/*
  * Run labrun 'self' with argv (argv[0] is 'self', argv[1..2] "--store DIR",
  * argv[3] the command) in directory 'dir' (base/child.h), stderr discarded, stdout into *out (malloc'd)
  * or discarded when out is NULL; *s its wall seconds; *rss_kib (unless

@@ -26,7 +26,7 @@ contains "$T/out" "| python json.loads loop |" "the table again"
 
 runs=$(q "SELECT count(*) FROM run")
 expect_exit 2 "a --python that is not there" "$LABRUN" bench ingest --responses 2 --tokens 1 --reps 2 --python /nonexistent/python3
-contains "$T/err" "'/nonexistent/python3' cannot run the peer" "says the peer cannot run"
+contains "$T/err" "'/nonexistent/python3', the peer, failed: cannot execute" "says the peer cannot run"
 expect_exit 2 "one repetition is refused" "$LABRUN" bench ingest --reps 1
 equals "$(q "SELECT count(*) FROM run")" "$runs" "refused benchmarks store nothing"
 echo "1..$tests"
