@@ -397,9 +397,10 @@ int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route
 	bytes = NULL;
 	rc = lr_objw_commit(obj, raw, NULL); /* durable before any row names it */
 	obj = NULL;
-	if (!rc)
-		rc = lr_store_set_commit(w, raw, set);
-	w = NULL;
+	if (!rc) {
+		rc = lr_store_set_commit(w, raw, set); /* frees w, committed or not */
+		w = NULL;
+	}
 out:
 	if (bytes)
 		munmap((void *)bytes, n);

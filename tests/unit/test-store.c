@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "serving/serving.h"
 #include "store/ledger.h"
 #include "store/runs.h"
 #include "store/schema.h"
@@ -236,6 +237,58 @@ static void the_ledger_walk_sees_rows_changed_after_the_seal_check(void **state)
 	lr_store_free(st);
 }
 
+/* A responses file of one case whose sha256 does not start with 'avoid' (two hex digits, or ""): its digest. */
+static void responses_file(const char *path, const char *avoid, char hex[LR_SHA256_HEX])
+{
+	for (int i = 0;; i++) {
+		FILE *fp = fopen(path, "w");
+
+		assert_non_null(fp);
+		fprintf(fp, "{\"case_id\": \"c1\", \"tokens\": [%d], \"text\": \"t\", \"finish_reason\": \"stop\"}\n", i);
+		assert_int_equal(fclose(fp), 0);
+		assert_int_equal(lr_sha256_file(path, hex, NULL), 0);
+		if (!*avoid || strncmp(hex, avoid, 2))
+			return;
+	}
+}
+
+/*
+ * An ingest whose copy cannot be put into objects/ (its fan-out directory
+ * is a file) fails and leaves no transaction open: the same connection's
+ * next ingest stores its own set and nothing of the first.
+ */
+static void an_ingest_that_cannot_store_its_object_leaves_nothing_open(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	char a[4200], b[4200], block[4300], ha[LR_SHA256_HEX], hb[LR_SHA256_HEX];
+	char *envp[] = { NULL };
+	int64_t set = 0, cases = 0;
+	struct lr_run r;
+	FILE *fp;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	make_run(&r, "0b1d3c4e-0000-4000-8000-0000000000ab");
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	r.status = LR_PASSED;
+	r.ended_at = strdup("2026-11-29T10:00:01.000Z");
+	assert_int_equal(lr_store_run_finish(st, &r, 1), 0);
+	snprintf(a, sizeof a, "%s/a.jsonl", f->tmp);
+	snprintf(b, sizeof b, "%s/b.jsonl", f->tmp);
+	responses_file(a, "", ha);
+	responses_file(b, (char[3]){ ha[0], ha[1], 0 }, hb);
+	snprintf(block, sizeof block, "%s/objects/%.2s", f->dir, ha);
+	assert_non_null(fp = fopen(block, "w")); /* where a's object would go */
+	fclose(fp);
+	assert_int_equal(lr_responses_ingest(st, r.id, "a", -1, -1, a, envp, &set, &cases), LR_EIO);
+	assert_int_equal(lr_responses_ingest(st, r.id, "b", -1, -1, b, envp, &set, &cases), 0);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM response_set"), 1);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM response_set WHERE route = 'b'"), 1);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM response"), 1);
+	lr_run_release(&r);
+	lr_store_free(st);
+}
+
 static void abandon_changes_only_running_runs(void **state)
 {
 	struct fx *f = *state;
@@ -418,6 +471,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(open_creates_and_migrates, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_ingest_that_cannot_store_its_object_leaves_nothing_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_database_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(run_round_trips_through_the_store, setup, teardown),
