@@ -200,12 +200,15 @@ static int each_line(const char *path, const char *bytes, size_t n, struct lr_se
 {
 	struct lr_strmap seen = { 0 };
 	struct parsed p = { 0 };
-	const char *at = bytes, *end = bytes + n;
+	const char *at = bytes, *end;
 	intptr_t first;
 	int64_t line = 0;
 	int rc = 0;
 
 	*cases = 0;
+	if (!n) /* an empty file, whose bytes may be NULL: an empty set */
+		return 0;
+	end = bytes + n;
 	while (at < end && !rc) {
 		const char *nl = memchr(at, '\n', (size_t)(end - at));
 		size_t len = nl ? (size_t)(nl - at) : (size_t)(end - at);
