@@ -75,6 +75,27 @@ static int add_leaves(struct lr_treehash *t, const unsigned char *data, size_t n
 	return 0;
 }
 
+int lr_tree_reserve(struct lr_treehash *t, size_t leaves)
+{
+	int rc = reserve(t, leaves);
+
+	if (!rc)
+		t->n = leaves;
+	return rc;
+}
+
+int lr_tree_put(struct lr_treehash *t, size_t first, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	int rc = 0;
+
+	if (len % LR_TREE_LEAF || first + len / LR_TREE_LEAF > t->n)
+		return lr_error_set(LR_EINVAL, "tree leaves %zu.. of %zu bytes: not whole leaves within the tree", first, len);
+	for (size_t i = 0; i < len / LR_TREE_LEAF && !rc; i++)
+		rc = lr_sha256_raw(p + i * LR_TREE_LEAF, LR_TREE_LEAF, t->leaf[first + i]);
+	return rc;
+}
+
 int lr_tree_update(struct lr_treehash *t, const void *data, size_t len)
 {
 	const unsigned char *p = data;

@@ -35,6 +35,13 @@ struct lr_treehash {
 void lr_tree_init(struct lr_treehash *t, int threads);
 /* Add 'len' bytes. LR_ENOMEM. */
 LR_MUST_CHECK int lr_tree_update(struct lr_treehash *t, const void *data, size_t len);
+/*
+ * Filled out of order instead, when the leaves are known in advance: reserve
+ * 'leaves' slots, then put whole leaves at their index, on any thread (each
+ * slot written once). Not mixed with lr_tree_update.
+ */
+LR_MUST_CHECK int lr_tree_reserve(struct lr_treehash *t, size_t leaves);
+LR_MUST_CHECK int lr_tree_put(struct lr_treehash *t, size_t first, const void *data, size_t len);
 /* The root as lowercase hex; the state is released (also on failure). */
 LR_MUST_CHECK int lr_tree_final(struct lr_treehash *t, char hex[LR_SHA256_HEX]);
 /* Abandon it. */

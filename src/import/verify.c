@@ -41,78 +41,181 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
 	return 0;
 }
 
-int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o, char hex[65])
+/* One reader of the lane: its buffers (one pair for every layer: allocating each anew cost a page fault per 4 KiB). */
+struct reader {
+	uint16_t *want, *got;
+	uint64_t cap;
+	struct lr_kvtensor prev;	/* the layout 'want' holds zeros for */
+};
+
+static void reader_release(struct reader *r)
 {
-	struct lr_treehash tree;
+	free(r->want);
+	free(r->got);
+	memset(r, 0, sizeof *r);
+}
+
+/*
+ * Tensor (l, kv) read back into r->got and compared with its expectation;
+ * LR_EIO naming the first differing element. r->got holds what was read.
+ */
+static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+			const struct lr_dlf16_kernel *vk, struct reader *r, int l, int kv)
+{
 	const struct lr_kvgeom *g = o->g;
 	const struct lr_view *src = o->src;
 	const int64_t H = g->kv_heads, D = g->head_dim, Dp = lr_kvgeom_padded_dim(g);
+	struct lr_kvtensor t;
+	int64_t h, tok, d, n, i;
+	int rc;
+
+	lr_kvgeom_tensor(g, l, &t);
+	n = (int64_t)(t.span_bytes / 2);
+	if (t.span_bytes > r->cap) {
+		free(r->want);
+		free(r->got);
+		r->want = malloc((size_t)t.span_bytes);
+		r->got = malloc((size_t)t.span_bytes);
+		r->cap = t.span_bytes;
+		r->prev.span_bytes = 0;
+		if (!r->want || !r->got) {
+			r->cap = 0;
+			return lr_error_set(LR_ENOMEM, "out of memory for readback");
+		}
+	}
+	/* padding and unused rows are expected zero; a layer laid out like the last keeps them so */
+	if (t.span_bytes != r->prev.span_bytes || t.first_token != r->prev.first_token || t.ntokens != r->prev.ntokens ||
+	    t.rows != r->prev.rows)
+		memset(r->want, 0, (size_t)t.span_bytes);
+	r->prev = t;
+	/* expectation, element by element: token tok of head h at row (tok - first) */
+	for (h = 0; h < H; h++)
+		for (tok = t.first_token; tok < t.first_token + t.ntokens; tok++) {
+			int64_t rel = tok - t.first_token, blk = rel / t.rows, row = rel % t.rows;
+			const uint16_t *s = (const uint16_t *)src->data + l * src->stride[0] + kv * src->stride[1] +
+					    h * src->stride[2] + tok * src->stride[3];
+			uint16_t *w = r->want + ((blk * H + h) * t.rows + row) * Dp;
+
+			if (src->stride[4] == 1)
+				vk->encode(w, s, (size_t)D, o->contract, 0);
+			else
+				for (d = 0; d < D; d++)
+					w[d] = lr_dlf16_oracle(s[d * src->stride[4]], o->contract);
+		}
+	if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, r->got, t.span_bytes)))
+		return rc;
+	if (!memcmp(r->want, r->got, (size_t)n * 2))
+		return 0;
+	for (i = 0; i < n && r->want[i] == r->got[i]; i++)
+		;
+	{
+		int64_t dd = i % Dp, row = (i / Dp) % t.rows, hh = (i / (Dp * t.rows)) % H, blk = i / (Dp * t.rows * H);
+
+		return lr_error_set(LR_EIO, "readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x",
+				    l, kv ? "V" : "K", (long long)hh, (long long)(t.first_token + blk * t.rows + row),
+				    (long long)dd, r->got[i], r->want[i]);
+	}
+}
+
+/*
+ * The lane's tensors checked on every CPU, when each tensor's span is a
+ * whole number of tree leaves: a worker takes the next tensor, checks it
+ * and hashes its leaves into their places in the tree. The first failure
+ * in tensor order is the one reported, as the sequential check would.
+ */
+struct shared {
+	const struct lr_backend_ops *ops;
+	struct lr_backend *b;
+	const struct lr_import_opts *o;
 	const struct lr_dlf16_kernel *vk;
-	uint16_t *want = NULL, *got = NULL;
-	struct lr_kvtensor t, prev = { 0 };
-	uint64_t cap = 0;
-	int l, kv, rc;
+	struct lr_treehash *tree;	/* NULL: no digest */
+	const uint64_t *first_leaf;	/* of each tensor */
+	int ntensors;
+	int next;			/* the next tensor to take (atomic) */
+};
+
+struct worker {
+	struct shared *sh;
+	int failed_at, rc;		/* the first tensor this worker found wrong (ntensors: none) */
+	char msg[512];
+};
+
+static void *check_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct reader r = { 0 };
+	int t;
+
+	w->failed_at = sh->ntensors;
+	while ((t = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->ntensors) {
+		int rc = check_tensor(sh->ops, sh->b, sh->o, sh->vk, &r, t / 2, t % 2);
+
+		if (!rc && sh->tree)
+			rc = lr_tree_put(sh->tree, sh->first_leaf[t], r.got, (size_t)r.prev.span_bytes);
+		if (rc) {
+			w->failed_at = t;
+			w->rc = rc;
+			snprintf(w->msg, sizeof w->msg, "%s", lr_error_msg());
+			break; /* a later tensor's failure cannot come first */
+		}
+	}
+	reader_release(&r);
+	return NULL;
+}
+
+static int verify_parallel(struct shared *sh, int threads)
+{
+	struct worker w[LR_PARALLEL_MAX];
+	int best = 0;
+
+	for (int i = 0; i < threads; i++)
+		w[i] = (struct worker){ sh, 0, 0, "" };
+	lr_parallel(w, sizeof w[0], threads, check_worker);
+	for (int i = 1; i < threads; i++)
+		if (w[i].failed_at < w[best].failed_at)
+			best = i;
+	if (w[best].rc)
+		return lr_error_set(w[best].rc, "%s", w[best].msg);
+	return 0;
+}
+
+int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o, char hex[65])
+{
+	const struct lr_kvgeom *g = o->g;
+	const struct lr_dlf16_kernel *vk;
+	struct lr_treehash tree;
+	struct reader r = { 0 };
+	uint64_t *first_leaf = NULL, leaves = 0;
+	int threads = lr_parallel_cpus(), whole = 1, l, kv, rc;
 
 	if ((rc = expectation_kernel(o, &vk)))
 		return rc;
-	lr_tree_init(&tree, lr_parallel_cpus());
-	for (l = 0; l < g->layers && !rc; l++) {
+	lr_tree_init(&tree, threads);
+	if (!(first_leaf = malloc(sizeof *first_leaf * (size_t)(2 * g->layers + 1))))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (l = 0; l < g->layers; l++) { /* where each tensor's leaves go, when they are whole */
+		struct lr_kvtensor t;
+
 		lr_kvgeom_tensor(g, l, &t);
-		/* one pair of buffers for every layer: allocating each anew cost a page fault per 4 KiB */
-		if (t.span_bytes > cap) {
-			free(want);
-			free(got);
-			want = malloc((size_t)t.span_bytes);
-			got = malloc((size_t)t.span_bytes);
-			cap = t.span_bytes;
-			prev.span_bytes = 0;
-			if (!want || !got) {
-				rc = lr_error_set(LR_ENOMEM, "out of memory for readback");
-				break;
-			}
-		}
-		/* padding and unused rows are expected zero; a layer laid out like the last keeps them so */
-		if (t.span_bytes != prev.span_bytes || t.first_token != prev.first_token || t.ntokens != prev.ntokens ||
-		    t.rows != prev.rows)
-			memset(want, 0, (size_t)t.span_bytes);
-		prev = t;
-		for (kv = 0; kv < 2 && !rc; kv++) {
-			int64_t h, tok, d, n = (int64_t)(t.span_bytes / 2), i;
-
-			/* expectation, element by element: token tok of head h at row (tok - first) */
-			for (h = 0; h < H; h++)
-				for (tok = t.first_token; tok < t.first_token + t.ntokens; tok++) {
-					int64_t rel = tok - t.first_token, blk = rel / t.rows, row = rel % t.rows;
-					const uint16_t *s = (const uint16_t *)src->data + l * src->stride[0] +
-							    kv * src->stride[1] + h * src->stride[2] + tok * src->stride[3];
-					uint16_t *w = want + ((blk * H + h) * t.rows + row) * Dp;
-
-					if (src->stride[4] == 1)
-						vk->encode(w, s, (size_t)D, o->contract, 0);
-					else
-						for (d = 0; d < D; d++)
-							w[d] = lr_dlf16_oracle(s[d * src->stride[4]], o->contract);
-				}
-			if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, got, t.span_bytes)) ||
-			    (hex && (rc = lr_tree_update(&tree, got, (size_t)t.span_bytes))))
-				break;
-			if (!memcmp(want, got, (size_t)n * 2))
-				continue;
-			for (i = 0; i < n && want[i] == got[i]; i++)
-				;
-			if (i < n) {
-				int64_t dd = i % Dp, row = (i / Dp) % t.rows, hh = (i / (Dp * t.rows)) % H;
-				int64_t blk = i / (Dp * t.rows * H);
-
-				rc = lr_error_set(LR_EIO,
-						  "readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x",
-						  l, kv ? "V" : "K", (long long)hh,
-						  (long long)(t.first_token + blk * t.rows + row), (long long)dd, got[i], want[i]);
-			}
-		}
+		whole &= t.span_bytes % LR_TREE_LEAF == 0;
+		first_leaf[2 * l] = leaves;
+		first_leaf[2 * l + 1] = leaves + t.span_bytes / LR_TREE_LEAF;
+		leaves += 2 * (t.span_bytes / LR_TREE_LEAF);
 	}
-	free(want);
-	free(got);
+	if (threads > 1 && whole && g->layers > 0) {
+		struct shared sh = { ops, b, o, vk, hex ? &tree : NULL, first_leaf, 2 * g->layers, 0 };
+
+		if (!(rc = hex ? lr_tree_reserve(&tree, (size_t)leaves) : 0))
+			rc = verify_parallel(&sh, threads < sh.ntensors ? threads : sh.ntensors);
+	} else { /* one reader, feeding the tree in order */
+		for (l = 0; l < g->layers && !rc; l++)
+			for (kv = 0; kv < 2 && !rc; kv++)
+				if (!(rc = check_tensor(ops, b, o, vk, &r, l, kv)) && hex)
+					rc = lr_tree_update(&tree, r.got, (size_t)r.prev.span_bytes);
+		reader_release(&r);
+	}
+	free(first_leaf);
 	if (rc || !hex) {
 		lr_tree_release(&tree);
 		return rc;

@@ -448,10 +448,50 @@ static void readback_names_the_first_differing_element(void **state)
 	lr_kvsrc_release(&other);
 }
 
+/*
+ * Tensors of whole 1 MiB leaves are checked on every CPU: the digest is the
+ * one a single reader computes, and of two wrong tensors the first in
+ * order is the one named, whichever worker found it.
+ */
+static void readback_on_every_cpu_agrees_with_one_reader(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	char fused[65], alone[65];
+	struct lr_import_opts o;
+	struct lr_import_result r;
+	struct lr_kvsrc a, other;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+
+	(void)state;
+	assert_int_equal(lr_kvgeom_preset(&g, "qwen3-0.6b"), 0);
+	g.layers = 6;
+	g.tokens = g.capacity = g.block_size = 512; /* 8 heads x 512 tokens x 128 dims x 2 bytes: 1 MiB a tensor */
+	assert_int_equal(lr_kvsrc_synthetic(&a, &g, 0, 3, 1), 0);
+	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 0, 3, 1), 0);
+	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
+	opts_for(&o, &g, &a, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, alone), 0);
+	assert_string_equal(fused, alone);
+	/* wrong in layer 4 K and layer 1 V: layer 1 V comes first */
+	((uint16_t *)other.view.data)[4 * other.view.stride[0] + 2 * other.view.stride[2] + 7 * other.view.stride[3]] ^= 0x0100;
+	((uint16_t *)other.view.data)[1 * other.view.stride[0] + 1 * other.view.stride[1] + 3 * other.view.stride[2] +
+				      11 * other.view.stride[3] + 5] ^= 0x0100;
+	o.src = &other.view;
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), "layer 1 V head 3 token 11 dim 5"));
+	lr_backend_sim_ops.close(b);
+	lr_kvsrc_release(&a);
+	lr_kvsrc_release(&other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(presets_agree_across_modes_and_paths_on_sim),
+		cmocka_unit_test(readback_on_every_cpu_agrees_with_one_reader),
 		cmocka_unit_test(geometry_mismatch_is_refused_naming_field_and_values),
 		cmocka_unit_test(faults_leave_no_leak_and_no_partial_import_on_sim),
 		cmocka_unit_test(sim_capacity_is_enforced_without_leaks),
