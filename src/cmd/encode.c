@@ -95,7 +95,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	int axes[LR_VIEW_MAXRANK];
 	double t0, ms;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "kernel", &kname, "K", "lookup, scalar, avx2, avx512 or auto (default: the fastest this\nCPU supports)"),
+		CMD_STRING(0, "kernel", &kname, "K", "lookup, scalar, avx2, avx512 or auto (default: the one 'bench\nencoder' measured fastest on this CPU at this size)"),
 		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices, "C", "saturate (default: finite overflow to the largest finite code) or\nninf (finite overflow to NaN/Inf)"),
 		CMD_STRING(0, "permute", &permute, "AXES", "encode the input seen with its axes permuted (NumPy transpose), in\none pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]"),
 		CMD_INT(0, "threads", &threads, 1, 64, "N", "N workers encoding and writing chunks in turn (same output)"),

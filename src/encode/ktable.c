@@ -198,7 +198,7 @@ int lr_dlf16_kernel_for(const struct lr_dlf16_kernel **out, const char *name, ui
 			continue;
 		if (lr_dlf16_unavailable(k)) {
 			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, lr_dlf16_unavailable(k));
-			lr_error_hint(k->encode ? "use --kernel auto to pick the fastest this CPU supports"
+			lr_error_hint(k->encode ? "use --kernel auto: the kernel measured fastest here that this CPU supports"
 						: "rebuild with a compiler that supports it, or pick another --kernel");
 			return LR_EINVAL;
 		}
