@@ -115,13 +115,54 @@ static int bad(struct reader *rd, const char *name)
 	return 1;
 }
 
+/* An object's members, read in one pass (lr_json_members), then taken by name. */
+#define NAME(s) LR_JSON_NAME(s)
+static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME("requests") };
+static const struct lr_jname pass_names[] = {
+	NAME("endpoint"), NAME("api"), NAME("model"), NAME("concurrency"), NAME("rate"), NAME("burstiness"),
+	NAME("seed"), NAME("server"), NAME("models"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
+	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"),
+};
+static const struct lr_jname request_names[] = {
+	NAME("case_id"), NAME("body"), NAME("sent"), NAME("sent_ms"), NAME("end_ms"), NAME("status"), NAME("failure"),
+	NAME("ttft_ms"), NAME("e2el_ms"), NAME("itl_ms"), NAME("token_source"), NAME("prompt_tokens"),
+	NAME("completion_tokens"), NAME("inflight"),
+};
+#undef NAME
+
+struct members {
+	const struct lr_jname *names;
+	size_t n;
+	struct lr_jval v[16];
+	int has[16];
+};
+
+static void read_members(struct members *m, const struct lr_jval *o, const struct lr_jname *names, size_t n)
+{
+	m->names = names;
+	m->n = n;
+	lr_json_members(o, names, n, m->v, m->has);
+}
+
+/* Member 'name' (one of m's names); 0 when absent. */
+static int get(const struct members *m, const char *name, struct lr_jval *v)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->names[i].s, name)) {
+			if (m->has[i])
+				*v = m->v[i];
+			return m->has[i];
+		}
+	return 0;
+}
+
 /* A string member (or null when 'nullable'), decoded into the reader's strings. */
-static int text(struct reader *rd, const struct lr_jval *o, const char *name, int nullable, const char **out)
+static int text(struct reader *rd, const struct members *o, const char *name, int nullable, const char **out)
 {
 	struct lr_jval v;
 
 	*out = NULL;
-	if (!lr_json_get(o, name, &v) || (v.type != LR_JSON_STRING && !(nullable && v.type == LR_JSON_NULL)))
+	if (!get(o, name, &v) || (v.type != LR_JSON_STRING && !(nullable && v.type == LR_JSON_NULL)))
 		return bad(rd, name);
 	if (v.type == LR_JSON_NULL)
 		return 0;
@@ -131,14 +172,14 @@ static int text(struct reader *rd, const struct lr_jval *o, const char *name, in
 }
 
 /* A number member: *has 0 for null (when 'nullable'); integers only when 'integer'; never below 0 unless 'signed_'. */
-static int number(struct reader *rd, const struct lr_jval *o, const char *name, int nullable, int integer, double *out,
+static int number(struct reader *rd, const struct members *o, const char *name, int nullable, int integer, double *out,
 		  int *has)
 {
 	struct lr_jval v;
 
 	*has = 0;
 	*out = NAN;
-	if (!lr_json_get(o, name, &v))
+	if (!get(o, name, &v))
 		return bad(rd, name);
 	if (v.type == LR_JSON_NULL)
 		return nullable ? 0 : bad(rd, name);
@@ -152,23 +193,25 @@ static int number(struct reader *rd, const struct lr_jval *o, const char *name, 
 	return *out >= 0 ? 0 : bad(rd, name);
 }
 
-static int boolean(struct reader *rd, const struct lr_jval *o, const char *name, int *out)
+static int boolean(struct reader *rd, const struct members *o, const char *name, int *out)
 {
 	struct lr_jval v;
 
-	if (!lr_json_get(o, name, &v) || (v.type != LR_JSON_TRUE && v.type != LR_JSON_FALSE))
+	if (!get(o, name, &v) || (v.type != LR_JSON_TRUE && v.type != LR_JSON_FALSE))
 		return bad(rd, name);
 	*out = v.type == LR_JSON_TRUE;
 	return 0;
 }
 
-static int read_pass(struct reader *rd, const struct lr_jval *o, struct lr_store_pass *p)
+static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_store_pass *p)
 {
+	struct members m, *o = &m;
 	double v[7];
 	int has, rc;
 
-	if (o->type != LR_JSON_OBJECT)
+	if (obj->type != LR_JSON_OBJECT)
 		return bad(rd, "pass");
+	read_members(&m, obj, pass_names, sizeof pass_names / sizeof pass_names[0]);
 	if ((rc = text(rd, o, "endpoint", 0, &p->endpoint)) || (rc = text(rd, o, "api", 0, &p->api)) ||
 	    (rc = text(rd, o, "model", 1, &p->model)) || (rc = number(rd, o, "concurrency", 0, 1, &v[0], &has)) ||
 	    (rc = number(rd, o, "rate", 0, 0, &v[1], &has)) || (rc = number(rd, o, "burstiness", 0, 0, &v[2], &has)) ||
@@ -181,7 +224,7 @@ static int read_pass(struct reader *rd, const struct lr_jval *o, struct lr_store
 	{
 		struct lr_jval s;
 
-		if (!lr_json_get(o, "seed", &s) || (s.type != LR_JSON_NULL && s.type != LR_JSON_INTEGER))
+		if (!get(o, "seed", &s) || (s.type != LR_JSON_NULL && s.type != LR_JSON_INTEGER))
 			return bad(rd, "seed");
 		p->has_seed = s.type == LR_JSON_INTEGER;
 		p->seed = p->has_seed ? lr_json_integer(&s) : 0;
@@ -198,13 +241,13 @@ static int read_pass(struct reader *rd, const struct lr_jval *o, struct lr_store
 }
 
 /* A gap array: numbers >= 0 only; kept as written. */
-static int itl(struct reader *rd, const struct lr_jval *o, const char **out)
+static int itl(struct reader *rd, const struct members *o, const char **out)
 {
 	struct lr_jval a, x;
 	struct lr_jiter it;
 
 	*out = NULL;
-	if (!lr_json_get(o, "itl_ms", &a) || (a.type != LR_JSON_NULL && a.type != LR_JSON_ARRAY))
+	if (!get(o, "itl_ms", &a) || (a.type != LR_JSON_NULL && a.type != LR_JSON_ARRAY))
 		return bad(rd, "itl_ms");
 	if (a.type == LR_JSON_NULL)
 		return 0;
@@ -219,13 +262,15 @@ static int itl(struct reader *rd, const struct lr_jval *o, const char **out)
 	return 0;
 }
 
-static int read_request(struct reader *rd, const struct lr_jval *o, struct lr_store_request *r)
+static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_store_request *r)
 {
 	double status, prompt, completion, inflight;
 	int has_status, has_prompt, has_completion, has, rc;
+	struct members m, *o = &m;
 
-	if (o->type != LR_JSON_OBJECT)
+	if (obj->type != LR_JSON_OBJECT)
 		return bad(rd, "requests");
+	read_members(&m, obj, request_names, sizeof request_names / sizeof request_names[0]);
 	if ((rc = text(rd, o, "case_id", 0, &r->case_id)) || (rc = text(rd, o, "body", 0, &r->body)) ||
 	    (rc = boolean(rd, o, "sent", &r->sent)) || (rc = number(rd, o, "sent_ms", 1, 0, &r->sent_ms, &has)) ||
 	    (rc = number(rd, o, "end_ms", 1, 0, &r->end_ms, &has)) ||
@@ -285,11 +330,13 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 static int read_all(struct reader *rd, const struct lr_jval *top, struct lr_passfile *pf)
 {
 	struct lr_jval pass, gauges, requests, r;
+	struct members m;
 	struct lr_jiter it;
 	int rc;
 
-	if (top->type != LR_JSON_OBJECT || !lr_json_get(top, "pass", &pass) || !lr_json_get(top, "gauges", &gauges) ||
-	    !lr_json_get(top, "requests", &requests) || requests.type != LR_JSON_ARRAY)
+	read_members(&m, top, top_names, sizeof top_names / sizeof top_names[0]);
+	if (top->type != LR_JSON_OBJECT || !get(&m, "pass", &pass) || !get(&m, "gauges", &gauges) ||
+	    !get(&m, "requests", &requests) || requests.type != LR_JSON_ARRAY)
 		return rd->why = "not an object of pass, gauges and requests", 1;
 	if ((rc = read_pass(rd, &pass, &pf->pass)) || (rc = read_gauges(rd, &gauges, pf)))
 		return rc;
