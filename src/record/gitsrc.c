@@ -187,9 +187,11 @@ static int file_hash(const struct lr_run *run, struct lr_store *st, const char *
 /*
  * Every modified, staged or untracked file outside 'exclude_dir': its status,
  * sha256 and size; unchanged files' hashes come from the store's cache.
+ * *tracked: whether any entry, excluded or not, is more than untracked, that
+ * is whether the patch of tracked changes can be other than empty.
  */
 static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_repository *repo, const char *workdir,
-				 const char *exclude_dir)
+				 const char *exclude_dir, int *tracked)
 {
 	git_status_list *status = NULL;
 	git_status_options sopts;
@@ -213,6 +215,8 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 
 		if (!d || e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
 			continue;
+		if (e->status & ~(unsigned)GIT_STATUS_WT_NEW)
+			*tracked = 1;
 		rel = d->new_file.path ? d->new_file.path : d->old_file.path;
 		if (excluded(workdir, rel, exclude_dir))
 			continue;
@@ -272,7 +276,7 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 	struct lr_sha256 hash = { 0 };
 	char exclude[PATH_MAX];
 	const char *workdir;
-	int rc, err;
+	int rc, err, tracked = 0;
 
 	if (!may_be_worktree(cwd))
 		return 0;
@@ -299,19 +303,24 @@ int lr_git_capture(struct lr_run *run, struct lr_store *st, const char *cwd, con
 
 	if ((rc = capture_head(run, repo, workdir, &head, &tree)))
 		goto out;
-	if ((rc = capture_changed_files(run, st, repo, workdir, exclude_dir)))
+	if ((rc = capture_changed_files(run, st, repo, workdir, exclude_dir, &tracked)))
 		goto out;
 
-	/* the patch of tracked changes; untracked files enter by path and hash below, not content */
+	/*
+	 * The patch of tracked changes; untracked files enter by path and hash
+	 * below, not content. Status has just compared HEAD, index and work tree
+	 * with the same options: when it saw no tracked change the patch is
+	 * empty, and computing it (half a millisecond on an empty tree) is skipped.
+	 */
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	dopts.flags = GIT_DIFF_SHOW_BINARY | GIT_DIFF_IGNORE_SUBMODULES;
-	if (git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)tree, &dopts) < 0) {
+	if (tracked && git_diff_tree_to_workdir_with_index(&diff, repo, (git_tree *)tree, &dopts) < 0) {
 		rc = git_fail("compute the diff", workdir);
 		goto out;
 	}
 	if ((rc = lr_sha256_init(&hash)))
 		goto out;
-	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &hash) < 0) {
+	if (tracked && git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, diff_line, &hash) < 0) {
 		lr_sha256_release(&hash);
 		rc = git_fail("hash the diff", workdir);
 		goto out;

@@ -42,6 +42,21 @@ git add -A && git commit -qm more
 expect_exit 0 "record in a clean tree" "$LABRUN" record -q -- true
 equals "$(q "SELECT dirty || ' ' || diff_sha256 FROM source_state WHERE run_id = 2")" \
 	"0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "clean tree: empty diff hash"
+# Only untracked files: the patch is empty (record skips computing it), then each file by path and hash.
+echo new >only-new.txt
+expect_exit 0 "record with an untracked file only" "$LABRUN" record -q -- true
+untracked_only=$(printf 'untracked\0only-new.txt\0%s\0' "$(sha256sum only-new.txt | cut -d' ' -f1)" | sha256sum | cut -d' ' -f1)
+equals "$(q "SELECT dirty || ' ' || diff_sha256 FROM source_state WHERE run_id = 3")" "1 $untracked_only" \
+	"untracked only: the diff hash is the untracked entries'"
+# A change staged and then undone in the work tree: status sees a tracked change, so the patch is
+# computed (libgit2 shows the file's staged change), and the hash is not the untracked entries' alone.
+echo staged >>tracked.txt && git add tracked.txt && git show HEAD:tracked.txt >tracked.txt
+expect_exit 0 "record with a staged change undone in the work tree" "$LABRUN" record -q -- true
+[ "$(q "SELECT diff_sha256 FROM source_state WHERE run_id = 4")" != "$untracked_only" ] ||
+	fail "a staged change was left out of the diff hash"
+ok "a staged change enters the diff hash"
+rm only-new.txt
+git reset -q --hard
 
 # show prints logs for a terminal: escape sequences in them are shown, not obeyed ('cat' keeps bytes)
 "$LABRUN" record -q -- printf 'a\033]0;retitled\007b\033[2Jc\tend\n' >/dev/null 2>&1
