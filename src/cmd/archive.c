@@ -32,7 +32,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix or 'last'); repeatable"),
+		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF; repeatable"),
 		CMD_STRING(0, "verify", &verify, "FILE", "re-hash every member of the archive FILE"),
 		CMD_STRING(0, "extract", &extract, "FILE", "check every entry of the archive FILE, then extract it into DIR"),

@@ -169,7 +169,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	int64_t signed_seq = 0;
 	int rc = 0, problems = 0, checked = 0, json = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix or 'last')"),
+		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix, 'last' or 'last~N')"),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
 		CMD_STRING(0, "head", &head_text, "SEQ:DIGEST|FILE", "prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE, for this audit (repeatable)"),

@@ -26,7 +26,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	int64_t run = 0, set = 0, cases = 0;
 	int rc, cond = -1, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref, "ID", "the run the responses are evidence of (an id, uuid prefix or 'last')"),
+		CMD_STRING(0, "run", &run_ref, "ID", "the run the responses are evidence of (an id, uuid prefix, 'last' or 'last~N')"),
 		CMD_STRING(0, "route", &route, "NAME", "the route that produced them"),
 		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment they belong to"),
 		CMD_END,

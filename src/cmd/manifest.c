@@ -33,7 +33,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
-		CMD_LIST(0, "run", &runs, "ID", "the run: a short id, uuid prefix or 'last' (repeatable)"),
+		CMD_LIST(0, "run", &runs, "ID", "the run: a short id, uuid prefix, 'last' or 'last~N' (repeatable)"),
 		CMD_STRING(0, "validate", &validate, "DIR", "check the crate in DIR against docs/manifest.md"),
 		CMD_STRING('o', "output", &out, "DIR", "the crate directory, created (default labrun-crate-run-ID or -issue-REF)"),
 		CMD_STRING(0, "license", &co.license, "NAME", "the license entity's name (default: the store's manifest.license\nsetting, else 'not declared', with a warning)"),

@@ -66,7 +66,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	int rc, first, n = 0;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "the runs of this issue (default: every run)"),
-		CMD_LIST(0, "run", &runs, "ID", "this run (repeatable): short id, uuid or 'last'"),
+		CMD_LIST(0, "run", &runs, "ID", "this run (repeatable): short id, uuid, 'last' or 'last~N'"),
 		CMD_BOOL('v', NULL, &out.verbose, "a line per run"),
 		CMD_END,
 	};

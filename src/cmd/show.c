@@ -15,7 +15,8 @@
 static const char usage[] =
 	"usage: labrun show [--json] [--tail N] RUN\n"
 	"\n"
-	"Show everything recorded about RUN (a short id, a uuid or uuid prefix, or 'last'):\n"
+	"Show everything recorded about RUN (a short id, a uuid or uuid prefix, 'last', or\n"
+	"any of them followed by ~N for the Nth run recorded before it, as in 'last~1'):\n"
 	"status and exit, command, sources, host, binding, geometry, tools, environment,\n"
 	"artifacts and the last lines of both logs.\n";
 

@@ -6,7 +6,8 @@
 #include "store/runs.h"
 #include "store/store-int.h"
 
-int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
+/* The run 'ref' names itself: an id, "last", a uuid or a unique uuid prefix. */
+static int resolve_base(struct lr_store *st, const char *ref, const char *shown, int64_t *id)
 {
 	sqlite3_stmt *s = NULL;
 	const char *p;
@@ -23,8 +24,9 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 			db_bind_int(s, ":ref", strtoll(ref, NULL, 10));
 	} else {
 		if (strlen(ref) < 4 || strspn(ref, "0123456789abcdef-") != strlen(ref)) {
-			lr_error_set(LR_EINVAL, "cannot find run '%s': not a run id, uuid or 'last'", ref);
-			lr_error_hint("use the short id from 'labrun list', or at least 4 characters of the uuid");
+			lr_error_set(LR_EINVAL, "cannot find run '%s': not a run id, uuid or 'last'", shown);
+			lr_error_hint("use the short id from 'labrun list', 'last', 'last~1' (the run before it), "
+				      "or at least 4 characters of the uuid");
 			return LR_EINVAL;
 		}
 		/* A prefix match with a range keeps the index usable and needs no LIKE escaping. */
@@ -44,13 +46,61 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 	if (n == 1)
 		return 0;
 	if (n > 1) {
-		lr_error_set(LR_EINVAL, "cannot find run '%s': the uuid prefix matches several runs", ref);
+		lr_error_set(LR_EINVAL, "cannot find run '%s': the uuid prefix matches several runs", shown);
 		lr_error_hint("give more characters of the uuid, or the short id");
 		return LR_EINVAL;
 	}
-	lr_error_set(LR_ENOTFOUND, "cannot find run '%s' in store '%s'", ref, st->dir);
+	lr_error_set(LR_ENOTFOUND, "cannot find run '%s' in store '%s'", shown, st->dir);
 	lr_error_hint("'labrun list' shows the recorded runs");
 	return LR_ENOTFOUND;
+}
+
+/* The run 'back' runs before run 'base' in the order they were recorded. */
+static int step_back(struct lr_store *st, const char *ref, int64_t base, int64_t back, int64_t *id)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, found = 0;
+
+	if ((rc = db_prepare(st, &s, "SELECT id FROM run WHERE id < :base ORDER BY id DESC LIMIT 1 OFFSET :skip")))
+		return rc;
+	db_bind_int(s, ":base", base);
+	db_bind_int(s, ":skip", back - 1);
+	if (db_step_row(st, s, "find the run", &rc)) {
+		*id = sqlite3_column_int64(s, 0);
+		found = 1;
+	}
+	sqlite3_finalize(s);
+	if (rc || found)
+		return rc;
+	lr_error_set(LR_ENOTFOUND, "cannot find run '%s' in store '%s': there are not %lld runs before run %lld", ref,
+		     st->dir, (long long)back, (long long)base);
+	lr_error_hint("'labrun list' shows the recorded runs");
+	return LR_ENOTFOUND;
+}
+
+int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
+{
+	const char *tilde = strchr(ref, '~');
+	char base[128];
+	int64_t back;
+	char *end;
+	int rc;
+
+	if (!tilde)
+		return resolve_base(st, ref, ref, id);
+	errno = 0;
+	back = strtoll(tilde + 1, &end, 10);
+	if (tilde == ref || (size_t)(tilde - ref) >= sizeof base || tilde[1] < '0' || tilde[1] > '9' || *end ||
+	    errno || back < 0) {
+		lr_error_set(LR_EINVAL, "cannot find run '%s': '~' takes a run before it and a count after it", ref);
+		lr_error_hint("'last~1' is the run before the newest, '7~2' the second run before run 7");
+		return LR_EINVAL;
+	}
+	memcpy(base, ref, (size_t)(tilde - ref));
+	base[tilde - ref] = '\0';
+	if ((rc = resolve_base(st, base, ref, id)) || !back)
+		return rc;
+	return step_back(st, ref, *id, back, id);
 }
 
 #define RUN_COLUMNS \

@@ -37,7 +37,8 @@ LR_MUST_CHECK int lr_store_run_abandon(struct lr_store *st, int64_t id, const ch
 
 /*
  * Resolve a run reference: a short id ("7"), a uuid or a unique uuid prefix
- * of at least 4 characters, or "last". LR_ENOTFOUND / LR_EINVAL otherwise.
+ * of at least 4 characters, or "last"; any of them followed by "~N", the Nth
+ * run recorded before it ("last~1"). LR_ENOTFOUND / LR_EINVAL otherwise.
  */
 LR_MUST_CHECK int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
 

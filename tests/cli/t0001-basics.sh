@@ -34,6 +34,22 @@ contains "$T/out" '"note": "first"' "show json has the note"
 expect_exit 0 "cat stdout" "$LABRUN" cat last stdout
 equals "$(cat "$T/out")" "hello" "cat gives the exact log"
 
+# Relative references: REF~N is the Nth run recorded before REF, whatever the numbers are.
+"$LABRUN" record -q -- echo second >/dev/null
+"$LABRUN" record -q -- echo third >/dev/null
+equals "$("$LABRUN" cat last~0 stdout)" "third" "last~0 is last"
+equals "$("$LABRUN" cat last~1 stdout)" "second" "last~1 is the run before the newest"
+equals "$("$LABRUN" cat last~2 stdout)" "hello" "last~2 counts back two"
+equals "$("$LABRUN" cat 3~2 stdout)" "hello" "an id takes ~N too"
+expect_exit 0 "show takes a relative reference" "$LABRUN" show --json last~1
+contains "$T/out" '"id": 2,' "show last~1 is run 2"
+expect_exit 1 "counting back past the first run is refused" "$LABRUN" cat last~3 stdout
+contains "$T/err" "there are not 3 runs before run 3" "the error says how far back the store goes"
+for bad in 'last~' '~1' 'last~x' 'last~-1' 'last~1~1'; do
+	expect_exit 2 "'$bad' is not a run reference" "$LABRUN" cat "$bad" stdout
+	contains "$T/err" "'~' takes a run before it and a count after it" "'$bad' says what '~' wants"
+done
+
 # The default store: nearest .labrun walking up, else at the git top level.
 unset LABRUN_STORE
 make_repo "$T/repo"
