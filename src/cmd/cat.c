@@ -97,6 +97,14 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 	    (!strcmp(argv[first + 1], "stdout") || !strcmp(argv[first + 1], "stderr"))) {
 		lr_error_clear();
 		path = lr_spool_path(lr_store_dir(st), r.uuid, argv[first + 1]);
+	} else if (!a && r.kind != LR_KIND_RECORD &&
+		   (!strcmp(argv[first + 1], "stdout") || !strcmp(argv[first + 1], "stderr"))) {
+		/* labrun itself ran these: nothing wrote a log that it could keep */
+		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no %s log: labrun ran this %s run itself and stores its "
+				  "measurements, not a log", (long long)id, argv[first + 1], lr_run_kind_name(r.kind));
+		lr_error_hint("'labrun show %lld' gives what it recorded, 'labrun report --run %lld' its tables", (long long)id,
+			      (long long)id);
+		goto out;
 	} else if (!a) {
 		rc = LR_ENOTFOUND; /* pick() set the message */
 		goto out;

@@ -37,6 +37,7 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	const struct lr_setting_key *k;
 	const char *unset = NULL, *key;
 	struct lr_store *st = NULL;
+	struct lr_global local;
 	char *value = NULL;
 	int rc, first, n;
 	const struct cmd_opt opts[] = {
@@ -60,7 +61,10 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	key = unset ? unset : n ? argv[first] : NULL;
 	if (key && !lr_setting_key_find(key))
 		return unknown_key(key);
-	if ((rc = cmd_open_store(&st, g)))
+	local = *g;
+	if (n == 2) /* setting a value writes: like every command that writes, it creates the store */
+		local.mode = CMD_CREATES;
+	if ((rc = cmd_open_store(&st, &local)))
 		return rc;
 	if (!key) {
 		rc = lr_store_settings(st, print_setting, NULL);

@@ -45,7 +45,7 @@ static const struct lr_command commands[] = {
 	{ "scan", cmd_scan, CMD_READS, "find private keys, tokens, passwords and internal hosts before they are published" },
 	{ "remote", cmd_remote, CMD_WRITES, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
 	{ "push", cmd_push, CMD_READS, "copy final runs with their objects, seals and signatures to a remote" },
-	{ "pull", cmd_pull, CMD_WRITES, "bring runs from a remote into this store, checked against their seals" },
+	{ "pull", cmd_pull, CMD_CREATES, "bring runs from a remote into this store, checked against their seals" },
 	{ "audit", cmd_audit, CMD_READS, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "verify", cmd_verify, CMD_NO_STORE, "check a crate or archive without a store: signatures, files, ledger, report" },
 	{ "bench", cmd_bench, CMD_CREATES, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },

@@ -61,6 +61,7 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		const char *operands;
 	} subs[] = { { "add", 2, 2, "NAME URI" }, { "list", 0, 0, "nothing" }, { "remove", 1, 1, "NAME" },
 		     { "init", 0, 1, "at most NAME" } };
+	struct lr_global local;
 	struct lr_store *st = NULL;
 	const char *sub;
 	int rc, first, n;
@@ -76,7 +77,11 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("remote", "unknown subcommand '%s': add, list, remove or init", sub);
 	if (n < subs[i].min || n > subs[i].max)
 		return cmd_usage_error("remote", "'%s' takes %s", sub, subs[i].operands);
-	if ((rc = cmd_open_store(&st, g)))
+	/* naming a remote is a reviewer's first step: like every command that writes, it creates the store */
+	local = *g;
+	if (!strcmp(sub, "add"))
+		local.mode = CMD_CREATES;
+	if ((rc = cmd_open_store(&st, &local)))
 		return rc;
 	if (!strcmp(sub, "add"))
 		rc = lr_store_remote_add(st, argv[first + 1], argv[first + 2]);

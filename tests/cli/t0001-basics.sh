@@ -13,6 +13,17 @@ done
 
 expect_exit 1 "list without a store says so" "$LABRUN" list
 contains "$T/err" "hint:" "missing store gives a hint"
+# every command that writes creates the store (remote add and config once said "cannot find a store")
+for w in "remote add lab postgresql://db.lab/evidence" "config manifest.license CC-BY-4.0"; do
+	rm -rf "$T/store"
+	expect_exit 0 "'$w' without a store" "$LABRUN" $w
+	[ -f "$T/store/labrun.db" ] || fail "'$w' did not create the store"
+	ok "'$w' creates the store"
+done
+rm -rf "$T/store"
+expect_exit 1 "'config' reading a value does not create one" "$LABRUN" config manifest.license
+[ ! -e "$T/store" ] || fail "a read created the store"
+ok "a read creates nothing"
 
 expect_exit 0 "init creates the store" "$LABRUN" init
 [ -f "$T/store/labrun.db" ] && [ -d "$T/store/objects" ] || fail "store layout"

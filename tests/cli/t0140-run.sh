@@ -15,6 +15,10 @@ run_id=$(q "SELECT max(id) FROM run WHERE kind = 'experiment'")
 "$LABRUN" report --run "$run_id" | sed -n '/^### /,/^$/p;/^| /p' | sort -u >"$T/report-tables"
 sed -n '/^### /,/^$/p;/^| /p' "$T/out" | sort -u >"$T/run-tables"
 equals "$(comm -3 "$T/run-tables" "$T/report-tables" | wc -l | tr -d ' ')" "0" "run prints exactly the report's tables"
+# an experiment keeps repetitions, not a log: cat says so (it once said "no artifact 'stdout'")
+expect_exit 1 "cat of an experiment's stdout" "$LABRUN" cat "$run_id" stdout
+contains "$T/err" "run $run_id has no stdout log: labrun ran this experiment run itself" "cat says why there is no log"
+contains "$T/err" "labrun report --run $run_id" "and where its results are"
 # 2 conditions x (6 + 1) blocks x (3 arms x 2) slots
 equals "$(q "SELECT count(*) FROM repetition")" "84" "every repetition stored"
 equals "$(q "SELECT wall_s > 0.1 AND user_s > 0 AND sys_s >= 0 AND peak_rss_kib > 1000 FROM run WHERE kind = 'experiment'")" "1" \

@@ -79,6 +79,13 @@ sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's 
 ok "C's report for the issue is the union of A's and B's"
 expect_exit 0 "cat a pulled artifact" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
 equals "$(cat "$T/out")" "result of a" "its bytes came along"
+# a reviewer starts from nothing, as docs/remote.md shows: remote add and pull create the store
+mkdir "$T/reviewer" && git init -q "$T/reviewer"
+(cd "$T/reviewer" && env -u LABRUN_STORE "$LABRUN" remote add lab "$PG_URI" && env -u LABRUN_STORE "$LABRUN" pull) \
+	>"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "remote add and pull in a fresh directory"; }
+contains "$T/out" "remote 'lab': 4 runs pulled" "a fresh directory pulls every run"
+[ -f "$T/reviewer/.labrun/labrun.db" ] || fail "the store is at the work tree's top"
+ok "the store was created at the work tree's top"
 expect_exit 0 "pull again" lc pull
 contains "$T/out" "0 runs pulled, 4 already here" "pull is idempotent"
 expect_exit 0 "push from C (pulled runs travel as they came)" lc push
