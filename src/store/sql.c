@@ -101,6 +101,30 @@ static int sql_open(struct lr_store *st, sqlite3 **db, struct db_busy *busy)
 	return 0;
 }
 
+static int refuse_write(const char *sql)
+{
+	int rc = lr_error_set(LR_EREFUSED, "refusing to run '%.60s': labrun sql is read-only", sql);
+
+	lr_error_hint("the store changes only through labrun commands; query it with SELECT");
+	return rc;
+}
+
+/* The first statement of 'sql' (the text after the first) that could write, or NULL; never runs one. */
+static const char *later_write(sqlite3 *db, const char *sql)
+{
+	const char *at = sql, *found = NULL;
+	sqlite3_stmt *s = NULL;
+
+	while (!found && *at && sqlite3_prepare_v2(db, at, -1, &s, &sql) == SQLITE_OK && s) {
+		if (!sqlite3_stmt_readonly(s))
+			found = at + strspn(at, " \t\r\n;");
+		sqlite3_finalize(s);
+		s = NULL;
+		at = sql;
+	}
+	return found;
+}
+
 /* Prepare 'sql' as exactly one read-only statement, or say why not. */
 static int sql_screen(sqlite3 *db, const char *sql, sqlite3_stmt **out)
 {
@@ -125,14 +149,16 @@ static int sql_screen(sqlite3 *db, const char *sql, sqlite3_stmt **out)
 	}
 	while (tail && (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == ';'))
 		tail++;
+	if (!sqlite3_stmt_readonly(*out))
+		return refuse_write(sql);
 	if (tail && *tail) {
+		/* a write is refused as a write wherever it stands, so one rule gives its exit code */
+		const char *write = later_write(db, tail);
+
+		if (write)
+			return refuse_write(write);
 		rc = lr_error_set(LR_EINVAL, "cannot run query: more than one statement (at '%.40s')", tail);
 		lr_error_hint("run one statement per 'labrun sql' call");
-		return rc;
-	}
-	if (!sqlite3_stmt_readonly(*out)) {
-		rc = lr_error_set(LR_EREFUSED, "refusing to run '%.60s': labrun sql is read-only", sql);
-		lr_error_hint("the store changes only through labrun commands; query it with SELECT");
 		return rc;
 	}
 	return 0;
