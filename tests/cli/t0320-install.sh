@@ -26,6 +26,13 @@ for x in aa-noise encoder205 import270 layout205; do
 	[ -f "$I/share/labrun/experiments/$x.ini" ] || fail "experiment $x.ini is not installed"
 done
 ok "the experiments are installed"
+# every document a page or an error hint names is installed (docs/remote.md, named by every page, once was not)
+named=$( (cat "$I"/share/man/man1/*.1; strings "$I/bin/labrun") | grep -o 'docs/[a-z0-9-]*\.md' | sort -u)
+[ -n "$named" ] || fail "no page names a document: has see-also.h2m changed?"
+for d in $named; do
+	[ -f "$I/share/doc/labrun/${d#docs/}" ] || fail "$d is named but not installed"
+done
+ok "the $(echo "$named" | wc -l | tr -d ' ') documents the pages and hints name are installed"
 
 # the completion, as bash calls it
 "$I/bin/labrun" record -q --issue 205 -- true >/dev/null 2>&1
@@ -36,10 +43,33 @@ complete() { # WORDS...: the completions bash would offer for the last word
 }
 equals "$(complete labrun li)" "list" "commands"
 equals "$(complete labrun list --iss)" "--issue" "a command's options, read from its -h"
-equals "$(complete labrun show "" | tr '\n' ' ')" "last 1 2 " "run ids from the store"
 equals "$(complete labrun list --issue "" | tr '\n' ' ')" "205 RBLN-SW/optimum-rbln#827 " "issue references from the store"
 equals "$(complete labrun --store "$T/sto" re | sort | tr '\n' ' ')" "record register remote replay report " \
 	"after a global option"
 "$I/bin/labrun" remote add lab "host=/nowhere dbname=x" || fail "remote add"
 equals "$(complete labrun push "")" "lab" "remote names for push"
 equals "$(complete labrun remote "" | tr '\n' ' ')" "add list remove init " "remote's subcommands"
+equals "$(complete labrun remote remove "")" "lab" "remote names for remove"
+equals "$(complete labrun show "" | tr '\n' ' ')" "last last~1 1 2 " "run ids, relative references first"
+
+# a store named on the line: every word offered comes from it, not from LABRUN_STORE's
+S2="$T/other store"
+echo art >"$T/work/a.txt"
+for i in 1 2 3; do LABRUN_STORE=$S2 "$I/bin/labrun" record -q --artifact a.txt -- true >/dev/null 2>&1; done
+LABRUN_STORE=$S2 "$I/bin/labrun" ingest responses --run 3 --route rngd-atom "$TOP_SRCDIR/tests/fixtures/serving/atom.jsonl" \
+	>/dev/null || fail "ingest into the second store"
+equals "$(complete labrun --store "$S2" show "" | tr '\n' ' ')" "last last~1 1 2 3 " "--store DIR: its run ids"
+equals "$(complete labrun --store="$S2" diff 1 "" | tr '\n' ' ')" "last last~1 1 2 3 " "--store=DIR, diff's second run"
+equals "$(complete labrun --store "$S2" cat 2 "" | tr '\n' ' ')" "stdout stderr a.txt output:a.txt " "cat: the run's logs and artifacts"
+equals "$(complete labrun --store "$S2" cat last~1 "" | tr '\n' ' ')" "stdout stderr a.txt output:a.txt " "cat after a relative reference"
+equals "$(complete labrun --store "$S2" gate --route "")" "rngd-atom" "routes from the store"
+equals "$(complete labrun --store "$S2" compare --run 3 --candidate r)" "rngd-atom" "after an option's value"
+equals "$(complete labrun ingest "")" "responses" "ingest's subcommand"
+equals "$(complete labrun ingest responses --run 1 --co)" "--condition" "ingest's options"
+equals "$(complete labrun key "" | tr '\n' ' ')" "init show export trust untrust list " "key's subcommands"
+equals "$(complete labrun config "" | tr '\n' ' ')" "manifest.license manifest.author manifest.publisher scan.internal scan.baseline " \
+	"config keys, from its -h"
+equals "$(complete labrun config --unset scan | tr '\n' ' ')" "scan.internal scan.baseline " "config --unset KEY"
+equals "$(complete labrun report --format "" | tr '\n' ' ')" "md csv json html " "report --format's choices"
+equals "$(complete labrun pull --objects "" | tr '\n' ' ')" "all lazy " "pull --objects' choices"
+equals "$(complete labrun report -o "$T/other" | tr '\n' ' ')" "$T/other store " "-o takes a file"
