@@ -15,7 +15,7 @@
 
 static const char usage[] =
 	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
-	"       labrun list --registered\n"
+	"       labrun list --registered [--json]\n"
 	"\n"
 	"List recorded runs, newest first.\n";
 
@@ -30,8 +30,22 @@ struct list_ctx {
 static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
 			      const char *when, const char *runs)
 {
-	int *n = arg;
+	struct list_ctx *c = arg;
+	int *n = &c->rows;
 
+	if (c->json) {
+		json_t *ids = json_array();
+		const char *p = runs;
+		char *end;
+
+		while (*p) { /* "3 5": the ids of its runs */
+			json_array_append_new(ids, json_integer(strtoll(p, &end, 10)));
+			p = end + strspn(end, " ");
+		}
+		json_array_append_new(c->arr, json_pack("{sI ss ss ss ss so}", "id", (json_int_t)id, "hub", hub, "crate", path,
+							"manifest_sha256", sha, "registered_at", when, "runs", ids));
+		return 0;
+	}
 	if (!(*n)++)
 		printf("%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS", "CRATE");
 	printf("%5lld  %-16s  %-20.19s  %-16.16s  %-12s  %s\n", (long long)id, hub, when, sha, *runs ? runs : "-", path);
@@ -122,20 +136,19 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	f.issue = issue[0] ? issue : NULL;
 	f.status = status;
+	if (registered && (f.issue || f.experiment || status >= 0 || f.limit || ctx.wide))
+		return cmd_usage_error("list", "--registered lists registrations: it takes only --json, not the run filters");
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;
-	if (registered) {
-		int n = 0;
-
-		rc = lr_store_registrations(st, print_registration, &n);
-		if (!rc && !n)
-			printf("no registrations\n");
-		lr_store_free(st);
-		return rc ? cmd_fail(rc) : LR_EXIT_OK;
-	}
 	if (ctx.json)
 		ctx.arr = json_array();
-	rc = lr_store_run_list(st, &f, print_row, &ctx);
+	if (registered) {
+		rc = lr_store_registrations(st, print_registration, &ctx);
+		if (!rc && !ctx.json && !ctx.rows)
+			printf("no registrations\n");
+	} else {
+		rc = lr_store_run_list(st, &f, print_row, &ctx);
+	}
 	if (!rc && ctx.json) {
 		json_dumpf(ctx.arr, stdout, JSON_INDENT(2));
 		putchar('\n');

@@ -71,6 +71,12 @@ equals "$(q "SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registrat
 	"linked to its runs"
 expect_exit 0 "list --registered" "$LABRUN" list --registered
 contains "$T/out" "research-hub" "lists it"
+expect_exit 0 "list --registered --json (it once printed the table)" "$LABRUN" list --registered --json
+python3 -c 'import json, sys; r = json.load(sys.stdin); assert len(r) == 1 and r[0]["hub"] == "research-hub" and r[0]["runs"] == [1, 2, 3] and len(r[0]["manifest_sha256"]) == 64, r' \
+	<"$T/out" || fail "the registrations are not JSON with their runs"
+ok "one JSON object per registration, with its runs' ids"
+expect_exit 2 "--registered with a run filter is refused" "$LABRUN" list --registered --issue 205
+contains "$T/err" "it takes only --json" "says what it takes"
 expect_exit 1 "an invalid crate is not registered" "$LABRUN" register --hub research-hub "$C/wrong-hash"
 contains "$T/err" "cannot register" "says so"
 equals "$(q "SELECT count(*) FROM registration")" "1" "nothing recorded for it"
