@@ -219,6 +219,24 @@ out:
 	return rc;
 }
 
+/* A run's exit code as text, NULL (shown "-") when it has none: killed, or an experiment of labrun's own. */
+static const char *exit_text(const struct lr_run *r, char *buf, size_t len)
+{
+	if (!r->has_exit)
+		return NULL;
+	snprintf(buf, len, "%d", r->exit_code);
+	return buf;
+}
+
+/* How the drift names a log ("stdout") or an artifact ("output out/a.txt"). */
+static const char *artifact_key(const struct lr_artifact *x, char *buf, size_t len)
+{
+	if (!strcmp(x->role, x->name))
+		return x->name;
+	snprintf(buf, len, "%s %s", x->role, x->name);
+	return buf;
+}
+
 static const char *artifact_sha(const struct lr_run *r, const char *role, const char *name)
 {
 	const struct lr_artifact *a = lr_run_artifact(r, role, name);
@@ -233,28 +251,27 @@ static const char *artifact_sha(const struct lr_run *r, const char *role, const 
  */
 static int diff_outputs(const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp)
 {
-	char key[4200];
+	char key[4200], xa[16], xb[16];
 	size_t i;
 	int n = 0;
 
 	diff_str(add_drift, cmp, "outcome", "command", a->argv_json, b->argv_json);
 	diff_str(add_drift, cmp, "outcome", "status", lr_status_name(a->status), lr_status_name(b->status));
-	diff_int(add_drift, cmp, "outcome", "exit code", a->has_exit ? a->exit_code : -1, b->has_exit ? b->exit_code : -1);
+	diff_str(add_drift, cmp, "outcome", "exit code", exit_text(a, xa, sizeof xa), exit_text(b, xb, sizeof xb));
 	diff_int(add_drift, cmp, "outcome", "signal", a->signal, b->signal);
 	for (i = 0; i < a->nartifacts; i++) {
 		const struct lr_artifact *x = &a->artifacts[i];
 
-		snprintf(key, sizeof key, "%s%s%s", x->role, strcmp(x->role, x->name) ? " " : "",
-			 strcmp(x->role, x->name) ? x->name : "");
-		n += diff_str(add_drift, cmp, "output", key, artifact_sha(a, x->role, x->name),
+		n += diff_str(add_drift, cmp, "output", artifact_key(x, key, sizeof key), artifact_sha(a, x->role, x->name),
 			      artifact_sha(b, x->role, x->name));
 	}
-	for (i = 0; i < b->nartifacts; i++)
-		if (!artifact_sha(a, b->artifacts[i].role, b->artifacts[i].name)) {
-			snprintf(key, sizeof key, "%s %s", b->artifacts[i].role, b->artifacts[i].name);
-			n += diff_str(add_drift, cmp, "output", key, NULL,
-				      artifact_sha(b, b->artifacts[i].role, b->artifacts[i].name));
-		}
+	for (i = 0; i < b->nartifacts; i++) {
+		const struct lr_artifact *x = &b->artifacts[i];
+
+		if (!artifact_sha(a, x->role, x->name))
+			n += diff_str(add_drift, cmp, "output", artifact_key(x, key, sizeof key), NULL,
+				      artifact_sha(b, x->role, x->name));
+	}
 	return n + diff_kvs(add_drift, cmp, "output", &a->digests, &b->digests);
 }
 

@@ -54,3 +54,15 @@ if command -v script >/dev/null; then
 	equals "$(awk 'length($0) > 100' "$T/tty" | wc -l | tr -d ' ')" "0" "on a 100-column terminal no line is longer"
 	contains "$T/tty" "sh -c 'e..." "the command is cut to fit"
 fi
+
+# an experiment has no exit code: the drift shows '-', not -1; a log is named once ('stdout', not 'stdout stdout')
+export LABRUN_STORE="$T/exp-store"
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || fail "tiny-encode"
+"$LABRUN" record -q -- sh -c 'exit 3' >/dev/null 2>&1 || true
+expect_exit 1 "diff of an experiment and a record run" "$LABRUN" diff 1 2
+grep -q '^  outcome *exit code *- -> 3$' "$T/out" || { cat "$T/out" >&2; fail "the experiment's exit code is not '-'"; }
+ok "the experiment's missing exit code is '-'"
+! grep -q -- '-1 ->' "$T/out" || fail "a -1 is shown"
+ok "no -1 is shown"
+grep -q '^  output *stdout  *- -> [0-9a-f]\{64\}$' "$T/out" || { cat "$T/out" >&2; fail "the log is not named 'stdout'"; }
+ok "a log only one run has is named once"
