@@ -76,10 +76,23 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 
 int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 {
-	return db_each_text3(st, "SELECT key_fingerprint, group_concat(seq, ' '), group_concat(run, ' ') FROM"
-			     " (SELECT l.key_fingerprint, l.seq, coalesce(r.id, 'deleted') AS run FROM ledger l"
-			     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL ORDER BY l.seq)"
-			     " GROUP BY key_fingerprint ORDER BY min(seq)",
+	/* entries and runs as ranges ("1-4 7"), each run once: a line stays short at a million runs */
+	return db_each_text3(st,
+			     "WITH e AS (SELECT l.key_fingerprint AS k, l.seq, r.id AS run, l.run_uuid AS uuid FROM ledger l"
+			     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL),"
+			     " es AS (SELECT k, min(seq) AS lo, max(seq) AS hi FROM"
+			     "  (SELECT k, seq, seq - row_number() OVER (PARTITION BY k ORDER BY seq) AS g FROM e) GROUP BY k, g),"
+			     " rd AS (SELECT DISTINCT k, run FROM e WHERE run IS NOT NULL),"
+			     " rs AS (SELECT k, min(run) AS lo, max(run) AS hi FROM"
+			     "  (SELECT k, run, run - row_number() OVER (PARTITION BY k ORDER BY run) AS g FROM rd) GROUP BY k, g)"
+			     " SELECT keys.k,"
+			     "  (SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
+			     "   FROM es WHERE es.k = keys.k ORDER BY lo)),"
+			     "  coalesce((SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
+			     "   FROM rs WHERE rs.k = keys.k ORDER BY lo)) || CASE WHEN keys.deleted THEN ', ' ELSE '' END, '')"
+			     "   || CASE WHEN keys.deleted THEN keys.deleted || ' deleted' ELSE '' END"
+			     " FROM (SELECT k, min(seq) AS first, count(DISTINCT CASE WHEN run IS NULL THEN uuid END) AS deleted"
+			     "  FROM e GROUP BY k) keys ORDER BY keys.first",
 			     "read the signing keys", fn, arg);
 }
 

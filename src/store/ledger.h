@@ -81,7 +81,11 @@ LR_MUST_CHECK int lr_store_refuse_unsigned(struct lr_store *st, const char *why,
 #define LR_STORE_ID_LEN 33
 LR_MUST_CHECK int lr_store_id(struct lr_store *st, char id[LR_STORE_ID_LEN]);
 
-/* Each key that signed entries: its fingerprint, the entries' numbers and their runs' ids, space-separated. */
+/*
+ * Each key that signed entries: its fingerprint, the entries' numbers and
+ * their runs' ids (each once, "N deleted" for runs no longer here), as
+ * space-separated ranges: "1-4 7".
+ */
 typedef int (*lr_signing_key_fn)(void *arg, const char *fingerprint, const char *entries, const char *runs);
 LR_MUST_CHECK int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg);
 

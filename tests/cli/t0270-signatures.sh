@@ -23,7 +23,7 @@ contains "$T/out" "fingerprint: $fpr" "shows the same key"
 "$L" record -q -- false >/dev/null 2>&1 || true
 "$L" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 expect_exit 0 "a signed store audits" "$L" audit
-contains "$T/out" "signed by key $fpr: ledger entries 1 2 3 (runs 1 2 3)" "names the key of every entry and run"
+contains "$T/out" "signed by key $fpr: ledger entries 1-3 (runs 1-3)" "names the key of every entry and run, as ranges"
 contains "$T/out" "signatures: 3 of 3 ledger entries signed and verified" "every signature verified"
 equals "$(q "SELECT count(*) || ' ' || min(public_key) FROM signing_key")" "1 $pub" "the public key is stored once"
 
@@ -145,3 +145,14 @@ expect_exit 0 "an archive of it" "$L" archive --run 3 -o run3.tar.zst
 tar -xOf run3.tar.zst --zstd ledger.json 2>/dev/null | jq -r '.[0].signature' >"$T/archived-sig" ||
 	tar -tf run3.tar.zst --zstd >&2
 equals "$(cat "$T/archived-sig")" "$(q "SELECT signature FROM ledger WHERE seq = 3")" "the archive carries it too"
+
+# a run amended twice has three entries: audit names it once (it said "runs 1 2 1 1")
+export LABRUN_STORE="$T/amended"
+"$L" record -q -- true >/dev/null 2>&1
+"$L" record -q -- true >/dev/null 2>&1
+for route in a b; do
+	"$L" ingest responses --run 1 --route "$route" "$TOP_SRCDIR/tests/fixtures/serving/atom.jsonl" >/dev/null ||
+		fail "amend run 1 with route $route"
+done
+expect_exit 0 "audit of amended runs" "$L" audit
+contains "$T/out" "signed by key $fpr: ledger entries 1-4 (runs 1-2)" "each run once, entries and runs as ranges"
