@@ -64,11 +64,14 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };
 		int prc = lr_pull(st, r, name, &f, &trust, lazy, note, &verbose, &s);
 
+		char size[32];
+
 		if (!prc || prc == LR_EREFUSED)
-			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%.1f MiB), "
+			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%s), "
 			       "%d already here%s\n", name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present,
 			       s.runs_refused, s.objects_moved, s.objects_moved == 1 ? "" : "s",
-			       (double)s.bytes_moved / (1 << 20), s.objects_present, lazy ? ", the rest on first read" : "");
+			       cmd_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present,
+			       lazy ? ", the rest on first read" : "");
 		rc = prc;
 	}
 	lr_remote_free(r);

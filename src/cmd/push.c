@@ -87,11 +87,14 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
 		int prc = lr_push(st, r, ids, n, note, &out, &s);
 
+		char size[32];
+
 		if (!prc || prc == LR_EREFUSED)
 			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
-			       "%d object%s sent (%.1f MiB), %d already there\n", name, s.runs_new,
+			       "%d object%s sent (%s), %d already there\n", name, s.runs_new,
 			       s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused, s.runs_skipped, s.objects_moved,
-			       s.objects_moved == 1 ? "" : "s", (double)s.bytes_moved / (1 << 20), s.objects_present);
+			       s.objects_moved == 1 ? "" : "s", cmd_human_size(size, sizeof size, (long long)s.bytes_moved),
+			       s.objects_present);
 		rc = prc;
 	}
 	lr_remote_free(r);

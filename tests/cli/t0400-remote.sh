@@ -48,6 +48,8 @@ expect_exit 3 "a failed run in B (kept)" lb record -q --issue 205 -- sh -c 'echo
 lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
 expect_exit 0 "push A" la push
 contains "$T/out" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped; 3 objects sent" "counts A's runs and objects"
+grep -q "3 objects sent ([0-9]* B)" "$T/out" || fail "a few small objects' size is not in bytes (it once said 0.0 MiB)"
+ok "small sizes in bytes"
 expect_exit 0 "push B" lb push -v
 contains "$T/out" "pushed   $(LABRUN_STORE=$B "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" "names each run with -v"
 equals "$(pg_sql "SELECT count(*) FROM run")" "4" "four runs on the remote"
@@ -230,7 +232,7 @@ pg_sql "DELETE FROM run_issue WHERE uuid LIKE '00000000-%'; DELETE FROM run WHER
 D="$T/d"
 LABRUN_STORE=$D "$LABRUN" init >/dev/null && LABRUN_STORE=$D "$LABRUN" remote add lab "$PG_URI"
 expect_exit 0 "pull --objects lazy" env LABRUN_STORE=$D "$LABRUN" pull --issue 205 --objects lazy
-contains "$T/out" "0 objects fetched (0.0 MiB), 0 already here, the rest on first read" "fetches no object"
+contains "$T/out" "0 objects fetched (0 B), 0 already here, the rest on first read" "fetches no object"
 [ -z "$(find "$D/objects" -type f ! -path '*/tmp/*')" ] || fail "objects arrived before they were read"
 ok "objects/ is empty"
 expect_exit 0 "fsck: objects still on the remote are not missing" env LABRUN_STORE=$D "$LABRUN" fsck
