@@ -11,7 +11,14 @@ for v in "copy: memcpy" "copy: vector" "copy: non-temporal" "encode: lookup" "en
 	"file: cp" "file: encode"; do
 	contains "$T/out" "$v" "prints '$v'"
 done
-contains "$T/out" "x cp of the same file" "file to file beside cp of the same file"
+contains "$T/out" "x the throughput of cp of the same file" "file to file beside cp of the same file"
+# one ratio, one direction: the line's is the table's 'x ceiling' of 'file: encode' (it once gave the inverse)
+for s in 1,2,2,256,128 2,2,1,64,64; do
+	table=$(sed -n "/^shape \[$s\]/,/^File to file/p" "$T/out" | awk '$1 == "file:" && $2 == "encode" { print $(NF - 1) }')
+	line=$(sed -n "/^shape \[$s\]/,/^File to file/p" "$T/out" | sed -n 's/^File to file.* = \([0-9.]*\)x the throughput of cp.*/\1/p')
+	[ -n "$table" ] && [ "$table" = "$line" ] || fail "shape $s: the table says ${table:-nothing}x, the line ${line:-nothing}x"
+done
+ok "the file ratio is the same in the table and the line"
 equals "$(ls files | wc -l)" 0 "the file variants remove their files (written in \$TMPDIR)"
 contains "$T/out" "parity: every encoder and the permuted view give identical bytes" "parity checked"
 grep -Eq '^  copy: [a-z -]+ +[0-9.]+ +[0-9.]+ +1\.00 +- +ceiling$' "$T/out" || fail "no copy is named the ceiling"
@@ -42,6 +49,8 @@ equals "$(jq -r '[.modelled, (.host.cpu | length > 0), (.shapes | length), (.sha
 	([.shapes[0].variants[] | select(.kind | startswith("file"))] | length),
 	(.shapes[0].file_encode_x_cp > 0)] | map(tostring) | join(" ")' "$T/out")" \
 	"false true 1 64 true 3 2 true" "parses: the CPU named, every variant measured, the three copies, cp and encode of a file"
+equals "$(jq -r '.shapes[0] | (.file_encode_x_cp * 100 | round) == ([.variants[] | select(.kind == "file encode")][0].x_ceiling * 100 | round)' "$T/out")" \
+	true "file_encode_x_cp is the file encode's x_ceiling"
 
 # progress on a terminal (it ran 70 s in silence), none when stderr is not one
 expect_exit 0 "bench with stderr to a file" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 2
@@ -85,7 +94,7 @@ equals "$(jq -r '[.run, .status, .modelled, (.shapes | length)] | map(tostring) 
 expect_exit 0 "report --run of a bench run, Markdown" "$LABRUN" report --run "$id"
 contains "$T/out" "| encode: lookup |" "a table row per variant"
 contains "$T/out" "Best kernel" "names the best kernel"
-contains "$T/out" "x cp of the same file" "and encode file to file against cp"
+contains "$T/out" "x the throughput of cp of the same file" "and encode file to file against cp"
 contains "$T/out" "timing thread pinned to CPU $(jq -r .cpu bench.json)" "names the CPU"
 expect_exit 0 "report --run of a bench run, CSV" "$LABRUN" report --run "$id" --format csv
 equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and variant"
