@@ -392,10 +392,10 @@ static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
 {
 	char cell[256];
 
-	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
+	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
 			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "not_collected",
 			 (json_int_t)c->not_collected, "within_route", json_parity(&c->within), "cross_route",
-			 json_parity(&c->cross), "gated", c->gated, "strict", (json_int_t)c->strict, "formats",
+			 json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated", c->gated, "strict", (json_int_t)c->strict, "formats",
 			 (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total", (json_int_t)c->gate_total, "cell",
 			 cmd_render_cell_text(cell, sizeof cell, c));
 }

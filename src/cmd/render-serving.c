@@ -22,6 +22,9 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 	if (c->cross.comparisons && off >= 0 && (size_t)off < len)
 		off += snprintf(buf + off, len - (size_t)off, "%scross-route %lld/%lld exact", off ? ", " : "",
 				(long long)c->cross.exact, (long long)c->cross.compared);
+	if (!off && c->referenced)
+		off = snprintf(buf, len, "%lld responses, the reference of %lld comparison%s", (long long)c->cases,
+			       (long long)c->referenced, c->referenced == 1 ? "" : "s");
 	if (!off)
 		off = snprintf(buf, len, "%lld responses, not compared", (long long)c->cases);
 	if (c->not_collected && off >= 0 && (size_t)off < len)

@@ -198,6 +198,12 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 
 	if (!cell)
 		return 0;
+	if (strcmp(k->kind, "within-route")) { /* the reference was compared too: of the same condition, or by hand */
+		struct lr_serving_cell *ref = cell_of(c->r, k->ref_run, k->ref_run == k->run ? k->cond : -1, k->ref_route);
+
+		if (ref)
+			ref->referenced++;
+	}
 	p = !strcmp(k->kind, "within-route") ? &cell->within : &cell->cross;
 	p->comparisons++;
 	p->exact += k->exact;
@@ -381,6 +387,11 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 			continue;
 		}
 		r->collected++;
+		if (!x->within.comparisons && !x->cross.comparisons && !x->referenced &&
+		    (rc = add_failure(r, "%s / %s: collected (%lld responses) but never compared: no repeated execution or "
+				  "other route was compared with it ('labrun compare' does)", r->rows[i / r->nroutes].label,
+				  r->routes[i % r->nroutes], (long long)x->cases)))
+			return rc;
 		tally(&r->within, x->within.comparisons, x->within.failing);
 		tally(&r->cross, x->cross.comparisons, x->cross.failing);
 		tally(&r->gates, x->gated, x->gated && (x->strict < x->gate_total || x->eos < x->gate_total));

@@ -35,6 +35,7 @@ struct lr_serving_cell {
 	int64_t sets, cases;		/* collected: sets > 0 */
 	struct lr_serving_parity within;	/* kind 'within-route': a route's later sets against its first */
 	struct lr_serving_parity cross;		/* kind 'cross-route': against another route (a reference) */
+	int64_t referenced;		/* cross-route comparisons that took it as their reference */
 	int gated;			/* a gate scored it (the latest is shown) */
 	int64_t strict, formats, eos, gate_total;
 	int64_t not_collected;		/* requests 'labrun collect' sent or meant to send that did not complete */

@@ -101,7 +101,8 @@ equals "$(cell rngd .cell)" "uncollected" "a route without responses is uncollec
 equals "$(jq -r '.serving.cells | "\(.total) \(.collected) \(.uncollected) \(.cross_route | "\(.exact) \(.failing) \(.unchecked)") \(.within_route.unchecked)"' "$T/report.json")" \
 	"4 3 1 1 1 1 3" "cells: 4, rngd uncollected; cross-route: atom exact, gpu failing, ref never compared; none within-route"
 expect_exit 0 "report as markdown" "$LABRUN" report --run 1 --routes ref,gpu,atom,rngd
-contains "$T/out" "| run 1 | 8 responses, not compared; strict" "the matrix row"
+contains "$T/out" "| run 1 | 8 responses, the reference of 2 comparisons; strict" "the matrix row: ref was compared against"
+lacks "$T/out" "never compared: no repeated" "a reference is not listed as never compared"
 contains "$T/out" "4 cells: 3 collected, 1 uncollected; of the collected, within-route parity 0 exact, 0 failing, 3 never compared; cross-route parity 1 exact, 1 failing, 1 never compared;" "the sentence accounts for every cell"
 contains "$T/out" "run 1 / rngd: uncollected: the route has no responses there" "the uncollected cell is listed"
 contains "$T/out" "/ gpu (comparison 1: cross-route, against ref of run 1): case c2: tokens differ at position 3;" \
@@ -111,6 +112,12 @@ expect_exit 0 "report as csv" "$LABRUN" report --run 1 --routes ref,gpu --format
 contains "$T/out" "run,condition,row,route,sets" "the matrix in csv"
 expect_exit 0 "report as html" "$LABRUN" report --run 1 --format html
 contains "$T/out" "<h2>Serving evidence</h2>" "the matrix in html"
+# a route nothing was compared with is listed in every format (the HTML once left the note out)
+"$LABRUN" ingest responses --run 1 --route lone "$F/ref.jsonl" >/dev/null || fail "ingest a route nothing compares"
+for fmt in md html; do
+	expect_exit 0 "report as $fmt with a lone route" "$LABRUN" report --run 1 --format $fmt
+	contains "$T/out" "run 1 / lone: collected (8 responses) but never compared" "$fmt lists the cell collected but never compared"
+done
 
 # ---- malformed input: FILE:LINE, and the store byte for byte as it was ----
 snapshot() { (cd "$T/store" && find . -type f ! -name '*-shm' | sort | xargs sha256sum); }
