@@ -119,7 +119,7 @@ static double chart_y(double v, const double *ya)
 static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, const char *bn, double margin, int change)
 {
 	const double W = 560, H = 230, L = 64, R = 12, T = 30, B = 34;
-	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, rmin, rmax, ymin, ymax;
+	double lo = w->p.k ? w->p.lo : w->p.ratio, hi = w->p.k ? w->p.hi : w->p.ratio, rmin, rmax, ymin, ymax, pad;
 	double ya[4], tick[16];
 	const char *fig = change ? "change" : "reduction";
 	int i, t, nt;
@@ -130,8 +130,10 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 		rmin = fmin(rmin, w->block_ratio[i]);
 		rmax = fmax(rmax, w->block_ratio[i]);
 	}
-	ymin = log(rmin) - 0.03;
-	ymax = log(rmax) + 0.03;
+	/* room for a dot's radius and more at both ends: a dot at the extreme ratio once sat half outside the plot */
+	pad = fmax(0.03, (log(rmax) - log(rmin)) * 9 / (H - T - B - 18));
+	ymin = log(rmin) - pad;
+	ymax = log(rmax) + pad;
 #define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
 #define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
 	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
@@ -157,6 +159,8 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 			top -= (10 - height) / 2;
 			height = 10;
 		}
+		top = fmax(top, T); /* and never past the plot's frame */
+		height = fmin(height, H - B - top);
 		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
 			L, top, W - L - R, height);
 	}
@@ -170,11 +174,12 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 			L - 4, Y(tick[t]) + 4, fabs(table_pct(tick[t], change) - round(table_pct(tick[t], change))) > 1e-9,
 			table_pct(tick[t], change) + 0.0);
 	}
-	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n", L,
-		W - R, Y(1.0), Y(1.0));
+	/* the margin under the no-difference line: a narrow margin lies a pixel or two from it */
 	for (i = -1; i <= 1; i += 2)
 		fprintf(f, "<line class=\"margin\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
 			   "stroke-dasharray=\"1 3\" stroke-width=\"2\"/>\n", L, W - R, Y(1 + i * margin), Y(1 + i * margin));
+	fprintf(f, "<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
+		   "stroke-dasharray=\"4 3\"/>\n", L, W - R, Y(1.0), Y(1.0));
 	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
 		L, W - R, Y(w->p.ratio), Y(w->p.ratio));
 	for (i = 0; i < w->blocks; i++)

@@ -37,6 +37,21 @@ awk '/<svg class="chart"/ { t = 0; m = 0 } /class="tick"/ { t++ } /class="margin
 	fail "a chart has fewer than 3 y ticks or not both margin lines"
 ok "every chart has at least 3 labelled y ticks and both margin lines"
 contains report.html "reduction (%, log scale)" "the y axis is labelled"
+# every dot and band inside its chart's frame, the no-difference line over the margin lines
+# (a dot at an extreme ratio sat half outside the frame; the margin was drawn over the zero line)
+python3 - report.html <<'PY' || fail "a chart draws outside its frame, or the margin over the zero line"
+import re, sys
+charts = re.findall(r'<svg class="chart".*?</svg>', open(sys.argv[1]).read(), re.S)
+assert charts, "no chart"
+for c in charts:
+    fx, fy, fw, fh = map(float, re.search(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#fff"', c).groups())
+    for cy, r in re.findall(r'<circle class="block" cx="[\d.]+" cy="([-\d.]+)" r="([\d.]+)"', c):
+        assert fy <= float(cy) - float(r) and float(cy) + float(r) <= fy + fh, ("dot outside the frame", cy, fy, fh)
+    for y, h in re.findall(r'<rect class="interval" x="[\d.]+" y="([-\d.]+)" width="[\d.]+" height="([-\d.]+)"', c):
+        assert fy <= float(y) and float(y) + float(h) <= fy + fh + 1e-9, ("band outside the frame", y, h)
+    assert c.rfind('class="margin"') < c.find('class="zero"'), "the margin is drawn over the zero line"
+PY
+ok "dots and bands inside the frame, the zero line drawn over the margin"
 # and the page carries what the Markdown report has
 contains report.html "the 95% interval is the sign-test interval of the block ratios" "the method sentence"
 contains report.html "<li>Host: " "the host"
