@@ -10,6 +10,7 @@
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--prune] [--allow-findings]\n"
+	"                      [--progress]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
@@ -22,13 +23,30 @@ static const char usage[] =
 	"'labrun manifest' writes (attestations, report and signed head included): 'labrun\n"
 	"verify FILE' checks an archive as it checks a crate.\n";
 
+/* --verify FILE, or --extract FILE DIR */
+static int verify_or_extract(const char *verify, const char *extract, const char *dir, int progress)
+{
+	int rc, members = 0;
+
+	cmd_progress_begin("labrun archive", progress, 0);
+	rc = verify ? lr_archive_verify(verify, &members) : lr_archive_extract(extract, dir, &members);
+	cmd_progress_end();
+	if (rc)
+		return cmd_fail(rc);
+	if (verify)
+		printf("archive '%s': %d member(s) match SHA256SUMS\n", verify, members);
+	else
+		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, dir);
+	return LR_EXIT_OK;
+}
+
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
 	const char *verify = NULL, *extract = NULL, *out = NULL;
 	struct lr_strlist runs = { 0 }, issues = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char deflt[320];
-	int rc = 0, members = 0, prune = 0, placeholder = 0, allow = 0, first;
+	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
@@ -39,6 +57,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING('o', "output", &out, "FILE", "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
 		CMD_BOOL(0, "prune", &prune, "then remove from the store the logs only these runs use; 'labrun cat',\naudit and fsck read them from the archive from then on"),
 		CMD_BOOL(0, "allow-findings", &allow, "archive even when 'labrun scan' has new findings in the runs\n(they are printed either way; without it the archive is refused)"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0, NULL };
@@ -50,22 +69,12 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		goto done_opts;
 	}
 
-	if (verify) {
-		if (first < argc)
-			return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
-		if ((rc = lr_archive_verify(verify, &members)))
-			return cmd_fail(rc);
-		printf("archive '%s': %d member(s) match SHA256SUMS\n", verify, members);
-		return LR_EXIT_OK;
-	}
-	if (extract) {
-		if (first + 1 != argc)
-			return cmd_usage_error("archive", "--extract takes the archive and a target directory");
-		if ((rc = lr_archive_extract(extract, argv[first], &members)))
-			return cmd_fail(rc);
-		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, argv[first]);
-		return LR_EXIT_OK;
-	}
+	if (verify && first < argc)
+		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
+	if (extract && first + 1 != argc)
+		return cmd_usage_error("archive", "--extract takes the archive and a target directory");
+	if (verify || extract)
+		return verify_or_extract(verify, extract, argv[first], progress);
 	if (first < argc) {
 		rc = cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 		goto done_opts;
@@ -73,7 +82,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
-	if ((rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, j.cf.files, j.cf.n, deflt, &placeholder)))
+	cmd_progress_begin("labrun archive", progress, 0);
+	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, j.cf.files, j.cf.n, deflt, &placeholder);
+	cmd_progress_end();
+	if (rc)
 		goto failed;
 	if (placeholder)
 		cmd_warn_license(LR_CRATE_NO_LICENSE);

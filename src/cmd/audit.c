@@ -14,6 +14,7 @@
 
 static const char usage[] =
 	"usage: labrun audit [--run ID | --issue REF] [--head SEQ:DIGEST|FILE] [--trust FILE]... [--json]\n"
+	"                    [--progress]\n"
 	"\n"
 	"Recompute, from raw rows and files only, what the recorded evidence claims: every\n"
 	"artifact and log hash (a damaged or missing file is named), each run's seal (a table\n"
@@ -44,6 +45,7 @@ static void report_problem(void *arg, int64_t run, const char *problem)
 {
 	struct audit_json *j = arg;
 
+	cmd_progress_clear();
 	if (j)
 		json_array_append_new(j->problems, json_pack("{s:o, s:s}", "run", run ? json_integer(run) : json_null(),
 							     "problem", problem));
@@ -167,13 +169,14 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	struct lr_trust trust;
 	json_t *signed_head = NULL;
 	int64_t signed_seq = 0;
-	int rc = 0, problems = 0, checked = 0, json = 0, first;
+	int rc = 0, problems = 0, checked = 0, json = 0, progress = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix, 'last' or 'last~N')"),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
 		CMD_STRING(0, "head", &head_text, "SEQ:DIGEST|FILE", "prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE, for this audit (repeatable)"),
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0, NULL };
@@ -194,18 +197,16 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 
 	rc = cmd_trust_load(&trust, &trust_files, NULL);
 	lr_strlist_release(&trust_files);
-	if (rc) {
+	if (rc || (rc = cmd_open_store(&st, g))) { /* the store's is an exit code already */
 		lr_trust_release(&trust);
-		return cmd_fail(rc);
-	}
-	if ((rc = cmd_open_store(&st, g))) {
-		lr_trust_release(&trust);
-		return rc;
+		return rc < 0 ? cmd_fail(rc) : rc;
 	}
 	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)))
 		rc = audit_scope(st, run_ref, &f, &ids, &n);
+	cmd_progress_begin("labrun audit", progress, 0);
 	if (!rc)
 		rc = lr_audit_runs(st, ids, n, report_problem, j, &problems, &checked);
+	cmd_progress_end();
 	if (!rc)
 		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub, report_problem,
 				     report_later, j, &problems, &head);

@@ -69,6 +69,7 @@ static int parse(struct collect_args *a, int argc, char **argv)
 		CMD_NONEMPTY(0, "python", &a->o.python, "PATH", "the peer's interpreter, which must have aiohttp\n(default /usr/bin/python3, where Debian's python3-aiohttp is)"),
 		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway store and files go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
@@ -103,8 +104,7 @@ static int on_level(void *arg, const struct lr_collectbench_result *r, int level
 	cmd_bench_collect_table(&pr->t, r);
 	if ((rc = lr_table_error(&pr->t)))
 		return rc;
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "\033[K");
+	cmd_progress_clear();
 	if (!pr->json && (rc = cmd_table_text(stdout, &pr->t, 2, (size_t)level * LR_COLLECTBENCH_CLIENTS)))
 		return rc;
 	fflush(stdout);
@@ -140,6 +140,7 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 	a.o.arg = &pr;
 	if ((exit_code = cmd_open_store(&st, g)))
 		goto out;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_collectbench_job_begin(&job, st, &a.o))) {
 		exit_code = cmd_fail(rc);
 		goto out;
@@ -152,8 +153,6 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 		cmd_bench_host_line("");
 		fflush(stdout);
 	}
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "bench collect: %d level(s), %d passes of each client...\r", a.o.nlevels, a.o.reps);
 	if (!(rc = lr_collectbench(&a.o, r)))
 		rc = lr_collectbench_job_add(&job, a.o.reps, r);
 	if ((exit_code = cmd_bench_finish(&job, rc)))

@@ -39,8 +39,11 @@ void cmd_bench_host_line(const char *extra)
 	lr_host_release(&h);
 }
 
+int cmd_bench_progress;
+
 int cmd_bench_finish(struct lr_bench_job *job, int rc)
 {
+	cmd_progress_end();
 	if ((rc = lr_bench_job_end(job, rc != 0)) || job->run.status != LR_PASSED) {
 		if (!rc)
 			lr_error_set(LR_EIO, "%s", job->run.failure);

@@ -33,6 +33,7 @@ static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t se
 		CMD_INT(0, "threads", &o->threads, 1, 64, "N", "encoder threads of each import (default 1)"),
 		CMD_STRING(0, "dir", &o->dir, "DIR", "where the throwaway store goes (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", json, "one JSON object at the end instead of the table"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
@@ -69,6 +70,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
 		goto out;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_importbench_job_begin(&job, st, &o))) {
 		exit_code = cmd_fail(rc);
 		goto out;

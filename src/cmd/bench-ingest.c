@@ -36,6 +36,7 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 		CMD_NONEMPTY(0, "python", &o.python, "PATH", "the peer's interpreter (default /usr/bin/python3)"),
 		CMD_STRING(0, "dir", &o.dir, "DIR", "where the file and the throwaway store go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &json, "one JSON object at the end instead of the table"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
@@ -52,6 +53,7 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g)))
 		goto out;
 	o.self = self;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_ingestbench_peer(&o)) || (rc = lr_ingestbench_job_begin(&job, st, &o))) {
 		exit_code = cmd_fail(rc);
 		goto out;

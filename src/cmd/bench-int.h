@@ -19,6 +19,9 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
  */
 int cmd_bench_finish(struct lr_bench_job *job, int rc);
 
+/* --progress of every benchmark (CMD_PROGRESS in each one's options; cmd_bench_finish ends it) */
+extern int cmd_bench_progress;
+
 /* The line every benchmark prints about the machine it ran on: "host NAME: CPU, N CPUs, KERNEL; labrun V" and 'extra'. */
 void cmd_bench_host_line(const char *extra);
 

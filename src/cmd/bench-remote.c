@@ -48,6 +48,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 		CMD_I64(0, "reps", &o.reps, 0, 100000000, "N", "repetitions in all (default 10000)"),
 		CMD_I64(0, "object-mib", &mib, 0, 1 << 20, "M", "MiB of objects in all, one object a run (default 1024)"),
 		CMD_STRING(0, "dir", &o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 1, "at most the remote's NAME", 0, NULL };
@@ -65,6 +66,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	o.self = self;
 	o.object_bytes = mib << 20;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) ||
 	    (rc = lr_remotebench_job_begin(&job, st, (o.remote = name, o.uri = uri, &o)))) {
 		exit_code = cmd_fail(rc);

@@ -36,6 +36,7 @@ static int parse(struct store_args *a, int argc, char **argv)
 		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS, "N", "runs of each command per scale, the first dropped (default 5)"),
 		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
@@ -85,6 +86,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
 		goto out;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_storebench_job_begin(&job, st, &a.o))) {
 		exit_code = cmd_fail(rc);
 		goto out;
@@ -95,11 +97,8 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		cmd_bench_host_line("");
 	}
 	for (i = 0; !rc && i < a.nscales; i++) {
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "bench store: %lld repetitions...\r", a.scale[i]);
-		rc = lr_storebench_scale(&a.o, a.scale[i], row);
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\033[K");
+		rc = lr_storebench_scale(&a.o, a.scale[i], row); /* its meter shows the repetitions */
+		cmd_progress_clear();
 		if (rc || (rc = lr_storebench_job_add(&job, a.o.reps, row)))
 			break;
 		cmd_bench_store_row(&t, row);

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "cmd/bench-int.h"
+#include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "encode/bench.h"
@@ -86,6 +87,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the tables (docs/labrun.md)"),
 		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the file variants write the array as a .npy file and time\ncp of it beside 'labrun encode' of it, file to file (default:\n$TMPDIR, else /tmp; give a directory on the file system you use)"),
 		CMD_BOOL(0, "no-files", &no_files, "time in memory only"),
+		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
@@ -157,30 +159,32 @@ static int print_shape(const struct lr_bench_opts *o, const struct lr_bench_resu
 static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json_t *root, struct lr_bench_result *r,
 		      struct lr_ktable_entry *fastest)
 {
+	struct lr_progress *progress = lr_progress_start("measured", "shapes", a->nshapes);
 	int i, rc = 0;
 
 	for (i = 0; i < a->nshapes; i++) {
-		if (isatty(STDERR_FILENO)) /* progress on a terminal: a shape can take many seconds */
-			fprintf(stderr, "bench encoder: shape %d of %d [%s], %d repetitions...\r", i + 1, a->nshapes,
-				a->text[i], a->o.reps);
+		lr_progress_update(progress, i); /* a shape can take many seconds */
 		rc = lr_bench_encoder(&a->shape[i], r);
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\033[K");
-		if (rc || (rc = lr_bench_job_add(job, &a->shape[i], r)))
+		if (rc || (rc = lr_bench_job_add(job, &a->shape[i], r))) {
+			lr_progress_stop(&progress);
 			return rc;
+		}
 		fastest[i] = (struct lr_ktable_entry){ (uint64_t)r->elements * 2, r->best >= 0 ? r->var[r->best].k : NULL };
 		if (root) {
 			json_object_set_new(root, "cpu", json_integer(r->cpu));
 			json_array_append_new(json_object_get(root, "shapes"), cmd_bench_json(&a->shape[i], r));
 			continue;
 		}
+		cmd_progress_clear();
 		if (i == 0)
 			printf("timing thread pinned to CPU %d\n", r->cpu);
 		if ((rc = print_shape(&a->shape[i], r)))
-			return rc;
+			break;
 		fflush(stdout);
 	}
-	return 0;
+	lr_progress_update(progress, i);
+	lr_progress_stop(&progress);
+	return rc;
 }
 
 /* The fastest kernel per size into the table 'auto' reads (encode/ktable.h); a cache, so a failure only warns. */
@@ -223,6 +227,7 @@ static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	if ((exit_code = cmd_open_store(&st, g)))
 		goto out;
+	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_bench_job_begin(&job, st, &a.o, g->argv, environ))) {
 		exit_code = cmd_fail(rc);
 		goto out;

@@ -78,8 +78,22 @@ struct lr_serving_report;
 void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
 			  const struct lr_report_run *rr, const struct lr_serving_report *sv);
 
+/*
+ * Progress (cmd/progress.c): begin decides how it shows, from a terminal on
+ * stderr, the command's --progress ('asked'), LABRUN_PROGRESS (1 on, 0 off)
+ * and -q, and installs base/progress.h's sink; end clears a terminal line.
+ * text shows one line of the command's own (an experiment's condition and
+ * block), at most every few seconds off a terminal unless 'force'd.
+ */
+enum cmd_progress_mode { CMD_PROGRESS_OFF, CMD_PROGRESS_TERMINAL, CMD_PROGRESS_LINES };
+enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet);
+void cmd_progress_text(int force, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cmd_progress_end(void);
+/* Clear a terminal's progress line before printing a line of one's own (the next progress redraws it). */
+void cmd_progress_clear(void);
+
 struct lr_run_progress;
-/* Progress of an experiment on stderr (a terminal): condition, block, elapsed, forecast. */
+/* Progress of an experiment (cmd_progress_text): condition, block, elapsed, forecast. */
 void cmd_run_progress(void *arg, const struct lr_run_progress *p);
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv);

@@ -31,6 +31,7 @@ struct opts {
 	struct lr_collect_opts c;
 	const char *timeout, *stall, *sample, *gauges, *goodput;
 	char gauge_buf[256];
+	int progress;
 };
 
 static int parse(struct opts *o, int argc, char **argv, int *first)
@@ -63,6 +64,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_NONEMPTY(0, "pass", &o->pass, "FILE", "with --out: the pass and every request to FILE, as the store keeps\nthem (the experiment that runs this stores them with the responses)"),
 		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "an issue the run is evidence for (repeatable)"),
 		CMD_STRING(0, "note", &o->note, "TEXT", "a note kept with the run"),
+		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "collect", usage, 0, 0, NULL, 0, NULL };
@@ -166,7 +168,9 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		const char *metrics = getenv("LABRUN_METRICS");
 
 		cmd_cancel_install(&cancel);
+		cmd_progress_begin("labrun collect", o.progress, 0);
 		rc = lr_collect_file(&o.c, o.out, o.pass, metrics && *metrics ? metrics : NULL, stdout, &r);
+		cmd_progress_end();
 		cmd_cancel_restore(&cancel);
 		if (!rc && (r.failed || r.unsent || r.cancelled)) /* the last line of stderr names a failed execution */
 			fprintf(stderr, "labrun collect: %lld of %lld request(s) did not complete%s\n",
@@ -179,6 +183,7 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	}
 	cmd_cancel_install(&cancel);
+	cmd_progress_begin("labrun collect", o.progress, 0);
 	if (o.run_ref) {
 		if (!(rc = lr_store_run_resolve(st, o.run_ref, &id)))
 			rc = lr_collect(st, id, -1, &o.c, &r);
@@ -186,6 +191,7 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		rc = own_run(st, &o, g->argv, &run, &r);
 		id = run.id;
 	}
+	cmd_progress_end();
 	cmd_cancel_restore(&cancel);
 	if (rc) {
 		rc = cmd_fail(rc);

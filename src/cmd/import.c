@@ -24,7 +24,7 @@ static const char usage[] =
 struct opts {
 	struct lr_import_job_opts j;
 	struct lr_strlist issues;
-	int json;
+	int json, progress;
 };
 
 static int parse(struct opts *o, int argc, char **argv)
@@ -76,6 +76,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		CMD_STRING(0, "note", &j->note, "TEXT", "a note stored with the run"),
 		CMD_HEADING("Output:"),
 		CMD_BOOL(0, "json", &o->json, "the recorded run as 'labrun show --json' gives it, instead of the stages"),
+		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0, NULL };
@@ -158,7 +159,9 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		goto out;
 	/* Ctrl-C cancels the import: the lease is released, nothing partial shows. */
 	cmd_cancel_install(&cancel);
+	cmd_progress_begin("labrun import", o.progress, 0);
 	rc = lr_import_job_execute(&job, &o.j, st, gl->argv, environ);
+	cmd_progress_end();
 	cmd_cancel_restore(&cancel);
 	if (rc) {
 		exit_code = cmd_fail(rc);

@@ -10,7 +10,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: labrun ingest responses --run ID --route NAME [--condition N] FILE.jsonl\n"
+	"usage: labrun ingest responses --run ID --route NAME [--condition N] [--progress] FILE.jsonl\n"
 	"\n"
 	"Store a serving harness's responses as evidence of run ID under route NAME (e.g.\n"
 	"native-gpu, rngd-atom): one JSON object a line with case_id, tokens, text and\n"
@@ -24,11 +24,12 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	const char *run_ref = NULL, *route = NULL;
 	struct lr_store *st = NULL;
 	int64_t run = 0, set = 0, cases = 0;
-	int rc, cond = -1, first;
+	int rc, cond = -1, progress = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref, "ID", "the run the responses are evidence of (an id, uuid prefix, 'last' or 'last~N')"),
 		CMD_STRING(0, "route", &route, "NAME", "the route that produced them"),
 		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment they belong to"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0, NULL };
@@ -50,8 +51,11 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("ingest", "--run and --route are required");
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;
-	if (!(rc = lr_store_run_resolve(st, run_ref, &run)))
+	if (!(rc = lr_store_run_resolve(st, run_ref, &run))) {
+		cmd_progress_begin("labrun ingest", progress, 0);
 		rc = lr_responses_ingest(st, run, route, cond, -1, argv[first], environ, &set, &cases);
+		cmd_progress_end();
+	}
 	if (!rc)
 		printf("ingested %lld response(s) of route '%s' into run %lld as set %lld\n", (long long)cases, route,
 		       (long long)run, (long long)set);

@@ -52,6 +52,11 @@ struct cmd_opt {
 
 /* Each with its usage text last: ARGH (the value's name) and HELP. */
 #define CMD_BOOL(s, l, v, help) { CMD_OPT_BOOL, (s), (l), (v), 0, 0, NULL, NULL, 1, NULL, (help) }
+/* --progress, the same words in every command that takes it (cmd_progress_begin) */
+#define CMD_PROGRESS(v) \
+	CMD_BOOL(0, "progress", (v), "show progress on stderr when it is not a terminal too: a line\n" \
+				     "every few seconds (LABRUN_PROGRESS=1 does the same; =0 turns off\n" \
+				     "the terminal's)")
 #define CMD_STRING(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
 #define CMD_NONEMPTY(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 1, 0, NULL, NULL, 0, (argh), (help) }
 #define CMD_INT(s, l, v, lo, hi, argh, help) { CMD_OPT_INT, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }

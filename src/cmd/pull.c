@@ -10,6 +10,7 @@
 
 static const char usage[] =
 	"usage: labrun pull [NAME] [--issue REF] [--host HOST] [--run UUID...] [--objects all|lazy] [-v]\n"
+	"                   [--progress]\n"
 	"\n"
 	"Bring runs from remote NAME (the only remote when there is one) into this store,\n"
 	"so report, audit, manifest, archive, diff and sql work on them with the local\n"
@@ -24,6 +25,7 @@ static const char usage_after[] =
 
 static void note(void *arg, const char *uuid, const char *what, const char *detail)
 {
+	cmd_progress_clear();
 	if (!strcmp(what, "refused"))
 		fprintf(stderr, "labrun: refused %s: %s\n", uuid, detail ? detail : "");
 	else if (*(int *)arg)
@@ -40,7 +42,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	struct lr_sync_stats s;
 	struct lr_remote *r = NULL;
 	struct lr_store *st = NULL;
-	int rc, first, lazy = 0, verbose = 0;
+	int rc, first, lazy = 0, verbose = 0, progress = 0;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs of this issue"),
 		CMD_NONEMPTY(0, "host", &host, "HOST", "runs recorded on this host (its hostname)"),
@@ -48,6 +50,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		CMD_CHOICE(0, "objects", &lazy, objects, "lazy", "fetch each object the first time something reads it"),
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE (repeatable)"),
 		CMD_BOOL('v', NULL, &verbose, "a line per run"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0, usage_after };
@@ -62,7 +65,11 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	if (!rc && !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
 		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };
-		int prc = lr_pull(st, r, name, &f, &trust, lazy, note, &verbose, &s);
+		int prc;
+
+		cmd_progress_begin("labrun pull", progress, verbose && !progress);
+		prc = lr_pull(st, r, name, &f, &trust, lazy, note, &verbose, &s);
+		cmd_progress_end();
 
 		char size[32];
 

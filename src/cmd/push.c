@@ -10,7 +10,7 @@
 #include "store/runs.h"
 
 static const char usage[] =
-	"usage: labrun push [NAME] [--issue REF | --run ID...] [-v]\n"
+	"usage: labrun push [NAME] [--issue REF | --run ID...] [-v] [--progress]\n"
 	"\n"
 	"Copy final runs to remote NAME (the only remote when there is one), every row\n"
 	"of each with its seal, ledger entries and signatures, and the objects it names\n"
@@ -27,6 +27,7 @@ static void note(void *arg, const char *uuid, const char *what, const char *deta
 {
 	const struct push_out *o = arg;
 
+	cmd_progress_clear();
 	if (!strcmp(what, "refused") || !strcmp(what, "skipped"))
 		fprintf(stderr, "labrun: %s%s%s: %s\n", what, *uuid ? " " : "", uuid, detail ? detail : "");
 	else if (o->verbose)
@@ -63,11 +64,12 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	struct lr_remote *r = NULL;
 	struct lr_store *st = NULL;
 	int64_t *ids = NULL;
-	int rc, first, n = 0;
+	int rc, first, n = 0, progress = 0;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "the runs of this issue (default: every run)"),
 		CMD_LIST(0, "run", &runs, "ID", "this run (repeatable): short id, uuid, 'last' or 'last~N'"),
 		CMD_BOOL('v', NULL, &out.verbose, "a line per run"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0, NULL };
@@ -85,7 +87,11 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = select_runs(st, issue, &runs, &ids, &n)) &&
 	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
-		int prc = lr_push(st, r, ids, n, note, &out, &s);
+		int prc;
+
+		cmd_progress_begin("labrun push", progress, out.verbose && !progress);
+		prc = lr_push(st, r, ids, n, note, &out, &s);
+		cmd_progress_end();
 
 		char size[32];
 

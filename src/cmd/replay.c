@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "experiment/replay.h"
@@ -12,7 +13,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: labrun replay [--quiet] [--foreign] [--fault-flip-bit ARM[@CONDITION]] RUN\n"
+	"usage: labrun replay [--quiet] [--progress] [--foreign] [--fault-flip-bit ARM[@CONDITION]] RUN\n"
 	"\n"
 	"Re-execute RUN from what the store holds and compare. An experiment run is run\n"
 	"again from its stored definition text (not today's file), with the same seed and\n"
@@ -139,9 +140,10 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_run orig;
 	int64_t id = 0;
-	int rc, same = 0, quiet = 0, foreign = 0, first;
+	int rc, same = 0, quiet = 0, progress = 0, foreign = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
+		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
+		CMD_PROGRESS(&progress),
 		CMD_BOOL(0, "foreign", &foreign, "replay a run from another host (its commands, directory\nand environment are shown first)"),
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
@@ -151,8 +153,9 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
-	if (quiet || !isatty(STDERR_FILENO))
+	if (!cmd_progress_begin("labrun replay", progress, quiet))
 		ro.progress = NULL;
+	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
 	if ((rc = cmd_open_store(&st, g)))
 		return rc;
 	lr_run_init(&orig);
@@ -160,8 +163,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = lr_store_run_resolve(st, argv[first], &id)) && !(rc = lr_store_run_load(st, id, &orig)) &&
 	    !(rc = check_foreign(st, &orig, foreign))) {
 		rc = lr_replay(st, &orig, &o, &r);
-		if (ro.progress && orig.kind == LR_KIND_EXPERIMENT)
-			fputc('\n', stderr);
+		cmd_progress_end();
 	}
 	if (!rc) {
 		print_replay(&orig, &r);

@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "experiment/expdef.h"
@@ -12,7 +13,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: labrun run [--quiet] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
+	"usage: labrun run [--quiet] [--progress] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
 	"\n"
 	"Run the experiment defined in FILE (docs/experiments.md): for every condition,\n"
 	"check that all arms give bit-identical output, then time paired blocks\n"
@@ -34,10 +35,11 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_serving_report sv = { 0 };
 	struct lr_expdef d;
 	struct lr_run run;
-	int rc, quiet = 0, exit_code = LR_EXIT_OK, first;
+	int rc, quiet = 0, progress = 0, exit_code = LR_EXIT_OK, first;
 	int64_t capped = 0, dropped = 0;
 	const struct cmd_opt opts[] = {
-		CMD_BOOL('q', "quiet", &quiet, "no progress on the terminal"),
+		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
+		CMD_PROGRESS(&progress),
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
 		CMD_END,
 	};
@@ -53,8 +55,9 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	if (quiet || !isatty(STDERR_FILENO))
+	if (!cmd_progress_begin("labrun run", progress, quiet))
 		ro.progress = NULL;
+	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
 	if ((rc = cmd_open_store(&st, g))) {
 		exit_code = rc;
 		goto out;
@@ -62,8 +65,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	cmd_cancel_install(&cancel);
 	rc = lr_experiment_execute(st, &d, g->argv, environ, 0, &ro, &run, &res);
 	cmd_cancel_restore(&cancel);
-	if (ro.progress)
-		fputc('\n', stderr);
+	cmd_progress_end();
 	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)) ||
 	    (rc = lr_serving_report_build(st, &run.id, 1, NULL, 0, &sv)))
 		goto fail;

@@ -10,7 +10,7 @@
 #include "evidence/verify.h"
 
 static const char usage[] =
-	"usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] PATH\n"
+	"usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] [--progress] PATH\n"
 	"\n"
 	"Check a crate (a directory 'labrun manifest' wrote) or an archive ('labrun archive')\n"
 	"as a reviewer with no store: every file against the signed subjects of\n"
@@ -25,6 +25,7 @@ static const char usage[] =
 static void print_problem(void *arg, const char *file, const char *problem)
 {
 	(void)arg;
+	cmd_progress_clear();
 	printf("PROBLEM %s%s%s\n", file, *file ? ": " : "", problem);
 }
 
@@ -105,11 +106,12 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	const char *key = NULL;
 	char dir[PATH_MAX], *tmp = NULL;
 	struct stat sb;
-	int rc, allow = 0, problems = 0, first;
+	int rc, allow = 0, problems = 0, progress = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE (a PEM public key or trusted-keys lines)"),
 		CMD_STRING(0, "key", &key, "FILE", "trust only this key (a PEM public key), not your configuration's"),
 		CMD_BOOL(0, "allow-unsigned", &allow, "check a crate no trusted key signed all the same (and say so)"),
+		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "verify", usage, 1, 1, "the crate directory or archive", 0, NULL };
@@ -129,7 +131,10 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s", argv[first]);
 	else if ((rc = unpack(argv[first], &tmp, dir, sizeof dir)))
 		goto out;
-	if ((rc = lr_crate_verify(dir, &trust, allow, print_problem, NULL, &problems, &v)))
+	cmd_progress_begin("labrun verify", progress, 0);
+	rc = lr_crate_verify(dir, &trust, allow, print_problem, NULL, &problems, &v);
+	cmd_progress_end();
+	if (rc)
 		goto out;
 	if (v.st && (rc = recompute_report(dir, &v, &problems)))
 		goto out;

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/walk.h"
 #include "base/sha256.h"
 #include "base/strmap.h"
@@ -17,6 +18,8 @@ struct lr_archive_writer {
 	char *path, *tmp;
 	char *sums;		/* "hex  name\n" lines */
 	size_t sums_len, sums_cap;
+	int64_t members;
+	struct lr_progress *progress;	/* members packed: add_sum counts them */
 };
 
 static int arc_error(struct archive *a, const char *what, const char *path)
@@ -38,6 +41,7 @@ static int add_sum(struct lr_archive_writer *w, const char *hex, const char *nam
 		w->sums_cap = cap;
 	}
 	w->sums_len += (size_t)snprintf(w->sums + w->sums_len, w->sums_cap - w->sums_len, "%s  %s\n", hex, name);
+	lr_progress_update(w->progress, ++w->members);
 	return 0;
 }
 
@@ -66,6 +70,7 @@ int lr_archive_create(struct lr_archive_writer **out, const char *path)
 		lr_archive_abort(w);
 		return rc;
 	}
+	w->progress = lr_progress_start("packed", "members", -1);
 	*out = w;
 	return 0;
 }
@@ -167,6 +172,7 @@ void lr_archive_abort(struct lr_archive_writer *w)
 {
 	if (!w)
 		return;
+	lr_progress_stop(&w->progress);
 	if (w->a)
 		archive_write_free(w->a);
 	if (w->tmp)
@@ -367,8 +373,10 @@ int lr_archive_verify(const char *path, int *members)
 {
 	struct contents c = { 0 };
 	struct lr_strmap listed = { 0 };
+	struct lr_progress *progress;
 	struct archive *a;
 	struct archive_entry *e;
+	int64_t seen = 0;
 	size_t i;
 	int rc = 0, r;
 
@@ -376,9 +384,13 @@ int lr_archive_verify(const char *path, int *members)
 	if ((rc = open_reader(&a, path)))
 		return rc;
 	/* what --extract would refuse does not verify either */
-	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK)
+	progress = lr_progress_start("checked", "members", -1);
+	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		if (!(rc = refuse(e, path, "verify")) && archive_entry_filetype(e) == AE_IFREG)
 			rc = read_member(a, path, archive_entry_pathname(e), &c);
+		lr_progress_update(progress, ++seen);
+	}
+	lr_progress_stop(&progress);
 	if (!rc && r != ARCHIVE_EOF)
 		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
 	archive_read_free(a);

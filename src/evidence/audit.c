@@ -6,6 +6,7 @@
 
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/parallel.h"
 #include "base/trust.h"
 #include "evidence/archive.h"
@@ -208,13 +209,15 @@ struct audit_workers {
 	const char *dir;
 	const int64_t *ids;
 	int n;
-	atomic_int next;
+	atomic_int next, done;
 	struct run_result *res;
+	struct lr_progress *progress;	/* shown by the first part only: it runs on the calling thread */
 };
 
 struct audit_worker {
 	struct audit_workers *w;
 	struct lr_store *st;	/* its own connection: kept open until its seal digests are adopted */
+	int first;
 };
 
 static void keep_problem(void *arg, int64_t run, const char *problem)
@@ -243,6 +246,9 @@ static void *audit_part(void *arg)
 			r->error = strdup(lr_error_msg());
 			r->hint = lr_error_hint_msg()[0] ? strdup(lr_error_hint_msg()) : NULL;
 		}
+		i = atomic_fetch_add(&w->done, 1) + 1;
+		if (me->first)
+			lr_progress_update(w->progress, i);
 	}
 	return NULL;
 }
@@ -258,22 +264,30 @@ static int cpus(void)
 int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems, int *checked)
 {
 	struct audit_worker part[LR_PARALLEL_MAX];
-	struct audit_workers w = { lr_store_dir(st), ids, n, 0, NULL };
+	struct audit_workers w = { lr_store_dir(st), ids, n, 0, 0, NULL, NULL };
 	int64_t stamp = lr_store_write_stamp(st);
 	int nparts = cpus(), i, rc = 0;
 
 	nparts = nparts < n ? nparts : n;
 	nparts = nparts < LR_PARALLEL_MAX ? nparts : LR_PARALLEL_MAX;
+	w.progress = lr_progress_start("audited", "runs", n);
 	if (nparts < 2) { /* one CPU, or one run: no second connection */
-		for (i = 0; i < n && !rc; i++)
+		for (i = 0; i < n && !rc; i++) {
 			rc = lr_audit_run(st, ids[i], fn, arg, problems, checked);
+			lr_progress_update(w.progress, i + 1);
+		}
+		lr_progress_stop(&w.progress);
 		return rc;
 	}
-	if (!(w.res = calloc((size_t)n, sizeof *w.res)))
+	if (!(w.res = calloc((size_t)n, sizeof *w.res))) {
+		lr_progress_stop(&w.progress);
 		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < nparts; i++)
-		part[i] = (struct audit_worker){ &w, NULL };
+		part[i] = (struct audit_worker){ &w, NULL, !i };
 	lr_parallel(part, sizeof part[0], nparts, audit_part);
+	lr_progress_update(w.progress, atomic_load(&w.done)); /* the other parts' last runs too */
+	lr_progress_stop(&w.progress);
 	for (i = 0; i < nparts; i++) { /* the ledger walk needs the digests the seal checks computed */
 		if (part[i].st)
 			lr_store_seal_memo_adopt(st, part[i].st, stamp);

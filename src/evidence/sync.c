@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/trust.h"
 #include "evidence/sync.h"
 #include "store/objects.h"
@@ -65,18 +66,22 @@ out:
 int lr_push(struct lr_store *st, struct lr_remote *r, const int64_t *ids, int n, lr_sync_fn note, void *arg,
 	    struct lr_sync_stats *stats)
 {
+	struct lr_progress *progress;
 	char host[256] = "unknown";
 	int i, rc = 0;
 
 	memset(stats, 0, sizeof *stats);
 	if (gethostname(host, sizeof host - 1))
 		snprintf(host, sizeof host, "unknown");
+	progress = lr_progress_start("pushed", "runs", n);
 	for (i = 0; i < n && (!rc || rc == LR_EREFUSED); i++) {
 		int one = push_one(st, r, ids[i], host, note, arg, stats);
 
 		if (one)
 			rc = one;
+		lr_progress_update(progress, i + 1);
 	}
+	lr_progress_stop(&progress);
 	if (rc == LR_EREFUSED) {
 		lr_error_set(LR_EREFUSED, "%d run%s refused by the remote: it holds their uuids with other content",
 			     stats->runs_refused, stats->runs_refused == 1 ? " was" : "s were");
@@ -213,12 +218,14 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 	    const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats)
 {
 	struct pull p = { .trust = trust, .st = st, .r = r, .origin = { .remote = name, .lazy = lazy }, .note = note, .arg = arg, .s = stats };
+	struct lr_progress *progress;
 	size_t i;
 	int rc;
 
 	memset(stats, 0, sizeof *stats);
 	rc = lr_remote_runs(r, f, want_run, &p);
-	for (i = 0; i < p.uuids.n && !rc; i++) {
+	progress = rc ? NULL : lr_progress_start("pulled", "runs", (int64_t)p.uuids.n);
+	for (i = 0; i < p.uuids.n && !rc; i++, lr_progress_update(progress, (int64_t)i)) {
 		rc = pull_one(&p, p.uuids.v[i], 0);
 		if (rc == LR_EIO) { /* this side could not take it (a full disk): the store is unusable for now */
 			lr_error_wrap("cannot pull run %s from remote '%s' into this store", p.uuids.v[i], name);
@@ -232,6 +239,7 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 			rc = 0;
 		}
 	}
+	lr_progress_stop(&progress);
 	stats->runs_refused = p.refused;
 	lr_strlist_release(&p.uuids);
 	if (!rc && p.refused)

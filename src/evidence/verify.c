@@ -6,6 +6,7 @@
 
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/seal.h"
 #include "base/trust.h"
 #include "base/walk.h"
@@ -31,6 +32,7 @@ struct vctx {
 	void *arg;
 	int *problems;
 	struct lr_kvlist files;		/* every file found: relative name -> sha256 */
+	struct lr_progress *hashing;	/* of the files found */
 	const char **pubs;		/* public keys ledger.json carries: used only when their fingerprint is trusted */
 	size_t npubs;
 	json_t *ledger;			/* ledger.json */
@@ -65,6 +67,7 @@ static int found_file(void *arg, const char *full, const char *rel)
 	}
 	if ((rc = lr_sha256_file(full, hex, NULL)))
 		return rc;
+	lr_progress_update(c->hashing, (int64_t)c->files.n + 1);
 	return lr_kvlist_add(&c->files, rel, hex, NULL);
 }
 
@@ -429,7 +432,10 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 		lr_error_hint("'labrun manifest' and 'labrun archive' write crates that carry one");
 		return LR_ENOTFOUND;
 	}
-	if ((rc = lr_walk_files(dir, found_file, &c)) || (rc = ledger_keys(&c)))
+	c.hashing = lr_progress_start("hashed", "files", -1);
+	rc = lr_walk_files(dir, found_file, &c);
+	lr_progress_stop(&c.hashing);
+	if (rc || (rc = ledger_keys(&c)))
 		goto out;
 	crate = check_crate_statement(&c);
 	if ((rc = check_runs(&c)))

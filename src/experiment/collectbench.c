@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "base/child.h"
+#include "base/progress.h"
 #include "base/stats.h"
 #include "base/walk.h"
 #include "experiment/collectbench.h"
@@ -236,6 +237,7 @@ int lr_collectbench_check_peer(const struct lr_collectbench_opts *o, char *versi
 
 int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench_result *r)
 {
+	struct lr_progress *progress = NULL;
 	struct scratch s;
 	int rc = 0, i, rep, k;
 
@@ -247,9 +249,10 @@ int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench
 				    LR_COLLECTBENCH_LEVELS, LR_COLLECTBENCH_MAXREPS);
 	if ((rc = make_scratch(o, &s)))
 		goto out;
+	progress = lr_progress_start("measured", "passes of every client", (int64_t)o->nlevels * o->reps);
 	for (i = 0; i < o->nlevels && !rc; i++) {
 		r->l[i].concurrency = o->level[i];
-		for (rep = 0; rep < o->reps && !rc; rep++)
+		for (rep = 0; rep < o->reps && !rc; rep++, lr_progress_update(progress, (int64_t)i * o->reps + rep))
 			for (k = 0; k < LR_COLLECTBENCH_CLIENTS && !rc; k++) {
 				int client = rep % 2 ? LR_COLLECTBENCH_CLIENTS - 1 - k : k; /* alternate who goes first */
 
@@ -262,6 +265,7 @@ int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench
 			rc = o->on_level(o->arg, r, i);
 	}
 out:
+	lr_progress_stop(&progress);
 	if (s.dir)
 		lr_remove_tree(s.dir);
 	free(s.dir);

@@ -7,6 +7,7 @@
 #include "base/bigmem.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/stats.h"
 #include "base/parallel.h"
 #include "base/treehash.h"
@@ -100,6 +101,7 @@ static int one(const struct lr_importbench_opts *o, const char *dir, int v, int 
 int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_result *r)
 {
 	struct tree_ceiling tc = { NULL, 0 };
+	struct lr_progress *progress;
 	char *dir = NULL, name[64];
 	int rc = 0, rep, i;
 
@@ -111,9 +113,11 @@ int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_re
 	snprintf(name, sizeof name, "labrun-bench-import-%ld", (long)getpid());
 	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
-	for (rep = 0; !rc && rep < o->reps; rep++)
+	progress = lr_progress_start("measured", "repetitions", o->reps);
+	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
 		for (i = 0; !rc && i < LR_IMPORTBENCH_VARIANTS; i++) /* forward, then reversed */
 			rc = one(o, dir, rep % 2 ? LR_IMPORTBENCH_VARIANTS - 1 - i : i, rep, r, &tc);
+	lr_progress_stop(&progress);
 	lr_big_free(tc.buf, tc.n);
 	if (!rc)
 		lr_importbench_summarise(r, o->reps);

@@ -4,6 +4,7 @@
 
 #include "base/child.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/stats.h"
 #include "base/walk.h"
 #include "experiment/ingestbench.h"
@@ -114,6 +115,7 @@ static int labrun_pass(const struct lr_ingestbench_opts *o, const char *dir, con
 
 int lr_ingestbench(const struct lr_ingestbench_opts *o, struct lr_ingestbench_result *r)
 {
+	struct lr_progress *progress;
 	char *dir = NULL, name[64], file[4096], store[4096];
 	int rc, rep;
 
@@ -127,7 +129,9 @@ int lr_ingestbench(const struct lr_ingestbench_opts *o, struct lr_ingestbench_re
 	if ((rc = lr_path(file, sizeof file, "%s/responses.jsonl", dir)) || (rc = lr_path(store, sizeof store, "%s/store", dir)) ||
 	    (rc = write_responses(o, file, &r->bytes)))
 		goto out;
+	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++) { /* who goes first swaps every repetition */
+		lr_progress_update(progress, rep);
 		if (rep % 2 && (rc = labrun_pass(o, dir, store, file, rep, r)))
 			break;
 		if ((rc = python_pass(o, dir, file, &r->python_s[rep])))
@@ -135,6 +139,8 @@ int lr_ingestbench(const struct lr_ingestbench_opts *o, struct lr_ingestbench_re
 		if (!(rep % 2))
 			rc = labrun_pass(o, dir, store, file, rep, r);
 	}
+	lr_progress_update(progress, rep);
+	lr_progress_stop(&progress);
 	if (!rc)
 		lr_ingestbench_summarise(r);
 out:

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/walk.h"
 #include "experiment/remotebench.h"
 #include "experiment/spawn.h"
@@ -36,6 +37,7 @@ static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_
 		struct lr_strlist *uuids)
 {
 	struct lr_run_filter f = { .status = -1 };
+	struct lr_progress *progress;
 	struct lr_store *st = NULL;
 	double t0 = lr_monotonic_s();
 	int64_t id;
@@ -43,13 +45,16 @@ static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_
 
 	if ((rc = make_store(o, dir, &st)))
 		return rc;
+	progress = lr_progress_start("generated", "runs", o->runs);
 	for (i = 0; i < o->runs && !rc; i++) {
 		int64_t reps = o->reps / o->runs + (i < o->reps % o->runs),
 			bytes = o->object_bytes / o->runs + (i < o->object_bytes % o->runs);
 
 		rc = lr_synthetic_run(st, reps, bytes, o->seed + (uint64_t)i, o->argv, o->envp, &id);
 		r->bytes += bytes;
+		lr_progress_update(progress, i + 1);
 	}
+	lr_progress_stop(&progress);
 	r->generate_s = lr_monotonic_s() - t0;
 	if (!rc)
 		rc = lr_store_run_list(st, &f, add_uuid, uuids);

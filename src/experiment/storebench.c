@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/walk.h"
 #include "base/model.h"
 #include "base/stats.h"
@@ -57,6 +58,7 @@ static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, 
 
 int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr_storebench_row *row)
 {
+	struct lr_progress *progress;
 	char *dir = NULL, name[80];
 	int rc, rep, i;
 
@@ -67,12 +69,14 @@ int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr
 	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
 	rc = fill(o, dir, n, row);
-	for (rep = 0; !rc && rep < o->reps; rep++)
+	progress = lr_progress_start("measured", "repetitions", o->reps);
+	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
 		for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
 			int op = rep % 2 ? LR_STOREBENCH_OPS - 1 - i : i; /* forward, then reversed */
 
 			rc = timed(o, dir, lr_storebench_ops[op], &row->s[op][rep]);
 		}
+	lr_progress_stop(&progress);
 	for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
 		double v[LR_STOREBENCH_MAXREPS];
 

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/stats.h"
 #include "base/bigmem.h"
 #include "encode/ktable.h"
@@ -164,24 +165,32 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 		.cancel_at = o->cancel_at, .die_at = o->die_at, .cancel = o->cancel,
 	};
 	const struct lr_backend_ops *ops = j->ops;
+	/* the steps: the import, its readback and digest, the copy ceiling (the pipeline's threads report nothing) */
+	struct lr_progress *progress = lr_progress_start("imported, read back and measured", "steps", 3);
 	struct lr_run *run = &j->run;
 	double t0;
 	int rc;
 
+	lr_progress_update(progress, 0);
 	rc = lr_import(ops, b, &io, &j->r);
 	j->imported = !rc;
+	lr_progress_update(progress, 1);
 	if (!rc) {
 		t0 = lr_monotonic_s();
 		if ((rc = lr_import_verify(ops, b, &io, j->state_sha256))) /* and the digest from the same reads */
 			j->state_sha256[0] = '\0';
 		j->readback_s = lr_monotonic_s() - t0;
 		j->verified = !rc;
+		lr_progress_update(progress, 2);
 	}
 	ops->stats(b, &j->stats);
 	if (j->verified) {
 		run->status = LR_PASSED;
 		j->ceiling_s = copy_ceiling(&j->src, j->bytes);
-	} else {
+		lr_progress_update(progress, 3);
+	}
+	lr_progress_stop(&progress);
+	if (!j->verified) {
 		/* a cancel asked for (Ctrl-C, or the fault) that stopped the import; anything else failed */
 		int cancelled = !j->imported && j->r.cancelled && j->r.died_at < 0 &&
 				(o->cancel_at >= 0 || (o->cancel && *o->cancel));

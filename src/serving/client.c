@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "serving/client.h"
 #include "serving/curl.h"
 
@@ -181,6 +182,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 {
 	struct transfer *ts = calloc(n ? n : 1, sizeof *ts);
 	struct pass p = { o, NULL, NULL, 0, 0 };
+	struct lr_progress *progress;
 	size_t next = 0;
 	int rc = 0, running = 0;
 
@@ -201,6 +203,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		free(ts);
 		return rc;
 	}
+	progress = lr_progress_start("ended", "requests", (int64_t)n);
 	while (!rc && (next < n || p.inflight)) {
 		double now = lr_monotonic_s() - p.start, wait_ms = LR_POLL_MS;
 
@@ -220,6 +223,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		}
 		reap(&p);
 		end_stalled(&p, ts, next);
+		lr_progress_update(progress, (int64_t)(next - (size_t)p.inflight));
 		if (p.sampler)
 			wait_ms = fmin(wait_ms, lr_sampler_wait(p.sampler, lr_monotonic_s()) * 1e3);
 		if (next < n && p.inflight < o->concurrency) /* sleep no longer than the next arrival */
@@ -227,6 +231,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		if (next < n || p.inflight)
 			curl_multi_poll(p.multi, NULL, 0, (int)ceil(wait_ms), NULL);
 	}
+	lr_progress_stop(&progress);
 	cancel_all(&p, ts, next);
 	if (p.sampler)
 		lr_sampler_stop(p.sampler, o->samples, o->nsamples);

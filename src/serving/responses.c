@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/jsonscan.h"
 #include "base/lines.h"
 #include "base/strmap.h"
@@ -199,6 +200,7 @@ static int too_long(const char *path, int64_t line)
 static int each_line(const char *path, const char *bytes, size_t n, struct lr_set_writer *w, int64_t *cases)
 {
 	struct lr_strmap seen = { 0 };
+	struct lr_progress *progress;
 	struct parsed p = { 0 };
 	const char *at = bytes, *end;
 	intptr_t first;
@@ -209,6 +211,7 @@ static int each_line(const char *path, const char *bytes, size_t n, struct lr_se
 	if (!n) /* an empty file, whose bytes may be NULL: an empty set */
 		return 0;
 	end = bytes + n;
+	progress = lr_progress_start("checked and stored", "MiB", (int64_t)(n >> 20));
 	while (at < end && !rc) {
 		const char *nl = memchr(at, '\n', (size_t)(end - at));
 		size_t len = nl ? (size_t)(nl - at) : (size_t)(end - at);
@@ -229,7 +232,10 @@ static int each_line(const char *path, const char *bytes, size_t n, struct lr_se
 			rc = lr_store_set_add(w, &p.r);
 		}
 		*cases += !rc;
+		if (!(line & 1023))
+			lr_progress_update(progress, (at - bytes) >> 20);
 	}
+	lr_progress_stop(&progress);
 	parsed_release(&p);
 	lr_strmap_release(&seen);
 	return rc;

@@ -54,10 +54,10 @@ equals "$(jq -r '.shapes[0] | (.file_encode_x_cp * 100 | round) == ([.variants[]
 
 # progress on a terminal (it ran 70 s in silence), none when stderr is not one
 expect_exit 0 "bench with stderr to a file" "$LABRUN" bench encoder --shape 1,2,2,64,16 --reps 2
-lacks "$T/err" "shape 1 of 1" "no progress in a file"
+lacks "$T/err" "measured" "no progress in a file"
 if command -v script >/dev/null; then
 	script -qc "'$LABRUN' bench encoder --shape 1,2,2,64,16 --shape 1,2,2,128,16 --reps 2 >/dev/null" /dev/null >"$T/tty"
-	contains "$T/tty" "shape 2 of 2 [1,2,2,128,16]" "progress on a terminal, shape by shape"
+	contains "$T/tty" "labrun bench: measured 1 of 2 shapes" "progress on a terminal, shape by shape"
 fi
 
 # every benchmark is a run of kind 'bench': settings as binding, every

@@ -142,6 +142,12 @@ equals "$(jq --argjson s "$set" '.serving.passes[] | select(.set == $s) | (.gaug
 "$LABRUN" report --run 1 >r2.md && grep -q "| run 1, set $set | server gauge | " r2.md || fail "the Markdown lacks the gauge's occupancy"
 ok "and the Markdown shows it, named as the server's"
 
+# progress off a terminal: asked for, a line as the requests end and one when they have; else none
+expect_exit 0 "a pass with --progress" "$LABRUN" collect --endpoint "$url" --route progress --cases gauge.jsonl --run 1 --progress
+contains "$T/err" "labrun collect: ended 4 of 4 requests" "the requests counted on stderr"
+expect_exit 0 "a pass without" "$LABRUN" collect --endpoint "$url" --route quiet --cases gauge.jsonl --run 1
+lacks "$T/err" "labrun collect: ended" "silent off a terminal by default"
+
 # goodput against SLOs, as vLLM's bench serve counts it: requests meeting every SLO given, per second
 expect_exit 0 "a pass with SLOs every request meets" "$LABRUN" collect --endpoint "$url" --route slo-met --cases gauge.jsonl \
 	--concurrency 2 --goodput 'ttft:100000 e2el:100000' --run 1

@@ -59,6 +59,10 @@ equals "$(pg_sql "SELECT count(*) FROM object o WHERE size = (SELECT sum(length(
 	"$(pg_sql "SELECT count(*) FROM object")" "every object is whole"
 expect_exit 0 "push A again" la push
 contains "$T/out" "0 runs pushed, 2 already there, 0 refused" "idempotent"
+expect_exit 0 "push --progress" la push --progress
+contains "$T/err" "labrun push: pushed 2 of 2 runs" "progress on stderr when asked"
+expect_exit 0 "push without" la push
+lacks "$T/err" "labrun push:" "none by default off a terminal"
 equals "$(pg_sql "SELECT count(*) FROM run")" "4" "still four runs"
 
 # --- a third store pulls both
@@ -88,7 +92,8 @@ mkdir "$T/reviewer" && git init -q "$T/reviewer"
 contains "$T/out" "remote 'lab': 4 runs pulled" "a fresh directory pulls every run"
 [ -f "$T/reviewer/.labrun/labrun.db" ] || fail "the store is at the work tree's top"
 ok "the store was created at the work tree's top"
-expect_exit 0 "pull again" lc pull
+expect_exit 0 "pull again, LABRUN_PROGRESS=1" env LABRUN_PROGRESS=1 LABRUN_STORE="$C" "$LABRUN" pull
+contains "$T/err" "labrun pull: pulled 4 of 4 runs" "progress on stderr with LABRUN_PROGRESS=1"
 contains "$T/out" "0 runs pulled, 4 already here" "pull is idempotent"
 expect_exit 0 "push from C (pulled runs travel as they came)" lc push
 contains "$T/out" "0 runs pushed, 4 already there, 0 refused" "nothing conflicts"
