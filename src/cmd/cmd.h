@@ -319,6 +319,15 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 void cmd_html_text(FILE *f, const char *s);
 
 /*
+ * The report in HTML (render-html.c): the whole page 'report --format html'
+ * writes; and its parts for the pages of 'labrun site': each experiment run's
+ * facts, tables and charts, and the serving evidence.
+ */
+void cmd_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
+void cmd_render_html_runs(FILE *f, const struct lr_report *rep);
+void cmd_render_html_serving(FILE *f, const struct lr_serving_report *sv);
+
+/*
  * s as Markdown text from the outside world (route names, case ids): line
  * breaks and other control characters become blanks, so nothing ends a row
  * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.

@@ -45,7 +45,7 @@ static int write_report(const char *out, const char *format, const struct lr_rep
 	if (run->kind == LR_KIND_BENCH)
 		rc = cmd_report_bench(f, run, format);
 	else if (!strcmp(format, "html"))
-		cmd_report_html(f, rep, sv, title);
+		cmd_render_html(f, rep, sv, title);
 	else
 		rc = cmd_render_report(f, format, rep, sv, title);
 	if (out) {

@@ -4,12 +4,13 @@
 #include <math.h>
 
 #include "cmd/cmd.h"
-#include "cmd/report-int.h"
+#include "cmd/render-int.h"
 
 /*
- * 'labrun report --format html': one self-contained page (inline CSS, no
- * scripts, no external assets) carrying what the Markdown carries, with an
- * inline SVG chart per condition and arm pair.
+ * The report in HTML: 'labrun report --format html' as one self-contained
+ * page (inline CSS, no scripts, no external assets) carrying what the
+ * Markdown carries, with an inline SVG chart per condition and arm pair; and
+ * the same sections for the pages of 'labrun site'.
  */
 
 /* A table as HTML, or why it is missing. */
@@ -24,7 +25,7 @@ static void table_or_error(FILE *f, int rc, const struct lr_table *t)
 	fputs(": the table is missing</p>\n", f);
 }
 
-static void html_serving(FILE *f, const struct lr_serving_report *sv)
+void cmd_render_html_serving(FILE *f, const struct lr_serving_report *sv)
 {
 	struct lr_table t;
 	char text[512];
@@ -286,9 +287,19 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 	fputs("</div>\n", f);
 }
 
-void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+void cmd_render_html_runs(FILE *f, const struct lr_report *rep)
 {
-	int i, t;
+	for (int i = 0; i < rep->nruns; i++) {
+		const struct lr_report_run *rr = &rep->runs[i];
+
+		html_run_facts(f, rr);
+		for (int t = 0; t < rr->ntables; t++)
+			html_table(f, rr, &rr->tables[t]);
+	}
+}
+
+void cmd_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+{
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
 	cmd_html_text(f, title);
@@ -301,14 +312,8 @@ void cmd_report_html(FILE *f, const struct lr_report *rep, const struct lr_servi
 	cmd_html_text(f, cmd_render_method);
 	fputs("</p>\n", f);
 	html_head(f, rep);
-	for (i = 0; i < rep->nruns; i++) {
-		const struct lr_report_run *rr = &rep->runs[i];
-
-		html_run_facts(f, rr);
-		for (t = 0; t < rr->ntables; t++)
-			html_table(f, rr, &rr->tables[t]);
-	}
+	cmd_render_html_runs(f, rep);
 	if (sv->nrows)
-		html_serving(f, sv);
+		cmd_render_html_serving(f, sv);
 	fputs("</body></html>\n", f);
 }
