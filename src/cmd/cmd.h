@@ -98,6 +98,7 @@ void cmd_run_progress(void *arg, const struct lr_run_progress *p);
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
 int cmd_diff(const struct lr_global *g, int argc, char **argv);
+int cmd_site(const struct lr_global *g, int argc, char **argv);
 int cmd_report(const struct lr_global *g, int argc, char **argv);
 int cmd_archive(const struct lr_global *g, int argc, char **argv);
 int cmd_audit(const struct lr_global *g, int argc, char **argv);

@@ -47,6 +47,7 @@ static const struct lr_command commands[] = {
 	{ "push", cmd_push, CMD_READS, "copy final runs with their objects, seals and signatures to a remote" },
 	{ "pull", cmd_pull, CMD_CREATES, "bring runs from a remote into this store, checked against their seals" },
 	{ "audit", cmd_audit, CMD_READS, "recompute hashes, seals and summaries from raw rows and files" },
+	{ "site", cmd_site, CMD_READS, "write the evidence as a static site: runs to filter, a page per run, diffs" },
 	{ "verify", cmd_verify, CMD_NO_STORE, "check a crate or archive without a store: signatures, files, ledger, report" },
 	{ "bench", cmd_bench, CMD_CREATES, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
 };

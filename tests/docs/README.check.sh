@@ -19,7 +19,7 @@ check() { # check DESCRIPTION SQL WANT
 echo "# ok: the work tree is clean: the tour wrote only ignored paths"
 check "no run was recorded from a dirty tree" "SELECT count(*) FROM source_state WHERE dirty = 1" 0
 check "every run saw the work tree" "SELECT count(*) FROM run WHERE id NOT IN (SELECT run_id FROM source_state)" 0
-for f in crate/ro-crate-metadata.json issue-205.tar.zst lab.pub.pem comment.md kv.dlf16.npy kv.bf16.npy; do
+for f in site/index.html site/diff.html crate/ro-crate-metadata.json issue-205.tar.zst lab.pub.pem comment.md kv.dlf16.npy kv.bf16.npy; do
 	[ -s "tour/$f" ] || fail "tour/$f was not written"
 done
 echo "# ok: the tour's outputs are in tour/"

@@ -1,0 +1,113 @@
+#!/bin/sh
+# labrun site: a static site of the serving example and an experiment, opened
+# from file:// in headless Chromium. Two builds are byte-identical; no page
+# names anything outside the site; Chromium's network log shows no request;
+# at 1400 and 390 pixels no text box is clipped or overlaps another
+# (tests/site/check-layout.js); the filter, a run page, the serving evidence
+# and the diff of two runs are driven through --dump-dom after the pages ran.
+. "$(dirname "$0")/lib.sh"
+
+CHROMIUM=$(command -v chromium || true)
+if [ -z "$CHROMIUM" ]; then
+	echo "SKIP: needs chromium (build-aux/install-deps --test)" >&2
+	exit 77
+fi
+# chromium --dump-dom URL [WIDTH]: the DOM after the page's scripts ran; each load's network log kept
+dom() {
+	"$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$T/chromium" --window-size="${2:-1400},1200" \
+		--virtual-time-budget=5000 --log-net-log="$(mktemp "$T/net-XXXXXX")" --dump-dom "$1" 2>>"$T/chromium.err"
+}
+
+cp -r "$TOP_SRCDIR/examples" .
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || fail "an experiment"
+"$LABRUN" run -q examples/serving-sim.ini >/dev/null 2>&1 || fail "the serving example"
+"$LABRUN" record -q --issue 270 -- sh -c 'echo one' >/dev/null 2>&1
+"$LABRUN" record -q --issue 270 --geometry model=qwen3-4b -- sh -c 'echo two; exit 3' >/dev/null 2>&1 || true
+
+expect_exit 0 "labrun site" "$LABRUN" site -o site
+contains "$T/out" "wrote the site of 4 runs into 'site'" "says what it wrote"
+for f in index.html diff.html site.css site.js run-1.html run-2.html run-3.html run-4.html data/run-4.js; do
+	[ -s "site/$f" ] || fail "site/$f is missing"
+done
+ok "index, diff, style, script, a page and a data file per run"
+expect_exit 0 "again, into another directory" "$LABRUN" site -o again
+diff -r site again >&2 || fail "two builds of the same store differ"
+ok "two builds are byte-identical"
+expect_exit 0 "again, over the first" "$LABRUN" site -o site
+mkdir mine && echo keep >mine/file
+expect_exit 2 "a directory labrun did not write is not replaced" "$LABRUN" site -o mine
+contains "$T/err" "it exists and labrun did not write it" "says why"
+equals "$(cat mine/file)" "keep" "and leaves it as it was"
+expect_exit 0 "--issue selects" "$LABRUN" site --issue 270 -o issue
+[ ! -e issue/run-1.html ] && [ -e issue/run-4.html ] || fail "--issue 270 holds the wrong runs"
+ok "--issue 270: its runs only"
+
+# nothing outside the site: every href and src is a page, file or anchor of it
+grep -ho '\(href\|src\)="[^"]*"' site/*.html | sed 's/^[a-z]*="//; s/"$//' | sort -u >refs
+! grep -v '^\(#\|[a-z0-9-]*\.\(html\|css\|js\)\(#.*\)\?$\|data/run-[0-9]*\.js\)' refs || fail "a page refers outside the site (above)"
+ok "every reference is inside the site ($(wc -l <refs | tr -d ' ') distinct)"
+
+# the filter, from the address (index.html#q=...), without typing: the rows that do not match are hidden
+dom "file://$PWD/site/index.html#q=serving-sim" >dom-filter.html
+grep -q 'id="count">1 of 4 runs<' dom-filter.html || { grep -o 'id="count">[^<]*' dom-filter.html >&2; fail "the filter did not leave one run"; }
+ok "the filter leaves the serving run"
+equals "$(grep -c '<tr class="[a-z]*" data-kind="[a-z]*" hidden="">' dom-filter.html)" "3" "and hides the other three rows"
+dom "file://$PWD/site/index.html" >dom-index.html
+grep -q 'id="count">4 of 4 runs<' dom-index.html || fail "the index does not count its runs"
+ok "unfiltered, every run"
+
+# a run page: the facts, the ledger, what changed since the previous run of its kind
+dom "file://$PWD/site/run-4.html" >dom-run.html
+for s in '<h2>Sources</h2>' '<h2>Binding</h2>' '<h2>Geometry</h2>' '<h2>Logs and artifacts</h2>' '<h2>Ledger</h2>' \
+	'Against <a href="run-3.html">run 3</a>' 'qwen3-4b' 'exit code 3'; do
+	grep -qF "$s" dom-run.html || fail "run-4.html lacks '$s'"
+done
+ok "run 4's page: its facts, ledger and its changes since run 3"
+# the serving evidence: the matrix and each failing case, as the report has them
+dom "file://$PWD/site/run-2.html" >dom-serving.html
+grep -q '<h2>Serving evidence</h2>' dom-serving.html || fail "the serving run's page has no serving evidence"
+grep -q 'tokens differ at position' dom-serving.html || fail "the failing case is not named"
+ok "the serving run's page: the route matrix and the failing case"
+grep -q '<svg class="chart"' site/run-1.html || fail "the experiment's page has no chart"
+ok "the experiment's page has its charts"
+
+# the diff of any two runs, drawn from their data files
+dom "file://$PWD/site/diff.html#3,4" >dom-diff.html
+grep -q 'id="diff-status">[0-9]* facts differ, [0-9]* are the same<' dom-diff.html ||
+	{ grep -o 'id="diff-status">[^<]*' dom-diff.html >&2; fail "the diff did not run"; }
+ok "diff.html#3,4 compares them"
+grep -q '<td>geometry</td><td>model</td><td class="a">-</td><td class="b">qwen3-4b</td>' dom-diff.html ||
+	fail "the diff does not show run 4's geometry"
+ok "and shows only what changed: run 4's geometry"
+
+# layout: no clipped or overlapping text at a desktop's width and a phone's
+cp "$TOP_SRCDIR/tests/site/check-layout.js" site/
+for page in index run-1 run-2 run-4 diff; do
+	sed 's|</body>|<script src="check-layout.js"></script></body>|' "site/$page.html" >"site/check-$page.html"
+	for w in 1400 390; do
+		v=$(dom "file://$PWD/site/check-$page.html$( [ $page = diff ] && echo '#3,4')" $w | grep -o 'data-layout="[^"]*"')
+		case $v in 'data-layout="ok '*) ;; *) fail "$page.html at $w px: ${v:-no verdict}" ;; esac
+	done
+done
+ok "no text box clipped or overlapping at 1400 and 390 px"
+
+# no request left the site: in Chromium's network log of every page loaded, each request a page made
+# (its initiator an origin, "null" for file://; the browser's own updates have "not an origin") is file://
+python3 - "$T"/net-* <<'PY' || fail "a page made a request outside the site (above)"
+import json, sys
+bad, pages = [], 0
+for path in sys.argv[1:]:
+    log = json.load(open(path))
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    for e in log["events"]:
+        p = e.get("params", {})
+        if e["type"] != start or p.get("initiator", "not an origin") == "not an origin":
+            continue
+        pages += 1
+        if not p["url"].startswith("file://"):
+            bad.append(p["url"])
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+ok "the network logs of $(ls "$T"/net-* | wc -l | tr -d ' ') loads show no request a page made outside the site"
