@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "base/list.h"
 #include "base/model.h"
 #include "experiment/compare.h"
 
@@ -21,7 +22,12 @@ void cmd_site_index_row(FILE *f, const struct lr_run *r);
 /* What differs between runs a and b (cmp, from lr_compare_runs), one row each. */
 void cmd_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b);
 
-/* index.html around the 'rows' of n runs, diff.html, site.css, site.js and the marker, into dir. */
-int cmd_site_files(const char *dir, const char *rows, size_t len, int n);
+/*
+ * The index pages around 'rows' (one per run, oldest first), newest first
+ * and CMD_SITE_PAGE_ROWS a page; data/index.js, every row for the filter;
+ * diff.html, site.css, site.js and the marker; into dir.
+ */
+#define CMD_SITE_PAGE_ROWS 500
+int cmd_site_files(const char *dir, const struct lr_strlist *rows);
 
 #endif

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/walk.h"
 #include "cmd/cmd.h"
@@ -18,7 +20,11 @@ static const char css[] =
 	".tag{color:#666;font-size:12px}.ok{color:#1a7f37}.bad{color:#b42318}\n"
 	"tr.passed td.status{color:#1a7f37}tr.failed td.status,tr.abandoned td.status{color:#b42318}\n"
 	"#controls{margin:8px 0}#controls input,#controls select{font:inherit;padding:2px 4px;margin-right:8px}\n"
-	".chart{margin:6px 12px 6px 0;max-width:100%;height:auto}\n";
+	".chart{margin:6px 12px 6px 0;max-width:100%;height:auto}\n"
+	".tokens{display:flex;flex-wrap:wrap;gap:2px;margin:6px 0}.tok{display:flex;flex-direction:column;"
+	"border:1px solid #bbb;font-family:monospace;text-align:right}.tok span{padding:1px 5px}\n"
+	".tok span:first-child{background:#f6f6f6;color:#666}.tok.head{text-align:left;font-family:inherit}\n"
+	".tok.bad{border-color:#b42318}.tok.bad span+span{background:#ffe3e0;color:#b42318}\n";
 
 /*
  * Plain JavaScript, no library: the index's filter, and the diff page, which
@@ -29,23 +35,41 @@ static const char js[] =
 	"\"use strict\";\n"
 	"var labrunRuns = {};\n"
 	"function labrunText(id, text) { document.getElementById(id).textContent = text; }\n"
+	"var labrunAll = null, labrunTexts = null, labrunPage = null;\n"
+	"function labrunIndexRows(rows) { labrunAll = rows; labrunFilter(); }\n"
 	"function labrunFilter() {\n"
 	"  var q = document.getElementById(\"filter\").value.toLowerCase().trim();\n"
-	"  var kind = document.getElementById(\"kind\").value, shown = 0, rows = document.querySelectorAll(\"#runs tbody tr\");\n"
-	"  for (var i = 0; i < rows.length; i++) {\n"
-	"    var r = rows[i], on = (!kind || r.dataset.kind === kind) && (!q || r.textContent.toLowerCase().indexOf(q) >= 0);\n"
-	"    r.hidden = !on;\n"
-	"    if (on) shown++;\n"
+	"  var kind = document.getElementById(\"kind\").value, body = document.querySelector(\"#runs tbody\"), i;\n"
+	"  var nav = document.querySelectorAll(\".pages\");\n"
+	"  if (labrunPage === null) labrunPage = body.innerHTML;\n"
+	"  for (i = 0; i < nav.length; i++) nav[i].hidden = !!(q || kind);\n"
+	"  if (!q && !kind) { body.innerHTML = labrunPage; labrunText(\"count\", \"\"); return; }\n"
+	"  if (!labrunAll) {  /* every run's row, read once, only when a filter asks for it */\n"
+	"    labrunText(\"count\", \"reading every run...\");\n"
+	"    if (!document.getElementById(\"index-data\")) {\n"
+	"      var s = document.createElement(\"script\");\n"
+	"      s.id = \"index-data\";\n"
+	"      s.src = \"data/index.js\";\n"
+	"      document.head.appendChild(s);\n"
+	"    }\n"
+	"    return;\n"
 	"  }\n"
-	"  labrunText(\"count\", shown + \" of \" + rows.length + \" runs\");\n"
+	"  if (!labrunTexts) {\n"
+	"    labrunTexts = [];\n"
+	"    for (i = 0; i < labrunAll.length; i++) labrunTexts.push(labrunAll[i].replace(/<[^>]*>/g, \" \").toLowerCase());\n"
+	"  }\n"
+	"  var hit = [], want = \" data-kind=\\\"\" + kind + \"\\\"\";\n"
+	"  for (i = 0; i < labrunAll.length; i++)\n"
+	"    if ((!kind || labrunAll[i].indexOf(want) >= 0) && (!q || labrunTexts[i].indexOf(q) >= 0)) hit.push(labrunAll[i]);\n"
+	"  body.innerHTML = hit.slice(0, 500).join(\"\");\n"
+	"  labrunText(\"count\", hit.length + \" of \" + labrunAll.length + \" runs\" + (hit.length > 500 ? \", the newest 500 shown\" : \"\"));\n"
 	"}\n"
 	"function labrunIndex() {\n"
 	"  var m = /^#q=(.*)$/.exec(location.hash);\n"
-	"  if (m) document.getElementById(\"filter\").value = decodeURIComponent(m[1]);\n"
 	"  document.getElementById(\"controls\").hidden = false;\n"
 	"  document.getElementById(\"filter\").addEventListener(\"input\", labrunFilter);\n"
 	"  document.getElementById(\"kind\").addEventListener(\"change\", labrunFilter);\n"
-	"  labrunFilter();\n"
+	"  if (m) { document.getElementById(\"filter\").value = decodeURIComponent(m[1]); labrunFilter(); }\n"
 	"}\n"
 	"function labrunRun(r) { labrunRuns[r.id] = r; labrunDiffShow(); }\n"
 	"function labrunLoad(id) {\n"
@@ -107,13 +131,14 @@ static const char js[] =
 	"  go();\n"
 	"}\n";
 
-static const char index_head[] =
-	"<h1>Runs</h1>\n"
-	"<div id=\"controls\" hidden><input id=\"filter\" type=\"search\" placeholder=\"filter: id, status, experiment, "
-	"issue, command\" aria-label=\"filter the runs\" size=\"40\"><select id=\"kind\" aria-label=\"kind\">"
+static const char index_controls[] =
+	"<div id=\"controls\" hidden><input id=\"filter\" type=\"search\" placeholder=\"filter every run: id, status, "
+	"experiment, issue, command\" aria-label=\"filter the runs\" size=\"40\"><select id=\"kind\" aria-label=\"kind\">"
 	"<option value=\"\">every kind</option><option>record</option><option>experiment</option><option>import</option>"
 	"<option>bench</option><option>collect</option></select><span id=\"count\"></span></div>\n"
-	"<p><a href=\"diff.html\">Compare two runs</a></p>\n"
+	"<p><a href=\"diff.html\">Compare two runs</a></p>\n";
+
+static const char index_table[] =
 	"<table id=\"runs\">\n<thead><tr><th>run</th><th>kind</th><th>status</th><th>exit</th><th>wall s</th><th>started</th>"
 	"<th>experiment</th><th>issues</th><th>command</th></tr></thead>\n<tbody>\n";
 
@@ -126,7 +151,7 @@ static const char diff_body[] =
 	"<p id=\"diff-status\"></p>\n"
 	"<table id=\"diff\"><thead><tr><th>what</th><th>key</th><th id=\"col-a\">A</th><th id=\"col-b\">B</th></tr></thead>"
 	"<tbody></tbody></table>\n"
-	"<script>labrunDiff();</script>\n";
+	"<script>labrunDiff();</script>\n</body></html>\n";
 
 void cmd_site_head(FILE *f, const char *title)
 {
@@ -187,52 +212,119 @@ void cmd_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, i
 	fputs("</table>\n", f);
 }
 
-static int write_text(const char *dir, const char *name, const char *a, size_t alen, const char *b, size_t blen,
-		      const char *c)
+static int create_in(FILE **f, const char *dir, const char *name)
 {
 	char path[PATH_MAX * 2];
-	FILE *f;
 	int rc;
 
 	if ((rc = lr_path(path, sizeof path, "%s/%s", dir, name)))
 		return rc;
-	if (!(f = fopen(path, "w")))
-		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
-	fwrite(a, 1, alen, f);
-	fwrite(b, 1, blen, f);
-	fputs(c, f);
-	if (ferror(f) | (fclose(f) != 0))
+	if (!(*f = fopen(path, "w")))
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 
-int cmd_site_files(const char *dir, const char *rows, size_t len, int n)
+static int close_in(FILE *f, const char *name)
 {
-	char *head = NULL, *top = NULL, title[64];
-	size_t hlen = 0, tlen = 0;
+	if (ferror(f) | (fclose(f) != 0))
+		return lr_error_set(LR_EIO, "cannot write '%s': %s", name, strerror(errno));
+	return 0;
+}
+
+static int write_text(const char *dir, const char *name, const char *head_title, const char *body)
+{
 	FILE *f;
 	int rc;
 
-	snprintf(title, sizeof title, "%d run%s", n, n == 1 ? "" : "s");
-	if (!(f = open_memstream(&head, &hlen)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	cmd_site_head(f, title);
-	fputs(index_head, f);
-	if (fclose(f) != 0 || !(f = open_memstream(&top, &tlen))) {
-		free(head);
-		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = create_in(&f, dir, name)))
+		return rc;
+	if (head_title)
+		cmd_site_head(f, head_title);
+	fputs(body, f);
+	return close_in(f, name);
+}
+
+static const char *page_name(char *buf, size_t len, size_t page)
+{
+	if (page == 1)
+		snprintf(buf, len, "index.html");
+	else
+		snprintf(buf, len, "index-%zu.html", page);
+	return buf;
+}
+
+/* "runs 10000 to 9501 of 10000; pages 1 2 ...": the way between the index pages, without JavaScript */
+static void page_nav(FILE *f, const struct lr_strlist *rows, size_t page, size_t pages)
+{
+	size_t first = (page - 1) * CMD_SITE_PAGE_ROWS, last = first + CMD_SITE_PAGE_ROWS;
+	char name[64];
+
+	if (last > rows->n)
+		last = rows->n;
+	fprintf(f, "<p class=\"pages\">%zu run%s", rows->n, rows->n == 1 ? "" : "s");
+	if (pages > 1) {
+		fprintf(f, ", newest first; this page: %zu to %zu. Pages:", first + 1, last);
+		for (size_t p = 1; p <= pages; p++)
+			if (p == page)
+				fprintf(f, " <b>%zu</b>", p);
+			else
+				fprintf(f, " <a href=\"%s\">%zu</a>", page_name(name, sizeof name, p), p);
 	}
-	cmd_site_head(f, "two runs side by side");
-	fclose(f);
-	if (!top)
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	else if (!(rc = write_text(dir, "index.html", head, hlen, rows, len,
-				   "</tbody></table>\n<script>labrunIndex();</script>\n</body></html>\n")) &&
-		 !(rc = write_text(dir, "diff.html", top, tlen, diff_body, strlen(diff_body), "</body></html>\n")) &&
-		 !(rc = write_text(dir, "site.css", css, strlen(css), "", 0, "")) &&
-		 !(rc = write_text(dir, "site.js", js, strlen(js), "", 0, "")))
-		rc = write_text(dir, ".labrun-site", "", 0, "", 0, "a static site written by 'labrun site'\n");
-	free(head);
-	free(top);
+	fputs("</p>\n", f);
+}
+
+static int index_page(const char *dir, const struct lr_strlist *rows, size_t page, size_t pages)
+{
+	char name[64], title[96];
+	FILE *f;
+	int rc;
+
+	page_name(name, sizeof name, page);
+	if ((rc = create_in(&f, dir, name)))
+		return rc;
+	snprintf(title, sizeof title, "%zu run%s", rows->n, rows->n == 1 ? "" : "s");
+	cmd_site_head(f, title);
+	fputs("<h1>Runs</h1>\n", f);
+	fputs(index_controls, f);
+	page_nav(f, rows, page, pages);
+	fputs(index_table, f);
+	for (size_t i = (page - 1) * CMD_SITE_PAGE_ROWS; i < page * CMD_SITE_PAGE_ROWS && i < rows->n; i++)
+		fputs(rows->v[rows->n - 1 - i], f);
+	fputs("</tbody></table>\n", f);
+	page_nav(f, rows, page, pages);
+	fputs("<script>labrunIndex();</script>\n</body></html>\n", f);
+	return close_in(f, name);
+}
+
+/* data/index.js: every row, newest first, for a filter over all the runs (loaded only when one is asked for) */
+static int index_data(const char *dir, const struct lr_strlist *rows)
+{
+	json_t *all = json_array();
+	FILE *f;
+	int rc;
+
+	for (size_t i = rows->n; i-- > 0;)
+		json_array_append_new(all, json_string(rows->v[i]));
+	if (!(rc = create_in(&f, dir, "data/index.js"))) {
+		fputs("labrunIndexRows(", f);
+		json_dumpf(all, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+		fputs(");\n", f);
+		rc = close_in(f, "data/index.js");
+	}
+	json_decref(all);
+	return rc;
+}
+
+int cmd_site_files(const char *dir, const struct lr_strlist *rows)
+{
+	size_t pages = rows->n ? (rows->n + CMD_SITE_PAGE_ROWS - 1) / CMD_SITE_PAGE_ROWS : 1;
+	int rc = 0;
+
+	for (size_t p = 1; p <= pages && !rc; p++)
+		rc = index_page(dir, rows, p, pages);
+	if (!rc && !(rc = index_data(dir, rows)) &&
+	    !(rc = write_text(dir, "diff.html", "two runs side by side", diff_body)) &&
+	    !(rc = write_text(dir, "site.css", NULL, css)) && !(rc = write_text(dir, "site.js", NULL, js)))
+		rc = write_text(dir, ".labrun-site", NULL, "a static site written by 'labrun site'\n");
 	return rc;
 }

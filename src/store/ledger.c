@@ -206,16 +206,20 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
 
 int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg)
 {
-	static const char sql[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at,"
-				  " l.key_fingerprint, l.signature, k.public_key FROM ledger l"
-				  " LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
-				  " WHERE :run = 0 OR l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
+#define ENTRIES "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at," \
+		" l.key_fingerprint, l.signature, k.public_key FROM ledger l" \
+		" LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
+	/* two statements: 'WHERE :run = 0 OR ...' kept SQLite from the index, a scan of the ledger per run */
+	static const char all[] = ENTRIES " ORDER BY l.seq",
+			  one[] = ENTRIES " WHERE l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";
+#undef ENTRIES
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)))
+	if ((rc = db_prepare(st, &s, id ? one : all)))
 		return rc;
-	db_bind_int(s, ":run", id);
+	if (id)
+		db_bind_int(s, ":run", id);
 	while (db_step_row(st, s, "read the run's ledger entries", &rc)) {
 		struct lr_ledger_entry e = {
 			.seq = sqlite3_column_int64(s, 0),

@@ -48,14 +48,17 @@ grep -ho '\(href\|src\)="[^"]*"' site/*.html | sed 's/^[a-z]*="//; s/"$//' | sor
 ! grep -v '^\(#\|[a-z0-9-]*\.\(html\|css\|js\)\(#.*\)\?$\|data/run-[0-9]*\.js\)' refs || fail "a page refers outside the site (above)"
 ok "every reference is inside the site ($(wc -l <refs | tr -d ' ') distinct)"
 
-# the filter, from the address (index.html#q=...), without typing: the rows that do not match are hidden
+# the filter, from the address (index.html#q=...), without typing: it reads every run's row and shows the matches
 dom "file://$PWD/site/index.html#q=serving-sim" >dom-filter.html
 grep -q 'id="count">1 of 4 runs<' dom-filter.html || { grep -o 'id="count">[^<]*' dom-filter.html >&2; fail "the filter did not leave one run"; }
 ok "the filter leaves the serving run"
-equals "$(grep -c '<tr class="[a-z]*" data-kind="[a-z]*" hidden="">' dom-filter.html)" "3" "and hides the other three rows"
+equals "$(grep -o '<tr class="[a-z]*" data-kind="[a-z]*">' dom-filter.html | wc -l | tr -d ' ')" "1" "and shows its row only"
+grep -q 'data-kind="experiment"><td class="n"><a href="run-2.html">2</a>' dom-filter.html || fail "the row shown is not run 2"
+ok "the row is run 2's"
 dom "file://$PWD/site/index.html" >dom-index.html
-grep -q 'id="count">4 of 4 runs<' dom-index.html || fail "the index does not count its runs"
-ok "unfiltered, every run"
+equals "$(grep -o '<tr class="[a-z]*" data-kind="[a-z]*">' dom-index.html | wc -l | tr -d ' ')" "4" "unfiltered, every run"
+grep -q '<p class="pages">4 runs</p>' dom-index.html || fail "the index does not count its runs"
+ok "and counts them"
 
 # a run page: the facts, the ledger, what changed since the previous run of its kind
 dom "file://$PWD/site/run-4.html" >dom-run.html
@@ -69,6 +72,14 @@ dom "file://$PWD/site/run-2.html" >dom-serving.html
 grep -q '<h2>Serving evidence</h2>' dom-serving.html || fail "the serving run's page has no serving evidence"
 grep -q 'tokens differ at position' dom-serving.html || fail "the failing case is not named"
 ok "the serving run's page: the route matrix and the failing case"
+# each failing case's token arrays side by side from the first difference, the differing tokens marked
+case_db=$(q "SELECT cc.case_id || ' ' || cc.first_token_diff FROM comparison_case cc WHERE cc.first_token_diff >= 0 LIMIT 1")
+[ -n "$case_db" ] || fail "the serving example has no token divergence"
+grep -q "<h3>[a-z-]* against [a-z-]* (comparison [0-9]*, [a-z-]*), case ${case_db% *}</h3>" site/run-2.html ||
+	fail "the failing case ${case_db% *} has no section"
+grep -q "tokens differ from position ${case_db#* } " site/run-2.html || fail "the first difference is not named"
+grep -q '<div class="tok bad"><span>'"${case_db#* }"'</span>' site/run-2.html || fail "the differing token is not marked"
+ok "failing case ${case_db% *}: tokens side by side from position ${case_db#* }, the differing ones marked"
 grep -q '<svg class="chart"' site/run-1.html || fail "the experiment's page has no chart"
 ok "the experiment's page has its charts"
 
@@ -83,7 +94,7 @@ ok "and shows only what changed: run 4's geometry"
 
 # layout: no clipped or overlapping text at a desktop's width and a phone's
 cp "$TOP_SRCDIR/tests/site/check-layout.js" site/
-for page in index run-1 run-2 run-4 diff; do
+for page in index run-1 run-2 run-4 diff; do # run-2: the serving evidence and its failing cases
 	sed 's|</body>|<script src="check-layout.js"></script></body>|' "site/$page.html" >"site/check-$page.html"
 	for w in 1400 390; do
 		v=$(dom "file://$PWD/site/check-$page.html$( [ $page = diff ] && echo '#3,4')" $w | grep -o 'data-layout="[^"]*"')
