@@ -16,6 +16,10 @@
 /* A page's head, up to and including <body>: its title, the style sheet and the script. */
 void cmd_site_head(FILE *f, const char *title);
 
+struct lr_store;
+/* The failing cases of run 'run''s comparisons (the first fifty), token by token (site-cases.c). */
+int cmd_site_failing_cases(FILE *f, struct lr_store *st, int64_t run);
+
 /* One row of the index for run r. */
 void cmd_site_index_row(FILE *f, const struct lr_run *r);
 
