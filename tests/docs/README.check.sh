@@ -36,6 +36,22 @@ check "the two routes were ingested by hand" \
 	"SELECT group_concat(route, '+') FROM (SELECT route FROM response_set WHERE condition_idx IS NULL ORDER BY route)" \
 	"native-gpu+rngd-atom"
 
+if [ "${LABRUN_DOCS_SLOW:-0}" = 1 ] && command -v chromium >/dev/null; then
+	# the site of everything the tour recorded (the encoder205 main job and the serving example among
+	# it) in Chromium: no text box clipped or overlapping, on a desktop's width and a phone's
+	cp "$TOP_SRCDIR/tests/site/check-layout.js" tour/site/
+	for page in tour/site/index.html tour/site/run-*.html; do
+		sed 's|</body>|<script src="check-layout.js"></script></body>|' "$page" >tour/site/check.html
+		for w in 1400 390; do
+			v=$(chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$PWD/tour/chromium" \
+				--window-size=$w,1200 --virtual-time-budget=5000 --dump-dom "file://$PWD/tour/site/check.html" 2>/dev/null |
+				grep -o 'data-layout="[^"]*"')
+			case $v in 'data-layout="ok '*) ;; *) fail "$page at $w px: ${v:-no verdict}" ;; esac
+		done
+	done
+	n=$((n + 1))
+	echo "# ok: every page of the tour's site lays out clean at 1400 and 390 px"
+fi
 if [ "${LABRUN_DOCS_SLOW:-0}" = 1 ]; then
 	check "the Quick start's main job is run 1, the encoder205 experiment" \
 		"SELECT r.kind || ' ' || e.name FROM run r JOIN experiment e ON e.id = r.experiment_id WHERE r.id = 1" \

@@ -77,7 +77,7 @@ done <"$T/index"
 echo "# $ran blocks of $name run"
 check=$TOP_SRCDIR/tests/docs/$(basename "$name" .md).check.sh
 if [ -f "$check" ]; then
-	(cd "$T/tree" && env -u LABRUN_STORE HOME="$T/home" PATH="$T/bin:$PATH" LABRUN="$LABRUN" sh -e "$check") ||
+	(cd "$T/tree" && env -u LABRUN_STORE HOME="$T/home" PATH="$T/bin:$PATH" LABRUN="$LABRUN" TOP_SRCDIR="$TOP_SRCDIR" sh -e "$check") ||
 		fail "$name: $check found a command that did not do what its comment says"
 	ok "$name: what its commands say they do ($(basename "$check"))"
 fi
