@@ -29,9 +29,10 @@ void cmd_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, i
 /*
  * The index pages around 'rows' (one per run, oldest first), newest first
  * and CMD_SITE_PAGE_ROWS a page; data/index.js, every row for the filter;
- * diff.html, site.css, site.js and the marker; into dir.
+ * diff.html, site.css, site.js and the marker; into dir. 'trust' is what
+ * the ledger says of the runs' signers, for every index page.
  */
 #define CMD_SITE_PAGE_ROWS 500
-int cmd_site_files(const char *dir, const struct lr_strlist *rows);
+int cmd_site_files(const char *dir, const struct lr_strlist *rows, const char *trust);
 
 #endif

@@ -273,7 +273,7 @@ static void page_nav(FILE *f, const struct lr_strlist *rows, size_t page, size_t
 	fputs("</p>\n", f);
 }
 
-static int index_page(const char *dir, const struct lr_strlist *rows, size_t page, size_t pages)
+static int index_page(const char *dir, const struct lr_strlist *rows, const char *trust, size_t page, size_t pages)
 {
 	char name[64], title[96];
 	FILE *f;
@@ -284,7 +284,9 @@ static int index_page(const char *dir, const struct lr_strlist *rows, size_t pag
 		return rc;
 	snprintf(title, sizeof title, "%zu run%s", rows->n, rows->n == 1 ? "" : "s");
 	cmd_site_head(f, title);
-	fputs("<h1>Runs</h1>\n", f);
+	fputs("<h1>Runs</h1>\n<p id=\"trust\">", f);
+	cmd_html_text(f, trust);
+	fputs("</p>\n", f);
 	fputs(index_controls, f);
 	page_nav(f, rows, page, pages);
 	fputs(index_table, f);
@@ -315,13 +317,13 @@ static int index_data(const char *dir, const struct lr_strlist *rows)
 	return rc;
 }
 
-int cmd_site_files(const char *dir, const struct lr_strlist *rows)
+int cmd_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
 {
 	size_t pages = rows->n ? (rows->n + CMD_SITE_PAGE_ROWS - 1) / CMD_SITE_PAGE_ROWS : 1;
 	int rc = 0;
 
 	for (size_t p = 1; p <= pages && !rc; p++)
-		rc = index_page(dir, rows, p, pages);
+		rc = index_page(dir, rows, trust, p, pages);
 	if (!rc && !(rc = index_data(dir, rows)) &&
 	    !(rc = write_text(dir, "diff.html", "two runs side by side", diff_body)) &&
 	    !(rc = write_text(dir, "site.css", NULL, css)) && !(rc = write_text(dir, "site.js", NULL, js)))

@@ -50,6 +50,8 @@ struct site {
 	struct lr_trust trust;
 	char dir[PATH_MAX];	/* the directory being written (DIR.tmp-PID) */
 	struct lr_strlist rows;	/* the index's rows, oldest first, until every page is written */
+	int64_t entries, signed_entries, trusted_entries;
+	struct lr_kvlist signers;	/* fingerprint -> principal, or "" when not trusted */
 	struct prev *prev;
 	size_t nprev;
 };
@@ -192,14 +194,21 @@ static void artifacts(FILE *f, const struct lr_run *r)
 
 struct ledger_ctx {
 	FILE *f;
-	const struct lr_trust *trust;
+	struct site *s;
 	int n;
 };
 
 static int ledger_row(void *arg, const struct lr_ledger_entry *e)
 {
 	struct ledger_ctx *c = arg;
-	const struct lr_trusted_key *k = e->key_fingerprint ? lr_trust_find(c->trust, e->key_fingerprint) : NULL;
+	const struct lr_trusted_key *k = e->key_fingerprint ? lr_trust_find(&c->s->trust, e->key_fingerprint) : NULL;
+
+	c->s->entries++;
+	c->s->signed_entries += e->key_fingerprint != NULL;
+	c->s->trusted_entries += k != NULL;
+	if (e->key_fingerprint && !lr_kvlist_find(&c->s->signers, e->key_fingerprint) &&
+	    lr_kvlist_add(&c->s->signers, e->key_fingerprint, k ? k->principal : "", NULL))
+		return lr_error_set(LR_ENOMEM, "out of memory");
 
 	if (!c->n++)
 		fputs("<table>\n<tr><th>entry</th><th>kind</th><th>appended</th><th>digest</th><th>signer</th></tr>\n", c->f);
@@ -226,7 +235,7 @@ static int ledger_row(void *arg, const struct lr_ledger_entry *e)
 
 static int ledger(FILE *f, struct site *s, const struct lr_run *r)
 {
-	struct ledger_ctx c = { f, &s->trust, 0 };
+	struct ledger_ctx c = { f, s, 0 };
 	int rc;
 
 	fputs("<h2>Ledger</h2>\n", f);
@@ -458,6 +467,23 @@ out:
 	return rc;
 }
 
+/* What the ledger entries of these runs say of their signers, for the index (a static buffer). */
+static const char *trust_summary(const struct site *s)
+{
+	static char text[4096];
+	size_t n;
+
+	n = (size_t)snprintf(text, sizeof text, "Ledger: %lld entr%s for these runs, %lld signed, %lld by a key the builder of "
+			     "this site trusts", (long long)s->entries, s->entries == 1 ? "y" : "ies",
+			     (long long)s->signed_entries, (long long)s->trusted_entries);
+	for (size_t i = 0; i < s->signers.n && n < sizeof text; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s%.16s... (%s)", i ? "; " : ". Keys: ",
+				      s->signers.v[i].key, *s->signers.v[i].value ? s->signers.v[i].value : "not trusted");
+	if (n < sizeof text)
+		snprintf(text + n, sizeof text - n, ".");
+	return text;
+}
+
 /* Every page into s->dir. */
 static int write_site(struct site *s, const int64_t *ids, int n)
 {
@@ -474,7 +500,7 @@ static int write_site(struct site *s, const int64_t *ids, int n)
 		lr_progress_update(progress, i + 1);
 	}
 	lr_progress_stop(&progress);
-	return rc ? rc : cmd_site_files(s->dir, &s->rows);
+	return rc ? rc : cmd_site_files(s->dir, &s->rows, trust_summary(s));
 }
 
 /* DIR.tmp-PID becomes DIR; an old DIR goes only when labrun wrote it (it holds the marker). */
@@ -544,6 +570,7 @@ done:
 	}
 	free(s.prev);
 	lr_strlist_release(&s.rows);
+	lr_kvlist_release(&s.signers);
 	free(ids);
 	lr_store_free(s.st);
 	lr_trust_release(&s.trust);

@@ -21,6 +21,7 @@ dom() {
 
 cp -r "$TOP_SRCDIR/examples" .
 "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || fail "an experiment"
+"$LABRUN" key init >/dev/null 2>&1 || fail "key init" # the runs after this one are signed, by a key this HOME trusts
 "$LABRUN" run -q examples/serving-sim.ini >/dev/null 2>&1 || fail "the serving example"
 "$LABRUN" record -q --issue 270 -- sh -c 'echo one' >/dev/null 2>&1
 "$LABRUN" record -q --issue 270 --geometry model=qwen3-4b -- sh -c 'echo two; exit 3' >/dev/null 2>&1 || true
@@ -42,6 +43,18 @@ equals "$(cat mine/file)" "keep" "and leaves it as it was"
 expect_exit 0 "--issue selects" "$LABRUN" site --issue 270 -o issue
 [ ! -e issue/run-1.html ] && [ -e issue/run-4.html ] || fail "--issue 270 holds the wrong runs"
 ok "--issue 270: its runs only"
+
+# the signers, held to the builder's trusted keys: the index counts them, a run page names each
+grep -q '<p id="trust">Ledger: 4 entries for these runs, 3 signed, 3 by a key the builder of this site trusts. Keys: [0-9a-f]\{16\}... (' site/index.html ||
+	{ grep -o '<p id="trust">[^<]*' site/index.html >&2; fail "the index does not account for the signatures"; }
+ok "the index: 4 ledger entries, 3 signed by a trusted key"
+grep -q '<span class="ok">trusted: ' site/run-2.html || fail "run 2's signer is not named trusted"
+grep -q '<td>unsigned</td>' site/run-1.html || fail "run 1 is not shown unsigned"
+ok "run pages name the signer, trusted, or say unsigned"
+HOME="$T/stranger" "$LABRUN" site -o stranger >/dev/null 2>&1 || fail "a site built by someone who trusts no key"
+grep -q '3 signed, 0 by a key the builder of this site trusts' stranger/index.html || fail "a stranger's site trusts the key"
+grep -q '<span class="bad">not among the trusted keys</span>' stranger/run-2.html || fail "a stranger's page trusts the signer"
+ok "built by someone who trusts no key: signed, but not trusted"
 
 # nothing outside the site: every href and src is a page, file or anchor of it
 grep -ho '\(href\|src\)="[^"]*"' site/*.html | sed 's/^[a-z]*="//; s/"$//' | sort -u >refs
