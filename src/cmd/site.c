@@ -553,7 +553,8 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_open_store(&s.st, g)))
 		goto done;
 	cmd_progress_begin("labrun site", progress, 0);
-	if (!(rc = select_all(&s, &runs, &issues, &ids, &n))) {
+	/* -o reports/site: reports/ is made too */
+	if (!(rc = select_all(&s, &runs, &issues, &ids, &n)) && !(rc = lr_mkdir_parents(s.dir, 0755))) {
 		if (mkdir(s.dir, 0755) != 0)
 			rc = lr_error_set(LR_EIO, "cannot make '%s': %s", s.dir, strerror(errno));
 		else if ((rc = write_site(&s, ids, n)) || (rc = publish(s.dir, out)))

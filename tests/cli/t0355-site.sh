@@ -40,8 +40,8 @@ mkdir mine && echo keep >mine/file
 expect_exit 2 "a directory labrun did not write is not replaced" "$LABRUN" site -o mine
 contains "$T/err" "it exists and labrun did not write it" "says why"
 equals "$(cat mine/file)" "keep" "and leaves it as it was"
-expect_exit 0 "--issue selects" "$LABRUN" site --issue 270 -o issue
-[ ! -e issue/run-1.html ] && [ -e issue/run-4.html ] || fail "--issue 270 holds the wrong runs"
+expect_exit 0 "--issue selects, into a directory not made yet" "$LABRUN" site --issue 270 -o reports/issue
+[ ! -e reports/issue/run-1.html ] && [ -e reports/issue/run-4.html ] || fail "--issue 270 holds the wrong runs"
 ok "--issue 270: its runs only"
 
 # the signers, held to the builder's trusted keys: the index counts them, a run page names each
