@@ -530,6 +530,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_strlist runs = { 0 }, issues = { 0 }, trust_files = { 0 };
 	const char *out = "site";
+	char outbuf[PATH_MAX];
 	struct site s = { 0 };
 	int64_t *ids = NULL;
 	int rc, first, n = 0, progress = 0;
@@ -545,6 +546,14 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done;
+	if (strlen(out) >= sizeof outbuf) {
+		rc = cmd_usage_error("site", "-o: the path is too long");
+		goto done;
+	}
+	memcpy(outbuf, out, strlen(out) + 1);
+	for (size_t len = strlen(outbuf); len > 1 && outbuf[len - 1] == '/';) /* site/ is site: its sibling is written */
+		outbuf[--len] = '\0';
+	out = outbuf;
 	if ((rc = cmd_trust_load(&s.trust, &trust_files, NULL)) ||
 	    (rc = lr_path(s.dir, sizeof s.dir, "%s.tmp-%ld", out, (long)getpid()))) {
 		rc = cmd_fail(rc);

@@ -35,7 +35,9 @@ ok "index, diff, style, script, a page and a data file per run"
 expect_exit 0 "again, into another directory" "$LABRUN" site -o again
 diff -r site again >&2 || fail "two builds of the same store differ"
 ok "two builds are byte-identical"
-expect_exit 0 "again, over the first" "$LABRUN" site -o site
+expect_exit 0 "again, over the first, named with a slash" "$LABRUN" site -o site/
+diff -r site again >&2 || fail "the site written over itself differs"
+ok "site/ is site: written beside it, then in its place"
 mkdir mine && echo keep >mine/file
 expect_exit 2 "a directory labrun did not write is not replaced" "$LABRUN" site -o mine
 contains "$T/err" "it exists and labrun did not write it" "says why"
