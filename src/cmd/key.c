@@ -143,9 +143,13 @@ static int key_list(void)
 	return rc;
 }
 
-/* 'key SUB' with exactly n operands, else the usage error. */
-static int operands(const char *sub, int argc, int min, int max, const char *what)
+/* 'key SUB' with min to max operands, else the usage error; 'key SUB -h' is the usage (CMD_HELP_SHOWN). */
+static int operands(const char *sub, int argc, char **argv, int min, int max, const char *what)
 {
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return CMD_HELP_SHOWN;
+	}
 	if (argc - 1 >= min && argc - 1 <= max)
 		return 0;
 	return cmd_usage_error("key", "'key %s' takes %s", sub, what);
@@ -161,12 +165,12 @@ static int sub_help(const struct lr_global *g, int argc, char **argv)
 	return CMD_HELP_SHOWN;
 }
 
-static int sub_path(const char *sub, int argc, int (*fn)(const char *path, int arg), int arg)
+static int sub_path(const char *sub, int argc, char **argv, int (*fn)(const char *path, int arg), int arg)
 {
 	char *path = NULL;
 	int rc;
 
-	if ((rc = operands(sub, argc, 0, 0, "nothing")))
+	if ((rc = operands(sub, argc, argv, 0, 0, "nothing")))
 		return rc;
 	if (!(rc = lr_key_path(&path)))
 		rc = fn(path, arg);
@@ -182,20 +186,20 @@ static int init_path(const char *path, int arg)
 
 static int sub_init(const struct lr_global *g, int argc, char **argv)
 {
-	(void)g, (void)argv;
-	return sub_path("init", argc, init_path, 0);
+	(void)g;
+	return sub_path("init", argc, argv, init_path, 0);
 }
 
 static int sub_show(const struct lr_global *g, int argc, char **argv)
 {
-	(void)g, (void)argv;
-	return sub_path("show", argc, key_show, 0);
+	(void)g;
+	return sub_path("show", argc, argv, key_show, 0);
 }
 
 static int sub_export(const struct lr_global *g, int argc, char **argv)
 {
-	(void)g, (void)argv;
-	return sub_path("export", argc, key_show, 1);
+	(void)g;
+	return sub_path("export", argc, argv, key_show, 1);
 }
 
 static int sub_trust(const struct lr_global *g, int argc, char **argv)
@@ -203,7 +207,7 @@ static int sub_trust(const struct lr_global *g, int argc, char **argv)
 	int rc;
 
 	(void)g;
-	if ((rc = operands("trust", argc, 1, 2, "FILE|FINGERPRINT [PRINCIPAL]")))
+	if ((rc = operands("trust", argc, argv, 1, 2, "FILE|FINGERPRINT [PRINCIPAL]")))
 		return rc;
 	return (rc = key_trust(argv[1], argc == 3 ? argv[2] : NULL)) ? cmd_fail(rc) : LR_EXIT_OK;
 }
@@ -213,7 +217,7 @@ static int sub_untrust(const struct lr_global *g, int argc, char **argv)
 	int rc;
 
 	(void)g;
-	if ((rc = operands("untrust", argc, 1, 1, "FINGERPRINT")))
+	if ((rc = operands("untrust", argc, argv, 1, 1, "FINGERPRINT")))
 		return rc;
 	return (rc = key_untrust(argv[1])) ? cmd_fail(rc) : LR_EXIT_OK;
 }
@@ -222,8 +226,8 @@ static int sub_list(const struct lr_global *g, int argc, char **argv)
 {
 	int rc;
 
-	(void)g, (void)argv;
-	if ((rc = operands("list", argc, 0, 0, "nothing")))
+	(void)g;
+	if ((rc = operands("list", argc, argv, 0, 0, "nothing")))
 		return rc;
 	return (rc = key_list()) ? cmd_fail(rc) : LR_EXIT_OK;
 }

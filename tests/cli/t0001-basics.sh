@@ -11,6 +11,12 @@ for c in init record list show cat sql fsck; do
 	contains "$T/out" "usage: labrun $c" "$c usage text"
 done
 
+# a subcommand's -h is its usage ('key export -h' once said "takes nothing")
+for c in "key init" "key show" "key export" "key trust" "key untrust" "key list" "remote add" "ingest responses"; do
+	expect_exit 0 "'$c -h' prints the usage" "$LABRUN" $c -h
+	contains "$T/out" "usage: labrun ${c%% *}" "'$c -h': the usage"
+done
+
 expect_exit 1 "list without a store says so" "$LABRUN" list
 contains "$T/err" "hint:" "missing store gives a hint"
 # every command that writes creates the store (remote add and config once said "cannot find a store")
