@@ -328,6 +328,15 @@ void cmd_render_html(FILE *f, const struct lr_report *rep, const struct lr_servi
 void cmd_render_html_runs(FILE *f, const struct lr_report *rep);
 void cmd_render_html_serving(FILE *f, const struct lr_serving_report *sv);
 
+struct lr_trust;
+/*
+ * The static site of runs ids[0..n) (render-site.c) into 'dir', which exists
+ * and is empty: index pages, a page and a data file per run, the diff page,
+ * style and script. Signers are held to 'trust'. 'labrun site' and
+ * 'labrun manifest --site' write it.
+ */
+int cmd_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir);
+
 /*
  * s as Markdown text from the outside world (route names, case ids): line
  * breaks and other control characters become blanks, so nothing ends a row

@@ -5,16 +5,43 @@
  * What the report's writers share among themselves: render.c (Markdown and
  * the dispatch by format), render-data.c (CSV and JSON) and render-serving.c
  * (the serving matrix and its sentence, declared in cmd.h for the commands
- * that print them).
+ * that print them); render-site*.c, the pages of 'labrun site'.
  */
 
 #include <stdio.h>
 
+#include "base/list.h"
+#include "base/model.h"
+#include "experiment/compare.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 
 /* The report as data: CSV sections, or one JSON document. */
 LR_MUST_CHECK int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
 void cmd_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
+
+/* ---- labrun site (render-site.c, render-site-page.c, render-site-cases.c) ---- */
+
+/* A page's head, up to and including <body>: its title, the style sheet and the script. */
+void cmd_render_site_head(FILE *f, const char *title);
+
+struct lr_store;
+/* The failing cases of run 'run''s comparisons (the first fifty), token by token (site-cases.c). */
+int cmd_render_site_failing_cases(FILE *f, struct lr_store *st, int64_t run);
+
+/* One row of the index for run r. */
+void cmd_render_site_index_row(FILE *f, const struct lr_run *r);
+
+/* What differs between runs a and b (cmp, from lr_compare_runs), one row each. */
+void cmd_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b);
+
+/*
+ * The index pages around 'rows' (one per run, oldest first), newest first
+ * and CMD_RENDER_SITE_PAGE_ROWS a page; data/index.js, every row for the filter;
+ * diff.html, site.css and site.js; into dir. 'trust' is what
+ * the ledger says of the runs' signers, for every index page.
+ */
+#define CMD_RENDER_SITE_PAGE_ROWS 500
+int cmd_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust);
 
 #endif

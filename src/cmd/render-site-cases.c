@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "cmd/cmd.h"
-#include "cmd/site-int.h"
+#include "cmd/render-int.h"
 #include "store/serving.h"
 
 static void text_row(FILE *f, const char *name, const char *value)
@@ -119,7 +119,7 @@ static int failing_comparison(void *arg, const struct lr_comparison_row *k)
 	return lr_store_comparison_failures(c->st, k->id, failing_case, c);
 }
 
-int cmd_site_failing_cases(FILE *f, struct lr_store *st, int64_t run)
+int cmd_render_site_failing_cases(FILE *f, struct lr_store *st, int64_t run)
 {
 	struct failing_ctx c = { f, st, NULL, 0 };
 

@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "base/walk.h"
 #include "cmd/cmd.h"
-#include "cmd/site-int.h"
+#include "cmd/render-int.h"
 
 /* Narrow screens get the same tables, scrolled sideways; long hashes break rather than overflow. */
 static const char css[] =
@@ -153,7 +153,7 @@ static const char diff_body[] =
 	"<tbody></tbody></table>\n"
 	"<script>labrunDiff();</script>\n</body></html>\n";
 
-void cmd_site_head(FILE *f, const char *title)
+void cmd_render_site_head(FILE *f, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -163,7 +163,7 @@ void cmd_site_head(FILE *f, const char *title)
 	fputs(" - labrun</title><link rel=\"stylesheet\" href=\"site.css\"><script src=\"site.js\"></script></head><body>\n", f);
 }
 
-void cmd_site_index_row(FILE *f, const struct lr_run *r)
+void cmd_render_site_index_row(FILE *f, const struct lr_run *r)
 {
 	char *cmd = cmd_argv_text(r->argv_json);
 	const char *status = lr_status_name(r->status);
@@ -192,7 +192,7 @@ void cmd_site_index_row(FILE *f, const struct lr_run *r)
 	free(cmd);
 }
 
-void cmd_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b)
+void cmd_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b)
 {
 	if (!cmp->ndrift)
 		return;
@@ -239,7 +239,7 @@ static int write_text(const char *dir, const char *name, const char *head_title,
 	if ((rc = create_in(&f, dir, name)))
 		return rc;
 	if (head_title)
-		cmd_site_head(f, head_title);
+		cmd_render_site_head(f, head_title);
 	fputs(body, f);
 	return close_in(f, name);
 }
@@ -256,7 +256,7 @@ static const char *page_name(char *buf, size_t len, size_t page)
 /* "runs 10000 to 9501 of 10000; pages 1 2 ...": the way between the index pages, without JavaScript */
 static void page_nav(FILE *f, const struct lr_strlist *rows, size_t page, size_t pages)
 {
-	size_t first = (page - 1) * CMD_SITE_PAGE_ROWS, last = first + CMD_SITE_PAGE_ROWS;
+	size_t first = (page - 1) * CMD_RENDER_SITE_PAGE_ROWS, last = first + CMD_RENDER_SITE_PAGE_ROWS;
 	char name[64];
 
 	if (last > rows->n)
@@ -283,14 +283,14 @@ static int index_page(const char *dir, const struct lr_strlist *rows, const char
 	if ((rc = create_in(&f, dir, name)))
 		return rc;
 	snprintf(title, sizeof title, "%zu run%s", rows->n, rows->n == 1 ? "" : "s");
-	cmd_site_head(f, title);
+	cmd_render_site_head(f, title);
 	fputs("<h1>Runs</h1>\n<p id=\"trust\">", f);
 	cmd_html_text(f, trust);
 	fputs("</p>\n", f);
 	fputs(index_controls, f);
 	page_nav(f, rows, page, pages);
 	fputs(index_table, f);
-	for (size_t i = (page - 1) * CMD_SITE_PAGE_ROWS; i < page * CMD_SITE_PAGE_ROWS && i < rows->n; i++)
+	for (size_t i = (page - 1) * CMD_RENDER_SITE_PAGE_ROWS; i < page * CMD_RENDER_SITE_PAGE_ROWS && i < rows->n; i++)
 		fputs(rows->v[rows->n - 1 - i], f);
 	fputs("</tbody></table>\n", f);
 	page_nav(f, rows, page, pages);
@@ -317,16 +317,16 @@ static int index_data(const char *dir, const struct lr_strlist *rows)
 	return rc;
 }
 
-int cmd_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
+int cmd_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
 {
-	size_t pages = rows->n ? (rows->n + CMD_SITE_PAGE_ROWS - 1) / CMD_SITE_PAGE_ROWS : 1;
+	size_t pages = rows->n ? (rows->n + CMD_RENDER_SITE_PAGE_ROWS - 1) / CMD_RENDER_SITE_PAGE_ROWS : 1;
 	int rc = 0;
 
 	for (size_t p = 1; p <= pages && !rc; p++)
 		rc = index_page(dir, rows, trust, p, pages);
 	if (!rc && !(rc = index_data(dir, rows)) &&
 	    !(rc = write_text(dir, "diff.html", "two runs side by side", diff_body)) &&
-	    !(rc = write_text(dir, "site.css", NULL, css)) && !(rc = write_text(dir, "site.js", NULL, js)))
-		rc = write_text(dir, ".labrun-site", NULL, "a static site written by 'labrun site'\n");
+	    !(rc = write_text(dir, "site.css", NULL, css)))
+		rc = write_text(dir, "site.js", NULL, js);
 	return rc;
 }
