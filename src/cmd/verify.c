@@ -55,6 +55,19 @@ static int recompute_report(const char *dir, const struct lr_verified *v, int *p
 
 	if ((rc = cmd_render_crate_report(v->st, v->ids, v->nids, "", &md, &json)))
 		goto out;
+	/* the rows were loaded with new ids: the report says the ones the crate's writer gave them */
+	if (md) {
+		char *m = lr_verify_renumber(md, v->ids, v->crate_ids, v->nids), *j = lr_verify_renumber(json, v->ids,
+													v->crate_ids, v->nids);
+
+		free(md);
+		free(json);
+		md = m, json = j;
+		if (!md || !json) {
+			rc = lr_error_set(LR_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	if (!md != !cmd_md) {
 		print_problem(NULL, "report.md", cmd_md ? "is in the crate, but its rows give no report"
 							: "is missing, though its rows give a report");

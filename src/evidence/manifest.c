@@ -91,6 +91,12 @@ static const char *media_type(const char *name)
 		return "application/json";
 	if (dot && !strcmp(dot, ".csv"))
 		return "text/csv";
+	if (dot && !strcmp(dot, ".html"))
+		return "text/html";
+	if (dot && !strcmp(dot, ".css"))
+		return "text/css";
+	if (dot && !strcmp(dot, ".js"))
+		return "text/javascript";
 	if ((dot && (!strcmp(dot, ".ini") || !strcmp(dot, ".txt") || !strcmp(dot, ".md"))) || !strcmp(base, "stdout") ||
 	    !strcmp(base, "stderr"))
 		return "text/plain";
@@ -420,6 +426,32 @@ out:
 	return rc;
 }
 
+static int tree_file(void *arg, const char *full, const char *rel)
+{
+	(void)full;
+	return lr_strlist_add(arg, rel);
+}
+
+/* o->tree, written by o->write and each of its files a File entity, in name order. */
+static int crate_tree(const char *dir, const struct lr_crate_opts *o, json_t *graph, json_t *parts)
+{
+	struct lr_strlist files = { 0 };
+	char full[PATH_MAX * 2], rel[PATH_MAX * 2];
+	int rc;
+
+	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, o->tree)))
+		return rc;
+	if (mkdir(full, 0777) != 0)
+		return lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
+	if (!(rc = o->write(o->arg, full)))
+		rc = lr_walk_files(full, tree_file, &files);
+	for (size_t i = 0; i < files.n && !rc; i++)
+		if (!(rc = lr_path(rel, sizeof rel, "%s/%s", o->tree, files.v[i])))
+			json_decref(add_file(dir, rel, graph, parts));
+	lr_strlist_release(&files);
+	return rc;
+}
+
 /* Files the caller gives for the crate's root (the report), and the signed head. */
 static int crate_root_files(struct lr_store *st, const char *dir, const struct lr_crate_opts *o, json_t *graph,
 			    json_t *parts)
@@ -433,6 +465,8 @@ static int crate_root_files(struct lr_store *st, const char *dir, const struct l
 		if (!(rc = write_text(full, o->files[i].text, strlen(o->files[i].text))))
 			json_decref(add_file(dir, o->files[i].name, graph, parts));
 	}
+	if (!rc && o->tree)
+		rc = crate_tree(dir, o, graph, parts);
 	if (rc || (rc = lr_store_head_statement(st, &head)) || !head)
 		goto out;
 	snprintf(full, sizeof full, "%s/%s", dir, LR_HEAD_FILE);

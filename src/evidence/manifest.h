@@ -33,6 +33,10 @@ struct lr_crate_opts {
 	const char *license;	/* the license entity's name */
 	const char *author;	/* or NULL */
 	const char *publisher;	/* or NULL */
+	/* files written into the subdirectory 'tree' by 'write' (an empty directory when called), each a File */
+	const char *tree;	/* "site", or NULL for none */
+	int (*write)(void *arg, const char *dir);
+	void *arg;
 };
 
 /*

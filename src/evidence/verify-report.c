@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <ctype.h>
+
 #include <jansson.h>
 
 #include "base/error.h"
@@ -215,4 +217,45 @@ void lr_verify_compare_json(const char *file, const char *crate, const char *now
 		compare_json(file, "", a, b, fn, arg, problems);
 	json_decref(a);
 	json_decref(b);
+}
+
+char *lr_verify_renumber(const char *text, const int64_t *from, const int64_t *to, int n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	const char *p = text;
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		const char *at = strstr(p, "run ");
+		char *end;
+		int64_t id;
+		int i;
+
+		if (!at) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(at - p) + 4, f);
+		p = at + 4;
+		/* a whole word "run" and a whole number after it */
+		if ((at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_')) || !isdigit((unsigned char)*p))
+			continue;
+		id = strtoll(p, &end, 10);
+		if (isalnum((unsigned char)*end))
+			continue;
+		for (i = 0; i < n && from[i] != id; i++)
+			;
+		if (i < n) {
+			fprintf(f, "%lld", (long long)to[i]);
+			p = end;
+		}
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }

@@ -383,7 +383,8 @@ static int load_runs(struct vctx *c)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = lr_walk_files(c->dir, put_object, c)))
 		return rc;
-	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)))
+	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)) ||
+	    !(c->v->crate_ids = calloc(c->nruns + 1, sizeof *c->v->crate_ids)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	qsort(c->runs, c->nruns, sizeof *c->runs, by_run_id);
 	for (left = c->nruns; left;) {
@@ -397,6 +398,7 @@ static int load_runs(struct vctx *c)
 				continue;
 			if (rc)
 				return rc;
+			c->v->crate_ids[c->v->nids] = strtoll(c->runs[i].dir + strlen("run-"), NULL, 10);
 			c->v->ids[c->v->nids++] = id;
 			c->runs[i].bundled = 0;
 			done++;
@@ -465,5 +467,6 @@ void lr_verified_release(struct lr_verified *v)
 		lr_remove_tree(v->tmp);
 	free(v->tmp);
 	free(v->ids);
+	free(v->crate_ids);
 	memset(v, 0, sizeof *v);
 }

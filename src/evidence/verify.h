@@ -29,6 +29,7 @@ struct lr_verified {
 	struct lr_store *st;	/* the throwaway store holding the crate's runs (NULL: none loaded) */
 	char *tmp;		/* its directory, removed by lr_verified_release */
 	int64_t *ids;		/* the runs there, in the crate's order */
+	int64_t *crate_ids;	/* ... and the id each had in the store that wrote the crate ("run-7": 7) */
 	int nids;
 	int files;		/* files checked against their signed digests */
 	int runs;		/* runs in the crate */
@@ -58,5 +59,12 @@ void lr_verify_compare_md(const char *file, const char *crate, const char *now, 
 			  int *problems);
 void lr_verify_compare_json(const char *file, const char *crate, const char *now, lr_verify_fn fn, void *arg,
 			    int *problems);
+
+/*
+ * 'text' (malloc'd) with each "run N" for N = from[i] written "run to[i]": a
+ * report the throwaway store gives, in the numbers of the store that wrote the
+ * crate. NULL when out of memory.
+ */
+char *lr_verify_renumber(const char *text, const int64_t *from, const int64_t *to, int n);
 
 #endif

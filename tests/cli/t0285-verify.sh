@@ -152,3 +152,10 @@ fails "a crate signed only by a key it carries" "crate.intoto.json: is not signe
 expect_exit 2 "verify without a path" verify
 expect_exit 1 "a directory that is no crate" verify "$rev/work"
 contains "$T/err" "has no crate.intoto.json" "says why"
+
+# a crate of run 2 alone: loaded into the throwaway store it is run 1 there, but its report says run 2
+# (the serving rows' labels once made every one of them a problem)
+expect_exit 0 "a crate of run 2 alone" "$L" manifest --run 2 -o "$T/crate-2" --license CC-BY-4.0
+grep -q '"run 2' "$T/crate-2/report.json" || fail "the crate's report does not name run 2"
+expect_exit 0 "it verifies, run numbers and all" "$L" verify "$T/crate-2"
+contains "$T/out" "0 problem(s)" "no problem"

@@ -137,3 +137,21 @@ print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
 ok "the network logs of $(ls "$T"/net-* | wc -l | tr -d ' ') loads show no request a page made outside the site"
+
+# put into a crate: the site of the crate's runs in site/, each file a File entity and a subject of the
+# crate's signed statement; the crate verifies, a changed page is named, and the crate scans clean
+expect_exit 0 "manifest --site" "$LABRUN" manifest --issue 270 --site -o crate --license CC-BY-4.0
+[ -s crate/site/index.html ] && [ -s crate/site/run-2.html ] && [ ! -e crate/site/run-1.html ] ||
+	fail "the crate's site does not hold exactly its runs"
+ok "the crate holds the site of its runs"
+equals "$(jq -r '[."@graph"[] | select(."@id" == "site/index.html") | .["@type"], .encodingFormat] | join(" ")' crate/ro-crate-metadata.json)" \
+	"File text/html" "site/index.html is a File entity"
+jq -r .payload crate/crate.intoto.json | base64 -d >crate-statement.json
+equals "$(jq -r '[.subject[].name | select(startswith("site/"))] | length' crate-statement.json)" "$(cd crate && find site -type f | wc -l | tr -d ' ')" \
+	"every file of the site is a subject of the signed statement"
+expect_exit 0 "the crate with its site verifies" "$LABRUN" verify crate
+contains "$T/out" "0 problem(s)" "no problem"
+expect_exit 0 "and scans clean" "$LABRUN" scan crate
+cp -r crate tampered && sed -i 's/<h1>Runs/<h1>Forged/' tampered/site/index.html
+expect_exit 1 "a changed page in the crate" "$LABRUN" verify tampered
+contains "$T/out" "site/index.html" "is named"
