@@ -15,7 +15,7 @@ static const char css[] =
 	"h1.passed{color:#1a7f37}h1.failed,h1.abandoned{color:#b42318}h1.cancelled{color:#9a6700}\n"
 	"table{border-collapse:collapse;margin:8px 0;display:block;overflow-x:auto;max-width:100%}\n"
 	"td,th{border:1px solid #bbb;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\n"
-	"table.kv th{background:#f6f6f6;white-space:nowrap}td.n{text-align:right}\n"
+	"@media (min-width:900px){th{overflow-wrap:normal}}table.kv th{background:#f6f6f6;white-space:nowrap}td.n{text-align:right}\n"
 	"code{background:#f3f3f3;padding:0 3px;word-break:break-all}\n"
 	".tag{color:#666;font-size:12px}.ok{color:#1a7f37}.bad{color:#b42318}\n"
 	"tr.passed td.status{color:#1a7f37}tr.failed td.status,tr.abandoned td.status{color:#b42318}\n"
