@@ -21,12 +21,13 @@ contains r1.md "* Parity: 2 passed, 0 failed, 0 missing" "parity counts"
 contains r1.md "* Command: \`$LABRUN run -q $X/tiny-encode.ini\`" "the exact command"
 lacks r1.md "tiny-import" "only runs for the issue"
 
-# Recompute condition 0, scalar (arm 1) against lookup (arm 0), from raw rows.
+# Recompute condition 0, scalar (arm 1) against lookup (arm 0), from raw rows (each log ratio with all
+# its digits: awk's print keeps 6, which once put a bound 0.0044 points past the report's rounding).
 "$LABRUN" sql --csv "SELECT r.block, r.arm_idx, sum(r.wall_s) / c.inner FROM repetition r
 	JOIN condition c ON c.run_id = r.run_id AND c.idx = r.condition_idx
 	WHERE r.run_id = 1 AND r.condition_idx = 0 AND r.warmup = 0 AND r.arm_idx IN (0, 1)
 	GROUP BY r.block, r.arm_idx ORDER BY r.block, r.arm_idx" | tail -n +2 | tr -d '\r' |
-	awk -F, '{ if ($2 == 0) a[$1] = $3; else b[$1] = $3 } END { for (k in a) print log(b[k] / a[k]) }' |
+	awk -F, '{ if ($2 == 0) a[$1] = $3; else b[$1] = $3 } END { for (k in a) printf "%.15g\n", log(b[k] / a[k]) }' |
 	sort -g >d.txt
 equals "$(wc -l <d.txt | tr -d ' ')" "6" "six timed blocks"
 want=$(awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
