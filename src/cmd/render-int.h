@@ -29,6 +29,13 @@ struct lr_store;
 /* The failing cases of run 'run''s comparisons (the first fifty), token by token (site-cases.c). */
 int cmd_render_site_failing_cases(FILE *f, struct lr_store *st, int64_t run);
 
+/* A page's file DIR/name, opened for writing; closed, with any write error said. */
+int cmd_render_site_create(FILE **f, const char *dir, const char *name);
+int cmd_render_site_close(FILE *f, const char *name);
+
+/* One "<tr><th>name</th><td>value</td></tr>" ("-" for none), the value escaped. */
+void cmd_render_site_fact(FILE *f, const char *name, const char *value);
+
 /* One row of the index for run r. */
 void cmd_render_site_index_row(FILE *f, const struct lr_run *r);
 

@@ -9,13 +9,6 @@
 #include "cmd/render-int.h"
 #include "store/serving.h"
 
-static void text_row(FILE *f, const char *name, const char *value)
-{
-	fprintf(f, "<tr><th>%s</th><td>", name);
-	cmd_html_text(f, value && *value ? value : "-");
-	fputs("</td></tr>\n", f);
-}
-
 #define CONTEXT 4		/* tokens shown before the first difference */
 #define SHOWN 24		/* tokens shown in all */
 
@@ -98,8 +91,8 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 		for (size_t i = from; i < to; i++)
 			token_column(c->f, i, ref.tokens, cand.tokens);
 		fputs("</div>\n<table class=\"kv\">\n", c->f);
-		text_row(c->f, "reference text", ref.text);
-		text_row(c->f, "candidate text", cand.text);
+		cmd_render_site_fact(c->f, "reference text", ref.text);
+		cmd_render_site_fact(c->f, "candidate text", cand.text);
 		fputs("</table>\n", c->f);
 	}
 	json_decref(ref.tokens);

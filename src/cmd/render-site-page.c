@@ -212,7 +212,14 @@ void cmd_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64
 	fputs("</table>\n", f);
 }
 
-static int create_in(FILE **f, const char *dir, const char *name)
+void cmd_render_site_fact(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "<tr><th>%s</th><td>", name);
+	cmd_html_text(f, value && *value ? value : "-");
+	fputs("</td></tr>\n", f);
+}
+
+int cmd_render_site_create(FILE **f, const char *dir, const char *name)
 {
 	char path[PATH_MAX * 2];
 	int rc;
@@ -224,7 +231,7 @@ static int create_in(FILE **f, const char *dir, const char *name)
 	return 0;
 }
 
-static int close_in(FILE *f, const char *name)
+int cmd_render_site_close(FILE *f, const char *name)
 {
 	if (ferror(f) | (fclose(f) != 0))
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", name, strerror(errno));
@@ -236,12 +243,12 @@ static int write_text(const char *dir, const char *name, const char *head_title,
 	FILE *f;
 	int rc;
 
-	if ((rc = create_in(&f, dir, name)))
+	if ((rc = cmd_render_site_create(&f, dir, name)))
 		return rc;
 	if (head_title)
 		cmd_render_site_head(f, head_title);
 	fputs(body, f);
-	return close_in(f, name);
+	return cmd_render_site_close(f, name);
 }
 
 static const char *page_name(char *buf, size_t len, size_t page)
@@ -280,7 +287,7 @@ static int index_page(const char *dir, const struct lr_strlist *rows, const char
 	int rc;
 
 	page_name(name, sizeof name, page);
-	if ((rc = create_in(&f, dir, name)))
+	if ((rc = cmd_render_site_create(&f, dir, name)))
 		return rc;
 	snprintf(title, sizeof title, "%zu run%s", rows->n, rows->n == 1 ? "" : "s");
 	cmd_render_site_head(f, title);
@@ -295,7 +302,7 @@ static int index_page(const char *dir, const struct lr_strlist *rows, const char
 	fputs("</tbody></table>\n", f);
 	page_nav(f, rows, page, pages);
 	fputs("<script>labrunIndex();</script>\n</body></html>\n", f);
-	return close_in(f, name);
+	return cmd_render_site_close(f, name);
 }
 
 /* data/index.js: every row, newest first, for a filter over all the runs (loaded only when one is asked for) */
@@ -307,11 +314,11 @@ static int index_data(const char *dir, const struct lr_strlist *rows)
 
 	for (size_t i = rows->n; i-- > 0;)
 		json_array_append_new(all, json_string(rows->v[i]));
-	if (!(rc = create_in(&f, dir, "data/index.js"))) {
+	if (!(rc = cmd_render_site_create(&f, dir, "data/index.js"))) {
 		fputs("labrunIndexRows(", f);
 		json_dumpf(all, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputs(");\n", f);
-		rc = close_in(f, "data/index.js");
+		rc = cmd_render_site_close(f, "data/index.js");
 	}
 	json_decref(all);
 	return rc;

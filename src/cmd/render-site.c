@@ -40,26 +40,6 @@ struct site {
 	size_t nprev;
 };
 
-/* DIR/name for writing; NULL with the error set. */
-static FILE *create(const struct site *s, const char *name)
-{
-	char path[PATH_MAX * 2];
-	FILE *f;
-
-	if (lr_path(path, sizeof path, "%s/%s", s->dir, name))
-		return NULL;
-	if (!(f = fopen(path, "w")))
-		lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
-	return f;
-}
-
-static int finish(FILE *f, const char *name)
-{
-	if (ferror(f) | (fclose(f) != 0))
-		return lr_error_set(LR_EIO, "cannot write '%s': %s", name, strerror(errno));
-	return 0;
-}
-
 static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
 {
 	fprintf(f, "<h2>%s</h2>\n", heading);
@@ -84,43 +64,36 @@ static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
 	fputs("</table>\n", f);
 }
 
-static void fact(FILE *f, const char *name, const char *value)
-{
-	fprintf(f, "<tr><th>%s</th><td>", name);
-	cmd_html_text(f, value && *value ? value : "-");
-	fputs("</td></tr>\n", f);
-}
-
 static void summary(FILE *f, const struct lr_run *r)
 {
 	char buf[256], *cmd = cmd_argv_text(r->argv_json);
 
 	fputs("<table class=\"kv\">\n", f);
-	fact(f, "uuid", r->uuid);
-	fact(f, "command", cmd ? cmd : r->argv_json);
-	fact(f, "directory", r->cwd);
-	fact(f, "experiment", r->experiment);
+	cmd_render_site_fact(f, "uuid", r->uuid);
+	cmd_render_site_fact(f, "command", cmd ? cmd : r->argv_json);
+	cmd_render_site_fact(f, "directory", r->cwd);
+	cmd_render_site_fact(f, "experiment", r->experiment);
 	fputs("<tr><th>issues</th><td>", f);
 	for (size_t i = 0; i < r->issues.n; i++) {
 		cmd_html_text(f, r->issues.v[i]);
 		fputs(i + 1 < r->issues.n ? ", " : "", f);
 	}
 	fputs(r->issues.n ? "</td></tr>\n" : "-</td></tr>\n", f);
-	fact(f, "started", r->started_at);
-	fact(f, "ended", r->ended_at);
+	cmd_render_site_fact(f, "started", r->started_at);
+	cmd_render_site_fact(f, "ended", r->ended_at);
 	if (r->has_exit)
 		snprintf(buf, sizeof buf, "exit code %d", r->exit_code);
 	else if (r->signal)
 		snprintf(buf, sizeof buf, "signal %d", r->signal);
 	else
 		snprintf(buf, sizeof buf, "none (labrun ran the work itself)");
-	fact(f, "outcome", buf);
-	fact(f, "failure", r->failure);
+	cmd_render_site_fact(f, "outcome", buf);
+	cmd_render_site_fact(f, "failure", r->failure);
 	snprintf(buf, sizeof buf, "wall %.3f s, user %.3f s, sys %.3f s, peak RSS %lld KiB", r->wall_s, r->user_s, r->sys_s,
 		 (long long)r->peak_rss_kib);
-	fact(f, "resources", buf);
-	fact(f, "note", r->note);
-	fact(f, "labrun", r->labrun_version);
+	cmd_render_site_fact(f, "resources", buf);
+	cmd_render_site_fact(f, "note", r->note);
+	cmd_render_site_fact(f, "labrun", r->labrun_version);
 	fputs("</table>\n", f);
 	free(cmd);
 }
@@ -133,11 +106,11 @@ static void sources(FILE *f, const struct lr_run *r)
 		return;
 	}
 	fputs("<table class=\"kv\">\n", f);
-	fact(f, "repository", r->source.repo_path);
-	fact(f, "HEAD", r->source.head);
-	fact(f, "branch", r->source.branch);
-	fact(f, "dirty", r->source.dirty ? "yes" : "no");
-	fact(f, "diff sha256", r->source.diff_sha256);
+	cmd_render_site_fact(f, "repository", r->source.repo_path);
+	cmd_render_site_fact(f, "HEAD", r->source.head);
+	cmd_render_site_fact(f, "branch", r->source.branch);
+	cmd_render_site_fact(f, "dirty", r->source.dirty ? "yes" : "no");
+	cmd_render_site_fact(f, "diff sha256", r->source.diff_sha256);
 	fputs("</table>\n", f);
 	if (!r->nfiles)
 		return;
@@ -281,8 +254,8 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	int rc;
 
 	snprintf(name, sizeof name, "run-%lld.html", (long long)r->id);
-	if (!(f = create(s, name)))
-		return LR_EIO;
+	if ((rc = cmd_render_site_create(&f, s->dir, name)))
+		return rc;
 	snprintf(title, sizeof title, "run %lld (%s, %s)", (long long)r->id, lr_run_kind_name(r->kind),
 		 lr_status_name(r->status));
 	cmd_render_site_head(f, title);
@@ -292,10 +265,10 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	summary(f, r);
 	sources(f, r);
 	fputs("<h2>Host</h2>\n<table class=\"kv\">\n", f);
-	fact(f, "hostname", r->host.hostname);
-	fact(f, "CPU", r->host.cpu_model);
-	fact(f, "OS", r->host.os);
-	fact(f, "kernel", r->host.kernel);
+	cmd_render_site_fact(f, "hostname", r->host.hostname);
+	cmd_render_site_fact(f, "CPU", r->host.cpu_model);
+	cmd_render_site_fact(f, "OS", r->host.os);
+	cmd_render_site_fact(f, "kernel", r->host.kernel);
 	fputs("</table>\n", f);
 	kv_table(f, "Binding", &r->binding);
 	kv_table(f, "Geometry", &r->geometry);
@@ -306,7 +279,7 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	if (!(rc = ledger(f, s, r)) && !(rc = evidence(f, s, r)))
 		rc = changes(f, s, prev, r);
 	fputs("</body></html>\n", f);
-	return finish(f, name) ? LR_EIO : rc;
+	return cmd_render_site_close(f, name) ? LR_EIO : rc;
 }
 
 static void add_fact(json_t *facts, const char *what, const char *key, const char *value)
@@ -338,8 +311,8 @@ static int run_data(struct site *s, const struct lr_run *r)
 	lr_comparison_release(&all);
 	lr_run_release(&none);
 	snprintf(name, sizeof name, "data/run-%lld.js", (long long)r->id);
-	if (!rc && !(f = create(s, name)))
-		rc = LR_EIO;
+	if (!rc)
+		rc = cmd_render_site_create(&f, s->dir, name);
 	if (!rc) {
 		json_t *o = json_pack("{s:I, s:s, s:s, s:s?, s:o}", "id", (json_int_t)r->id, "kind", lr_run_kind_name(r->kind),
 				      "status", lr_status_name(r->status), "experiment", r->experiment, "facts", facts);
@@ -349,7 +322,7 @@ static int run_data(struct site *s, const struct lr_run *r)
 		json_dumpf(o, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputs(");\n", f);
 		json_decref(o);
-		rc = finish(f, name);
+		rc = cmd_render_site_close(f, name);
 	}
 	json_decref(facts);
 	return rc;
