@@ -2,14 +2,16 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/archive.h"
+#include "evidence/manifest.h"
 #include "evidence/pack.h"
 #include "evidence/settings.h"
 
 static const char usage[] =
-	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--prune] [--allow-findings]\n"
+	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--site] [--prune] [--allow-findings]\n"
 	"                      [--progress]\n"
 	"       labrun archive --verify FILE\n"
 	"       labrun archive --extract FILE DIR\n"
@@ -20,8 +22,8 @@ static const char usage[] =
 	"SHA256SUMS listing each member, so an extracted archive is a valid crate. --verify\n"
 	"re-hashes every member; --extract checks every entry first and refuses absolute paths,\n"
 	"'..', links and device files, writing nothing when one is found. The crate is the one\n"
-	"'labrun manifest' writes (attestations, report and signed head included): 'labrun\n"
-	"verify FILE' checks an archive as it checks a crate.\n";
+	"'labrun manifest' writes (attestations, report and signed head included; with --site\n"
+	"the static site too): 'labrun verify FILE' checks an archive as it checks a crate.\n";
 
 /* --verify FILE, or --extract FILE DIR */
 static int verify_or_extract(const char *verify, const char *extract, const char *dir, int progress)
@@ -46,7 +48,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_strlist runs = { 0 }, issues = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char deflt[320];
-	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, first;
+	struct lr_crate_opts co = { 0 };
+	struct lr_trust trust = { 0 };
+	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
@@ -55,6 +59,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "verify", &verify, "FILE", "re-hash every member of the archive FILE"),
 		CMD_STRING(0, "extract", &extract, "FILE", "check every entry of the archive FILE, then extract it into DIR"),
 		CMD_STRING('o', "output", &out, "FILE", "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
+		CMD_BOOL(0, "site", &with_site, "put the static site of the runs ('labrun site') into the crate's site/"),
 		CMD_BOOL(0, "prune", &prune, "then remove from the store the logs only these runs use; 'labrun cat',\naudit and fsck read them from the archive from then on"),
 		CMD_BOOL(0, "allow-findings", &allow, "archive even when 'labrun scan' has new findings in the runs\n(they are printed either way; without it the archive is refused)"),
 		CMD_PROGRESS(&progress),
@@ -82,8 +87,13 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
+	co.title = deflt;
+	co.report_title = j.title;
+	if (with_site && (rc = cmd_trust_load(&trust, &(struct lr_strlist){ 0 }, NULL)))
+		goto failed;
+	co.site = with_site ? &trust : NULL;
 	cmd_progress_begin("labrun archive", progress, 0);
-	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, j.cf.files, j.cf.n, deflt, &placeholder);
+	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, &co, &placeholder);
 	cmd_progress_end();
 	if (rc)
 		goto failed;
@@ -99,6 +109,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 failed:
 	rc = cmd_fail(rc);
 done:
+	lr_trust_release(&trust);
 	cmd_crate_job_release(&j);
 done_opts:
 	lr_strlist_release(&runs);

@@ -101,11 +101,11 @@ static int on_level(void *arg, const struct lr_collectbench_result *r, int level
 	int rc;
 
 	lr_table_release(&pr->t);
-	cmd_bench_collect_table(&pr->t, r);
+	lr_render_bench_collect_table(&pr->t, r);
 	if ((rc = lr_table_error(&pr->t)))
 		return rc;
 	cmd_progress_clear();
-	if (!pr->json && (rc = cmd_table_text(stdout, &pr->t, 2, (size_t)level * LR_COLLECTBENCH_CLIENTS)))
+	if (!pr->json && (rc = lr_render_table_text(stdout, &pr->t, 2, (size_t)level * LR_COLLECTBENCH_CLIENTS)))
 		return rc;
 	fflush(stdout);
 	return 0;
@@ -160,7 +160,7 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 	if (a.json) {
 		json_t *root = json_pack("{s:I, s:I, s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "requests",
 					 (json_int_t)a.o.requests, "tokens", (json_int_t)a.o.tokens, "reps", a.o.reps, "peer",
-					 a.peer, "labrun", PACKAGE_VERSION, "modelled", 0, "levels", cmd_table_json(&pr.t));
+					 a.peer, "labrun", PACKAGE_VERSION, "modelled", 0, "levels", lr_render_table_json(&pr.t));
 
 		cmd_json_print(root);
 	} else {

@@ -86,7 +86,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 		rc = lr_importbench_job_add(&job, o.reps, r);
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	cmd_bench_import_table(&t, r);
+	lr_render_bench_import_table(&t, r);
 	if ((rc = lr_table_error(&t))) {
 		exit_code = cmd_fail(rc);
 		goto out;
@@ -94,10 +94,10 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	if (json) {
 		json_t *root = json_pack("{s:I, s:s, s:I, s:i, s:i, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "model",
 					 o.model, "tokens", (json_int_t)o.tokens, "reps", o.reps, "threads", o.threads,
-					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", cmd_table_json(&t));
+					 "labrun", PACKAGE_VERSION, "modelled", 0, "variants", lr_render_table_json(&t));
 
 		cmd_json_print(root);
-	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
+	} else if ((rc = lr_render_table_text(stdout, &t, 2, 0))) {
 		exit_code = cmd_fail(rc);
 	} else {
 		printf("x ceiling: the run's own import total (or whole command) over the copy ceiling it measured;\n"

@@ -69,17 +69,17 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 		rc = lr_ingestbench_job_add(&job, r);
 	if ((exit_code = cmd_bench_finish(&job, rc)))
 		goto out;
-	cmd_bench_ingest_table(&t, r);
+	lr_render_bench_ingest_table(&t, r);
 	if ((rc = lr_table_error(&t))) {
 		exit_code = cmd_fail(rc);
 	} else if (json) {
 		json_t *root = json_pack("{s:I, s:I, s:I, s:i, s:I, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id,
 					 "responses", (json_int_t)o.responses, "tokens", (json_int_t)o.tokens, "reps", o.reps,
 					 "bytes", (json_int_t)r->bytes, "python", o.python, "labrun", PACKAGE_VERSION,
-					 "modelled", 0, "commands", cmd_table_json(&t));
+					 "modelled", 0, "commands", lr_render_table_json(&t));
 
 		cmd_json_print(root);
-	} else if ((rc = cmd_table_text(stdout, &t, 2, 0))) {
+	} else if ((rc = lr_render_table_text(stdout, &t, 2, 0))) {
 		exit_code = cmd_fail(rc);
 	} else {
 		printf("the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their\n"

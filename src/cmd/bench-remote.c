@@ -25,8 +25,8 @@ static int print(const struct lr_remotebench_opts *o, const struct lr_remotebenc
 	struct lr_table t;
 	int rc;
 
-	cmd_bench_remote_table(&t, r);
-	if (!(rc = lr_table_error(&t)) && !(rc = cmd_table_text(stdout, &t, 0, 0))) {
+	lr_render_bench_remote_table(&t, r);
+	if (!(rc = lr_table_error(&t)) && !(rc = lr_render_table_text(stdout, &t, 0, 0))) {
 		printf("%d runs, %lld repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled\n",
 		       o->runs, (long long)o->reps, (double)r->bytes / (1 << 20), r->generate_s);
 	}

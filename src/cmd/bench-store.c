@@ -79,7 +79,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	memset(&job, 0, sizeof job);
 	lr_run_init(&job.run);
-	cmd_bench_store_table(&t);
+	lr_render_bench_store_table(&t);
 	a.o.argv = g->argv;
 	a.o.envp = environ;
 	if (!row)
@@ -101,10 +101,10 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		cmd_progress_clear();
 		if (rc || (rc = lr_storebench_job_add(&job, a.o.reps, row)))
 			break;
-		cmd_bench_store_row(&t, row);
+		lr_render_bench_store_row(&t, row);
 		if ((rc = lr_table_error(&t)))
 			break;
-		if (!a.json && (rc = cmd_table_text(stdout, &t, 2, t.nrows - 1)))
+		if (!a.json && (rc = lr_render_table_text(stdout, &t, 2, t.nrows - 1)))
 			break;
 		fflush(stdout);
 	}
@@ -112,7 +112,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	if (a.json) {
 		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
-					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", cmd_table_json(&t));
+					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", lr_render_table_json(&t));
 
 		cmd_json_print(root);
 	} else {

@@ -141,14 +141,14 @@ static int print_shape(const struct lr_bench_opts *o, const struct lr_bench_resu
 	char text[1024];
 	int rc;
 
-	lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
-	cmd_bench_encoder_rows(&t, o, r);
+	lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
+	lr_render_bench_encoder_rows(&t, o, r);
 	if (!(rc = lr_table_error(&t))) {
-		cmd_bench_encoder_heading(text, sizeof text, o, r);
+		lr_render_bench_encoder_heading(text, sizeof text, o, r);
 		printf("\nshape %s\nparity: every encoder and the permuted view give identical bytes (sha256 %.16s...)\n",
 		       text, r->digest);
-		rc = cmd_table_text(stdout, &t, 2, 0);
-		cmd_bench_encoder_summary(text, sizeof text, r, ".\n");
+		rc = lr_render_table_text(stdout, &t, 2, 0);
+		lr_render_bench_encoder_summary(text, sizeof text, r, ".\n");
 		printf("%s\n", text);
 	}
 	lr_table_release(&t);
@@ -172,7 +172,7 @@ static int run_shapes(const struct bench_args *a, struct lr_bench_job *job, json
 		fastest[i] = (struct lr_ktable_entry){ (uint64_t)r->elements * 2, r->best >= 0 ? r->var[r->best].k : NULL };
 		if (root) {
 			json_object_set_new(root, "cpu", json_integer(r->cpu));
-			json_array_append_new(json_object_get(root, "shapes"), cmd_bench_json(&a->shape[i], r));
+			json_array_append_new(json_object_get(root, "shapes"), lr_render_bench_json(&a->shape[i], r));
 			continue;
 		}
 		cmd_progress_clear();

@@ -64,19 +64,6 @@ struct lr_expdef;
 struct lr_run_result;
 struct lr_runopts;
 
-/* ---- print.c: printing shared by several commands ---- */
-
-/*
- * Print what an experiment run just did: its design and arms, then its
- * tables as the report writes them (rr, the run's report, built from the
- * store), its failed or missing conditions, its serving evidence (sv: every
- * cell, failing case and uncollected cell), how the figures are made, and a
- * closing line that counts condition, comparison and gate failures.
- */
-struct lr_report_run;
-struct lr_serving_report;
-void cmd_print_experiment(const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
-			  const struct lr_report_run *rr, const struct lr_serving_report *sv);
 
 /*
  * Progress (cmd/progress.c): begin decides how it shows, from a terminal on
@@ -113,10 +100,6 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv);
 int cmd_push(const struct lr_global *g, int argc, char **argv);
 int cmd_pull(const struct lr_global *g, int argc, char **argv);
 int cmd_verify(const struct lr_global *g, int argc, char **argv);
-
-struct lr_comparison;
-/* Print the comparison of run b against run a: drift, and per-condition parity and timing for experiment runs. */
-void cmd_print_comparison(const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay);
 
 /*
  * Ctrl-C (SIGINT) and SIGTERM as a cancel request: while installed they set
@@ -179,123 +162,13 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
 int cmd_split_list(struct lr_strlist *out, const char *arg);
 
-/* The argv JSON of a run as a shell-quoted command line (malloc'd). */
-char *cmd_argv_text(const char *argv_json);
-
-/* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
-const char *cmd_human_size(char *buf, size_t len, long long bytes);
-
-/* ---- table.c: one writer per format for a table of typed cells ---- */
-
-#include "base/table.h"
-
-/* As Markdown, as HTML (a <table>), as CSV (RFC 4180, the header when 'header'), as JSON (an object a row). */
-void cmd_table_md(FILE *f, const struct lr_table *t);
-void cmd_table_html(FILE *f, const struct lr_table *t);
-LR_MUST_CHECK int cmd_table_csv(FILE *f, const struct lr_table *t, int header);
-json_t *cmd_table_json(const struct lr_table *t);
-
-/* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
-LR_MUST_CHECK int cmd_table_text(FILE *f, const struct lr_table *t, int indent, size_t from);
-
-/* ---- bench-tables.c: each benchmark's results as tables, for 'bench' and 'report --run' ---- */
-
-struct lr_collectbench_result;
-struct lr_importbench_result;
-struct lr_ingestbench_result;
-struct lr_remotebench_result;
-struct lr_storebench_row;
-
-/* The rows of one shape of an encoder benchmark, a row per variant, appended to t (cmd_bench_encoder_cols). */
-extern const struct lr_column cmd_bench_encoder_cols[];
-extern const int cmd_bench_encoder_ncols;
-void cmd_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r);
-
-/* "[L,2,H,T,D]: N elements, X MiB in + Y MiB out". */
-void cmd_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r);
-
-/* That shape in sentences joined by 'sep' (". ", ".\n"): the best kernel, the permuted view, file to file. */
-void cmd_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep);
-
-/* One shape as JSON: its facts and a row per variant. */
-json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
-
-/* The tables of the other benchmarks (t is initialised here; lr_table_release it). */
-void cmd_bench_store_table(struct lr_table *t);
-void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
-void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
-void cmd_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r);
-void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
-void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r);
-
-/* ---- render.c: the report's writers ---- */
-
-struct lr_report;
-struct lr_serving_report;
-struct lr_serving_cell;
-
-/* The comparison tables of one run of a report, as Markdown: what 'report' and 'run' print. */
-struct lr_report_run;
-void cmd_render_tables(FILE *f, const struct lr_report_run *rr);
-
-/*
- * One comparison table of a run, a row per condition (its estimate,
- * interval, drift and verdict), for every format; its heads live in *h.
- */
-struct lr_report_table;
-struct cmd_render_heads {
-	struct lr_column cols[9];
-	char text[3][160];
-};
-void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
-		      const struct lr_report_table *tb);
-
-/* The report in 'format' (md, csv or json) to f. */
-LR_MUST_CHECK int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep,
-				    const struct lr_serving_report *sv, const char *title);
-
-/*
- * The serving matrix (a row per run and condition, a column per route; its
- * columns malloc'd: cmd_render_matrix_release), the per-route timing
- * table, and the sentence that accounts for every cell (within-route,
- * cross-route and gate checks apart), with the prose before and after the
- * matrix: what every format shows.
- */
-LR_MUST_CHECK int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv);
-void cmd_render_matrix_release(struct lr_table *t);
-LR_MUST_CHECK int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
-const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv);
-extern const char cmd_render_cells_intro[], cmd_render_cells_outro[];
-/* The collected passes: throughput and the concurrency self-check; TTFT, TPOT, ITL and E2EL. */
-LR_MUST_CHECK int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv);
-LR_MUST_CHECK int cmd_render_latency(struct lr_table *t, const struct lr_serving_report *sv);
-LR_MUST_CHECK int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv);
-extern const char cmd_render_passes_intro[];
-/* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
-extern const char cmd_render_sign_note[];
-int cmd_render_sign_noted(const struct lr_report_table *tb);
-
-/*
- * The report of runs ids[0..n) as a crate holds it: Markdown and JSON,
- * new strings (both NULL when the runs have no experiment run and no
- * serving evidence: then there is no report).
- */
-int cmd_render_crate_report(struct lr_store *st, const int64_t *ids, int n, const char *title, char **md, char **json);
-
-/* The files manifest and archive put at a crate's root: report.md and report.json. */
-#include "evidence/manifest.h"
-struct cmd_crate_files {
-	struct lr_crate_file files[2];
-	size_t n;
-	char *md, *json;
-};
-int cmd_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct cmd_crate_files *out);
-void cmd_crate_files_release(struct cmd_crate_files *f);
+#include "report/report.h"
+#include "report/text.h"
 
 /*
  * What manifest and archive publish (common.c): the runs of --run and
- * --issue with the runs they point at, scanned for new findings, with the
- * report files and the title they share. _open returns 0 or the exit status
+ * --issue with the runs they point at, scanned for new findings, and the
+ * title they share. _open returns 0 or the exit status
  * (reported); _release it either way.
  */
 struct cmd_crate_job {
@@ -304,46 +177,9 @@ struct cmd_crate_job {
 	int n, nall;
 	char name[280];		/* "run-1", "issue-270": for default file names */
 	char title[400];	/* "labrun evidence: run 1" */
-	struct cmd_crate_files cf;
 };
 int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const struct lr_strlist *runs,
 		       const struct lr_strlist *issues, int allow, const char *select_verb, const char *scan_verb);
 void cmd_crate_job_release(struct cmd_crate_job *j);
-
-/* The method in one paragraph: the same words in every format that has prose. */
-extern const char cmd_render_method[];
-
-/* A serving matrix cell in words: parity over its comparisons, then its gate. */
-const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);
-
-/* s with &, <, > and " escaped for HTML text and attribute values. */
-void cmd_html_text(FILE *f, const char *s);
-
-/*
- * The report in HTML (render-html.c): the whole page 'report --format html'
- * writes; and its parts for the pages of 'labrun site': each experiment run's
- * facts, tables and charts, and the serving evidence.
- */
-void cmd_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
-void cmd_render_html_runs(FILE *f, const struct lr_report *rep);
-void cmd_render_html_serving(FILE *f, const struct lr_serving_report *sv);
-
-struct lr_trust;
-/*
- * The static site of runs ids[0..n) (render-site.c) into 'dir', which exists
- * and is empty: index pages, a page and a data file per run, the diff page,
- * style and script. Signers are held to 'trust'. 'labrun site' and
- * 'labrun manifest --site' write it.
- */
-int cmd_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir);
-
-/*
- * s as Markdown text from the outside world (route names, case ids): line
- * breaks and other control characters become blanks, so nothing ends a row
- * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
- */
-void cmd_md_text(FILE *f, const char *s, int cell);
-/* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */
-void cmd_term_text(FILE *f, const char *s);
 
 #endif

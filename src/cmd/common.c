@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/trust.h"
 #include "cmd/cmd.h"
+#include "evidence/manifest.h"
 #include "evidence/scan.h"
 #include "evidence/select.h"
 
@@ -72,14 +73,11 @@ int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const
 		snprintf(j->title, sizeof j->title, "labrun evidence for issue %s", issues->v[0]);
 	else
 		snprintf(j->title, sizeof j->title, "labrun evidence: %d runs", j->n);
-	if ((rc = cmd_crate_files(j->st, j->all, j->nall, j->title, &j->cf)))
-		return cmd_fail(rc);
 	return 0;
 }
 
 void cmd_crate_job_release(struct cmd_crate_job *j)
 {
-	cmd_crate_files_release(&j->cf);
 	free(j->ids);
 	free(j->all);
 	lr_store_free(j->st);

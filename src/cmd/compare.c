@@ -35,7 +35,7 @@ static int print_case(void *arg, const char *case_id, const struct lr_case_outco
 		return 0;
 	}
 	fputs("  ", stdout);
-	cmd_term_text(stdout, case_id); /* a case id is the harness's text: no escape sequence reaches the terminal */
+	lr_term_text(stdout, case_id); /* a case id is the harness's text: no escape sequence reaches the terminal */
 	if (o->missing) {
 		printf(": missing in the %s\n", o->missing == 1 ? "reference" : "candidate");
 		return 0;
@@ -98,9 +98,9 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	}
 	printf("comparison %lld: ", (long long)id);
-	cmd_term_text(stdout, cs.route); /* a pulled run's routes were named on another host */
+	lr_term_text(stdout, cs.route); /* a pulled run's routes were named on another host */
 	printf(" (run %lld) against ", (long long)cs.run);
-	cmd_term_text(stdout, rs.route);
+	lr_term_text(stdout, rs.route);
 	printf(" (run %lld)\n", (long long)rs.run);
 	printf("%lld exact, %lld token mismatch, %lld text mismatch, %lld finish mismatch, %lld missing (of %lld)\n",
 	       (long long)k.exact, (long long)k.token_mismatch, (long long)k.text_mismatch, (long long)k.finish_mismatch,

@@ -92,7 +92,7 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 
 			cmd_json_print(o);
 		} else {
-			cmd_print_comparison(&a, &b, &cmp, 0);
+			lr_render_comparison(stdout, &a, &b, &cmp, 0);
 		}
 		same = cmp.outputs_match;
 	}

@@ -104,7 +104,7 @@ static void print_sweeps(json_t *o, int spool_bad, int stray, const struct sweep
 		printf("temporary:  FAILED: %s\n", lr_error_msg());
 	else
 		printf("temporary:  %d file(s) of writers that died removed (%s)\n", w->removed,
-		       cmd_human_size(size, sizeof size, w->bytes));
+		       lr_human_size(size, sizeof size, w->bytes));
 }
 
 int cmd_fsck(const struct lr_global *g, int argc, char **argv)

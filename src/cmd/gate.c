@@ -57,7 +57,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 	}
 	if (!rc && !json) {
 		printf("gate %lld: ", (long long)id);
-		cmd_term_text(stdout, set.route);
+		lr_term_text(stdout, set.route);
 		printf(" (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
 		       (long long)set.run, (long long)k.strict, (long long)k.total,
 		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,

@@ -108,7 +108,7 @@ static void print_import(const struct lr_import_job *j, const struct lr_import_j
 	char mib[32];
 
 	printf("import %s: %d layers x %d KV heads x %lld tokens x %d dims, %s BF16 (%s, %s)\n", g->model, g->layers,
-	       g->kv_heads, (long long)g->tokens, g->head_dim, cmd_human_size(mib, sizeof mib, (long long)j->bytes),
+	       g->kv_heads, (long long)g->tokens, g->head_dim, lr_human_size(mib, sizeof mib, (long long)j->bytes),
 	       o->token_major ? "token-major" : "head-major", j->src.what);
 	printf("  backend %s, lane %d, mode %s, layout %s, kernel %s, contract %s, %d encoder thread%s\n", j->ops->name,
 	       o->lane, lr_import_mode_name(o->mode), lr_import_path_name(o->path), j->k->name,
@@ -130,7 +130,7 @@ static void print_import(const struct lr_import_job *j, const struct lr_import_j
 		printf("  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n", "DMA (link model)",
 		       j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);
 	printf("  %lld device writes, %s; device state tree hash (sha256, 1 MiB leaves) %s\n", (long long)r->writes,
-	       cmd_human_size(mib, sizeof mib, (long long)r->bytes), j->state_sha256[0] ? j->state_sha256 : "-");
+	       lr_human_size(mib, sizeof mib, (long long)r->bytes), j->state_sha256[0] ? j->state_sha256 : "-");
 }
 
 int cmd_import(const struct lr_global *gl, int argc, char **argv)

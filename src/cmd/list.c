@@ -104,7 +104,7 @@ static int print_row(void *arg, const struct lr_run *r)
 		snprintf(wall, sizeof wall, "%.2fs", r->wall_s);
 	for (i = 0; i < r->issues.n && off < sizeof issues; i++)
 		off += (size_t)snprintf(issues + off, sizeof issues - off, "%s%s", i ? "," : "", r->issues.v[i]);
-	cmd = cmd_argv_text(r->argv_json);
+	cmd = lr_argv_text(r->argv_json);
 	printf("%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id,
 	       lr_status_name(r->status), exitbuf, wall, r->started_at,
 	       fit(e, sizeof e, r->experiment ? r->experiment : "-", c->wide ? 0 : 16),

@@ -24,21 +24,6 @@ static const char usage[] =
 	"a signed in-toto attestation (run.intoto.json), the report (report.md, report.json),\n"
 	"the signed ledger head and crate.intoto.json: 'labrun verify DIR' checks it all.\n";
 
-struct crate_site {
-	struct lr_store *st;
-	struct lr_trust trust;
-	const int64_t *ids;
-	int n;
-};
-
-/* --site: the static site of the crate's runs, into its site/ directory (cmd_render_site) */
-static int write_site(void *arg, const char *dir)
-{
-	struct crate_site *c = arg;
-
-	return cmd_render_site(c->st, &c->trust, c->ids, c->n, dir);
-}
-
 int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_crate_opts co = { 0 };
@@ -46,7 +31,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	struct cmd_crate_job j = { 0 };
 	const char *validate = NULL, *out = NULL;
 	char deflt[320], *held[3] = { NULL, NULL, NULL };
-	struct crate_site site = { 0 };
+	struct lr_trust trust = { 0 };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, with_site = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
@@ -81,15 +66,12 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-crate-%s", j.name);
 	co.title = j.title;
-	co.files = j.cf.files;
-	co.nfiles = j.cf.n;
 	if (with_site) {
-		site = (struct crate_site){ j.st, { 0 }, j.all, j.nall };
-		if ((rc = cmd_trust_load(&site.trust, &(struct lr_strlist){ 0 }, NULL))) {
+		if ((rc = cmd_trust_load(&trust, &(struct lr_strlist){ 0 }, NULL))) {
 			rc = cmd_fail(rc);
 			goto done;
 		}
-		co.tree = "site", co.write = write_site, co.arg = &site;
+		co.site = &trust;
 	}
 	if ((rc = lr_crate_opts_settle(j.st, &co, held, &placeholder)) ||
 	    (rc = lr_crate_write(j.st, j.all, j.nall, out ? out : deflt, &co))) {
@@ -101,7 +83,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	if (!lr_crate_validate(out ? out : deflt, &entities))
 		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, j.nall, entities);
 done:
-	lr_trust_release(&site.trust);
+	lr_trust_release(&trust);
 	lr_crate_opts_release(held);
 	cmd_crate_job_release(&j);
 done_opts:

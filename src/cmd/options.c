@@ -318,3 +318,20 @@ int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **ar
 
 	return cmd_parse_options(&p, json ? with_json : none, argc, argv, first);
 }
+
+int cmd_split_list(struct lr_strlist *out, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok)
+			rc = lr_strlist_add(out, tok);
+	}
+	free(copy);
+	return rc;
+}

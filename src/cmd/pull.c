@@ -77,7 +77,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%s), "
 			       "%d already here%s\n", name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present,
 			       s.runs_refused, s.objects_moved, s.objects_moved == 1 ? "" : "s",
-			       cmd_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present,
+			       lr_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present,
 			       lazy ? ", the rest on first read" : "");
 		rc = prc;
 	}

@@ -99,7 +99,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
 			       "%d object%s sent (%s), %d already there\n", name, s.runs_new,
 			       s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused, s.runs_skipped, s.objects_moved,
-			       s.objects_moved == 1 ? "" : "s", cmd_human_size(size, sizeof size, (long long)s.bytes_moved),
+			       s.objects_moved == 1 ? "" : "s", lr_human_size(size, sizeof size, (long long)s.bytes_moved),
 			       s.objects_present);
 		rc = prc;
 	}

@@ -33,27 +33,27 @@ static int print_exec(void *arg, const struct lr_replay_exec *e)
 
 	if (e->arm) {
 		fputs("  arm ", f);
-		cmd_term_text(f, e->arm);
+		lr_term_text(f, e->arm);
 		fputs(": ", f);
-		cmd_term_text(f, e->command);
+		lr_term_text(f, e->command);
 	} else {
-		char *text = cmd_argv_text(e->argv_json);
+		char *text = lr_argv_text(e->argv_json);
 
 		fputs("  command: ", f);
-		cmd_term_text(f, text ? text : e->argv_json);
+		lr_term_text(f, text ? text : e->argv_json);
 		free(text);
 	}
 	fputs("\n    in: ", f);
-	cmd_term_text(f, e->cwd && *e->cwd ? e->cwd : "(the directory labrun runs in)");
+	lr_term_text(f, e->cwd && *e->cwd ? e->cwd : "(the directory labrun runs in)");
 	fputc('\n', f);
 	for (i = 0; i < e->env->n; i++) {
 		const struct lr_kv *v = &e->env->v[i];
 
 		if (e->arm || !v->tag) { /* a recorded command's tagged values were withheld: not replayed */
 			fputs("    env: ", f);
-			cmd_term_text(f, v->key);
+			lr_term_text(f, v->key);
 			fputc('=', f);
-			cmd_term_text(f, v->value);
+			lr_term_text(f, v->value);
 			fputs(lr_env_changes_start(v->key) ? "   <- changes which program starts or how it loads\n" : "\n", f);
 		}
 	}
@@ -73,9 +73,9 @@ static int check_foreign(struct lr_store *st, const struct lr_run *orig, int for
 	if (o.pulled_run != orig->id)
 		fprintf(f, "it replays run %lld, ", (long long)o.pulled_run);
 	fputs("pulled from remote '", f);
-	cmd_term_text(f, o.remote);
+	lr_term_text(f, o.remote);
 	fputs("', pushed from '", f);
-	cmd_term_text(f, o.host);
+	lr_term_text(f, o.host);
 	fprintf(f, "'.\nA replay runs here what that host recorded:\n");
 	if ((rc = lr_replay_execs(st, orig, print_exec, f)))
 		return rc;
@@ -94,7 +94,7 @@ static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 		printf("replay of run %lld recorded as run %lld (%s); its own parity: %d of %d condition(s) failed or missing\n",
 		       (long long)orig->id, (long long)r->run.id, lr_status_name(r->run.status), r->exp.failed,
 		       r->exp.nconditions);
-	cmd_print_comparison(orig, &r->run, &r->cmp, orig->kind == LR_KIND_RECORD);
+	lr_render_comparison(stdout, orig, &r->run, &r->cmp, orig->kind == LR_KIND_RECORD);
 	if (!r->nchecks)
 		return;
 	printf("checks against run %lld:\n", (long long)orig->id);

@@ -10,7 +10,7 @@
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "cmd/report-int.h"
+#include "report/report.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 #include "store/runs.h"
@@ -43,11 +43,11 @@ static int write_report(const char *out, const char *format, const struct lr_rep
 		return rc;
 	}
 	if (run->kind == LR_KIND_BENCH)
-		rc = cmd_report_bench(f, run, format);
+		rc = lr_render_bench_run(f, run, format);
 	else if (!strcmp(format, "html"))
-		cmd_render_html(f, rep, sv, title);
+		lr_render_html(f, rep, sv, title);
 	else
-		rc = cmd_render_report(f, format, rep, sv, title);
+		rc = lr_render_report(f, format, rep, sv, title);
 	if (out) {
 		if (fclose(f) != 0 || (!rc && rename(tmp, out) != 0))
 			rc = rc ? rc : lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));

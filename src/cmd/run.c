@@ -69,12 +69,12 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if (rc || (rc = lr_report_build(st, NULL, run.id, &rep)) ||
 	    (rc = lr_serving_report_build(st, &run.id, 1, NULL, 0, &sv)))
 		goto fail;
-	cmd_print_experiment(&d, &run, &res, &rep.runs[0], &sv);
+	lr_render_outcome(stdout, &d, &run, &res, &rep.runs[0], &sv);
 	if (!(rc = lr_store_output_dropped(st, run.id, &capped, &dropped)) && capped) {
 		char size[32];
 
 		fprintf(stderr, "labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
-			"were not kept\n", (long long)capped, cmd_human_size(size, sizeof size, d.output_cap),
+			"were not kept\n", (long long)capped, lr_human_size(size, sizeof size, d.output_cap),
 			(long long)dropped);
 		fprintf(stderr, "hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
 	}

@@ -30,7 +30,7 @@ static const char usage[] =
 static void field(const char *label, const char *v)
 {
 	fputs(label, stdout);
-	cmd_term_text(stdout, v);
+	lr_term_text(stdout, v);
 	putchar('\n');
 }
 
@@ -108,7 +108,7 @@ static void show_log(struct lr_store *st, const struct lr_run *r, const char *na
 		if (!strcmp(r->artifacts[i].role, name))
 			break;
 	if (i < r->nartifacts) {
-		printf("%s (%s, sha256 %.12s):\n", name, cmd_human_size(size, sizeof size, r->artifacts[i].size),
+		printf("%s (%s, sha256 %.12s):\n", name, lr_human_size(size, sizeof size, r->artifacts[i].size),
 		       r->artifacts[i].sha256);
 		path = lr_obj_path(lr_store_dir(st), r->artifacts[i].sha256);
 	} else if (r->status == LR_RUNNING) {
@@ -143,9 +143,9 @@ static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag
 	putchar('\n');
 	for (i = 0; i < l->n; i++) {
 		fputs("  ", stdout);
-		cmd_term_text(stdout, l->v[i].key);
+		lr_term_text(stdout, l->v[i].key);
 		putchar('=');
-		cmd_term_text(stdout, l->v[i].value);
+		lr_term_text(stdout, l->v[i].value);
 		if (show_tag && l->v[i].tag)
 			printf("  (%s)", l->v[i].tag);
 		putchar('\n');
@@ -197,8 +197,8 @@ static void print_artifacts(const struct lr_run *r)
 		const struct lr_artifact *a = &r->artifacts[i];
 
 		if (a->present) {
-			printf("  %-9s %-10s %s  ", a->role, cmd_human_size(size, sizeof size, a->size), a->sha256);
-			cmd_term_text(stdout, a->name);
+			printf("  %-9s %-10s %s  ", a->role, lr_human_size(size, sizeof size, a->size), a->sha256);
+			lr_term_text(stdout, a->name);
 			fputs(a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
 			      stdout);
 			field("", a->target ? a->target : "");
@@ -211,7 +211,7 @@ static void print_artifacts(const struct lr_run *r)
 
 static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 {
-	char size[32], *cmd = cmd_argv_text(r->argv_json);
+	char size[32], *cmd = lr_argv_text(r->argv_json);
 	size_t i;
 
 	printf("run %lld  %s\n", (long long)r->id, r->uuid);
@@ -243,13 +243,13 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		printf("ended:      %s\n", r->ended_at);
 	if (r->ended_at && r->status != LR_ABANDONED)
 		printf("resources:  wall %.3f s, user %.3f s, sys %.3f s, peak RSS %s\n", r->wall_s, r->user_s,
-		       r->sys_s, cmd_human_size(size, sizeof size, r->peak_rss_kib * 1024));
+		       r->sys_s, lr_human_size(size, sizeof size, r->peak_rss_kib * 1024));
 	if (r->replay_of)
 		printf("replay of:  run %lld\n", (long long)r->replay_of);
 	printf("host:       %s, %s, %s %s\n", r->host.hostname, r->host.os ? r->host.os : "unknown OS",
 	       r->host.arch, r->host.kernel);
 	printf("cpu:        %s, %lld cores, %s memory\n", r->host.cpu_model ? r->host.cpu_model : "unknown",
-	       (long long)r->host.cores, cmd_human_size(size, sizeof size, r->host.memory_bytes));
+	       (long long)r->host.cores, lr_human_size(size, sizeof size, r->host.memory_bytes));
 	if (r->source.present) {
 		field("source:     ", r->source.repo_path);
 		printf("  HEAD %s%s%s%s\n", r->source.head ? r->source.head : "(no commit yet)",

@@ -1,4 +1,4 @@
-/* labrun site: the evidence as a static site in a directory of its own (render-site.c writes it). */
+/* labrun site: the evidence as a static site in a directory of its own (src/report/site.c writes it). */
 #include "config.h"
 #include "base/system.h"
 
@@ -137,7 +137,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = select_all(st, &runs, &issues, &ids, &n)) && !(rc = lr_mkdir_parents(tmp, 0755))) {
 		if (mkdir(tmp, 0755) != 0)
 			rc = lr_error_set(LR_EIO, "cannot make '%s': %s", tmp, strerror(errno));
-		else if ((rc = cmd_render_site(st, &trust, ids, n, tmp)) || (rc = mark(tmp)) || (rc = publish(tmp, out)))
+		else if ((rc = lr_render_site(st, &trust, ids, n, tmp)) || (rc = mark(tmp)) || (rc = publish(tmp, out)))
 			lr_remove_tree(tmp);
 	}
 	cmd_progress_end();

@@ -51,10 +51,12 @@ static char *crate_text(const char *dir, const char *rel)
 static int recompute_report(const char *dir, const struct lr_verified *v, int *problems)
 {
 	char *md = NULL, *json = NULL, *cmd_md = crate_text(dir, "report.md"), *cmd_json = crate_text(dir, "report.json");
+	struct lr_crate_report rep;
 	int rc;
 
-	if ((rc = cmd_render_crate_report(v->st, v->ids, v->nids, "", &md, &json)))
+	if ((rc = lr_render_crate_files(v->st, v->ids, v->nids, "", &rep)))
 		goto out;
+	md = rep.md, json = rep.json;
 	/* the rows were loaded with new ids: the report says the ones the crate's writer gave them */
 	if (md) {
 		char *m = lr_verify_renumber(md, v->ids, v->crate_ids, v->nids), *j = lr_verify_renumber(json, v->ids,

@@ -13,6 +13,7 @@
 #include "evidence/manifest.h"
 #include "evidence/object.h"
 #include "record/runjson.h"
+#include "report/report.h"
 #include "store/experiments.h"
 #include "store/ledger.h"
 #include "store/objects.h"
@@ -432,41 +433,54 @@ static int tree_file(void *arg, const char *full, const char *rel)
 	return lr_strlist_add(arg, rel);
 }
 
-/* o->tree, written by o->write and each of its files a File entity, in name order. */
-static int crate_tree(const char *dir, const struct lr_crate_opts *o, json_t *graph, json_t *parts)
+/* site/: the static site of the runs, each of its files a File entity, in name order. */
+static int crate_site(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_trust *trust,
+		      json_t *graph, json_t *parts)
 {
 	struct lr_strlist files = { 0 };
 	char full[PATH_MAX * 2], rel[PATH_MAX * 2];
 	int rc;
 
-	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, o->tree)))
+	if ((rc = lr_path(full, sizeof full, "%s/site", dir)))
 		return rc;
 	if (mkdir(full, 0777) != 0)
 		return lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-	if (!(rc = o->write(o->arg, full)))
+	if (!(rc = lr_render_site(st, trust, runs, n, full)))
 		rc = lr_walk_files(full, tree_file, &files);
 	for (size_t i = 0; i < files.n && !rc; i++)
-		if (!(rc = lr_path(rel, sizeof rel, "%s/%s", o->tree, files.v[i])))
+		if (!(rc = lr_path(rel, sizeof rel, "site/%s", files.v[i])))
 			json_decref(add_file(dir, rel, graph, parts));
 	lr_strlist_release(&files);
 	return rc;
 }
 
-/* Files the caller gives for the crate's root (the report), and the signed head. */
-static int crate_root_files(struct lr_store *st, const char *dir, const struct lr_crate_opts *o, json_t *graph,
-			    json_t *parts)
+/* A file at the crate's root, given whole, as a File entity. */
+static int root_file(const char *dir, const char *name, const char *text, json_t *graph, json_t *parts)
 {
-	char full[PATH_MAX * 2], *head = NULL;
-	size_t i;
-	int rc = 0;
+	char full[PATH_MAX * 2];
+	int rc;
 
-	for (i = 0; i < o->nfiles && !rc; i++) {
-		snprintf(full, sizeof full, "%s/%s", dir, o->files[i].name);
-		if (!(rc = write_text(full, o->files[i].text, strlen(o->files[i].text))))
-			json_decref(add_file(dir, o->files[i].name, graph, parts));
-	}
-	if (!rc && o->tree)
-		rc = crate_tree(dir, o, graph, parts);
+	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, name)) || (rc = write_text(full, text, strlen(text))))
+		return rc;
+	json_decref(add_file(dir, name, graph, parts));
+	return 0;
+}
+
+/* The report (when the runs give one), the site when asked, and the signed head. */
+static int crate_root_files(struct lr_store *st, const int64_t *runs, int n, const char *dir,
+			    const struct lr_crate_opts *o, json_t *graph, json_t *parts)
+{
+	struct lr_crate_report rep;
+	char full[PATH_MAX * 2], *head = NULL;
+	int rc;
+
+	if ((rc = lr_render_crate_files(st, runs, n, o->report_title ? o->report_title : o->title, &rep)))
+		return rc;
+	if (rep.md && !(rc = root_file(dir, "report.md", rep.md, graph, parts)))
+		rc = root_file(dir, "report.json", rep.json, graph, parts);
+	lr_render_crate_files_release(&rep);
+	if (!rc && o->site)
+		rc = crate_site(st, runs, n, dir, o->site, graph, parts);
 	if (rc || (rc = lr_store_head_statement(st, &head)) || !head)
 		goto out;
 	snprintf(full, sizeof full, "%s/%s", dir, LR_HEAD_FILE);
@@ -535,7 +549,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 	for (i = 0; i < n && !rc; i++)
 		if (!(rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest)))
 			rc = crate_run_attest(st, runs[i], dir, graph, parts);
-	if (rc || (rc = write_ledger(st, runs, n, dir)) || (rc = crate_root_files(st, dir, o, graph, parts)))
+	if (rc || (rc = write_ledger(st, runs, n, dir)) || (rc = crate_root_files(st, runs, n, dir, o, graph, parts)))
 		goto fail;
 	json_decref(add_file(dir, "ledger.json", graph, parts));
 	json_object_set_new(dataset, "datePublished", json_string(latest));

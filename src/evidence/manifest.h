@@ -20,30 +20,22 @@
 #define LR_RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
 #define LR_PROCESS_PROFILE "https://w3id.org/ro/wfrun/process/0.5"
 
-/* A file for the crate's root, given whole (the report). */
-struct lr_crate_file {
-	const char *name;	/* "report.md" */
-	const char *text;
-};
-
 struct lr_crate_opts {
-	const struct lr_crate_file *files;	/* written at the crate's root, as File entities */
-	size_t nfiles;
 	const char *title;	/* the root Dataset's name */
+	const char *report_title;	/* the title of report.md and report.json (NULL: 'title') */
 	const char *license;	/* the license entity's name */
 	const char *author;	/* or NULL */
 	const char *publisher;	/* or NULL */
-	/* files written into the subdirectory 'tree' by 'write' (an empty directory when called), each a File */
-	const char *tree;	/* "site", or NULL for none */
-	int (*write)(void *arg, const char *dir);
-	void *arg;
+	/* the static site of the runs in site/ (report/site.c), each file a File; its signers held to these keys */
+	const struct lr_trust *site;	/* NULL: no site */
 };
 
 /*
  * Write a crate for runs[0..n) into 'dir' (created; must not exist): each
  * run's logs, artifacts and (experiments) definition and repetitions, one
- * CreateAction per run (failed ones included), the software used, and the
- * manifests; then validate it. On any failure the directory is removed.
+ * CreateAction per run (failed ones included), the software used, the
+ * report (report.md, report.json) when the runs give one, the site when
+ * asked, and the manifests; then validate it. On any failure the directory is removed.
  */
 LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o);
 

@@ -23,10 +23,9 @@ static int pack_file(void *arg, const char *full, const char *rel)
 	return lr_archive_add_file(p->w, full + p->prefix, full);
 }
 
-int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path,
-			const struct lr_crate_file *files, size_t nfiles, const char *title, int *placeholder)
+int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path, struct lr_crate_opts *co,
+			int *placeholder)
 {
-	struct lr_crate_opts co = { .files = files, .nfiles = nfiles, .title = title };
 	char *kept[3] = { NULL, NULL, NULL };
 	char tmp[PATH_MAX], dir[PATH_MAX + 8];
 	struct lr_archive_writer *w = NULL;
@@ -47,7 +46,7 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 	if ((rc = lr_temp_dir(tmp, sizeof tmp, "labrun-crate")))
 		return rc;
 	snprintf(dir, sizeof dir, "%s/crate", tmp);
-	if ((rc = lr_crate_opts_settle(st, &co, kept, placeholder)) || (rc = lr_crate_write(st, runs, n, dir, &co)) ||
+	if ((rc = lr_crate_opts_settle(st, co, kept, placeholder)) || (rc = lr_crate_write(st, runs, n, dir, co)) ||
 	    (rc = lr_archive_create(&w, path)))
 		goto out;
 	p.w = w;

@@ -21,9 +21,9 @@
  * archive is left behind. The crate's licence, author and publisher are the
  * store's settings (lr_crate_opts_settle); *placeholder says the licence is one.
  */
-struct lr_crate_file;
+struct lr_crate_opts;
 LR_MUST_CHECK int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const char *path,
-				      const struct lr_crate_file *files, size_t nfiles, const char *title, int *placeholder);
+				      struct lr_crate_opts *co, int *placeholder);
 
 /*
  * Remove from objects/ the logs that only these runs use, once archive

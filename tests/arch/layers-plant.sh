@@ -11,11 +11,10 @@ n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 fail() { echo "not ok - $*"; exit 1; }
 
-# Two folders and the command table are enough to plant in, and keep it quick.
+# Three folders are enough to plant in, and keep it quick (the map's other folders are not checked).
 fresh() {
-	rm -rf "$tmp/t" && mkdir -p "$tmp/t/docs" "$tmp/t/src/cmd"
-	cp -R "$top/src/base" "$top/src/store" "$tmp/t/src/" && find "$tmp/t/src" -type f ! -name "*.[ch]" -delete
-	cp "$top/src/cmd/labrun.c" "$top/src/cmd/cmd.h" "$tmp/t/src/cmd/"
+	rm -rf "$tmp/t" && mkdir -p "$tmp/t/docs" "$tmp/t/src"
+	cp -R "$top/src/base" "$top/src/store" "$top/src/cmd" "$tmp/t/src/" && find "$tmp/t/src" -type f ! -name "*.[ch]" -delete
 	cp "$top/docs/architecture.md" "$tmp/t/docs/"
 }
 layers() { TOP_SRCDIR="$tmp/t" sh "$top/tests/arch/layers.sh" >"$tmp/out" 2>&1; }
@@ -40,6 +39,12 @@ printf 'int lr_stray;\n' >"$tmp/t/src/base/stray.c"
 ! layers || fail "an unlisted file passed"
 grep -q 'src/base/stray.c: not listed in docs/architecture.md' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
 ok "a source file the map does not list fails"
+
+fresh
+rm "$tmp/t/src/base/csv.c" "$tmp/t/src/base/csv.h"
+! layers || fail "a map naming a file that does not exist passed"
+grep -q 'docs/architecture.md lists src/base/csv.c, which does not exist' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a file the map lists but the tree lacks fails"
 
 fresh
 awk 'NR == 5 { print "int lr_long(void)\n{"; for (i = 0; i < 85; i++) print "\tlr_x();"; print "}" } { print }' \

@@ -11,9 +11,9 @@
 #  5. A run's life (spool lock, 'running' row, final row) is written once, in
 #     src/record/session.c: nothing else takes the lock or writes those rows.
 #  6. A command file defines only its commands (those in labrun.c's table);
-#     what commands share lives in the shared files (errors.c, text.c,
-#     cancel.c, common.c, print.c, render.c, open.c, options.c), so no
-#     command file calls into another.
+#     what commands share lives in the shared files (errors.c, cancel.c,
+#     common.c, progress.c, open.c, options.c), so no command file calls
+#     into another; what they print is src/report/'s.
 #  7. No build product is tracked by git.
 # Comments and string literals are left out (the preprocessor strips comments
 # without expanding includes), so a rule is about code, not prose.
@@ -65,7 +65,8 @@ order=$(awk '/^```/ { n++; next } n == 1 && /^ [a-z]+\// { sub(/^ /, ""); sub(/\
 [ -n "$order" ] || { echo "$map: no layer diagram (a fenced block of ' name/' lines)"; fail=1; }
 # Each folder named in the order, each of its files in its section (a .h
 # with a .c of the same name is listed with it).
-{ printf '%s\n' $files | sed 's/^/FILE /'; (cd "$src" && ls -d */) | sed 's/^/DIR /'; } |
+{ printf '%s\n' $files | sed 's/^/FILE /'; (cd "$src" && ls -d */) | sed 's/^/DIR /'
+  (cd "$src" && find . -type f | sed 's|^\./|ANY |'); } |
 	awk -v order="$order" -v map="$map" '
 	BEGIN {
 		n = split(order, o, "[ \n]+"); for (i = 1; i <= n; i++) named[o[i]] = 1
@@ -75,7 +76,8 @@ order=$(awk '/^```/ { n++; next } n == 1 && /^ [a-z]+\// { sub(/^ /, ""); sub(/\
 			if (sec != "" && line ~ /^\* `[^`]+`/) { f = line; sub(/^\* `/, "", f); sub(/`.*/, "", f); listed[sec "/" f] = 1 }
 		}
 	}
-	$1 == "DIR" { d = $2; sub(/\/$/, "", d); if (!(d in named)) { printf "src/%s/: a folder docs/architecture.md does not name: add it to the layer diagram, in its place\n", d; bad = 1 } next }
+	$1 == "ANY" { any[$2] = 1; next }
+	$1 == "DIR" { d = $2; sub(/\/$/, "", d); present[d] = 1; if (!(d in named)) { printf "src/%s/: a folder docs/architecture.md does not name: add it to the layer diagram, in its place\n", d; bad = 1 } next }
 	{ have[$2] = 1; all[++nf] = $2 }
 	END {
 		for (i = 1; i <= nf; i++) {
@@ -84,6 +86,9 @@ order=$(awk '/^```/ { n++; next } n == 1 && /^ [a-z]+\// { sub(/^ /, ""); sub(/\
 			if (b ~ /\.h$/) { c = f; sub(/\.h$/, ".c", c); if (c in have) continue }
 			if (!((d "/" b) in listed)) { printf "src/%s: not listed in docs/architecture.md (section `src/%s/`): say what it is for\n", f, d; bad = 1 }
 		}
+		for (l in listed)
+			if (!(l in any) && (substr(l, 1, index(l, "/") - 1) in present))
+				{ printf "docs/architecture.md lists src/%s, which does not exist: take it off the map\n", l; bad = 1 }
 		exit bad
 	}' || fail=1
 # Every include between folders points down the order.
@@ -108,12 +113,12 @@ check "run lifecycle outside src/record/session.c" \
 # which share cmd_NAME_* functions through cmd/NAME-int.h and nothing else.
 entries=$(grep -o 'cmd_[a-z_]*' "$src/cmd/labrun.c" | sort -u)
 for f in $(cd "$src" && ls cmd/*.c); do
-	case $f in cmd/common.c|cmd/errors.c|cmd/text.c|cmd/cancel.c|cmd/open.c|cmd/render.c|cmd/options.c|cmd/print.c|cmd/table.c|cmd/labrun.c) continue ;; esac
+	case $f in cmd/common.c|cmd/errors.c|cmd/cancel.c|cmd/open.c|cmd/options.c|cmd/progress.c|cmd/labrun.c) continue ;; esac
 	name=$(basename "$f" .c | sed 's/-.*//')
 	for fn in $(grep -v ';[ \t]*$' "$src/$f" | grep -o '^[a-z][a-z_ ]*[ *]cmd_[a-z_]*(' | sed 's/.*\(cmd_[a-z_]*\)(/\1/'); do
 		case $fn in "cmd_${name}_"*) [ -f "$src/cmd/$name-int.h" ] && continue ;; esac
 		if ! printf '%s\n' $entries | grep -qx "$fn"; then
-			echo "src/$f: defines $fn, which is not a command: move what commands share to common.c or print.c"
+			echo "src/$f: defines $fn, which is not a command: move what commands share to common.c, or what they print to src/report/"
 			fail=1
 		fi
 	done

@@ -126,3 +126,11 @@ equals "$(jq -r '.artifacts[] | select(.role == "output") | .name | if type == "
 	"names/box/target/run-$nrun/run.json" | sort | tr '\n' ' ')" \
 	"../x.txt escaped:caf%E9.csv $(printf 'r\303\251sultats.csv') " "run.json lists all three; the non-UTF-8 name escaped, not dropped"
 expect_exit 0 "the extracted crate validates" "$LABRUN" manifest --validate names/box/target
+
+# --site: the static site in the archive's crate, as 'manifest --site' puts it, and verify checks it
+expect_exit 0 "archive --site" "$LABRUN" archive --run 1 --site -o site.tar.zst
+mkdir site-box && expect_exit 0 "extracts" "$LABRUN" archive --extract site.tar.zst site-box
+[ -f site-box/site/index.html ] && [ -f site-box/site/run-1.html ] || fail "no site in the archive: $(ls site-box)"
+grep -q '"@id": "site/index.html"' site-box/ro-crate-metadata.json || fail "the site's pages are not File entities"
+ok "the site is in the archive, each page a File entity"
+expect_exit 0 "verify checks the archive with its site" "$LABRUN" verify --allow-unsigned site.tar.zst

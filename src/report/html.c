@@ -3,8 +3,9 @@
 
 #include <math.h>
 
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 
 /*
  * The report in HTML: 'labrun report --format html' as one self-contained
@@ -17,49 +18,49 @@
 static void table_or_error(FILE *f, int rc, const struct lr_table *t)
 {
 	if (!rc) {
-		cmd_table_html(f, t);
+		lr_render_table_html(f, t);
 		return;
 	}
 	fputs("<p>", f);
-	cmd_html_text(f, lr_error_msg());
+	lr_html_text(f, lr_error_msg());
 	fputs(": the table is missing</p>\n", f);
 }
 
-void cmd_render_html_serving(FILE *f, const struct lr_serving_report *sv)
+void lr_render_html_serving(FILE *f, const struct lr_serving_report *sv)
 {
 	struct lr_table t;
 	char text[512];
 	size_t i;
 
 	fputs("<h2>Serving evidence</h2>\n<p>", f);
-	cmd_html_text(f, cmd_render_cells_intro);
+	lr_html_text(f, lr_render_cells_intro);
 	fputs("</p>\n", f);
-	table_or_error(f, cmd_render_matrix(&t, sv), &t);
-	cmd_render_matrix_release(&t);
+	table_or_error(f, lr_render_matrix(&t, sv), &t);
+	lr_render_matrix_release(&t);
 	fputs("<p>", f);
-	cmd_html_text(f, cmd_render_cells_text(text, sizeof text, sv));
+	lr_html_text(f, lr_render_cells_text(text, sizeof text, sv));
 	fprintf(f, ".</p>\n<p>Failing and missing cases:%s</p>\n<ul>\n", sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("<li>", f);
-		cmd_html_text(f, sv->failing.v[i]);
+		lr_html_text(f, sv->failing.v[i]);
 		fputs("</li>\n", f);
 	}
 	fputs("</ul>\n<p>Per route, over all its responses (median and p90):</p>\n", f);
-	table_or_error(f, cmd_render_route_stats(&t, sv), &t);
+	table_or_error(f, lr_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);
 	fputs("<p>", f);
-	cmd_html_text(f, cmd_render_cells_outro);
+	lr_html_text(f, lr_render_cells_outro);
 	fputs("</p>\n", f);
 	if (!sv->npasses)
 		return;
 	fputs("<p>", f);
-	cmd_html_text(f, cmd_render_passes_intro);
+	lr_html_text(f, lr_render_passes_intro);
 	fputs("</p>\n", f);
-	table_or_error(f, cmd_render_passes(&t, sv), &t);
+	table_or_error(f, lr_render_passes(&t, sv), &t);
 	lr_table_release(&t);
-	table_or_error(f, cmd_render_latency(&t, sv), &t);
+	table_or_error(f, lr_render_latency(&t, sv), &t);
 	lr_table_release(&t);
-	table_or_error(f, cmd_render_occupancy(&t, sv), &t);
+	table_or_error(f, lr_render_occupancy(&t, sv), &t);
 	lr_table_release(&t);
 }
 
@@ -139,17 +140,17 @@ static void svg_chart(FILE *f, const struct lr_report_row *w, const char *an, co
 #define X(i) (L + (W - L - R) * ((i) + 0.5) / w->blocks)
 	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
-	cmd_html_text(f, bn);
+	lr_html_text(f, bn);
 	fputs(" vs ", f);
-	cmd_html_text(f, an);
+	lr_html_text(f, an);
 	fputs(", ", f);
-	cmd_html_text(f, w->label);
+	lr_html_text(f, w->label);
 	fputs("</title>\n<text class=\"caption\" x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
-	cmd_html_text(f, bn);
+	lr_html_text(f, bn);
 	fputs(" vs ", f);
-	cmd_html_text(f, an);
+	lr_html_text(f, an);
 	fputs(", ", f);
-	cmd_html_text(f, w->label);
+	lr_html_text(f, w->label);
 	fprintf(f, ": %s %.1f%%</text>\n", fig, table_pct(w->p.ratio, change));
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" stroke=\"#999\"/>\n", L, T,
 		W - L - R, H - T - B);
@@ -199,13 +200,13 @@ static void html_host(FILE *f, const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
 
-	cmd_html_text(f, r->host.hostname);
+	lr_html_text(f, r->host.hostname);
 	fputs(", ", f);
-	cmd_html_text(f, r->host.cpu_model ? r->host.cpu_model : "unknown CPU");
+	lr_html_text(f, r->host.cpu_model ? r->host.cpu_model : "unknown CPU");
 	fprintf(f, ", %lld CPUs, ", (long long)r->host.cores);
-	cmd_html_text(f, r->host.os ? r->host.os : "unknown OS");
+	lr_html_text(f, r->host.os ? r->host.os : "unknown OS");
 	fputs(", kernel ", f);
-	cmd_html_text(f, r->host.kernel);
+	lr_html_text(f, r->host.kernel);
 }
 
 /* The ledger head, and the head signed (for 'audit --head'). */
@@ -218,7 +219,7 @@ static void html_head(FILE *f, const struct lr_report *rep)
 	if (rep->head_statement) {
 		fputs("<details><summary>The signed ledger head (<code>labrun audit --head FILE</code>, with this "
 		      "envelope saved as FILE)</summary><pre>", f);
-		cmd_html_text(f, rep->head_statement);
+		lr_html_text(f, rep->head_statement);
 		fputs("</pre></details>\n", f);
 	}
 }
@@ -230,19 +231,19 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 	char *cmd;
 
 	fprintf(f, "<h2>");
-	cmd_html_text(f, rr->design.name);
+	lr_html_text(f, rr->design.name);
 	fprintf(f, ", run %lld (%s)</h2>\n<ul>\n<li>Command: <code>", (long long)rr->run.id, lr_status_name(rr->run.status));
-	cmd = cmd_argv_text(rr->run.argv_json);
-	cmd_html_text(f, cmd ? cmd : rr->run.argv_json);
+	cmd = lr_argv_text(rr->run.argv_json);
+	lr_html_text(f, cmd ? cmd : rr->run.argv_json);
 	free(cmd);
 	fputs("</code></li>\n<li>Definition sha256: <code>", f);
-	cmd_html_text(f, rr->design.sha256);
+	lr_html_text(f, rr->design.sha256);
 	fputs("</code></li>\n<li>Sources: ", f);
 	if (rr->run.source.present) {
 		fputs("HEAD <code>", f);
-		cmd_html_text(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
+		lr_html_text(f, rr->run.source.head ? rr->run.source.head : "(no commit)");
 		fprintf(f, "</code>, dirty: %s, diff sha256 <code>", rr->run.source.dirty ? "yes" : "no");
-		cmd_html_text(f, rr->run.source.diff_sha256);
+		lr_html_text(f, rr->run.source.diff_sha256);
 		fputs("</code>", f);
 	} else {
 		fputs("not inside a git work tree", f);
@@ -252,10 +253,10 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 	fprintf(f, "</li>\n<li>Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, "
 		   "target %s, backend ", rr->design.order == LR_ORDER_ABBA ? "ABBA" : "random", rr->design.blocks,
 		rr->design.warmup, rr->design.margin * 100, (unsigned long long)rr->design.seed, lr_exp_target_name(rr->design.target));
-	cmd_html_text(f, rr->design.backend);
+	lr_html_text(f, rr->design.backend);
 	fprintf(f, "</li>\n<li>Parity: %d passed, %d failed, %d missing</li>\n<li>Noise floor: ", rr->passed,
 		rr->failed, rr->missing);
-	cmd_html_text(f, lr_report_floor_text(floor, sizeof floor, rr));
+	lr_html_text(f, lr_report_floor_text(floor, sizeof floor, rr));
 	fputs("</li>\n</ul>\n", f);
 }
 
@@ -263,21 +264,21 @@ static void html_run_facts(FILE *f, const struct lr_report_run *rr)
 static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
 {
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
-	struct cmd_render_heads h;
+	struct lr_render_heads h;
 	struct lr_table t;
 	int k;
 
 	fputs("<h3>", f);
-	cmd_html_text(f, bn);
+	lr_html_text(f, bn);
 	fputs(" vs ", f);
-	cmd_html_text(f, an);
+	lr_html_text(f, an);
 	fprintf(f, ", run %lld</h3>\n", (long long)rr->run.id);
-	cmd_render_table(&t, &h, rr, tb);
+	lr_render_table(&t, &h, rr, tb);
 	table_or_error(f, lr_table_error(&t), &t);
 	lr_table_release(&t);
-	if (cmd_render_sign_noted(tb)) {
+	if (lr_render_sign_noted(tb)) {
 		fputs("<p>", f);
-		cmd_html_text(f, cmd_render_sign_note);
+		lr_html_text(f, lr_render_sign_note);
 		fputs("</p>\n", f);
 	}
 	fputs("<div>\n", f);
@@ -287,7 +288,7 @@ static void html_table(FILE *f, const struct lr_report_run *rr, const struct lr_
 	fputs("</div>\n", f);
 }
 
-void cmd_render_html_runs(FILE *f, const struct lr_report *rep)
+void lr_render_html_runs(FILE *f, const struct lr_report *rep)
 {
 	for (int i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
@@ -298,22 +299,22 @@ void cmd_render_html_runs(FILE *f, const struct lr_report *rep)
 	}
 }
 
-void cmd_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+void lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>labrun report: ", f);
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
 	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
 	      "</head><body>\n<h1>labrun report: ", f);
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fprintf(f, "</h1>\n<p class=\"method\">Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
-	cmd_html_text(f, cmd_render_method);
+	lr_html_text(f, lr_render_method);
 	fputs("</p>\n", f);
 	html_head(f, rep);
-	cmd_render_html_runs(f, rep);
+	lr_render_html_runs(f, rep);
 	if (sv->nrows)
-		cmd_render_html_serving(f, sv);
+		lr_render_html_serving(f, sv);
 	fputs("</body></html>\n", f);
 }

@@ -14,8 +14,9 @@
 
 #include "base/csv.h"
 #include "base/error.h"
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 
@@ -134,7 +135,7 @@ static int csv_table(FILE *f, struct lr_table *t, int blank)
 	if (!rc && blank)
 		fputs("\r\n", f);
 	if (!rc)
-		rc = cmd_table_csv(f, t, 1);
+		rc = lr_render_table_csv(f, t, 1);
 	lr_table_release(t);
 	return rc;
 }
@@ -196,12 +197,12 @@ static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 			lr_table_text(&t, sv->routes[k]);
 			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
 				lr_table_int(&t, v[j]);
-			lr_table_text(&t, cmd_render_cell_text(cell, sizeof cell, c));
+			lr_table_text(&t, lr_render_cell_text(cell, sizeof cell, c));
 		}
 	return csv_table(f, &t, 1);
 }
 
-int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
+int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
 {
 	struct lr_table t;
 	int rc;
@@ -217,12 +218,12 @@ int cmd_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving
 	if ((rc = csv_table(f, &t, 0)) || !sv->nrows || (rc = csv_cells(f, sv)))
 		return rc;
 	/* the per-route timing, then the collected passes and their latency, with the Markdown's column keys */
-	if ((rc = csv_section(f, cmd_render_route_stats, sv)) || !sv->npasses ||
-	    (rc = csv_section(f, cmd_render_passes, sv)))
+	if ((rc = csv_section(f, lr_render_route_stats, sv)) || !sv->npasses ||
+	    (rc = csv_section(f, lr_render_passes, sv)))
 		return rc;
-	if ((rc = csv_section(f, cmd_render_latency, sv)))
+	if ((rc = csv_section(f, lr_render_latency, sv)))
 		return rc;
-	return csv_section(f, cmd_render_occupancy, sv);
+	return csv_section(f, lr_render_occupancy, sv);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -397,7 +398,7 @@ static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
 			 (json_int_t)c->not_collected, "within_route", json_parity(&c->within), "cross_route",
 			 json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated", c->gated, "strict", (json_int_t)c->strict, "formats",
 			 (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total", (json_int_t)c->gate_total, "cell",
-			 cmd_render_cell_text(cell, sizeof cell, c));
+			 lr_render_cell_text(cell, sizeof cell, c));
 }
 
 static json_t *json_dist4(const struct lr_dist4 *d)
@@ -484,7 +485,7 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 						  sv->collected, "uncollected", sv->uncollected, "within_route",
 						  json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
 						  "gates", json_tally(&sv->gates, "passing"), "sentence",
-						  cmd_render_cells_text(text, sizeof text, sv)));
+						  lr_render_cells_text(text, sizeof text, sv)));
 	json_object_set_new(o, "failing", failing);
 	json_object_set_new(o, "failing_compared", json_integer(sv->failing_compared));
 	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
@@ -494,7 +495,7 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	return o;
 }
 
-void cmd_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+void lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
 {
 	json_t *root = json_object(), *runs = json_array();
 

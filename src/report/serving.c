@@ -1,17 +1,18 @@
 /*
  * The serving evidence as every format shows it: a cell's text, the matrix,
  * the per-route timing table and the sentence that accounts for every cell,
- * with the prose around them (render.c's Markdown, render-data.c's CSV and
- * JSON, report-html.c's page and print.c's 'run' printout use them).
+ * with the prose around them (render.c's Markdown, data.c's CSV and JSON,
+ * html.c's page and outcome.c's 'run' printout use them).
  */
 #include "config.h"
 #include "base/system.h"
 
 #include "base/error.h"
-#include "cmd/cmd.h"
+#include "report/report.h"
+#include "report/text.h"
 #include "serving/report.h"
 
-const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
+const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c)
 {
 	int off = 0;
 
@@ -36,7 +37,7 @@ const char *cmd_render_cell_text(char *buf, size_t len, const struct lr_serving_
 	return buf;
 }
 
-int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv)
+int lr_render_matrix(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	struct lr_column *cols = calloc((size_t)sv->nroutes + 1, sizeof *cols);
 	char cell[256];
@@ -50,12 +51,12 @@ int cmd_render_matrix(struct lr_table *t, const struct lr_serving_report *sv)
 	for (int r = 0; r < sv->nrows; r++) {
 		lr_table_text(t, sv->rows[r].label);
 		for (int k = 0; k < sv->nroutes; k++)
-			lr_table_text(t, cmd_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
+			lr_table_text(t, lr_render_cell_text(cell, sizeof cell, &sv->cells[r * sv->nroutes + k]));
 	}
 	return lr_table_error(t);
 }
 
-void cmd_render_matrix_release(struct lr_table *t)
+void lr_render_matrix_release(struct lr_table *t)
 {
 	free((void *)t->cols);
 	lr_table_release(t);
@@ -72,7 +73,7 @@ static void dist_cells(struct lr_table *t, const struct lr_serving_dist *d)
 	}
 }
 
-int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv)
+int lr_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "route", "Route", 0 },
@@ -96,7 +97,7 @@ int cmd_render_route_stats(struct lr_table *t, const struct lr_serving_report *s
 	return lr_table_error(t);
 }
 
-const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv)
+const char *lr_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv)
 {
 	lr_fmt_cut(buf, len, "%d cells: %d collected, %d uncollected; of the collected, within-route parity %d exact, "
 		   "%d failing, %d never compared; cross-route parity %d exact, %d failing, %d never compared; gates %d "
@@ -106,13 +107,13 @@ const char *cmd_render_cells_text(char *buf, size_t len, const struct lr_serving
 	return buf;
 }
 
-const char cmd_render_cells_intro[] =
+const char lr_render_cells_intro[] =
 	"Cells: within-route parity, exact/total over a route's repeated executions compared with its first; "
 	"cross-route parity, exact/total over its comparisons with another route (reference_route, or "
 	"labrun compare); then the scores of its latest frozen quality gate. Exact means equal token arrays "
 	"and equal texts; a comparison also fails when a finish reason differs.";
 
-const char cmd_render_cells_outro[] =
+const char lr_render_cells_outro[] =
 	"Paired route comparisons are the experiment tables above: with the method's 95% interval from 6 "
 	"paired blocks, otherwise \"N timed batches, no interval\".";
 
@@ -124,7 +125,7 @@ static const char *pass_label(char *buf, size_t len, const struct lr_serving_rep
 	return buf;
 }
 
-int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
+int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "pass", "Pass", 0 },
@@ -173,7 +174,7 @@ int cmd_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 	return lr_table_error(t);
 }
 
-int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
+int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "pass", "Pass", 0 },
@@ -203,7 +204,7 @@ int cmd_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
 	return lr_table_error(t);
 }
 
-int cmd_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
+int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "pass", "Pass", 0 },
@@ -240,7 +241,7 @@ int cmd_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
 	return lr_table_error(t);
 }
 
-const char cmd_render_passes_intro[] =
+const char lr_render_passes_intro[] =
 	"Collected passes (labrun collect), recomputed from every request's row as vLLM's bench serve defines "
 	"the figures: throughput over the pass, from its first request sent to its last ended; TTFT from sending "
 	"to the first content event; TPOT = (E2EL - TTFT) / (output tokens - 1); ITL the gaps between content "

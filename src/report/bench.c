@@ -1,8 +1,8 @@
 #include "config.h"
 #include "base/system.h"
 
-#include "cmd/cmd.h"
-#include "cmd/report-int.h"
+#include "report/report.h"
+#include "report/text.h"
 #include "experiment/benchjob.h"
 #include "experiment/collectbench.h"
 #include "experiment/importbench.h"
@@ -51,11 +51,11 @@ static void open_doc(FILE *f, int html, const struct lr_run *run)
 		return;
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
 	      "td.n{text-align:right}</style>\n</head><body>\n<h1>", f);
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fputs("</h1>\n", f);
 }
 
@@ -67,7 +67,7 @@ static void para(FILE *f, int html, const char *s)
 		return;
 	}
 	fputs("<p>", f);
-	cmd_html_text(f, s);
+	lr_html_text(f, s);
 	fputs("</p>\n", f);
 }
 
@@ -97,10 +97,10 @@ static int write_doc(FILE *f, const char *format, const struct lr_run *run, cons
 
 	if (rc || !strcmp(format, "csv")) {
 		json_decref(root);
-		return rc ? rc : cmd_table_csv(f, t, 1);
+		return rc ? rc : lr_render_table_csv(f, t, 1);
 	}
 	if (!strcmp(format, "json")) {
-		json_object_set_new(root, key, cmd_table_json(t));
+		json_object_set_new(root, key, lr_render_table_json(t));
 		dump(f, root);
 		return 0;
 	}
@@ -108,10 +108,10 @@ static int write_doc(FILE *f, const char *format, const struct lr_run *run, cons
 	open_doc(f, html, run);
 	para(f, html, prose);
 	if (html) {
-		cmd_table_html(f, t);
+		lr_render_table_html(f, t);
 		fputs("</body></html>\n", f);
 	} else {
-		cmd_table_md(f, t);
+		lr_render_table_md(f, t);
 	}
 	return 0;
 }
@@ -125,9 +125,9 @@ static int store_report(FILE *f, const struct lr_run *run, const char *format)
 
 	if ((rc = lr_storebench_job_results(run, &rows, &n)))
 		return rc;
-	cmd_bench_store_table(&t);
+	lr_render_bench_store_table(&t);
 	for (i = 0; i < n; i++)
-		cmd_bench_store_row(&t, &rows[i]);
+		lr_render_bench_store_row(&t, &rows[i]);
 	snprintf(prose, sizeof prose, "%s\n\nHost: %s, %lld CPUs; %s runs of each command per scale.", store_method,
 		 cpu_model(run), (long long)run->host.cores, binding(run, "reps"));
 	rc = write_doc(f, format, run, prose, &t, envelope(run), "scales");
@@ -151,7 +151,7 @@ static int import_report(FILE *f, const struct lr_run *run, const char *format)
 		free(r);
 		return rc;
 	}
-	cmd_bench_import_table(&t, r);
+	lr_render_bench_import_table(&t, r);
 	snprintf(prose, sizeof prose, "'labrun import' of %s, %s tokens on the simulated device, %s runs of each variant "
 		 "(first dropped), on %s (%lld CPUs). Each run's import total and whole-command wall time over the copy "
 		 "ceiling that run measured (memcpy of the same bytes), median over runs. Measured, not modelled.",
@@ -180,7 +180,7 @@ static int ingest_report(FILE *f, const struct lr_run *run, const char *format)
 		free(r);
 		return rc;
 	}
-	cmd_bench_ingest_table(&t, r);
+	lr_render_bench_ingest_table(&t, r);
 	snprintf(prose, sizeof prose, "'labrun ingest responses' of %s responses of %s tokens (%.1f MB) into a fresh run, "
 		 "beside %s running 'for line in f: json.loads(line)' over the same file, and 'labrun compare' of two such "
 		 "sets; %s repetitions alternated (first dropped), on %s (%lld CPUs). Wall time of each process, median "
@@ -206,7 +206,7 @@ static int remote_report(FILE *f, const struct lr_run *run, const char *format)
 
 	if ((rc = lr_remotebench_job_results(run, &r)))
 		return rc;
-	cmd_bench_remote_table(&t, &r);
+	lr_render_bench_remote_table(&t, &r);
 	snprintf(prose, sizeof prose, "'labrun push' and then 'labrun pull' of %s synthetic runs with %s repetitions and "
 		 "%.0f MiB of objects, to remote '%s' and back, on %s (%lld CPUs). Wall time and peak resident set size "
 		 "of each command, measured, not modelled.", binding(run, "runs"), binding(run, "reps"),
@@ -235,7 +235,7 @@ static int collect_report(FILE *f, const struct lr_run *run, const char *format)
 		free(r);
 		return rc;
 	}
-	cmd_bench_collect_table(&t, r);
+	lr_render_bench_collect_table(&t, r);
 	snprintf(prose, sizeof prose, "'labrun collect', storing everything, beside a Python asyncio client (%s, %s) "
 		 "sending the same %lld requests of %lld tokens and writing the same responses to a file, against a null "
 		 "streaming server writing %s token chunk(s) at once; %d passes of each client a level, alternated, the first "
@@ -258,7 +258,7 @@ static int collect_report(FILE *f, const struct lr_run *run, const char *format)
 static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct lr_bench_opts *o,
 		       const struct lr_bench_result *r, int n)
 {
-	char *cmdline = cmd_argv_text(run->argv_json), text[1024];
+	char *cmdline = lr_argv_text(run->argv_json), text[1024];
 	struct lr_table t;
 	int s, rc = 0;
 
@@ -274,13 +274,13 @@ static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct
 	free(cmdline);
 	para(f, html, text);
 	for (s = 0; s < n && !rc; s++) {
-		lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
-		cmd_bench_encoder_rows(&t, &o[s], &r[s]);
+		lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
+		lr_render_bench_encoder_rows(&t, &o[s], &r[s]);
 		if (!(rc = lr_table_error(&t))) {
-			cmd_bench_encoder_heading(text, sizeof text, &o[s], &r[s]);
+			lr_render_bench_encoder_heading(text, sizeof text, &o[s], &r[s]);
 			if (html) {
 				fputs("<h2>", f);
-				cmd_html_text(f, text);
+				lr_html_text(f, text);
 				fputs("</h2>\n", f);
 			} else {
 				fprintf(f, "## %s\n\n", text);
@@ -289,12 +289,12 @@ static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct
 				 r[s].digest);
 			para(f, html, text);
 			if (html) {
-				cmd_table_html(f, &t);
+				lr_render_table_html(f, &t);
 			} else {
-				cmd_table_md(f, &t);
+				lr_render_table_md(f, &t);
 				fputc('\n', f);
 			}
-			cmd_bench_encoder_summary(text, sizeof text, &r[s], ". ");
+			lr_render_bench_encoder_summary(text, sizeof text, &r[s], ". ");
 			para(f, html, text);
 		}
 		lr_table_release(&t);
@@ -315,17 +315,17 @@ static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
 	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
 		return rc;
 	if (!strcmp(format, "csv")) {
-		lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
+		lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
 		for (s = 0; s < n; s++)
-			cmd_bench_encoder_rows(&t, &o[s], &r[s]);
+			lr_render_bench_encoder_rows(&t, &o[s], &r[s]);
 		if (!(rc = lr_table_error(&t)))
-			rc = cmd_table_csv(f, &t, 1);
+			rc = lr_render_table_csv(f, &t, 1);
 		lr_table_release(&t);
 	} else if (!strcmp(format, "json")) {
 		json_t *root = envelope(run), *shapes = json_array();
 
 		for (s = 0; s < n; s++)
-			json_array_append_new(shapes, cmd_bench_json(&o[s], &r[s]));
+			json_array_append_new(shapes, lr_render_bench_json(&o[s], &r[s]));
 		json_object_set_new(root, "threads", json_string(binding(run, "threads")));
 		json_object_set_new(root, "contract", json_string(binding(run, "contract")));
 		json_object_set_new(root, "seed", json_string(binding(run, "seed")));
@@ -341,7 +341,7 @@ static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-int cmd_report_bench(FILE *f, const struct lr_run *run, const char *format)
+int lr_render_bench_run(FILE *f, const struct lr_run *run, const char *format)
 {
 	const char *b = binding(run, "benchmark");
 

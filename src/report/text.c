@@ -6,14 +6,15 @@
 
 #include "base/error.h"
 #include "base/jsonbytes.h"
-#include "cmd/cmd.h"
+#include "report/report.h"
+#include "report/text.h"
 
 static int is_control(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
 }
 
-void cmd_term_text(FILE *f, const char *s)
+void lr_term_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		if (is_control((unsigned char)*s))
@@ -58,7 +59,7 @@ static void quote_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
-char *cmd_argv_text(const char *argv_json)
+char *lr_argv_text(const char *argv_json)
 {
 	json_t *a = json_loads(argv_json, 0, NULL);
 	char *buf = NULL;
@@ -82,7 +83,7 @@ char *cmd_argv_text(const char *argv_json)
 	return buf;
 }
 
-const char *cmd_human_size(char *buf, size_t len, long long bytes)
+const char *lr_human_size(char *buf, size_t len, long long bytes)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;
@@ -100,24 +101,7 @@ const char *cmd_human_size(char *buf, size_t len, long long bytes)
 	return buf;
 }
 
-int cmd_split_list(struct lr_strlist *out, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int rc = 0;
-
-	if (!copy)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (*tok)
-			rc = lr_strlist_add(out, tok);
-	}
-	free(copy);
-	return rc;
-}
-
-void cmd_md_text(FILE *f, const char *s, int cell)
+void lr_md_text(FILE *f, const char *s, int cell)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -131,7 +115,7 @@ void cmd_md_text(FILE *f, const char *s, int cell)
 	}
 }
 
-void cmd_html_text(FILE *f, const char *s)
+void lr_html_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {

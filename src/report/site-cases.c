@@ -5,8 +5,9 @@
 #include <jansson.h>
 
 #include "base/error.h"
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 #include "store/serving.h"
 
 #define CONTEXT 4		/* tokens shown before the first difference */
@@ -67,11 +68,11 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 	if (!(rc = lr_store_set_responses(c->st, c->k->ref_set, find_case, &ref)))
 		rc = lr_store_set_responses(c->st, c->k->cand_set, find_case, &cand);
 	fputs("<h3>", c->f);
-	cmd_html_text(c->f, c->k->cand_route);
+	lr_html_text(c->f, c->k->cand_route);
 	fputs(" against ", c->f);
-	cmd_html_text(c->f, c->k->ref_route);
+	lr_html_text(c->f, c->k->ref_route);
 	fprintf(c->f, " (comparison %lld, %s), case ", (long long)c->k->id, c->k->kind);
-	cmd_html_text(c->f, case_id);
+	lr_html_text(c->f, case_id);
 	fputs("</h3>\n<p>", c->f);
 	if (o->missing)
 		fprintf(c->f, "the %s has no response", o->missing == 1 ? "reference" : "candidate");
@@ -91,8 +92,8 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 		for (size_t i = from; i < to; i++)
 			token_column(c->f, i, ref.tokens, cand.tokens);
 		fputs("</div>\n<table class=\"kv\">\n", c->f);
-		cmd_render_site_fact(c->f, "reference text", ref.text);
-		cmd_render_site_fact(c->f, "candidate text", cand.text);
+		lr_render_site_fact(c->f, "reference text", ref.text);
+		lr_render_site_fact(c->f, "candidate text", cand.text);
 		fputs("</table>\n", c->f);
 	}
 	json_decref(ref.tokens);
@@ -112,7 +113,7 @@ static int failing_comparison(void *arg, const struct lr_comparison_row *k)
 	return lr_store_comparison_failures(c->st, k->id, failing_case, c);
 }
 
-int cmd_render_site_failing_cases(FILE *f, struct lr_store *st, int64_t run)
+int lr_render_site_failing_cases(FILE *f, struct lr_store *st, int64_t run)
 {
 	struct failing_ctx c = { f, st, NULL, 0 };
 

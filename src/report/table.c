@@ -7,7 +7,8 @@
 #include "base/system.h"
 
 #include "base/csv.h"
-#include "cmd/cmd.h"
+#include "report/report.h"
+#include "report/text.h"
 
 /* A cell as a person reads it; "-" when it has no value. */
 static const char *person(char *buf, size_t size, const struct lr_cell *c)
@@ -25,7 +26,7 @@ static int shown(const struct lr_table *t, int c, int prose)
 	return !(t->cols[c].flags & (prose ? LR_COL_DATA : LR_COL_PROSE));
 }
 
-void cmd_table_md(FILE *f, const struct lr_table *t)
+void lr_render_table_md(FILE *f, const struct lr_table *t)
 {
 	char buf[64];
 	int c;
@@ -33,7 +34,7 @@ void cmd_table_md(FILE *f, const struct lr_table *t)
 	for (c = 0; c < t->ncols; c++)
 		if (shown(t, c, 1)) {
 			fputs("| ", f);
-			cmd_md_text(f, t->cols[c].head, 1);
+			lr_md_text(f, t->cols[c].head, 1);
 			fputc(' ', f);
 		}
 	fputs("|\n", f);
@@ -45,14 +46,14 @@ void cmd_table_md(FILE *f, const struct lr_table *t)
 		for (c = 0; c < t->ncols; c++)
 			if (shown(t, c, 1)) {
 				fputs("| ", f);
-				cmd_md_text(f, person(buf, sizeof buf, lr_table_cell(t, r, c)), 1);
+				lr_md_text(f, person(buf, sizeof buf, lr_table_cell(t, r, c)), 1);
 				fputc(' ', f);
 			}
 		fputs("|\n", f);
 	}
 }
 
-void cmd_table_html(FILE *f, const struct lr_table *t)
+void lr_render_table_html(FILE *f, const struct lr_table *t)
 {
 	char buf[64];
 	int c;
@@ -61,7 +62,7 @@ void cmd_table_html(FILE *f, const struct lr_table *t)
 	for (c = 0; c < t->ncols; c++)
 		if (shown(t, c, 1)) {
 			fputs("<th>", f);
-			cmd_html_text(f, t->cols[c].head);
+			lr_html_text(f, t->cols[c].head);
 			fputs("</th>", f);
 		}
 	fputs("</tr>\n", f);
@@ -70,7 +71,7 @@ void cmd_table_html(FILE *f, const struct lr_table *t)
 		for (c = 0; c < t->ncols; c++)
 			if (shown(t, c, 1)) {
 				fputs(t->cols[c].flags & LR_COL_NUMBER ? "<td class=\"n\">" : "<td>", f);
-				cmd_html_text(f, person(buf, sizeof buf, lr_table_cell(t, r, c)));
+				lr_html_text(f, person(buf, sizeof buf, lr_table_cell(t, r, c)));
 				fputs("</td>", f);
 			}
 		fputs("</tr>\n", f);
@@ -84,7 +85,7 @@ static const char *line_cell(char *buf, size_t size, const struct lr_table *t, s
 	return r ? person(buf, size, lr_table_cell(t, r - 1, c)) : t->cols[c].head;
 }
 
-int cmd_table_text(FILE *f, const struct lr_table *t, int indent, size_t from)
+int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t from)
 {
 	size_t *w = calloc((size_t)t->ncols + 1, sizeof *w);
 	const char *sep;
@@ -121,7 +122,7 @@ int cmd_table_text(FILE *f, const struct lr_table *t, int indent, size_t from)
 	return 0;
 }
 
-int cmd_table_csv(FILE *f, const struct lr_table *t, int header)
+int lr_render_table_csv(FILE *f, const struct lr_table *t, int header)
 {
 	char (*buf)[LR_DOUBLE_TEXT] = calloc((size_t)t->ncols + 1, sizeof *buf);
 	const char **row = calloc((size_t)t->ncols + 1, sizeof *row);
@@ -157,7 +158,7 @@ int cmd_table_csv(FILE *f, const struct lr_table *t, int header)
 	return rc;
 }
 
-json_t *cmd_table_json(const struct lr_table *t)
+json_t *lr_render_table_json(const struct lr_table *t)
 {
 	json_t *rows = json_array();
 

@@ -11,9 +11,9 @@
 
 #include "base/csv.h"
 #include "base/error.h"
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
-#include "evidence/manifest.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 
@@ -35,10 +35,10 @@ static void md_or_error(FILE *f, int rc, const struct lr_table *t)
 	if (rc)
 		fprintf(f, "(%s: the table is missing)\n", lr_error_msg());
 	else
-		cmd_table_md(f, t);
+		lr_render_table_md(f, t);
 }
 
-void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const struct lr_report_run *rr,
+void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
 		      const struct lr_report_table *tb)
 {
 	const struct lr_stored_design *d = &rr->design;
@@ -96,13 +96,13 @@ void cmd_render_table(struct lr_table *t, struct cmd_render_heads *h, const stru
 	}
 }
 
-const char cmd_render_sign_note[] =
+const char lr_render_sign_note[] =
 	"(a) The medians and the estimate point different ways here. The medians pool every repetition of "
 	"each arm; the estimate is the median of the paired block ratios, which cancels drift between "
 	"blocks. For an effect this close to zero the two may differ in sign; the estimate and its "
 	"interval are the method's figures.";
 
-int cmd_render_sign_noted(const struct lr_report_table *tb)
+int lr_render_sign_noted(const struct lr_report_table *tb)
 {
 	for (int k = 0; k < tb->nrows; k++)
 		if (lr_report_sign_disagrees(&tb->rows[k]))
@@ -113,19 +113,19 @@ int cmd_render_sign_noted(const struct lr_report_table *tb)
 /* One table of a run, in Markdown. */
 static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
 {
-	struct cmd_render_heads h;
+	struct lr_render_heads h;
 	struct lr_table t;
 
-	cmd_render_table(&t, &h, rr, tb);
+	lr_render_table(&t, &h, rr, tb);
 	fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", rr->arm[tb->arm], rr->kernel[tb->arm], rr->arm[0],
 		rr->kernel[0], (long long)rr->run.id);
 	md_or_error(f, lr_table_error(&t), &t);
 	lr_table_release(&t);
-	if (cmd_render_sign_noted(tb))
-		fprintf(f, "\n%s\n", cmd_render_sign_note);
+	if (lr_render_sign_noted(tb))
+		fprintf(f, "\n%s\n", lr_render_sign_note);
 }
 
-void cmd_render_tables(FILE *f, const struct lr_report_run *rr)
+void lr_render_tables(FILE *f, const struct lr_report_run *rr)
 {
 	for (int t = 0; t < rr->ntables; t++)
 		md_table(f, rr, &rr->tables[t]);
@@ -136,7 +136,7 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 	char floor[512];
 	const struct lr_run *r = &rr->run;
 	const struct lr_stored_design *d = &rr->design;
-	char *cmdline = cmd_argv_text(r->argv_json);
+	char *cmdline = lr_argv_text(r->argv_json);
 	int i, listed = 0;
 
 	fprintf(f, "## %s, run %lld (%s)\n\n", d->name, (long long)r->id, lr_status_name(r->status));
@@ -167,9 +167,9 @@ static void md_run(FILE *f, const struct lr_report_run *rr)
 		(unsigned long long)d->seed, lr_exp_target_name(d->target), d->backend);
 	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
 	fputs("* Noise floor: ", f);
-	cmd_md_text(f, lr_report_floor_text(floor, sizeof floor, rr), 0);
+	lr_md_text(f, lr_report_floor_text(floor, sizeof floor, rr), 0);
 	fputc('\n', f);
-	cmd_render_tables(f, rr);
+	lr_render_tables(f, rr);
 	fprintf(f, "\nFailed or missing conditions:");
 	for (i = 0; i < rr->nconds; i++)
 		if (strcmp(rr->conds[i].status, "passed")) {
@@ -191,35 +191,35 @@ static void md_serving(FILE *f, const struct lr_serving_report *sv)
 	size_t i;
 
 	fprintf(f, "## Serving evidence\n\n");
-	fprintf(f, "%s\n\n", cmd_render_cells_intro);
-	md_or_error(f, cmd_render_matrix(&t, sv), &t);
-	cmd_render_matrix_release(&t);
-	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", cmd_render_cells_text(text, sizeof text, sv),
+	fprintf(f, "%s\n\n", lr_render_cells_intro);
+	md_or_error(f, lr_render_matrix(&t, sv), &t);
+	lr_render_matrix_release(&t);
+	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", lr_render_cells_text(text, sizeof text, sv),
 		sv->failing.n ? "" : " none.");
 	for (i = 0; i < sv->failing.n; i++) {
 		fputs("* ", f);
-		cmd_md_text(f, sv->failing.v[i], 0);
+		lr_md_text(f, sv->failing.v[i], 0);
 		fputc('\n', f);
 	}
 	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n");
-	md_or_error(f, cmd_render_route_stats(&t, sv), &t);
+	md_or_error(f, lr_render_route_stats(&t, sv), &t);
 	lr_table_release(&t);
-	fprintf(f, "\n%s\n", cmd_render_cells_outro);
+	fprintf(f, "\n%s\n", lr_render_cells_outro);
 	if (!sv->npasses)
 		return;
-	fprintf(f, "\n%s\n\n", cmd_render_passes_intro);
-	md_or_error(f, cmd_render_passes(&t, sv), &t);
+	fprintf(f, "\n%s\n\n", lr_render_passes_intro);
+	md_or_error(f, lr_render_passes(&t, sv), &t);
 	lr_table_release(&t);
 	fputc('\n', f);
-	md_or_error(f, cmd_render_latency(&t, sv), &t);
+	md_or_error(f, lr_render_latency(&t, sv), &t);
 	lr_table_release(&t);
 	fputc('\n', f);
-	md_or_error(f, cmd_render_occupancy(&t, sv), &t);
+	md_or_error(f, lr_render_occupancy(&t, sv), &t);
 	lr_table_release(&t);
 }
 
 /* The method in one paragraph: the same words in every format that has prose. */
-const char cmd_render_method[] =
+const char lr_render_method[] =
 	"every figure is recomputed from the stored\n"
 	"repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
 	"execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
@@ -232,7 +232,7 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 	int i;
 
 	fprintf(f, "# labrun report: %s\n\n", title);
-	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, cmd_render_method);
+	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, lr_render_method);
 	if (rep->head.seq)
 		fprintf(f, "Ledger head: `%lld:%s`; `labrun audit --head %lld:%s` proves a store still holds\n"
 			   "every run this report was computed from, unchanged.\n\n",
@@ -247,13 +247,13 @@ static void write_md(FILE *f, const struct lr_report *rep, const struct lr_servi
 		md_serving(f, sv);
 }
 
-int cmd_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
+int lr_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
 		      const char *title)
 {
 	if (!strcmp(format, "csv"))
-		return cmd_render_csv(f, rep, sv);
+		return lr_render_csv(f, rep, sv);
 	if (!strcmp(format, "json"))
-		cmd_render_json(f, rep, sv, title);
+		lr_render_json(f, rep, sv, title);
 	else
 		write_md(f, rep, sv, title);
 	return 0;
@@ -269,45 +269,33 @@ static int render_text(const char *format, const struct lr_report *rep, const st
 
 	if (!f)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = cmd_render_report(f, format, rep, sv, title);
+	rc = lr_render_report(f, format, rep, sv, title);
 	if (fclose(f) && !rc)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	return rc;
 }
 
-int cmd_render_crate_report(struct lr_store *st, const int64_t *ids, int n, const char *title, char **md, char **json)
+int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out)
 {
 	struct lr_serving_report sv;
 	struct lr_report rep;
 	int rc;
 
-	*md = *json = NULL;
+	memset(out, 0, sizeof *out);
 	memset(&sv, 0, sizeof sv);
 	if ((rc = lr_report_build_runs(st, ids, n, &rep)))
 		return rc == LR_ENOTFOUND ? 0 : rc;
 	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) && (rep.nruns || sv.nrows) &&
-	    !(rc = render_text("md", &rep, &sv, title, md)))
-		rc = render_text("json", &rep, &sv, title, json);
+	    !(rc = render_text("md", &rep, &sv, title, &out->md)))
+		rc = render_text("json", &rep, &sv, title, &out->json);
 	lr_serving_report_release(&sv);
 	lr_report_release(&rep);
+	if (rc)
+		lr_render_crate_files_release(out);
 	return rc;
 }
 
-int cmd_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct cmd_crate_files *out)
-{
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if ((rc = cmd_render_crate_report(st, ids, n, title, &out->md, &out->json)))
-		return rc;
-	if (out->md) {
-		out->files[out->n++] = (struct lr_crate_file){ "report.md", out->md };
-		out->files[out->n++] = (struct lr_crate_file){ "report.json", out->json };
-	}
-	return 0;
-}
-
-void cmd_crate_files_release(struct cmd_crate_files *f)
+void lr_render_crate_files_release(struct lr_crate_report *f)
 {
 	free(f->md);
 	free(f->json);

@@ -15,8 +15,9 @@
 #include "base/progress.h"
 #include "base/trust.h"
 #include "base/walk.h"
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 #include "experiment/compare.h"
 #include "experiment/report.h"
 #include "serving/report.h"
@@ -50,13 +51,13 @@ static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
 	fputs("<table class=\"kv\">\n", f);
 	for (size_t i = 0; i < l->n; i++) {
 		fputs("<tr><th>", f);
-		cmd_html_text(f, l->v[i].key);
+		lr_html_text(f, l->v[i].key);
 		fputs("</th><td><code>", f);
-		cmd_html_text(f, l->v[i].value ? l->v[i].value : "");
+		lr_html_text(f, l->v[i].value ? l->v[i].value : "");
 		fputs("</code>", f);
 		if (l->v[i].tag && *l->v[i].tag) {
 			fputs(" <span class=\"tag\">", f);
-			cmd_html_text(f, l->v[i].tag);
+			lr_html_text(f, l->v[i].tag);
 			fputs("</span>", f);
 		}
 		fputs("</td></tr>\n", f);
@@ -66,34 +67,34 @@ static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
 
 static void summary(FILE *f, const struct lr_run *r)
 {
-	char buf[256], *cmd = cmd_argv_text(r->argv_json);
+	char buf[256], *cmd = lr_argv_text(r->argv_json);
 
 	fputs("<table class=\"kv\">\n", f);
-	cmd_render_site_fact(f, "uuid", r->uuid);
-	cmd_render_site_fact(f, "command", cmd ? cmd : r->argv_json);
-	cmd_render_site_fact(f, "directory", r->cwd);
-	cmd_render_site_fact(f, "experiment", r->experiment);
+	lr_render_site_fact(f, "uuid", r->uuid);
+	lr_render_site_fact(f, "command", cmd ? cmd : r->argv_json);
+	lr_render_site_fact(f, "directory", r->cwd);
+	lr_render_site_fact(f, "experiment", r->experiment);
 	fputs("<tr><th>issues</th><td>", f);
 	for (size_t i = 0; i < r->issues.n; i++) {
-		cmd_html_text(f, r->issues.v[i]);
+		lr_html_text(f, r->issues.v[i]);
 		fputs(i + 1 < r->issues.n ? ", " : "", f);
 	}
 	fputs(r->issues.n ? "</td></tr>\n" : "-</td></tr>\n", f);
-	cmd_render_site_fact(f, "started", r->started_at);
-	cmd_render_site_fact(f, "ended", r->ended_at);
+	lr_render_site_fact(f, "started", r->started_at);
+	lr_render_site_fact(f, "ended", r->ended_at);
 	if (r->has_exit)
 		snprintf(buf, sizeof buf, "exit code %d", r->exit_code);
 	else if (r->signal)
 		snprintf(buf, sizeof buf, "signal %d", r->signal);
 	else
 		snprintf(buf, sizeof buf, "none (labrun ran the work itself)");
-	cmd_render_site_fact(f, "outcome", buf);
-	cmd_render_site_fact(f, "failure", r->failure);
+	lr_render_site_fact(f, "outcome", buf);
+	lr_render_site_fact(f, "failure", r->failure);
 	snprintf(buf, sizeof buf, "wall %.3f s, user %.3f s, sys %.3f s, peak RSS %lld KiB", r->wall_s, r->user_s, r->sys_s,
 		 (long long)r->peak_rss_kib);
-	cmd_render_site_fact(f, "resources", buf);
-	cmd_render_site_fact(f, "note", r->note);
-	cmd_render_site_fact(f, "labrun", r->labrun_version);
+	lr_render_site_fact(f, "resources", buf);
+	lr_render_site_fact(f, "note", r->note);
+	lr_render_site_fact(f, "labrun", r->labrun_version);
 	fputs("</table>\n", f);
 	free(cmd);
 }
@@ -106,20 +107,20 @@ static void sources(FILE *f, const struct lr_run *r)
 		return;
 	}
 	fputs("<table class=\"kv\">\n", f);
-	cmd_render_site_fact(f, "repository", r->source.repo_path);
-	cmd_render_site_fact(f, "HEAD", r->source.head);
-	cmd_render_site_fact(f, "branch", r->source.branch);
-	cmd_render_site_fact(f, "dirty", r->source.dirty ? "yes" : "no");
-	cmd_render_site_fact(f, "diff sha256", r->source.diff_sha256);
+	lr_render_site_fact(f, "repository", r->source.repo_path);
+	lr_render_site_fact(f, "HEAD", r->source.head);
+	lr_render_site_fact(f, "branch", r->source.branch);
+	lr_render_site_fact(f, "dirty", r->source.dirty ? "yes" : "no");
+	lr_render_site_fact(f, "diff sha256", r->source.diff_sha256);
 	fputs("</table>\n", f);
 	if (!r->nfiles)
 		return;
 	fputs("<table>\n<tr><th>file</th><th>status</th><th>bytes</th><th>sha256</th></tr>\n", f);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		fputs("<tr><td>", f);
-		cmd_html_text(f, r->files[i].path);
+		lr_html_text(f, r->files[i].path);
 		fputs("</td><td>", f);
-		cmd_html_text(f, r->files[i].status);
+		lr_html_text(f, r->files[i].status);
 		fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%s</code></td></tr>\n", (long long)r->files[i].size,
 			r->files[i].has_content ? r->files[i].sha256 : "-");
 	}
@@ -138,9 +139,9 @@ static void artifacts(FILE *f, const struct lr_run *r)
 		const struct lr_artifact *a = &r->artifacts[i];
 
 		fputs("<tr><td>", f);
-		cmd_html_text(f, a->role);
+		lr_html_text(f, a->role);
 		fputs("</td><td>", f);
-		cmd_html_text(f, a->name);
+		lr_html_text(f, a->name);
 		if (a->present)
 			fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%s</code></td></tr>\n", (long long)a->size, a->sha256);
 		else
@@ -170,9 +171,9 @@ static int ledger_row(void *arg, const struct lr_ledger_entry *e)
 	if (!c->n++)
 		fputs("<table>\n<tr><th>entry</th><th>kind</th><th>appended</th><th>digest</th><th>signer</th></tr>\n", c->f);
 	fprintf(c->f, "<tr><td class=\"n\">%lld</td><td>", (long long)e->seq);
-	cmd_html_text(c->f, e->kind);
+	lr_html_text(c->f, e->kind);
 	fputs("</td><td>", c->f);
-	cmd_html_text(c->f, e->appended_at);
+	lr_html_text(c->f, e->appended_at);
 	fprintf(c->f, "</td><td><code>%s</code></td><td>", e->digest);
 	if (!e->key_fingerprint) {
 		fputs("unsigned", c->f);
@@ -180,7 +181,7 @@ static int ledger_row(void *arg, const struct lr_ledger_entry *e)
 		fprintf(c->f, "<code>%.16s</code> ", e->key_fingerprint);
 		if (k) {
 			fputs("<span class=\"ok\">trusted: ", c->f);
-			cmd_html_text(c->f, k->principal);
+			lr_html_text(c->f, k->principal);
 			fputs("</span>", c->f);
 		} else {
 			fputs("<span class=\"bad\">not among the trusted keys</span>", c->f);
@@ -213,10 +214,10 @@ static int evidence(FILE *f, struct site *s, const struct lr_run *r)
 	int rc = 0;
 
 	if (r->kind == LR_KIND_EXPERIMENT && !(rc = lr_report_build(s->st, NULL, r->id, &rep)))
-		cmd_render_html_runs(f, &rep);
+		lr_render_html_runs(f, &rep);
 	if (!rc && !(rc = lr_serving_report_build(s->st, &r->id, 1, NULL, 0, &sv)) && sv.nrows) {
-		cmd_render_html_serving(f, &sv);
-		rc = cmd_render_site_failing_cases(f, s->st, r->id);
+		lr_render_html_serving(f, &sv);
+		rc = lr_render_site_failing_cases(f, s->st, r->id);
 	}
 	lr_serving_report_release(&sv);
 	lr_report_release(&rep);
@@ -242,7 +243,7 @@ static int changes(FILE *f, struct site *s, const struct lr_run *prev, const str
 		   "%zu difference%s; outputs %s.</p>\n",
 		(long long)prev->id, (long long)prev->id, (long long)prev->id, (long long)r->id, cmp.ndrift,
 		cmp.ndrift == 1 ? "" : "s", cmp.outputs_match ? "match" : "differ");
-	cmd_render_site_drift_table(f, &cmp, prev->id, r->id);
+	lr_render_site_drift_table(f, &cmp, prev->id, r->id);
 	lr_comparison_release(&cmp);
 	return 0;
 }
@@ -254,21 +255,21 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	int rc;
 
 	snprintf(name, sizeof name, "run-%lld.html", (long long)r->id);
-	if ((rc = cmd_render_site_create(&f, s->dir, name)))
+	if ((rc = lr_render_site_create(&f, s->dir, name)))
 		return rc;
 	snprintf(title, sizeof title, "run %lld (%s, %s)", (long long)r->id, lr_run_kind_name(r->kind),
 		 lr_status_name(r->status));
-	cmd_render_site_head(f, title);
+	lr_render_site_head(f, title);
 	fprintf(f, "<p><a href=\"index.html\">all runs</a></p>\n<h1 class=\"%s\">", lr_status_name(r->status));
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fputs("</h1>\n", f);
 	summary(f, r);
 	sources(f, r);
 	fputs("<h2>Host</h2>\n<table class=\"kv\">\n", f);
-	cmd_render_site_fact(f, "hostname", r->host.hostname);
-	cmd_render_site_fact(f, "CPU", r->host.cpu_model);
-	cmd_render_site_fact(f, "OS", r->host.os);
-	cmd_render_site_fact(f, "kernel", r->host.kernel);
+	lr_render_site_fact(f, "hostname", r->host.hostname);
+	lr_render_site_fact(f, "CPU", r->host.cpu_model);
+	lr_render_site_fact(f, "OS", r->host.os);
+	lr_render_site_fact(f, "kernel", r->host.kernel);
 	fputs("</table>\n", f);
 	kv_table(f, "Binding", &r->binding);
 	kv_table(f, "Geometry", &r->geometry);
@@ -279,7 +280,7 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	if (!(rc = ledger(f, s, r)) && !(rc = evidence(f, s, r)))
 		rc = changes(f, s, prev, r);
 	fputs("</body></html>\n", f);
-	return cmd_render_site_close(f, name) ? LR_EIO : rc;
+	return lr_render_site_close(f, name) ? LR_EIO : rc;
 }
 
 static void add_fact(json_t *facts, const char *what, const char *key, const char *value)
@@ -312,7 +313,7 @@ static int run_data(struct site *s, const struct lr_run *r)
 	lr_run_release(&none);
 	snprintf(name, sizeof name, "data/run-%lld.js", (long long)r->id);
 	if (!rc)
-		rc = cmd_render_site_create(&f, s->dir, name);
+		rc = lr_render_site_create(&f, s->dir, name);
 	if (!rc) {
 		json_t *o = json_pack("{s:I, s:s, s:s, s:s?, s:o}", "id", (json_int_t)r->id, "kind", lr_run_kind_name(r->kind),
 				      "status", lr_status_name(r->status), "experiment", r->experiment, "facts", facts);
@@ -322,7 +323,7 @@ static int run_data(struct site *s, const struct lr_run *r)
 		json_dumpf(o, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputs(");\n", f);
 		json_decref(o);
-		rc = cmd_render_site_close(f, name);
+		rc = lr_render_site_close(f, name);
 	}
 	json_decref(facts);
 	return rc;
@@ -368,7 +369,7 @@ static int index_row(struct site *s, const struct lr_run *r)
 
 	if (!f)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	cmd_render_site_index_row(f, r);
+	lr_render_site_index_row(f, r);
 	rc = fclose(f) != 0 || !row ? lr_error_set(LR_ENOMEM, "out of memory") : lr_strlist_add(&s->rows, row);
 	free(row);
 	return rc;
@@ -407,7 +408,7 @@ static const char *trust_summary(const struct site *s)
 	return text;
 }
 
-int cmd_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir)
+int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir)
 {
 	struct site site = { .st = st, .trust = trust }, *s = &site;
 	struct lr_progress *progress = NULL;
@@ -425,7 +426,7 @@ int cmd_render_site(struct lr_store *st, const struct lr_trust *trust, const int
 	}
 	lr_progress_stop(&progress);
 	if (!rc)
-		rc = cmd_render_site_files(dir, &s->rows, trust_summary(s));
+		rc = lr_render_site_files(dir, &s->rows, trust_summary(s));
 	for (size_t i = 0; i < s->nprev; i++) {
 		free(s->prev[i].experiment);
 		lr_run_release(&s->prev[i].run);

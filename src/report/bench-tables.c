@@ -1,18 +1,19 @@
 /*
  * Each benchmark's results as tables: what 'labrun bench' prints and
- * 'labrun report --run' prints again, in any format, through cmd/table.c.
+ * 'labrun report --run' prints again, in any format, through table.c.
  */
 #include "config.h"
 #include "base/system.h"
 
-#include "cmd/cmd.h"
+#include "report/report.h"
+#include "report/text.h"
 #include "experiment/collectbench.h"
 #include "experiment/importbench.h"
 #include "experiment/ingestbench.h"
 #include "experiment/remotebench.h"
 #include "experiment/storebench.h"
 
-const struct lr_column cmd_bench_encoder_cols[] = {
+const struct lr_column lr_render_bench_encoder_cols[] = {
 	{ "shape", "shape", LR_COL_DATA },
 	{ "variant", "variant", 0 },
 	{ "kind", "kind", LR_COL_DATA },
@@ -22,9 +23,9 @@ const struct lr_column cmd_bench_encoder_cols[] = {
 	{ "vs_lookup", "vs lookup", LR_COL_NUMBER },
 	{ "role", "role", 0 },
 };
-const int cmd_bench_encoder_ncols = sizeof cmd_bench_encoder_cols / sizeof cmd_bench_encoder_cols[0];
+const int lr_render_bench_encoder_ncols = sizeof lr_render_bench_encoder_cols / sizeof lr_render_bench_encoder_cols[0];
 
-void cmd_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+void lr_render_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r)
 {
 	char shape[128];
 
@@ -47,14 +48,14 @@ void cmd_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, c
 	}
 }
 
-void cmd_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+void lr_render_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r)
 {
 	snprintf(buf, size, "[%lld,%lld,%lld,%lld,%lld]: %lld elements, %.1f MiB in + %.1f MiB out", (long long)o->shape[0],
 		 (long long)o->shape[1], (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4],
 		 (long long)r->elements, r->elements * 2 / 1048576.0, r->elements * 2 / 1048576.0);
 }
 
-void cmd_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep)
+void lr_render_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep)
 {
 	size_t n = 0;
 
@@ -83,14 +84,14 @@ void cmd_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_res
 #undef ADD
 }
 
-json_t *cmd_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+json_t *lr_render_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
 {
 	struct lr_table t;
 	json_t *vars;
 
-	lr_table_init(&t, cmd_bench_encoder_cols, cmd_bench_encoder_ncols);
-	cmd_bench_encoder_rows(&t, o, r);
-	vars = lr_table_error(&t) ? json_null() : cmd_table_json(&t);
+	lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
+	lr_render_bench_encoder_rows(&t, o, r);
+	vars = lr_table_error(&t) ? json_null() : lr_render_table_json(&t);
 	lr_table_release(&t);
 	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o, s:o}", "shape", (json_int_t)o->shape[0],
 			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
@@ -108,12 +109,12 @@ static const struct lr_column store_cols[] = {
 	{ "report_ms", "report ms", LR_COL_NUMBER },	 { "audit_ms", "audit ms", LR_COL_NUMBER },
 };
 
-void cmd_bench_store_table(struct lr_table *t)
+void lr_render_bench_store_table(struct lr_table *t)
 {
 	lr_table_init(t, store_cols, sizeof store_cols / sizeof store_cols[0]);
 }
 
-void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r)
+void lr_render_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r)
 {
 	lr_table_int(t, r->reps);
 	lr_table_int(t, r->runs);
@@ -122,7 +123,7 @@ void cmd_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r)
 		lr_table_real(t, r->median_s[op] * 1e3, 1);
 }
 
-void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r)
+void lr_render_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r)
 {
 	static const struct lr_column cols[] = {
 		{ "variant", "variant", 0 },
@@ -155,7 +156,7 @@ void cmd_bench_import_table(struct lr_table *t, const struct lr_importbench_resu
 	}
 }
 
-void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r)
+void lr_render_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r)
 {
 	static const struct lr_column cols[] = {
 		{ "command", "command", 0 },
@@ -175,7 +176,7 @@ void cmd_bench_remote_table(struct lr_table *t, const struct lr_remotebench_resu
 	}
 }
 
-void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r)
+void lr_render_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r)
 {
 	static const struct lr_column cols[] = {
 		{ "concurrency", "concurrency", LR_COL_NUMBER },
@@ -205,7 +206,7 @@ void cmd_bench_collect_table(struct lr_table *t, const struct lr_collectbench_re
 		}
 }
 
-void cmd_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r)
+void lr_render_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r)
 {
 	static const struct lr_column cols[] = {
 		{ "command", "command", 0 },

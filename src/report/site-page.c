@@ -6,8 +6,9 @@
 
 #include "base/error.h"
 #include "base/walk.h"
-#include "cmd/cmd.h"
-#include "cmd/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+#include "report/render-int.h"
 
 /* Narrow screens get the same tables, scrolled sideways; long hashes break rather than overflow. */
 static const char css[] =
@@ -153,19 +154,19 @@ static const char diff_body[] =
 	"<tbody></tbody></table>\n"
 	"<script>labrunDiff();</script>\n</body></html>\n";
 
-void cmd_render_site_head(FILE *f, const char *title)
+void lr_render_site_head(FILE *f, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
 	      "<meta name=\"generator\" content=\"labrun site\"><title>",
 	      f);
-	cmd_html_text(f, title);
+	lr_html_text(f, title);
 	fputs(" - labrun</title><link rel=\"stylesheet\" href=\"site.css\"><script src=\"site.js\"></script></head><body>\n", f);
 }
 
-void cmd_render_site_index_row(FILE *f, const struct lr_run *r)
+void lr_render_site_index_row(FILE *f, const struct lr_run *r)
 {
-	char *cmd = cmd_argv_text(r->argv_json);
+	char *cmd = lr_argv_text(r->argv_json);
 	const char *status = lr_status_name(r->status);
 
 	fprintf(f, "<tr class=\"%s\" data-kind=\"%s\"><td class=\"n\"><a href=\"run-%lld.html\">%lld</a></td><td>%s</td>"
@@ -178,21 +179,21 @@ void cmd_render_site_index_row(FILE *f, const struct lr_run *r)
 	else
 		fputs("-", f);
 	fprintf(f, "</td><td class=\"n\">%.2f</td><td>", r->wall_s);
-	cmd_html_text(f, r->started_at ? r->started_at : "");
+	lr_html_text(f, r->started_at ? r->started_at : "");
 	fputs("</td><td>", f);
-	cmd_html_text(f, r->experiment ? r->experiment : "");
+	lr_html_text(f, r->experiment ? r->experiment : "");
 	fputs("</td><td>", f);
 	for (size_t i = 0; i < r->issues.n; i++) {
-		cmd_html_text(f, r->issues.v[i]);
+		lr_html_text(f, r->issues.v[i]);
 		fputs(i + 1 < r->issues.n ? " " : "", f);
 	}
 	fputs("</td><td><code>", f);
-	cmd_html_text(f, cmd ? cmd : r->argv_json);
+	lr_html_text(f, cmd ? cmd : r->argv_json);
 	fputs("</code></td></tr>\n", f);
 	free(cmd);
 }
 
-void cmd_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b)
+void lr_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_t a, int64_t b)
 {
 	if (!cmp->ndrift)
 		return;
@@ -202,24 +203,24 @@ void cmd_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64
 		const struct lr_drift *d = &cmp->drift[i];
 
 		fprintf(f, "<tr><td>%s</td><td>", d->what);
-		cmd_html_text(f, d->key);
+		lr_html_text(f, d->key);
 		fputs("</td><td><code>", f);
-		cmd_html_text(f, d->a);
+		lr_html_text(f, d->a);
 		fputs("</code></td><td><code>", f);
-		cmd_html_text(f, d->b);
+		lr_html_text(f, d->b);
 		fputs("</code></td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
 
-void cmd_render_site_fact(FILE *f, const char *name, const char *value)
+void lr_render_site_fact(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "<tr><th>%s</th><td>", name);
-	cmd_html_text(f, value && *value ? value : "-");
+	lr_html_text(f, value && *value ? value : "-");
 	fputs("</td></tr>\n", f);
 }
 
-int cmd_render_site_create(FILE **f, const char *dir, const char *name)
+int lr_render_site_create(FILE **f, const char *dir, const char *name)
 {
 	char path[PATH_MAX * 2];
 	int rc;
@@ -231,7 +232,7 @@ int cmd_render_site_create(FILE **f, const char *dir, const char *name)
 	return 0;
 }
 
-int cmd_render_site_close(FILE *f, const char *name)
+int lr_render_site_close(FILE *f, const char *name)
 {
 	if (ferror(f) | (fclose(f) != 0))
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", name, strerror(errno));
@@ -243,12 +244,12 @@ static int write_text(const char *dir, const char *name, const char *head_title,
 	FILE *f;
 	int rc;
 
-	if ((rc = cmd_render_site_create(&f, dir, name)))
+	if ((rc = lr_render_site_create(&f, dir, name)))
 		return rc;
 	if (head_title)
-		cmd_render_site_head(f, head_title);
+		lr_render_site_head(f, head_title);
 	fputs(body, f);
-	return cmd_render_site_close(f, name);
+	return lr_render_site_close(f, name);
 }
 
 static const char *page_name(char *buf, size_t len, size_t page)
@@ -263,7 +264,7 @@ static const char *page_name(char *buf, size_t len, size_t page)
 /* "runs 10000 to 9501 of 10000; pages 1 2 ...": the way between the index pages, without JavaScript */
 static void page_nav(FILE *f, const struct lr_strlist *rows, size_t page, size_t pages)
 {
-	size_t first = (page - 1) * CMD_RENDER_SITE_PAGE_ROWS, last = first + CMD_RENDER_SITE_PAGE_ROWS;
+	size_t first = (page - 1) * LR_RENDER_SITE_PAGE_ROWS, last = first + LR_RENDER_SITE_PAGE_ROWS;
 	char name[64];
 
 	if (last > rows->n)
@@ -287,22 +288,22 @@ static int index_page(const char *dir, const struct lr_strlist *rows, const char
 	int rc;
 
 	page_name(name, sizeof name, page);
-	if ((rc = cmd_render_site_create(&f, dir, name)))
+	if ((rc = lr_render_site_create(&f, dir, name)))
 		return rc;
 	snprintf(title, sizeof title, "%zu run%s", rows->n, rows->n == 1 ? "" : "s");
-	cmd_render_site_head(f, title);
+	lr_render_site_head(f, title);
 	fputs("<h1>Runs</h1>\n<p id=\"trust\">", f);
-	cmd_html_text(f, trust);
+	lr_html_text(f, trust);
 	fputs("</p>\n", f);
 	fputs(index_controls, f);
 	page_nav(f, rows, page, pages);
 	fputs(index_table, f);
-	for (size_t i = (page - 1) * CMD_RENDER_SITE_PAGE_ROWS; i < page * CMD_RENDER_SITE_PAGE_ROWS && i < rows->n; i++)
+	for (size_t i = (page - 1) * LR_RENDER_SITE_PAGE_ROWS; i < page * LR_RENDER_SITE_PAGE_ROWS && i < rows->n; i++)
 		fputs(rows->v[rows->n - 1 - i], f);
 	fputs("</tbody></table>\n", f);
 	page_nav(f, rows, page, pages);
 	fputs("<script>labrunIndex();</script>\n</body></html>\n", f);
-	return cmd_render_site_close(f, name);
+	return lr_render_site_close(f, name);
 }
 
 /* data/index.js: every row, newest first, for a filter over all the runs (loaded only when one is asked for) */
@@ -314,19 +315,19 @@ static int index_data(const char *dir, const struct lr_strlist *rows)
 
 	for (size_t i = rows->n; i-- > 0;)
 		json_array_append_new(all, json_string(rows->v[i]));
-	if (!(rc = cmd_render_site_create(&f, dir, "data/index.js"))) {
+	if (!(rc = lr_render_site_create(&f, dir, "data/index.js"))) {
 		fputs("labrunIndexRows(", f);
 		json_dumpf(all, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 		fputs(");\n", f);
-		rc = cmd_render_site_close(f, "data/index.js");
+		rc = lr_render_site_close(f, "data/index.js");
 	}
 	json_decref(all);
 	return rc;
 }
 
-int cmd_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
+int lr_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
 {
-	size_t pages = rows->n ? (rows->n + CMD_RENDER_SITE_PAGE_ROWS - 1) / CMD_RENDER_SITE_PAGE_ROWS : 1;
+	size_t pages = rows->n ? (rows->n + LR_RENDER_SITE_PAGE_ROWS - 1) / LR_RENDER_SITE_PAGE_ROWS : 1;
 	int rc = 0;
 
 	for (size_t p = 1; p <= pages && !rc; p++)

@@ -1,0 +1,168 @@
+#ifndef LR_REPORT_REPORT_H
+#define LR_REPORT_REPORT_H
+
+/*
+ * The presentation layer: every table, report, chart and page labrun shows,
+ * written to a stream the caller gives (never to stdout or stderr by
+ * itself). Below it the domain models (experiment/, serving/), above it the
+ * commands and the evidence that publishes these files.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "base/model.h"
+#include "base/table.h"
+#include "encode/bench.h"
+#include "store/store.h"
+
+struct lr_expdef;
+struct lr_run_result;
+struct lr_report;
+struct lr_report_run;
+struct lr_serving_report;
+struct lr_comparison;
+
+/*
+ * What an experiment run just did (outcome.c), as text for a terminal: its design and arms, then its
+ * tables as the report writes them (rr, the run's report, built from the
+ * store), its failed or missing conditions, its serving evidence (sv: every
+ * cell, failing case and uncollected cell), how the figures are made, and a
+ * closing line that counts condition, comparison and gate failures.
+ */
+void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
+			  const struct lr_report_run *rr, const struct lr_serving_report *sv);
+
+struct lr_comparison;
+/* The comparison (outcome.c) of run b against run a: drift, and per-condition parity and timing for experiment runs. */
+void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay);
+
+/* ---- table.c: one writer per format for a table of typed cells ---- */
+
+/* As Markdown, as HTML (a <table>), as CSV (RFC 4180, the header when 'header'), as JSON (an object a row). */
+void lr_render_table_md(FILE *f, const struct lr_table *t);
+void lr_render_table_html(FILE *f, const struct lr_table *t);
+LR_MUST_CHECK int lr_render_table_csv(FILE *f, const struct lr_table *t, int header);
+json_t *lr_render_table_json(const struct lr_table *t);
+
+/* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
+LR_MUST_CHECK int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t from);
+
+/* ---- bench-tables.c: each benchmark's results as tables, for 'bench' and 'report --run' ---- */
+
+struct lr_collectbench_result;
+struct lr_importbench_result;
+struct lr_ingestbench_result;
+struct lr_remotebench_result;
+struct lr_storebench_row;
+
+/* The rows of one shape of an encoder benchmark, a row per variant, appended to t (lr_render_bench_encoder_cols). */
+extern const struct lr_column lr_render_bench_encoder_cols[];
+extern const int lr_render_bench_encoder_ncols;
+void lr_render_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* "[L,2,H,T,D]: N elements, X MiB in + Y MiB out". */
+void lr_render_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* That shape in sentences joined by 'sep' (". ", ".\n"): the best kernel, the permuted view, file to file. */
+void lr_render_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep);
+
+/* One shape as JSON: its facts and a row per variant. */
+json_t *lr_render_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
+
+/* The tables of the other benchmarks (t is initialised here; lr_table_release it). */
+void lr_render_bench_store_table(struct lr_table *t);
+void lr_render_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
+void lr_render_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
+void lr_render_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r);
+void lr_render_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
+void lr_render_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r);
+
+/* ---- render.c, data.c, serving.c, html.c, site*.c: the report's writers ---- */
+
+struct lr_report;
+struct lr_serving_report;
+struct lr_serving_cell;
+
+/* The comparison tables of one run of a report, as Markdown: what 'report' and 'run' print. */
+struct lr_report_run;
+void lr_render_tables(FILE *f, const struct lr_report_run *rr);
+
+/*
+ * One comparison table of a run, a row per condition (its estimate,
+ * interval, drift and verdict), for every format; its heads live in *h.
+ */
+struct lr_report_table;
+struct lr_render_heads {
+	struct lr_column cols[9];
+	char text[3][160];
+};
+void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
+		      const struct lr_report_table *tb);
+
+/* The report in 'format' (md, csv or json) to f. */
+LR_MUST_CHECK int lr_render_report(FILE *f, const char *format, const struct lr_report *rep,
+				    const struct lr_serving_report *sv, const char *title);
+
+/*
+ * The serving matrix (a row per run and condition, a column per route; its
+ * columns malloc'd: lr_render_matrix_release), the per-route timing
+ * table, and the sentence that accounts for every cell (within-route,
+ * cross-route and gate checks apart), with the prose before and after the
+ * matrix: what every format shows.
+ */
+LR_MUST_CHECK int lr_render_matrix(struct lr_table *t, const struct lr_serving_report *sv);
+void lr_render_matrix_release(struct lr_table *t);
+LR_MUST_CHECK int lr_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv);
+const char *lr_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv);
+extern const char lr_render_cells_intro[], lr_render_cells_outro[];
+/* The collected passes: throughput and the concurrency self-check; TTFT, TPOT, ITL and E2EL. */
+LR_MUST_CHECK int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv);
+LR_MUST_CHECK int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv);
+LR_MUST_CHECK int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv);
+extern const char lr_render_passes_intro[];
+/* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
+extern const char lr_render_sign_note[];
+int lr_render_sign_noted(const struct lr_report_table *tb);
+
+/* The method in one paragraph: the same words in every format that has prose. */
+extern const char lr_render_method[];
+
+/* A serving matrix cell in words: parity over its comparisons, then its gate. */
+const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);
+
+/*
+ * The report in HTML (render-html.c): the whole page 'report --format html'
+ * writes; and its parts for the pages of 'labrun site': each experiment run's
+ * facts, tables and charts, and the serving evidence.
+ */
+void lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
+void lr_render_html_runs(FILE *f, const struct lr_report *rep);
+void lr_render_html_serving(FILE *f, const struct lr_serving_report *sv);
+
+struct lr_trust;
+/*
+ * The static site of runs ids[0..n) (site.c) into 'dir', which exists
+ * and is empty: index pages, a page and a data file per run, the diff page,
+ * style and script. Signers are held to 'trust'. 'labrun site' and
+ * 'labrun manifest --site' write it.
+ */
+int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir);
+
+/*
+ * The report files a crate or an archive carries at its root, report.md and
+ * report.json, of runs ids[0..n) (lr_render_crate_files): both NULL when
+ * the runs give no report. Release with lr_render_crate_files_release.
+ */
+struct lr_crate_report {
+	char *md, *json;
+};
+int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out);
+void lr_render_crate_files_release(struct lr_crate_report *f);
+
+/* The tables of a stored 'bench' run in FORMAT (md, csv, json or html). */
+int lr_render_bench_run(FILE *f, const struct lr_run *run, const char *format);
+
+#endif

@@ -1,0 +1,29 @@
+#ifndef LR_REPORT_TEXT_H
+#define LR_REPORT_TEXT_H
+
+/*
+ * Text for people, escaped for where it goes: Markdown, HTML, a terminal;
+ * command lines as a shell takes them; sizes.
+ */
+
+#include <stdio.h>
+
+/* The argv JSON of a run as a shell-quoted command line (malloc'd). */
+char *lr_argv_text(const char *argv_json);
+
+/* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
+const char *lr_human_size(char *buf, size_t len, long long bytes);
+
+/*
+ * s as Markdown text from the outside world (route names, case ids): line
+ * breaks and other control characters become blanks, so nothing ends a row
+ * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
+ */
+void lr_md_text(FILE *f, const char *s, int cell);
+/* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */
+void lr_term_text(FILE *f, const char *s);
+
+/* s with &, <, > and " escaped for HTML text and attribute values. */
+void lr_html_text(FILE *f, const char *s);
+
+#endif
