@@ -16,6 +16,7 @@
 #include "base/dynlib.h"
 #include "base/error.h"
 #include "base/lines.h"
+#include "base/list.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -454,6 +455,42 @@ static void an_endless_line_is_refused(void **state)
 	free(text);
 }
 
+/* LR_ALLOC_GROW: doubling from 8, straight to a larger need, a bound, and an impossible size refused. */
+static void arrays_grow_through_one_macro(void **state)
+{
+	int64_t *v = NULL;
+	size_t n, cap = 0, cap_before;
+	char *bounded = NULL;
+
+	(void)state;
+	for (n = 0; n < 1000; n++) {
+		assert_int_equal(LR_ALLOC_GROW(v, n + 1, cap), 0);
+		v[n] = (int64_t)n;
+		if (n == 0)
+			assert_int_equal(cap, 8);
+		if (n == 8)
+			assert_int_equal(cap, 16);
+	}
+	assert_int_equal(cap, 1024);
+	assert_int_equal(v[999], 999);
+	assert_int_equal(LR_ALLOC_GROW(v, 5000, cap), 0); /* more than double: the need itself */
+	assert_int_equal(cap, 5000);
+	assert_int_equal(LR_ALLOC_GROW(v, 10, cap), 0); /* enough already: nothing changes */
+	assert_int_equal(cap, 5000);
+	cap_before = cap;
+	assert_int_equal(LR_ALLOC_GROW(v, SIZE_MAX / 4, cap), LR_ENOMEM);
+	assert_int_equal(cap, cap_before);
+	assert_int_equal(v[999], 999); /* the array as it was */
+	free(v);
+	cap = 0;
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 100, cap, 150), 0);
+	assert_int_equal(cap, 100);
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 101, cap, 150), 0);
+	assert_int_equal(cap, 150); /* doubling stops at the bound */
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 151, cap, 150), LR_ENOMEM);
+	free(bounded);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +507,7 @@ int main(void)
 		cmocka_unit_test(a_table_keeps_typed_cells),
 		cmocka_unit_test(bounded_lines_are_read_whole),
 		cmocka_unit_test(an_endless_line_is_refused),
+		cmocka_unit_test(arrays_grow_through_one_macro),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
