@@ -10,20 +10,33 @@ char *lr_strdup0(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int lr_array_grow(void **v, size_t *cap, size_t n, size_t size)
+void *lr_array_regrow(void *v, size_t *cap, size_t n, size_t most, size_t size)
 {
-	size_t ncap;
+	size_t ncap = *cap < 4 ? 8 : *cap <= SIZE_MAX / 2 ? *cap * 2 : SIZE_MAX;
 	void *p;
 
+	if (ncap < n)
+		ncap = n;
+	if (ncap > most)
+		ncap = most;
+	if (n > most || ncap > SIZE_MAX / size) {
+		lr_error_set(LR_ENOMEM, "out of memory: an array of %zu elements of %zu bytes", n, size);
+		return v;
+	}
+	if (!(p = realloc(v, ncap * size))) {
+		lr_error_set(LR_ENOMEM, "out of memory");
+		return v;
+	}
+	*cap = ncap;
+	return p;
+}
+
+int lr_array_grow(void **v, size_t *cap, size_t n, size_t size)
+{
 	if (n < *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	*v = p;
-	*cap = ncap;
-	return 0;
+	*v = lr_array_regrow(*v, cap, n + 1, SIZE_MAX, size);
+	return n < *cap ? 0 : LR_ENOMEM;
 }
 
 int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag)

@@ -46,8 +46,39 @@ LR_MUST_CHECK int lr_strlist_contains(const struct lr_strlist *l, const char *s)
 void lr_strlist_release(struct lr_strlist *l);
 
 /*
+ * Room for at least n elements in the array v, which has room for cap of
+ * them, after git's ALLOC_GROW: every growing array in labrun grows through
+ * this, never a capacity doubled by hand.
+ *
+ *	if ((rc = LR_ALLOC_GROW(l->v, l->n + 1, l->cap)))
+ *		return rc;
+ *	l->v[l->n++] = x;
+ *
+ * cap must be a size_t lvalue (it is passed by address), v a pointer lvalue;
+ * v, n and cap are evaluated more than once. The capacity doubles (from 8),
+ * or goes straight to n when doubling is not enough, so appending one at a
+ * time costs amortised O(1). Yields 0, or LR_ENOMEM (message set) with v and
+ * cap as they were, also when n elements would not fit in a size_t.
+ *
+ * LR_ALLOC_GROW_MAX never takes cap past 'most' elements (n <= most): for a
+ * buffer with a bound of its own, such as the longest line lr_lines reads.
+ */
+#define LR_ALLOC_GROW(v, n, cap) LR_ALLOC_GROW_MAX(v, n, cap, SIZE_MAX)
+#define LR_ALLOC_GROW_MAX(v, n, cap, most) \
+	lr_alloc_result_((n) <= (cap) || ((v) = lr_array_regrow((v), &(cap), (n), (most), sizeof *(v)), (n) <= (cap)))
+
+/* What LR_ALLOC_GROW calls: v grown to the new *cap, or v itself (and *cap as it was) when it cannot be. */
+void *lr_array_regrow(void *v, size_t *cap, size_t n, size_t most, size_t size);
+
+static inline LR_MUST_CHECK int lr_alloc_result_(int grown)
+{
+	return grown ? 0 : LR_ENOMEM;
+}
+
+/*
  * Room for one more element of 'size' bytes in the array *v, which holds n of
- * *cap (doubling, from 8). 0, or LR_ENOMEM with *v untouched.
+ * *cap: LR_ALLOC_GROW(v, n + 1, cap) for code written before it (and without
+ * its type checks). 0, or LR_ENOMEM with *v untouched.
  */
 LR_MUST_CHECK int lr_array_grow(void **v, size_t *cap, size_t n, size_t size);
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <setjmp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,10 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/dsse.h"
 #include "base/dynlib.h"
 #include "base/error.h"
 #include "base/lines.h"
+#include "base/list.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -454,6 +457,144 @@ static void an_endless_line_is_refused(void **state)
 	free(text);
 }
 
+/* A buffer starts as "" without memory, and every add keeps it NUL-terminated. */
+static void a_buffer_adds_bytes_strings_and_characters(void **state)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	char *s;
+	size_t len = 99;
+
+	(void)state;
+	assert_string_equal(b.buf, "");
+	assert_int_equal(b.len, 0);
+	assert_int_equal(b.cap, 0);
+	lr_buf_add(&b, "ab\0cd", 5);
+	lr_buf_addch(&b, 'e');
+	lr_buf_adds(&b, "fg");
+	lr_buf_add(&b, NULL, 0);
+	assert_int_equal(lr_buf_error(&b), 0);
+	assert_int_equal(b.len, 8);
+	assert_memory_equal(b.buf, "ab\0cdefg", 9); /* the NUL added kept, and one after the text */
+	lr_buf_setlen(&b, 2);
+	assert_string_equal(b.buf, "ab");
+	lr_buf_reset(&b);
+	assert_string_equal(b.buf, "");
+	assert_true(b.cap >= 9); /* kept for the next text */
+	lr_buf_adds(&b, "again");
+	s = lr_buf_detach(&b, &len);
+	assert_string_equal(s, "again");
+	assert_int_equal(len, 5);
+	assert_string_equal(b.buf, ""); /* detached: empty again, nothing of it left to free */
+	assert_int_equal(b.cap, 0);
+	free(s);
+	s = lr_buf_detach(&b, NULL); /* an empty text is still a string the caller frees */
+	assert_string_equal(s, "");
+	free(s);
+	lr_buf_init(&b, 100);
+	assert_true(b.cap >= 101);
+	assert_string_equal(b.buf, "");
+	lr_buf_release(&b);
+	assert_int_equal(b.cap, 0);
+	lr_buf_release(&b); /* released twice: harmless */
+}
+
+/* lr_buf_addf formats past any room the buffer has: short, then over and over its capacity. */
+static void a_buffer_formats_past_its_capacity(void **state)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	char expect[16];
+	size_t i;
+
+	(void)state;
+	lr_buf_addf(&b, "%s", "");
+	assert_string_equal(b.buf, "");
+	lr_buf_addf(&b, "%d-%s", 7, "x");
+	assert_string_equal(b.buf, "7-x");
+	lr_buf_reset(&b);
+	for (i = 0; i < 5000; i++)
+		lr_buf_addf(&b, "%05zu,", i);
+	assert_int_equal(lr_buf_error(&b), 0);
+	assert_int_equal(b.len, 5000 * 6);
+	for (i = 0; i < 5000; i += 499) {
+		snprintf(expect, sizeof expect, "%05zu,", i);
+		assert_memory_equal(b.buf + i * 6, expect, 6);
+	}
+	assert_int_equal(b.buf[b.len], '\0');
+	lr_buf_release(&b);
+	lr_buf_init(&b, 4); /* one format far longer than the room: done in one go */
+	lr_buf_addf(&b, "%s|%0*d", "ab", 100000, 5);
+	assert_int_equal(b.len, 100003);
+	assert_memory_equal(b.buf, "ab|0000", 7);
+	assert_string_equal(b.buf + b.len - 2, "05");
+	lr_buf_release(&b);
+}
+
+/* A failed add leaves the text as it was, later adds do nothing, and lr_buf_error says so once built. */
+static void a_buffer_remembers_a_failure(void **state)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	volatile int wide = INT_MAX; /* not known to the compiler, which would warn */
+
+	(void)state;
+	lr_buf_adds(&b, "kept");
+	lr_error_set(LR_EIO, "the error being reported");
+	lr_buf_add(&b, "x", SIZE_MAX - 1); /* more than a size_t holds: refused before any memory */
+	assert_string_equal(lr_error_msg(), "the error being reported"); /* untouched until asked */
+	lr_buf_adds(&b, " and more");
+	lr_buf_addf(&b, "%d", 1);
+	lr_buf_addch(&b, '!');
+	assert_string_equal(b.buf, "kept");
+	assert_int_equal(lr_buf_error(&b), LR_ENOMEM);
+	assert_string_equal(lr_error_msg(), "out of memory");
+	lr_buf_reset(&b); /* the failure outlives a reset: it is still to be reported */
+	assert_int_equal(lr_buf_error(&b), LR_ENOMEM);
+	assert_null(lr_buf_detach(&b, NULL));
+	assert_int_equal(b.cap, 0); /* released by the detach that failed */
+	assert_int_equal(lr_buf_error(&b), 0);
+	lr_buf_adds(&b, "abc"); /* text printf cannot produce (over INT_MAX bytes): refused, the text kept */
+	lr_buf_addf(&b, "x%*s", wide, "");
+	assert_string_equal(b.buf, "abc");
+	assert_int_equal(lr_buf_error(&b), LR_EINVAL);
+	lr_buf_release(&b);
+	assert_int_equal(lr_buf_error(&b), 0);
+}
+
+/* LR_ALLOC_GROW: doubling from 8, straight to a larger need, a bound, and an impossible size refused. */
+static void arrays_grow_through_one_macro(void **state)
+{
+	int64_t *v = NULL;
+	size_t n, cap = 0, cap_before;
+	char *bounded = NULL;
+
+	(void)state;
+	for (n = 0; n < 1000; n++) {
+		assert_int_equal(LR_ALLOC_GROW(v, n + 1, cap), 0);
+		v[n] = (int64_t)n;
+		if (n == 0)
+			assert_int_equal(cap, 8);
+		if (n == 8)
+			assert_int_equal(cap, 16);
+	}
+	assert_int_equal(cap, 1024);
+	assert_int_equal(v[999], 999);
+	assert_int_equal(LR_ALLOC_GROW(v, 5000, cap), 0); /* more than double: the need itself */
+	assert_int_equal(cap, 5000);
+	assert_int_equal(LR_ALLOC_GROW(v, 10, cap), 0); /* enough already: nothing changes */
+	assert_int_equal(cap, 5000);
+	cap_before = cap;
+	assert_int_equal(LR_ALLOC_GROW(v, SIZE_MAX / 4, cap), LR_ENOMEM);
+	assert_int_equal(cap, cap_before);
+	assert_int_equal(v[999], 999); /* the array as it was */
+	free(v);
+	cap = 0;
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 100, cap, 150), 0);
+	assert_int_equal(cap, 100);
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 101, cap, 150), 0);
+	assert_int_equal(cap, 150); /* doubling stops at the bound */
+	assert_int_equal(LR_ALLOC_GROW_MAX(bounded, 151, cap, 150), LR_ENOMEM);
+	free(bounded);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +611,10 @@ int main(void)
 		cmocka_unit_test(a_table_keeps_typed_cells),
 		cmocka_unit_test(bounded_lines_are_read_whole),
 		cmocka_unit_test(an_endless_line_is_refused),
+		cmocka_unit_test(a_buffer_adds_bytes_strings_and_characters),
+		cmocka_unit_test(a_buffer_formats_past_its_capacity),
+		cmocka_unit_test(a_buffer_remembers_a_failure),
+		cmocka_unit_test(arrays_grow_through_one_macro),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
