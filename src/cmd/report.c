@@ -10,13 +10,14 @@
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "report/doc.h"
 #include "report/report.h"
 #include "experiment/report.h"
 #include "serving/report.h"
 #include "store/runs.h"
 
 static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html|text] [-o FILE]\n"
 	"\n"
 	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
@@ -25,10 +26,8 @@ static const char usage[] =
 	"the exact command, source hashes, binding, geometry and tool versions. The same store\n"
 	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n";
 
-/* Text for HTML: & < > " escaped. */
-
 /* The report in FORMAT to stdout, or to OUT replaced atomically (a temporary file, then rename). */
-static int write_report(const char *out, const char *format, const struct lr_report *rep,
+static int write_report(const char *out, enum lr_format format, const struct lr_report *rep,
 			const struct lr_serving_report *sv, const struct lr_run *run, const char *title)
 {
 	FILE *f = stdout;
@@ -44,8 +43,6 @@ static int write_report(const char *out, const char *format, const struct lr_rep
 	}
 	if (run->kind == LR_KIND_BENCH)
 		rc = lr_render_bench_run(f, run, format);
-	else if (!strcmp(format, "html"))
-		lr_render_html(f, rep, sv, title);
 	else
 		rc = lr_render_report(f, format, rep, sv, title);
 	if (out) {
@@ -79,18 +76,16 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	char issue[CMD_ISSUE_BUF] = "", title[320];
 	int64_t run_id = 0;
 	int rc = 0, fmt = 0, first;
-	static const char *const formats[] = { "md", "csv", "json", "html", NULL };
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs that are evidence for REF (270, owner/repo#827)"),
 		CMD_STRING(0, "run", &run_ref, "ID", "one run (an experiment, a run holding responses, or a bench run)"),
 		CMD_STRING(0, "experiment", &flt.experiment, "NAME", "runs of one experiment"),
-		CMD_CHOICE(0, "format", &fmt, formats, "F", "md (default), csv, json, or html (one self-contained file with an\ninline SVG chart per condition)"),
+		CMD_CHOICE(0, "format", &fmt, lr_format_names, "F", "md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
 		CMD_STRING('o', "output", &out, "FILE", "write to FILE (replaced atomically) instead of standard output"),
 		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
 	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0, NULL };
-	const char *format;
 
 	memset(&rep, 0, sizeof rep);
 	memset(&sv, 0, sizeof sv);
@@ -99,7 +94,6 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&routes);
 		return rc;
 	}
-	format = formats[fmt];
 	flt.issue = issue[0] ? issue : NULL;
 	if (!!flt.issue + !!run_ref + !!flt.experiment != 1) {
 		lr_strlist_release(&routes);
@@ -125,7 +119,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	}
 	if (rc)
 		goto out;
-	rc = write_report(out, format, &rep, &sv, &run, title);
+	rc = write_report(out, (enum lr_format)fmt, &rep, &sv, &run, title);
 out:
 	lr_report_release(&rep);
 	lr_serving_report_release(&sv);

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "report/doc.h"
 #include "report/report.h"
 #include "report/text.h"
 #include "experiment/benchjob.h"
@@ -90,16 +91,16 @@ static void dump(FILE *f, json_t *root)
  * A benchmark's report of one table in FORMAT: title, a paragraph, the
  * table; as JSON the envelope with the table's rows under 'key'.
  */
-static int write_doc(FILE *f, const char *format, const struct lr_run *run, const char *prose, const struct lr_table *t,
+static int write_doc(FILE *f, enum lr_format format, const struct lr_run *run, const char *prose, const struct lr_table *t,
 		     json_t *root, const char *key)
 {
-	int rc = lr_table_error(t), html = !strcmp(format, "html");
+	int rc = lr_table_error(t), html = format == LR_FORMAT_HTML;
 
-	if (rc || !strcmp(format, "csv")) {
+	if (rc || format == LR_FORMAT_CSV) {
 		json_decref(root);
 		return rc ? rc : lr_render_table_csv(f, t, 1);
 	}
-	if (!strcmp(format, "json")) {
+	if (format == LR_FORMAT_JSON) {
 		json_object_set_new(root, key, lr_render_table_json(t));
 		dump(f, root);
 		return 0;
@@ -116,7 +117,7 @@ static int write_doc(FILE *f, const char *format, const struct lr_run *run, cons
 	return 0;
 }
 
-static int store_report(FILE *f, const struct lr_run *run, const char *format)
+static int store_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	struct lr_storebench_row *rows = NULL;
 	struct lr_table t;
@@ -136,7 +137,7 @@ static int store_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-static int import_report(FILE *f, const struct lr_run *run, const char *format)
+static int import_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	const struct lr_kv *model = lr_kvlist_find(&run->geometry, "model"), *tokens = lr_kvlist_find(&run->geometry, "tokens");
 	struct lr_importbench_result *r = malloc(sizeof *r);
@@ -166,7 +167,7 @@ static int import_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-static int ingest_report(FILE *f, const struct lr_run *run, const char *format)
+static int ingest_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	struct lr_ingestbench_result *r = malloc(sizeof *r);
 	struct lr_table t;
@@ -196,7 +197,7 @@ static int ingest_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-static int remote_report(FILE *f, const struct lr_run *run, const char *format)
+static int remote_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	struct lr_remotebench_result r;
 	struct lr_table t;
@@ -220,7 +221,7 @@ static int remote_report(FILE *f, const struct lr_run *run, const char *format)
 	return rc;
 }
 
-static int collect_report(FILE *f, const struct lr_run *run, const char *format)
+static int collect_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	struct lr_collectbench_result *r = malloc(sizeof *r);
 	int64_t requests, tokens;
@@ -305,7 +306,7 @@ static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct
 }
 
 /* The encoder benchmark: a document with a table per shape, one CSV of every shape's rows, or JSON. */
-static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
+static int encoder_report(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	struct lr_bench_result *r = NULL;
 	struct lr_bench_opts *o = NULL;
@@ -314,14 +315,14 @@ static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
 
 	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
 		return rc;
-	if (!strcmp(format, "csv")) {
+	if (format == LR_FORMAT_CSV) {
 		lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
 		for (s = 0; s < n; s++)
 			lr_render_bench_encoder_rows(&t, &o[s], &r[s]);
 		if (!(rc = lr_table_error(&t)))
 			rc = lr_render_table_csv(f, &t, 1);
 		lr_table_release(&t);
-	} else if (!strcmp(format, "json")) {
+	} else if (format == LR_FORMAT_JSON) {
 		json_t *root = envelope(run), *shapes = json_array();
 
 		for (s = 0; s < n; s++)
@@ -334,14 +335,14 @@ static int encoder_report(FILE *f, const struct lr_run *run, const char *format)
 		json_object_set_new(root, "shapes", shapes);
 		dump(f, root);
 	} else {
-		rc = encoder_doc(f, !strcmp(format, "html"), run, o, r, n);
+		rc = encoder_doc(f, format == LR_FORMAT_HTML, run, o, r, n);
 	}
 	free(r);
 	free(o);
 	return rc;
 }
 
-int lr_render_bench_run(FILE *f, const struct lr_run *run, const char *format)
+int lr_render_bench_run(FILE *f, const struct lr_run *run, enum lr_format format)
 {
 	const char *b = binding(run, "benchmark");
 

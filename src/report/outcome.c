@@ -8,6 +8,7 @@
 
 #include "experiment/compare.h"
 #include "experiment/expdef.h"
+#include "experiment/report.h"
 #include "experiment/runner.h"
 #include "report/report.h"
 #include "report/text.h"
@@ -60,7 +61,8 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 			       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
 			       a == 0 ? " [baseline]" : "");
 	fprintf(f, "\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
-	lr_render_tables(f, rr);
+	if (rr->ntables && (fputc('\n', f), lr_render_tables(f, rr)))
+		fprintf(f, "(%s: the tables are missing)\n", lr_error_msg());
 	if (failed || missing) {
 		fprintf(f, "\nfailed or missing conditions:\n");
 		for (ci = 0; ci < r->nconditions; ci++)

@@ -20,6 +20,15 @@
 LR_MUST_CHECK int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
 void lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
 
+/* ---- the document's writers (doc-write.c, doc-html.c) ---- */
+
+struct lr_buf;
+struct lr_doc_block;
+/* Inline text as HTML: words escaped, code spans in <code>. */
+void lr_doc_html_inline(FILE *f, const struct lr_buf *t);
+/* Block b as HTML; 1 when it wrote something. */
+int lr_doc_html_block(FILE *f, const struct lr_doc_block *b);
+
 /* ---- the site (site.c, site-page.c, site-cases.c) ---- */
 
 /* A page's head, up to and including <body>: its title, the style sheet and the script. */

@@ -1,8 +1,9 @@
 /*
- * The report's writers, shared by 'report', 'manifest', 'archive' and
- * 'verify' (which compares a crate's report with one recomputed from its
- * rows): Markdown, CSV and JSON from the report model. The HTML page is
- * report-html.c's.
+ * The report as a document, shared by 'report', 'run', 'manifest', 'archive',
+ * 'site' and 'verify' (which compares a crate's report with one recomputed
+ * from its rows): the experiment runs' blocks, the dispatch by format, and
+ * the report files of a crate. CSV and JSON are data.c's; the HTML page's
+ * frame is html.c's.
  */
 #include "config.h"
 #include "base/system.h"
@@ -11,31 +12,32 @@
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "base/sha256.h"
+#include "experiment/report.h"
+#include "report/doc.h"
+#include "report/render-int.h"
 #include "report/report.h"
 #include "report/text.h"
-#include "report/render-int.h"
-#include "experiment/report.h"
 #include "serving/report.h"
 
-static void kv_line(FILE *f, const char *title, const struct lr_kvlist *l)
+/* "Binding: `k=v`, `k=v`", or "Binding: none". */
+static void kv_item(struct lr_doc *d, struct lr_doc_block *b, const char *title, const struct lr_kvlist *l)
 {
-	size_t i;
+	struct lr_buf *t = lr_doc_item(d, b, 0);
 
-	fprintf(f, "* %s: ", title);
+	lr_doc_addf(t, "%s: ", title);
 	if (!l->n)
-		fputs("none", f);
-	for (i = 0; i < l->n; i++)
-		fprintf(f, "%s`%s=%s`", i ? ", " : "", l->v[i].key, l->v[i].value);
-	fputc('\n', f);
-}
+		lr_doc_add(t, "none");
+	for (size_t i = 0; i < l->n; i++) {
+		struct lr_buf kv = LR_BUF_INIT;
 
-/* A table in Markdown, or why it is missing. */
-static void md_or_error(FILE *f, int rc, const struct lr_table *t)
-{
-	if (rc)
-		fprintf(f, "(%s: the table is missing)\n", lr_error_msg());
-	else
-		lr_render_table_md(f, t);
+		lr_buf_addf(&kv, "%s=%s", l->v[i].key, l->v[i].value);
+		lr_doc_add(t, i ? ", " : "");
+		lr_doc_code(t, kv.buf);
+		if (kv.failed)
+			d->failed = 1;
+		lr_buf_release(&kv);
+	}
 }
 
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
@@ -110,112 +112,137 @@ int lr_render_sign_noted(const struct lr_report_table *tb)
 	return 0;
 }
 
-/* One table of a run, in Markdown. */
-static void md_table(FILE *f, const struct lr_report_run *rr, const struct lr_report_table *tb)
+/* One table of a run: its heading, the table, the note under it, and (charts) a chart per condition. */
+static void doc_table(struct lr_doc *d, const struct lr_report_run *rr, const struct lr_report_table *tb, int charts)
 {
+	const char *an = rr->arm[0], *bn = rr->arm[tb->arm];
 	struct lr_render_heads h;
 	struct lr_table t;
 
+	lr_doc_addf(&lr_doc_heading(d, 3)->text, "%s (%s) vs %s (%s), run %lld", bn, rr->kernel[tb->arm], an,
+		    rr->kernel[0], (long long)rr->run.id);
 	lr_render_table(&t, &h, rr, tb);
-	fprintf(f, "\n### %s (%s) vs %s (%s), run %lld\n\n", rr->arm[tb->arm], rr->kernel[tb->arm], rr->arm[0],
-		rr->kernel[0], (long long)rr->run.id);
-	md_or_error(f, lr_table_error(&t), &t);
-	lr_table_release(&t);
+	lr_doc_table(d, 0, &t);
 	if (lr_render_sign_noted(tb))
-		fprintf(f, "\n%s\n", lr_render_sign_note);
+		lr_doc_add(&lr_doc_note(d)->text, lr_render_sign_note);
+	for (int k = 0; charts && k < tb->nrows; k++) {
+		const struct lr_report_row *w = &tb->rows[k];
+		struct lr_buf title = LR_BUF_INIT;
+
+		if (!w->has)
+			continue;
+		lr_buf_addf(&title, "%s vs %s, %s", bn, an, w->label);
+		lr_doc_chart(d, &(struct lr_chart){ title.buf, w->block_ratio, w->blocks, w->p.ratio, w->p.lo, w->p.hi,
+						    w->p.k > 0, rr->design.margin, rr->design.target == LR_TARGET_COMMAND });
+		if (title.failed)
+			d->failed = 1;
+		lr_buf_release(&title);
+	}
 }
 
-void lr_render_tables(FILE *f, const struct lr_report_run *rr)
+void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts)
 {
 	for (int t = 0; t < rr->ntables; t++)
-		md_table(f, rr, &rr->tables[t]);
+		doc_table(d, rr, &rr->tables[t], charts);
 }
 
-static void md_run(FILE *f, const struct lr_report_run *rr)
+int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 {
-	char floor[512];
+	struct lr_doc d;
+	int rc;
+
+	lr_doc_init(&d);
+	lr_render_tables_doc(&d, rr, 0);
+	if (!(rc = lr_doc_error(&d)))
+		rc = lr_doc_write(f, &d, LR_FORMAT_MD);
+	lr_doc_release(&d);
+	return rc;
+}
+
+/* Command, replay, definition and sources (with every changed file), as facts of b. */
+static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const struct lr_report_run *rr)
+{
 	const struct lr_run *r = &rr->run;
-	const struct lr_stored_design *d = &rr->design;
 	char *cmdline = lr_argv_text(r->argv_json);
-	int i, listed = 0;
+	struct lr_buf *t = lr_doc_item(d, b, 0);
 
-	fprintf(f, "## %s, run %lld (%s)\n\n", d->name, (long long)r->id, lr_status_name(r->status));
-	if (d->title[0])
-		fprintf(f, "%s\n\n", d->title);
-	fprintf(f, "* Command: `%s` (in `%s`, started %s)\n", cmdline ? cmdline : r->argv_json, r->cwd, r->started_at);
-	if (r->replay_of)
-		fprintf(f, "* Replay of run %lld\n", (long long)r->replay_of);
-	fprintf(f, "* Definition: `%s`, sha256 `%s`\n", d->path, d->sha256);
-	if (r->source.present)
-		fprintf(f, "* Sources: HEAD `%s`%s%s%s, dirty: %s, diff sha256 `%s`\n",
-			r->source.head ? r->source.head : "(no commit)", r->source.branch ? " (branch `" : "",
-			r->source.branch ? r->source.branch : "", r->source.branch ? "`)" : "",
-			r->source.dirty ? "yes" : "no", r->source.diff_sha256);
-	else
-		fprintf(f, "* Sources: not inside a git work tree\n");
-	for (i = 0; (size_t)i < r->nfiles; i++)
-		fprintf(f, "  * `%s` %s `%s`\n", r->files[i].path, r->files[i].status,
-			r->files[i].has_content ? r->files[i].sha256 : "(deleted)");
-	fprintf(f, "* Host: %s, %s, %lld CPUs, %s, kernel %s\n", r->host.hostname,
-		r->host.cpu_model ? r->host.cpu_model : "unknown CPU", (long long)r->host.cores,
-		r->host.os ? r->host.os : "unknown OS", r->host.kernel);
-	kv_line(f, "Binding", &r->binding);
-	kv_line(f, "Geometry", &r->geometry);
-	kv_line(f, "Tool versions", &r->tools);
-	fprintf(f, "* Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s\n",
-		d->order == LR_ORDER_ABBA ? "ABBA" : "random", d->blocks, d->warmup, d->margin * 100,
-		(unsigned long long)d->seed, lr_exp_target_name(d->target), d->backend);
-	fprintf(f, "* Parity: %d passed, %d failed, %d missing\n", rr->passed, rr->failed, rr->missing);
-	fputs("* Noise floor: ", f);
-	lr_md_text(f, lr_report_floor_text(floor, sizeof floor, rr), 0);
-	fputc('\n', f);
-	lr_render_tables(f, rr);
-	fprintf(f, "\nFailed or missing conditions:");
-	for (i = 0; i < rr->nconds; i++)
-		if (strcmp(rr->conds[i].status, "passed")) {
-			fprintf(f, "\n* %s: %s: %s", rr->ntables ? rr->tables[0].rows[i].label : rr->conds[i].model,
-				rr->conds[i].status, rr->conds[i].failure ? rr->conds[i].failure : "");
-			listed++;
-		}
-	fprintf(f, "%s\n\n", listed ? "" : " none.");
+	lr_doc_add(t, "Command: ");
+	lr_doc_code(t, cmdline ? cmdline : r->argv_json);
+	lr_doc_add(t, " (in ");
+	lr_doc_code(t, r->cwd);
+	lr_doc_addf(t, ", started %s)", r->started_at);
 	free(cmdline);
+	if (r->replay_of)
+		lr_doc_addf(lr_doc_item(d, b, 0), "Replay of run %lld", (long long)r->replay_of);
+	t = lr_doc_item(d, b, 0);
+	lr_doc_add(t, "Definition: ");
+	lr_doc_code(t, rr->design.path);
+	lr_doc_add(t, ", sha256 ");
+	lr_doc_code(t, rr->design.sha256);
+	t = lr_doc_item(d, b, 0);
+	if (!r->source.present) {
+		lr_doc_add(t, "Sources: not inside a git work tree");
+		return;
+	}
+	lr_doc_add(t, "Sources: HEAD ");
+	lr_doc_code(t, r->source.head ? r->source.head : "(no commit)");
+	if (r->source.branch) {
+		lr_doc_add(t, " (branch ");
+		lr_doc_code(t, r->source.branch);
+		lr_doc_add(t, ")");
+	}
+	lr_doc_addf(t, ", dirty: %s, diff sha256 ", r->source.dirty ? "yes" : "no");
+	lr_doc_code(t, r->source.diff_sha256);
+	for (size_t i = 0; i < r->nfiles; i++) {
+		t = lr_doc_item(d, b, 1);
+		lr_doc_code(t, r->files[i].path);
+		lr_doc_addf(t, " %s ", r->files[i].status);
+		lr_doc_code(t, r->files[i].has_content ? r->files[i].sha256 : "(deleted)");
+	}
 }
 
-/* ---- serving evidence ----------------------------------------------------------- */
-
-/* A cell in words: parity over its comparisons, then its gate. */
-static void md_serving(FILE *f, const struct lr_serving_report *sv)
+/* What a run rests on: command, definition, sources, host, binding, geometry, tools, design, parity, floor. */
+static void run_facts(struct lr_doc *d, const struct lr_report_run *rr)
 {
-	struct lr_table t;
-	char text[512];
-	size_t i;
+	const struct lr_run *r = &rr->run;
+	const struct lr_stored_design *ds = &rr->design;
+	struct lr_doc_block *b = lr_doc_facts(d);
+	char floor[512];
 
-	fprintf(f, "## Serving evidence\n\n");
-	fprintf(f, "%s\n\n", lr_render_cells_intro);
-	md_or_error(f, lr_render_matrix(&t, sv), &t);
-	lr_render_matrix_release(&t);
-	fprintf(f, "\n%s.\n\nFailing and missing cases:%s\n", lr_render_cells_text(text, sizeof text, sv),
-		sv->failing.n ? "" : " none.");
-	for (i = 0; i < sv->failing.n; i++) {
-		fputs("* ", f);
-		lr_md_text(f, sv->failing.v[i], 0);
-		fputc('\n', f);
-	}
-	fprintf(f, "\nPer route, over all its responses (median and p90):\n\n");
-	md_or_error(f, lr_render_route_stats(&t, sv), &t);
-	lr_table_release(&t);
-	fprintf(f, "\n%s\n", lr_render_cells_outro);
-	if (!sv->npasses)
-		return;
-	fprintf(f, "\n%s\n\n", lr_render_passes_intro);
-	md_or_error(f, lr_render_passes(&t, sv), &t);
-	lr_table_release(&t);
-	fputc('\n', f);
-	md_or_error(f, lr_render_latency(&t, sv), &t);
-	lr_table_release(&t);
-	fputc('\n', f);
-	md_or_error(f, lr_render_occupancy(&t, sv), &t);
-	lr_table_release(&t);
+	run_source_facts(d, b, rr);
+	lr_doc_addf(lr_doc_item(d, b, 0), "Host: %s, %s, %lld CPUs, %s, kernel %s", r->host.hostname,
+		    r->host.cpu_model ? r->host.cpu_model : "unknown CPU", (long long)r->host.cores,
+		    r->host.os ? r->host.os : "unknown OS", r->host.kernel);
+	kv_item(d, b, "Binding", &r->binding);
+	kv_item(d, b, "Geometry", &r->geometry);
+	kv_item(d, b, "Tool versions", &r->tools);
+	lr_doc_addf(lr_doc_item(d, b, 0),
+		    "Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s",
+		    ds->order == LR_ORDER_ABBA ? "ABBA" : "random", ds->blocks, ds->warmup, ds->margin * 100,
+		    (unsigned long long)ds->seed, lr_exp_target_name(ds->target), ds->backend);
+	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
+		    rr->missing);
+	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));
+}
+
+void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts)
+{
+	const struct lr_stored_design *ds = &rr->design;
+	struct lr_doc_block *b;
+
+	lr_doc_addf(&lr_doc_heading(d, 2)->text, "%s, run %lld (%s)", ds->name, (long long)rr->run.id,
+		    lr_status_name(rr->run.status));
+	if (ds->title[0])
+		lr_doc_add(&lr_doc_prose(d)->text, ds->title);
+	run_facts(d, rr);
+	lr_render_tables_doc(d, rr, charts);
+	b = lr_doc_facts(d);
+	lr_doc_add(&b->text, "Failed or missing conditions");
+	for (int i = 0; i < rr->nconds; i++)
+		if (strcmp(rr->conds[i].status, "passed"))
+			lr_doc_addf(lr_doc_item(d, b, 0), "%s: %s: %s",
+				    rr->ntables ? rr->tables[0].rows[i].label : rr->conds[i].model, rr->conds[i].status,
+				    rr->conds[i].failure ? rr->conds[i].failure : "");
 }
 
 /* The method in one paragraph: the same words in every format that has prose. */
@@ -227,40 +254,70 @@ const char lr_render_method[] =
 	"Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
 	"flagged DRIFT beyond the practical margin.";
 
-static void write_md(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
+			  const char *title, int charts)
 {
-	int i;
+	struct lr_doc_block *b;
+	struct lr_buf *t;
 
-	fprintf(f, "# labrun report: %s\n\n", title);
-	fprintf(f, "Regenerated from the store by labrun %s: %s\n\n", PACKAGE_VERSION, lr_render_method);
-	if (rep->head.seq)
-		fprintf(f, "Ledger head: `%lld:%s`; `labrun audit --head %lld:%s` proves a store still holds\n"
-			   "every run this report was computed from, unchanged.\n\n",
-			(long long)rep->head.seq, rep->head.digest, (long long)rep->head.seq, rep->head.digest);
-	if (rep->head_statement)
-		fprintf(f, "<details><summary>The signed ledger head: <code>labrun audit --head REPORT.md</code> names every "
-			   "run changed, deleted or reordered before it</summary>\n\n```json\n%s\n```\n\n</details>\n\n",
-			rep->head_statement);
-	for (i = 0; i < rep->nruns; i++)
-		md_run(f, &rep->runs[i]);
+	lr_doc_addf(&lr_doc_heading(d, 1)->text, "labrun report: %s", title);
+	t = &lr_doc_prose(d)->text;
+	lr_doc_addf(t, "Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
+	lr_doc_add_lines(t, lr_render_method);
+	if (rep->head.seq) {
+		char head[LR_SHA256_HEX + 32], audit[LR_SHA256_HEX + 64];
+
+		snprintf(head, sizeof head, "%lld:%s", (long long)rep->head.seq, rep->head.digest);
+		snprintf(audit, sizeof audit, "labrun audit --head %s", head);
+		t = &lr_doc_prose(d)->text;
+		lr_doc_add(t, "Ledger head: ");
+		lr_doc_code(t, head);
+		lr_doc_add(t, "; ");
+		lr_doc_code(t, audit);
+		lr_doc_add(t, " proves a store still holds");
+		lr_doc_break(t);
+		lr_doc_add(t, "every run this report was computed from, unchanged.");
+	}
+	if (rep->head_statement) {
+		b = lr_doc_code_block(d, rep->head_statement);
+		lr_doc_add(&b->text, "The signed ledger head: ");
+		lr_doc_code(&b->text, "labrun audit --head REPORT.md");
+		lr_doc_add(&b->text, " names every run changed, deleted or reordered before it");
+	}
+	for (int i = 0; i < rep->nruns; i++)
+		lr_render_run_doc(d, &rep->runs[i], charts);
 	if (sv->nrows)
-		md_serving(f, sv);
+		lr_render_serving_doc(d, sv);
 }
 
-int lr_render_report(FILE *f, const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		      const char *title)
+/* The report as a document, written in f (Markdown or HTML's body; text). */
+static int write_doc(FILE *f, enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
+		     const char *title)
 {
-	if (!strcmp(format, "csv"))
-		return lr_render_csv(f, rep, sv);
-	if (!strcmp(format, "json"))
-		lr_render_json(f, rep, sv, title);
-	else
-		write_md(f, rep, sv, title);
-	return 0;
+	struct lr_doc d;
+	int rc;
+
+	lr_doc_init(&d);
+	lr_render_report_doc(&d, rep, sv, title, format == LR_FORMAT_HTML);
+	if (!(rc = lr_doc_error(&d)))
+		rc = lr_doc_write(f, &d, format);
+	lr_doc_release(&d);
+	return rc;
+}
+
+int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
+		     const char *title)
+{
+	switch (format) {
+	case LR_FORMAT_CSV: return lr_render_csv(f, rep, sv);
+	case LR_FORMAT_JSON: lr_render_json(f, rep, sv, title); return 0;
+	case LR_FORMAT_HTML: return lr_render_html(f, rep, sv, title);
+	default: return write_doc(f, format, rep, sv, title);
+	}
 }
 
 /* 'format' of the report into a new string. */
-static int render_text(const char *format, const struct lr_report *rep, const struct lr_serving_report *sv,
+static int render_text(enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
 		       const char *title, char **out)
 {
 	size_t len = 0;
@@ -286,8 +343,8 @@ int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const 
 	if ((rc = lr_report_build_runs(st, ids, n, &rep)))
 		return rc == LR_ENOTFOUND ? 0 : rc;
 	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) && (rep.nruns || sv.nrows) &&
-	    !(rc = render_text("md", &rep, &sv, title, &out->md)))
-		rc = render_text("json", &rep, &sv, title, &out->json);
+	    !(rc = render_text(LR_FORMAT_MD, &rep, &sv, title, &out->md)))
+		rc = render_text(LR_FORMAT_JSON, &rep, &sv, title, &out->json);
 	lr_serving_report_release(&sv);
 	lr_report_release(&rep);
 	if (rc)

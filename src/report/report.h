@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/model.h"
+#include "report/doc.h"
 #include "base/table.h"
 #include "encode/bench.h"
 #include "store/store.h"
@@ -86,9 +87,23 @@ struct lr_report;
 struct lr_serving_report;
 struct lr_serving_cell;
 
-/* The comparison tables of one run of a report, as Markdown: what 'report' and 'run' print. */
+/* The comparison tables of one run of a report, as Markdown: what 'run' prints. */
 struct lr_report_run;
-void lr_render_tables(FILE *f, const struct lr_report_run *rr);
+LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
+
+/*
+ * The report as a document (report/doc.h): its title and method, the ledger
+ * head, each experiment run (lr_render_run_doc: its heading, facts, tables,
+ * with 'charts' a chart per condition, and failed or missing conditions),
+ * then the serving evidence (lr_render_serving_doc). Out of memory is kept
+ * in d (lr_doc_error).
+ */
+struct lr_doc;
+void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
+			  const char *title, int charts);
+void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
+void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
+void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv);
 
 /*
  * One comparison table of a run, a row per condition (its estimate,
@@ -102,9 +117,9 @@ struct lr_render_heads {
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
 		      const struct lr_report_table *tb);
 
-/* The report in 'format' (md, csv or json) to f. */
-LR_MUST_CHECK int lr_render_report(FILE *f, const char *format, const struct lr_report *rep,
-				    const struct lr_serving_report *sv, const char *title);
+/* The report in 'format' to f: its document (Markdown, HTML, text), or its data (CSV, JSON). */
+LR_MUST_CHECK int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep,
+				   const struct lr_serving_report *sv, const char *title);
 
 /*
  * The serving matrix (a row per run and condition, a column per route; its
@@ -134,13 +149,14 @@ extern const char lr_render_method[];
 const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);
 
 /*
- * The report in HTML (render-html.c): the whole page 'report --format html'
- * writes; and its parts for the pages of 'labrun site': each experiment run's
- * facts, tables and charts, and the serving evidence.
+ * The report in HTML (html.c): the whole page 'report --format html' writes;
+ * and its parts for the pages of the site: each experiment run's facts,
+ * tables and charts, and the serving evidence.
  */
-void lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
-void lr_render_html_runs(FILE *f, const struct lr_report *rep);
-void lr_render_html_serving(FILE *f, const struct lr_serving_report *sv);
+LR_MUST_CHECK int lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv,
+				 const char *title);
+LR_MUST_CHECK int lr_render_html_runs(FILE *f, const struct lr_report *rep);
+LR_MUST_CHECK int lr_render_html_serving(FILE *f, const struct lr_serving_report *sv);
 
 struct lr_trust;
 /*
@@ -163,6 +179,6 @@ int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const 
 void lr_render_crate_files_release(struct lr_crate_report *f);
 
 /* The tables of a stored 'bench' run in FORMAT (md, csv, json or html). */
-int lr_render_bench_run(FILE *f, const struct lr_run *run, const char *format);
+int lr_render_bench_run(FILE *f, const struct lr_run *run, enum lr_format format);
 
 #endif

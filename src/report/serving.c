@@ -8,6 +8,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "report/doc.h"
 #include "report/report.h"
 #include "report/text.h"
 #include "serving/report.h"
@@ -250,3 +251,40 @@ const char lr_render_passes_intro[] =
 	"share of each pass with k requests in flight: as the client saw them (source client), and, where the "
 	"server's running gauge was sampled (--metrics-url), as the server said, each sample held until the next "
 	"(source server gauge, over the sampled span).";
+
+/* One table of the serving evidence, or why it is missing; a matrix's columns are its own (freed here). */
+static void doc_table(struct lr_doc *d, int (*build)(struct lr_table *, const struct lr_serving_report *),
+		      const struct lr_serving_report *sv)
+{
+	struct lr_table t = { 0 };
+	int rc = build(&t, sv);
+	const struct lr_column *cols = t.cols;
+
+	lr_doc_table(d, rc, &t);
+	if (build == lr_render_matrix)
+		free((void *)cols);
+}
+
+void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv)
+{
+	struct lr_doc_block *b;
+	char text[512];
+
+	lr_doc_add(&lr_doc_heading(d, 2)->text, "Serving evidence");
+	lr_doc_add(&lr_doc_prose(d)->text, lr_render_cells_intro);
+	doc_table(d, lr_render_matrix, sv);
+	lr_doc_addf(&lr_doc_prose(d)->text, "%s.", lr_render_cells_text(text, sizeof text, sv));
+	b = lr_doc_facts(d);
+	lr_doc_add(&b->text, "Failing and missing cases");
+	for (size_t i = 0; i < sv->failing.n; i++)
+		lr_doc_add(lr_doc_item(d, b, 0), sv->failing.v[i]);
+	lr_doc_add(&lr_doc_prose(d)->text, "Per route, over all its responses (median and p90):");
+	doc_table(d, lr_render_route_stats, sv);
+	lr_doc_add(&lr_doc_prose(d)->text, lr_render_cells_outro);
+	if (!sv->npasses)
+		return;
+	lr_doc_add(&lr_doc_prose(d)->text, lr_render_passes_intro);
+	doc_table(d, lr_render_passes, sv);
+	doc_table(d, lr_render_latency, sv);
+	doc_table(d, lr_render_occupancy, sv);
+}

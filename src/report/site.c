@@ -214,11 +214,10 @@ static int evidence(FILE *f, struct site *s, const struct lr_run *r)
 	int rc = 0;
 
 	if (r->kind == LR_KIND_EXPERIMENT && !(rc = lr_report_build(s->st, NULL, r->id, &rep)))
-		lr_render_html_runs(f, &rep);
-	if (!rc && !(rc = lr_serving_report_build(s->st, &r->id, 1, NULL, 0, &sv)) && sv.nrows) {
-		lr_render_html_serving(f, &sv);
+		rc = lr_render_html_runs(f, &rep);
+	if (!rc && !(rc = lr_serving_report_build(s->st, &r->id, 1, NULL, 0, &sv)) && sv.nrows &&
+	    !(rc = lr_render_html_serving(f, &sv)))
 		rc = lr_render_site_failing_cases(f, s->st, r->id);
-	}
 	lr_serving_report_release(&sv);
 	lr_report_release(&rep);
 	return rc;

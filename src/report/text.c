@@ -103,13 +103,19 @@ const char *lr_human_size(char *buf, size_t len, long long bytes)
 
 void lr_md_text(FILE *f, const char *s, int cell)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (const char *p = s; p && *p; p++) {
+		unsigned char c = (unsigned char)*p;
 
 		if (is_control(c))
 			fputc(' ', f); /* a line break would end the table row or start a heading */
 		else if (cell && (c == '|' || c == '\\'))
 			fprintf(f, "\\%c", c);
+		else if (c == '<')
+			fputs("&lt;", f); /* no raw HTML, no comment that hides what follows, no <autolink> */
+		else if (c == '(' && p > s && p[-1] == ']')
+			fputs("\\(", f); /* no inline link or image: [shown](elsewhere) */
+		else if (c == '[' && p > s && p[-1] == ']')
+			fputs("\\[", f); /* no reference link: [shown][elsewhere] */
 		else
 			fputc(c, f);
 	}

@@ -18,6 +18,10 @@ const char *lr_human_size(char *buf, size_t len, long long bytes);
  * s as Markdown text from the outside world (route names, case ids): line
  * breaks and other control characters become blanks, so nothing ends a row
  * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
+ * Nothing in it links or hides: '<' is written &lt; (no raw HTML, comment
+ * or autolink), and a ']' before '(' or '[' is followed by a backslash (no
+ * inline or reference link). What starts a block is the document writer's
+ * to escape (doc-write.c), as only it knows where one starts.
  */
 void lr_md_text(FILE *f, const char *s, int cell);
 /* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */

@@ -1,0 +1,272 @@
+/*
+ * A document written as Markdown (what is pasted as an issue comment and put
+ * into a crate) and as text for a terminal; HTML is doc-html.c's. Every
+ * string is escaped here, for its format, and nowhere else.
+ */
+#include "config.h"
+#include "base/system.h"
+
+#include "report/doc.h"
+#include "report/render-int.h"
+#include "report/report.h"
+#include "report/text.h"
+
+/* The span of inline text that starts at t[*i]: code (its text in *s, *n bytes) or words; *i moves past it. */
+static int next_span(const struct lr_buf *t, size_t *i, const char **s, size_t *n)
+{
+	int code = t->buf[*i] == LR_DOC_CODE_ON;
+	size_t from = *i + (size_t)code, k = from;
+
+	while (k < t->len && t->buf[k] != (code ? LR_DOC_CODE_OFF : LR_DOC_CODE_ON) &&
+	       (code || t->buf[k] != LR_DOC_BREAK || k == from))
+		k++;
+	if (!code && t->buf[from] == LR_DOC_BREAK)
+		k = from + 1;
+	*s = t->buf + from;
+	*n = k - from;
+	*i = k + (size_t)(code && k < t->len);
+	return code;
+}
+
+/* A code span in Markdown: fenced by one more backtick than the longest run inside it. */
+static void md_code(FILE *f, const char *s, size_t n)
+{
+	size_t run = 0, longest = 0, i;
+	int pad;
+
+	for (i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	pad = n && (s[0] == '`' || s[n - 1] == '`');
+	for (i = 0; i <= longest; i++)
+		fputc('`', f);
+	fprintf(f, "%s%.*s%s", pad ? " " : "", (int)n, s, pad ? " " : "");
+	for (i = 0; i <= longest; i++)
+		fputc('`', f);
+}
+
+/* Words at the start of a line: a first character that would start a heading, quote, list or table is escaped. */
+static void md_line_start(FILE *f, const char *s, size_t n)
+{
+	size_t d = strspn(s, "0123456789");
+
+	if (n && (strchr("#>+-*=|~`[", s[0]) || (d && d < n && (s[d] == '.' || s[d] == ')'))))
+		fputc('\\', f);
+}
+
+static void md_words(FILE *f, const char *s, size_t n, int line_start)
+{
+	char *w = strndup(s, n);
+
+	if (!w)
+		return;
+	if (line_start)
+		md_line_start(f, w, n);
+	lr_md_text(f, w, 0);
+	free(w);
+}
+
+/* Inline text as Markdown: words escaped, code spans fenced, breaks as new lines. */
+static void md_inline(FILE *f, const struct lr_buf *t)
+{
+	int line_start = 1;
+	const char *s;
+	size_t i = 0, n;
+
+	while (i < t->len) {
+		if (next_span(t, &i, &s, &n)) {
+			md_code(f, s, n);
+		} else if (n == 1 && *s == LR_DOC_BREAK) {
+			fputc('\n', f);
+			line_start = 1;
+			continue;
+		} else {
+			md_words(f, s, n, line_start);
+		}
+		line_start = 0;
+	}
+}
+
+/* Inline text as HTML: words escaped, code spans in <code>, breaks as new lines. */
+void lr_doc_html_inline(FILE *f, const struct lr_buf *t)
+{
+	const char *s;
+	size_t i = 0, n;
+
+	while (i < t->len) {
+		int code = next_span(t, &i, &s, &n);
+		char *w = strndup(s, n);
+
+		if (!w)
+			return;
+		if (code)
+			fputs("<code>", f);
+		lr_html_text(f, w);
+		if (code)
+			fputs("</code>", f);
+		free(w);
+	}
+}
+
+/* Inline text for a terminal: code spans as plain words, control characters shown, never obeyed. */
+static void text_inline(FILE *f, const struct lr_buf *t)
+{
+	char *flat = lr_doc_flat(t);
+
+	lr_term_text(f, flat ? flat : "");
+	free(flat);
+}
+
+static void md_facts(FILE *f, const struct lr_doc_block *b)
+{
+	if (b->text.len) {
+		md_inline(f, &b->text);
+		fputs(b->nitems ? ":\n" : ": none.\n", f);
+	}
+	for (size_t i = 0; i < b->nitems; i++) {
+		fputs(b->items[i].level ? "  * " : "* ", f);
+		md_inline(f, &b->items[i].text);
+		fputc('\n', f);
+	}
+}
+
+static void md_details(FILE *f, const struct lr_doc_block *b)
+{
+	size_t run = 0, longest = 2;
+
+	for (size_t i = 0; i < b->code.len; i++) {
+		run = b->code.buf[i] == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	/* raw HTML: Markdown is not read inside it, so the summary is written as HTML */
+	fputs("<details><summary>", f);
+	lr_doc_html_inline(f, &b->text);
+	fputs("</summary>\n\n", f);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+	fprintf(f, "json\n%s\n", b->code.buf);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', f);
+	fputs("\n\n</details>\n", f);
+}
+
+/* Block b as Markdown; 0 when it writes nothing (a chart). */
+static int md_block(FILE *f, const struct lr_doc_block *b)
+{
+	switch (b->kind) {
+	case LR_BLOCK_HEADING:
+		fprintf(f, "%.*s ", b->level < 1 ? 1 : b->level > 6 ? 6 : b->level, "######");
+		md_inline(f, &b->text);
+		fputc('\n', f);
+		return 1;
+	case LR_BLOCK_PROSE:
+	case LR_BLOCK_NOTE:
+		md_inline(f, &b->text);
+		fputc('\n', f);
+		return 1;
+	case LR_BLOCK_FACTS:
+		md_facts(f, b);
+		return b->text.len || b->nitems;
+	case LR_BLOCK_TABLE:
+		if (b->missing)
+			fprintf(f, "(%s: the table is missing)\n", b->missing);
+		else
+			lr_render_table_md(f, &b->table);
+		return 1;
+	case LR_BLOCK_CODE:
+		md_details(f, b);
+		return 1;
+	case LR_BLOCK_CHART:
+		return 0;
+	}
+	return 0;
+}
+
+static void text_facts(FILE *f, const struct lr_doc_block *b)
+{
+	if (b->text.len) {
+		text_inline(f, &b->text);
+		fputs(b->nitems ? ":\n" : ": none.\n", f);
+	}
+	for (size_t i = 0; i < b->nitems; i++) {
+		fputs(b->items[i].level ? "    " : "  ", f);
+		text_inline(f, &b->items[i].text);
+		fputc('\n', f);
+	}
+}
+
+/* Block b for a terminal; 0 when it writes nothing (a chart, the folded text). */
+static int text_block(FILE *f, const struct lr_doc_block *b)
+{
+	switch (b->kind) {
+	case LR_BLOCK_HEADING:
+	case LR_BLOCK_PROSE:
+	case LR_BLOCK_NOTE:
+		text_inline(f, &b->text);
+		fputc('\n', f);
+		return 1;
+	case LR_BLOCK_FACTS:
+		text_facts(f, b);
+		return b->text.len || b->nitems;
+	case LR_BLOCK_TABLE:
+		if (b->missing)
+			fprintf(f, "(%s: the table is missing)\n", b->missing);
+		else if (lr_render_table_text(f, &b->table, 2, 0))
+			fputs("(the table could not be written)\n", f);
+		return 1;
+	case LR_BLOCK_CODE:
+	case LR_BLOCK_CHART:
+		return 0;
+	}
+	return 0;
+}
+
+/* Whether block b writes anything in format f. */
+static int shows(const struct lr_doc_block *b, enum lr_format f)
+{
+	switch (b->kind) {
+	case LR_BLOCK_CHART: return f == LR_FORMAT_HTML;
+	case LR_BLOCK_CODE: return f != LR_FORMAT_TEXT;
+	case LR_BLOCK_FACTS: return b->text.len || b->nitems;
+	default: return 1;
+	}
+}
+
+static int write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f)
+{
+	const struct lr_doc_block *b = &d->v[i];
+
+	switch (f) {
+	case LR_FORMAT_MD: return md_block(out, b);
+	case LR_FORMAT_TEXT: return text_block(out, b);
+	case LR_FORMAT_HTML: return lr_doc_html_block(out, b);
+	default: return 0;
+	}
+}
+
+int lr_doc_write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f)
+{
+	if (f != LR_FORMAT_MD && f != LR_FORMAT_TEXT && f != LR_FORMAT_HTML)
+		return lr_error_set(LR_EINVAL, "a document is not written as %s", lr_format_name(f));
+	write_block(out, d, i, f);
+	return ferror(out) ? lr_error_set(LR_EIO, "cannot write the document: %s", strerror(errno)) : 0;
+}
+
+int lr_doc_write(FILE *out, const struct lr_doc *d, enum lr_format f)
+{
+	int wrote = 0;
+
+	if (f != LR_FORMAT_MD && f != LR_FORMAT_TEXT && f != LR_FORMAT_HTML)
+		return lr_error_set(LR_EINVAL, "a document is not written as %s", lr_format_name(f));
+	for (size_t i = 0; i < d->n; i++) {
+		if (!shows(&d->v[i], f))
+			continue;
+		/* Markdown and text: a blank line between blocks (HTML needs none) */
+		if (wrote && f != LR_FORMAT_HTML)
+			fputc('\n', out);
+		write_block(out, d, i, f);
+		wrote = 1;
+	}
+	return ferror(out) ? lr_error_set(LR_EIO, "cannot write the document: %s", strerror(errno)) : 0;
+}
