@@ -17,8 +17,8 @@ static const char usage[] =
 	"crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
 	"you trust (never a key because the crate carries it), the ledger entries the crate\n"
 	"carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
-	"and every table of its report recomputed from its rows with the code 'labrun report'\n"
-	"uses and compared cell by cell. Every mismatch is named. Creates no store: the rows\n"
+	"and its report rebuilt from its rows with the code 'labrun report' uses and compared\n"
+	"block by block, cell by cell and word by word. Every mismatch is named. Creates no store: the rows\n"
 	"are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
 	"problem, 2 on a usage error.\n";
 
@@ -27,68 +27,6 @@ static void print_problem(void *arg, const char *file, const char *problem)
 	(void)arg;
 	cmd_progress_clear();
 	printf("PROBLEM %s%s%s\n", file, *file ? ": " : "", problem);
-}
-
-/* The crate's own file 'rel' (malloc'd text), or NULL when it has none. */
-static char *crate_text(const char *dir, const char *rel)
-{
-	char path[PATH_MAX * 2], *text = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	if (!(f = fopen(path, "re")))
-		return NULL;
-	if (getdelim(&text, &cap, 0, f) < 0) {
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	return text;
-}
-
-/* The crate's report against the one the rows loaded from it give now. */
-static int recompute_report(const char *dir, const struct lr_verified *v, int *problems)
-{
-	char *md = NULL, *json = NULL, *cmd_md = crate_text(dir, "report.md"), *cmd_json = crate_text(dir, "report.json");
-	struct lr_crate_report rep;
-	int rc;
-
-	if ((rc = lr_render_crate_files(v->st, v->ids, v->nids, "", &rep)))
-		goto out;
-	md = rep.md, json = rep.json;
-	/* the rows were loaded with new ids: the report says the ones the crate's writer gave them */
-	if (md) {
-		char *m = lr_verify_renumber(md, v->ids, v->crate_ids, v->nids), *j = lr_verify_renumber(json, v->ids,
-													v->crate_ids, v->nids);
-
-		free(md);
-		free(json);
-		md = m, json = j;
-		if (!md || !json) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (!md != !cmd_md) {
-		print_problem(NULL, "report.md", cmd_md ? "is in the crate, but its rows give no report"
-							: "is missing, though its rows give a report");
-		(*problems)++;
-	} else if (md) {
-		lr_verify_compare_md("report.md", cmd_md, md, print_problem, NULL, problems);
-		if (!cmd_json) {
-			print_problem(NULL, "report.json", "is missing");
-			(*problems)++;
-		} else {
-			lr_verify_compare_json("report.json", cmd_json, json, print_problem, NULL, problems);
-		}
-	}
-out:
-	free(md);
-	free(json);
-	free(cmd_md);
-	free(cmd_json);
-	return rc;
 }
 
 /* An archive: its sums checked, then extracted into a new directory under $TMPDIR (*tmp, to remove). */
@@ -151,7 +89,7 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	cmd_progress_end();
 	if (rc)
 		goto out;
-	if (v.st && (rc = recompute_report(dir, &v, &problems)))
+	if (v.st && (rc = lr_verify_report(dir, &v, print_problem, NULL, &problems)))
 		goto out;
 	if (!v.signer[0])
 		printf("labrun: warning: no key you trust signed this crate%s\n",

@@ -6,6 +6,7 @@
 
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/progress.h"
 #include "base/seal.h"
 #include "base/trust.h"
@@ -274,6 +275,19 @@ static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 		LR_HEAD_FILE);
 }
 
+/* The signed head as the crate carries it, for the report rebuilt from its rows (lr_verify_report). */
+static void keep_head(struct vctx *c, json_t *pred)
+{
+	char path[PATH_MAX * 2];
+	size_t len;
+
+	c->v->head.seq = json_integer_value(json_object_get(pred, "seq"));
+	snprintf(c->v->head.digest, sizeof c->v->head.digest, "%s", json_string_value(json_object_get(pred, "digest")) ?: "");
+	snprintf(path, sizeof path, "%s/%s", c->dir, LR_HEAD_FILE);
+	if (lr_read_text(LR_HEAD_FILE, path, 1u << 26, &c->v->head_statement, &len))
+		lr_error_clear(); /* read as JSON above, so there; a report without it is named then */
+}
+
 /* The ledger entries the crate carries, chained to its signed head, which must be the crate's. */
 static void check_ledger(struct vctx *c, json_t *crate)
 {
@@ -285,6 +299,7 @@ static void check_ledger(struct vctx *c, json_t *crate)
 	if (!head || !c->ledger)
 		goto out;
 	pred = json_object_get(head, "predicate");
+	keep_head(c, pred);
 	if (crate && (strcmp(json_string_value(json_object_get(pred, "storeId")) ?: "",
 			     json_string_value(json_object_get(cp, "storeId")) ?: "-") ||
 		      json_integer_value(json_object_get(pred, "seq")) !=
@@ -373,7 +388,7 @@ static int put_object(void *arg, const char *full, const char *rel)
 static int load_runs(struct vctx *c)
 {
 	char tmpl[PATH_MAX];
-	struct lr_pull_origin origin = { "crate", NULL, NULL, 1 };
+	struct lr_pull_origin origin = { "crate", NULL, NULL, 1, 1 };
 	size_t i, left, done;
 	int rc;
 
@@ -383,8 +398,7 @@ static int load_runs(struct vctx *c)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = lr_walk_files(c->dir, put_object, c)))
 		return rc;
-	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)) ||
-	    !(c->v->crate_ids = calloc(c->nruns + 1, sizeof *c->v->crate_ids)))
+	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	qsort(c->runs, c->nruns, sizeof *c->runs, by_run_id);
 	for (left = c->nruns; left;) {
@@ -398,7 +412,6 @@ static int load_runs(struct vctx *c)
 				continue;
 			if (rc)
 				return rc;
-			c->v->crate_ids[c->v->nids] = strtoll(c->runs[i].dir + strlen("run-"), NULL, 10);
 			c->v->ids[c->v->nids++] = id;
 			c->runs[i].bundled = 0;
 			done++;
@@ -467,6 +480,6 @@ void lr_verified_release(struct lr_verified *v)
 		lr_remove_tree(v->tmp);
 	free(v->tmp);
 	free(v->ids);
-	free(v->crate_ids);
+	free(v->head_statement);
 	memset(v, 0, sizeof *v);
 }

@@ -7,9 +7,9 @@
  * crate.intoto.json and of each run's run.intoto.json, every signature
  * against the trusted keys, the ledger entries the crate carries recomputed
  * and chained to its signed head, and each run's rows (bundle.json) giving
- * its seal. The rows are then loaded into a throwaway store, so that the
- * caller can recompute the crate's report with the code 'report' uses and
- * compare it cell by cell (lr_verify_compare_*). Input from the crate is
+ * its seal. The rows are then loaded into a throwaway store, keeping the
+ * ids they had, so that the crate's report can be rebuilt with the code
+ * 'report' uses and compared block by block (lr_verify_report). Input from the crate is
  * data: no path in it is opened, only the files found under the crate's
  * directory. Nothing here prints.
  */
@@ -18,6 +18,7 @@
 
 #include "base/error.h"
 #include "base/sha256.h"
+#include "store/ledger.h"
 #include "store/store.h"
 
 struct lr_trust;
@@ -28,9 +29,10 @@ typedef void (*lr_verify_fn)(void *arg, const char *file, const char *problem);
 struct lr_verified {
 	struct lr_store *st;	/* the throwaway store holding the crate's runs (NULL: none loaded) */
 	char *tmp;		/* its directory, removed by lr_verified_release */
-	int64_t *ids;		/* the runs there, in the crate's order */
-	int64_t *crate_ids;	/* ... and the id each had in the store that wrote the crate ("run-7": 7) */
+	int64_t *ids;		/* the runs there, in the crate's order, with the ids they had ("run-7": 7) */
 	int nids;
+	struct lr_ledger_head head;	/* the crate's signed ledger head ... */
+	char *head_statement;		/* ... and its envelope as the crate carries it (NULL: none) */
 	int files;		/* files checked against their signed digests */
 	int runs;		/* runs in the crate */
 	int entries;		/* ledger entries recomputed */
@@ -49,22 +51,17 @@ LR_MUST_CHECK int lr_crate_verify(const char *dir, const struct lr_trust *t, int
 void lr_verified_release(struct lr_verified *v);
 
 /*
- * Compare the crate's report ('file', its text 'crate') with the one its
- * rows give now ('now'): Markdown by the rows of every table, JSON by every
- * value but those that name where it was computed (the ledger head, run
- * ids, the title, the version). Each differing cell is a problem naming the
- * table, the row and the column.
+ * The crate's report (report.md, report.json) against the one its rows give
+ * now (v from lr_crate_verify): the document rebuilt with report's own code,
+ * under the crate's title, version and verified ledger head, compared with
+ * report.json's document block by block and cell by cell, with report.md
+ * block by block as rendered, and with report.json's data value by value.
+ * Each difference is a problem naming the file, the block and the words (or
+ * the row and column). Crates written before reports had documents are
+ * checked on report.md and the data. An error only when the check could
+ * not run.
  */
-void lr_verify_compare_md(const char *file, const char *crate, const char *now, lr_verify_fn fn, void *arg,
-			  int *problems);
-void lr_verify_compare_json(const char *file, const char *crate, const char *now, lr_verify_fn fn, void *arg,
-			    int *problems);
-
-/*
- * 'text' (malloc'd) with each "run N" for N = from[i] written "run to[i]": a
- * report the throwaway store gives, in the numbers of the store that wrote the
- * crate. NULL when out of memory.
- */
-char *lr_verify_renumber(const char *text, const int64_t *from, const int64_t *to, int n);
+LR_MUST_CHECK int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn fn, void *arg,
+				   int *problems);
 
 #endif

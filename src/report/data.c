@@ -14,6 +14,7 @@
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "report/doc.h"
 #include "report/report.h"
 #include "report/text.h"
 #include "report/render-int.h"
@@ -495,12 +496,14 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	return o;
 }
 
-void lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_serving_report *sv,
+			      const struct lr_report_label *l)
 {
 	json_t *root = json_object(), *runs = json_array();
+	struct lr_doc d;
 
-	json_object_set_new(root, "report", json_string(title));
-	json_object_set_new(root, "labrun_version", json_string(PACKAGE_VERSION));
+	json_object_set_new(root, "report", json_string(l->title));
+	json_object_set_new(root, "labrun_version", json_string(l->version ? l->version : PACKAGE_VERSION));
 	if (rep->head.seq)
 		json_object_set_new(root, "ledger_head",
 				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest,
@@ -510,7 +513,24 @@ void lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_servin
 	json_object_set_new(root, "runs", runs);
 	if (sv->nrows)
 		json_object_set_new(root, "serving", json_serving(sv));
+	lr_doc_init(&d);
+	lr_render_report_doc(&d, rep, sv, l, 0);
+	if (lr_doc_error(&d) || json_object_set_new(root, "document", lr_doc_json(&d))) {
+		json_decref(root);
+		root = NULL;
+	}
+	lr_doc_release(&d);
+	return root;
+}
+
+int lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title)
+{
+	json_t *root = lr_render_report_data(rep, sv, &(struct lr_report_label){ title, NULL });
+
+	if (!root)
+		return lr_error_set(LR_ENOMEM, "out of memory");
 	json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER); /* reals in 17 digits: they read back exactly */
 	fputc('\n', f);
 	json_decref(root);
+	return 0;
 }

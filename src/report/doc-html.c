@@ -139,6 +139,27 @@ static void svg_chart(FILE *f, const struct lr_chart *w)
 #undef Y
 }
 
+/* Inline text as HTML: words escaped, code spans in <code>, breaks as new lines. */
+void lr_doc_html_inline(FILE *f, const struct lr_buf *t)
+{
+	const char *s;
+	size_t i = 0, n;
+
+	while (i < t->len) {
+		int code = lr_doc_next_span(t, &i, &s, &n);
+		char *w = strndup(s, n);
+
+		if (!w)
+			return;
+		if (code)
+			fputs("<code>", f);
+		lr_html_text(f, w);
+		if (code)
+			fputs("</code>", f);
+		free(w);
+	}
+}
+
 static void html_facts(FILE *f, const struct lr_doc_block *b)
 {
 	int level = 0;

@@ -11,23 +11,6 @@
 #include "report/report.h"
 #include "report/text.h"
 
-/* The span of inline text that starts at t[*i]: code (its text in *s, *n bytes) or words; *i moves past it. */
-static int next_span(const struct lr_buf *t, size_t *i, const char **s, size_t *n)
-{
-	int code = t->buf[*i] == LR_DOC_CODE_ON;
-	size_t from = *i + (size_t)code, k = from;
-
-	while (k < t->len && t->buf[k] != (code ? LR_DOC_CODE_OFF : LR_DOC_CODE_ON) &&
-	       (code || t->buf[k] != LR_DOC_BREAK || k == from))
-		k++;
-	if (!code && t->buf[from] == LR_DOC_BREAK)
-		k = from + 1;
-	*s = t->buf + from;
-	*n = k - from;
-	*i = k + (size_t)(code && k < t->len);
-	return code;
-}
-
 /* A code span in Markdown: fenced by one more backtick than the longest run inside it. */
 static void md_code(FILE *f, const char *s, size_t n)
 {
@@ -75,7 +58,7 @@ static void md_inline(FILE *f, const struct lr_buf *t)
 	size_t i = 0, n;
 
 	while (i < t->len) {
-		if (next_span(t, &i, &s, &n)) {
+		if (lr_doc_next_span(t, &i, &s, &n)) {
 			md_code(f, s, n);
 		} else if (n == 1 && *s == LR_DOC_BREAK) {
 			fputc('\n', f);
@@ -85,27 +68,6 @@ static void md_inline(FILE *f, const struct lr_buf *t)
 			md_words(f, s, n, line_start);
 		}
 		line_start = 0;
-	}
-}
-
-/* Inline text as HTML: words escaped, code spans in <code>, breaks as new lines. */
-void lr_doc_html_inline(FILE *f, const struct lr_buf *t)
-{
-	const char *s;
-	size_t i = 0, n;
-
-	while (i < t->len) {
-		int code = next_span(t, &i, &s, &n);
-		char *w = strndup(s, n);
-
-		if (!w)
-			return;
-		if (code)
-			fputs("<code>", f);
-		lr_html_text(f, w);
-		if (code)
-			fputs("</code>", f);
-		free(w);
 	}
 }
 
@@ -262,10 +224,12 @@ int lr_doc_write(FILE *out, const struct lr_doc *d, enum lr_format f)
 	for (size_t i = 0; i < d->n; i++) {
 		if (!shows(&d->v[i], f))
 			continue;
-		/* Markdown and text: a blank line between blocks (HTML needs none) */
-		if (wrote && f != LR_FORMAT_HTML)
+		/* text: a blank line between blocks; Markdown: after every block, so a section reads the same last or not */
+		if (wrote && f == LR_FORMAT_TEXT)
 			fputc('\n', out);
 		write_block(out, d, i, f);
+		if (f == LR_FORMAT_MD)
+			fputc('\n', out);
 		wrote = 1;
 	}
 	return ferror(out) ? lr_error_set(LR_EIO, "cannot write the document: %s", strerror(errno)) : 0;

@@ -259,3 +259,19 @@ char *lr_doc_flat(const struct lr_buf *t)
 	s[n] = '\0';
 	return s;
 }
+
+int lr_doc_next_span(const struct lr_buf *t, size_t *i, const char **s, size_t *n)
+{
+	int code = t->buf[*i] == LR_DOC_CODE_ON;
+	size_t from = *i + (size_t)code, k = from;
+
+	while (k < t->len && t->buf[k] != (code ? LR_DOC_CODE_OFF : LR_DOC_CODE_ON) &&
+	       (code || t->buf[k] != LR_DOC_BREAK || k == from))
+		k++;
+	if (!code && t->buf[from] == LR_DOC_BREAK)
+		k = from + 1;
+	*s = t->buf + from;
+	*n = k - from;
+	*i = k + (size_t)(code && k < t->len);
+	return code;
+}

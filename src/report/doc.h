@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/table.h"
@@ -134,6 +136,13 @@ void lr_doc_break(struct lr_buf *t);
 /* Words with their line breaks: each '\n' of s a break (labrun's own paragraphs, written over lines). */
 void lr_doc_add_lines(struct lr_buf *t, const char *s);
 
+/*
+ * The span of inline text t that starts at t->buf[*i]: 1 for a code span
+ * (its words at *s, *n bytes), 0 for words or a line break (LR_DOC_BREAK
+ * alone); *i moves past it. For the writers.
+ */
+int lr_doc_next_span(const struct lr_buf *t, size_t *i, const char **s, size_t *n);
+
 /* The text of an inline text, flat: code spans as plain words, breaks as blanks (malloc'd; NULL on ENOMEM). */
 char *lr_doc_flat(const struct lr_buf *t);
 
@@ -146,5 +155,21 @@ LR_MUST_CHECK int lr_doc_write(FILE *out, const struct lr_doc *d, enum lr_format
 
 /* Block i of d alone, as lr_doc_write writes it among the others (Markdown: its bytes, ending in a newline). */
 LR_MUST_CHECK int lr_doc_write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f);
+
+/* The name of a block's kind as the JSON form says it ("heading", "table", ...). */
+const char *lr_doc_kind_name(enum lr_block_kind k);
+
+/*
+ * d as JSON (doc-json.c): {"version": 1, "blocks": [...]}, each block's text
+ * flat, each table's cells typed and in full; NULL when out of memory.
+ */
+json_t *lr_doc_json(const struct lr_doc *d);
+
+/*
+ * A document read back from lr_doc_json's form (another host's data: every
+ * member's type checked), into d (initialised here; release it either way).
+ * LR_EINVAL naming the block that is not what it must be.
+ */
+LR_MUST_CHECK int lr_doc_from_json(struct lr_doc *d, json_t *doc);
 
 #endif

@@ -56,7 +56,7 @@ int lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving
 	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
 	      "</head><body>\n", f);
 	lr_doc_init(&d);
-	lr_render_report_doc(&d, rep, sv, title, 1);
+	lr_render_report_doc(&d, rep, sv, &(struct lr_report_label){ title, NULL }, 1);
 	rc = write_html(f, &d);
 	fputs("</body></html>\n", f);
 	return rc;

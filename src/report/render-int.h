@@ -18,7 +18,8 @@
 
 /* The report as data: CSV sections, or one JSON document. */
 LR_MUST_CHECK int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
-void lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, const char *title);
+LR_MUST_CHECK int lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv,
+				 const char *title);
 
 /* ---- the document's writers (doc-write.c, doc-html.c) ---- */
 

@@ -1,9 +1,9 @@
 /*
  * The report as a document, shared by 'report', 'run', 'manifest', 'archive',
- * 'site' and 'verify' (which compares a crate's report with one recomputed
- * from its rows): the experiment runs' blocks, the dispatch by format, and
- * the report files of a crate. CSV and JSON are data.c's; the HTML page's
- * frame is html.c's.
+ * 'site' and 'verify' (which compares a crate's report with one rebuilt
+ * from its rows): its title, method and head, and each experiment run's
+ * blocks. The serving evidence's blocks are serving.c's; formats.c writes
+ * the document, data.c the data, html.c the page around it.
  */
 #include "config.h"
 #include "base/system.h"
@@ -153,8 +153,12 @@ int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 
 	lr_doc_init(&d);
 	lr_render_tables_doc(&d, rr, 0);
-	if (!(rc = lr_doc_error(&d)))
-		rc = lr_doc_write(f, &d, LR_FORMAT_MD);
+	rc = lr_doc_error(&d);
+	for (size_t i = 0; i < d.n && !rc; i++) { /* blank lines between the blocks, none after: a printout goes on */
+		if (i)
+			fputc('\n', f);
+		rc = lr_doc_write_block(f, &d, i, LR_FORMAT_MD);
+	}
 	lr_doc_release(&d);
 	return rc;
 }
@@ -255,14 +259,14 @@ const char lr_render_method[] =
 	"flagged DRIFT beyond the practical margin.";
 
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
-			  const char *title, int charts)
+			  const struct lr_report_label *l, int charts)
 {
 	struct lr_doc_block *b;
 	struct lr_buf *t;
 
-	lr_doc_addf(&lr_doc_heading(d, 1)->text, "labrun report: %s", title);
+	lr_doc_addf(&lr_doc_heading(d, 1)->text, "labrun report: %s", l->title);
 	t = &lr_doc_prose(d)->text;
-	lr_doc_addf(t, "Regenerated from the store by labrun %s: ", PACKAGE_VERSION);
+	lr_doc_addf(t, "Regenerated from the store by labrun %s: ", l->version ? l->version : PACKAGE_VERSION);
 	lr_doc_add_lines(t, lr_render_method);
 	if (rep->head.seq) {
 		char head[LR_SHA256_HEX + 32], audit[LR_SHA256_HEX + 64];
@@ -288,73 +292,4 @@ void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const s
 		lr_render_run_doc(d, &rep->runs[i], charts);
 	if (sv->nrows)
 		lr_render_serving_doc(d, sv);
-}
-
-/* The report as a document, written in f (Markdown or HTML's body; text). */
-static int write_doc(FILE *f, enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		     const char *title)
-{
-	struct lr_doc d;
-	int rc;
-
-	lr_doc_init(&d);
-	lr_render_report_doc(&d, rep, sv, title, format == LR_FORMAT_HTML);
-	if (!(rc = lr_doc_error(&d)))
-		rc = lr_doc_write(f, &d, format);
-	lr_doc_release(&d);
-	return rc;
-}
-
-int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		     const char *title)
-{
-	switch (format) {
-	case LR_FORMAT_CSV: return lr_render_csv(f, rep, sv);
-	case LR_FORMAT_JSON: lr_render_json(f, rep, sv, title); return 0;
-	case LR_FORMAT_HTML: return lr_render_html(f, rep, sv, title);
-	default: return write_doc(f, format, rep, sv, title);
-	}
-}
-
-/* 'format' of the report into a new string. */
-static int render_text(enum lr_format format, const struct lr_report *rep, const struct lr_serving_report *sv,
-		       const char *title, char **out)
-{
-	size_t len = 0;
-	FILE *f = open_memstream(out, &len);
-	int rc;
-
-	if (!f)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = lr_render_report(f, format, rep, sv, title);
-	if (fclose(f) && !rc)
-		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	return rc;
-}
-
-int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out)
-{
-	struct lr_serving_report sv;
-	struct lr_report rep;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	memset(&sv, 0, sizeof sv);
-	if ((rc = lr_report_build_runs(st, ids, n, &rep)))
-		return rc == LR_ENOTFOUND ? 0 : rc;
-	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) && (rep.nruns || sv.nrows) &&
-	    !(rc = render_text(LR_FORMAT_MD, &rep, &sv, title, &out->md)))
-		rc = render_text(LR_FORMAT_JSON, &rep, &sv, title, &out->json);
-	lr_serving_report_release(&sv);
-	lr_report_release(&rep);
-	if (rc)
-		lr_render_crate_files_release(out);
-	return rc;
-}
-
-void lr_render_crate_files_release(struct lr_crate_report *f)
-{
-	free(f->md);
-	free(f->json);
-	memset(f, 0, sizeof *f);
 }

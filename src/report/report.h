@@ -99,8 +99,20 @@ LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
  * in d (lr_doc_error).
  */
 struct lr_doc;
+struct lr_report_label {
+	const char *title;	/* "issue 270" */
+	const char *version;	/* the labrun that made it; NULL: this one */
+};
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
-			  const char *title, int charts);
+			  const struct lr_report_label *l, int charts);
+
+/*
+ * The report as data ('report --format json', a crate's report.json): every
+ * figure of the document at full precision, and the document itself under
+ * "document" (lr_doc_json). NULL when out of memory.
+ */
+json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_serving_report *sv,
+			      const struct lr_report_label *l);
 void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv);

@@ -136,8 +136,12 @@ static const char *local_column(sqlite3_stmt *info, const char *name)
 	return c;
 }
 
-/* "INSERT INTO t(c...) VALUES (?...)" over the bundle's columns that exist here, 'id' left out. */
-static int insert_sql(struct adopt *a, const char *table, json_t *cols, char **sql, int *skip_id)
+/*
+ * "INSERT INTO t(c...) VALUES (?...)" over the bundle's columns that exist
+ * here, 'id' left out (*skip_id its column) unless 'keep' (*skip_id the
+ * column all the same, to map the id to itself).
+ */
+static int insert_sql(struct adopt *a, const char *table, json_t *cols, int keep, char **sql, int *skip_id)
 {
 	sqlite3_stmt *info = NULL;
 	size_t i, len = strlen(table) + 64, n = 0;
@@ -167,7 +171,8 @@ static int insert_sql(struct adopt *a, const char *table, json_t *cols, char **s
 		}
 		if (!strcmp(name, "id") && own_kind(table) != ID_NONE) {
 			*skip_id = (int)i;
-			continue;
+			if (!keep)
+				continue;
 		}
 		snprintf(q + strlen(q), len - strlen(q), "%s\"%s\"", n ? "," : "", name);
 		memcpy(v + 2 * n, n ? ",?" : " ?", 2);
@@ -248,7 +253,7 @@ static int shared_row_id(struct adopt *a, const char *table, json_t *cols, json_
 	return rc;
 }
 
-static int insert_table(struct adopt *a, const char *table)
+static int insert_table(struct adopt *a, const char *table, int keep)
 {
 	json_t *t = json_object_get(json_object_get(a->doc, "tables"), table), *cols = json_object_get(t, "columns"), *row;
 	enum id_kind own = own_kind(table);
@@ -259,7 +264,7 @@ static int insert_table(struct adopt *a, const char *table)
 
 	if (!t)
 		return 0;
-	if ((rc = insert_sql(a, table, cols, &sql, &skip)) || (rc = db_prepare(a->st, &s, sql)))
+	if ((rc = insert_sql(a, table, cols, keep, &sql, &skip)) || (rc = db_prepare(a->st, &s, sql)))
 		goto out;
 	json_array_foreach(json_object_get(t, "rows"), i, row) {
 		int64_t id = 0;
@@ -267,7 +272,9 @@ static int insert_table(struct adopt *a, const char *table)
 		sqlite3_reset(s);
 		sqlite3_clear_bindings(s);
 		for (c = 0, p = 1; c < json_array_size(cols) && !rc; c++)
-			if ((int)c != skip)
+			if ((int)c == skip && keep)
+				rc = bind_value(a, s, p++, "", json_array_get(row, c)); /* the id as it is */
+			else if ((int)c != skip)
 				rc = bind_value(a, s, p++, json_string_value(json_array_get(cols, c)), json_array_get(row, c));
 		if (!rc && (rc = db_step_done(a->st, s, "insert a pulled row")) &&
 		    (sqlite3_extended_errcode(a->st->db) & 0xff) == SQLITE_CONSTRAINT) {
@@ -397,11 +404,11 @@ int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const str
 	if (!rc)
 		rc = adopt_objects(&a, o, now);
 	for (i = 0; i < 3 && !rc; i++)
-		rc = insert_table(&a, first[i]);
+		rc = insert_table(&a, first[i], o->keep_ids);
 	for (i = 0; i < db_nseal_queries && !rc; i++)
 		if (strcmp(db_seal_queries[i].table, "host") && strcmp(db_seal_queries[i].table, "experiment") &&
 		    strcmp(db_seal_queries[i].table, "run"))
-			rc = insert_table(&a, db_seal_queries[i].table);
+			rc = insert_table(&a, db_seal_queries[i].table, o->keep_ids);
 	if (!rc && (!a.map[ID_RUN].n || (*id = a.map[ID_RUN].v[0].to) <= 0))
 		rc = lr_error_set(LR_EINVAL, "run %s: its bundle has no run row", b->uuid);
 	if (!rc && !(rc = adopt_pulled(&a, o, *id, now)))

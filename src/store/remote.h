@@ -57,6 +57,7 @@ LR_MUST_CHECK int lr_bundle_parse(struct lr_bundle *b, const char *text, const c
 struct lr_pull_origin {
 	const char *remote, *pushed_by, *pushed_from;
 	int lazy;
+	int keep_ids;	/* rows keep the ids of the store that wrote the bundle: for verify's throwaway store only */
 };
 LR_MUST_CHECK int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const struct lr_pull_origin *o,
 				     int64_t *id);

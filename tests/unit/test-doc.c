@@ -51,7 +51,7 @@ static void doc_hostile_text_stays_text_in_markdown(void **state)
 				"\\[x]: http://elsewhere\n"
 				"\n"
 				"* see [this]\\(http://elsewhere) and ![img]\\(http://e/x.png) and [r]\\[ref]\n"
-				"* &lt;script>alert(1)&lt;/script>&lt;!-- hidden -->\n");
+				"* &lt;script>alert(1)&lt;/script>&lt;!-- hidden -->\n\n");
 	free(md);
 	lr_doc_release(&d);
 }
@@ -70,7 +70,7 @@ static void doc_code_span_holds_backticks(void **state)
 	lr_doc_add(t, " and ");
 	lr_doc_code(t, "`edge");
 	md = written(&d, LR_FORMAT_MD);
-	assert_string_equal(md, "Command: ``` echo `date` ``x`` ``` and `` `edge ``\n");
+	assert_string_equal(md, "Command: ``` echo `date` ``x`` ``` and `` `edge ``\n\n");
 	html = written(&d, LR_FORMAT_HTML);
 	assert_string_equal(html, "<p>Command: <code>echo `date` ``x``</code> and <code>`edge</code></p>\n");
 	free(md);
@@ -90,7 +90,7 @@ static void doc_line_breaks_only_where_the_builder_puts_them(void **state)
 	t = &lr_doc_prose(&d)->text;
 	lr_doc_add_lines(t, "first line\n- second line");
 	md = written(&d, LR_FORMAT_MD);
-	assert_string_equal(md, "## run 7 ## injected\n\nfirst line\n\\- second line\n");
+	assert_string_equal(md, "## run 7 ## injected\n\nfirst line\n\\- second line\n\n");
 	flat = lr_doc_flat(t);
 	assert_string_equal(flat, "first line - second line");
 	free(flat);
@@ -138,7 +138,7 @@ static void doc_table_and_empty_facts_in_markdown(void **state)
 	lr_doc_table(&d, lr_error_set(LR_EINVAL, "no rows"), &t);
 	md = written(&d, LR_FORMAT_MD);
 	assert_string_equal(md, "| Name | N |\n|---|---:|\n| a\\|b | 1.2 |\n\nFailed or missing conditions: none.\n\n"
-				"(no rows: the table is missing)\n");
+				"(no rows: the table is missing)\n\n");
 	free(md);
 	lr_doc_release(&d);
 }

@@ -1,0 +1,67 @@
+#!/bin/sh
+# labrun verify checks every word of a crate's report, not only its tables (issue 40): a crate whose
+# report.md prose was edited to say a failed run passed, or whose report.json document had a cell
+# changed, then re-signed with the lab's own key so that every digest and signature holds, is refused,
+# and the problem names the file, the block and the words. Before, only the Markdown tables were
+# compared: "(passed)", "Parity: 2 passed, 0 failed" and "Failed or missing conditions: none." for a
+# run whose two conditions failed verified clean.
+. "$(dirname "$0")/lib.sh"
+
+L=$LABRUN
+RESIGN="$TOP_SRCDIR/tests/cli/dsse-resign.py"
+"$L" key init >/dev/null 2>&1 || fail "key init"
+"$L" key export >"$T/lab.pub.pem"
+LABKEY="$HOME/.config/labrun/signing-key.pem"
+[ -f "$LABKEY" ] || fail "no lab key at $LABKEY"
+cat >fails.ini <<'INI'
+[experiment]
+name = fails
+issues = 270
+target = command
+[design]
+blocks = 6
+[grid]
+n = 1, 2
+[arm a]
+command = sh -c 'exit 1'
+[arm b]
+command = sh -c 'exit 1'
+INI
+"$L" run -q fails.ini >/dev/null 2>&1 || true
+equals "$(q "SELECT status FROM run WHERE id = 1")" "failed" "the experiment's run failed"
+expect_exit 0 "its crate" "$L" manifest --run 1 -o "$T/crate" --license CC-BY-4.0
+contains "$T/crate/report.md" "* Parity: 0 passed, 2 failed, 0 missing" "the report says both conditions failed"
+verify() { (cd "$T" && env -u LABRUN_STORE "$L" verify --key "$T/lab.pub.pem" "$@"); }
+expect_exit 0 "the crate verifies" verify "$T/crate"
+contains "$T/out" "0 problem(s)" "clean"
+
+tampered() { rm -rf "$T/bad" && cp -R "$T/crate" "$T/bad"; }
+resigned() { python3 "$RESIGN" "$T/bad" "$LABKEY" || fail "re-sign"; }
+
+# the prose: the heading, the parity line and the list of failed conditions, as a hand would write them
+tampered
+sed -i -e 's/^## fails, run 1 (failed)$/## fails, run 1 (passed)/' \
+	-e 's/^\* Parity: 0 passed, 2 failed, 0 missing$/* Parity: 2 passed, 0 failed, 0 missing/' \
+	-e '/^Failed or missing conditions:$/,$c\Failed or missing conditions: none.' "$T/bad/report.md"
+grep -q '^\* Parity: 2 passed, 0 failed' "$T/bad/report.md" || fail "the edit did not take"
+resigned
+expect_exit 1 "report.md's prose edited and re-signed with the lab's key" verify "$T/bad"
+lacks "$T/out" "has sha256" "every digest holds: only the rebuilt report can tell"
+contains "$T/out" "PROBLEM report.md: block 5 (heading \"fails, run 1 (failed)\"): \"(passed)\" where the rows give \"(failed)\"" \
+	"the heading: file, block, words"
+contains "$T/out" "PROBLEM report.md: block 6 \"Parity\": \"2 passed, 0\" where the rows give \"0 passed, 2\"" \
+	"the parity line: file, block, words"
+contains "$T/out" "PROBLEM report.md: block 9 \"Failed or missing conditions\": \"none.\" where the rows give \"* n=1: failed: arm 'a', parity execution: exited with status 1 * n=2:" \
+	"the failed conditions: file, block, words"
+
+# a cell of report.json's document: the rows give the table, the crate another figure
+tampered
+jq '(.document.blocks[] | select(.kind == "table") | .rows[0][8]) |= "faster"' "$T/crate/report.json" >"$T/bad/report.json"
+[ "$(jq -r '[.document.blocks[] | select(.kind == "table")][0].rows[0][8]' "$T/bad/report.json")" = faster ] ||
+	fail "the edit did not take"
+resigned
+expect_exit 1 "a report.json cell edited and re-signed" verify "$T/bad"
+contains "$T/out" "PROBLEM report.json: table '### b (command) vs a (command), run 1', row 'n=1', column 'verdict': the crate says \"faster\", its rows give \"failed\" (block 8)" \
+	"the cell: file, table, row, column and the words"
+lacks "$T/out" "PROBLEM report.md" "report.md is untouched"
+equals "$(grep -c PROBLEM "$T/out")" 1 "and nothing else is named"
