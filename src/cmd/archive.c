@@ -2,7 +2,6 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/archive.h"
@@ -49,7 +48,6 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct cmd_crate_job j = { 0 };
 	char deflt[320];
 	struct lr_crate_opts co = { 0 };
-	struct lr_trust trust = { 0 };
 	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
@@ -89,9 +87,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
 	co.title = deflt;
 	co.report_title = j.title;
-	if (with_site && (rc = cmd_trust_load(&trust, &(struct lr_strlist){ 0 }, NULL)))
-		goto failed;
-	co.site = with_site ? &trust : NULL;
+	co.site = with_site;
 	cmd_progress_begin("labrun archive", progress, 0);
 	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, &co, &placeholder);
 	cmd_progress_end();
@@ -109,7 +105,6 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 failed:
 	rc = cmd_fail(rc);
 done:
-	lr_trust_release(&trust);
 	cmd_crate_job_release(&j);
 done_opts:
 	lr_strlist_release(&runs);

@@ -2,7 +2,6 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/manifest.h"
@@ -31,7 +30,6 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	struct cmd_crate_job j = { 0 };
 	const char *validate = NULL, *out = NULL;
 	char deflt[320], *held[3] = { NULL, NULL, NULL };
-	struct lr_trust trust = { 0 };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, with_site = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
@@ -66,13 +64,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-crate-%s", j.name);
 	co.title = j.title;
-	if (with_site) {
-		if ((rc = cmd_trust_load(&trust, &(struct lr_strlist){ 0 }, NULL))) {
-			rc = cmd_fail(rc);
-			goto done;
-		}
-		co.site = &trust;
-	}
+	co.site = with_site;
 	if ((rc = lr_crate_opts_settle(j.st, &co, held, &placeholder)) ||
 	    (rc = lr_crate_write(j.st, j.all, j.nall, out ? out : deflt, &co))) {
 		rc = cmd_fail(rc);
@@ -83,7 +75,6 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	if (!lr_crate_validate(out ? out : deflt, &entities))
 		printf("crate '%s' written: %d run(s), %d entities, valid\n", out ? out : deflt, j.nall, entities);
 done:
-	lr_trust_release(&trust);
 	lr_crate_opts_release(held);
 	cmd_crate_job_release(&j);
 done_opts:

@@ -17,8 +17,9 @@ static const char usage[] =
 	"crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
 	"you trust (never a key because the crate carries it), the ledger entries the crate\n"
 	"carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
-	"and its report rebuilt from its rows with the code 'labrun report' uses and compared\n"
-	"block by block, cell by cell and word by word. Every mismatch is named. Creates no store: the rows\n"
+	"and its report and site rebuilt from its rows with the code 'labrun report' and\n"
+	"'labrun site' use and compared block by block, cell by cell, page by page and word\n"
+	"by word. Every mismatch is named. Creates no store: the rows\n"
 	"are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
 	"problem, 2 on a usage error.\n";
 
@@ -89,7 +90,8 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	cmd_progress_end();
 	if (rc)
 		goto out;
-	if (v.st && (rc = lr_verify_report(dir, &v, print_problem, NULL, &problems)))
+	if (v.st && ((rc = lr_verify_report(dir, &v, print_problem, NULL, &problems)) ||
+		     (rc = lr_verify_site(dir, &v, print_problem, NULL, &problems))))
 		goto out;
 	if (!v.signer[0])
 		printf("labrun: warning: no key you trust signed this crate%s\n",

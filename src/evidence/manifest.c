@@ -10,6 +10,7 @@
 #include "base/walk.h"
 #include "evidence/archive.h"
 #include "evidence/attest.h"
+#include "evidence/crate-file.h"
 #include "evidence/manifest.h"
 #include "evidence/object.h"
 #include "record/runjson.h"
@@ -22,36 +23,6 @@
 
 /* ---- writing -------------------------------------------------------------------- */
 
-/* A new file at 'path' in the crate (its directories made): NULL with *rc set when it cannot be made. */
-static FILE *create_file(const char *path, int *rc)
-{
-	FILE *f = NULL;
-
-	if (!(*rc = lr_mkdir_parents(path, 0777)) && !(f = fopen(path, "wx")))
-		*rc = lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
-	return f;
-}
-
-/* Close a file of create_file: rc, or the error of closing it. */
-static int close_file(FILE *f, const char *path, int rc)
-{
-	if (fclose(f) != 0 && !rc)
-		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
-	return rc;
-}
-
-static int write_text(const char *path, const char *text, size_t len)
-{
-	int rc;
-	FILE *f = create_file(path, &rc);
-
-	if (!f)
-		return rc;
-	if (fwrite(text, 1, len, f) != len)
-		rc = lr_error_set(LR_EIO, "cannot write '%s'", path);
-	return close_file(f, path, rc);
-}
-
 static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
 {
 	return lr_csv_write_row(arg, is_header ? row->names : row->values, row->ncol);
@@ -61,11 +32,11 @@ static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
 static int write_repetitions(struct lr_store *st, int64_t id, const char *path)
 {
 	int rc;
-	FILE *f = create_file(path, &rc);
+	FILE *f = lr_crate_create_file(path, &rc);
 
 	if (!f)
 		return rc;
-	return close_file(f, path, lr_store_repetitions(st, id, csv_row, f));
+	return lr_crate_close_file(f, path, lr_store_repetitions(st, id, csv_row, f));
 }
 
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name)
@@ -77,47 +48,6 @@ const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const cha
 		snprintf(safe, sizeof safe, "%s", "name-too-long");
 	snprintf(buf, len, "run-%lld/%s/%s", (long long)run, role, safe);
 	return buf;
-}
-
-static json_t *ref(const char *id)
-{
-	return json_pack("{s:s}", "@id", id);
-}
-
-static const char *media_type(const char *name)
-{
-	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name, *dot = strrchr(base, '.');
-
-	if (dot && !strcmp(dot, ".json"))
-		return "application/json";
-	if (dot && !strcmp(dot, ".csv"))
-		return "text/csv";
-	if (dot && !strcmp(dot, ".html"))
-		return "text/html";
-	if (dot && !strcmp(dot, ".css"))
-		return "text/css";
-	if (dot && !strcmp(dot, ".js"))
-		return "text/javascript";
-	if ((dot && (!strcmp(dot, ".ini") || !strcmp(dot, ".txt") || !strcmp(dot, ".md"))) || !strcmp(base, "stdout") ||
-	    !strcmp(base, "stderr"))
-		return "text/plain";
-	return "application/octet-stream";
-}
-
-/* Add a File entity for 'rel' (already in the crate) to the graph and the root's hasPart; returns a reference. */
-static json_t *add_file(const char *dir, const char *rel, json_t *graph, json_t *parts)
-{
-	char full[PATH_MAX * 2], hex[LR_SHA256_HEX], size[32];
-	int64_t bytes = 0;
-
-	snprintf(full, sizeof full, "%s/%s", dir, rel);
-	if (lr_sha256_file(full, hex, &bytes))
-		return NULL;
-	snprintf(size, sizeof size, "%lld", (long long)bytes);
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "@id", rel, "@type", "File", "name", rel,
-					       "encodingFormat", media_type(rel), "contentSize", size, "sha256", hex));
-	json_array_append_new(parts, ref(rel));
-	return ref(rel);
 }
 
 /* Object 'sha256' into the crate at 'full' (evidence/object.h): only what still hashes to its name goes in. */
@@ -145,7 +75,7 @@ static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_
 	json_t *list = json_array();
 	size_t i;
 
-	json_array_append_new(list, ref("#labrun"));
+	json_array_append_new(list, lr_crate_ref("#labrun"));
 	for (i = 0; i < r->tools.n; i++) {
 		char tid[320];
 
@@ -156,7 +86,7 @@ static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_
 							       "SoftwareApplication", "name", r->tools.v[i].key,
 							       "version", r->tools.v[i].value));
 		}
-		json_array_append_new(list, ref(tid));
+		json_array_append_new(list, lr_crate_ref(tid));
 	}
 	return list;
 }
@@ -183,7 +113,7 @@ static int crate_evidence(void *arg, const char *name, const char *sha256, int i
 	snprintf(full, sizeof full, "%s/%s", ev->dir, rel);
 	if ((rc = copy_object(ev->st, sha256, full)))
 		return rc;
-	json_array_append_new(input ? ev->objects : ev->results, add_file(ev->dir, rel, ev->graph, ev->parts));
+	json_array_append_new(input ? ev->objects : ev->results, lr_crate_add_file(ev->dir, rel, ev->graph, ev->parts));
 	return 0;
 }
 
@@ -208,7 +138,7 @@ static json_t *create_action(const struct lr_run *r, const char *urn)
 	if (r->ended_at)
 		json_object_set_new(action, "endTime", json_string(r->ended_at));
 	json_object_set_new(action, "actionStatus",
-			    ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
+			    lr_crate_ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
 	if (r->status != LR_PASSED)
 		json_object_set_new(action, "error", json_string(r->failure ? r->failure : lr_status_name(r->status)));
 	return action;
@@ -235,9 +165,9 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 	json_decref(x);
 	snprintf(rel, sizeof rel, "run-%lld/run.json", (long long)id);
 	snprintf(full, sizeof full, "%s/%s", dir, rel);
-	if (!json || (rc = write_text(full, json, strlen(json))))
+	if (!json || (rc = lr_crate_write_text(full, json, strlen(json))))
 		goto out;
-	json_array_append_new(results, add_file(dir, rel, graph, parts));
+	json_array_append_new(results, lr_crate_add_file(dir, rel, graph, parts));
 	for (i = 0; i < r.nartifacts; i++) {
 		const struct lr_artifact *a = &r.artifacts[i];
 
@@ -247,20 +177,20 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		if ((rc = copy_object(st, a->sha256, full)))
 			goto out;
-		x = add_file(dir, rel, graph, parts);
+		x = lr_crate_add_file(dir, rel, graph, parts);
 		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results, x);
 	}
 	if (r.kind == LR_KIND_EXPERIMENT && !lr_store_definition(st, id, &dpath, &text)) {
 		snprintf(rel, sizeof rel, "run-%lld/definition.ini", (long long)id);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = write_text(full, text, strlen(text))))
+		if ((rc = lr_crate_write_text(full, text, strlen(text))))
 			goto out;
-		json_array_append_new(objects, add_file(dir, rel, graph, parts));
+		json_array_append_new(objects, lr_crate_add_file(dir, rel, graph, parts));
 		snprintf(rel, sizeof rel, "run-%lld/repetitions.csv", (long long)id);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
 		if ((rc = write_repetitions(st, id, full)))
 			goto out;
-		json_array_append_new(results, add_file(dir, rel, graph, parts));
+		json_array_append_new(results, lr_crate_add_file(dir, rel, graph, parts));
 	}
 	ev.st = st, ev.id = id, ev.dir = dir, ev.graph = graph, ev.parts = parts, ev.objects = objects, ev.results = results;
 	if ((rc = lr_store_run_evidence_objects(st, id, crate_evidence, &ev)))
@@ -276,7 +206,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 	json_object_set_new(action, "result", results);
 	objects = results = NULL;
 	json_array_append_new(graph, action);
-	json_array_append_new(mentions, ref(urn));
+	json_array_append_new(mentions, lr_crate_ref(urn));
 out:
 	json_decref(objects);
 	json_decref(results);
@@ -320,7 +250,7 @@ static int write_ledger(struct lr_store *st, const int64_t *runs, int n, const c
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	snprintf(path, sizeof path, "%s/ledger.json", dir);
 	if (!rc)
-		rc = write_text(path, text, strlen(text));
+		rc = lr_crate_write_text(path, text, strlen(text));
 	free(text);
 	json_decref(entries);
 	return rc;
@@ -375,9 +305,9 @@ static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, js
 	if (bundled) {
 		snprintf(rel, sizeof rel, "run-%lld/bundle.json", (long long)id);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = write_text(full, b.text, strlen(b.text))))
+		if ((rc = lr_crate_write_text(full, b.text, strlen(b.text))))
 			goto out;
-		json_decref(add_file(dir, rel, graph, parts));
+		json_decref(lr_crate_add_file(dir, rel, graph, parts));
 	}
 	if ((rc = lr_store_ledger_entries(st, id, lr_crate_ledger_entry, ledger)))
 		goto out;
@@ -391,7 +321,7 @@ static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, js
 	if (!pred || !subjects)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	else if (!(rc = lr_attest_write(lr_store_signer(st), dir, rel, subjects, LR_RUN_PREDICATE, pred)))
-		json_decref(add_file(dir, rel, graph, parts));
+		json_decref(lr_crate_add_file(dir, rel, graph, parts));
 out:
 	rc = rc == LR_EINVAL && !bundled ? 0 : rc;
 	json_decref(pred);
@@ -404,8 +334,9 @@ out:
 
 /* crate.intoto.json, written last: every other file of the crate, signed. */
 static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, json_t *mentions,
-			   const struct lr_ledger_head *head)
+			   const struct lr_ledger_head *head, int site)
 {
+	const struct lr_signer *signer = lr_store_signer(st);
 	json_t *subjects = file_subjects(graph, ""), *pred = NULL, *runs = json_array(), *m;
 	char id[LR_STORE_ID_LEN];
 	size_t i;
@@ -418,7 +349,10 @@ static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, 
 		goto out;
 	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq, "digest",
 			 head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
-	rc = pred ? lr_attest_write(lr_store_signer(st), dir, LR_CRATE_STATEMENT, subjects, LR_CRATE_PREDICATE, pred)
+	/* how its site was built, so a reviewer can build it again: the ledger's signers held to this key */
+	if (pred && site)
+		json_object_set_new(pred, "site", json_pack("{s:s?}", "signer", signer ? lr_signer_fingerprint(signer) : NULL));
+	rc = pred ? lr_attest_write(signer, dir, LR_CRATE_STATEMENT, subjects, LR_CRATE_PREDICATE, pred)
 		  : lr_error_set(LR_ENOMEM, "out of memory");
 out:
 	json_decref(subjects);
@@ -433,23 +367,38 @@ static int tree_file(void *arg, const char *full, const char *rel)
 	return lr_strlist_add(arg, rel);
 }
 
-/* site/: the static site of the runs, each of its files a File entity, in name order. */
-static int crate_site(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_trust *trust,
-		      json_t *graph, json_t *parts)
+void lr_crate_site_trust(struct lr_trust *t, struct lr_trusted_key *k, const char *fpr)
 {
+	memset(t, 0, sizeof *t);
+	memset(k, 0, sizeof *k);
+	if (!fpr || !*fpr)
+		return;
+	snprintf(k->principal, sizeof k->principal, "%s", LR_CRATE_SIGNER);
+	snprintf(k->fingerprint, sizeof k->fingerprint, "%s", fpr);
+	t->keys = k;
+	t->nkeys = 1;
+}
+
+/* site/: the static site of the runs, each of its files a File entity, in name order. */
+static int crate_site(struct lr_store *st, const int64_t *runs, int n, const char *dir, json_t *graph, json_t *parts)
+{
+	const struct lr_signer *signer = lr_store_signer(st);
 	struct lr_strlist files = { 0 };
 	char full[PATH_MAX * 2], rel[PATH_MAX * 2];
+	struct lr_trusted_key k;
+	struct lr_trust t;
 	int rc;
 
+	lr_crate_site_trust(&t, &k, signer ? lr_signer_fingerprint(signer) : NULL);
 	if ((rc = lr_path(full, sizeof full, "%s/site", dir)))
 		return rc;
 	if (mkdir(full, 0777) != 0)
 		return lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-	if (!(rc = lr_render_site(st, trust, runs, n, full)))
+	if (!(rc = lr_render_site(st, &t, runs, n, full)))
 		rc = lr_walk_files(full, tree_file, &files);
 	for (size_t i = 0; i < files.n && !rc; i++)
 		if (!(rc = lr_path(rel, sizeof rel, "site/%s", files.v[i])))
-			json_decref(add_file(dir, rel, graph, parts));
+			json_decref(lr_crate_add_file(dir, rel, graph, parts));
 	lr_strlist_release(&files);
 	return rc;
 }
@@ -460,9 +409,9 @@ static int root_file(const char *dir, const char *name, const char *text, json_t
 	char full[PATH_MAX * 2];
 	int rc;
 
-	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, name)) || (rc = write_text(full, text, strlen(text))))
+	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, name)) || (rc = lr_crate_write_text(full, text, strlen(text))))
 		return rc;
-	json_decref(add_file(dir, name, graph, parts));
+	json_decref(lr_crate_add_file(dir, name, graph, parts));
 	return 0;
 }
 
@@ -480,12 +429,12 @@ static int crate_root_files(struct lr_store *st, const int64_t *runs, int n, con
 		rc = root_file(dir, "report.json", rep.json, graph, parts);
 	lr_render_crate_files_release(&rep);
 	if (!rc && o->site)
-		rc = crate_site(st, runs, n, dir, o->site, graph, parts);
+		rc = crate_site(st, runs, n, dir, graph, parts);
 	if (rc || (rc = lr_store_head_statement(st, &head)) || !head)
 		goto out;
 	snprintf(full, sizeof full, "%s/%s", dir, LR_HEAD_FILE);
-	if (!(rc = write_text(full, head, strlen(head))))
-		json_decref(add_file(dir, LR_HEAD_FILE, graph, parts));
+	if (!(rc = lr_crate_write_text(full, head, strlen(head))))
+		json_decref(lr_crate_add_file(dir, LR_HEAD_FILE, graph, parts));
 out:
 	free(head);
 	return rc;
@@ -510,7 +459,7 @@ static int write_bag_manifest(const char *dir, json_t *graph)
 	}
 	fclose(f);
 	snprintf(path, sizeof path, "%s/manifest-sha256.txt", dir);
-	rc = write_text(path, buf ? buf : "", len);
+	rc = lr_crate_write_text(path, buf ? buf : "", len);
 	free(buf);
 	return rc;
 }
@@ -530,10 +479,10 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 		goto free;
 	}
 	json_array_append_new(graph, json_pack("{s:s, s:s, s:o, s:o}", "@id", "ro-crate-metadata.json", "@type",
-					       "CreativeWork", "conformsTo", ref(LR_RO_CRATE), "about", ref("./")));
+					       "CreativeWork", "conformsTo", lr_crate_ref(LR_RO_CRATE), "about", lr_crate_ref("./")));
 	dataset = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "@id", "./", "@type", "Dataset", "name", o->title,
 			    "description", "Evidence recorded by labrun: commands, sources, binding, logs and measurements",
-			    "datePublished", "", "license", ref("#license"), "conformsTo", ref(LR_PROCESS_PROFILE));
+			    "datePublished", "", "license", lr_crate_ref("#license"), "conformsTo", lr_crate_ref(LR_PROCESS_PROFILE));
 	if (o->author)
 		json_object_set_new(dataset, "author", json_string(o->author));
 	if (o->publisher)
@@ -551,7 +500,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 			rc = crate_run_attest(st, runs[i], dir, graph, parts);
 	if (rc || (rc = write_ledger(st, runs, n, dir)) || (rc = crate_root_files(st, runs, n, dir, o, graph, parts)))
 		goto fail;
-	json_decref(add_file(dir, "ledger.json", graph, parts));
+	json_decref(lr_crate_add_file(dir, "ledger.json", graph, parts));
 	json_object_set_new(dataset, "datePublished", json_string(latest));
 	for (i = 0; (size_t)i < json_array_size(mentions); i++)
 		json_array_append(ids, json_object_get(json_array_get(mentions, i), "@id"));
@@ -573,8 +522,8 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 		rc = lr_error_set(LR_ENOMEM, "cannot serialise the crate metadata");
 		goto fail;
 	}
-	if ((rc = write_text(path, text, strlen(text))) || (rc = write_bag_manifest(dir, graph)) ||
-	    (rc = crate_statement(st, dir, graph, mentions, &head)))
+	if ((rc = lr_crate_write_text(path, text, strlen(text))) || (rc = write_bag_manifest(dir, graph)) ||
+	    (rc = crate_statement(st, dir, graph, mentions, &head, o->site)))
 		goto fail;
 	/* labrun never leaves a crate its own validator rejects */
 	if ((rc = lr_crate_validate(dir, &entities))) {

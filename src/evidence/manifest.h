@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "base/model.h"
+#include "base/trust.h"
 #include "store/ledger.h"
 #include "store/store.h"
 
@@ -26,8 +27,7 @@ struct lr_crate_opts {
 	const char *license;	/* the license entity's name */
 	const char *author;	/* or NULL */
 	const char *publisher;	/* or NULL */
-	/* the static site of the runs in site/ (report/site.c), each file a File; its signers held to these keys */
-	const struct lr_trust *site;	/* NULL: no site */
+	int site;	/* the static site of the runs in site/ (report/site.c), each file a File (lr_crate_site_trust) */
 };
 
 /*
@@ -47,6 +47,15 @@ LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n
  * LR_EINVAL naming the first broken rule and entity. *entities counts them.
  */
 LR_MUST_CHECK int lr_crate_validate(const char *dir, int *entities);
+
+/*
+ * The keys a crate's site holds its ledger entries' signers to: the key that
+ * signs the crate (fingerprint 'fpr'; none when ""), named "the crate's
+ * signer". Not the builder's own trusted keys, which no reviewer has: so a
+ * reviewer rebuilds the same pages ('labrun verify'). k is t's one key.
+ */
+#define LR_CRATE_SIGNER "the crate's signer"
+void lr_crate_site_trust(struct lr_trust *t, struct lr_trusted_key *k, const char *fpr);
 
 /* Where a crate puts artifact 'name' of 'role' of run 'run': "run-N/ROLE/NAME" into buf. */
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);

@@ -75,7 +75,7 @@ static char **split_words(char *s, size_t *n)
  * '"crate words" where the rows give "rows words"': the words of a and b
  * that differ, with the word after them when each side is one word.
  */
-static void words_diff(struct lr_buf *out, const char *a, const char *b)
+void lr_verify_words(struct lr_buf *out, const char *a, const char *b)
 {
 	char *ca = strdup(a ? a : ""), *cb = strdup(b ? b : "");
 	size_t na = 0, nb = 0, p = 0, s = 0;
@@ -139,7 +139,7 @@ static void text_diff(struct cmp *c, const struct lr_doc *d, size_t i, const cha
 		if (what)
 			lr_buf_addf(&m, ", %s", what);
 		lr_buf_adds(&m, ": ");
-		words_diff(&m, fa, fb);
+		lr_verify_words(&m, fa, fb);
 		say(c, "%s", m.buf);
 	}
 	lr_buf_release(&m);
@@ -160,7 +160,7 @@ static void facts_diff(struct cmp *c, const struct lr_doc *d, size_t i, const st
 			lr_buf_addf(&m, "block %zu ", i + 1);
 			item_label(&m, *fa ? fa : fb);
 			lr_buf_adds(&m, ": ");
-			words_diff(&m, fa, fb);
+			lr_verify_words(&m, fa, fb);
 			say(c, "%s", m.buf);
 		}
 		lr_buf_release(&m);
@@ -373,7 +373,7 @@ static void md_mismatch(struct cmp *c, const struct lr_doc *d, size_t i, const c
 			block_name(&m, d, i);
 		}
 		lr_buf_adds(&m, ": ");
-		words_diff(&m, whole, b);
+		lr_verify_words(&m, whole, b);
 		say(c, "%s", m.buf);
 	}
 	lr_buf_release(&m);

@@ -275,6 +275,17 @@ static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 		LR_HEAD_FILE);
 }
 
+/* How the crate's site was built (its statement says), and the entries it drew, for lr_verify_site. */
+static void keep_site(struct vctx *c, json_t *site)
+{
+	if (!json_is_object(site))
+		return;
+	c->v->site = 1;
+	snprintf(c->v->site_signer, sizeof c->v->site_signer, "%s",
+		 json_string_value(json_object_get(site, "signer")) ?: "");
+	c->v->ledger = json_incref(c->ledger);
+}
+
 /* The signed head as the crate carries it, for the report rebuilt from its rows (lr_verify_report). */
 static void keep_head(struct vctx *c, json_t *pred)
 {
@@ -453,6 +464,7 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 	if (rc || (rc = ledger_keys(&c)))
 		goto out;
 	crate = check_crate_statement(&c);
+	keep_site(&c, json_object_get(json_object_get(crate, "predicate"), "site"));
 	if ((rc = check_runs(&c)))
 		goto out;
 	check_ledger(&c, crate);
@@ -481,5 +493,6 @@ void lr_verified_release(struct lr_verified *v)
 	free(v->tmp);
 	free(v->ids);
 	free(v->head_statement);
+	json_decref(v->ledger);
 	memset(v, 0, sizeof *v);
 }

@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/sha256.h"
 #include "store/ledger.h"
@@ -33,6 +35,9 @@ struct lr_verified {
 	int nids;
 	struct lr_ledger_head head;	/* the crate's signed ledger head ... */
 	char *head_statement;		/* ... and its envelope as the crate carries it (NULL: none) */
+	int site;			/* the crate's statement says how its site/ was built: */
+	char site_signer[LR_SHA256_HEX];	/* the key its signers were held to ("" when none) */
+	json_t *ledger;			/* ledger.json, the entries it drew (set with site) */
 	int files;		/* files checked against their signed digests */
 	int runs;		/* runs in the crate */
 	int entries;		/* ledger entries recomputed */
@@ -63,5 +68,21 @@ void lr_verified_release(struct lr_verified *v);
  */
 LR_MUST_CHECK int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn fn, void *arg,
 				   int *problems);
+
+/*
+ * The crate's site/ against the site its rows give now (verify-site.c): built
+ * again from the throwaway store as the crate's statement says it was (its
+ * ledger's signers held to the crate's key, the entries ledger.json carries)
+ * and compared file by file; a changed, added or missing page is named, with
+ * the heading it is under and the words. A crate whose statement does not
+ * say how its site was built (written before labrun did) is checked on its
+ * digests alone.
+ */
+/* '"crate words" where the rows give "rows words"': the words of a and b that differ, into out. */
+struct lr_buf;
+void lr_verify_words(struct lr_buf *out, const char *a, const char *b);
+
+LR_MUST_CHECK int lr_verify_site(const char *dir, const struct lr_verified *v, lr_verify_fn fn, void *arg,
+				 int *problems);
 
 #endif

@@ -180,6 +180,19 @@ struct lr_trust;
 int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir);
 
 /*
+ * The same, each run's ledger entries given by 'ledger' (the store's when
+ * NULL): 'labrun verify' rebuilds a crate's site from the entries the crate
+ * carries, as the store that wrote it had them.
+ */
+struct lr_ledger_entry;
+struct lr_site_opts {
+	const struct lr_trust *trust;
+	int (*ledger)(void *arg, const struct lr_run *r, int (*fn)(void *, const struct lr_ledger_entry *), void *fnarg);
+	void *arg;
+};
+int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const int64_t *ids, int n, const char *dir);
+
+/*
  * The report files a crate or an archive carries at its root, report.md and
  * report.json, of runs ids[0..n) (lr_render_crate_files): both NULL when
  * the runs give no report. Release with lr_render_crate_files_release.

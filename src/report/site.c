@@ -33,6 +33,7 @@ struct prev {			/* the last run of a kind and experiment, for the next one's dif
 struct site {
 	struct lr_store *st;
 	const struct lr_trust *trust;
+	const struct lr_site_opts *o;
 	char dir[PATH_MAX];	/* the directory being written */
 	struct lr_strlist rows;	/* the index's rows, oldest first, until every page is written */
 	int64_t entries, signed_entries, trusted_entries;
@@ -197,7 +198,8 @@ static int ledger(FILE *f, struct site *s, const struct lr_run *r)
 	int rc;
 
 	fputs("<h2>Ledger</h2>\n", f);
-	rc = lr_store_ledger_entries(s->st, r->id, ledger_row, &c);
+	rc = s->o->ledger ? s->o->ledger(s->o->arg, r, ledger_row, &c)
+			  : lr_store_ledger_entries(s->st, r->id, ledger_row, &c);
 	fputs(c.n ? "</table>\n<p>The signer is held to the trusted keys of whoever built this site (their "
 		    "configuration and <code>--trust</code>); <code>labrun audit</code> and <code>labrun verify</code> "
 		    "check the signatures themselves.</p>\n"
@@ -409,7 +411,12 @@ static const char *trust_summary(const struct site *s)
 
 int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir)
 {
-	struct site site = { .st = st, .trust = trust }, *s = &site;
+	return lr_render_site_with(st, &(struct lr_site_opts){ trust, NULL, NULL }, ids, n, dir);
+}
+
+int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const int64_t *ids, int n, const char *dir)
+{
+	struct site site = { .st = st, .trust = o->trust, .o = o }, *s = &site;
 	struct lr_progress *progress = NULL;
 	char data[PATH_MAX * 2];
 	int rc;

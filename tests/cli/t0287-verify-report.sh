@@ -65,3 +65,22 @@ contains "$T/out" "PROBLEM report.json: table '### b (command) vs a (command), r
 	"the cell: file, table, row, column and the words"
 lacks "$T/out" "PROBLEM report.md" "report.md is untouched"
 equals "$(grep -c PROBLEM "$T/out")" 1 "and nothing else is named"
+
+# a page of the crate's site: verify builds the site again from the rows, as the crate's statement says
+expect_exit 0 "a crate with its site" "$L" manifest --run 1 --site -o "$T/crate-site" --license CC-BY-4.0
+equals "$(jq -r .payload "$T/crate-site/crate.intoto.json" | base64 -d | jq -r '.predicate.site.signer')" \
+	"$("$L" key show | sed -n 's/^fingerprint: *//p')" "the statement says whose key its site holds signers to"
+rm -rf "$T/bad" && cp -R "$T/crate-site" "$T/bad"
+expect_exit 0 "verifies, its site built again page by page" verify "$T/bad"
+contains "$T/out" "0 problem(s)" "clean"
+grep -q '<li>Parity: 0 passed, 2 failed, 0 missing</li>' "$T/bad/site/run-1.html" || fail "no parity line on the run's page"
+sed -i 's|<li>Parity: 0 passed, 2 failed, 0 missing</li>|<li>Parity: 2 passed, 0 failed, 0 missing</li>|' "$T/bad/site/run-1.html"
+resigned
+expect_exit 1 "a site page edited and re-signed with the lab's key" verify "$T/bad"
+lacks "$T/out" "has sha256" "every digest holds"
+contains "$T/out" "PROBLEM site/run-1.html: line " "the page is named"
+contains "$T/out" "under \"fails, run 1 (failed)\": \"2 passed, 0\" where the rows give \"0 passed, 2\"" \
+	"with the heading it is under and the words"
+rm -rf "$T/bad" && cp -R "$T/crate-site" "$T/bad" && rm "$T/bad/site/diff.html" && resigned
+expect_exit 1 "a site page removed and re-signed" verify "$T/bad"
+contains "$T/out" "PROBLEM site/diff.html: is missing, though its rows give it" "the missing page is named"
