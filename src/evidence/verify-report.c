@@ -98,6 +98,28 @@ void lr_verify_words(struct lr_buf *out, const char *a, const char *b)
 	free(cb);
 }
 
+/* "the crate says 'X', its rows give 'Y'": the words of a and b that differ, without the ones around them. */
+static void words_apart(struct lr_buf *out, const char *a, const char *b)
+{
+	char *ca = strdup(a), *cb = strdup(b);
+	size_t na = 0, nb = 0, p = 0, s = 0;
+	char **wa = ca ? split_words(ca, &na) : NULL, **wb = cb ? split_words(cb, &nb) : NULL;
+
+	while (p < na && p < nb && !strcmp(wa[p], wb[p]))
+		p++;
+	while (s < na - p && s < nb - p && !strcmp(wa[na - 1 - s], wb[nb - 1 - s]))
+		s++;
+	lr_buf_adds(out, "the crate says '");
+	words_out(out, wa, p, na - s);
+	lr_buf_adds(out, "', its rows give '");
+	words_out(out, wb, p, nb - s);
+	lr_buf_addch(out, '\'');
+	free(wa);
+	free(wb);
+	free(ca);
+	free(cb);
+}
+
 /* A block's name in a message: its heading, its first words, or the heading above a table. */
 static void block_name(struct lr_buf *out, const struct lr_doc *d, size_t i)
 {
@@ -291,41 +313,19 @@ static char *md_block(const struct lr_doc *d, size_t i)
 	return s;
 }
 
-/* The offset of the '|' that opens the cell of line l holding offset 'at' (escaped bars are text). */
-static size_t cell_start(const char *l, size_t at)
-{
-	size_t start = 0;
-
-	for (size_t k = 0; k < at && l[k]; k++)
-		if (l[k] == '\\' && l[k + 1])
-			k++;
-		else if (l[k] == '|')
-			start = k;
-	return start;
-}
-
-/* The text of the cell opening at l[start], trimmed, into b. */
-static void cell_at(struct lr_buf *b, const char *l, size_t start)
-{
-	size_t end = start + 1;
-
-	while (l[end] && l[end] != '|')
-		end += l[end] == '\\' && l[end + 1] ? 2 : 1;
-	while (end > start + 1 && l[end - 1] == ' ')
-		end--;
-	start += strspn(l + start + 1, " ") + 1;
-	lr_buf_add(b, l + start, end > start ? end - start : 0);
-}
-
-/* A table's row differs at offset 'at' of its line: named by its heading, row and column as the rows give them. */
+/*
+ * A table's row differs at offset 'at' of its line: named by its heading, row
+ * and column as the rows give them (the column counted on the rows' own line,
+ * b), with the words that differ. The crate's line is never taken apart.
+ */
 static void md_cell(struct cmp *c, const struct lr_doc *d, size_t i, size_t row, const char *a, const char *b,
 		    size_t at)
 {
 	const struct lr_table *t = &d->v[i].table;
-	struct lr_buf head = LR_BUF_INIT, x = LR_BUF_INIT, y = LR_BUF_INIT;
-	size_t ca = cell_start(a, at), cb = cell_start(b, at), col = 0;
+	struct lr_buf head = LR_BUF_INIT, w = LR_BUF_INIT;
+	size_t col = 0;
 
-	for (size_t k = 0; k < cb; k++)
+	for (size_t k = 1; k < at && b[k]; k++) /* the bars of the rows' own line before the difference */
 		if (b[k] == '\\' && b[k + 1])
 			k++;
 		else if (b[k] == '|')
@@ -336,14 +336,12 @@ static void md_cell(struct cmp *c, const struct lr_doc *d, size_t i, size_t row,
 			col = (size_t)k;
 			break;
 		}
-	cell_at(&x, a, ca);
-	cell_at(&y, b, cb);
-	say(c, "table '%s', row '%s', column '%s': the crate says '%s', its rows give '%s' (block %zu)", head.buf,
+	words_apart(&w, a, b);
+	say(c, "table '%s', row '%s', column '%s': %s (block %zu)", head.buf,
 	    row < t->nrows && lr_table_cell(t, row, 0)->kind == LR_CELL_TEXT ? lr_table_cell(t, row, 0)->text : "?",
-	    (int)col < t->ncols ? t->cols[col].head : "?", x.buf, y.buf, i + 1);
+	    (int)col < t->ncols ? t->cols[col].head : "?", w.buf, i + 1);
 	lr_buf_release(&head);
-	lr_buf_release(&x);
-	lr_buf_release(&y);
+	lr_buf_release(&w);
 }
 
 /* Where block i of the rows (b) and the crate's text (a, alen bytes) part: a table's cell, or the words, named. */
