@@ -84,3 +84,10 @@ contains "$T/out" "under \"fails, run 1 (failed)\": \"2 passed, 0\" where the ro
 rm -rf "$T/bad" && cp -R "$T/crate-site" "$T/bad" && rm "$T/bad/site/diff.html" && resigned
 expect_exit 1 "a site page removed and re-signed" verify "$T/bad"
 contains "$T/out" "PROBLEM site/diff.html: is missing, though its rows give it" "the missing page is named"
+
+# a crate written before reports were documents still verifies: its report.md block by block, its data, its digests
+OLD="$TOP_SRCDIR/tests/fixtures/verify-old"
+expect_exit 0 "a crate written by labrun 0.1.0 before documents still verifies" \
+	env -u LABRUN_STORE "$L" verify --key "$OLD/lab.pub.pem" "$OLD/crate"
+contains "$T/out" "2 run(s)" "both runs"
+contains "$T/out" "0 problem(s)" "clean"
