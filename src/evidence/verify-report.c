@@ -72,10 +72,12 @@ static char **split_words(char *s, size_t *n)
 }
 
 /*
- * '"crate words" where the rows give "rows words"': the words of a and b
- * that differ, with the word after them when each side is one word.
+ * The words of a and b that differ, between the words both start with and
+ * those both end with: 'open' before a's, 'mid' between, 'close' after b's.
+ * With 'context', a lone word gets the common word after it, for its sense.
  */
-void lr_verify_words(struct lr_buf *out, const char *a, const char *b)
+static void words_between(struct lr_buf *out, const char *a, const char *b, const char *open, const char *mid,
+			  const char *close, int context)
 {
 	char *ca = strdup(a ? a : ""), *cb = strdup(b ? b : "");
 	size_t na = 0, nb = 0, p = 0, s = 0;
@@ -85,39 +87,28 @@ void lr_verify_words(struct lr_buf *out, const char *a, const char *b)
 		p++;
 	while (s < na - p && s < nb - p && !strcmp(wa[na - 1 - s], wb[nb - 1 - s]))
 		s++;
-	if (s && na - p - s <= 1 && nb - p - s <= 1)
-		s--; /* a lone word: the common word after it too, for its sense */
-	lr_buf_addch(out, '"');
+	if (context && s && na - p - s <= 1 && nb - p - s <= 1)
+		s--;
+	lr_buf_adds(out, open);
 	words_out(out, wa, p, na - s);
-	lr_buf_adds(out, "\" where the rows give \"");
+	lr_buf_adds(out, mid);
 	words_out(out, wb, p, nb - s);
-	lr_buf_addch(out, '"');
+	lr_buf_adds(out, close);
 	free(wa);
 	free(wb);
 	free(ca);
 	free(cb);
 }
 
+void lr_verify_words(struct lr_buf *out, const char *a, const char *b)
+{
+	words_between(out, a, b, "\"", "\" where the rows give \"", "\"", 1);
+}
+
 /* "the crate says 'X', its rows give 'Y'": the words of a and b that differ, without the ones around them. */
 static void words_apart(struct lr_buf *out, const char *a, const char *b)
 {
-	char *ca = strdup(a), *cb = strdup(b);
-	size_t na = 0, nb = 0, p = 0, s = 0;
-	char **wa = ca ? split_words(ca, &na) : NULL, **wb = cb ? split_words(cb, &nb) : NULL;
-
-	while (p < na && p < nb && !strcmp(wa[p], wb[p]))
-		p++;
-	while (s < na - p && s < nb - p && !strcmp(wa[na - 1 - s], wb[nb - 1 - s]))
-		s++;
-	lr_buf_adds(out, "the crate says '");
-	words_out(out, wa, p, na - s);
-	lr_buf_adds(out, "', its rows give '");
-	words_out(out, wb, p, nb - s);
-	lr_buf_addch(out, '\'');
-	free(wa);
-	free(wb);
-	free(ca);
-	free(cb);
+	words_between(out, a, b, "the crate says '", "', its rows give '", "'", 0);
 }
 
 /* A block's name in a message: its heading, its first words, or the heading above a table. */
@@ -150,20 +141,26 @@ static void item_label(struct lr_buf *out, const char *flat)
 	lr_buf_addf(out, "\"%.*s%s\"", n, flat, !colon && strlen(flat) > 40 ? "..." : "");
 }
 
+/* "NAME: words" when fa and fb differ; name is the caller's, filled. */
+static void say_words(struct cmp *c, struct lr_buf *name, const char *fa, const char *fb)
+{
+	if (!fa || !fb || !strcmp(fa, fb))
+		return;
+	lr_buf_adds(name, ": ");
+	lr_verify_words(name, fa, fb);
+	say(c, "%s", name->buf);
+}
+
 static void text_diff(struct cmp *c, const struct lr_doc *d, size_t i, const char *what, const struct lr_buf *a,
 		      const struct lr_buf *b)
 {
 	char *fa = lr_doc_flat(a), *fb = lr_doc_flat(b);
 	struct lr_buf m = LR_BUF_INIT;
 
-	if (fa && fb && strcmp(fa, fb)) {
-		block_name(&m, d, i);
-		if (what)
-			lr_buf_addf(&m, ", %s", what);
-		lr_buf_adds(&m, ": ");
-		lr_verify_words(&m, fa, fb);
-		say(c, "%s", m.buf);
-	}
+	block_name(&m, d, i);
+	if (what)
+		lr_buf_addf(&m, ", %s", what);
+	say_words(c, &m, fa, fb);
 	lr_buf_release(&m);
 	free(fa);
 	free(fb);
@@ -178,13 +175,9 @@ static void facts_diff(struct cmp *c, const struct lr_doc *d, size_t i, const st
 		char *fb = k < b->nitems ? lr_doc_flat(&b->items[k].text) : strdup("");
 		struct lr_buf m = LR_BUF_INIT;
 
-		if (fa && fb && strcmp(fa, fb)) {
-			lr_buf_addf(&m, "block %zu ", i + 1);
-			item_label(&m, *fa ? fa : fb);
-			lr_buf_adds(&m, ": ");
-			lr_verify_words(&m, fa, fb);
-			say(c, "%s", m.buf);
-		}
+		lr_buf_addf(&m, "block %zu ", i + 1);
+		item_label(&m, fa && *fa ? fa : fb ? fb : "");
+		say_words(c, &m, fa, fb);
 		lr_buf_release(&m);
 		free(fa);
 		free(fb);
