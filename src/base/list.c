@@ -43,7 +43,7 @@ int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const
 {
 	struct lr_kv *kv;
 
-	if (lr_array_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
+	if (LR_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return LR_ENOMEM;
 	kv = &l->v[l->n];
 	kv->key = strdup(key);
@@ -123,7 +123,7 @@ void lr_kvlist_release(struct lr_kvlist *l)
 
 int lr_strlist_add(struct lr_strlist *l, const char *s)
 {
-	if (lr_array_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
+	if (LR_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return LR_ENOMEM;
 	l->v[l->n] = strdup(s);
 	if (!l->v[l->n])

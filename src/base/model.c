@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/model.h"
 
 void lr_host_release(struct lr_host *h)
@@ -133,7 +134,7 @@ int lr_run_add_measure(struct lr_run *r, const char *name, double value, const c
 {
 	struct lr_measure *m;
 
-	if (lr_array_grow((void **)&r->measures, &r->capmeasures, r->nmeasures, sizeof *r->measures))
+	if (LR_ALLOC_GROW(r->measures, r->nmeasures + 1, r->capmeasures))
 		return LR_ENOMEM;
 	m = &r->measures[r->nmeasures];
 	m->name = strdup(name);
@@ -154,7 +155,7 @@ int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant
 {
 	struct lr_sample *m;
 
-	if (lr_array_grow((void **)&r->samples, &r->capsamples, r->nsamples, sizeof *r->samples))
+	if (LR_ALLOC_GROW(r->samples, r->nsamples + 1, r->capsamples))
 		return LR_ENOMEM;
 	m = &r->samples[r->nsamples];
 	m->subject = strdup(subject);
@@ -177,7 +178,7 @@ int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 {
 	struct lr_srcfile *f;
 
-	if (lr_array_grow((void **)&r->files, &r->capfiles, r->nfiles, sizeof *r->files))
+	if (LR_ALLOC_GROW(r->files, r->nfiles + 1, r->capfiles))
 		return LR_ENOMEM;
 	f = &r->files[r->nfiles];
 	memset(f, 0, sizeof *f);
@@ -202,7 +203,7 @@ int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 {
 	struct lr_artifact *a;
 
-	if (lr_array_grow((void **)&r->artifacts, &r->capartifacts, r->nartifacts, sizeof *r->artifacts))
+	if (LR_ALLOC_GROW(r->artifacts, r->nartifacts + 1, r->capartifacts))
 		return LR_ENOMEM;
 	a = &r->artifacts[r->nartifacts];
 	memset(a, 0, sizeof *a);

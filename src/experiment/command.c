@@ -14,6 +14,7 @@
 #include "base/child.h"
 #include "base/error.h"
 #include "base/lines.h"
+#include "base/list.h"
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "experiment/command.h"
@@ -192,15 +193,8 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 /* The next record in c->execs. */
 static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 {
-	if (c->nexecs == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 32;
-		struct lr_store_exec *v = realloc(c->execs, (size_t)cap * sizeof *v);
-
-		if (!v)
-			return NULL;
-		c->execs = v;
-		c->cap = cap;
-	}
+	if (LR_ALLOC_GROW(c->execs, (size_t)c->nexecs + 1, c->cap))
+		return NULL;
 	memset(&c->execs[c->nexecs], 0, sizeof c->execs[0]);
 	return &c->execs[c->nexecs++];
 }

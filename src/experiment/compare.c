@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "experiment/compare.h"
 #include "experiment/plan.h"
 #include "experiment/expdef.h"
@@ -150,17 +151,8 @@ static void add_drift(void *arg, const char *what, const char *key, const char *
 
 	if (cmp->rc)
 		return;
-	if (cmp->ndrift == cmp->capdrift) {
-		size_t cap = cmp->capdrift ? cmp->capdrift * 2 : 16;
-
-		d = realloc(cmp->drift, cap * sizeof *d);
-		if (!d) {
-			cmp->rc = lr_error_set(LR_ENOMEM, "out of memory");
-			return;
-		}
-		cmp->drift = d;
-		cmp->capdrift = cap;
-	}
+	if ((cmp->rc = LR_ALLOC_GROW(cmp->drift, cmp->ndrift + 1, cmp->capdrift)))
+		return;
 	d = &cmp->drift[cmp->ndrift];
 	d->what = what;
 	d->key = strdup(key);

@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "serving/sampler.h"
 
 #define LR_GAUGE_BODY ((size_t)1 << 20)	/* bytes of one /metrics answer at most */
@@ -119,15 +120,8 @@ int lr_sampler_done(struct lr_sampler *s, CURL *easy, CURLcode code, double now)
 	s->easy = NULL;
 	if (code != CURLE_OK || status != 200 || s->overflow || !s->body)
 		return 1;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct lr_gauge_sample *v = realloc(s->v, cap * sizeof *v);
-
-		if (!v)
-			return 1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (LR_ALLOC_GROW(s->v, s->n + 1, s->cap))
+		return 1; /* a sample lost, as a failed request loses one */
 	/* the sample is when the answer came: the server read its gauges between sending and then */
 	s->v[s->n] = (struct lr_gauge_sample){ (now + s->sent) / 2 - s->start, NAN, NAN };
 	if (!lr_prom_gauge(s->body, s->running, &s->v[s->n].running))

@@ -4,24 +4,8 @@
 
 #include "base/error.h"
 #include "base/jsonscan.h"
+#include "base/list.h"
 #include "serving/stream.h"
-
-/* Grow *buf (capacity *cap) to hold need bytes. */
-static int reserve(char **buf, size_t *cap, size_t need)
-{
-	size_t c = *cap ? *cap : 256;
-	char *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(p = realloc(*buf, c)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	*buf = p;
-	*cap = c;
-	return 0;
-}
 
 /* ---- server-sent events ------------------------------------------------------------------ */
 
@@ -72,7 +56,7 @@ static int line(struct lr_sse *p, const char *text, size_t len, lr_sse_fn fn, vo
 		v++, n--;
 	if (p->dlen + n + 2 > p->max)
 		return too_long(p);
-	if ((rc = reserve(&p->data, &p->dcap, p->dlen + n + 2)))
+	if ((rc = LR_ALLOC_GROW(p->data, p->dlen + n + 2, p->dcap)))
 		return rc;
 	if (p->has_data)
 		p->data[p->dlen++] = '\n';
@@ -89,7 +73,7 @@ static int hold(struct lr_sse *p, const char *b, size_t n)
 
 	if (p->len + n > p->max)
 		return too_long(p);
-	if ((rc = reserve(&p->line, &p->cap, p->len + n)))
+	if ((rc = LR_ALLOC_GROW(p->line, p->len + n, p->cap)))
 		return rc;
 	memcpy(p->line + p->len, b, n);
 	p->len += n;
@@ -168,15 +152,10 @@ static int fail(struct lr_stream *s, const char *fmt, ...)
 
 static int add_token(struct lr_stream *s, int64_t id)
 {
-	if (s->ntokens == s->tcap) {
-		size_t c = s->tcap ? s->tcap * 2 : 64;
-		int64_t *t = realloc(s->tokens, c * sizeof *t);
+	int rc;
 
-		if (!t)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->tokens = t;
-		s->tcap = c;
-	}
+	if ((rc = LR_ALLOC_GROW(s->tokens, s->ntokens + 1, s->tcap)))
+		return rc;
 	s->tokens[s->ntokens++] = id;
 	return 0;
 }
@@ -230,7 +209,7 @@ static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
 
 	if (v->type != LR_JSON_STRING || v->n == 2)
 		return 0;
-	if ((rc = reserve(&s->text, &s->text_cap, s->text_len + v->n))) /* decoded, a string is never longer */
+	if ((rc = LR_ALLOC_GROW(s->text, s->text_len + v->n, s->text_cap))) /* decoded, a string is never longer */
 		return rc;
 	if ((n = lr_json_string(v, s->text + s->text_len))) {
 		s->text_len += n;
@@ -368,15 +347,8 @@ static int mark_content(struct lr_stream *s, double now)
 		s->first_s = s->last_s = now;
 		return 0;
 	}
-	if (s->nitl == s->icap) {
-		size_t c = s->icap ? s->icap * 2 : 64;
-		double *v = realloc(s->itl_ms, c * sizeof *v);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->itl_ms = v;
-		s->icap = c;
-	}
+	if (LR_ALLOC_GROW(s->itl_ms, s->nitl + 1, s->icap))
+		return LR_ENOMEM;
 	s->itl_ms[s->nitl++] = (now - s->last_s) * 1e3;
 	s->last_s = now;
 	return 0;

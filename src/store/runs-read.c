@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "store/runs.h"
 #include "store/store-int.h"
 
@@ -389,8 +390,9 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	static const char sql[] =
 		"SELECT r.id FROM " RUN_FILTER " ORDER BY r.id";
 	sqlite3_stmt *s = NULL;
-	int64_t *v = NULL, *p;
-	int rc, cap = 0;
+	int64_t *v = NULL;
+	size_t cap = 0;
+	int rc;
 
 	*ids = NULL;
 	*n = 0;
@@ -398,14 +400,8 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 		return rc;
 	bind_filter(s, f);
 	while (db_step_row(st, s, "list runs", &rc)) {
-		if (*n == cap) {
-			p = realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
-			if (!p) {
-				rc = lr_error_set(LR_ENOMEM, "out of memory");
-				break;
-			}
-			v = p;
-		}
+		if ((rc = LR_ALLOC_GROW(v, (size_t)*n + 1, cap)))
+			break;
 		v[(*n)++] = sqlite3_column_int64(s, 0);
 	}
 	sqlite3_finalize(s);
