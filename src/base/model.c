@@ -39,19 +39,20 @@ static const char *const kind_names[] = {
 	[LR_KIND_COLLECT] = "collect",
 };
 
+const struct lr_enum_names lr_run_kinds = LR_ENUM_NAMES("run kind", kind_names);
+
 const char *lr_run_kind_name(enum lr_run_kind k)
 {
-	return kind_names[k];
+	return lr_enum_name(&lr_run_kinds, (int)k);
 }
 
-int lr_run_kind_parse(const char *s)
+int lr_run_kind_parse(const char *s, enum lr_run_kind *k)
 {
-	size_t i;
+	int v, rc = lr_enum_parse(&lr_run_kinds, s, &v);
 
-	for (i = 0; s && i < sizeof kind_names / sizeof kind_names[0]; i++)
-		if (!strcmp(s, kind_names[i]))
-			return (int)i;
-	return -1;
+	if (!rc)
+		*k = (enum lr_run_kind)v;
+	return rc;
 }
 
 static const char *const status_names[] = {
@@ -62,19 +63,43 @@ static const char *const status_names[] = {
 	[LR_ABANDONED] = "abandoned",
 };
 
+const struct lr_enum_names lr_statuses = LR_ENUM_NAMES("run status", status_names);
+
 const char *lr_status_name(enum lr_status s)
 {
-	return status_names[s];
+	return lr_enum_name(&lr_statuses, (int)s);
 }
 
-int lr_status_parse(const char *s)
+int lr_status_parse(const char *s, enum lr_status *st)
 {
-	size_t i;
+	int v, rc = lr_enum_parse(&lr_statuses, s, &v);
 
-	for (i = 0; i < sizeof status_names / sizeof status_names[0]; i++)
-		if (!strcmp(s, status_names[i]))
-			return (int)i;
-	return -1;
+	if (!rc)
+		*st = (enum lr_status)v;
+	return rc;
+}
+
+static const char *const entry_names[] = {
+	[LR_ENTRY_FILE] = "file",
+	[LR_ENTRY_SYMLINK] = "symlink",
+	[LR_ENTRY_FOLLOWED] = "followed-symlink",
+	[LR_ENTRY_DIRECTORY] = "directory",
+};
+
+const struct lr_enum_names lr_entry_kinds = LR_ENUM_NAMES("artifact entry kind", entry_names);
+
+const char *lr_entry_kind_name(enum lr_entry_kind k)
+{
+	return lr_enum_name(&lr_entry_kinds, (int)k);
+}
+
+int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k)
+{
+	int v, rc = lr_enum_parse(&lr_entry_kinds, s, &v);
+
+	if (!rc)
+		*k = (enum lr_entry_kind)v;
+	return rc;
 }
 
 void lr_run_init(struct lr_run *r)

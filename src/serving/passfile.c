@@ -8,6 +8,7 @@
 #include "base/jsonscan.h"
 #include "base/lines.h"
 #include "serving/passfile.h"
+#include "serving/stream.h"
 
 #define PASSFILE_MAX ((size_t)1 << 30)	/* bytes of a pass file at most */
 
@@ -272,6 +273,10 @@ static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_
 	    (rc = number(rd, o, "completion_tokens", 1, 1, &completion, &has_completion)) ||
 	    (rc = number(rd, o, "inflight", 0, 1, &inflight, &has)))
 		return rc;
+	if (r->token_source && lr_enum_parse(&lr_token_sources, r->token_source, &has)) {
+		lr_fmt_cut(rd->buf, sizeof rd->buf, "'token_source' is '%s', which labrun does not know", r->token_source);
+		return rd->why = rd->buf, 1; /* the store would refuse it, less clearly */
+	}
 	if (has_status && status > 999)
 		return bad(rd, "status");
 	if (inflight > 1 << 20)

@@ -132,11 +132,13 @@ void lr_stream_release(struct lr_stream *s)
 	memset(s, 0, sizeof *s);
 }
 
+static const char *const source_names[] = { [LR_TOKENS_NONE] = "text", [LR_TOKENS_IDS] = "token_ids",
+					     [LR_TOKENS_LOGPROBS] = "logprobs", [LR_TOKENS_LLAMACPP] = "tokens" };
+const struct lr_enum_names lr_token_sources = LR_ENUM_NAMES("token source", source_names);
+
 const char *lr_token_source_name(enum lr_token_source s)
 {
-	static const char *const names[] = { "text", "token_ids", "logprobs", "tokens" };
-
-	return names[s];
+	return lr_enum_name(&lr_token_sources, (int)s);
 }
 
 static int fail(struct lr_stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -86,7 +86,6 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 		"INSERT INTO artifact(run_id, role, name, sha256, size) VALUES (:run, :role, :name, :sha, :size)";
 	static const char ent[] = "INSERT INTO artifact_entry(run_id, role, name, kind, target)"
 				  " VALUES (:run, :role, :name, :kind, :target)";
-	static const char *const kinds[] = { "file", "symlink", "followed-symlink", "directory" };
 	sqlite3_stmt *so = NULL, *sa = NULL, *se = NULL;
 	size_t i;
 	int rc;
@@ -100,7 +99,7 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 			db_bind_int(se, ":run", run_id);
 			db_bind_text(se, ":role", a[i].role);
 			db_bind_text(se, ":name", a[i].name);
-			db_bind_text(se, ":kind", kinds[a[i].kind]);
+			db_bind_text(se, ":kind", lr_entry_kind_name(a[i].kind));
 			db_bind_text(se, ":target", a[i].target);
 			if ((rc = db_step_done(st, se, "record an artifact entry")))
 				break;
