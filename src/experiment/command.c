@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/child.h"
 #include "base/error.h"
 #include "base/lines.h"
@@ -202,34 +203,32 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 /*
  * Describe how the command ended, with the end of its stderr (as stored:
  * scrubbed), and a full scratch file system named as such (it showed as
- * "exited with status 1"); NULL when it passed.
+ * "exited with status 1"); NULL when it passed. When there is no memory
+ * for the whole text, what lr_child_failure said ("failed" at least).
  */
 static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s,
 		   const char *scratch)
 {
-	char tail[LR_CAPTURE_TAIL], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
+	char *s = lr_child_failure(ch, cmd, timeout_s), *t;
+	struct lr_buf b = LR_BUF_INIT;
 	struct statvfs fs;
 	size_t n, i;
 
 	if (!s)
 		return NULL;
-	if (!statvfs(scratch, &fs) && fs.f_bavail == 0 && asprintf(&t, "%s; the file system of its scratch directory "
-								       "'%s' ($TMPDIR) is full", s, scratch) >= 0) {
-		free(s);
-		s = t;
-		t = NULL;
-	}
-	memcpy(tail, err->tail, sizeof tail);
-	for (n = strlen(tail); n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'); )
-		tail[--n] = '\0';
+	lr_buf_adds(&b, s);
+	if (!statvfs(scratch, &fs) && fs.f_bavail == 0)
+		lr_buf_addf(&b, "; the file system of its scratch directory '%s' ($TMPDIR) is full", scratch);
+	for (n = strnlen(err->tail, sizeof err->tail); n && (err->tail[n - 1] == '\n' || err->tail[n - 1] == '\r'); n--)
+		;
+	if (n)
+		lr_buf_adds(&b, "; stderr ends: ");
 	for (i = 0; i < n; i++) /* one line */
-		if (tail[i] == '\n' || tail[i] == '\t')
-			tail[i] = ' ';
-	if (tail[0] && asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
-		free(s);
-		s = t;
-	}
-	return s;
+		lr_buf_addch(&b, err->tail[i] == '\n' || err->tail[i] == '\t' ? ' ' : err->tail[i]);
+	if (!(t = lr_buf_detach(&b, NULL)))
+		return s;
+	free(s);
+	return t;
 }
 
 /* Variables of one execution: the grid values, then {arm} {rep} {block} {outdir}. */
