@@ -279,6 +279,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 {
 	const char *dir = lr_store_dir(c->st);
 	char path[PATH_MAX * 2], missing[PATH_MAX] = "", why[300] = "";
+	struct lr_buf responses = LR_BUF_INIT;
 	struct lr_strlist outs = { 0 };
 	char **words = NULL, *resp = NULL;
 	int64_t set, cases;
@@ -311,18 +312,20 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 		return 0;
 	if (!(resp = lr_template_expand(arm->responses, vars)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	snprintf(path, sizeof path, "%s/%s", outdir, resp);
+	lr_buf_addf(&responses, "%s/%s", outdir, resp); /* the user's file name, whole: never cut to another */
 	free(resp);
-	if (access(path, F_OK) != 0)
-		return 0; /* no responses: the route is uncollected here, which the report shows */
+	if ((rc = lr_buf_error(&responses)) || access(responses.buf, F_OK) != 0)
+		goto out; /* no responses: the route is uncollected here, which the report shows */
 	if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
-		rc = ingest_pass(c, arm, e, outdir, path, &set, &cases);
+		rc = ingest_pass(c, arm, e, outdir, responses.buf, &set, &cases);
 	else
-		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
+		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set, &cases);
 	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
 		e->failure = strdup(lr_error_msg());
 		rc = 0;
 	}
+out:
+	lr_buf_release(&responses);
 	return rc;
 }
 
