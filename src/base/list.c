@@ -31,14 +31,6 @@ void *lr_array_regrow(void *v, size_t *cap, size_t n, size_t most, size_t size)
 	return p;
 }
 
-int lr_array_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	*v = lr_array_regrow(*v, cap, n + 1, SIZE_MAX, size);
-	return n < *cap ? 0 : LR_ENOMEM;
-}
-
 int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag)
 {
 	struct lr_kv *kv;
