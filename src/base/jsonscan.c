@@ -173,6 +173,27 @@ void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size
 	}
 }
 
+int lr_json_fields(struct lr_jfields *f, const struct lr_jval *o, const struct lr_jname *names, size_t n)
+{
+	f->names = names;
+	if (n > LR_JSON_FIELDS_MAX) {
+		f->n = 0;
+		return lr_error_set(LR_EINVAL, "a JSON reader asked for %zu members of an object, more than the %d a "
+				    "struct lr_jfields holds", n, LR_JSON_FIELDS_MAX);
+	}
+	f->n = n;
+	lr_json_members(o, names, n, f->v, f->has);
+	return 0;
+}
+
+const struct lr_jval *lr_json_field_named(const struct lr_jfields *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->names[i].s, name))
+			return lr_json_field(f, i);
+	return NULL;
+}
+
 /* Code point cp as UTF-8 at out; its length. */
 static size_t put_utf8(char *out, unsigned cp)
 {

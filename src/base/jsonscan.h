@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/error.h"
+
 enum lr_jtype { LR_JSON_OBJECT, LR_JSON_ARRAY, LR_JSON_STRING, LR_JSON_INTEGER, LR_JSON_REAL, LR_JSON_TRUE,
 		LR_JSON_FALSE, LR_JSON_NULL };
 
@@ -77,6 +79,40 @@ struct lr_jname {
  * last member named names[i] (as jansson keeps it) when has[i] is 1.
  */
 void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size_t n, struct lr_jval *vals, int *has);
+
+/*
+ * The members of one object a reader takes, read in one pass
+ * (lr_json_members) and then taken by their place in the reader's list of
+ * names (an enum beside the list) or by name. The struct is on the
+ * reader's stack and holds LR_JSON_FIELDS_MAX names at most: a list known
+ * at compile time is checked with LR_JSON_FIELDS_FIT(list), and
+ * lr_json_fields refuses a longer one.
+ */
+#define LR_JSON_FIELDS_MAX 16
+struct lr_jfields {
+	const struct lr_jname *names;	/* the list read, borrowed */
+	size_t n;
+	int has[LR_JSON_FIELDS_MAX];	/* has[i]: names[i] is present, its last value in v[i] */
+	struct lr_jval v[LR_JSON_FIELDS_MAX];
+};
+#define LR_JSON_FIELDS_FIT(list) \
+	_Static_assert(sizeof(list) / sizeof((list)[0]) <= LR_JSON_FIELDS_MAX, "more names than a struct lr_jfields holds")
+
+/*
+ * The members of o named in names[0..n) into f (names borrowed for as long
+ * as f is used); none present when o is not an object. 0, or LR_EINVAL when
+ * n is more than LR_JSON_FIELDS_MAX (then none are present).
+ */
+LR_MUST_CHECK int lr_json_fields(struct lr_jfields *f, const struct lr_jval *o, const struct lr_jname *names, size_t n);
+
+/* The value of names[i], or NULL when it is absent (or i is past the list); borrowed from f. */
+static inline const struct lr_jval *lr_json_field(const struct lr_jfields *f, size_t i)
+{
+	return i < f->n && f->has[i] ? &f->v[i] : NULL;
+}
+
+/* The value of the member 'name' (one of f's names), or NULL when it is absent or not in the list. */
+const struct lr_jval *lr_json_field_named(const struct lr_jfields *f, const char *name);
 
 /* A string value decoded: its length, and with 'out' (at least v->n bytes) its bytes there, NUL-terminated. */
 size_t lr_json_string(const struct lr_jval *v, char *out);

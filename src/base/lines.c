@@ -3,6 +3,9 @@
 #include "base/system.h"
 
 #include "base/lines.h"
+#include "base/list.h"
+
+#define READ_SIZE ((size_t)64 << 10)	/* what a read asks for at least, once the buffer must grow */
 
 static int too_long(const struct lr_lines *l)
 {
@@ -32,15 +35,13 @@ static int fill(struct lr_lines *l)
 		l->start = 0;
 	}
 	if (l->end + 1 >= l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64 * 1024;
-		char *nb;
+		size_t most = l->max + 2, want = l->end + READ_SIZE; /* most: the longest line, its newline and a NUL */
+		int rc;
 
-		if (cap > l->max + 2)
-			cap = l->max + 2; /* the longest line, its newline and a NUL */
-		if (cap <= l->cap || !(nb = realloc(l->buf, cap)))
-			return cap <= l->cap ? too_long(l) : lr_error_set(LR_ENOMEM, "out of memory");
-		l->buf = nb;
-		l->cap = cap;
+		if (l->cap >= most)
+			return too_long(l);
+		if ((rc = LR_ALLOC_GROW_MAX(l->buf, want < most ? want : most, l->cap, most)))
+			return rc;
 	}
 	n = fread(l->buf + l->end, 1, l->cap - 1 - l->end, l->f);
 	if (!n && ferror(l->f))

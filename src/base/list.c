@@ -31,19 +31,11 @@ void *lr_array_regrow(void *v, size_t *cap, size_t n, size_t most, size_t size)
 	return p;
 }
 
-int lr_array_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	*v = lr_array_regrow(*v, cap, n + 1, SIZE_MAX, size);
-	return n < *cap ? 0 : LR_ENOMEM;
-}
-
 int lr_kvlist_add(struct lr_kvlist *l, const char *key, const char *value, const char *tag)
 {
 	struct lr_kv *kv;
 
-	if (lr_array_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
+	if (LR_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return LR_ENOMEM;
 	kv = &l->v[l->n];
 	kv->key = strdup(key);
@@ -123,7 +115,7 @@ void lr_kvlist_release(struct lr_kvlist *l)
 
 int lr_strlist_add(struct lr_strlist *l, const char *s)
 {
-	if (lr_array_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
+	if (LR_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return LR_ENOMEM;
 	l->v[l->n] = strdup(s);
 	if (!l->v[l->n])

@@ -75,13 +75,6 @@ static inline LR_MUST_CHECK int lr_alloc_result_(int grown)
 	return grown ? 0 : LR_ENOMEM;
 }
 
-/*
- * Room for one more element of 'size' bytes in the array *v, which holds n of
- * *cap: LR_ALLOC_GROW(v, n + 1, cap) for code written before it (and without
- * its type checks). 0, or LR_ENOMEM with *v untouched.
- */
-LR_MUST_CHECK int lr_array_grow(void **v, size_t *cap, size_t n, size_t size);
-
 /* strdup that tolerates NULL. */
 char *lr_strdup0(const char *s);
 

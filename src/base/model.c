@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/model.h"
 
 void lr_host_release(struct lr_host *h)
@@ -38,19 +39,20 @@ static const char *const kind_names[] = {
 	[LR_KIND_COLLECT] = "collect",
 };
 
+const struct lr_enum_names lr_run_kinds = LR_ENUM_NAMES("run kind", kind_names);
+
 const char *lr_run_kind_name(enum lr_run_kind k)
 {
-	return kind_names[k];
+	return lr_enum_name(&lr_run_kinds, (int)k);
 }
 
-int lr_run_kind_parse(const char *s)
+int lr_run_kind_parse(const char *s, enum lr_run_kind *k)
 {
-	size_t i;
+	int v, rc = lr_enum_parse(&lr_run_kinds, s, &v);
 
-	for (i = 0; s && i < sizeof kind_names / sizeof kind_names[0]; i++)
-		if (!strcmp(s, kind_names[i]))
-			return (int)i;
-	return -1;
+	if (!rc)
+		*k = (enum lr_run_kind)v;
+	return rc;
 }
 
 static const char *const status_names[] = {
@@ -61,19 +63,43 @@ static const char *const status_names[] = {
 	[LR_ABANDONED] = "abandoned",
 };
 
+const struct lr_enum_names lr_statuses = LR_ENUM_NAMES("run status", status_names);
+
 const char *lr_status_name(enum lr_status s)
 {
-	return status_names[s];
+	return lr_enum_name(&lr_statuses, (int)s);
 }
 
-int lr_status_parse(const char *s)
+int lr_status_parse(const char *s, enum lr_status *st)
 {
-	size_t i;
+	int v, rc = lr_enum_parse(&lr_statuses, s, &v);
 
-	for (i = 0; i < sizeof status_names / sizeof status_names[0]; i++)
-		if (!strcmp(s, status_names[i]))
-			return (int)i;
-	return -1;
+	if (!rc)
+		*st = (enum lr_status)v;
+	return rc;
+}
+
+static const char *const entry_names[] = {
+	[LR_ENTRY_FILE] = "file",
+	[LR_ENTRY_SYMLINK] = "symlink",
+	[LR_ENTRY_FOLLOWED] = "followed-symlink",
+	[LR_ENTRY_DIRECTORY] = "directory",
+};
+
+const struct lr_enum_names lr_entry_kinds = LR_ENUM_NAMES("artifact entry kind", entry_names);
+
+const char *lr_entry_kind_name(enum lr_entry_kind k)
+{
+	return lr_enum_name(&lr_entry_kinds, (int)k);
+}
+
+int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k)
+{
+	int v, rc = lr_enum_parse(&lr_entry_kinds, s, &v);
+
+	if (!rc)
+		*k = (enum lr_entry_kind)v;
+	return rc;
 }
 
 void lr_run_init(struct lr_run *r)
@@ -133,7 +159,7 @@ int lr_run_add_measure(struct lr_run *r, const char *name, double value, const c
 {
 	struct lr_measure *m;
 
-	if (lr_array_grow((void **)&r->measures, &r->capmeasures, r->nmeasures, sizeof *r->measures))
+	if (LR_ALLOC_GROW(r->measures, r->nmeasures + 1, r->capmeasures))
 		return LR_ENOMEM;
 	m = &r->measures[r->nmeasures];
 	m->name = strdup(name);
@@ -154,7 +180,7 @@ int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant
 {
 	struct lr_sample *m;
 
-	if (lr_array_grow((void **)&r->samples, &r->capsamples, r->nsamples, sizeof *r->samples))
+	if (LR_ALLOC_GROW(r->samples, r->nsamples + 1, r->capsamples))
 		return LR_ENOMEM;
 	m = &r->samples[r->nsamples];
 	m->subject = strdup(subject);
@@ -177,7 +203,7 @@ int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 {
 	struct lr_srcfile *f;
 
-	if (lr_array_grow((void **)&r->files, &r->capfiles, r->nfiles, sizeof *r->files))
+	if (LR_ALLOC_GROW(r->files, r->nfiles + 1, r->capfiles))
 		return LR_ENOMEM;
 	f = &r->files[r->nfiles];
 	memset(f, 0, sizeof *f);
@@ -202,7 +228,7 @@ int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
 {
 	struct lr_artifact *a;
 
-	if (lr_array_grow((void **)&r->artifacts, &r->capartifacts, r->nartifacts, sizeof *r->artifacts))
+	if (LR_ALLOC_GROW(r->artifacts, r->nartifacts + 1, r->capartifacts))
 		return LR_ENOMEM;
 	a = &r->artifacts[r->nartifacts];
 	memset(a, 0, sizeof *a);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/enumname.h"
 #include "base/error.h"
 #include "base/list.h"
 #include "base/sha256.h"
@@ -47,6 +48,18 @@ enum lr_entry_kind {
 	LR_ENTRY_FOLLOWED,	/* --follow-links: the content is the file it led to */
 	LR_ENTRY_DIRECTORY,	/* an empty directory: no content, no artifact row */
 };
+
+/*
+ * The names of what a run is and holds, as the store and a run's JSON keep
+ * them, each one table read both ways (base/enumname.h): a name and back;
+ * a parse of an unknown name is LR_EINVAL naming it, for the caller to say
+ * where it came from.
+ */
+extern const struct lr_enum_names lr_entry_kinds, lr_run_kinds, lr_statuses;
+
+/* "file", "symlink", "followed-symlink" or "directory"; and back. */
+const char *lr_entry_kind_name(enum lr_entry_kind k);
+LR_MUST_CHECK int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k);
 
 struct lr_artifact {
 	char *role;		/* stdout, stderr, log, input, output, reference */
@@ -88,9 +101,9 @@ enum lr_run_kind {
 	LR_KIND_COLLECT,		/* 'labrun collect': serving responses it requested itself */
 };
 
-/* "record", ...; and back (-1 for an unknown word). */
+/* "record", ...; and back. */
 const char *lr_run_kind_name(enum lr_run_kind k);
-LR_MUST_CHECK int lr_run_kind_parse(const char *s);
+LR_MUST_CHECK int lr_run_kind_parse(const char *s, enum lr_run_kind *k);
 
 enum lr_status {
 	LR_RUNNING,
@@ -100,9 +113,9 @@ enum lr_status {
 	LR_ABANDONED,
 };
 
-/* "running", "passed", ...; and back (-1 for an unknown word). */
+/* "running", "passed", ...; and back. */
 const char *lr_status_name(enum lr_status s);
-LR_MUST_CHECK int lr_status_parse(const char *s);
+LR_MUST_CHECK int lr_status_parse(const char *s, enum lr_status *st);
 
 struct lr_run {
 	int64_t id;		/* 0 until stored */

@@ -46,6 +46,12 @@ static int grow(struct lr_strmap *m)
 	struct lr_strmap old = *m;
 	size_t i;
 
+	/*
+	 * Doubled on purpose, not through LR_ALLOC_GROW: the slots are a new
+	 * table every key is put into again (a realloc would keep them where the
+	 * old size's mask put them), and its size stays a power of two, so that
+	 * 'hash & (cap - 1)' is the slot and the load stays at most one half.
+	 */
 	m->cap = old.cap ? old.cap * 2 : 64;
 	m->slots = calloc(m->cap, sizeof *m->slots);
 	if (!m->slots) {

@@ -16,7 +16,7 @@ static struct lr_cell *next(struct lr_table *t)
 {
 	struct lr_cell *c;
 
-	if (t->failed || t->ncols < 1 || lr_array_grow((void **)&t->cells, &t->cap, t->ncells, sizeof *t->cells)) {
+	if (t->failed || t->ncols < 1 || LR_ALLOC_GROW(t->cells, t->ncells + 1, t->cap)) {
 		t->failed = 1;
 		return NULL;
 	}

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/list.h"
 #include "base/parallel.h"
 #include "base/treehash.h"
 
@@ -20,18 +21,7 @@ void lr_tree_release(struct lr_treehash *t)
 
 static int reserve(struct lr_treehash *t, size_t more)
 {
-	if (t->n + more > t->cap) {
-		size_t cap = t->cap ? t->cap : 64;
-		void *v;
-
-		while (cap < t->n + more)
-			cap *= 2;
-		if (!(v = realloc(t->leaf, cap * sizeof *t->leaf)))
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		t->leaf = v;
-		t->cap = cap;
-	}
-	return 0;
+	return LR_ALLOC_GROW(t->leaf, t->n + more, t->cap);
 }
 
 /* Leaves [first, first + n) of one piece, on one thread. */

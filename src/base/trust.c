@@ -35,7 +35,7 @@ static int add_key(struct lr_trust *t, const char *principal, const char *pub, c
 	struct lr_trusted_key *k;
 	int rc;
 
-	if ((rc = lr_array_grow((void **)&t->keys, &t->capkeys, t->nkeys, sizeof *t->keys)))
+	if ((rc = LR_ALLOC_GROW(t->keys, t->nkeys + 1, t->capkeys)))
 		return rc;
 	k = &t->keys[t->nkeys];
 	memset(k, 0, sizeof *k);
@@ -126,7 +126,7 @@ static int parse_store_line(struct lr_trust *t, char *line)
 	path = keys ? save : NULL; /* the rest of the line: a path may hold blanks */
 	if (!path || !*path || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
 		return lr_error_set(LR_EINVAL, "invalid line in the signed-stores file: '%s'", id);
-	if ((rc = lr_array_grow((void **)&t->stores, &t->capstores, t->nstores, sizeof *t->stores)))
+	if ((rc = LR_ALLOC_GROW(t->stores, t->nstores + 1, t->capstores)))
 		return rc;
 	s = &t->stores[t->nstores];
 	memset(s, 0, sizeof *s);

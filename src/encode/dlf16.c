@@ -11,18 +11,12 @@
 #include "encode/cpu.h"
 #include "encode/dlf16.h"
 
+static const char *const contract_names[] = { [LR_DLF16_SATURATE] = "saturate", [LR_DLF16_NINF] = "ninf" };
+const struct lr_enum_names lr_dlf16_contracts = LR_ENUM_NAMES("contract", contract_names);
+
 const char *lr_dlf16_contract_name(enum lr_dlf16_contract c)
 {
-	return c == LR_DLF16_NINF ? "ninf" : "saturate";
-}
-
-int lr_dlf16_contract_parse(const char *name)
-{
-	if (!strcmp(name, "saturate"))
-		return LR_DLF16_SATURATE;
-	if (!strcmp(name, "ninf"))
-		return LR_DLF16_NINF;
-	return -1;
+	return lr_enum_name(&lr_dlf16_contracts, (int)c);
 }
 
 /* ---- scalar: the reference, one element at a time ------------------------- */

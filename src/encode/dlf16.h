@@ -11,6 +11,7 @@
  * fail; they are chosen by name or once at start-up from CPU detection.
  */
 
+#include "base/enumname.h"
 #include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -20,9 +21,9 @@ enum lr_dlf16_contract {
 	LR_DLF16_NINF = 1,	/* finite overflow -> NINF (IBM hardware default) */
 };
 
-/* "saturate"/"ninf", and back (-1 for an unknown name). */
+/* "saturate"/"ninf": one table, read both ways (base/enumname.h). */
+extern const struct lr_enum_names lr_dlf16_contracts;
 const char *lr_dlf16_contract_name(enum lr_dlf16_contract c);
-LR_MUST_CHECK int lr_dlf16_contract_parse(const char *name);
 
 /* The reference: one BF16 bit pattern to its DLF16 code. */
 static inline uint16_t lr_dlf16_encode1(uint16_t b, enum lr_dlf16_contract c)

@@ -11,9 +11,11 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/child.h"
 #include "base/error.h"
 #include "base/lines.h"
+#include "base/list.h"
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "experiment/command.h"
@@ -192,15 +194,8 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 /* The next record in c->execs. */
 static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 {
-	if (c->nexecs == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 32;
-		struct lr_store_exec *v = realloc(c->execs, (size_t)cap * sizeof *v);
-
-		if (!v)
-			return NULL;
-		c->execs = v;
-		c->cap = cap;
-	}
+	if (LR_ALLOC_GROW(c->execs, (size_t)c->nexecs + 1, c->cap))
+		return NULL;
 	memset(&c->execs[c->nexecs], 0, sizeof c->execs[0]);
 	return &c->execs[c->nexecs++];
 }
@@ -208,34 +203,32 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 /*
  * Describe how the command ended, with the end of its stderr (as stored:
  * scrubbed), and a full scratch file system named as such (it showed as
- * "exited with status 1"); NULL when it passed.
+ * "exited with status 1"); NULL when it passed. When there is no memory
+ * for the whole text, what lr_child_failure said ("failed" at least).
  */
 static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s,
 		   const char *scratch)
 {
-	char tail[LR_CAPTURE_TAIL], *s = lr_child_failure(ch, cmd, timeout_s), *t = NULL;
+	char *s = lr_child_failure(ch, cmd, timeout_s), *t;
+	struct lr_buf b = LR_BUF_INIT;
 	struct statvfs fs;
 	size_t n, i;
 
 	if (!s)
 		return NULL;
-	if (!statvfs(scratch, &fs) && fs.f_bavail == 0 && asprintf(&t, "%s; the file system of its scratch directory "
-								       "'%s' ($TMPDIR) is full", s, scratch) >= 0) {
-		free(s);
-		s = t;
-		t = NULL;
-	}
-	memcpy(tail, err->tail, sizeof tail);
-	for (n = strlen(tail); n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'); )
-		tail[--n] = '\0';
+	lr_buf_adds(&b, s);
+	if (!statvfs(scratch, &fs) && fs.f_bavail == 0)
+		lr_buf_addf(&b, "; the file system of its scratch directory '%s' ($TMPDIR) is full", scratch);
+	for (n = strnlen(err->tail, sizeof err->tail); n && (err->tail[n - 1] == '\n' || err->tail[n - 1] == '\r'); n--)
+		;
+	if (n)
+		lr_buf_adds(&b, "; stderr ends: ");
 	for (i = 0; i < n; i++) /* one line */
-		if (tail[i] == '\n' || tail[i] == '\t')
-			tail[i] = ' ';
-	if (tail[0] && asprintf(&t, "%s; stderr ends: %s", s, tail) >= 0) {
-		free(s);
-		s = t;
-	}
-	return s;
+		lr_buf_addch(&b, err->tail[i] == '\n' || err->tail[i] == '\t' ? ' ' : err->tail[i]);
+	if (!(t = lr_buf_detach(&b, NULL)))
+		return s;
+	free(s);
+	return t;
 }
 
 /* Variables of one execution: the grid values, then {arm} {rep} {block} {outdir}. */
@@ -286,6 +279,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 {
 	const char *dir = lr_store_dir(c->st);
 	char path[PATH_MAX * 2], missing[PATH_MAX] = "", why[300] = "";
+	struct lr_buf responses = LR_BUF_INIT;
 	struct lr_strlist outs = { 0 };
 	char **words = NULL, *resp = NULL;
 	int64_t set, cases;
@@ -318,18 +312,20 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 		return 0;
 	if (!(resp = lr_template_expand(arm->responses, vars)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	snprintf(path, sizeof path, "%s/%s", outdir, resp);
+	lr_buf_addf(&responses, "%s/%s", outdir, resp); /* the user's file name, whole: never cut to another */
 	free(resp);
-	if (access(path, F_OK) != 0)
-		return 0; /* no responses: the route is uncollected here, which the report shows */
+	if ((rc = lr_buf_error(&responses)) || access(responses.buf, F_OK) != 0)
+		goto out; /* no responses: the route is uncollected here, which the report shows */
 	if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
-		rc = ingest_pass(c, arm, e, outdir, path, &set, &cases);
+		rc = ingest_pass(c, arm, e, outdir, responses.buf, &set, &cases);
 	else
-		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, path, c->envp, &set, &cases);
+		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set, &cases);
 	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
 		e->failure = strdup(lr_error_msg());
 		rc = 0;
 	}
+out:
+	lr_buf_release(&responses);
 	return rc;
 }
 

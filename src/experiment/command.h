@@ -34,7 +34,8 @@ struct lr_command_ctx {
 	atomic_int *cancel;			/* set asynchronously: stop the running command */
 	char reference[LR_SHA256_HEX];		/* digest of the 'reference' files, "" when none */
 	struct lr_store_exec *execs;		/* every execution so far, in order */
-	int nexecs, cap;
+	int nexecs;
+	size_t cap;
 };
 
 /* Prepare a condition: its grid values (params, the plan's; copied), a scratch directory, the reference digest. */

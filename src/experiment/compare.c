@@ -1,7 +1,9 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "experiment/compare.h"
 #include "experiment/plan.h"
 #include "experiment/expdef.h"
@@ -150,17 +152,8 @@ static void add_drift(void *arg, const char *what, const char *key, const char *
 
 	if (cmp->rc)
 		return;
-	if (cmp->ndrift == cmp->capdrift) {
-		size_t cap = cmp->capdrift ? cmp->capdrift * 2 : 16;
-
-		d = realloc(cmp->drift, cap * sizeof *d);
-		if (!d) {
-			cmp->rc = lr_error_set(LR_ENOMEM, "out of memory");
-			return;
-		}
-		cmp->drift = d;
-		cmp->capdrift = cap;
-	}
+	if ((cmp->rc = LR_ALLOC_GROW(cmp->drift, cmp->ndrift + 1, cmp->capdrift)))
+		return;
 	d = &cmp->drift[cmp->ndrift];
 	d->what = what;
 	d->key = strdup(key);
@@ -229,12 +222,14 @@ static const char *exit_text(const struct lr_run *r, char *buf, size_t len)
 }
 
 /* How the drift names a log ("stdout") or an artifact ("output out/a.txt"). */
-static const char *artifact_key(const struct lr_artifact *x, char *buf, size_t len)
+/* "ROLE NAME" (or the name alone when it is the role: stdout), in buf until the next call; never cut. */
+static const char *artifact_key(const struct lr_artifact *x, struct lr_buf *buf)
 {
 	if (!strcmp(x->role, x->name))
 		return x->name;
-	snprintf(buf, len, "%s %s", x->role, x->name);
-	return buf;
+	lr_buf_reset(buf);
+	lr_buf_addf(buf, "%s %s", x->role, x->name);
+	return buf->buf;
 }
 
 static const char *artifact_sha(const struct lr_run *r, const char *role, const char *name)
@@ -251,7 +246,8 @@ static const char *artifact_sha(const struct lr_run *r, const char *role, const 
  */
 static int diff_outputs(const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp)
 {
-	char key[4200], xa[16], xb[16];
+	struct lr_buf key = LR_BUF_INIT;
+	char xa[16], xb[16];
 	size_t i;
 	int n = 0;
 
@@ -262,16 +258,19 @@ static int diff_outputs(const struct lr_run *a, const struct lr_run *b, struct l
 	for (i = 0; i < a->nartifacts; i++) {
 		const struct lr_artifact *x = &a->artifacts[i];
 
-		n += diff_str(add_drift, cmp, "output", artifact_key(x, key, sizeof key), artifact_sha(a, x->role, x->name),
+		n += diff_str(add_drift, cmp, "output", artifact_key(x, &key), artifact_sha(a, x->role, x->name),
 			      artifact_sha(b, x->role, x->name));
 	}
 	for (i = 0; i < b->nartifacts; i++) {
 		const struct lr_artifact *x = &b->artifacts[i];
 
 		if (!artifact_sha(a, x->role, x->name))
-			n += diff_str(add_drift, cmp, "output", artifact_key(x, key, sizeof key), NULL,
+			n += diff_str(add_drift, cmp, "output", artifact_key(x, &key), NULL,
 				      artifact_sha(b, x->role, x->name));
 	}
+	if (!cmp->rc)
+		cmp->rc = lr_buf_error(&key); /* a key cut short by a failure: the comparison fails */
+	lr_buf_release(&key);
 	return n + diff_kvs(add_drift, cmp, "output", &a->digests, &b->digests);
 }
 

@@ -122,32 +122,30 @@ static int parse_ints(struct parse *p, const char *key, const char *v, int64_t *
 	return 1;
 }
 
-static int one_of(const char *v, const char *const *words)
+/*
+ * A value that must be one of the names in e (an enum's, whose value is the
+ * place): that place, with the name copied to out when out is set; else -1
+ * after the error, which names them all.
+ */
+static int word(struct parse *p, const char *key, const char *v, const struct lr_enum_names *e, char *out, size_t len)
 {
-	for (; *words; words++)
-		if (!strcmp(v, *words))
-			return 1;
-	return 0;
-}
+	char list[128] = "";
+	size_t off = 0, i;
+	int x;
 
-static int word(struct parse *p, const char *key, const char *v, const char *const *words, char *out, size_t len)
-{
-	if (!one_of(v, words)) {
-		char list[128] = "";
-		size_t off = 0;
-
-		for (; *words && off < sizeof list; words++)
-			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", *words);
-		return lr_expdef_fail(p, p->line, "'%s' is '%s'; expected one of %s", key, v, list);
+	if (!lr_enum_parse(e, v, &x)) {
+		if (out)
+			snprintf(out, len, "%s", v);
+		return x;
 	}
-	snprintf(out, len, "%s", v);
-	return 1;
+	for (i = 0; i < e->n && off < sizeof list; i++)
+		off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", e->names[i]);
+	lr_expdef_fail(p, p->line, "'%s' is '%s'; expected one of %s", key, v, list);
+	return -1;
 }
 
-static const char *const kernels[] = { "lookup", "scalar", "avx2", "avx512", "auto", NULL };
-static const char *const contracts[] = { "saturate", "ninf", NULL };
-static const char *const layouts[] = { "strided", "copy", NULL };
-static const char *const modes[] = { "whole", "stream", NULL };
+static const char *const kernel_names[] = { "lookup", "scalar", "avx2", "avx512", "auto" };
+static const struct lr_enum_names kernels = LR_ENUM_NAMES("kernel", kernel_names);
 
 static int experiment_key(struct parse *p, const char *k, const char *v)
 {
@@ -155,6 +153,7 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 	char buf[512], *tok, *save = NULL, norm[256];
 	char target[16];
 	long long x;
+	int named;
 
 	if (!strcmp(k, "name")) {
 		if (!*v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v) ||
@@ -173,22 +172,24 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 				return LR_ENOMEM;
 		}
 	} else if (!strcmp(k, "backend")) {
-		static const char *const backends[] = { "sim", "atom", NULL };
+		static const char *const backend_names[] = { "sim", "atom" };
+		static const struct lr_enum_names backends = LR_ENUM_NAMES("backend", backend_names);
 
-		return word(p, k, v, backends, d->backend, sizeof d->backend);
+		return word(p, k, v, &backends, d->backend, sizeof d->backend) >= 0;
 	} else if (!strcmp(k, "seed")) {
 		if (!parse_int(v, 0, (1LL << 62), &x))
 			return lr_expdef_fail(p, p->line, "'seed' is '%s', not a whole number", v);
 		d->seed = (uint64_t)x;
 	} else if (!strcmp(k, "target")) {
-		static const char *const targets[] = { "encode", "import", "command", "serving", NULL };
+		static const char *const target_words[] = { "encode", "import", "command", "serving" };
+		static const struct lr_enum_names targets = LR_ENUM_NAMES("target", target_words);
 
-		if (!word(p, k, v, targets, target, sizeof target))
+		if (word(p, k, v, &targets, target, sizeof target) < 0)
 			return 0;
-		d->serving = !strcmp(target, "serving");
-		d->target = !strcmp(target, "import") ? LR_TARGET_IMPORT
-			    : !strcmp(target, "command") || d->serving ? LR_TARGET_COMMAND
-								       : LR_TARGET_ENCODE;
+		d->serving = !strcmp(target, "serving"); /* command arms that run labrun collect */
+		if (lr_enum_parse(&lr_exp_targets, d->serving ? "command" : target, &named))
+			return lr_expdef_fail(p, p->line, "%s", lr_error_msg());
+		d->target = (enum lr_exp_target)named;
 	} else if (!strcmp(k, "reference_route") || !strcmp(k, "answers")) {
 		char *dst = k[0] == 'a' ? d->answers : d->reference_route;
 		size_t len = k[0] == 'a' ? sizeof d->answers : sizeof d->reference_route;
@@ -215,14 +216,12 @@ static int design_key(struct parse *p, const char *k, const char *v)
 	struct lr_expdef *d = p->d;
 	long long x;
 	char *end;
+	int o;
 
 	if (!strcmp(k, "order")) {
-		if (!strcmp(v, "abba"))
-			d->order = LR_ORDER_ABBA;
-		else if (!strcmp(v, "random"))
-			d->order = LR_ORDER_RANDOM;
-		else
+		if (lr_enum_parse(&lr_exp_orders, v, &o))
 			return lr_expdef_fail(p, p->line, "'order' is '%s'; expected abba or random", v);
+		d->order = (enum lr_exp_order)o;
 	} else if (!strcmp(k, "blocks")) {
 		if (!parse_int(v, 1, 100000, &x))
 			return lr_expdef_fail(p, p->line, "'blocks' is '%s', not a whole number >= 1", v);
@@ -285,28 +284,28 @@ static int command_key(struct parse *p, struct lr_exp_arm *a, const char *k, con
 
 static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v)
 {
-	char buf[16];
 	long long x;
+	int e;
 
 	if (!strcmp(k, "kernel"))
-		return word(p, k, v, kernels, a->kernel, sizeof a->kernel);
-	/* parsed once, here: the runner and the store take the enums */
+		return word(p, k, v, &kernels, a->kernel, sizeof a->kernel) >= 0;
+	/* parsed once, here, by the tables the store writes them with: the runner and the store take the enums */
 	if (!strcmp(k, "contract")) {
-		if (!word(p, k, v, contracts, buf, sizeof buf))
+		if ((e = word(p, k, v, &lr_dlf16_contracts, NULL, 0)) < 0)
 			return 0;
-		a->contract = (enum lr_dlf16_contract)lr_dlf16_contract_parse(buf);
+		a->contract = (enum lr_dlf16_contract)e;
 		return 1;
 	}
 	if (!strcmp(k, "layout")) {
-		if (!word(p, k, v, layouts, buf, sizeof buf))
+		if ((e = word(p, k, v, &lr_import_paths, NULL, 0)) < 0)
 			return 0;
-		a->layout = !strcmp(buf, "copy") ? LR_PATH_COPY : LR_PATH_STRIDED;
+		a->layout = (enum lr_import_path)e;
 		return 1;
 	}
 	if (!strcmp(k, "mode")) {
-		if (!word(p, k, v, modes, buf, sizeof buf))
+		if ((e = word(p, k, v, &lr_import_modes, NULL, 0)) < 0)
 			return 0;
-		a->mode = !strcmp(buf, "stream") ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE;
+		a->mode = (enum lr_import_mode)e;
 		return 1;
 	}
 	if (!strcmp(k, "command") || !strcmp(k, "cwd") || !strcmp(k, "outputs") || !strcmp(k, "responses") ||
@@ -434,9 +433,20 @@ static int handler(void *user, const char *section, const char *name, const char
 	return lr_expdef_fail(p, p->line, "unknown section [%s]", section);
 }
 
+static const char *const target_names[] = { [LR_TARGET_ENCODE] = "encode", [LR_TARGET_IMPORT] = "import",
+					     [LR_TARGET_COMMAND] = "command" };
+static const char *const order_names[] = { [LR_ORDER_ABBA] = "abba", [LR_ORDER_RANDOM] = "random" };
+const struct lr_enum_names lr_exp_targets = LR_ENUM_NAMES("target", target_names);
+const struct lr_enum_names lr_exp_orders = LR_ENUM_NAMES("order", order_names);
+
 const char *lr_exp_target_name(enum lr_exp_target t)
 {
-	return t == LR_TARGET_IMPORT ? "import" : t == LR_TARGET_COMMAND ? "command" : "encode";
+	return lr_enum_name(&lr_exp_targets, (int)t);
+}
+
+const char *lr_exp_order_name(enum lr_exp_order o)
+{
+	return lr_enum_name(&lr_exp_orders, (int)o);
 }
 
 int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)

@@ -7,6 +7,7 @@
  * guessed. Format: docs/experiments.md.
  */
 
+#include "base/enumname.h"
 #include "base/error.h"
 #include <stdint.h>
 
@@ -25,10 +26,16 @@
 #define LR_EXP_MAXLINE 199		/* characters in a line, inih's buffer; longer ones are refused */
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
-
-/* "encode", "import" or "command". */
-const char *lr_exp_target_name(enum lr_exp_target t);
 enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };
+
+/*
+ * The names a definition and a stored design give them, one table each
+ * (base/enumname.h), read both ways: "encode", "import" or "command";
+ * "abba" or "random". lr_enum_parse refuses any other name.
+ */
+extern const struct lr_enum_names lr_exp_targets, lr_exp_orders;
+const char *lr_exp_target_name(enum lr_exp_target t);
+const char *lr_exp_order_name(enum lr_exp_order o);
 
 struct lr_exp_arm {
 	char name[32];

@@ -2,21 +2,24 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "experiment/outputs.h"
 #include "store/objects.h"
 
 /*
- * Output 'rel' of {outdir} 'dir' as the regular file it is, in real: never
- * an absolute path, a '..', or a link that leads out of the directory (the
- * command's outputs go into the store and every crate of the run). Else why
- * it is refused, in why.
+ * Output 'rel' of {outdir} 'dir' as the regular file it is, in real (of
+ * PATH_MAX bytes at least): never an absolute path, a '..', or a link that
+ * leads out of the directory (the command's outputs go into the store and
+ * every crate of the run). Else why it is refused, in why.
  */
 static int inside(const char *dir, const char *rel, char *real, char *why, size_t wlen)
 {
-	char full[PATH_MAX * 2], rdir[PATH_MAX];
+	struct lr_buf full = LR_BUF_INIT;
+	char rdir[PATH_MAX];
 	const char *p;
 	struct stat sb;
 	size_t n;
+	int rc, found = 0;
 
 	for (p = rel; *p; p += strcspn(p, "/"), p += *p == '/')
 		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
@@ -25,10 +28,15 @@ static int inside(const char *dir, const char *rel, char *real, char *why, size_
 		snprintf(why, wlen, "declared output '%s' is not a path inside {outdir}", rel);
 		return 0;
 	}
-	snprintf(full, sizeof full, "%s/%s", dir, rel);
 	if (!realpath(dir, rdir))
 		return lr_error_set(LR_EIO, "cannot resolve '%s': %s", dir, strerror(errno));
-	if (!realpath(full, real)) {
+	lr_buf_addf(&full, "%s/%s", dir, rel); /* whole: a name cut short could be another file */
+	if (!(rc = lr_buf_error(&full)))
+		found = realpath(full.buf, real) != NULL;
+	lr_buf_release(&full);
+	if (rc)
+		return rc;
+	if (!found) {
 		snprintf(why, wlen, "declared output '%s' is missing", rel);
 		return 0;
 	}
@@ -45,6 +53,7 @@ int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[
 {
 	struct lr_sha256 h;
 	char full[PATH_MAX * 2], line[100];
+	const char *file;
 	size_t i;
 	int rc;
 
@@ -61,17 +70,15 @@ int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[
 		}
 		if (dir && (rc = inside(dir, paths->v[i], full, why, wlen)))
 			break;
-		if (!dir) {
-			snprintf(full, sizeof full, "%s", paths->v[i]);
-			if (access(full, F_OK) != 0)
-				snprintf(why, wlen, "reference file '%s' is missing", paths->v[i]);
-		}
+		file = dir ? full : paths->v[i]; /* a reference file: its path as given, never a copy cut short */
+		if (!dir && access(file, F_OK) != 0)
+			snprintf(why, wlen, "reference file '%s' is missing", paths->v[i]);
 		if (why[0])
 			break;
 		if (!store_dir) {
-			rc = lr_sha256_file(full, sha, &size);
+			rc = lr_sha256_file(file, sha, &size);
 		} else {
-			rc = lr_obj_put_file(store_dir, full, sha, &size, scrub && scrub->n ? lr_scrub_refuse : NULL, scrub);
+			rc = lr_obj_put_file(store_dir, file, sha, &size, scrub && scrub->n ? lr_scrub_refuse : NULL, scrub);
 			if (scrub && scrub->n && lr_scrub_flush(scrub, NULL, NULL) && !rc)
 				rc = lr_error_set(LR_ENOMEM, "out of memory");
 		}

@@ -39,7 +39,7 @@ void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out)
 	snprintf(out->title, sizeof out->title, "%s", d->title);
 	snprintf(out->target, sizeof out->target, "%s", lr_exp_target_name(d->target));
 	snprintf(out->backend, sizeof out->backend, "%s", d->backend);
-	snprintf(out->order, sizeof out->order, "%s", d->order == LR_ORDER_RANDOM ? "random" : "abba");
+	snprintf(out->order, sizeof out->order, "%s", lr_exp_order_name(d->order));
 	out->blocks = d->blocks;
 	out->warmup = d->warmup;
 	out->margin = d->margin;
@@ -47,19 +47,27 @@ void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out)
 	snprintf(out->metric, sizeof out->metric, "%s", d->metric);
 }
 
-static void from_design(const struct lr_store_design *s, struct lr_stored_design *out)
+/* Run 'run''s design row as the report reads it: a target or order labrun does not know is refused, never taken for another. */
+static int from_design(const struct lr_store_design *s, int64_t run, struct lr_stored_design *out)
 {
+	int target, order;
+
+	if (lr_enum_parse(&lr_exp_targets, s->target, &target) || lr_enum_parse(&lr_exp_orders, s->order, &order)) {
+		lr_error_wrap("cannot read the design of run %lld", (long long)run);
+		lr_error_hint("a newer labrun stored it; upgrade labrun to read it");
+		return LR_ESCHEMA;
+	}
 	snprintf(out->name, sizeof out->name, "%s", s->name);
 	snprintf(out->title, sizeof out->title, "%s", s->title);
 	snprintf(out->backend, sizeof out->backend, "%s", s->backend);
 	snprintf(out->metric, sizeof out->metric, "%s", s->metric);
-	out->target = !strcmp(s->target, "command") ? LR_TARGET_COMMAND
-		      : !strcmp(s->target, "import") ? LR_TARGET_IMPORT : LR_TARGET_ENCODE;
-	out->order = !strcmp(s->order, "random") ? LR_ORDER_RANDOM : LR_ORDER_ABBA;
+	out->target = (enum lr_exp_target)target;
+	out->order = (enum lr_exp_order)order;
 	out->blocks = s->blocks;
 	out->warmup = s->warmup;
 	out->margin = s->margin;
 	out->seed = s->seed;
+	return 0;
 }
 
 int lr_plan_stored(struct lr_store *st, int64_t run, struct lr_stored_design *out)
@@ -76,14 +84,14 @@ int lr_plan_stored(struct lr_store *st, int64_t run, struct lr_stored_design *ou
 		goto out;
 	snprintf(out->path, sizeof out->path, "%s", path);
 	if (!(rc = lr_store_design(st, run, &row))) {
-		from_design(&row, out);
+		rc = from_design(&row, run, out);
 		out->from_rows = 1;
 	} else if (rc == LR_ENOTFOUND) {
 		/* stored before migration 18: its definition is all there is */
 		lr_error_clear();
 		if (!(rc = lr_expdef_load(&d, path, text))) {
 			lr_plan_design(&d, &row);
-			from_design(&row, out);
+			rc = from_design(&row, run, out);
 		}
 	}
 out:
@@ -111,7 +119,7 @@ int lr_plan_stored_label(struct lr_store *st, int64_t run, const struct lr_store
 
 int lr_plan_check(const struct lr_expdef *d, const struct lr_stored_design *stored, int64_t run)
 {
-	const char *target = lr_exp_target_name(stored->target), *order = stored->order == LR_ORDER_RANDOM ? "random" : "abba";
+	const char *target = lr_exp_target_name(stored->target), *order = lr_exp_order_name(stored->order);
 	const char *field = NULL, *x = "", *y = "";
 	struct lr_store_design now;
 	char a[2][64], b[2][64];

@@ -2,54 +2,33 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/child.h"
 #include "base/error.h"
 #include "experiment/spawn.h"
 
-struct collected {
-	char *buf;
-	size_t len, cap;
-};
-
 /* labrun's stdout, kept whole: the benchmarks read a few lines of JSON from it. */
 static int collect(void *arg, int fd, const void *data, size_t len)
 {
-	struct collected *c = arg;
-
 	(void)fd;
-	if (c->len + len + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 65536;
-		char *p;
-
-		while (cap < c->len + len + 1)
-			cap *= 2;
-		if (!(p = realloc(c->buf, cap)))
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		c->buf = p;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, data, len);
-	c->len += len;
-	c->buf[c->len] = '\0';
-	return 0;
+	lr_buf_add(arg, data, len);
+	return lr_buf_error(arg); /* stops the child's reading at once */
 }
 
 int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **out, struct lr_child *c)
 {
-	struct collected got = { NULL, 0, 0 };
+	struct lr_buf got = LR_BUF_INIT;
 	/* in dir, outside any git work tree: record reads no sources */
 	struct lr_child_opts o = { .argv = argv, .envp = envp, .cwd = dir,
 				   .fd = { LR_CHILD_NULL, out ? LR_CHILD_PIPE : LR_CHILD_NULL, LR_CHILD_NULL },
 				   .on_output = collect, .arg = &got };
 	int rc = lr_child_run(&o, c);
 
-	if (rc) {
-		free(got.buf);
+	if (rc || !out) {
+		lr_buf_release(&got);
 		return rc;
 	}
-	if (out && !(*out = got.buf ? got.buf : strdup("")))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	return 0;
+	return (*out = lr_buf_detach(&got, NULL)) ? 0 : LR_ENOMEM;
 }
 
 int lr_bench_run_ok(const char *what, char *const *argv, char *const *envp, const char *dir, char **out,

@@ -1,35 +1,14 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "experiment/template.h"
-
-/* A growing word. */
-struct word {
-	char *s;
-	size_t n, cap;
-};
-
-static int put(struct word *w, char c)
-{
-	if (w->n + 2 > w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		char *s = realloc(w->s, cap);
-
-		if (!s)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		w->s = s;
-		w->cap = cap;
-	}
-	w->s[w->n++] = c;
-	w->s[w->n] = '\0';
-	return 0;
-}
 
 int lr_words_split(const char *s, struct lr_strlist *out)
 {
 	const char *start = s;
-	struct word w = { 0 };
+	struct lr_buf w = LR_BUF_INIT;
 	int rc = 0, in_word = 0;
 	char quote = 0;
 
@@ -38,39 +17,38 @@ int lr_words_split(const char *s, struct lr_strlist *out)
 			if (*s == '\'')
 				quote = 0;
 			else
-				rc = put(&w, *s);
+				lr_buf_addch(&w, *s);
 		} else if (quote == '"') {
 			if (*s == '"')
 				quote = 0;
 			else if (*s == '\\' && s[1] && strchr("\"\\$`", s[1]))
-				rc = put(&w, *++s);
+				lr_buf_addch(&w, *++s);
 			else
-				rc = put(&w, *s);
+				lr_buf_addch(&w, *s);
 		} else if (*s == ' ' || *s == '\t' || *s == '\n') {
-			if (in_word && !(rc = lr_strlist_add(out, w.s ? w.s : "")))
-				w.n = 0, in_word = 0;
-			if (w.s)
-				w.s[0] = '\0';
+			if (in_word && !(rc = lr_buf_error(&w)) && !(rc = lr_strlist_add(out, w.buf)))
+				in_word = 0;
+			lr_buf_reset(&w);
 		} else {
 			in_word = 1;
 			if (*s == '\'' || *s == '"')
 				quote = *s;
 			else if (*s == '\\' && s[1])
-				rc = put(&w, *++s);
+				lr_buf_addch(&w, *++s);
 			else
-				rc = put(&w, *s);
+				lr_buf_addch(&w, *s);
 		}
 	}
 	if (!rc && quote)
 		rc = lr_error_set(LR_EINVAL, "unterminated %s quote in '%s'", quote == '"' ? "double" : "single", start);
-	if (!rc && in_word)
-		rc = lr_strlist_add(out, w.s ? w.s : "");
-	free(w.s);
+	if (!rc && in_word && !(rc = lr_buf_error(&w)))
+		rc = lr_strlist_add(out, w.buf);
+	lr_buf_release(&w);
 	return rc;
 }
 
 /* Walk the placeholders of 'tpl': 'fn' gets each name; literal text goes to 'w' when set. */
-static int walk(const char *tpl, struct word *w, int (*fn)(void *arg, const char *name, struct word *w), void *arg)
+static int walk(const char *tpl, struct lr_buf *w, int (*fn)(void *arg, const char *name, struct lr_buf *w), void *arg)
 {
 	const char *p = tpl;
 	char name[64];
@@ -78,7 +56,8 @@ static int walk(const char *tpl, struct word *w, int (*fn)(void *arg, const char
 
 	while (*p && !rc) {
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-			rc = w ? put(w, *p) : 0;
+			if (w)
+				lr_buf_addch(w, *p);
 			p += 2;
 		} else if (*p == '{') {
 			const char *end = strchr(p, '}');
@@ -95,39 +74,33 @@ static int walk(const char *tpl, struct word *w, int (*fn)(void *arg, const char
 		} else if (*p == '}') {
 			return lr_error_set(LR_EINVAL, "'%s': a lone '}' (write }} for a brace)", tpl);
 		} else {
-			rc = w ? put(w, *p) : 0;
+			if (w)
+				lr_buf_addch(w, *p);
 			p++;
 		}
 	}
 	return rc;
 }
 
-static int substitute(void *arg, const char *name, struct word *w)
+static int substitute(void *arg, const char *name, struct lr_buf *w)
 {
 	const struct lr_kv *kv = lr_kvlist_find(arg, name);
-	const char *v;
 
 	if (!kv)
 		return lr_error_set(LR_EINVAL, "unknown placeholder {%s}", name);
-	for (v = kv->value; *v; v++)
-		if (put(w, *v))
-			return LR_ENOMEM;
+	lr_buf_adds(w, kv->value);
 	return 0;
 }
 
 char *lr_template_expand(const char *tpl, const struct lr_kvlist *vars)
 {
-	struct word w = { 0 };
+	struct lr_buf w = LR_BUF_INIT;
 
-	if (put(&w, 'x'))
-		return NULL;
-	w.n = 0;
-	w.s[0] = '\0';
 	if (walk(tpl, &w, substitute, (void *)vars)) {
-		free(w.s);
+		lr_buf_release(&w);
 		return NULL;
 	}
-	return w.s;
+	return lr_buf_detach(&w, NULL); /* NULL, its error set, when out of memory */
 }
 
 struct known {
@@ -135,7 +108,7 @@ struct known {
 	const struct lr_kvlist *extra;
 };
 
-static int known(void *arg, const char *name, struct word *w)
+static int known(void *arg, const char *name, struct lr_buf *w)
 {
 	const struct known *k = arg;
 	const char *const *n;

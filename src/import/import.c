@@ -9,14 +9,19 @@
 #include "base/model.h"
 #include "import/import.h"
 
+static const char *const mode_names[] = { [LR_IMPORT_WHOLE] = "whole", [LR_IMPORT_STREAM] = "stream" };
+static const char *const path_names[] = { [LR_PATH_STRIDED] = "strided", [LR_PATH_COPY] = "copy" };
+const struct lr_enum_names lr_import_modes = LR_ENUM_NAMES("import mode", mode_names);
+const struct lr_enum_names lr_import_paths = LR_ENUM_NAMES("layout", path_names);
+
 const char *lr_import_mode_name(enum lr_import_mode m)
 {
-	return m == LR_IMPORT_STREAM ? "stream" : "whole";
+	return lr_enum_name(&lr_import_modes, (int)m);
 }
 
 const char *lr_import_path_name(enum lr_import_path p)
 {
-	return p == LR_PATH_COPY ? "copy" : "strided";
+	return lr_enum_name(&lr_import_paths, (int)p);
 }
 
 /*

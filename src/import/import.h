@@ -21,6 +21,7 @@
  * becomes visible, no slot is left allocated.
  */
 
+#include "base/enumname.h"
 #include "base/error.h"
 #include <stdatomic.h>
 #include <stdint.h>
@@ -71,6 +72,8 @@ struct lr_import_result {
 };
 
 /* Names for printing and recording. */
+/* "whole" or "stream", "strided" or "copy": one table each, read both ways (base/enumname.h). */
+extern const struct lr_enum_names lr_import_modes, lr_import_paths;
 const char *lr_import_mode_name(enum lr_import_mode m);
 const char *lr_import_path_name(enum lr_import_path p);
 

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/walk.h"
 #include "record/artifacts.h"
@@ -36,14 +37,18 @@ static int scan_secret(void *arg, const void *data, size_t len)
 	return 0;
 }
 
-/* The artifact name of an entry: the declared path, then its path below it. */
-static void entry_name(const struct put_ctx *c, const char *rel, const char *suffix, char *name, size_t len)
+/*
+ * The artifact name of an entry, whole (two long names cut to one would be
+ * one artifact): the declared path, then its path below it. 0 or LR_ENOMEM.
+ */
+static int entry_name(const struct put_ctx *c, const char *rel, const char *suffix, struct lr_buf *name)
 {
-	if (*rel)
-		snprintf(name, len, "%s%s%s%s", c->declared, c->declared[strlen(c->declared) - 1] == '/' ? "" : "/", rel,
-			 suffix);
-	else
-		snprintf(name, len, "%s%s", c->declared, suffix);
+	lr_buf_adds(name, c->declared);
+	if (*rel && c->declared[strlen(c->declared) - 1] != '/')
+		lr_buf_addch(name, '/');
+	lr_buf_adds(name, rel);
+	lr_buf_adds(name, suffix);
+	return lr_buf_error(name);
 }
 
 /* Whether 'full' or a directory between the declared path and it is a symlink; *target: where it leads. */
@@ -67,15 +72,19 @@ static int through_link(const struct put_ctx *c, const char *full, char *target,
 static int put_one(void *arg, const char *full, const char *rel)
 {
 	struct put_ctx *c = arg;
-	char sha[LR_SHA256_HEX], name[PATH_MAX], target[PATH_MAX];
+	char sha[LR_SHA256_HEX], target[PATH_MAX];
+	struct lr_buf name = LR_BUF_INIT;
 	int64_t size = 0;
 	int rc;
 
-	entry_name(c, rel, "", name, sizeof name);
-	rc = lr_obj_put_file(c->store_dir, full, sha, &size, c->scrub->n ? scan_secret : NULL, c);
+	if (!(rc = entry_name(c, rel, "", &name)))
+		rc = lr_obj_put_file(c->store_dir, full, sha, &size, c->scrub->n ? scan_secret : NULL, c);
 	if (!rc)
 		rc = lr_scrub_flush(c->scrub, NULL, NULL); /* no sink: only a secret's tail, held back, is checked */
-	if (rc || (rc = lr_run_add_artifact(c->run, c->role, name, sha, size)))
+	if (!rc)
+		rc = lr_run_add_artifact(c->run, c->role, name.buf, sha, size);
+	lr_buf_release(&name);
+	if (rc)
 		return rc;
 	return c->follow && through_link(c, full, target, sizeof target) ? lr_run_artifact_kind(c->run, LR_ENTRY_FOLLOWED, target)
 									  : 0;
@@ -120,20 +129,22 @@ static const char *special_kind(const char *full)
 static int put_entry(void *arg, const char *full, const char *rel, enum lr_walk_type type)
 {
 	struct put_ctx *c = arg;
-	char name[PATH_MAX];
+	struct lr_buf name = LR_BUF_INIT;
 	int rc;
 
 	switch (type) {
 	case LR_WALK_FILE:
 		return put_one(c, full, rel);
 	case LR_WALK_LINK:
-		entry_name(c, rel, "", name, sizeof name);
-		return put_link(c, full, name);
+		if (!(rc = entry_name(c, rel, "", &name)))
+			rc = put_link(c, full, name.buf);
+		lr_buf_release(&name);
+		return rc;
 	case LR_WALK_EMPTY_DIR: /* no bytes, but it was there */
-		entry_name(c, rel, "/", name, sizeof name);
-		if ((rc = lr_run_add_artifact(c->run, c->role, name, NULL, 0)))
-			return rc;
-		return lr_run_artifact_kind(c->run, LR_ENTRY_DIRECTORY, NULL);
+		if (!(rc = entry_name(c, rel, "/", &name)) && !(rc = lr_run_add_artifact(c->run, c->role, name.buf, NULL, 0)))
+			rc = lr_run_artifact_kind(c->run, LR_ENTRY_DIRECTORY, NULL);
+		lr_buf_release(&name);
+		return rc;
 	case LR_WALK_SPECIAL:
 	default:
 		rc = lr_error_set(LR_EREFUSED, "refusing to store artifact '%s': '%s' is a %s", c->declared, full,

@@ -3,6 +3,7 @@
 
 #include "record/libgit2.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/walk.h"
 #include "record/gitsrc.h"
@@ -119,17 +120,19 @@ static int diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_
 	return 0;
 }
 
-/* Is 'rel' (work-tree relative) inside the excluded directory? */
+/* Is 'rel' (work-tree relative) inside the excluded directory? workdir + rel, read in place: never cut. */
 static int excluded(const char *workdir, const char *rel, const char *exclude)
 {
-	char full[PATH_MAX];
-	size_t n;
+	size_t n, w = strlen(workdir);
+	char next;
 
 	if (!exclude)
 		return 0;
-	snprintf(full, sizeof full, "%s%s", workdir, rel);
 	n = strlen(exclude);
-	return !strncmp(full, exclude, n) && (full[n] == '/' || full[n] == '\0');
+	if (strncmp(workdir, exclude, n < w ? n : w) || (n > w && strncmp(rel, exclude + w, n - w)))
+		return 0;
+	next = n < w ? workdir[n] : rel[n - w]; /* the byte after the match */
+	return next == '/' || next == '\0';
 }
 
 int lr_git_worktree(char **out, const char *cwd)
@@ -195,7 +198,8 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 {
 	git_status_list *status = NULL;
 	git_status_options sopts;
-	char path[PATH_MAX], sha[LR_SHA256_HEX];
+	struct lr_buf path = LR_BUF_INIT;
+	char sha[LR_SHA256_HEX];
 	struct lr_hash_entry *queue = NULL;
 	size_t i, n, nqueue = 0;
 	int rc = 0;
@@ -221,9 +225,12 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 		if (excluded(workdir, rel, exclude_dir))
 			continue;
 		run->source.dirty = 1;
-		snprintf(path, sizeof path, "%s%s", workdir, rel);
-		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			if ((rc = file_hash(run, st, path, &sb, sha, &queue, &nqueue)))
+		lr_buf_reset(&path);
+		lr_buf_addf(&path, "%s%s", workdir, rel); /* whole: a path cut short is another file */
+		if ((rc = lr_buf_error(&path)))
+			break;
+		if (lstat(path.buf, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if ((rc = file_hash(run, st, path.buf, &sb, sha, &queue, &nqueue)))
 				break;
 			rc = lr_run_add_file(run, rel, status_word(e->status), sha, (int64_t)sb.st_size);
 		} else {
@@ -231,6 +238,7 @@ static int capture_changed_files(struct lr_run *run, struct lr_store *st, git_re
 		}
 	}
 	git_status_list_free(status);
+	lr_buf_release(&path);
 	if (!rc && nqueue)
 		rc = lr_store_hash_remember(st, queue, nqueue);
 	for (i = 0; i < nqueue; i++)

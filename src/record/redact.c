@@ -3,7 +3,9 @@
 
 #include <ctype.h>
 
+#include "base/buf.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "record/redact.h"
 
 /* Substrings of a variable name (upper-cased) that mark it secret. */
@@ -26,32 +28,35 @@ static const char *const allowlist[] = {
 	"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LANG", "LC_*", "TZ", "MALLOC_*", "LABRUN_*",
 };
 
-static void upper(char *dst, const char *src, size_t n)
+/* Where word w (upper case) is in name[0..n), any case; NULL when it is not. */
+static const char *find_word(const char *name, size_t n, const char *w)
 {
-	size_t i;
+	size_t len = strlen(w), i, j;
 
-	for (i = 0; i + 1 < n && src[i] && src[i] != '='; i++)
-		dst[i] = (char)toupper((unsigned char)src[i]);
-	dst[i] = '\0';
+	for (i = 0; i + len <= n; i++) {
+		for (j = 0; j < len && toupper((unsigned char)name[i + j]) == w[j]; j++)
+			;
+		if (j == len)
+			return name + i;
+	}
+	return NULL;
 }
 
 int lr_env_name_is_secret(const char *name)
 {
-	char up[256];
-	size_t i;
+	size_t n = strcspn(name, "="), i; /* NAME or NAME=value: the name, however long */
 
-	upper(up, name, sizeof up);
 	for (i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++) {
 		const char *w = secret_words[i], *p;
 
 		if (!strcmp(w, "PAT")) {
 			/* Only as a word of its own (GITHUB_PAT), not in PATH or PATTERN. */
-			for (p = strstr(up, w); p; p = strstr(p + 1, w))
-				if ((p == up || p[-1] == '_') && (p[3] == '\0' || p[3] == '_'))
+			for (p = find_word(name, n, w); p; p = find_word(p + 1, n - (size_t)(p + 1 - name), w))
+				if ((p == name || p[-1] == '_') && (p + 3 == name + n || p[3] == '_'))
 					return 1;
 			continue;
 		}
-		if (strstr(up, w))
+		if (find_word(name, n, w))
 			return 1;
 	}
 	return 0;
@@ -80,53 +85,37 @@ static int cmp_kv(const void *a, const void *b)
 
 int lr_env_capture(struct lr_kvlist *out, char *const *envp)
 {
-	char name[256];
+	struct lr_buf name = LR_BUF_INIT;
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	for (i = 0; envp && envp[i]; i++) {
+	for (i = 0; envp && envp[i] && !rc; i++) {
 		const char *eq = strchr(envp[i], '=');
-		size_t n;
 
-		if (!eq)
+		if (!eq || eq == envp[i])
 			continue;
-		n = (size_t)(eq - envp[i]);
-		if (n == 0 || n >= sizeof name)
-			continue;
-		memcpy(name, envp[i], n);
-		name[n] = '\0';
-		if (lr_env_name_is_secret(name))
-			rc = lr_kvlist_set(out, name, LR_REDACTED, "redacted");
-		else if (lr_env_name_is_captured(name))
-			rc = lr_kvlist_set(out, name, eq + 1, NULL);
-		else
-			continue;
-		if (rc)
-			return rc;
+		lr_buf_reset(&name);
+		lr_buf_add(&name, envp[i], (size_t)(eq - envp[i]));
+		if ((rc = lr_buf_error(&name)))
+			break;
+		if (lr_env_name_is_secret(name.buf))
+			rc = lr_kvlist_set(out, name.buf, LR_REDACTED, "redacted");
+		else if (lr_env_name_is_captured(name.buf))
+			rc = lr_kvlist_set(out, name.buf, eq + 1, NULL);
 	}
-	qsort(out->v, out->n, sizeof *out->v, cmp_kv);
-	return 0;
+	lr_buf_release(&name);
+	if (!rc)
+		qsort(out->v, out->n, sizeof *out->v, cmp_kv);
+	return rc;
 }
 
 /* Add one secret value to the scrubber (values too short to scrub are skipped). */
-static int scrub_add(struct lr_scrub *s, size_t *cap, const char *value)
+static int scrub_add(struct lr_scrub *s, const char *value)
 {
 	if (strlen(value) < LR_SCRUB_MIN)
 		return 0;
-	if (s->n == *cap) {
-		char **ns;
-		size_t *nl;
-
-		*cap = *cap ? *cap * 2 : 8;
-		ns = realloc(s->secrets, *cap * sizeof *ns);
-		if (ns)
-			s->secrets = ns;
-		nl = realloc(s->lens, *cap * sizeof *nl);
-		if (nl)
-			s->lens = nl;
-		if (!ns || !nl)
-			return LR_ENOMEM;
-	}
+	if (LR_ALLOC_GROW(s->secrets, s->n + 1, s->cap) || LR_ALLOC_GROW(s->lens, s->n + 1, s->lcap))
+		return LR_ENOMEM;
 	if (!(s->secrets[s->n] = strdup(value)))
 		return LR_ENOMEM;
 	s->lens[s->n] = strlen(value);
@@ -138,11 +127,11 @@ static int scrub_add(struct lr_scrub *s, size_t *cap, const char *value)
 
 int lr_scrub_init_values(struct lr_scrub *s, const struct lr_strlist *values)
 {
-	size_t i, cap = 0;
+	size_t i;
 
 	memset(s, 0, sizeof *s);
 	for (i = 0; values && i < values->n; i++)
-		if (scrub_add(s, &cap, values->v[i])) {
+		if (scrub_add(s, values->v[i])) {
 			lr_scrub_release(s);
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		}
@@ -166,26 +155,19 @@ int lr_env_secrets(struct lr_strlist *out, char *const *envp)
 
 int lr_scrub_init(struct lr_scrub *s, char *const *envp)
 {
-	size_t i, cap = 0;
+	size_t i;
 
 	memset(s, 0, sizeof *s);
 	for (i = 0; envp && envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
-		char name[256];
-		size_t n;
 
-		if (!eq || (size_t)(eq - envp[i]) >= sizeof name)
-			continue;
-		n = (size_t)(eq - envp[i]);
-		memcpy(name, envp[i], n);
-		name[n] = '\0';
-		if (lr_env_name_is_secret(name) && scrub_add(s, &cap, eq + 1))
-			goto nomem;
+		/* the name, however long, decides: a long one must not carry a secret into the logs */
+		if (eq && lr_env_name_is_secret(envp[i]) && scrub_add(s, eq + 1)) {
+			lr_scrub_release(s);
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		}
 	}
 	return 0;
-nomem:
-	lr_scrub_release(s);
-	return lr_error_set(LR_ENOMEM, "out of memory");
 }
 
 void lr_scrub_release(struct lr_scrub *s)
@@ -233,15 +215,8 @@ int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn s
 		return emit(sink, arg, data, len);
 	if (!len) /* nothing new: memcpy and pointer arithmetic on a NULL buffer would be undefined */
 		return 0;
-	if (s->nbuf + len > s->capbuf) {
-		size_t ncap = s->nbuf + len;
-		unsigned char *nb = realloc(s->buf, ncap);
-
-		if (!nb)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->buf = nb;
-		s->capbuf = ncap;
-	}
+	if ((rc = LR_ALLOC_GROW(s->buf, s->nbuf + len, s->capbuf)))
+		return rc;
 	memcpy(s->buf + s->nbuf, data, len);
 	total = s->nbuf + len;
 	while ((at = find_secret(s, s->buf + pos, total - pos, &which)) >= 0) {

@@ -19,7 +19,7 @@
 /* Values shorter than this are too common to scrub from logs (still withheld as variables). */
 #define LR_SCRUB_MIN 4
 
-/* 1 when the variable name looks like it holds a secret (TOKEN, KEY, ...). */
+/* 1 when the variable name looks like it holds a secret (TOKEN, KEY, ...): NAME, or NAME=value, of any length. */
 LR_MUST_CHECK int lr_env_name_is_secret(const char *name);
 
 /* 1 when the variable is on the capture allowlist (OMP_*, RBLN_*, ...). */
@@ -36,7 +36,7 @@ LR_MUST_CHECK int lr_env_capture(struct lr_kvlist *out, char *const *envp);
 struct lr_scrub {
 	char **secrets;
 	size_t *lens;
-	size_t n;
+	size_t n, cap, lcap;	/* secrets[0..n) of room for cap, lens of lcap */
 	size_t maxlen;
 	unsigned char *buf;	/* carried tail + current chunk */
 	size_t nbuf, capbuf;

@@ -42,13 +42,12 @@ static json_t *kv_object(const struct lr_kvlist *l)
 
 static json_t *artifact_json(const struct lr_artifact *t)
 {
-	static const char *const kinds[] = { "file", "symlink", "followed-symlink", "directory" };
 	json_t *x = json_pack("{s:s, s:o}", "role", t->role, "name", bytes(t->name));
 
 	json_object_set_new(x, "sha256", t->present ? json_string(t->sha256) : json_null());
 	json_object_set_new(x, "size", t->present ? json_integer(t->size) : json_null());
 	if (t->kind != LR_ENTRY_FILE) {
-		json_object_set_new(x, "kind", json_string(kinds[t->kind]));
+		json_object_set_new(x, "kind", json_string(lr_entry_kind_name(t->kind)));
 		json_object_set_new(x, "target", bytes(t->target));
 	}
 	return x;

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/lines.h"
 #include "base/strmap.h"
 #include "serving/collect-int.h"
@@ -85,15 +86,8 @@ int lr_cases_read(const char *path, int chat, struct lr_cases *out)
 			why = "duplicate case_id";
 		if (!why && lr_strmap_put(&seen, json_string_value(json_object_get(o, "case_id")), (intptr_t)lines.line))
 			why = "out of memory";
-		if (!why && out->n == out->cap) {
-			size_t cap = out->cap ? out->cap * 2 : 64;
-			json_t **v = realloc(out->v, cap * sizeof *v);
-
-			if (!v)
-				why = "out of memory";
-			else
-				out->v = v, out->cap = cap;
-		}
+		if (!why && LR_ALLOC_GROW(out->v, out->n + 1, out->cap))
+			why = "out of memory";
 		if (why) {
 			json_decref(o);
 			rc = bad(path, lines.line, why);

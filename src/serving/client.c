@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/progress.h"
@@ -248,8 +249,7 @@ void lr_result_release(struct lr_result *r)
 }
 
 struct get_body {
-	char *buf;
-	size_t len;
+	struct lr_buf body;
 	char *server;
 };
 
@@ -257,15 +257,11 @@ static size_t get_write(char *data, size_t size, size_t n, void *arg)
 {
 	struct get_body *b = arg;
 	size_t len = size * n;
-	char *p;
 
-	if (b->len + len > ((size_t)1 << 20) || !(p = realloc(b->buf, b->len + len + 1)))
+	if (b->body.len + len > ((size_t)1 << 20))
 		return 0;
-	memcpy(p + b->len, data, len);
-	b->buf = p;
-	b->len += len;
-	b->buf[b->len] = '\0';
-	return len;
+	lr_buf_add(&b->body, data, len);
+	return b->body.failed ? 0 : len; /* 0 stops curl; lr_client_get reports the failure */
 }
 
 static size_t get_header(char *data, size_t size, size_t n, void *arg)
@@ -285,7 +281,7 @@ static size_t get_header(char *data, size_t size, size_t n, void *arg)
 
 int lr_client_get(const char *url, double timeout_s, long *status, char **body, char server[128])
 {
-	struct get_body b = { NULL, 0, server };
+	struct get_body b = { LR_BUF_INIT, server };
 	CURLcode code;
 	CURL *e;
 	int rc;
@@ -309,9 +305,10 @@ int lr_client_get(const char *url, double timeout_s, long *status, char **body, 
 	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
 	curl_easy_cleanup(e);
 	if (code != CURLE_OK) {
-		free(b.buf);
-		return lr_error_set(LR_EIO, "cannot GET '%s': %s", url, curl_easy_strerror(code));
+		if (!(rc = lr_buf_error(&b.body)))
+			rc = lr_error_set(LR_EIO, "cannot GET '%s': %s", url, curl_easy_strerror(code));
+		lr_buf_release(&b.body);
+		return rc;
 	}
-	*body = b.buf;
-	return 0;
+	return (*body = lr_buf_detach(&b.body, NULL)) ? 0 : LR_ENOMEM;
 }

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/lines.h"
 #include "base/strmap.h"
 #include "serving/serving.h"
@@ -88,15 +89,8 @@ static int key_line(struct key *k, const char *path, long long n, const char *bu
 		snprintf(why, sizeof why, "duplicate case_id: first at line %lld", (long long)first);
 		rc = bad(path, n, why);
 	}
-	if (!rc && k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct key_case *v = realloc(k->v, cap * sizeof *v);
-
-		if (!v)
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-		else
-			k->v = v, k->cap = cap;
-	}
+	if (!rc)
+		rc = LR_ALLOC_GROW(k->v, k->n + 1, k->cap);
 	if (!rc) {
 		struct key_case *c = &k->v[k->n];
 

@@ -7,20 +7,16 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "serving/passes.h"
 #include "store/collect.h"
 
 int lr_values_push(struct lr_values *s, double x)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *v = realloc(s->v, cap * sizeof *v);
+	int rc;
 
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->v = v;
-		s->cap = cap;
-	}
+	if ((rc = LR_ALLOC_GROW(s->v, s->n + 1, s->cap)))
+		return rc;
 	s->v[s->n++] = x;
 	return 0;
 }

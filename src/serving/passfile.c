@@ -8,6 +8,7 @@
 #include "base/jsonscan.h"
 #include "base/lines.h"
 #include "serving/passfile.h"
+#include "serving/stream.h"
 
 #define PASSFILE_MAX ((size_t)1 << 30)	/* bytes of a pass file at most */
 
@@ -130,34 +131,23 @@ static const struct lr_jname request_names[] = {
 };
 #undef NAME
 
-struct members {
-	const struct lr_jname *names;
-	size_t n;
-	struct lr_jval v[16];
-	int has[16];
-};
+LR_JSON_FIELDS_FIT(top_names);
+LR_JSON_FIELDS_FIT(pass_names);
+LR_JSON_FIELDS_FIT(request_names);
+#define NNAMES(list) (sizeof list / sizeof list[0])
 
-static void read_members(struct members *m, const struct lr_jval *o, const struct lr_jname *names, size_t n)
+/* Member 'name' (one of o's names) into *v: 1, or 0 when absent. */
+static int get(const struct lr_jfields *o, const char *name, struct lr_jval *v)
 {
-	m->names = names;
-	m->n = n;
-	lr_json_members(o, names, n, m->v, m->has);
-}
+	const struct lr_jval *x = lr_json_field_named(o, name);
 
-/* Member 'name' (one of m's names); 0 when absent. */
-static int get(const struct members *m, const char *name, struct lr_jval *v)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->names[i].s, name)) {
-			if (m->has[i])
-				*v = m->v[i];
-			return m->has[i];
-		}
-	return 0;
+	if (x)
+		*v = *x;
+	return x != NULL;
 }
 
 /* A string member (or null when 'nullable'), decoded into the reader's strings. */
-static int text(struct reader *rd, const struct members *o, const char *name, int nullable, const char **out)
+static int text(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, const char **out)
 {
 	struct lr_jval v;
 
@@ -172,7 +162,7 @@ static int text(struct reader *rd, const struct members *o, const char *name, in
 }
 
 /* A number member: *has 0 for null (when 'nullable'); integers only when 'integer'; never below 0 unless 'signed_'. */
-static int number(struct reader *rd, const struct members *o, const char *name, int nullable, int integer, double *out,
+static int number(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, int integer, double *out,
 		  int *has)
 {
 	struct lr_jval v;
@@ -193,7 +183,7 @@ static int number(struct reader *rd, const struct members *o, const char *name, 
 	return *out >= 0 ? 0 : bad(rd, name);
 }
 
-static int boolean(struct reader *rd, const struct members *o, const char *name, int *out)
+static int boolean(struct reader *rd, const struct lr_jfields *o, const char *name, int *out)
 {
 	struct lr_jval v;
 
@@ -205,13 +195,14 @@ static int boolean(struct reader *rd, const struct members *o, const char *name,
 
 static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_store_pass *p)
 {
-	struct members m, *o = &m;
+	struct lr_jfields m, *o = &m;
 	double v[7];
 	int has, rc;
 
 	if (obj->type != LR_JSON_OBJECT)
 		return bad(rd, "pass");
-	read_members(&m, obj, pass_names, sizeof pass_names / sizeof pass_names[0]);
+	if ((rc = lr_json_fields(&m, obj, pass_names, NNAMES(pass_names))))
+		return rc;
 	if ((rc = text(rd, o, "endpoint", 0, &p->endpoint)) || (rc = text(rd, o, "api", 0, &p->api)) ||
 	    (rc = text(rd, o, "model", 1, &p->model)) || (rc = number(rd, o, "concurrency", 0, 1, &v[0], &has)) ||
 	    (rc = number(rd, o, "rate", 0, 0, &v[1], &has)) || (rc = number(rd, o, "burstiness", 0, 0, &v[2], &has)) ||
@@ -241,7 +232,7 @@ static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_sto
 }
 
 /* A gap array: numbers >= 0 only; kept as written. */
-static int itl(struct reader *rd, const struct members *o, const char **out)
+static int itl(struct reader *rd, const struct lr_jfields *o, const char **out)
 {
 	struct lr_jval a, x;
 	struct lr_jiter it;
@@ -266,11 +257,12 @@ static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_
 {
 	double status, prompt, completion, inflight;
 	int has_status, has_prompt, has_completion, has, rc;
-	struct members m, *o = &m;
+	struct lr_jfields m, *o = &m;
 
 	if (obj->type != LR_JSON_OBJECT)
 		return bad(rd, "requests");
-	read_members(&m, obj, request_names, sizeof request_names / sizeof request_names[0]);
+	if ((rc = lr_json_fields(&m, obj, request_names, NNAMES(request_names))))
+		return rc;
 	if ((rc = text(rd, o, "case_id", 0, &r->case_id)) || (rc = text(rd, o, "body", 0, &r->body)) ||
 	    (rc = boolean(rd, o, "sent", &r->sent)) || (rc = number(rd, o, "sent_ms", 1, 0, &r->sent_ms, &has)) ||
 	    (rc = number(rd, o, "end_ms", 1, 0, &r->end_ms, &has)) ||
@@ -281,6 +273,10 @@ static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_
 	    (rc = number(rd, o, "completion_tokens", 1, 1, &completion, &has_completion)) ||
 	    (rc = number(rd, o, "inflight", 0, 1, &inflight, &has)))
 		return rc;
+	if (r->token_source && lr_enum_parse(&lr_token_sources, r->token_source, &has)) {
+		lr_fmt_cut(rd->buf, sizeof rd->buf, "'token_source' is '%s', which labrun does not know", r->token_source);
+		return rd->why = rd->buf, 1; /* the store would refuse it, less clearly */
+	}
 	if (has_status && status > 999)
 		return bad(rd, "status");
 	if (inflight > 1 << 20)
@@ -330,11 +326,12 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 static int read_all(struct reader *rd, const struct lr_jval *top, struct lr_passfile *pf)
 {
 	struct lr_jval pass, gauges, requests, r;
-	struct members m;
+	struct lr_jfields m;
 	struct lr_jiter it;
 	int rc;
 
-	read_members(&m, top, top_names, sizeof top_names / sizeof top_names[0]);
+	if ((rc = lr_json_fields(&m, top, top_names, NNAMES(top_names))))
+		return rc;
 	if (top->type != LR_JSON_OBJECT || !get(&m, "pass", &pass) || !get(&m, "gauges", &gauges) ||
 	    !get(&m, "requests", &requests) || requests.type != LR_JSON_ARRAY)
 		return rd->why = "not an object of pass, gauges and requests", 1;

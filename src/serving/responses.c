@@ -8,6 +8,7 @@
 #include "base/progress.h"
 #include "base/jsonscan.h"
 #include "base/lines.h"
+#include "base/list.h"
 #include "base/strmap.h"
 #include "record/redact.h"
 #include "serving/serving.h"
@@ -47,11 +48,12 @@ static const struct lr_jname member_names[M_N] = { NAME("case_id"), NAME("tokens
 						   NAME("latency_ms"), NAME("ttft_ms"), NAME("input_tokens"),
 						   NAME("output_tokens"), NAME("lane"), NAME("model") };
 #undef NAME
+LR_JSON_FIELDS_FIT(member_names);
 
-/* An optional number: absent or null gives 1 with *out untouched; one of the right kind and >= 0 gives 1. */
-static int opt_number(const struct lr_jval *v, int has, int integer, double *out)
+/* An optional number: absent (NULL) or null gives 1 with *out untouched; one of the right kind and >= 0 gives 1. */
+static int opt_number(const struct lr_jval *v, int integer, double *out)
 {
-	if (!has || v->type == LR_JSON_NULL)
+	if (!v || v->type == LR_JSON_NULL)
 		return 1;
 	if (v->type == LR_JSON_INTEGER)
 		*out = (double)lr_json_integer(v);
@@ -84,14 +86,8 @@ static int compact_tokens(struct parsed *p, const struct lr_jval *tokens, int64_
 	char *out;
 
 	*n = 0;
-	if (p->tokcap < tokens->n + 1) { /* the compact form is never longer */
-		char *t = realloc(p->tokens, tokens->n + 1);
-
-		if (!t)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		p->tokens = t;
-		p->tokcap = tokens->n + 1;
-	}
+	if (LR_ALLOC_GROW(p->tokens, tokens->n + 1, p->tokcap)) /* the compact form is never longer */
+		return LR_ENOMEM;
 	out = p->tokens;
 	*out++ = '[';
 	for (;;) {
@@ -123,8 +119,10 @@ static int compact_tokens(struct parsed *p, const struct lr_jval *tokens, int64_
 static int parse_line(const char *path, int64_t n, const char *line, size_t len, struct parsed *p)
 {
 	static const char *const ints[] = { "input_tokens", "output_tokens", "lane" };
-	struct lr_jval top, m[M_N], dup;
-	int has[M_N], bad_utf8, rc;
+	const struct lr_jval *m[M_N];
+	struct lr_jval top, dup;
+	struct lr_jfields f;
+	int bad_utf8, rc;
 	struct lr_jdoc doc;
 	double d, iv[3] = { -1, -1, -1 };
 	const char *why;
@@ -144,36 +142,33 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 		snprintf(what, sizeof what, "duplicate object key %.*s", (int)(dup.n < 120 ? dup.n : 120), dup.p);
 		return bad(path, n, "not a JSON object", what);
 	}
-	lr_json_members(&top, member_names, M_N, m, has);
-	if (p->bufcap < len + M_N) { /* the decoded strings, each NUL-terminated, fit in the line */
-		char *b = realloc(p->buf, len + M_N);
-
-		if (!b)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		p->buf = b;
-		p->bufcap = len + M_N;
-	}
-	if (!has[M_CASE_ID] || m[M_CASE_ID].type != LR_JSON_STRING || m[M_CASE_ID].n == 2)
+	if ((rc = lr_json_fields(&f, &top, member_names, M_N)))
+		return rc;
+	for (i = 0; i < M_N; i++)
+		m[i] = lr_json_field(&f, i); /* NULL when absent */
+	if (LR_ALLOC_GROW(p->buf, len + M_N, p->bufcap)) /* the decoded strings, each NUL-terminated, fit in the line */
+		return LR_ENOMEM;
+	if (!m[M_CASE_ID] || m[M_CASE_ID]->type != LR_JSON_STRING || m[M_CASE_ID]->n == 2)
 		return bad(path, n, "'case_id' must be a non-empty string", NULL);
-	p->r.case_id = take_string(p, &m[M_CASE_ID], &off, &slen);
-	if (!has[M_TOKENS] || m[M_TOKENS].type != LR_JSON_ARRAY)
+	p->r.case_id = take_string(p, m[M_CASE_ID], &off, &slen);
+	if (!m[M_TOKENS] || m[M_TOKENS]->type != LR_JSON_ARRAY)
 		return bad(path, n, "'tokens' must be an array of token ids", NULL);
-	if ((rc = compact_tokens(p, &m[M_TOKENS], &p->r.ntokens)))
+	if ((rc = compact_tokens(p, m[M_TOKENS], &p->r.ntokens)))
 		return rc < 0 ? rc : bad(path, n, "'tokens' must hold non-negative integers only", NULL);
-	if (!has[M_TEXT] || m[M_TEXT].type != LR_JSON_STRING)
+	if (!m[M_TEXT] || m[M_TEXT]->type != LR_JSON_STRING)
 		return bad(path, n, "'text' must be a string", NULL);
-	p->r.text = take_string(p, &m[M_TEXT], &off, &p->r.text_len);
-	if (!has[M_FINISH] || m[M_FINISH].type != LR_JSON_STRING || m[M_FINISH].n == 2)
+	p->r.text = take_string(p, m[M_TEXT], &off, &p->r.text_len);
+	if (!m[M_FINISH] || m[M_FINISH]->type != LR_JSON_STRING || m[M_FINISH]->n == 2)
 		return bad(path, n, "'finish_reason' must be a non-empty string ('stop' is EOS)", NULL);
-	p->r.finish_reason = take_string(p, &m[M_FINISH], &off, &slen);
+	p->r.finish_reason = take_string(p, m[M_FINISH], &off, &slen);
 	p->r.latency_ms = p->r.ttft_ms = NAN;
-	if (!opt_number(&m[M_LATENCY], has[M_LATENCY], 0, &p->r.latency_ms))
+	if (!opt_number(m[M_LATENCY], 0, &p->r.latency_ms))
 		return bad(path, n, "'latency_ms' must be a number >= 0", NULL);
-	if (!opt_number(&m[M_TTFT], has[M_TTFT], 0, &p->r.ttft_ms))
+	if (!opt_number(m[M_TTFT], 0, &p->r.ttft_ms))
 		return bad(path, n, "'ttft_ms' must be a number >= 0", NULL);
 	for (i = 0; i < 3; i++) {
 		d = -1;
-		if (!opt_number(&m[M_INPUT + i], has[M_INPUT + i], 1, &d)) {
+		if (!opt_number(m[M_INPUT + i], 1, &d)) {
 			snprintf(what, sizeof what, "'%s' must be a whole number >= 0", ints[i]);
 			return bad(path, n, what, NULL);
 		}
@@ -182,9 +177,9 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 	p->r.input_tokens = (int64_t)iv[0];
 	p->r.output_tokens = (int64_t)iv[1];
 	p->r.lane = (int64_t)iv[2];
-	if (has[M_MODEL] && m[M_MODEL].type != LR_JSON_NULL && m[M_MODEL].type != LR_JSON_STRING)
+	if (m[M_MODEL] && m[M_MODEL]->type != LR_JSON_NULL && m[M_MODEL]->type != LR_JSON_STRING)
 		return bad(path, n, "'model' must be a string", NULL);
-	p->r.model = has[M_MODEL] && m[M_MODEL].type == LR_JSON_STRING ? take_string(p, &m[M_MODEL], &off, &slen) : NULL;
+	p->r.model = m[M_MODEL] && m[M_MODEL]->type == LR_JSON_STRING ? take_string(p, m[M_MODEL], &off, &slen) : NULL;
 	p->r.tokens = p->tokens;
 	p->r.line = n;
 	return 0;

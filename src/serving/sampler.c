@@ -4,8 +4,10 @@
 
 #include <math.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "serving/sampler.h"
 
 #define LR_GAUGE_BODY ((size_t)1 << 20)	/* bytes of one /metrics answer at most */
@@ -16,8 +18,7 @@ struct lr_sampler {
 	char *url, *running, *waiting;
 	double period, start, due;	/* due: lr_monotonic_s of the next GET */
 	double sent;
-	char *body;
-	size_t len;
+	struct lr_buf body;		/* the answer to the GET in flight */
 	int overflow;
 	struct lr_gauge_sample *v;
 	size_t n, cap;
@@ -52,16 +53,15 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct lr_sampler *s = arg;
 	size_t len = size * n;
-	char *p;
 
-	if (s->len + len > LR_GAUGE_BODY || !(p = realloc(s->body, s->len + len + 1))) {
+	if (s->body.len + len <= LR_GAUGE_BODY)
+		lr_buf_add(&s->body, data, len);
+	else
 		s->overflow = 1;
+	if (s->overflow || s->body.failed) {
+		s->overflow = 1; /* the sample is lost, as a failed GET loses one */
 		return 0;
 	}
-	memcpy(p + s->len, data, len);
-	s->body = p;
-	s->len += len;
-	s->body[s->len] = '\0';
 	return len;
 }
 
@@ -79,6 +79,7 @@ int lr_sampler_start(struct lr_sampler **out, CURLM *multi, const char *url, con
 		free(s);
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	}
+	lr_buf_init(&s->body, 0);
 	s->multi = multi;
 	s->period = period_s;
 	s->start = s->due = start;
@@ -90,7 +91,9 @@ void lr_sampler_tick(struct lr_sampler *s, double now)
 {
 	if (s->easy || now < s->due || !(s->easy = curl_easy_init()))
 		return;
-	s->len = 0;
+	if (s->body.failed)
+		lr_buf_release(&s->body); /* that sample is lost; the next one starts afresh */
+	lr_buf_reset(&s->body); /* an empty answer must not read as the last one */
 	s->overflow = 0;
 	s->sent = now;
 	curl_easy_setopt(s->easy, CURLOPT_URL, s->url);
@@ -117,22 +120,15 @@ int lr_sampler_done(struct lr_sampler *s, CURL *easy, CURLcode code, double now)
 	curl_multi_remove_handle(s->multi, easy);
 	curl_easy_cleanup(easy);
 	s->easy = NULL;
-	if (code != CURLE_OK || status != 200 || s->overflow || !s->body)
+	if (code != CURLE_OK || status != 200 || s->overflow || !s->body.len)
 		return 1;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct lr_gauge_sample *v = realloc(s->v, cap * sizeof *v);
-
-		if (!v)
-			return 1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (LR_ALLOC_GROW(s->v, s->n + 1, s->cap))
+		return 1; /* a sample lost, as a failed request loses one */
 	/* the sample is when the answer came: the server read its gauges between sending and then */
 	s->v[s->n] = (struct lr_gauge_sample){ (now + s->sent) / 2 - s->start, NAN, NAN };
-	if (!lr_prom_gauge(s->body, s->running, &s->v[s->n].running))
+	if (!lr_prom_gauge(s->body.buf, s->running, &s->v[s->n].running))
 		s->v[s->n].running = NAN;
-	if (!lr_prom_gauge(s->body, s->waiting, &s->v[s->n].waiting))
+	if (!lr_prom_gauge(s->body.buf, s->waiting, &s->v[s->n].waiting))
 		s->v[s->n].waiting = NAN;
 	s->n++;
 	return 1;
@@ -158,6 +154,6 @@ void lr_sampler_stop(struct lr_sampler *s, struct lr_gauge_sample **samples, siz
 	free(s->url);
 	free(s->running);
 	free(s->waiting);
-	free(s->body);
+	lr_buf_release(&s->body);
 	free(s);
 }

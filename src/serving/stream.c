@@ -4,24 +4,8 @@
 
 #include "base/error.h"
 #include "base/jsonscan.h"
+#include "base/list.h"
 #include "serving/stream.h"
-
-/* Grow *buf (capacity *cap) to hold need bytes. */
-static int reserve(char **buf, size_t *cap, size_t need)
-{
-	size_t c = *cap ? *cap : 256;
-	char *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(p = realloc(*buf, c)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	*buf = p;
-	*cap = c;
-	return 0;
-}
 
 /* ---- server-sent events ------------------------------------------------------------------ */
 
@@ -72,7 +56,7 @@ static int line(struct lr_sse *p, const char *text, size_t len, lr_sse_fn fn, vo
 		v++, n--;
 	if (p->dlen + n + 2 > p->max)
 		return too_long(p);
-	if ((rc = reserve(&p->data, &p->dcap, p->dlen + n + 2)))
+	if ((rc = LR_ALLOC_GROW(p->data, p->dlen + n + 2, p->dcap)))
 		return rc;
 	if (p->has_data)
 		p->data[p->dlen++] = '\n';
@@ -89,7 +73,7 @@ static int hold(struct lr_sse *p, const char *b, size_t n)
 
 	if (p->len + n > p->max)
 		return too_long(p);
-	if ((rc = reserve(&p->line, &p->cap, p->len + n)))
+	if ((rc = LR_ALLOC_GROW(p->line, p->len + n, p->cap)))
 		return rc;
 	memcpy(p->line + p->len, b, n);
 	p->len += n;
@@ -148,11 +132,13 @@ void lr_stream_release(struct lr_stream *s)
 	memset(s, 0, sizeof *s);
 }
 
+static const char *const source_names[] = { [LR_TOKENS_NONE] = "text", [LR_TOKENS_IDS] = "token_ids",
+					     [LR_TOKENS_LOGPROBS] = "logprobs", [LR_TOKENS_LLAMACPP] = "tokens" };
+const struct lr_enum_names lr_token_sources = LR_ENUM_NAMES("token source", source_names);
+
 const char *lr_token_source_name(enum lr_token_source s)
 {
-	static const char *const names[] = { "text", "token_ids", "logprobs", "tokens" };
-
-	return names[s];
+	return lr_enum_name(&lr_token_sources, (int)s);
 }
 
 static int fail(struct lr_stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -168,15 +154,10 @@ static int fail(struct lr_stream *s, const char *fmt, ...)
 
 static int add_token(struct lr_stream *s, int64_t id)
 {
-	if (s->ntokens == s->tcap) {
-		size_t c = s->tcap ? s->tcap * 2 : 64;
-		int64_t *t = realloc(s->tokens, c * sizeof *t);
+	int rc;
 
-		if (!t)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->tokens = t;
-		s->tcap = c;
-	}
+	if ((rc = LR_ALLOC_GROW(s->tokens, s->ntokens + 1, s->tcap)))
+		return rc;
 	s->tokens[s->ntokens++] = id;
 	return 0;
 }
@@ -230,7 +211,7 @@ static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
 
 	if (v->type != LR_JSON_STRING || v->n == 2)
 		return 0;
-	if ((rc = reserve(&s->text, &s->text_cap, s->text_len + v->n))) /* decoded, a string is never longer */
+	if ((rc = LR_ALLOC_GROW(s->text, s->text_len + v->n, s->text_cap))) /* decoded, a string is never longer */
 		return rc;
 	if ((n = lr_json_string(v, s->text + s->text_len))) {
 		s->text_len += n;
@@ -239,49 +220,53 @@ static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
 	return 0;
 }
 
-/* The members of an event that labrun reads, each the last of its name (as jansson keeps it); type NULL when absent. */
-enum { F_CHOICES, F_USAGE, F_ERROR, F_CONTENT, F_TOKENS, F_STOP, F_STOP_TYPE, F_INDEX, F_TEXT, F_DELTA, F_TOKEN_IDS,
-       F_LOGPROBS, F_FINISH, F_PROMPT_TOKENS, F_COMPLETION_TOKENS, F_MESSAGE, F_N };
+/*
+ * The members labrun reads of each object of an event, each the last of its
+ * name (as jansson keeps it): a chunk, one of its choices, a delta, the
+ * logprobs, the usage, an error.
+ */
 #define NAME(s) LR_JSON_NAME(s)
-static const struct lr_jname field_names[F_N] = {
-	NAME("choices"), NAME("usage"), NAME("error"), NAME("content"), NAME("tokens"), NAME("stop"), NAME("stop_type"),
-	NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"), NAME("logprobs"), NAME("finish_reason"),
-	NAME("prompt_tokens"), NAME("completion_tokens"), NAME("message")
-};
+enum { C_CHOICES, C_USAGE, C_ERROR, C_CONTENT, C_TOKENS, C_STOP, C_STOP_TYPE, C_N };
+static const struct lr_jname chunk_names[C_N] = { NAME("choices"), NAME("usage"), NAME("error"), NAME("content"),
+						  NAME("tokens"), NAME("stop"), NAME("stop_type") };
+enum { CH_INDEX, CH_TEXT, CH_DELTA, CH_TOKEN_IDS, CH_LOGPROBS, CH_FINISH, CH_N };
+static const struct lr_jname choice_names[CH_N] = { NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"),
+						    NAME("logprobs"), NAME("finish_reason") };
+enum { LP_CONTENT, LP_TOKENS, LP_N }; /* a delta's: LP_CONTENT alone */
+static const struct lr_jname content_names[LP_N] = { NAME("content"), NAME("tokens") };
+enum { U_PROMPT, U_COMPLETION, U_N };
+static const struct lr_jname usage_names[U_N] = { NAME("prompt_tokens"), NAME("completion_tokens") };
+static const struct lr_jname error_names[] = { NAME("message") };
 #undef NAME
-
-struct fields {
-	struct lr_jval v[F_N];
-	int has[F_N];
-};
-
-/* One pass over object o, keeping the members named in [from, to). */
-static void read_fields(const struct lr_jval *o, int from, int to, struct fields *f)
-{
-	lr_json_members(o, field_names + from, (size_t)(to - from), f->v + from, f->has + from);
-}
+LR_JSON_FIELDS_FIT(chunk_names);
+LR_JSON_FIELDS_FIT(choice_names);
+LR_JSON_FIELDS_FIT(content_names);
+LR_JSON_FIELDS_FIT(usage_names);
+LR_JSON_FIELDS_FIT(error_names);
 
 static const struct lr_jval none = { LR_JSON_NULL, "null", 4, NULL };
 
-static const struct lr_jval *field(const struct fields *f, int i)
+/* Member i of f, or a null when it is absent. */
+static const struct lr_jval *field(const struct lr_jfields *f, int i)
 {
-	return f->has[i] ? &f->v[i] : &none;
+	const struct lr_jval *v = lr_json_field(f, (size_t)i);
+
+	return v ? v : &none;
 }
 
-static int is_integer(const struct fields *f, int i)
+static int is_integer(const struct lr_jfields *f, int i)
 {
-	return f->has[i] && f->v[i].type == LR_JSON_INTEGER;
+	return field(f, i)->type == LR_JSON_INTEGER;
 }
 
-/* A string member into buf (truncated to size): 1, or 0 when it is absent or not a string. */
-static int copy_string(const struct fields *f, int i, char *buf, size_t size)
+/* A string value into buf (truncated to size): 1, or 0 when it is not a string. */
+static int copy_string(const struct lr_jval *v, char *buf, size_t size)
 {
-	const struct lr_jval *v = &f->v[i];
 	char tmp[512];
 	const char *from = tmp;
 	size_t n;
 
-	if (!f->has[i] || v->type != LR_JSON_STRING)
+	if (v->type != LR_JSON_STRING)
 		return 0;
 	if (v->n <= sizeof tmp) {
 		n = lr_json_string(v, tmp);
@@ -298,67 +283,79 @@ static int copy_string(const struct fields *f, int i, char *buf, size_t size)
 /* The choice of a completions or chat chunk: text, token ids, finish reason. */
 static int take_choice(struct lr_stream *s, const struct lr_jval *c, int *took)
 {
-	struct fields f, d, lp;
+	struct lr_jfields f, d, lp;
 	int rc, ids = 0;
 
-	read_fields(c, F_INDEX, F_FINISH + 1, &f);
-	if (is_integer(&f, F_INDEX) && lr_json_integer(&f.v[F_INDEX]) != 0) /* no index, or not a number: jansson's 0 */
-		return 0;
-	read_fields(field(&f, F_DELTA), F_CONTENT, F_CONTENT + 1, &d);
-	if ((rc = take_text(s, field(&f, F_TEXT), took)) || (rc = take_text(s, field(&d, F_CONTENT), took)) ||
-	    (rc = take_ids(s, field(&f, F_TOKEN_IDS), LR_TOKENS_IDS, &ids)))
+	if ((rc = lr_json_fields(&f, c, choice_names, CH_N)))
 		return rc;
-	if (!ids && field(&f, F_LOGPROBS)->type == LR_JSON_OBJECT) { /* completions: logprobs.tokens; chat: logprobs.content[].token */
-		read_fields(field(&f, F_LOGPROBS), F_CONTENT, F_TOKENS + 1, &lp);
-		rc = take_ids(s, field(&lp, field(&lp, F_TOKENS)->type == LR_JSON_ARRAY ? F_TOKENS : F_CONTENT),
+	if (is_integer(&f, CH_INDEX) && lr_json_integer(field(&f, CH_INDEX)) != 0) /* no index, or not a number: jansson's 0 */
+		return 0;
+	if ((rc = lr_json_fields(&d, field(&f, CH_DELTA), content_names, 1)) ||
+	    (rc = take_text(s, field(&f, CH_TEXT), took)) || (rc = take_text(s, field(&d, LP_CONTENT), took)) ||
+	    (rc = take_ids(s, field(&f, CH_TOKEN_IDS), LR_TOKENS_IDS, &ids)))
+		return rc;
+	if (!ids && field(&f, CH_LOGPROBS)->type == LR_JSON_OBJECT) { /* completions: logprobs.tokens; chat: logprobs.content[].token */
+		if ((rc = lr_json_fields(&lp, field(&f, CH_LOGPROBS), content_names, LP_N)))
+			return rc;
+		rc = take_ids(s, field(&lp, field(&lp, LP_TOKENS)->type == LR_JSON_ARRAY ? LP_TOKENS : LP_CONTENT),
 			      LR_TOKENS_LOGPROBS, &ids);
 	}
 	*took += ids;
 	if (!rc)
-		copy_string(&f, F_FINISH, s->finish, sizeof s->finish);
+		copy_string(field(&f, CH_FINISH), s->finish, sizeof s->finish);
 	return rc;
+}
+
+/* A server's error event: its message, from {"error": {"message": ...}} or {"error": "..."}. */
+static int take_error(struct lr_stream *s, const struct lr_jval *error)
+{
+	struct lr_jfields e;
+	char msg[181];
+	int rc;
+
+	if ((rc = lr_json_fields(&e, error, error_names, 1)))
+		return rc;
+	if (!copy_string(error->type == LR_JSON_OBJECT ? field(&e, 0) : error, msg, sizeof msg))
+		snprintf(msg, sizeof msg, "(no message)");
+	return fail(s, "server error in the stream: %s", msg);
 }
 
 /* An event's object: an error, a chunk with choices (and maybe usage), or llama.cpp's native shape. */
 static int take_chunk(struct lr_stream *s, const struct lr_jval *o, int *took)
 {
-	struct fields f, u;
-	int rc = 0;
+	struct lr_jfields f, u;
+	int rc;
 
-	read_fields(o, F_CHOICES, F_STOP_TYPE + 1, &f);
-	if (f.has[F_ERROR]) {
-		struct fields e;
-		char msg[181];
-
-		read_fields(field(&f, F_ERROR), F_MESSAGE, F_MESSAGE + 1, &e);
-		if (!copy_string(f.v[F_ERROR].type == LR_JSON_OBJECT ? &e : &f,
-				 f.v[F_ERROR].type == LR_JSON_OBJECT ? F_MESSAGE : F_ERROR, msg, sizeof msg))
-			snprintf(msg, sizeof msg, "(no message)");
-		return fail(s, "server error in the stream: %s", msg);
-	}
-	if (field(&f, F_CHOICES)->type == LR_JSON_ARRAY) {
+	if ((rc = lr_json_fields(&f, o, chunk_names, C_N)))
+		return rc;
+	if (lr_json_field(&f, C_ERROR))
+		return take_error(s, field(&f, C_ERROR));
+	if (field(&f, C_CHOICES)->type == LR_JSON_ARRAY) {
 		struct lr_jiter it;
 		struct lr_jval c;
 
-		lr_json_iter(&it, &f.v[F_CHOICES]);
+		lr_json_iter(&it, field(&f, C_CHOICES));
 		while (!rc && lr_json_next(&it, NULL, &c))
 			rc = take_choice(s, &c, took);
-	} else if (f.has[F_CONTENT] || f.has[F_TOKENS]) { /* llama.cpp's /completion */
+	} else if (lr_json_field(&f, C_CONTENT) || lr_json_field(&f, C_TOKENS)) { /* llama.cpp's /completion */
 		char type[16];
 
-		if (!(rc = take_text(s, field(&f, F_CONTENT), took)))
-			rc = take_ids(s, field(&f, F_TOKENS), LR_TOKENS_LLAMACPP, took);
-		if (!rc && field(&f, F_STOP)->type == LR_JSON_TRUE)
-			snprintf(s->finish, sizeof s->finish, "%s",
-				 copy_string(&f, F_STOP_TYPE, type, sizeof type) && !strcmp(type, "limit") ? "length" : "stop");
+		if (!(rc = take_text(s, field(&f, C_CONTENT), took)))
+			rc = take_ids(s, field(&f, C_TOKENS), LR_TOKENS_LLAMACPP, took);
+		if (!rc && field(&f, C_STOP)->type == LR_JSON_TRUE) {
+			int limit = copy_string(field(&f, C_STOP_TYPE), type, sizeof type) && !strcmp(type, "limit");
+
+			snprintf(s->finish, sizeof s->finish, "%s", limit ? "length" : "stop");
+		}
 	} else {
 		return fail(s, "malformed stream: an event with neither 'choices' nor 'error'");
 	}
-	read_fields(field(&f, F_USAGE), F_PROMPT_TOKENS, F_COMPLETION_TOKENS + 1, &u);
-	if (!rc && is_integer(&u, F_PROMPT_TOKENS))
-		s->prompt_tokens = lr_json_integer(&u.v[F_PROMPT_TOKENS]);
-	if (!rc && is_integer(&u, F_COMPLETION_TOKENS))
-		s->completion_tokens = lr_json_integer(&u.v[F_COMPLETION_TOKENS]);
+	if (!rc)
+		rc = lr_json_fields(&u, field(&f, C_USAGE), usage_names, U_N);
+	if (!rc && is_integer(&u, U_PROMPT))
+		s->prompt_tokens = lr_json_integer(field(&u, U_PROMPT));
+	if (!rc && is_integer(&u, U_COMPLETION))
+		s->completion_tokens = lr_json_integer(field(&u, U_COMPLETION));
 	return rc;
 }
 
@@ -368,15 +365,8 @@ static int mark_content(struct lr_stream *s, double now)
 		s->first_s = s->last_s = now;
 		return 0;
 	}
-	if (s->nitl == s->icap) {
-		size_t c = s->icap ? s->icap * 2 : 64;
-		double *v = realloc(s->itl_ms, c * sizeof *v);
-
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		s->itl_ms = v;
-		s->icap = c;
-	}
+	if (LR_ALLOC_GROW(s->itl_ms, s->nitl + 1, s->icap))
+		return LR_ENOMEM;
 	s->itl_ms[s->nitl++] = (now - s->last_s) * 1e3;
 	s->last_s = now;
 	return 0;

@@ -10,6 +10,7 @@
  * as they arrive and says when. docs/serving.md names the shapes read.
  */
 
+#include "base/enumname.h"
 #include "base/error.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -72,7 +73,8 @@ void lr_stream_release(struct lr_stream *s);
  * set s->failure and return LR_EINVAL; LR_ENOMEM is the only other error.
  */
 LR_MUST_CHECK int lr_stream_event(struct lr_stream *s, const char *data, size_t len, double now);
-/* "token_ids", "logprobs", "tokens" or "text". */
+/* "token_ids", "logprobs", "tokens" or "text" (LR_TOKENS_NONE): one table, read both ways (base/enumname.h). */
+extern const struct lr_enum_names lr_token_sources;
 const char *lr_token_source_name(enum lr_token_source s);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/list.h"
 #include "store/objects.h"
 #include "store/remote.h"
 #include "store/store-int.h"
@@ -52,15 +53,10 @@ struct adopt {
 
 static int map_put(struct id_map *m, int64_t from, int64_t to)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		void *v = realloc(m->v, cap * sizeof *m->v);
+	int rc;
 
-		if (!v)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		m->v = v;
-		m->cap = cap;
-	}
+	if ((rc = LR_ALLOC_GROW(m->v, m->n + 1, m->cap)))
+		return rc;
 	m->v[m->n].from = from;
 	m->v[m->n++].to = to;
 	return 0;

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/error.h"
 #include "store/archives.h"
@@ -146,24 +147,19 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_l
 		" AND NOT EXISTS (SELECT 1 FROM artifact b WHERE b.sha256 = a.sha256"
 		"  AND (b.role NOT IN ('stdout', 'stderr', 'log') OR b.run_id NOT IN (SELECT value FROM json_each(:runs))))"
 		" ORDER BY a.role, a.name";
+	struct lr_buf ids = LR_BUF_INIT;
 	sqlite3_stmt *s = NULL;
-	char *ids = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&ids, &len);
 	int rc = 0, i;
 
-	if (!f)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	fputc('[', f);
+	lr_buf_addch(&ids, '[');
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s%lld", i ? "," : "", (long long)runs[i]);
-	fputc(']', f);
-	fclose(f);
-	if ((rc = db_prepare(st, &s, sql)))
+		lr_buf_addf(&ids, "%s%lld", i ? "," : "", (long long)runs[i]);
+	lr_buf_addch(&ids, ']');
+	if ((rc = lr_buf_error(&ids)) || (rc = db_prepare(st, &s, sql)))
 		goto out;
 	for (i = 0; i < n && !rc; i++) {
 		db_bind_int(s, ":run", runs[i]);
-		db_bind_text(s, ":runs", ids);
+		db_bind_text(s, ":runs", ids.buf);
 		while (db_step_row(st, s, "read the runs' logs", &rc))
 			rc = fn(arg, (const char *)sqlite3_column_text(s, 0), runs[i], (const char *)sqlite3_column_text(s, 1),
 				(const char *)sqlite3_column_text(s, 2));
@@ -171,7 +167,7 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_l
 	}
 out:
 	sqlite3_finalize(s);
-	free(ids);
+	lr_buf_release(&ids);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "store/experiments.h"
 #include "store/store-int.h"
 
@@ -91,17 +92,12 @@ int lr_store_parity_hashes(struct lr_store *st, int64_t run, int ncond, int narm
 }
 
 /* Append a value to a growing array. */
-static int push(double **v, int *n, int *cap, double x)
+static int push(double **v, int *n, size_t *cap, double x)
 {
-	if (*n == *cap) {
-		int c = *cap ? *cap * 2 : 64;
-		double *p = realloc(*v, (size_t)c * sizeof *p);
+	int rc;
 
-		if (!p)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		*v = p;
-		*cap = c;
-	}
+	if ((rc = LR_ALLOC_GROW(*v, (size_t)*n + 1, *cap)))
+		return rc;
 	(*v)[(*n)++] = x;
 	return 0;
 }
@@ -115,7 +111,8 @@ int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, doub
 		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
 		" ORDER BY r.block, r.slot";
 	sqlite3_stmt *s = NULL;
-	int rc, cap = 0;
+	size_t cap = 0;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -167,7 +164,8 @@ int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condit
 		" FROM condition c WHERE c.run_id = :run ORDER BY c.idx";
 	struct lr_store_condition_row *v = NULL, *p;
 	sqlite3_stmt *s = NULL;
-	int rc, cap = 0;
+	size_t cap = 0;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -175,15 +173,8 @@ int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condit
 		return rc;
 	db_bind_int(s, ":run", run);
 	while (db_step_row(st, s, "read the conditions", &rc)) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, (size_t)cap * sizeof *v);
-			if (!p) {
-				rc = lr_error_set(LR_ENOMEM, "out of memory");
-				break;
-			}
-			v = p;
-		}
+		if ((rc = LR_ALLOC_GROW(v, (size_t)*n + 1, cap)))
+			break;
 		p = &v[(*n)++];
 		memset(p, 0, sizeof *p);
 		p->idx = sqlite3_column_int(s, 0);
@@ -245,7 +236,8 @@ int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, con
 		" WHERE m.run_id = :run AND m.condition_idx = :cond AND e.arm_idx = :arm AND m.name = :name"
 		"  AND r.warmup = 0 ORDER BY e.block, e.slot";
 	sqlite3_stmt *s = NULL;
-	int rc, cap = 0;
+	size_t cap = 0;
+	int rc;
 
 	*out = NULL;
 	*n = 0;

@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "store/runs.h"
 #include "store/store-int.h"
 
@@ -112,12 +113,10 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 static int read_run_row(sqlite3_stmt *s, struct lr_run *r)
 {
 	const char *uuid = (const char *)sqlite3_column_text(s, 1);
-	int kind;
 
 	r->id = sqlite3_column_int64(s, 0);
 	snprintf(r->uuid, sizeof r->uuid, "%s", uuid ? uuid : "");
 	r->experiment = db_col_dup(s, 3);
-	r->status = lr_status_parse((const char *)sqlite3_column_text(s, 4));
 	r->started_at = db_col_dup(s, 5);
 	r->ended_at = db_col_dup(s, 6);
 	r->has_exit = sqlite3_column_type(s, 7) != SQLITE_NULL;
@@ -136,13 +135,12 @@ static int read_run_row(sqlite3_stmt *s, struct lr_run *r)
 	r->note = db_col_dup(s, 19);
 	if (!r->started_at || !r->cwd || !r->argv_json || !r->labrun_version)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((kind = lr_run_kind_parse((const char *)sqlite3_column_text(s, 2))) < 0) {
-		lr_error_set(LR_ESCHEMA, "cannot read run %lld: its kind '%s' is unknown to labrun %s", (long long)r->id,
-			     (const char *)sqlite3_column_text(s, 2), PACKAGE_VERSION);
+	if (lr_run_kind_parse((const char *)sqlite3_column_text(s, 2), &r->kind) ||
+	    lr_status_parse((const char *)sqlite3_column_text(s, 4), &r->status)) {
+		lr_error_wrap("cannot read run %lld", (long long)r->id);
 		lr_error_hint("a newer labrun recorded it; upgrade labrun to read it");
 		return LR_ESCHEMA;
 	}
-	r->kind = (enum lr_run_kind)kind;
 	return 0;
 }
 
@@ -244,13 +242,19 @@ static int load_artifacts(struct lr_store *st, struct lr_run *r)
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the artifacts", &rc)) {
 		const char *kind = (const char *)sqlite3_column_text(s, 4);
+		enum lr_entry_kind k;
 
 		rc = lr_run_add_artifact(r, (const char *)sqlite3_column_text(s, 0),
 					 (const char *)sqlite3_column_text(s, 1),
 					 (const char *)sqlite3_column_text(s, 2), sqlite3_column_int64(s, 3));
-		if (!rc && kind)
-			rc = lr_run_artifact_kind(r, !strcmp(kind, "symlink") ? LR_ENTRY_SYMLINK : LR_ENTRY_FOLLOWED,
-						  (const char *)sqlite3_column_text(s, 5));
+		if (!rc && kind && (rc = lr_entry_kind_parse(kind, &k))) {
+			lr_error_wrap("cannot read run %lld's artifact '%s'", (long long)r->id,
+				      (const char *)sqlite3_column_text(s, 1));
+			lr_error_hint("a newer labrun recorded it; upgrade labrun to read it");
+			rc = LR_ESCHEMA;
+		} else if (!rc && kind) {
+			rc = lr_run_artifact_kind(r, k, (const char *)sqlite3_column_text(s, 5));
+		}
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -389,8 +393,9 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	static const char sql[] =
 		"SELECT r.id FROM " RUN_FILTER " ORDER BY r.id";
 	sqlite3_stmt *s = NULL;
-	int64_t *v = NULL, *p;
-	int rc, cap = 0;
+	int64_t *v = NULL;
+	size_t cap = 0;
+	int rc;
 
 	*ids = NULL;
 	*n = 0;
@@ -398,14 +403,8 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 		return rc;
 	bind_filter(s, f);
 	while (db_step_row(st, s, "list runs", &rc)) {
-		if (*n == cap) {
-			p = realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *p);
-			if (!p) {
-				rc = lr_error_set(LR_ENOMEM, "out of memory");
-				break;
-			}
-			v = p;
-		}
+		if ((rc = LR_ALLOC_GROW(v, (size_t)*n + 1, cap)))
+			break;
 		v[(*n)++] = sqlite3_column_int64(s, 0);
 	}
 	sqlite3_finalize(s);

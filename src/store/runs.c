@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/list.h"
 #include "store/runs.h"
 #include "store/store-int.h"
 
@@ -85,7 +86,6 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 		"INSERT INTO artifact(run_id, role, name, sha256, size) VALUES (:run, :role, :name, :sha, :size)";
 	static const char ent[] = "INSERT INTO artifact_entry(run_id, role, name, kind, target)"
 				  " VALUES (:run, :role, :name, :kind, :target)";
-	static const char *const kinds[] = { "file", "symlink", "followed-symlink", "directory" };
 	sqlite3_stmt *so = NULL, *sa = NULL, *se = NULL;
 	size_t i;
 	int rc;
@@ -99,7 +99,7 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 			db_bind_int(se, ":run", run_id);
 			db_bind_text(se, ":role", a[i].role);
 			db_bind_text(se, ":name", a[i].name);
-			db_bind_text(se, ":kind", kinds[a[i].kind]);
+			db_bind_text(se, ":kind", lr_entry_kind_name(a[i].kind));
 			db_bind_text(se, ":target", a[i].target);
 			if ((rc = db_step_done(st, se, "record an artifact entry")))
 				break;
@@ -397,7 +397,7 @@ out:
 int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n)
 {
 	static const char sql[] = "SELECT id, uuid FROM run WHERE status = 'running' ORDER BY id";
-	struct lr_running *v = NULL, *p;
+	struct lr_running *v = NULL;
 	size_t cnt = 0, cap = 0;
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
@@ -407,15 +407,8 @@ int lr_store_running(struct lr_store *st, struct lr_running **out, size_t *n)
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
 	while (db_step_row(st, s, "list running runs", &rc)) {
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 8;
-			p = realloc(v, cap * sizeof *v);
-			if (!p) {
-				rc = lr_error_set(LR_ENOMEM, "out of memory");
-				goto out;
-			}
-			v = p;
-		}
+		if ((rc = LR_ALLOC_GROW(v, cnt + 1, cap)))
+			goto out;
 		v[cnt].id = sqlite3_column_int64(s, 0);
 		db_col_copy(s, 1, v[cnt].uuid, sizeof v[cnt].uuid);
 		cnt++;

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/seal.h"
 #include "base/sign.h"
 #include "base/trust.h"
@@ -358,15 +359,8 @@ static void memo_put(struct lr_store *st, int64_t run, const char digest[LR_SHA2
 
 	if (!m)
 		return;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		void *v = realloc(m->v, cap * sizeof *m->v);
-
-		if (!v)
-			return; /* a memo is only a shortcut */
-		m->v = v;
-		m->cap = cap;
-	}
+	if (LR_ALLOC_GROW(m->v, m->n + 1, m->cap))
+		return; /* a memo is only a shortcut */
 	if (m->n && m->v[m->n - 1].run >= run)
 		m->unsorted = 1;
 	m->v[m->n].run = run;

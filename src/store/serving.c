@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "base/clock.h"
+#include "base/enumname.h"
 #include "base/error.h"
 #include "store/ledger.h"
 #include "store/serving.h"
@@ -235,13 +236,17 @@ int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, 
 	return rc;
 }
 
+/* comparison_case.missing: the side without the case, lr_case_outcome.missing - 1 (0: both have it, stored as NULL). */
+static const char *const side_names[] = { "reference", "candidate" };
+static const struct lr_enum_names missing_sides = LR_ENUM_NAMES("missing side", side_names);
+
 static int insert_outcome(struct lr_store *st, sqlite3_stmt *s, int64_t id, const char *case_id,
 			  const struct lr_case_outcome *o)
 {
 	db_bind_int(s, ":cmp", id);
 	db_bind_text(s, ":case", case_id);
 	if (o->missing) {
-		db_bind_text(s, ":missing", o->missing == 1 ? "reference" : "candidate");
+		db_bind_text(s, ":missing", lr_enum_name(&missing_sides, o->missing - 1));
 	} else {
 		db_bind_int(s, ":tokens", o->tokens_equal);
 		db_bind_int(s, ":text", o->text_equal);
@@ -327,7 +332,7 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 		" AND NOT (missing IS NULL AND tokens_equal AND text_equal AND finish_equal) ORDER BY case_id";
 	struct lr_case_outcome o;
 	sqlite3_stmt *s = NULL;
-	int rc;
+	int rc, side = 0;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
@@ -336,7 +341,13 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 		const char *missing = (const char *)sqlite3_column_text(s, 1);
 
 		memset(&o, 0, sizeof o);
-		o.missing = !missing ? 0 : !strcmp(missing, "reference") ? 1 : 2;
+		if (missing && lr_enum_parse(&missing_sides, missing, &side)) {
+			lr_error_wrap("cannot read comparison %lld's case '%s'", (long long)id,
+				      (const char *)sqlite3_column_text(s, 0));
+			rc = LR_ESCHEMA;
+			break;
+		}
+		o.missing = missing ? side + 1 : 0;
 		o.tokens_equal = sqlite3_column_int(s, 2);
 		o.text_equal = sqlite3_column_int(s, 3);
 		o.finish_equal = sqlite3_column_int(s, 4);

@@ -16,9 +16,11 @@
 #include "base/buf.h"
 #include "base/dsse.h"
 #include "base/dynlib.h"
+#include "base/enumname.h"
 #include "base/error.h"
 #include "base/lines.h"
 #include "base/list.h"
+#include "base/model.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -595,6 +597,31 @@ static void arrays_grow_through_one_macro(void **state)
 	free(bounded);
 }
 
+/* One table each way: every name to its value and back; an unknown name, or none, an error naming it. */
+static void enum_names_read_both_ways(void **state)
+{
+	static const char *const names[] = { "abba", "random" };
+	static const struct lr_enum_names orders = LR_ENUM_NAMES("order", names);
+	enum lr_status st;
+	int v = 7;
+
+	(void)state;
+	assert_string_equal(lr_enum_name(&orders, 1), "random");
+	assert_string_equal(lr_enum_name(&orders, 2), "?");
+	assert_int_equal(lr_enum_parse(&orders, "random", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(lr_enum_parse(&orders, "Random", &v), LR_EINVAL);
+	assert_int_equal(v, 1); /* untouched */
+	assert_string_equal(lr_error_msg(), "unknown order 'Random' (labrun " PACKAGE_VERSION " knows abba and random)");
+	assert_int_equal(lr_enum_parse(&orders, NULL, &v), LR_EINVAL);
+	for (int k = LR_RUNNING; k <= LR_ABANDONED; k++) {
+		assert_int_equal(lr_status_parse(lr_status_name((enum lr_status)k), &st), 0);
+		assert_int_equal(st, k);
+	}
+	assert_int_equal(lr_status_parse("paused", &st), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "knows running, passed, failed, cancelled and abandoned"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -615,6 +642,7 @@ int main(void)
 		cmocka_unit_test(a_buffer_formats_past_its_capacity),
 		cmocka_unit_test(a_buffer_remembers_a_failure),
 		cmocka_unit_test(arrays_grow_through_one_macro),
+		cmocka_unit_test(enum_names_read_both_ways),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,12 +214,46 @@ static void the_walk_finds_members_and_decodes_strings(void **state)
 	}
 }
 
+/* A reader's fields: by place and by name, the last of a repeated key, absent ones, and a list too long refused. */
+static void fields_are_taken_by_place_and_by_name(void **state)
+{
+	static const struct lr_jname names[] = { LR_JSON_NAME("a"), LR_JSON_NAME("b"), LR_JSON_NAME("d") };
+	static const struct lr_jname many[LR_JSON_FIELDS_MAX + 1] = { LR_JSON_NAME("a") };
+	const char *text = "{\"a\":1,\"b\":\"x\",\"a\":2,\"\\u0064\":null,\"z\":3}";
+	struct lr_jdoc doc;
+	struct lr_jval top, arr;
+	struct lr_jfields f;
+	const char *why;
+	int bad;
+
+	(void)state;
+	LR_JSON_FIELDS_FIT(names);
+	assert_int_equal(lr_json_check(&doc, text, strlen(text), &top, &why, &bad), 0);
+	assert_int_equal(lr_json_fields(&f, &top, names, 3), 0);
+	assert_int_equal(lr_json_integer(lr_json_field(&f, 0)), 2); /* the last of two, as jansson keeps */
+	assert_true(lr_json_string_is(lr_json_field(&f, 1), "x"));
+	assert_int_equal(lr_json_field(&f, 2)->type, LR_JSON_NULL); /* present, and null; its key escaped */
+	assert_null(lr_json_field(&f, 3)); /* past the list */
+	assert_ptr_equal(lr_json_field_named(&f, "b"), lr_json_field(&f, 1));
+	assert_null(lr_json_field_named(&f, "z")); /* in the object, not in the list */
+	assert_int_equal(lr_json_fields(&f, &top, names, 2), 0);
+	assert_null(lr_json_field_named(&f, "d"));
+	text = "[1]";
+	assert_int_equal(lr_json_check(&doc, text, strlen(text), &arr, &why, &bad), 0);
+	assert_int_equal(lr_json_fields(&f, &arr, names, 3), 0); /* not an object: nothing present */
+	assert_null(lr_json_field(&f, 0));
+	assert_int_equal(lr_json_fields(&f, &top, many, LR_JSON_FIELDS_MAX + 1), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "more than the 16"));
+	assert_null(lr_json_field(&f, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hand_cases_agree_with_jansson),
 		cmocka_unit_test(generated_texts_agree_with_jansson),
 		cmocka_unit_test(the_walk_finds_members_and_decodes_strings),
+		cmocka_unit_test(fields_are_taken_by_place_and_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,12 +125,30 @@ static void a_gap_that_is_not_a_number_is_refused(void **state)
 	lr_passfile_release(&pf);
 }
 
+/* A token source labrun does not know is refused when the file is read, not by the store's CHECK when stored. */
+static void an_unknown_token_source_is_refused(void **state)
+{
+	struct lr_passfile pf;
+
+	(void)state;
+	write_text("{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
+		   "\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
+		   "\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
+		   "\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
+		   "\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":[1],\"token_source\":\"guessed\","
+		   "\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}");
+	assert_int_equal(lr_passfile_read(path, NULL, &pf), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "'token_source' is 'guessed', which labrun does not know"));
+	lr_passfile_release(&pf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(a_pass_reads_back_as_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(anything_else_is_refused_and_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_gap_that_is_not_a_number_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_unknown_token_source_is_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,6 +254,43 @@ static void scrub_string_worst_case_fits(void **state)
 	lr_scrub_release(&s);
 }
 
+/*
+ * A variable's name, however long, decides whether it is a secret: with a
+ * name past 255 characters, the variable was skipped and its value reached
+ * the logs unscrubbed (the name was copied into a char[256] first).
+ */
+static void a_secret_with_a_long_name_is_still_scrubbed(void **state)
+{
+	char name[400], var[450], pat[400], *envp[3], *scrubbed;
+	struct lr_kvlist l = { 0 };
+	struct lr_scrub sc;
+
+	(void)state;
+	memset(name, 'A', 300);
+	snprintf(name + 300, sizeof name - 300, "_TOKEN");
+	memset(pat, 'B', 300);
+	snprintf(pat + 300, sizeof pat - 300, "_PAT");
+	assert_true(lr_env_name_is_secret(name));
+	assert_true(lr_env_name_is_secret(pat));
+	pat[302] = 'X'; /* ..._PXT: no word of its own */
+	assert_false(lr_env_name_is_secret(pat));
+	snprintf(var, sizeof var, "%s=the-long-named-secret", name);
+	envp[0] = var;
+	envp[1] = "OMP_NUM_THREADS=4";
+	envp[2] = NULL;
+	assert_int_equal(lr_scrub_init(&sc, envp), 0);
+	assert_int_equal(sc.n, 1);
+	scrubbed = lr_scrub_string(&sc, "log: the-long-named-secret.");
+	assert_string_equal(scrubbed, "log: " LR_REDACTED ".");
+	free(scrubbed);
+	lr_scrub_release(&sc);
+	assert_int_equal(lr_env_capture(&l, envp), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0].key, name); /* sorted: 'A...' before 'OMP_...' */
+	assert_string_equal(l.v[0].value, LR_REDACTED);
+	lr_kvlist_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +298,7 @@ int main(void)
 		cmocka_unit_test(scrub_string_worst_case_fits),
 		cmocka_unit_test(secretlike_rules_find_and_spare),
 		cmocka_unit_test(secret_names_are_recognised),
+		cmocka_unit_test(a_secret_with_a_long_name_is_still_scrubbed),
 		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
 		cmocka_unit_test(scrub_finds_secrets_split_at_every_offset),
 		cmocka_unit_test(scrub_passes_clean_text_unchanged),

@@ -22,6 +22,7 @@
 #include "base/stats.h"
 #include "evidence/audit.h"
 #include "experiment/benchjob.h"
+#include "experiment/plan.h"
 #include "experiment/report.h"
 #include "experiment/synthetic.h"
 #include "store/runs.h"
@@ -36,17 +37,27 @@ struct fx {
 	int64_t run;
 };
 
-static int setup(void **state)
+static int setup_reps(void **state, int64_t reps)
 {
 	struct fx *f = calloc(1, sizeof *f);
 	char *argv[] = { "labrun", "bench", "store", NULL };
 
 	if (!f || !(f->dir = tmpdir_new()) || !(f->cwd = getcwd(NULL, 0)) || chdir(f->dir) != 0)
 		return -1; /* outside any git work tree: the run captures no sources */
-	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, 8000, 0, 3, argv, environ, &f->run))
+	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, reps, 0, 3, argv, environ, &f->run))
 		return -1;
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_reps(state, 8000);
+}
+
+static int setup_small(void **state)
+{
+	return setup_reps(state, 16);
 }
 
 static int teardown(void **state)
@@ -189,12 +200,67 @@ static void a_bench_run_before_typed_samples_reads_the_same(void **state)
 	lr_run_release(&run);
 }
 
+/* Change the store's rows with plain SQL, past its CHECK constraints: what a newer labrun could have stored. */
+static void change_rows(const char *dir, const char *sql)
+{
+	char path[4200];
+	sqlite3 *db = NULL;
+
+	snprintf(path, sizeof path, "%s/labrun.db", dir);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA ignore_check_constraints = ON", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * A stored design whose target or order labrun does not know is refused:
+ * it was read as 'encode' (and 'abba'), and its report built as one.
+ */
+static void an_unknown_stored_target_is_refused(void **state)
+{
+	struct fx *f = *state;
+	struct lr_stored_design d;
+	char run[32];
+
+	snprintf(run, sizeof run, "run %lld", (long long)f->run);
+	assert_int_equal(lr_plan_stored(f->st, f->run, &d), 0);
+	assert_int_equal(d.target, LR_TARGET_ENCODE);
+	assert_int_equal(d.order, LR_ORDER_ABBA);
+	change_rows(f->dir, "UPDATE run_design SET target = 'serving'");
+	assert_int_equal(lr_plan_stored(f->st, f->run, &d), LR_ESCHEMA);
+	assert_non_null(strstr(lr_error_msg(), "unknown target 'serving'"));
+	assert_non_null(strstr(lr_error_msg(), run));
+	change_rows(f->dir, "UPDATE run_design SET target = 'command', block_order = 'sideways'");
+	assert_int_equal(lr_plan_stored(f->st, f->run, &d), LR_ESCHEMA);
+	assert_non_null(strstr(lr_error_msg(), "unknown order 'sideways'"));
+}
+
+/* A stored run whose status labrun does not know is refused, as one of an unknown kind is; it was read as -1. */
+static void an_unknown_stored_status_is_refused(void **state)
+{
+	struct fx *f = *state;
+	struct lr_run r;
+
+	lr_run_init(&r);
+	assert_int_equal(lr_store_run_load(f->st, f->run, &r), 0);
+	assert_int_equal(r.status, LR_PASSED);
+	lr_run_release(&r);
+	change_rows(f->dir, "UPDATE run SET status = 'paused'");
+	lr_run_init(&r);
+	assert_int_equal(lr_store_run_load(f->st, f->run, &r), LR_ESCHEMA);
+	assert_non_null(strstr(lr_error_msg(), "unknown run status 'paused'"));
+	lr_run_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(the_report_is_what_the_rows_say, setup, teardown),
 		cmocka_unit_test_setup_teardown(audit_finds_a_changed_repetition, setup, teardown),
 		cmocka_unit_test(a_bench_run_before_typed_samples_reads_the_same),
+		cmocka_unit_test_setup_teardown(an_unknown_stored_target_is_refused, setup_small, teardown),
+		cmocka_unit_test_setup_teardown(an_unknown_stored_status_is_refused, setup_small, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

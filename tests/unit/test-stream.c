@@ -6,11 +6,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/error.h"
+#include "serving/sampler.h"
 #include "serving/stream.h"
 
 struct events {
@@ -156,6 +162,89 @@ static void faults_are_named(void **state)
 	}
 }
 
+/* A one-shot HTTP server in a child process: each of n connections gets bodies[i] as a 200 answer. */
+static void serve(int ls, const char *const *bodies, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char req[4096];
+		size_t got = 0;
+		ssize_t r;
+		int c = accept(ls, NULL, NULL);
+
+		if (c < 0)
+			_exit(1);
+		while (got < sizeof req - 1 && (r = read(c, req + got, sizeof req - 1 - got)) > 0) {
+			got += (size_t)r;
+			req[got] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		dprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			strlen(bodies[i]), bodies[i]);
+		close(c);
+	}
+	_exit(0);
+}
+
+/* Drive the multi handle until the sampler's GET is done (at most ~10 s). */
+static void sample_once(struct lr_sampler *s, CURLM *m, double now)
+{
+	int done = 0, still, q, polls = 0;
+	CURLMsg *msg;
+
+	lr_sampler_tick(s, now);
+	while (!done && polls++ < 100) {
+		curl_multi_perform(m, &still);
+		while ((msg = curl_multi_info_read(m, &q)))
+			if (msg->msg == CURLMSG_DONE)
+				done = lr_sampler_done(s, msg->easy_handle, msg->data.result, now + 0.5);
+		if (!done)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	assert_true(done);
+}
+
+/*
+ * An empty /metrics answer is no sample: the body of the answer before it
+ * was kept (only its length was set to 0), so it read as that one again.
+ */
+static void an_empty_metrics_answer_is_no_sample(void **state)
+{
+	static const char *const bodies[] = { "vllm:num_requests_running 3\nvllm:num_requests_waiting 1\n", "" };
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof a;
+	struct lr_gauge_sample *v = NULL;
+	struct lr_sampler *s;
+	char url[64];
+	size_t n = 0;
+	CURLM *m;
+	pid_t pid;
+	int ls;
+
+	(void)state;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true((ls = socket(AF_INET, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(ls, 4), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
+	assert_true((pid = fork()) >= 0);
+	if (!pid)
+		serve(ls, bodies, 2);
+	close(ls);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", ntohs(a.sin_port));
+	assert_int_equal(lr_curl_load(), 0);
+	assert_non_null(m = curl_multi_init());
+	assert_int_equal(lr_sampler_start(&s, m, url, "vllm:num_requests_running", "vllm:num_requests_waiting", 1, 0), 0);
+	sample_once(s, m, 0);
+	sample_once(s, m, 1);
+	lr_sampler_stop(s, &v, &n);
+	curl_multi_cleanup(m);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0].running == 3 && v[0].waiting == 1);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +253,7 @@ int main(void)
 		cmocka_unit_test(vllm_chunks_give_ids_text_usage_and_gaps),
 		cmocka_unit_test(every_shape_of_token_ids_is_read),
 		cmocka_unit_test(faults_are_named),
+		cmocka_unit_test(an_empty_metrics_answer_is_no_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
