@@ -264,7 +264,7 @@ static json_t *json_design(const struct lr_report_run *rr)
 	const struct lr_stored_design *d = &rr->design;
 
 	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:o, s:s, s:s, s:o, s:b}", "order",
-			 d->order == LR_ORDER_ABBA ? "abba" : "random", "blocks", d->blocks, "warmup", d->warmup, "margin",
+			 lr_exp_order_name(d->order), "blocks", d->blocks, "warmup", d->warmup, "margin",
 			 d->margin, "margin_pct", d->margin * 100, "seed",
 			 d->seed <= INT64_MAX ? json_integer((json_int_t)d->seed) : json_null(), "target",
 			 lr_exp_target_name(d->target), "backend", d->backend,

@@ -49,7 +49,7 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 	fprintf(f, "definition %s, sha256 %s\n", d->path, d->sha256);
 	fprintf(f, "target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
 	       d->serving ? "serving" : lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
-	       d->order == LR_ORDER_ABBA ? "abba" : "random", d->blocks, d->warmup, d->margin * 100, r->cpu);
+	       lr_exp_order_name(d->order), d->blocks, d->warmup, d->margin * 100, r->cpu);
 	fprintf(f, "arms:");
 	for (a = 0; a < d->narms; a++)
 		if (cmd)
