@@ -126,6 +126,41 @@ static const char *pass_label(char *buf, size_t len, const struct lr_serving_rep
 	return buf;
 }
 
+/* A table with a row (or rows) per collected pass: 'row' adds a pass's, its label given. */
+static int pass_table(struct lr_table *t, const struct lr_column *cols, int ncols, const struct lr_serving_report *sv,
+		      void (*row)(struct lr_table *, const char *, const struct lr_pass_stats *))
+{
+	char label[96];
+
+	lr_table_init(t, cols, ncols);
+	for (int i = 0; i < sv->npasses; i++)
+		row(t, pass_label(label, sizeof label, sv, &sv->passes[i]), &sv->passes[i]);
+	return lr_table_error(t);
+}
+
+static void pass_row(struct lr_table *t, const char *label, const struct lr_pass_stats *p)
+{
+	lr_table_text(t, label);
+	lr_table_text(t, p->route);
+	lr_table_int(t, p->requests);
+	lr_table_int(t, p->completed);
+	lr_table_int(t, p->failed);
+	lr_table_int(t, p->unsent);
+	lr_table_real(t, p->duration_s, 3);
+	lr_table_real(t, p->request_rate, 2);
+	lr_table_real(t, p->output_rate, 1);
+	lr_table_real(t, p->total_rate, 1);
+	if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0)
+		lr_table_real(t, p->goodput, 2);
+	else
+		lr_table_none(t);
+	lr_table_int(t, p->concurrency);
+	lr_table_int(t, p->peak);
+	lr_table_real(t, p->mean_inflight, 2);
+	lr_table_real(t, p->at_level * 100, 1);
+	lr_table_text(t, p->reached ? "yes" : "NEVER");
+}
+
 int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
@@ -146,33 +181,26 @@ int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 		{ "at_level_pct", "% of time at asked", LR_COL_NUMBER },
 		{ "reached", "reached", 0 },
 	};
-	char label[96];
 
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < sv->npasses; i++) {
-		const struct lr_pass_stats *p = &sv->passes[i];
+	return pass_table(t, cols, sizeof cols / sizeof cols[0], sv, pass_row);
+}
 
-		lr_table_text(t, pass_label(label, sizeof label, sv, p));
-		lr_table_text(t, p->route);
-		lr_table_int(t, p->requests);
-		lr_table_int(t, p->completed);
-		lr_table_int(t, p->failed);
-		lr_table_int(t, p->unsent);
-		lr_table_real(t, p->duration_s, 3);
-		lr_table_real(t, p->request_rate, 2);
-		lr_table_real(t, p->output_rate, 1);
-		lr_table_real(t, p->total_rate, 1);
-		if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0)
-			lr_table_real(t, p->goodput, 2);
-		else
-			lr_table_none(t);
-		lr_table_int(t, p->concurrency);
-		lr_table_int(t, p->peak);
-		lr_table_real(t, p->mean_inflight, 2);
-		lr_table_real(t, p->at_level * 100, 1);
-		lr_table_text(t, p->reached ? "yes" : "NEVER");
+/* A pass's share of time at 0..peak requests in flight, as one source saw it: a row each. */
+static void occupancy_rows(struct lr_table *t, const char *label, const char *source, const double *share, int peak)
+{
+	for (int k = 0; k <= peak; k++) {
+		lr_table_text(t, label);
+		lr_table_text(t, source);
+		lr_table_int(t, k);
+		lr_table_real(t, share[k] * 100, 1);
 	}
-	return lr_table_error(t);
+}
+
+static void occupancy_row(struct lr_table *t, const char *label, const struct lr_pass_stats *p)
+{
+	occupancy_rows(t, label, "client", p->occupancy, p->peak);
+	if (p->gauge_occupancy)
+		occupancy_rows(t, label, "server gauge", p->gauge_occupancy, p->gauge_peak);
 }
 
 int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
@@ -183,26 +211,29 @@ int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
 		{ "in_flight", "requests in flight", LR_COL_NUMBER },
 		{ "time_pct", "% of the time", LR_COL_NUMBER },
 	};
-	char label[96];
 
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < sv->npasses; i++) {
-		const struct lr_pass_stats *p = &sv->passes[i];
+	return pass_table(t, cols, sizeof cols / sizeof cols[0], sv, occupancy_row);
+}
 
-		for (int k = 0; k <= p->peak; k++) {
-			lr_table_text(t, pass_label(label, sizeof label, sv, p));
-			lr_table_text(t, "client");
-			lr_table_int(t, k);
-			lr_table_real(t, p->occupancy[k] * 100, 1);
+static void latency_row(struct lr_table *t, const char *label, const struct lr_pass_stats *p)
+{
+	const struct lr_dist4 *d[] = { &p->ttft_ms, &p->tpot_ms, &p->itl_ms, &p->e2el_ms };
+	static const char *const names[] = { "TTFT", "TPOT", "ITL", "E2EL" };
+
+	for (int m = 0; m < 4; m++) {
+		lr_table_text(t, label);
+		lr_table_text(t, names[m]);
+		lr_table_int(t, d[m]->n);
+		if (!d[m]->n) {
+			for (int k = 0; k < 4; k++)
+				lr_table_none(t);
+			continue;
 		}
-		for (int k = 0; p->gauge_occupancy && k <= p->gauge_peak; k++) {
-			lr_table_text(t, pass_label(label, sizeof label, sv, p));
-			lr_table_text(t, "server gauge");
-			lr_table_int(t, k);
-			lr_table_real(t, p->gauge_occupancy[k] * 100, 1);
-		}
+		lr_table_real(t, d[m]->mean, 3);
+		lr_table_real(t, d[m]->median, 3);
+		lr_table_real(t, d[m]->p90, 3);
+		lr_table_real(t, d[m]->p99, 3);
 	}
-	return lr_table_error(t);
 }
 
 int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
@@ -216,30 +247,8 @@ int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv)
 		{ "p90_ms", "p90 ms", LR_COL_NUMBER },
 		{ "p99_ms", "p99 ms", LR_COL_NUMBER },
 	};
-	char label[96];
 
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < sv->npasses; i++) {
-		const struct lr_pass_stats *p = &sv->passes[i];
-		const struct lr_dist4 *d[] = { &p->ttft_ms, &p->tpot_ms, &p->itl_ms, &p->e2el_ms };
-		static const char *const names[] = { "TTFT", "TPOT", "ITL", "E2EL" };
-
-		for (int m = 0; m < 4; m++) {
-			lr_table_text(t, pass_label(label, sizeof label, sv, p));
-			lr_table_text(t, names[m]);
-			lr_table_int(t, d[m]->n);
-			if (!d[m]->n) {
-				for (int k = 0; k < 4; k++)
-					lr_table_none(t);
-				continue;
-			}
-			lr_table_real(t, d[m]->mean, 3);
-			lr_table_real(t, d[m]->median, 3);
-			lr_table_real(t, d[m]->p90, 3);
-			lr_table_real(t, d[m]->p99, 3);
-		}
-	}
-	return lr_table_error(t);
+	return pass_table(t, cols, sizeof cols / sizeof cols[0], sv, latency_row);
 }
 
 const char lr_render_passes_intro[] =
