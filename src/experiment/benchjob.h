@@ -11,11 +11,98 @@
  * structure.
  */
 
+#include <stddef.h>
+
 #include "base/error.h"
+#include "base/list.h"
 #include "base/model.h"
 #include "encode/bench.h"
 #include "record/session.h"
 #include "store/store.h"
+
+/*
+ * Every benchmark's results in one model, struct lr_bench: subjects (a
+ * shape, a store's scale, an import mode, a concurrency level) x variants (a
+ * kernel, a command, a client, or what was measured of one) x repetitions of
+ * values, each series with its unit: the shape of the table bench_sample
+ * (docs/schema.md). The benchmark a run is, is its binding 'benchmark'
+ * (enum lr_benchmark: parsed once when a run is read, an unknown name
+ * refused). A benchmark fills the model while it runs (lr_bench_add), its run
+ * stores the model as its samples, and lr_bench_read reads any stored bench
+ * run back into it.
+ */
+
+enum lr_benchmark {
+	LR_BENCHMARK_ENCODER,
+	LR_BENCHMARK_STORE,
+	LR_BENCHMARK_IMPORT,
+	LR_BENCHMARK_REMOTE,
+	LR_BENCHMARK_COLLECT,
+	LR_BENCHMARK_INGEST,
+};
+
+/* "encoder", "store", "import", "remote", "collect", "ingest": the binding's value and the subcommand's name. */
+const char *lr_benchmark_name(enum lr_benchmark which);
+
+/* The benchmark named 'name'; LR_EINVAL (message set, naming it and the known ones) for any other name. */
+LR_MUST_CHECK int lr_benchmark_parse(const char *name, enum lr_benchmark *which);
+
+/* ---- the model (benchmodel.c) ---------------------------------------------------- */
+
+/* One series: a variant of a subject, in one unit, at every repetition (rep 0 the warm-up where there is one). */
+struct lr_bench_series {
+	char *subject, *variant, *unit;
+	double *v;		/* v[rep]; NAN where it was not taken */
+	size_t n, cap;		/* n: the last repetition taken + 1 */
+};
+
+struct lr_bench {
+	enum lr_benchmark which;
+	struct lr_bench_series *s;	/* in the order first taken */
+	size_t n, cap;
+	struct lr_strlist subjects;	/* in the order first taken */
+};
+
+void lr_bench_init(struct lr_bench *b, enum lr_benchmark which);
+void lr_bench_release(struct lr_bench *b);
+
+/* Repetition 'rep' of (subject, variant, unit) is 'value' (strings copied). LR_EINVAL when it was taken before. */
+LR_MUST_CHECK int lr_bench_add(struct lr_bench *b, const char *subject, const char *variant, int rep, double value,
+			       const char *unit);
+
+/* The series (subject, variant, unit) of b, or NULL. */
+const struct lr_bench_series *lr_bench_find(const struct lr_bench *b, const char *subject, const char *variant,
+					    const char *unit);
+
+/*
+ * A series' figure: a value taken once is itself; of several repetitions the
+ * first is the warm-up, and the figure is the median of the rest. NAN for no
+ * series or no value.
+ */
+double lr_bench_median(const struct lr_bench_series *s);
+
+/*
+ * The median over the timed repetitions of k * num / (den + den2), each
+ * repetition on its own: the ratio to a ceiling or a peer measured beside it.
+ * A NULL num or den stands for 1, a NULL den2 for 0; a repetition whose
+ * denominator is not above 0 counts as 0. NAN when no repetition has all of
+ * them.
+ */
+double lr_bench_ratio(const struct lr_bench_series *num, const struct lr_bench_series *den,
+		      const struct lr_bench_series *den2, double k);
+
+/*
+ * A stored bench run read into b (lr_bench_init'ed here; lr_bench_release it):
+ * which benchmark its binding names, and its samples, typed, or read from the
+ * measurement names of a run stored before migration 19. LR_EINVAL, naming
+ * the run, when it is no bench run, names no benchmark or one this labrun
+ * does not know, or a sample is taken twice or at a repetition past all of
+ * them.
+ */
+LR_MUST_CHECK int lr_bench_read(struct lr_bench *b, const struct lr_run *run);
+
+/* Every value of b as a sample of 'run', series by series, repetition by repetition. */
+LR_MUST_CHECK int lr_bench_store(const struct lr_bench *b, struct lr_run *run);
 
 struct lr_bench_job {
 	struct lr_run run;

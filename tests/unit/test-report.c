@@ -189,12 +189,107 @@ static void a_bench_run_before_typed_samples_reads_the_same(void **state)
 	lr_run_release(&run);
 }
 
+/* A bench run whose binding names 'benchmark'. */
+static void bench_run(struct lr_run *run, const char *benchmark)
+{
+	lr_run_init(run);
+	run->kind = LR_KIND_BENCH;
+	if (benchmark)
+		assert_int_equal(lr_kvlist_set(&run->binding, "benchmark", benchmark, "user"), 0);
+}
+
+/* What a benchmark fills while it runs is what its run stores and what reading the run gives back. */
+static void a_bench_model_reads_back_as_it_was_stored(void **state)
+{
+	struct lr_bench b, back;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, "store");
+	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	assert_int_equal(lr_bench_add(&b, "800", "generate", 0, 0.5, "s"), 0);
+	assert_int_equal(lr_bench_add(&b, "800", "runs", 0, 1, "runs"), 0);
+	for (int rep = 0; rep < 4; rep++)
+		assert_int_equal(lr_bench_add(&b, "800", "record", rep, 10.0 - rep, "s"), 0);
+	assert_int_equal(lr_bench_add(&b, "800", "record", 2, 1, "s"), LR_EINVAL); /* taken twice */
+	assert_int_equal(lr_bench_store(&b, &run), 0);
+	assert_int_equal(run.nsamples, 6);
+	assert_int_equal(lr_bench_read(&back, &run), 0);
+	assert_int_equal(back.which, LR_BENCHMARK_STORE);
+	assert_int_equal(back.n, 3);
+	assert_int_equal(back.subjects.n, 1);
+	assert_true(lr_bench_median(lr_bench_find(&back, "800", "record", "s")) == 8); /* 10 is the warm-up */
+	assert_true(lr_bench_median(lr_bench_find(&back, "800", "generate", "s")) == 0.5); /* taken once: itself */
+	assert_null(lr_bench_find(&back, "800", "runs", "s"));
+	assert_true(isnan(lr_bench_median(NULL)));
+	lr_bench_release(&back);
+	/* a sample from another host at a repetition past all of the run's samples allocates nothing: refused */
+	run.samples[5].rep = 1 << 30;
+	assert_int_equal(lr_bench_read(&back, &run), LR_EINVAL);
+	lr_bench_release(&b);
+	lr_run_release(&run);
+}
+
+/* A ratio to a ceiling or a peer is taken repetition by repetition, then its median: not a ratio of medians. */
+static void a_bench_ratio_is_the_median_of_each_repetitions(void **state)
+{
+	static const double v[4][4] = { { 100, 1, 4, 9 }, { 1, 1, 2, 9 }, { 0, 1, 2, 0 }, { 0, 0, 0, 0 } };
+	static const char *const name[4] = { "num", "den", "den2", "zero" };
+	const struct lr_bench_series *num, *den, *den2, *zero;
+	struct lr_bench b;
+
+	(void)state;
+	lr_bench_init(&b, LR_BENCHMARK_IMPORT);
+	for (int k = 0; k < 4; k++)
+		for (int rep = 0; rep < 4; rep++)
+			assert_int_equal(lr_bench_add(&b, "v", name[k], rep, v[k][rep], "s"), 0);
+	num = lr_bench_find(&b, "v", "num", "s");
+	den = lr_bench_find(&b, "v", "den", "s");
+	den2 = lr_bench_find(&b, "v", "den2", "s");
+	zero = lr_bench_find(&b, "v", "zero", "s");
+	assert_true(lr_bench_median(num) / lr_bench_median(den) == 2);
+	assert_true(lr_bench_ratio(num, den, NULL, 1) == 1);	 /* 1/1, 4/2, 9/9 */
+	assert_true(lr_bench_ratio(num, den, den2, 1) == 1);	 /* 1/2, 4/4, 9/9 */
+	assert_true(lr_bench_ratio(NULL, den, NULL, 6) == 3);	 /* 6/1, 6/2, 6/9 */
+	assert_true(lr_bench_ratio(num, NULL, NULL, 2) == 8);	 /* 2, 8, 18 */
+	assert_true(lr_bench_ratio(num, zero, NULL, 1) == 0);	 /* no denominator: 0, never infinite */
+	assert_true(isnan(lr_bench_ratio(NULL, NULL, NULL, 1))); /* nothing taken */
+	lr_bench_release(&b);
+}
+
+/* The benchmark a run names is parsed once: no name, or one this labrun does not know, is refused. */
+static void a_bench_run_naming_no_known_benchmark_is_refused(void **state)
+{
+	struct lr_bench b;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, NULL);
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "names no benchmark"));
+	assert_int_equal(lr_kvlist_set(&run.binding, "benchmark", "decoder", "user"), 0);
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "unknown benchmark 'decoder'"));
+	run.kind = LR_KIND_RECORD;
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	lr_run_release(&run);
+	for (int i = LR_BENCHMARK_ENCODER; i <= LR_BENCHMARK_INGEST; i++) {
+		enum lr_benchmark which;
+
+		assert_int_equal(lr_benchmark_parse(lr_benchmark_name((enum lr_benchmark)i), &which), 0);
+		assert_int_equal(which, i);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(the_report_is_what_the_rows_say, setup, teardown),
 		cmocka_unit_test_setup_teardown(audit_finds_a_changed_repetition, setup, teardown),
 		cmocka_unit_test(a_bench_run_before_typed_samples_reads_the_same),
+		cmocka_unit_test(a_bench_model_reads_back_as_it_was_stored),
+		cmocka_unit_test(a_bench_ratio_is_the_median_of_each_repetitions),
+		cmocka_unit_test(a_bench_run_naming_no_known_benchmark_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
