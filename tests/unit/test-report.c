@@ -22,8 +22,10 @@
 #include "base/stats.h"
 #include "evidence/audit.h"
 #include "experiment/benchjob.h"
+#include "experiment/encoderbench.h"
 #include "experiment/report.h"
 #include "experiment/synthetic.h"
+#include "report/report.h"
 #include "store/runs.h"
 #include "store/store.h"
 #include "testutil.h"
@@ -172,8 +174,6 @@ static void a_bench_run_before_typed_samples_reads_the_same(void **state)
 		assert_string_equal(sm.v[i].unit, cases[i].unit);
 		assert_true(sm.v[i].value == (double)i);
 	}
-	assert_non_null(lr_bench_sample_find(&sm, "800", "runs", "runs", 0));
-	assert_null(lr_bench_sample_find(&sm, "800", "runs", "s", 0));
 	lr_bench_samples_release(&sm);
 	/* typed rows, when the run has them, are what it reads; a name that is no sample is refused */
 	assert_int_equal(lr_run_add_sample(&run, "1,2,2,64,16", "copy: memcpy", 0, 1.5, "s"), 0);
@@ -281,6 +281,74 @@ static void a_bench_run_naming_no_known_benchmark_is_refused(void **state)
 	}
 }
 
+/* Which variant of an encoder's shape is its ceiling, best kernel, lookup, permuted view, from names and times. */
+static void an_encoder_shape_says_which_variant_is_which(void **state)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} v[] = { { "copy: memcpy", 2 },   { "copy: vector", 1 },		       { "encode: lookup", 8 },
+		  { "encode: avx2", 3 },   { "encode: scalar", 9 },		       { "encode: avx2, permuted view", 4 },
+		  { "file: cp", 20 },	   { "file: encode avx2", 30 } };
+	const char *shape = "1,2,2,64,16";
+	struct lr_bench_shape sh;
+	struct lr_bench b;
+
+	(void)state;
+	lr_bench_init(&b, LR_BENCHMARK_ENCODER);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (int rep = 0; rep < 3; rep++)
+			assert_int_equal(lr_bench_add(&b, shape, v[i].name, rep, rep ? v[i].s : 100, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, shape), 0);
+	assert_int_equal(sh.elements, 1 * 2 * 2 * 64 * 16);
+	assert_string_equal(sh.ceiling->variant, "copy: vector");
+	assert_string_equal(sh.best->variant, "encode: avx2");
+	assert_string_equal(sh.lookup->variant, "encode: lookup");
+	assert_string_equal(sh.permuted->variant, "encode: avx2, permuted view");
+	assert_string_equal(sh.contiguous->variant, "encode: avx2");
+	assert_string_equal(sh.file_copy->variant, "file: cp");
+	assert_string_equal(sh.file_encode->variant, "file: encode avx2");
+	assert_int_equal(lr_bench_shape_read(&sh, &b, "1,2,0,64,16"), LR_EINVAL); /* no shape of its */
+	assert_int_equal(lr_bench_add(&b, "1,2,0,64,16", "copy: memcpy", 0, 1, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, "1,2,0,64,16"), LR_EINVAL); /* not a shape */
+	assert_int_equal(lr_bench_add(&b, shape, "decode: avx2", 0, 1, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, shape), LR_EINVAL); /* a variant the benchmark never gives */
+	lr_bench_release(&b);
+}
+
+/* As a benchmark runs, its document only grows: the same blocks, its table a row longer; the notes once it has ended. */
+static void a_bench_document_grows_as_the_benchmark_runs(void **state)
+{
+	struct lr_doc d1, d2, d3;
+	struct lr_bench b;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, "store");
+	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	lr_doc_init(&d1);
+	lr_doc_init(&d2);
+	lr_doc_init(&d3);
+	for (int rep = 0; rep < 3; rep++)
+		assert_int_equal(lr_bench_add(&b, "1000", "record", rep, 0.01, "s"), 0);
+	assert_int_equal(lr_render_bench_doc(&d1, &run, &b, 1), 0);
+	for (int rep = 0; rep < 3; rep++)
+		assert_int_equal(lr_bench_add(&b, "2000", "record", rep, 0.02, "s"), 0);
+	assert_int_equal(lr_render_bench_doc(&d2, &run, &b, 1), 0);
+	assert_int_equal(d1.n, d2.n);
+	assert_int_equal(d1.v[d1.n - 1].kind, LR_BLOCK_TABLE);
+	assert_int_equal(d1.v[d1.n - 1].table.nrows + 1, d2.v[d2.n - 1].table.nrows);
+	run.status = LR_PASSED;
+	assert_int_equal(lr_render_bench_doc(&d3, &run, &b, 1), 0);
+	assert_true(d3.n > d2.n);
+	assert_int_equal(d3.v[d2.n].kind, LR_BLOCK_NOTE);
+	lr_doc_release(&d1);
+	lr_doc_release(&d2);
+	lr_doc_release(&d3);
+	lr_bench_release(&b);
+	lr_run_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +358,8 @@ int main(void)
 		cmocka_unit_test(a_bench_model_reads_back_as_it_was_stored),
 		cmocka_unit_test(a_bench_ratio_is_the_median_of_each_repetitions),
 		cmocka_unit_test(a_bench_run_naming_no_known_benchmark_is_refused),
+		cmocka_unit_test(an_encoder_shape_says_which_variant_is_which),
+		cmocka_unit_test(a_bench_document_grows_as_the_benchmark_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
