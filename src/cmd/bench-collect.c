@@ -22,7 +22,8 @@ static const char usage[] =
 	"(user + sys of its whole process, start-up included) per streamed token, the\n"
 	"request rate over its own pass, and the server's CPU in the same pass, so that a\n"
 	"figure taken with the server as the bottleneck shows. Measured, not modelled.\n"
-	"Recorded as a run (kind bench).\n";
+	"Recorded as a run (kind bench). Small, to try it: labrun bench collect\n"
+	"--concurrency 1,4 --requests 12 --tokens 5 --reps 2.\n";
 
 struct collect_args {
 	struct lr_collectbench_opts o;

@@ -15,7 +15,8 @@ static const char usage[] =
 	"command measured itself (memcpy of the same bytes), and the wall time of the whole\n"
 	"command (synthetic source, lease, import, readback check, recording). Ratios are\n"
 	"taken run by run, then their median; the first run of each variant is dropped as\n"
-	"warm-up. Measured, not modelled. Recorded as a run (kind bench).\n";
+	"warm-up. Measured, not modelled. Recorded as a run (kind bench). Small, to try it:\n"
+	"labrun bench import --model qwen3-0.6b --tokens 64 --reps 2.\n";
 
 static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t selflen, int argc, char **argv)
 {

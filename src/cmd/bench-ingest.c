@@ -16,7 +16,8 @@ static const char usage[] =
 	"alternate, who goes first swapping every repetition, the first repetition dropped.\n"
 	"Each repetition also ingests the file again as a second route and times 'labrun\n"
 	"compare' of the two sets. Wall time of every process. Measured, not modelled.\n"
-	"Recorded as a run (kind bench).\n";
+	"Recorded as a run (kind bench). Small, to try it: labrun bench ingest --responses 300\n"
+	"--tokens 8 --reps 2.\n";
 
 int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 {

@@ -16,7 +16,8 @@ static const char usage[] =
 	"runs both commands. Prints each command's wall time, throughput and peak resident\n"
 	"set size (measured). Each invocation makes new objects, so none is on the remote\n"
 	"before. The runs stay on the remote; both stores are removed.\n"
-	"Recorded as a run (kind bench).\n";
+	"Recorded as a run (kind bench). Small, to try it: labrun bench remote --runs 6\n"
+	"--reps 48 --object-mib 3 (the default moves a GiB each way).\n";
 
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 {

@@ -15,7 +15,9 @@ static const char usage[] =
 	"stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
 	"not measured), then the three commands run on it in turn, forward and reversed,\n"
 	"the first repetition dropped as warm-up; the store is removed at the end. The\n"
-	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n";
+	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
+	"Small, to try it: labrun bench store --scale 1000 --reps 2 (the default goes to a\n"
+	"million repetitions).\n";
 
 struct store_args {
 	struct lr_storebench_opts o;

@@ -12,7 +12,7 @@
 
 static const char usage[] =
 	"usage: labrun bench encoder [--shape L,2,H,T,D ...] [--reps N] [--contract C] [--seed N] [--threads N]\n"
-	"                            [--dir DIR | --no-files]\n"
+	"                            [--dir DIR | --no-files] [--json]\n"
 	"       labrun bench import [--model M] [--tokens T] [--reps N] [--threads N]   ('bench import -h')\n"
 	"       labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]   ('bench store -h')\n"
 	"       labrun bench remote [NAME] [--runs N] [--reps N] [--object-mib M]   ('bench remote -h')\n"
@@ -26,7 +26,8 @@ static const char usage[] =
 	"a warm-up and is dropped. Outputs are checked bit-identical before timing counts.\n"
 	"GB/s counts bytes read plus bytes written. Measured, not modelled. The benchmark is\n"
 	"recorded as a run (kind bench, every repetition's time): 'labrun report --run ID'\n"
-	"prints its tables again.\n";
+	"prints its tables again. Small, to try it: labrun bench encoder --shape 1,2,2,256,128\n"
+	"--reps 3 --no-files.\n";
 
 struct bench_args {
 	struct lr_encoderbench_opts eo;	/* eo.shape is shape[], eo.fastest fastest[] */
