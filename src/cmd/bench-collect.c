@@ -2,8 +2,6 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <jansson.h>
-
 #include "base/error.h"
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
@@ -24,7 +22,8 @@ static const char usage[] =
 	"(user + sys of its whole process, start-up included) per streamed token, the\n"
 	"request rate over its own pass, and the server's CPU in the same pass, so that a\n"
 	"figure taken with the server as the bottleneck shows. Measured, not modelled.\n"
-	"Recorded as a run (kind bench).\n";
+	"Recorded as a run (kind bench). Small, to try it: labrun bench collect\n"
+	"--concurrency 1,4 --requests 12 --tokens 5 --reps 2.\n";
 
 struct collect_args {
 	struct lr_collectbench_opts o;
@@ -57,7 +56,7 @@ static int parse_levels(struct collect_args *a, const struct lr_strlist *given)
 	return 0;
 }
 
-static int parse(struct collect_args *a, int argc, char **argv)
+static int parse(struct collect_args *a, const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_strlist levels = { 0 };
 	const struct cmd_opt opts[] = {
@@ -80,100 +79,25 @@ static int parse(struct collect_args *a, int argc, char **argv)
 	a->o.reps = 5;
 	a->o.burst = 16;
 	a->o.python = "/usr/bin/python3";
+	a->o.argv = g->argv;
+	a->o.envp = environ;
 	if (!(rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		rc = parse_levels(a, &levels);
 	lr_strlist_release(&levels);
-	if (rc || (rc = cmd_bench_dir(&a->o.dir, "")) || (rc = cmd_bench_self(a->self, sizeof a->self)))
-		return rc;
 	a->o.self = a->self;
-	return 0;
-}
-
-struct printer {
-	struct lr_table t;
-	int json;
-};
-
-/* Each level's rows as it completes: a level at 256 can take a minute. */
-static int on_level(void *arg, const struct lr_collectbench_result *r, int level)
-{
-	struct printer *pr = arg;
-	int rc;
-
-	lr_table_release(&pr->t);
-	lr_render_bench_collect_table(&pr->t, r);
-	if ((rc = lr_table_error(&pr->t)))
-		return rc;
-	cmd_progress_clear();
-	if (!pr->json && (rc = lr_render_table_text(stdout, &pr->t, 2, (size_t)level * LR_COLLECTBENCH_CLIENTS)))
-		return rc;
-	fflush(stdout);
-	return 0;
+	return rc ? rc : cmd_bench_dirs(&a->o.dir, "", a->self, sizeof a->self);
 }
 
 int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 {
 	struct collect_args a;
-	struct printer pr = { .json = 0 };
-	struct lr_collectbench_result *r = malloc(sizeof *r);
-	struct lr_bench_job job;
-	struct lr_store *st = NULL;
-	int rc = 0, exit_code;
+	int rc, exit_code;
 
 	memset(&a, 0, sizeof a);
-	memset(&job, 0, sizeof job);
-	lr_run_init(&job.run);
-	lr_table_init(&pr.t, NULL, 0);
-	a.o.argv = g->argv;
-	a.o.envp = environ;
-	if (!r)
-		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&a, argc, argv)))
-		goto out;
-	if ((rc = lr_collectbench_check_peer(&a.o, a.peer, sizeof a.peer))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
+	if ((exit_code = parse(&a, g, argc, argv)))
+		return exit_code;
+	if ((rc = lr_collectbench_check_peer(&a.o, a.peer, sizeof a.peer)))
+		return cmd_fail(rc);
 	a.o.peer = a.peer;
-	pr.json = a.json;
-	a.o.on_level = on_level;
-	a.o.arg = &pr;
-	if ((exit_code = cmd_open_store(&st, g)))
-		goto out;
-	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
-	if ((rc = lr_collectbench_job_begin(&job, st, &a.o))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
-	if (!a.json) {
-		printf("labrun bench collect: %lld requests of %lld tokens a pass, %d passes of each client a level (first "
-		       "dropped), alternated;\nthe null server writes %d token chunk(s) at once\nlabrun: 'labrun collect', "
-		       "storing everything; python: %s (%s), asyncio, writing the same responses to a file\n",
-		       (long long)a.o.requests, (long long)a.o.tokens, a.o.reps, a.o.burst, a.peer, a.o.python);
-		cmd_bench_host_line("");
-		fflush(stdout);
-	}
-	if (!(rc = lr_collectbench(&a.o, r)))
-		rc = lr_collectbench_job_add(&job, a.o.reps, r);
-	if ((exit_code = cmd_bench_finish(&job, rc)))
-		goto out;
-	if (a.json) {
-		json_t *root = json_pack("{s:I, s:I, s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "requests",
-					 (json_int_t)a.o.requests, "tokens", (json_int_t)a.o.tokens, "reps", a.o.reps, "peer",
-					 a.peer, "labrun", PACKAGE_VERSION, "modelled", 0, "levels", lr_render_table_json(&pr.t));
-
-		cmd_json_print(root);
-	} else {
-		printf("CPU: the client process's user + sys time over the tokens it streamed, start-up included; requests/s\n"
-		       "over the client's own pass; server: the null server's CPU in the same pass (busy: over the pass\n"
-		       "time; below 1, it was not the bottleneck); medians, measured\n"
-		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
-		       (long long)job.run.id, (long long)job.run.id);
-	}
-out:
-	lr_table_release(&pr.t);
-	lr_bench_job_release(&job);
-	lr_store_free(st);
-	free(r);
-	return exit_code;
+	return cmd_bench_run(g, &lr_collectbench_ops, &a.o, a.json, NULL);
 }

@@ -2,8 +2,6 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <jansson.h>
-
 #include "base/error.h"
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
@@ -18,15 +16,13 @@ static const char usage[] =
 	"alternate, who goes first swapping every repetition, the first repetition dropped.\n"
 	"Each repetition also ingests the file again as a second route and times 'labrun\n"
 	"compare' of the two sets. Wall time of every process. Measured, not modelled.\n"
-	"Recorded as a run (kind bench).\n";
+	"Recorded as a run (kind bench). Small, to try it: labrun bench ingest --responses 300\n"
+	"--tokens 8 --reps 2.\n";
 
 int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 {
-	struct lr_ingestbench_opts o = { .responses = 100000, .tokens = 256, .reps = 3, .python = "/usr/bin/python3" };
-	struct lr_ingestbench_result *r = malloc(sizeof *r);
-	struct lr_bench_job job;
-	struct lr_store *st = NULL;
-	struct lr_table t;
+	struct lr_ingestbench_opts o = { .responses = 100000, .tokens = 256, .reps = 3, .python = "/usr/bin/python3",
+					 .argv = g->argv, .envp = environ };
 	char self[4096];
 	int rc, json = 0, exit_code, first;
 	const struct cmd_opt opts[] = {
@@ -41,56 +37,11 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 	};
 	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
 
-	memset(&t, 0, sizeof t);
-	memset(&job, 0, sizeof job);
-	lr_run_init(&job.run);
-	o.argv = g->argv;
-	o.envp = environ;
-	if (!r)
-		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||
-	    (exit_code = cmd_bench_dir(&o.dir, "; the responses file and a throwaway store go there")) ||
-	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g)))
-		goto out;
 	o.self = self;
-	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
-	if ((rc = lr_ingestbench_peer(&o)) || (rc = lr_ingestbench_job_begin(&job, st, &o))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
-	if (!json) {
-		printf("labrun bench ingest: %lld responses of %lld tokens, %d repetitions (first dropped); peer: %s, "
-		       "'for line in f: json.loads(line)'\n", (long long)o.responses, (long long)o.tokens, o.reps, o.python);
-		cmd_bench_host_line("");
-		fflush(stdout);
-	}
-	rc = lr_ingestbench(&o, r);
-	if (!rc)
-		rc = lr_ingestbench_job_add(&job, r);
-	if ((exit_code = cmd_bench_finish(&job, rc)))
-		goto out;
-	lr_render_bench_ingest_table(&t, r);
-	if ((rc = lr_table_error(&t))) {
-		exit_code = cmd_fail(rc);
-	} else if (json) {
-		json_t *root = json_pack("{s:I, s:I, s:I, s:i, s:I, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id,
-					 "responses", (json_int_t)o.responses, "tokens", (json_int_t)o.tokens, "reps", o.reps,
-					 "bytes", (json_int_t)r->bytes, "python", o.python, "labrun", PACKAGE_VERSION,
-					 "modelled", 0, "commands", lr_render_table_json(&t));
-
-		cmd_json_print(root);
-	} else if ((rc = lr_render_table_text(stdout, &t, 2, 0))) {
-		exit_code = cmd_fail(rc);
-	} else {
-		printf("the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their\n"
-		       "median; wall time of each whole process; measured, not modelled\n"
-		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
-		       (double)r->bytes / 1e6, (long long)job.run.id, (long long)job.run.id);
-	}
-out:
-	lr_table_release(&t);
-	lr_bench_job_release(&job);
-	lr_store_free(st);
-	free(r);
-	return exit_code;
+	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||
+	    (exit_code = cmd_bench_dirs(&o.dir, "; the responses file and a throwaway store go there", self, sizeof self)))
+		return exit_code;
+	if ((rc = lr_ingestbench_peer(&o)))
+		return cmd_fail(rc);
+	return cmd_bench_run(g, &lr_ingestbench_ops, &o, json, NULL);
 }

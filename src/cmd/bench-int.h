@@ -3,48 +3,41 @@
 
 /*
  * What the files of 'labrun bench' share: bench.c (the command, 'bench
- * encoder'), bench-store.c, bench-import.c, bench-remote.c, bench-collect.c and bench-ingest.c dispatch to
- * their subcommands; every one uses bench-common.c.
+ * encoder') dispatches to bench-store.c, bench-import.c, bench-remote.c,
+ * bench-collect.c and bench-ingest.c; each parses its options and runs its
+ * benchmark through bench-common.c.
  */
 
 #include "cmd/cmd.h"
 #include "experiment/benchjob.h"
 
-/* 'labrun bench store ...': argv[0] is "store". */
+/* 'labrun bench NAME ...': argv[0] is NAME. */
 int cmd_bench_store(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_collect(const struct lr_global *g, int argc, char **argv);
 
-/*
- * End a benchmark's run: stored as passed, or as failed when rc is an
- * error (which it reports). 0, or the exit code of the failure.
- */
-int cmd_bench_finish(struct lr_bench_job *job, int rc);
-
-/* --progress of every benchmark (CMD_PROGRESS in each one's options; cmd_bench_finish ends it) */
+/* --progress of every benchmark (CMD_PROGRESS in each one's options) */
 extern int cmd_bench_progress;
 
-/* The line every benchmark prints about the machine it ran on: "host NAME: CPU, N CPUs, KERNEL; labrun V" and 'extra'. */
-void cmd_bench_host_line(const char *extra);
+/*
+ * Run benchmark 'ops' with 'opts' into the store labrun finds (opened here),
+ * as every benchmark runs: its run stored as running, its document
+ * (report/report.h) printed as it grows, the run stored as passed or failed,
+ * and last the document's closing lines and 'recorded run N'; with 'json'
+ * nothing but the run as JSON at the end. 'after' (may be NULL) runs once the
+ * run has passed, before 'recorded run N'. Returns the exit code.
+ */
+int cmd_bench_run(const struct lr_global *g, const struct lr_bench_ops *ops, void *opts, int json,
+		  void (*after)(void *opts, int json));
 
 /*
  * The directory a benchmark writes into: *dir, or $TMPDIR, else /tmp; a
  * usage error (exit 2) naming it, with 'why' appended, unless it is a
- * directory this process can write into.
+ * directory this process can write into. Then, unless self is NULL, this
+ * labrun's executable into self[size], for the benchmarks that run it.
  */
-int cmd_bench_dir(const char **dir, const char *why);
-
-/* This labrun's executable, for the benchmarks that run it ('size' bytes at buf). */
-int cmd_bench_self(char *buf, size_t size);
-
-/* 'labrun bench import ...': argv[0] is "import". */
-int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
-
-/* 'labrun bench remote ...': argv[0] is "remote". */
-int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
-
-/* 'labrun bench ingest ...': argv[0] is "ingest". */
-int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv);
-
-/* 'labrun bench collect ...': argv[0] is "collect". */
-int cmd_bench_collect(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_dirs(const char **dir, const char *why, char *self, size_t size);
 
 #endif

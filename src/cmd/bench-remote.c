@@ -6,8 +6,6 @@
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
 #include "experiment/remotebench.h"
-#include "record/hostinfo.h"
-#include "store/remote.h"
 
 static const char usage[] =
 	"usage: labrun bench remote [NAME] [--runs N] [--reps N] [--object-mib M] [--dir DIR]\n"
@@ -18,31 +16,15 @@ static const char usage[] =
 	"runs both commands. Prints each command's wall time, throughput and peak resident\n"
 	"set size (measured). Each invocation makes new objects, so none is on the remote\n"
 	"before. The runs stay on the remote; both stores are removed.\n"
-	"Recorded as a run (kind bench).\n";
-
-static int print(const struct lr_remotebench_opts *o, const struct lr_remotebench_result *r)
-{
-	struct lr_table t;
-	int rc;
-
-	lr_render_bench_remote_table(&t, r);
-	if (!(rc = lr_table_error(&t)) && !(rc = lr_render_table_text(stdout, &t, 0, 0))) {
-		printf("%d runs, %lld repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled\n",
-		       o->runs, (long long)o->reps, (double)r->bytes / (1 << 20), r->generate_s);
-	}
-	lr_table_release(&t);
-	return rc;
-}
+	"Recorded as a run (kind bench). Small, to try it: labrun bench remote --runs 6\n"
+	"--reps 48 --object-mib 3 (the default moves a GiB each way).\n";
 
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_remotebench_opts o;
-	struct lr_remotebench_result r;
-	struct lr_bench_job job;
-	struct lr_store *st = NULL;
-	char self[4096], *name = NULL, *uri = NULL;
+	char self[4096];
 	int64_t mib = 1024;
-	int rc, first, exit_code;
+	int first, exit_code;
 	const struct cmd_opt opts[] = {
 		CMD_INT(0, "runs", &o.runs, 1, 1000000, "N", "runs (default 1000)"),
 		CMD_I64(0, "reps", &o.reps, 0, 100000000, "N", "repetitions in all (default 10000)"),
@@ -54,42 +36,19 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_parse p = { "bench", usage, 0, 1, "at most the remote's NAME", 0, NULL };
 
 	memset(&o, 0, sizeof o);
-	memset(&job, 0, sizeof job);
-	lr_run_init(&job.run);
 	o.runs = 1000;
 	o.reps = 10000;
+	o.self = self;
 	o.argv = g->argv;
 	o.envp = environ;
 	o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid(); /* new objects every time: none is on the remote yet */
-	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) || (exit_code = cmd_bench_dir(&o.dir, "")) ||
-	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g)))
-		goto out;
-	o.self = self;
+	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||
+	    (exit_code = cmd_bench_dirs(&o.dir, "", self, sizeof self)))
+		return exit_code;
+	o.name = first < argc ? argv[first] : NULL;
 	o.object_bytes = mib << 20;
-	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
-	if ((rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) ||
-	    (rc = lr_remotebench_job_begin(&job, st, (o.remote = name, o.uri = uri, &o)))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
-	printf("labrun bench remote: %d runs, %lld repetitions, %lld MiB of objects, to remote '%s' and back\n", o.runs,
-	       (long long)o.reps, (long long)mib, name);
-	cmd_bench_host_line("");
-	fflush(stdout);
-	if (!(rc = lr_remotebench(&o, &r)))
-		rc = lr_remotebench_job_add(&job, &r);
-	if ((exit_code = cmd_bench_finish(&job, rc)))
-		goto out;
-	if ((rc = print(&o, &r))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
-	printf("recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n", (long long)job.run.id,
-	       (long long)job.run.id);
-out:
-	lr_bench_job_release(&job);
-	lr_store_free(st);
-	free(name);
-	free(uri);
+	exit_code = cmd_bench_run(g, &lr_remotebench_ops, &o, 0, NULL);
+	free(o.remote);
+	free(o.uri);
 	return exit_code;
 }

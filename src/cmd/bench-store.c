@@ -1,13 +1,10 @@
 #include "config.h"
 #include "base/system.h"
 
-#include <jansson.h>
-
 #include "base/error.h"
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
 #include "experiment/storebench.h"
-#include "record/hostinfo.h"
 
 static const char usage[] =
 	"usage: labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]\n"
@@ -18,16 +15,18 @@ static const char usage[] =
 	"stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
 	"not measured), then the three commands run on it in turn, forward and reversed,\n"
 	"the first repetition dropped as warm-up; the store is removed at the end. The\n"
-	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n";
+	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
+	"Small, to try it: labrun bench store --scale 1000 --reps 2 (the default goes to a\n"
+	"million repetitions).\n";
 
 struct store_args {
 	struct lr_storebench_opts o;
-	long long scale[16];
-	int nscales, json;
+	int64_t scale[16];
+	int json;
 	char self[4096];
 };
 
-static int parse(struct store_args *a, int argc, char **argv)
+static int parse(struct store_args *a, const struct lr_global *g, int argc, char **argv)
 {
 	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
 	struct lr_strlist scales = { 0 };
@@ -45,6 +44,8 @@ static int parse(struct store_args *a, int argc, char **argv)
 
 	a->o.reps = 5;
 	a->o.seed = 1;
+	a->o.argv = g->argv;
+	a->o.envp = environ;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&scales);
 		return rc;
@@ -53,77 +54,26 @@ static int parse(struct store_args *a, int argc, char **argv)
 		const char *text = scales.n ? scales.v[i] : defaults[i];
 		char *end;
 
-		if (a->nscales == 16)
+		if (a->o.nscales == 16)
 			rc = cmd_usage_error("bench", "at most 16 --scale options");
-		else if ((a->scale[a->nscales++] = strtoll(text, &end, 10)) < 8 || *end || a->scale[a->nscales - 1] > 100000000)
+		else if ((a->scale[a->o.nscales++] = strtoll(text, &end, 10)) < 8 || *end || a->scale[a->o.nscales - 1] > 100000000)
 			rc = cmd_usage_error("bench", "invalid --scale '%s': a number of repetitions from 8 to 100,000,000", text);
 	}
+	a->o.scale = a->scale;
 	lr_strlist_release(&scales);
 	if (rc)
 		return rc;
-	if ((rc = cmd_bench_dir(&a->o.dir, "")) || (rc = cmd_bench_self(a->self, sizeof a->self)))
-		return rc;
 	a->o.self = a->self;
-	return 0;
+	return cmd_bench_dirs(&a->o.dir, "", a->self, sizeof a->self);
 }
 
 int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 {
 	struct store_args a;
-	struct lr_bench_job job;
-	struct lr_storebench_row *row = malloc(sizeof *row);
-	struct lr_store *st = NULL;
-	struct lr_table t;
-	int rc = 0, exit_code, i;
+	int exit_code;
 
 	memset(&a, 0, sizeof a);
-	memset(&job, 0, sizeof job);
-	lr_run_init(&job.run);
-	lr_render_bench_store_table(&t);
-	a.o.argv = g->argv;
-	a.o.envp = environ;
-	if (!row)
-		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
-		goto out;
-	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
-	if ((rc = lr_storebench_job_begin(&job, st, &a.o))) {
-		exit_code = cmd_fail(rc);
-		goto out;
-	}
-	if (!a.json) {
-		printf("labrun bench store: %d runs of each command per scale (first dropped), stores in %s\n"
-		       "record: record -q -- true; report: report --issue 270; audit: audit\n", a.o.reps, a.o.dir);
-		cmd_bench_host_line("");
-	}
-	for (i = 0; !rc && i < a.nscales; i++) {
-		rc = lr_storebench_scale(&a.o, a.scale[i], row); /* its meter shows the repetitions */
-		cmd_progress_clear();
-		if (rc || (rc = lr_storebench_job_add(&job, a.o.reps, row)))
-			break;
-		lr_render_bench_store_row(&t, row);
-		if ((rc = lr_table_error(&t)))
-			break;
-		if (!a.json && (rc = lr_render_table_text(stdout, &t, 2, t.nrows - 1)))
-			break;
-		fflush(stdout);
-	}
-	if ((exit_code = cmd_bench_finish(&job, rc)))
-		goto out;
-	if (a.json) {
-		json_t *root = json_pack("{s:I, s:i, s:s, s:s, s:b, s:o}", "run", (json_int_t)job.run.id, "reps", a.o.reps,
-					 "dir", a.o.dir, "labrun", PACKAGE_VERSION, "modelled", 0, "scales", lr_render_table_json(&t));
-
-		cmd_json_print(root);
-	} else {
-		printf("times are medians, measured; the stored repetitions are synthetic\n"
-		       "recorded run %lld (passed); 'labrun report --run %lld' prints this table again\n",
-		       (long long)job.run.id, (long long)job.run.id);
-	}
-out:
-	lr_table_release(&t);
-	lr_bench_job_release(&job);
-	lr_store_free(st);
-	free(row);
-	return exit_code;
+	if ((exit_code = parse(&a, g, argc, argv)))
+		return exit_code;
+	return cmd_bench_run(g, &lr_storebench_ops, &a.o, a.json, NULL);
 }

@@ -17,7 +17,7 @@
 #include "store/runs.h"
 
 static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html] [-o FILE]\n"
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html|text] [-o FILE]\n"
 	"\n"
 	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
@@ -76,13 +76,12 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	char issue[CMD_ISSUE_BUF] = "", title[320];
 	int64_t run_id = 0;
 	int rc = 0, fmt = 0, first;
-	static const char *const formats[] = { "md", "csv", "json", "html", NULL }; /* lr_format_parse takes each */
 	enum lr_format format;
 	const struct cmd_opt opts[] = {
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs that are evidence for REF (270, owner/repo#827)"),
 		CMD_STRING(0, "run", &run_ref, "ID", "one run (an experiment, a run holding responses, or a bench run)"),
 		CMD_STRING(0, "experiment", &flt.experiment, "NAME", "runs of one experiment"),
-		CMD_CHOICE(0, "format", &fmt, formats, "F", "md (default), csv, json, or html (one self-contained file with an\ninline SVG chart per condition)"),
+		CMD_CHOICE(0, "format", &fmt, lr_format_names, "F", "md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
 		CMD_STRING('o', "output", &out, "FILE", "write to FILE (replaced atomically) instead of standard output"),
 		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
@@ -96,7 +95,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&routes);
 		return rc;
 	}
-	if ((rc = lr_format_parse(formats[fmt], &format))) {
+	if ((rc = lr_format_parse(lr_format_names[fmt], &format))) {
 		lr_strlist_release(&routes);
 		return cmd_fail(rc);
 	}

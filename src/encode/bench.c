@@ -9,9 +9,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/parallel.h"
-#include "base/model.h"
 #include "base/sha256.h"
-#include "base/stats.h"
 #include "encode/bench.h"
 #include "encode/ktable.h"
 #include "encode/npy.h"
@@ -354,7 +352,7 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 	if ((rc = make_bufs(&b, o)))
 		goto out;
 	r->elements = b.n;
-	ak = lr_ktable_pick((uint64_t)b.n * 2, &r->auto_why); /* what 'auto' takes for this size, before this run */
+	ak = lr_ktable_pick((uint64_t)b.n * 2, NULL); /* what 'auto' takes for this size, before this run */
 	nv = memory_variants(r);
 	r->var[nv].kind = LR_BENCH_PERMUTED;
 	r->var[nv].k = ak;
@@ -364,10 +362,12 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 	if (o->dir) {
 		if ((rc = make_files(&b, o)))
 			goto out;
-		lr_bench_variant_name(&r->var[nv++], "file: cp");
-		snprintf(d, sizeof d, "file: encode %s", ak->name);
-		lr_bench_variant_name(&r->var[nv], d);
-		r->var[nv++].k = ak;
+		r->var[nv].kind = LR_BENCH_FILE_COPY;
+		snprintf(r->var[nv++].name, sizeof r->var[0].name, "file: cp");
+		r->var[nv].kind = LR_BENCH_FILE_ENCODE;
+		r->var[nv].k = ak;
+		snprintf(r->var[nv].kernel, sizeof r->var[nv].kernel, "%s", ak->name);
+		snprintf(r->var[nv++].name, sizeof r->var[0].name, "file: encode %s", ak->name);
 	}
 	r->nvar = nv;
 
@@ -404,48 +404,9 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 				if (rc)
 					goto out;
 			}
-	lr_bench_summarise(r, o->reps);
 out:
 	free_bufs(&b);
 	return rc;
-}
-
-void lr_bench_summarise(struct lr_bench_result *r, int reps)
-{
-	int i, m = reps - 1;
-
-	r->ceiling = r->best = r->lookup = r->permuted = r->contiguous = r->file_copy = r->file_encode = -1;
-	for (i = 0; i < r->nvar; i++) {
-		struct lr_bench_variant *v = &r->var[i];
-		double sorted[LR_BENCH_MAXREPS];
-
-		memcpy(sorted, v->ms + 1, (size_t)m * sizeof *sorted); /* the first is warm-up */
-		v->median_ms = lr_median(sorted, (size_t)m);
-		v->gbps = (double)r->elements * 4 / (v->median_ms * 1e6);
-		if (v->kind == LR_BENCH_COPY && (r->ceiling < 0 || v->median_ms < r->var[r->ceiling].median_ms))
-			r->ceiling = i;
-		if (v->kind == LR_BENCH_ENCODE && (r->best < 0 || v->median_ms < r->var[r->best].median_ms))
-			r->best = i;
-		if (v->kind == LR_BENCH_ENCODE && !strcmp(v->kernel, "lookup"))
-			r->lookup = i;
-		if (v->kind == LR_BENCH_PERMUTED)
-			r->permuted = i;
-		if (v->kind == LR_BENCH_FILE_COPY)
-			r->file_copy = i;
-		if (v->kind == LR_BENCH_FILE_ENCODE)
-			r->file_encode = i;
-	}
-	for (i = 0; r->permuted >= 0 && i < r->nvar; i++)
-		if (r->var[i].kind == LR_BENCH_ENCODE && !strcmp(r->var[i].kernel, r->var[r->permuted].kernel))
-			r->contiguous = i;
-}
-
-double lr_bench_x_ceiling(const struct lr_bench_result *r, int i)
-{
-	int file = r->var[i].kind == LR_BENCH_FILE_COPY || r->var[i].kind == LR_BENCH_FILE_ENCODE;
-	int c = file ? r->file_copy : r->ceiling;
-
-	return c >= 0 ? r->var[i].gbps / r->var[c].gbps : 0.0;
 }
 
 const char *lr_bench_kind_name(enum lr_bench_kind kind)
@@ -455,23 +416,27 @@ const char *lr_bench_kind_name(enum lr_bench_kind kind)
 	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-void lr_bench_variant_name(struct lr_bench_variant *v, const char *name)
+int lr_bench_variant_parse(const char *name, enum lr_bench_kind *kind, char *kernel, size_t size)
 {
-	const char *k = NULL;
+	static const char permuted[] = ", permuted view";
+	size_t n = strlen(name), tail = sizeof permuted - 1, from = 0;
 
-	snprintf(v->name, sizeof v->name, "%s", name);
-	v->kernel[0] = '\0';
-	if (!strncmp(name, "copy: ", 6)) {
-		v->kind = LR_BENCH_COPY;
+	if (!strncmp(name, "copy: ", 6) && n > 6) {
+		*kind = LR_BENCH_COPY;
+		n = 0;
 	} else if (!strcmp(name, "file: cp")) {
-		v->kind = LR_BENCH_FILE_COPY;
-	} else if (!strncmp(name, "file: encode ", 13)) {
-		v->kind = LR_BENCH_FILE_ENCODE;
-		k = name + 12;
+		*kind = LR_BENCH_FILE_COPY;
+		n = 0;
+	} else if (!strncmp(name, "file: encode ", 13) && n > 13) {
+		*kind = LR_BENCH_FILE_ENCODE;
+		from = 13;
+	} else if (!strncmp(name, "encode: ", 8) && n > 8) {
+		*kind = n > 8 + tail && !strcmp(name + n - tail, permuted) ? LR_BENCH_PERMUTED : LR_BENCH_ENCODE;
+		from = 8;
+		n -= *kind == LR_BENCH_PERMUTED ? tail : 0;
 	} else {
-		v->kind = strstr(name, ", permuted view") ? LR_BENCH_PERMUTED : LR_BENCH_ENCODE;
-		k = strchr(name, ' ');
+		return -1;
 	}
-	if (k)
-		snprintf(v->kernel, sizeof v->kernel, "%.*s", (int)strcspn(k + 1, ","), k + 1);
+	snprintf(kernel, size, "%.*s", (int)(n - from), name + from);
+	return 0;
 }

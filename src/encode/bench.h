@@ -39,8 +39,6 @@ struct lr_bench_variant {
 	char kernel[16];			/* encoders: the kernel's name */
 	int copy;				/* copies: 0 memcpy, 1 vector, 2 non-temporal */
 	double ms[LR_BENCH_MAXREPS];		/* wall time of each repetition */
-	double median_ms;			/* over the timed repetitions */
-	double gbps;				/* (bytes read + bytes written) / median */
 };
 
 struct lr_bench_opts {
@@ -53,20 +51,18 @@ struct lr_bench_opts {
 	const char *dir;		/* where the file variants write; NULL: no file variants */
 };
 
+/*
+ * What one shape measured: every variant's time at every repetition, and the
+ * output's digest. What the times say (medians, the ceiling, the best kernel)
+ * is read from the benchmark's model (experiment/encoderbench.h), where the
+ * run stores them.
+ */
 struct lr_bench_result {
 	int64_t elements;
 	int nvar;
 	struct lr_bench_variant var[LR_BENCH_MAXVAR];
-	int ceiling;		/* index of the fastest copy */
-	int lookup;		/* index of the lookup encoder */
-	int best;		/* index of the fastest contiguous encoder */
-	int permuted;		/* index of the permuted-view encode (auto kernel) */
-	int contiguous;		/* index of the auto kernel's contiguous encode */
-	int file_copy;		/* index of cp of the input file, -1 without file variants */
-	int file_encode;	/* index of encode file to file */
 	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
 	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
-	const char *auto_why;	/* why 'auto' is the permuted view's kernel (encode/ktable.h); NULL when read back */
 };
 
 /*
@@ -79,7 +75,7 @@ int lr_bench_pin(int threads);
 /*
  * Run the benchmark for one shape. Allocates and touches its buffers, checks
  * parity (LR_EIO naming the kernel on a mismatch: no timing then), pins the
- * thread, and times every variant. The shape's axes 2 and 3 (heads, tokens)
+ * thread, and times every variant (r->var[].ms). The shape's axes 2 and 3 (heads, tokens)
  * are the ones the permuted view swaps. With o->dir, the array is also
  * written there as a .npy file and cp of that file is timed beside labrun
  * encode of it, file to file (the files are removed at the end).
@@ -87,18 +83,11 @@ int lr_bench_pin(int threads);
 LR_MUST_CHECK int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r);
 
 /*
- * From the repetitions' times in r->var[].ms (and r->elements, r->nvar, each
- * variant's kind and kernel): every median (the first repetition dropped as
- * warm-up), GB/s, and which variant is the ceiling, the best kernel, lookup,
- * the permuted view and its contiguous twin. lr_bench_encoder calls it; so
- * does a report of a stored benchmark run, which has only the times.
+ * What the variant named 'name' is, as lr_bench_encoder names them ("copy:
+ * memcpy", "encode: avx2", "encode: avx2, permuted view", "file: cp", "file:
+ * encode avx2"): its kind, and its kernel ("" for a copy) in kernel[size].
+ * -1 for a name the benchmark does not give.
  */
-void lr_bench_summarise(struct lr_bench_result *r, int reps);
-
-/* Variant i's throughput over its ceiling's: the fastest copy, or for a file variant cp of the file. */
-double lr_bench_x_ceiling(const struct lr_bench_result *r, int i);
-
-/* Set v's name, and its kind and kernel from the name (as lr_bench_encoder names its variants). */
-void lr_bench_variant_name(struct lr_bench_variant *v, const char *name);
+int lr_bench_variant_parse(const char *name, enum lr_bench_kind *kind, char *kernel, size_t size);
 
 #endif

@@ -99,13 +99,3 @@ void lr_bench_samples_release(struct lr_bench_samples *s)
 	s->v = NULL;
 	s->n = 0;
 }
-
-const struct lr_sample *lr_bench_sample_find(const struct lr_bench_samples *s, const char *subject, const char *variant,
-					     const char *unit, int rep)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].rep == rep && !strcmp(s->v[i].variant, variant) && !strcmp(s->v[i].subject, subject) &&
-		    !strcmp(s->v[i].unit, unit))
-			return &s->v[i];
-	return NULL;
-}

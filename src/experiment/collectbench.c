@@ -6,7 +6,6 @@
 
 #include "base/child.h"
 #include "base/progress.h"
-#include "base/stats.h"
 #include "base/walk.h"
 #include "experiment/collectbench.h"
 #include "experiment/spawn.h"
@@ -15,7 +14,13 @@
 
 extern const char lr_aiohttp_client_py[]; /* serving/aiohttp-client.py, embedded at build time */
 
-const char *const lr_collectbench_clients[LR_COLLECTBENCH_CLIENTS] = { "labrun", "python" };
+enum { LABRUN, PEER, CLIENTS };
+static const char *const clients[CLIENTS] = { "labrun", "python" };
+
+/* One pass of one client: its process's CPU time (user + sys) and wall time, its own pass time, the server's CPU. */
+struct pass {
+	double cpu_s, wall_s, pass_s, server_s;
+};
 
 /* What a pass reads and writes: the cases, the peer's script, labrun's store, the peer's responses. */
 struct scratch {
@@ -106,7 +111,7 @@ static int read_stored(const char *store, int64_t run, struct stored *s)
 
 /* 'labrun --store S collect ...' as a user types it; what it stored, checked whole. */
 static int labrun_pass(const struct lr_collectbench_opts *o, const struct scratch *s, const char *endpoint,
-		       const char *conc, struct lr_collectbench_pass *p)
+		       const char *conc, struct pass *p)
 {
 	char tokens[24], *out = NULL;
 	char *argv[] = { (char *)o->self, "--store", (char *)s->store, "collect", "--endpoint", (char *)endpoint,
@@ -138,7 +143,7 @@ static int labrun_pass(const struct lr_collectbench_opts *o, const struct scratc
 
 /* The peer: its own summary line says what it received and how long its pass took. */
 static int peer_pass(const struct lr_collectbench_opts *o, const struct scratch *s, const char *endpoint,
-		     const char *conc, struct lr_collectbench_pass *p)
+		     const char *conc, struct pass *p)
 {
 	char url[96], tokens[24], *out = NULL;
 	char *argv[] = { (char *)o->python, (char *)s->script, url, (char *)s->cases, (char *)conc, tokens,
@@ -167,7 +172,7 @@ static int peer_pass(const struct lr_collectbench_opts *o, const struct scratch 
 
 /* One client's pass against a server of its own, whose counts must match what was asked. */
 static int one_pass(const struct lr_collectbench_opts *o, const struct scratch *s, int client, int concurrency,
-		    struct lr_collectbench_pass *p)
+		    struct pass *p)
 {
 	struct lr_nullserver srv;
 	struct lr_nullserver_stats ss;
@@ -178,13 +183,13 @@ static int one_pass(const struct lr_collectbench_opts *o, const struct scratch *
 		return rc;
 	snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d/v1", srv.port);
 	snprintf(conc, sizeof conc, "%d", concurrency);
-	rc = client == LR_COLLECTBENCH_LABRUN ? labrun_pass(o, s, endpoint, conc, p) : peer_pass(o, s, endpoint, conc, p);
+	rc = client == LABRUN ? labrun_pass(o, s, endpoint, conc, p) : peer_pass(o, s, endpoint, conc, p);
 	rc2 = lr_nullserver_stop(&srv, &ss);
 	if (rc || (rc = rc2))
 		return rc;
 	if (ss.requests != o->requests || ss.tokens != o->requests * o->tokens)
 		return lr_error_set(LR_EIO, "the null server streamed %lld request(s) and %lld token(s) to %s, not %lld and %lld",
-				    (long long)ss.requests, (long long)ss.tokens, lr_collectbench_clients[client],
+				    (long long)ss.requests, (long long)ss.tokens, clients[client],
 				    (long long)o->requests, (long long)(o->requests * o->tokens));
 	p->server_s = ss.user_s + ss.sys_s;
 	return 0;
@@ -235,13 +240,31 @@ int lr_collectbench_check_peer(const struct lr_collectbench_opts *o, char *versi
 	return 0;
 }
 
-int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench_result *r)
+/* A pass's four figures as samples: subject the level, variant "CLIENT: FIGURE", seconds. */
+static int add_pass(struct lr_bench *b, int concurrency, int client, int rep, const struct pass *p)
 {
+	static const char *const figures[4] = { "cpu", "wall", "pass", "server cpu" };
+	const double v[4] = { p->cpu_s, p->wall_s, p->pass_s, p->server_s };
+	char subject[32], variant[48];
+	int rc = 0;
+
+	snprintf(subject, sizeof subject, "concurrency %d", concurrency);
+	for (int f = 0; f < 4 && !rc; f++) {
+		snprintf(variant, sizeof variant, "%s: %s", clients[client], figures[f]);
+		rc = lr_bench_add(b, subject, variant, rep, v[f], "s");
+	}
+	return rc;
+}
+
+/* Every level, the two clients alternating who goes first; a step after each level. */
+static int measure(void *opts, struct lr_bench_job *j)
+{
+	const struct lr_collectbench_opts *o = opts;
 	struct lr_progress *progress = NULL;
 	struct scratch s;
+	struct pass p;
 	int rc = 0, i, rep, k;
 
-	memset(r, 0, sizeof *r);
 	memset(&s, 0, sizeof s);
 	if (o->nlevels < 1 || o->nlevels > LR_COLLECTBENCH_LEVELS || o->reps < 2 || o->reps > LR_COLLECTBENCH_MAXREPS ||
 	    o->requests < 1 || o->tokens < 1)
@@ -251,18 +274,15 @@ int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench
 		goto out;
 	progress = lr_progress_start("measured", "passes of every client", (int64_t)o->nlevels * o->reps);
 	for (i = 0; i < o->nlevels && !rc; i++) {
-		r->l[i].concurrency = o->level[i];
 		for (rep = 0; rep < o->reps && !rc; rep++, lr_progress_update(progress, (int64_t)i * o->reps + rep))
-			for (k = 0; k < LR_COLLECTBENCH_CLIENTS && !rc; k++) {
-				int client = rep % 2 ? LR_COLLECTBENCH_CLIENTS - 1 - k : k; /* alternate who goes first */
+			for (k = 0; k < CLIENTS && !rc; k++) {
+				int client = rep % 2 ? CLIENTS - 1 - k : k; /* alternate who goes first */
 
-				rc = one_pass(o, &s, client, o->level[i], &r->l[i].c[client].p[rep]);
+				if (!(rc = one_pass(o, &s, client, o->level[i], &p)))
+					rc = add_pass(&j->bench, o->level[i], client, rep, &p);
 			}
-		r->n = i + 1;
 		if (!rc)
-			lr_collectbench_summarise(r, o->reps, o->requests * o->tokens, o->requests);
-		if (!rc && o->on_level)
-			rc = o->on_level(o->arg, r, i);
+			rc = lr_bench_job_step(j);
 	}
 out:
 	lr_progress_stop(&progress);
@@ -272,127 +292,20 @@ out:
 	return rc;
 }
 
-void lr_collectbench_summarise(struct lr_collectbench_result *r, int reps, int64_t tokens, int64_t requests)
+static int bind(struct lr_run *run, const void *opts)
 {
-	double v[4][LR_COLLECTBENCH_MAXREPS], ratio[LR_COLLECTBENCH_MAXREPS];
-	int i, k, rep, n = reps - 1;
-
-	for (i = 0; i < r->n; i++) {
-		struct lr_collectbench_level *l = &r->l[i];
-
-		for (k = 0; k < LR_COLLECTBENCH_CLIENTS; k++) {
-			struct lr_collectbench_client *c = &l->c[k];
-
-			for (rep = 1; rep < reps; rep++) {
-				const struct lr_collectbench_pass *p = &c->p[rep];
-
-				v[0][rep - 1] = p->cpu_s / (double)tokens * 1e6;
-				v[1][rep - 1] = p->pass_s > 0 ? (double)requests / p->pass_s : 0;
-				v[2][rep - 1] = p->server_s / (double)tokens * 1e6;
-				v[3][rep - 1] = p->pass_s > 0 ? p->server_s / p->pass_s : 0;
-			}
-			c->cpu_us_per_token = lr_median(v[0], (size_t)n);
-			c->requests_per_s = lr_median(v[1], (size_t)n);
-			c->server_us_per_token = lr_median(v[2], (size_t)n);
-			c->server_busy = lr_median(v[3], (size_t)n);
-		}
-		for (rep = 1; rep < reps; rep++) {
-			double peer = l->c[LR_COLLECTBENCH_PEER].p[rep].cpu_s;
-
-			ratio[rep - 1] = peer > 0 ? l->c[LR_COLLECTBENCH_LABRUN].p[rep].cpu_s / peer : 0;
-		}
-		l->ratio = lr_median(ratio, (size_t)n);
-	}
-}
-
-/* A pass's four samples: variant "CLIENT: cpu|wall|pass|server cpu", seconds. */
-static const char *const figures[4] = { "cpu", "wall", "pass", "server cpu" };
-
-static double *figure(struct lr_collectbench_pass *p, int f)
-{
-	return f == 0 ? &p->cpu_s : f == 1 ? &p->wall_s : f == 2 ? &p->pass_s : &p->server_s;
-}
-
-int lr_collectbench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_collectbench_opts *o)
-{
+	const struct lr_collectbench_opts *o = opts;
 	char levels[128] = "";
 	int rc, i;
 
 	for (i = 0; i < o->nlevels; i++)
 		snprintf(levels + strlen(levels), sizeof levels - strlen(levels), "%s%d", i ? "," : "", o->level[i]);
-	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "collect")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "concurrency", levels, "user")) ||
-	    (rc = lr_bench_job_bind(j, "requests", o->requests)) || (rc = lr_bench_job_bind(j, "tokens", o->tokens)) ||
-	    (rc = lr_bench_job_bind(j, "reps", o->reps)) || (rc = lr_bench_job_bind(j, "burst", o->burst)) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "python", o->python, "user")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "peer", o->peer, "user")))
+	if ((rc = lr_kvlist_set(&run->binding, "concurrency", levels, "user")) ||
+	    (rc = lr_bench_bind(run, "requests", o->requests)) || (rc = lr_bench_bind(run, "tokens", o->tokens)) ||
+	    (rc = lr_bench_bind(run, "reps", o->reps)) || (rc = lr_bench_bind(run, "burst", o->burst)) ||
+	    (rc = lr_kvlist_set(&run->binding, "python", o->python, "user")))
 		return rc;
-	return lr_bench_job_start(j, st);
+	return lr_kvlist_set(&run->binding, "peer", o->peer, "user");
 }
 
-int lr_collectbench_job_add(struct lr_bench_job *j, int reps, const struct lr_collectbench_result *r)
-{
-	char subject[32], variant[48];
-	int i, k, rep, f, rc = 0;
-
-	for (i = 0; i < r->n && !rc; i++) {
-		snprintf(subject, sizeof subject, "concurrency %d", r->l[i].concurrency);
-		for (k = 0; k < LR_COLLECTBENCH_CLIENTS && !rc; k++)
-			for (f = 0; f < 4 && !rc; f++) {
-				snprintf(variant, sizeof variant, "%s: %s", lr_collectbench_clients[k], figures[f]);
-				for (rep = 0; rep < reps && !rc; rep++)
-					rc = lr_run_add_sample(&j->run, subject, variant, rep,
-							       *figure((struct lr_collectbench_pass *)&r->l[i].c[k].p[rep], f), "s");
-			}
-	}
-	return rc;
-}
-
-static int64_t bound(const struct lr_run *run, const char *key)
-{
-	const struct lr_kv *b = lr_kvlist_find(&run->binding, key);
-
-	return b ? strtoll(b->value, NULL, 10) : 0;
-}
-
-int lr_collectbench_job_results(const struct lr_run *run, struct lr_collectbench_result *r, int64_t *requests,
-				int64_t *tokens, int *reps)
-{
-	const struct lr_kv *b = lr_kvlist_find(&run->binding, "benchmark"), *levels = lr_kvlist_find(&run->binding, "concurrency");
-	struct lr_bench_samples sm;
-	char subject[32], variant[48];
-	const char *p;
-	int i, k, f, rep, rc;
-
-	memset(r, 0, sizeof *r);
-	if (!b || strcmp(b->value, "collect") || !levels)
-		return lr_error_set(LR_EINVAL, "run %lld is not a collect benchmark", (long long)run->id);
-	*requests = bound(run, "requests");
-	*tokens = bound(run, "tokens");
-	*reps = (int)bound(run, "reps");
-	if (*requests < 1 || *tokens < 1 || *reps < 2 || *reps > LR_COLLECTBENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "collect benchmark run %lld has no valid requests, tokens and reps", (long long)run->id);
-	for (p = levels->value; *p && r->n < LR_COLLECTBENCH_LEVELS; p += strspn(p, ","))
-		r->l[r->n++].concurrency = (int)strtol(p, (char **)&p, 10);
-	if ((rc = lr_bench_samples(run, &sm)))
-		return rc;
-	for (i = 0; i < r->n && !rc; i++) {
-		snprintf(subject, sizeof subject, "concurrency %d", r->l[i].concurrency);
-		for (k = 0; k < LR_COLLECTBENCH_CLIENTS && !rc; k++)
-			for (f = 0; f < 4 && !rc; f++)
-				for (rep = 0; rep < *reps && !rc; rep++) {
-					const struct lr_sample *m;
-
-					snprintf(variant, sizeof variant, "%s: %s", lr_collectbench_clients[k], figures[f]);
-					if ((m = lr_bench_sample_find(&sm, subject, variant, "s", rep)))
-						*figure(&r->l[i].c[k].p[rep], f) = m->value;
-					else
-						rc = lr_error_set(LR_EINVAL, "collect benchmark run %lld has no sample '%s' '%s' rep %d",
-								  (long long)run->id, subject, variant, rep);
-				}
-	}
-	lr_bench_samples_release(&sm);
-	if (!rc)
-		lr_collectbench_summarise(r, *reps, *requests * *tokens, *requests);
-	return rc;
-}
+const struct lr_bench_ops lr_collectbench_ops = { LR_BENCHMARK_COLLECT, NULL, bind, measure };

@@ -14,18 +14,12 @@
  * first repetition of each is a warm-up and is dropped.
  */
 
-#include "base/error.h"
 #include <stdint.h>
 
 #include "experiment/benchjob.h"
 
 #define LR_COLLECTBENCH_LEVELS 8
 #define LR_COLLECTBENCH_MAXREPS 21
-
-enum { LR_COLLECTBENCH_LABRUN, LR_COLLECTBENCH_PEER, LR_COLLECTBENCH_CLIENTS };
-extern const char *const lr_collectbench_clients[LR_COLLECTBENCH_CLIENTS]; /* "labrun", "python" */
-
-struct lr_collectbench_result;
 
 struct lr_collectbench_opts {
 	int level[LR_COLLECTBENCH_LEVELS], nlevels;	/* the concurrency levels */
@@ -34,31 +28,6 @@ struct lr_collectbench_opts {
 	const char *dir, *self, *python;	/* the scratch directory; labrun's executable; the peer's interpreter */
 	const char *peer;		/* what the peer is, from lr_collectbench_check_peer */
 	char *const *argv, *const *envp;
-	/* after each level, r summarised so far (may be NULL); nonzero stops the benchmark and is returned */
-	int (*on_level)(void *arg, const struct lr_collectbench_result *r, int level);
-	void *arg;
-};
-
-/* One pass of one client: its process's CPU time (user + sys) and wall time, its own pass time, the server's CPU. */
-struct lr_collectbench_pass {
-	double cpu_s, wall_s, pass_s, server_s;
-};
-
-struct lr_collectbench_client {
-	struct lr_collectbench_pass p[LR_COLLECTBENCH_MAXREPS];
-	/* medians over the repetitions after the first */
-	double cpu_us_per_token, requests_per_s, server_us_per_token, server_busy; /* busy: server CPU / pass time */
-};
-
-struct lr_collectbench_level {
-	int concurrency;
-	struct lr_collectbench_client c[LR_COLLECTBENCH_CLIENTS];
-	double ratio;	/* median over repetitions of labrun's CPU per token over the peer's */
-};
-
-struct lr_collectbench_result {
-	struct lr_collectbench_level l[LR_COLLECTBENCH_LEVELS];
-	int n;
 };
 
 /*
@@ -68,23 +37,14 @@ struct lr_collectbench_result {
  */
 LR_MUST_CHECK int lr_collectbench_check_peer(const struct lr_collectbench_opts *o, char *version, size_t size);
 
-/* Every level, every repetition; a pass that did not stream every token fails the benchmark. */
-LR_MUST_CHECK int lr_collectbench(const struct lr_collectbench_opts *o, struct lr_collectbench_result *r);
-
-/* From the passes in r: the medians and ratios. */
-void lr_collectbench_summarise(struct lr_collectbench_result *r, int reps, int64_t tokens_per_pass,
-			       int64_t requests_per_pass);
-
 /*
- * As a run of kind 'bench' (binding benchmark = collect, concurrency, requests,
- * tokens, reps, burst, python, peer): samples subject "concurrency N", variant CLIENT or
- * "server (CLIENT)", rep K, in units "s cpu" (both), "s wall" and "s pass"
- * (the client). lr_collectbench_job_results reads them back.
+ * Every level, every repetition; a pass that did not stream every token
+ * fails the benchmark. Its samples (benchjob.h), subject the level
+ * ("concurrency 16"), variant "CLIENT: FIGURE" (CLIENT labrun or python;
+ * FIGURE cpu, wall, pass or server cpu: the client process's user + sys
+ * time, its wall time, its own pass time, the null server's user + sys time
+ * in that pass), at every repetition, in seconds; a step after each level.
  */
-LR_MUST_CHECK int lr_collectbench_job_begin(struct lr_bench_job *j, struct lr_store *st,
-					    const struct lr_collectbench_opts *o);
-LR_MUST_CHECK int lr_collectbench_job_add(struct lr_bench_job *j, int reps, const struct lr_collectbench_result *r);
-LR_MUST_CHECK int lr_collectbench_job_results(const struct lr_run *run, struct lr_collectbench_result *r,
-					      int64_t *requests, int64_t *tokens, int *reps);
+extern const struct lr_bench_ops lr_collectbench_ops;
 
 #endif

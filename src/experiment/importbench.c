@@ -8,20 +8,17 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/progress.h"
-#include "base/stats.h"
 #include "base/parallel.h"
 #include "base/treehash.h"
 #include "base/walk.h"
 #include "experiment/importbench.h"
 #include "experiment/spawn.h"
-#include "record/record.h"
 
-const char *const lr_importbench_names[LR_IMPORTBENCH_VARIANTS] = { "whole, strided", "whole, copy", "stream, strided",
-								    "stream, copy" };
-static const char *const kinds[4] = { "import", "ceiling", "command", "tree" };
+#define VARIANTS 4
+static const char *const variants[VARIANTS] = { "whole, strided", "whole, copy", "stream, strided", "stream, copy" };
 
 /* The value of measurement 'name' in the run 'labrun import --json' printed; -1 when absent. */
-static double measure(json_t *run, const char *name)
+static double figure(json_t *run, const char *name)
 {
 	json_t *m;
 	size_t i;
@@ -68,154 +65,76 @@ static int tree_ceiling(struct tree_ceiling *c, double bytes, double *s)
 	return 0;
 }
 
-static int one(const struct lr_importbench_opts *o, const char *dir, int v, int rep, struct lr_importbench_result *r,
+/* Variant v at repetition rep: the command, what it measured itself, and the tree-hash ceiling after it. */
+static int one(const struct lr_importbench_opts *o, const char *dir, int v, int rep, struct lr_bench *b,
 	       struct tree_ceiling *tc)
 {
 	char tokens[32], threads[16];
 	char *const argv[] = { (char *)o->self, "--store", (char *)dir, "import", "--model", (char *)o->model,
 			       "--tokens", tokens, "--mode", v < 2 ? "whole" : "stream", "--layout",
 			       v % 2 ? "copy" : "strided", "--threads", threads, "--json", NULL };
+	double command_s, import_s, ceiling_s, tree_s = 0;
 	json_t *run;
 	char *out = NULL;
 	int rc;
 
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
 	snprintf(threads, sizeof threads, "%d", o->threads);
-	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &r->v[v].command_s[rep], NULL)))
+	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &command_s, NULL)))
 		return rc;
 	run = json_loads(out, 0, NULL);
 	free(out);
-	r->v[v].import_s[rep] = measure(run, "import_s");
-	r->v[v].ceiling_s[rep] = measure(run, "copy_ceiling_s");
+	import_s = figure(run, "import_s");
+	ceiling_s = figure(run, "copy_ceiling_s");
 	if (!run || !json_string_value(json_object_get(run, "status")) ||
-	    strcmp(json_string_value(json_object_get(run, "status")), "passed") ||
-	    r->v[v].import_s[rep] <= 0 || r->v[v].ceiling_s[rep] <= 0)
+	    strcmp(json_string_value(json_object_get(run, "status")), "passed") || import_s <= 0 || ceiling_s <= 0)
 		rc = lr_error_set(LR_EIO, "'labrun import' (%s) did not pass or gave no import time and ceiling",
-				  lr_importbench_names[v]);
+				  variants[v]);
 	if (!rc)
-		rc = tree_ceiling(tc, measure(run, "bytes"), &r->v[v].tree_s[rep]);
+		rc = tree_ceiling(tc, figure(run, "bytes"), &tree_s);
 	json_decref(run);
-	return rc;
+	if (rc || (rc = lr_bench_add(b, variants[v], "import", rep, import_s, "s")) ||
+	    (rc = lr_bench_add(b, variants[v], "ceiling", rep, ceiling_s, "s")) ||
+	    (rc = lr_bench_add(b, variants[v], "command", rep, command_s, "s")))
+		return rc;
+	return lr_bench_add(b, variants[v], "tree", rep, tree_s, "s");
 }
 
-int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_result *r)
+static int measure(void *opts, struct lr_bench_job *j)
 {
+	const struct lr_importbench_opts *o = opts;
 	struct tree_ceiling tc = { NULL, 0 };
 	struct lr_progress *progress;
 	char *dir = NULL, name[64];
 	int rc = 0, rep, i;
 
-	memset(r, 0, sizeof *r);
-	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++)
-		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
-	if (o->reps < 2 || o->reps > LR_IMPORTBENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_IMPORTBENCH_MAXREPS);
 	snprintf(name, sizeof name, "labrun-bench-import-%ld", (long)getpid());
 	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
 	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
-		for (i = 0; !rc && i < LR_IMPORTBENCH_VARIANTS; i++) /* forward, then reversed */
-			rc = one(o, dir, rep % 2 ? LR_IMPORTBENCH_VARIANTS - 1 - i : i, rep, r, &tc);
+		for (i = 0; !rc && i < VARIANTS; i++) /* forward, then reversed */
+			rc = one(o, dir, rep % 2 ? VARIANTS - 1 - i : i, rep, &j->bench, &tc);
 	lr_progress_stop(&progress);
 	lr_big_free(tc.buf, tc.n);
-	if (!rc)
-		lr_importbench_summarise(r, o->reps);
 	lr_remove_tree(dir);
 	free(dir);
-	return rc;
+	return rc ? rc : lr_bench_job_step(j);
 }
 
-void lr_importbench_summarise(struct lr_importbench_result *r, int reps)
+/* The settings; the tree-hash ceiling's threads, as this process may run them. */
+static int bind(struct lr_run *run, const void *opts)
 {
-	double a[LR_IMPORTBENCH_MAXREPS], b[LR_IMPORTBENCH_MAXREPS], c[LR_IMPORTBENCH_MAXREPS],
-		xi[LR_IMPORTBENCH_MAXREPS], xc[LR_IMPORTBENCH_MAXREPS], d[LR_IMPORTBENCH_MAXREPS], xt[LR_IMPORTBENCH_MAXREPS];
-	int i, k, m = reps - 1;
-
-	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
-		struct lr_importbench_variant *v = &r->v[i];
-
-		for (k = 0; k < m; k++) { /* the first is warm-up */
-			a[k] = v->import_s[k + 1];
-			b[k] = v->ceiling_s[k + 1];
-			c[k] = v->command_s[k + 1];
-			d[k] = v->tree_s[k + 1];
-			xi[k] = b[k] > 0 ? a[k] / b[k] : 0;
-			xc[k] = b[k] > 0 ? c[k] / b[k] : 0;
-			xt[k] = b[k] + d[k] > 0 ? c[k] / (b[k] + d[k]) : 0;
-		}
-		v->import_ms = lr_median(a, (size_t)m) * 1e3;
-		v->ceiling_ms = lr_median(b, (size_t)m) * 1e3;
-		v->command_ms = lr_median(c, (size_t)m) * 1e3;
-		v->x_import = lr_median(xi, (size_t)m);
-		v->x_command = lr_median(xc, (size_t)m);
-		v->tree_ms = lr_median(d, (size_t)m) * 1e3; /* 0: a run stored before the tree-hash ceiling */
-		v->x_ceilings = v->tree_ms > 0 ? lr_median(xt, (size_t)m) : 0;
-	}
-}
-
-/* ---- as a run ------------------------------------------------------------------- */
-
-int lr_importbench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_importbench_opts *o)
-{
+	const struct lr_importbench_opts *o = opts;
 	char tokens[32];
 	int rc;
 
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
-	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "import")) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
-	    (rc = lr_bench_job_bind(j, "threads", o->threads)) ||
-	    (rc = lr_kvlist_set(&j->run.geometry, "model", o->model, NULL)) ||
-	    (rc = lr_kvlist_set(&j->run.geometry, "tokens", tokens, NULL)))
+	if ((rc = lr_bench_bind(run, "reps", o->reps)) || (rc = lr_bench_bind(run, "threads", o->threads)) ||
+	    (rc = lr_bench_bind(run, "tree_threads", lr_parallel_cpus())) ||
+	    (rc = lr_kvlist_set(&run->geometry, "model", o->model, NULL)))
 		return rc;
-	return lr_bench_job_start(j, st);
+	return lr_kvlist_set(&run->geometry, "tokens", tokens, NULL);
 }
 
-int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_importbench_result *r)
-{
-	int i, k, rep, rc;
-
-	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++)
-		for (k = 0; k < 4; k++)
-			for (rep = 0; rep < reps; rep++) {
-				const double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s
-						: k == 2 ? r->v[i].command_s : r->v[i].tree_s;
-
-				if ((rc = lr_run_add_sample(&j->run, r->v[i].name, kinds[k], rep, s[rep], "s")))
-					return rc;
-			}
-	return 0;
-}
-
-int lr_importbench_job_results(const struct lr_run *run, struct lr_importbench_result *r)
-{
-	const struct lr_kv *e = lr_kvlist_find(&run->binding, "reps");
-	int reps = e ? atoi(e->value) : 0, i, k, rep, found = 0, rc;
-	struct lr_bench_samples sm;
-
-	memset(r, 0, sizeof *r);
-	if (reps < 2 || reps > LR_IMPORTBENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "run %lld is not an import benchmark", (long long)run->id);
-	if ((rc = lr_bench_samples(run, &sm)))
-		return rc;
-	for (i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
-		snprintf(r->v[i].name, sizeof r->v[i].name, "%s", lr_importbench_names[i]);
-		for (k = 0; k < 4; k++)
-			for (rep = 0; rep < reps; rep++) {
-				double *s = k == 0 ? r->v[i].import_s : k == 1 ? r->v[i].ceiling_s
-					  : k == 2 ? r->v[i].command_s : r->v[i].tree_s;
-				const struct lr_sample *m = lr_bench_sample_find(&sm, lr_importbench_names[i], kinds[k], "s", rep);
-
-				if (m) {
-					s[rep] = m->value;
-					found++;
-				}
-			}
-	}
-	lr_bench_samples_release(&sm);
-	/* a run from before the tree-hash ceiling has three kinds of sample */
-	if (found != LR_IMPORTBENCH_VARIANTS * 3 * reps && found != LR_IMPORTBENCH_VARIANTS * 4 * reps)
-		return lr_error_set(LR_EINVAL, "import benchmark run %lld holds %d of its %d samples", (long long)run->id,
-				    found, LR_IMPORTBENCH_VARIANTS * 4 * reps);
-	lr_importbench_summarise(r, reps);
-	return 0;
-}
+const struct lr_bench_ops lr_importbench_ops = { LR_BENCHMARK_IMPORT, NULL, bind, measure };

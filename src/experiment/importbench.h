@@ -13,12 +13,10 @@
  * are per run, then their median (the first run dropped as warm-up).
  */
 
-#include "base/error.h"
 #include <stdint.h>
 
 #include "experiment/benchjob.h"
 
-#define LR_IMPORTBENCH_VARIANTS 4
 #define LR_IMPORTBENCH_MAXREPS 51
 
 struct lr_importbench_opts {
@@ -29,34 +27,13 @@ struct lr_importbench_opts {
 	char *const *argv, *const *envp;
 };
 
-struct lr_importbench_variant {
-	char name[32];		/* "whole, strided" ... */
-	double import_s[LR_IMPORTBENCH_MAXREPS], ceiling_s[LR_IMPORTBENCH_MAXREPS], command_s[LR_IMPORTBENCH_MAXREPS];
-	double tree_s[LR_IMPORTBENCH_MAXREPS];	/* the tree-hash ceiling after each run */
-	double import_ms, ceiling_ms, command_ms, tree_ms;	/* medians, the first run dropped */
-	double x_import, x_command;	/* medians of import / ceiling and command / ceiling */
-	double x_ceilings;		/* median of command / (copy ceiling + tree-hash ceiling); 0 when not measured */
-};
-
-struct lr_importbench_result {
-	struct lr_importbench_variant v[LR_IMPORTBENCH_VARIANTS];
-};
-
-extern const char *const lr_importbench_names[LR_IMPORTBENCH_VARIANTS];
-
-LR_MUST_CHECK int lr_importbench(const struct lr_importbench_opts *o, struct lr_importbench_result *r);
-
-/* From the times in r->v[].*_s: the medians and ratios. */
-void lr_importbench_summarise(struct lr_importbench_result *r, int reps);
-
 /*
- * As a run of kind 'bench' (binding benchmark = import, model, tokens,
- * reps, threads): measurements 'VARIANT import|ceiling|command|tree rep K' in
- * seconds. lr_importbench_job_results reads one back.
+ * Its samples (benchjob.h), subject the mode and layout ("whole, strided"),
+ * at every repetition, in seconds: 'import' (its total), 'ceiling' (memcpy
+ * of the same bytes, measured by the command), 'command' (the whole
+ * command's wall time) and 'tree' (the tree-hash ceiling; runs stored before
+ * it have none). Binding model and tokens are the run's geometry.
  */
-LR_MUST_CHECK int lr_importbench_job_begin(struct lr_bench_job *j, struct lr_store *st,
-					   const struct lr_importbench_opts *o);
-LR_MUST_CHECK int lr_importbench_job_add(struct lr_bench_job *j, int reps, const struct lr_importbench_result *r);
-LR_MUST_CHECK int lr_importbench_job_results(const struct lr_run *run, struct lr_importbench_result *r);
+extern const struct lr_bench_ops lr_importbench_ops;
 
 #endif

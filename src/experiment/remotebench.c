@@ -9,7 +9,6 @@
 #include "experiment/remotebench.h"
 #include "experiment/spawn.h"
 #include "experiment/synthetic.h"
-#include "record/record.h"
 #include "store/remote.h"
 #include "store/runs.h"
 
@@ -33,8 +32,8 @@ static int add_uuid(void *arg, const struct lr_run *run)
 }
 
 /* The throwaway store's runs; 'uuids' gets theirs, so the pull takes those and no others. */
-static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_remotebench_result *r,
-		struct lr_strlist *uuids)
+static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_strlist *uuids, double *s,
+		int64_t *bytes)
 {
 	struct lr_run_filter f = { .status = -1 };
 	struct lr_progress *progress;
@@ -48,14 +47,14 @@ static int fill(const struct lr_remotebench_opts *o, const char *dir, struct lr_
 	progress = lr_progress_start("generated", "runs", o->runs);
 	for (i = 0; i < o->runs && !rc; i++) {
 		int64_t reps = o->reps / o->runs + (i < o->reps % o->runs),
-			bytes = o->object_bytes / o->runs + (i < o->object_bytes % o->runs);
+			each = o->object_bytes / o->runs + (i < o->object_bytes % o->runs);
 
-		rc = lr_synthetic_run(st, reps, bytes, o->seed + (uint64_t)i, o->argv, o->envp, &id);
-		r->bytes += bytes;
+		rc = lr_synthetic_run(st, reps, each, o->seed + (uint64_t)i, o->argv, o->envp, &id);
+		*bytes += each;
 		lr_progress_update(progress, i + 1);
 	}
 	lr_progress_stop(&progress);
-	r->generate_s = lr_monotonic_s() - t0;
+	*s = lr_monotonic_s() - t0;
 	if (!rc)
 		rc = lr_store_run_list(st, &f, add_uuid, uuids);
 	lr_store_free(st);
@@ -92,14 +91,28 @@ static int timed(const struct lr_remotebench_opts *o, const char *dir, const cha
 	return rc;
 }
 
-int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_result *r)
+/* The samples of one command: its wall time and peak RSS. */
+static int add_command(struct lr_bench *b, const char *cmd, double s, long rss_kib)
 {
+	int rc;
+
+	if ((rc = lr_bench_add(b, "", cmd, 0, s, "s")))
+		return rc;
+	return lr_bench_add(b, "", cmd, 0, (double)rss_kib, "KiB");
+}
+
+/* Fill a store, push it, pull it into a second one; the samples once both are done. */
+static int measure(void *opts, struct lr_bench_job *j)
+{
+	const struct lr_remotebench_opts *o = opts;
 	char *src = NULL, *dst = NULL, name[64];
 	struct lr_strlist uuids = { 0 };
 	struct lr_store *st = NULL;
+	double generate_s = 0, push_s = 0, pull_s = 0;
+	long push_rss = 0, pull_rss = 0;
+	int64_t bytes = 0;
 	int rc;
 
-	memset(r, 0, sizeof *r);
 	if (o->runs < 1)
 		return lr_error_set(LR_EINVAL, "the benchmark needs at least one run");
 	snprintf(name, sizeof name, "labrun-bench-remote-%ld-src", (long)getpid());
@@ -108,11 +121,16 @@ int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_re
 	snprintf(name, sizeof name, "labrun-bench-remote-%ld-dst", (long)getpid());
 	if ((rc = lr_bench_scratch(&dst, o->dir, name)))
 		goto out;
-	if (!(rc = fill(o, src, r, &uuids)) &&
-	    !(rc = timed(o, src, "push", "pushed", NULL, &r->push_s, &r->push_rss_kib)) && !(rc = make_store(o, dst, &st))) {
+	if (!(rc = fill(o, src, &uuids, &generate_s, &bytes)) &&
+	    !(rc = timed(o, src, "push", "pushed", NULL, &push_s, &push_rss)) && !(rc = make_store(o, dst, &st))) {
 		lr_store_free(st);
-		rc = timed(o, dst, "pull", "pulled", &uuids, &r->pull_s, &r->pull_rss_kib);
+		rc = timed(o, dst, "pull", "pulled", &uuids, &pull_s, &pull_rss);
 	}
+	if (!rc && !(rc = lr_bench_add(&j->bench, "", "generate", 0, generate_s, "s")) &&
+	    !(rc = add_command(&j->bench, "push", push_s, push_rss)) &&
+	    !(rc = add_command(&j->bench, "pull", pull_s, pull_rss)) &&
+	    !(rc = lr_bench_add(&j->bench, "", "objects", 0, (double)bytes, "bytes")))
+		rc = lr_bench_job_step(j);
 out:
 	lr_strlist_release(&uuids);
 	if (dst)
@@ -123,64 +141,23 @@ out:
 	return rc;
 }
 
-int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_remotebench_opts *o)
+/* The remote the benchmark pushes to, as the invoking store names it. */
+static int prepare(void *opts, struct lr_store *st)
 {
+	struct lr_remotebench_opts *o = opts;
+
+	return lr_store_remote_get(st, o->name, &o->remote, &o->uri);
+}
+
+static int bind(struct lr_run *run, const void *opts)
+{
+	const struct lr_remotebench_opts *o = opts;
 	int rc;
 
-	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "remote")) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "remote", o->remote, "user")) ||
-	    (rc = lr_bench_job_bind(j, "runs", o->runs)) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
-	    (rc = lr_bench_job_bind(j, "object_bytes", o->object_bytes)) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
+	if ((rc = lr_kvlist_set(&run->binding, "remote", o->remote, "user")) || (rc = lr_bench_bind(run, "runs", o->runs)) ||
+	    (rc = lr_bench_bind(run, "reps", o->reps)) || (rc = lr_bench_bind(run, "object_bytes", o->object_bytes)))
 		return rc;
-	return lr_bench_job_start(j, st);
+	return lr_kvlist_set(&run->binding, "store_dir", o->dir, "user");
 }
 
-/* The remote benchmark's samples: subject "", variant and unit. */
-static const struct {
-	const char *variant, *unit;
-} samples[6] = { { "generate", "s" }, { "push", "s" }, { "pull", "s" }, { "push", "KiB" }, { "pull", "KiB" }, { "objects", "bytes" } };
-
-int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r)
-{
-	const double v[6] = { r->generate_s, r->push_s, r->pull_s, (double)r->push_rss_kib, (double)r->pull_rss_kib,
-			      (double)r->bytes };
-	int k, rc = 0;
-
-	for (k = 0; k < 6 && !rc; k++)
-		rc = lr_run_add_sample(&j->run, "", samples[k].variant, 0, v[k], samples[k].unit);
-	return rc;
-}
-
-int lr_remotebench_job_results(const struct lr_run *run, struct lr_remotebench_result *r)
-{
-	const struct lr_kv *b = lr_kvlist_find(&run->binding, "benchmark");
-	struct lr_bench_samples sm;
-	double v[6];
-	int k, rc;
-
-	memset(r, 0, sizeof *r);
-	if (!b || strcmp(b->value, "remote"))
-		return lr_error_set(LR_EINVAL, "run %lld is not a remote benchmark", (long long)run->id);
-	if ((rc = lr_bench_samples(run, &sm)))
-		return rc;
-	for (k = 0; k < 6 && !rc; k++) {
-		const struct lr_sample *m = lr_bench_sample_find(&sm, "", samples[k].variant, samples[k].unit, 0);
-
-		if (m)
-			v[k] = m->value;
-		else
-			rc = lr_error_set(LR_EINVAL, "remote benchmark run %lld has no sample '%s' in %s", (long long)run->id,
-					  samples[k].variant, samples[k].unit);
-	}
-	lr_bench_samples_release(&sm);
-	if (rc)
-		return rc;
-	r->generate_s = v[0];
-	r->push_s = v[1];
-	r->pull_s = v[2];
-	r->push_rss_kib = (long)v[3];
-	r->pull_rss_kib = (long)v[4];
-	r->bytes = (int64_t)v[5];
-	return 0;
-}
+const struct lr_bench_ops lr_remotebench_ops = { LR_BENCHMARK_REMOTE, prepare, bind, measure };

@@ -12,13 +12,13 @@
  * every time: running it again measures a push of new runs).
  */
 
-#include "base/error.h"
 #include <stdint.h>
 
 #include "experiment/benchjob.h"
 
 struct lr_remotebench_opts {
-	const char *remote, *uri;	/* the remote, as the invoking store names it */
+	const char *name;		/* the remote's NAME, or NULL for the store's only one */
+	char *remote, *uri;		/* as the invoking store names it, resolved before the run (free() them) */
 	int runs;
 	int64_t reps, object_bytes;	/* in all, spread evenly over the runs */
 	const char *dir, *self;
@@ -26,23 +26,11 @@ struct lr_remotebench_opts {
 	char *const *argv, *const *envp;
 };
 
-struct lr_remotebench_result {
-	double generate_s, push_s, pull_s;
-	long push_rss_kib, pull_rss_kib;
-	int64_t bytes;			/* object bytes moved each way */
-};
-
-LR_MUST_CHECK int lr_remotebench(const struct lr_remotebench_opts *o, struct lr_remotebench_result *r);
-
 /*
- * As a run of kind 'bench' (binding benchmark = remote, with runs, reps,
- * object_bytes): measurements 'generate', 'push' and 'pull' (s), 'push
- * peak rss' and 'pull peak rss' (KiB), 'object bytes' (bytes).
+ * Its samples (benchjob.h), subject "", taken once: 'generate', 'push' and
+ * 'pull' in s, 'push' and 'pull' (peak RSS) in KiB, 'objects' (the object
+ * bytes moved each way) in bytes.
  */
-LR_MUST_CHECK int lr_remotebench_job_begin(struct lr_bench_job *j, struct lr_store *st,
-					   const struct lr_remotebench_opts *o);
-LR_MUST_CHECK int lr_remotebench_job_add(struct lr_bench_job *j, const struct lr_remotebench_result *r);
-/* The figures of a stored remote benchmark run (LR_EINVAL when it is not one). */
-LR_MUST_CHECK int lr_remotebench_job_results(const struct lr_run *run, struct lr_remotebench_result *r);
+extern const struct lr_bench_ops lr_remotebench_ops;
 
 #endif

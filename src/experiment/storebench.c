@@ -10,35 +10,34 @@
 #include "base/error.h"
 #include "base/progress.h"
 #include "base/walk.h"
-#include "base/model.h"
-#include "base/stats.h"
 #include "experiment/spawn.h"
 #include "experiment/storebench.h"
 #include "experiment/synthetic.h"
-#include "record/record.h"
 
-const char *const lr_storebench_ops[LR_STOREBENCH_OPS] = { "record", "report", "audit" };
+enum { RECORD, REPORT, AUDIT, OPS };
+static const char *const ops[OPS] = { "record", "report", "audit" };
 
 /* At most this many repetitions a run: a large store is many runs, as a lab's is. */
 #define REPS_PER_RUN 100000
 
 /* One command on the store in 'dir' (its working directory too), output discarded; wall seconds. */
-static int timed(const struct lr_storebench_opts *o, const char *dir, const char *op, double *s)
+static int timed(const struct lr_storebench_opts *o, const char *dir, int op, double *s)
 {
 	char *const record[] = { (char *)o->self, "--store", (char *)dir, "record", "-q", "--", "true", NULL };
 	char *const report[] = { (char *)o->self, "--store", (char *)dir, "report", "--issue", "270", NULL };
 	char *const audit[] = { (char *)o->self, "--store", (char *)dir, "audit", NULL };
 
-	return lr_bench_spawn(o->self, !strcmp(op, "record") ? record : !strcmp(op, "report") ? report : audit,
-			      o->envp, dir, NULL, s, NULL);
+	return lr_bench_spawn(o->self, op == RECORD ? record : op == REPORT ? report : audit, o->envp, dir, NULL, s, NULL);
 }
 
-static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, struct lr_storebench_row *row)
+/* The store in 'dir' filled with about n repetitions: *scale says how many exactly (whole blocks of eight). */
+static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, struct lr_bench *b, char *scale,
+		size_t size)
 {
 	struct lr_store *st = NULL;
 	int64_t done = 0, id;
 	double t0;
-	int rc;
+	int rc, runs = 0;
 
 	if ((rc = lr_store_open(&st, dir, LR_STORE_CREATE)))
 		return rc;
@@ -46,140 +45,62 @@ static int fill(const struct lr_storebench_opts *o, const char *dir, int64_t n, 
 	while (!rc && done < n) {
 		int64_t k = n - done < REPS_PER_RUN ? n - done : REPS_PER_RUN;
 
-		rc = lr_synthetic_run(st, k, 0, o->seed + (uint64_t)row->runs, o->argv, o->envp, &id);
+		rc = lr_synthetic_run(st, k, 0, o->seed + (uint64_t)runs, o->argv, o->envp, &id);
 		done += k / 8 * 8 > 0 ? k / 8 * 8 : 8;
-		row->runs++;
+		runs++;
 	}
-	row->generate_s = lr_monotonic_s() - t0;
-	row->reps = done;
 	lr_store_free(st);
+	snprintf(scale, size, "%lld", (long long)done);
+	if (!rc && !(rc = lr_bench_add(b, scale, "generate", 0, lr_monotonic_s() - t0, "s")))
+		rc = lr_bench_add(b, scale, "runs", 0, runs, "runs");
 	return rc;
 }
 
-int lr_storebench_scale(const struct lr_storebench_opts *o, int64_t n, struct lr_storebench_row *row)
+/* One scale: fill its store, then every command o->reps times, forward and reversed. */
+static int scale(const struct lr_storebench_opts *o, int64_t n, struct lr_bench *b)
 {
 	struct lr_progress *progress;
-	char *dir = NULL, name[80];
+	char *dir = NULL, name[80], subject[32];
 	int rc, rep, i;
+	double s;
 
-	memset(row, 0, sizeof *row);
-	if (o->reps < 2 || o->reps > LR_STOREBENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_STOREBENCH_MAXREPS);
 	snprintf(name, sizeof name, "labrun-bench-store-%ld-%lld", (long)getpid(), (long long)n);
 	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
-	rc = fill(o, dir, n, row);
+	rc = fill(o, dir, n, b, subject, sizeof subject);
 	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
-		for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
-			int op = rep % 2 ? LR_STOREBENCH_OPS - 1 - i : i; /* forward, then reversed */
+		for (i = 0; !rc && i < OPS; i++) {
+			int op = rep % 2 ? OPS - 1 - i : i; /* forward, then reversed */
 
-			rc = timed(o, dir, lr_storebench_ops[op], &row->s[op][rep]);
+			if (!(rc = timed(o, dir, op, &s)))
+				rc = lr_bench_add(b, subject, ops[op], rep, s, "s");
 		}
 	lr_progress_stop(&progress);
-	for (i = 0; !rc && i < LR_STOREBENCH_OPS; i++) {
-		double v[LR_STOREBENCH_MAXREPS];
-
-		memcpy(v, row->s[i] + 1, (size_t)(o->reps - 1) * sizeof *v); /* the first is warm-up */
-		row->median_s[i] = lr_median(v, (size_t)(o->reps - 1));
-	}
 	lr_remove_tree(dir);
 	free(dir);
 	return rc;
 }
 
-/* ---- as a run ------------------------------------------------------------------- */
-
-int lr_storebench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct lr_storebench_opts *o)
+static int bind(struct lr_run *run, const void *opts)
 {
+	const struct lr_storebench_opts *o = opts;
 	int rc;
 
-	if ((rc = lr_bench_job_capture(j, st, o->argv, o->envp, "store")) || (rc = lr_bench_job_bind(j, "reps", o->reps)) ||
-	    (rc = lr_kvlist_set(&j->run.binding, "store_dir", o->dir, "user")))
+	if ((rc = lr_bench_bind(run, "reps", o->reps)))
 		return rc;
-	return lr_bench_job_start(j, st);
+	return lr_kvlist_set(&run->binding, "store_dir", o->dir, "user");
 }
 
-int lr_storebench_job_add(struct lr_bench_job *j, int reps, const struct lr_storebench_row *row)
+static int measure(void *opts, struct lr_bench_job *j)
 {
-	char scale[32];
-	int op, rep, rc;
+	const struct lr_storebench_opts *o = opts;
+	int rc = 0;
 
-	snprintf(scale, sizeof scale, "%lld", (long long)row->reps);
-	if ((rc = lr_run_add_sample(&j->run, scale, "generate", 0, row->generate_s, "s")) ||
-	    (rc = lr_run_add_sample(&j->run, scale, "runs", 0, row->runs, "runs")))
-		return rc;
-	for (op = 0; op < LR_STOREBENCH_OPS; op++)
-		for (rep = 0; rep < reps; rep++)
-			if ((rc = lr_run_add_sample(&j->run, scale, lr_storebench_ops[op], rep, row->s[op][rep], "s")))
-				return rc;
-	return 0;
+	for (int i = 0; !rc && i < o->nscales; i++)
+		if (!(rc = scale(o, o->scale[i], &j->bench))) /* its meter shows the repetitions */
+			rc = lr_bench_job_step(j);
+	return rc;
 }
 
-/* The row of scale 'n' in rows[0..*nrows), added when new. */
-static struct lr_storebench_row *row_of(struct lr_storebench_row **rows, int *nrows, long long n)
-{
-	struct lr_storebench_row *p;
-
-	if (*nrows && (*rows)[*nrows - 1].reps == n)
-		return &(*rows)[*nrows - 1];
-	if (!(p = realloc(*rows, (size_t)(*nrows + 1) * sizeof *p)))
-		return NULL;
-	*rows = p;
-	memset(&p[*nrows], 0, sizeof *p);
-	p[*nrows].reps = n;
-	return &p[(*nrows)++];
-}
-
-int lr_storebench_job_results(const struct lr_run *run, struct lr_storebench_row **rows, int *n)
-{
-	const struct lr_kv *r = lr_kvlist_find(&run->binding, "reps");
-	int nreps = r ? atoi(r->value) : 0, rc = 0, op;
-	struct lr_storebench_row *row;
-	struct lr_bench_samples sm;
-	size_t i;
-
-	*rows = NULL;
-	*n = 0;
-	if (nreps < 2 || nreps > LR_STOREBENCH_MAXREPS)
-		return lr_error_set(LR_EINVAL, "run %lld is not a store benchmark", (long long)run->id);
-	if ((rc = lr_bench_samples(run, &sm)))
-		return rc;
-	for (i = 0; !rc && i < sm.n; i++) {
-		const struct lr_sample *m = &sm.v[i];
-		char *end;
-		long long scale = strtoll(m->subject, &end, 10);
-
-		if (end == m->subject || *end || scale <= 0 || m->rep >= nreps) {
-			rc = lr_error_set(LR_EINVAL, "run %lld: sample '%s %s rep %d' is not a store benchmark sample",
-					  (long long)run->id, m->subject, m->variant, m->rep);
-			break;
-		}
-		if (!(row = row_of(rows, n, scale))) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			break;
-		}
-		if (!strcmp(m->variant, "generate"))
-			row->generate_s = m->value;
-		else if (!strcmp(m->variant, "runs"))
-			row->runs = (int)m->value;
-		for (op = 0; op < LR_STOREBENCH_OPS; op++)
-			if (!strcmp(m->variant, lr_storebench_ops[op]))
-				row->s[op][m->rep] = m->value;
-	}
-	lr_bench_samples_release(&sm);
-	for (i = 0; !rc && i < (size_t)*n; i++)
-		for (op = 0; op < LR_STOREBENCH_OPS; op++) {
-			double v[LR_STOREBENCH_MAXREPS];
-
-			memcpy(v, (*rows)[i].s[op] + 1, (size_t)(nreps - 1) * sizeof *v);
-			(*rows)[i].median_s[op] = lr_median(v, (size_t)(nreps - 1));
-		}
-	if (rc || !*n) {
-		free(*rows);
-		*rows = NULL;
-		*n = 0;
-		return rc ? rc : lr_error_set(LR_EINVAL, "store benchmark run %lld holds no samples", (long long)run->id);
-	}
-	return 0;
-}
+const struct lr_bench_ops lr_storebench_ops = { LR_BENCHMARK_STORE, NULL, bind, measure };

@@ -1,19 +1,343 @@
 /*
- * Each benchmark's results as tables: what 'labrun bench' prints and
- * 'labrun report --run' prints again, in any format, through table.c.
+ * Each benchmark as it is shown (bench-int.h): the lines that say what ran,
+ * its columns and how each figure comes from the model's series, and what the
+ * figures are. The same for 'labrun bench' and 'labrun report --run', in any
+ * format; the document around them is bench.c's.
  */
 #include "config.h"
 #include "base/system.h"
 
-#include "report/report.h"
-#include "report/text.h"
-#include "experiment/collectbench.h"
-#include "experiment/importbench.h"
-#include "experiment/ingestbench.h"
-#include "experiment/remotebench.h"
-#include "experiment/storebench.h"
+#include <math.h>
+#include <stdarg.h>
 
-const struct lr_column lr_render_bench_encoder_cols[] = {
+#include "experiment/encoderbench.h"
+#include "report/bench-int.h"
+
+/* ---- what every definition uses ------------------------------------------------- */
+
+/* A setting of the run (its binding, else its geometry), or "?". */
+static const char *set(const struct lr_run *run, const char *key)
+{
+	const struct lr_kv *e = lr_kvlist_find(&run->binding, key);
+
+	if (!e)
+		e = lr_kvlist_find(&run->geometry, key);
+	return e ? e->value : "?";
+}
+
+/* A setting as a number; NAN when there is none or it is not one. */
+static double setnum(const struct lr_run *run, const char *key)
+{
+	const char *v = set(run, key);
+	char *end;
+	double x = strtod(v, &end);
+
+	return end != v && !*end ? x : NAN;
+}
+
+/* "" when the setting is 1, else "s": "1 thread", "2 threads". */
+static const char *plural(const struct lr_run *run, const char *key)
+{
+	return strcmp(set(run, key), "1") ? "s" : "";
+}
+
+/* One line of text in block b, printf-style. */
+static void vline(struct lr_doc *d, struct lr_doc_block *b, const char *fmt, va_list ap)
+{
+	struct lr_buf t = LR_BUF_INIT;
+
+	lr_buf_vaddf(&t, fmt, ap);
+	lr_doc_add(&b->text, t.buf);
+	if (t.failed)
+		d->failed = 1;
+	lr_buf_release(&t);
+}
+
+/* A line of prose: what ran, or what a table says. */
+static void __attribute__((format(printf, 2, 3))) say(struct lr_doc *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(d, lr_doc_prose(d), fmt, ap);
+	va_end(ap);
+}
+
+/* A line under the tables: what the figures are. */
+static void __attribute__((format(printf, 2, 3))) note(struct lr_doc *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(d, lr_doc_note(d), fmt, ap);
+	va_end(ap);
+}
+
+/* "host NAME: CPU, N CPUs, KERNEL; labrun V" and 'extra': the line every benchmark's head ends with. */
+static void host(struct lr_doc *d, const struct lr_run *run, const char *extra)
+{
+	const struct lr_host *h = &run->host;
+
+	say(d, "host %s: %s, %lld CPUs, %s; labrun %s%s", h->hostname, h->cpu_model ? h->cpu_model : "unknown CPU",
+	    (long long)h->cores, h->kernel, run->labrun_version ? run->labrun_version : "?", extra);
+}
+
+/* The median of the row's subject's 'variant' in 'unit' (NAN: none). */
+static double med(const struct lr_bench_row *r, const char *variant, const char *unit)
+{
+	return lr_bench_median(lr_bench_find(r->b, r->subject, variant, unit));
+}
+
+/* lr_bench_ratio of the row's subject's variants (seconds); NAN when one that is named is missing. */
+static double ratio(const struct lr_bench_row *r, const char *num, const char *den, const char *den2, double k)
+{
+	const char *name[3] = { num, den, den2 };
+	const struct lr_bench_series *s[3] = { NULL, NULL, NULL };
+
+	for (int i = 0; i < 3; i++)
+		if (name[i] && !(s[i] = lr_bench_find(r->b, r->subject, name[i], "s")))
+			return NAN;
+	return lr_bench_ratio(s[0], s[1], s[2], k);
+}
+
+/* A number, or no value when there is none. */
+static void cell(struct lr_table *t, double v, int digits)
+{
+	if (isnan(v) || isinf(v))
+		lr_table_none(t);
+	else
+		lr_table_real(t, v, digits);
+}
+
+/* The number a subject ends with, a store's scale "100000" or a level "concurrency 16"; or the subject. */
+static void subject_cell(struct lr_table *t, const char *subject)
+{
+	const char *sp = strrchr(subject, ' '), *n = sp ? sp + 1 : subject;
+	char *end;
+	long long v = strtoll(n, &end, 10);
+
+	if (end != n && !*end)
+		lr_table_int(t, v);
+	else
+		lr_table_text(t, subject);
+}
+
+/* ---- store ---------------------------------------------------------------------- */
+
+static const struct lr_column store_cols[] = {
+	{ "repetitions", "repetitions", LR_COL_NUMBER }, { "runs", "runs", LR_COL_NUMBER },
+	{ "store_s", "store s", LR_COL_NUMBER },	 { "record_ms", "record ms", LR_COL_NUMBER },
+	{ "report_ms", "report ms", LR_COL_NUMBER },	 { "audit_ms", "audit ms", LR_COL_NUMBER },
+};
+
+static void store_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	static const char *const ops[] = { "record", "report", "audit" };
+	double runs = med(r, "runs", "runs");
+
+	subject_cell(t, r->subject);
+	if (isnan(runs))
+		lr_table_none(t);
+	else
+		lr_table_int(t, (long long)runs);
+	cell(t, med(r, "generate", "s"), 3);
+	for (int op = 0; op < 3; op++)
+		cell(t, med(r, ops[op], "s") * 1e3, 1);
+}
+
+static void store_head(struct lr_doc *d, const struct lr_run *run)
+{
+	say(d, "labrun bench store: %s runs of each command per scale (first dropped), stores in %s",
+	    set(run, "reps"), set(run, "store_dir"));
+	say(d, "record: record -q -- true; report: report --issue 270; audit: audit");
+	host(d, run, "");
+}
+
+static void store_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	(void)run, (void)b;
+	note(d, "times are medians, measured; the stored repetitions are synthetic: stored, sealed and chained "
+		"as 'labrun run' stores them, with generated times");
+}
+
+/* ---- import --------------------------------------------------------------------- */
+
+static const struct lr_column import_cols[] = {
+	{ "variant", "variant", 0 },
+	{ "import_ms", "import ms", LR_COL_NUMBER },
+	{ "ceiling_ms", "ceiling ms", LR_COL_NUMBER },
+	{ "import_x_ceiling", "import x ceiling", LR_COL_NUMBER },
+	{ "command_ms", "command ms", LR_COL_NUMBER },
+	{ "command_x_ceiling", "command x ceiling", LR_COL_NUMBER },
+	{ "tree_hash_ms", "tree hash ms", LR_COL_NUMBER },
+	{ "command_x_ceilings", "command x (copy + tree hash)", LR_COL_NUMBER },
+};
+
+/* A run stored before the tree-hash ceiling was measured has no 'tree': its two columns have no value. */
+static void import_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	lr_table_text(t, r->subject);
+	cell(t, med(r, "import", "s") * 1e3, 2);
+	cell(t, med(r, "ceiling", "s") * 1e3, 2);
+	cell(t, ratio(r, "import", "ceiling", NULL, 1), 2);
+	cell(t, med(r, "command", "s") * 1e3, 1);
+	cell(t, ratio(r, "command", "ceiling", NULL, 1), 1);
+	cell(t, med(r, "tree", "s") * 1e3, 2);
+	cell(t, ratio(r, "command", "ceiling", "tree", 1), 2);
+}
+
+static void import_head(struct lr_doc *d, const struct lr_run *run)
+{
+	say(d, "labrun bench import: %s, %s tokens, sim, %s runs of each variant (first dropped), %s encoder "
+		"thread%s", set(run, "model"), set(run, "tokens"), set(run, "reps"), set(run, "threads"),
+	    plural(run, "threads"));
+	host(d, run, "");
+}
+
+static void import_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	(void)b;
+	note(d, "x ceiling: the run's own import total (or whole command) over the copy ceiling it measured");
+	note(d, "tree hash: the device state's digest of as many bytes in memory, on %s CPU(s), right after each "
+		"run", set(run, "tree_threads"));
+	note(d, "x (copy + tree hash): the whole command over both; medians over runs; measured, not modelled");
+}
+
+/* ---- remote --------------------------------------------------------------------- */
+
+static const struct lr_column remote_cols[] = {
+	{ "command", "command", 0 },
+	{ "wall_s", "wall s", LR_COL_NUMBER },
+	{ "objects_mib_per_s", "objects MiB/s", LR_COL_NUMBER },
+	{ "peak_rss_mib", "peak RSS MiB", LR_COL_NUMBER },
+};
+static const char *const remote_rows[] = { "push", "pull", NULL };
+
+static void remote_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	double wall = med(r, r->variant, "s");
+
+	lr_table_text(t, r->variant);
+	cell(t, wall, 2);
+	cell(t, med(r, "objects", "bytes") / (1 << 20) / wall, 0);
+	cell(t, med(r, r->variant, "KiB") / 1024, 1);
+}
+
+static void remote_head(struct lr_doc *d, const struct lr_run *run)
+{
+	say(d, "labrun bench remote: %s runs, %s repetitions, %.0f MiB of objects, to remote '%s' and back",
+	    set(run, "runs"), set(run, "reps"), setnum(run, "object_bytes") / (1 << 20), set(run, "remote"));
+	host(d, run, "");
+}
+
+static void remote_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	note(d, "%s runs, %s repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled",
+	     set(run, "runs"), set(run, "reps"),
+	     lr_bench_median(lr_bench_find(b, "", "objects", "bytes")) / (1 << 20),
+	     lr_bench_median(lr_bench_find(b, "", "generate", "s")));
+}
+
+/* ---- collect -------------------------------------------------------------------- */
+
+static const struct lr_column collect_cols[] = {
+	{ "concurrency", "concurrency", LR_COL_NUMBER },
+	{ "client", "client", 0 },
+	{ "cpu_us_per_token", "CPU us/token", LR_COL_NUMBER },
+	{ "requests_per_s", "requests/s", LR_COL_NUMBER },
+	{ "server_us_per_token", "server CPU us/token", LR_COL_NUMBER },
+	{ "server_busy", "server busy", LR_COL_NUMBER },
+	{ "x_peer_cpu", "x python CPU", LR_COL_NUMBER },
+};
+static const char *const collect_rows[] = { "labrun", "python", NULL };
+
+/* A client's figures over its passes: CPU and the server's CPU per token streamed, requests over its own pass. */
+static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	const double requests = setnum(r->run, "requests"), per_token = 1e6 / (requests * setnum(r->run, "tokens"));
+	char cpu[64], pass[64], server[64];
+
+	snprintf(cpu, sizeof cpu, "%s: cpu", r->variant);
+	snprintf(pass, sizeof pass, "%s: pass", r->variant);
+	snprintf(server, sizeof server, "%s: server cpu", r->variant);
+	subject_cell(t, r->subject);
+	lr_table_text(t, r->variant);
+	cell(t, ratio(r, cpu, NULL, NULL, per_token), 2);
+	cell(t, ratio(r, NULL, pass, NULL, requests), 0);
+	cell(t, ratio(r, server, NULL, NULL, per_token), 2);
+	cell(t, ratio(r, server, pass, NULL, 1), 2);
+	if (r->index == 0) /* labrun's CPU over the peer's, repetition by repetition */
+		cell(t, ratio(r, "labrun: cpu", "python: cpu", NULL, 1), 3);
+	else
+		lr_table_none(t);
+}
+
+static void collect_head(struct lr_doc *d, const struct lr_run *run)
+{
+	say(d, "labrun bench collect: %s requests of %s tokens a pass, %s passes of each client a level (first "
+		"dropped), alternated;", set(run, "requests"), set(run, "tokens"), set(run, "reps"));
+	say(d, "the null server writes %s token chunk(s) at once", set(run, "burst"));
+	say(d, "labrun: 'labrun collect', storing everything; python: %s (%s), asyncio, writing the same responses "
+		"to a file", set(run, "peer"), set(run, "python"));
+	host(d, run, "");
+}
+
+static void collect_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	(void)run, (void)b;
+	note(d, "CPU: the client process's user + sys time over the tokens it streamed, start-up included; "
+		"requests/s over the client's own pass");
+	note(d, "server: the null server's CPU in the same pass (busy: over the pass time; below 1, it was not the "
+		"bottleneck); medians, measured");
+}
+
+/* ---- ingest --------------------------------------------------------------------- */
+
+static const struct lr_column ingest_cols[] = {
+	{ "command", "command", 0 },
+	{ "median_ms", "median ms", LR_COL_NUMBER },
+	{ "mb_per_s", "MB/s of the file", LR_COL_NUMBER },
+	{ "x_python", "x python", LR_COL_NUMBER },
+};
+static const char *const ingest_rows[] = { "ingest", "python", "compare", NULL };
+
+static void ingest_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	static const char *const names[] = { "labrun ingest responses", "python json.loads loop",
+					     "labrun compare (two sets)" };
+	double ms = med(r, r->variant, "s") * 1e3;
+
+	lr_table_text(t, names[r->index]);
+	cell(t, ms, 1);
+	if (r->index < 2 && ms > 0) /* the file read: ingest and the peer */
+		cell(t, med(r, "file", "B") / 1e3 / ms, 1);
+	else
+		lr_table_none(t);
+	if (r->index == 0)
+		cell(t, ratio(r, "ingest", "python", NULL, 1), 2);
+	else
+		lr_table_none(t);
+}
+
+static void ingest_head(struct lr_doc *d, const struct lr_run *run)
+{
+	say(d, "labrun bench ingest: %s responses of %s tokens, %s repetitions (first dropped); peer: %s, 'for line "
+		"in f: json.loads(line)'", set(run, "responses"), set(run, "tokens"), set(run, "reps"),
+	    set(run, "python"));
+	host(d, run, "");
+}
+
+static void ingest_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	(void)run;
+	note(d, "the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their "
+		"median", lr_bench_median(lr_bench_find(b, "ingest", "file", "B")) / 1e6);
+	note(d, "wall time of each whole process; measured, not modelled");
+}
+
+/* ---- encoder -------------------------------------------------------------------- */
+
+static const struct lr_column encoder_cols[] = {
 	{ "shape", "shape", LR_COL_DATA },
 	{ "variant", "variant", 0 },
 	{ "kind", "kind", LR_COL_DATA },
@@ -23,211 +347,168 @@ const struct lr_column lr_render_bench_encoder_cols[] = {
 	{ "vs_lookup", "vs lookup", LR_COL_NUMBER },
 	{ "role", "role", 0 },
 };
-const int lr_render_bench_encoder_ncols = sizeof lr_render_bench_encoder_cols / sizeof lr_render_bench_encoder_cols[0];
 
-void lr_render_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+static double ms(const struct lr_bench_series *s)
 {
-	char shape[128];
+	return lr_bench_median(s) * 1e3;
+}
 
-	snprintf(shape, sizeof shape, "%lld,%lld,%lld,%lld,%lld", (long long)o->shape[0], (long long)o->shape[1],
-		 (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4]);
-	for (int i = 0; i < r->nvar; i++) {
-		const struct lr_bench_variant *v = &r->var[i];
+/* Bytes read plus bytes written over the median time. */
+static double gbps(const struct lr_bench_shape *sh, const struct lr_bench_series *s)
+{
+	return s ? (double)sh->elements * 4 / (ms(s) * 1e6) : NAN;
+}
 
-		lr_table_text(t, shape);
-		lr_table_text(t, v->name);
-		lr_table_text(t, lr_bench_kind_name(v->kind));
-		lr_table_real(t, v->median_ms, 3);
-		lr_table_real(t, v->gbps, 2);
-		lr_table_real(t, lr_bench_x_ceiling(r, i), 2);
-		if ((v->kind == LR_BENCH_ENCODE || v->kind == LR_BENCH_PERMUTED) && r->lookup >= 0)
-			lr_table_real(t, r->var[r->lookup].median_ms / v->median_ms, 2);
-		else
-			lr_table_none(t);
-		lr_table_text(t, i == r->ceiling || i == r->file_copy ? "ceiling" : i == r->best ? "best kernel" : "");
+/* A variant's throughput over its ceiling's: the fastest copy, or for a file variant cp of the file. */
+static double x_ceiling(const struct lr_bench_shape *sh, const struct lr_bench_series *s, enum lr_bench_kind kind)
+{
+	return gbps(sh, s) / gbps(sh, kind == LR_BENCH_FILE_COPY || kind == LR_BENCH_FILE_ENCODE ? sh->file_copy
+												   : sh->ceiling);
+}
+
+/* The kernel of a variant (its name read again: the shape was read whole before any row). */
+static const char *kernel_of(const struct lr_bench_series *s, char *buf, size_t size)
+{
+	enum lr_bench_kind kind;
+
+	return lr_bench_variant_parse(s->variant, &kind, buf, size) ? "?" : buf;
+}
+
+static void encoder_row(struct lr_table *t, const struct lr_bench_row *r)
+{
+	const struct lr_bench_series *s = lr_bench_find(r->b, r->subject, r->variant, "s");
+	struct lr_bench_shape sh;
+	enum lr_bench_kind kind;
+	char kernel[16];
+
+	if (lr_bench_shape_read(&sh, r->b, r->subject) ||
+	    lr_bench_variant_parse(r->variant, &kind, kernel, sizeof kernel))
+		return; /* section_head refused the shape */
+	lr_table_text(t, r->subject);
+	lr_table_text(t, r->variant);
+	lr_table_text(t, lr_bench_kind_name(kind));
+	cell(t, ms(s), 3);
+	cell(t, gbps(&sh, s), 2);
+	cell(t, x_ceiling(&sh, s, kind), 2);
+	cell(t, (kind == LR_BENCH_ENCODE || kind == LR_BENCH_PERMUTED) && sh.lookup ? ms(sh.lookup) / ms(s) : NAN, 2);
+	lr_table_text(t, s == sh.ceiling || s == sh.file_copy ? "ceiling" : s == sh.best ? "best kernel" : "");
+}
+
+static void encoder_head(struct lr_doc *d, const struct lr_run *run)
+{
+	char extra[64];
+
+	say(d, "labrun bench encoder: %s repetitions per variant (first dropped), contract %s, seed %s, %s thread%s",
+	    set(run, "reps"), set(run, "contract"), set(run, "seed"), set(run, "threads"), plural(run, "threads"));
+	snprintf(extra, sizeof extra, ", auto kernel %s", set(run, "auto_kernel"));
+	host(d, run, extra);
+	if (lr_kvlist_find(&run->binding, "pinned_cpu"))
+		say(d, "timing thread pinned to CPU %s", set(run, "pinned_cpu"));
+}
+
+/* A shape's heading and its parity; LR_EINVAL when the subject is no shape or a variant none the benchmark gives. */
+static int encoder_section_head(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b,
+				const char *subject)
+{
+	const char *digest = lr_bench_shape_digest(run, subject);
+	struct lr_bench_shape sh;
+	int rc;
+
+	if ((rc = lr_bench_shape_read(&sh, b, subject))) {
+		lr_error_wrap("run %lld", (long long)run->id);
+		return rc;
 	}
+	lr_doc_addf(&lr_doc_heading(d, 2)->text, "shape [%s]: %lld elements, %.1f MiB in + %.1f MiB out", subject,
+		    (long long)sh.elements, sh.elements * 2 / 1048576.0, sh.elements * 2 / 1048576.0);
+	say(d, "parity: every encoder and the permuted view give identical bytes (sha256 %s)",
+	    digest ? digest : "?");
+	return 0;
 }
 
-void lr_render_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r)
+/* The sentences that sum a shape up: the best kernel, what auto took, the permuted view, file to file. */
+static void encoder_section_tail(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b,
+				 const char *subject)
 {
-	snprintf(buf, size, "[%lld,%lld,%lld,%lld,%lld]: %lld elements, %.1f MiB in + %.1f MiB out", (long long)o->shape[0],
-		 (long long)o->shape[1], (long long)o->shape[2], (long long)o->shape[3], (long long)o->shape[4],
-		 (long long)r->elements, r->elements * 2 / 1048576.0, r->elements * 2 / 1048576.0);
+	const struct lr_kv *why = lr_kvlist_find(&run->binding, "auto_why");
+	struct lr_bench_shape sh;
+	char k[16];
+
+	if (lr_bench_shape_read(&sh, b, subject))
+		return;
+	if (sh.best) {
+		struct lr_buf *t = &lr_doc_prose(d)->text;
+
+		lr_doc_addf(t, "Best kernel %s", kernel_of(sh.best, k, sizeof k));
+		if (sh.ceiling)
+			lr_doc_addf(t, ": %.2fx the ceiling's throughput", gbps(&sh, sh.best) / gbps(&sh, sh.ceiling));
+		if (sh.lookup)
+			lr_doc_addf(t, ", %.2fx faster than lookup", ms(sh.lookup) / ms(sh.best));
+		lr_doc_add(t, ".");
+	}
+	if (sh.best && sh.contiguous)
+		say(d, "Auto takes %s at this size%s%s%s: %.3f ms = %.2fx the best kernel's time.",
+		    kernel_of(sh.contiguous, k, sizeof k), why ? " (" : "", why ? why->value : "", why ? ")" : "",
+		    ms(sh.contiguous), ms(sh.contiguous) / ms(sh.best));
+	if (sh.permuted && sh.contiguous)
+		say(d, "Permuted view (%s): %.3f ms = %.2fx the contiguous encode.",
+		    kernel_of(sh.permuted, k, sizeof k), ms(sh.permuted), ms(sh.permuted) / ms(sh.contiguous));
+	if (sh.file_copy && sh.file_encode) /* a throughput ratio, as the table's 'x ceiling' column gives it */
+		say(d, "File to file (%s): labrun encode %.3f ms = %.2fx the throughput of cp of the same file "
+			"(%.3f ms).", kernel_of(sh.file_encode, k, sizeof k), ms(sh.file_encode),
+		    x_ceiling(&sh, sh.file_encode, LR_BENCH_FILE_ENCODE), ms(sh.file_copy));
 }
 
-void lr_render_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep)
+static json_t *name_json(const struct lr_bench_series *s)
 {
-	size_t n = 0;
-
-#define ADD(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
-	buf[0] = '\0';
-	if (r->best >= 0)
-		ADD("Best kernel %s: %.2fx the ceiling's throughput", r->var[r->best].kernel,
-		    r->var[r->best].gbps / r->var[r->ceiling].gbps);
-	if (r->best >= 0 && r->lookup >= 0)
-		ADD(", %.2fx faster than lookup", r->var[r->lookup].median_ms / r->var[r->best].median_ms);
-	if (r->best >= 0 && r->contiguous >= 0)
-		ADD("%sAuto takes %s at this size%s%s%s: %.3f ms = %.2fx the best kernel's time", n ? sep : "",
-		    r->var[r->contiguous].kernel, r->auto_why ? " (" : "", r->auto_why ? r->auto_why : "",
-		    r->auto_why ? ")" : "", r->var[r->contiguous].median_ms,
-		    r->var[r->contiguous].median_ms / r->var[r->best].median_ms);
-	if (r->permuted >= 0 && r->contiguous >= 0)
-		ADD("%sPermuted view (%s): %.3f ms = %.2fx the contiguous encode", n ? sep : "", r->var[r->permuted].kernel,
-		    r->var[r->permuted].median_ms, r->var[r->permuted].median_ms / r->var[r->contiguous].median_ms);
-	if (r->file_copy >= 0 && r->file_encode >= 0)
-		/* a throughput ratio, as the table's 'x ceiling' column and the best kernel's line give it */
-		ADD("%sFile to file (%s): labrun encode %.3f ms = %.2fx the throughput of cp of the same file (%.3f ms)",
-		    n ? sep : "", r->var[r->file_encode].kernel, r->var[r->file_encode].median_ms,
-		    r->var[r->file_encode].gbps / r->var[r->file_copy].gbps, r->var[r->file_copy].median_ms);
-	if (n)
-		ADD(".");
-#undef ADD
+	return s ? json_string(s->variant) : json_null();
 }
 
-json_t *lr_render_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r)
+static json_t *encoder_section_json(const struct lr_run *run, const struct lr_bench *b, const char *subject)
 {
-	struct lr_table t;
-	json_t *vars;
+	struct lr_bench_shape sh;
 
-	lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
-	lr_render_bench_encoder_rows(&t, o, r);
-	vars = lr_table_error(&t) ? json_null() : lr_render_table_json(&t);
-	lr_table_release(&t);
-	return json_pack("{s:[I,I,I,I,I], s:I, s:s, s:s, s:s, s:s, s:o, s:o}", "shape", (json_int_t)o->shape[0],
-			 (json_int_t)o->shape[1], (json_int_t)o->shape[2], (json_int_t)o->shape[3], (json_int_t)o->shape[4],
-			 "elements", (json_int_t)r->elements, "output_sha256", r->digest, "ceiling", r->var[r->ceiling].name,
-			 "best", r->var[r->best].name, "permuted", r->var[r->permuted].name, "file_encode_x_cp",
-			 r->file_copy >= 0 && r->file_encode >= 0
-				 ? json_real(r->var[r->file_encode].gbps / r->var[r->file_copy].gbps)
-				 : json_null(),
-			 "variants", vars);
+	if (lr_bench_shape_read(&sh, b, subject))
+		return json_object();
+	return json_pack("{s:[I,I,I,I,I], s:I, s:s?, s:o, s:o, s:o, s:o}", "shape", (json_int_t)sh.dims[0],
+			 (json_int_t)sh.dims[1], (json_int_t)sh.dims[2], (json_int_t)sh.dims[3],
+			 (json_int_t)sh.dims[4], "elements", (json_int_t)sh.elements, "output_sha256",
+			 lr_bench_shape_digest(run, subject), "ceiling", name_json(sh.ceiling), "best",
+			 name_json(sh.best), "permuted", name_json(sh.permuted),
+			 "file_encode_x_cp", sh.file_copy && sh.file_encode
+						     ? json_real(x_ceiling(&sh, sh.file_encode, LR_BENCH_FILE_ENCODE))
+						     : json_null());
 }
 
-static const struct lr_column store_cols[] = {
-	{ "repetitions", "repetitions", LR_COL_NUMBER }, { "runs", "runs", LR_COL_NUMBER },
-	{ "store_s", "store s", LR_COL_NUMBER },	 { "record_ms", "record ms", LR_COL_NUMBER },
-	{ "report_ms", "report ms", LR_COL_NUMBER },	 { "audit_ms", "audit ms", LR_COL_NUMBER },
+static void encoder_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	(void)run, (void)b;
+	note(d, "GB/s counts bytes read plus bytes written; x ceiling is a variant's throughput over the fastest "
+		"copy of the same bytes (a file variant's, over cp of the same file), measured in the same run; vs "
+		"lookup is the lookup kernel's time over the variant's");
+	note(d, "every figure is the median of a variant's repetitions, the first dropped as warm-up; measured, not "
+		"modelled");
+}
+
+/* ---- the definitions ------------------------------------------------------------ */
+
+#define COLS(c) c, (int)(sizeof c / sizeof c[0])
+
+static const struct lr_bench_def defs[] = {
+	[LR_BENCHMARK_ENCODER] = { COLS(encoder_cols), "variants", NULL, 1, "shapes", encoder_row, encoder_head,
+				   encoder_notes, encoder_section_head, encoder_section_tail, encoder_section_json },
+	[LR_BENCHMARK_STORE] = { COLS(store_cols), "scales", NULL, 0, NULL, store_row, store_head, store_notes, NULL,
+				 NULL, NULL },
+	[LR_BENCHMARK_IMPORT] = { COLS(import_cols), "variants", NULL, 0, NULL, import_row, import_head, import_notes,
+				  NULL, NULL, NULL },
+	[LR_BENCHMARK_REMOTE] = { COLS(remote_cols), "commands", remote_rows, 0, NULL, remote_row, remote_head,
+				  remote_notes, NULL, NULL, NULL },
+	[LR_BENCHMARK_COLLECT] = { COLS(collect_cols), "levels", collect_rows, 0, NULL, collect_row, collect_head,
+				   collect_notes, NULL, NULL, NULL },
+	[LR_BENCHMARK_INGEST] = { COLS(ingest_cols), "commands", ingest_rows, 0, NULL, ingest_row, ingest_head,
+				  ingest_notes, NULL, NULL, NULL },
 };
 
-void lr_render_bench_store_table(struct lr_table *t)
+const struct lr_bench_def *lr_render_bench_def(enum lr_benchmark which)
 {
-	lr_table_init(t, store_cols, sizeof store_cols / sizeof store_cols[0]);
-}
-
-void lr_render_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r)
-{
-	lr_table_int(t, r->reps);
-	lr_table_int(t, r->runs);
-	lr_table_real(t, r->generate_s, 3);
-	for (int op = 0; op < LR_STOREBENCH_OPS; op++)
-		lr_table_real(t, r->median_s[op] * 1e3, 1);
-}
-
-void lr_render_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r)
-{
-	static const struct lr_column cols[] = {
-		{ "variant", "variant", 0 },
-		{ "import_ms", "import ms", LR_COL_NUMBER },
-		{ "ceiling_ms", "ceiling ms", LR_COL_NUMBER },
-		{ "import_x_ceiling", "import x ceiling", LR_COL_NUMBER },
-		{ "command_ms", "command ms", LR_COL_NUMBER },
-		{ "command_x_ceiling", "command x ceiling", LR_COL_NUMBER },
-		{ "tree_hash_ms", "tree hash ms", LR_COL_NUMBER },
-		{ "command_x_ceilings", "command x (copy + tree hash)", LR_COL_NUMBER },
-	};
-
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < LR_IMPORTBENCH_VARIANTS; i++) {
-		const struct lr_importbench_variant *v = &r->v[i];
-
-		lr_table_text(t, v->name);
-		lr_table_real(t, v->import_ms, 2);
-		lr_table_real(t, v->ceiling_ms, 2);
-		lr_table_real(t, v->x_import, 2);
-		lr_table_real(t, v->command_ms, 1);
-		lr_table_real(t, v->x_command, 1);
-		if (v->tree_ms > 0) {
-			lr_table_real(t, v->tree_ms, 2);
-			lr_table_real(t, v->x_ceilings, 2);
-		} else { /* stored before the tree-hash ceiling was measured */
-			lr_table_none(t);
-			lr_table_none(t);
-		}
-	}
-}
-
-void lr_render_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r)
-{
-	static const struct lr_column cols[] = {
-		{ "command", "command", 0 },
-		{ "wall_s", "wall s", LR_COL_NUMBER },
-		{ "objects_mib_per_s", "objects MiB/s", LR_COL_NUMBER },
-		{ "peak_rss_mib", "peak RSS MiB", LR_COL_NUMBER },
-	};
-	const double mib = (double)r->bytes / (1 << 20), wall[2] = { r->push_s, r->pull_s },
-		     rss[2] = { r->push_rss_kib / 1024.0, r->pull_rss_kib / 1024.0 };
-
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < 2; i++) {
-		lr_table_text(t, i ? "pull" : "push");
-		lr_table_real(t, wall[i], 2);
-		lr_table_real(t, mib / wall[i], 0);
-		lr_table_real(t, rss[i], 1);
-	}
-}
-
-void lr_render_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r)
-{
-	static const struct lr_column cols[] = {
-		{ "concurrency", "concurrency", LR_COL_NUMBER },
-		{ "client", "client", 0 },
-		{ "cpu_us_per_token", "CPU us/token", LR_COL_NUMBER },
-		{ "requests_per_s", "requests/s", LR_COL_NUMBER },
-		{ "server_us_per_token", "server CPU us/token", LR_COL_NUMBER },
-		{ "server_busy", "server busy", LR_COL_NUMBER },
-		{ "x_peer_cpu", "x python CPU", LR_COL_NUMBER },
-	};
-
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < r->n; i++)
-		for (int k = 0; k < LR_COLLECTBENCH_CLIENTS; k++) {
-			const struct lr_collectbench_client *c = &r->l[i].c[k];
-
-			lr_table_int(t, r->l[i].concurrency);
-			lr_table_text(t, lr_collectbench_clients[k]);
-			lr_table_real(t, c->cpu_us_per_token, 2);
-			lr_table_real(t, c->requests_per_s, 0);
-			lr_table_real(t, c->server_us_per_token, 2);
-			lr_table_real(t, c->server_busy, 2);
-			if (k == LR_COLLECTBENCH_LABRUN)
-				lr_table_real(t, r->l[i].ratio, 3);
-			else
-				lr_table_none(t);
-		}
-}
-
-void lr_render_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r)
-{
-	static const struct lr_column cols[] = {
-		{ "command", "command", 0 },
-		{ "median_ms", "median ms", LR_COL_NUMBER },
-		{ "mb_per_s", "MB/s of the file", LR_COL_NUMBER },
-		{ "x_python", "x python", LR_COL_NUMBER },
-	};
-	const char *names[3] = { "labrun ingest responses", "python json.loads loop", "labrun compare (two sets)" };
-	const double ms[3] = { r->ingest_ms, r->python_ms, r->compare_ms };
-
-	lr_table_init(t, cols, sizeof cols / sizeof cols[0]);
-	for (int i = 0; i < 3; i++) {
-		lr_table_text(t, names[i]);
-		lr_table_real(t, ms[i], 1);
-		if (i < 2 && ms[i] > 0)
-			lr_table_real(t, (double)r->bytes / 1e3 / ms[i], 1);
-		else
-			lr_table_none(t);
-		if (i == 0)
-			lr_table_real(t, r->x_python, 2);
-		else
-			lr_table_none(t);
-	}
+	return &defs[which];
 }

@@ -1,360 +1,224 @@
+/*
+ * A benchmark run as one document, whatever the benchmark: what ran and on
+ * what host, its tables, what its figures are (each benchmark's words and
+ * columns are bench-tables.c's), built from the run and its model
+ * (experiment/benchjob.h). 'labrun bench' shows it as the run goes, 'labrun
+ * report --run' in every format: Markdown, HTML and text through the
+ * document's writers, CSV and JSON from the same tables.
+ */
 #include "config.h"
 #include "base/system.h"
 
-#include "report/doc.h"
+#include "report/bench-int.h"
 #include "report/report.h"
 #include "report/text.h"
-#include "experiment/benchjob.h"
-#include "experiment/collectbench.h"
-#include "experiment/importbench.h"
-#include "experiment/ingestbench.h"
-#include "experiment/remotebench.h"
-#include "experiment/storebench.h"
+
+/* "labrun report: run N (bench WHAT)". */
+static void title(char *buf, size_t size, const struct lr_run *run, const struct lr_bench *b)
+{
+	snprintf(buf, size, "labrun report: run %lld (bench %s)", (long long)run->id, lr_benchmark_name(b->which));
+}
+
+/* The title, and the command with how it ended: what a report says of a run that 'bench' itself does not. */
+static void run_lines(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	char *cmdline = lr_argv_text(run->argv_json), head[128];
+	struct lr_buf *t;
+
+	title(head, sizeof head, run, b);
+	lr_doc_add(&lr_doc_heading(d, 1)->text, head);
+	t = &lr_doc_prose(d)->text;
+	lr_doc_add(t, "Command: ");
+	lr_doc_code(t, cmdline ? cmdline : run->argv_json);
+	lr_doc_addf(t, " (started %s), %s%s%s.", run->started_at ? run->started_at : "?", lr_status_name(run->status),
+		    run->failure ? ": " : "", run->failure ? run->failure : "");
+	free(cmdline);
+}
 
 /*
- * 'labrun report --run ID' of a 'bench' run: the benchmark's tables again
- * (bench-tables.c, written by table.c), every median recomputed from the
- * stored time of each repetition.
+ * The rows of one subject (or, with subject NULL, of every subject) into t:
+ * a row for each variant the definition lists, or for each variant timed in
+ * the subject (a table a subject), or else one row.
  */
-
-static const char encoder_method[] =
-	"Measured, not modelled. Every figure is recomputed from the stored time of each repetition\n"
-	"(the first dropped as warm-up; the median of the rest). GB/s counts bytes read plus bytes\n"
-	"written; x ceiling is a variant's throughput over the fastest copy of the same bytes, measured\n"
-	"in the same run; vs lookup is the lookup kernel's time over the variant's.";
-
-static const char store_method[] =
-	"Measured, not modelled: the wall time of labrun itself, run as a user runs it on a store of N\n"
-	"repetitions (record -q -- true outside a git work tree, report --issue 270, audit), the median\n"
-	"of each command's runs with the first dropped. The repetitions in those stores are synthetic:\n"
-	"stored, sealed and chained as 'labrun run' stores them, with generated times.";
-
-static const char *binding(const struct lr_run *run, const char *key)
+static void rows(struct lr_table *t, const struct lr_bench_def *def, const struct lr_run *run,
+		 const struct lr_bench *b, const char *subject)
 {
-	const struct lr_kv *e = lr_kvlist_find(&run->binding, key);
+	struct lr_bench_row r = { run, b, NULL, NULL, 0 };
 
-	return e ? e->value : "?";
-}
-
-static const char *cpu_model(const struct lr_run *run)
-{
-	return run->host.cpu_model ? run->host.cpu_model : "unknown CPU";
-}
-
-/* Markdown's heading, or an HTML page's head and heading: "labrun report: run N (bench WHAT)". */
-static void open_doc(FILE *f, int html, const struct lr_run *run)
-{
-	char title[96];
-
-	snprintf(title, sizeof title, "labrun report: run %lld (bench %s)", (long long)run->id, binding(run, "benchmark"));
-	if (!html) {
-		fprintf(f, "# %s\n\n", title);
-		return;
+	lr_table_init(t, def->cols, def->ncols);
+	for (size_t s = 0; s < b->subjects.n; s++) {
+		r.subject = b->subjects.v[s];
+		if (subject && strcmp(subject, r.subject))
+			continue;
+		if (def->variants) {
+			for (r.index = 0; (r.variant = def->variants[r.index]); r.index++)
+				def->row(t, &r);
+		} else if (def->per_subject) {
+			for (size_t i = 0; i < b->n; i++)
+				if (!strcmp(b->s[i].subject, r.subject) && !strcmp(b->s[i].unit, "s")) {
+					r.variant = b->s[i].variant;
+					def->row(t, &r);
+				}
+		} else {
+			def->row(t, &r);
+		}
 	}
+}
+
+/* A table of the rows of 'subject' (NULL: all); none until there is a row, so that a printout can grow it. */
+static void table(struct lr_doc *d, const struct lr_bench_def *def, const struct lr_run *run,
+		  const struct lr_bench *b, const char *subject)
+{
+	struct lr_table t;
+
+	rows(&t, def, run, b, subject);
+	if (t.nrows || lr_table_error(&t))
+		lr_doc_table(d, lr_table_error(&t), &t);
+	lr_table_release(&t);
+}
+
+int lr_render_bench_doc(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, int live)
+{
+	const struct lr_bench_def *def = lr_render_bench_def(b->which);
+	int rc;
+
+	if (!live)
+		run_lines(d, run, b);
+	def->head(d, run);
+	for (size_t s = 0; def->per_subject && s < b->subjects.n; s++) {
+		if ((rc = def->section_head(d, run, b, b->subjects.v[s])))
+			return rc;
+		table(d, def, run, b, b->subjects.v[s]);
+		def->section_tail(d, run, b, b->subjects.v[s]);
+	}
+	if (!def->per_subject)
+		table(d, def, run, b, NULL);
+	if (run->status != LR_RUNNING && b->subjects.n) /* what the figures are, once there are all there will be */
+		def->notes(d, run, b);
+	return lr_doc_error(d);
+}
+
+/* Every table's rows as CSV, under one header: each has the same columns. */
+static int write_csv(FILE *f, const struct lr_doc *d)
+{
+	int rc = 0, header = 1;
+
+	for (size_t i = 0; i < d->n && !rc; i++)
+		if (d->v[i].kind == LR_BLOCK_TABLE && !d->v[i].missing) {
+			rc = lr_render_table_csv(f, &d->v[i].table, header);
+			header = 0;
+		}
+	return rc;
+}
+
+/* A setting as JSON: a number when it is one, else the text. */
+static json_t *setting(const char *v)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return *v && !*end && !errno && (v[0] != '0' || !v[1]) ? json_integer(n) : json_string(v);
+}
+
+/* The run, its host, and every setting (binding, geometry) by its key. */
+static json_t *envelope(const struct lr_run *run, const struct lr_bench *b)
+{
+	const struct lr_kvlist *l[2] = { &run->binding, &run->geometry };
+	json_t *root = json_pack("{s:I, s:s, s:s?, s:s, s:b, s:s?, s:{s:s, s:s, s:I, s:s}}", "run",
+				 (json_int_t)run->id, "status", lr_status_name(run->status), "failure", run->failure,
+				 "benchmark", lr_benchmark_name(b->which), "modelled", 0, "labrun", run->labrun_version,
+				 "host", "hostname", run->host.hostname, "cpu",
+				 run->host.cpu_model ? run->host.cpu_model : "unknown CPU", "cpus",
+				 (json_int_t)run->host.cores, "kernel", run->host.kernel);
+
+	for (int k = 0; k < 2 && root; k++)
+		for (size_t i = 0; i < l[k]->n; i++)
+			if (!json_object_get(root, l[k]->v[i].key))
+				json_object_set_new(root, l[k]->v[i].key, setting(l[k]->v[i].value));
+	return root;
+}
+
+/* The rows of 'subject' (NULL: all) as JSON objects. */
+static json_t *rows_json(const struct lr_bench_def *def, const struct lr_run *run, const struct lr_bench *b,
+			 const char *subject)
+{
+	struct lr_table t;
+	json_t *j;
+
+	rows(&t, def, run, b, subject);
+	j = lr_table_error(&t) ? NULL : lr_render_table_json(&t);
+	lr_table_release(&t);
+	return j;
+}
+
+/* The envelope with the rows, or a section a subject holding its rows; the document was built, so subjects read. */
+static int write_json(FILE *f, const struct lr_run *run, const struct lr_bench *b)
+{
+	const struct lr_bench_def *def = lr_render_bench_def(b->which);
+	json_t *root = envelope(run, b), *sections = def->per_subject ? json_array() : NULL;
+	int rc = 0;
+
+	for (size_t s = 0; sections && s < b->subjects.n; s++) {
+		json_t *o = def->section_json(run, b, b->subjects.v[s]);
+
+		json_object_set_new(o, def->rows_key, rows_json(def, run, b, b->subjects.v[s]));
+		json_array_append_new(sections, o);
+	}
+	if (sections)
+		json_object_set_new(root, def->sections_key, sections);
+	else
+		json_object_set_new(root, def->rows_key, rows_json(def, run, b, NULL));
+	if (!root || json_dumpf(root, f, JSON_INDENT(2)) || fputc('\n', f) == EOF)
+		rc = lr_error_set(LR_EIO, "cannot write the report of run %lld", (long long)run->id);
+	json_decref(root);
+	return rc;
+}
+
+/* An HTML page around the document. */
+static int write_html(FILE *f, const struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
+{
+	char head[128];
+	int rc;
+
+	title(head, sizeof head, run, b);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-	lr_html_text(f, title);
+	lr_html_text(f, head);
 	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
-	      "td.n{text-align:right}</style>\n</head><body>\n<h1>", f);
-	lr_html_text(f, title);
-	fputs("</h1>\n", f);
-}
-
-/* A paragraph of prose. */
-static void para(FILE *f, int html, const char *s)
-{
-	if (!html) {
-		fprintf(f, "%s\n\n", s);
-		return;
-	}
-	fputs("<p>", f);
-	lr_html_text(f, s);
-	fputs("</p>\n", f);
-}
-
-static json_t *envelope(const struct lr_run *run)
-{
-	return json_pack("{s:I, s:s, s:s?, s:s, s:s, s:b, s:{s:s, s:s, s:I, s:s}}", "run", (json_int_t)run->id, "status",
-			 lr_status_name(run->status), "failure", run->failure, "benchmark", binding(run, "benchmark"),
-			 "reps", binding(run, "reps"), "modelled", 0, "host", "hostname", run->host.hostname, "cpu",
-			 cpu_model(run), "cpus", (json_int_t)run->host.cores, "kernel", run->host.kernel);
-}
-
-static void dump(FILE *f, json_t *root)
-{
-	json_dumpf(root, f, JSON_INDENT(2));
-	fputc('\n', f);
-	json_decref(root);
-}
-
-/*
- * A benchmark's report of one table in FORMAT: title, a paragraph, the
- * table; as JSON the envelope with the table's rows under 'key'.
- */
-static int write_doc(FILE *f, enum lr_format format, const struct lr_run *run, const char *prose, const struct lr_table *t,
-		     json_t *root, const char *key)
-{
-	int rc = lr_table_error(t), html = format == LR_FORMAT_HTML;
-
-	if (rc || format == LR_FORMAT_CSV) {
-		json_decref(root);
-		return rc ? rc : lr_render_table_csv(f, t, 1);
-	}
-	if (format == LR_FORMAT_JSON) {
-		json_object_set_new(root, key, lr_render_table_json(t));
-		dump(f, root);
-		return 0;
-	}
-	json_decref(root);
-	open_doc(f, html, run);
-	para(f, html, prose);
-	if (html) {
-		lr_render_table_html(f, t);
-		fputs("</body></html>\n", f);
-	} else {
-		lr_render_table_md(f, t);
-	}
-	return 0;
-}
-
-static int store_report(FILE *f, const struct lr_run *run, enum lr_format format)
-{
-	struct lr_storebench_row *rows = NULL;
-	struct lr_table t;
-	char prose[1024];
-	int n = 0, i, rc;
-
-	if ((rc = lr_storebench_job_results(run, &rows, &n)))
-		return rc;
-	lr_render_bench_store_table(&t);
-	for (i = 0; i < n; i++)
-		lr_render_bench_store_row(&t, &rows[i]);
-	snprintf(prose, sizeof prose, "%s\n\nHost: %s, %lld CPUs; %s runs of each command per scale.", store_method,
-		 cpu_model(run), (long long)run->host.cores, binding(run, "reps"));
-	rc = write_doc(f, format, run, prose, &t, envelope(run), "scales");
-	lr_table_release(&t);
-	free(rows);
+	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}</style>\n</head><body>\n", f);
+	rc = lr_doc_write(f, d, LR_FORMAT_HTML);
+	fputs("</body></html>\n", f);
 	return rc;
 }
 
-static int import_report(FILE *f, const struct lr_run *run, enum lr_format format)
+int lr_render_bench(FILE *f, const struct lr_run *run, const struct lr_bench *b, enum lr_format format)
 {
-	const struct lr_kv *model = lr_kvlist_find(&run->geometry, "model"), *tokens = lr_kvlist_find(&run->geometry, "tokens");
-	struct lr_importbench_result *r = malloc(sizeof *r);
-	struct lr_table t;
-	char prose[1024];
-	json_t *root;
+	struct lr_doc d;
 	int rc;
 
-	if (!r)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_importbench_job_results(run, r))) {
-		free(r);
-		return rc;
-	}
-	lr_render_bench_import_table(&t, r);
-	snprintf(prose, sizeof prose, "'labrun import' of %s, %s tokens on the simulated device, %s runs of each variant "
-		 "(first dropped), on %s (%lld CPUs). Each run's import total and whole-command wall time over the copy "
-		 "ceiling that run measured (memcpy of the same bytes), median over runs. Measured, not modelled.",
-		 model ? model->value : "?", tokens ? tokens->value : "?", binding(run, "reps"), cpu_model(run),
-		 (long long)run->host.cores);
-	root = envelope(run);
-	json_object_set_new(root, "model", json_string(model ? model->value : "?"));
-	json_object_set_new(root, "tokens", json_string(tokens ? tokens->value : "?"));
-	rc = write_doc(f, format, run, prose, &t, root, "variants");
-	lr_table_release(&t);
-	free(r);
-	return rc;
-}
-
-static int ingest_report(FILE *f, const struct lr_run *run, enum lr_format format)
-{
-	struct lr_ingestbench_result *r = malloc(sizeof *r);
-	struct lr_table t;
-	char prose[1024];
-	json_t *root;
-	int rc;
-
-	if (!r)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_ingestbench_job_results(run, r))) {
-		free(r);
-		return rc;
-	}
-	lr_render_bench_ingest_table(&t, r);
-	snprintf(prose, sizeof prose, "'labrun ingest responses' of %s responses of %s tokens (%.1f MB) into a fresh run, "
-		 "beside %s running 'for line in f: json.loads(line)' over the same file, and 'labrun compare' of two such "
-		 "sets; %s repetitions alternated (first dropped), on %s (%lld CPUs). Wall time of each process, median "
-		 "over repetitions. Measured, not modelled.", binding(run, "responses"), binding(run, "tokens"),
-		 (double)r->bytes / 1e6, binding(run, "python"), binding(run, "reps"), cpu_model(run),
-		 (long long)run->host.cores);
-	root = envelope(run);
-	json_object_set_new(root, "responses", json_string(binding(run, "responses")));
-	json_object_set_new(root, "tokens", json_string(binding(run, "tokens")));
-	rc = write_doc(f, format, run, prose, &t, root, "commands");
-	lr_table_release(&t);
-	free(r);
-	return rc;
-}
-
-static int remote_report(FILE *f, const struct lr_run *run, enum lr_format format)
-{
-	struct lr_remotebench_result r;
-	struct lr_table t;
-	char prose[1024];
-	json_t *root;
-	int rc;
-
-	if ((rc = lr_remotebench_job_results(run, &r)))
-		return rc;
-	lr_render_bench_remote_table(&t, &r);
-	snprintf(prose, sizeof prose, "'labrun push' and then 'labrun pull' of %s synthetic runs with %s repetitions and "
-		 "%.0f MiB of objects, to remote '%s' and back, on %s (%lld CPUs). Wall time and peak resident set size "
-		 "of each command, measured, not modelled.", binding(run, "runs"), binding(run, "reps"),
-		 (double)r.bytes / (1 << 20), binding(run, "remote"), cpu_model(run), (long long)run->host.cores);
-	root = envelope(run);
-	json_object_set_new(root, "remote", json_string(binding(run, "remote")));
-	json_object_set_new(root, "runs", json_string(binding(run, "runs")));
-	json_object_set_new(root, "object_bytes", json_integer(r.bytes));
-	rc = write_doc(f, format, run, prose, &t, root, "commands");
-	lr_table_release(&t);
-	return rc;
-}
-
-static int collect_report(FILE *f, const struct lr_run *run, enum lr_format format)
-{
-	struct lr_collectbench_result *r = malloc(sizeof *r);
-	int64_t requests, tokens;
-	struct lr_table t;
-	char prose[1024];
-	json_t *root;
-	int reps, rc;
-
-	if (!r)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_collectbench_job_results(run, r, &requests, &tokens, &reps))) {
-		free(r);
-		return rc;
-	}
-	lr_render_bench_collect_table(&t, r);
-	snprintf(prose, sizeof prose, "'labrun collect', storing everything, beside a Python asyncio client (%s, %s) "
-		 "sending the same %lld requests of %lld tokens and writing the same responses to a file, against a null "
-		 "streaming server writing %s token chunk(s) at once; %d passes of each client a level, alternated, the first "
-		 "dropped; medians. CPU: the client process's user + sys time over the tokens it streamed, start-up included; "
-		 "requests/s over its own pass; server: the null server's CPU in the same pass (busy: over the pass time). "
-		 "On %s (%lld CPUs). Measured, not modelled.", binding(run, "peer"), binding(run, "python"),
-		 (long long)requests, (long long)tokens, binding(run, "burst"), reps, cpu_model(run),
-		 (long long)run->host.cores);
-	root = envelope(run);
-	json_object_set_new(root, "requests", json_integer(requests));
-	json_object_set_new(root, "tokens", json_integer(tokens));
-	json_object_set_new(root, "peer", json_string(binding(run, "peer")));
-	rc = write_doc(f, format, run, prose, &t, root, "levels");
-	lr_table_release(&t);
-	free(r);
-	return rc;
-}
-
-/* The encoder benchmark as a document: its method and settings, then per shape a heading, a table, a summary. */
-static int encoder_doc(FILE *f, int html, const struct lr_run *run, const struct lr_bench_opts *o,
-		       const struct lr_bench_result *r, int n)
-{
-	char *cmdline = lr_argv_text(run->argv_json), text[1024];
-	struct lr_table t;
-	int s, rc = 0;
-
-	open_doc(f, html, run);
-	para(f, html, encoder_method);
-	snprintf(text, sizeof text, "Command: %s (started %s), %s%s%s. Host: %s, %s, %lld CPUs, %s, kernel %s; timing "
-		 "thread pinned to CPU %s. Settings: %s repetitions per variant (first dropped), contract %s, seed %s, "
-		 "auto kernel %s, %s thread(s).", cmdline ? cmdline : run->argv_json, run->started_at ? run->started_at : "?",
-		 lr_status_name(run->status), run->failure ? ": " : "", run->failure ? run->failure : "", run->host.hostname,
-		 cpu_model(run), (long long)run->host.cores, run->host.os ? run->host.os : "unknown OS", run->host.kernel,
-		 binding(run, "pinned_cpu"), binding(run, "reps"), binding(run, "contract"), binding(run, "seed"),
-		 binding(run, "auto_kernel"), binding(run, "threads"));
-	free(cmdline);
-	para(f, html, text);
-	for (s = 0; s < n && !rc; s++) {
-		lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
-		lr_render_bench_encoder_rows(&t, &o[s], &r[s]);
-		if (!(rc = lr_table_error(&t))) {
-			lr_render_bench_encoder_heading(text, sizeof text, &o[s], &r[s]);
-			if (html) {
-				fputs("<h2>", f);
-				lr_html_text(f, text);
-				fputs("</h2>\n", f);
-			} else {
-				fprintf(f, "## %s\n\n", text);
-			}
-			snprintf(text, sizeof text, "Every encoder and the permuted view gave the same bytes, sha256 %s.",
-				 r[s].digest);
-			para(f, html, text);
-			if (html) {
-				lr_render_table_html(f, &t);
-			} else {
-				lr_render_table_md(f, &t);
-				fputc('\n', f);
-			}
-			lr_render_bench_encoder_summary(text, sizeof text, &r[s], ". ");
-			para(f, html, text);
+	lr_doc_init(&d);
+	if (!(rc = lr_render_bench_doc(&d, run, b, 0))) {
+		switch (format) {
+		case LR_FORMAT_CSV: rc = write_csv(f, &d); break;
+		case LR_FORMAT_JSON: rc = write_json(f, run, b); break;
+		case LR_FORMAT_HTML: rc = write_html(f, &d, run, b); break;
+		default: rc = lr_doc_write(f, &d, format); break;
 		}
-		lr_table_release(&t);
 	}
-	if (html)
-		fputs("</body></html>\n", f);
-	return rc;
-}
-
-/* The encoder benchmark: a document with a table per shape, one CSV of every shape's rows, or JSON. */
-static int encoder_report(FILE *f, const struct lr_run *run, enum lr_format format)
-{
-	struct lr_bench_result *r = NULL;
-	struct lr_bench_opts *o = NULL;
-	struct lr_table t;
-	int n = 0, s, rc;
-
-	if ((rc = lr_bench_job_results(run, &r, &o, &n)))
-		return rc;
-	if (format == LR_FORMAT_CSV) {
-		lr_table_init(&t, lr_render_bench_encoder_cols, lr_render_bench_encoder_ncols);
-		for (s = 0; s < n; s++)
-			lr_render_bench_encoder_rows(&t, &o[s], &r[s]);
-		if (!(rc = lr_table_error(&t)))
-			rc = lr_render_table_csv(f, &t, 1);
-		lr_table_release(&t);
-	} else if (format == LR_FORMAT_JSON) {
-		json_t *root = envelope(run), *shapes = json_array();
-
-		for (s = 0; s < n; s++)
-			json_array_append_new(shapes, lr_render_bench_json(&o[s], &r[s]));
-		json_object_set_new(root, "threads", json_string(binding(run, "threads")));
-		json_object_set_new(root, "contract", json_string(binding(run, "contract")));
-		json_object_set_new(root, "seed", json_string(binding(run, "seed")));
-		json_object_set_new(root, "auto_kernel", json_string(binding(run, "auto_kernel")));
-		json_object_set_new(root, "cpu", json_string(binding(run, "pinned_cpu")));
-		json_object_set_new(root, "shapes", shapes);
-		dump(f, root);
-	} else {
-		rc = encoder_doc(f, format == LR_FORMAT_HTML, run, o, r, n);
-	}
-	free(r);
-	free(o);
+	lr_doc_release(&d);
 	return rc;
 }
 
 int lr_render_bench_run(FILE *f, const struct lr_run *run, enum lr_format format)
 {
-	const char *b = binding(run, "benchmark");
+	struct lr_bench b;
+	int rc;
 
-	if (!strcmp(b, "store"))
-		return store_report(f, run, format);
-	if (!strcmp(b, "import"))
-		return import_report(f, run, format);
-	if (!strcmp(b, "remote"))
-		return remote_report(f, run, format);
-	if (!strcmp(b, "collect"))
-		return collect_report(f, run, format);
-	if (!strcmp(b, "ingest"))
-		return ingest_report(f, run, format);
-	return encoder_report(f, run, format);
+	if ((rc = lr_bench_read(&b, run)))
+		return rc;
+	rc = lr_render_bench(f, run, &b, format);
+	lr_bench_release(&b);
+	return rc;
 }

@@ -16,7 +16,6 @@
 #include "base/model.h"
 #include "report/doc.h"
 #include "base/table.h"
-#include "encode/bench.h"
 #include "store/store.h"
 
 struct lr_expdef;
@@ -51,35 +50,26 @@ json_t *lr_render_table_json(const struct lr_table *t);
 /* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
 LR_MUST_CHECK int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t from);
 
-/* ---- bench-tables.c: each benchmark's results as tables, for 'bench' and 'report --run' ---- */
+/* ---- bench.c: a benchmark run's document, for 'bench' as it runs and 'report --run' ---- */
 
-struct lr_collectbench_result;
-struct lr_importbench_result;
-struct lr_ingestbench_result;
-struct lr_remotebench_result;
-struct lr_storebench_row;
+struct lr_bench;
 
-/* The rows of one shape of an encoder benchmark, a row per variant, appended to t (lr_render_bench_encoder_cols). */
-extern const struct lr_column lr_render_bench_encoder_cols[];
-extern const int lr_render_bench_encoder_ncols;
-void lr_render_bench_encoder_rows(struct lr_table *t, const struct lr_bench_opts *o, const struct lr_bench_result *r);
+/*
+ * Benchmark run 'run', whose samples are b (experiment/benchjob.h), as a
+ * document: the title and the command ('live': not, as 'bench' shows what it
+ * is running), its settings and host, its tables (the encoder's: a table a
+ * shape, with its heading, parity and summary), and once the run has ended
+ * with figures what they are. The same rows, in the same order, as b grows: a
+ * printout can show what is new. LR_EINVAL when a sample does not fit the
+ * benchmark (a subject that is not a shape); out of memory as lr_doc_error.
+ */
+LR_MUST_CHECK int lr_render_bench_doc(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, int live);
 
-/* "[L,2,H,T,D]: N elements, X MiB in + Y MiB out". */
-void lr_render_bench_encoder_heading(char *buf, size_t size, const struct lr_bench_opts *o, const struct lr_bench_result *r);
-
-/* That shape in sentences joined by 'sep' (". ", ".\n"): the best kernel, the permuted view, file to file. */
-void lr_render_bench_encoder_summary(char *buf, size_t size, const struct lr_bench_result *r, const char *sep);
-
-/* One shape as JSON: its facts and a row per variant. */
-json_t *lr_render_bench_json(const struct lr_bench_opts *o, const struct lr_bench_result *r);
-
-/* The tables of the other benchmarks (t is initialised here; lr_table_release it). */
-void lr_render_bench_store_table(struct lr_table *t);
-void lr_render_bench_store_row(struct lr_table *t, const struct lr_storebench_row *r);
-void lr_render_bench_import_table(struct lr_table *t, const struct lr_importbench_result *r);
-void lr_render_bench_ingest_table(struct lr_table *t, const struct lr_ingestbench_result *r);
-void lr_render_bench_remote_table(struct lr_table *t, const struct lr_remotebench_result *r);
-void lr_render_bench_collect_table(struct lr_table *t, const struct lr_collectbench_result *r);
+/*
+ * That document in 'format': Markdown, HTML (a page) or text; or its data, CSV
+ * (every table's rows) or JSON (the run, its settings and its rows).
+ */
+LR_MUST_CHECK int lr_render_bench(FILE *f, const struct lr_run *run, const struct lr_bench *b, enum lr_format format);
 
 /* ---- render.c, data.c, serving.c, html.c, site*.c: the report's writers ---- */
 
@@ -203,7 +193,7 @@ struct lr_crate_report {
 int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out);
 void lr_render_crate_files_release(struct lr_crate_report *f);
 
-/* The tables of a stored 'bench' run in FORMAT (md, csv, json or html). */
-int lr_render_bench_run(FILE *f, const struct lr_run *run, enum lr_format format);
+/* A stored 'bench' run in 'format' (lr_render_bench), read back first (lr_bench_read: an unknown benchmark refused). */
+LR_MUST_CHECK int lr_render_bench_run(FILE *f, const struct lr_run *run, enum lr_format format);
 
 #endif

@@ -77,7 +77,7 @@ equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'
 	"every repetition of every variant on both shapes stored"
 equals "$(q "SELECT count(DISTINCT subject) || ' ' || (min(subject) = '1,2,2,64,16') FROM bench_sample WHERE run_id = $id")" "2 1" \
 	"the shape is the sample's subject"
-equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'pinned_cpu'")" "$(jq -r .cpu bench.json)" \
+equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'pinned_cpu'")" "$(jq -r .pinned_cpu bench.json)" \
 	"the pinned CPU is in the binding"
 equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'encoder_output [2,2,1,32,64]'")" \
 	"$(jq -r '.shapes[1].output_sha256' bench.json)" "each shape's output sha256 is a digest of the run"
@@ -95,7 +95,7 @@ expect_exit 0 "report --run of a bench run, Markdown" "$LABRUN" report --run "$i
 contains "$T/out" "| encode: lookup |" "a table row per variant"
 contains "$T/out" "Best kernel" "names the best kernel"
 contains "$T/out" "x the throughput of cp of the same file" "and encode file to file against cp"
-contains "$T/out" "timing thread pinned to CPU $(jq -r .cpu bench.json)" "names the CPU"
+contains "$T/out" "timing thread pinned to CPU $(jq -r .pinned_cpu bench.json)" "names the CPU"
 expect_exit 0 "report --run of a bench run, CSV" "$LABRUN" report --run "$id" --format csv
 equals "$(($(wc -l <"$T/out") - 1))" "$((2 * nvar))" "a CSV row per shape and variant"
 expect_exit 0 "show of a bench run" "$LABRUN" show "$id"
@@ -118,6 +118,31 @@ cp -R "$LABRUN_STORE" big-store
 sqlite3 big-store/labrun.db "UPDATE bench_sample SET subject = '4611686018427387904,2,2,64,16' WHERE run_id = $id AND subject = '1,2,2,64,16'"
 expect_exit 2 "a shape past 2^40 elements is refused" env LABRUN_STORE="$PWD/big-store" "$LABRUN" report --run "$id"
 contains "$T/err" "sample subject '4611686018427387904,2,2,64,16' is not a shape" "named"
+
+# the benchmark a run names is read once, strictly: a name this labrun does not know is refused, never
+# read as the encoder's (it was: any other name gave the encoder's tables)
+cp -R "$LABRUN_STORE" other-store
+sqlite3 other-store/labrun.db "UPDATE binding SET value = 'decoder' WHERE run_id = $id AND key = 'benchmark'"
+expect_exit 2 "a run naming an unknown benchmark is refused" env LABRUN_STORE="$PWD/other-store" "$LABRUN" report --run "$id"
+contains "$T/err" "cannot read benchmark run $id: unknown benchmark 'decoder'" "named, with the run"
+contains "$T/err" "hint:" "and what to do"
+equals "$(wc -c <"$T/out" | tr -d ' ')" 0 "and no tables"
+# a shape without its copies has no ceiling: the report says none (it read before the first variant:
+# 'infx the ceiling's throughput', and JSON lost the shape)
+cp -R "$LABRUN_STORE" nocopy-store
+sqlite3 nocopy-store/labrun.db "DELETE FROM bench_sample WHERE run_id = $id AND variant LIKE 'copy: %'"
+expect_exit 0 "report --run of shapes without a copy" env LABRUN_STORE="$PWD/nocopy-store" "$LABRUN" report --run "$id" --format json
+equals "$(jq -r '[(.shapes | length), (.shapes[0].ceiling == null), (.shapes[0].best | startswith("encode: ")),
+	([.shapes[0].variants[] | select(.kind == "encode" and .x_ceiling == null)] | length > 0)] | map(tostring) | join(" ")' "$T/out")" \
+	"2 true true true" "both shapes, no ceiling, the best kernel still named, no ratio to a ceiling"
+expect_exit 0 "the same in Markdown" env LABRUN_STORE="$PWD/nocopy-store" "$LABRUN" report --run "$id"
+lacks "$T/out" "inf" "no infinite ratio"
+contains "$T/out" "Best kernel " "the best kernel still summed up"
+# the text format is text for a terminal, not Markdown (it was Markdown)
+expect_exit 0 "report --run of a bench run, text" "$LABRUN" report --run "$id" --format text
+lacks "$T/out" "| encode: lookup |" "no Markdown table"
+grep -Eq '^  encode: lookup +[0-9.]+ ' "$T/out" || fail "no table for a terminal: $(cat "$T/out")"
+ok "the table as the benchmark prints it"
 
 # --threads N: every variant on N threads, the copy ceiling too; more threads than CPUs is refused
 cpus=$(nproc)

@@ -33,7 +33,7 @@ equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LI
 
 expect_exit 0 "report --run of a collect benchmark" "$LABRUN" report --run "$id"
 contains "$T/out" "| 4 | python |" "the table again"
-contains "$T/out" "writing 2 token chunk(s) at once" "with how it was measured"
+contains "$T/out" "the null server writes 2 token chunk(s) at once" "with how it was measured"
 expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
 equals "$(jq -r '[.benchmark, .requests, (.levels | length), (.levels[0].cpu_us_per_token > 0)] | map(tostring) | join(" ")' \
 	"$T/out")" "collect 12 4 true" "read back"

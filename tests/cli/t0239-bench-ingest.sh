@@ -24,6 +24,28 @@ equals "$(jq -r '[.benchmark, .responses, .tokens, (.commands | length), (.comma
 expect_exit 0 "report --run, Markdown" "$LABRUN" report --run "$id"
 contains "$T/out" "| python json.loads loop |" "the table again"
 
+# a setting is text from a store that may come from another host: in Markdown it stays text (a link
+# in --python was written into the report as it was)
+cp -R "$LABRUN_STORE" link-store
+sqlite3 link-store/labrun.db "UPDATE binding SET value = '[see](https://example.com/x)' WHERE run_id = $id AND key = 'python'"
+expect_exit 0 "report --run of a setting that looks like a link" env LABRUN_STORE="$PWD/link-store" "$LABRUN" report --run "$id"
+lacks "$T/out" "[see](https://" "no link in the Markdown"
+contains "$T/out" "peer: [see]\\(https://example.com/x)" "the setting shown as text"
+
+# a benchmark that fails is stored as failed with what it took, and its report says so (it was
+# refused: 'holds 0 of its samples')
+printf '#!/bin/sh\n[ "$2" = "import json" ] && exit 0\nexit 3\n' >failing-python
+chmod +x failing-python
+expect_exit 1 "a peer that fails in the middle fails the benchmark" env TMPDIR="$PWD/tmp" "$LABRUN" bench ingest \
+	--responses 20 --tokens 2 --reps 2 --python "$PWD/failing-python"
+contains "$T/err" "the python peer failed" "says what failed"
+fid=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT status || ' ' || count(s.run_id) FROM run r LEFT JOIN bench_sample s ON s.run_id = r.id
+	WHERE r.id = $fid GROUP BY r.id")" "failed 1" "stored as failed, with the file it wrote"
+expect_exit 0 "report --run of the failed benchmark" "$LABRUN" report --run "$fid"
+contains "$T/out" "failed: the python peer failed" "its failure"
+contains "$T/out" "| python json.loads loop | - |" "its table, with no figure it did not take"
+
 runs=$(q "SELECT count(*) FROM run")
 expect_exit 2 "a --python that is not there" "$LABRUN" bench ingest --responses 2 --tokens 1 --reps 2 --python /nonexistent/python3
 contains "$T/err" "'/nonexistent/python3', the peer, failed: cannot execute" "says the peer cannot run"

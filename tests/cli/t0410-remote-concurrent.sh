@@ -101,9 +101,9 @@ with_object="SELECT count(*) FROM run r WHERE EXISTS (SELECT 1 FROM run_object o
 before=$(pg_sql "SELECT count(*) FROM run") before_obj=$(pg_sql "$with_object")
 expect_exit 0 "bench remote" env LABRUN_STORE=$T/all "$LABRUN" bench remote --runs 6 --reps 48 --object-mib 3
 contains "$T/out" "6 runs, 48 repetitions, 3 MiB of objects" "says what it moved"
-grep -Eq '^command +wall s +objects MiB/s +peak RSS MiB$' "$T/out" || fail "no head line: $(cat "$T/out")"
-grep -Eq '^push +[0-9.]+ +[0-9]+ +[0-9.]+$' "$T/out" || fail "no push line: $(cat "$T/out")"
-grep -Eq '^pull +[0-9.]+ +[0-9]+ +[0-9.]+$' "$T/out" || fail "no pull line: $(cat "$T/out")"
+grep -Eq '^ *command +wall s +objects MiB/s +peak RSS MiB$' "$T/out" || fail "no head line: $(cat "$T/out")"
+grep -Eq '^ *push +[0-9.]+ +[0-9]+ +[0-9.]+$' "$T/out" || fail "no push line: $(cat "$T/out")"
+grep -Eq '^ *pull +[0-9.]+ +[0-9]+ +[0-9.]+$' "$T/out" || fail "no pull line: $(cat "$T/out")"
 ok "push and pull: wall, throughput, peak RSS"
 equals "$(pg_sql "SELECT count(*) FROM run") $(pg_sql "$with_object")" \
 	"$((before + 6)) $((before_obj + 6))" "six runs with an object each reached the remote"

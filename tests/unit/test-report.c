@@ -23,8 +23,10 @@
 #include "evidence/audit.h"
 #include "experiment/benchjob.h"
 #include "experiment/plan.h"
+#include "experiment/encoderbench.h"
 #include "experiment/report.h"
 #include "experiment/synthetic.h"
+#include "report/report.h"
 #include "store/runs.h"
 #include "store/store.h"
 #include "testutil.h"
@@ -183,8 +185,6 @@ static void a_bench_run_before_typed_samples_reads_the_same(void **state)
 		assert_string_equal(sm.v[i].unit, cases[i].unit);
 		assert_true(sm.v[i].value == (double)i);
 	}
-	assert_non_null(lr_bench_sample_find(&sm, "800", "runs", "runs", 0));
-	assert_null(lr_bench_sample_find(&sm, "800", "runs", "s", 0));
 	lr_bench_samples_release(&sm);
 	/* typed rows, when the run has them, are what it reads; a name that is no sample is refused */
 	assert_int_equal(lr_run_add_sample(&run, "1,2,2,64,16", "copy: memcpy", 0, 1.5, "s"), 0);
@@ -253,6 +253,166 @@ static void an_unknown_stored_status_is_refused(void **state)
 	lr_run_release(&r);
 }
 
+/* A bench run whose binding names 'benchmark'. */
+static void bench_run(struct lr_run *run, const char *benchmark)
+{
+	lr_run_init(run);
+	run->kind = LR_KIND_BENCH;
+	if (benchmark)
+		assert_int_equal(lr_kvlist_set(&run->binding, "benchmark", benchmark, "user"), 0);
+}
+
+/* What a benchmark fills while it runs is what its run stores and what reading the run gives back. */
+static void a_bench_model_reads_back_as_it_was_stored(void **state)
+{
+	struct lr_bench b, back;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, "store");
+	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	assert_int_equal(lr_bench_add(&b, "800", "generate", 0, 0.5, "s"), 0);
+	assert_int_equal(lr_bench_add(&b, "800", "runs", 0, 1, "runs"), 0);
+	for (int rep = 0; rep < 4; rep++)
+		assert_int_equal(lr_bench_add(&b, "800", "record", rep, 10.0 - rep, "s"), 0);
+	assert_int_equal(lr_bench_add(&b, "800", "record", 2, 1, "s"), LR_EINVAL); /* taken twice */
+	assert_int_equal(lr_bench_store(&b, &run), 0);
+	assert_int_equal(run.nsamples, 6);
+	assert_int_equal(lr_bench_read(&back, &run), 0);
+	assert_int_equal(back.which, LR_BENCHMARK_STORE);
+	assert_int_equal(back.n, 3);
+	assert_int_equal(back.subjects.n, 1);
+	assert_true(lr_bench_median(lr_bench_find(&back, "800", "record", "s")) == 8); /* 10 is the warm-up */
+	assert_true(lr_bench_median(lr_bench_find(&back, "800", "generate", "s")) == 0.5); /* taken once: itself */
+	assert_null(lr_bench_find(&back, "800", "runs", "s"));
+	assert_true(isnan(lr_bench_median(NULL)));
+	lr_bench_release(&back);
+	/* a sample from another host at a repetition past all of the run's samples allocates nothing: refused */
+	run.samples[5].rep = 1 << 30;
+	assert_int_equal(lr_bench_read(&back, &run), LR_EINVAL);
+	lr_bench_release(&b);
+	lr_run_release(&run);
+}
+
+/* A ratio to a ceiling or a peer is taken repetition by repetition, then its median: not a ratio of medians. */
+static void a_bench_ratio_is_the_median_of_each_repetitions(void **state)
+{
+	static const double v[4][4] = { { 100, 1, 4, 9 }, { 1, 1, 2, 9 }, { 0, 1, 2, 0 }, { 0, 0, 0, 0 } };
+	static const char *const name[4] = { "num", "den", "den2", "zero" };
+	const struct lr_bench_series *num, *den, *den2, *zero;
+	struct lr_bench b;
+
+	(void)state;
+	lr_bench_init(&b, LR_BENCHMARK_IMPORT);
+	for (int k = 0; k < 4; k++)
+		for (int rep = 0; rep < 4; rep++)
+			assert_int_equal(lr_bench_add(&b, "v", name[k], rep, v[k][rep], "s"), 0);
+	num = lr_bench_find(&b, "v", "num", "s");
+	den = lr_bench_find(&b, "v", "den", "s");
+	den2 = lr_bench_find(&b, "v", "den2", "s");
+	zero = lr_bench_find(&b, "v", "zero", "s");
+	assert_true(lr_bench_median(num) / lr_bench_median(den) == 2);
+	assert_true(lr_bench_ratio(num, den, NULL, 1) == 1);	 /* 1/1, 4/2, 9/9 */
+	assert_true(lr_bench_ratio(num, den, den2, 1) == 1);	 /* 1/2, 4/4, 9/9 */
+	assert_true(lr_bench_ratio(NULL, den, NULL, 6) == 3);	 /* 6/1, 6/2, 6/9 */
+	assert_true(lr_bench_ratio(num, NULL, NULL, 2) == 8);	 /* 2, 8, 18 */
+	assert_true(lr_bench_ratio(num, zero, NULL, 1) == 0);	 /* no denominator: 0, never infinite */
+	assert_true(isnan(lr_bench_ratio(NULL, NULL, NULL, 1))); /* nothing taken */
+	lr_bench_release(&b);
+}
+
+/* The benchmark a run names is parsed once: no name, or one this labrun does not know, is refused. */
+static void a_bench_run_naming_no_known_benchmark_is_refused(void **state)
+{
+	struct lr_bench b;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, NULL);
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "names no benchmark"));
+	assert_int_equal(lr_kvlist_set(&run.binding, "benchmark", "decoder", "user"), 0);
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "unknown benchmark 'decoder'"));
+	run.kind = LR_KIND_RECORD;
+	assert_int_equal(lr_bench_read(&b, &run), LR_EINVAL);
+	lr_run_release(&run);
+	for (int i = LR_BENCHMARK_ENCODER; i <= LR_BENCHMARK_INGEST; i++) {
+		enum lr_benchmark which;
+
+		assert_int_equal(lr_benchmark_parse(lr_benchmark_name((enum lr_benchmark)i), &which), 0);
+		assert_int_equal(which, i);
+	}
+}
+
+/* Which variant of an encoder's shape is its ceiling, best kernel, lookup, permuted view, from names and times. */
+static void an_encoder_shape_says_which_variant_is_which(void **state)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} v[] = { { "copy: memcpy", 2 },   { "copy: vector", 1 },		       { "encode: lookup", 8 },
+		  { "encode: avx2", 3 },   { "encode: scalar", 9 },		       { "encode: avx2, permuted view", 4 },
+		  { "file: cp", 20 },	   { "file: encode avx2", 30 } };
+	const char *shape = "1,2,2,64,16";
+	struct lr_bench_shape sh;
+	struct lr_bench b;
+
+	(void)state;
+	lr_bench_init(&b, LR_BENCHMARK_ENCODER);
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (int rep = 0; rep < 3; rep++)
+			assert_int_equal(lr_bench_add(&b, shape, v[i].name, rep, rep ? v[i].s : 100, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, shape), 0);
+	assert_int_equal(sh.elements, 1 * 2 * 2 * 64 * 16);
+	assert_string_equal(sh.ceiling->variant, "copy: vector");
+	assert_string_equal(sh.best->variant, "encode: avx2");
+	assert_string_equal(sh.lookup->variant, "encode: lookup");
+	assert_string_equal(sh.permuted->variant, "encode: avx2, permuted view");
+	assert_string_equal(sh.contiguous->variant, "encode: avx2");
+	assert_string_equal(sh.file_copy->variant, "file: cp");
+	assert_string_equal(sh.file_encode->variant, "file: encode avx2");
+	assert_int_equal(lr_bench_shape_read(&sh, &b, "1,2,0,64,16"), LR_EINVAL); /* no shape of its */
+	assert_int_equal(lr_bench_add(&b, "1,2,0,64,16", "copy: memcpy", 0, 1, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, "1,2,0,64,16"), LR_EINVAL); /* not a shape */
+	assert_int_equal(lr_bench_add(&b, shape, "decode: avx2", 0, 1, "s"), 0);
+	assert_int_equal(lr_bench_shape_read(&sh, &b, shape), LR_EINVAL); /* a variant the benchmark never gives */
+	lr_bench_release(&b);
+}
+
+/* As a benchmark runs, its document only grows: the same blocks, its table a row longer; the notes once it has ended. */
+static void a_bench_document_grows_as_the_benchmark_runs(void **state)
+{
+	struct lr_doc d1, d2, d3;
+	struct lr_bench b;
+	struct lr_run run;
+
+	(void)state;
+	bench_run(&run, "store");
+	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	lr_doc_init(&d1);
+	lr_doc_init(&d2);
+	lr_doc_init(&d3);
+	for (int rep = 0; rep < 3; rep++)
+		assert_int_equal(lr_bench_add(&b, "1000", "record", rep, 0.01, "s"), 0);
+	assert_int_equal(lr_render_bench_doc(&d1, &run, &b, 1), 0);
+	for (int rep = 0; rep < 3; rep++)
+		assert_int_equal(lr_bench_add(&b, "2000", "record", rep, 0.02, "s"), 0);
+	assert_int_equal(lr_render_bench_doc(&d2, &run, &b, 1), 0);
+	assert_int_equal(d1.n, d2.n);
+	assert_int_equal(d1.v[d1.n - 1].kind, LR_BLOCK_TABLE);
+	assert_int_equal(d1.v[d1.n - 1].table.nrows + 1, d2.v[d2.n - 1].table.nrows);
+	run.status = LR_PASSED;
+	assert_int_equal(lr_render_bench_doc(&d3, &run, &b, 1), 0);
+	assert_true(d3.n > d2.n);
+	assert_int_equal(d3.v[d2.n].kind, LR_BLOCK_NOTE);
+	lr_doc_release(&d1);
+	lr_doc_release(&d2);
+	lr_doc_release(&d3);
+	lr_bench_release(&b);
+	lr_run_release(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +421,11 @@ int main(void)
 		cmocka_unit_test(a_bench_run_before_typed_samples_reads_the_same),
 		cmocka_unit_test_setup_teardown(an_unknown_stored_target_is_refused, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(an_unknown_stored_status_is_refused, setup_small, teardown),
+		cmocka_unit_test(a_bench_model_reads_back_as_it_was_stored),
+		cmocka_unit_test(a_bench_ratio_is_the_median_of_each_repetitions),
+		cmocka_unit_test(a_bench_run_naming_no_known_benchmark_is_refused),
+		cmocka_unit_test(an_encoder_shape_says_which_variant_is_which),
+		cmocka_unit_test(a_bench_document_grows_as_the_benchmark_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,51 @@
+#ifndef LR_REPORT_BENCH_INT_H
+#define LR_REPORT_BENCH_INT_H
+
+/*
+ * What the benchmark document's builder (bench.c: one document for every
+ * benchmark, and its formats) and the benchmarks' definitions (bench-tables.c:
+ * each one's words and columns) share.
+ */
+
+#include <jansson.h>
+
+#include "base/table.h"
+#include "experiment/benchjob.h"
+#include "report/doc.h"
+
+/* One row of a benchmark's table: a subject and, where the definition lists them, one of its variants. */
+struct lr_bench_row {
+	const struct lr_run *run;
+	const struct lr_bench *b;
+	const char *subject;
+	const char *variant;	/* NULL for a row a subject */
+	int index;		/* of variant in the definition's list */
+};
+
+/*
+ * A benchmark as it is shown: a table with these columns, a row a subject or
+ * a row for each listed variant of each subject, or (per_subject) a table for
+ * each subject, a row for each of its variants, between lines of its own.
+ */
+struct lr_bench_def {
+	const struct lr_column *cols;
+	int ncols;
+	const char *rows_key;		/* JSON: the member holding the rows */
+	const char *const *variants;	/* NULL-terminated; NULL: a row a subject (per_subject: a variant) */
+	int per_subject;
+	const char *sections_key;	/* per_subject: the member holding a section a subject in JSON */
+	void (*row)(struct lr_table *t, const struct lr_bench_row *r);
+	/* the lines above the tables: the settings, and the host */
+	void (*head)(struct lr_doc *d, const struct lr_run *run);
+	/* the lines under the tables once the run has ended: what the figures are */
+	void (*notes)(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b);
+	/* per_subject: what comes before and after a subject's table, and its facts in JSON */
+	int (*section_head)(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, const char *subject);
+	void (*section_tail)(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, const char *subject);
+	json_t *(*section_json)(const struct lr_run *run, const struct lr_bench *b, const char *subject);
+};
+
+/* The definition of benchmark 'which' (bench-tables.c). */
+const struct lr_bench_def *lr_render_bench_def(enum lr_benchmark which);
+
+#endif
