@@ -15,6 +15,9 @@
 #     common.c, progress.c, open.c, options.c), so no command file calls
 #     into another; what they print is src/report/'s.
 #  7. No build product is tracked by git.
+#  8. What a file exports carries its layer's prefix: cmd_ in src/cmd/ (and
+#     main), lr_ everywhere else, and db_ for what src/store/ shares inside
+#     itself (store-int.h), so a name says where it lives.
 # Comments and string literals are left out (the preprocessor strips comments
 # without expanding includes), so a rule is about code, not prose.
 set -eu
@@ -123,6 +126,21 @@ for f in $(cd "$src" && ls cmd/*.c); do
 		fi
 	done
 done
+
+# Exported names carry their layer's prefix (store/dir.c once exported store_is_dir and
+# store_make_layout). record/gitsrc.c's mbedtls_x509_crt_parse_file must have the library's own
+# name: it stands in for it.
+unprefixed=$(for f in $files; do
+	case $f in *.c) ;; *) continue ;; esac
+	case $f in cmd/*) want='cmd_|main$' ;; store/*) want='lr_|db_' ;; *) want='lr_' ;; esac
+	grep -v ';[ \t]*$' "$src/$f" | grep -E '^[A-Za-z_][A-Za-z0-9_ ]*[ *]+[A-Za-z_][A-Za-z0-9_]*\(' |
+		grep -vE '^(static|typedef)[ \t]' | sed -E 's/^[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/' |
+		grep -vE "^($want)" | grep -vx 'mbedtls_x509_crt_parse_file' | sed "s|^|src/$f: |"
+done)
+if [ -n "$unprefixed" ]; then
+	printf '%s\n' "$unprefixed" | sed 's/$/: exported without its layer'"'"'s prefix (make it static, or name it cmd_, lr_ or, inside store\/, db_)/'
+	fail=1
+fi
 
 # Build products do not belong in git (make builds them; make clean deletes them).
 if git -C "$src/.." rev-parse --is-inside-work-tree >/dev/null 2>&1; then
