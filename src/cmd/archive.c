@@ -65,7 +65,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "archive", .usage = usage, .max = 1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;

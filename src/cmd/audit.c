@@ -179,7 +179,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "audit", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&trust_files);

@@ -69,18 +69,15 @@ struct lr_runopts;
  * Progress (cmd/progress.c): begin decides how it shows, from a terminal on
  * stderr, the command's --progress ('asked'), LABRUN_PROGRESS (1 on, 0 off)
  * and -q, and installs base/progress.h's sink; end clears a terminal line.
- * text shows one line of the command's own (an experiment's condition and
- * block), at most every few seconds off a terminal unless 'force'd.
  */
 enum cmd_progress_mode { CMD_PROGRESS_OFF, CMD_PROGRESS_TERMINAL, CMD_PROGRESS_LINES };
 enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet);
-void cmd_progress_text(int force, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cmd_progress_end(void);
 /* Clear a terminal's progress line before printing a line of one's own (the next progress redraws it). */
 void cmd_progress_clear(void);
 
 struct lr_run_progress;
-/* Progress of an experiment (cmd_progress_text): condition, block, elapsed, forecast. */
+/* Progress of an experiment: condition, block, elapsed, forecast, a line at most every few seconds off a terminal. */
 void cmd_run_progress(void *arg, const struct lr_run_progress *p);
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
@@ -139,13 +136,6 @@ int cmd_open_store(struct lr_store **st, const struct lr_global *g);
 int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int *abandoned);
 
 /*
- * Scan runs[0..n) as they would be published (lr_scan_run) with the store's
- * scan settings; new findings are printed to stderr and, unless 'allow',
- * refuse the publication (LR_EREFUSED). 'what' names it ("write a crate").
- */
-int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what);
-
-/*
  * The keys to hold signatures to: the user's configuration (or, with
  * 'only', just the keys of that file), and the keys of each of 'files'
  * (--trust FILE). Release t with lr_trust_release() even on failure.
@@ -158,9 +148,6 @@ void cmd_warn_license(const char *license);
 
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
-int cmd_split_list(struct lr_strlist *out, const char *arg);
 
 #include "report/report.h"
 #include "report/text.h"

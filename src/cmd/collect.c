@@ -67,7 +67,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "collect", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "collect", .usage = usage };
 
 	o->c.concurrency = 1;
 	o->c.burstiness = 1;

@@ -68,7 +68,7 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "compare", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -44,7 +44,8 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "unset", &unset, "KEY", "remove the setting KEY"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0, NULL };
+	const struct cmd_parse p = { .cmd = "config", .usage = usage,
+				     .max = 2, .operands = "at most KEY and VALUE, or --unset KEY alone" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		if (rc != CMD_HELP_SHOWN)

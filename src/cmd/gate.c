@@ -37,7 +37,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "gate", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

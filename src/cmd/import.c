@@ -79,7 +79,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "import", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -32,7 +32,8 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0, NULL };
+	const struct cmd_parse p = { .cmd = "ingest", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one responses file" };
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {

@@ -130,7 +130,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "wide", &ctx.wide, "never cut a cell (by default long experiment names and issue\nlists end in '...', and the command fits the terminal)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "list", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

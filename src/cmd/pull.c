@@ -53,7 +53,8 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0, usage_after };
+	const struct cmd_parse p = { .cmd = "pull", .usage = usage,
+				     .max = 1, .operands = "at most the remote's NAME", .after = usage_after };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

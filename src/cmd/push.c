@@ -72,7 +72,8 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0, NULL };
+	const struct cmd_parse p = { .cmd = "push", .usage = usage,
+				     .max = 1, .operands = "at most the remote's NAME" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

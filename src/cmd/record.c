@@ -81,7 +81,7 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 		CMD_END,
 	};
 	/* options end at the command: its own options are never taken for labrun's */
-	const struct cmd_parse p = { "record", usage, 0, -1, NULL, 1, NULL };
+	const struct cmd_parse p = { .cmd = "record", .usage = usage, .max = -1, .stop_at_operand = 1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -28,7 +28,8 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 		CMD_NONEMPTY(0, "hub", &hub, "NAME", "the research hub the crate is registered with"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0, NULL };
+	const struct cmd_parse p = { .cmd = "register", .usage = usage,
+				     .min = 1, .max = 1, .operands = "--hub NAME and a crate directory" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -54,7 +54,8 @@ static int remote_init(struct lr_store *st, const char *name)
 int cmd_remote(const struct lr_global *g, int argc, char **argv)
 {
 	const struct cmd_opt opts[] = { CMD_END };
-	const struct cmd_parse p = { "remote", usage, 1, 3, "a subcommand: add, list, remove or init", 0, NULL };
+	const struct cmd_parse p = { .cmd = "remote", .usage = usage,
+				     .min = 1, .max = 3, .operands = "a subcommand: add, list, remove or init" };
 	static const struct {
 		const char *name;
 		int min, max;

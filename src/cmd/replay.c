@@ -148,7 +148,8 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0, NULL };
+	const struct cmd_parse p = { .cmd = "replay", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -87,7 +87,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "report", .usage = usage };
 
 	memset(&rep, 0, sizeof rep);
 	memset(&sv, 0, sizeof sv);

@@ -43,7 +43,8 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "run", usage, 1, 1, "one experiment file", 0, NULL };
+	const struct cmd_parse p = { .cmd = "run", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one experiment file" };
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);

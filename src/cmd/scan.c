@@ -86,7 +86,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "write-baseline", &write, "FILE", "write every finding's fingerprint to FILE, to accept them"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "scan", usage, 0, -1, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "scan", .usage = usage, .max = -1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&internal);

@@ -294,7 +294,8 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		CMD_INT(0, "tail", &tail, 0, 1000000, "N", "log lines to show per stream (default 10, 0 for none)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0, NULL };
+	const struct cmd_parse p = { .cmd = "show", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

@@ -113,7 +113,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "site", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "site", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done;

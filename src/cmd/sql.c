@@ -168,7 +168,8 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON array of objects (numbers stay numbers, NULL is null)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "sql", usage, 1, 1, "one quoted SQL statement", 0, NULL };
+	const struct cmd_parse p = { .cmd = "sql", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one quoted SQL statement" };
 
 	memset(&ctx, 0, sizeof ctx);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))

@@ -61,6 +61,17 @@ printf 'void lr_noisy(void) { printf("hello\\n"); }\n' >>"$tmp/t/src/store/dir.c
 grep -q 'src/store/dir.c:[0-9]*: prints or exits outside src/cmd' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
 ok "a printf outside src/cmd fails, with CC=clang too"
 
+# a command's parse filled by position, and a helper a header declares that only its own file uses
+fresh
+printf 'static const struct cmd_parse planted = { "list", "usage" };\n' >>"$tmp/t/src/cmd/list.c"
+printf 'int cmd_lonely(void);\n' >>"$tmp/t/src/cmd/options.h"
+printf 'int cmd_lonely(void)\n{\n\treturn 0;\n}\n' >>"$tmp/t/src/cmd/options.c"
+! layers || fail "a positional struct cmd_parse and a lonely helper passed"
+grep -q 'src/cmd/list.c:[0-9]*: struct cmd_parse filled by position' "$tmp/out" || { cat "$tmp/out"; fail "positional: not named"; }
+grep -q 'src/cmd/options.h: declares cmd_lonely, which only the file that defines it uses' "$tmp/out" ||
+	{ cat "$tmp/out"; fail "lonely helper: not named"; }
+ok "a struct cmd_parse filled by position, and a declared helper only its own file uses, fail"
+
 # a function exported without its layer's prefix (store/dir.c once had store_is_dir)
 fresh
 printf 'int stray_is_dir(const char *p)\n{\n\treturn p != 0;\n}\n' >>"$tmp/t/src/store/dir.c"
