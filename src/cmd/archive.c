@@ -5,6 +5,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
 #include "evidence/pack.h"

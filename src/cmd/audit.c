@@ -8,6 +8,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/audit.h"
 #include "store/ledger.h"
 #include "store/runs.h"

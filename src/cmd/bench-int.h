@@ -8,6 +8,7 @@
  */
 
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "experiment/benchjob.h"
 
 /* 'labrun bench store ...': argv[0] is "store". */

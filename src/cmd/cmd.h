@@ -59,27 +59,6 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv);
 int cmd_bench(const struct lr_global *g, int argc, char **argv);
 int cmd_import(const struct lr_global *g, int argc, char **argv);
 int cmd_run(const struct lr_global *g, int argc, char **argv);
-
-struct lr_expdef;
-struct lr_run_result;
-struct lr_runopts;
-
-
-/*
- * Progress (cmd/progress.c): begin decides how it shows, from a terminal on
- * stderr, the command's --progress ('asked'), LABRUN_PROGRESS (1 on, 0 off)
- * and -q, and installs base/progress.h's sink; end clears a terminal line.
- */
-enum cmd_progress_mode { CMD_PROGRESS_OFF, CMD_PROGRESS_TERMINAL, CMD_PROGRESS_LINES };
-enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet);
-void cmd_progress_end(void);
-/* Clear a terminal's progress line before printing a line of one's own (the next progress redraws it). */
-void cmd_progress_clear(void);
-
-struct lr_run_progress;
-/* Progress of an experiment: condition, block, elapsed, forecast, a line at most every few seconds off a terminal. */
-void cmd_run_progress(void *arg, const struct lr_run_progress *p);
-
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
 int cmd_diff(const struct lr_global *g, int argc, char **argv);
 int cmd_site(const struct lr_global *g, int argc, char **argv);

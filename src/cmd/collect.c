@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "record/record.h"
 #include "record/session.h"
 #include "serving/collect.h"

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "record/runjson.h"
 #include "import/backend.h"
 #include "import/job.h"

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "serving/serving.h"
 #include "store/runs.h"
 

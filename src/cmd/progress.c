@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "base/progress.h"
-#include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "experiment/runner.h"
 
 /* ---- progress ---------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/sync.h"
 #include "store/remote.h"
 

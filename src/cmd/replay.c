@@ -5,6 +5,7 @@
 #include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "experiment/replay.h"
 #include "experiment/runner.h"
 #include "store/experiments.h"

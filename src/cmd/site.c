@@ -7,6 +7,7 @@
 #include "base/walk.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/select.h"
 #include "store/runs.h"
 

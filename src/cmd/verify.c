@@ -6,6 +6,7 @@
 #include "base/walk.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/archive.h"
 #include "evidence/verify.h"
 
