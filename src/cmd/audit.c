@@ -198,7 +198,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 
 	rc = cmd_trust_load(&trust, &trust_files, NULL);
 	lr_strlist_release(&trust_files);
-	if (rc || (rc = cmd_open_store(&st, g))) { /* the store's is an exit code already */
+	if (rc || (rc = cmd_store(&st, g))) { /* the store's is an exit code already */
 		lr_trust_release(&trust);
 		return rc < 0 ? cmd_fail(rc) : rc;
 	}
@@ -224,7 +224,6 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	json_decref(js.keys);
 	json_decref(js.later);
 	free(ids);
-	lr_store_free(st);
 	lr_trust_release(&trust);
 	if (rc)
 		return cmd_fail(rc);

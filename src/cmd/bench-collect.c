@@ -138,7 +138,7 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 	pr.json = a.json;
 	a.o.on_level = on_level;
 	a.o.arg = &pr;
-	if ((exit_code = cmd_open_store(&st, g)))
+	if ((exit_code = cmd_store(&st, g)))
 		goto out;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_collectbench_job_begin(&job, st, &a.o))) {
@@ -173,7 +173,6 @@ int cmd_bench_collect(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_table_release(&pr.t);
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	free(r);
 	return exit_code;
 }

@@ -68,7 +68,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 	o.envp = environ;
 	if (!r)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
+	if ((exit_code = parse(&o, &json, self, sizeof self, argc, argv)) || (exit_code = cmd_store(&st, g)))
 		goto out;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_importbench_job_begin(&job, st, &o))) {
@@ -110,7 +110,6 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_table_release(&t);
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	free(r);
 	return exit_code;
 }

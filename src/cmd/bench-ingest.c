@@ -50,7 +50,7 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
 	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||
 	    (exit_code = cmd_bench_dir(&o.dir, "; the responses file and a throwaway store go there")) ||
-	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g)))
+	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_store(&st, g)))
 		goto out;
 	o.self = self;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
@@ -90,7 +90,6 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_table_release(&t);
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	free(r);
 	return exit_code;
 }

@@ -62,7 +62,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	o.envp = environ;
 	o.seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid(); /* new objects every time: none is on the remote yet */
 	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) || (exit_code = cmd_bench_dir(&o.dir, "")) ||
-	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_open_store(&st, g)))
+	    (exit_code = cmd_bench_self(self, sizeof self)) || (exit_code = cmd_store(&st, g)))
 		goto out;
 	o.self = self;
 	o.object_bytes = mib << 20;
@@ -88,7 +88,6 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 	       (long long)job.run.id);
 out:
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	free(name);
 	free(uri);
 	return exit_code;

@@ -84,7 +84,7 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 	a.o.envp = environ;
 	if (!row)
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_open_store(&st, g)))
+	if ((exit_code = parse(&a, argc, argv)) || (exit_code = cmd_store(&st, g)))
 		goto out;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_storebench_job_begin(&job, st, &a.o))) {
@@ -123,7 +123,6 @@ int cmd_bench_store(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_table_release(&t);
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	free(row);
 	return exit_code;
 }

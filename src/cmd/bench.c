@@ -225,7 +225,7 @@ static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 	}
 	if (!(r = malloc(sizeof *r)))
 		return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-	if ((exit_code = cmd_open_store(&st, g)))
+	if ((exit_code = cmd_store(&st, g)))
 		goto out;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_bench_job_begin(&job, st, &a.o, g->argv, environ))) {
@@ -250,7 +250,6 @@ out:
 	json_decref(root);
 	lr_bench_job_release(&job);
 	lr_strlist_release(&a.shapes);
-	lr_store_free(st);
 	free(r);
 	return exit_code;
 }

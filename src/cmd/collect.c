@@ -179,7 +179,7 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		rc = rc ? cmd_fail(rc) : r.failed || r.unsent || r.cancelled ? LR_EXIT_FAIL : LR_EXIT_OK;
 		goto out;
 	}
-	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_open_store(&st, g))) {
+	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_store(&st, g))) {
 		rc = rc < 0 ? cmd_fail(rc) : rc;
 		goto out;
 	}
@@ -203,6 +203,5 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_run_release(&run);
 	lr_strlist_release(&o.issues);
-	lr_store_free(st);
 	return rc;
 }

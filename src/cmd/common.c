@@ -66,7 +66,7 @@ int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const
 	int rc;
 
 	memset(j, 0, sizeof *j);
-	if ((rc = cmd_open_store(&j->st, g)))
+	if ((rc = cmd_store(&j->st, g)))
 		return rc;
 	if ((rc = lr_evidence_select(j->st, runs, issues, select_verb, &j->ids, &j->n, j->name, sizeof j->name)) ||
 	    (rc = lr_crate_runs(j->st, j->ids, j->n, &j->all, &j->nall)) ||
@@ -85,7 +85,6 @@ void cmd_crate_job_release(struct cmd_crate_job *j)
 {
 	free(j->ids);
 	free(j->all);
-	lr_store_free(j->st);
 	memset(j, 0, sizeof *j);
 }
 

@@ -156,7 +156,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	if ((exit_code = cmd_open_store(&st, gl)))
+	if ((exit_code = cmd_store(&st, gl)))
 		goto out;
 	/* Ctrl-C cancels the import: the lease is released, nothing partial shows. */
 	cmd_cancel_install(&cancel);
@@ -184,6 +184,5 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 out:
 	lr_import_job_release(&job);
 	lr_strlist_release(&o.issues);
-	lr_store_free(st);
 	return exit_code;
 }

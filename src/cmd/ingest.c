@@ -51,7 +51,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 
 	if (!run_ref || !route || !*route)
 		return cmd_usage_error("ingest", "--run and --route are required");
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run))) {
 		cmd_progress_begin("labrun ingest", progress, 0);
@@ -61,6 +61,5 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	if (!rc)
 		printf("ingested %lld response(s) of route '%s' into run %lld as set %lld\n", (long long)cases, route,
 		       (long long)run, (long long)set);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -59,7 +59,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}
@@ -84,7 +84,6 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		rc = prc;
 	}
 	lr_remote_free(r);
-	lr_store_free(st);
 	lr_trust_release(&trust);
 	lr_strlist_release(&trust_files);
 	lr_strlist_release(&runs);

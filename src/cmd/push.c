@@ -82,7 +82,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return cmd_usage_error("push", "--issue and --run choose runs two ways: give one");
 	}
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}
@@ -106,7 +106,6 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		rc = prc;
 	}
 	lr_remote_free(r);
-	lr_store_free(st);
 	lr_strlist_release(&runs);
 	free(ids);
 	free(uri);

@@ -116,7 +116,7 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 		exit_status = rc == CMD_HELP_SHOWN ? LR_EXIT_OK : LR_EXIT_LABRUN;
 		goto out;
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		goto out;
 	rc = lr_record(st, &o, &run, &res);
 	exit_status = res.exit_status;
@@ -145,6 +145,5 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_record_opts_release(&o);
 	lr_run_release(&run);
-	lr_store_free(st);
 	return exit_status;
 }

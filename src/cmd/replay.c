@@ -158,7 +158,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	if (!cmd_progress_begin("labrun replay", progress, quiet))
 		ro.progress = NULL;
 	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&orig);
 	memset(&r, 0, sizeof r);
@@ -174,7 +174,6 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	}
 	lr_replay_release(&r);
 	lr_run_release(&orig);
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return same ? LR_EXIT_OK : LR_EXIT_FAIL;

@@ -105,7 +105,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&routes);
 		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (run_ref && ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
 		goto out;
@@ -131,6 +131,5 @@ out:
 	lr_serving_report_release(&sv);
 	lr_run_release(&run);
 	lr_strlist_release(&routes);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

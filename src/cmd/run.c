@@ -60,7 +60,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if (!cmd_progress_begin("labrun run", progress, quiet))
 		ro.progress = NULL;
 	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		exit_code = rc;
 		goto out;
 	}
@@ -92,6 +92,5 @@ out:
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);
-	lr_store_free(st);
 	return exit_code;
 }

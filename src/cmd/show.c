@@ -300,7 +300,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&r);
 	rc = lr_store_run_resolve(st, argv[first], &id);
@@ -316,6 +316,5 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		}
 	}
 	lr_run_release(&r);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -131,7 +131,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 		rc = cmd_fail(rc);
 		goto done;
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		goto done;
 	cmd_progress_begin("labrun site", progress, 0);
 	/* -o reports/site: reports/ is made too */
@@ -147,7 +147,6 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	rc = rc ? cmd_fail(rc) : LR_EXIT_OK;
 done:
 	free(ids);
-	lr_store_free(st);
 	lr_trust_release(&trust);
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);
