@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
 #include "evidence/pack.h"
@@ -63,7 +64,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "archive", usage, 0, 1, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "archive", .usage = usage, .max = 1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;

@@ -8,6 +8,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/audit.h"
 #include "store/ledger.h"
 #include "store/runs.h"
@@ -166,10 +167,10 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	struct lr_strlist trust_files = { 0 };
 	const struct lr_known_store *known = NULL;
 	struct lr_ledger_policy policy;
-	struct lr_trust trust;
+	struct lr_trust trust = { 0 };
 	json_t *signed_head = NULL;
 	int64_t signed_seq = 0;
-	int rc = 0, problems = 0, checked = 0, json = 0, progress = 0, first;
+	int rc = 0, exit_code, problems = 0, checked = 0, json = 0, progress = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix, 'last' or 'last~N')"),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
@@ -179,28 +180,24 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "audit", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "audit", .usage = usage };
 
-	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
-		lr_strlist_release(&trust_files);
-		return rc;
-	}
+	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)))
+		goto out;
 	f.issue = issue[0] ? issue : NULL;
-	if (run_ref && f.issue)
-		return cmd_usage_error("audit", "give at most one of --run and --issue");
-	if (head_text && (rc = head_arg(head_text, &signed_head, &published, &pub)))
-		return cmd_fail(rc);
+	if (run_ref && f.issue) {
+		exit_code = cmd_usage_error("audit", "give at most one of --run and --issue");
+		goto out;
+	}
 	if (json) {
 		js = (struct audit_json){ json_array(), json_array(), json_array() };
 		j = &js;
 	}
-
-	rc = cmd_trust_load(&trust, &trust_files, NULL);
-	lr_strlist_release(&trust_files);
-	if (rc || (rc = cmd_open_store(&st, g))) { /* the store's is an exit code already */
-		lr_trust_release(&trust);
-		return rc < 0 ? cmd_fail(rc) : rc;
-	}
+	if ((head_text && (rc = head_arg(head_text, &signed_head, &published, &pub))) ||
+	    (rc = cmd_trust_load(&trust, &trust_files, NULL)))
+		goto fail;
+	if ((exit_code = cmd_store(&st, g)))
+		goto out;
 	if (!(rc = lr_audit_policy(st, &trust, &policy, &known, report_problem, j, &problems)))
 		rc = audit_scope(st, run_ref, &f, &ids, &n);
 	cmd_progress_begin("labrun audit", progress, 0);
@@ -218,14 +215,19 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		print_json(j, &head, pub, signed_head != NULL, known, n, checked, problems);
 	else if (!rc)
 		print_summary(&head, known, pub, signed_head ? head_text : NULL, signed_seq, n, checked, problems);
+	if (!rc) {
+		exit_code = problems ? LR_EXIT_FAIL : LR_EXIT_OK;
+		goto out;
+	}
+fail:
+	exit_code = cmd_fail(rc);
+out:
 	json_decref(signed_head);
 	json_decref(js.problems);
 	json_decref(js.keys);
 	json_decref(js.later);
 	free(ids);
-	lr_store_free(st);
 	lr_trust_release(&trust);
-	if (rc)
-		return cmd_fail(rc);
-	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;
+	lr_strlist_release(&trust_files);
+	return exit_code;
 }

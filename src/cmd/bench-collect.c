@@ -71,7 +71,7 @@ static int parse(struct collect_args *a, const struct lr_global *g, int argc, ch
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 	int rc, first;
 
 	a->o.requests = 1024;

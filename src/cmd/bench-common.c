@@ -96,7 +96,7 @@ int cmd_bench_run(const struct lr_global *g, const struct lr_bench_ops *ops, voi
 	lr_bench_job_init(&job, ops->which);
 	job.on_step = json ? NULL : show;
 	job.arg = &shown;
-	if ((exit_code = cmd_open_store(&st, g)))
+	if ((exit_code = cmd_store(&st, g)))
 		goto out;
 	cmd_progress_begin("labrun bench", cmd_bench_progress, 0);
 	if ((rc = lr_bench_job_begin(&job, st, ops, opts, g->argv, environ))) {
@@ -120,6 +120,5 @@ int cmd_bench_run(const struct lr_global *g, const struct lr_bench_ops *ops, voi
 	exit_code = rc ? cmd_fail(rc) : 0;
 out:
 	lr_bench_job_release(&job);
-	lr_store_free(st);
 	return exit_code;
 }

@@ -32,7 +32,7 @@ static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t se
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 
 	o->tokens = 8192;
 	o->reps = 5;

@@ -35,7 +35,7 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 
 	o.self = self;
 	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||

@@ -9,6 +9,7 @@
  */
 
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "experiment/benchjob.h"
 
 /* 'labrun bench NAME ...': argv[0] is NAME. */

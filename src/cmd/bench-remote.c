@@ -33,7 +33,7 @@ int cmd_bench_remote(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 1, "at most the remote's NAME", 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage, .max = 1, .operands = "at most the remote's NAME" };
 
 	memset(&o, 0, sizeof o);
 	o.runs = 1000;

@@ -38,7 +38,7 @@ static int parse(struct store_args *a, const struct lr_global *g, int argc, char
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 	size_t i;
 	int rc, first;
 

@@ -57,7 +57,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "bench", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 	cpu_set_t cpus;
 	int i, k, rc;
 

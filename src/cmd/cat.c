@@ -87,7 +87,7 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_plain("cat", usage, argc, argv, 2, 2, "RUN and stdout, stderr or an artifact name",
 				  &first)))
 		return rc;
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&r);
 	if ((rc = lr_store_run_resolve(st, argv[first], &id)) || (rc = lr_store_run_load(st, id, &r)))
@@ -135,6 +135,5 @@ out:
 	free(path);
 	lr_object_release(&obj);
 	lr_run_release(&r);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

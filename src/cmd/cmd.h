@@ -2,9 +2,9 @@
 #define LR_CMD_H
 
 /*
- * What the subcommands share: global options, opening the store, turning
- * error codes into one message and one exit code. Only cmd-*.c and
- * labrun.c print.
+ * What the commands share: global options, the store main holds for them,
+ * turning error codes into one message and one exit code. Only src/cmd/
+ * prints.
  */
 
 #include <stdatomic.h>
@@ -24,18 +24,35 @@
  */
 #define CMD_HELP_SHOWN 256
 
-/* What a command does with the store: its row of the command table says (labrun.c). */
+/*
+ * What a command does with the store: its row of the command table says
+ * (labrun.c), and cmd_store opens the store so. Each mode allows what those
+ * above it do.
+ */
 enum cmd_store_mode {
 	CMD_NO_STORE,		/* never opens one */
+	CMD_MAY_READ,		/* reads the store's settings when there is one; none is no error */
 	CMD_READS,		/* reads an existing store; appends only when it finishes an abandoned run */
+	CMD_REPAIRS,		/* reads, and finishing the abandoned runs must succeed (fsck counts them) */
 	CMD_WRITES,		/* writes to an existing store: refuses a key it cannot use */
 	CMD_CREATES,		/* writes, and creates the store when there is none */
+};
+
+/*
+ * The running command's store, held by main (labrun.c): opened by
+ * cmd_store the first time the command asks, freed by main once it returns.
+ */
+struct cmd_held_store {
+	struct lr_store *st;		/* NULL until the command asks (and when CMD_MAY_READ finds none) */
+	int abandoned;			/* runs its opening marked abandoned (fsck reports them) */
+	enum cmd_store_mode declared;	/* the command's row's: the most it may ask for */
 };
 
 struct lr_global {
 	const char *store;	/* --store, else $LABRUN_STORE, else NULL */
 	char **argv;		/* labrun's whole command line, as runs record it */
-	enum cmd_store_mode mode;	/* the running command's */
+	enum cmd_store_mode mode;	/* what the command asks of the store: its row's, or less for a form of it */
+	struct cmd_held_store *held;	/* main's: the store cmd_store opened */
 };
 
 struct lr_command {
@@ -59,30 +76,6 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv);
 int cmd_bench(const struct lr_global *g, int argc, char **argv);
 int cmd_import(const struct lr_global *g, int argc, char **argv);
 int cmd_run(const struct lr_global *g, int argc, char **argv);
-
-struct lr_expdef;
-struct lr_run_result;
-struct lr_runopts;
-
-
-/*
- * Progress (cmd/progress.c): begin decides how it shows, from a terminal on
- * stderr, the command's --progress ('asked'), LABRUN_PROGRESS (1 on, 0 off)
- * and -q, and installs base/progress.h's sink; end clears a terminal line.
- * text shows one line of the command's own (an experiment's condition and
- * block), at most every few seconds off a terminal unless 'force'd.
- */
-enum cmd_progress_mode { CMD_PROGRESS_OFF, CMD_PROGRESS_TERMINAL, CMD_PROGRESS_LINES };
-enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet);
-void cmd_progress_text(int force, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cmd_progress_end(void);
-/* Clear a terminal's progress line before printing a line of one's own (the next progress redraws it). */
-void cmd_progress_clear(void);
-
-struct lr_run_progress;
-/* Progress of an experiment (cmd_progress_text): condition, block, elapsed, forecast. */
-void cmd_run_progress(void *arg, const struct lr_run_progress *p);
-
 int cmd_replay(const struct lr_global *g, int argc, char **argv);
 int cmd_diff(const struct lr_global *g, int argc, char **argv);
 int cmd_site(const struct lr_global *g, int argc, char **argv);
@@ -122,28 +115,21 @@ void cmd_json_print(json_t *o);
 
 /* ---- open.c: the one way into the store ---- */
 
-/* The store if there is one, opened to read its settings; LR_ENOTFOUND (no message) when none. */
-int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g);
-
 /*
- * Open the store for the running command, in the mode its row of the
- * command table gives (g->mode): CMD_CREATES creates it when missing; the
- * signing key is loaded (a writer refuses one it cannot use, and a store
- * the user's configuration knows as signed without a key). Runs whose
- * recorder died are marked abandoned first. On failure prints the error
- * and returns its exit code (> 0); 0 on success.
+ * The running command's store, opened in the mode g->mode gives (its row of
+ * the command table; a form that needs less, such as 'config KEY', asks
+ * with a copy of g whose mode is lower, never higher). A command asks once
+ * it has checked its options and inputs, so that -h, a usage error or a bad
+ * input needs no store and creates none. Opened once, held and freed by
+ * main when the command returns: *st is borrowed until then, and a second
+ * call gives the same store. CMD_CREATES creates the store when missing; the
+ * signing key is loaded (a writer refuses one it cannot use, and a store the
+ * user's configuration knows as signed without a key); runs whose recorder
+ * died are marked abandoned first (g->held->abandoned counts them).
+ * CMD_MAY_READ gives *st NULL, and no error, when there is no store to read.
+ * On failure prints the error and returns its exit code (> 0); 0 on success.
  */
-int cmd_open_store(struct lr_store **st, const struct lr_global *g);
-
-/* The same, also saying how many runs were marked abandoned (for fsck). */
-int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int *abandoned);
-
-/*
- * Scan runs[0..n) as they would be published (lr_scan_run) with the store's
- * scan settings; new findings are printed to stderr and, unless 'allow',
- * refuse the publication (LR_EREFUSED). 'what' names it ("write a crate").
- */
-int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what);
+int cmd_store(struct lr_store **st, const struct lr_global *g);
 
 /*
  * The keys to hold signatures to: the user's configuration (or, with
@@ -158,9 +144,6 @@ void cmd_warn_license(const char *license);
 
 /* Report a usage problem of 'cmd' (printf-style) and return LR_EXIT_USAGE. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Append the comma-separated items of 'arg' to 'out' (blanks around them dropped). */
-int cmd_split_list(struct lr_strlist *out, const char *arg);
 
 #include "report/report.h"
 #include "report/text.h"

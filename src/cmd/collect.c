@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "record/record.h"
 #include "record/session.h"
 #include "serving/collect.h"
@@ -67,7 +68,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "collect", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "collect", .usage = usage };
 
 	o->c.concurrency = 1;
 	o->c.burstiness = 1;
@@ -178,7 +179,7 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 		rc = rc ? cmd_fail(rc) : r.failed || r.unsent || r.cancelled ? LR_EXIT_FAIL : LR_EXIT_OK;
 		goto out;
 	}
-	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_open_store(&st, g))) {
+	if ((rc = lr_collect_check_cases(o.c.cases, o.c.chat, &cases)) || (rc = cmd_store(&st, g))) {
 		rc = rc < 0 ? cmd_fail(rc) : rc;
 		goto out;
 	}
@@ -202,6 +203,5 @@ int cmd_collect(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_run_release(&run);
 	lr_strlist_release(&o.issues);
-	lr_store_free(st);
 	return rc;
 }

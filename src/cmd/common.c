@@ -19,7 +19,12 @@ static int print_new_finding(void *arg, const struct lr_finding *f)
 	return 0;
 }
 
-int cmd_scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what)
+/*
+ * Scan runs[0..n) as they would be published (lr_scan_run) with the store's
+ * scan settings; new findings are printed to stderr and, unless 'allow',
+ * refuse the publication (LR_EREFUSED). 'what' names it ("write the crate").
+ */
+static int scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow, const char *what)
 {
 	struct lr_scanner s;
 	int i, rc;
@@ -61,11 +66,11 @@ int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const
 	int rc;
 
 	memset(j, 0, sizeof *j);
-	if ((rc = cmd_open_store(&j->st, g)))
+	if ((rc = cmd_store(&j->st, g)))
 		return rc;
 	if ((rc = lr_evidence_select(j->st, runs, issues, select_verb, &j->ids, &j->n, j->name, sizeof j->name)) ||
 	    (rc = lr_crate_runs(j->st, j->ids, j->n, &j->all, &j->nall)) ||
-	    (rc = cmd_scan_runs(j->st, j->all, j->nall, allow, scan_verb)))
+	    (rc = scan_runs(j->st, j->all, j->nall, allow, scan_verb)))
 		return cmd_fail(rc);
 	if (runs->n == 1 && !issues->n)
 		snprintf(j->title, sizeof j->title, "labrun evidence: run %lld", (long long)j->ids[0]);
@@ -80,7 +85,6 @@ void cmd_crate_job_release(struct cmd_crate_job *j)
 {
 	free(j->ids);
 	free(j->all);
-	lr_store_free(j->st);
 	memset(j, 0, sizeof *j);
 }
 

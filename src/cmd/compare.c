@@ -68,14 +68,14 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "compare", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "compare", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
 	if (!run_ref || !ref || !cand)
 		return cmd_usage_error("compare", "--run, --reference and --candidate are required");
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if ((rc = lr_store_run_resolve(st, run_ref, &run)) || (rc = lr_route_set(st, run, cand, cond, &cs)) ||
 	    (rc = lr_route_set(st, run, ref, cs.cond, &rs)) ||
@@ -107,7 +107,6 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	       (long long)k.missing, (long long)k.total);
 	rc = lr_store_comparison_failures(st, id, print_case, NULL);
 out:
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return k.exact == k.total && !k.finish_mismatch ? LR_EXIT_OK : LR_EXIT_FAIL;

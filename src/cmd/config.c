@@ -44,7 +44,8 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "unset", &unset, "KEY", "remove the setting KEY"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "config", usage, 0, 2, "at most KEY and VALUE, or --unset KEY alone", 0, NULL };
+	const struct cmd_parse p = { .cmd = "config", .usage = usage,
+				     .max = 2, .operands = "at most KEY and VALUE, or --unset KEY alone" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		if (rc != CMD_HELP_SHOWN)
@@ -61,10 +62,11 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 	key = unset ? unset : n ? argv[first] : NULL;
 	if (key && !lr_setting_key_find(key))
 		return unknown_key(key);
+	/* setting a value creates the store, like every command that writes (its row says so); the rest need one */
 	local = *g;
-	if (n == 2) /* setting a value writes: like every command that writes, it creates the store */
-		local.mode = CMD_CREATES;
-	if ((rc = cmd_open_store(&st, &local)))
+	if (n != 2)
+		local.mode = CMD_WRITES;
+	if ((rc = cmd_store(&st, &local)))
 		return rc;
 	if (!key) {
 		rc = lr_store_settings(st, print_setting, NULL);
@@ -77,6 +79,5 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 			rc = lr_error_set(LR_ENOTFOUND, "config: '%s' is not set", key);
 	}
 	free(value);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

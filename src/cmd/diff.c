@@ -80,7 +80,7 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_plain_json("diff", usage, argc, argv, 2, 2, "two runs, A and B", &first, &json,
 					"one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&a);
 	lr_run_init(&b);
@@ -99,7 +99,6 @@ int cmd_diff(const struct lr_global *g, int argc, char **argv)
 	lr_comparison_release(&cmp);
 	lr_run_release(&a);
 	lr_run_release(&b);
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return same ? LR_EXIT_OK : LR_EXIT_FAIL;

@@ -103,7 +103,8 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "verify", &do_verify, "check every available kernel, both contracts, on all 65,536 BF16\npatterns against an independent numeric oracle"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "encode", encode_usage, 0, 2, "IN and OUT", 0, NULL };
+	const struct cmd_parse p = { .cmd = "encode", .usage = encode_usage,
+				     .max = 2, .operands = "IN and OUT" };
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
@@ -167,7 +168,8 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "shape", &shape, "S", "the shape of a raw input file (\"L,2,H,T,D\")"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "decode", decode_usage, 2, 2, "IN and OUT", 0, NULL };
+	const struct cmd_parse p = { .cmd = "decode", .usage = decode_usage,
+				     .min = 2, .max = 2, .operands = "IN and OUT" };
 	int f32;
 
 	(void)g;

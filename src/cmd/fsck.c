@@ -123,8 +123,9 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists)
 		sweep_tmp(dir, &tmp);
 	free(dir);
-	if ((rc = cmd_open_store_counted(&st, g, &abandoned)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
+	abandoned = g->held->abandoned; /* marked as the store opened (CMD_REPAIRS: it had to succeed) */
 	if (json) {
 		o = json_pack("{s:s, s:i, s:i}", "store", lr_store_dir(st), "schema", lr_store_schema_version(st),
 			      "abandoned", abandoned);
@@ -162,7 +163,6 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	json_decref(o);
 	json_decref(oc.bad_list);
 	json_decref(ac.bad_list);
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;

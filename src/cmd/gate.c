@@ -37,14 +37,14 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "gate", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "gate", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
 	if (!run_ref || !route || !answers)
 		return cmd_usage_error("gate", "--run, --route and --answers are required");
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)) && !(rc = lr_route_set(st, run, route, cond, &set)) &&
 	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)) && json) {
@@ -63,7 +63,6 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,
 		       (long long)k.missing);
 	}
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return k.strict == k.total && k.eos == k.total ? LR_EXIT_OK : LR_EXIT_FAIL;

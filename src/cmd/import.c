@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "record/runjson.h"
 #include "import/backend.h"
 #include "import/job.h"
@@ -79,7 +80,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		CMD_PROGRESS(&o->progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "import", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "import", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -155,7 +156,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 		exit_code = cmd_fail(rc);
 		goto out;
 	}
-	if ((exit_code = cmd_open_store(&st, gl)))
+	if ((exit_code = cmd_store(&st, gl)))
 		goto out;
 	/* Ctrl-C cancels the import: the lease is released, nothing partial shows. */
 	cmd_cancel_install(&cancel);
@@ -183,6 +184,5 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 out:
 	lr_import_job_release(&job);
 	lr_strlist_release(&o.issues);
-	lr_store_free(st);
 	return exit_code;
 }

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "serving/serving.h"
 #include "store/runs.h"
 
@@ -32,7 +33,8 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "ingest", usage, 1, 1, "one responses file", 0, NULL };
+	const struct cmd_parse p = { .cmd = "ingest", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one responses file" };
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {
@@ -49,7 +51,7 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 
 	if (!run_ref || !route || !*route)
 		return cmd_usage_error("ingest", "--run and --route are required");
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run))) {
 		cmd_progress_begin("labrun ingest", progress, 0);
@@ -59,6 +61,5 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	if (!rc)
 		printf("ingested %lld response(s) of route '%s' into run %lld as set %lld\n", (long long)cases, route,
 		       (long long)run, (long long)set);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -19,9 +19,8 @@ int cmd_init(const struct lr_global *g, int argc, char **argv)
 
 	if ((rc = cmd_parse_plain("init", usage, argc, argv, 0, 0, NULL, &first)))
 		return rc;
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	printf("store '%s' ready (schema %d)\n", lr_store_dir(st), lr_store_schema_version(st));
-	lr_store_free(st);
 	return LR_EXIT_OK;
 }

@@ -25,7 +25,7 @@ static const struct lr_command commands[] = {
 	{ "show", cmd_show, CMD_READS, "show everything recorded about a run" },
 	{ "cat", cmd_cat, CMD_READS, "print a run's stdout, stderr or an artifact" },
 	{ "sql", cmd_sql, CMD_READS, "run a read-only SQL query on the store" },
-	{ "fsck", cmd_fsck, CMD_READS, "check the store: abandoned runs, integrity, object hashes" },
+	{ "fsck", cmd_fsck, CMD_REPAIRS, "check the store: abandoned runs, integrity, object hashes" },
 	{ "encode", cmd_encode, CMD_NO_STORE, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
 	{ "decode", cmd_decode, CMD_NO_STORE, "decode DLFloat16 to FP32 or BF16, for readback checks" },
 	{ "import", cmd_import, CMD_CREATES, "import a KV export into a device (sim or atom), verify and record it" },
@@ -40,10 +40,10 @@ static const struct lr_command commands[] = {
 	{ "collect", cmd_collect, CMD_CREATES, "collect serving responses from an OpenAI-compatible server: streamed, timed, every failure a row" },
 	{ "compare", cmd_compare, CMD_WRITES, "compare two routes' responses case by case: tokens, text, finish, missing" },
 	{ "gate", cmd_gate, CMD_WRITES, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
-	{ "config", cmd_config, CMD_WRITES, "show or set the store's settings: the licence, author and publisher of its crates" },
+	{ "config", cmd_config, CMD_CREATES, "show or set the store's settings: the licence, author and publisher of its crates" },
 	{ "key", cmd_key, CMD_NO_STORE, "make or show the Ed25519 key that signs the ledger entries of runs" },
 	{ "scan", cmd_scan, CMD_READS, "find private keys, tokens, passwords and internal hosts before they are published" },
-	{ "remote", cmd_remote, CMD_WRITES, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
+	{ "remote", cmd_remote, CMD_CREATES, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
 	{ "push", cmd_push, CMD_READS, "copy final runs with their objects, seals and signatures to a remote" },
 	{ "pull", cmd_pull, CMD_CREATES, "bring runs from a remote into this store, checked against their seals" },
 	{ "audit", cmd_audit, CMD_READS, "recompute hashes, seals and summaries from raw rows and files" },
@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lr_global g = { .store = getenv("LABRUN_STORE"), .argv = argv };
+	struct cmd_held_store held = { 0 };
+	struct lr_global g = { .store = getenv("LABRUN_STORE"), .argv = argv, .held = &held };
 	size_t i;
 	int c, rc;
 
@@ -147,9 +148,10 @@ int main(int argc, char **argv)
 		if (strcmp(argv[optind], commands[i].name))
 			continue;
 		optind++;
-		g.mode = commands[i].mode;
-		/* Each command parses argv[0..] with argv[0] = its name. */
+		g.mode = held.declared = commands[i].mode;
+		/* Each command parses argv[0..] with argv[0] = its name; its store, if it asked for one, is main's. */
 		rc = commands[i].run(&g, argc - optind + 1, argv + optind - 1);
+		lr_store_free(held.st);
 		if (rc == CMD_HELP_SHOWN)
 			rc = LR_EXIT_OK;
 		lr_git_stop(); /* libgit2 was initialised only if the command read sources */

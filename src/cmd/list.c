@@ -130,7 +130,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "wide", &ctx.wide, "never cut a cell (by default long experiment names and issue\nlists end in '...', and the command fits the terminal)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "list", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "list", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -138,7 +138,7 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	f.status = status;
 	if (registered && (f.issue || f.experiment || status >= 0 || f.limit || ctx.wide))
 		return cmd_usage_error("list", "--registered lists registrations: it takes only --json, not the run filters");
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (ctx.json)
 		ctx.arr = json_array();
@@ -154,6 +154,5 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 		putchar('\n');
 	}
 	json_decref(ctx.arr);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

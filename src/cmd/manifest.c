@@ -43,7 +43,7 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "allow-findings", &allow, "\n(they are printed either way; without it the crate is refused)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "manifest", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "manifest", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;

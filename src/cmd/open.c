@@ -1,9 +1,10 @@
 /*
- * The one way into the store: every command opens it here, in the mode its
- * row of the command table gives (labrun.c), and the signing key is loaded
- * here once. A command that writes refuses a key it cannot use; nothing
- * appends an unsigned ledger entry while a key is configured but unusable,
- * or to a store the user's configuration knows as signed.
+ * The one way into the store: main (labrun.c) holds the running command's
+ * store, and cmd_store opens it here once, in the mode its row of the
+ * command table gives, when the command first asks for it; the signing key
+ * is loaded here too. A command that writes refuses a key it cannot use;
+ * nothing appends an unsigned ledger entry while a key is configured but
+ * unusable, or to a store the user's configuration knows as signed.
  */
 #include "config.h"
 #include "base/system.h"
@@ -15,29 +16,6 @@
 #include "record/gitsrc.h"
 #include "record/spool.h"
 #include "store/ledger.h"
-
-int cmd_open_store_quiet(struct lr_store **st, const struct lr_global *g)
-{
-	char cwd[PATH_MAX], *dir = NULL;
-	int exists = 0, rc;
-
-	*st = NULL;
-	if (!getcwd(cwd, sizeof cwd) || lr_store_find(&dir, &exists, g->store, cwd, 0) || !exists) {
-		free(dir);
-		lr_error_clear();
-		return LR_ENOTFOUND;
-	}
-	rc = lr_store_open(st, dir, 0);
-	free(dir);
-	if (rc)
-		lr_error_clear();
-	return rc;
-}
-
-int cmd_open_store(struct lr_store **st, const struct lr_global *g)
-{
-	return cmd_open_store_counted(st, g, NULL);
-}
 
 /* The store's real path, as the user's configuration names it. */
 static void store_path(struct lr_store *st, char path[PATH_MAX])
@@ -131,54 +109,83 @@ out:
 	return rc;
 }
 
-int cmd_open_store_counted(struct lr_store **st, const struct lr_global *g, int *abandoned)
+/* CMD_MAY_READ: the store, if there is one, opened to read its settings only (no key, no recovery). */
+static void open_settings(struct cmd_held_store *h, const struct lr_global *g)
 {
-	char cwd[PATH_MAX], *dir = NULL, *worktree = NULL;
-	int create = g->mode == CMD_CREATES, exists = 0, rc;
+	char cwd[PATH_MAX], *dir = NULL;
+	int exists = 0;
+
+	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists &&
+	    lr_store_open(&h->st, dir, 0))
+		h->st = NULL; /* one that does not open has no settings to read either */
+	free(dir);
+}
+
+/* Where the store is (--store, else the nearest .labrun), or where a new one goes when 'create'. */
+static int store_dir(char **dir, const struct lr_global *g, int create)
+{
+	char cwd[PATH_MAX], *worktree = NULL;
+	int exists = 0, rc;
+
+	*dir = NULL;
+	if (!getcwd(cwd, sizeof cwd))
+		return lr_error_set(LR_EIO, "cannot read the working directory");
+	if ((rc = lr_store_find(dir, &exists, g->store, cwd, create)) || exists || (g->store && *g->store))
+		return rc;
+	/* A new store goes at the top of the enclosing work tree, else in the working directory. */
+	if ((rc = lr_git_worktree(&worktree, cwd)) || !worktree)
+		return rc;
+	free(*dir);
+	if (asprintf(dir, "%s/.labrun", strcmp(worktree, "/") ? worktree : "") < 0) {
+		*dir = NULL;
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	free(worktree);
+	return rc;
+}
+
+/* Open the store in g's mode (cmd_store says how) into h->st: 0, or an error code with its message. */
+static int open_store(struct cmd_held_store *h, const struct lr_global *g)
+{
+	unsigned flags = g->mode == CMD_CREATES ? LR_STORE_CREATE : g->mode == CMD_WRITES ? LR_STORE_WRITE : 0;
+	char *dir = NULL;
+	int rc;
+
+	if ((rc = store_dir(&dir, g, g->mode == CMD_CREATES)))
+		goto out;
+	if ((rc = lr_store_open(&h->st, dir, flags))) {
+		h->st = NULL;
+		rc = rc == LR_EIO ? LR_ESTORE : rc;
+		goto out;
+	}
+	/* with a key ('labrun key init'), every ledger entry this process appends is signed */
+	rc = open_signer(h->st, g->mode);
+	/* A reader on a read-only medium, or without a usable key, still reads: recovery is best effort there. */
+	if (!rc && (rc = lr_spool_recover(h->st, &h->abandoned)) && g->mode < CMD_REPAIRS)
+		rc = 0;
+	if (rc) {
+		lr_store_free(h->st);
+		h->st = NULL;
+	}
+out:
+	free(dir);
+	return rc;
+}
+
+int cmd_store(struct lr_store **st, const struct lr_global *g)
+{
+	struct cmd_held_store *h = g->held;
+	int rc;
 
 	*st = NULL;
-	if (g->mode == CMD_NO_STORE) /* the command table says this command has no store */
-		return cmd_fail(lr_error_set(LR_EINVAL, "labrun %s does not use a store", g->argv[0]));
-	if (!getcwd(cwd, sizeof cwd)) {
-		lr_error_set(LR_EIO, "cannot read the working directory");
-		return cmd_fail(LR_EIO);
-	}
-	if ((rc = lr_store_find(&dir, &exists, g->store, cwd, create))) {
-		free(dir);
+	if (g->mode == CMD_NO_STORE || g->mode > h->declared) /* the command table says otherwise: a bug */
+		return cmd_fail(lr_error_set(LR_EINVAL, "cannot open the store: the command asks for more than its row "
+						"of the command table declares"));
+	if (!h->st && g->mode == CMD_MAY_READ)
+		open_settings(h, g);
+	else if (!h->st && (rc = open_store(h, g)))
 		return cmd_fail(rc);
-	}
-	/* A new store goes at the top of the enclosing work tree, else in the working directory. */
-	if (!exists && !(g->store && *g->store)) {
-		if ((rc = lr_git_worktree(&worktree, cwd))) {
-			free(dir);
-			return cmd_fail(rc);
-		}
-		if (worktree) {
-			free(dir);
-			dir = NULL;
-			if (asprintf(&dir, "%s/.labrun", strcmp(worktree, "/") ? worktree : "") < 0)
-				dir = NULL;
-			free(worktree);
-			if (!dir)
-				return cmd_fail(lr_error_set(LR_ENOMEM, "out of memory"));
-		}
-	}
-	rc = lr_store_open(st, dir, create ? LR_STORE_CREATE : g->mode == CMD_WRITES ? LR_STORE_WRITE : 0);
-	free(dir);
-	if (rc)
-		return cmd_fail(rc == LR_EIO ? LR_ESTORE : rc);
-	/* with a key ('labrun key init'), every ledger entry this process appends is signed */
-	if ((rc = open_signer(*st, g->mode))) {
-		lr_store_free(*st);
-		*st = NULL;
-		return cmd_fail(rc);
-	}
-	/* A reader on a read-only medium, or without a usable key, still reads: recovery is best effort there. */
-	if ((rc = lr_spool_recover(*st, abandoned)) && (g->mode >= CMD_WRITES || abandoned)) {
-		lr_store_free(*st);
-		*st = NULL;
-		return cmd_fail(rc);
-	}
 	lr_error_clear();
+	*st = h->st;
 	return 0;
 }

@@ -11,6 +11,53 @@
 #define MAX_OPTS 64
 #define LONG_BASE 256	/* getopt_long's value for opts[i] without a short name: LONG_BASE + i */
 
+/*
+ * Option 'opt' of 'cmd': a whole decimal number in [min, max], with no sign
+ * tricks, overflow or trailing text ("4294967296" never becomes 0). Returns
+ * 0, or reports the usage error and returns LR_EXIT_USAGE.
+ */
+static int parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *out < min || *out > max)
+		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
+	return 0;
+}
+
+/* --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
+static int parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
+{
+	char *end;
+	long a, c = -1;
+
+	errno = 0;
+	a = strtol(arg, &end, 10);
+	if (*end == '@' && end != arg)
+		c = strtol(end + 1, &end, 10);
+	if (errno || *end || end == arg || a < 0 || a > 1000 || (c != -1 && (c < 0 || c > 100000)))
+		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
+	ro->flip_arm = (int)a;
+	if (c != -1)
+		ro->flip_condition = (int)c;
+	return 0;
+}
+
+/* getopt's complaint about argv[optind - 1] for 'cmd'. */
+static int bad_option(const char *cmd, char **argv, int opt)
+{
+	extern int optind, optopt;
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return cmd_usage_error(cmd, "option '%s' of 'labrun %s' needs a value", arg, cmd);
+	if (optopt && arg[0] == '-' && arg[1] != '-')
+		return cmd_usage_error(cmd, "unknown option '-%c' for 'labrun %s'", optopt, cmd);
+	return cmd_usage_error(cmd, "unknown option '%s' for 'labrun %s'", arg, cmd);
+}
+
 /* The getopt_long tables for 'opts'; -h and --help always. */
 static void build(const struct cmd_opt *opts, const struct cmd_parse *p, struct option *lo, char *so)
 {
@@ -90,7 +137,7 @@ static int take(const struct cmd_parse *p, const struct cmd_opt *o, const char *
 	case CMD_OPT_INT:
 	case CMD_OPT_I64:
 	case CMD_OPT_U64:
-		if (cmd_parse_int(p->cmd, name, arg, o->min, o->max, &v))
+		if (parse_int(p->cmd, name, arg, o->min, o->max, &v))
 			return LR_EXIT_USAGE;
 		if (o->kind == CMD_OPT_INT)
 			*(int *)o->value = (int)v;
@@ -140,7 +187,7 @@ int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const c
 
 int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
 {
-	return cmd_parse_flip(p->cmd, arg, opt->value);
+	return parse_flip(p->cmd, arg, opt->value);
 }
 
 int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int argc, char **argv, int *first)
@@ -165,7 +212,7 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
 			if (opts[i].kind != CMD_OPT_HEADING && opts[i].short_name == c)
 				o = &opts[i];
 		if (!o)
-			return cmd_bad_option(p->cmd, argv, c);
+			return bad_option(p->cmd, argv, c);
 		if ((rc = take(p, o, optarg)))
 			return rc;
 	}
@@ -264,46 +311,6 @@ int cmd_run_sub(const struct lr_global *g, const char *cmd, const char *what, co
 	return cmd_usage_error(cmd, "unknown %s '%s': expected %s", what, argv[1], names);
 }
 
-int cmd_bad_option(const char *cmd, char **argv, int opt)
-{
-	extern int optind, optopt;
-	const char *arg = argv[optind - 1];
-
-	if (opt == ':')
-		return cmd_usage_error(cmd, "option '%s' of 'labrun %s' needs a value", arg, cmd);
-	if (optopt && arg[0] == '-' && arg[1] != '-')
-		return cmd_usage_error(cmd, "unknown option '-%c' for 'labrun %s'", optopt, cmd);
-	return cmd_usage_error(cmd, "unknown option '%s' for 'labrun %s'", arg, cmd);
-}
-
-int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || *out < min || *out > max)
-		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
-	return 0;
-}
-
-int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro)
-{
-	char *end;
-	long a, c = -1;
-
-	errno = 0;
-	a = strtol(arg, &end, 10);
-	if (*end == '@' && end != arg)
-		c = strtol(end + 1, &end, 10);
-	if (errno || *end || end == arg || a < 0 || a > 1000 || (c != -1 && (c < 0 || c > 100000)))
-		return cmd_usage_error(cmd, "invalid --fault-flip-bit '%s': expected ARM or ARM@CONDITION", arg);
-	ro->flip_arm = (int)a;
-	if (c != -1)
-		ro->flip_condition = (int)c;
-	return 0;
-}
-
 int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 		    const char *what, int *first)
 {
@@ -313,7 +320,7 @@ int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, i
 int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 			 const char *what, int *first, int *json, const char *json_help)
 {
-	const struct cmd_parse p = { cmd, usage, min, max, what, 0, NULL };
+	const struct cmd_parse p = { .cmd = cmd, .usage = usage, .min = min, .max = max, .operands = what };
 	const struct cmd_opt with_json[] = { CMD_BOOL(0, "json", json, json_help), CMD_END }, none[] = { CMD_END };
 
 	return cmd_parse_options(&p, json ? with_json : none, argc, argv, first);

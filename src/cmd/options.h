@@ -35,7 +35,6 @@ enum cmd_opt_kind {
 
 struct cmd_parse;
 struct lr_global;
-struct lr_runopts;
 
 struct cmd_opt {
 	enum cmd_opt_kind kind;
@@ -50,25 +49,43 @@ struct cmd_opt {
 	const char *help;		/* what it does, for the usage; '\n' starts a continuation line */
 };
 
-/* Each with its usage text last: ARGH (the value's name) and HELP. */
-#define CMD_BOOL(s, l, v, help) { CMD_OPT_BOOL, (s), (l), (v), 0, 0, NULL, NULL, 1, NULL, (help) }
+/* Each with its usage text last: the value's name (argh) and the help. */
+#define CMD_BOOL(s, l, v, text) \
+	{ .kind = CMD_OPT_BOOL, .short_name = (s), .long_name = (l), .value = (v), .no_arg = 1, .help = (text) }
 /* --progress, the same words in every command that takes it (cmd_progress_begin) */
 #define CMD_PROGRESS(v) \
 	CMD_BOOL(0, "progress", (v), "show progress on stderr when it is not a terminal too: a line\n" \
 				     "every few seconds (LABRUN_PROGRESS=1 does the same; =0 turns off\n" \
 				     "the terminal's)")
-#define CMD_STRING(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
-#define CMD_NONEMPTY(s, l, v, argh, help) { CMD_OPT_STRING, (s), (l), (v), 1, 0, NULL, NULL, 0, (argh), (help) }
-#define CMD_INT(s, l, v, lo, hi, argh, help) { CMD_OPT_INT, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
-#define CMD_I64(s, l, v, lo, hi, argh, help) { CMD_OPT_I64, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
-#define CMD_U64(s, l, v, lo, hi, argh, help) { CMD_OPT_U64, (s), (l), (v), (lo), (hi), NULL, NULL, 0, (argh), (help) }
-#define CMD_REAL(s, l, v, argh, help) { CMD_OPT_REAL, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
-#define CMD_LIST(s, l, v, argh, help) { CMD_OPT_LIST, (s), (l), (v), 0, 0, NULL, NULL, 0, (argh), (help) }
-#define CMD_CHOICE(s, l, v, names, argh, help) { CMD_OPT_CHOICE, (s), (l), (v), 0, 0, (names), NULL, 0, (argh), (help) }
-#define CMD_CALLBACK(s, l, v, fn, argh, help) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 0, (argh), (help) }
-#define CMD_CALLBACK_FLAG(s, l, v, fn, help) { CMD_OPT_CALLBACK, (s), (l), (v), 0, 0, NULL, (fn), 1, NULL, (help) }
-#define CMD_HEADING(text) { CMD_OPT_HEADING, 0, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, (text) }
-#define CMD_END { CMD_OPT_END, 0, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL }
+#define CMD_STRING(s, l, v, argname, text) \
+	{ .kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+#define CMD_NONEMPTY(s, l, v, argname, text) \
+	{ .kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .min = 1, .argh = (argname), \
+	  .help = (text) }
+#define CMD_INT(s, l, v, lo, hi, argname, text) \
+	{ .kind = CMD_OPT_INT, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+	  .argh = (argname), .help = (text) }
+#define CMD_I64(s, l, v, lo, hi, argname, text) \
+	{ .kind = CMD_OPT_I64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+	  .argh = (argname), .help = (text) }
+#define CMD_U64(s, l, v, lo, hi, argname, text) \
+	{ .kind = CMD_OPT_U64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+	  .argh = (argname), .help = (text) }
+#define CMD_REAL(s, l, v, argname, text) \
+	{ .kind = CMD_OPT_REAL, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+#define CMD_LIST(s, l, v, argname, text) \
+	{ .kind = CMD_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+#define CMD_CHOICE(s, l, v, names, argname, text) \
+	{ .kind = CMD_OPT_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .choices = (names), \
+	  .argh = (argname), .help = (text) }
+#define CMD_CALLBACK(s, l, v, fn, argname, text) \
+	{ .kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), .argh = (argname), \
+	  .help = (text) }
+#define CMD_CALLBACK_FLAG(s, l, v, fn, text) \
+	{ .kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), .no_arg = 1, \
+	  .help = (text) }
+#define CMD_HEADING(text) { .kind = CMD_OPT_HEADING, .help = (text) }
+#define CMD_END { .kind = CMD_OPT_END }
 
 struct cmd_parse {
 	const char *cmd;		/* "list", for messages */
@@ -119,21 +136,6 @@ extern const char *const cmd_status_choices[];
  */
 int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int argc, char **argv, int *first);
 
-/* The older, narrower helpers, now over cmd_parse_options. */
-
-/* Parse --fault-flip-bit ARM[@CONDITION] into ro; an exit code (usage) on a bad value, else 0. */
-int cmd_parse_flip(const char *cmd, const char *arg, struct lr_runopts *ro);
-
-/*
- * Parse option 'opt' of 'cmd': a whole decimal number in [min, max], with no
- * sign tricks, overflow or trailing text ("4294967296" never becomes 0).
- * Returns 0, or reports the usage error and returns LR_EXIT_USAGE.
- */
-int cmd_parse_int(const char *cmd, const char *opt, const char *arg, long long min, long long max, long long *out);
-
-/* Report getopt's complaint about argv[optind - 1] for 'cmd'. */
-int cmd_bad_option(const char *cmd, char **argv, int opt);
-
 /*
  * Parse the options of a command that has only -h: prints 'usage' for -h
  * and returns CMD_HELP_SHOWN, returns an exit code for a bad option or a wrong
@@ -146,5 +148,8 @@ int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, i
 /* The same for a command whose one option is --json (*json set to 1 when given; json_help its usage). */
 int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
 			 const char *what, int *first, int *json, const char *json_help);
+
+/* Append the comma-separated items of an option's value 'arg' to 'out' (blanks around them dropped). */
+int cmd_split_list(struct lr_strlist *out, const char *arg);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include "base/clock.h"
 #include "base/progress.h"
-#include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "experiment/runner.h"
 
 /* ---- progress ---------------------------------------------------------------- */
@@ -22,7 +22,7 @@
 
 static const char *command;
 static enum cmd_progress_mode mode;
-static double next;	/* cmd_progress_text's: its own callers are not rate-limited */
+static double next;	/* progress_text's: its own callers are not rate-limited */
 static int pending;	/* a terminal line is showing */
 
 static void emit(const char *text, int final)
@@ -74,13 +74,14 @@ enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet)
 	return mode;
 }
 
-void cmd_progress_text(int force, const char *fmt, ...)
+/* A line of the command's own (an experiment's condition and block), at most every few seconds off a terminal. */
+static void __attribute__((format(printf, 1, 2))) progress_text(const char *fmt, ...)
 {
 	double now = lr_monotonic_s();
 	char text[256];
 	va_list ap;
 
-	if (mode == CMD_PROGRESS_OFF || (!force && now < next))
+	if (mode == CMD_PROGRESS_OFF || now < next)
 		return;
 	next = now + (mode == CMD_PROGRESS_TERMINAL ? TERMINAL_INTERVAL_S : LINES_INTERVAL_S);
 	va_start(ap, fmt);
@@ -105,6 +106,6 @@ void cmd_progress_end(void)
 void cmd_run_progress(void *arg, const struct lr_run_progress *p)
 {
 	(void)arg;
-	cmd_progress_text(0, "condition %d/%d, block %d/%d, %.0f s elapsed, about %.0f s left", p->condition + 1,
-			  p->nconditions, p->block + 1, p->nblocks, p->elapsed_s, p->eta_s);
+	progress_text("condition %d/%d, block %d/%d, %.0f s elapsed, about %.0f s left", p->condition + 1,
+		      p->nconditions, p->block + 1, p->nblocks, p->elapsed_s, p->eta_s);
 }

@@ -5,6 +5,7 @@
 #include "base/trust.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/sync.h"
 #include "store/remote.h"
 
@@ -53,11 +54,12 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "pull", usage, 0, 1, "at most the remote's NAME", 0, usage_after };
+	const struct cmd_parse p = { .cmd = "pull", .usage = usage,
+				     .max = 1, .operands = "at most the remote's NAME", .after = usage_after };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}
@@ -82,7 +84,6 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		rc = prc;
 	}
 	lr_remote_free(r);
-	lr_store_free(st);
 	lr_trust_release(&trust);
 	lr_strlist_release(&trust_files);
 	lr_strlist_release(&runs);

@@ -5,6 +5,7 @@
 #include "base/model.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/sync.h"
 #include "store/remote.h"
 #include "store/runs.h"
@@ -72,7 +73,8 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "push", usage, 0, 1, "at most the remote's NAME", 0, NULL };
+	const struct cmd_parse p = { .cmd = "push", .usage = usage,
+				     .max = 1, .operands = "at most the remote's NAME" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -80,7 +82,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return cmd_usage_error("push", "--issue and --run choose runs two ways: give one");
 	}
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&runs);
 		return rc;
 	}
@@ -104,7 +106,6 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		rc = prc;
 	}
 	lr_remote_free(r);
-	lr_store_free(st);
 	lr_strlist_release(&runs);
 	free(ids);
 	free(uri);

@@ -81,7 +81,7 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 		CMD_END,
 	};
 	/* options end at the command: its own options are never taken for labrun's */
-	const struct cmd_parse p = { "record", usage, 0, -1, NULL, 1, NULL };
+	const struct cmd_parse p = { .cmd = "record", .usage = usage, .max = -1, .stop_at_operand = 1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -116,7 +116,7 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 		exit_status = rc == CMD_HELP_SHOWN ? LR_EXIT_OK : LR_EXIT_LABRUN;
 		goto out;
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		goto out;
 	rc = lr_record(st, &o, &run, &res);
 	exit_status = res.exit_status;
@@ -145,6 +145,5 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 out:
 	lr_record_opts_release(&o);
 	lr_run_release(&run);
-	lr_store_free(st);
 	return exit_status;
 }

@@ -28,7 +28,8 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 		CMD_NONEMPTY(0, "hub", &hub, "NAME", "the research hub the crate is registered with"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "register", usage, 1, 1, "--hub NAME and a crate directory", 0, NULL };
+	const struct cmd_parse p = { .cmd = "register", .usage = usage,
+				     .min = 1, .max = 1, .operands = "--hub NAME and a crate directory" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -45,7 +46,7 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	snprintf(meta, sizeof meta, "%s/ro-crate-metadata.json", abs);
 	if ((rc = lr_sha256_file(meta, sha, NULL)) || (rc = lr_crate_run_uuids(abs, &uuids)))
 		return cmd_fail(rc);
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&uuids);
 		return rc;
 	}
@@ -54,6 +55,5 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 		printf("registered crate '%s' with hub '%s' as registration %lld (manifest sha256 %s, %zu run(s))\n", abs,
 		       hub, (long long)id, sha, uuids.n);
 	lr_strlist_release(&uuids);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -54,13 +54,20 @@ static int remote_init(struct lr_store *st, const char *name)
 int cmd_remote(const struct lr_global *g, int argc, char **argv)
 {
 	const struct cmd_opt opts[] = { CMD_END };
-	const struct cmd_parse p = { "remote", usage, 1, 3, "a subcommand: add, list, remove or init", 0, NULL };
+	const struct cmd_parse p = { .cmd = "remote", .usage = usage,
+				     .min = 1, .max = 3, .operands = "a subcommand: add, list, remove or init" };
+	/* naming a remote is a reviewer's first step: like every command that writes, add creates the store */
 	static const struct {
 		const char *name;
 		int min, max;
 		const char *operands;
-	} subs[] = { { "add", 2, 2, "NAME URI" }, { "list", 0, 0, "nothing" }, { "remove", 1, 1, "NAME" },
-		     { "init", 0, 1, "at most NAME" } };
+		enum cmd_store_mode mode;
+	} subs[] = {
+		{ .name = "add", .min = 2, .max = 2, .operands = "NAME URI", .mode = CMD_CREATES },
+		{ .name = "list", .operands = "nothing", .mode = CMD_WRITES },
+		{ .name = "remove", .min = 1, .max = 1, .operands = "NAME", .mode = CMD_WRITES },
+		{ .name = "init", .max = 1, .operands = "at most NAME", .mode = CMD_WRITES },
+	};
 	struct lr_global local;
 	struct lr_store *st = NULL;
 	const char *sub;
@@ -77,11 +84,9 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("remote", "unknown subcommand '%s': add, list, remove or init", sub);
 	if (n < subs[i].min || n > subs[i].max)
 		return cmd_usage_error("remote", "'%s' takes %s", sub, subs[i].operands);
-	/* naming a remote is a reviewer's first step: like every command that writes, it creates the store */
 	local = *g;
-	if (!strcmp(sub, "add"))
-		local.mode = CMD_CREATES;
-	if ((rc = cmd_open_store(&st, &local)))
+	local.mode = subs[i].mode;
+	if ((rc = cmd_store(&st, &local)))
 		return rc;
 	if (!strcmp(sub, "add"))
 		rc = lr_store_remote_add(st, argv[first + 1], argv[first + 2]);
@@ -91,6 +96,5 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		rc = lr_store_remote_remove(st, argv[first + 1]);
 	else
 		rc = remote_init(st, n ? argv[first + 1] : NULL);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

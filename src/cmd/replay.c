@@ -5,6 +5,7 @@
 #include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "experiment/replay.h"
 #include "experiment/runner.h"
 #include "store/experiments.h"
@@ -148,7 +149,8 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "replay", usage, 1, 1, "one RUN", 0, NULL };
+	const struct cmd_parse p = { .cmd = "replay", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -156,7 +158,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	if (!cmd_progress_begin("labrun replay", progress, quiet))
 		ro.progress = NULL;
 	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&orig);
 	memset(&r, 0, sizeof r);
@@ -172,7 +174,6 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	}
 	lr_replay_release(&r);
 	lr_run_release(&orig);
-	lr_store_free(st);
 	if (rc)
 		return cmd_fail(rc);
 	return same ? LR_EXIT_OK : LR_EXIT_FAIL;

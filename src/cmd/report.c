@@ -86,7 +86,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "report", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "report", .usage = usage };
 
 	memset(&rep, 0, sizeof rep);
 	memset(&sv, 0, sizeof sv);
@@ -104,7 +104,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&routes);
 		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (run_ref && ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
 		goto out;
@@ -130,6 +130,5 @@ out:
 	lr_serving_report_release(&sv);
 	lr_run_release(&run);
 	lr_strlist_release(&routes);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

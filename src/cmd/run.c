@@ -5,6 +5,7 @@
 #include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "experiment/expdef.h"
 #include "experiment/report.h"
 #include "experiment/runner.h"
@@ -43,7 +44,8 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "run", usage, 1, 1, "one experiment file", 0, NULL };
+	const struct cmd_parse p = { .cmd = "run", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one experiment file" };
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);
@@ -58,7 +60,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if (!cmd_progress_begin("labrun run", progress, quiet))
 		ro.progress = NULL;
 	lr_progress_sink_set(NULL); /* the runner's callback shows the experiment; the work inside it stays silent */
-	if ((rc = cmd_open_store(&st, g))) {
+	if ((rc = cmd_store(&st, g))) {
 		exit_code = rc;
 		goto out;
 	}
@@ -90,6 +92,5 @@ out:
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);
-	lr_store_free(st);
 	return exit_code;
 }

@@ -75,6 +75,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 	struct scan_out o = { NULL, 0 };
 	struct lr_scanner s = { 0 };
 	struct lr_store *st = NULL;
+	struct lr_global local;
 	char cwd[4096], norm[CMD_ISSUE_BUF] = "";
 	int rc = 0, modes, first;
 	const struct cmd_opt opts[] = {
@@ -86,7 +87,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "write-baseline", &write, "FILE", "write every finding's fingerprint to FILE, to accept them"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "scan", usage, 0, -1, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "scan", .usage = usage, .max = -1 };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		lr_strlist_release(&internal);
@@ -99,11 +100,11 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("scan", "give PATHs, or one of --run, --issue and --changed");
 	}
 
-	if (run_ref || issue)
-		rc = cmd_open_store(&st, g);
-	else if (cmd_open_store_quiet(&st, g)) /* settings only: a scan of paths needs no store */
-		st = NULL;
-	if (rc)
+	/* a scan of paths reads the store's settings when there is one; it needs none */
+	local = *g;
+	if (!run_ref && !issue)
+		local.mode = CMD_MAY_READ;
+	if ((rc = cmd_store(&st, &local)))
 		goto out;
 	for (; first < argc && !rc; first++)
 		rc = lr_strlist_add(&paths, argv[first]);
@@ -133,6 +134,5 @@ out:
 	lr_scanner_release(&s);
 	lr_strlist_release(&internal);
 	lr_strlist_release(&paths);
-	lr_store_free(st);
 	return rc;
 }

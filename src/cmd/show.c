@@ -8,7 +8,6 @@
 #include "experiment/report.h"
 #include "record/runjson.h"
 #include "record/spool.h"
-#include "store/objects.h"
 #include "store/remote.h"
 #include "store/runs.h"
 
@@ -100,37 +99,36 @@ static void print_tail(const char *path, int lines)
 static void show_log(struct lr_store *st, const struct lr_run *r, const char *name, int tail)
 {
 	struct lr_object obj = { 0 };
-	char size[32], *path = NULL;
+	char size[32], *spool = NULL;
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	for (i = 0; i < r->nartifacts; i++)
-		if (!strcmp(r->artifacts[i].role, name))
-			break;
-	if (i < r->nartifacts) {
-		printf("%s (%s, sha256 %.12s):\n", name, lr_human_size(size, sizeof size, r->artifacts[i].size),
-		       r->artifacts[i].sha256);
-		path = lr_obj_path(lr_store_dir(st), r->artifacts[i].sha256);
-	} else if (r->status == LR_RUNNING) {
+	for (i = 0; i < r->nartifacts && strcmp(r->artifacts[i].role, name); i++)
+		;
+	if (i == r->nartifacts && r->status == LR_RUNNING) {
 		printf("%s (still being written):\n", name);
-		path = lr_spool_path(lr_store_dir(st), r->uuid, name);
-	} else {
+		if (tail > 0 && (spool = lr_spool_path(lr_store_dir(st), r->uuid, name)))
+			print_tail(spool, tail);
+		free(spool);
+		return;
+	}
+	if (i == r->nartifacts) {
 		printf("%s: not recorded\n", name);
 		return;
 	}
+	printf("%s (%s, sha256 %.12s):\n", name, lr_human_size(size, sizeof size, r->artifacts[i].size),
+	       r->artifacts[i].sha256);
 	/* a log is shown only while it hashes to its name; from its remote first when pulled lazily */
-	if (path && i < r->nartifacts)
-		rc = lr_object_find(st, r->artifacts[i].sha256, tail > 0 ? LR_OBJECT_FETCH | LR_OBJECT_VERIFY : 0, &obj);
-	if (path && i < r->nartifacts && obj.where == LR_OBJECT_ARCHIVED) /* pruned: say where it lives */
+	rc = lr_object_find(st, r->artifacts[i].sha256, tail > 0 ? LR_OBJECT_FETCH | LR_OBJECT_VERIFY : 0, &obj);
+	if (obj.where == LR_OBJECT_ARCHIVED) /* pruned: say where it lives */
 		printf("  (in archive '%s' as '%s'; 'labrun cat %lld %s' reads it)\n", obj.archive, obj.member,
 		       (long long)r->id, name);
-	else if (path && tail > 0 && rc)
+	else if (tail > 0 && rc)
 		printf("  (not shown: %s)\n", lr_error_msg()); /* never print content that is not what was recorded */
-	else if (path && tail > 0)
-		print_tail(path, tail);
+	else if (tail > 0)
+		print_tail(obj.path, tail);
 	lr_error_clear();
 	lr_object_release(&obj);
-	free(path);
 }
 
 static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag)
@@ -294,12 +292,13 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		CMD_INT(0, "tail", &tail, 0, 1000000, "N", "log lines to show per stream (default 10, 0 for none)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "show", usage, 1, 1, "one RUN", 0, NULL };
+	const struct cmd_parse p = { .cmd = "show", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	lr_run_init(&r);
 	rc = lr_store_run_resolve(st, argv[first], &id);
@@ -315,6 +314,5 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		}
 	}
 	lr_run_release(&r);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

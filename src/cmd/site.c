@@ -7,6 +7,7 @@
 #include "base/walk.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/select.h"
 #include "store/runs.h"
 
@@ -113,7 +114,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "site", usage, 0, 0, NULL, 0, NULL };
+	const struct cmd_parse p = { .cmd = "site", .usage = usage };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done;
@@ -130,7 +131,7 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 		rc = cmd_fail(rc);
 		goto done;
 	}
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		goto done;
 	cmd_progress_begin("labrun site", progress, 0);
 	/* -o reports/site: reports/ is made too */
@@ -146,7 +147,6 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	rc = rc ? cmd_fail(rc) : LR_EXIT_OK;
 done:
 	free(ids);
-	lr_store_free(st);
 	lr_trust_release(&trust);
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);

@@ -168,7 +168,8 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON array of objects (numbers stay numbers, NULL is null)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "sql", usage, 1, 1, "one quoted SQL statement", 0, NULL };
+	const struct cmd_parse p = { .cmd = "sql", .usage = usage,
+				     .min = 1, .max = 1, .operands = "one quoted SQL statement" };
 
 	memset(&ctx, 0, sizeof ctx);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
@@ -177,7 +178,7 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("sql", "give at most one of --csv and --json");
 	ctx.fmt = csv ? FMT_CSV : json ? FMT_JSON : FMT_TABLE;
 
-	if ((rc = cmd_open_store(&st, g)))
+	if ((rc = cmd_store(&st, g)))
 		return rc;
 	rc = lr_store_sql_readonly(st, argv[first], on_row, &ctx);
 	if (!rc && ctx.fmt == FMT_JSON)
@@ -187,6 +188,5 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 	for (i = 0; i < ctx.ncells; i++)
 		free(ctx.cells[i]);
 	free(ctx.cells);
-	lr_store_free(st);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include "base/walk.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "cmd/progress.h"
 #include "evidence/archive.h"
 #include "evidence/verify.h"
 
@@ -68,7 +69,7 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { "verify", usage, 1, 1, "the crate directory or archive", 0, NULL };
+	const struct cmd_parse p = { .cmd = "verify", .usage = usage, .min = 1, .max = 1, .operands = "the crate directory or archive" };
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {

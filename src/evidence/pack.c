@@ -76,8 +76,8 @@ int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const cha
 		      long long *bytes)
 {
 	struct lr_kvlist logs = { 0 };
-	char abs[PATH_MAX], *obj;
-	struct stat sb;
+	char abs[PATH_MAX];
+	int64_t freed;
 	size_t i;
 	int rc, members = 0;
 
@@ -95,12 +95,11 @@ int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const cha
 		rc = lr_archive_read_member(abs, logs.v[i].value, logs.v[i].key, -1);
 	if (rc || (rc = lr_store_mark_archived(st, abs, &logs)))
 		goto out;
-	for (i = 0; i < logs.n; i++) {
-		obj = lr_obj_path(lr_store_dir(st), logs.v[i].key);
-		if (obj && stat(obj, &sb) == 0 && unlink(obj) == 0)
-			*bytes += sb.st_size;
-		free(obj);
-	}
+	/* the archive holds them now: a log that stays behind costs space, not evidence, so only what went counts */
+	for (i = 0; i < logs.n; i++)
+		if (!lr_obj_remove(lr_store_dir(st), logs.v[i].key, &freed))
+			*bytes += freed;
+	lr_error_clear();
 	*objects = logs.n;
 out:
 	lr_kvlist_release(&logs);

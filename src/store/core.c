@@ -227,9 +227,9 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 	/* a database already there is checked before anything is made beside it: it may be another program's */
 	existed = access(st->db_path, F_OK) == 0;
 	if (flags & LR_STORE_CREATE) {
-		if (!existed && (rc = store_make_layout(dir)))
+		if (!existed && (rc = lr_store_make_layout(dir)))
 			goto fail;
-	} else if (!store_is_dir(dir)) {
+	} else if (!lr_store_is_dir(dir)) {
 		rc = lr_error_set(LR_ENOTFOUND, "cannot open store '%s': no such directory", dir);
 		lr_error_hint("record a run first, run 'labrun init', or pass --store DIR");
 		goto fail;
@@ -253,7 +253,7 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 	db_busy_install(st->db, &st->busy, st->db_path);
 	if ((rc = check_schema(st, &version)))
 		goto fail;
-	if ((flags & LR_STORE_CREATE) && existed && (rc = store_make_layout(dir)))
+	if ((flags & LR_STORE_CREATE) && existed && (rc = lr_store_make_layout(dir)))
 		goto fail;
 	if (version < lr_migration_count && st->readonly) {
 		rc = lr_error_set(LR_ESCHEMA, "cannot open store '%s' read-only: its schema (version %d) needs migrating to %d",

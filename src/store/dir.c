@@ -8,7 +8,7 @@
 #include "store/store-int.h"
 #include "store/store.h"
 
-int store_is_dir(const char *p)
+int lr_store_is_dir(const char *p)
 {
 	struct stat st;
 
@@ -26,7 +26,7 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 		*out = strdup(override);
 		if (!*out)
 			return lr_error_set(LR_ENOMEM, "out of memory");
-		*exists = store_is_dir(override);
+		*exists = lr_store_is_dir(override);
 		if (!*exists && !for_write) {
 			free(*out); /* nothing is handed back on an error */
 			*out = NULL;
@@ -41,7 +41,7 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 	for (;;) {
 		if (lr_path(path, sizeof path, "%s/.labrun", strcmp(dir, "/") ? dir : ""))
 			return LR_EINVAL;
-		if (store_is_dir(path)) {
+		if (lr_store_is_dir(path)) {
 			*exists = 1;
 			*out = strdup(path);
 			return *out ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
@@ -70,7 +70,7 @@ int lr_store_find(char **out, int *exists, const char *override, const char *cwd
 }
 
 /* Create the directory layout of a new store (idempotent). */
-int store_make_layout(const char *dir)
+int lr_store_make_layout(const char *dir)
 {
 	char p[PATH_MAX];
 	FILE *f;

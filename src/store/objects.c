@@ -335,6 +335,26 @@ out:
 	return rc;
 }
 
+int lr_obj_remove(const char *store_dir, const char *hex, int64_t *freed)
+{
+	char *path = lr_obj_path(store_dir, hex);
+	struct stat sb;
+	int rc = 0;
+
+	*freed = 0;
+	if (!path)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (lstat(path, &sb) != 0)
+		rc = errno == ENOENT ? lr_error_set(LR_ENOTFOUND, "object '%s' is missing", path)
+				     : lr_error_set(LR_EIO, "cannot read object '%s': %s", path, strerror(errno));
+	else if (unlink(path) != 0)
+		rc = lr_error_set(LR_EIO, "cannot remove object '%s': %s", path, strerror(errno));
+	else
+		*freed = sb.st_size;
+	free(path);
+	return rc;
+}
+
 int lr_obj_write_error(const char *path, int err)
 {
 	if (err == ENOSPC || err == EDQUOT || err == EFBIG) {

@@ -81,6 +81,13 @@ char *lr_obj_path(const char *store_dir, const char *hex);
  * when missing, LR_EIO (message names the object) when corrupt. */
 LR_MUST_CHECK int lr_obj_verify(const char *store_dir, const char *hex);
 
+/*
+ * Remove object 'hex' from objects/, once the database records where its
+ * bytes live instead (an archive: lr_store_mark_archived). *freed gets the
+ * bytes it held; LR_ENOTFOUND when it was not there, LR_EIO when it stays.
+ */
+LR_MUST_CHECK int lr_obj_remove(const char *store_dir, const char *hex, int64_t *freed);
+
 /* fsync a directory; 0 or LR_EIO. */
 LR_MUST_CHECK int lr_fsync_dir(const char *dir);
 

@@ -139,7 +139,7 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
 int db_ledger_backfill(struct lr_store *st);
 
 /* The directory of a store (dir.c): does it exist, and create its layout (idempotent). */
-int store_is_dir(const char *path);
-int store_make_layout(const char *dir);
+int lr_store_is_dir(const char *path);
+int lr_store_make_layout(const char *dir);
 
 #endif

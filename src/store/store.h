@@ -47,7 +47,7 @@ enum {
  * given, else the nearest '.labrun' walking up from 'cwd'. When none exists
  * and 'for_write' is set, the place a new one goes: '.labrun' in 'cwd' (a
  * caller that knows the enclosing git work tree puts it at its top instead,
- * as cmd_open_store does). *out is malloc'd; *exists says whether the
+ * as cmd_store does). *out is malloc'd; *exists says whether the
  * directory is already there. LR_ENOTFOUND when reading and there is none.
  */
 LR_MUST_CHECK int lr_store_find(char **out, int *exists, const char *override, const char *cwd, int for_write);

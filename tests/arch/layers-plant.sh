@@ -61,6 +61,24 @@ printf 'void lr_noisy(void) { printf("hello\\n"); }\n' >>"$tmp/t/src/store/dir.c
 grep -q 'src/store/dir.c:[0-9]*: prints or exits outside src/cmd' "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
 ok "a printf outside src/cmd fails, with CC=clang too"
 
+# a command's parse filled by position, and a helper a header declares that only its own file uses
+fresh
+printf 'static const struct cmd_parse planted = { "list", "usage" };\n' >>"$tmp/t/src/cmd/list.c"
+printf 'int cmd_lonely(void);\n' >>"$tmp/t/src/cmd/options.h"
+printf 'int cmd_lonely(void)\n{\n\treturn 0;\n}\n' >>"$tmp/t/src/cmd/options.c"
+! layers || fail "a positional struct cmd_parse and a lonely helper passed"
+grep -q 'src/cmd/list.c:[0-9]*: struct cmd_parse filled by position' "$tmp/out" || { cat "$tmp/out"; fail "positional: not named"; }
+grep -q 'src/cmd/options.h: declares cmd_lonely, which only the file that defines it uses' "$tmp/out" ||
+	{ cat "$tmp/out"; fail "lonely helper: not named"; }
+ok "a struct cmd_parse filled by position, and a declared helper only its own file uses, fail"
+
+# a function exported without its layer's prefix (store/dir.c once had store_is_dir)
+fresh
+printf 'int stray_is_dir(const char *p)\n{\n\treturn p != 0;\n}\n' >>"$tmp/t/src/store/dir.c"
+! layers || fail "an unprefixed export passed"
+grep -q "src/store/dir.c: stray_is_dir: exported without its layer's prefix" "$tmp/out" || { cat "$tmp/out"; fail "not named"; }
+ok "a function exported without its layer's prefix fails, naming it"
+
 # base/banned.h: a banned string function in any file is a compile error, not a habit
 for call in 'strcpy(d, "x")' 'strcat(d, "x")' 'sprintf(d, "%d", 1)' 'strncpy(d, "x", 1)' 'strtok(d, ",")' 'gmtime(&t)'; do
 	printf '#include "base/system.h"\nvoid lr_f(char *d, time_t t);\nvoid lr_f(char *d, time_t t) { (void)t; (void)%s; }\n' "$call" >"$tmp/banned.c"

@@ -15,6 +15,11 @@
 #     common.c, progress.c, open.c, options.c), so no command file calls
 #     into another; what they print is src/report/'s.
 #  7. No build product is tracked by git.
+#  8. In src/cmd/, struct cmd_parse is filled by name, and what a header
+#     declares is used beyond the file that defines it.
+#  9. What a file exports carries its layer's prefix: cmd_ in src/cmd/ (and
+#     main), lr_ everywhere else, and db_ for what src/store/ shares inside
+#     itself (store-int.h), so a name says where it lives.
 # Comments and string literals are left out (the preprocessor strips comments
 # without expanding includes), so a rule is about code, not prose.
 set -eu
@@ -123,6 +128,45 @@ for f in $(cd "$src" && ls cmd/*.c); do
 		fi
 	done
 done
+
+# A command's parse is filled by name: by position, a field added to struct cmd_parse would shift
+# every command's meaning without a warning.
+check "struct cmd_parse filled by position (name each field: { .cmd = ..., .usage = ... })" \
+	'struct[ \t]+cmd_parse[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*\{[ \t]*[^. \t}]' 'no file/'
+
+# What the headers of cmd/ declare is used beyond the file that defines it: a helper only its own
+# file calls is static there (options.h once declared three such).
+awk '/^# [0-9]+ "/ { f = $3; gsub(/"/, "", f); next }
+	f ~ /^cmd\/.*\.h$/ && match($0, /^[a-z][a-z0-9_ ]*[ *]cmd_[a-z0-9_]+\(/) {
+		d = substr($0, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", d); declared[d] = f
+	}
+	f ~ /^cmd\/.*\.c$/ {
+		line = $0
+		while (match(line, /cmd_[a-z0-9_]+/)) {
+			t = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+			if (!((t, f) in seen)) { seen[t, f] = 1; files[t]++ }
+		}
+	}
+	END {
+		for (d in declared)
+			if (files[d] < 2) { printf "src/%s: declares %s, which only the file that defines it uses: make it static there\n", declared[d], d; bad = 1 }
+		exit bad
+	}' "$tmp/all.i" || fail=1
+
+# Exported names carry their layer's prefix (store/dir.c once exported store_is_dir and
+# store_make_layout). record/gitsrc.c's mbedtls_x509_crt_parse_file must have the library's own
+# name: it stands in for it.
+unprefixed=$(for f in $files; do
+	case $f in *.c) ;; *) continue ;; esac
+	case $f in cmd/*) want='cmd_|main$' ;; store/*) want='lr_|db_' ;; *) want='lr_' ;; esac
+	grep -v ';[ \t]*$' "$src/$f" | grep -E '^[A-Za-z_][A-Za-z0-9_ ]*[ *]+[A-Za-z_][A-Za-z0-9_]*\(' |
+		grep -vE '^(static|typedef)[ \t]' | sed -E 's/^[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/' |
+		grep -vE "^($want)" | grep -vx 'mbedtls_x509_crt_parse_file' | sed "s|^|src/$f: |"
+done)
+if [ -n "$unprefixed" ]; then
+	printf '%s\n' "$unprefixed" | sed 's/$/: exported without its layer'"'"'s prefix (make it static, or name it cmd_, lr_ or, inside store\/, db_)/'
+	fail=1
+fi
 
 # Build products do not belong in git (make builds them; make clean deletes them).
 if git -C "$src/.." rev-parse --is-inside-work-tree >/dev/null 2>&1; then

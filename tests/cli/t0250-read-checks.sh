@@ -60,3 +60,24 @@ printf '\377' | dd of="$db" bs=1 seek=$(( (page - 1) * size )) conv=notrunc 2>/d
 expect_exit 3 "fsck on a store whose object index cannot be read fails" "$LABRUN" fsck
 contains "$T/err" "cannot read the object list in store" "and says the object list could not be read"
 lacks "$T/out" "objects:" "instead of reporting a short count"
+
+# show tails a log found the one way objects are (evidence/object.c), only while it hashes to its
+# name; a running run's log is tailed from its spool
+export LABRUN_STORE="$T/show-store"
+"$LABRUN" record -- sh -c 'echo kept-line' >/dev/null 2>&1
+expect_exit 0 "show tails a run's log" "$LABRUN" show 1
+contains "$T/out" "kept-line" "its last line"
+so=$(q "SELECT sha256 FROM artifact WHERE run_id = 1 AND role = 'stdout'")
+po="$LABRUN_STORE/objects/$(echo "$so" | cut -c1-2)/$(echo "$so" | cut -c3-)"
+chmod u+w "$po" && printf 'forged-line\n' >"$po"
+expect_exit 0 "show of a run whose log was changed" "$LABRUN" show 1
+contains "$T/out" "(not shown: object '$po' is corrupt" "says why the log is not shown"
+lacks "$T/out" "forged-line" "and shows none of it"
+"$LABRUN" record -- sh -c 'echo spooled-line; sleep 30' >/dev/null 2>&1 &
+rec=$!
+i=0
+until "$LABRUN" show last 2>/dev/null | grep -q spooled-line || [ $i -ge 100 ]; do i=$((i + 1)); sleep 0.1; done
+expect_exit 0 "show of a running run" "$LABRUN" show last
+contains "$T/out" "stdout (still being written):" "says the log is still being written"
+contains "$T/out" "spooled-line" "and tails its spool"
+kill "$rec" && wait "$rec" || true

@@ -150,6 +150,27 @@ static void obj_verify_detects_corruption_and_loss(void **state)
 	free(path);
 }
 
+/* what 'archive --prune' does to a log an archive now holds: the bytes go, counted, once */
+static void obj_remove_frees_the_object_once(void **state)
+{
+	const char *dir = *state;
+	struct lr_objw *w = NULL;
+	char hex[LR_SHA256_HEX], sub[4096];
+	int64_t freed = -1;
+
+	assert_int_equal(lr_objw_open(&w, dir, NULL), 0);
+	assert_int_equal(lr_objw_write(w, "abc", 3), 0);
+	assert_int_equal(lr_objw_commit(w, hex, NULL), 0);
+	assert_int_equal(lr_obj_remove(dir, hex, &freed), 0);
+	assert_int_equal(freed, 3);
+	assert_int_equal(lr_obj_verify(dir, hex), LR_ENOTFOUND);
+	snprintf(sub, sizeof sub, "%s/objects/%.2s", dir, hex);
+	assert_int_equal(count_entries(sub), 0);
+	assert_int_equal(lr_obj_remove(dir, hex, &freed), LR_ENOTFOUND);
+	assert_int_equal(freed, 0);
+	assert_non_null(strstr(lr_error_msg(), "is missing"));
+}
+
 static int refuse_x(void *arg, const void *data, size_t len)
 {
 	(void)arg;
@@ -195,6 +216,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(objw_abort_leaves_no_temporary_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(objw_large_writes_hash_like_one_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(obj_verify_detects_corruption_and_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(obj_remove_frees_the_object_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_file_scan_refusal_stores_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(adopt_links_and_keeps_the_spool_file, setup, teardown),
 	};
