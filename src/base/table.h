@@ -3,7 +3,7 @@
 
 /*
  * A table of typed cells: what every benchmark's results and the report's
- * comparison tables are before they are written (cmd/table.c writes one in
+ * comparison tables are before they are written (report/table.c writes one in
  * each format). A number is kept as a double with the digits a person reads
  * (Markdown, HTML, a terminal); CSV and JSON write it in full, so it reads
  * back to the same double.
