@@ -2,9 +2,11 @@
 #define LR_BASE_JSONSCAN_H
 
 /*
- * JSON read in place, for the one place where building a tree costs more
- * than everything else: the events of a streamed completion, one per token
- * (serving/stream.c; docs/design.md has the measurement). lr_json_check
+ * JSON read in place, where building a tree costs more than everything
+ * else: the events of a streamed completion, one per token
+ * (serving/stream.c), the lines of a responses file that ingest stores
+ * (serving/responses.c), and a collected pass's file read back
+ * (serving/passfile.c); docs/design.md has the measurements. lr_json_check
  * checks a whole text first, accepting what jansson's json_loadb accepts
  * with no flags (RFC 8259 with an object or an array at the top, UTF-8
  * throughout, no \u0000, surrogates only in pairs, integers within int64,
