@@ -7,6 +7,11 @@ set -eu
 T=$(mktemp -d "${TMPDIR:-/tmp}/labrun-cli.XXXXXX")
 cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
+# stopped (Ctrl-C on make check, a timeout), clean up all the same: the EXIT trap runs on exit, and
+# a test's EXIT trap (pg.sh's stops its PostgreSQL server) is not left running with nobody to stop it
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 export LABRUN_STORE="$T/store"
 export HOME="$T/home"
 unset XDG_CACHE_HOME LABRUN_KERNEL_TABLE # the kernel table auto reads is the test's own, under HOME

@@ -15,7 +15,10 @@ for w in 1 2 3 4 5 6 7 8; do
 done
 wait
 cat "$T"/errors.* >"$T/errors"
-grep -v '^labrun: recorded run' "$T/errors" >"$T/real-errors" || true
+# not errors: each run's own line, and the notice of a recorder that waited over a second for the
+# store's lock, as eight of them on a busy machine do (docs/labrun.md); a run that failed says so
+grep -v -e '^labrun: recorded run' -e "^labrun: waiting for store '$T/store/labrun.db': another process holds its lock" \
+	"$T/errors" >"$T/real-errors" || true
 [ ! -s "$T/real-errors" ] || { cat "$T/real-errors" >&2; fail "a recorder reported errors"; }
 ok "no recorder reported an error"
 equals "$(q "SELECT count(*) FROM run")" "200" "200 runs recorded"

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 X="$TOP_SRCDIR/tests/fixtures/experiments"
-"$LABRUN" run -q "$X/tiny-encode.ini" >/dev/null 2>&1 || fail "tiny-encode"
+"$LABRUN" run -q "$X/tiny-encode-auto.ini" >/dev/null 2>&1 || fail "tiny-encode" # two arm pairs
 "$LABRUN" run -q "$X/tiny-import.ini" >/dev/null 2>&1 || fail "tiny-import"
 
 expect_exit 0 "report for issue 205" "$LABRUN" report --issue 205
@@ -18,7 +18,7 @@ ok "-o writes the same bytes"
 contains r1.md "## tiny-encode, run 1 (passed)" "names the run"
 contains r1.md "| Shape layers/input | lookup median ms | scalar median ms | Reduction | 95% interval | blocks | flagged reps | drift lookup/scalar | verdict |" "comparison table"
 contains r1.md "* Parity: 2 passed, 0 failed, 0 missing" "parity counts"
-contains r1.md "* Command: \`$LABRUN run -q $X/tiny-encode.ini\`" "the exact command"
+contains r1.md "* Command: \`$LABRUN run -q $X/tiny-encode-auto.ini\`" "the exact command"
 lacks r1.md "tiny-import" "only runs for the issue"
 
 # Recompute condition 0, scalar (arm 1) against lookup (arm 0), from raw rows (each log ratio with all

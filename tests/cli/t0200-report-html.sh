@@ -12,7 +12,7 @@ if [ -z "$CHROMIUM" ] || [ ! -x "$CONVERT" ]; then
 	exit 77
 fi
 
-"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1 || fail "experiment"
+"$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode-auto.ini" >/dev/null 2>&1 || fail "experiment"
 expect_exit 0 "an HTML report" "$LABRUN" report --issue 205 --format html -o report.html
 "$LABRUN" report --issue 205 --format html -o again.html
 cmp report.html again.html || fail "two HTML reports differ"

@@ -8,9 +8,9 @@
 X="$TOP_SRCDIR/tests/fixtures/experiments"
 floor() { "$LABRUN" report --run "$1" | sed -n 's/^\* Noise floor: //p'; }
 # the A/A control, and a real comparison, on one small condition
-sed -e 's/^name = tiny-encode/name = aa-tiny/' -e 's/^kernel = .*/kernel = auto/' -e '/^\[arm auto\]/,/^$/d' \
+sed -e 's/^name = tiny-encode/name = aa-tiny/' -e 's/^kernel = .*/kernel = auto/' \
 	-e 's/^layers = 1, 2/layers = 1/' "$X/tiny-encode.ini" >aa.ini
-sed -e 's/^layers = 1, 2/layers = 1/' -e '/^\[arm auto\]/,/^$/d' "$X/tiny-encode.ini" >enc.ini
+sed -e 's/^layers = 1, 2/layers = 1/' "$X/tiny-encode.ini" >enc.ini
 # times set by hand, so that each interval is what the case needs: arm 1 against arm 0 per block
 set_times() { # times RUN SQL-EXPRESSION-OF-block-FOR-arm-1
 	sqlite3 "$LABRUN_STORE/labrun.db" "UPDATE repetition SET wall_s = 0.001 WHERE run_id = $1 AND arm_idx = 0;

@@ -50,30 +50,48 @@ equals "$(cat "$T"/pull1.out "$T"/pull2.out | sed -n 's/.*: \([0-9]*\) runs\{0,1
 expect_exit 0 "audit after concurrent pulls" env LABRUN_STORE=$T/two "$LABRUN" audit
 contains "$T/out" "0 problem(s)" "sound"
 
-# --- SIGKILL in the middle of a push
+# --- SIGKILL in the middle of a push: in the middle of a large object's bytes, stopped there by a trigger
+# on the remote (chunk 4 of its 8 waits for an advisory lock this test holds from another session), so
+# that the kill lands there on any machine: a 200 MB object sent as fast as it goes was a race that
+# cost 20 s of this test's 25
 K="$T/k"
 remote_init "$K" "$PG_URI"
 LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
-head -c 200000000 /dev/urandom >"$T/work/big.bin"
+head -c 8388608 /dev/urandom >"$T/work/big.bin" # 8 chunks of 1 MiB (src/store/remote.c)
 LABRUN_STORE=$K "$LABRUN" record -q --issue 416 --artifact big.bin -- true >/dev/null 2>"$T/big.err" || { cat "$T/big.err" >&2; fail "record the big run"; }
 LABRUN_STORE=$K "$LABRUN" record -q --issue 416 -- true >/dev/null 2>&1
 big=$(sha256sum <"$T/work/big.bin" | cut -c1-64)
+pg_sql "CREATE FUNCTION test_gate() RETURNS trigger LANGUAGE plpgsql AS \$\$
+	BEGIN IF NEW.seq = 4 THEN PERFORM pg_advisory_xact_lock_shared(4160); END IF; RETURN NEW; END \$\$;
+	CREATE TRIGGER test_gate BEFORE INSERT ON object_chunk FOR EACH ROW EXECUTE FUNCTION test_gate()" ||
+	fail "create the gate trigger"
+PGAPPNAME=test-gate psql -X -q -v ON_ERROR_STOP=1 "host=$PGD user=labrun dbname=evidence" \
+	-c "SELECT pg_advisory_lock(4160)" -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+gate=$!
+n=0
+until [ "$(pg_sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4160 AND granted")" = 1 ]; do
+	n=$((n + 1)); [ $n -lt 600 ] || fail "the gate session never took its lock"; sleep 0.05
+done
 LABRUN_STORE=$K "$LABRUN" push >"$T/kill.out" 2>&1 &
 pid=$!
-n=0 # wait until the big object's bytes are on their way, then kill
-until [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'INSERT INTO object_chunk%' AND state <> 'idle'")" != 0 ]; do
+n=0 # wait until the push waits at the gate: four chunks of the big object sent, in its open transaction
+until [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'labrun' AND wait_event_type = 'Lock' AND wait_event = 'advisory'")" = 1 ]; do
 	n=$((n + 1))
-	[ $n -lt 600 ] || fail "the push never sent the big object"
+	[ $n -lt 1200 ] || fail "the push never reached the big object's fifth chunk"
 	kill -0 $pid 2>/dev/null || fail "the push ended before it could be killed: $(cat "$T/kill.out")"
 	sleep 0.05
 done
 kill -KILL $pid
 wait $pid 2>/dev/null || true
-ok "push killed while sending the 200 MB object"
+ok "push killed while sending the 8 MiB object"
+# the gate opens: the dead client's server session inserts chunk 4, finds its client gone and rolls back
+pg_sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'test-gate'" >/dev/null
+wait $gate 2>/dev/null || true
 n=0 # the server drops the dead client's transaction
 until [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'labrun'")" = 0 ]; do
 	n=$((n + 1)); [ $n -lt 200 ] || fail "the killed push's session stays"; sleep 0.05
 done
+pg_sql "DROP TRIGGER test_gate ON object_chunk; DROP FUNCTION test_gate()" || fail "drop the gate trigger"
 equals "$(pg_sql "SELECT count(*) FROM object WHERE sha256 = '$big'") $(pg_sql "SELECT count(*) FROM object_chunk WHERE sha256 = '$big'")" \
 	"0 0" "no part of the interrupted object is visible"
 equals "$(pg_sql "SELECT count(*) FROM run r JOIN run_issue i ON i.uuid = r.uuid WHERE i.issue_ref = '416'")" "1" "the run before it is complete, the rest absent"

@@ -36,17 +36,26 @@ check "the two routes were ingested by hand" \
 	"SELECT group_concat(route, '+') FROM (SELECT route FROM response_set WHERE condition_idx IS NULL ORDER BY route)" \
 	"native-gpu+rngd-atom"
 
-if [ "${LABRUN_DOCS_SLOW:-0}" = 1 ] && command -v chromium >/dev/null; then
+if [ "${LABRUN_DOCS_SLOW:-0}" = 1 ] && command -v chromium >/dev/null && command -v node >/dev/null; then
 	# the site of everything the tour recorded (the encoder205 main job and the serving example among
-	# it) in Chromium: no text box clipped or overlapping, on a desktop's width and a phone's
+	# it) in Chromium: no text box clipped or overlapping, on a desktop's width and a phone's; one
+	# Chromium loads every page (tests/site/dump-dom.mjs)
 	cp "$TOP_SRCDIR/tests/site/check-layout.js" tour/site/
+	mkdir tour/layout
+	set --
 	for page in tour/site/index.html tour/site/run-*.html; do
-		sed 's|</body>|<script src="check-layout.js"></script></body>|' "$page" >tour/site/check.html
+		name=$(basename "$page" .html)
+		sed 's|</body>|<script src="check-layout.js"></script></body>|' "$page" >"tour/site/check-$name.html"
 		for w in 1400 390; do
-			v=$(chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$PWD/tour/chromium" \
-				--window-size=$w,1200 --virtual-time-budget=5000 --dump-dom "file://$PWD/tour/site/check.html" 2>/dev/null |
-				grep -o 'data-layout="[^"]*"')
-			case $v in 'data-layout="ok '*) ;; *) fail "$page at $w px: ${v:-no verdict}" ;; esac
+			set -- "$@" $w "file://$PWD/tour/site/check-$name.html" "tour/layout/$name-$w.html"
+		done
+	done
+	node "$TOP_SRCDIR/tests/site/dump-dom.mjs" --user-data-dir "$PWD/tour/chromium" "$@" 2>tour/layout/chromium.err ||
+		{ cat tour/layout/chromium.err >&2; fail "Chromium did not load every page of the tour's site"; }
+	for page in tour/site/index.html tour/site/run-*.html; do
+		for w in 1400 390; do
+			v=$(grep -o 'data-layout="[^"]*"' "tour/layout/$(basename "$page" .html)-$w.html")
+			case $v in 'data-layout="ok '*" text boxes at $w px\"") ;; *) fail "$page at $w px: ${v:-no verdict}" ;; esac
 		done
 	done
 	n=$((n + 1))

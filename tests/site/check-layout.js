@@ -1,7 +1,9 @@
 // Loaded by tests/cli/t0355-site.sh into a copy of a site page: every text box
 // of the page, after layout, must lie inside each ancestor that clips (overflow
 // other than visible) and inside the page's width, and no two text boxes may
-// overlap. The verdict goes into <body data-layout>, for chromium --dump-dom.
+// overlap. The verdict goes into <body data-layout>, for tests/site/dump-dom.mjs:
+// "ok N text boxes at W px" or "N problems at W px: ...", W the width the page
+// was laid out at (headless Chromium's --window-size once gave 500 px for 390).
 (function () {
   "use strict";
   var problems = [], boxes = [], width = document.documentElement.clientWidth;
@@ -52,5 +54,6 @@
       if (w > 1 && h > 1)
         problems.push(where(boxes[i].t) + " overlaps " + where(boxes[j].t));
     }
-  document.body.setAttribute("data-layout", problems.length ? problems.length + " problems: " + problems.slice(0, 10).join(" | ") : "ok " + boxes.length + " text boxes");
+  var at = " at " + window.innerWidth + " px"; /* the viewport, scrollbar included */
+  document.body.setAttribute("data-layout", problems.length ? problems.length + " problems" + at + ": " + problems.slice(0, 10).join(" | ") : "ok " + boxes.length + " text boxes" + at);
 })();

@@ -22,7 +22,7 @@ cat >"$T/op.sh" <<OP
 case \$1 in
 0) exec "$LABRUN" record -q --issue 270 --artifact model.bin -- \\
 	sh -c 'i=0; while [ \$i -lt 50 ]; do echo "line \$i"; i=\$((i+1)); sleep 0.01; done' ;;
-1) exec "$LABRUN" run -q "$X/tiny-encode.ini" ;;
+1) exec "$LABRUN" run -q "$X/tiny-encode-auto.ini" ;;
 2) exec "$LABRUN" import --model qwen3-0.6b --tokens 2048 --mode whole --seed 5 ;;
 3) exec "$LABRUN" archive --issue 270 -o "$T/work/a.tar.zst" ;;
 esac

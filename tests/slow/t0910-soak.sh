@@ -7,7 +7,7 @@
 SECONDS_=${LABRUN_SOAK_SECONDS:-60}
 X="$TOP_SRCDIR/tests/fixtures/experiments"
 "$LABRUN" init >/dev/null
-expect_exit 0 "an experiment run to report on" "$LABRUN" run -q "$X/tiny-encode.ini"
+expect_exit 0 "an experiment run to report on" "$LABRUN" run -q "$X/tiny-encode-auto.ini"
 end=$(( $(date +%s) + SECONDS_ ))
 
 recorder() {
@@ -21,7 +21,7 @@ recorder() {
 }
 runner() {
 	while [ "$(date +%s)" -lt "$end" ]; do
-		if "$LABRUN" run -q "$X/tiny-encode.ini" >/dev/null 2>>"$T/err.r$1"; then
+		if "$LABRUN" run -q "$X/tiny-encode-auto.ini" >/dev/null 2>>"$T/err.r$1"; then
 			echo ok >>"$T/ok.r$1"
 		else
 			echo "run failed" >>"$T/fail.r$1"

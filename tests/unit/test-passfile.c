@@ -15,20 +15,29 @@
 
 #include "base/error.h"
 #include "serving/passfile.h"
+#include "testutil.h"
 
-static char path[64];
+/* Each test's pass file, in a directory of its own under $TMPDIR: it was a fixed name under /tmp,
+ * so two suites at once (two pid namespaces, one /tmp) wrote each other's file. */
+static char *dir, *path;
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(path, sizeof path, "/tmp/labrun-test-passfile-%ld.json", (long)getpid());
+	if (!(dir = tmpdir_new()) || asprintf(&path, "%s/pass.json", dir) < 0) {
+		path = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(path);
+	free(path);
+	path = NULL;
+	tmpdir_remove(dir);
+	dir = NULL;
 	return 0;
 }
 
