@@ -50,6 +50,22 @@ out:
 	return rc;
 }
 
+/* The caller's callback for lr_store_registrations's rows. */
+struct registrations {
+	lr_registration_fn fn;
+	void *arg;
+};
+
+static int registration_row(void *arg, sqlite3_stmt *s)
+{
+	const struct registrations *r = arg;
+
+	return r->fn(r->arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+		     (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
+		     (const char *)sqlite3_column_text(s, 4),
+		     sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+}
+
 int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
 {
 	static const char sql[] =
@@ -57,18 +73,13 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 		" (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
 		"  WHERE r.registration_id = g.id ORDER BY run_id))"
 		" FROM registration g ORDER BY g.id";
+	struct registrations r = { fn, arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	while (db_step_row(st, s, "read the registrations", &rc))
-		rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
-			(const char *)sqlite3_column_text(s, 4),
-			sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
-	sqlite3_finalize(s);
-	return rc;
+	return db_each(st, s, "read the registrations", registration_row, &r);
 }
 
 int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)

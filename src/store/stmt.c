@@ -227,6 +227,28 @@ int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_tex
 	return rc;
 }
 
+int db_each(struct lr_store *st, sqlite3_stmt *s, const char *what, db_row_fn fn, void *arg)
+{
+	int rc = 0;
+
+	while (db_step_row(st, s, what, &rc))
+		rc = fn(arg, s);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_each_int(struct lr_store *st, const char *sql, const char *name, int64_t v, const char *what, db_row_fn fn,
+		void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, name, v);
+	return db_each(st, s, what, fn, arg);
+}
+
 void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);

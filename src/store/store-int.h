@@ -90,6 +90,17 @@ typedef int (*db_text3_fn)(void *arg, const char *a, const char *b, const char *
 int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg);
 
 /*
+ * Call fn(arg, s) with each row of the prepared query 's', then finalise
+ * it; stops at fn's first non-zero return, which it returns, or at an error
+ * ("cannot WHAT ..."). A row's columns are fn's to read until it returns.
+ */
+typedef int (*db_row_fn)(void *arg, sqlite3_stmt *s);
+int db_each(struct lr_store *st, sqlite3_stmt *s, const char *what, db_row_fn fn, void *arg);
+/* db_each over query 'sql', whose one parameter 'name' is bound to v. */
+int db_each_int(struct lr_store *st, const char *sql, const char *name, int64_t v, const char *what, db_row_fn fn,
+		void *arg);
+
+/*
  * One-row queries: the integer in the first column of the first row of
  * 'sql', whose one parameter 'name' is bound to v, in *out; 0 when there is
  * no row. "cannot WHAT ..." on an error.
