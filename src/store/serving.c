@@ -68,7 +68,6 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	struct lr_set_writer *w;
 	sqlite3_stmt *s = NULL;
 	int64_t nconds = 0;
-	char *now;
 	int rc;
 
 	*out = NULL;
@@ -84,16 +83,11 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 		lr_error_hint("conditions are numbered from 0 ('labrun show ID' lists them); a run without any takes no --condition");
 		return LR_EINVAL;
 	}
-	w = calloc(1, sizeof *w);
-	now = lr_now_iso();
-	if (!w || !now) {
-		free(w);
-		free(now);
+	if (!(w = calloc(1, sizeof *w)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
 	w->st = st;
 	w->run = run;
-	if ((rc = db_begin(st)))
+	if ((rc = db_begin_at(st)))
 		goto fail;
 	if ((rc = db_prepare(st, &s, set)))
 		goto rollback;
@@ -104,16 +98,14 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	if (seq >= 0)
 		db_bind_int(s, ":seq", seq);
 	db_bind_text(s, ":source", source);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
-	free(now);
 	*out = w;
 	return 0;
 rollback:
 	db_commit(st, rc);
 fail:
-	free(now);
 	free(w);
 	return rc;
 }
@@ -302,20 +294,17 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	sqlite3_stmt *s = NULL, *p = NULL, *w = NULL;
 	struct lr_response a, b;
 	struct lr_case_outcome o;
-	char *now = lr_now_iso();
 	int rc;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if ((rc = db_prepare(st, &s, cmp)))
 		goto done;
 	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":kind", kind);
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &p, pairs)) ||
 	    (rc = db_prepare(st, &w, ins)))
 		goto done;
@@ -337,10 +326,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 done:
 	sqlite3_finalize(p);
 	sqlite3_finalize(w);
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
 }
 
 static int outcome_row(void *arg, sqlite3_stmt *s)
@@ -478,20 +464,17 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 		"INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
 		" VALUES (:gate, :case, :missing, :format, :answer, :eos)";
 	sqlite3_stmt *s = NULL;
-	char *now = lr_now_iso();
 	int rc, i;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if ((rc = db_prepare(st, &s, gate)))
 		goto done;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":set", set);
 	db_bind_text(s, ":path", key_path);
 	db_bind_text(s, ":sha", key_sha256);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a gate", id)) || (rc = db_prepare(st, &s, ins)))
 		goto done;
 	for (i = 0; i < n && !rc; i++) {
@@ -507,10 +490,7 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 	if (!rc)
 		rc = reseal_if_final(st, run, gate_tables);
 done:
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
 }
 
 static int object_row(void *arg, sqlite3_stmt *s)

@@ -8,6 +8,7 @@
 
 #include <sys/statvfs.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "store/store-int.h"
 
@@ -310,8 +311,24 @@ int db_begin(struct lr_store *st)
 	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");
 }
 
+int db_begin_at(struct lr_store *st)
+{
+	int rc;
+
+	free(st->now);
+	if (!(st->now = lr_now_iso()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st))) {
+		free(st->now);
+		st->now = NULL;
+	}
+	return rc;
+}
+
 int db_commit(struct lr_store *st, int rc)
 {
+	free(st->now);
+	st->now = NULL;
 	if (rc == 0)
 		rc = db_exec(st, "COMMIT", "commit");
 	if (rc)

@@ -38,6 +38,7 @@ struct lr_store {
 	struct db_busy busy;		/* the current wait for a lock */
 	int readonly;			/* opened read-only: the store cannot be written here */
 	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */
+	char *now;			/* the time of the write db_begin_at began, until db_commit */
 };
 
 /* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */
@@ -126,6 +127,12 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg);
 /* BEGIN IMMEDIATE; and COMMIT when rc is 0, else ROLLBACK (returns the outcome). */
 int db_begin(struct lr_store *st);
 int db_commit(struct lr_store *st, int rc);
+/*
+ * db_begin for rows stamped with the time they are written: st->now is that
+ * time (lr_now_iso()) until db_commit, for every row of the transaction.
+ * When the transaction cannot begin, st->now is NULL again.
+ */
+int db_begin_at(struct lr_store *st);
 
 /*
  * The rows of a run, table by table: each query takes :run and returns the
