@@ -11,11 +11,12 @@
  * one pay for it.
  *
  * A library's header lists its functions once, X(name) each, declares the
- * table with LR_DYNLIB_FIELD, and maps each name to its pointer with a
- * #define, so calls keep their names; its loader's file, with the names
- * not mapped, defines the table and the load function:
+ * table and the load function with LR_DYNLIB_DECLARE, and maps each name to
+ * its pointer with a #define, so calls keep their names; its loader's file,
+ * with the names not mapped, defines the table and the load function:
  *
- *	#define LR_DYNLIB_TABLE lr_pq
+ *	LR_DYNLIB_DECLARE(lr_pq, lr_pq_load, LR_PQ_FUNCS)	(pq.h)
+ *	#define LR_DYNLIB_TABLE lr_pq				(pq.c)
  *	LR_DYNLIB_DEFINE(lr_pq_load, LR_PQ_FUNCS, "libpq.so.5", "PostgreSQL's client library")
  *
  * Callers call the load function before the first call through the table.
@@ -37,6 +38,13 @@ struct lr_dynlib {
 };
 
 #define LR_DYNLIB_FIELD(f) __typeof__(f) *f;
+/* struct TABLE, a pointer for each of funcs; the one table of that type; and its load function. */
+#define LR_DYNLIB_DECLARE(table, loadfn, funcs) \
+	struct table { \
+		funcs(LR_DYNLIB_FIELD) \
+	}; \
+	extern struct table table; \
+	int loadfn(void);
 #define LR_DYNLIB_SYM(f) { #f, offsetof(__typeof__(LR_DYNLIB_TABLE), f) },
 #define LR_DYNLIB_DEFINE(loadfn, funcs, so, desc) \
 	__typeof__(LR_DYNLIB_TABLE) LR_DYNLIB_TABLE; \

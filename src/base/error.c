@@ -7,14 +7,20 @@
 static _Thread_local char err_msg[2048];
 static _Thread_local char err_hint[1024];
 
+int lr_error_vset(int code, const char *fmt, va_list ap)
+{
+	vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+	err_hint[0] = '\0';
+	return code;
+}
+
 int lr_error_set(int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+	lr_error_vset(code, fmt, ap);
 	va_end(ap);
-	err_hint[0] = '\0';
 	return code;
 }
 
@@ -39,16 +45,22 @@ void lr_error_wrap(const char *fmt, ...)
 	lr_fmt_cut(err_msg, sizeof err_msg, "%s: %s", prefix, old);
 }
 
+const char *lr_vfmt_cut(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, size, fmt, ap);
+
+	if (n >= 0 && (size_t)n >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+	return buf;
+}
+
 void lr_fmt_cut(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
+	lr_vfmt_cut(buf, size, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && (size_t)n >= size && size > 4)
-		memcpy(buf + size - 4, "...", 4);
 }
 
 const char *lr_error_msg(void)

@@ -7,6 +7,7 @@
  * Lower layers never print or exit; commands turn the code into one
  * message and one documented exit code (see labrun.c).
  */
+#include <stdarg.h>
 #include <stddef.h>
 
 enum {
@@ -33,6 +34,8 @@ enum {
  */
 int lr_error_set(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same with a va_list, for a function that takes a message's format and arguments itself. */
+int lr_error_vset(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Set the hint printed on the line after the message (the next step to take). */
 void lr_error_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -45,6 +48,11 @@ void lr_error_wrap(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * that does not fit ends in "...". (Paths must not be cut: lr_path.)
  */
 void lr_fmt_cut(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * The same with a va_list; returns buf, so that a function reporting a
+ * message formats it and hands it on in one call.
+ */
+const char *lr_vfmt_cut(char *buf, size_t size, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* The current message and hint; borrowed, valid until the next lr_error_* call. */
 const char *lr_error_msg(void);

@@ -70,24 +70,6 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 		dst[i] = lr_dlf16_encode1(src[i], c);
 }
 
-void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			  unsigned flags)
-{
-	if (c == LR_DLF16_SATURATE)
-		encode_run(dst, src, n, c, flags, 1);
-	else
-		encode_run(dst, src, n, c, flags, 0);
-}
-
-void lr_dlf16_encode_rows_avx2(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
-			       size_t n, enum lr_dlf16_contract c, unsigned flags)
-{
-	size_t r;
-
-	if (c == LR_DLF16_SATURATE)
-		for (r = 0; r < rows; r++)
-			encode_run(dst + (int64_t)r * dstride, src + (int64_t)r * sstride, n, c, flags, 1);
-	else
-		for (r = 0; r < rows; r++)
-			encode_run(dst + (int64_t)r * dstride, src + (int64_t)r * sstride, n, c, flags, 0);
-}
+#define DLF16_ENCODE lr_dlf16_encode_avx2
+#define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx2
+#include "encode/dlf16-tpl.h"

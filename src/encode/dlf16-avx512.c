@@ -32,10 +32,11 @@ static inline __attribute__((always_inline)) __m512i encode32(__m512i x, int sat
 }
 
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
-							    unsigned flags, int sat)
+							    enum lr_dlf16_contract c, unsigned flags, int sat)
 {
 	size_t i = 0;
 
+	(void)c; /* the tail is masked: no element is left to the scalar encoder */
 	/* as in dlf16-avx2.c: stream aligned or long runs only */
 	if ((flags & LR_DLF16_STREAM) && n >= 128 && (((uintptr_t)dst & 63) == 0 || n >= 4096)) {
 		size_t head = ((64 - ((uintptr_t)dst & 63)) & 63) / 2;
@@ -61,24 +62,6 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 	}
 }
 
-void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			    unsigned flags)
-{
-	if (c == LR_DLF16_SATURATE)
-		encode_run(dst, src, n, flags, 1);
-	else
-		encode_run(dst, src, n, flags, 0);
-}
-
-void lr_dlf16_encode_rows_avx512(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
-				 size_t n, enum lr_dlf16_contract c, unsigned flags)
-{
-	size_t r;
-
-	if (c == LR_DLF16_SATURATE)
-		for (r = 0; r < rows; r++)
-			encode_run(dst + (int64_t)r * dstride, src + (int64_t)r * sstride, n, flags, 1);
-	else
-		for (r = 0; r < rows; r++)
-			encode_run(dst + (int64_t)r * dstride, src + (int64_t)r * sstride, n, flags, 0);
-}
+#define DLF16_ENCODE lr_dlf16_encode_avx512
+#define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx512
+#include "encode/dlf16-tpl.h"

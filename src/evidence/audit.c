@@ -34,11 +34,10 @@ static void problem(struct ctx *c, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	(*c->problems)++;
-	c->fn(c->arg, c->run, msg);
+	va_start(ap, fmt);
+	c->fn(c->arg, c->run, lr_vfmt_cut(msg, sizeof msg, fmt, ap));
+	va_end(ap);
 }
 
 static int origin_problem(void *arg, const char *what)

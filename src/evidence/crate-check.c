@@ -21,13 +21,12 @@ static const char *const known_keys[] = {
 static int bad(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(const char *dir, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	lr_error_vset(LR_EINVAL, fmt, ap);
 	va_end(ap);
-	lr_error_set(LR_EINVAL, "invalid crate '%s': %s", dir, msg);
+	lr_error_wrap("invalid crate '%s'", dir);
 	lr_error_hint("docs/manifest.md lists the rules; labrun manifest writes crates that follow them");
 	return LR_EINVAL;
 }

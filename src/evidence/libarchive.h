@@ -25,13 +25,11 @@
 	X(archive_write_free) X(archive_write_header) X(archive_write_new) X(archive_write_open_filename) \
 	X(archive_write_set_format_option) X(archive_write_set_format_pax_restricted) X(archive_version_string)
 
-struct lr_libarchive {
-	LR_ARCHIVE_FUNCS(LR_DYNLIB_FIELD)
-};
-extern struct lr_libarchive lr_libarchive;
-
-/* Load the library once; 0, or LR_ESTORE saying it is missing (and what to install). */
-int lr_libarchive_load(void);
+/*
+ * The table lr_libarchive, and lr_libarchive_load(), which loads the library
+ * once: 0, or LR_ESTORE saying it is missing (and what to install).
+ */
+LR_DYNLIB_DECLARE(lr_libarchive, lr_libarchive_load, LR_ARCHIVE_FUNCS)
 
 #ifndef LR_ARCHIVE_LOADER /* the loader names the functions themselves */
 #define archive_entry_filetype lr_libarchive.archive_entry_filetype

@@ -48,11 +48,10 @@ static void problem(struct vctx *c, const char *file, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	(*c->problems)++;
-	c->fn(c->arg, file, msg);
+	va_start(ap, fmt);
+	c->fn(c->arg, file, lr_vfmt_cut(msg, sizeof msg, fmt, ap));
+	va_end(ap);
 }
 
 static int found_file(void *arg, const char *full, const char *rel)

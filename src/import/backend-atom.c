@@ -24,15 +24,15 @@ typedef int (*rbln_memcpy_fn)(int device_id, void *dst, const void *src, uint64_
 typedef uint32_t (*rbln_abi_fn)(void);
 
 struct lr_backend {
+	struct lr_ledger ledger;	/* first: the ledger's ops find it where b points (import/ledger.h) */
 	struct lr_backend_config cfg;
-	struct lr_ledger ledger;
 	void *lib;
 	pthread_mutex_t mu;
 	rbln_malloc_fn malloc_;
 	rbln_free_fn free_;
 	rbln_memcpy_fn memcpy_;
-	char version[64];
 };
+_Static_assert(offsetof(struct lr_backend, ledger) == 0, "the ledger comes first (import/ledger.h)");
 
 static const char *retcode(int rc)
 {
@@ -126,7 +126,7 @@ static int atom_open(struct lr_backend **out, const struct lr_backend_config *cf
 	rbln_abi_fn abi;
 	struct lr_backend *b;
 	int rc = 0, n = 0, phys = cfg->device_id;
-	char **ver;
+	char **ver, version[64]; /* as struct lr_backend_stats keeps it */
 
 	*out = NULL;
 	if (!path || !*path)
@@ -160,11 +160,11 @@ static int atom_open(struct lr_backend **out, const struct lr_backend_config *cf
 	ver = dlsym(b->lib, "REBEL_COMPILER_VERSION");
 	abi = (rbln_abi_fn)dlsym(b->lib, "rbln_abi_current");
 	if (ver && *ver)
-		snprintf(b->version, sizeof b->version, "%s", *ver);
+		snprintf(version, sizeof version, "%s", *ver);
 	else if (abi)
-		snprintf(b->version, sizeof b->version, "abi %u", abi());
+		snprintf(version, sizeof version, "abi %u", abi());
 	else
-		snprintf(b->version, sizeof b->version, "unknown");
+		snprintf(version, sizeof version, "unknown");
 	if ((rc = count_fn(&n))) {
 		rc = call_failed("rbln_get_device_count", rc);
 		goto fail;
@@ -180,29 +180,13 @@ static int atom_open(struct lr_backend **out, const struct lr_backend_config *cf
 		goto fail;
 	}
 	dev.ctx = b;
-	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg)))
+	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg, version)))
 		goto fail;
 	*out = b;
 	return 0;
 fail:
 	atom_close(b);
 	return rc;
-}
-
-static int atom_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
-{
-	return lr_ledger_lease(&b->ledger, lane, n, bytes, out);
-}
-
-static int atom_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len)
-{
-	return lr_ledger_read(&b->ledger, lane, t, offset, dst, len);
-}
-
-static void atom_stats(struct lr_backend *b, struct lr_backend_stats *out)
-{
-	lr_ledger_stats(&b->ledger, out);
-	snprintf(out->runtime_version, sizeof out->runtime_version, "%s", b->version);
 }
 
 static void atom_close(struct lr_backend *b)
@@ -220,11 +204,6 @@ static void atom_close(struct lr_backend *b)
 const struct lr_backend_ops lr_backend_atom_ops = {
 	.name = "atom",
 	.open = atom_open,
-	.lease = atom_lease,
-	.write = lr_ledger_write,
-	.read = atom_read,
-	.commit = lr_ledger_commit,
-	.cancel = lr_ledger_cancel,
-	.stats = atom_stats,
 	.close = atom_close,
+	LR_LEDGER_OPS,
 };

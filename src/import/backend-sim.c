@@ -26,11 +26,12 @@ struct block {
 };
 
 struct lr_backend {
+	struct lr_ledger ledger;	/* first: the ledger's ops find it where b points (import/ledger.h) */
 	struct lr_backend_config cfg;
-	struct lr_ledger ledger;
 	pthread_mutex_t mu;
 	struct block *cache;	/* freed blocks */
 };
+_Static_assert(offsetof(struct lr_backend, ledger) == 0, "the ledger comes first (import/ledger.h)");
 
 static int sim_alloc(void *ctx, uint64_t bytes, void **handle)
 {
@@ -94,29 +95,13 @@ static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg
 	b->cfg = *cfg;
 	pthread_mutex_init(&b->mu, NULL);
 	dev.ctx = b;
-	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg))) {
+	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg, "simulated"))) {
 		pthread_mutex_destroy(&b->mu);
 		free(b);
 		return rc;
 	}
 	*out = b;
 	return 0;
-}
-
-static int sim_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
-{
-	return lr_ledger_lease(&b->ledger, lane, n, bytes, out);
-}
-
-static int sim_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len)
-{
-	return lr_ledger_read(&b->ledger, lane, t, offset, dst, len);
-}
-
-static void sim_stats(struct lr_backend *b, struct lr_backend_stats *out)
-{
-	lr_ledger_stats(&b->ledger, out);
-	snprintf(out->runtime_version, sizeof out->runtime_version, "simulated");
 }
 
 static void sim_close(struct lr_backend *b)
@@ -137,11 +122,6 @@ static void sim_close(struct lr_backend *b)
 const struct lr_backend_ops lr_backend_sim_ops = {
 	.name = "sim",
 	.open = sim_open,
-	.lease = sim_lease,
-	.write = lr_ledger_write,
-	.read = sim_read,
-	.commit = lr_ledger_commit,
-	.cancel = lr_ledger_cancel,
-	.stats = sim_stats,
 	.close = sim_close,
+	LR_LEDGER_OPS,
 };

@@ -4,11 +4,19 @@
 #include "base/error.h"
 #include "import/ledger.h"
 
-int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg)
+/* The ledger a backend's struct lr_backend begins with (ledger.h). */
+static struct lr_ledger *ledger_of(struct lr_backend *b)
+{
+	return (struct lr_ledger *)(void *)b;
+}
+
+int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg,
+		   const char *runtime)
 {
 	memset(lg, 0, sizeof *lg);
 	lg->dev = *dev;
 	lg->cfg = cfg;
+	snprintf(lg->st.runtime_version, sizeof lg->st.runtime_version, "%s", runtime);
 	lg->lanes = cfg->lanes > 0 ? cfg->lanes : 4;
 	pthread_mutex_init(&lg->mu, NULL); /* first: release destroys it, also on the way out below */
 	lg->lane_busy = calloc((size_t)lg->lanes, sizeof *lg->lane_busy);
@@ -52,8 +60,9 @@ void lr_ledger_release(struct lr_ledger *lg)
 	memset(lg, 0, sizeof *lg);
 }
 
-int lr_ledger_lease(struct lr_ledger *lg, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
+int lr_ledger_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out)
 {
+	struct lr_ledger *lg = ledger_of(b);
 	struct lr_lease *l;
 	uint64_t want = 0;
 	int i, rc = 0;
@@ -134,8 +143,9 @@ int lr_ledger_write(struct lr_lease *l, int t, uint64_t offset, const void *src,
 	return lg->dev.h2d(lg->dev.ctx, l->t[t].handle, offset, src, len);
 }
 
-int lr_ledger_read(struct lr_ledger *lg, int lane, int t, uint64_t offset, void *dst, uint64_t len)
+int lr_ledger_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len)
 {
+	struct lr_ledger *lg = ledger_of(b);
 	void *h = NULL;
 	uint64_t size = 0;
 
@@ -186,8 +196,10 @@ void lr_ledger_cancel(struct lr_lease *l)
 	free(l);
 }
 
-void lr_ledger_stats(struct lr_ledger *lg, struct lr_backend_stats *out)
+void lr_ledger_stats(struct lr_backend *b, struct lr_backend_stats *out)
 {
+	struct lr_ledger *lg = ledger_of(b);
+
 	pthread_mutex_lock(&lg->mu);
 	*out = lg->st;
 	pthread_mutex_unlock(&lg->mu);

@@ -48,13 +48,30 @@ struct lr_lease {
 	struct lr_ledger_tensor *t;
 };
 
-LR_MUST_CHECK int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg);
+/*
+ * A ledger over 'dev' with cfg's lanes and capacity ('cfg' outlives it);
+ * 'runtime' is what its stats name as the runtime ("simulated", a version).
+ */
+LR_MUST_CHECK int lr_ledger_init(struct lr_ledger *lg, const struct lr_device *dev, const struct lr_backend_config *cfg,
+				 const char *runtime);
 void lr_ledger_release(struct lr_ledger *lg);
-LR_MUST_CHECK int lr_ledger_lease(struct lr_ledger *lg, int lane, int n, const uint64_t *bytes, struct lr_lease **out);
+
+/*
+ * The ops of struct lr_backend_ops the ledger implements for every backend.
+ * Each backend's own struct lr_backend has its struct lr_ledger as its
+ * first member (the backend checks it with a static assertion), so that the
+ * ledger is where a struct lr_backend * points.
+ */
+LR_MUST_CHECK int lr_ledger_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes, struct lr_lease **out);
 LR_MUST_CHECK int lr_ledger_write(struct lr_lease *l, int t, uint64_t offset, const void *src, uint64_t len);
-LR_MUST_CHECK int lr_ledger_read(struct lr_ledger *lg, int lane, int t, uint64_t offset, void *dst, uint64_t len);
+LR_MUST_CHECK int lr_ledger_read(struct lr_backend *b, int lane, int t, uint64_t offset, void *dst, uint64_t len);
 LR_MUST_CHECK int lr_ledger_commit(struct lr_lease *l);
 void lr_ledger_cancel(struct lr_lease *l);
-void lr_ledger_stats(struct lr_ledger *lg, struct lr_backend_stats *out);
+void lr_ledger_stats(struct lr_backend *b, struct lr_backend_stats *out);
+
+/* Those ops, for a backend's table: it adds its name, open and close. */
+#define LR_LEDGER_OPS \
+	.lease = lr_ledger_lease, .write = lr_ledger_write, .read = lr_ledger_read, .commit = lr_ledger_commit, \
+	.cancel = lr_ledger_cancel, .stats = lr_ledger_stats
 
 #endif

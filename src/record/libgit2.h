@@ -23,13 +23,11 @@
 	X(git_status_list_entrycount) X(git_status_list_free) X(git_status_list_new) X(git_status_options_init) \
 	X(git_tree_free)
 
-struct lr_libgit2 {
-	LR_GIT_FUNCS(LR_DYNLIB_FIELD)
-};
-extern struct lr_libgit2 lr_libgit2;
-
-/* Load the library once; 0, or LR_ESTORE saying it is missing (and what to install). */
-int lr_libgit2_load(void);
+/*
+ * The table lr_libgit2, and lr_libgit2_load(), which loads the library once:
+ * 0, or LR_ESTORE saying it is missing (and what to install).
+ */
+LR_DYNLIB_DECLARE(lr_libgit2, lr_libgit2_load, LR_GIT_FUNCS)
 
 #ifndef LR_GIT_LOADER /* the loader names the functions themselves */
 #define git_buf_dispose lr_libgit2.git_buf_dispose

@@ -126,31 +126,37 @@ static int pgpass_ok(const char *m, size_t n)
 		"private[_-]?key|credentials?)"
 #define VALUE "[^\"'[:space:],;(){}<>&|]+"
 
+/* A rule whose shape is enough: no check, and the case as written. */
+#define SHAPE(rule, re) { rule, re, NULL, 0 }
+/*
+ * A name holding KEYWORD in any case, after 'opening', then 'assigned' and
+ * the value: keyword_ok decides whether the value is a secret.
+ */
+#define ASSIGNED(opening, assigned) \
+	{ "keyword-assigned", opening "[A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*" assigned VALUE, keyword_ok, 1 }
+
 static const struct {
 	const char *rule, *re;
 	int (*ok)(const char *match, size_t len);	/* NULL: the shape is enough */
 	int icase;
 } rules[] = {
-	{ "private-key", "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----", NULL, 0 },
-	{ "github-token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}", NULL, 0 },
-	{ "gitlab-token", "glpat-[A-Za-z0-9_-]{20,}", NULL, 0 },
-	{ "aws-access-key", "(AKIA|ASIA)[0-9A-Z]{16}", NULL, 0 },
-	{ "slack-token", "xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}", NULL, 0 },
-	{ "slack-webhook", "https://hooks\\.slack\\.com/(services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}", NULL, 0 },
-	{ "huggingface-token", "hf_[A-Za-z0-9]{30,}", NULL, 0 },
-	{ "openai-key", "sk-(proj-)?[A-Za-z0-9_-]{32,}", NULL, 0 },
-	{ "google-api-key", "AIza[0-9A-Za-z_-]{35}", NULL, 0 },
-	{ "jwt", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}", NULL, 0 },
+	SHAPE("private-key", "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
+	SHAPE("github-token", "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}"),
+	SHAPE("gitlab-token", "glpat-[A-Za-z0-9_-]{20,}"),
+	SHAPE("aws-access-key", "(AKIA|ASIA)[0-9A-Z]{16}"),
+	SHAPE("slack-token", "xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}"),
+	SHAPE("slack-webhook", "https://hooks\\.slack\\.com/(services|workflows|triggers)/[A-Za-z0-9_/+-]{16,}"),
+	SHAPE("huggingface-token", "hf_[A-Za-z0-9]{30,}"),
+	SHAPE("openai-key", "sk-(proj-)?[A-Za-z0-9_-]{32,}"),
+	SHAPE("google-api-key", "AIza[0-9A-Za-z_-]{35}"),
+	SHAPE("jwt", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"),
 	/* scheme://user:password@host; a password may hold '/' */
 	{ "url-password", "[A-Za-z][A-Za-z0-9+.-]*://[^/:@[:space:]\"']+:[^@[:space:]\"']+@", url_password_ok, 0 },
 	{ "pgpass-line", "^[^:#[:space:]]+:([0-9]+|\\*):[^:[:space:]]+:[^:[:space:]]+:[^:[:space:]]+$", pgpass_ok, 0 },
 	/* password=..., PGPASSWORD=..., secret := '...', "api_key": "...", and YAML's "token: ..." */
-	{ "keyword-assigned", "[A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*[[:space:]]*(:=|=)[[:space:]]*[\"']?" VALUE,
-	  keyword_ok, 1 },
-	{ "keyword-assigned", "[\"'][A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*[\"'][[:space:]]*:[[:space:]]*[\"']" VALUE,
-	  keyword_ok, 1 },
-	{ "keyword-assigned", "^[[:space:]]*[A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*:[[:space:]]+[\"']?" VALUE,
-	  keyword_ok, 1 },
+	ASSIGNED("", "[[:space:]]*(:=|=)[[:space:]]*[\"']?"),
+	ASSIGNED("[\"']", "[\"'][[:space:]]*:[[:space:]]*[\"']"),
+	ASSIGNED("^[[:space:]]*", ":[[:space:]]+[\"']?"),
 };
 #define NRULES (sizeof rules / sizeof *rules)
 

@@ -21,13 +21,11 @@
 	X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup) \
 	X(curl_multi_strerror) X(curl_slist_append) X(curl_slist_free_all)
 
-struct lr_curl {
-	LR_CURL_FUNCS(LR_DYNLIB_FIELD)
-};
-extern struct lr_curl lr_curl;
-
-/* Load libcurl.so.4 once and initialise it; 0, or an error saying it is missing (and what to install). */
-int lr_curl_load(void);
+/*
+ * The table lr_curl, and lr_curl_load(), which loads libcurl.so.4 once and
+ * initialises it: 0, or an error saying it is missing (and what to install).
+ */
+LR_DYNLIB_DECLARE(lr_curl, lr_curl_load, LR_CURL_FUNCS)
 
 /* curl.h's three-argument checks are function-like macros of the same names */
 #undef curl_easy_setopt

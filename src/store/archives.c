@@ -3,7 +3,6 @@
 #include "base/system.h"
 
 #include "base/buf.h"
-#include "base/clock.h"
 #include "base/error.h"
 #include "store/archives.h"
 #include "store/objects.h"
@@ -17,20 +16,17 @@ int lr_store_register(struct lr_store *st, const char *hub, const char *crate_pa
 	static const char run[] =
 		"INSERT OR IGNORE INTO registration_run(registration_id, run_id) SELECT :reg, id FROM run WHERE uuid = :uuid";
 	sqlite3_stmt *s = NULL;
-	char *now = lr_now_iso();
 	size_t i;
 	int rc;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if ((rc = db_prepare(st, &s, reg)))
 		goto done;
 	db_bind_text(s, ":hub", hub);
 	db_bind_text(s, ":path", crate_path);
 	db_bind_text(s, ":sha", manifest_sha256);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	rc = db_step_done(st, s, "record the registration");
 	sqlite3_finalize(s);
 	s = NULL;
@@ -44,10 +40,23 @@ int lr_store_register(struct lr_store *st, const char *hub, const char *crate_pa
 	}
 done:
 	sqlite3_finalize(s);
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
+}
+
+/* The caller's callback for lr_store_registrations's rows. */
+struct registrations {
+	lr_registration_fn fn;
+	void *arg;
+};
+
+static int registration_row(void *arg, sqlite3_stmt *s)
+{
+	const struct registrations *r = arg;
+
+	return r->fn(r->arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+		     (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
+		     (const char *)sqlite3_column_text(s, 4),
+		     sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
 }
 
 int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
@@ -57,18 +66,13 @@ int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg
 		" (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
 		"  WHERE r.registration_id = g.id ORDER BY run_id))"
 		" FROM registration g ORDER BY g.id";
+	struct registrations r = { fn, arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)))
 		return rc;
-	while (db_step_row(st, s, "read the registrations", &rc))
-		rc = fn(arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
-			(const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
-			(const char *)sqlite3_column_text(s, 4),
-			sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
-	sqlite3_finalize(s);
-	return rc;
+	return db_each(st, s, "read the registrations", registration_row, &r);
 }
 
 int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, char **member)
@@ -115,27 +119,21 @@ int lr_store_mark_archived(struct lr_store *st, const char *archive, const struc
 		" ON CONFLICT(sha256) DO UPDATE SET archive_path = excluded.archive_path, member = excluded.member,"
 		" archived_at = excluded.archived_at";
 	sqlite3_stmt *s = NULL;
-	char *now = lr_now_iso();
 	size_t i;
 	int rc;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if (!(rc = db_prepare(st, &s, sql)))
 		for (i = 0; i < sha_to_member->n && !rc; i++) {
 			db_bind_text(s, ":sha", sha_to_member->v[i].key);
 			db_bind_text(s, ":archive", archive);
 			db_bind_text(s, ":member", sha_to_member->v[i].value);
-			db_bind_text(s, ":now", now);
+			db_bind_text(s, ":now", st->now);
 			rc = db_step_done(st, s, "record an archived object");
 		}
 	sqlite3_finalize(s);
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
 }
 
 int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_log_fn fn, void *arg)

@@ -32,13 +32,12 @@ void lr_bundle_release(struct lr_bundle *b)
 static int bad(const struct lr_bundle *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(const struct lr_bundle *b, const char *fmt, ...)
 {
-	char why[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	lr_error_vset(LR_EINVAL, fmt, ap);
 	va_end(ap);
-	lr_error_set(LR_EINVAL, "run %s: %s", b->uuid[0] ? b->uuid : "(unknown)", why);
+	lr_error_wrap("run %s", b->uuid[0] ? b->uuid : "(unknown)");
 	lr_error_hint("the bundle was changed after its run was sealed, or was damaged on the way");
 	return LR_EINVAL;
 }

@@ -77,6 +77,27 @@ out:
 	return rc;
 }
 
+/* A row (id, uuid) of bundle_refs' first query: the run replayed, under its id. */
+static int ref_run(void *arg, sqlite3_stmt *s)
+{
+	char key[32];
+
+	snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(s, 0));
+	json_object_set_new(arg, key, json_string((const char *)sqlite3_column_text(s, 1)));
+	return 0;
+}
+
+/* A row (id, its run's uuid, its place among that run's sets) of the second: a set, under its id. */
+static int ref_set(void *arg, sqlite3_stmt *s)
+{
+	char key[32];
+
+	snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(s, 0));
+	json_object_set_new(arg, key, json_pack("[s,I]", (const char *)sqlite3_column_text(s, 1),
+						 (json_int_t)sqlite3_column_int64(s, 2)));
+	return 0;
+}
+
 /*
  * Rows that point outside the run: the run it replays, and response sets of
  * other runs its comparisons use, each by its run's uuid and its place among
@@ -92,39 +113,50 @@ static int bundle_refs(struct lr_store *st, int64_t id, json_t *doc)
 		"       UNION SELECT set_id FROM gate WHERE run_id = :run) x"
 		" JOIN response_set s ON s.id = x.set_id JOIN run o ON o.id = s.run_id WHERE s.run_id <> :run";
 	json_t *r = json_object(), *sref = json_object();
-	sqlite3_stmt *s = NULL;
-	char key[32];
 	int rc;
 
-	if (!r || !sref) {
+	if (!r || !sref)
 		rc = oom();
-		goto out;
-	}
-	if ((rc = db_prepare(st, &s, runs)))
-		goto out;
-	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's references", &rc)) {
-		snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(s, 0));
-		json_object_set_new(r, key, json_string((const char *)sqlite3_column_text(s, 1)));
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	if (rc || (rc = db_prepare(st, &s, sets)))
-		goto out;
-	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's references", &rc)) {
-		snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(s, 0));
-		json_object_set_new(sref, key, json_pack("[s,I]", (const char *)sqlite3_column_text(s, 1),
-							 (json_int_t)sqlite3_column_int64(s, 2)));
-	}
-	if (!rc && (json_object_size(r) || json_object_size(sref)) &&
-	    json_object_set_new(doc, "refs", json_pack("{s:O,s:O}", "run", r, "response_set", sref)))
+	else if (!(rc = db_each_int(st, runs, ":run", id, "read the run's references", ref_run, r)) &&
+		 !(rc = db_each_int(st, sets, ":run", id, "read the run's references", ref_set, sref)) &&
+		 (json_object_size(r) || json_object_size(sref)) &&
+		 json_object_set_new(doc, "refs", json_pack("{s:O,s:O}", "run", r, "response_set", sref)))
 		rc = oom();
-out:
-	sqlite3_finalize(s);
 	json_decref(r);
 	json_decref(sref);
 	return rc;
+}
+
+/* Where bundle_objects puts each object's size. */
+struct object_sizes {
+	struct lr_store *st;
+	int64_t id;
+	json_t *o;
+};
+
+/* A row (sha256, size or NULL) of bundle_objects' query: the size of an object without a row from its file. */
+static int object_size(void *arg, sqlite3_stmt *s)
+{
+	const struct object_sizes *c = arg;
+	const char *sha = (const char *)sqlite3_column_text(s, 0);
+	int64_t size = sqlite3_column_int64(s, 1);
+
+	if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
+		char *path = lr_obj_path(c->st->dir, sha);
+		struct stat sb;
+		int rc = 0;
+
+		if (!path || stat(path, &sb))
+			rc = path ? lr_error_set(LR_EIO, "cannot bundle run %lld: its object %s is not in objects/",
+						 (long long)c->id, sha)
+				  : oom();
+		free(path);
+		if (rc)
+			return rc;
+		size = sb.st_size;
+	}
+	json_object_set_new(c->o, sha, json_integer(size));
+	return 0;
 }
 
 /* The objects the run's rows name, with their sizes. */
@@ -139,41 +171,32 @@ static int bundle_objects(struct lr_store *st, int64_t id, json_t *doc)
 		" UNION SELECT sha256 FROM execution_output WHERE run_id = :run"
 		" UNION SELECT raw_sha256 FROM response_set WHERE run_id = :run UNION SELECT key_sha256 FROM gate WHERE run_id = :run)"
 		" x LEFT JOIN object o ON o.sha256 = x.sha256 WHERE x.sha256 IS NOT NULL ORDER BY x.sha256";
-	json_t *o = json_object();
-	sqlite3_stmt *s = NULL;
+	struct object_sizes c = { st, id, json_object() };
 	int rc;
 
-	if (!o)
+	if (!c.o)
 		return oom();
-	if (!(rc = db_prepare(st, &s, sql))) {
-		db_bind_int(s, ":run", id);
-		while (db_step_row(st, s, "read the run's objects", &rc)) {
-			const char *sha = (const char *)sqlite3_column_text(s, 0);
-			int64_t size = sqlite3_column_int64(s, 1);
-
-			if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
-				char *path = lr_obj_path(st->dir, sha);
-				struct stat sb;
-
-				if (!path || stat(path, &sb)) {
-					rc = path ? lr_error_set(LR_EIO, "cannot bundle run %lld: its object %s is not in objects/",
-								 (long long)id, sha)
-						  : oom();
-					free(path);
-					break;
-				}
-				free(path);
-				size = sb.st_size;
-			}
-			json_object_set_new(o, sha, json_integer(size));
-		}
-	}
-	sqlite3_finalize(s);
-	if (!rc && json_object_set_new(doc, "objects", o))
+	rc = db_each_int(st, sql, ":run", id, "read the run's objects", object_size, &c);
+	if (!rc && json_object_set_new(doc, "objects", c.o))
 		return oom();
 	if (rc)
-		json_decref(o);
+		json_decref(c.o);
 	return rc;
+}
+
+/* A row of bundle_seal's ledger query: the entry, with the public key of a signed one. */
+static int ledger_entry(void *arg, sqlite3_stmt *s)
+{
+	json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s}", "seq", (json_int_t)sqlite3_column_int64(s, 0), "kind",
+			      (const char *)sqlite3_column_text(s, 1), "content", (const char *)sqlite3_column_text(s, 2),
+			      "prev", (const char *)sqlite3_column_text(s, 3), "digest",
+			      (const char *)sqlite3_column_text(s, 4), "appended_at", (const char *)sqlite3_column_text(s, 5));
+
+	if (e && sqlite3_column_type(s, 7) != SQLITE_NULL) {
+		json_object_set_new(e, "public_key", json_string((const char *)sqlite3_column_text(s, 6)));
+		json_object_set_new(e, "signature", json_string((const char *)sqlite3_column_text(s, 7)));
+	}
+	return !e || json_array_append_new(arg, e) ? oom() : 0;
 }
 
 /* The run's seal and its ledger entries, with the public key of each signed one. */
@@ -199,32 +222,14 @@ static int bundle_seal(struct lr_store *st, int64_t id, json_t *doc)
 							   "tables", (const char *)sqlite3_column_text(s, 1)));
 	}
 	sqlite3_finalize(s);
-	s = NULL;
 	if (!rc && !found) {
 		rc = lr_error_set(LR_EINVAL, "cannot bundle run %lld: it has no seal", (long long)id);
 		lr_error_hint("only final runs travel; 'labrun audit' shows runs whose seal is missing");
 	}
-	if (rc || (rc = db_prepare(st, &s, ledger)))
-		goto out;
-	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's ledger entries", &rc)) {
-		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s}", "seq", (json_int_t)sqlite3_column_int64(s, 0),
-				      "kind", (const char *)sqlite3_column_text(s, 1), "content",
-				      (const char *)sqlite3_column_text(s, 2), "prev", (const char *)sqlite3_column_text(s, 3),
-				      "digest", (const char *)sqlite3_column_text(s, 4), "appended_at",
-				      (const char *)sqlite3_column_text(s, 5));
-
-		if (e && sqlite3_column_type(s, 7) != SQLITE_NULL) {
-			json_object_set_new(e, "public_key", json_string((const char *)sqlite3_column_text(s, 6)));
-			json_object_set_new(e, "signature", json_string((const char *)sqlite3_column_text(s, 7)));
-		}
-		if (!e || json_array_append_new(entries, e))
-			rc = oom();
-	}
-	if (!rc && json_object_set(doc, "ledger", entries))
+	if (!rc && !(rc = db_each_int(st, ledger, ":run", id, "read the run's ledger entries", ledger_entry, entries)) &&
+	    json_object_set(doc, "ledger", entries))
 		rc = oom();
 out:
-	sqlite3_finalize(s);
 	json_decref(entries);
 	return rc;
 }

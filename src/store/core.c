@@ -324,6 +324,7 @@ void lr_store_free(struct lr_store *st)
 	lr_signer_free(st->signer);
 	free(st->unsigned_why);
 	free(st->unsigned_hint);
+	free(st->now); /* a stamped write never committed */
 	free(st->db_path);
 	free(st->dir);
 	free(st);

@@ -19,13 +19,11 @@
 	X(PQhost) X(PQdb) X(PQport) X(PQsendQueryParams) X(PQsetSingleRowMode) X(PQgetResult) \
 	X(PQconninfoParse) X(PQconninfoFree) X(PQfreemem)
 
-struct lr_pq {
-	LR_PQ_FUNCS(LR_DYNLIB_FIELD)
-};
-extern struct lr_pq lr_pq;
-
-/* Load libpq.so.5 once; 0, or LR_ESTORE saying it is missing (and what to install). */
-int lr_pq_load(void);
+/*
+ * The table lr_pq, and lr_pq_load(), which loads libpq.so.5 once: 0, or
+ * LR_ESTORE saying it is missing (and what to install).
+ */
+LR_DYNLIB_DECLARE(lr_pq, lr_pq_load, LR_PQ_FUNCS)
 
 #ifndef LR_PQ_LOADER /* pq.c names the functions themselves */
 #define PQconnectdbParams lr_pq.PQconnectdbParams

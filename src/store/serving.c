@@ -17,6 +17,21 @@ static const char *const set_tables[] = { "response_set", "response", "collect_p
 static const char *const comparison_tables[] = { "comparison", "comparison_case", NULL };
 static const char *const gate_tables[] = { "gate", "gate_case", NULL };
 
+/* A reader's callback and its argument, for the row functions db_each calls (each knows which fn is set). */
+struct reader {
+	union {
+		lr_set_fn set;
+		lr_response_fn response;
+		lr_outcome_fn outcome;
+		lr_comparison_fn comparison;
+		lr_gate_fn gate;
+		lr_gate_case_fn gate_case;
+		lr_run_object_fn object;
+	} fn;
+	void *arg;
+	int64_t id;	/* what the rows belong to (a comparison), for a row's error */
+};
+
 /* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact to 'changed'). */
 static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *changed)
 {
@@ -53,7 +68,6 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	struct lr_set_writer *w;
 	sqlite3_stmt *s = NULL;
 	int64_t nconds = 0;
-	char *now;
 	int rc;
 
 	*out = NULL;
@@ -69,16 +83,11 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 		lr_error_hint("conditions are numbered from 0 ('labrun show ID' lists them); a run without any takes no --condition");
 		return LR_EINVAL;
 	}
-	w = calloc(1, sizeof *w);
-	now = lr_now_iso();
-	if (!w || !now) {
-		free(w);
-		free(now);
+	if (!(w = calloc(1, sizeof *w)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
 	w->st = st;
 	w->run = run;
-	if ((rc = db_begin(st)))
+	if ((rc = db_begin_at(st)))
 		goto fail;
 	if ((rc = db_prepare(st, &s, set)))
 		goto rollback;
@@ -89,16 +98,14 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	if (seq >= 0)
 		db_bind_int(s, ":seq", seq);
 	db_bind_text(s, ":source", source);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
-	free(now);
 	*out = w;
 	return 0;
 rollback:
 	db_commit(st, rc);
 fail:
-	free(now);
 	free(w);
 	return rc;
 }
@@ -171,12 +178,27 @@ void lr_store_set_abort(struct lr_set_writer *w)
 	free(w);
 }
 
+static int set_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	struct lr_response_set set;
+
+	memset(&set, 0, sizeof set);
+	set.id = sqlite3_column_int64(s, 0);
+	set.run = sqlite3_column_int64(s, 1);
+	db_col_copy(s, 2, set.route, sizeof set.route);
+	set.cond = sqlite3_column_int(s, 3);
+	set.seq = sqlite3_column_int(s, 4);
+	set.cases = sqlite3_column_int64(s, 5);
+	return r->fn.set(r->arg, &set);
+}
+
 int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg)
 {
 	static const char sql[] =
 		"SELECT id, run_id, route, coalesce(condition_idx, -1), coalesce(seq, -1), cases FROM response_set"
 		" WHERE run_id = :run AND (:route IS NULL OR route = :route) ORDER BY id";
-	struct lr_response_set set;
+	struct reader r = { .fn.set = fn, .arg = arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -184,18 +206,7 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":route", route);
-	while (db_step_row(st, s, "read the response sets", &rc)) {
-		memset(&set, 0, sizeof set);
-		set.id = sqlite3_column_int64(s, 0);
-		set.run = sqlite3_column_int64(s, 1);
-		db_col_copy(s, 2, set.route, sizeof set.route);
-		set.cond = sqlite3_column_int(s, 3);
-		set.seq = sqlite3_column_int(s, 4);
-		set.cases = sqlite3_column_int64(s, 5);
-		rc = fn(arg, &set);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_each(st, s, "read the response sets", set_row, &r);
 }
 
 #define RESPONSE_COLUMNS \
@@ -219,21 +230,21 @@ static void read_response(sqlite3_stmt *s, int c, struct lr_response *r)
 	r->model = (const char *)sqlite3_column_text(s, c + 11);
 }
 
+static int response_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	struct lr_response resp;
+
+	read_response(s, 0, &resp);
+	return r->fn.response(r->arg, &resp);
+}
+
 int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, void *arg)
 {
-	struct lr_response r;
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct reader r = { .fn.response = fn, .arg = arg };
 
-	if ((rc = db_prepare(st, &s, "SELECT " RESPONSE_COLUMNS " FROM response WHERE set_id = :set ORDER BY case_id")))
-		return rc;
-	db_bind_int(s, ":set", set);
-	while (db_step_row(st, s, "read the responses", &rc)) {
-		read_response(s, 0, &r);
-		rc = fn(arg, &r);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st, "SELECT " RESPONSE_COLUMNS " FROM response WHERE set_id = :set ORDER BY case_id", ":set",
+			   set, "read the responses", response_row, &r);
 }
 
 /* comparison_case.missing: the side without the case, lr_case_outcome.missing - 1 (0: both have it, stored as NULL). */
@@ -283,20 +294,17 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	sqlite3_stmt *s = NULL, *p = NULL, *w = NULL;
 	struct lr_response a, b;
 	struct lr_case_outcome o;
-	char *now = lr_now_iso();
 	int rc;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if ((rc = db_prepare(st, &s, cmp)))
 		goto done;
 	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":kind", kind);
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &p, pairs)) ||
 	    (rc = db_prepare(st, &w, ins)))
 		goto done;
@@ -318,10 +326,28 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 done:
 	sqlite3_finalize(p);
 	sqlite3_finalize(w);
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
+}
+
+static int outcome_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	const char *missing = (const char *)sqlite3_column_text(s, 1);
+	struct lr_case_outcome o;
+	int side = 0;
+
+	memset(&o, 0, sizeof o);
+	if (missing && lr_enum_parse(&missing_sides, missing, &side)) {
+		lr_error_wrap("cannot read comparison %lld's case '%s'", (long long)r->id,
+			      (const char *)sqlite3_column_text(s, 0));
+		return LR_ESCHEMA;
+	}
+	o.missing = missing ? side + 1 : 0;
+	o.tokens_equal = sqlite3_column_int(s, 2);
+	o.text_equal = sqlite3_column_int(s, 3);
+	o.finish_equal = sqlite3_column_int(s, 4);
+	o.first_token_diff = sqlite3_column_int64(s, 5);
+	return r->fn.outcome(r->arg, (const char *)sqlite3_column_text(s, 0), &o);
 }
 
 int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn fn, void *arg)
@@ -330,32 +356,33 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 		"SELECT case_id, missing, tokens_equal, text_equal, finish_equal, coalesce(first_token_diff, -1)"
 		" FROM comparison_case WHERE comparison_id = :id"
 		" AND NOT (missing IS NULL AND tokens_equal AND text_equal AND finish_equal) ORDER BY case_id";
-	struct lr_case_outcome o;
-	sqlite3_stmt *s = NULL;
-	int rc, side = 0;
+	struct reader r = { .fn.outcome = fn, .arg = arg, .id = id };
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":id", id);
-	while (db_step_row(st, s, "read the compared cases", &rc)) {
-		const char *missing = (const char *)sqlite3_column_text(s, 1);
+	return db_each_int(st, sql, ":id", id, "read the compared cases", outcome_row, &r);
+}
 
-		memset(&o, 0, sizeof o);
-		if (missing && lr_enum_parse(&missing_sides, missing, &side)) {
-			lr_error_wrap("cannot read comparison %lld's case '%s'", (long long)id,
-				      (const char *)sqlite3_column_text(s, 0));
-			rc = LR_ESCHEMA;
-			break;
-		}
-		o.missing = missing ? side + 1 : 0;
-		o.tokens_equal = sqlite3_column_int(s, 2);
-		o.text_equal = sqlite3_column_int(s, 3);
-		o.finish_equal = sqlite3_column_int(s, 4);
-		o.first_token_diff = sqlite3_column_int64(s, 5);
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), &o);
-	}
-	sqlite3_finalize(s);
-	return rc;
+static int comparison_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	struct lr_comparison_row c;
+
+	memset(&c, 0, sizeof c);
+	c.id = sqlite3_column_int64(s, 0);
+	c.run = sqlite3_column_int64(s, 1);
+	c.ref_set = sqlite3_column_int64(s, 2);
+	c.cand_set = sqlite3_column_int64(s, 3);
+	c.ref_run = sqlite3_column_int64(s, 4);
+	db_col_copy(s, 5, c.kind, sizeof c.kind);
+	db_col_copy(s, 6, c.ref_route, sizeof c.ref_route);
+	db_col_copy(s, 7, c.cand_route, sizeof c.cand_route);
+	c.cond = sqlite3_column_int(s, 8);
+	c.exact = sqlite3_column_int64(s, 9);
+	c.token_mismatch = sqlite3_column_int64(s, 10);
+	c.text_mismatch = sqlite3_column_int64(s, 11);
+	c.finish_mismatch = sqlite3_column_int64(s, 12);
+	c.missing = sqlite3_column_int64(s, 13);
+	c.total = sqlite3_column_int64(s, 14);
+	return r->fn.comparison(r->arg, &c);
 }
 
 int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg)
@@ -368,34 +395,29 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		/* the same two sets compared again: the newest comparison stands for them */
 		" AND c.id = (SELECT max(x.id) FROM comparison x WHERE x.reference_set_id = c.reference_set_id"
 		"             AND x.candidate_set_id = c.candidate_set_id) ORDER BY 1";
-	struct lr_comparison_row c;
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct reader r = { .fn.comparison = fn, .arg = arg };
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", run);
-	while (db_step_row(st, s, "read the comparisons", &rc)) {
-		memset(&c, 0, sizeof c);
-		c.id = sqlite3_column_int64(s, 0);
-		c.run = sqlite3_column_int64(s, 1);
-		c.ref_set = sqlite3_column_int64(s, 2);
-		c.cand_set = sqlite3_column_int64(s, 3);
-		c.ref_run = sqlite3_column_int64(s, 4);
-		db_col_copy(s, 5, c.kind, sizeof c.kind);
-		db_col_copy(s, 6, c.ref_route, sizeof c.ref_route);
-		db_col_copy(s, 7, c.cand_route, sizeof c.cand_route);
-		c.cond = sqlite3_column_int(s, 8);
-		c.exact = sqlite3_column_int64(s, 9);
-		c.token_mismatch = sqlite3_column_int64(s, 10);
-		c.text_mismatch = sqlite3_column_int64(s, 11);
-		c.finish_mismatch = sqlite3_column_int64(s, 12);
-		c.missing = sqlite3_column_int64(s, 13);
-		c.total = sqlite3_column_int64(s, 14);
-		rc = fn(arg, &c);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st, sql, ":run", run, "read the comparisons", comparison_row, &r);
+}
+
+static int gate_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	struct lr_gate_row g;
+
+	memset(&g, 0, sizeof g);
+	g.id = sqlite3_column_int64(s, 0);
+	g.run = sqlite3_column_int64(s, 1);
+	g.set = sqlite3_column_int64(s, 2);
+	db_col_copy(s, 3, g.route, sizeof g.route);
+	db_col_copy(s, 4, g.key_sha256, sizeof g.key_sha256);
+	g.cond = sqlite3_column_int(s, 5);
+	g.strict = sqlite3_column_int64(s, 6);
+	g.formats = sqlite3_column_int64(s, 7);
+	g.eos = sqlite3_column_int64(s, 8);
+	g.missing = sqlite3_column_int64(s, 9);
+	g.total = sqlite3_column_int64(s, 10);
+	return r->fn.gate(r->arg, &g);
 }
 
 int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
@@ -404,30 +426,22 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		"SELECT s.gate_id, s.run_id, g.set_id, s.route, s.key_sha256, coalesce(s.condition_idx, -1), s.strict_answers,"
 		" s.formats, s.eos, s.missing, s.total FROM gate_summary s JOIN gate g ON g.id = s.gate_id"
 		" WHERE s.run_id = :run ORDER BY 1";
-	struct lr_gate_row g;
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct reader r = { .fn.gate = fn, .arg = arg };
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", run);
-	while (db_step_row(st, s, "read the gates", &rc)) {
-		memset(&g, 0, sizeof g);
-		g.id = sqlite3_column_int64(s, 0);
-		g.run = sqlite3_column_int64(s, 1);
-		g.set = sqlite3_column_int64(s, 2);
-		db_col_copy(s, 3, g.route, sizeof g.route);
-		db_col_copy(s, 4, g.key_sha256, sizeof g.key_sha256);
-		g.cond = sqlite3_column_int(s, 5);
-		g.strict = sqlite3_column_int64(s, 6);
-		g.formats = sqlite3_column_int64(s, 7);
-		g.eos = sqlite3_column_int64(s, 8);
-		g.missing = sqlite3_column_int64(s, 9);
-		g.total = sqlite3_column_int64(s, 10);
-		rc = fn(arg, &g);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st, sql, ":run", run, "read the gates", gate_row, &r);
+}
+
+static int gate_case_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+	struct lr_gate_case c;
+
+	c.case_id = (char *)sqlite3_column_text(s, 0);
+	c.missing = sqlite3_column_int(s, 1);
+	c.format_ok = sqlite3_column_int(s, 2);
+	c.answer_ok = sqlite3_column_int(s, 3);
+	c.eos = sqlite3_column_int(s, 4);
+	return r->fn.gate_case(r->arg, &c);
 }
 
 int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg)
@@ -435,23 +449,9 @@ int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, 
 	static const char sql[] =
 		"SELECT case_id, missing, format_ok, answer_ok, eos FROM gate_case WHERE gate_id = :id"
 		" AND NOT (answer_ok AND eos) ORDER BY case_id";
-	struct lr_gate_case c;
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct reader r = { .fn.gate_case = fn, .arg = arg };
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":id", id);
-	while (db_step_row(st, s, "read the gate's cases", &rc)) {
-		c.case_id = (char *)sqlite3_column_text(s, 0);
-		c.missing = sqlite3_column_int(s, 1);
-		c.format_ok = sqlite3_column_int(s, 2);
-		c.answer_ok = sqlite3_column_int(s, 3);
-		c.eos = sqlite3_column_int(s, 4);
-		rc = fn(arg, &c);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st, sql, ":id", id, "read the gate's cases", gate_case_row, &r);
 }
 
 int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
@@ -464,20 +464,17 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 		"INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
 		" VALUES (:gate, :case, :missing, :format, :answer, :eos)";
 	sqlite3_stmt *s = NULL;
-	char *now = lr_now_iso();
 	int rc, i;
 
-	if (!now)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)))
-		goto out;
+	if ((rc = db_begin_at(st)))
+		return rc;
 	if ((rc = db_prepare(st, &s, gate)))
 		goto done;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":set", set);
 	db_bind_text(s, ":path", key_path);
 	db_bind_text(s, ":sha", key_sha256);
-	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a gate", id)) || (rc = db_prepare(st, &s, ins)))
 		goto done;
 	for (i = 0; i < n && !rc; i++) {
@@ -493,10 +490,15 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 	if (!rc)
 		rc = reseal_if_final(st, run, gate_tables);
 done:
-	rc = db_commit(st, rc);
-out:
-	free(now);
-	return rc;
+	return db_commit(st, rc);
+}
+
+static int object_row(void *arg, sqlite3_stmt *s)
+{
+	const struct reader *r = arg;
+
+	return r->fn.object(r->arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			    sqlite3_column_int(s, 2));
 }
 
 int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object_fn fn, void *arg)
@@ -512,17 +514,9 @@ int lr_store_run_evidence_objects(struct lr_store *st, int64_t id, lr_run_object
 		" FROM response_set WHERE run_id = :run"
 		" UNION ALL SELECT 'answers/gate-' || id || '.jsonl', key_sha256, 1, id, 0, 5 FROM gate WHERE run_id = :run"
 		" ORDER BY 6, 4, 5, 1";
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct reader r = { .fn.object = fn, .arg = arg };
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's execution and serving objects", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-			sqlite3_column_int(s, 2));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st, sql, ":run", id, "read the run's execution and serving objects", object_row, &r);
 }
 
 int lr_store_set_cases(struct lr_store *st, int64_t set, int64_t *n)

@@ -8,6 +8,7 @@
 
 #include <sys/statvfs.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "store/store-int.h"
 
@@ -227,6 +228,28 @@ int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_tex
 	return rc;
 }
 
+int db_each(struct lr_store *st, sqlite3_stmt *s, const char *what, db_row_fn fn, void *arg)
+{
+	int rc = 0;
+
+	while (db_step_row(st, s, what, &rc))
+		rc = fn(arg, s);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_each_int(struct lr_store *st, const char *sql, const char *name, int64_t v, const char *what, db_row_fn fn,
+		void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, name, v);
+	return db_each(st, s, what, fn, arg);
+}
+
 void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
@@ -288,8 +311,24 @@ int db_begin(struct lr_store *st)
 	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");
 }
 
+int db_begin_at(struct lr_store *st)
+{
+	int rc;
+
+	free(st->now);
+	if (!(st->now = lr_now_iso()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = db_begin(st))) {
+		free(st->now);
+		st->now = NULL;
+	}
+	return rc;
+}
+
 int db_commit(struct lr_store *st, int rc)
 {
+	free(st->now);
+	st->now = NULL;
 	if (rc == 0)
 		rc = db_exec(st, "COMMIT", "commit");
 	if (rc)

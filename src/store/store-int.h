@@ -38,6 +38,7 @@ struct lr_store {
 	struct db_busy busy;		/* the current wait for a lock */
 	int readonly;			/* opened read-only: the store cannot be written here */
 	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */
+	char *now;			/* the time of the write db_begin_at began, until db_commit */
 };
 
 /* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */
@@ -90,6 +91,17 @@ typedef int (*db_text3_fn)(void *arg, const char *a, const char *b, const char *
 int db_each_text3(struct lr_store *st, const char *sql, const char *what, db_text3_fn fn, void *arg);
 
 /*
+ * Call fn(arg, s) with each row of the prepared query 's', then finalise
+ * it; stops at fn's first non-zero return, which it returns, or at an error
+ * ("cannot WHAT ..."). A row's columns are fn's to read until it returns.
+ */
+typedef int (*db_row_fn)(void *arg, sqlite3_stmt *s);
+int db_each(struct lr_store *st, sqlite3_stmt *s, const char *what, db_row_fn fn, void *arg);
+/* db_each over query 'sql', whose one parameter 'name' is bound to v. */
+int db_each_int(struct lr_store *st, const char *sql, const char *name, int64_t v, const char *what, db_row_fn fn,
+		void *arg);
+
+/*
  * One-row queries: the integer in the first column of the first row of
  * 'sql', whose one parameter 'name' is bound to v, in *out; 0 when there is
  * no row. "cannot WHAT ..." on an error.
@@ -115,6 +127,12 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg);
 /* BEGIN IMMEDIATE; and COMMIT when rc is 0, else ROLLBACK (returns the outcome). */
 int db_begin(struct lr_store *st);
 int db_commit(struct lr_store *st, int rc);
+/*
+ * db_begin for rows stamped with the time they are written: st->now is that
+ * time (lr_now_iso()) until db_commit, for every row of the transaction.
+ * When the transaction cannot begin, st->now is NULL again.
+ */
+int db_begin_at(struct lr_store *st);
 
 /*
  * The rows of a run, table by table: each query takes :run and returns the

@@ -75,13 +75,13 @@ static void ledger_init_out_of_memory_destroys_only_what_it_made(void **state)
 	for (at = 0; at < 3; at++) {
 		bad_destroys = 0;
 		fail_calloc_at = at;
-		assert_int_equal(lr_ledger_init(&lg, &dev, &cfg), LR_ENOMEM);
+		assert_int_equal(lr_ledger_init(&lg, &dev, &cfg, "test"), LR_ENOMEM);
 		fail_calloc_at = -1;
 		assert_int_equal(bad_destroys, 0);
 		assert_int_equal(nlive, 0);
 	}
 	/* and the ordinary path pairs them too */
-	assert_int_equal(lr_ledger_init(&lg, &dev, &cfg), 0);
+	assert_int_equal(lr_ledger_init(&lg, &dev, &cfg, "test"), 0);
 	assert_int_equal(nlive, 1);
 	lr_ledger_release(&lg);
 	assert_int_equal(nlive, 0);
