@@ -56,7 +56,7 @@ static int verify(const char *only)
 		if (only && strcmp(only, "auto") ? strcmp(k->name, only) : (only && k != lr_dlf16_auto()))
 			continue;
 		if (lr_dlf16_unavailable(k)) {
-			printf("%-8s  not available: %s\n", k->name, lr_dlf16_unavailable(k));
+			lr_render_kernel_unavailable(stdout, k);
 			continue;
 		}
 		for (c = 0; c < 2; c++) {
@@ -64,15 +64,8 @@ static int verify(const char *only)
 			uint32_t bad = lr_dlf16_verify(k, (enum lr_dlf16_contract)c, &first);
 
 			checked++;
-			if (bad) {
-				failed++;
-				printf("%-8s  %-8s  FAILED: %u mismatches, first BF16 %04x -> %04x, oracle %04x\n",
-				       k->name, lr_dlf16_contract_name(c), bad, first,
-				       lr_dlf16_encode1(first, c), lr_dlf16_oracle(first, c));
-			} else {
-				printf("%-8s  %-8s  65536/65536 patterns match the oracle (aligned and offset runs)\n",
-				       k->name, lr_dlf16_contract_name(c));
-			}
+			failed += bad != 0;
+			lr_render_kernel_check(stdout, k, c, bad, first);
 		}
 	}
 	if (!checked) {

@@ -8,7 +8,6 @@
 #include "cmd/options.h"
 #include "cmd/progress.h"
 #include "record/runjson.h"
-#include "import/backend.h"
 #include "import/job.h"
 
 extern char **environ;
@@ -96,44 +95,6 @@ static int parse(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
-static void print_stage(const char *name, double s, const char *what)
-{
-	printf("  %-18s %10.3f ms  %s\n", name, s * 1e3, what);
-}
-
-static void print_import(const struct lr_import_job *j, const struct lr_import_job_opts *o)
-{
-	const struct lr_kvgeom *g = &j->g;
-	const struct lr_import_result *r = &j->r;
-	int sim = j->ops == &lr_backend_sim_ops;
-	char mib[32];
-
-	printf("import %s: %d layers x %d KV heads x %lld tokens x %d dims, %s BF16 (%s, %s)\n", g->model, g->layers,
-	       g->kv_heads, (long long)g->tokens, g->head_dim, lr_human_size(mib, sizeof mib, (long long)j->bytes),
-	       o->token_major ? "token-major" : "head-major", j->src.what);
-	printf("  backend %s, lane %d, mode %s, layout %s, kernel %s, contract %s, %d encoder thread%s\n", j->ops->name,
-	       o->lane, lr_import_mode_name(o->mode), lr_import_path_name(o->path), j->k->name,
-	       lr_dlf16_contract_name(o->contract), o->threads, o->threads == 1 ? "" : "s");
-	print_stage("source", j->source_s, "measured (host)");
-	print_stage("lease", r->lease_s, sim ? "measured (host; the simulated device faults its memory in here)"
-					     : "measured (host, device allocation)");
-	print_stage("layout+encode", r->encode_s, "measured (host, summed over layers)");
-	print_stage("device writes", r->write_s, "measured (host time inside the write calls)");
-	print_stage("import total", r->total_s, "measured (after the lease: first encode to commit, wall clock)");
-	if (j->imported)
-		print_stage("readback", j->readback_s,
-			    j->verified ? "measured; device state matches the expectation" : "measured; MISMATCH");
-	if (j->ceiling_s > 0) {
-		print_stage("copy ceiling", j->ceiling_s, "measured: memcpy of the same bytes (median of 4)");
-		printf("  import total / copy ceiling = %.2fx\n", r->total_s / j->ceiling_s);
-	}
-	if (o->cfg.link_gbps > 0)
-		printf("  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n", "DMA (link model)",
-		       j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);
-	printf("  %lld device writes, %s; device state tree hash (sha256, 1 MiB leaves) %s\n", (long long)r->writes,
-	       lr_human_size(mib, sizeof mib, (long long)r->bytes), j->state_sha256[0] ? j->state_sha256 : "-");
-}
-
 int cmd_import(const struct lr_global *gl, int argc, char **argv)
 {
 	struct opts o = {
@@ -173,7 +134,7 @@ int cmd_import(const struct lr_global *gl, int argc, char **argv)
 
 		cmd_json_print(run);
 	} else {
-		print_import(&job, &o.j);
+		lr_render_import(stdout, &job, &o.j);
 		printf("recorded run %lld (%s)\n", (long long)job.run.id, lr_status_name(job.run.status));
 	}
 	if (job.run.status != LR_PASSED) {

@@ -46,27 +46,10 @@ static int print_registration(void *arg, int64_t id, const char *hub, const char
 							"manifest_sha256", sha, "registered_at", when, "runs", ids));
 		return 0;
 	}
-	if (!(*n)++)
-		printf("%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS", "CRATE");
-	printf("%5lld  %-16s  %-20.19s  %-16.16s  %-12s  %s\n", (long long)id, hub, when, sha, *runs ? runs : "-", path);
+	const struct lr_registration_row row = { id, hub, path, sha, when, runs };
+
+	lr_render_registration_row(stdout, !(*n)++, &row);
 	return 0;
-}
-
-/*
- * 'text' fitted to 'width' bytes in 'out': longer text ends in "..." (cut at
- * a UTF-8 character boundary). width 0: the whole text.
- */
-static const char *fit(char *out, size_t len, const char *text, size_t width)
-{
-	size_t n = strlen(text);
-
-	if (!width || n <= width || width < 4 || width >= len)
-		return text;
-	n = width - 3;
-	while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
-		n--;
-	snprintf(out, len, "%.*s...", (int)n, text);
-	return out;
 }
 
 /* The terminal's width when stdout is one ($COLUMNS first); 0: do not cut the command. */
@@ -85,31 +68,11 @@ static size_t terminal_width(void)
 static int print_row(void *arg, const struct lr_run *r)
 {
 	struct list_ctx *c = arg;
-	char exitbuf[16] = "-", wall[24] = "-", issues[512] = "", *cmd, e[64], is[64], cm[4096];
-	/* the columns before COMMAND take 5+2+9+2+4+2+9+2+20+2+16+2+12+2 bytes */
-	size_t i, off = 0, cmdw = c->wide || c->width <= 89 + 10 ? 0 : c->width - 89;
 
-	if (c->json) {
+	if (c->json)
 		json_array_append_new(c->arr, lr_run_json(r, 0));
-		return 0;
-	}
-	if (!c->rows++)
-		printf("%5s  %-9s  %4s  %9s  %-20s  %-16s  %-12s  %s\n", "ID", "STATUS", "EXIT", "WALL",
-		       "STARTED", "EXPERIMENT", "ISSUES", "COMMAND");
-	if (r->has_exit)
-		snprintf(exitbuf, sizeof exitbuf, "%d", r->exit_code);
-	else if (r->signal)
-		snprintf(exitbuf, sizeof exitbuf, "s%d", r->signal);
-	if (r->ended_at)
-		snprintf(wall, sizeof wall, "%.2fs", r->wall_s);
-	for (i = 0; i < r->issues.n && off < sizeof issues; i++)
-		off += (size_t)snprintf(issues + off, sizeof issues - off, "%s%s", i ? "," : "", r->issues.v[i]);
-	cmd = lr_argv_text(r->argv_json);
-	printf("%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id,
-	       lr_status_name(r->status), exitbuf, wall, r->started_at,
-	       fit(e, sizeof e, r->experiment ? r->experiment : "-", c->wide ? 0 : 16),
-	       fit(is, sizeof is, *issues ? issues : "-", c->wide ? 0 : 12), fit(cm, sizeof cm, cmd ? cmd : "", cmdw));
-	free(cmd);
+	else
+		lr_render_run_row(stdout, !c->rows++, r, c->width, c->wide);
 	return 0;
 }
 

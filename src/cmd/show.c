@@ -154,8 +154,6 @@ static void print_kvs(const char *title, const struct lr_kvlist *l, int show_tag
 static void print_conditions(struct lr_store *st, const struct lr_run *r)
 {
 	struct lr_report rep;
-	char verdict[256];
-	int t, k;
 
 	if (r->kind != LR_KIND_EXPERIMENT || r->status == LR_RUNNING)
 		return;
@@ -164,47 +162,9 @@ static void print_conditions(struct lr_store *st, const struct lr_run *r)
 		lr_error_clear();
 		return;
 	}
-	if (rep.nruns == 1) {
-		const struct lr_report_run *rr = &rep.runs[0];
-
-		printf("conditions: %d, parity %d passed, %d failed, %d missing (baseline arm '%s')\n", rr->nconds,
-		       rr->passed, rr->failed, rr->missing, rr->arm[0]);
-		for (t = 0; t < rr->ntables; t++)
-			for (k = 0; k < rr->tables[t].nrows; k++) {
-				const struct lr_report_row *w = &rr->tables[t].rows[k];
-				const char *arm = rr->arm[rr->tables[t].arm];
-
-				printf("  %-28s %-12s %-8s %s\n", w->label, arm, w->status,
-				       w->has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm)
-					      : w->failure ? w->failure : "no estimate");
-			}
-	}
+	if (rep.nruns == 1)
+		lr_render_run_conditions(stdout, &rep.runs[0]);
 	lr_report_release(&rep);
-}
-
-static void print_artifacts(const struct lr_run *r)
-{
-	char size[32];
-	size_t i;
-
-	printf("artifacts:");
-	if (!r->nartifacts)
-		printf(" (none)");
-	putchar('\n');
-	for (i = 0; i < r->nartifacts; i++) {
-		const struct lr_artifact *a = &r->artifacts[i];
-
-		if (a->present) {
-			printf("  %-9s %-10s %s  ", a->role, lr_human_size(size, sizeof size, a->size), a->sha256);
-			lr_term_text(stdout, a->name);
-			fputs(a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
-			      stdout);
-			field("", a->target ? a->target : "");
-		} else {
-			printf("  %-9s %-10s %-64s  ", a->role, "MISSING", "-");
-			field("", a->name);
-		}
-	}
 }
 
 static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
@@ -257,24 +217,13 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	} else {
 		printf("source:     not inside a git work tree\n");
 	}
-	for (i = 0; i < r->nfiles; i++) {
-		printf("  %-10s %s  ", r->files[i].status,
-		       r->files[i].has_content ? r->files[i].sha256 : "(deleted)                                                       ");
-		field("", r->files[i].path);
-	}
+	lr_render_run_files(stdout, r);
 	print_kvs("geometry", &r->geometry, 0);
 	print_kvs("binding", &r->binding, 1);
 	print_kvs("tools", &r->tools, 0);
 	print_kvs("environment", &r->env, 0);
-	print_artifacts(r);
-	if (r->kind == LR_KIND_BENCH && (r->nsamples || r->nmeasures)) /* one per repetition: hundreds */
-		printf("samples: %zu timed repetitions; 'labrun report --run %lld' gives the tables, --json each\n",
-		       r->nsamples ? r->nsamples : r->nmeasures, (long long)r->id);
-	else if (r->nmeasures)
-		printf("measurements:\n");
-	for (i = 0; r->kind != LR_KIND_BENCH && i < r->nmeasures; i++)
-		printf("  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
-		       r->measures[i].modelled ? "  MODELLED, not measured" : "");
+	lr_render_run_artifacts(stdout, r);
+	lr_render_run_measures(stdout, r);
 	print_conditions(st, r);
 	show_log(st, r, "stdout", tail);
 	show_log(st, r, "stderr", tail);

@@ -114,49 +114,6 @@ static int on_row(void *arg, const struct lr_sqlrow *row, int is_header)
 	}
 }
 
-static void print_table(const struct sql_ctx *c)
-{
-	size_t *w, r, nrows;
-	int i;
-
-	if (!c->ncol)
-		return;
-	w = calloc((size_t)c->ncol, sizeof *w);
-	if (!w)
-		return;
-	nrows = c->ncells / (size_t)c->ncol;
-	for (r = 0; r < nrows; r++)
-		for (i = 0; i < c->ncol; i++) {
-			size_t len = strlen(c->cells[r * (size_t)c->ncol + (size_t)i]);
-
-			if (len > w[i])
-				w[i] = len;
-		}
-	for (r = 0; r < nrows; r++) {
-		for (i = 0; i < c->ncol; i++) {
-			const char *v = c->cells[r * (size_t)c->ncol + (size_t)i];
-
-			if (i + 1 < c->ncol)
-				printf("%-*s  ", (int)w[i], v);
-			else
-				printf("%s", v);
-		}
-		putchar('\n');
-		if (r == 0) {
-			for (i = 0; i < c->ncol; i++) {
-				size_t k;
-
-				for (k = 0; k < w[i]; k++)
-					putchar('-');
-				if (i + 1 < c->ncol)
-					fputs("  ", stdout);
-			}
-			putchar('\n');
-		}
-	}
-	free(w);
-}
-
 int cmd_sql(const struct lr_global *g, int argc, char **argv)
 {
 	struct sql_ctx ctx;
@@ -184,7 +141,7 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 	if (!rc && ctx.fmt == FMT_JSON)
 		printf("%s]\n", ctx.rows ? "\n" : "");
 	if (!rc && ctx.fmt == FMT_TABLE)
-		print_table(&ctx);
+		rc = lr_render_sql_table(stdout, ctx.cells, ctx.ncells, ctx.ncol);
 	for (i = 0; i < ctx.ncells; i++)
 		free(ctx.cells[i]);
 	free(ctx.cells);

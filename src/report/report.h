@@ -50,6 +50,42 @@ json_t *lr_render_table_json(const struct lr_table *t);
 /* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
 LR_MUST_CHECK int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t from);
 
+/* ---- runlist.c: 'list' and 'sql' on a terminal ---- */
+
+/* A crate registered with a hub, as 'list --registered' shows it: runs is "3 5", its runs' ids. */
+struct lr_registration_row {
+	int64_t id;
+	const char *hub, *path, *sha, *when, *runs;
+};
+/* One row of 'list --registered', the head line before it when 'first'. */
+void lr_render_registration_row(FILE *f, int first, const struct lr_registration_row *g);
+/*
+ * One row of 'list' (the head line before it when 'first'): long experiment
+ * names and issue lists end in "...", and the command fits 'width' (0: not a
+ * terminal); 'wide': no cell is cut.
+ */
+void lr_render_run_row(FILE *f, int first, const struct lr_run *r, size_t width, int wide);
+/* A query's rows as 'sql' shows them: cells[0..ncol) the names, a rule under them, then the rows. */
+LR_MUST_CHECK int lr_render_sql_table(FILE *f, char *const *cells, size_t ncells, int ncol);
+
+/* ---- runshow.c: the lists 'show' prints about a run ---- */
+
+/* Its changed files; its artifacts; its measurements (a bench run's: how many); an experiment run's conditions. */
+void lr_render_run_files(FILE *f, const struct lr_run *r);
+void lr_render_run_artifacts(FILE *f, const struct lr_run *r);
+void lr_render_run_measures(FILE *f, const struct lr_run *r);
+void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr);
+
+/* ---- stages.c: 'import' a line a stage, 'encode --check' a line a kernel and contract ---- */
+
+struct lr_import_job;
+struct lr_import_job_opts;
+struct lr_dlf16_kernel;
+void lr_render_import(FILE *f, const struct lr_import_job *j, const struct lr_import_job_opts *o);
+void lr_render_kernel_unavailable(FILE *f, const struct lr_dlf16_kernel *k);
+/* Kernel k under contract (enum lr_dlf16_contract): 'bad' mismatches, the first at BF16 'first'. */
+void lr_render_kernel_check(FILE *f, const struct lr_dlf16_kernel *k, int contract, uint32_t bad, uint16_t first);
+
 /* ---- bench.c: a benchmark run's document, for 'bench' as it runs and 'report --run' ---- */
 
 struct lr_bench;
