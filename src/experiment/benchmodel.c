@@ -67,7 +67,10 @@ static int series_new(struct lr_bench *b, const char *subject, const char *varia
 	if ((rc = LR_ALLOC_GROW(b->s, b->n + 1, b->cap)))
 		return rc;
 	s = memset(&b->s[b->n], 0, sizeof *s);
-	if (!(s->subject = strdup(subject)) | !(s->variant = strdup(variant)) | !(s->unit = strdup(unit))) {
+	s->subject = strdup(subject);
+	s->variant = strdup(variant);
+	s->unit = strdup(unit);
+	if (!s->subject || !s->variant || !s->unit) {
 		free(s->subject);
 		free(s->variant);
 		free(s->unit);
