@@ -118,37 +118,38 @@ static void anything_else_is_refused_and_named(void **state)
 	}
 }
 
-static void a_gap_that_is_not_a_number_is_refused(void **state)
+/* A pass file of one request whose itl_ms and token_source are given (JSON) is refused, saying 'why'. */
+static void one_request_refused(const char *itl, const char *source, const char *why)
 {
 	struct lr_passfile pf;
+	char text[2048];
 
-	(void)state;
-	write_text("{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
-		   "\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
-		   "\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
-		   "\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
-		   "\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":[1,\"x\"],\"token_source\":null,"
-		   "\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}");
+	snprintf(text, sizeof text,
+		 "{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
+		 "\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
+		 "\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
+		 "\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
+		 "\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":%s,\"token_source\":%s,"
+		 "\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}",
+		 itl, source);
+	write_text(text);
 	assert_int_equal(lr_passfile_read(path, NULL, &pf), LR_EINVAL);
-	assert_non_null(strstr(lr_error_msg(), "'itl_ms'"));
+	if (!strstr(lr_error_msg(), why))
+		fail_msg("'%s' does not say '%s'", lr_error_msg(), why);
 	lr_passfile_release(&pf);
+}
+
+static void a_gap_that_is_not_a_number_is_refused(void **state)
+{
+	(void)state;
+	one_request_refused("[1,\"x\"]", "null", "'itl_ms'");
 }
 
 /* A token source labrun does not know is refused when the file is read, not by the store's CHECK when stored. */
 static void an_unknown_token_source_is_refused(void **state)
 {
-	struct lr_passfile pf;
-
 	(void)state;
-	write_text("{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
-		   "\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
-		   "\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
-		   "\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
-		   "\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":[1],\"token_source\":\"guessed\","
-		   "\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}");
-	assert_int_equal(lr_passfile_read(path, NULL, &pf), LR_EINVAL);
-	assert_non_null(strstr(lr_error_msg(), "'token_source' is 'guessed', which labrun does not know"));
-	lr_passfile_release(&pf);
+	one_request_refused("[1]", "\"guessed\"", "'token_source' is 'guessed', which labrun does not know");
 }
 
 int main(void)
