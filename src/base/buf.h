@@ -40,11 +40,14 @@
 struct lr_buf {
 	char *buf;
 	size_t len, cap;
-	int failed;	/* 0, or the LR_E* code lr_buf_error will return */
+	int failed; /* 0, or the LR_E* code lr_buf_error will return */
 };
 
 extern char lr_buf_empty[1];
-#define LR_BUF_INIT { lr_buf_empty, 0, 0, 0 }
+#define LR_BUF_INIT \
+	{ \
+		lr_buf_empty, 0, 0, 0 \
+	}
 
 /* An empty buffer, with room for 'hint' bytes when hint > 0 (a failure is kept for lr_buf_error). */
 void lr_buf_init(struct lr_buf *b, size_t hint);

@@ -21,10 +21,10 @@
 struct run {
 	const struct lr_child_opts *o;
 	struct lr_child *c;
-	int out[3];		/* read ends of the piped streams, -1 when none or at EOF */
-	int sfd;		/* signalfd with forward_signals, else -1 */
-	int pidfd;		/* tells us the child ended, -1 without one (then we poll) */
-	int tty;		/* the terminal handed to the child, or -1 */
+	int out[3]; /* read ends of the piped streams, -1 when none or at EOF */
+	int sfd;    /* signalfd with forward_signals, else -1 */
+	int pidfd;  /* tells us the child ended, -1 without one (then we poll) */
+	int tty;    /* the terminal handed to the child, or -1 */
 	int reaped;
 	int status;
 	double start, term_at, kill_at; /* kill_at: when SIGKILL is due, 0: not yet */

@@ -20,24 +20,24 @@
 
 /* Where one of the child's standard streams goes, besides an open descriptor (>= 0). */
 enum {
-	LR_CHILD_INHERIT = -1,	/* ours */
-	LR_CHILD_NULL = -2,	/* /dev/null */
-	LR_CHILD_PIPE = -3,	/* stdout, stderr: a pipe whose data reaches on_output */
+	LR_CHILD_INHERIT = -1, /* ours */
+	LR_CHILD_NULL = -2,    /* /dev/null */
+	LR_CHILD_PIPE = -3,    /* stdout, stderr: a pipe whose data reaches on_output */
 };
 
 struct lr_child_opts {
-	char *const *argv;	/* argv[0] is looked up in PATH */
+	char *const *argv; /* argv[0] is looked up in PATH */
 	char *const *envp;
-	const char *cwd;	/* NULL: ours */
-	int fd[3];		/* stdin, stdout, stderr: a descriptor or an LR_CHILD_* */
+	const char *cwd; /* NULL: ours */
+	int fd[3];       /* stdin, stdout, stderr: a descriptor or an LR_CHILD_* */
 	/* Data from a piped stream (fd 1 or 2), in order; nonzero stops the child (SIGKILL) and is returned. */
 	int (*on_output)(void *arg, int fd, const void *data, size_t len);
 	/* A piped stream reached its end (fd 1 or 2); may be NULL. */
 	int (*on_eof)(void *arg, int fd);
 	void *arg;
-	double timeout_s;	/* > 0: SIGTERM to the group after this long */
-	double kill_after_s;	/* SIGKILL to the group this long after a SIGTERM (timeout or cancel); 0: 5 s */
-	atomic_int *cancel;	/* may be NULL; once nonzero, the child is cancelled (SIGTERM) */
+	double timeout_s;    /* > 0: SIGTERM to the group after this long */
+	double kill_after_s; /* SIGKILL to the group this long after a SIGTERM (timeout or cancel); 0: 5 s */
+	atomic_int *cancel;  /* may be NULL; once nonzero, the child is cancelled (SIGTERM) */
 	/*
 	 * Forward the signals of lr_child_signals() that reach labrun to the
 	 * child's group (a second one of the same kind: SIGKILL), and hand it
@@ -58,17 +58,17 @@ struct lr_child_opts {
 
 struct lr_child {
 	pid_t pid;
-	int exec_errno;		/* why it could not be started (ENOENT: not found); 0 once it ran */
-	const char *bad_cwd;	/* when exec_errno came from entering opts->cwd: it (borrowed) */
-	int has_exit;		/* it exited: exit_code is its status */
+	int exec_errno;      /* why it could not be started (ENOENT: not found); 0 once it ran */
+	const char *bad_cwd; /* when exec_errno came from entering opts->cwd: it (borrowed) */
+	int has_exit;        /* it exited: exit_code is its status */
 	int exit_code;
-	int signal;		/* the signal that ended it, 0 if none */
-	int timed_out;		/* the timeout expired */
-	int cancelled;		/* cancelled: by opts->cancel, or by cancel_sig */
-	int cancel_sig;		/* the forwarded signal that cancelled it, 0 if none */
-	double wall_s;		/* from start until it ended and its pipes closed */
-	int orphans;		/* with contain: processes it left running (its group's or not), killed at its end */
-	struct rusage ru;	/* its own, from wait4 */
+	int signal;       /* the signal that ended it, 0 if none */
+	int timed_out;    /* the timeout expired */
+	int cancelled;    /* cancelled: by opts->cancel, or by cancel_sig */
+	int cancel_sig;   /* the forwarded signal that cancelled it, 0 if none */
+	double wall_s;    /* from start until it ended and its pipes closed */
+	int orphans;      /* with contain: processes it left running (its group's or not), killed at its end */
+	struct rusage ru; /* its own, from wait4 */
 };
 
 /* The signals lr_child_run reads while the child runs, with forward_signals. */

@@ -92,7 +92,8 @@ int lr_dsse_sign(const struct lr_signer *s, const char *type, const void *payloa
 		goto out;
 	if (s) {
 		if ((rc = lr_dsse_pae(type, payload, len, &pae, &plen)) || (rc = lr_sign_raw(s, pae, plen, sig)) ||
-		    (rc = lr_base64_encode(sig, sizeof sig, &sig64)) || (rc = lr_dsse_keyid(lr_signer_public(s), keyid)))
+		    (rc = lr_base64_encode(sig, sizeof sig, &sig64)) ||
+		    (rc = lr_dsse_keyid(lr_signer_public(s), keyid)))
 			goto out;
 		json_array_append_new(sigs, json_pack("{s:s, s:s}", "keyid", keyid, "sig", sig64));
 	}
@@ -157,7 +158,7 @@ int lr_dsse_open(const json_t *env, const struct lr_trust *t, const char *const 
 	if ((rc = lr_dsse_pae(o->type, o->payload, o->len, &pae, &plen)))
 		return rc;
 	o->nsigs = (int)json_array_size(sigs);
-	json_array_foreach (sigs, i, x) {
+	json_array_foreach(sigs, i, x) {
 		const struct lr_trusted_key *k;
 		const char *text = json_string_value(json_object_get(x, "sig"));
 

@@ -22,7 +22,7 @@
 #include "base/sign.h"
 
 #define LR_INTOTO_PAYLOAD_TYPE "application/vnd.in-toto+json"
-#define LR_INTOTO_STATEMENT "https://in-toto.io/Statement/v1"
+#define LR_INTOTO_STATEMENT    "https://in-toto.io/Statement/v1"
 
 struct lr_trust;
 
@@ -41,12 +41,12 @@ LR_MUST_CHECK int lr_dsse_sign(const struct lr_signer *s, const char *type, cons
 
 /* What lr_dsse_open found. */
 struct lr_dsse_opened {
-	char *payload;			/* decoded, NUL-terminated (malloc'd) */
+	char *payload; /* decoded, NUL-terminated (malloc'd) */
 	size_t len;
-	const char *type;		/* borrowed from the envelope */
-	char signer[LR_SHA256_HEX];	/* fingerprint of the trusted key that verified; "" when none */
-	char principal[128];		/* its principal */
-	int nsigs;			/* signatures in the envelope */
+	const char *type;           /* borrowed from the envelope */
+	char signer[LR_SHA256_HEX]; /* fingerprint of the trusted key that verified; "" when none */
+	char principal[128];        /* its principal */
+	int nsigs;                  /* signatures in the envelope */
 };
 
 /*

@@ -44,7 +44,8 @@ int lr_dynlib_load(struct lr_dynlib *l)
 	if (l->state > 0)
 		return 0;
 	lr_error_set(LR_ESTORE, "cannot load %s: %s", l->what, l->failure);
-	lr_error_hint("install the package that provides %s (build-aux/install-deps installs every library labrun uses)",
-		      l->soname);
+	lr_error_hint(
+		"install the package that provides %s (build-aux/install-deps installs every library labrun uses)",
+		l->soname);
 	return LR_ESTORE;
 }

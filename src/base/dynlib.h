@@ -28,12 +28,12 @@ struct lr_dynsym {
 };
 
 struct lr_dynlib {
-	const char *soname;		/* "libpq.so.5" */
-	const char *what;		/* "PostgreSQL's client library", for errors */
+	const char *soname; /* "libpq.so.5" */
+	const char *what;   /* "PostgreSQL's client library", for errors */
 	const struct lr_dynsym *syms;
 	size_t nsyms;
-	void *table;			/* the struct the offsets point into */
-	int state;			/* 0: not tried; 1: loaded; -1: failed */
+	void *table; /* the struct the offsets point into */
+	int state;   /* 0: not tried; 1: loaded; -1: failed */
 	char failure[512];
 };
 
@@ -49,8 +49,9 @@ struct lr_dynlib {
 #define LR_DYNLIB_DEFINE(loadfn, funcs, so, desc) \
 	__typeof__(LR_DYNLIB_TABLE) LR_DYNLIB_TABLE; \
 	static const struct lr_dynsym dynlib_syms[] = { funcs(LR_DYNLIB_SYM) }; \
-	static struct lr_dynlib dynlib = { so, desc, dynlib_syms, sizeof dynlib_syms / sizeof dynlib_syms[0], \
-					   &LR_DYNLIB_TABLE, 0, "" }; \
+	static struct lr_dynlib dynlib = { \
+		so, desc, dynlib_syms, sizeof dynlib_syms / sizeof dynlib_syms[0], &LR_DYNLIB_TABLE, 0, "" \
+	}; \
 	int loadfn(void) \
 	{ \
 		return lr_dynlib_load(&dynlib); \

@@ -21,11 +21,14 @@
 #include "base/error.h"
 
 struct lr_enum_names {
-	const char *what;		/* what a value is, for messages: "target", "run status" */
-	const char *const *names;	/* names[v]: the name of value v, for v in [0, n); none NULL */
+	const char *what;         /* what a value is, for messages: "target", "run status" */
+	const char *const *names; /* names[v]: the name of value v, for v in [0, n); none NULL */
 	size_t n;
 };
-#define LR_ENUM_NAMES(what, names) { what, names, sizeof names / sizeof names[0] }
+#define LR_ENUM_NAMES(what, names) \
+	{ \
+		what, names, sizeof names / sizeof names[0] \
+	}
 
 /* The name of value v; "?" for a value outside the table, which is a bug, not data. */
 const char *lr_enum_name(const struct lr_enum_names *e, int v);

@@ -12,13 +12,13 @@
 
 enum {
 	LR_OK = 0,
-	LR_EINVAL = -1,		/* bad input from the user: options, ids, files */
-	LR_ENOTFOUND = -2,	/* the named run, artifact or store does not exist */
-	LR_EIO = -3,		/* a file system or process call failed */
-	LR_ESTORE = -4,		/* the database failed, is locked or is corrupt */
-	LR_ESCHEMA = -5,	/* the store's schema is newer or foreign */
+	LR_EINVAL = -1,    /* bad input from the user: options, ids, files */
+	LR_ENOTFOUND = -2, /* the named run, artifact or store does not exist */
+	LR_EIO = -3,       /* a file system or process call failed */
+	LR_ESTORE = -4,    /* the database failed, is locked or is corrupt */
+	LR_ESCHEMA = -5,   /* the store's schema is newer or foreign */
 	LR_ENOMEM = -6,
-	LR_EREFUSED = -7,	/* a request that is not allowed (e.g. writing SQL) */
+	LR_EREFUSED = -7, /* a request that is not allowed (e.g. writing SQL) */
 };
 
 /*
@@ -32,8 +32,7 @@ enum {
  * The message names the action, the object in single quotes and the cause.
  * Always returns 'code', so callers can write: return lr_error_set(LR_EIO, ...).
  */
-int lr_error_set(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int lr_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same with a va_list, for a function that takes a message's format and arguments itself. */
 int lr_error_vset(int code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 

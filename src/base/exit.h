@@ -10,13 +10,13 @@
  */
 enum lr_exit {
 	LR_EXIT_OK = 0,
-	LR_EXIT_FAIL = 1,		/* the operation failed: not found, refused, I/O */
-	LR_EXIT_USAGE = 2,		/* unknown option, bad value, missing argument */
-	LR_EXIT_STORE = 3,		/* the store (or a remote) cannot be used */
-	LR_EXIT_TIMEOUT = 124,		/* record: --timeout expired */
-	LR_EXIT_LABRUN = 125,		/* record: labrun failed around the command */
-	LR_EXIT_NOEXEC = 126,		/* record: the command was found but could not run */
-	LR_EXIT_NOTFOUND = 127,		/* record: the command was not found */
+	LR_EXIT_FAIL = 1,       /* the operation failed: not found, refused, I/O */
+	LR_EXIT_USAGE = 2,      /* unknown option, bad value, missing argument */
+	LR_EXIT_STORE = 3,      /* the store (or a remote) cannot be used */
+	LR_EXIT_TIMEOUT = 124,  /* record: --timeout expired */
+	LR_EXIT_LABRUN = 125,   /* record: labrun failed around the command */
+	LR_EXIT_NOEXEC = 126,   /* record: the command was found but could not run */
+	LR_EXIT_NOTFOUND = 127, /* record: the command was not found */
 };
 
 #endif

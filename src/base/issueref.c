@@ -18,7 +18,8 @@ int lr_issue_normalize(const char *ref, char *out, size_t outlen)
 	/* owner/repo#N */
 	hash = strchr(ref, '#');
 	n = strcspn(ref, "/");
-	if (hash && n > 0 && ref[n] == '/' && ref + n + 1 < hash && !memchr(ref + n + 1, '/', (size_t)(hash - ref - n - 1)) &&
+	if (hash && n > 0 && ref[n] == '/' && ref + n + 1 < hash &&
+	    !memchr(ref + n + 1, '/', (size_t)(hash - ref - n - 1)) &&
 	    strspn(ref, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") == (size_t)(hash - ref) &&
 	    hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1) && strlen(ref) < outlen) {
 		snprintf(out, outlen, "%s", ref);

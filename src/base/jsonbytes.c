@@ -23,7 +23,10 @@ json_t *lr_json_bytes(const char *s)
 
 static int hex(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+				      : -1;
 }
 
 char *lr_json_bytes_value(const json_t *v)

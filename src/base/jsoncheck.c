@@ -7,7 +7,7 @@
 
 #include "base/jsonscan.h"
 
-#define MAX_DEPTH 2048	/* jansson's JSON_PARSER_MAX_DEPTH */
+#define MAX_DEPTH 2048 /* jansson's JSON_PARSER_MAX_DEPTH */
 
 struct check {
 	const unsigned char *begin, *p, *end;
@@ -15,8 +15,8 @@ struct check {
 	int bad_utf8;
 	struct lr_jdoc *doc;
 	int depth;
-	char stack[MAX_DEPTH];		/* '{' or '[' of each open container */
-	int16_t tape[MAX_DEPTH];	/* its place in doc, or -1 */
+	char stack[MAX_DEPTH];   /* '{' or '[' of each open container */
+	int16_t tape[MAX_DEPTH]; /* its place in doc, or -1 */
 };
 
 static int fail(struct check *c, const char *why)
@@ -93,8 +93,8 @@ static int check_hex4(struct check *c, unsigned *cp)
  */
 static int check_string(struct check *c)
 {
-	const char *meaning = NULL;	/* the first thing wrong with the escapes' code points */
-	unsigned cp, prev = 0;		/* prev: the high surrogate just before, or 0 */
+	const char *meaning = NULL; /* the first thing wrong with the escapes' code points */
+	unsigned cp, prev = 0;      /* prev: the high surrogate just before, or 0 */
 	size_t n;
 
 	for (c->p++; c->p < c->end;) {

@@ -67,18 +67,10 @@ static const char *skip_value(const struct lr_jdoc *doc, const char *p, enum lr_
 	int depth = 0;
 
 	switch (*p) {
-	case '"':
-		*type = LR_JSON_STRING;
-		return skip_string(p);
-	case 't':
-		*type = LR_JSON_TRUE;
-		return p + 4;
-	case 'f':
-		*type = LR_JSON_FALSE;
-		return p + 5;
-	case 'n':
-		*type = LR_JSON_NULL;
-		return p + 4;
+	case '"': *type = LR_JSON_STRING; return skip_string(p);
+	case 't': *type = LR_JSON_TRUE; return p + 4;
+	case 'f': *type = LR_JSON_FALSE; return p + 5;
+	case 'n': *type = LR_JSON_NULL; return p + 4;
 	case '{':
 	case '[':
 		*type = *p == '{' ? LR_JSON_OBJECT : LR_JSON_ARRAY;
@@ -178,8 +170,10 @@ int lr_json_fields(struct lr_jfields *f, const struct lr_jval *o, const struct l
 	f->names = names;
 	if (n > LR_JSON_FIELDS_MAX) {
 		f->n = 0;
-		return lr_error_set(LR_EINVAL, "a JSON reader asked for %zu members of an object, more than the %d a "
-				    "struct lr_jfields holds", n, LR_JSON_FIELDS_MAX);
+		return lr_error_set(LR_EINVAL,
+				    "a JSON reader asked for %zu members of an object, more than the %d a "
+				    "struct lr_jfields holds",
+				    n, LR_JSON_FIELDS_MAX);
 	}
 	f->n = n;
 	lr_json_members(o, names, n, f->v, f->has);
@@ -241,8 +235,7 @@ static unsigned escape(const char **p)
 			*p = e + 12;
 		}
 		return cp;
-	default:
-		return (unsigned char)e[1]; /* '"', '\\', '/' */
+	default: return (unsigned char)e[1]; /* '"', '\\', '/' */
 	}
 }
 
@@ -409,7 +402,8 @@ void lr_json_put_string(FILE *f, const char *s, size_t n)
 		run = i + 1;
 		putc('\\', f);
 		switch (c) {
-		case '"': case '\\': putc(c, f); break;
+		case '"':
+		case '\\': putc(c, f); break;
 		case '\b': putc('b', f); break;
 		case '\f': putc('f', f); break;
 		case '\n': putc('n', f); break;

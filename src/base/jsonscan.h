@@ -22,8 +22,16 @@
 
 #include "base/error.h"
 
-enum lr_jtype { LR_JSON_OBJECT, LR_JSON_ARRAY, LR_JSON_STRING, LR_JSON_INTEGER, LR_JSON_REAL, LR_JSON_TRUE,
-		LR_JSON_FALSE, LR_JSON_NULL };
+enum lr_jtype {
+	LR_JSON_OBJECT,
+	LR_JSON_ARRAY,
+	LR_JSON_STRING,
+	LR_JSON_INTEGER,
+	LR_JSON_REAL,
+	LR_JSON_TRUE,
+	LR_JSON_FALSE,
+	LR_JSON_NULL
+};
 
 /*
  * A checked text: where its first containers end, so that walking past one
@@ -33,8 +41,8 @@ enum lr_jtype { LR_JSON_OBJECT, LR_JSON_ARRAY, LR_JSON_STRING, LR_JSON_INTEGER, 
 #define LR_JSON_TAPE 64
 struct lr_jdoc {
 	const char *base;
-	uint32_t n;				/* containers recorded, in the order they open */
-	uint32_t open[LR_JSON_TAPE], end[LR_JSON_TAPE];	/* offsets of each one's '{' or '[' and past its close */
+	uint32_t n;                                     /* containers recorded, in the order they open */
+	uint32_t open[LR_JSON_TAPE], end[LR_JSON_TAPE]; /* offsets of each one's '{' or '[' and past its close */
 };
 
 /* A value: its type and its bytes in the checked text (a string's with its quotes). */
@@ -45,7 +53,7 @@ struct lr_jval {
 	const struct lr_jdoc *doc;
 };
 
-#define LR_JSON_BAD_UTF8 1	/* *why is about invalid UTF-8 */
+#define LR_JSON_BAD_UTF8 1 /* *why is about invalid UTF-8 */
 
 /*
  * Check that [p, p+n) is one JSON text as above; its top value in *top,
@@ -74,7 +82,10 @@ struct lr_jname {
 	const char *s;
 	size_t len;
 };
-#define LR_JSON_NAME(name) { name, sizeof name - 1 }
+#define LR_JSON_NAME(name) \
+	{ \
+		name, sizeof name - 1 \
+	}
 
 /*
  * The members of object o named in names[0..n) in one pass: vals[i] is the
@@ -92,13 +103,14 @@ void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size
  */
 #define LR_JSON_FIELDS_MAX 16
 struct lr_jfields {
-	const struct lr_jname *names;	/* the list read, borrowed */
+	const struct lr_jname *names; /* the list read, borrowed */
 	size_t n;
-	int has[LR_JSON_FIELDS_MAX];	/* has[i]: names[i] is present, its last value in v[i] */
+	int has[LR_JSON_FIELDS_MAX]; /* has[i]: names[i] is present, its last value in v[i] */
 	struct lr_jval v[LR_JSON_FIELDS_MAX];
 };
 #define LR_JSON_FIELDS_FIT(list) \
-	_Static_assert(sizeof(list) / sizeof((list)[0]) <= LR_JSON_FIELDS_MAX, "more names than a struct lr_jfields holds")
+	_Static_assert(sizeof(list) / sizeof((list)[0]) <= LR_JSON_FIELDS_MAX, \
+		       "more names than a struct lr_jfields holds")
 
 /*
  * The members of o named in names[0..n) into f (names borrowed for as long

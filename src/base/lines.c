@@ -5,7 +5,7 @@
 #include "base/lines.h"
 #include "base/list.h"
 
-#define READ_SIZE ((size_t)64 << 10)	/* what a read asks for at least, once the buffer must grow */
+#define READ_SIZE ((size_t)64 << 10) /* what a read asks for at least, once the buffer must grow */
 
 static int too_long(const struct lr_lines *l)
 {

@@ -13,17 +13,17 @@
 
 #include "base/error.h"
 
-#define LR_LINE_MAX ((size_t)64 << 20)	/* a JSON line: 64 MiB, a response of a million tokens */
+#define LR_LINE_MAX ((size_t)64 << 20) /* a JSON line: 64 MiB, a response of a million tokens */
 
 struct lr_lines {
 	FILE *f;
-	const char *what, *path;	/* for errors: "responses", the file (borrowed) */
-	size_t max;		/* longest line taken, its newline not counted */
+	const char *what, *path; /* for errors: "responses", the file (borrowed) */
+	size_t max;              /* longest line taken, its newline not counted */
 	char *buf;
-	size_t cap, start, end;	/* buf[start, end) is read and not yet returned */
-	long long line;		/* the number of the line last returned, from 1 */
+	size_t cap, start, end; /* buf[start, end) is read and not yet returned */
+	long long line;         /* the number of the line last returned, from 1 */
 	int eof, held;
-	char hold;		/* the byte a returned line's NUL stands on */
+	char hold; /* the byte a returned line's NUL stands on */
 };
 
 /* Open 'path' for lr_lines_next; LR_EINVAL "cannot read WHAT 'PATH': why" when it cannot be opened. */

@@ -143,4 +143,3 @@ void lr_strlist_release(struct lr_strlist *l)
 	free(l->v);
 	memset(l, 0, sizeof *l);
 }
-

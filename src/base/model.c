@@ -21,10 +21,9 @@ int lr_host_fingerprint(const struct lr_host *h, char fp[LR_SHA256_HEX])
 	char *text = NULL;
 	int rc;
 
-	if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s\n%lld\n%lld", h->hostname ? h->hostname : "",
-		     h->os ? h->os : "", h->kernel ? h->kernel : "", h->arch ? h->arch : "",
-		     h->cpu_model ? h->cpu_model : "", h->cpu_flags ? h->cpu_flags : "", (long long)h->cores,
-		     (long long)h->memory_bytes) < 0)
+	if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s\n%lld\n%lld", h->hostname ? h->hostname : "", h->os ? h->os : "",
+		     h->kernel ? h->kernel : "", h->arch ? h->arch : "", h->cpu_model ? h->cpu_model : "",
+		     h->cpu_flags ? h->cpu_flags : "", (long long)h->cores, (long long)h->memory_bytes) < 0)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	rc = lr_sha256_buf(text, strlen(text), fp);
 	free(text);
@@ -32,11 +31,8 @@ int lr_host_fingerprint(const struct lr_host *h, char fp[LR_SHA256_HEX])
 }
 
 static const char *const kind_names[] = {
-	[LR_KIND_RECORD] = "record",
-	[LR_KIND_IMPORT] = "import",
-	[LR_KIND_EXPERIMENT] = "experiment",
-	[LR_KIND_BENCH] = "bench",
-	[LR_KIND_COLLECT] = "collect",
+	[LR_KIND_RECORD] = "record", [LR_KIND_IMPORT] = "import",   [LR_KIND_EXPERIMENT] = "experiment",
+	[LR_KIND_BENCH] = "bench",   [LR_KIND_COLLECT] = "collect",
 };
 
 const struct lr_enum_names lr_run_kinds = LR_ENUM_NAMES("run kind", kind_names);
@@ -56,11 +52,8 @@ int lr_run_kind_parse(const char *s, enum lr_run_kind *k)
 }
 
 static const char *const status_names[] = {
-	[LR_RUNNING] = "running",
-	[LR_PASSED] = "passed",
-	[LR_FAILED] = "failed",
-	[LR_CANCELLED] = "cancelled",
-	[LR_ABANDONED] = "abandoned",
+	[LR_RUNNING] = "running",     [LR_PASSED] = "passed",       [LR_FAILED] = "failed",
+	[LR_CANCELLED] = "cancelled", [LR_ABANDONED] = "abandoned",
 };
 
 const struct lr_enum_names lr_statuses = LR_ENUM_NAMES("run status", status_names);
@@ -198,8 +191,7 @@ int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant
 	return 0;
 }
 
-int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
-		    const char *sha256, int64_t size)
+int lr_run_add_file(struct lr_run *r, const char *path, const char *status, const char *sha256, int64_t size)
 {
 	struct lr_srcfile *f;
 
@@ -223,8 +215,7 @@ int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
 	return 0;
 }
 
-int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
-			const char *sha256, int64_t size)
+int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name, const char *sha256, int64_t size)
 {
 	struct lr_artifact *a;
 

@@ -28,14 +28,14 @@ LR_MUST_CHECK int lr_host_fingerprint(const struct lr_host *h, char fp[LR_SHA256
 
 struct lr_srcfile {
 	char *path;
-	char *status;		/* git status word, or "external" */
-	int has_content;	/* 0 for deleted files */
+	char *status;    /* git status word, or "external" */
+	int has_content; /* 0 for deleted files */
 	char sha256[LR_SHA256_HEX];
 	int64_t size;
 };
 
 struct lr_source {
-	int present;		/* 0 when the run was not inside a git work tree */
+	int present; /* 0 when the run was not inside a git work tree */
 	char *repo_path, *head, *branch;
 	int dirty;
 	char diff_sha256[LR_SHA256_HEX];
@@ -44,9 +44,9 @@ struct lr_source {
 /* What a declared entry was (artifact_entry.kind); a file is the usual case. */
 enum lr_entry_kind {
 	LR_ENTRY_FILE,
-	LR_ENTRY_SYMLINK,	/* stored as a link: the content is the link's target */
-	LR_ENTRY_FOLLOWED,	/* --follow-links: the content is the file it led to */
-	LR_ENTRY_DIRECTORY,	/* an empty directory: no content, no artifact row */
+	LR_ENTRY_SYMLINK,   /* stored as a link: the content is the link's target */
+	LR_ENTRY_FOLLOWED,  /* --follow-links: the content is the file it led to */
+	LR_ENTRY_DIRECTORY, /* an empty directory: no content, no artifact row */
 };
 
 /*
@@ -62,20 +62,20 @@ const char *lr_entry_kind_name(enum lr_entry_kind k);
 LR_MUST_CHECK int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k);
 
 struct lr_artifact {
-	char *role;		/* stdout, stderr, log, input, output, reference */
+	char *role; /* stdout, stderr, log, input, output, reference */
 	char *name;
-	int present;		/* 0: declared but missing */
+	int present; /* 0: declared but missing */
 	char sha256[LR_SHA256_HEX];
 	int64_t size;
 	enum lr_entry_kind kind;
-	char *target;		/* a link's target (followed: the resolved path); NULL otherwise */
+	char *target; /* a link's target (followed: the resolved path); NULL otherwise */
 };
 
 /* A figure a run produced: measured, or modelled (never mixed up). */
 struct lr_measure {
 	char *name;
 	double value;
-	char *unit;		/* "s", "bytes", "count" */
+	char *unit; /* "s", "bytes", "count" */
 	int modelled;
 };
 
@@ -89,7 +89,7 @@ struct lr_sample {
 	char *variant;
 	int rep;
 	double value;
-	char *unit;		/* "s", "runs", "KiB", "bytes" */
+	char *unit; /* "s", "runs", "KiB", "bytes" */
 };
 
 /* What produced a run; stored as its name ("record", "import", "experiment", "bench"). */
@@ -98,7 +98,7 @@ enum lr_run_kind {
 	LR_KIND_IMPORT,
 	LR_KIND_EXPERIMENT,
 	LR_KIND_BENCH,
-	LR_KIND_COLLECT,		/* 'labrun collect': serving responses it requested itself */
+	LR_KIND_COLLECT, /* 'labrun collect': serving responses it requested itself */
 };
 
 /* "record", ...; and back. */
@@ -118,50 +118,50 @@ const char *lr_status_name(enum lr_status s);
 LR_MUST_CHECK int lr_status_parse(const char *s, enum lr_status *st);
 
 struct lr_run {
-	int64_t id;		/* 0 until stored */
+	int64_t id; /* 0 until stored */
 	char uuid[37];
 	enum lr_run_kind kind;
-	char *experiment;	/* NULL when none */
+	char *experiment; /* NULL when none */
 	enum lr_status status;
 	char *started_at, *ended_at;
 	int has_exit;
 	int exit_code;
-	int signal;		/* 0 when none */
+	int signal; /* 0 when none */
 	int timed_out;
-	char *failure;		/* why failed/cancelled, NULL when passed */
+	char *failure; /* why failed/cancelled, NULL when passed */
 	double wall_s, user_s, sys_s;
 	int64_t peak_rss_kib;
-	int64_t output_cap;		/* bytes of each log kept at most (0: all), when a cap was set */
-	int64_t dropped[2];		/* bytes of stdout, stderr the command wrote past the cap, not kept */
+	int64_t output_cap; /* bytes of each log kept at most (0: all), when a cap was set */
+	int64_t dropped[2]; /* bytes of stdout, stderr the command wrote past the cap, not kept */
 	char *cwd;
 	char *argv_json;
 	char *labrun_version;
-	int64_t replay_of;	/* 0 when none */
+	int64_t replay_of; /* 0 when none */
 	char *note;
 	struct lr_host host;
 	struct lr_source source;
 	struct lr_srcfile *files;
 	size_t nfiles, capfiles;
 	struct lr_kvlist env, binding, geometry, tools;
-	struct lr_kvlist digests;	/* digests the run produced that are not files: name -> sha256 */
+	struct lr_kvlist digests; /* digests the run produced that are not files: name -> sha256 */
 	struct lr_strlist issues;
 	struct lr_artifact *artifacts;
 	size_t nartifacts, capartifacts;
 	struct lr_measure *measures;
 	size_t nmeasures, capmeasures;
-	struct lr_sample *samples;	/* a bench run's samples, in the order taken */
+	struct lr_sample *samples; /* a bench run's samples, in the order taken */
 	size_t nsamples, capsamples;
-	struct lr_strlist secrets;	/* values that must never be stored (never stored themselves) */
+	struct lr_strlist secrets; /* values that must never be stored (never stored themselves) */
 };
 
 void lr_run_init(struct lr_run *r);
 void lr_run_release(struct lr_run *r);
 
 /* Append a source file / artifact; the strings are copied. */
-LR_MUST_CHECK int lr_run_add_file(struct lr_run *r, const char *path, const char *status,
-		    const char *sha256, int64_t size);
-LR_MUST_CHECK int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name,
-			const char *sha256, int64_t size);
+LR_MUST_CHECK int lr_run_add_file(struct lr_run *r, const char *path, const char *status, const char *sha256,
+				  int64_t size);
+LR_MUST_CHECK int lr_run_add_artifact(struct lr_run *r, const char *role, const char *name, const char *sha256,
+				      int64_t size);
 
 /* Say what the last artifact appended was, when not a file ('target' copied, may be NULL). */
 LR_MUST_CHECK int lr_run_artifact_kind(struct lr_run *r, enum lr_entry_kind kind, const char *target);

@@ -13,7 +13,7 @@ struct lr_progress {
 
 static struct lr_progress_sink sink;
 static int have_sink;
-static int active;	/* a meter is showing: work inside it (an import a benchmark repeats) stays silent */
+static int active; /* a meter is showing: work inside it (an import a benchmark repeats) stays silent */
 
 void lr_progress_sink_set(const struct lr_progress_sink *s)
 {

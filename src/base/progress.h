@@ -19,8 +19,8 @@ struct lr_progress_sink {
 	void (*show)(void *arg, const char *title, const char *unit, int64_t done, int64_t total, double elapsed_s,
 		     int final);
 	void *arg;
-	double interval_s;	/* at most one show per interval, besides the first and the final one */
-	int percent;		/* also show whenever the whole percentage changes (a terminal's line, redrawn) */
+	double interval_s; /* at most one show per interval, besides the first and the final one */
+	int percent;       /* also show whenever the whole percentage changes (a terminal's line, redrawn) */
 };
 
 /* Install the sink (NULL: none); the command layer does, once, before the work starts. */

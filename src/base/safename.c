@@ -35,12 +35,12 @@ char *lr_safe_member(char *buf, size_t len, const char *name)
 	size_t o = 0, n;
 	int start = 1; /* at the start of a component */
 
-#define PUT(str, k)                                 \
-	do {                                        \
-		if (o + (k) >= len)                 \
-			return NULL;                \
-		memcpy(buf + o, (str), (k));        \
-		o += (k);                           \
+#define PUT(str, k) \
+	do { \
+		if (o + (k) >= len) \
+			return NULL; \
+		memcpy(buf + o, (str), (k)); \
+		o += (k); \
 	} while (0)
 	while (*s) {
 		char esc[4];

@@ -33,8 +33,8 @@ enum lr_seal_type {
 
 struct lr_seal_table {
 	struct lr_sha256 h;
-	size_t n;			/* bytes waiting in buf */
-	unsigned char buf[4096];	/* values are small: hashed a buffer at a time, not a value at a time */
+	size_t n;                /* bytes waiting in buf */
+	unsigned char buf[4096]; /* values are small: hashed a buffer at a time, not a value at a time */
 };
 
 LR_MUST_CHECK int lr_seal_table_init(struct lr_seal_table *t);
@@ -70,11 +70,11 @@ LR_MUST_CHECK int lr_seal_digest_as_sealed(const struct lr_kvlist *now, const ch
  * "labrun-ledger-1\nSEQ\nRUN_UUID\nKIND\nCONTENT\nPREV\n" (SEQ in decimal,
  * the digests in lowercase hex). Entry 1's PREV is 64 zeros.
  */
-LR_MUST_CHECK int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content, const char *prev,
-		     char digest[LR_SHA256_HEX]);
+LR_MUST_CHECK int lr_ledger_digest(int64_t seq, const char *run_uuid, const char *kind, const char *content,
+				   const char *prev, char digest[LR_SHA256_HEX]);
 #define LR_LEDGER_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
 
-LR_MUST_CHECK int lr_seal_compare(const char *stored, const struct lr_kvlist *now, int (*changed)(void *arg, const char *table),
-		    void *arg);
+LR_MUST_CHECK int lr_seal_compare(const char *stored, const struct lr_kvlist *now,
+				  int (*changed)(void *arg, const char *table), void *arg);
 
 #endif

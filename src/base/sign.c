@@ -73,7 +73,8 @@ int lr_key_generate(const char *path)
 		rc = lr_error_set(errno == EEXIST ? LR_EREFUSED : LR_EIO, "cannot create signing key '%s': %s", path,
 				  strerror(errno));
 		if (errno == EEXIST)
-			lr_error_hint("a key is never replaced: runs it signed name it; remove it yourself if you mean to");
+			lr_error_hint(
+				"a key is never replaced: runs it signed name it; remove it yourself if you mean to");
 	}
 	if (!rc && !(key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")))
 		rc = lr_error_set(LR_EIO, "cannot generate an Ed25519 key (OpenSSL)");
@@ -113,7 +114,9 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 	*out = NULL;
 	/* O_NONBLOCK: a FIFO named as the key must not hang every writing command */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return errno == ENOENT ? 0 : lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		lr_error_set(LR_EREFUSED, "signing key '%s' is not a regular file", path);
@@ -128,7 +131,8 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 	}
 	if (sb.st_mode & 077) {
 		close(fd);
-		lr_error_set(LR_EREFUSED, "signing key '%s' can be read by others (mode %03o)", path, sb.st_mode & 0777);
+		lr_error_set(LR_EREFUSED, "signing key '%s' can be read by others (mode %03o)", path,
+			     sb.st_mode & 0777);
 		lr_error_hint("chmod 600 '%s'", path);
 		return LR_EREFUSED;
 	}
@@ -176,7 +180,8 @@ int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX])
 	FILE *f;
 
 	if (!(f = fopen(path, "re")))
-		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read '%s': %s", path,
+				    strerror(errno));
 	key = PEM_read_PUBKEY(f, NULL, NULL, NULL);
 	if (!key && !fseek(f, 0, SEEK_SET))
 		key = PEM_read_PrivateKey(f, NULL, NULL, NULL);

@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#define LR_PUBKEY_HEX 65	/* 32 bytes as hex, with the NUL */
-#define LR_SIG_HEX 129		/* 64 bytes as hex, with the NUL */
+#define LR_PUBKEY_HEX 65  /* 32 bytes as hex, with the NUL */
+#define LR_SIG_HEX    129 /* 64 bytes as hex, with the NUL */
 
 struct lr_signer;
 
@@ -31,8 +31,8 @@ LR_MUST_CHECK int lr_key_generate(const char *path);
 LR_MUST_CHECK int lr_signer_load(const char *path, struct lr_signer **out);
 void lr_signer_free(struct lr_signer *s);
 
-const char *lr_signer_public(const struct lr_signer *s);	/* hex */
-const char *lr_signer_fingerprint(const struct lr_signer *s);	/* hex */
+const char *lr_signer_public(const struct lr_signer *s);      /* hex */
+const char *lr_signer_fingerprint(const struct lr_signer *s); /* hex */
 
 /* Sign / verify 'len' raw bytes: a 64-byte signature. lr_verify_raw returns 0 when it holds, LR_EINVAL when not. */
 LR_MUST_CHECK int lr_sign_raw(const struct lr_signer *s, const void *msg, size_t len, unsigned char sig[64]);

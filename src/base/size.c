@@ -11,8 +11,8 @@ int64_t lr_size_parse(const char *s)
 	static const struct {
 		const char *suffix;
 		int shift;
-	} units[] = { { "", 0 },      { "K", 10 },   { "KiB", 10 }, { "M", 20 },   { "MiB", 20 },
-		      { "G", 30 },    { "GiB", 30 }, { "T", 40 },   { "TiB", 40 } };
+	} units[] = { { "", 0 },   { "K", 10 },   { "KiB", 10 }, { "M", 20 },  { "MiB", 20 },
+		      { "G", 30 }, { "GiB", 30 }, { "T", 40 },   { "TiB", 40 } };
 	unsigned long long v;
 	char *end;
 	size_t i;

@@ -174,15 +174,9 @@ const char *lr_verdict_text(char *buf, size_t len, const struct lr_paired *p, do
 		snprintf(buf, len, "%s is slower [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name,
 			 (p->lo - 1) * 100, (p->hi - 1) * 100, margin * 100);
 		break;
-	case LR_VERDICT_DETECTABLE:
-		snprintf(buf, len, "detectable, below the practical margin");
-		break;
-	case LR_VERDICT_EQUIVALENT:
-		snprintf(buf, len, "equivalent within +-%g%%", margin * 100);
-		break;
-	default:
-		snprintf(buf, len, "inconclusive: add blocks");
-		break;
+	case LR_VERDICT_DETECTABLE: snprintf(buf, len, "detectable, below the practical margin"); break;
+	case LR_VERDICT_EQUIVALENT: snprintf(buf, len, "equivalent within +-%g%%", margin * 100); break;
+	default: snprintf(buf, len, "inconclusive: add blocks"); break;
 	}
 	return buf;
 }
@@ -206,11 +200,10 @@ const char *lr_verdict_metric_text(char *buf, size_t len, const struct lr_paired
 			 (1 - p->hi) * 100, (1 - p->lo) * 100, margin * 100);
 		return buf;
 	case LR_VERDICT_SLOWER_DIRECTION:
-		snprintf(buf, len, "%s has higher %s [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name, metric,
-			 (p->lo - 1) * 100, (p->hi - 1) * 100, margin * 100);
+		snprintf(buf, len, "%s has higher %s [%.1f%%, %.1f%%], not shown beyond the %g%% margin", b_name,
+			 metric, (p->lo - 1) * 100, (p->hi - 1) * 100, margin * 100);
 		return buf;
-	default:
-		return lr_verdict_text(buf, len, p, margin, b_name);
+	default: return lr_verdict_text(buf, len, p, margin, b_name);
 	}
 }
 

@@ -27,10 +27,10 @@ LR_MUST_CHECK int lr_sign_test_k(int n, double alpha);
 
 /* A paired comparison of arm B against arm A over n blocks. */
 struct lr_paired {
-	int n;			/* blocks */
-	double ratio;		/* exp(median d_i): B's time over A's */
-	double lo, hi;		/* 95% interval of the ratio; 0 and +inf when none exists */
-	int k;			/* sign-test order statistic used (0: no interval) */
+	int n;         /* blocks */
+	double ratio;  /* exp(median d_i): B's time over A's */
+	double lo, hi; /* 95% interval of the ratio; 0 and +inf when none exists */
+	int k;         /* sign-test order statistic used (0: no interval) */
 };
 
 /*
@@ -39,7 +39,7 @@ struct lr_paired {
  * from the sign test at 95%. Times must be positive. 0, or LR_EINVAL.
  */
 LR_MUST_CHECK int lr_paired_estimate(const double *a1, const double *a2, const double *b1, const double *b2, int n,
-		       struct lr_paired *out);
+				     struct lr_paired *out);
 
 /*
  * The same from two arms' repetitions in block order, two per block
@@ -51,13 +51,13 @@ LR_MUST_CHECK int lr_paired_from_reps(const double *a, const double *b, int bloc
 #define LR_MIN_BLOCKS 6
 
 enum lr_verdict {
-	LR_VERDICT_FASTER,		/* interval entirely below 1 - margin */
-	LR_VERDICT_SLOWER,		/* interval entirely above 1 + margin */
-	LR_VERDICT_FASTER_DIRECTION,	/* below 1, crosses 1 - margin: a direction, no size beyond the margin */
-	LR_VERDICT_SLOWER_DIRECTION,	/* above 1, crosses 1 + margin: the same, the other way */
-	LR_VERDICT_DETECTABLE,		/* excludes 1, inside +-margin */
-	LR_VERDICT_EQUIVALENT,		/* contains 1, inside +-margin */
-	LR_VERDICT_INCONCLUSIVE,	/* contains 1 and reaches past the margin, or no interval: add blocks */
+	LR_VERDICT_FASTER,           /* interval entirely below 1 - margin */
+	LR_VERDICT_SLOWER,           /* interval entirely above 1 + margin */
+	LR_VERDICT_FASTER_DIRECTION, /* below 1, crosses 1 - margin: a direction, no size beyond the margin */
+	LR_VERDICT_SLOWER_DIRECTION, /* above 1, crosses 1 + margin: the same, the other way */
+	LR_VERDICT_DETECTABLE,       /* excludes 1, inside +-margin */
+	LR_VERDICT_EQUIVALENT,       /* contains 1, inside +-margin */
+	LR_VERDICT_INCONCLUSIVE,     /* contains 1 and reaches past the margin, or no interval: add blocks */
 };
 
 /* The verdict for B against A with practical margin 'margin' (0.02 for 2%). */

@@ -5,7 +5,7 @@
 #include "base/strmap.h"
 
 struct lr_strmap_slot {
-	char *key;		/* NULL: empty */
+	char *key; /* NULL: empty */
 	intptr_t value;
 };
 

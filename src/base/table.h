@@ -18,14 +18,14 @@
 #include "base/error.h"
 
 enum lr_column_flags {
-	LR_COL_NUMBER = 1,	/* right-aligned */
-	LR_COL_DATA = 2,	/* in CSV and JSON only */
-	LR_COL_PROSE = 4,	/* in Markdown, HTML and on a terminal only */
+	LR_COL_NUMBER = 1, /* right-aligned */
+	LR_COL_DATA = 2,   /* in CSV and JSON only */
+	LR_COL_PROSE = 4,  /* in Markdown, HTML and on a terminal only */
 };
 
 struct lr_column {
-	const char *key;	/* CSV header and JSON key: 'median_ms' */
-	const char *head;	/* what a person reads: 'median ms' */
+	const char *key;  /* CSV header and JSON key: 'median_ms' */
+	const char *head; /* what a person reads: 'median ms' */
 	int flags;
 };
 
@@ -33,8 +33,8 @@ enum lr_cell_kind { LR_CELL_NONE, LR_CELL_TEXT, LR_CELL_REAL, LR_CELL_INT };
 
 struct lr_cell {
 	enum lr_cell_kind kind;
-	int digits;		/* LR_CELL_REAL: after the point, for a person */
-	char *text;		/* LR_CELL_TEXT */
+	int digits; /* LR_CELL_REAL: after the point, for a person */
+	char *text; /* LR_CELL_TEXT */
 	double real;
 	long long i;
 };
@@ -42,13 +42,13 @@ struct lr_cell {
 struct lr_table {
 	const struct lr_column *cols;
 	int ncols;
-	struct lr_cell *cells;	/* nrows * ncols, row by row */
+	struct lr_cell *cells; /* nrows * ncols, row by row */
 	size_t nrows, ncells, cap;
 	int failed;
 };
 
 void lr_table_init(struct lr_table *t, const struct lr_column *cols, int ncols);
-void lr_table_text(struct lr_table *t, const char *s);	/* copied; NULL is no value */
+void lr_table_text(struct lr_table *t, const char *s); /* copied; NULL is no value */
 void lr_table_real(struct lr_table *t, double v, int digits);
 void lr_table_int(struct lr_table *t, long long v);
 void lr_table_none(struct lr_table *t);

@@ -80,7 +80,8 @@ int lr_tree_put(struct lr_treehash *t, size_t first, const void *data, size_t le
 	int rc = 0;
 
 	if (len % LR_TREE_LEAF || first + len / LR_TREE_LEAF > t->n)
-		return lr_error_set(LR_EINVAL, "tree leaves %zu.. of %zu bytes: not whole leaves within the tree", first, len);
+		return lr_error_set(LR_EINVAL, "tree leaves %zu.. of %zu bytes: not whole leaves within the tree",
+				    first, len);
 	for (size_t i = 0; i < len / LR_TREE_LEAF && !rc; i++)
 		rc = lr_sha256_raw(p + i * LR_TREE_LEAF, LR_TREE_LEAF, t->leaf[first + i]);
 	return rc;

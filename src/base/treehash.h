@@ -24,10 +24,10 @@
 #define LR_TREE_LEAF ((size_t)1 << 20)
 
 struct lr_treehash {
-	unsigned char (*leaf)[LR_SHA256_LEN];	/* the digests of the leaves so far */
+	unsigned char (*leaf)[LR_SHA256_LEN]; /* the digests of the leaves so far */
 	size_t n, cap;
-	unsigned char *part;			/* the leaf being gathered (LR_TREE_LEAF bytes) */
-	size_t have;				/* bytes in it */
+	unsigned char *part; /* the leaf being gathered (LR_TREE_LEAF bytes) */
+	size_t have;         /* bytes in it */
 	int threads;
 };
 

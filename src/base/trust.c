@@ -19,7 +19,8 @@ int lr_config_path(const char *name, char **path)
 	else if (home && *home)
 		n = asprintf(path, "%s/.config/labrun/%s", home, name);
 	else
-		return lr_error_set(LR_EINVAL, "cannot find labrun's configuration: neither XDG_CONFIG_HOME nor HOME is set");
+		return lr_error_set(LR_EINVAL,
+				    "cannot find labrun's configuration: neither XDG_CONFIG_HOME nor HOME is set");
 	if (n < 0)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	return 0;
@@ -75,13 +76,17 @@ static int parse_key_line(struct lr_trust *t, char *line, const char *path, long
 		return 0;
 	type = strtok_r(NULL, " \t", &save);
 	key = type ? strtok_r(NULL, " \t", &save) : NULL;
-	if (!key || strlen(principal) >= LR_PRINCIPAL_MAX || !is_hex64(key) || (strcmp(type, "ed25519") && strcmp(type, "sha256"))) {
-		lr_error_set(LR_EINVAL, "invalid trusted key at %s:%ld: expected 'PRINCIPAL ed25519 PUBLIC-KEY-HEX' or "
-				       "'PRINCIPAL sha256 FINGERPRINT'", path, lineno);
+	if (!key || strlen(principal) >= LR_PRINCIPAL_MAX || !is_hex64(key) ||
+	    (strcmp(type, "ed25519") && strcmp(type, "sha256"))) {
+		lr_error_set(LR_EINVAL,
+			     "invalid trusted key at %s:%ld: expected 'PRINCIPAL ed25519 PUBLIC-KEY-HEX' or "
+			     "'PRINCIPAL sha256 FINGERPRINT'",
+			     path, lineno);
 		lr_error_hint("'labrun key trust FILE' adds a key in this form; lines starting with # are comments");
 		return LR_EINVAL;
 	}
-	return !strcmp(type, "ed25519") ? add_key(t, principal, key, NULL, origin) : add_key(t, principal, NULL, key, origin);
+	return !strcmp(type, "ed25519") ? add_key(t, principal, key, NULL, origin)
+					: add_key(t, principal, NULL, key, origin);
 }
 
 /* A trusted-keys file; 'missing_ok': a file that is not there holds no key. */
@@ -180,7 +185,8 @@ int lr_trust_load(struct lr_trust *t)
 		return lr_error_set(LR_EIO, "cannot read '%s': %s", t->stores_path, strerror(errno));
 	}
 	/* the user's own signing key: trusted as the file that holds it is the user's */
-	if (!lr_key_path(&keypath) && !lr_signer_load(keypath, &own) && own && !lr_trust_find(t, lr_signer_fingerprint(own)))
+	if (!lr_key_path(&keypath) && !lr_signer_load(keypath, &own) && own &&
+	    !lr_trust_find(t, lr_signer_fingerprint(own)))
 		rc = add_key(t, "(your signing key)", lr_signer_public(own), NULL, keep_origin(t, keypath));
 	lr_signer_free(own);
 	free(keypath);
@@ -384,7 +390,8 @@ static int edit_keys(void *arg, FILE *old, FILE *out)
 	ssize_t len;
 
 	if (!old)
-		fputs("# labrun: the keys you trust (PRINCIPAL ed25519 PUBLIC-KEY | PRINCIPAL sha256 FINGERPRINT).\n", out);
+		fputs("# labrun: the keys you trust (PRINCIPAL ed25519 PUBLIC-KEY | PRINCIPAL sha256 FINGERPRINT).\n",
+		      out);
 	while (old && (len = getline(&line, &cap, old)) > 0) {
 		line_fingerprint(line, fpr);
 		if (fpr[0] && !strncmp(fpr, e->fpr, strlen(e->fpr))) {

@@ -32,20 +32,20 @@
 #include "base/sha256.h"
 #include "base/sign.h"
 
-#define LR_STORE_ID_HEX 33	/* 32 hex digits and the NUL */
+#define LR_STORE_ID_HEX  33 /* 32 hex digits and the NUL */
 #define LR_PRINCIPAL_MAX 128
 
 struct lr_trusted_key {
 	char principal[LR_PRINCIPAL_MAX];
 	char fingerprint[LR_SHA256_HEX];
-	char public_key[LR_PUBKEY_HEX];	/* "" when the line gives only a fingerprint */
-	const char *origin;		/* the file it came from (borrowed from the lr_trust) */
+	char public_key[LR_PUBKEY_HEX]; /* "" when the line gives only a fingerprint */
+	const char *origin;             /* the file it came from (borrowed from the lr_trust) */
 };
 
 struct lr_known_store {
 	char id[LR_STORE_ID_HEX];
 	int64_t from_seq;
-	char *keys;			/* comma-separated fingerprints */
+	char *keys; /* comma-separated fingerprints */
 	char *path;
 };
 
@@ -54,8 +54,8 @@ struct lr_trust {
 	size_t nkeys, capkeys;
 	struct lr_known_store *stores;
 	size_t nstores, capstores;
-	char *keys_path, *stores_path;	/* the user's files */
-	char **origins;			/* file names the keys came from */
+	char *keys_path, *stores_path; /* the user's files */
+	char **origins;                /* file names the keys came from */
 	size_t norigins;
 };
 

@@ -32,21 +32,15 @@ static int walk(const char *path, int options, int empty_dirs, lr_entry_fn fn, v
 		const char *rel = e->fts_level == 0 ? "" : e->fts_path + plen + (path[plen - 1] != '/');
 
 		switch (e->fts_info) {
-		case FTS_F:
-			rc = fn(arg, e->fts_path, rel, LR_WALK_FILE);
-			break;
+		case FTS_F: rc = fn(arg, e->fts_path, rel, LR_WALK_FILE); break;
 		case FTS_SL:
-		case FTS_SLNONE:
-			rc = fn(arg, e->fts_path, rel, LR_WALK_LINK);
-			break;
+		case FTS_SLNONE: rc = fn(arg, e->fts_path, rel, LR_WALK_LINK); break;
 		case FTS_D:
 			errno = 0;
 			if (empty_dirs && !fts_children(fts, FTS_NAMEONLY) && errno == 0)
 				rc = fn(arg, e->fts_path, rel, LR_WALK_EMPTY_DIR);
 			break;
-		case FTS_DEFAULT:
-			rc = fn(arg, e->fts_path, rel, LR_WALK_SPECIAL);
-			break;
+		case FTS_DEFAULT: rc = fn(arg, e->fts_path, rel, LR_WALK_SPECIAL); break;
 		case FTS_DNR:
 		case FTS_ERR:
 		case FTS_NS:
@@ -55,8 +49,7 @@ static int walk(const char *path, int options, int empty_dirs, lr_entry_fn fn, v
 		case FTS_DC:
 			rc = lr_error_set(LR_EIO, "cannot read '%s': directory cycle through a symlink", e->fts_path);
 			break;
-		default:
-			break;
+		default: break;
 		}
 	}
 	fts_close(fts);

@@ -16,10 +16,10 @@ LR_MUST_CHECK int lr_walk_files(const char *path, lr_file_fn fn, void *arg);
 
 /* What lr_walk() found at an entry. */
 enum lr_walk_type {
-	LR_WALK_FILE,		/* a regular file */
-	LR_WALK_LINK,		/* a symbolic link (not followed) */
-	LR_WALK_SPECIAL,	/* a FIFO, socket or device */
-	LR_WALK_EMPTY_DIR,	/* a directory with nothing in it */
+	LR_WALK_FILE,      /* a regular file */
+	LR_WALK_LINK,      /* a symbolic link (not followed) */
+	LR_WALK_SPECIAL,   /* a FIFO, socket or device */
+	LR_WALK_EMPTY_DIR, /* a directory with nothing in it */
 };
 typedef int (*lr_entry_fn)(void *arg, const char *full, const char *rel, enum lr_walk_type type);
 

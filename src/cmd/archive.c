@@ -54,13 +54,21 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF; repeatable"),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF",
+			     "every run that is evidence for REF; repeatable"),
 		CMD_STRING(0, "verify", &verify, "FILE", "re-hash every member of the archive FILE"),
-		CMD_STRING(0, "extract", &extract, "FILE", "check every entry of the archive FILE, then extract it into DIR"),
-		CMD_STRING('o', "output", &out, "FILE", "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
-		CMD_BOOL(0, "site", &with_site, "put the static site of the runs ('labrun site') into the crate's site/"),
-		CMD_BOOL(0, "prune", &prune, "then remove from the store the logs only these runs use; 'labrun cat',\naudit and fsck read them from the archive from then on"),
-		CMD_BOOL(0, "allow-findings", &allow, "archive even when 'labrun scan' has new findings in the runs\n(they are printed either way; without it the archive is refused)"),
+		CMD_STRING(0, "extract", &extract, "FILE",
+			   "check every entry of the archive FILE, then extract it into DIR"),
+		CMD_STRING('o', "output", &out, "FILE",
+			   "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
+		CMD_BOOL(0, "site", &with_site,
+			 "put the static site of the runs ('labrun site') into the crate's site/"),
+		CMD_BOOL(
+			0, "prune", &prune,
+			"then remove from the store the logs only these runs use; 'labrun cat',\naudit and fsck read them from the archive from then on"),
+		CMD_BOOL(
+			0, "allow-findings", &allow,
+			"archive even when 'labrun scan' has new findings in the runs\n(they are printed either way; without it the archive is refused)"),
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
@@ -69,7 +77,8 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		goto done_opts;
 	if (!!(runs.n || issues.n) + !!verify + !!extract != 1) {
-		rc = cmd_usage_error("archive", "give --run or --issue (each as often as you like), --verify or --extract");
+		rc = cmd_usage_error("archive",
+				     "give --run or --issue (each as often as you like), --verify or --extract");
 		goto done_opts;
 	}
 

@@ -42,6 +42,12 @@ struct audit_json {
 	json_t *problems, *keys, *later;
 };
 
+static struct audit_json *audit_json_init(struct audit_json *j)
+{
+	*j = (struct audit_json){ json_array(), json_array(), json_array() };
+	return j;
+}
+
 static void report_problem(void *arg, int64_t run, const char *problem)
 {
 	struct audit_json *j = arg;
@@ -61,8 +67,8 @@ static int report_key(void *arg, const char *fingerprint, const char *entries, c
 	struct audit_json *j = arg;
 
 	if (j) {
-		json_array_append_new(j->keys, json_pack("{s:s, s:s, s:s}", "fingerprint", fingerprint, "entries", entries,
-							 "runs", runs));
+		json_array_append_new(j->keys, json_pack("{s:s, s:s, s:s}", "fingerprint", fingerprint, "entries",
+							 entries, "runs", runs));
 		return 0;
 	}
 	printf("signed by key %s: ledger entries %s (runs %s)\n", fingerprint, entries, runs);
@@ -74,8 +80,8 @@ static int report_later(void *arg, int64_t seq, const char *run_uuid, const char
 	struct audit_json *j = arg;
 
 	if (j) {
-		json_array_append_new(j->later, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "kind", kind, "run_uuid",
-							  run_uuid));
+		json_array_append_new(j->later, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "kind", kind,
+							  "run_uuid", run_uuid));
 		return 0;
 	}
 	printf("after the head: entry %lld, %s of run %s\n", (long long)seq, kind, run_uuid);
@@ -85,21 +91,20 @@ static int report_later(void *arg, int64_t seq, const char *run_uuid, const char
 static void print_json(struct audit_json *j, const struct lr_ledger_head *head, const struct lr_published_head *pub,
 		       int has_signed, const struct lr_known_store *known, int runs, int checked, int problems)
 {
-	json_t *o = json_pack("{s:i, s:i, s:o, s:{s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:b}", "runs", runs,
-			      "artifacts_rehashed", checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq,
-			      "digest", head->seq ? json_string(head->digest) : json_null(), "signed_entries",
-			      (json_int_t)head->signed_entries, "trusted_entries", (json_int_t)head->trusted_entries,
-			      "signed_from", known ? json_integer(known->from_seq) : json_null(), "keys", j->keys,
-			      "after_head", j->later, "extends_published_head", pub || has_signed ? json_boolean(!problems) : json_null(),
-			      "ok", !problems);
+	json_t *o = json_pack(
+		"{s:i, s:i, s:o, s:{s:I, s:o, s:I, s:I, s:o}, s:o, s:o, s:o, s:b}", "runs", runs, "artifacts_rehashed",
+		checked, "problems", j->problems, "ledger", "seq", (json_int_t)head->seq, "digest",
+		head->seq ? json_string(head->digest) : json_null(), "signed_entries", (json_int_t)head->signed_entries,
+		"trusted_entries", (json_int_t)head->trusted_entries, "signed_from",
+		known ? json_integer(known->from_seq) : json_null(), "keys", j->keys, "after_head", j->later,
+		"extends_published_head", pub || has_signed ? json_boolean(!problems) : json_null(), "ok", !problems);
 
 	j->problems = j->keys = j->later = NULL;
 	cmd_json_print(o);
 }
 
 /* --head: a file holding a signed head (*env), else SEQ:DIGEST (*pub points at 'published'). */
-static int head_arg(const char *text, json_t **env, struct lr_published_head *published,
-		    struct lr_published_head **pub)
+static int head_arg(const char *text, json_t **env, struct lr_published_head *published, struct lr_published_head **pub)
 {
 	int rc;
 
@@ -148,8 +153,8 @@ static void print_summary(const struct lr_ledger_head *head, const struct lr_kno
 		printf("the store extends the published head %lld:%s\n", (long long)pub->seq, pub->digest);
 	if (signed_file && !problems)
 		printf("the store extends the signed head of entry %lld (%s)\n", (long long)signed_seq, signed_file);
-	printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n", (long long)head->seq,
-	       head->seq ? head->digest : "(empty)", runs, checked, problems);
+	printf("ledger head: %lld:%s\naudit: %d run(s), %d artifact(s) re-hashed, %d problem(s)\n",
+	       (long long)head->seq, head->seq ? head->digest : "(empty)", runs, checked, problems);
 }
 
 int cmd_audit(const struct lr_global *g, int argc, char **argv)
@@ -174,7 +179,9 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_STRING(0, "run", &run_ref, "ID", "only this run (a short id, uuid prefix, 'last' or 'last~N')"),
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
-		CMD_STRING(0, "head", &head_text, "SEQ:DIGEST|FILE", "prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
+		CMD_STRING(
+			0, "head", &head_text, "SEQ:DIGEST|FILE",
+			"prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE, for this audit (repeatable)"),
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_PROGRESS(&progress),
@@ -189,10 +196,8 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		exit_code = cmd_usage_error("audit", "give at most one of --run and --issue");
 		goto out;
 	}
-	if (json) {
-		js = (struct audit_json){ json_array(), json_array(), json_array() };
-		j = &js;
-	}
+	if (json)
+		j = audit_json_init(&js);
 	if ((head_text && (rc = head_arg(head_text, &signed_head, &published, &pub))) ||
 	    (rc = cmd_trust_load(&trust, &trust_files, NULL)))
 		goto fail;
@@ -205,20 +210,21 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		rc = lr_audit_runs(st, ids, n, report_problem, j, &problems, &checked);
 	cmd_progress_end();
 	if (!rc)
-		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub, report_problem,
-				     report_later, j, &problems, &head);
+		rc = lr_audit_ledger(st, run_ref || f.issue ? (ids ? ids : &none) : NULL, n, &policy, pub,
+				     report_problem, report_later, j, &problems, &head);
 	if (!rc && signed_head)
-		rc = lr_audit_signed_head(st, signed_head, &trust, report_problem, report_later, j, &problems, &signed_seq);
+		rc = lr_audit_signed_head(st, signed_head, &trust, report_problem, report_later, j, &problems,
+					  &signed_seq);
 	if (!rc)
 		rc = lr_store_signing_keys(st, report_key, j);
-	if (!rc && j)
+	if (rc)
+		goto fail;
+	if (j)
 		print_json(j, &head, pub, signed_head != NULL, known, n, checked, problems);
-	else if (!rc)
+	else
 		print_summary(&head, known, pub, signed_head ? head_text : NULL, signed_seq, n, checked, problems);
-	if (!rc) {
-		exit_code = problems ? LR_EXIT_FAIL : LR_EXIT_OK;
-		goto out;
-	}
+	exit_code = problems ? LR_EXIT_FAIL : LR_EXIT_OK;
+	goto out;
 fail:
 	exit_code = cmd_fail(rc);
 out:

@@ -45,10 +45,12 @@ static int parse_levels(struct collect_args *a, const struct lr_strlist *given)
 			long v = strtol(p, &end, 10);
 
 			if (end == p || v < 1 || v > 4096 || (*end && *end != ','))
-				return cmd_usage_error("bench", "invalid --concurrency '%s': levels from 1 to 4096, e.g. 1,16,256",
-						       given->n ? given->v[i] : fallback);
+				return cmd_usage_error(
+					"bench", "invalid --concurrency '%s': levels from 1 to 4096, e.g. 1,16,256",
+					given->n ? given->v[i] : fallback);
 			if (a->o.nlevels == LR_COLLECTBENCH_LEVELS)
-				return cmd_usage_error("bench", "at most %d concurrency levels", LR_COLLECTBENCH_LEVELS);
+				return cmd_usage_error("bench", "at most %d concurrency levels",
+						       LR_COLLECTBENCH_LEVELS);
 			a->o.level[a->o.nlevels++] = (int)v;
 			p = *end ? end + 1 : end;
 		}
@@ -63,10 +65,15 @@ static int parse(struct collect_args *a, const struct lr_global *g, int argc, ch
 		CMD_LIST(0, "concurrency", &levels, "N,...", "requests in flight (repeatable; default 1,16,256)"),
 		CMD_I64(0, "requests", &a->o.requests, 1, 1000000, "N", "requests a pass (default 1024)"),
 		CMD_I64(0, "tokens", &a->o.tokens, 1, 1 << 20, "N", "tokens streamed a request (default 128)"),
-		CMD_INT(0, "reps", &a->o.reps, 2, LR_COLLECTBENCH_MAXREPS, "N", "passes of each client a level, the first dropped (default 5)"),
-		CMD_INT(0, "burst", &a->o.burst, 1, LR_NULLSERVER_MAXBURST, "N", "token chunks the null server writes at once (default 16; 1: a\nwrite a token, which makes the server the bottleneck)"),
-		CMD_NONEMPTY(0, "python", &a->o.python, "PATH", "the peer's interpreter, which must have aiohttp\n(default /usr/bin/python3, where Debian's python3-aiohttp is)"),
-		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway store and files go (default: $TMPDIR, else /tmp)"),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_COLLECTBENCH_MAXREPS, "N",
+			"passes of each client a level, the first dropped (default 5)"),
+		CMD_INT(0, "burst", &a->o.burst, 1, LR_NULLSERVER_MAXBURST, "N",
+			"token chunks the null server writes at once (default 16; 1: a\nwrite a token, which makes the server the bottleneck)"),
+		CMD_NONEMPTY(
+			0, "python", &a->o.python, "PATH",
+			"the peer's interpreter, which must have aiohttp\n(default /usr/bin/python3, where Debian's python3-aiohttp is)"),
+		CMD_STRING(0, "dir", &a->o.dir, "DIR",
+			   "where the throwaway store and files go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,

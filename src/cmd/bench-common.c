@@ -115,8 +115,9 @@ int cmd_bench_run(const struct lr_global *g, const struct lr_bench_ops *ops, voi
 	if (json)
 		rc = lr_render_bench(stdout, &job.run, &job.bench, LR_FORMAT_JSON);
 	else if (!rc)
-		printf("recorded run %lld (passed); 'labrun report --run %lld' prints %s again\n", (long long)job.run.id,
-		       (long long)job.run.id, ops->which == LR_BENCHMARK_ENCODER ? "these tables" : "this table");
+		printf("recorded run %lld (passed); 'labrun report --run %lld' prints %s again\n",
+		       (long long)job.run.id, (long long)job.run.id,
+		       ops->which == LR_BENCHMARK_ENCODER ? "these tables" : "this table");
 	exit_code = rc ? cmd_fail(rc) : 0;
 out:
 	lr_bench_job_release(&job);

@@ -25,7 +25,8 @@ static int parse(struct lr_importbench_opts *o, int *json, char *self, size_t se
 	const struct cmd_opt opts[] = {
 		CMD_CHOICE(0, "model", &model, models, "M", "a preset (default qwen3-4b)"),
 		CMD_I64(0, "tokens", &o->tokens, 1, 1 << 20, "T", "tokens of the synthetic export (default 8192)"),
-		CMD_INT(0, "reps", &o->reps, 2, LR_IMPORTBENCH_MAXREPS, "N", "runs of each variant, the first dropped (default 5)"),
+		CMD_INT(0, "reps", &o->reps, 2, LR_IMPORTBENCH_MAXREPS, "N",
+			"runs of each variant, the first dropped (default 5)"),
 		CMD_INT(0, "threads", &o->threads, 1, 64, "N", "encoder threads of each import (default 1)"),
 		CMD_STRING(0, "dir", &o->dir, "DIR", "where the throwaway store goes (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", json, "one JSON object at the end instead of the table"),

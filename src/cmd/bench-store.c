@@ -6,18 +6,17 @@
 #include "cmd/options.h"
 #include "experiment/storebench.h"
 
-static const char usage[] =
-	"usage: labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]\n"
-	"\n"
-	"Time labrun on stores of N repetitions, as a user runs it: 'record -q -- true',\n"
-	"'report --issue 270' and 'audit'. For each N a throwaway store in DIR is filled\n"
-	"with N synthetic repetitions (experiment runs of 100,000 repetitions at most,\n"
-	"stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
-	"not measured), then the three commands run on it in turn, forward and reversed,\n"
-	"the first repetition dropped as warm-up; the store is removed at the end. The\n"
-	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
-	"Small, to try it: labrun bench store --scale 1000 --reps 2 (the default goes to a\n"
-	"million repetitions).\n";
+static const char usage[] = "usage: labrun bench store [--scale N ...] [--reps N] [--dir DIR] [--json]\n"
+			    "\n"
+			    "Time labrun on stores of N repetitions, as a user runs it: 'record -q -- true',\n"
+			    "'report --issue 270' and 'audit'. For each N a throwaway store in DIR is filled\n"
+			    "with N synthetic repetitions (experiment runs of 100,000 repetitions at most,\n"
+			    "stored, sealed and chained as 'labrun run' stores them; their times generated,\n"
+			    "not measured), then the three commands run on it in turn, forward and reversed,\n"
+			    "the first repetition dropped as warm-up; the store is removed at the end. The\n"
+			    "benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
+			    "Small, to try it: labrun bench store --scale 1000 --reps 2 (the default goes to a\n"
+			    "million repetitions).\n";
 
 struct store_args {
 	struct lr_storebench_opts o;
@@ -31,8 +30,10 @@ static int parse(struct store_args *a, const struct lr_global *g, int argc, char
 	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
 	struct lr_strlist scales = { 0 };
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "scale", &scales, "N", "repetitions in the store (repeatable; default 1000, 10000, 100000,\n1000000)"),
-		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS, "N", "runs of each command per scale, the first dropped (default 5)"),
+		CMD_LIST(0, "scale", &scales, "N",
+			 "repetitions in the store (repeatable; default 1000, 10000, 100000,\n1000000)"),
+		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS, "N",
+			"runs of each command per scale, the first dropped (default 5)"),
 		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
 		CMD_PROGRESS(&cmd_bench_progress),
@@ -56,8 +57,10 @@ static int parse(struct store_args *a, const struct lr_global *g, int argc, char
 
 		if (a->o.nscales == 16)
 			rc = cmd_usage_error("bench", "at most 16 --scale options");
-		else if ((a->scale[a->o.nscales++] = strtoll(text, &end, 10)) < 8 || *end || a->scale[a->o.nscales - 1] > 100000000)
-			rc = cmd_usage_error("bench", "invalid --scale '%s': a number of repetitions from 8 to 100,000,000", text);
+		else if ((a->scale[a->o.nscales++] = strtoll(text, &end, 10)) < 8 || *end ||
+			 a->scale[a->o.nscales - 1] > 100000000)
+			rc = cmd_usage_error(
+				"bench", "invalid --scale '%s': a number of repetitions from 8 to 100,000,000", text);
 	}
 	a->o.scale = a->scale;
 	lr_strlist_release(&scales);

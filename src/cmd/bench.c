@@ -30,11 +30,11 @@ static const char usage[] =
 	"--reps 3 --no-files.\n";
 
 struct bench_args {
-	struct lr_encoderbench_opts eo;	/* eo.shape is shape[], eo.fastest fastest[] */
-	struct lr_bench_opts shape[32];	/* each --shape, parsed and checked before anything runs */
+	struct lr_encoderbench_opts eo; /* eo.shape is shape[], eo.fastest fastest[] */
+	struct lr_bench_opts shape[32]; /* each --shape, parsed and checked before anything runs */
 	struct lr_ktable_entry fastest[32];
 	const char *text[32];
-	struct lr_strlist shapes;	/* the --shape values text[] points into */
+	struct lr_strlist shapes; /* the --shape values text[] points into */
 	int nshapes, json, contract;
 };
 
@@ -46,13 +46,20 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	struct lr_strlist shapes = { 0 };
 	int no_files = 0;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "shape", &shapes, "S", "a 5-D shape [L,2,H,T,D] (repeatable); default: the seed's\n1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128"),
-		CMD_INT(0, "reps", &a->eo.base.reps, 2, LR_BENCH_MAXREPS, "N", "repetitions per variant, the first dropped (default 7)"),
+		CMD_LIST(
+			0, "shape", &shapes, "S",
+			"a 5-D shape [L,2,H,T,D] (repeatable); default: the seed's\n1,2,8,2048,128  1,2,8,8192,128  28,2,8,2048,128  28,2,8,8192,128"),
+		CMD_INT(0, "reps", &a->eo.base.reps, 2, LR_BENCH_MAXREPS, "N",
+			"repetitions per variant, the first dropped (default 7)"),
 		CMD_CHOICE(0, "contract", &a->contract, cmd_contract_choices, "C", "saturate (default) or ninf"),
-		CMD_U64(0, "seed", &a->eo.base.seed, 0, INT64_MAX, "N", "seed of the synthetic BF16 data (default 205)"),
-		CMD_INT(0, "threads", &a->eo.base.threads, 1, LR_BENCH_MAXTHREADS, "N", "run every variant, the copies too, on N threads pinned to N\nCPUs (default 1): the N-thread ceiling beside the N-thread kernels"),
+		CMD_U64(0, "seed", &a->eo.base.seed, 0, INT64_MAX, "N",
+			"seed of the synthetic BF16 data (default 205)"),
+		CMD_INT(0, "threads", &a->eo.base.threads, 1, LR_BENCH_MAXTHREADS, "N",
+			"run every variant, the copies too, on N threads pinned to N\nCPUs (default 1): the N-thread ceiling beside the N-thread kernels"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the tables (docs/labrun.md)"),
-		CMD_STRING(0, "dir", &a->eo.base.dir, "DIR", "where the file variants write the array as a .npy file and time\ncp of it beside 'labrun encode' of it, file to file (default:\n$TMPDIR, else /tmp; give a directory on the file system you use)"),
+		CMD_STRING(
+			0, "dir", &a->eo.base.dir, "DIR",
+			"where the file variants write the array as a .npy file and time\ncp of it beside 'labrun encode' of it, file to file (default:\n$TMPDIR, else /tmp; give a directory on the file system you use)"),
 		CMD_BOOL(0, "no-files", &no_files, "time in memory only"),
 		CMD_PROGRESS(&cmd_bench_progress),
 		CMD_END,
@@ -73,15 +80,21 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (strcmp(argv[0], "encoder")) /* options before any name: cmd_run_sub gave them to the first */
-		return cmd_usage_error("bench", "which benchmark? 'labrun bench encoder', 'import', 'store', 'remote', 'collect' or 'ingest'");
+		return cmd_usage_error(
+			"bench",
+			"which benchmark? 'labrun bench encoder', 'import', 'store', 'remote', 'collect' or 'ingest'");
 	a->eo.base.contract = (enum lr_dlf16_contract)a->contract;
 	if (no_files && a->eo.base.dir)
 		return cmd_usage_error("bench", "--dir and --no-files: give one");
-	if (!no_files && (rc = cmd_bench_dirs(&a->eo.base.dir, "; the file variants write the array there (or give --no-files)", NULL, 0)))
+	if (!no_files &&
+	    (rc = cmd_bench_dirs(&a->eo.base.dir, "; the file variants write the array there (or give --no-files)",
+				 NULL, 0)))
 		return rc;
 	if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && a->eo.base.threads > CPU_COUNT(&cpus))
-		return cmd_usage_error("bench", "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
-				       "measure the scheduler, not the memory", a->eo.base.threads, CPU_COUNT(&cpus));
+		return cmd_usage_error("bench",
+				       "--threads %d: this process may run on %d CPU(s); more threads than CPUs "
+				       "measure the scheduler, not the memory",
+				       a->eo.base.threads, CPU_COUNT(&cpus));
 	if (!a->nshapes)
 		for (i = 0; i < 4; i++)
 			a->text[a->nshapes++] = defaults[i];
@@ -90,10 +103,12 @@ static int parse(struct bench_args *a, int argc, char **argv)
 		if (lr_shape_parse(a->shape[i].shape, &a->shape[i].rank, a->text[i], "--shape"))
 			return cmd_fail(LR_EINVAL);
 		if (a->shape[i].rank != 5 || a->shape[i].shape[1] != 2)
-			return cmd_usage_error("bench", "invalid --shape '%s': expected [L,2,H,T,D], e.g. 28,2,8,8192,128",
+			return cmd_usage_error("bench",
+					       "invalid --shape '%s': expected [L,2,H,T,D], e.g. 28,2,8,8192,128",
 					       a->text[i]);
 		if (!a->shape[i].shape[0] || !a->shape[i].shape[2] || !a->shape[i].shape[3] || !a->shape[i].shape[4])
-			return cmd_usage_error("bench", "shape [%s] holds no elements: there is nothing to time", a->text[i]);
+			return cmd_usage_error("bench", "shape [%s] holds no elements: there is nothing to time",
+					       a->text[i]);
 		for (k = 0; k < i; k++)
 			if (!memcmp(a->shape[k].shape, a->shape[i].shape, sizeof a->shape[i].shape))
 				return cmd_usage_error("bench", "--shape '%s' is given twice", a->text[i]);
@@ -120,7 +135,8 @@ static void write_table(void *opts, int json)
 		return;
 	}
 	if (!json)
-		printf("auto now takes the kernel fastest here at the nearest of these sizes (table %s)\n", lr_ktable_path());
+		printf("auto now takes the kernel fastest here at the nearest of these sizes (table %s)\n",
+		       lr_ktable_path());
 }
 
 static int bench_encoder(const struct lr_global *g, int argc, char **argv)
@@ -142,8 +158,13 @@ static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 int cmd_bench(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct cmd_sub benches[] = {
-		{ "encoder", bench_encoder }, { "import", cmd_bench_import }, { "store", cmd_bench_store },
-		{ "remote", cmd_bench_remote }, { "collect", cmd_bench_collect }, { "ingest", cmd_bench_ingest }, { NULL, NULL },
+		{ "encoder", bench_encoder },
+		{ "import", cmd_bench_import },
+		{ "store", cmd_bench_store },
+		{ "remote", cmd_bench_remote },
+		{ "collect", cmd_bench_collect },
+		{ "ingest", cmd_bench_ingest },
+		{ NULL, NULL },
 	};
 
 	return cmd_run_sub(g, "bench", "benchmark", benches, argc, argv);

@@ -8,13 +8,12 @@
 #include "record/spool.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"
-	"\n"
-	"Write a run's log or artifact to standard output, byte for byte. NAME is the\n"
-	"artifact's name as 'labrun show' lists it; prefix the role (input:, output:,\n"
-	"log:, reference:) when two roles share a name. A running run's logs are read\n"
-	"as far as they have been written.\n";
+static const char usage[] = "usage: labrun cat RUN stdout|stderr|[ROLE:]NAME\n"
+			    "\n"
+			    "Write a run's log or artifact to standard output, byte for byte. NAME is the\n"
+			    "artifact's name as 'labrun show' lists it; prefix the role (input:, output:,\n"
+			    "log:, reference:) when two roles share a name. A running run's logs are read\n"
+			    "as far as they have been written.\n";
 
 /* Copy a file to stdout; 0 or LR_EIO. */
 static int copy_out(const char *path)
@@ -100,16 +99,19 @@ int cmd_cat(const struct lr_global *g, int argc, char **argv)
 	} else if (!a && r.kind != LR_KIND_RECORD &&
 		   (!strcmp(argv[first + 1], "stdout") || !strcmp(argv[first + 1], "stderr"))) {
 		/* labrun itself ran these: nothing wrote a log that it could keep */
-		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no %s log: labrun ran this %s run itself and stores its "
-				  "measurements, not a log", (long long)id, argv[first + 1], lr_run_kind_name(r.kind));
-		lr_error_hint("'labrun show %lld' gives what it recorded, 'labrun report --run %lld' its tables", (long long)id,
-			      (long long)id);
+		rc = lr_error_set(LR_ENOTFOUND,
+				  "run %lld has no %s log: labrun ran this %s run itself and stores its "
+				  "measurements, not a log",
+				  (long long)id, argv[first + 1], lr_run_kind_name(r.kind));
+		lr_error_hint("'labrun show %lld' gives what it recorded, 'labrun report --run %lld' its tables",
+			      (long long)id, (long long)id);
 		goto out;
 	} else if (!a) {
 		rc = LR_ENOTFOUND; /* pick() set the message */
 		goto out;
 	} else if (!a->present) {
-		rc = lr_error_set(LR_ENOTFOUND, "artifact '%s' of run %lld has no content: it was missing when the run ended",
+		rc = lr_error_set(LR_ENOTFOUND,
+				  "artifact '%s' of run %lld has no content: it was missing when the run ended",
 				  a->name, (long long)id);
 		lr_error_hint("'labrun show %lld' gives the run's failure", (long long)id);
 		goto out;

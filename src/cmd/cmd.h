@@ -30,12 +30,12 @@
  * above it do.
  */
 enum cmd_store_mode {
-	CMD_NO_STORE,		/* never opens one */
-	CMD_MAY_READ,		/* reads the store's settings when there is one; none is no error */
-	CMD_READS,		/* reads an existing store; appends only when it finishes an abandoned run */
-	CMD_REPAIRS,		/* reads, and finishing the abandoned runs must succeed (fsck counts them) */
-	CMD_WRITES,		/* writes to an existing store: refuses a key it cannot use */
-	CMD_CREATES,		/* writes, and creates the store when there is none */
+	CMD_NO_STORE, /* never opens one */
+	CMD_MAY_READ, /* reads the store's settings when there is one; none is no error */
+	CMD_READS,    /* reads an existing store; appends only when it finishes an abandoned run */
+	CMD_REPAIRS,  /* reads, and finishing the abandoned runs must succeed (fsck counts them) */
+	CMD_WRITES,   /* writes to an existing store: refuses a key it cannot use */
+	CMD_CREATES,  /* writes, and creates the store when there is none */
 };
 
 /*
@@ -43,16 +43,16 @@ enum cmd_store_mode {
  * cmd_store the first time the command asks, freed by main once it returns.
  */
 struct cmd_held_store {
-	struct lr_store *st;		/* NULL until the command asks (and when CMD_MAY_READ finds none) */
-	int abandoned;			/* runs its opening marked abandoned (fsck reports them) */
-	enum cmd_store_mode declared;	/* the command's row's: the most it may ask for */
+	struct lr_store *st;          /* NULL until the command asks (and when CMD_MAY_READ finds none) */
+	int abandoned;                /* runs its opening marked abandoned (fsck reports them) */
+	enum cmd_store_mode declared; /* the command's row's: the most it may ask for */
 };
 
 struct lr_global {
-	const char *store;	/* --store, else $LABRUN_STORE, else NULL */
-	char **argv;		/* labrun's whole command line, as runs record it */
-	enum cmd_store_mode mode;	/* what the command asks of the store: its row's, or less for a form of it */
-	struct cmd_held_store *held;	/* main's: the store cmd_store opened */
+	const char *store;           /* --store, else $LABRUN_STORE, else NULL */
+	char **argv;                 /* labrun's whole command line, as runs record it */
+	enum cmd_store_mode mode;    /* what the command asks of the store: its row's, or less for a form of it */
+	struct cmd_held_store *held; /* main's: the store cmd_store opened */
 };
 
 struct lr_command {
@@ -156,10 +156,10 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  */
 struct cmd_crate_job {
 	struct lr_store *st;
-	int64_t *ids, *all;	/* the runs chosen; and with the runs they point at */
+	int64_t *ids, *all; /* the runs chosen; and with the runs they point at */
 	int n, nall;
-	char name[280];		/* "run-1", "issue-270": for default file names */
-	char title[400];	/* "labrun evidence: run 1" */
+	char name[280];  /* "run-1", "issue-270": for default file names */
+	char title[400]; /* "labrun evidence: run 1" */
 };
 int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const struct lr_strlist *runs,
 		       const struct lr_strlist *issues, int allow, const char *select_verb, const char *scan_verb);

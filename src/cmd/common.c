@@ -40,8 +40,9 @@ static int scan_runs(struct lr_store *st, const int64_t *runs, int n, int allow,
 		} else {
 			rc = lr_error_set(LR_EREFUSED, "refusing to %s: the scan has %ld new finding(s), listed above",
 					  what, s.found - s.baselined);
-			lr_error_hint("remove them, accept them in the baseline (labrun scan --run ID --write-baseline "
-				      LR_SCAN_BASELINE "), or pass --allow-findings");
+			lr_error_hint(
+				"remove them, accept them in the baseline (labrun scan --run ID --write-baseline " LR_SCAN_BASELINE
+				"), or pass --allow-findings");
 		}
 	}
 	lr_scanner_release(&s);

@@ -11,27 +11,27 @@
 #include "store/runs.h"
 #include "store/serving.h"
 
-static const char usage[] =
-	"usage: labrun compare --run ID --reference ROUTE --candidate ROUTE [--condition N]\n"
-	"\n"
-	"Compare the candidate route's responses with the reference route's, case by case,\n"
-	"and store the result with run ID. A case is exact when its token arrays and texts\n"
-	"are both equal; a token mismatch names the first differing position; finish reasons\n"
-	"are compared apart; a case on one side only is missing, never skipped. A route may\n"
-	"come from another run: RUN:ROUTE. Exit 0 when every case is exact with equal finish\n"
-	"reasons and none is missing, 1 otherwise.\n";
+static const char usage[] = "usage: labrun compare --run ID --reference ROUTE --candidate ROUTE [--condition N]\n"
+			    "\n"
+			    "Compare the candidate route's responses with the reference route's, case by case,\n"
+			    "and store the result with run ID. A case is exact when its token arrays and texts\n"
+			    "are both equal; a token mismatch names the first differing position; finish reasons\n"
+			    "are compared apart; a case on one side only is missing, never skipped. A route may\n"
+			    "come from another run: RUN:ROUTE. Exit 0 when every case is exact with equal finish\n"
+			    "reasons and none is missing, 1 otherwise.\n";
 
 static int print_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
 {
 	json_t *cases = arg;
 
 	if (cases) { /* --json */
-		json_array_append_new(cases, json_pack("{s:o, s:o, s:b, s:b, s:b, s:o}", "case_id", lr_json_bytes(case_id),
-						       "missing", o->missing ? json_string(o->missing == 1 ? "reference" : "candidate")
-									     : json_null(),
-						       "tokens_equal", o->tokens_equal, "text_equal", o->text_equal,
-						       "finish_equal", o->finish_equal, "first_token_diff",
-						       o->first_token_diff >= 0 ? json_integer(o->first_token_diff) : json_null()));
+		json_array_append_new(
+			cases,
+			json_pack("{s:o, s:o, s:b, s:b, s:b, s:o}", "case_id", lr_json_bytes(case_id), "missing",
+				  o->missing ? json_string(o->missing == 1 ? "reference" : "candidate") : json_null(),
+				  "tokens_equal", o->tokens_equal, "text_equal", o->text_equal, "finish_equal",
+				  o->finish_equal, "first_token_diff",
+				  o->first_token_diff >= 0 ? json_integer(o->first_token_diff) : json_null()));
 		return 0;
 	}
 	fputs("  ", stdout);
@@ -84,13 +84,14 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	if (json) {
 		cases = json_array();
 		if (!(rc = lr_store_comparison_failures(st, id, print_case, cases))) {
-			json_t *o = json_pack("{s:I, s:{s:s, s:I}, s:{s:s, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:O}",
-					      "comparison", (json_int_t)id, "candidate", "route", cs.route, "run",
-					      (json_int_t)cs.run, "reference", "route", rs.route, "run", (json_int_t)rs.run,
-					      "counts", "total", (json_int_t)k.total, "exact", (json_int_t)k.exact,
-					      "token_mismatch", (json_int_t)k.token_mismatch, "text_mismatch",
-					      (json_int_t)k.text_mismatch, "finish_mismatch", (json_int_t)k.finish_mismatch,
-					      "missing", (json_int_t)k.missing, "failures", cases);
+			json_t *o =
+				json_pack("{s:I, s:{s:s, s:I}, s:{s:s, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:O}",
+					  "comparison", (json_int_t)id, "candidate", "route", cs.route, "run",
+					  (json_int_t)cs.run, "reference", "route", rs.route, "run", (json_int_t)rs.run,
+					  "counts", "total", (json_int_t)k.total, "exact", (json_int_t)k.exact,
+					  "token_mismatch", (json_int_t)k.token_mismatch, "text_mismatch",
+					  (json_int_t)k.text_mismatch, "finish_mismatch", (json_int_t)k.finish_mismatch,
+					  "missing", (json_int_t)k.missing, "failures", cases);
 
 			cmd_json_print(o);
 		}
@@ -103,8 +104,8 @@ int cmd_compare(const struct lr_global *g, int argc, char **argv)
 	lr_term_text(stdout, rs.route);
 	printf(" (run %lld)\n", (long long)rs.run);
 	printf("%lld exact, %lld token mismatch, %lld text mismatch, %lld finish mismatch, %lld missing (of %lld)\n",
-	       (long long)k.exact, (long long)k.token_mismatch, (long long)k.text_mismatch, (long long)k.finish_mismatch,
-	       (long long)k.missing, (long long)k.total);
+	       (long long)k.exact, (long long)k.token_mismatch, (long long)k.text_mismatch,
+	       (long long)k.finish_mismatch, (long long)k.missing, (long long)k.total);
 	rc = lr_store_comparison_failures(st, id, print_case, NULL);
 out:
 	if (rc)

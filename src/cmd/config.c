@@ -6,13 +6,12 @@
 #include "cmd/options.h"
 #include "evidence/settings.h"
 
-static const char usage[] =
-	"usage: labrun config [KEY [VALUE]]\n"
-	"       labrun config --unset KEY\n"
-	"\n"
-	"Show or change the store's settings. With no KEY, list every known key and its\n"
-	"value; with KEY, print its value (exit 1 when unset); with VALUE, set it.\n"
-	"Settings live in the store (table 'setting'), so every host using it agrees.\n";
+static const char usage[] = "usage: labrun config [KEY [VALUE]]\n"
+			    "       labrun config --unset KEY\n"
+			    "\n"
+			    "Show or change the store's settings. With no KEY, list every known key and its\n"
+			    "value; with KEY, print its value (exit 1 when unset); with VALUE, set it.\n"
+			    "Settings live in the store (table 'setting'), so every host using it agrees.\n";
 
 static int print_setting(void *arg, const char *key, const char *value, const char *set_at)
 {
@@ -44,8 +43,9 @@ int cmd_config(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "unset", &unset, "KEY", "remove the setting KEY"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "config", .usage = usage,
-				     .max = 2, .operands = "at most KEY and VALUE, or --unset KEY alone" };
+	const struct cmd_parse p = {
+		.cmd = "config", .usage = usage, .max = 2, .operands = "at most KEY and VALUE, or --unset KEY alone"
+	};
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
 		if (rc != CMD_HELP_SHOWN)

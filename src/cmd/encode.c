@@ -88,16 +88,24 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	int axes[LR_VIEW_MAXRANK];
 	double t0, ms;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "kernel", &kname, "K", "lookup, scalar, avx2, avx512 or auto (default: the one 'bench\nencoder' measured fastest on this CPU at this size)"),
-		CMD_CHOICE(0, "contract", &contract, cmd_contract_choices, "C", "saturate (default: finite overflow to the largest finite code) or\nninf (finite overflow to NaN/Inf)"),
-		CMD_STRING(0, "permute", &permute, "AXES", "encode the input seen with its axes permuted (NumPy transpose), in\none pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]"),
-		CMD_INT(0, "threads", &threads, 1, 64, "N", "N workers encoding and writing chunks in turn (same output)"),
+		CMD_STRING(
+			0, "kernel", &kname, "K",
+			"lookup, scalar, avx2, avx512 or auto (default: the one 'bench\nencoder' measured fastest on this CPU at this size)"),
+		CMD_CHOICE(
+			0, "contract", &contract, cmd_contract_choices, "C",
+			"saturate (default: finite overflow to the largest finite code) or\nninf (finite overflow to NaN/Inf)"),
+		CMD_STRING(
+			0, "permute", &permute, "AXES",
+			"encode the input seen with its axes permuted (NumPy transpose), in\none pass: e.g. 0,1,3,2,4 turns [L,2,T,H,D] into [L,2,H,T,D]"),
+		CMD_INT(0, "threads", &threads, 1, 64, "N",
+			"N workers encoding and writing chunks in turn (same output)"),
 		CMD_STRING(0, "shape", &shape, "S", "the shape of a raw input file (\"L,2,H,T,D\")"),
-		CMD_BOOL(0, "verify", &do_verify, "check every available kernel, both contracts, on all 65,536 BF16\npatterns against an independent numeric oracle"),
+		CMD_BOOL(
+			0, "verify", &do_verify,
+			"check every available kernel, both contracts, on all 65,536 BF16\npatterns against an independent numeric oracle"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "encode", .usage = encode_usage,
-				     .max = 2, .operands = "IN and OUT" };
+	const struct cmd_parse p = { .cmd = "encode", .usage = encode_usage, .max = 2, .operands = "IN and OUT" };
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
@@ -127,8 +135,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 		if ((rc = lr_axes_parse(axes, vin.rank, permute)) || (rc = lr_view_permute(&vin, &vin, axes)))
 			goto out;
 	}
-	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
-				   vin.shape, 2)))
+	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank, vin.shape, 2)))
 		goto out;
 	t0 = (lr_monotonic_s() * 1e3);
 	if ((rc = lr_output_encode(&out, &vin, k, (enum lr_dlf16_contract)contract, threads)))
@@ -157,12 +164,14 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 	int64_t n;
 	static const char *const formats[] = { "f32", "bf16", NULL };
 	const struct cmd_opt opts[] = {
-		CMD_CHOICE(0, "to", &to, formats, "f32|bf16", "the output: FP32 ('<f4', the default) or BF16 bits ('<u2')"),
+		CMD_CHOICE(0, "to", &to, formats, "f32|bf16",
+			   "the output: FP32 ('<f4', the default) or BF16 bits ('<u2')"),
 		CMD_STRING(0, "shape", &shape, "S", "the shape of a raw input file (\"L,2,H,T,D\")"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "decode", .usage = decode_usage,
-				     .min = 2, .max = 2, .operands = "IN and OUT" };
+	const struct cmd_parse p = {
+		.cmd = "decode", .usage = decode_usage, .min = 2, .max = 2, .operands = "IN and OUT"
+	};
 	int f32;
 
 	(void)g;
@@ -178,8 +187,8 @@ int cmd_decode(const struct lr_global *g, int argc, char **argv)
 		goto out;
 	}
 	n = lr_view_count(&vin);
-	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank,
-				   vin.shape, f32 ? 4 : 2)) ||
+	if ((rc = lr_output_create(&out, argv[first + 1], ends_with(argv[first + 1], ".npy"), vin.rank, vin.shape,
+				   f32 ? 4 : 2)) ||
 	    (rc = lr_output_decode(&out, &vin, 1)))
 		goto out;
 	if ((rc = lr_output_commit(&out)))

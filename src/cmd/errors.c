@@ -13,13 +13,10 @@ int cmd_fail(int rc)
 	if (hint && *hint)
 		fprintf(stderr, "hint: %s\n", hint);
 	switch (rc) {
-	case LR_EINVAL:
-		return LR_EXIT_USAGE;
+	case LR_EINVAL: return LR_EXIT_USAGE;
 	case LR_ESTORE:
-	case LR_ESCHEMA:
-		return LR_EXIT_STORE;
-	default:
-		return LR_EXIT_FAIL;
+	case LR_ESCHEMA: return LR_EXIT_STORE;
+	default: return LR_EXIT_FAIL;
 	}
 }
 
@@ -37,7 +34,8 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 
 void cmd_warn_license(const char *license)
 {
-	fprintf(stderr, "labrun: warning: the evidence declares the licence '%s': a hub cannot tell how it may be reused\n"
-			"hint: declare it once for this store (labrun config manifest.license CC-BY-4.0), or pass manifest --license NAME\n",
+	fprintf(stderr,
+		"labrun: warning: the evidence declares the licence '%s': a hub cannot tell how it may be reused\n"
+		"hint: declare it once for this store (labrun config manifest.license CC-BY-4.0), or pass manifest --license NAME\n",
 		license);
 }

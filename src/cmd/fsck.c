@@ -11,15 +11,14 @@
 #include "store/archives.h"
 #include "store/objects.h"
 
-static const char usage[] =
-	"usage: labrun fsck [--json]\n"
-	"\n"
-	"Check the store: mark runs whose recorder died as abandoned (keeping their\n"
-	"partial logs), remove stray spool files no run needs and temporary object\n"
-	"files of writers that died (older than a minute, lock not held: the space a\n"
-	"killed ingest or a full disk left), run SQLite's integrity check, and re-hash\n"
-	"every object the database references. Exits 1 when anything is wrong, naming\n"
-	"each problem.\n";
+static const char usage[] = "usage: labrun fsck [--json]\n"
+			    "\n"
+			    "Check the store: mark runs whose recorder died as abandoned (keeping their\n"
+			    "partial logs), remove stray spool files no run needs and temporary object\n"
+			    "files of writers that died (older than a minute, lock not held: the space a\n"
+			    "killed ingest or a full disk left), run SQLite's integrity check, and re-hash\n"
+			    "every object the database references. Exits 1 when anything is wrong, naming\n"
+			    "each problem.\n";
 
 /* A new recorder's lock exists unheld for a moment; anything this old is not that. */
 #define STRAY_MIN_AGE 60
@@ -27,7 +26,7 @@ static const char usage[] =
 struct obj_ctx {
 	const char *dir;
 	long checked, bad;
-	json_t *bad_list;	/* --json: [{sha256, error}]; NULL: print each */
+	json_t *bad_list; /* --json: [{sha256, error}]; NULL: print each */
 };
 
 static void bad_object(struct obj_ctx *c, const char *kind, const char *sha)
@@ -117,7 +116,7 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	json_t *o = NULL;
 
 	if ((rc = cmd_parse_plain_json("fsck", usage, argc, argv, 0, 0, NULL, &first, &json,
-					"one JSON object (docs/labrun.md gives its shape)")))
+				       "one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
 	/* what failed writers left first, by the directory alone: on a full disk the store may not open */
 	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists)
@@ -153,8 +152,10 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 		       ac.bad);
 	problems += (oc.bad > 0) + (ac.bad > 0);
 	if (!rc && json) {
-		json_object_set_new(o, "objects", json_pack("{s:I, s:o}", "checked", (json_int_t)oc.checked, "bad", oc.bad_list));
-		json_object_set_new(o, "archived", json_pack("{s:I, s:o}", "checked", (json_int_t)ac.checked, "bad", ac.bad_list));
+		json_object_set_new(o, "objects",
+				    json_pack("{s:I, s:o}", "checked", (json_int_t)oc.checked, "bad", oc.bad_list));
+		json_object_set_new(o, "archived",
+				    json_pack("{s:I, s:o}", "checked", (json_int_t)ac.checked, "bad", ac.bad_list));
 		oc.bad_list = ac.bad_list = NULL;
 		json_object_set_new(o, "ok", json_boolean(!problems));
 		json_dumpf(o, stdout, JSON_INDENT(2));

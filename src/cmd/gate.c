@@ -10,16 +10,15 @@
 #include "store/runs.h"
 #include "store/serving.h"
 
-static const char usage[] =
-	"usage: labrun gate --run ID --route ROUTE --answers KEY.jsonl [--condition N]\n"
-	"\n"
-	"Score a route's responses against a frozen answer key (one JSON object a line:\n"
-	"case_id, answer, keys) and store the scores with run ID. Format passes when the text,\n"
-	"with surrounding whitespace removed and nothing else changed, is exactly one JSON\n"
-	"object whose members are exactly 'keys'; a strict answer also has its 'answer' member\n"
-	"equal to the key's (JSON equality); EOS is finish_reason 'stop'. No other\n"
-	"normalisation, ever. The key's sha256 is stored, so a changed key shows. Exit 0 when\n"
-	"every case passes all three, 1 otherwise.\n";
+static const char usage[] = "usage: labrun gate --run ID --route ROUTE --answers KEY.jsonl [--condition N]\n"
+			    "\n"
+			    "Score a route's responses against a frozen answer key (one JSON object a line:\n"
+			    "case_id, answer, keys) and store the scores with run ID. Format passes when the text,\n"
+			    "with surrounding whitespace removed and nothing else changed, is exactly one JSON\n"
+			    "object whose members are exactly 'keys'; a strict answer also has its 'answer' member\n"
+			    "equal to the key's (JSON equality); EOS is finish_reason 'stop'. No other\n"
+			    "normalisation, ever. The key's sha256 is stored, so a changed key shows. Exit 0 when\n"
+			    "every case passes all three, 1 otherwise.\n";
 
 int cmd_gate(const struct lr_global *g, int argc, char **argv)
 {
@@ -48,10 +47,11 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	if (!(rc = lr_store_run_resolve(st, run_ref, &run)) && !(rc = lr_route_set(st, run, route, cond, &set)) &&
 	    !(rc = lr_gate_score(st, set.run, set.id, answers, &k, &id)) && json) {
-		json_t *o = json_pack("{s:I, s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:b}", "gate", (json_int_t)id, "route",
-				      set.route, "run", (json_int_t)set.run, "counts", "total", (json_int_t)k.total, "strict",
-				      (json_int_t)k.strict, "formats", (json_int_t)k.formats, "eos", (json_int_t)k.eos,
-				      "missing", (json_int_t)k.missing, "passed", k.strict == k.total && k.eos == k.total);
+		json_t *o = json_pack("{s:I, s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:b}", "gate", (json_int_t)id,
+				      "route", set.route, "run", (json_int_t)set.run, "counts", "total",
+				      (json_int_t)k.total, "strict", (json_int_t)k.strict, "formats",
+				      (json_int_t)k.formats, "eos", (json_int_t)k.eos, "missing", (json_int_t)k.missing,
+				      "passed", k.strict == k.total && k.eos == k.total);
 
 		cmd_json_print(o);
 	}
@@ -59,9 +59,8 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv)
 		printf("gate %lld: ", (long long)id);
 		lr_term_text(stdout, set.route);
 		printf(" (run %lld): strict answers %lld/%lld, formats %lld/%lld, EOS %lld/%lld, missing %lld\n",
-		       (long long)set.run, (long long)k.strict, (long long)k.total,
-		       (long long)k.formats, (long long)k.total, (long long)k.eos, (long long)k.total,
-		       (long long)k.missing);
+		       (long long)set.run, (long long)k.strict, (long long)k.total, (long long)k.formats,
+		       (long long)k.total, (long long)k.eos, (long long)k.total, (long long)k.missing);
 	}
 	if (rc)
 		return cmd_fail(rc);

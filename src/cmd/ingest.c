@@ -27,14 +27,16 @@ int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 	int64_t run = 0, set = 0, cases = 0;
 	int rc, cond = -1, progress = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref, "ID", "the run the responses are evidence of (an id, uuid prefix, 'last' or 'last~N')"),
+		CMD_STRING(0, "run", &run_ref, "ID",
+			   "the run the responses are evidence of (an id, uuid prefix, 'last' or 'last~N')"),
 		CMD_STRING(0, "route", &route, "NAME", "the route that produced them"),
 		CMD_INT(0, "condition", &cond, 0, 1000000, "N", "the condition of a command experiment they belong to"),
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "ingest", .usage = usage,
-				     .min = 1, .max = 1, .operands = "one responses file" };
+	const struct cmd_parse p = {
+		.cmd = "ingest", .usage = usage, .min = 1, .max = 1, .operands = "one responses file"
+	};
 
 	/* 'ingest WHAT': the options follow the kind of evidence */
 	if (argc < 2 || strcmp(argv[1], "responses")) {

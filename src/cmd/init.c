@@ -4,13 +4,12 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 
-static const char usage[] =
-	"usage: labrun init\n"
-	"\n"
-	"Create a store: '.labrun/' at the top of the enclosing git work tree, or in the\n"
-	"working directory outside git (or the directory given by --store / LABRUN_STORE).\n"
-	"Recording creates one the same way, so init is optional. Running it on an\n"
-	"existing store checks it and upgrades its schema.\n";
+static const char usage[] = "usage: labrun init\n"
+			    "\n"
+			    "Create a store: '.labrun/' at the top of the enclosing git work tree, or in the\n"
+			    "working directory outside git (or the directory given by --store / LABRUN_STORE).\n"
+			    "Recording creates one the same way, so init is optional. Running it on an\n"
+			    "existing store checks it and upgrades its schema.\n";
 
 int cmd_init(const struct lr_global *g, int argc, char **argv)
 {

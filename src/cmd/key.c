@@ -7,28 +7,27 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 
-static const char usage[] =
-	"usage: labrun key init\n"
-	"       labrun key show\n"
-	"       labrun key export\n"
-	"       labrun key trust FILE|FINGERPRINT [PRINCIPAL]\n"
-	"       labrun key untrust FINGERPRINT\n"
-	"       labrun key list\n"
-	"\n"
-	"init makes an Ed25519 signing key at $LABRUN_KEY, else\n"
-	"$XDG_CONFIG_HOME/labrun/signing-key.pem, else ~/.config/labrun/signing-key.pem (mode\n"
-	"0600; an existing key is never replaced), and adds it to your trusted keys. While it\n"
-	"exists, every ledger entry labrun appends (each run made final or amended) is signed,\n"
-	"its public key is stored once, and your configuration remembers the store as signed\n"
-	"from that entry on. show prints the key's path, public key and fingerprint; export\n"
-	"prints its public key in PEM, for others to trust and for openssl.\n"
-	"\n"
-	"Trusted keys live in your configuration, never in a store: $LABRUN_TRUSTED_KEYS, else\n"
-	"$XDG_CONFIG_HOME/labrun/trusted-keys, else ~/.config/labrun/trusted-keys, one key a line\n"
-	"('PRINCIPAL ed25519 PUBLIC-KEY-HEX' or 'PRINCIPAL sha256 FINGERPRINT'). trust adds the\n"
-	"key of FILE (a PEM public key, or a file of such lines) or a fingerprint; untrust\n"
-	"removes one (a unique prefix of 8 digits or more will do); list shows them. audit,\n"
-	"verify and pull hold every signature to these keys (and to your own signing key).\n";
+static const char usage[] = "usage: labrun key init\n"
+			    "       labrun key show\n"
+			    "       labrun key export\n"
+			    "       labrun key trust FILE|FINGERPRINT [PRINCIPAL]\n"
+			    "       labrun key untrust FINGERPRINT\n"
+			    "       labrun key list\n"
+			    "\n"
+			    "init makes an Ed25519 signing key at $LABRUN_KEY, else\n"
+			    "$XDG_CONFIG_HOME/labrun/signing-key.pem, else ~/.config/labrun/signing-key.pem (mode\n"
+			    "0600; an existing key is never replaced), and adds it to your trusted keys. While it\n"
+			    "exists, every ledger entry labrun appends (each run made final or amended) is signed,\n"
+			    "its public key is stored once, and your configuration remembers the store as signed\n"
+			    "from that entry on. show prints the key's path, public key and fingerprint; export\n"
+			    "prints its public key in PEM, for others to trust and for openssl.\n"
+			    "\n"
+			    "Trusted keys live in your configuration, never in a store: $LABRUN_TRUSTED_KEYS, else\n"
+			    "$XDG_CONFIG_HOME/labrun/trusted-keys, else ~/.config/labrun/trusted-keys, one key a line\n"
+			    "('PRINCIPAL ed25519 PUBLIC-KEY-HEX' or 'PRINCIPAL sha256 FINGERPRINT'). trust adds the\n"
+			    "key of FILE (a PEM public key, or a file of such lines) or a fingerprint; untrust\n"
+			    "removes one (a unique prefix of 8 digits or more will do); list shows them. audit,\n"
+			    "verify and pull hold every signature to these keys (and to your own signing key).\n";
 
 /* The user's trusted-keys file: $LABRUN_TRUSTED_KEYS, else in the configuration directory. */
 static int keys_file(char **path)
@@ -88,7 +87,8 @@ static int key_trust(const char *what, const char *principal)
 		return rc;
 	if (fpr) {
 		if (!(rc = lr_trust_keys_add(file, principal ? principal : "unnamed", NULL, what)))
-			printf("trusted key %s (%s, by fingerprint) in %s\n", what, principal ? principal : "unnamed", file);
+			printf("trusted key %s (%s, by fingerprint) in %s\n", what, principal ? principal : "unnamed",
+			       file);
 		goto out;
 	}
 	if ((rc = lr_trust_add_file(&t, what))) {
@@ -136,8 +136,8 @@ static int key_list(void)
 			fprintf(stderr, "labrun: no trusted keys (%s): 'labrun key init' or 'labrun key trust FILE'\n",
 				t.keys_path);
 		for (i = 0; i < t.nstores; i++)
-			printf("signed store %s from entry %lld by %s: %s\n", t.stores[i].id, (long long)t.stores[i].from_seq,
-			       t.stores[i].keys, t.stores[i].path);
+			printf("signed store %s from entry %lld by %s: %s\n", t.stores[i].id,
+			       (long long)t.stores[i].from_seq, t.stores[i].keys, t.stores[i].path);
 	}
 	lr_trust_release(&t);
 	return rc;
@@ -235,7 +235,7 @@ static int sub_list(const struct lr_global *g, int argc, char **argv)
 int cmd_key(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct cmd_sub subs[] = {
-		{ "help", sub_help }, { "init", sub_init }, { "show", sub_show }, { "export", sub_export },
+		{ "help", sub_help },   { "init", sub_init },       { "show", sub_show }, { "export", sub_export },
 		{ "trust", sub_trust }, { "untrust", sub_untrust }, { "list", sub_list }, { NULL, NULL },
 	};
 

@@ -13,18 +13,17 @@
 #include "store/archives.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
-	"       labrun list --registered [--json]\n"
-	"\n"
-	"List recorded runs, newest first.\n";
+static const char usage[] = "usage: labrun list [--issue REF] [--experiment NAME] [--status S] [-n N] [--json]\n"
+			    "       labrun list --registered [--json]\n"
+			    "\n"
+			    "List recorded runs, newest first.\n";
 
 struct list_ctx {
 	int json;
 	json_t *arr;
 	int rows;
-	int wide;		/* --wide: no cell is cut */
-	size_t width;		/* the terminal's, 0 when not a terminal */
+	int wide;     /* --wide: no cell is cut */
+	size_t width; /* the terminal's, 0 when not a terminal */
 };
 
 static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
@@ -42,8 +41,9 @@ static int print_registration(void *arg, int64_t id, const char *hub, const char
 			json_array_append_new(ids, json_integer(strtoll(p, &end, 10)));
 			p = end + strspn(end, " ");
 		}
-		json_array_append_new(c->arr, json_pack("{sI ss ss ss ss so}", "id", (json_int_t)id, "hub", hub, "crate", path,
-							"manifest_sha256", sha, "registered_at", when, "runs", ids));
+		json_array_append_new(c->arr,
+				      json_pack("{sI ss ss ss ss so}", "id", (json_int_t)id, "hub", hub, "crate", path,
+						"manifest_sha256", sha, "registered_at", when, "runs", ids));
 		return 0;
 	}
 	const struct lr_registration_row row = { id, hub, path, sha, when, runs };
@@ -84,13 +84,17 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	char issue[CMD_ISSUE_BUF] = "";
 	int status = -1, rc, registered = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only runs that are evidence for REF (270, owner/repo#827)"),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF",
+			     "only runs that are evidence for REF (270, owner/repo#827)"),
 		CMD_STRING(0, "experiment", &f.experiment, "NAME", "only runs of this experiment"),
-		CMD_CHOICE(0, "status", &status, cmd_status_choices, "S", "running, passed, failed, cancelled or abandoned"),
+		CMD_CHOICE(0, "status", &status, cmd_status_choices, "S",
+			   "running, passed, failed, cancelled or abandoned"),
 		CMD_I64('n', "limit", &f.limit, 1, INT64_MAX, "N", "at most N runs"),
 		CMD_BOOL(0, "json", &ctx.json, "one JSON array of objects instead of a table"),
 		CMD_BOOL(0, "registered", &registered, "crates registered with a hub (labrun register), not runs"),
-		CMD_BOOL(0, "wide", &ctx.wide, "never cut a cell (by default long experiment names and issue\nlists end in '...', and the command fits the terminal)"),
+		CMD_BOOL(
+			0, "wide", &ctx.wide,
+			"never cut a cell (by default long experiment names and issue\nlists end in '...', and the command fits the terminal)"),
 		CMD_END,
 	};
 	const struct cmd_parse p = { .cmd = "list", .usage = usage };
@@ -100,7 +104,8 @@ int cmd_list(const struct lr_global *g, int argc, char **argv)
 	f.issue = issue[0] ? issue : NULL;
 	f.status = status;
 	if (registered && (f.issue || f.experiment || status >= 0 || f.limit || ctx.wide))
-		return cmd_usage_error("list", "--registered lists registrations: it takes only --json, not the run filters");
+		return cmd_usage_error("list",
+				       "--registered lists registrations: it takes only --json, not the run filters");
 	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (ctx.json)

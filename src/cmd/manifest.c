@@ -32,15 +32,24 @@ int cmd_manifest(const struct lr_global *g, int argc, char **argv)
 	char deflt[320], *held[3] = { NULL, NULL, NULL };
 	int rc = 0, entities = 0, placeholder = 0, allow = 0, with_site = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF (repeatable)"),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF",
+			     "every run that is evidence for REF (repeatable)"),
 		CMD_LIST(0, "run", &runs, "ID", "the run: a short id, uuid prefix, 'last' or 'last~N' (repeatable)"),
 		CMD_STRING(0, "validate", &validate, "DIR", "check the crate in DIR against docs/manifest.md"),
-		CMD_STRING('o', "output", &out, "DIR", "the crate directory, created (default labrun-crate-run-ID or -issue-REF)"),
-		CMD_STRING(0, "license", &co.license, "NAME", "the license entity's name (default: the store's manifest.license\nsetting, else 'not declared', with a warning)"),
-		CMD_STRING(0, "author", &co.author, "NAME", "the DataCite creator for the hub (default: the manifest.author setting)"),
-		CMD_STRING(0, "publisher", &co.publisher, "NAME", "the DataCite publisher (default: the manifest.publisher setting)"),
-		CMD_BOOL(0, "site", &with_site, "put the static site of the crate's runs ('labrun site') into site/,\neach file a File entity and a subject of the signed statement"),
-		CMD_BOOL(0, "allow-findings", &allow, "\n(they are printed either way; without it the crate is refused)"),
+		CMD_STRING('o', "output", &out, "DIR",
+			   "the crate directory, created (default labrun-crate-run-ID or -issue-REF)"),
+		CMD_STRING(
+			0, "license", &co.license, "NAME",
+			"the license entity's name (default: the store's manifest.license\nsetting, else 'not declared', with a warning)"),
+		CMD_STRING(0, "author", &co.author, "NAME",
+			   "the DataCite creator for the hub (default: the manifest.author setting)"),
+		CMD_STRING(0, "publisher", &co.publisher, "NAME",
+			   "the DataCite publisher (default: the manifest.publisher setting)"),
+		CMD_BOOL(
+			0, "site", &with_site,
+			"put the static site of the crate's runs ('labrun site') into site/,\neach file a File entity and a subject of the signed statement"),
+		CMD_BOOL(0, "allow-findings", &allow,
+			 "\n(they are printed either way; without it the crate is refused)"),
 		CMD_END,
 	};
 	const struct cmd_parse p = { .cmd = "manifest", .usage = usage };

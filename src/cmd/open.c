@@ -39,7 +39,8 @@ static int remember_signed(void *arg, struct lr_store *st, int64_t seq)
 	if (remembered)
 		return 0;
 	store_path(st, path);
-	if ((rc = lr_store_id(st, id)) || (rc = lr_trust_remember_store(id, path, seq, lr_signer_fingerprint(signer)))) {
+	if ((rc = lr_store_id(st, id)) ||
+	    (rc = lr_trust_remember_store(id, path, seq, lr_signer_fingerprint(signer)))) {
 		lr_error_wrap("cannot sign ledger entry %lld", (long long)seq);
 		return rc;
 	}
@@ -95,8 +96,10 @@ static int open_signer(struct lr_store *st, enum cmd_store_mode mode)
 	}
 	if ((rc = known_signed(st, &from)) || !from)
 		goto out;
-	snprintf(why, sizeof why, "your configuration knows this store as signed from ledger entry %lld on, and there is "
-		 "no signing key at '%s'", (long long)from, path);
+	snprintf(why, sizeof why,
+		 "your configuration knows this store as signed from ledger entry %lld on, and there is "
+		 "no signing key at '%s'",
+		 (long long)from, path);
 	if (mode >= CMD_WRITES) {
 		rc = lr_error_set(LR_EREFUSED, "cannot write to store '%s' unsigned: %s", lr_store_dir(st), why);
 		lr_error_hint("restore the key (or point LABRUN_KEY at it); 'labrun key init' makes a new one, which "
@@ -180,7 +183,7 @@ int cmd_store(struct lr_store **st, const struct lr_global *g)
 	*st = NULL;
 	if (g->mode == CMD_NO_STORE || g->mode > h->declared) /* the command table says otherwise: a bug */
 		return cmd_fail(lr_error_set(LR_EINVAL, "cannot open the store: the command asks for more than its row "
-						"of the command table declares"));
+							"of the command table declares"));
 	if (!h->st && g->mode == CMD_MAY_READ)
 		open_settings(h, g);
 	else if (!h->st && (rc = open_store(h, g)))

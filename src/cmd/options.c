@@ -8,8 +8,8 @@
 #include "cmd/options.h"
 #include "experiment/runner.h"
 
-#define MAX_OPTS 64
-#define LONG_BASE 256	/* getopt_long's value for opts[i] without a short name: LONG_BASE + i */
+#define MAX_OPTS  64
+#define LONG_BASE 256 /* getopt_long's value for opts[i] without a short name: LONG_BASE + i */
 
 /*
  * Option 'opt' of 'cmd': a whole decimal number in [min, max], with no sign
@@ -23,7 +23,8 @@ static int parse_int(const char *cmd, const char *opt, const char *arg, long lon
 	errno = 0;
 	*out = strtoll(arg, &end, 10);
 	if (errno || end == arg || *end || *out < min || *out > max)
-		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min, max);
+		return cmd_usage_error(cmd, "invalid %s '%s': expected a whole number from %lld to %lld", opt, arg, min,
+				       max);
 	return 0;
 }
 
@@ -111,7 +112,10 @@ static int choice(const struct cmd_parse *p, const struct cmd_opt *o, const char
 			return 0;
 		}
 		len += (size_t)snprintf(expected + len, len < sizeof expected ? sizeof expected - len : 0, "%s%s",
-					i == 0 ? "" : o->choices[i + 1] ? ", " : " or ", o->choices[i]);
+					i == 0              ? ""
+					: o->choices[i + 1] ? ", "
+							    : " or ",
+					o->choices[i]);
 	}
 	return cmd_usage_error(p->cmd, "invalid %s '%s': expected %s", name, arg, expected);
 }
@@ -126,9 +130,7 @@ static int take(const struct cmd_parse *p, const struct cmd_opt *o, const char *
 
 	spelled(o, name, sizeof name);
 	switch (o->kind) {
-	case CMD_OPT_BOOL:
-		*(int *)o->value = 1;
-		return 0;
+	case CMD_OPT_BOOL: *(int *)o->value = 1; return 0;
 	case CMD_OPT_STRING:
 		if (o->min && !*arg)
 			return cmd_usage_error(p->cmd, "%s needs a non-empty value", name);
@@ -152,15 +154,11 @@ static int take(const struct cmd_parse *p, const struct cmd_opt *o, const char *
 		if (errno || end == arg || *end || !(*(double *)o->value >= 0))
 			return cmd_usage_error(p->cmd, "invalid %s '%s': expected a number >= 0", name, arg);
 		return 0;
-	case CMD_OPT_LIST:
-		return (rc = lr_strlist_add(o->value, arg)) ? cmd_fail(rc) : 0;
-	case CMD_OPT_CHOICE:
-		return choice(p, o, arg, name);
-	case CMD_OPT_CALLBACK:
-		return o->cb(p, o, arg);
+	case CMD_OPT_LIST: return (rc = lr_strlist_add(o->value, arg)) ? cmd_fail(rc) : 0;
+	case CMD_OPT_CHOICE: return choice(p, o, arg, name);
+	case CMD_OPT_CALLBACK: return o->cb(p, o, arg);
 	case CMD_OPT_HEADING:
-	case CMD_OPT_END:
-		break;
+	case CMD_OPT_END: break;
 	}
 	return cmd_usage_error(p->cmd, "%s: unknown kind of option", name);
 }
@@ -219,7 +217,8 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
 	n = argc - optind;
 	if (n < p->min || (p->max >= 0 && n > p->max)) {
 		if (p->max == 0 || (p->max > 0 && n > p->max && !p->operands))
-			return cmd_usage_error(p->cmd, "unexpected argument '%s'", argv[optind + (p->max > 0 ? p->max : 0)]);
+			return cmd_usage_error(p->cmd, "unexpected argument '%s'",
+					       argv[optind + (p->max > 0 ? p->max : 0)]);
 		return cmd_usage_error(p->cmd, "'labrun %s' takes %s", p->cmd, p->operands);
 	}
 	*first = optind;
@@ -305,20 +304,23 @@ int cmd_run_sub(const struct lr_global *g, const char *cmd, const char *what, co
 			return subs[i].run(g, argc - 1, argv + 1);
 	for (i = 0; subs[i].name; i++)
 		len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0, "%s'%s'",
-					i == 0 ? "" : subs[i + 1].name ? ", " : " or ", subs[i].name);
+					i == 0             ? ""
+					: subs[i + 1].name ? ", "
+							   : " or ",
+					subs[i].name);
 	if (argc < 2)
 		return cmd_usage_error(cmd, "which %s? 'labrun %s NAME', NAME one of %s", what, cmd, names);
 	return cmd_usage_error(cmd, "unknown %s '%s': expected %s", what, argv[1], names);
 }
 
-int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-		    const char *what, int *first)
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max, const char *what,
+		    int *first)
 {
 	return cmd_parse_plain_json(cmd, usage, argc, argv, min, max, what, first, NULL, NULL);
 }
 
-int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json, const char *json_help)
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max, const char *what,
+			 int *first, int *json, const char *json_help)
 {
 	const struct cmd_parse p = { .cmd = cmd, .usage = usage, .min = min, .max = max, .operands = what };
 	const struct cmd_opt with_json[] = { CMD_BOOL(0, "json", json, json_help), CMD_END }, none[] = { CMD_END };

@@ -21,16 +21,16 @@
 
 enum cmd_opt_kind {
 	CMD_OPT_END,
-	CMD_OPT_BOOL,		/* no value: *(int *)value = 1 */
-	CMD_OPT_STRING,		/* *(const char **)value = arg (min = 1: not empty) */
-	CMD_OPT_INT,		/* *(int *)value, a whole number in [min, max] */
-	CMD_OPT_I64,		/* *(int64_t *)value, a whole number in [min, max] */
-	CMD_OPT_U64,		/* *(uint64_t *)value, a whole number in [min, max] */
-	CMD_OPT_REAL,		/* *(double *)value, a number >= 0 */
-	CMD_OPT_LIST,		/* appended to *(struct lr_strlist *)value; repeatable */
-	CMD_OPT_CHOICE,		/* *(int *)value = the index of arg in choices */
-	CMD_OPT_CALLBACK,	/* cb(p, opt, arg): 0, or an exit code after saying why */
-	CMD_OPT_HEADING,	/* no option: 'help' heads the options after it in the usage ("Source:") */
+	CMD_OPT_BOOL,     /* no value: *(int *)value = 1 */
+	CMD_OPT_STRING,   /* *(const char **)value = arg (min = 1: not empty) */
+	CMD_OPT_INT,      /* *(int *)value, a whole number in [min, max] */
+	CMD_OPT_I64,      /* *(int64_t *)value, a whole number in [min, max] */
+	CMD_OPT_U64,      /* *(uint64_t *)value, a whole number in [min, max] */
+	CMD_OPT_REAL,     /* *(double *)value, a number >= 0 */
+	CMD_OPT_LIST,     /* appended to *(struct lr_strlist *)value; repeatable */
+	CMD_OPT_CHOICE,   /* *(int *)value = the index of arg in choices */
+	CMD_OPT_CALLBACK, /* cb(p, opt, arg): 0, or an exit code after saying why */
+	CMD_OPT_HEADING,  /* no option: 'help' heads the options after it in the usage ("Source:") */
 };
 
 struct cmd_parse;
@@ -38,62 +38,94 @@ struct lr_global;
 
 struct cmd_opt {
 	enum cmd_opt_kind kind;
-	int short_name;			/* 'n' for -n, or 0 */
-	const char *long_name;		/* "limit" for --limit, or NULL */
+	int short_name;        /* 'n' for -n, or 0 */
+	const char *long_name; /* "limit" for --limit, or NULL */
 	void *value;
 	long long min, max;
-	const char *const *choices;	/* CMD_OPT_CHOICE: NULL-terminated */
+	const char *const *choices; /* CMD_OPT_CHOICE: NULL-terminated */
 	int (*cb)(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
-	int no_arg;			/* CMD_OPT_CALLBACK: takes no value (arg is NULL) */
-	const char *argh;		/* the value's name in the usage ("REF"), NULL for a flag */
-	const char *help;		/* what it does, for the usage; '\n' starts a continuation line */
+	int no_arg;       /* CMD_OPT_CALLBACK: takes no value (arg is NULL) */
+	const char *argh; /* the value's name in the usage ("REF"), NULL for a flag */
+	const char *help; /* what it does, for the usage; '\n' starts a continuation line */
 };
 
 /* Each with its usage text last: the value's name (argh) and the help. */
 #define CMD_BOOL(s, l, v, text) \
-	{ .kind = CMD_OPT_BOOL, .short_name = (s), .long_name = (l), .value = (v), .no_arg = 1, .help = (text) }
+	{ \
+		.kind = CMD_OPT_BOOL, .short_name = (s), .long_name = (l), .value = (v), .no_arg = 1, .help = (text) \
+	}
 /* --progress, the same words in every command that takes it (cmd_progress_begin) */
 #define CMD_PROGRESS(v) \
-	CMD_BOOL(0, "progress", (v), "show progress on stderr when it is not a terminal too: a line\n" \
-				     "every few seconds (LABRUN_PROGRESS=1 does the same; =0 turns off\n" \
-				     "the terminal's)")
+	CMD_BOOL(0, "progress", (v), \
+		 "show progress on stderr when it is not a terminal too: a line\n" \
+		 "every few seconds (LABRUN_PROGRESS=1 does the same; =0 turns off\n" \
+		 "the terminal's)")
 #define CMD_STRING(s, l, v, argname, text) \
-	{ .kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), \
+		.help = (text) \
+	}
 #define CMD_NONEMPTY(s, l, v, argname, text) \
-	{ .kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .min = 1, .argh = (argname), \
-	  .help = (text) }
+	{ \
+		.kind = CMD_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .min = 1, \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_INT(s, l, v, lo, hi, argname, text) \
-	{ .kind = CMD_OPT_INT, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
-	  .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_INT, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_I64(s, l, v, lo, hi, argname, text) \
-	{ .kind = CMD_OPT_I64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
-	  .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_I64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_U64(s, l, v, lo, hi, argname, text) \
-	{ .kind = CMD_OPT_U64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
-	  .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_U64, .short_name = (s), .long_name = (l), .value = (v), .min = (lo), .max = (hi), \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_REAL(s, l, v, argname, text) \
-	{ .kind = CMD_OPT_REAL, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_REAL, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), \
+		.help = (text) \
+	}
 #define CMD_LIST(s, l, v, argname, text) \
-	{ .kind = CMD_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (argname), \
+		.help = (text) \
+	}
 #define CMD_CHOICE(s, l, v, names, argname, text) \
-	{ .kind = CMD_OPT_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .choices = (names), \
-	  .argh = (argname), .help = (text) }
+	{ \
+		.kind = CMD_OPT_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .choices = (names), \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_CALLBACK(s, l, v, fn, argname, text) \
-	{ .kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), .argh = (argname), \
-	  .help = (text) }
+	{ \
+		.kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), \
+		.argh = (argname), .help = (text) \
+	}
 #define CMD_CALLBACK_FLAG(s, l, v, fn, text) \
-	{ .kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), .no_arg = 1, \
-	  .help = (text) }
-#define CMD_HEADING(text) { .kind = CMD_OPT_HEADING, .help = (text) }
-#define CMD_END { .kind = CMD_OPT_END }
+	{ \
+		.kind = CMD_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .cb = (fn), .no_arg = 1, \
+		.help = (text) \
+	}
+#define CMD_HEADING(text) \
+	{ \
+		.kind = CMD_OPT_HEADING, .help = (text) \
+	}
+#define CMD_END \
+	{ \
+		.kind = CMD_OPT_END \
+	}
 
 struct cmd_parse {
-	const char *cmd;		/* "list", for messages */
-	const char *usage;		/* the synopsis and description -h and --help print before the options */
-	int min, max;			/* operands allowed; max -1: any number */
-	const char *operands;		/* "IN and OUT": said when the count is wrong */
-	int stop_at_operand;		/* options end at the first operand (record) */
-	const char *after;		/* printed after the options, or NULL */
+	const char *cmd;      /* "list", for messages */
+	const char *usage;    /* the synopsis and description -h and --help print before the options */
+	int min, max;         /* operands allowed; max -1: any number */
+	const char *operands; /* "IN and OUT": said when the count is wrong */
+	int stop_at_operand;  /* options end at the first operand (record) */
+	const char *after;    /* printed after the options, or NULL */
 };
 
 /* A subcommand ('labrun bench import', 'labrun key trust'): argv[0] of run() is its name. */
@@ -142,12 +174,12 @@ int cmd_parse_options(const struct cmd_parse *p, const struct cmd_opt *opts, int
  * number of operands, else 0 with *first set to the first operand's index.
  * 'min'/'max' bound the operand count; 'what' describes them for the error.
  */
-int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-		    const char *what, int *first);
+int cmd_parse_plain(const char *cmd, const char *usage, int argc, char **argv, int min, int max, const char *what,
+		    int *first);
 
 /* The same for a command whose one option is --json (*json set to 1 when given; json_help its usage). */
-int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max,
-			 const char *what, int *first, int *json, const char *json_help);
+int cmd_parse_plain_json(const char *cmd, const char *usage, int argc, char **argv, int min, int max, const char *what,
+			 int *first, int *json, const char *json_help);
 
 /* Append the comma-separated items of an option's value 'arg' to 'out' (blanks around them dropped). */
 int cmd_split_list(struct lr_strlist *out, const char *arg);

@@ -18,12 +18,12 @@
  * output); otherwise nothing, so output captured by a script stays as it was.
  */
 #define TERMINAL_INTERVAL_S 0.2
-#define LINES_INTERVAL_S 5.0
+#define LINES_INTERVAL_S    5.0
 
 static const char *command;
 static enum cmd_progress_mode mode;
-static double next;	/* progress_text's: its own callers are not rate-limited */
-static int pending;	/* a terminal line is showing */
+static double next; /* progress_text's: its own callers are not rate-limited */
+static int pending; /* a terminal line is showing */
 
 static void emit(const char *text, int final)
 {
@@ -44,8 +44,8 @@ static void show(void *arg, const char *title, const char *unit, int64_t done, i
 
 	(void)arg;
 	if (total >= 0)
-		snprintf(text, sizeof text, "%s %lld of %lld %s, %.0f s%s", title, (long long)done, (long long)total, unit,
-			 elapsed_s, final ? ", done" : "");
+		snprintf(text, sizeof text, "%s %lld of %lld %s, %.0f s%s", title, (long long)done, (long long)total,
+			 unit, elapsed_s, final ? ", done" : "");
 	else
 		snprintf(text, sizeof text, "%s %lld %s, %.0f s%s", title, (long long)done, unit, elapsed_s,
 			 final ? ", done" : "");

@@ -54,8 +54,9 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "pull", .usage = usage,
-				     .max = 1, .operands = "at most the remote's NAME", .after = usage_after };
+	const struct cmd_parse p = {
+		.cmd = "pull", .usage = usage, .max = 1, .operands = "at most the remote's NAME", .after = usage_after
+	};
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -77,8 +78,9 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 
 		if (!prc || prc == LR_EREFUSED)
 			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%s), "
-			       "%d already here%s\n", name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present,
-			       s.runs_refused, s.objects_moved, s.objects_moved == 1 ? "" : "s",
+			       "%d already here%s\n",
+			       name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused,
+			       s.objects_moved, s.objects_moved == 1 ? "" : "s",
 			       lr_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present,
 			       lazy ? ", the rest on first read" : "");
 		rc = prc;

@@ -10,15 +10,14 @@
 #include "store/remote.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun push [NAME] [--issue REF | --run ID...] [-v] [--progress]\n"
-	"\n"
-	"Copy final runs to remote NAME (the only remote when there is one), every row\n"
-	"of each with its seal, ledger entries and signatures, and the objects it names\n"
-	"(sent once, in chunks). Each run is one transaction on the remote, so an\n"
-	"interrupted push leaves it consistent and pushing again resumes. Runs already\n"
-	"there are left alone; a run the remote holds with other content is refused\n"
-	"and named (exit 1). Runs still running are skipped.\n";
+static const char usage[] = "usage: labrun push [NAME] [--issue REF | --run ID...] [-v] [--progress]\n"
+			    "\n"
+			    "Copy final runs to remote NAME (the only remote when there is one), every row\n"
+			    "of each with its seal, ledger entries and signatures, and the objects it names\n"
+			    "(sent once, in chunks). Each run is one transaction on the remote, so an\n"
+			    "interrupted push leaves it consistent and pushing again resumes. Runs already\n"
+			    "there are left alone; a run the remote holds with other content is refused\n"
+			    "and named (exit 1). Runs still running are skipped.\n";
 
 struct push_out {
 	int verbose;
@@ -73,8 +72,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "push", .usage = usage,
-				     .max = 1, .operands = "at most the remote's NAME" };
+	const struct cmd_parse p = { .cmd = "push", .usage = usage, .max = 1, .operands = "at most the remote's NAME" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -99,10 +97,10 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 
 		if (!prc || prc == LR_EREFUSED)
 			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
-			       "%d object%s sent (%s), %d already there\n", name, s.runs_new,
-			       s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused, s.runs_skipped, s.objects_moved,
-			       s.objects_moved == 1 ? "" : "s", lr_human_size(size, sizeof size, (long long)s.bytes_moved),
-			       s.objects_present);
+			       "%d object%s sent (%s), %d already there\n",
+			       name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused,
+			       s.runs_skipped, s.objects_moved, s.objects_moved == 1 ? "" : "s",
+			       lr_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present);
 		rc = prc;
 	}
 	lr_remote_free(r);

@@ -12,16 +12,15 @@
 
 extern char **environ;
 
-static const char usage[] =
-	"usage: labrun record [OPTIONS] -- COMMAND [ARGS...]\n"
-	"\n"
-	"Run COMMAND (no shell: pass 'sh -c ...' for one) and record it: sources (git HEAD,\n"
-	"dirty files, diff hash), environment (secrets redacted), host, CPU binding, logs and\n"
-	"artifacts. Output is shown as it comes and streamed into the store. Exits with the\n"
-	"command's status; 124 on --timeout, 125 when labrun itself failed or a declared\n"
-	"artifact is missing, 126/127 when the command cannot run, 128+N for signal N.\n"
-	"\n"
-	"Options:\n";
+static const char usage[] = "usage: labrun record [OPTIONS] -- COMMAND [ARGS...]\n"
+			    "\n"
+			    "Run COMMAND (no shell: pass 'sh -c ...' for one) and record it: sources (git HEAD,\n"
+			    "dirty files, diff hash), environment (secrets redacted), host, CPU binding, logs and\n"
+			    "artifacts. Output is shown as it comes and streamed into the store. Exits with the\n"
+			    "command's status; 124 on --timeout, 125 when labrun itself failed or a declared\n"
+			    "artifact is missing, 126/127 when the command cannot run, 128+N for signal N.\n"
+			    "\n"
+			    "Options:\n";
 
 /* --geometry, --binding, --tool K=V into the struct lr_kvlist at opt->value. */
 static int fact_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
@@ -40,7 +39,8 @@ static int duration_opt(const struct cmd_parse *p, const struct cmd_opt *opt, co
 	double d = lr_duration_parse(arg);
 
 	if (d < 0)
-		return cmd_usage_error(p->cmd, "invalid --%s '%s': expected a positive duration such as 90, 90s, 5m or 2h",
+		return cmd_usage_error(p->cmd,
+				       "invalid --%s '%s': expected a positive duration such as 90, 90s, 5m or 2h",
 				       opt->long_name, arg);
 	*(double *)opt->value = d;
 	return 0;
@@ -63,20 +63,35 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 	int quiet = 0, rc, first;
 	const struct cmd_opt opts[] = {
 		CMD_NONEMPTY(0, "experiment", &o->experiment, "NAME", "file the run under an experiment"),
-		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF", "issue it is evidence for: 270 or owner/repo#827 (repeatable)"),
-		CMD_CALLBACK(0, "geometry", &o->geometry, fact_opt, "K=V", "compiled geometry: model, layers, kv_heads, head_dim, tokens,\nbatch, tp, width... (repeatable)"),
-		CMD_CALLBACK(0, "binding", &o->binding, fact_opt, "K=V", "device binding: device=atom:0, backend=sim... (repeatable;\ncpu_affinity, numa_nodes and thread settings are observed)"),
-		CMD_CALLBACK(0, "tool", &o->tools, fact_opt, "NAME=VERSION", "a tool version the run depends on (repeatable)"),
-		CMD_LIST(0, "artifact", &o->outputs, "PATH", "output file or directory, stored after the run; missing\nfails the run (repeatable)"),
+		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF",
+			     "issue it is evidence for: 270 or owner/repo#827 (repeatable)"),
+		CMD_CALLBACK(
+			0, "geometry", &o->geometry, fact_opt, "K=V",
+			"compiled geometry: model, layers, kv_heads, head_dim, tokens,\nbatch, tp, width... (repeatable)"),
+		CMD_CALLBACK(
+			0, "binding", &o->binding, fact_opt, "K=V",
+			"device binding: device=atom:0, backend=sim... (repeatable;\ncpu_affinity, numa_nodes and thread settings are observed)"),
+		CMD_CALLBACK(0, "tool", &o->tools, fact_opt, "NAME=VERSION",
+			     "a tool version the run depends on (repeatable)"),
+		CMD_LIST(0, "artifact", &o->outputs, "PATH",
+			 "output file or directory, stored after the run; missing\nfails the run (repeatable)"),
 		CMD_LIST(0, "log", &o->logs, "PATH", "a log file the command writes, stored after the run"),
 		CMD_LIST(0, "input", &o->inputs, "PATH", "input file or directory, stored before the run"),
 		CMD_LIST(0, "reference", &o->references, "PATH", "reference output, stored before the run"),
-		CMD_LIST(0, "source", &o->sources, "PATH", "extra file or directory to hash as a source (e.g. a\ncompiled model outside git) (repeatable)"),
+		CMD_LIST(
+			0, "source", &o->sources, "PATH",
+			"extra file or directory to hash as a source (e.g. a\ncompiled model outside git) (repeatable)"),
 		CMD_STRING(0, "note", &o->note, "TEXT", "free text kept with the run"),
-		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt, "DURATION", "stop the command after DURATION (e.g. 90, 90s, 5m, 2h)"),
-		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt, "DURATION", "after a timeout or Ctrl-C, SIGKILL this long after SIGTERM\n(default 10s)"),
-		CMD_BOOL(0, "follow-links", &o->follow_links, "store what symlinks in --artifact/--log/--input/--reference\npoint to (recorded as followed); by default a link is stored\nas a link, with its target. FIFOs and devices are refused"),
-		CMD_CALLBACK(0, "max-output", &o->max_output, size_opt, "SIZE", "keep at most SIZE bytes of each log (e.g. 64M, 2G); the\nterminal still sees everything, the run says what was cut\n(default: all: a run's logs are its evidence)"),
+		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt, "DURATION",
+			     "stop the command after DURATION (e.g. 90, 90s, 5m, 2h)"),
+		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt, "DURATION",
+			     "after a timeout or Ctrl-C, SIGKILL this long after SIGTERM\n(default 10s)"),
+		CMD_BOOL(
+			0, "follow-links", &o->follow_links,
+			"store what symlinks in --artifact/--log/--input/--reference\npoint to (recorded as followed); by default a link is stored\nas a link, with its target. FIFOs and devices are refused"),
+		CMD_CALLBACK(
+			0, "max-output", &o->max_output, size_opt, "SIZE",
+			"keep at most SIZE bytes of each log (e.g. 64M, 2G); the\nterminal still sees everything, the run says what was cut\n(default: all: a run's logs are its evidence)"),
 		CMD_BOOL('q', "quiet", &quiet, "do not copy the command's output to the terminal"),
 		CMD_END,
 	};
@@ -127,9 +142,11 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		if (run.dropped[i])
-			fprintf(stderr, "labrun: warning: %s passed --max-output %lld: %lld byte(s) after the first %lld "
-				"were not kept\n", i ? "stderr" : "stdout", (long long)run.output_cap,
-				(long long)run.dropped[i], (long long)run.output_cap);
+			fprintf(stderr,
+				"labrun: warning: %s passed --max-output %lld: %lld byte(s) after the first %lld "
+				"were not kept\n",
+				i ? "stderr" : "stdout", (long long)run.output_cap, (long long)run.dropped[i],
+				(long long)run.output_cap);
 	if (run.status == LR_PASSED) {
 		fprintf(stderr, "labrun: recorded run %lld (passed, %.2f s)\n", (long long)run.id, run.wall_s);
 	} else if (res.exec_failed || res.artifacts_failed) {
@@ -139,8 +156,8 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 					: "declared paths are relative to the working directory",
 			(long long)run.id);
 	} else {
-		fprintf(stderr, "labrun: recorded run %lld (%s: %s)\n", (long long)run.id,
-			lr_status_name(run.status), run.failure);
+		fprintf(stderr, "labrun: recorded run %lld (%s: %s)\n", (long long)run.id, lr_status_name(run.status),
+			run.failure);
 	}
 out:
 	lr_record_opts_release(&o);

@@ -8,13 +8,12 @@
 #include "evidence/manifest.h"
 #include "store/archives.h"
 
-static const char usage[] =
-	"usage: labrun register --hub NAME DIR\n"
-	"\n"
-	"Record that the crate in DIR (written by 'labrun manifest') is registered with the\n"
-	"research hub NAME: the crate is validated first, then its ro-crate-metadata.json\n"
-	"sha256, the hub, the time and the runs it describes are stored. labrun records the\n"
-	"registration; it uploads nothing. 'labrun list --registered' shows registrations.\n";
+static const char usage[] = "usage: labrun register --hub NAME DIR\n"
+			    "\n"
+			    "Record that the crate in DIR (written by 'labrun manifest') is registered with the\n"
+			    "research hub NAME: the crate is validated first, then its ro-crate-metadata.json\n"
+			    "sha256, the hub, the time and the runs it describes are stored. labrun records the\n"
+			    "registration; it uploads nothing. 'labrun list --registered' shows registrations.\n";
 
 int cmd_register(const struct lr_global *g, int argc, char **argv)
 {
@@ -28,8 +27,9 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 		CMD_NONEMPTY(0, "hub", &hub, "NAME", "the research hub the crate is registered with"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "register", .usage = usage,
-				     .min = 1, .max = 1, .operands = "--hub NAME and a crate directory" };
+	const struct cmd_parse p = {
+		.cmd = "register", .usage = usage, .min = 1, .max = 1, .operands = "--hub NAME and a crate directory"
+	};
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
@@ -52,8 +52,8 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	}
 	rc = lr_store_register(st, hub, abs, sha, &uuids, &id);
 	if (!rc)
-		printf("registered crate '%s' with hub '%s' as registration %lld (manifest sha256 %s, %zu run(s))\n", abs,
-		       hub, (long long)id, sha, uuids.n);
+		printf("registered crate '%s' with hub '%s' as registration %lld (manifest sha256 %s, %zu run(s))\n",
+		       abs, hub, (long long)id, sha, uuids.n);
 	lr_strlist_release(&uuids);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

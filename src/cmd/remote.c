@@ -6,23 +6,22 @@
 #include "cmd/options.h"
 #include "store/remote.h"
 
-static const char usage[] =
-	"usage: labrun remote add NAME URI\n"
-	"       labrun remote list\n"
-	"       labrun remote remove NAME\n"
-	"       labrun remote init [NAME]\n"
-	"\n"
-	"A remote is a PostgreSQL database many hosts push their runs to (docs/remote.md).\n"
-	"URI is a libpq connection string or URI: postgresql://db.lab/evidence, or\n"
-	"'host=/run/postgresql dbname=evidence user=alice'. It never holds a password:\n"
-	"libpq reads that from ~/.pgpass, PGPASSWORD or a service file.\n"
-	"\n"
-	"  add NAME URI   remember a remote (nothing is contacted)\n"
-	"  list           the remotes: NAME, URI and when each was added\n"
-	"  remove NAME    forget a remote (runs pulled from it stay)\n"
-	"  init [NAME]    create or migrate the remote's schema (schema/pg/); idempotent\n"
-	"\n"
-	"Errors reaching a remote exit 3 and name it, never its password.\n";
+static const char usage[] = "usage: labrun remote add NAME URI\n"
+			    "       labrun remote list\n"
+			    "       labrun remote remove NAME\n"
+			    "       labrun remote init [NAME]\n"
+			    "\n"
+			    "A remote is a PostgreSQL database many hosts push their runs to (docs/remote.md).\n"
+			    "URI is a libpq connection string or URI: postgresql://db.lab/evidence, or\n"
+			    "'host=/run/postgresql dbname=evidence user=alice'. It never holds a password:\n"
+			    "libpq reads that from ~/.pgpass, PGPASSWORD or a service file.\n"
+			    "\n"
+			    "  add NAME URI   remember a remote (nothing is contacted)\n"
+			    "  list           the remotes: NAME, URI and when each was added\n"
+			    "  remove NAME    forget a remote (runs pulled from it stay)\n"
+			    "  init [NAME]    create or migrate the remote's schema (schema/pg/); idempotent\n"
+			    "\n"
+			    "Errors reaching a remote exit 3 and name it, never its password.\n";
 
 static int print_remote(void *arg, const char *name, const char *uri, const char *added_at)
 {
@@ -54,8 +53,11 @@ static int remote_init(struct lr_store *st, const char *name)
 int cmd_remote(const struct lr_global *g, int argc, char **argv)
 {
 	const struct cmd_opt opts[] = { CMD_END };
-	const struct cmd_parse p = { .cmd = "remote", .usage = usage,
-				     .min = 1, .max = 3, .operands = "a subcommand: add, list, remove or init" };
+	const struct cmd_parse p = { .cmd = "remote",
+				     .usage = usage,
+				     .min = 1,
+				     .max = 3,
+				     .operands = "a subcommand: add, list, remove or init" };
 	/* naming a remote is a reviewer's first step: like every command that writes, add creates the store */
 	static const struct {
 		const char *name;

@@ -55,7 +55,9 @@ static int print_exec(void *arg, const struct lr_replay_exec *e)
 			lr_term_text(f, v->key);
 			fputc('=', f);
 			lr_term_text(f, v->value);
-			fputs(lr_env_changes_start(v->key) ? "   <- changes which program starts or how it loads\n" : "\n", f);
+			fputs(lr_env_changes_start(v->key) ? "   <- changes which program starts or how it loads\n"
+							   : "\n",
+			      f);
 		}
 	}
 	return 0;
@@ -82,7 +84,8 @@ static int check_foreign(struct lr_store *st, const struct lr_run *orig, int for
 		return rc;
 	if (foreign)
 		return 0;
-	lr_error_set(LR_EREFUSED, "refusing to replay run %lld: its commands come from another host", (long long)orig->id);
+	lr_error_set(LR_EREFUSED, "refusing to replay run %lld: its commands come from another host",
+		     (long long)orig->id);
 	lr_error_hint("read what it would run above; 'labrun replay --foreign %lld' runs it", (long long)orig->id);
 	return LR_EREFUSED;
 }
@@ -99,7 +102,8 @@ static void print_replay(const struct lr_run *orig, const struct lr_replay *r)
 	if (!r->nchecks)
 		return;
 	printf("checks against run %lld:\n", (long long)orig->id);
-	printf("  exit code %s -> %s: %s\n", r->exit_original, r->exit_replay, r->checks[0].matches ? "same" : "DIFFERENT");
+	printf("  exit code %s -> %s: %s\n", r->exit_original, r->exit_replay,
+	       r->checks[0].matches ? "same" : "DIFFERENT");
 	for (i = 1; i < r->nchecks; i++) {
 		const struct lr_replay_check *c = &r->checks[i];
 		size_t role = strcspn(c->item, " "); /* items are "ROLE NAME" */
@@ -125,8 +129,8 @@ static void print_verdict(const struct lr_run *orig, const struct lr_replay *r)
 		printf("replay PASSED: the exit code and every declared artifact and --log file are identical (%d check%s)",
 		       r->nchecks, r->nchecks == 1 ? "" : "s");
 	else
-		printf("replay FAILED: %d of %d checks differ (the exit code, declared artifacts and --log files)", differ,
-		       r->nchecks);
+		printf("replay FAILED: %d of %d checks differ (the exit code, declared artifacts and --log files)",
+		       differ, r->nchecks);
 	if (r->logs_changed[0])
 		printf("; its %s changed (a log: not part of the verdict)", r->logs_changed);
 	putchar('\n');
@@ -135,8 +139,9 @@ static void print_verdict(const struct lr_run *orig, const struct lr_replay *r)
 int cmd_replay(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_runopts ro = { .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1 };
-	struct lr_replay_opts o = { .argv = g->argv, .envp = environ, .run = &ro, .tee_out = STDOUT_FILENO,
-				    .tee_err = STDERR_FILENO };
+	struct lr_replay_opts o = {
+		.argv = g->argv, .envp = environ, .run = &ro, .tee_out = STDOUT_FILENO, .tee_err = STDERR_FILENO
+	};
 	struct lr_replay r;
 	struct lr_store *st = NULL;
 	struct lr_run orig;
@@ -145,12 +150,13 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
 		CMD_PROGRESS(&progress),
-		CMD_BOOL(0, "foreign", &foreign, "replay a run from another host (its commands, directory\nand environment are shown first)"),
-		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
+		CMD_BOOL(0, "foreign", &foreign,
+			 "replay a run from another host (its commands, directory\nand environment are shown first)"),
+		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
+			     "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "replay", .usage = usage,
-				     .min = 1, .max = 1, .operands = "one RUN" };
+	const struct cmd_parse p = { .cmd = "replay", .usage = usage, .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

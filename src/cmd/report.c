@@ -71,19 +71,26 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	struct lr_report rep;
 	struct lr_serving_report sv;
-	struct lr_run run;	/* with --run: the run, for its kind */
+	struct lr_run run; /* with --run: the run, for its kind */
 	struct lr_strlist routes = { 0 };
 	char issue[CMD_ISSUE_BUF] = "", title[320];
 	int64_t run_id = 0;
 	int rc = 0, fmt = 0, first;
 	enum lr_format format;
 	const struct cmd_opt opts[] = {
-		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "runs that are evidence for REF (270, owner/repo#827)"),
-		CMD_STRING(0, "run", &run_ref, "ID", "one run (an experiment, a run holding responses, or a bench run)"),
+		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF",
+			     "runs that are evidence for REF (270, owner/repo#827)"),
+		CMD_STRING(0, "run", &run_ref, "ID",
+			   "one run (an experiment, a run holding responses, or a bench run)"),
 		CMD_STRING(0, "experiment", &flt.experiment, "NAME", "runs of one experiment"),
-		CMD_CHOICE(0, "format", &fmt, lr_format_names, "F", "md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
-		CMD_STRING('o', "output", &out, "FILE", "write to FILE (replaced atomically) instead of standard output"),
-		CMD_CALLBACK(0, "routes", &routes, routes_opt, "A,B,...", "serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
+		CMD_CHOICE(
+			0, "format", &fmt, lr_format_names, "F",
+			"md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
+		CMD_STRING('o', "output", &out, "FILE",
+			   "write to FILE (replaced atomically) instead of standard output"),
+		CMD_CALLBACK(
+			0, "routes", &routes, routes_opt, "A,B,...",
+			"serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
 	const struct cmd_parse p = { .cmd = "report", .usage = usage };
@@ -106,7 +113,8 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_store(&st, g)))
 		return rc;
-	if (run_ref && ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
+	if (run_ref &&
+	    ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
 		goto out;
 	if (flt.issue)
 		snprintf(title, sizeof title, "issue %s", flt.issue);
@@ -119,8 +127,10 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	else if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
 		rc = lr_serving_report_build(st, rep.ids, rep.nids, (const char *const *)routes.v, (int)routes.n, &sv);
 	if (run.kind != LR_KIND_BENCH && (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows))) {
-		rc = lr_error_set(LR_ENOTFOUND, "cannot report on %s: no experiment runs match, and no serving evidence", title);
-		lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
+		rc = lr_error_set(LR_ENOTFOUND,
+				  "cannot report on %s: no experiment runs match, and no serving evidence", title);
+		lr_error_hint(
+			"'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
 	}
 	if (rc)
 		goto out;

@@ -13,21 +13,24 @@
 
 extern char **environ;
 
-static const char usage[] =
-	"usage: labrun run [--quiet] [--progress] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
-	"\n"
-	"Run the experiment defined in FILE (docs/experiments.md): for every condition,\n"
-	"check that all arms give bit-identical output, then time paired blocks\n"
-	"(ABBA/BAAB) and store every repetition, parity check and the definition itself.\n"
-	"Prints the comparison of every arm with the first (the baseline): medians,\n"
-	"the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
-	"current repetition and keeps what was measured (the run is 'cancelled').\n"
-	"Exit 0 when every condition passed, 1 otherwise.\n";
+static const char usage[] = "usage: labrun run [--quiet] [--progress] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
+			    "\n"
+			    "Run the experiment defined in FILE (docs/experiments.md): for every condition,\n"
+			    "check that all arms give bit-identical output, then time paired blocks\n"
+			    "(ABBA/BAAB) and store every repetition, parity check and the definition itself.\n"
+			    "Prints the comparison of every arm with the first (the baseline): medians,\n"
+			    "the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
+			    "current repetition and keeps what was measured (the run is 'cancelled').\n"
+			    "Exit 0 when every condition passed, 1 otherwise.\n";
 
 int cmd_run(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_runopts ro = {
-		.cancel = &cmd_cancel_requested, .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1,
+		.cancel = &cmd_cancel_requested,
+		.envp = environ,
+		.progress = cmd_run_progress,
+		.flip_arm = -1,
+		.flip_condition = -1,
 	};
 	struct cmd_cancel cancel;
 	struct lr_store *st = NULL;
@@ -41,11 +44,14 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
 		CMD_PROGRESS(&progress),
-		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]", "test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
+		CMD_CALLBACK(
+			0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
+			"test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "run", .usage = usage,
-				     .min = 1, .max = 1, .operands = "one experiment file" };
+	const struct cmd_parse p = {
+		.cmd = "run", .usage = usage, .min = 1, .max = 1, .operands = "one experiment file"
+	};
 
 	memset(&res, 0, sizeof res);
 	memset(&d, 0, sizeof d);
@@ -75,10 +81,12 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = lr_store_output_dropped(st, run.id, &capped, &dropped)) && capped) {
 		char size[32];
 
-		fprintf(stderr, "labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
-			"were not kept\n", (long long)capped, lr_human_size(size, sizeof size, d.output_cap),
-			(long long)dropped);
-		fprintf(stderr, "hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
+		fprintf(stderr,
+			"labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
+			"were not kept\n",
+			(long long)capped, lr_human_size(size, sizeof size, d.output_cap), (long long)dropped);
+		fprintf(stderr,
+			"hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
 	}
 	if (rc)
 		goto fail;

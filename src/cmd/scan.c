@@ -9,19 +9,18 @@
 #include "evidence/select.h"
 #include "record/gitsrc.h"
 
-static const char usage[] =
-	"usage: labrun scan [PATH...] [--run ID | --issue REF | --changed REV] [OPTIONS]\n"
-	"\n"
-	"Look for what must not be published: private keys, provider access tokens (GitHub,\n"
-	"GitLab, AWS, Slack, Hugging Face, OpenAI, Google), passwords in URLs, credential files\n"
-	"by name (.netrc, .git-credentials, .pgpass, id_rsa, ...) and internal host/address\n"
-	"patterns. Each finding is printed as FILE:LINE: RULE FINGERPRINT, never with the\n"
-	"matched text. Fingerprints in the baseline are accepted and not printed. Exit 0 when\n"
-	"there is no new finding, 1 when there is. With no PATH, --run, --issue or --changed,\n"
-	"the working directory is scanned.\n";
+static const char usage[] = "usage: labrun scan [PATH...] [--run ID | --issue REF | --changed REV] [OPTIONS]\n"
+			    "\n"
+			    "Look for what must not be published: private keys, provider access tokens (GitHub,\n"
+			    "GitLab, AWS, Slack, Hugging Face, OpenAI, Google), passwords in URLs, credential files\n"
+			    "by name (.netrc, .git-credentials, .pgpass, id_rsa, ...) and internal host/address\n"
+			    "patterns. Each finding is printed as FILE:LINE: RULE FINGERPRINT, never with the\n"
+			    "matched text. Fingerprints in the baseline are accepted and not printed. Exit 0 when\n"
+			    "there is no new finding, 1 when there is. With no PATH, --run, --issue or --changed,\n"
+			    "the working directory is scanned.\n";
 
 struct scan_out {
-	FILE *baseline;		/* --write-baseline, or NULL */
+	FILE *baseline; /* --write-baseline, or NULL */
 	long shown;
 };
 
@@ -50,7 +49,8 @@ static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *r
 	if (run_ref || issue) {
 		struct lr_strlist runs = { 0 }, issues = { 0 };
 
-		if ((run_ref && (rc = lr_strlist_add(&runs, run_ref))) || (issue && (rc = lr_strlist_add(&issues, issue))) ||
+		if ((run_ref && (rc = lr_strlist_add(&runs, run_ref))) ||
+		    (issue && (rc = lr_strlist_add(&issues, issue))) ||
 		    (rc = lr_evidence_select(st, &runs, &issues, "scan", &ids, &n, name, sizeof name))) {
 			lr_strlist_release(&runs);
 			lr_strlist_release(&issues);
@@ -79,12 +79,18 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 	char cwd[4096], norm[CMD_ISSUE_BUF] = "";
 	int rc = 0, modes, first;
 	const struct cmd_opt opts[] = {
-		CMD_STRING(0, "run", &run_ref, "ID", "a stored run as it would be published (run.json, logs, artifacts)"),
+		CMD_STRING(0, "run", &run_ref, "ID",
+			   "a stored run as it would be published (run.json, logs, artifacts)"),
 		CMD_CALLBACK(0, "issue", norm, cmd_opt_issue, "REF", "every run of an issue"),
-		CMD_STRING(0, "changed", &changed, "REV", "only the files changed against git revision REV (and untracked ones)"),
-		CMD_STRING(0, "baseline", &baseline, "FILE", "accepted fingerprints (default: the 'scan.baseline' setting, else\n.labrun-scan-baseline when it exists here)"),
-		CMD_LIST(0, "internal", &internal, "REGEX", "an internal host/address pattern (repeatable; also 'scan.internal')"),
-		CMD_STRING(0, "write-baseline", &write, "FILE", "write every finding's fingerprint to FILE, to accept them"),
+		CMD_STRING(0, "changed", &changed, "REV",
+			   "only the files changed against git revision REV (and untracked ones)"),
+		CMD_STRING(
+			0, "baseline", &baseline, "FILE",
+			"accepted fingerprints (default: the 'scan.baseline' setting, else\n.labrun-scan-baseline when it exists here)"),
+		CMD_LIST(0, "internal", &internal, "REGEX",
+			 "an internal host/address pattern (repeatable; also 'scan.internal')"),
+		CMD_STRING(0, "write-baseline", &write, "FILE",
+			   "write every finding's fingerprint to FILE, to accept them"),
 		CMD_END,
 	};
 	const struct cmd_parse p = { .cmd = "scan", .usage = usage, .max = -1 };
@@ -124,7 +130,8 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 		rc = lr_error_set(LR_EIO, "cannot write baseline '%s'", write);
 	if (rc)
 		goto fail;
-	fprintf(stderr, "scan: %ld file(s), %ld skipped (binary, link or special); %ld finding(s): %ld new, %ld baselined\n",
+	fprintf(stderr,
+		"scan: %ld file(s), %ld skipped (binary, link or special); %ld finding(s): %ld new, %ld baselined\n",
 		s.files, s.skipped, s.found, s.found - s.baselined, s.baselined);
 	rc = s.found > s.baselined && !write ? LR_EXIT_FAIL : LR_EXIT_OK;
 	goto out;

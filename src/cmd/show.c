@@ -11,13 +11,12 @@
 #include "store/remote.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun show [--json] [--tail N] RUN\n"
-	"\n"
-	"Show everything recorded about RUN (a short id, a uuid or uuid prefix, 'last', or\n"
-	"any of them followed by ~N for the Nth run recorded before it, as in 'last~1'):\n"
-	"status and exit, command, sources, host, binding, geometry, tools, environment,\n"
-	"artifacts and the last lines of both logs.\n";
+static const char usage[] = "usage: labrun show [--json] [--tail N] RUN\n"
+			    "\n"
+			    "Show everything recorded about RUN (a short id, a uuid or uuid prefix, 'last', or\n"
+			    "any of them followed by ~N for the Nth run recorded before it, as in 'last~1'):\n"
+			    "status and exit, command, sources, host, binding, geometry, tools, environment,\n"
+			    "artifacts and the last lines of both logs.\n";
 
 /* Print the last 'lines' lines of a file, indented; reads at most 64 KiB. */
 /*
@@ -204,8 +203,8 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 		       r->sys_s, lr_human_size(size, sizeof size, r->peak_rss_kib * 1024));
 	if (r->replay_of)
 		printf("replay of:  run %lld\n", (long long)r->replay_of);
-	printf("host:       %s, %s, %s %s\n", r->host.hostname, r->host.os ? r->host.os : "unknown OS",
-	       r->host.arch, r->host.kernel);
+	printf("host:       %s, %s, %s %s\n", r->host.hostname, r->host.os ? r->host.os : "unknown OS", r->host.arch,
+	       r->host.kernel);
 	printf("cpu:        %s, %lld cores, %s memory\n", r->host.cpu_model ? r->host.cpu_model : "unknown",
 	       (long long)r->host.cores, lr_human_size(size, sizeof size, r->host.memory_bytes));
 	if (r->source.present) {
@@ -241,8 +240,7 @@ int cmd_show(const struct lr_global *g, int argc, char **argv)
 		CMD_INT(0, "tail", &tail, 0, 1000000, "N", "log lines to show per stream (default 10, 0 for none)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "show", .usage = usage,
-				     .min = 1, .max = 1, .operands = "one RUN" };
+	const struct cmd_parse p = { .cmd = "show", .usage = usage, .min = 1, .max = 1, .operands = "one RUN" };
 
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;

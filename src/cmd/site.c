@@ -11,18 +11,17 @@
 #include "evidence/select.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun site [--issue REF | --run ID]... [-o DIR] [--trust FILE]...\n"
-	"\n"
-	"Write the evidence as a static site in DIR (default 'site'): index.html, a table\n"
-	"of the runs to filter and search; run-N.html for each run, with its sources,\n"
-	"binding, geometry, environment, logs and artifacts with their hashes, its ledger\n"
-	"entries and who signed them (checked against your trusted keys), an experiment's\n"
-	"tables and charts, the serving evidence, and what changed since the previous run\n"
-	"of its kind; diff.html, any two runs side by side, only what differs. No server,\n"
-	"no network: open index.html from the file system. The bytes depend only on the\n"
-	"store and your trusted keys. Without --issue or --run, every run. An existing DIR\n"
-	"is replaced only when labrun wrote it.\n";
+static const char usage[] = "usage: labrun site [--issue REF | --run ID]... [-o DIR] [--trust FILE]...\n"
+			    "\n"
+			    "Write the evidence as a static site in DIR (default 'site'): index.html, a table\n"
+			    "of the runs to filter and search; run-N.html for each run, with its sources,\n"
+			    "binding, geometry, environment, logs and artifacts with their hashes, its ledger\n"
+			    "entries and who signed them (checked against your trusted keys), an experiment's\n"
+			    "tables and charts, the serving evidence, and what changed since the previous run\n"
+			    "of its kind; diff.html, any two runs side by side, only what differs. No server,\n"
+			    "no network: open index.html from the file system. The bytes depend only on the\n"
+			    "store and your trusted keys. Without --issue or --run, every run. An existing DIR\n"
+			    "is replaced only when labrun wrote it.\n";
 
 #define MARKER ".labrun-site"
 
@@ -36,8 +35,8 @@ static int collect_id(void *arg, const struct lr_run *r)
 }
 
 /* The runs: those of --run and --issue, else every run; oldest first. */
-static int select_all(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues, int64_t **ids,
-		      int *n)
+static int select_all(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues,
+		      int64_t **ids, int *n)
 {
 	struct lr_run_filter f = { .status = -1 };
 	struct lr_strlist all = { 0 };
@@ -71,7 +70,8 @@ static int publish(const char *tmp, const char *dir)
 		if ((rc = lr_path(marker, sizeof marker, "%s/" MARKER, dir)))
 			return rc;
 		if (!S_ISDIR(sb.st_mode) || access(marker, F_OK) != 0) {
-			lr_error_set(LR_EINVAL, "cannot write the site into '%s': it exists and labrun did not write it", dir);
+			lr_error_set(LR_EINVAL,
+				     "cannot write the site into '%s': it exists and labrun did not write it", dir);
 			lr_error_hint("give -o a new directory, or remove '%s' yourself", dir);
 			return LR_EINVAL;
 		}
@@ -108,9 +108,11 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	int rc, first, n = 0, progress = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs, "ID", "this run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
-		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF", "every run that is evidence for REF; repeatable"),
+		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF",
+			     "every run that is evidence for REF; repeatable"),
 		CMD_NONEMPTY('o', "output", &out, "DIR", "the site's directory (default 'site')"),
-		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE when naming signers (repeatable)"),
+		CMD_LIST(0, "trust", &trust_files, "FILE",
+			 "also trust the keys of FILE when naming signers (repeatable)"),
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
@@ -123,7 +125,8 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 		goto done;
 	}
 	memcpy(outbuf, out, strlen(out) + 1);
-	for (size_t len = strlen(outbuf); len > 1 && outbuf[len - 1] == '/';) /* site/ is site: its sibling is written */
+	for (size_t len = strlen(outbuf);
+	     len > 1 && outbuf[len - 1] == '/';) /* site/ is site: its sibling is written */
 		outbuf[--len] = '\0';
 	out = outbuf;
 	if ((rc = cmd_trust_load(&trust, &trust_files, NULL)) ||

@@ -8,13 +8,12 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 
-static const char usage[] =
-	"usage: labrun sql [--csv | --json] \"SELECT ...\"\n"
-	"\n"
-	"Run one read-only SQL statement on the store's database and print the rows.\n"
-	"The database is opened read-only and statements that could write are refused,\n"
-	"so no query can change the store. Tables, views and example queries:\n"
-	"docs/schema.md.\n";
+static const char usage[] = "usage: labrun sql [--csv | --json] \"SELECT ...\"\n"
+			    "\n"
+			    "Run one read-only SQL statement on the store's database and print the rows.\n"
+			    "The database is opened read-only and statements that could write are refused,\n"
+			    "so no query can change the store. Tables, views and example queries:\n"
+			    "docs/schema.md.\n";
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -75,8 +74,7 @@ static int on_row(void *arg, const struct lr_sqlrow *row, int is_header)
 
 	c->ncol = row->ncol;
 	switch (c->fmt) {
-	case FMT_CSV:
-		return lr_csv_write_row(stdout, is_header ? row->names : row->values, row->ncol);
+	case FMT_CSV: return lr_csv_write_row(stdout, is_header ? row->names : row->values, row->ncol);
 	case FMT_JSON: {
 		json_t *o;
 		char *s;
@@ -125,8 +123,9 @@ int cmd_sql(const struct lr_global *g, int argc, char **argv)
 		CMD_BOOL(0, "json", &json, "one JSON array of objects (numbers stay numbers, NULL is null)"),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "sql", .usage = usage,
-				     .min = 1, .max = 1, .operands = "one quoted SQL statement" };
+	const struct cmd_parse p = {
+		.cmd = "sql", .usage = usage, .min = 1, .max = 1, .operands = "one quoted SQL statement"
+	};
 
 	memset(&ctx, 0, sizeof ctx);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))

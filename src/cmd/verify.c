@@ -10,19 +10,18 @@
 #include "evidence/archive.h"
 #include "evidence/verify.h"
 
-static const char usage[] =
-	"usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] [--progress] PATH\n"
-	"\n"
-	"Check a crate (a directory 'labrun manifest' wrote) or an archive ('labrun archive')\n"
-	"as a reviewer with no store: every file against the signed subjects of\n"
-	"crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
-	"you trust (never a key because the crate carries it), the ledger entries the crate\n"
-	"carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
-	"and its report and site rebuilt from its rows with the code 'labrun report' and\n"
-	"'labrun site' use and compared block by block, cell by cell, page by page and word\n"
-	"by word. Every mismatch is named. Creates no store: the rows\n"
-	"are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
-	"problem, 2 on a usage error.\n";
+static const char usage[] = "usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] [--progress] PATH\n"
+			    "\n"
+			    "Check a crate (a directory 'labrun manifest' wrote) or an archive ('labrun archive')\n"
+			    "as a reviewer with no store: every file against the signed subjects of\n"
+			    "crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
+			    "you trust (never a key because the crate carries it), the ledger entries the crate\n"
+			    "carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
+			    "and its report and site rebuilt from its rows with the code 'labrun report' and\n"
+			    "'labrun site' use and compared block by block, cell by cell, page by page and word\n"
+			    "by word. Every mismatch is named. Creates no store: the rows\n"
+			    "are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
+			    "problem, 2 on a usage error.\n";
 
 static void print_problem(void *arg, const char *file, const char *problem)
 {
@@ -63,13 +62,16 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 	struct stat sb;
 	int rc, allow = 0, problems = 0, progress = 0, first;
 	const struct cmd_opt opts[] = {
-		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE (a PEM public key or trusted-keys lines)"),
+		CMD_LIST(0, "trust", &trust_files, "FILE",
+			 "also trust the keys of FILE (a PEM public key or trusted-keys lines)"),
 		CMD_STRING(0, "key", &key, "FILE", "trust only this key (a PEM public key), not your configuration's"),
 		CMD_BOOL(0, "allow-unsigned", &allow, "check a crate no trusted key signed all the same (and say so)"),
 		CMD_PROGRESS(&progress),
 		CMD_END,
 	};
-	const struct cmd_parse p = { .cmd = "verify", .usage = usage, .min = 1, .max = 1, .operands = "the crate directory or archive" };
+	const struct cmd_parse p = {
+		.cmd = "verify", .usage = usage, .min = 1, .max = 1, .operands = "the crate directory or archive"
+	};
 
 	(void)g;
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {

@@ -64,12 +64,12 @@ int lr_bench_pin(int threads)
 }
 
 struct bufs {
-	uint16_t *src;		/* [L,2,H,T,D] contiguous */
-	uint16_t *src_tm;	/* the same values token-major: [L,2,T,H,D] */
+	uint16_t *src;    /* [L,2,H,T,D] contiguous */
+	uint16_t *src_tm; /* the same values token-major: [L,2,T,H,D] */
 	uint16_t *dst;
 	struct lr_view vsrc, vdst, vperm;
 	int64_t n;
-	char *in, *out;		/* the file variants' input .npy and output, or NULL */
+	char *in, *out; /* the file variants' input .npy and output, or NULL */
 };
 
 /* One copy of [first, first + bytes) of the buffers: what a copy variant's thread does. */
@@ -161,7 +161,7 @@ static int file_encode(const char *in, const char *out, const struct lr_dlf16_ke
  * [1,2,8,2048,128], 1 pass left avx512 at 0.80x memcpy after the permuted
  * view and 0.97x after the others; 3 passes, 0.93-0.95x after either.
  */
-#define PRIME_PASSES 3
+#define PRIME_PASSES    3
 #define PRIME_MAX_BYTES (64u << 20)
 
 static int is_file(const struct lr_bench_variant *v)
@@ -191,10 +191,8 @@ static void prime(const struct lr_bench_variant *v, const struct bufs *b)
 static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr_dlf16_contract c, int threads)
 {
 	switch (v->kind) {
-	case LR_BENCH_FILE_COPY:
-		return file_copy(b->in, b->out);
-	case LR_BENCH_FILE_ENCODE:
-		return file_encode(b->in, b->out, v->k, c, threads);
+	case LR_BENCH_FILE_COPY: return file_copy(b->in, b->out);
+	case LR_BENCH_FILE_ENCODE: return file_encode(b->in, b->out, v->k, c, threads);
 	case LR_BENCH_COPY:
 		if (threads > 1) {
 			run_copy(v->copy, b, threads);
@@ -207,10 +205,8 @@ static int run_variant(const struct lr_bench_variant *v, struct bufs *b, enum lr
 		else
 			lr_memcpy_stream(b->dst, b->src, (size_t)b->n * 2);
 		break;
-	case LR_BENCH_ENCODE:
-		return lr_encode_view(&b->vdst, &b->vsrc, v->k, c, threads);
-	case LR_BENCH_PERMUTED:
-		return lr_encode_view(&b->vdst, &b->vperm, v->k, c, threads);
+	case LR_BENCH_ENCODE: return lr_encode_view(&b->vdst, &b->vsrc, v->k, c, threads);
+	case LR_BENCH_PERMUTED: return lr_encode_view(&b->vdst, &b->vperm, v->k, c, threads);
 	}
 	return 0;
 }
@@ -271,7 +267,8 @@ static int make_bufs(struct bufs *b, const struct lr_bench_opts *o)
 		return rc;
 	b->n = lr_view_count(&b->vsrc);
 	if (b->n == 0) { /* every time would be 0 and every ratio 0/0 */
-		rc = lr_error_set(LR_EINVAL, "shape [%lld,%lld,%lld,%lld,%lld] holds no elements: there is nothing to time",
+		rc = lr_error_set(LR_EINVAL,
+				  "shape [%lld,%lld,%lld,%lld,%lld] holds no elements: there is nothing to time",
 				  (long long)o->shape[0], (long long)o->shape[1], (long long)o->shape[2],
 				  (long long)o->shape[3], (long long)o->shape[4]);
 		lr_error_hint("give every --shape dimension at least 1");
@@ -376,7 +373,8 @@ int lr_bench_encoder(const struct lr_bench_opts *o, struct lr_bench_result *r)
 		if (r->var[i].kind == LR_BENCH_COPY || r->var[i].kind == LR_BENCH_FILE_COPY)
 			continue;
 		memset(b.dst, 0, (size_t)b.n * 2);
-		if ((rc = run_variant(&r->var[i], &b, o->contract, threads)) || (rc = variant_digest(&r->var[i], &b, d)))
+		if ((rc = run_variant(&r->var[i], &b, o->contract, threads)) ||
+		    (rc = variant_digest(&r->var[i], &b, d)))
 			goto out;
 		if (!r->digest[0]) {
 			memcpy(r->digest, d, sizeof d);

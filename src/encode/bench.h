@@ -20,35 +20,35 @@
 enum lr_bench_kind {
 	LR_BENCH_COPY,
 	LR_BENCH_ENCODE,
-	LR_BENCH_PERMUTED,	/* encode from a permuted (token-major) view */
-	LR_BENCH_FILE_COPY,	/* cp of the input .npy file: copy_file_range, as cp does */
-	LR_BENCH_FILE_ENCODE,	/* labrun encode of the same file, file to file */
+	LR_BENCH_PERMUTED,    /* encode from a permuted (token-major) view */
+	LR_BENCH_FILE_COPY,   /* cp of the input .npy file: copy_file_range, as cp does */
+	LR_BENCH_FILE_ENCODE, /* labrun encode of the same file, file to file */
 };
 
 /* "copy", "encode", "permuted", "file copy", "file encode" */
 const char *lr_bench_kind_name(enum lr_bench_kind kind);
 
-#define LR_BENCH_MAXVAR 16
-#define LR_BENCH_MAXREPS 101
+#define LR_BENCH_MAXVAR     16
+#define LR_BENCH_MAXREPS    101
 #define LR_BENCH_MAXTHREADS LR_PARALLEL_MAX
 
 struct lr_bench_variant {
 	enum lr_bench_kind kind;
 	char name[48];
-	const struct lr_dlf16_kernel *k;	/* encoders, when run here; NULL when read from a stored run */
-	char kernel[16];			/* encoders: the kernel's name */
-	int copy;				/* copies: 0 memcpy, 1 vector, 2 non-temporal */
-	double ms[LR_BENCH_MAXREPS];		/* wall time of each repetition */
+	const struct lr_dlf16_kernel *k; /* encoders, when run here; NULL when read from a stored run */
+	char kernel[16];                 /* encoders: the kernel's name */
+	int copy;                        /* copies: 0 memcpy, 1 vector, 2 non-temporal */
+	double ms[LR_BENCH_MAXREPS];     /* wall time of each repetition */
 };
 
 struct lr_bench_opts {
 	int rank;
-	int64_t shape[LR_VIEW_MAXRANK];	/* [L, 2, H, T, D] */
-	int reps;			/* repetitions, the first dropped as warm-up */
+	int64_t shape[LR_VIEW_MAXRANK]; /* [L, 2, H, T, D] */
+	int reps;                       /* repetitions, the first dropped as warm-up */
 	enum lr_dlf16_contract contract;
 	uint64_t seed;
-	int threads;			/* threads of every variant, copies included (0 or 1: one) */
-	const char *dir;		/* where the file variants write; NULL: no file variants */
+	int threads;     /* threads of every variant, copies included (0 or 1: one) */
+	const char *dir; /* where the file variants write; NULL: no file variants */
 };
 
 /*
@@ -61,8 +61,8 @@ struct lr_bench_result {
 	int64_t elements;
 	int nvar;
 	struct lr_bench_variant var[LR_BENCH_MAXVAR];
-	char digest[65];	/* sha256 of the encoded output, equal for every encoder */
-	int cpu;		/* the CPU the timing thread was pinned to, -1 if not */
+	char digest[65]; /* sha256 of the encoded output, equal for every encoder */
+	int cpu;         /* the CPU the timing thread was pinned to, -1 if not */
 };
 
 /*

@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) __m256i encode16(__m256i x, int sat
 }
 
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
-							    enum lr_dlf16_contract c, unsigned flags, int sat)
+							     enum lr_dlf16_contract c, unsigned flags, int sat)
 {
 	size_t i = 0;
 
@@ -70,6 +70,6 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 		dst[i] = lr_dlf16_encode1(src[i], c);
 }
 
-#define DLF16_ENCODE lr_dlf16_encode_avx2
+#define DLF16_ENCODE      lr_dlf16_encode_avx2
 #define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx2
 #include "encode/dlf16-tpl.h"

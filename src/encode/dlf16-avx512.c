@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) __m512i encode32(__m512i x, int sat
 }
 
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
-							    enum lr_dlf16_contract c, unsigned flags, int sat)
+							     enum lr_dlf16_contract c, unsigned flags, int sat)
 {
 	size_t i = 0;
 
@@ -62,6 +62,6 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 	}
 }
 
-#define DLF16_ENCODE lr_dlf16_encode_avx512
+#define DLF16_ENCODE      lr_dlf16_encode_avx512
 #define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx512
 #include "encode/dlf16-tpl.h"

@@ -21,8 +21,7 @@ const char *lr_dlf16_contract_name(enum lr_dlf16_contract c)
 
 /* ---- scalar: the reference, one element at a time ------------------------- */
 
-static void encode_scalar(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			  unsigned flags)
+static void encode_scalar(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags)
 {
 	size_t i;
 
@@ -48,8 +47,7 @@ static void lookup_build(void)
 	}
 }
 
-static void encode_lookup(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			  unsigned flags)
+static void encode_lookup(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags)
 {
 	const uint16_t *t;
 	size_t i;
@@ -140,7 +138,8 @@ const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k)
 	if (!k->encode)
 		return k->what;
 	if (!k->supported())
-		return lr_cpu_hidden(k->name) ? "LABRUN_CPU_HIDE hides its instructions" : "this CPU lacks the instructions";
+		return lr_cpu_hidden(k->name) ? "LABRUN_CPU_HIDE hides its instructions"
+					      : "this CPU lacks the instructions";
 	return NULL;
 }
 
@@ -184,9 +183,9 @@ void lr_dlf16_decode_f32(uint32_t *dst, const uint16_t *src, size_t n)
 		__m128i x = _mm_loadu_si128((const __m128i *)(src + i));
 		__m128i hi = decode8_bf16(x);
 		/* m's low two bits go to FP32 bits 14-15: not for zero (none) or NINF */
-		__m128i keep = _mm_andnot_si128(_mm_cmpeq_epi16(_mm_andnot_si128(_mm_set1_epi16((short)0x8000), x),
-								_mm_set1_epi16(0x7fff)),
-						_mm_set1_epi16(3));
+		__m128i keep = _mm_andnot_si128(
+			_mm_cmpeq_epi16(_mm_andnot_si128(_mm_set1_epi16((short)0x8000), x), _mm_set1_epi16(0x7fff)),
+			_mm_set1_epi16(3));
 		__m128i lo = _mm_slli_epi16(_mm_and_si128(x, keep), 14);
 
 		_mm_storeu_si128((__m128i *)(dst + i), _mm_unpacklo_epi16(lo, hi));

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 enum lr_dlf16_contract {
-	LR_DLF16_SATURATE = 0,	/* finite overflow -> largest finite (the serving stack's default) */
-	LR_DLF16_NINF = 1,	/* finite overflow -> NINF (IBM hardware default) */
+	LR_DLF16_SATURATE = 0, /* finite overflow -> largest finite (the serving stack's default) */
+	LR_DLF16_NINF = 1,     /* finite overflow -> NINF (IBM hardware default) */
 };
 
 /* "saturate"/"ninf": one table, read both ways (base/enumname.h). */
@@ -58,21 +58,21 @@ enum {
 	LR_DLF16_STREAM = 1,
 };
 
-typedef void (*lr_dlf16_encode_fn)(uint16_t *dst, const uint16_t *src, size_t n,
-				   enum lr_dlf16_contract c, unsigned flags);
+typedef void (*lr_dlf16_encode_fn)(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+				   unsigned flags);
 
 struct lr_dlf16_kernel {
-	const char *name;		/* "lookup", "scalar", "avx2", "avx512" */
-	const char *what;		/* one line for --help and bench output */
-	int (*supported)(void);		/* built and runnable on this CPU */
+	const char *name;       /* "lookup", "scalar", "avx2", "avx512" */
+	const char *what;       /* one line for --help and bench output */
+	int (*supported)(void); /* built and runnable on this CPU */
 	lr_dlf16_encode_fn encode;
 	/*
 	 * Optional: 'rows' rows of n contiguous elements each, the rows
 	 * 'sstride' and 'dstride' elements apart. A permuted view is many
 	 * short rows; in cache, a call per row costs more than the row.
 	 */
-	void (*encode_rows)(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
-			    size_t n, enum lr_dlf16_contract c, unsigned flags);
+	void (*encode_rows)(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows, size_t n,
+			    enum lr_dlf16_contract c, unsigned flags);
 };
 
 /* All kernels, in a fixed order (lookup first: the baseline), NULL-terminated. */
@@ -89,13 +89,11 @@ void lr_dlf16_decode_f32(uint32_t *dst, const uint16_t *src, size_t n);
 void lr_dlf16_decode_bf16(uint16_t *dst, const uint16_t *src, size_t n);
 
 /* Kernels of their own files (declared here so the table can name them). */
-void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			  unsigned flags);
+void lr_dlf16_encode_avx2(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags);
 void lr_dlf16_encode_rows_avx2(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
 			       size_t n, enum lr_dlf16_contract c, unsigned flags);
 void lr_dlf16_encode_rows_avx512(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
 				 size_t n, enum lr_dlf16_contract c, unsigned flags);
-void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
-			    unsigned flags);
+void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags);
 
 #endif

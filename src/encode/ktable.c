@@ -130,7 +130,8 @@ int lr_ktable_write(const struct lr_ktable_entry *e, size_t n)
 	int fd, rc = 0;
 
 	if (!path)
-		return lr_error_set(LR_EIO, "nowhere to keep the kernel table: set HOME, XDG_CACHE_HOME or LABRUN_KERNEL_TABLE");
+		return lr_error_set(
+			LR_EIO, "nowhere to keep the kernel table: set HOME, XDG_CACHE_HOME or LABRUN_KERNEL_TABLE");
 	if ((rc = lr_mkdir_parents(path, 0755)))
 		return rc;
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp)
@@ -198,8 +199,9 @@ int lr_dlf16_kernel_for(const struct lr_dlf16_kernel **out, const char *name, ui
 			continue;
 		if (lr_dlf16_unavailable(k)) {
 			lr_error_set(LR_EINVAL, "kernel '%s' is not available: %s", name, lr_dlf16_unavailable(k));
-			lr_error_hint(k->encode ? "use --kernel auto: the kernel measured fastest here that this CPU supports"
-						: "rebuild with a compiler that supports it, or pick another --kernel");
+			lr_error_hint(
+				k->encode ? "use --kernel auto: the kernel measured fastest here that this CPU supports"
+					  : "rebuild with a compiler that supports it, or pick another --kernel");
 			return LR_EINVAL;
 		}
 		*out = k;

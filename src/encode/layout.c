@@ -16,8 +16,8 @@ int lr_view_init(struct lr_view *v, void *data, int rank, const int64_t *shape)
 
 	memset(v, 0, sizeof *v);
 	if (rank < 0 || rank > LR_VIEW_MAXRANK)
-		return lr_error_set(LR_EINVAL, "cannot describe an array of rank %d: at most %d dimensions",
-				    rank, LR_VIEW_MAXRANK);
+		return lr_error_set(LR_EINVAL, "cannot describe an array of rank %d: at most %d dimensions", rank,
+				    LR_VIEW_MAXRANK);
 	v->data = data;
 	v->rank = rank;
 	for (i = rank - 1; i >= 0; i--) {
@@ -165,7 +165,7 @@ void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int6
 
 /* Iteration space after dropping size-1 dimensions and merging contiguous ones. */
 struct plan {
-	int rank;		/* >= 1; the last dimension is the row */
+	int rank; /* >= 1; the last dimension is the row */
 	int64_t shape[LR_VIEW_MAXRANK];
 	int64_t sstride[LR_VIEW_MAXRANK], dstride[LR_VIEW_MAXRANK];
 	const uint16_t *src;
@@ -265,8 +265,8 @@ static void encode_row(const struct plan *p, uint16_t *d, const uint16_t *s, int
 
 struct part {
 	const struct plan *p;
-	int64_t first, count;	/* rows [first, first + count), or elements when 'elems' */
-	int elems;		/* a slice of the plan's one row (rank 1), not whole rows */
+	int64_t first, count; /* rows [first, first + count), or elements when 'elems' */
+	int elems;            /* a slice of the plan's one row (rank 1), not whole rows */
 };
 
 static void *encode_part(void *arg)
@@ -340,8 +340,9 @@ int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, 
 				    dst->rank);
 	for (i = 0; i < src->rank; i++)
 		if (src->shape[i] != dst->shape[i])
-			return lr_error_set(LR_EINVAL, "cannot encode: input and output differ in dimension %d (%lld vs %lld)",
-					    i, (long long)src->shape[i], (long long)dst->shape[i]);
+			return lr_error_set(LR_EINVAL,
+					    "cannot encode: input and output differ in dimension %d (%lld vs %lld)", i,
+					    (long long)src->shape[i], (long long)dst->shape[i]);
 	if (((uintptr_t)src->data | (uintptr_t)dst->data) & 1)
 		return lr_error_set(LR_EINVAL, "cannot encode: 16-bit elements must start on an even address");
 	n = lr_view_count(src);

@@ -16,10 +16,10 @@
 #define LR_VIEW_MAXRANK 8
 
 struct lr_view {
-	void *data;			/* element [0, ..., 0]; not owned */
-	int rank;			/* 0..LR_VIEW_MAXRANK; rank 0 is one element */
+	void *data; /* element [0, ..., 0]; not owned */
+	int rank;   /* 0..LR_VIEW_MAXRANK; rank 0 is one element */
 	int64_t shape[LR_VIEW_MAXRANK];
-	int64_t stride[LR_VIEW_MAXRANK];	/* in elements; negative allowed */
+	int64_t stride[LR_VIEW_MAXRANK]; /* in elements; negative allowed */
 };
 
 /* A C-order (row-major) view of 'data'. LR_EINVAL for a bad rank or shape. */
@@ -49,7 +49,7 @@ void lr_view_extent(const struct lr_view *v, uintptr_t *lo, uintptr_t *hi);
  * the kernel; other rows pass through small stack buffers.
  */
 LR_MUST_CHECK int lr_encode_view(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
-		   enum lr_dlf16_contract c, int threads);
+				 enum lr_dlf16_contract c, int threads);
 
 /*
  * The same with the store policy chosen by the caller: LR_STORES_AUTO
@@ -58,8 +58,9 @@ LR_MUST_CHECK int lr_encode_view(const struct lr_view *dst, const struct lr_view
  * output in many small calls knows better than each call.
  */
 enum { LR_STORES_AUTO, LR_STORES_STREAM, LR_STORES_CACHED };
-LR_MUST_CHECK int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src, const struct lr_dlf16_kernel *k,
-			  enum lr_dlf16_contract c, int threads, int stores);
+LR_MUST_CHECK int lr_encode_view_stores(const struct lr_view *dst, const struct lr_view *src,
+					const struct lr_dlf16_kernel *k, enum lr_dlf16_contract c, int threads,
+					int stores);
 
 /*
  * A view cut along one dimension into pieces whose elements are consecutive
@@ -70,9 +71,9 @@ LR_MUST_CHECK int lr_encode_view_stores(const struct lr_view *dst, const struct 
  */
 struct lr_pieces {
 	struct lr_view v;
-	int d;			/* the dimension cut; -1: one piece, the whole view */
-	int64_t inner;		/* elements per index of dimension d */
-	int64_t m, per;		/* indices of d per piece; pieces per outer index */
+	int d;          /* the dimension cut; -1: one piece, the whole view */
+	int64_t inner;  /* elements per index of dimension d */
+	int64_t m, per; /* indices of d per piece; pieces per outer index */
 };
 int64_t lr_pieces_init(struct lr_pieces *pc, const struct lr_view *v, int64_t max);
 void lr_piece(const struct lr_pieces *pc, int64_t i, struct lr_view *piece, int64_t *first);

@@ -10,7 +10,8 @@
 static int bad(const char *path, const char *why)
 {
 	lr_error_set(LR_EINVAL, "cannot read '%s' as .npy: %s", path, why);
-	lr_error_hint("expected a NumPy .npy file of 16-bit elements ('<u2' or bfloat16), or pass --shape for a raw file");
+	lr_error_hint(
+		"expected a NumPy .npy file of 16-bit elements ('<u2' or bfloat16), or pass --shape for a raw file");
 	return LR_EINVAL;
 }
 
@@ -215,8 +216,12 @@ int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const cha
 
 const char *lr_file_kind(mode_t mode)
 {
-	return S_ISLNK(mode) ? "symbolic link" : S_ISCHR(mode) || S_ISBLK(mode) ? "device" : S_ISFIFO(mode) ? "FIFO"
-	       : S_ISDIR(mode) ? "directory" : S_ISSOCK(mode) ? "socket" : "special file";
+	return S_ISLNK(mode)                    ? "symbolic link"
+	       : S_ISCHR(mode) || S_ISBLK(mode) ? "device"
+	       : S_ISFIFO(mode)                 ? "FIFO"
+	       : S_ISDIR(mode)                  ? "directory"
+	       : S_ISSOCK(mode)                 ? "socket"
+						: "special file";
 }
 
 int lr_map_file(struct lr_mapped *m, const char *path)
@@ -228,7 +233,8 @@ int lr_map_file(struct lr_mapped *m, const char *path)
 	m->len = 0;
 	/* checked before opening: opening a FIFO for reading would wait for a writer forever */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return lr_error_set(LR_EINVAL, "cannot read '%s': not a regular file (%s)", path, lr_file_kind(st.st_mode));
+		return lr_error_set(LR_EINVAL, "cannot read '%s': not a regular file (%s)", path,
+				    lr_file_kind(st.st_mode));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return lr_error_set(LR_EINVAL, "cannot read '%s': %s", path, strerror(errno));
@@ -322,7 +328,8 @@ int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, cons
 	if ((rc = lr_view_init(v, m->addr, rank, shape)))
 		goto fail;
 	if ((uint64_t)lr_view_count(v) * 2 != m->len) {
-		rc = lr_error_set(LR_EINVAL, "cannot read '%s' as raw data of shape %s: it holds %zu bytes, the shape needs %llu",
+		rc = lr_error_set(LR_EINVAL,
+				  "cannot read '%s' as raw data of shape %s: it holds %zu bytes, the shape needs %llu",
 				  path, shape_text, m->len, (unsigned long long)lr_view_count(v) * 2);
 		lr_error_hint("check --shape; raw files hold little-endian 16-bit elements and nothing else");
 		goto fail;

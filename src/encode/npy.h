@@ -16,9 +16,9 @@
 #include "encode/layout.h"
 
 enum lr_npy_kind {
-	LR_NPY_U16,	/* '<u2': 16-bit patterns (BF16 or DLF16 bits) */
-	LR_NPY_BF16,	/* '<V2', '|V2' or 'bfloat16' as ml_dtypes writes them */
-	LR_NPY_F32,	/* '<f4' (written by decode --to f32) */
+	LR_NPY_U16,  /* '<u2': 16-bit patterns (BF16 or DLF16 bits) */
+	LR_NPY_BF16, /* '<V2', '|V2' or 'bfloat16' as ml_dtypes writes them */
+	LR_NPY_F32,  /* '<f4' (written by decode --to f32) */
 };
 
 struct lr_npy_header {
@@ -27,7 +27,7 @@ struct lr_npy_header {
 	int fortran;
 	int rank;
 	int64_t shape[LR_VIEW_MAXRANK];
-	size_t data_offset;	/* where the elements start */
+	size_t data_offset; /* where the elements start */
 };
 
 /*
@@ -54,7 +54,7 @@ void lr_unmap(struct lr_mapped *m);
  * *v describes the elements (Fortran-ordered .npy files become strided views).
  */
 LR_MUST_CHECK int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, const char *shape_text,
-		  enum lr_npy_kind *kind);
+				enum lr_npy_kind *kind);
 
 /* "symbolic link", "directory", "FIFO"...: what a file that is not regular is, for messages */
 const char *lr_file_kind(mode_t mode);

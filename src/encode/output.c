@@ -55,8 +55,7 @@ static size_t npy_header(char *out, size_t outlen, int rank, const int64_t *shap
 	return total;
 }
 
-int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
-		     int elem_bytes)
+int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape, int elem_bytes)
 {
 	char header[1024];
 	uint64_t count = 1;
@@ -121,7 +120,7 @@ struct filler {
 	lr_fill_fn fill;
 	void *ctx;
 	int64_t pieces, *next;
-	int err, rc;	/* errno of a failed write; a fill's error code */
+	int err, rc; /* errno of a failed write; a fill's error code */
 };
 
 static void *fill_part(void *arg)

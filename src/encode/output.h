@@ -23,12 +23,15 @@
 struct lr_output {
 	char *path, *tmp;
 	int fd;
-	size_t len, hlen;	/* whole file; header */
+	size_t len, hlen; /* whole file; header */
 	int elem;
 };
-#define LR_OUTPUT_INIT { NULL, NULL, -1, 0, 0, 0 }
+#define LR_OUTPUT_INIT \
+	{ \
+		NULL, NULL, -1, 0, 0, 0 \
+	}
 LR_MUST_CHECK int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, const int64_t *shape,
-		     int elem_bytes);
+				   int elem_bytes);
 
 /*
  * Produce the output's data from 'src' (same element count, 16-bit

@@ -20,16 +20,16 @@
  * set when element first + 8k + j drew a special pattern (the caller writes
  * it, when it wants them).
  */
-__attribute__((target("avx512f,avx512dq"))) void lr_bf16_synth8(uint16_t *src, int64_t first, int64_t n8,
-								  uint64_t seed, uint8_t *specials)
+__attribute__((target("avx512f,avx512dq"))) void lr_bf16_synth8(uint16_t *src, int64_t first, int64_t n8, uint64_t seed,
+								uint8_t *specials)
 {
 	const __m512i step = _mm512_set1_epi64((long long)(8 * GAMMA));
 	const __m512i c1 = _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull);
 	const __m512i c2 = _mm512_set1_epi64((long long)0x94d049bb133111ebull);
 	const __m512d tenth = _mm512_set1_pd(0.1), ten = _mm512_set1_pd(10.0);
-	__m512i s = _mm512_add_epi64(_mm512_set1_epi64((long long)(seed + (uint64_t)first * GAMMA)),
-				     _mm512_mullo_epi64(_mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1),
-							_mm512_set1_epi64((long long)GAMMA)));
+	__m512i s = _mm512_add_epi64(
+		_mm512_set1_epi64((long long)(seed + (uint64_t)first * GAMMA)),
+		_mm512_mullo_epi64(_mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1), _mm512_set1_epi64((long long)GAMMA)));
 	int64_t k;
 
 	for (k = 0; k < n8; k++, s = _mm512_add_epi64(s, step)) {
@@ -48,7 +48,8 @@ __attribute__((target("avx512f,avx512dq"))) void lr_bf16_synth8(uint16_t *src, i
 		q = _mm512_roundscale_pd(_mm512_mul_pd(d, tenth), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
 		e10 = _mm512_cvttpd_epu64(_mm512_fnmadd_pd(q, ten, d));
 		low = _mm512_cmplt_epu64_mask(pick, _mm512_set1_epi64(16));
-		exp = _mm512_add_epi64(e10, _mm512_mask_blend_epi64(low, _mm512_set1_epi64(127 - 8), _mm512_set1_epi64(127 + 2)));
+		exp = _mm512_add_epi64(
+			e10, _mm512_mask_blend_epi64(low, _mm512_set1_epi64(127 - 8), _mm512_set1_epi64(127 + 2)));
 		v = _mm512_or_si512(_mm512_or_si512(sign, _mm512_slli_epi64(exp, 7)), frac);
 		_mm_storeu_si128((__m128i *)(src + first + 8 * k), _mm512_cvtepi64_epi16(v));
 		specials[k] = (uint8_t)_mm512_cmpeq_epu64_mask(pick, _mm512_setzero_si512());

@@ -31,7 +31,7 @@ static int synth8_supported(void)
 static uint16_t element(uint64_t r, int specials)
 {
 	static const uint16_t special[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
-					     0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
+					    0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
 	unsigned sign = (unsigned)(r >> 63) << 15, frac = (unsigned)(r >> 40) & 0x7f;
 	unsigned pick = (unsigned)(r & 0x3ff), exp;
 
@@ -97,7 +97,7 @@ static void *fill_part(void *arg)
 }
 
 #define MAX_THREADS 16
-#define MIN_PART (1 << 20)	/* elements: below this a thread costs more than it saves */
+#define MIN_PART    (1 << 20) /* elements: below this a thread costs more than it saves */
 
 void lr_bf16_synthetic(uint16_t *src, int64_t n, uint64_t seed, int specials)
 {

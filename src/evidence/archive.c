@@ -13,176 +13,6 @@
 #include "evidence/archive.h"
 #include "evidence/libarchive.h"
 
-struct lr_archive_writer {
-	struct archive *a;
-	char *path, *tmp;
-	char *sums;		/* "hex  name\n" lines */
-	size_t sums_len, sums_cap;
-	int64_t members;
-	struct lr_progress *progress;	/* members packed: add_sum counts them */
-};
-
-static int arc_error(struct archive *a, const char *what, const char *path)
-{
-	return lr_error_set(LR_EIO, "cannot %s '%s': %s", what, path, a ? archive_error_string(a) : "out of memory");
-}
-
-static int add_sum(struct lr_archive_writer *w, const char *hex, const char *name)
-{
-	size_t need = strlen(hex) + strlen(name) + 4;
-
-	if (w->sums_len + need > w->sums_cap) {
-		size_t cap = (w->sums_cap + need) * 2;
-		char *p = realloc(w->sums, cap);
-
-		if (!p)
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		w->sums = p;
-		w->sums_cap = cap;
-	}
-	w->sums_len += (size_t)snprintf(w->sums + w->sums_len, w->sums_cap - w->sums_len, "%s  %s\n", hex, name);
-	lr_progress_update(w->progress, ++w->members);
-	return 0;
-}
-
-int lr_archive_create(struct lr_archive_writer **out, const char *path)
-{
-	struct lr_archive_writer *w;
-	int rc;
-
-	*out = NULL;
-	if ((rc = lr_libarchive_load()))
-		return rc;
-	w = calloc(1, sizeof *w);
-	if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp, "%s.tmp-%ld", path, (long)getpid()) < 0) {
-		if (w)
-			free(w->path);
-		free(w);
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	}
-	w->a = archive_write_new();
-	if (!w->a || archive_write_add_filter_zstd(w->a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
-	    /* names are written as their bytes (UTF-8 by lr_safe_member), whatever the locale */
-	    archive_write_set_format_option(w->a, "pax", "hdrcharset", "BINARY") != ARCHIVE_OK ||
-	    archive_write_open_filename(w->a, w->tmp) != ARCHIVE_OK) {
-		rc = arc_error(w->a, "create archive", path);
-		lr_archive_abort(w);
-		return rc;
-	}
-	w->progress = lr_progress_start("packed", "members", -1);
-	*out = w;
-	return 0;
-}
-
-static int write_header(struct lr_archive_writer *w, const char *name, int64_t size)
-{
-	struct archive_entry *e = archive_entry_new();
-	int rc = 0;
-
-	if (!e)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, size);
-	archive_entry_set_mtime(e, 0, 0); /* the same evidence, the same archive bytes */
-	if (archive_write_header(w->a, e) != ARCHIVE_OK)
-		rc = arc_error(w->a, "write a header to", w->path);
-	archive_entry_free(e);
-	return rc;
-}
-
-int lr_archive_add_buffer(struct lr_archive_writer *w, const char *name, const void *data, size_t len)
-{
-	char hex[LR_SHA256_HEX];
-	int rc;
-
-	if ((rc = lr_sha256_buf(data, len, hex)) || (rc = write_header(w, name, (int64_t)len)))
-		return rc;
-	if (len && archive_write_data(w->a, data, len) != (la_ssize_t)len)
-		return arc_error(w->a, "write to", w->path);
-	return add_sum(w, hex, name);
-}
-
-int lr_archive_add_file(struct lr_archive_writer *w, const char *name, const char *src_path)
-{
-	static char buf[1 << 16];
-	struct lr_sha256 h;
-	char hex[LR_SHA256_HEX];
-	struct stat st;
-	ssize_t n;
-	int fd, rc;
-
-	fd = open(src_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", src_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	if ((rc = lr_sha256_init(&h)) || (rc = write_header(w, name, st.st_size)))
-		goto out;
-	while ((n = read(fd, buf, sizeof buf)) > 0) {
-		lr_sha256_update(&h, buf, (size_t)n);
-		if (archive_write_data(w->a, buf, (size_t)n) != n) {
-			rc = arc_error(w->a, "write to", w->path);
-			goto out;
-		}
-	}
-	if (n < 0) {
-		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", src_path, strerror(errno));
-		goto out;
-	}
-	lr_sha256_final(&h, hex);
-	rc = add_sum(w, hex, name);
-out:
-	if (h.ctx)
-		lr_sha256_release(&h);
-	close(fd);
-	return rc;
-}
-
-int lr_archive_close(struct lr_archive_writer *w)
-{
-	int rc = 0;
-
-	if ((rc = write_header(w, "SHA256SUMS", (int64_t)w->sums_len)))
-		goto out;
-	if (w->sums_len && archive_write_data(w->a, w->sums, w->sums_len) != (la_ssize_t)w->sums_len) {
-		rc = arc_error(w->a, "write to", w->path);
-		goto out;
-	}
-	if (archive_write_close(w->a) != ARCHIVE_OK) {
-		rc = arc_error(w->a, "finish", w->path);
-		goto out;
-	}
-	if (rename(w->tmp, w->path) != 0)
-		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", w->path, strerror(errno));
-	else {
-		free(w->tmp);
-		w->tmp = NULL;
-	}
-out:
-	lr_archive_abort(w);
-	return rc;
-}
-
-void lr_archive_abort(struct lr_archive_writer *w)
-{
-	if (!w)
-		return;
-	lr_progress_stop(&w->progress);
-	if (w->a)
-		archive_write_free(w->a);
-	if (w->tmp)
-		unlink(w->tmp);
-	free(w->tmp);
-	free(w->path);
-	free(w->sums);
-	free(w);
-}
-
 /* A reader of archive 'path' in *out; the error (libarchive missing: LR_ESTORE, as for every library) otherwise. */
 static int open_reader(struct archive **out, const char *path)
 {
@@ -207,10 +37,10 @@ static int open_reader(struct archive **out, const char *path)
 
 /* What an archive holds: every regular member's sha256, and the text of the lists that name them. */
 struct contents {
-	struct lr_strmap index;		/* member name -> position + 1 in 'hex' */
+	struct lr_strmap index; /* member name -> position + 1 in 'hex' */
 	char (*hex)[LR_SHA256_HEX];
 	size_t n, cap;
-	char *sums, *bag, *meta;	/* SHA256SUMS, manifest-sha256.txt, ro-crate-metadata.json (or NULL) */
+	char *sums, *bag, *meta; /* SHA256SUMS, manifest-sha256.txt, ro-crate-metadata.json (or NULL) */
 };
 
 static void contents_release(struct contents *c)
@@ -226,8 +56,10 @@ static void contents_release(struct contents *c)
 static int read_member(struct archive *a, const char *path, const char *name, struct contents *c)
 {
 	static _Thread_local char buf[1 << 16];
-	char **keep = !strcmp(name, "SHA256SUMS") ? &c->sums : !strcmp(name, "manifest-sha256.txt") ? &c->bag
-		      : !strcmp(name, "ro-crate-metadata.json") ? &c->meta : NULL;
+	char **keep = !strcmp(name, "SHA256SUMS")               ? &c->sums
+		      : !strcmp(name, "manifest-sha256.txt")    ? &c->bag
+		      : !strcmp(name, "ro-crate-metadata.json") ? &c->meta
+								: NULL;
 	size_t total = 0;
 	struct lr_sha256 h;
 	la_ssize_t n;
@@ -299,9 +131,11 @@ static int check_list(const char *path, const struct contents *c, const char *li
 		memcpy(name, p + 66, len - 66);
 		name[len - 66] = '\0';
 		if (!(hex = member_hex(c, name)))
-			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is listed in %s but missing", path, name, what);
+			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is listed in %s but missing", path, name,
+					  what);
 		else if (strncmp(p, hex, 64))
-			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' does not match %s (%.12s listed, %.12s read)",
+			rc = lr_error_set(LR_EIO,
+					  "archive '%s': member '%s' does not match %s (%.12s listed, %.12s read)",
 					  path, name, !strcmp(what, "SHA256SUMS") ? "its sha256" : what, p, hex);
 		else if (listed)
 			rc = lr_strmap_put(listed, name, 1);
@@ -322,18 +156,21 @@ static int check_metadata(const char *path, const struct contents *c)
 		json_decref(root);
 		return lr_error_set(LR_EIO, "archive '%s': ro-crate-metadata.json is not a crate's metadata", path);
 	}
-	json_array_foreach (graph, i, e) {
+	json_array_foreach(graph, i, e) {
 		const char *id = json_string_value(json_object_get(e, "@id"));
 		const char *sha = json_string_value(json_object_get(e, "sha256")), *hex;
 
 		if (!id || !sha)
 			continue;
 		if (!(hex = member_hex(c, id)))
-			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' is described in ro-crate-metadata.json but missing",
-					  path, id);
+			rc = lr_error_set(
+				LR_EIO, "archive '%s': member '%s' is described in ro-crate-metadata.json but missing",
+				path, id);
 		else if (strcmp(sha, hex))
-			rc = lr_error_set(LR_EIO, "archive '%s': member '%s' does not match ro-crate-metadata.json (%.12s described, %.12s read)",
-					  path, id, sha, hex);
+			rc = lr_error_set(
+				LR_EIO,
+				"archive '%s': member '%s' does not match ro-crate-metadata.json (%.12s described, %.12s read)",
+				path, id, sha, hex);
 		if (rc)
 			break;
 	}
@@ -355,14 +192,15 @@ static int refuse(struct archive_entry *e, const char *path, const char *verb)
 		if (*p == '/')
 			p++;
 		if (!strncmp(p, "..", 2) && (p[2] == '/' || p[2] == '\0'))
-			return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' climbs out with '..'", verb, path, name);
+			return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' climbs out with '..'", verb,
+					    path, name);
 	}
 	if ((link = archive_entry_hardlink(e)))
-		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a hard link (to '%s')", verb,
-				    path, name, link);
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a hard link (to '%s')", verb, path,
+				    name, link);
 	if (t == AE_IFLNK)
-		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a symbolic link (to '%s')",
-				    verb, path, name, archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
+		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a symbolic link (to '%s')", verb,
+				    path, name, archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
 	if (t != AE_IFREG && t != AE_IFDIR)
 		return lr_error_set(LR_EREFUSED, "refusing to %s '%s': entry '%s' is a device, fifo or socket", verb,
 				    path, name);
@@ -439,7 +277,8 @@ static int check_entries(const char *path, const char *target)
 		for (n = strlen(name); n > 1 && name[n - 1] == '/'; n--)
 			name[n - 1] = '\0'; /* "dir/" and "dir" are one entry */
 		if (lr_strmap_get(&seen, name, NULL)) {
-			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' appears twice", path, name);
+			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': entry '%s' appears twice", path,
+					  name);
 			break;
 		}
 		if ((rc = lr_strmap_put(&seen, name, 1)))
@@ -470,7 +309,7 @@ static int write_entries(const char *path, const char *tmp, int *members)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	if (archive_write_disk_set_options(disk, ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						 ARCHIVE_EXTRACT_NO_OVERWRITE) != ARCHIVE_OK)
+							 ARCHIVE_EXTRACT_NO_OVERWRITE) != ARCHIVE_OK)
 		rc = lr_error_set(LR_EIO, "cannot extract '%s': %s", path, archive_error_string(disk));
 	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		int dir = archive_entry_filetype(e) == AE_IFDIR;
@@ -479,7 +318,8 @@ static int write_entries(const char *path, const char *tmp, int *members)
 		archive_entry_set_pathname(e, full);
 		archive_entry_set_perm(e, dir ? 0755 : 0644); /* never the archive's modes */
 		if (archive_read_extract2(a, e, disk) != ARCHIVE_OK)
-			rc = lr_error_set(LR_EIO, "cannot extract '%s' from '%s': %s", full, path, archive_error_string(disk));
+			rc = lr_error_set(LR_EIO, "cannot extract '%s' from '%s': %s", full, path,
+					  archive_error_string(disk));
 		else if (!dir)
 			(*members)++;
 	}
@@ -538,7 +378,8 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 	}
 	if ((rc = lr_archive_verify(path, &verified))) {
 		lr_error_wrap("refusing to extract '%s'", path);
-		lr_error_hint("nothing was extracted; the archive does not match its own SHA256SUMS and crate manifests");
+		lr_error_hint(
+			"nothing was extracted; the archive does not match its own SHA256SUMS and crate manifests");
 		return rc;
 	}
 	/* written beside the target first, so a failure leaves nothing behind */
@@ -573,15 +414,18 @@ int lr_archive_read_member(const char *path, const char *member, const char *sha
 		while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
 			lr_sha256_update(&h, buf, (size_t)n);
 			if (fd >= 0 && write(fd, buf, (size_t)n) != n) {
-				rc = lr_error_set(LR_EIO, "cannot write member '%s' of '%s': %s", member, path, strerror(errno));
+				rc = lr_error_set(LR_EIO, "cannot write member '%s' of '%s': %s", member, path,
+						  strerror(errno));
 				break;
 			}
 		}
 		lr_sha256_final(&h, hex);
 		if (!rc && n < 0)
-			rc = lr_error_set(LR_EIO, "cannot read member '%s' of '%s': %s", member, path, archive_error_string(a));
+			rc = lr_error_set(LR_EIO, "cannot read member '%s' of '%s': %s", member, path,
+					  archive_error_string(a));
 		if (!rc && sha256 && strcmp(hex, sha256))
-			rc = lr_error_set(LR_EIO, "member '%s' of archive '%s' does not match its sha256", member, path);
+			rc = lr_error_set(LR_EIO, "member '%s' of archive '%s' does not match its sha256", member,
+					  path);
 		break;
 	}
 	if (rc == LR_ENOTFOUND)

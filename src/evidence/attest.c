@@ -28,7 +28,8 @@ int lr_attest_write(const struct lr_signer *s, const char *dir, const char *rel,
 		    const char *predicate_type, json_t *predicate)
 {
 	json_t *stmt = json_pack("{s:s, s:O, s:s, s:O}", "_type", LR_INTOTO_STATEMENT, "subject", subjects,
-				 "predicateType", predicate_type, "predicate", predicate), *env = NULL;
+				 "predicateType", predicate_type, "predicate", predicate),
+	       *env = NULL;
 	char *payload = NULL, *text = NULL, full[PATH_MAX * 2];
 	FILE *f = NULL;
 	int rc = 0;

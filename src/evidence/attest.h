@@ -17,10 +17,10 @@
 #include "base/error.h"
 #include "base/sign.h"
 
-#define LR_RUN_PREDICATE "urn:labrun:run:v1"
+#define LR_RUN_PREDICATE   "urn:labrun:run:v1"
 #define LR_CRATE_PREDICATE "urn:labrun:crate:v1"
 #define LR_CRATE_STATEMENT "crate.intoto.json"
-#define LR_HEAD_FILE "ledger-head.intoto.json"
+#define LR_HEAD_FILE       "ledger-head.intoto.json"
 
 /*
  * Write dir/rel: the Statement of 'subjects' (an array of {"name", "digest":

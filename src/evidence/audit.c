@@ -53,8 +53,8 @@ static int table_changed(void *arg, const char *table)
 }
 
 /* Binding keys a replay must share with its original. */
-static const char *const replay_binding[] = { "backend", "pinned_cpu", "device", "lane", "mode", "layout", "kernel",
-					      "contract", NULL };
+static const char *const replay_binding[] = { "backend", "pinned_cpu", "device",   "lane", "mode",
+					      "layout",  "kernel",     "contract", NULL };
 
 static void check_replay(struct lr_store *st, struct ctx *c, const struct lr_run *r)
 {
@@ -94,7 +94,8 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 	struct lr_report rep;
 	int narm = 0, n = 0, i, a, command;
 
-	if (lr_store_arm_names(st, id, names, kernels, LR_EXP_MAXARMS, &narm) || lr_store_conditions(st, id, &conds, &n)) {
+	if (lr_store_arm_names(st, id, names, kernels, LR_EXP_MAXARMS, &narm) ||
+	    lr_store_conditions(st, id, &conds, &n)) {
 		problem(c, "its arms or conditions cannot be read: %s", lr_error_msg());
 		return;
 	}
@@ -112,8 +113,10 @@ static void check_experiment(struct lr_store *st, struct ctx *c, int64_t id)
 			if (command && !arm[0].hex[0])
 				agree = 1;
 			if (!strcmp(conds[i].status, "passed") && !agree)
-				problem(c, "condition %d (%s %lld/%lld) is marked passed but its parity hashes disagree",
-					conds[i].idx, conds[i].model, (long long)conds[i].layers, (long long)conds[i].tokens);
+				problem(c,
+					"condition %d (%s %lld/%lld) is marked passed but its parity hashes disagree",
+					conds[i].idx, conds[i].model, (long long)conds[i].layers,
+					(long long)conds[i].tokens);
 			if (!strcmp(conds[i].status, "passed") && conds[i].inner < 1)
 				problem(c, "condition %d has no executions per repetition", conds[i].idx);
 		}
@@ -138,7 +141,8 @@ static void check_object(struct ctx *c, const char *what, const char *sha)
 
 	if (rc && o.where == LR_OBJECT_REMOTE)
 		problem(c, "%s is to be fetched from a remote, but: %s", what, lr_error_msg());
-	else if (!rc && o.where == LR_OBJECT_ARCHIVED && lr_object_copy(&o, -1)) /* a pruned log, checked in its archive */
+	else if (!rc && o.where == LR_OBJECT_ARCHIVED &&
+		 lr_object_copy(&o, -1)) /* a pruned log, checked in its archive */
 		problem(c, "%s was pruned to archive '%s', but: %s", what, o.archive, lr_error_msg());
 	else if (rc)
 		problem(c, "%s: %s", what, lr_error_msg());
@@ -210,12 +214,12 @@ struct audit_workers {
 	int n;
 	atomic_int next, done;
 	struct run_result *res;
-	struct lr_progress *progress;	/* shown by the first part only: it runs on the calling thread */
+	struct lr_progress *progress; /* shown by the first part only: it runs on the calling thread */
 };
 
 struct audit_worker {
 	struct audit_workers *w;
-	struct lr_store *st;	/* its own connection: kept open until its seal digests are adopted */
+	struct lr_store *st; /* its own connection: kept open until its seal digests are adopted */
 	int first;
 };
 
@@ -260,7 +264,8 @@ static int cpus(void)
 	return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
-int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems, int *checked)
+int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
+		  int *checked)
 {
 	struct audit_worker part[LR_PARALLEL_MAX];
 	struct audit_workers w = { lr_store_dir(st), ids, n, 0, 0, NULL, NULL };
@@ -372,17 +377,18 @@ int lr_audit_policy(struct lr_store *st, const struct lr_trust *t, struct lr_led
 		return 0;
 	policy->signed_from = (*known)->from_seq;
 	if (by_path) {
-		snprintf(msg, sizeof msg, "the store at '%s' says its id is %s, but your configuration knows it as store %s, "
-			 "signed from ledger entry %lld on: its identity was rewritten", path, id, (*known)->id,
-			 (long long)(*known)->from_seq);
+		snprintf(msg, sizeof msg,
+			 "the store at '%s' says its id is %s, but your configuration knows it as store %s, "
+			 "signed from ledger entry %lld on: its identity was rewritten",
+			 path, id, (*known)->id, (long long)(*known)->from_seq);
 		ledger_problem(&c, 0, "", msg);
 	}
 	return 0;
 }
 
 int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
-		    const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems,
-		    struct lr_ledger_head *head)
+		    const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg,
+		    int *problems, struct lr_ledger_head *head)
 {
 	struct ledger_ctx c = { fn, arg, problems };
 	char digest[LR_SHA256_HEX], msg[256];
@@ -396,8 +402,10 @@ int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const s
 		snprintf(msg, sizeof msg, "the published head %lld:%.12s... is not in the ledger: it was truncated",
 			 (long long)published->seq, published->digest);
 	else if (strcmp(digest, published->digest))
-		snprintf(msg, sizeof msg, "ledger entry %lld is %.12s..., the published head says %.12s...: the ledger "
-			 "up to it was rewritten", (long long)published->seq, digest, published->digest);
+		snprintf(msg, sizeof msg,
+			 "ledger entry %lld is %.12s..., the published head says %.12s...: the ledger "
+			 "up to it was rewritten",
+			 (long long)published->seq, digest, published->digest);
 	else
 		return 0;
 	ledger_problem(&c, published->seq, "", msg);
@@ -472,8 +480,8 @@ static void run_name(struct lr_store *st, const char *uuid, char *buf, size_t le
 }
 
 /* Check one entry of the signed head against the store's ledger. */
-static void head_entry(struct lr_store *st, struct ledger_ctx *c, const struct entries *x, int64_t seq, const char *uuid,
-		       const char *digest)
+static void head_entry(struct lr_store *st, struct ledger_ctx *c, const struct entries *x, int64_t seq,
+		       const char *uuid, const char *digest)
 {
 	char key[24], name[160], msg[512];
 	const struct lr_kv *here;
@@ -492,8 +500,10 @@ static void head_entry(struct lr_store *st, struct ledger_ctx *c, const struct e
 		if (!strcmp(x->digest.v[i].value, digest))
 			break;
 	if (i < x->digest.n) {
-		snprintf(msg, sizeof msg, "%s was entry %lld at the signed head and is entry %s now: the ledger was "
-			 "reordered", name, (long long)seq, x->digest.v[i].key);
+		snprintf(msg, sizeof msg,
+			 "%s was entry %lld at the signed head and is entry %s now: the ledger was "
+			 "reordered",
+			 name, (long long)seq, x->digest.v[i].key);
 		goto out;
 	}
 	for (i = 0; i < x->uuid.n; i++)
@@ -503,11 +513,15 @@ static void head_entry(struct lr_store *st, struct ledger_ctx *c, const struct e
 		snprintf(msg, sizeof msg, "%s, entry %lld at the signed head, is not in the ledger: deleted", name,
 			 (long long)seq);
 	else if (here && !strcmp(x->uuid.v[here - x->digest.v].value, uuid))
-		snprintf(msg, sizeof msg, "%s, entry %lld at the signed head, was changed: its entry is not the one "
-			 "signed", name, (long long)seq);
+		snprintf(msg, sizeof msg,
+			 "%s, entry %lld at the signed head, was changed: its entry is not the one "
+			 "signed",
+			 name, (long long)seq);
 	else
-		snprintf(msg, sizeof msg, "%s, entry %lld at the signed head, is entry %s now and changed: the ledger "
-			 "was reordered and rewritten", name, (long long)seq, x->uuid.v[i].key);
+		snprintf(msg, sizeof msg,
+			 "%s, entry %lld at the signed head, is entry %s now and changed: the ledger "
+			 "was reordered and rewritten",
+			 name, (long long)seq, x->uuid.v[i].key);
 out:
 	ledger_problem(c, seq, uuid, msg);
 }
@@ -536,7 +550,8 @@ int lr_audit_signed_head(struct lr_store *st, const json_t *env, const struct lr
 	pred = json_object_get(stmt, "predicate");
 	sid = json_string_value(json_object_get(pred, "storeId"));
 	*seq = json_integer_value(json_object_get(pred, "seq"));
-	if (!sid || *seq < 1 || strcmp(json_string_value(json_object_get(stmt, "predicateType")) ?: "", LR_HEAD_PREDICATE) ||
+	if (!sid || *seq < 1 ||
+	    strcmp(json_string_value(json_object_get(stmt, "predicateType")) ?: "", LR_HEAD_PREDICATE) ||
 	    !json_is_array(json_object_get(pred, "entries"))) {
 		rc = lr_error_set(LR_EINVAL, "the signed head is not a labrun ledger head (%s)", LR_HEAD_PREDICATE);
 		goto out;
@@ -548,7 +563,7 @@ int lr_audit_signed_head(struct lr_store *st, const json_t *env, const struct lr
 		snprintf(msg, sizeof msg, "the signed head is of store %s, this store is %s", sid, id);
 		ledger_problem(&c, 0, "", msg);
 	}
-	json_array_foreach (json_object_get(pred, "entries"), i, e) {
+	json_array_foreach(json_object_get(pred, "entries"), i, e) {
 		const char *u = json_string_value(json_object_get(e, "run_uuid")),
 			   *d = json_string_value(json_object_get(e, "digest"));
 

@@ -21,7 +21,8 @@
 typedef void (*lr_audit_fn)(void *arg, int64_t run, const char *problem);
 
 /* Audit one run; *problems is increased by the discrepancies found; *checked counts the artifacts hashed. */
-LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems, int *checked);
+LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn, void *arg, int *problems,
+			       int *checked);
 
 /*
  * Audit runs ids[0..n) on every CPU this process may use, each worker on a
@@ -30,8 +31,8 @@ LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn,
  * returned. The seal digests the workers computed are given to st for the
  * ledger walk that follows.
  */
-LR_MUST_CHECK int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
-				int *checked);
+LR_MUST_CHECK int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg,
+				int *problems, int *checked);
 
 /* A head published earlier: "SEQ:DIGEST" parsed. */
 struct lr_published_head {
@@ -50,9 +51,10 @@ LR_MUST_CHECK int lr_head_parse(const char *text, struct lr_published_head *h);
  * problems: amendments and new runs, named so a reader sees them).
  * *head gets the newest entry.
  */
-LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
-				  const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg,
-				  int *problems, struct lr_ledger_head *head);
+LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly,
+				  const struct lr_ledger_policy *policy, const struct lr_published_head *published,
+				  lr_audit_fn fn, lr_ledger_fn later, void *arg, int *problems,
+				  struct lr_ledger_head *head);
 
 /*
  * A signed head (lr_store_head_statement's envelope) from the file 'path':

@@ -12,11 +12,13 @@
 #include "evidence/manifest.h"
 
 /* Keys labrun writes, all defined by the RO-Crate 1.2 context (schema.org terms); the validator allows only these. */
+/* clang-format off */
 static const char *const known_keys[] = {
 	"@id", "@type", "name", "description", "conformsTo", "about", "datePublished", "license", "hasPart",
 	"mentions", "author", "publisher", "identifier", "encodingFormat", "contentSize", "sha256", "version", "url",
 	"instrument", "startTime", "endTime", "actionStatus", "error", "object", "result", NULL,
 };
+/* clang-format on */
 
 static int bad(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(const char *dir, const char *fmt, ...)
@@ -185,7 +187,8 @@ static int check_action(const char *dir, json_t *graph, json_t *e, const char *i
 	int found = 0;
 
 	if (json_is_object(ins))
-		found = find(graph, ref_id(ins) ?: "") && has_type(find(graph, ref_id(ins) ?: ""), "SoftwareApplication");
+		found = find(graph, ref_id(ins) ?: "") &&
+			has_type(find(graph, ref_id(ins) ?: ""), "SoftwareApplication");
 	json_array_foreach(ins, j, one) {
 		json_t *t = find(graph, ref_id(one) ?: "");
 
@@ -243,7 +246,9 @@ int lr_crate_validate(const char *dir, int *entities)
 	snprintf(path, sizeof path, "%s/ro-crate-metadata.json", dir);
 	root = json_load_file(path, 0, &err);
 	if (!root)
-		return bad(dir, access(path, F_OK) ? "no ro-crate-metadata.json" : "ro-crate-metadata.json is not valid JSON (%s)",
+		return bad(dir,
+			   access(path, F_OK) ? "no ro-crate-metadata.json"
+					      : "ro-crate-metadata.json is not valid JSON (%s)",
 			   err.text);
 	graph = json_object_get(root, "@graph");
 	if (!json_object_get(root, "@context") || !json_is_array(graph)) {
@@ -280,7 +285,8 @@ int lr_crate_run_uuids(const char *dir, struct lr_strlist *out)
 	json_array_foreach(graph, i, e) {
 		const char *id = json_string_value(json_object_get(e, "@id"));
 
-		if (has_type(e, "CreateAction") && id && !strncmp(id, "urn:uuid:", 9) && (rc = lr_strlist_add(out, id + 9)))
+		if (has_type(e, "CreateAction") && id && !strncmp(id, "urn:uuid:", 9) &&
+		    (rc = lr_strlist_add(out, id + 9)))
 			break;
 	}
 	json_decref(root);

@@ -74,8 +74,9 @@ json_t *lr_crate_add_file(const char *dir, const char *rel, json_t *graph, json_
 	if (lr_sha256_file(full, hex, &bytes))
 		return NULL;
 	snprintf(size, sizeof size, "%lld", (long long)bytes);
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "@id", rel, "@type", "File", "name", rel,
-					       "encodingFormat", lr_crate_media_type(rel), "contentSize", size, "sha256", hex));
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "@id", rel, "@type", "File", "name",
+					       rel, "encodingFormat", lr_crate_media_type(rel), "contentSize", size,
+					       "sha256", hex));
 	json_array_append_new(parts, lr_crate_ref(rel));
 	return lr_crate_ref(rel);
 }

@@ -107,8 +107,8 @@ static int crate_evidence(void *arg, const char *name, const char *sha256, int i
 	int rc;
 
 	if (!lr_safe_member(safe, sizeof safe, name))
-		return lr_error_set(LR_EINVAL, "run %lld: the evidence name '%s' is too long for a crate", (long long)ev->id,
-				    name);
+		return lr_error_set(LR_EINVAL, "run %lld: the evidence name '%s' is too long for a crate",
+				    (long long)ev->id, name);
 	snprintf(rel, sizeof rel, "run-%lld/%s", (long long)ev->id, safe);
 	snprintf(full, sizeof full, "%s/%s", ev->dir, rel);
 	if ((rc = copy_object(ev->st, sha256, full)))
@@ -130,15 +130,17 @@ static json_t *create_action(const struct lr_run *r, const char *urn)
 	if (f)
 		fclose(f);
 	json_decref(argv);
-	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name", lr_run_kind_name(r->kind),
-			   "startTime", r->started_at, "description", cmdline ? cmdline : r->argv_json);
+	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name",
+			   lr_run_kind_name(r->kind), "startTime", r->started_at, "description",
+			   cmdline ? cmdline : r->argv_json);
 	free(cmdline);
 	if (!action)
 		return NULL;
 	if (r->ended_at)
 		json_object_set_new(action, "endTime", json_string(r->ended_at));
 	json_object_set_new(action, "actionStatus",
-			    lr_crate_ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus" : "http://schema.org/FailedActionStatus"));
+			    lr_crate_ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus"
+								: "http://schema.org/FailedActionStatus"));
 	if (r->status != LR_PASSED)
 		json_object_set_new(action, "error", json_string(r->failure ? r->failure : lr_status_name(r->status)));
 	return action;
@@ -178,7 +180,8 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		if ((rc = copy_object(st, a->sha256, full)))
 			goto out;
 		x = lr_crate_add_file(dir, rel, graph, parts);
-		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results, x);
+		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results,
+				      x);
 	}
 	if (r.kind == LR_KIND_EXPERIMENT && !lr_store_definition(st, id, &dpath, &text)) {
 		snprintf(rel, sizeof rel, "run-%lld/definition.ini", (long long)id);
@@ -192,7 +195,8 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 			goto out;
 		json_array_append_new(results, lr_crate_add_file(dir, rel, graph, parts));
 	}
-	ev.st = st, ev.id = id, ev.dir = dir, ev.graph = graph, ev.parts = parts, ev.objects = objects, ev.results = results;
+	ev.st = st, ev.id = id, ev.dir = dir, ev.graph = graph, ev.parts = parts, ev.objects = objects,
+	ev.results = results;
 	if ((rc = lr_store_run_evidence_objects(st, id, crate_evidence, &ev)))
 		goto out;
 	/* the software used: labrun itself, and each recorded tool version */
@@ -262,10 +266,11 @@ static json_t *file_subjects(json_t *graph, const char *prefix)
 	json_t *subjects = json_array(), *e;
 	size_t i;
 
-	json_array_foreach (graph, i, e) {
+	json_array_foreach(graph, i, e) {
 		const char *id = json_string_value(json_object_get(e, "@id"));
 
-		if (strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File") || strncmp(id, prefix, strlen(prefix)))
+		if (strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File") ||
+		    strncmp(id, prefix, strlen(prefix)))
 			continue;
 		json_array_append_new(subjects, json_pack("{s:s, s:{s:O}}", "name", id, "digest", "sha256",
 							  json_object_get(e, "sha256")));
@@ -342,16 +347,18 @@ static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, 
 	size_t i;
 	int rc;
 
-	json_array_foreach (mentions, i, m)
-		json_array_append_new(runs, json_string(json_string_value(json_object_get(m, "@id")) + strlen("urn:uuid:")));
+	json_array_foreach(mentions, i, m)
+		json_array_append_new(runs,
+				      json_string(json_string_value(json_object_get(m, "@id")) + strlen("urn:uuid:")));
 	if ((rc = lr_store_id(st, id)) || (rc = lr_attest_subject(subjects, dir, "ro-crate-metadata.json")) ||
 	    (rc = lr_attest_subject(subjects, dir, "manifest-sha256.txt")))
 		goto out;
-	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq, "digest",
-			 head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
+	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq,
+			 "digest", head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
 	/* how its site was built, so a reviewer can build it again: the ledger's signers held to this key */
 	if (pred && site)
-		json_object_set_new(pred, "site", json_pack("{s:s?}", "signer", signer ? lr_signer_fingerprint(signer) : NULL));
+		json_object_set_new(pred, "site",
+				    json_pack("{s:s?}", "signer", signer ? lr_signer_fingerprint(signer) : NULL));
 	rc = pred ? lr_attest_write(signer, dir, LR_CRATE_STATEMENT, subjects, LR_CRATE_PREDICATE, pred)
 		  : lr_error_set(LR_ENOMEM, "out of memory");
 out:
@@ -409,7 +416,8 @@ static int root_file(const char *dir, const char *name, const char *text, json_t
 	char full[PATH_MAX * 2];
 	int rc;
 
-	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, name)) || (rc = lr_crate_write_text(full, text, strlen(text))))
+	if ((rc = lr_path(full, sizeof full, "%s/%s", dir, name)) ||
+	    (rc = lr_crate_write_text(full, text, strlen(text))))
 		return rc;
 	json_decref(lr_crate_add_file(dir, name, graph, parts));
 	return 0;
@@ -464,6 +472,33 @@ static int write_bag_manifest(const char *dir, json_t *graph)
 	return rc;
 }
 
+/* The crate's own entities: the metadata file, the dataset (returned; the graph holds it), licence, profile, labrun. */
+static json_t *crate_entities(json_t *graph, const struct lr_crate_opts *o)
+{
+	json_t *dataset;
+
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:o, s:o}", "@id", "ro-crate-metadata.json", "@type",
+					       "CreativeWork", "conformsTo", lr_crate_ref(LR_RO_CRATE), "about",
+					       lr_crate_ref("./")));
+	dataset = json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "@id", "./", "@type", "Dataset", "name", o->title, "description",
+		"Evidence recorded by labrun: commands, sources, binding, logs and measurements", "datePublished", "",
+		"license", lr_crate_ref("#license"), "conformsTo", lr_crate_ref(LR_PROCESS_PROFILE));
+	if (o->author)
+		json_object_set_new(dataset, "author", json_string(o->author));
+	if (o->publisher)
+		json_object_set_new(dataset, "publisher", json_string(o->publisher));
+	json_array_append_new(graph, dataset);
+	json_array_append_new(
+		graph, json_pack("{s:s, s:s, s:s}", "@id", "#license", "@type", "CreativeWork", "name", o->license));
+	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", LR_PROCESS_PROFILE, "@type",
+					       "CreativeWork", "name", "Process Run Crate", "version", "0.5"));
+	json_array_append_new(graph,
+			      json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", "#labrun", "@type", "SoftwareApplication",
+					"name", "labrun", "version", PACKAGE_VERSION, "url", "#labrun"));
+	return dataset;
+}
+
 int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o)
 {
 	json_t *root = json_object(), *graph = json_array(), *parts = json_array(), *mentions = json_array();
@@ -478,23 +513,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 			lr_error_hint("pick a new -o directory; a crate is written once");
 		goto free;
 	}
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:o, s:o}", "@id", "ro-crate-metadata.json", "@type",
-					       "CreativeWork", "conformsTo", lr_crate_ref(LR_RO_CRATE), "about", lr_crate_ref("./")));
-	dataset = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "@id", "./", "@type", "Dataset", "name", o->title,
-			    "description", "Evidence recorded by labrun: commands, sources, binding, logs and measurements",
-			    "datePublished", "", "license", lr_crate_ref("#license"), "conformsTo", lr_crate_ref(LR_PROCESS_PROFILE));
-	if (o->author)
-		json_object_set_new(dataset, "author", json_string(o->author));
-	if (o->publisher)
-		json_object_set_new(dataset, "publisher", json_string(o->publisher));
-	json_array_append_new(graph, dataset);
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:s}", "@id", "#license", "@type", "CreativeWork", "name",
-					       o->license));
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s}", "@id", LR_PROCESS_PROFILE, "@type", "CreativeWork",
-					       "name", "Process Run Crate", "version", "0.5"));
-	json_array_append_new(graph, json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", "#labrun", "@type",
-					       "SoftwareApplication", "name", "labrun", "version", PACKAGE_VERSION, "url",
-					       "#labrun"));
+	dataset = crate_entities(graph, o);
 	for (i = 0; i < n && !rc; i++)
 		if (!(rc = crate_run(st, runs[i], dir, graph, parts, mentions, tools, latest, sizeof latest)))
 			rc = crate_run_attest(st, runs[i], dir, graph, parts);

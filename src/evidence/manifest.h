@@ -17,17 +17,17 @@
 #include "store/ledger.h"
 #include "store/store.h"
 
-#define LR_RO_CRATE "https://w3id.org/ro/crate/1.2"
-#define LR_RO_CONTEXT "https://w3id.org/ro/crate/1.2/context"
+#define LR_RO_CRATE        "https://w3id.org/ro/crate/1.2"
+#define LR_RO_CONTEXT      "https://w3id.org/ro/crate/1.2/context"
 #define LR_PROCESS_PROFILE "https://w3id.org/ro/wfrun/process/0.5"
 
 struct lr_crate_opts {
-	const char *title;	/* the root Dataset's name */
-	const char *report_title;	/* the title of report.md and report.json (NULL: 'title') */
-	const char *license;	/* the license entity's name */
-	const char *author;	/* or NULL */
-	const char *publisher;	/* or NULL */
-	int site;	/* the static site of the runs in site/ (report/site.c), each file a File (lr_crate_site_trust) */
+	const char *title;        /* the root Dataset's name */
+	const char *report_title; /* the title of report.md and report.json (NULL: 'title') */
+	const char *license;      /* the license entity's name */
+	const char *author;       /* or NULL */
+	const char *publisher;    /* or NULL */
+	int site; /* the static site of the runs in site/ (report/site.c), each file a File (lr_crate_site_trust) */
 };
 
 /*
@@ -37,7 +37,8 @@ struct lr_crate_opts {
  * report (report.md, report.json) when the runs give one, the site when
  * asked, and the manifests; then validate it. On any failure the directory is removed.
  */
-LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir, const struct lr_crate_opts *o);
+LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir,
+				 const struct lr_crate_opts *o);
 
 /*
  * Check the crate in 'dir' against the REQUIRED rules: descriptor, context

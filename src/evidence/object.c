@@ -69,8 +69,9 @@ int lr_object_map(const struct lr_object *o, struct lr_mapped *m)
 	int fd, rc;
 
 	if (o->where != LR_OBJECT_ARCHIVED)
-		return o->where == LR_OBJECT_LOCAL ? lr_map_file(m, o->path)
-						   : lr_error_set(LR_ENOTFOUND, "object %.12s was not found", o->sha256);
+		return o->where == LR_OBJECT_LOCAL
+			       ? lr_map_file(m, o->path)
+			       : lr_error_set(LR_ENOTFOUND, "object %.12s was not found", o->sha256);
 	if ((fd = memfd_create("labrun-object", MFD_CLOEXEC)) < 0)
 		return lr_error_set(LR_EIO, "cannot read object %.12s: %s", o->sha256, strerror(errno));
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);

@@ -14,22 +14,22 @@
 #include "store/store.h"
 
 enum lr_object_where {
-	LR_OBJECT_NOWHERE,	/* not looked for yet, or found nowhere */
-	LR_OBJECT_REMOTE,	/* still on the remote it was pulled from (the fetch failed) */
-	LR_OBJECT_LOCAL,	/* in objects/: path */
-	LR_OBJECT_ARCHIVED,	/* pruned: member 'member' of archive 'archive' */
+	LR_OBJECT_NOWHERE,  /* not looked for yet, or found nowhere */
+	LR_OBJECT_REMOTE,   /* still on the remote it was pulled from (the fetch failed) */
+	LR_OBJECT_LOCAL,    /* in objects/: path */
+	LR_OBJECT_ARCHIVED, /* pruned: member 'member' of archive 'archive' */
 };
 
 struct lr_object {
 	char sha256[LR_SHA256_HEX];
 	enum lr_object_where where;
-	char *path;		/* LR_OBJECT_LOCAL: the file in objects/ */
-	char *archive, *member;	/* LR_OBJECT_ARCHIVED */
+	char *path;             /* LR_OBJECT_LOCAL: the file in objects/ */
+	char *archive, *member; /* LR_OBJECT_ARCHIVED */
 };
 
 enum {
-	LR_OBJECT_FETCH = 1,	/* fetch it from its remote when it is not here yet */
-	LR_OBJECT_VERIFY = 2,	/* re-hash a local object (LR_EIO naming it when it does not match) */
+	LR_OBJECT_FETCH = 1,  /* fetch it from its remote when it is not here yet */
+	LR_OBJECT_VERIFY = 2, /* re-hash a local object (LR_EIO naming it when it does not match) */
 };
 
 /*

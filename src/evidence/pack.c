@@ -12,7 +12,7 @@
 
 struct pack {
 	struct lr_archive_writer *w;
-	size_t prefix;		/* length of the crate directory's path, with its '/' */
+	size_t prefix; /* length of the crate directory's path, with its '/' */
 };
 
 static int pack_file(void *arg, const char *full, const char *rel)
@@ -38,7 +38,8 @@ int lr_evidence_archive(struct lr_store *st, const int64_t *runs, int n, const c
 	if (realpath(path, abs) && (rc = lr_store_archive_holds(st, abs, &held)))
 		return rc;
 	if (held) {
-		lr_error_set(LR_EREFUSED, "refusing to overwrite archive '%s': %lld pruned log(s) of this store live only in it",
+		lr_error_set(LR_EREFUSED,
+			     "refusing to overwrite archive '%s': %lld pruned log(s) of this store live only in it",
 			     path, (long long)held);
 		lr_error_hint("write the new archive under another name (-o FILE)");
 		return LR_EREFUSED;

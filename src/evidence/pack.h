@@ -31,6 +31,6 @@ LR_MUST_CHECK int lr_evidence_archive(struct lr_store *st, const int64_t *runs, 
  * the objects unlinked after. *objects and *bytes count what was removed.
  */
 LR_MUST_CHECK int lr_evidence_prune(struct lr_store *st, const int64_t *runs, int n, const char *path, size_t *objects,
-		      long long *bytes);
+				    long long *bytes);
 
 #endif

@@ -19,8 +19,9 @@
 #include "store/runs.h"
 
 /* Files that are credentials by their name alone. */
-static const char *const credential_files[] = { ".netrc", "_netrc", ".git-credentials", ".pgpass", "credentials",
-						"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd", NULL };
+static const char *const credential_files[] = { ".netrc", "_netrc", ".git-credentials", ".pgpass",    "credentials",
+						"id_rsa", "id_dsa", "id_ecdsa",         "id_ed25519", ".htpasswd",
+						NULL };
 
 int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, const char *baseline)
 {
@@ -39,8 +40,10 @@ int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, con
 
 				regerror(rc, &s->internal[i], why, sizeof why);
 				lr_scanner_release(s);
-				rc = lr_error_set(LR_EINVAL, "cannot use internal pattern '%s': %s", internal->v[i], why);
-				lr_error_hint("patterns are POSIX extended regular expressions, e.g. '10\\.1\\.[0-9]+\\.[0-9]+'");
+				rc = lr_error_set(LR_EINVAL, "cannot use internal pattern '%s': %s", internal->v[i],
+						  why);
+				lr_error_hint(
+					"patterns are POSIX extended regular expressions, e.g. '10\\.1\\.[0-9]+\\.[0-9]+'");
 				return rc;
 			}
 		}
@@ -147,8 +150,7 @@ static int rule_found(void *arg, const char *rule, const char *match, size_t len
 }
 
 /* Every rule (record/secretlike.c) and internal pattern over one NUL-terminated line. */
-static int scan_line(struct lr_scanner *s, const char *name, long lineno, const char *line, lr_finding_fn fn,
-		     void *arg)
+static int scan_line(struct lr_scanner *s, const char *name, long lineno, const char *line, lr_finding_fn fn, void *arg)
 {
 	struct line_ctx c = { s, name, lineno, fn, arg };
 	regmatch_t m;
@@ -157,7 +159,8 @@ static int scan_line(struct lr_scanner *s, const char *name, long lineno, const 
 
 	for (i = 0; i < s->ninternal && !rc; i++)
 		if (!regexec(&s->internal[i], line, 1, &m, 0))
-			rc = report(s, name, lineno, "internal-address", line + m.rm_so, (size_t)(m.rm_eo - m.rm_so), fn, arg);
+			rc = report(s, name, lineno, "internal-address", line + m.rm_so, (size_t)(m.rm_eo - m.rm_so),
+				    fn, arg);
 	return rc;
 }
 

@@ -21,20 +21,20 @@
 #include "store/store.h"
 
 struct lr_finding {
-	const char *file;	/* the path scanned, or "run-5/stdout" for stored evidence */
-	long line;		/* 1-based; a credential file by name is line 1 */
-	const char *rule;	/* "private-key", "github-token", "url-password", ... */
+	const char *file; /* the path scanned, or "run-5/stdout" for stored evidence */
+	long line;        /* 1-based; a credential file by name is line 1 */
+	const char *rule; /* "private-key", "github-token", "url-password", ... */
 	char fingerprint[17];
-	int baselined;		/* accepted in the baseline: not new */
+	int baselined; /* accepted in the baseline: not new */
 };
 typedef int (*lr_finding_fn)(void *arg, const struct lr_finding *f);
 
 struct lr_scanner {
-	regex_t *internal;		/* the user's internal host/address patterns */
+	regex_t *internal; /* the user's internal host/address patterns */
 	size_t ninternal;
-	struct lr_strlist baseline;	/* accepted fingerprints */
-	long files, skipped;		/* scanned; binary or unreadable, skipped */
-	long found, baselined;		/* findings; of them, accepted */
+	struct lr_strlist baseline; /* accepted fingerprints */
+	long files, skipped;        /* scanned; binary or unreadable, skipped */
+	long found, baselined;      /* findings; of them, accepted */
 };
 
 /*
@@ -57,8 +57,8 @@ LR_MUST_CHECK int lr_scanner_settle(struct lr_scanner *s, struct lr_store *st, c
 				    const char *baseline);
 
 /* Scan one buffer, reported as 'name'. Binary content (a NUL byte) is skipped and counted. */
-LR_MUST_CHECK int lr_scan_buffer(struct lr_scanner *s, const char *name, const void *data, size_t len,
-				 lr_finding_fn fn, void *arg);
+LR_MUST_CHECK int lr_scan_buffer(struct lr_scanner *s, const char *name, const void *data, size_t len, lr_finding_fn fn,
+				 void *arg);
 
 /* Scan a file, or every file below a directory (symlinks not followed). */
 LR_MUST_CHECK int lr_scan_path(struct lr_scanner *s, const char *path, lr_finding_fn fn, void *arg);

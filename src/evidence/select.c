@@ -32,8 +32,8 @@ static int issue_runs(struct lr_store *st, const char *issue, const char *what, 
 	return 0;
 }
 
-int lr_evidence_select(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues, const char *what,
-		      int64_t **ids, int *n, char *name, size_t len)
+int lr_evidence_select(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues,
+		       const char *what, int64_t **ids, int *n, char *name, size_t len)
 {
 	size_t i, k;
 	int rc = 0;

@@ -16,7 +16,8 @@
  * "runs-2-to-9", no '/' or '#'). An issue with no runs is LR_ENOTFOUND,
  * naming it in "cannot WHAT issue ...".
  */
-LR_MUST_CHECK int lr_evidence_select(struct lr_store *st, const struct lr_strlist *runs, const struct lr_strlist *issues,
-				     const char *what, int64_t **ids, int *n, char *name, size_t len);
+LR_MUST_CHECK int lr_evidence_select(struct lr_store *st, const struct lr_strlist *runs,
+				     const struct lr_strlist *issues, const char *what, int64_t **ids, int *n,
+				     char *name, size_t len);
 
 #endif

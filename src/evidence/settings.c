@@ -28,7 +28,9 @@ const struct lr_setting_key *lr_setting_key_find(const char *key)
 
 static int is_placeholder(const char *license)
 {
-	static const char *const words[] = { LR_CRATE_NO_LICENSE, "", "todo", "tbd", "none", "unknown", "n/a", "-", NULL };
+	static const char *const words[] = {
+		LR_CRATE_NO_LICENSE, "", "todo", "tbd", "none", "unknown", "n/a", "-", NULL
+	};
 	size_t i;
 
 	for (i = 0; words[i]; i++)

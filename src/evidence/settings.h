@@ -18,7 +18,7 @@ struct lr_setting_key {
 	const char *key;
 	const char *help;
 };
-extern const struct lr_setting_key lr_setting_keys[];	/* ends with { NULL } */
+extern const struct lr_setting_key lr_setting_keys[]; /* ends with { NULL } */
 const struct lr_setting_key *lr_setting_key_find(const char *key);
 
 /*

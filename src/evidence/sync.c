@@ -18,8 +18,8 @@ static const char *refusal(char *buf, size_t size)
 	return buf;
 }
 
-static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const char *host, lr_sync_fn note,
-		    void *arg, struct lr_sync_stats *s)
+static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const char *host, lr_sync_fn note, void *arg,
+		    struct lr_sync_stats *s)
 {
 	struct lr_bundle b;
 	int rc, sent, outcome, has;
@@ -123,7 +123,8 @@ static int fetch_objects(struct pull *p, const struct lr_bundle *b)
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		if (!stat(path, &sb)) {
 			p->s->objects_present++;
-		} else if (!p->origin.lazy && !(rc = lr_remote_get_object(p->r, lr_store_dir(p->st), b->objects.v[i].key))) {
+		} else if (!p->origin.lazy &&
+			   !(rc = lr_remote_get_object(p->r, lr_store_dir(p->st), b->objects.v[i].key))) {
 			p->s->objects_moved++;
 			p->s->bytes_moved += strtoll(b->objects.v[i].value, NULL, 10);
 		}
@@ -145,8 +146,10 @@ static int untrusted(struct pull *p, const struct lr_bundle *b)
 		k = lr_trust_find(p->trust, fpr);
 		if (k && (!k->public_key[0] || !strcmp(k->public_key, b->signers.v[i].value)))
 			continue;
-		snprintf(why, sizeof why, "its ledger entry %s (run %s) is signed by key %.16s..., which is not among your "
-			 "trusted keys (labrun key trust, or pull --trust FILE)", b->signers.v[i].key, b->uuid, fpr);
+		snprintf(why, sizeof why,
+			 "its ledger entry %s (run %s) is signed by key %.16s..., which is not among your "
+			 "trusted keys (labrun key trust, or pull --trust FILE)",
+			 b->signers.v[i].key, b->uuid, fpr);
 		p->note(p->arg, b->uuid, "refused", why);
 		return 1;
 	}
@@ -217,7 +220,13 @@ out:
 int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f,
 	    const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats)
 {
-	struct pull p = { .trust = trust, .st = st, .r = r, .origin = { .remote = name, .lazy = lazy }, .note = note, .arg = arg, .s = stats };
+	struct pull p = { .trust = trust,
+			  .st = st,
+			  .r = r,
+			  .origin = { .remote = name, .lazy = lazy },
+			  .note = note,
+			  .arg = arg,
+			  .s = stats };
 	struct lr_progress *progress;
 	size_t i;
 	int rc;

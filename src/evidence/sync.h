@@ -41,6 +41,7 @@ LR_MUST_CHECK int lr_push(struct lr_store *st, struct lr_remote *r, const int64_
  */
 struct lr_trust;
 LR_MUST_CHECK int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f,
-			  const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg, struct lr_sync_stats *stats);
+			  const struct lr_trust *trust, int lazy, lr_sync_fn note, void *arg,
+			  struct lr_sync_stats *stats);
 
 #endif

@@ -21,7 +21,7 @@
 #include "report/report.h"
 #include "serving/report.h"
 
-#define REPORT_MAX (256u << 20)	/* a report larger than this is not read */
+#define REPORT_MAX (256u << 20) /* a report larger than this is not read */
 
 struct cmp {
 	const char *file;
@@ -187,8 +187,10 @@ static void facts_diff(struct cmp *c, const struct lr_doc *d, size_t i, const st
 static int cell_equal(const struct lr_cell *x, const struct lr_cell *y)
 {
 	if (x->kind != y->kind)
-		return (x->kind == LR_CELL_INT || x->kind == LR_CELL_REAL) && (y->kind == LR_CELL_INT || y->kind == LR_CELL_REAL) &&
-		       (x->kind == LR_CELL_INT ? (double)x->i : x->real) == (y->kind == LR_CELL_INT ? (double)y->i : y->real);
+		return (x->kind == LR_CELL_INT || x->kind == LR_CELL_REAL) &&
+		       (y->kind == LR_CELL_INT || y->kind == LR_CELL_REAL) &&
+		       (x->kind == LR_CELL_INT ? (double)x->i : x->real) ==
+			       (y->kind == LR_CELL_INT ? (double)y->i : y->real);
 	switch (x->kind) {
 	case LR_CELL_TEXT: return !strcmp(x->text, y->text);
 	case LR_CELL_REAL: return x->real == y->real;
@@ -272,8 +274,8 @@ static void doc_diff(struct cmp *c, const struct lr_doc *a, const struct lr_doc 
 		case LR_BLOCK_FACTS: facts_diff(c, b, i, x, y); break;
 		case LR_BLOCK_TABLE:
 			if (!x->missing != !y->missing)
-				say(c, "block %zu: a table %s where the rows give %s", i + 1, x->missing ? "missing" : "",
-				    y->missing ? "none" : "one");
+				say(c, "block %zu: a table %s where the rows give %s", i + 1,
+				    x->missing ? "missing" : "", y->missing ? "none" : "one");
 			else if (!x->missing)
 				table_diff(c, b, i, &x->table, &y->table);
 			break;
@@ -421,27 +423,30 @@ static void json_diff(struct cmp *c, const char *path, json_t *a, json_t *b)
 	size_t i;
 
 	if (json_is_object(a) && json_is_object(b)) {
-		json_object_foreach (a, key, v) {
+		json_object_foreach(a, key, v) {
 			if (!*path && !strcmp(key, "document"))
 				continue; /* compared as a document */
 			lr_buf_reset(&sub);
 			lr_buf_addf(&sub, "%s%s%s", path, *path ? "." : "", key);
 			json_diff(c, sub.buf, v, json_object_get(b, key));
 		}
-		json_object_foreach (b, key, v)
+		json_object_foreach(b, key, v)
 			if (!json_object_get(a, key) && (*path || strcmp(key, "document")))
-				say(c, "%s%s%s: missing from the crate's report, its rows give it", path, *path ? "." : "", key);
+				say(c, "%s%s%s: missing from the crate's report, its rows give it", path,
+				    *path ? "." : "", key);
 	} else if (json_is_array(a) && json_is_array(b) && json_array_size(a) == json_array_size(b)) {
-		json_array_foreach (a, i, v) {
+		json_array_foreach(a, i, v) {
 			lr_buf_reset(&sub);
 			lr_buf_addf(&sub, "%s[%zu]", path, i);
 			json_diff(c, sub.buf, v, json_array_get(b, i));
 		}
-	} else if (!json_equal(a, b) && !(json_is_number(a) && json_is_number(b) && json_number_value(a) == json_number_value(b))) {
+	} else if (!json_equal(a, b) &&
+		   !(json_is_number(a) && json_is_number(b) && json_number_value(a) == json_number_value(b))) {
 		char *ta = a ? json_dumps(a, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 		char *tb = b ? json_dumps(b, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 
-		say(c, "%s: the crate says %.200s, its rows give %.200s", path, ta ? ta : "nothing", tb ? tb : "nothing");
+		say(c, "%s: the crate says %.200s, its rows give %.200s", path, ta ? ta : "nothing",
+		    tb ? tb : "nothing");
 		free(ta);
 		free(tb);
 	}
@@ -465,8 +470,7 @@ static char *crate_text(const char *dir, const char *rel)
 }
 
 /* What the rows give, titled, versioned and headed as the crate says; 0 with *none when they give no report. */
-static int rebuild(const struct lr_verified *v, struct lr_report *rep, struct lr_serving_report *sv,
-		   int *none)
+static int rebuild(const struct lr_verified *v, struct lr_report *rep, struct lr_serving_report *sv, int *none)
 {
 	int rc;
 
@@ -501,7 +505,9 @@ int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn 
 		goto out;
 	if (none || !md) {
 		if (none == (md != NULL))
-			say(&c, "%s", md ? "is in the crate, but its rows give no report" : "is missing, though its rows give a report");
+			say(&c, "%s",
+			    md ? "is in the crate, but its rows give no report"
+			       : "is missing, though its rows give a report");
 		goto out;
 	}
 	lr_render_report_doc(&now, &rep, &sv, &l, 0);

@@ -16,16 +16,16 @@
 #include "evidence/verify.h"
 #include "report/report.h"
 
-#define PAGE_MAX (64u << 20)	/* a page larger than this is not read */
+#define PAGE_MAX (64u << 20) /* a page larger than this is not read */
 
 struct vsite {
 	const struct lr_verified *v;
-	const char *crate;	/* the crate's site/ */
-	const char *built;	/* the one built again */
+	const char *crate; /* the crate's site/ */
+	const char *built; /* the one built again */
 	lr_verify_fn fn;
 	void *arg;
 	int *problems;
-	struct lr_strlist seen;	/* the crate's pages, relative to site/ */
+	struct lr_strlist seen; /* the crate's pages, relative to site/ */
 };
 
 static void say(struct vsite *s, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -53,7 +53,8 @@ static int crate_entries(void *arg, const struct lr_run *r, int (*fn)(void *, co
 	size_t i;
 	int rc = 0;
 
-	json_array_foreach (v->ledger, i, e) {
+	json_array_foreach(v->ledger, i, e) {
+		/* clang-format off */
 		struct lr_ledger_entry le = {
 			.seq = json_integer_value(json_object_get(e, "seq")),
 			.run_uuid = json_string_value(json_object_get(e, "run_uuid")),
@@ -66,6 +67,7 @@ static int crate_entries(void *arg, const struct lr_run *r, int (*fn)(void *, co
 			.signature = json_string_value(json_object_get(e, "signature")),
 			.public_key = json_string_value(json_object_get(e, "public_key")),
 		};
+		/* clang-format on */
 
 		if (le.run_uuid && !strcmp(le.run_uuid, r->uuid) && (rc = fn(fnarg, &le)))
 			break;
@@ -178,7 +180,8 @@ int lr_verify_site(const char *dir, const struct lr_verified *v, lr_verify_fn fn
 	int rc;
 
 	lr_buf_addf(&crate, "%s/site", dir);
-	if ((rc = lr_buf_error(&crate)) || !v->site || !v->st) { /* no site, or one of before: its digests were checked */
+	if ((rc = lr_buf_error(&crate)) || !v->site ||
+	    !v->st) { /* no site, or one of before: its digests were checked */
 		lr_buf_release(&crate);
 		return rc;
 	}

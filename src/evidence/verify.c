@@ -19,8 +19,8 @@
 
 /* One run of the crate, as its attestation and bundle give it. */
 struct vrun {
-	char dir[32];			/* "run-7" */
-	json_t *pred;			/* its attestation's predicate */
+	char dir[32]; /* "run-7" */
+	json_t *pred; /* its attestation's predicate */
 	struct lr_bundle b;
 	int bundled;
 };
@@ -32,11 +32,11 @@ struct vctx {
 	lr_verify_fn fn;
 	void *arg;
 	int *problems;
-	struct lr_kvlist files;		/* every file found: relative name -> sha256 */
-	struct lr_progress *hashing;	/* of the files found */
-	const char **pubs;		/* public keys ledger.json carries: used only when their fingerprint is trusted */
+	struct lr_kvlist files;      /* every file found: relative name -> sha256 */
+	struct lr_progress *hashing; /* of the files found */
+	const char **pubs;           /* public keys ledger.json carries: used only when their fingerprint is trusted */
 	size_t npubs;
-	json_t *ledger;			/* ledger.json */
+	json_t *ledger; /* ledger.json */
 	struct vrun *runs;
 	size_t nruns;
 	struct lr_verified *v;
@@ -139,7 +139,7 @@ static void check_subjects(struct vctx *c, const char *rel, json_t *stmt)
 	json_t *s;
 	size_t i;
 
-	json_array_foreach (json_object_get(stmt, "subject"), i, s) {
+	json_array_foreach(json_object_get(stmt, "subject"), i, s) {
 		const char *name = json_string_value(json_object_get(s, "name")) ?: "",
 			   *want = json_string_value(json_object_get(json_object_get(s, "digest"), "sha256")) ?: "",
 			   *have = file_sha(c, name);
@@ -147,7 +147,8 @@ static void check_subjects(struct vctx *c, const char *rel, json_t *stmt)
 		if (!have)
 			problem(c, name, "is signed in %s but not in the crate: removed", rel);
 		else if (strcmp(have, want))
-			problem(c, name, "has sha256 %.16s..., %s signed %.16s...: changed after it was signed", have, rel, want);
+			problem(c, name, "has sha256 %.16s..., %s signed %.16s...: changed after it was signed", have,
+				rel, want);
 		else
 			c->v->files++;
 	}
@@ -159,7 +160,7 @@ static int is_subject(json_t *stmt, const char *name)
 	json_t *s;
 	size_t i;
 
-	json_array_foreach (json_object_get(stmt, "subject"), i, s)
+	json_array_foreach(json_object_get(stmt, "subject"), i, s)
 		if (!strcmp(json_string_value(json_object_get(s, "name")) ?: "", name))
 			return 1;
 	return 0;
@@ -193,7 +194,8 @@ static int check_runs(struct vctx *c)
 		struct vrun *r;
 		json_t *stmt;
 
-		if (!slash || strcmp(slash, "/run.intoto.json") || strncmp(rel, "run-", 4) || (size_t)(slash - rel) >= 30)
+		if (!slash || strcmp(slash, "/run.intoto.json") || strncmp(rel, "run-", 4) ||
+		    (size_t)(slash - rel) >= 30)
 			continue;
 		if (!(stmt = open_statement(c, rel, LR_RUN_PREDICATE, signer, NULL, 0)))
 			continue;
@@ -231,7 +233,7 @@ static int ledger_keys(struct vctx *c)
 		return 0;
 	if (!(c->pubs = calloc(json_array_size(c->ledger) + 1, sizeof *c->pubs)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	json_array_foreach (c->ledger, i, e)
+	json_array_foreach(c->ledger, i, e)
 		if (json_string_value(json_object_get(e, "public_key")))
 			c->pubs[c->npubs++] = json_string_value(json_object_get(e, "public_key"));
 	return 0;
@@ -241,10 +243,14 @@ static int ledger_keys(struct vctx *c)
 static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 {
 	int64_t seq = json_integer_value(json_object_get(e, "seq"));
-	const char *uuid = json_string_value(json_object_get(e, "run_uuid")), *kind = json_string_value(json_object_get(e, "kind")),
-		   *content = json_string_value(json_object_get(e, "content")), *prev = json_string_value(json_object_get(e, "prev")),
-		   *digest = json_string_value(json_object_get(e, "digest")), *fpr = json_string_value(json_object_get(e, "key_fingerprint")),
-		   *sig = json_string_value(json_object_get(e, "signature")), *pub = json_string_value(json_object_get(e, "public_key"));
+	const char *uuid = json_string_value(json_object_get(e, "run_uuid")),
+		   *kind = json_string_value(json_object_get(e, "kind")),
+		   *content = json_string_value(json_object_get(e, "content")),
+		   *prev = json_string_value(json_object_get(e, "prev")),
+		   *digest = json_string_value(json_object_get(e, "digest")),
+		   *fpr = json_string_value(json_object_get(e, "key_fingerprint")),
+		   *sig = json_string_value(json_object_get(e, "signature")),
+		   *pub = json_string_value(json_object_get(e, "public_key"));
 	const struct lr_trusted_key *k = fpr ? lr_trust_find(c->t, fpr) : NULL;
 	char want[LR_SHA256_HEX];
 	json_t *h;
@@ -263,11 +269,11 @@ static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 	if (sig && (!k || !pub || lr_verify(pub, digest, sig)) && !(c->allow && !k))
 		problem(c, "ledger.json", "entry %lld (run %s) is %s", (long long)seq, uuid,
 			!k ? "signed by a key you do not trust" : "signed, but the signature does not verify");
-	json_array_foreach (head_entries, i, h)
+	json_array_foreach(head_entries, i, h)
 		if (json_integer_value(json_object_get(h, "seq")) == seq) {
 			if (strcmp(json_string_value(json_object_get(h, "digest")) ?: "", digest))
-				problem(c, "ledger.json", "entry %lld (run %s) is not the entry the signed head lists", (long long)seq,
-					uuid);
+				problem(c, "ledger.json", "entry %lld (run %s) is not the entry the signed head lists",
+					(long long)seq, uuid);
 			return;
 		}
 	problem(c, "ledger.json", "entry %lld (run %s) is not chained to the signed head (%s)", (long long)seq, uuid,
@@ -292,7 +298,8 @@ static void keep_head(struct vctx *c, json_t *pred)
 	size_t len;
 
 	c->v->head.seq = json_integer_value(json_object_get(pred, "seq"));
-	snprintf(c->v->head.digest, sizeof c->v->head.digest, "%s", json_string_value(json_object_get(pred, "digest")) ?: "");
+	snprintf(c->v->head.digest, sizeof c->v->head.digest, "%s",
+		 json_string_value(json_object_get(pred, "digest")) ?: "");
 	snprintf(path, sizeof path, "%s/%s", c->dir, LR_HEAD_FILE);
 	if (lr_read_text(LR_HEAD_FILE, path, 1u << 26, &c->v->head_statement, &len))
 		lr_error_clear(); /* read as JSON above, so there; a report without it is named then */
@@ -315,7 +322,7 @@ static void check_ledger(struct vctx *c, json_t *crate)
 		      json_integer_value(json_object_get(pred, "seq")) !=
 			      json_integer_value(json_object_get(json_object_get(cp, "head"), "seq"))))
 		problem(c, LR_HEAD_FILE, "is not the head %s names (store and entry differ)", LR_CRATE_STATEMENT);
-	json_array_foreach (c->ledger, i, e)
+	json_array_foreach(c->ledger, i, e)
 		check_entry(c, e, json_object_get(pred, "entries"));
 out:
 	json_decref(head);
@@ -327,7 +334,7 @@ static json_t *newest_entry(struct vctx *c, const char *uuid)
 	json_t *e, *best = NULL;
 	size_t i;
 
-	json_array_foreach (c->ledger, i, e)
+	json_array_foreach(c->ledger, i, e)
 		if (!strcmp(json_string_value(json_object_get(e, "run_uuid")) ?: "", uuid))
 			best = e;
 	return best;
@@ -364,11 +371,12 @@ static int check_bundle(struct vctx *c, struct vrun *r)
 	} else if (!rc) {
 		r->bundled = 1;
 		if (strcmp(r->b.uuid, uuid) || strcmp(r->b.seal, seal))
-			problem(c, rel, "is run %s with seal %.16s..., its attestation says run %s with seal %.16s...", r->b.uuid,
-				r->b.seal, uuid, seal);
+			problem(c, rel, "is run %s with seal %.16s..., its attestation says run %s with seal %.16s...",
+				r->b.uuid, r->b.seal, uuid, seal);
 		e = newest_entry(c, uuid);
 		if (!e || strcmp(json_string_value(json_object_get(e, "content")) ?: "", seal))
-			problem(c, "ledger.json", "run %s: its newest entry does not hold its seal %.16s...", uuid, seal);
+			problem(c, "ledger.json", "run %s: its newest entry does not hold its seal %.16s...", uuid,
+				seal);
 	}
 	free(text);
 	return rc;
@@ -443,7 +451,9 @@ static int load_runs(struct vctx *c)
 int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigned, lr_verify_fn fn, void *arg,
 		    int *problems, struct lr_verified *v)
 {
-	struct vctx c = { .dir = dir, .t = t, .allow = allow_unsigned, .fn = fn, .arg = arg, .problems = problems, .v = v };
+	struct vctx c = {
+		.dir = dir, .t = t, .allow = allow_unsigned, .fn = fn, .arg = arg, .problems = problems, .v = v
+	};
 	json_t *crate = NULL;
 	char marker[PATH_MAX * 2];
 	struct stat sb;
@@ -453,7 +463,8 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 	memset(v, 0, sizeof *v);
 	snprintf(marker, sizeof marker, "%s/%s", dir, LR_CRATE_STATEMENT);
 	if (stat(marker, &sb) != 0) {
-		lr_error_set(LR_ENOTFOUND, "'%s' is not a crate labrun can verify: it has no %s", dir, LR_CRATE_STATEMENT);
+		lr_error_set(LR_ENOTFOUND, "'%s' is not a crate labrun can verify: it has no %s", dir,
+			     LR_CRATE_STATEMENT);
 		lr_error_hint("'labrun manifest' and 'labrun archive' write crates that carry one");
 		return LR_ENOTFOUND;
 	}

@@ -29,19 +29,19 @@ struct lr_trust;
 typedef void (*lr_verify_fn)(void *arg, const char *file, const char *problem);
 
 struct lr_verified {
-	struct lr_store *st;	/* the throwaway store holding the crate's runs (NULL: none loaded) */
-	char *tmp;		/* its directory, removed by lr_verified_release */
-	int64_t *ids;		/* the runs there, in the crate's order, with the ids they had ("run-7": 7) */
+	struct lr_store *st; /* the throwaway store holding the crate's runs (NULL: none loaded) */
+	char *tmp;           /* its directory, removed by lr_verified_release */
+	int64_t *ids;        /* the runs there, in the crate's order, with the ids they had ("run-7": 7) */
 	int nids;
-	struct lr_ledger_head head;	/* the crate's signed ledger head ... */
-	char *head_statement;		/* ... and its envelope as the crate carries it (NULL: none) */
-	int site;			/* the crate's statement says how its site/ was built: */
-	char site_signer[LR_SHA256_HEX];	/* the key its signers were held to ("" when none) */
-	json_t *ledger;			/* ledger.json, the entries it drew (set with site) */
-	int files;		/* files checked against their signed digests */
-	int runs;		/* runs in the crate */
-	int entries;		/* ledger entries recomputed */
-	char signer[LR_SHA256_HEX];	/* the trusted key that signed the crate ("" when none) */
+	struct lr_ledger_head head;      /* the crate's signed ledger head ... */
+	char *head_statement;            /* ... and its envelope as the crate carries it (NULL: none) */
+	int site;                        /* the crate's statement says how its site/ was built: */
+	char site_signer[LR_SHA256_HEX]; /* the key its signers were held to ("" when none) */
+	json_t *ledger;                  /* ledger.json, the entries it drew (set with site) */
+	int files;                       /* files checked against their signed digests */
+	int runs;                        /* runs in the crate */
+	int entries;                     /* ledger entries recomputed */
+	char signer[LR_SHA256_HEX];      /* the trusted key that signed the crate ("" when none) */
 	char principal[128];
 };
 

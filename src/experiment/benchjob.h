@@ -44,15 +44,15 @@ LR_MUST_CHECK int lr_benchmark_parse(const char *name, enum lr_benchmark *which)
 /* One series: a variant of a subject, in one unit, at every repetition (rep 0 the warm-up where there is one). */
 struct lr_bench_series {
 	char *subject, *variant, *unit;
-	double *v;		/* v[rep]; NAN where it was not taken */
-	size_t n, cap;		/* n: the last repetition taken + 1 */
+	double *v;     /* v[rep]; NAN where it was not taken */
+	size_t n, cap; /* n: the last repetition taken + 1 */
 };
 
 struct lr_bench {
 	enum lr_benchmark which;
-	struct lr_bench_series *s;	/* in the order first taken */
+	struct lr_bench_series *s; /* in the order first taken */
 	size_t n, cap;
-	struct lr_strlist subjects;	/* in the order first taken */
+	struct lr_strlist subjects; /* in the order first taken */
 };
 
 void lr_bench_init(struct lr_bench *b, enum lr_benchmark which);
@@ -105,7 +105,7 @@ LR_MUST_CHECK int lr_bench_store(const struct lr_bench *b, struct lr_run *run);
 struct lr_bench_samples {
 	const struct lr_sample *v;
 	size_t n;
-	struct lr_run owned;	/* the samples read from the names */
+	struct lr_run owned; /* the samples read from the names */
 };
 LR_MUST_CHECK int lr_bench_samples(const struct lr_run *run, struct lr_bench_samples *out);
 void lr_bench_samples_release(struct lr_bench_samples *s);

@@ -26,8 +26,10 @@ int lr_benchmark_parse(const char *name, enum lr_benchmark *which)
 			*which = (enum lr_benchmark)i;
 			return 0;
 		}
-	return lr_error_set(LR_EINVAL, "unknown benchmark '%s': this labrun knows encoder, store, import, remote, "
-			    "collect and ingest", name);
+	return lr_error_set(LR_EINVAL,
+			    "unknown benchmark '%s': this labrun knows encoder, store, import, remote, "
+			    "collect and ingest",
+			    name);
 }
 
 void lr_bench_init(struct lr_bench *b, enum lr_benchmark which)
@@ -53,7 +55,8 @@ const struct lr_bench_series *lr_bench_find(const struct lr_bench *b, const char
 					    const char *unit)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (!strcmp(b->s[i].variant, variant) && !strcmp(b->s[i].subject, subject) && !strcmp(b->s[i].unit, unit))
+		if (!strcmp(b->s[i].variant, variant) && !strcmp(b->s[i].subject, subject) &&
+		    !strcmp(b->s[i].unit, unit))
 			return &b->s[i];
 	return NULL;
 }
@@ -95,8 +98,8 @@ int lr_bench_add(struct lr_bench *b, const char *subject, const char *variant, i
 		s = &b->s[b->n - 1];
 	}
 	if ((size_t)rep < s->n && !isnan(s->v[rep]))
-		return lr_error_set(LR_EINVAL, "sample '%s' '%s' in %s is taken twice at repetition %d", subject, variant,
-				    unit, rep);
+		return lr_error_set(LR_EINVAL, "sample '%s' '%s' in %s is taken twice at repetition %d", subject,
+				    variant, unit, rep);
 	if ((rc = LR_ALLOC_GROW(s->v, (size_t)rep + 1, s->cap)))
 		return rc;
 	while (s->n <= (size_t)rep)

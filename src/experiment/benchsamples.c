@@ -15,8 +15,12 @@
 static const struct {
 	const char *name, *variant, *unit;
 } remote_names[] = {
-	{ "generate", "generate", "s" },  { "push", "push", "s" },	{ "pull", "pull", "s" },
-	{ "push peak rss", "push", "KiB" }, { "pull peak rss", "pull", "KiB" }, { "object bytes", "objects", "bytes" },
+	{ "generate", "generate", "s" },
+	{ "push", "push", "s" },
+	{ "pull", "pull", "s" },
+	{ "push peak rss", "push", "KiB" },
+	{ "pull peak rss", "pull", "KiB" },
+	{ "object bytes", "objects", "bytes" },
 };
 
 /* One legacy measurement as a sample of 'out'. */

@@ -54,7 +54,8 @@ static int write_cases(const struct lr_collectbench_opts *o, const char *path)
 	if (!f)
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
 	for (i = 0; i < o->requests; i++)
-		fprintf(f, "{\"case_id\":\"c%06lld\",\"prompt\":\"the null server ignores prompt %lld\",\"max_tokens\":%lld}\n",
+		fprintf(f,
+			"{\"case_id\":\"c%06lld\",\"prompt\":\"the null server ignores prompt %lld\",\"max_tokens\":%lld}\n",
 			(long long)i, (long long)i, (long long)o->tokens);
 	if (ferror(f) | fclose(f))
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
@@ -114,9 +115,10 @@ static int labrun_pass(const struct lr_collectbench_opts *o, const struct scratc
 		       const char *conc, struct pass *p)
 {
 	char tokens[24], *out = NULL;
-	char *argv[] = { (char *)o->self, "--store", (char *)s->store, "collect", "--endpoint", (char *)endpoint,
-			 "--route", "null", "--cases", (char *)s->cases, "--concurrency", (char *)conc,
-			 "--max-tokens", tokens, "--ignore-eos", NULL };
+	char *argv[] = { (char *)o->self, "--store",        (char *)s->store, "collect",
+			 "--endpoint",    (char *)endpoint, "--route",        "null",
+			 "--cases",       (char *)s->cases, "--concurrency",  (char *)conc,
+			 "--max-tokens",  tokens,           "--ignore-eos",   NULL };
 	struct stored got;
 	struct lr_child c;
 	const char *at;
@@ -134,7 +136,8 @@ static int labrun_pass(const struct lr_collectbench_opts *o, const struct scratc
 	if (rc || (rc = read_stored(s->store, run, &got)))
 		return rc;
 	if (got.completed != o->requests || got.tokens != o->requests * o->tokens)
-		return lr_error_set(LR_EIO, "'labrun collect' stored %lld request(s) and %lld token(s) of %lld and %lld",
+		return lr_error_set(LR_EIO,
+				    "'labrun collect' stored %lld request(s) and %lld token(s) of %lld and %lld",
 				    (long long)got.completed, (long long)got.tokens, (long long)o->requests,
 				    (long long)(o->requests * o->tokens));
 	p->pass_s = got.pass_s;
@@ -146,8 +149,9 @@ static int peer_pass(const struct lr_collectbench_opts *o, const struct scratch 
 		     const char *conc, struct pass *p)
 {
 	char url[96], tokens[24], *out = NULL;
-	char *argv[] = { (char *)o->python, (char *)s->script, url, (char *)s->cases, (char *)conc, tokens,
-			 (char *)s->out, NULL };
+	char *argv[] = {
+		(char *)o->python, (char *)s->script, url, (char *)s->cases, (char *)conc, tokens, (char *)s->out, NULL
+	};
 	json_int_t completed = -1, received = -1;
 	struct lr_child c;
 	json_t *j;
@@ -162,9 +166,10 @@ static int peer_pass(const struct lr_collectbench_opts *o, const struct scratch 
 	j = json_loads(out, 0, NULL);
 	if (json_unpack(j, "{s:I, s:I, s:F}", "completed", &completed, "tokens", &received, "duration_s", &p->pass_s) ||
 	    completed != o->requests || received != o->requests * o->tokens)
-		rc = lr_error_set(LR_EIO, "the python client received %lld request(s) and %lld token(s) of %lld and %lld: %.200s",
-				  (long long)completed, (long long)received, (long long)o->requests,
-				  (long long)(o->requests * o->tokens), out);
+		rc = lr_error_set(
+			LR_EIO, "the python client received %lld request(s) and %lld token(s) of %lld and %lld: %.200s",
+			(long long)completed, (long long)received, (long long)o->requests,
+			(long long)(o->requests * o->tokens), out);
 	json_decref(j);
 	free(out);
 	return rc;
@@ -188,9 +193,10 @@ static int one_pass(const struct lr_collectbench_opts *o, const struct scratch *
 	if (rc || (rc = rc2))
 		return rc;
 	if (ss.requests != o->requests || ss.tokens != o->requests * o->tokens)
-		return lr_error_set(LR_EIO, "the null server streamed %lld request(s) and %lld token(s) to %s, not %lld and %lld",
-				    (long long)ss.requests, (long long)ss.tokens, clients[client],
-				    (long long)o->requests, (long long)(o->requests * o->tokens));
+		return lr_error_set(
+			LR_EIO, "the null server streamed %lld request(s) and %lld token(s) to %s, not %lld and %lld",
+			(long long)ss.requests, (long long)ss.tokens, clients[client], (long long)o->requests,
+			(long long)(o->requests * o->tokens));
 	p->server_s = ss.user_s + ss.sys_s;
 	return 0;
 }
@@ -217,9 +223,11 @@ static int make_scratch(const struct lr_collectbench_opts *o, struct scratch *s)
 
 int lr_collectbench_check_peer(const struct lr_collectbench_opts *o, char *version, size_t size)
 {
-	char *argv[] = { (char *)o->python, "-c",
-			 "import sys, aiohttp; print('python %s, aiohttp %s' % (sys.version.split()[0], aiohttp.__version__))",
-			 NULL };
+	char *argv[] = {
+		(char *)o->python, "-c",
+		"import sys, aiohttp; print('python %s, aiohttp %s' % (sys.version.split()[0], aiohttp.__version__))",
+		NULL
+	};
 	struct lr_child c;
 	char *out = NULL;
 	int rc;
@@ -229,8 +237,9 @@ int lr_collectbench_check_peer(const struct lr_collectbench_opts *o, char *versi
 	if (c.exec_errno || !c.has_exit || c.exit_code) {
 		lr_error_set(LR_EINVAL, "'%s' cannot run the peer client: %s", o->python,
 			     c.exec_errno ? strerror(c.exec_errno) : "it cannot import aiohttp");
-		lr_error_hint("install Debian's python3-aiohttp (apt-get install python3-aiohttp), or give --python PATH "
-			      "of an interpreter that has aiohttp");
+		lr_error_hint(
+			"install Debian's python3-aiohttp (apt-get install python3-aiohttp), or give --python PATH "
+			"of an interpreter that has aiohttp");
 		free(out);
 		return LR_EINVAL;
 	}
@@ -268,7 +277,8 @@ static int measure(void *opts, struct lr_bench_job *j)
 	memset(&s, 0, sizeof s);
 	if (o->nlevels < 1 || o->nlevels > LR_COLLECTBENCH_LEVELS || o->reps < 2 || o->reps > LR_COLLECTBENCH_MAXREPS ||
 	    o->requests < 1 || o->tokens < 1)
-		return lr_error_set(LR_EINVAL, "the collect benchmark needs 1-%d levels, 2-%d repetitions, requests and tokens",
+		return lr_error_set(LR_EINVAL,
+				    "the collect benchmark needs 1-%d levels, 2-%d repetitions, requests and tokens",
 				    LR_COLLECTBENCH_LEVELS, LR_COLLECTBENCH_MAXREPS);
 	if ((rc = make_scratch(o, &s)))
 		goto out;

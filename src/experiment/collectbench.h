@@ -18,15 +18,15 @@
 
 #include "experiment/benchjob.h"
 
-#define LR_COLLECTBENCH_LEVELS 8
+#define LR_COLLECTBENCH_LEVELS  8
 #define LR_COLLECTBENCH_MAXREPS 21
 
 struct lr_collectbench_opts {
-	int level[LR_COLLECTBENCH_LEVELS], nlevels;	/* the concurrency levels */
-	int64_t requests, tokens;	/* per pass; tokens streamed per request */
-	int reps, burst;		/* the null server's chunks a write */
-	const char *dir, *self, *python;	/* the scratch directory; labrun's executable; the peer's interpreter */
-	const char *peer;		/* what the peer is, from lr_collectbench_check_peer */
+	int level[LR_COLLECTBENCH_LEVELS], nlevels; /* the concurrency levels */
+	int64_t requests, tokens;                   /* per pass; tokens streamed per request */
+	int reps, burst;                            /* the null server's chunks a write */
+	const char *dir, *self, *python; /* the scratch directory; labrun's executable; the peer's interpreter */
+	const char *peer;                /* what the peer is, from lr_collectbench_check_peer */
 	char *const *argv, *const *envp;
 };
 

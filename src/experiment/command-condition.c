@@ -39,8 +39,9 @@ static int command_parity(struct lr_command_ctx *cmd, const struct lr_expdef *d,
 
 		c->matches[a] = !strcmp(c->sha[a], want);
 		if (!c->matches[a]) {
-			fail_condition(c, "parity: arm '%s' outputs differ from %s (sha256 %.12s vs %.12s)", d->arms[a].name,
-				       cmd->reference[0] ? "the reference" : "the baseline's", c->sha[a], want);
+			fail_condition(c, "parity: arm '%s' outputs differ from %s (sha256 %.12s vs %.12s)",
+				       d->arms[a].name, cmd->reference[0] ? "the reference" : "the baseline's",
+				       c->sha[a], want);
 			return 0;
 		}
 	}
@@ -48,8 +49,8 @@ static int command_parity(struct lr_command_ctx *cmd, const struct lr_expdef *d,
 }
 
 /* One timed execution of a command experiment as repetition 'r'; 0 with c failed when it failed. */
-static int command_rep(struct lr_command_ctx *cmd, const struct lr_expdef *d, struct lr_run_condition *c, int arm, int b,
-		       int s, struct lr_store_rep *r, double *value, int *rc)
+static int command_rep(struct lr_command_ctx *cmd, const struct lr_expdef *d, struct lr_run_condition *c, int arm,
+		       int b, int s, struct lr_store_rep *r, double *value, int *rc)
 {
 	struct lr_store_exec *e;
 	long long st0 = lr_steal_ticks();
@@ -69,7 +70,8 @@ static int command_rep(struct lr_command_ctx *cmd, const struct lr_expdef *d, st
 		return 0;
 	}
 	if (strcmp(e->outputs_sha256, c->sha[arm])) {
-		fail_condition(c, "arm '%s', block %d: outputs differ from its parity execution (sha256 %.12s vs %.12s)",
+		fail_condition(c,
+			       "arm '%s', block %d: outputs differ from its parity execution (sha256 %.12s vs %.12s)",
 			       d->arms[arm].name, b, e->outputs_sha256, c->sha[arm]);
 		return 0;
 	}
@@ -79,7 +81,8 @@ static int command_rep(struct lr_command_ctx *cmd, const struct lr_expdef *d, st
 		return 1;
 	}
 	if (!lr_command_value(e, d->metric, value, &c->higher)) {
-		fail_condition(c, "arm '%s', block %d: no metric '%s' in $LABRUN_METRICS", d->arms[arm].name, b, d->metric);
+		fail_condition(c, "arm '%s', block %d: no metric '%s' in $LABRUN_METRICS", d->arms[arm].name, b,
+			       d->metric);
 		return 0;
 	}
 	for (int i = 0; d->metric[0] && i < e->nmetrics; i++)
@@ -128,8 +131,8 @@ cancel:
 	*cancelled = 1;
 	lr_design_summarise(d, c, reps, values, n);
 	snprintf(c->status, sizeof c->status, "missing");
-	snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
-		 n / (2 * k), nblocks);
+	snprintf(c->failure, sizeof c->failure,
+		 "not completed: cancelled after %d of %d blocks (measured repetitions kept)", n / (2 * k), nblocks);
 out:
 	*nreps_out = n;
 	free(values);

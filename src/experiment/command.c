@@ -74,9 +74,16 @@ static int on_eof(void *arg, int fd)
 static int run_child(struct lr_command_ctx *c, char *const *argv, char *const *env, const char *cwd, double timeout_s,
 		     struct lr_capture cap[2], struct lr_child *ch)
 {
-	struct lr_child_opts o = { .argv = argv, .envp = env, .cwd = cwd, .fd = { LR_CHILD_NULL, LR_CHILD_PIPE, LR_CHILD_PIPE },
-				   .on_output = on_output, .on_eof = on_eof, .arg = cap, .timeout_s = timeout_s,
-				   .cancel = c->cancel, .contain = 1 };
+	struct lr_child_opts o = { .argv = argv,
+				   .envp = env,
+				   .cwd = cwd,
+				   .fd = { LR_CHILD_NULL, LR_CHILD_PIPE, LR_CHILD_PIPE },
+				   .on_output = on_output,
+				   .on_eof = on_eof,
+				   .arg = cap,
+				   .timeout_s = timeout_s,
+				   .cancel = c->cancel,
+				   .contain = 1 };
 	int rc = 0, i;
 
 	for (i = 0; i < 2 && !rc; i++)
@@ -119,12 +126,15 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 		value = json_object_get(o, "value");
 		unit = json_object_get(o, "unit");
 		better = json_object_get(o, "better");
-		if (!json_is_object(o) || !json_is_string(name) || !json_is_number(value) || (unit && !json_is_string(unit)) ||
+		if (!json_is_object(o) || !json_is_string(name) || !json_is_number(value) ||
+		    (unit && !json_is_string(unit)) ||
 		    (better && (!json_is_string(better) || (strcmp(json_string_value(better), "higher") &&
 							    strcmp(json_string_value(better), "lower")))) ||
 		    !isfinite(json_number_value(value))) {
-			snprintf(why, len, "$LABRUN_METRICS line %lld: expected {\"name\": \"...\", \"value\": number, "
-				 "\"unit\": \"...\", \"better\": \"higher\"|\"lower\"}", lines.line);
+			snprintf(why, len,
+				 "$LABRUN_METRICS line %lld: expected {\"name\": \"...\", \"value\": number, "
+				 "\"unit\": \"...\", \"better\": \"higher\"|\"lower\"}",
+				 lines.line);
 			json_decref(o);
 			break;
 		}
@@ -184,7 +194,8 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
-	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, missing, sizeof missing)) && missing[0])
+	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, missing, sizeof missing)) &&
+	    missing[0])
 		rc = lr_error_set(LR_EINVAL, "%s", missing);
 	lr_words_free(refs);
 	lr_strlist_release(&list);
@@ -242,7 +253,8 @@ static int exec_vars(struct lr_command_ctx *c, const struct lr_exp_arm *arm, int
 	for (i = 0; i < c->params.n && !rc; i++)
 		rc = lr_kvlist_add(vars, c->params.v[i].key, c->params.v[i].value, NULL);
 	snprintf(num, sizeof num, "%d", seq);
-	if (!rc && !(rc = lr_kvlist_add(vars, "arm", arm->name, NULL)) && !(rc = lr_kvlist_add(vars, "rep", num, NULL))) {
+	if (!rc && !(rc = lr_kvlist_add(vars, "arm", arm->name, NULL)) &&
+	    !(rc = lr_kvlist_add(vars, "rep", num, NULL))) {
 		if (block >= 0)
 			snprintf(num, sizeof num, "%d", block);
 		rc = lr_kvlist_add(vars, "block", block >= 0 ? num : "parity", NULL);
@@ -315,11 +327,12 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	lr_buf_addf(&responses, "%s/%s", outdir, resp); /* the user's file name, whole: never cut to another */
 	free(resp);
 	if ((rc = lr_buf_error(&responses)) || access(responses.buf, F_OK) != 0)
-		goto out; /* no responses: the route is uncollected here, which the report shows */
+		goto out;   /* no responses: the route is uncollected here, which the report shows */
 	if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
 		rc = ingest_pass(c, arm, e, outdir, responses.buf, &set, &cases);
 	else
-		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set, &cases);
+		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set,
+					 &cases);
 	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
 		e->failure = strdup(lr_error_msg());
 		rc = 0;
@@ -463,7 +476,7 @@ struct route_sets {
 	struct lr_store *st;
 	int64_t run;
 	int rc;
-	int within;			/* compare later sets with the first; else only note the first */
+	int within; /* compare later sets with the first; else only note the first */
 };
 
 /* Two empty sets are not compared: the matrix then shows them as collected but never compared. */

@@ -27,20 +27,21 @@ struct lr_command_ctx {
 	struct lr_store *st;
 	int64_t run;
 	int cond;
-	struct lr_kvlist params;		/* the condition's grid values */
-	char scratch[PATH_MAX];			/* this condition's temporary directory */
-	char *const *envp;			/* the environment executions start from */
-	struct lr_scrub scrub;			/* its secret values: kept out of everything stored */
-	atomic_int *cancel;			/* set asynchronously: stop the running command */
-	char reference[LR_SHA256_HEX];		/* digest of the 'reference' files, "" when none */
-	struct lr_store_exec *execs;		/* every execution so far, in order */
+	struct lr_kvlist params;       /* the condition's grid values */
+	char scratch[PATH_MAX];        /* this condition's temporary directory */
+	char *const *envp;             /* the environment executions start from */
+	struct lr_scrub scrub;         /* its secret values: kept out of everything stored */
+	atomic_int *cancel;            /* set asynchronously: stop the running command */
+	char reference[LR_SHA256_HEX]; /* digest of the 'reference' files, "" when none */
+	struct lr_store_exec *execs;   /* every execution so far, in order */
 	int nexecs;
 	size_t cap;
 };
 
 /* Prepare a condition: its grid values (params, the plan's; copied), a scratch directory, the reference digest. */
-LR_MUST_CHECK int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st, int64_t run,
-				   int cond, const struct lr_kvlist *params, char *const *envp, atomic_int *cancel);
+LR_MUST_CHECK int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct lr_store *st,
+				   int64_t run, int cond, const struct lr_kvlist *params, char *const *envp,
+				   atomic_int *cancel);
 
 /*
  * Run arm 'arm' once, as the next execution of the condition (block and slot
@@ -72,8 +73,8 @@ void lr_command_teardown(struct lr_command_ctx *c);
  */
 struct lr_runopts;
 struct lr_run_condition;
-LR_MUST_CHECK int lr_command_condition(struct lr_command_ctx *cmd, const struct lr_expdef *d, const struct lr_runopts *o,
-				       int ci, struct lr_run_condition *c, struct lr_store_rep **reps_out, int *nreps_out,
-				       int *cancelled);
+LR_MUST_CHECK int lr_command_condition(struct lr_command_ctx *cmd, const struct lr_expdef *d,
+				       const struct lr_runopts *o, int ci, struct lr_run_condition *c,
+				       struct lr_store_rep **reps_out, int *nreps_out, int *cancelled);
 
 #endif

@@ -92,8 +92,7 @@ int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn,
 	return n;
 }
 
-int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
-			  struct lr_cond_compare *out)
+int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm, struct lr_cond_compare *out)
 {
 	size_t cells = (size_t)ncond * (size_t)narm;
 	struct lr_digest *ha = calloc(cells, sizeof *ha), *hb = calloc(cells, sizeof *hb);
@@ -104,7 +103,8 @@ int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, 
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = lr_store_parity_hashes(st, a, ncond, narm, ha)) || (rc = lr_store_parity_hashes(st, b, ncond, narm, hb)))
+	if ((rc = lr_store_parity_hashes(st, a, ncond, narm, ha)) ||
+	    (rc = lr_store_parity_hashes(st, b, ncond, narm, hb)))
 		goto out;
 	for (c = 0; c < ncond; c++) {
 		struct lr_cond_compare *o = &out[c];

@@ -8,7 +8,6 @@
  * compare. 'labrun diff' prints it; replay records it. Nothing here prints.
  */
 
-
 #include "base/error.h"
 #include "base/model.h"
 #include "base/sha256.h"
@@ -24,10 +23,10 @@ int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn,
 
 struct lr_cond_compare {
 	int condition;
-	int outputs_match;	/* every arm's output hash is equal in both runs */
-	int first_arm;		/* the first arm whose hashes differ, -1 when they match */
-	char a_sha[LR_SHA256_HEX], b_sha[LR_SHA256_HEX];	/* that arm's hashes ("none"), "" when they match */
-	struct lr_paired timing;	/* baseline arm, run b against run a, block by block */
+	int outputs_match;                               /* every arm's output hash is equal in both runs */
+	int first_arm;                                   /* the first arm whose hashes differ, -1 when they match */
+	char a_sha[LR_SHA256_HEX], b_sha[LR_SHA256_HEX]; /* that arm's hashes ("none"), "" when they match */
+	struct lr_paired timing;                         /* baseline arm, run b against run a, block by block */
 	int has_timing;
 };
 
@@ -38,10 +37,10 @@ struct lr_cond_compare {
  * which assumes comparable blocks, as a replay of the same definition has.
  */
 LR_MUST_CHECK int lr_experiment_compare(struct lr_store *st, int64_t a, int64_t b, int ncond, int narm,
-			  struct lr_cond_compare *out);
+					struct lr_cond_compare *out);
 
 struct lr_drift {
-	const char *what;	/* static: "source", "binding", ... */
+	const char *what; /* static: "source", "binding", ... */
 	char *key, *a, *b;
 };
 
@@ -49,20 +48,21 @@ struct lr_drift {
 struct lr_comparison {
 	struct lr_drift *drift;
 	size_t ndrift, capdrift;
-	int experiments;		/* both are experiment runs: what follows is filled */
-	int comparable;			/* their definitions have the same conditions and arms */
-	char a_definition[LR_SHA256_HEX], b_definition[LR_SHA256_HEX];	/* sha256 of each definition */
-	char baseline[32];		/* the first arm's name */
+	int experiments; /* both are experiment runs: what follows is filled */
+	int comparable;  /* their definitions have the same conditions and arms */
+	char a_definition[LR_SHA256_HEX], b_definition[LR_SHA256_HEX]; /* sha256 of each definition */
+	char baseline[32];                                             /* the first arm's name */
 	char (*arm_names)[32];
 	int ncond;
-	struct lr_exp_condition *where;	/* per condition: model, layers, tokens */
-	struct lr_cond_compare *cond;	/* per condition: outputs and timing */
-	int outputs_match;		/* every condition's outputs match (1 for runs that are not experiments) */
-	int rc;				/* internal: an error while collecting drift */
+	struct lr_exp_condition *where; /* per condition: model, layers, tokens */
+	struct lr_cond_compare *cond;   /* per condition: outputs and timing */
+	int outputs_match;              /* every condition's outputs match (1 for runs that are not experiments) */
+	int rc;                         /* internal: an error while collecting drift */
 };
 
 /* Compare run b against run a. Release 'cmp' with lr_comparison_release() either way. */
-LR_MUST_CHECK int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b, struct lr_comparison *cmp);
+LR_MUST_CHECK int lr_compare_runs(struct lr_store *st, const struct lr_run *a, const struct lr_run *b,
+				  struct lr_comparison *cmp);
 void lr_comparison_release(struct lr_comparison *cmp);
 
 #endif

@@ -37,7 +37,7 @@ void lr_design_block_order(const struct lr_expdef *d, int b, uint64_t *rng, int 
  * of the time per execution.
  */
 void lr_design_summarise(const struct lr_expdef *d, struct lr_run_condition *c, const struct lr_store_rep *reps,
-		      const double *values, int n)
+			 const double *values, int n)
 {
 	int k = d->narms, nb = d->blocks, a, i, b;
 	double *t = calloc((size_t)nb * 2 * (size_t)k, sizeof *t); /* [block][arm][2] */

@@ -19,10 +19,10 @@
 #include "experiment/benchjob.h"
 
 struct lr_encoderbench_opts {
-	struct lr_bench_opts base;		/* what every shape shares */
-	const struct lr_bench_opts *shape;	/* each shape, checked */
+	struct lr_bench_opts base;         /* what every shape shares */
+	const struct lr_bench_opts *shape; /* each shape, checked */
 	int nshapes;
-	struct lr_ktable_entry *fastest;	/* out, nshapes: each shape's bytes in and fastest kernel (or NULL) */
+	struct lr_ktable_entry *fastest; /* out, nshapes: each shape's bytes in and fastest kernel (or NULL) */
 };
 
 extern const struct lr_bench_ops lr_encoderbench_ops;
@@ -30,13 +30,13 @@ extern const struct lr_bench_ops lr_encoderbench_ops;
 /* One shape of an encoder benchmark, as its model has it: its size, and which variant plays which part (or NULL). */
 struct lr_bench_shape {
 	int64_t dims[5], elements;
-	const struct lr_bench_series *ceiling;		/* the fastest copy */
-	const struct lr_bench_series *best;		/* the fastest contiguous encoder */
-	const struct lr_bench_series *lookup;		/* the lookup kernel, contiguous */
-	const struct lr_bench_series *permuted;		/* the auto kernel through the permuted view */
-	const struct lr_bench_series *contiguous;	/* that kernel, contiguous */
-	const struct lr_bench_series *file_copy;	/* cp of the array's file */
-	const struct lr_bench_series *file_encode;	/* labrun encode of it, file to file */
+	const struct lr_bench_series *ceiling;     /* the fastest copy */
+	const struct lr_bench_series *best;        /* the fastest contiguous encoder */
+	const struct lr_bench_series *lookup;      /* the lookup kernel, contiguous */
+	const struct lr_bench_series *permuted;    /* the auto kernel through the permuted view */
+	const struct lr_bench_series *contiguous;  /* that kernel, contiguous */
+	const struct lr_bench_series *file_copy;   /* cp of the array's file */
+	const struct lr_bench_series *file_encode; /* labrun encode of it, file to file */
 };
 
 /*

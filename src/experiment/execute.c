@@ -32,8 +32,8 @@ static void cpu_allowed(char *buf, size_t n)
 		if (in && first < 0)
 			first = c;
 		if (!in && first >= 0) {
-			len += (size_t)snprintf(buf + len, n - len, first == c - 1 ? "%s%d" : "%s%d-%d",
-						len ? "," : "", first, c - 1);
+			len += (size_t)snprintf(buf + len, n - len, first == c - 1 ? "%s%d" : "%s%d-%d", len ? "," : "",
+						first, c - 1);
 			first = -1;
 		}
 	}
@@ -50,7 +50,8 @@ int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const 
 		char allowed[128];
 
 		cpu_allowed(allowed, sizeof allowed);
-		rc = lr_error_set(LR_EINVAL, "%s: cpu = %d in [design]: this process may not run on CPU %d (it may use %s)",
+		rc = lr_error_set(LR_EINVAL,
+				  "%s: cpu = %d in [design]: this process may not run on CPU %d (it may use %s)",
 				  d->path, d->cpu, d->cpu, allowed[0] ? allowed : "none it can list");
 		lr_error_hint("set 'cpu' to one of those, or remove it to pin to the CPU the runner starts on");
 		return rc;
@@ -62,7 +63,8 @@ int lr_experiment_execute(struct lr_store *st, struct lr_expdef *d, char *const 
 	    (!found && (rc = lr_text_holds_secret(&run->secrets, d->path, &found))))
 		return rc;
 	if (found) {
-		rc = lr_error_set(LR_EREFUSED, "refusing to store definition '%s': it holds the value of a secret variable",
+		rc = lr_error_set(LR_EREFUSED,
+				  "refusing to store definition '%s': it holds the value of a secret variable",
 				  d->path);
 		lr_error_hint("take the value out of the definition; labrun records secret variables by name only");
 		return rc;

@@ -19,8 +19,9 @@ int lr_expdef_check_sections(struct parse *p)
 
 		for (j = 0; j < i; j++)
 			if (!strcmp(p->sections[j], s))
-				return lr_expdef_fail(p, p->section_line[i], "section [%s] appears twice (first at line %d)", s,
-					    p->section_line[j]);
+				return lr_expdef_fail(p, p->section_line[i],
+						      "section [%s] appears twice (first at line %d)", s,
+						      p->section_line[j]);
 		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid"))
 			continue;
 		if (!strncmp(s, "arm ", 4) && s[4]) {
@@ -28,9 +29,11 @@ int lr_expdef_check_sections(struct parse *p)
 
 			if (d->narms >= LR_EXP_MAXARMS)
 				return lr_expdef_fail(p, p->section_line[i], "more than %d arms", LR_EXP_MAXARMS);
-			if (strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(s + 4) ||
+			if (strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+				    strlen(s + 4) ||
 			    strlen(s + 4) >= sizeof a->name)
-				return lr_expdef_fail(p, p->section_line[i], "arm name '%s' must be letters, digits, '_', '.' or '-'", s + 4);
+				return lr_expdef_fail(p, p->section_line[i],
+						      "arm name '%s' must be letters, digits, '_', '.' or '-'", s + 4);
 			a = &d->arms[d->narms++];
 			snprintf(a->name, sizeof a->name, "%s", s + 4);
 			snprintf(a->kernel, sizeof a->kernel, "auto");
@@ -41,7 +44,8 @@ int lr_expdef_check_sections(struct parse *p)
 			a->line = p->section_line[i];
 			continue;
 		}
-		return lr_expdef_fail(p, p->section_line[i], "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
+		return lr_expdef_fail(p, p->section_line[i],
+				      "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
 	}
 	return 1;
 }
@@ -59,8 +63,9 @@ static int check_template(struct parse *p, int line, const char *what, const cha
 		rc = lr_template_check(tpl, names, &keys);
 	lr_kvlist_release(&keys);
 	if (rc)
-		return lr_expdef_fail(p, line, "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys", what,
-			    lr_error_msg());
+		return lr_expdef_fail(p, line,
+				      "%s: %s; placeholders are {arm}, {rep}, {block}, {outdir} and the [grid] keys",
+				      what, lr_error_msg());
 	return 1;
 }
 
@@ -93,8 +98,10 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 	for (i = 0; builtin[i]; i++) {
 		snprintf(key, sizeof key, "arm %s\n%s", arm->name, builtin[i]);
 		if (lr_kvlist_find(&p->seen, key))
-			return lr_expdef_fail(p, atoi(lr_kvlist_find(&p->seen, key)->value), "[arm %s] sets '%s', which a "
-					      "command target does not use", arm->name, builtin[i]);
+			return lr_expdef_fail(p, atoi(lr_kvlist_find(&p->seen, key)->value),
+					      "[arm %s] sets '%s', which a "
+					      "command target does not use",
+					      arm->name, builtin[i]);
 	}
 	if (!arm->command[0])
 		return lr_expdef_fail(p, arm->line, "[arm %s] has no 'command' (target = command)", arm->name);
@@ -128,9 +135,11 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 		rule = lr_secretlike(assign);
 		free(assign);
 		if (rule) {
-			lr_expdef_fail(p, line, "[arm %s] '%s' looks like a credential (scan rule %s): a definition is "
+			lr_expdef_fail(p, line,
+				       "[arm %s] '%s' looks like a credential (scan rule %s): a definition is "
 				       "stored and published as written; export it in the environment labrun runs in, "
-				       "whose secrets are never stored", arm->name, env, rule);
+				       "whose secrets are never stored",
+				       arm->name, env, rule);
 			goto out;
 		}
 	}
@@ -138,8 +147,10 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 		goto out;
 	lr_strlist_release(&words);
 	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {
-		lr_expdef_fail(p, lr_expdef_key_line(p, key, "outputs"), "[arm %s] declares %zu output(s) but 'reference' "
-			       "names %zu file(s)", arm->name, words.n, nrefs);
+		lr_expdef_fail(p, lr_expdef_key_line(p, key, "outputs"),
+			       "[arm %s] declares %zu output(s) but 'reference' "
+			       "names %zu file(s)",
+			       arm->name, words.n, nrefs);
 		goto out;
 	}
 	ok = 1;
@@ -159,8 +170,10 @@ static int check_command(struct parse *p)
 	for (a = 0; a < d->ngrid; a++)
 		n *= d->grid[a].n;
 	if (n > LR_EXP_MAXCONDITIONS)
-		return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "[grid] gives %lld conditions: an experiment runs at "
-				      "most %d; split it into several", (long long)n, LR_EXP_MAXCONDITIONS);
+		return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"),
+				      "[grid] gives %lld conditions: an experiment runs at "
+				      "most %d; split it into several",
+				      (long long)n, LR_EXP_MAXCONDITIONS);
 	if (d->reference[0]) {
 		if (lr_words_split(d->reference, &refs))
 			ok = lr_expdef_fail(p, line, "'reference': %s", lr_error_msg());
@@ -177,7 +190,7 @@ static int check_command(struct parse *p)
 		if (a == d->narms)
 			ok = lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "reference_route"),
 					    "'reference_route' is '%s', but no arm with 'responses' has that route",
-				  d->reference_route);
+					    d->reference_route);
 	}
 	if (ok && d->answers[0]) {
 		for (a = 0; a < d->narms && !d->arms[a].responses[0]; a++)
@@ -197,14 +210,17 @@ static int check_blocks(struct parse *p)
 
 	if (d->exploratory && (d->blocks < 2 || d->blocks >= LR_MIN_BLOCKS))
 		return lr_expdef_fail(p, lr_expdef_key_line(p, "design", "exploratory"),
-				      "'exploratory = yes' takes 2 to %d blocks, and 'blocks' is %d%s", LR_MIN_BLOCKS - 1,
-				      d->blocks, d->blocks >= LR_MIN_BLOCKS ? ": with that many the design is strict, "
-				      "so drop 'exploratory'" : "");
+				      "'exploratory = yes' takes 2 to %d blocks, and 'blocks' is %d%s",
+				      LR_MIN_BLOCKS - 1, d->blocks,
+				      d->blocks >= LR_MIN_BLOCKS ? ": with that many the design is strict, "
+								   "so drop 'exploratory'"
+								 : "");
 	if (!d->exploratory && d->blocks < LR_MIN_BLOCKS)
-		return lr_expdef_fail(p, lr_expdef_key_line(p, "design", "blocks"),
-				      "'blocks' is %d: fewer than %d blocks can never reach a 95%% interval (for a "
-				      "first look, 'exploratory = yes' reports 2 to %d as timed batches, with no verdict)",
-				      d->blocks, LR_MIN_BLOCKS, LR_MIN_BLOCKS - 1);
+		return lr_expdef_fail(
+			p, lr_expdef_key_line(p, "design", "blocks"),
+			"'blocks' is %d: fewer than %d blocks can never reach a 95%% interval (for a "
+			"first look, 'exploratory = yes' reports 2 to %d as timed batches, with no verdict)",
+			d->blocks, LR_MIN_BLOCKS, LR_MIN_BLOCKS - 1);
 	return 1;
 }
 
@@ -221,11 +237,13 @@ int lr_expdef_check_whole(struct parse *p)
 	if (!check_blocks(p))
 		return 0;
 	if (d->cases[0] && !d->serving)
-		return lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "cases"), "'cases' is for 'target = serving' only");
+		return lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "cases"),
+				      "'cases' is for 'target = serving' only");
 	if (d->narms < 2)
-		return lr_expdef_fail(p, d->narms ? d->arms[0].line : last,
-			    "%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
-			    d->narms);
+		return lr_expdef_fail(
+			p, d->narms ? d->arms[0].line : last,
+			"%d arm(s): an experiment compares at least two [arm NAME] sections (the first is the baseline)",
+			d->narms);
 	for (i = 0; !d->serving && i < d->narms; i++)
 		if (d->arms[i].serving.n) {
 			char section[64];
@@ -242,28 +260,35 @@ int lr_expdef_check_whole(struct parse *p)
 	for (i = 0; i < d->narms; i++)
 		if (d->arms[i].command[0] || d->arms[i].cwd[0] || d->arms[i].env.n || d->arms[i].outputs[0] ||
 		    d->arms[i].responses[0] || d->arms[i].route[0] || d->arms[i].timeout_s > 0)
-			return lr_expdef_fail(p, d->arms[i].line, "[arm %s] has command keys, which only 'target = command' uses",
-				    d->arms[i].name);
+			return lr_expdef_fail(p, d->arms[i].line,
+					      "[arm %s] has command keys, which only 'target = command' uses",
+					      d->arms[i].name);
 	if (d->metric[0] || d->reference[0] || d->answers[0] || d->reference_route[0])
-		return lr_expdef_fail(p, lr_expdef_section_line(p, d->metric[0] ? "design" : "experiment"), "'%s' is for 'target = command' only",
-			    d->metric[0] ? "metric" : d->reference[0] ? "reference" : d->answers[0] ? "answers" : "reference_route");
+		return lr_expdef_fail(p, lr_expdef_section_line(p, d->metric[0] ? "design" : "experiment"),
+				      "'%s' is for 'target = command' only",
+				      d->metric[0]      ? "metric"
+				      : d->reference[0] ? "reference"
+				      : d->answers[0]   ? "answers"
+							: "reference_route");
 	if (!lr_expdef_section_line(p, "grid"))
 		return lr_expdef_fail(p, last, "no [grid] section: the conditions come from it");
 	if (!d->nmodels || !d->ntokens)
 		return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "[grid] needs 'model' and 'tokens'");
 	for (i = 0; i < d->nmodels; i++) {
 		if (lr_kvgeom_preset(&g, d->models[i]))
-			return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "'model' has '%s', not a known model", d->models[i]);
+			return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"),
+					      "'model' has '%s', not a known model", d->models[i]);
 		for (j = 0; j < d->nlayers; j++)
 			if (d->layers[j] > g.layers)
-				return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"), "'layers' has %lld but %s has %d layers",
-					    (long long)d->layers[j], d->models[i], g.layers);
+				return lr_expdef_fail(p, lr_expdef_section_line(p, "grid"),
+						      "'layers' has %lld but %s has %d layers", (long long)d->layers[j],
+						      d->models[i], g.layers);
 	}
 	if (d->target == LR_TARGET_ENCODE)
 		for (i = 0; i < d->narms; i++)
 			if (d->arms[i].layout != LR_PATH_STRIDED || d->arms[i].mode != LR_IMPORT_WHOLE)
-				return lr_expdef_fail(p, d->arms[i].line, "[arm %s] sets layout or mode, which only an import target uses",
-					    d->arms[i].name);
+				return lr_expdef_fail(p, d->arms[i].line,
+						      "[arm %s] sets layout or mode, which only an import target uses",
+						      d->arms[i].name);
 	return 1;
 }
-

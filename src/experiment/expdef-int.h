@@ -12,8 +12,8 @@
 /* Parser state shared by the line-counting reader and the handler. */
 struct parse {
 	struct lr_expdef *d;
-	const char *text, *pos;		/* the input, and where the reader is */
-	int line;			/* line the reader returned last */
+	const char *text, *pos; /* the input, and where the reader is */
+	int line;               /* line the reader returned last */
 	int err_line;
 	char err[512];
 	/* sections as the reader saw them (inih skips empty ones) */
@@ -23,7 +23,7 @@ struct parse {
 	/* keys seen per section, to refuse repeats and name their lines: "section\nkey" -> line */
 	struct lr_kvlist seen;
 	int seen_experiment_name;
-	int collecting;			/* first pass: note the section headers */
+	int collecting; /* first pass: note the section headers */
 };
 
 /*

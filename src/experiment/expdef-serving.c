@@ -12,10 +12,12 @@
 #include "serving/passes.h"
 #include "serving/passfile.h"
 
+/* clang-format off */
 static const char *const keys[] = {
 	"endpoint", "model", "concurrency", "max_tokens", "rate", "burstiness", "chat", "token_ids", "ignore_eos",
 	"seed", "temperature", "stall", "goodput", "metrics_url", "gauges", "sample", NULL,
 };
+/* clang-format on */
 
 int lr_expdef_serving_key(const char *k)
 {
@@ -64,7 +66,8 @@ static const char *bad_value(const char *k, const char *v)
 		return strcmp(v, "yes") && strcmp(v, "no") ? "yes or no" : NULL;
 	if (!strcmp(k, "token_ids"))
 		return strcmp(v, "vllm") && strcmp(v, "logprobs") && strcmp(v, "llama.cpp") && strcmp(v, "none")
-			       ? "vllm, logprobs, llama.cpp or none" : NULL;
+			       ? "vllm, logprobs, llama.cpp or none"
+			       : NULL;
 	if (!strcmp(k, "goodput")) {
 		double slo[3];
 
@@ -85,24 +88,34 @@ static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)
 
 	snprintf(section, sizeof section, "arm %s", a->name);
 	if (a->command[0] || a->outputs[0] || a->responses[0])
-		return lr_expdef_fail(p, lr_expdef_key_line(p, section, a->command[0] ? "command" : a->outputs[0] ? "outputs"
-												  : "responses"),
-				      "[arm %s] a serving arm is a route: it takes 'endpoint' and request settings, and "
-				      "labrun collect is its command", a->name);
+		return lr_expdef_fail(
+			p,
+			lr_expdef_key_line(p, section,
+					   a->command[0]   ? "command"
+					   : a->outputs[0] ? "outputs"
+							   : "responses"),
+			"[arm %s] a serving arm is a route: it takes 'endpoint' and request settings, and "
+			"labrun collect is its command",
+			a->name);
 	if (!lr_kvlist_find(&a->serving, "endpoint"))
-		return lr_expdef_fail(p, a->line, "[arm %s] has no 'endpoint' (target = serving), e.g. "
-				      "endpoint = http://127.0.0.1:8000/v1", a->name);
+		return lr_expdef_fail(p, a->line,
+				      "[arm %s] has no 'endpoint' (target = serving), e.g. "
+				      "endpoint = http://127.0.0.1:8000/v1",
+				      a->name);
 	if (!a->route[0])
 		snprintf(a->route, sizeof a->route, "%s", a->name);
-	ok = put_word(a->command, sizeof a->command, &off, exe) && put_word(a->command, sizeof a->command, &off, "collect") &&
-	     put_word(a->command, sizeof a->command, &off, "--route") && put_word(a->command, sizeof a->command, &off, a->route) &&
-	     put_word(a->command, sizeof a->command, &off, "--cases") && put_word(a->command, sizeof a->command, &off, d->cases);
+	ok = put_word(a->command, sizeof a->command, &off, exe) &&
+	     put_word(a->command, sizeof a->command, &off, "collect") &&
+	     put_word(a->command, sizeof a->command, &off, "--route") &&
+	     put_word(a->command, sizeof a->command, &off, a->route) &&
+	     put_word(a->command, sizeof a->command, &off, "--cases") &&
+	     put_word(a->command, sizeof a->command, &off, d->cases);
 	for (size_t i = 0; ok && i < a->serving.n; i++) {
 		const char *k = a->serving.v[i].key, *v = a->serving.v[i].value, *why = bad_value(k, v);
 
 		if (why)
-			return lr_expdef_fail(p, lr_expdef_key_line(p, section, k), "[arm %s] '%s' is '%s'; expected %s", a->name,
-					      k, v, why);
+			return lr_expdef_fail(p, lr_expdef_key_line(p, section, k),
+					      "[arm %s] '%s' is '%s'; expected %s", a->name, k, v, why);
 		snprintf(opt, sizeof opt, "--%s", k);
 		for (char *c = opt; *c; c++)
 			*c = *c == '_' ? '-' : *c;
@@ -111,7 +124,8 @@ static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)
 				ok = put_word(a->command, sizeof a->command, &off, opt);
 			continue;
 		}
-		ok = put_word(a->command, sizeof a->command, &off, opt) && put_word(a->command, sizeof a->command, &off, v);
+		ok = put_word(a->command, sizeof a->command, &off, opt) &&
+		     put_word(a->command, sizeof a->command, &off, v);
 	}
 	/* {outdir} is a placeholder: the one word not quoted */
 	if (ok && off + 80 < sizeof a->command)

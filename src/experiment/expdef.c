@@ -37,7 +37,8 @@ static void check_line(struct parse *p, const char *s, size_t n)
 	v = i + strcspn(s + i, "=:");
 	for (i = v + 1; i < len; i++)
 		if (s[i] == ';' && isspace((unsigned char)s[i - 1])) {
-			lr_expdef_fail(p, p->line, "';' after a blank would end the value here and start a comment; "
+			lr_expdef_fail(p, p->line,
+				       "';' after a blank would end the value here and start a comment; "
 				       "inline comments are refused (put a comment on its own line, or write ';' "
 				       "with no blank before it)");
 			return;
@@ -156,7 +157,8 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 	int named;
 
 	if (!strcmp(k, "name")) {
-		if (!*v || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v) ||
+		if (!*v ||
+		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v) ||
 		    strlen(v) >= sizeof d->name)
 			return lr_expdef_fail(p, p->line, "'name' must be letters, digits, '_', '.' or '-' (up to 63)");
 		snprintf(d->name, sizeof d->name, "%s", v);
@@ -167,7 +169,8 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		snprintf(buf, sizeof buf, "%s", v);
 		for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
 			if (lr_issue_normalize(tok, norm, sizeof norm))
-				return lr_expdef_fail(p, p->line, "'issues' has '%s', not a number or owner/repo#number", tok);
+				return lr_expdef_fail(p, p->line,
+						      "'issues' has '%s', not a number or owner/repo#number", tok);
 			if (!lr_strlist_contains(&d->issues, norm) && lr_strlist_add(&d->issues, norm))
 				return LR_ENOMEM;
 		}
@@ -199,11 +202,13 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 		snprintf(dst, len, "%s", v);
 	} else if (!strcmp(k, "cases")) {
 		if (!*v || strlen(v) >= sizeof d->cases)
-			return lr_expdef_fail(p, p->line, "'cases' is empty or longer than %zu characters", sizeof d->cases - 1);
+			return lr_expdef_fail(p, p->line, "'cases' is empty or longer than %zu characters",
+					      sizeof d->cases - 1);
 		snprintf(d->cases, sizeof d->cases, "%s", v);
 	} else if (!strcmp(k, "reference")) {
 		if (strlen(v) >= sizeof d->reference)
-			return lr_expdef_fail(p, p->line, "'reference' is longer than %zu characters", sizeof d->reference - 1);
+			return lr_expdef_fail(p, p->line, "'reference' is longer than %zu characters",
+					      sizeof d->reference - 1);
 		snprintf(d->reference, sizeof d->reference, "%s", v);
 	} else {
 		return lr_expdef_fail(p, p->line, "unknown key '%s' in [experiment]", k);
@@ -240,19 +245,24 @@ static int design_key(struct parse *p, const char *k, const char *v)
 		if (end != v && *end == '%' && !end[1])
 			m /= 100, end++;
 		if (end == v || *end || !(m > 0 && m < 1))
-			return lr_expdef_fail(p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%", v);
+			return lr_expdef_fail(
+				p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%",
+				v);
 		d->margin = m;
 	} else if (!strcmp(k, "metric")) {
 		if (!*v || strlen(v) >= sizeof d->metric ||
 		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-/") != strlen(v))
-			return lr_expdef_fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput", v);
+			return lr_expdef_fail(p, p->line, "'metric' is '%s'; expected a metric name such as throughput",
+					      v);
 		snprintf(d->metric, sizeof d->metric, "%s", v);
 	} else if (!strcmp(k, "output_cap")) {
 		int64_t cap = strcmp(v, "0") ? lr_size_parse(v) : 0;
 
 		if (cap < 0)
-			return lr_expdef_fail(p, p->line, "'output_cap' is '%s'; expected a size such as 64M or 2G, or 0 "
-					      "for none", v);
+			return lr_expdef_fail(p, p->line,
+					      "'output_cap' is '%s'; expected a size such as 64M or 2G, or 0 "
+					      "for none",
+					      v);
 		d->output_cap = cap;
 	} else if (!strcmp(k, "cpu")) {
 		if (!parse_int(v, 0, 4095, &x))
@@ -267,8 +277,11 @@ static int design_key(struct parse *p, const char *k, const char *v)
 /* The string keys of a command arm. */
 static int command_key(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v)
 {
-	char *dst = !strcmp(k, "command") ? a->command : !strcmp(k, "cwd") ? a->cwd
-		    : !strcmp(k, "outputs") ? a->outputs : !strcmp(k, "responses") ? a->responses : a->route;
+	char *dst = !strcmp(k, "command")     ? a->command
+		    : !strcmp(k, "cwd")       ? a->cwd
+		    : !strcmp(k, "outputs")   ? a->outputs
+		    : !strcmp(k, "responses") ? a->responses
+					      : a->route;
 	size_t len = !strcmp(k, "route") ? sizeof a->route : sizeof a->command;
 
 	if (!*v)
@@ -314,8 +327,11 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 	if (lr_expdef_serving_key(k))
 		return lr_kvlist_add(&a->serving, k, v, NULL) ? lr_expdef_fail(p, p->line, "out of memory") : 1;
 	if (!strncmp(k, "env.", 4)) {
-		if (!k[4] || strspn(k + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k + 4))
-			return lr_expdef_fail(p, p->line, "'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
+		if (!k[4] ||
+		    strspn(k + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k + 4))
+			return lr_expdef_fail(
+				p, p->line,
+				"'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
 		if (lr_kvlist_add(&a->env, k + 4, v, NULL))
 			return lr_expdef_fail(p, p->line, "out of memory");
 		return 1;
@@ -324,8 +340,10 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		double t = lr_duration_parse(v); /* the same durations as record --timeout */
 
 		if (t < 0)
-			return lr_expdef_fail(p, p->line, "'timeout' is '%s'; expected a positive duration such as 90, "
-					      "90s, 5m or 2h", v);
+			return lr_expdef_fail(p, p->line,
+					      "'timeout' is '%s'; expected a positive duration such as 90, "
+					      "90s, 5m or 2h",
+					      v);
 		a->timeout_s = t;
 		return 1;
 	}
@@ -384,7 +402,9 @@ static int grid_key(struct parse *p, const char *k, const char *v)
 		d->nmodels = 0;
 		for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 			if (lr_kvgeom_preset(&g, tok))
-				return lr_expdef_fail(p, p->line, "'model' has '%s'; presets are qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b", tok);
+				return lr_expdef_fail(
+					p, p->line,
+					"'model' has '%s'; presets are qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b", tok);
 			if (d->nmodels >= LR_EXP_MAXLIST)
 				return lr_expdef_fail(p, p->line, "'model' lists more than %d values", LR_EXP_MAXLIST);
 			snprintf(d->models[d->nmodels++], sizeof d->models[0], "%s", tok);
@@ -433,8 +453,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	return lr_expdef_fail(p, p->line, "unknown section [%s]", section);
 }
 
-static const char *const target_names[] = { [LR_TARGET_ENCODE] = "encode", [LR_TARGET_IMPORT] = "import",
-					     [LR_TARGET_COMMAND] = "command" };
+static const char *const target_names[] = {
+	[LR_TARGET_ENCODE] = "encode", [LR_TARGET_IMPORT] = "import", [LR_TARGET_COMMAND] = "command"
+};
 static const char *const order_names[] = { [LR_ORDER_ABBA] = "abba", [LR_ORDER_RANDOM] = "random" };
 const struct lr_enum_names lr_exp_targets = LR_ENUM_NAMES("target", target_names);
 const struct lr_enum_names lr_exp_orders = LR_ENUM_NAMES("order", order_names);
@@ -466,7 +487,8 @@ int lr_expdef_load(struct lr_expdef *d, const char *path, const char *text)
 		return rc == LR_ENOMEM ? rc : LR_EINVAL;
 	}
 	if (!text && strlen(d->text) != len) {
-		lr_error_set(LR_EINVAL, "cannot read experiment '%s': it holds a NUL byte, which no text file does", path);
+		lr_error_set(LR_EINVAL, "cannot read experiment '%s': it holds a NUL byte, which no text file does",
+			     path);
 		lr_error_hint("experiment definitions are INI text files");
 		return LR_EINVAL;
 	}
@@ -519,74 +541,4 @@ void lr_expdef_release(struct lr_expdef *d)
 	free(d->text);
 	lr_strlist_release(&d->issues);
 	memset(d, 0, sizeof *d);
-}
-
-int lr_expdef_conditions(const struct lr_expdef *d)
-{
-	int n = 1, i;
-
-	if (d->target != LR_TARGET_COMMAND)
-		return d->nmodels * (d->nlayers ? d->nlayers : 1) * d->ntokens;
-	for (i = 0; i < d->ngrid; i++)
-		n *= d->grid[i].n;
-	return n;
-}
-
-int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out)
-{
-	int k, rc;
-
-	/* the first key varies slowest, as model, layers, tokens do */
-	for (k = 0; k < d->ngrid; k++) {
-		int below = 1, j;
-
-		for (j = k + 1; j < d->ngrid; j++)
-			below *= d->grid[j].n;
-		if ((rc = lr_kvlist_add(out, d->grid[k].key, d->grid[k].values[(i / below) % d->grid[k].n], NULL)))
-			return rc;
-	}
-	return 0;
-}
-
-void lr_exp_params_label(const struct lr_kvlist *params, char *buf, size_t len)
-{
-	size_t k, off = 0;
-
-	buf[0] = '\0';
-	for (k = 0; k < params->n && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", k ? " " : "", params->v[k].key, params->v[k].value);
-	if (!params->n)
-		snprintf(buf, len, "all");
-}
-
-void lr_exp_geometry_label(const char *model, int64_t layers, int64_t tokens, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s %lld/%lld", model, (long long)layers, (long long)tokens);
-}
-
-void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_condition *c)
-{
-	int nl = d->nlayers ? d->nlayers : 1, t, l, m;
-	struct lr_kvgeom g;
-
-	memset(c, 0, sizeof *c);
-	if (d->target == LR_TARGET_COMMAND) {
-		struct lr_kvlist params = { 0 };
-
-		if (lr_expdef_condition_params(d, i, &params))
-			snprintf(c->label, sizeof c->label, "(out of memory)");
-		else
-			lr_exp_params_label(&params, c->label, sizeof c->label);
-		lr_kvlist_release(&params);
-		return;
-	}
-	t = i % d->ntokens;
-	l = (i / d->ntokens) % nl;
-	m = i / (d->ntokens * nl);
-	snprintf(c->model, sizeof c->model, "%s", d->models[m]);
-	if (lr_kvgeom_preset(&g, c->model)) /* checked when the definition was loaded */
-		g.layers = 0;
-	c->layers = d->nlayers ? d->layers[l] : g.layers;
-	c->tokens = d->tokens[t];
-	lr_exp_geometry_label(c->model, c->layers, c->tokens, c->label, sizeof c->label);
 }

@@ -17,13 +17,13 @@
 #include "encode/dlf16.h"
 #include "import/import.h"
 
-#define LR_EXP_MAXARMS 8
-#define LR_EXP_MAXLIST 16
-#define LR_EXP_MAXGRID 8
-#define LR_EXP_MAXCONDITIONS 4096	/* a grid's product, checked before anything runs */
-#define LR_EXP_MAXTEXT ((size_t)1 << 20)	/* a definition file: 1 MiB */
-#define LR_EXP_OUTPUT_CAP ((int64_t)64 << 20)	/* [design] output_cap by default: 64 MiB a log */
-#define LR_EXP_MAXLINE 199		/* characters in a line, inih's buffer; longer ones are refused */
+#define LR_EXP_MAXARMS       8
+#define LR_EXP_MAXLIST       16
+#define LR_EXP_MAXGRID       8
+#define LR_EXP_MAXCONDITIONS 4096                /* a grid's product, checked before anything runs */
+#define LR_EXP_MAXTEXT       ((size_t)1 << 20)   /* a definition file: 1 MiB */
+#define LR_EXP_OUTPUT_CAP    ((int64_t)64 << 20) /* [design] output_cap by default: 64 MiB a log */
+#define LR_EXP_MAXLINE       199                 /* characters in a line, inih's buffer; longer ones are refused */
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
 enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };
@@ -39,55 +39,55 @@ const char *lr_exp_order_name(enum lr_exp_order o);
 
 struct lr_exp_arm {
 	char name[32];
-	char kernel[16];	/* lookup, scalar, avx2, avx512, auto */
+	char kernel[16]; /* lookup, scalar, avx2, avx512, auto */
 	enum lr_dlf16_contract contract;
-	enum lr_import_path layout;	/* import only */
-	enum lr_import_mode mode;	/* import only */
+	enum lr_import_path layout; /* import only */
+	enum lr_import_mode mode;   /* import only */
 	int threads;
 	/* target = command */
-	char command[2048];		/* argv template, split as a shell splits words (a serving arm's is built) */
-	char cwd[200];			/* "": the directory labrun runs in */
-	double timeout_s;		/* 0: none */
-	struct lr_kvlist env;		/* env.NAME = template */
-	char outputs[200];		/* space-separated paths relative to {outdir} */
-	char responses[200];		/* path relative to {outdir}, "" for none */
-	char route[64];			/* responses are ingested under it (default: the arm's name) */
-	struct lr_kvlist serving;	/* target = serving: endpoint, model, concurrency, ... as written */
-	int line;		/* where its section starts */
+	char command[2048];       /* argv template, split as a shell splits words (a serving arm's is built) */
+	char cwd[200];            /* "": the directory labrun runs in */
+	double timeout_s;         /* 0: none */
+	struct lr_kvlist env;     /* env.NAME = template */
+	char outputs[200];        /* space-separated paths relative to {outdir} */
+	char responses[200];      /* path relative to {outdir}, "" for none */
+	char route[64];           /* responses are ingested under it (default: the arm's name) */
+	struct lr_kvlist serving; /* target = serving: endpoint, model, concurrency, ... as written */
+	int line;                 /* where its section starts */
 };
 
 struct lr_expdef {
 	char path[1024];
-	char *text;			/* the file as read (owned) */
-	char sha256[LR_SHA256_HEX];	/* of 'text' */
+	char *text;                 /* the file as read (owned) */
+	char sha256[LR_SHA256_HEX]; /* of 'text' */
 	/* [experiment] */
 	char name[64];
 	char title[256];
-	struct lr_strlist issues;	/* normalised references */
-	char backend[16];		/* sim, atom */
+	struct lr_strlist issues; /* normalised references */
+	char backend[16];         /* sim, atom */
 	uint64_t seed;
-	enum lr_exp_target target;	/* target = serving runs as a command experiment: serving is set */
+	enum lr_exp_target target; /* target = serving runs as a command experiment: serving is set */
 	int serving;
-	char cases[200];		/* serving: the cases file every pass sends */
+	char cases[200]; /* serving: the cases file every pass sends */
 	/* [design] */
 	enum lr_exp_order order;
-	int blocks;			/* timed blocks: >= LR_MIN_BLOCKS, or 2 to 5 when exploratory */
-	int exploratory;		/* [design] exploratory = yes: too few blocks for an interval, no verdict */
-	int warmup;			/* blocks run first and flagged warm-up */
-	double margin;			/* practical margin, 0.02 for 2% */
-	int cpu;			/* CPU to pin, -1: the one the runner starts on */
-	int64_t output_cap;		/* command: bytes of each execution's stdout, stderr kept at most; 0: all */
-	char metric[64];		/* command: the primary metric, "" for wall time */
-	char reference[200];		/* command: reference output files (templates), "" for none */
-	char reference_route[64];	/* command: every route's responses compared with this route's */
-	char answers[200];		/* command: frozen answer key every route's responses are gated with */
+	int blocks;               /* timed blocks: >= LR_MIN_BLOCKS, or 2 to 5 when exploratory */
+	int exploratory;          /* [design] exploratory = yes: too few blocks for an interval, no verdict */
+	int warmup;               /* blocks run first and flagged warm-up */
+	double margin;            /* practical margin, 0.02 for 2% */
+	int cpu;                  /* CPU to pin, -1: the one the runner starts on */
+	int64_t output_cap;       /* command: bytes of each execution's stdout, stderr kept at most; 0: all */
+	char metric[64];          /* command: the primary metric, "" for wall time */
+	char reference[200];      /* command: reference output files (templates), "" for none */
+	char reference_route[64]; /* command: every route's responses compared with this route's */
+	char answers[200];        /* command: frozen answer key every route's responses are gated with */
 	/* [arm NAME], in file order; the first is the baseline */
 	struct lr_exp_arm arms[LR_EXP_MAXARMS];
 	int narms;
 	/* [grid]: the conditions are the cartesian product */
 	char models[LR_EXP_MAXLIST][32];
 	int nmodels;
-	int64_t layers[LR_EXP_MAXLIST];	/* the model's first N layers; empty: all */
+	int64_t layers[LR_EXP_MAXLIST]; /* the model's first N layers; empty: all */
 	int nlayers;
 	int64_t tokens[LR_EXP_MAXLIST];
 	int ntokens;
@@ -102,10 +102,10 @@ struct lr_expdef {
 
 /* One condition of the grid. */
 struct lr_exp_condition {
-	char model[32];			/* built-in targets */
+	char model[32]; /* built-in targets */
 	int64_t layers;
 	int64_t tokens;
-	char label[256];		/* for reports: "qwen3-4b 28/2048", or "route=a size=2" (command) */
+	char label[256]; /* for reports: "qwen3-4b 28/2048", or "route=a size=2" (command) */
 };
 
 /*

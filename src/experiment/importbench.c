@@ -24,7 +24,8 @@ static double figure(json_t *run, const char *name)
 	size_t i;
 
 	json_array_foreach(json_object_get(run, "measurements"), i, m)
-		if (json_string_value(json_object_get(m, "name")) && !strcmp(json_string_value(json_object_get(m, "name")), name))
+		if (json_string_value(json_object_get(m, "name")) &&
+		    !strcmp(json_string_value(json_object_get(m, "name")), name))
 			return json_number_value(json_object_get(m, "value"));
 	return -1;
 }
@@ -70,9 +71,14 @@ static int one(const struct lr_importbench_opts *o, const char *dir, int v, int 
 	       struct tree_ceiling *tc)
 {
 	char tokens[32], threads[16];
-	char *const argv[] = { (char *)o->self, "--store", (char *)dir, "import", "--model", (char *)o->model,
-			       "--tokens", tokens, "--mode", v < 2 ? "whole" : "stream", "--layout",
-			       v % 2 ? "copy" : "strided", "--threads", threads, "--json", NULL };
+	char *const argv[] = { (char *)o->self, "--store",
+			       (char *)dir,     "import",
+			       "--model",       (char *)o->model,
+			       "--tokens",      tokens,
+			       "--mode",        v < 2 ? "whole" : "stream",
+			       "--layout",      v % 2 ? "copy" : "strided",
+			       "--threads",     threads,
+			       "--json",        NULL };
 	double command_s, import_s, ceiling_s, tree_s = 0;
 	json_t *run;
 	char *out = NULL;

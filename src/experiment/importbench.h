@@ -23,7 +23,7 @@ struct lr_importbench_opts {
 	const char *model;
 	int64_t tokens;
 	int reps, threads;
-	const char *dir, *self;	/* throwaway stores; the labrun executable */
+	const char *dir, *self; /* throwaway stores; the labrun executable */
 	char *const *argv, *const *envp;
 };
 

@@ -28,8 +28,9 @@ static uint64_t splitmix(uint64_t *s)
  */
 static int write_responses(const struct lr_ingestbench_opts *o, const char *path, struct lr_bench *b)
 {
-	static const char *const words[] = { "the", "cache", "moves", "between", "devices", "and", "decode", "runs",
-					     "on", "an", "npu", "with", "prefill", "elsewhere", "tokens", "agree" };
+	static const char *const words[] = { "the",     "cache",     "moves",  "between", "devices", "and",
+					     "decode",  "runs",      "on",     "an",      "npu",     "with",
+					     "prefill", "elsewhere", "tokens", "agree" };
 	FILE *f = fopen(path, "w");
 	uint64_t s = 205;
 	struct stat sb;
@@ -44,8 +45,10 @@ static int write_responses(const struct lr_ingestbench_opts *o, const char *path
 		fputs("], \"text\": \"", f);
 		for (k = 0; k < o->tokens; k++)
 			fprintf(f, k ? " %s" : "%s", words[splitmix(&s) % 16]);
-		fprintf(f, "\", \"finish_reason\": \"length\", \"latency_ms\": %.3f, \"ttft_ms\": %.3f, \"output_tokens\": %lld}\n",
-			(double)(splitmix(&s) % 100000) / 100, (double)(splitmix(&s) % 10000) / 100, (long long)o->tokens);
+		fprintf(f,
+			"\", \"finish_reason\": \"length\", \"latency_ms\": %.3f, \"ttft_ms\": %.3f, \"output_tokens\": %lld}\n",
+			(double)(splitmix(&s) % 100000) / 100, (double)(splitmix(&s) % 10000) / 100,
+			(long long)o->tokens);
 	}
 	if (ferror(f) | fclose(f) || stat(path, &sb))
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
@@ -88,12 +91,12 @@ static int labrun_pass(const struct lr_ingestbench_opts *o, const char *dir, con
 		       int rep, struct lr_bench *b)
 {
 	char *rec[] = { (char *)o->self, "--store", (char *)store, "record", "-q", "--", "true", NULL };
-	char *ia[] = { (char *)o->self, "--store", (char *)store, "ingest", "responses", "--run", "last", "--route", "a",
-		       (char *)file, NULL };
-	char *ib[] = { (char *)o->self, "--store", (char *)store, "ingest", "responses", "--run", "last", "--route", "b",
-		       (char *)file, NULL };
-	char *cmp[] = { (char *)o->self, "--store", (char *)store, "compare", "--run", "last", "--reference", "a",
-			"--candidate", "b", NULL };
+	char *ia[] = { (char *)o->self, "--store", (char *)store, "ingest",     "responses", "--run",
+		       "last",          "--route", "a",           (char *)file, NULL };
+	char *ib[] = { (char *)o->self, "--store", (char *)store, "ingest",     "responses", "--run",
+		       "last",          "--route", "b",           (char *)file, NULL };
+	char *cmp[] = { (char *)o->self, "--store", (char *)store, "compare", "--run", "last",
+			"--reference",   "a",       "--candidate", "b",       NULL };
 	double untimed, ingest_s, compare_s;
 	int rc;
 
@@ -119,8 +122,8 @@ static int measure(void *opts, struct lr_bench_job *j)
 	snprintf(name, sizeof name, "labrun-bench-ingest-%ld", (long)getpid());
 	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
 		return rc;
-	if ((rc = lr_path(file, sizeof file, "%s/responses.jsonl", dir)) || (rc = lr_path(store, sizeof store, "%s/store", dir)) ||
-	    (rc = write_responses(o, file, &j->bench)))
+	if ((rc = lr_path(file, sizeof file, "%s/responses.jsonl", dir)) ||
+	    (rc = lr_path(store, sizeof store, "%s/store", dir)) || (rc = write_responses(o, file, &j->bench)))
 		goto out;
 	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++) {

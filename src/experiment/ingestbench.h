@@ -22,8 +22,8 @@
 struct lr_ingestbench_opts {
 	int64_t responses, tokens;
 	int reps;
-	const char *python;		/* the peer's interpreter */
-	const char *dir, *self;		/* the scratch directory's parent; the labrun executable */
+	const char *python;     /* the peer's interpreter */
+	const char *dir, *self; /* the scratch directory's parent; the labrun executable */
 	char *const *argv, *const *envp;
 };
 

@@ -49,7 +49,8 @@ static int inside(const char *dir, const char *rel, char *real, char *why, size_
 }
 
 int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[LR_SHA256_HEX],
-			struct lr_store_output *outs, const char *store_dir, struct lr_scrub *scrub, char *why, size_t wlen)
+		      struct lr_store_output *outs, const char *store_dir, struct lr_scrub *scrub, char *why,
+		      size_t wlen)
 {
 	struct lr_sha256 h;
 	char full[PATH_MAX * 2], line[100];
@@ -78,12 +79,14 @@ int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[
 		if (!store_dir) {
 			rc = lr_sha256_file(file, sha, &size);
 		} else {
-			rc = lr_obj_put_file(store_dir, file, sha, &size, scrub && scrub->n ? lr_scrub_refuse : NULL, scrub);
+			rc = lr_obj_put_file(store_dir, file, sha, &size, scrub && scrub->n ? lr_scrub_refuse : NULL,
+					     scrub);
 			if (scrub && scrub->n && lr_scrub_flush(scrub, NULL, NULL) && !rc)
 				rc = lr_error_set(LR_ENOMEM, "out of memory");
 		}
 		if (rc == LR_EREFUSED) {
-			snprintf(why, wlen, "output '%s' holds the value of a secret environment variable: it is not stored",
+			snprintf(why, wlen,
+				 "output '%s' holds the value of a secret environment variable: it is not stored",
 				 paths->v[i]);
 			rc = 0;
 			break;
@@ -104,4 +107,3 @@ int lr_outputs_digest(const struct lr_strlist *paths, const char *dir, char hex[
 	lr_sha256_final(&h, hex);
 	return 0;
 }
-

@@ -32,6 +32,32 @@ void lr_plan_release(struct lr_plan *p)
 	p->n = 0;
 }
 
+int lr_plan_store(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_plan *plan,
+		  const struct lr_store_arm *arms)
+{
+	struct lr_store_condition *planned = calloc((size_t)(plan->n > 0 ? plan->n : 1), sizeof *planned);
+	struct lr_store_design design;
+	int ci, rc;
+
+	if (!planned)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (ci = 0; ci < plan->n; ci++)
+		planned[ci] = (struct lr_store_condition){
+			.idx = ci,
+			.model = plan->cond[ci].c.model,
+			.layers = plan->cond[ci].c.layers,
+			.tokens = plan->cond[ci].c.tokens,
+			.status = "missing",
+			.failure = "not completed: the run ended before this condition's outcome was stored",
+			.params = d->target == LR_TARGET_COMMAND ? &plan->cond[ci].params : NULL,
+		};
+	lr_plan_design(d, &design);
+	rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, &design, arms, d->narms, planned,
+				      plan->n);
+	free(planned);
+	return rc;
+}
+
 void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out)
 {
 	memset(out, 0, sizeof *out);
@@ -79,8 +105,7 @@ int lr_plan_stored(struct lr_store *st, int64_t run, struct lr_stored_design *ou
 
 	memset(out, 0, sizeof *out);
 	memset(&d, 0, sizeof d);
-	if ((rc = lr_store_definition(st, run, &path, &text)) ||
-	    (rc = lr_sha256_buf(text, strlen(text), out->sha256)))
+	if ((rc = lr_store_definition(st, run, &path, &text)) || (rc = lr_sha256_buf(text, strlen(text), out->sha256)))
 		goto out;
 	snprintf(out->path, sizeof out->path, "%s", path);
 	if (!(rc = lr_store_design(st, run, &row))) {
@@ -145,7 +170,8 @@ int lr_plan_check(const struct lr_expdef *d, const struct lr_stored_design *stor
 #undef DIFFER
 	if (!field)
 		return 0;
-	lr_error_set(LR_EINVAL, "run %lld's stored definition reads differently today: %s '%s', stored with the run '%s'",
+	lr_error_set(LR_EINVAL,
+		     "run %lld's stored definition reads differently today: %s '%s', stored with the run '%s'",
 		     (long long)run, field, y, x);
 	lr_error_hint("this labrun parses definitions another way than the one that ran it: replay with that version");
 	return LR_EINVAL;

@@ -13,8 +13,8 @@
 #include "store/experiments.h"
 
 struct lr_plan_condition {
-	struct lr_exp_condition c;	/* label; model, layers, tokens of a built-in target */
-	struct lr_kvlist params;	/* the grid's KEY = VALUE of this condition (command experiments) */
+	struct lr_exp_condition c; /* label; model, layers, tokens of a built-in target */
+	struct lr_kvlist params;   /* the grid's KEY = VALUE of this condition (command experiments) */
 };
 
 struct lr_plan {
@@ -25,6 +25,10 @@ struct lr_plan {
 /* Build the plan of 'd' into p (released with lr_plan_release either way). */
 LR_MUST_CHECK int lr_plan_build(struct lr_plan *p, const struct lr_expdef *d);
 void lr_plan_release(struct lr_plan *p);
+
+/* Store run_id's plan: definition, design, arms, and every condition as 'missing' until it has an outcome. */
+LR_MUST_CHECK int lr_plan_store(struct lr_store *st, int64_t run_id, const struct lr_expdef *d,
+				const struct lr_plan *plan, const struct lr_store_arm *arms);
 
 /* The design of 'd' as the store keeps it (run_design). */
 void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out);
@@ -37,14 +41,14 @@ void lr_plan_design(const struct lr_expdef *d, struct lr_store_design *out);
  */
 struct lr_stored_design {
 	char name[64], title[256], backend[16], metric[64];
-	char path[1024];		/* the definition's file, as given to 'labrun run' */
-	char sha256[LR_SHA256_HEX];	/* of the stored definition */
+	char path[1024];            /* the definition's file, as given to 'labrun run' */
+	char sha256[LR_SHA256_HEX]; /* of the stored definition */
 	enum lr_exp_target target;
 	enum lr_exp_order order;
 	int blocks, warmup;
 	double margin;
 	uint64_t seed;
-	int from_rows;			/* 0: a run stored before migration 18, read from its stored definition */
+	int from_rows; /* 0: a run stored before migration 18, read from its stored definition */
 };
 
 /* Run 'run''s design; LR_ENOTFOUND when it has no stored definition (not an experiment run, or its plan was never stored). */

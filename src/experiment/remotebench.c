@@ -154,8 +154,9 @@ static int bind(struct lr_run *run, const void *opts)
 	const struct lr_remotebench_opts *o = opts;
 	int rc;
 
-	if ((rc = lr_kvlist_set(&run->binding, "remote", o->remote, "user")) || (rc = lr_bench_bind(run, "runs", o->runs)) ||
-	    (rc = lr_bench_bind(run, "reps", o->reps)) || (rc = lr_bench_bind(run, "object_bytes", o->object_bytes)))
+	if ((rc = lr_kvlist_set(&run->binding, "remote", o->remote, "user")) ||
+	    (rc = lr_bench_bind(run, "runs", o->runs)) || (rc = lr_bench_bind(run, "reps", o->reps)) ||
+	    (rc = lr_bench_bind(run, "object_bytes", o->object_bytes)))
 		return rc;
 	return lr_kvlist_set(&run->binding, "store_dir", o->dir, "user");
 }

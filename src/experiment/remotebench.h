@@ -17,10 +17,10 @@
 #include "experiment/benchjob.h"
 
 struct lr_remotebench_opts {
-	const char *name;		/* the remote's NAME, or NULL for the store's only one */
-	char *remote, *uri;		/* as the invoking store names it, resolved before the run (free() them) */
+	const char *name;   /* the remote's NAME, or NULL for the store's only one */
+	char *remote, *uri; /* as the invoking store names it, resolved before the run (free() them) */
 	int runs;
-	int64_t reps, object_bytes;	/* in all, spread evenly over the runs */
+	int64_t reps, object_bytes; /* in all, spread evenly over the runs */
 	const char *dir, *self;
 	uint64_t seed;
 	char *const *argv, *const *envp;

@@ -188,8 +188,9 @@ static int record_checks(const struct lr_run *orig, struct lr_replay *r)
 		const struct lr_artifact *x = lr_run_artifact(orig, role, role), *y = lr_run_artifact(b, role, role);
 
 		if (x && y && x->present && y->present && strcmp(x->sha256, y->sha256))
-			snprintf(r->logs_changed + strlen(r->logs_changed), sizeof r->logs_changed - strlen(r->logs_changed),
-				 "%s%s", r->logs_changed[0] ? " and " : "", role);
+			snprintf(r->logs_changed + strlen(r->logs_changed),
+				 sizeof r->logs_changed - strlen(r->logs_changed), "%s%s",
+				 r->logs_changed[0] ? " and " : "", role);
 	}
 	return 0;
 }
@@ -241,10 +242,8 @@ int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_re
 	memset(r, 0, sizeof *r);
 	lr_run_init(&r->run);
 	switch (orig->kind) {
-	case LR_KIND_EXPERIMENT:
-		return replay_experiment(st, orig, o, r);
-	case LR_KIND_RECORD:
-		return replay_record(st, orig, o, r);
+	case LR_KIND_EXPERIMENT: return replay_experiment(st, orig, o, r);
+	case LR_KIND_RECORD: return replay_record(st, orig, o, r);
 	default:
 		lr_error_set(LR_EINVAL, "cannot replay run %lld: runs of kind '%s' are not replayable yet",
 			     (long long)orig->id, lr_run_kind_name(orig->kind));
@@ -294,6 +293,7 @@ int lr_env_changes_start(const char *name)
 {
 	/* the dynamic loader's, shells' start-up files and options, interpreters' start-up hooks */
 	static const char *const prefixes[] = { "LD_", "BASH_FUNC_", "GCONV_", "MALLOC_" };
+	/* clang-format off */
 	static const char *const names[] = {
 		"PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "IFS", "GLIBC_TUNABLES",
 		"LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF", "TMPDIR", "PYTHONSTARTUP", "PYTHONPATH",
@@ -302,6 +302,7 @@ int lr_env_changes_start(const char *name)
 		"JDK_JAVA_OPTIONS", "CLASSPATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH", "GIT_EXEC_PATH", "GIT_CONFIG",
 		"GIT_CONFIG_GLOBAL", "GIT_SSH", "GIT_SSH_COMMAND", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
 	};
+	/* clang-format on */
 	size_t i;
 
 	for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)

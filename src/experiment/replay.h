@@ -19,21 +19,21 @@
 #include "store/store.h"
 
 struct lr_replay_opts {
-	char *const *argv;		/* labrun's command line, as an experiment replay records it */
-	char *const *envp;		/* the environment to start from */
-	const struct lr_runopts *run;	/* experiment replays: cancel, progress, faults */
-	int tee_out, tee_err;		/* record replays: copy the command's output here (0: don't) */
+	char *const *argv;            /* labrun's command line, as an experiment replay records it */
+	char *const *envp;            /* the environment to start from */
+	const struct lr_runopts *run; /* experiment replays: cancel, progress, faults */
+	int tee_out, tee_err;         /* record replays: copy the command's output here (0: don't) */
 };
 
 struct lr_replay {
-	struct lr_run run;			/* the replay, as stored */
-	struct lr_run_result exp;		/* experiment replays: what the runner found */
-	struct lr_comparison cmp;		/* the replay against the original */
-	struct lr_replay_check *checks;		/* record replays: exit code and each output and log */
+	struct lr_run run;              /* the replay, as stored */
+	struct lr_run_result exp;       /* experiment replays: what the runner found */
+	struct lr_comparison cmp;       /* the replay against the original */
+	struct lr_replay_check *checks; /* record replays: exit code and each output and log */
 	int nchecks;
-	char exit_original[16], exit_replay[16];	/* the exit codes the first check compares */
-	int same;				/* outputs identical (and, for experiments, the replay passed) */
-	char logs_changed[32];			/* record replays: "stdout", "stderr", "stdout and stderr" or "" */
+	char exit_original[16], exit_replay[16]; /* the exit codes the first check compares */
+	int same;                                /* outputs identical (and, for experiments, the replay passed) */
+	char logs_changed[32];                   /* record replays: "stdout", "stderr", "stdout and stderr" or "" */
 };
 
 /*
@@ -41,7 +41,8 @@ struct lr_replay {
  * with lr_replay_release() either way. LR_EINVAL for a run that cannot be
  * replayed (an import, or a command whose directory is gone).
  */
-LR_MUST_CHECK int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o, struct lr_replay *r);
+LR_MUST_CHECK int lr_replay(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
+			    struct lr_replay *r);
 void lr_replay_release(struct lr_replay *r);
 
 /*
@@ -51,11 +52,11 @@ void lr_replay_release(struct lr_replay *r);
  * from another host runs anything.
  */
 struct lr_replay_exec {
-	const char *arm;		/* an experiment's arm; NULL for a recorded command */
-	const char *argv_json;		/* a recorded command's argv (a JSON array) */
-	const char *command;		/* an arm's command template */
-	const char *cwd;		/* "" or NULL: the directory labrun runs in */
-	const struct lr_kvlist *env;	/* what it sets (a recorded command: its non-secret environment) */
+	const char *arm;             /* an experiment's arm; NULL for a recorded command */
+	const char *argv_json;       /* a recorded command's argv (a JSON array) */
+	const char *command;         /* an arm's command template */
+	const char *cwd;             /* "" or NULL: the directory labrun runs in */
+	const struct lr_kvlist *env; /* what it sets (a recorded command: its non-secret environment) */
 };
 typedef int (*lr_replay_exec_fn)(void *arg, const struct lr_replay_exec *e);
 LR_MUST_CHECK int lr_replay_execs(struct lr_store *st, const struct lr_run *orig, lr_replay_exec_fn fn, void *arg);

@@ -137,7 +137,8 @@ static int reportable(struct lr_store *st, const struct lr_run *r, int asked)
 		lr_error_clear();
 		return 0;
 	}
-	rc = lr_error_set(LR_EINVAL, "cannot report on run %lld: it is %s%s", (long long)r->id, lr_status_name(r->status),
+	rc = lr_error_set(LR_EINVAL, "cannot report on run %lld: it is %s%s", (long long)r->id,
+			  lr_status_name(r->status),
 			  rc ? " and its plan was never stored" : ": its tables are not complete yet");
 	lr_error_hint("report on it once it has ended; 'labrun show %lld' has what was stored", (long long)r->id);
 	return rc;
@@ -175,7 +176,8 @@ static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 
 			rc = build_row(st, id, &rr->conds[c], a, rr->design.metric, &rr->higher, row);
 			if (!rc && rr->design.target == LR_TARGET_COMMAND)
-				rc = lr_plan_stored_label(st, id, &rr->design, &rr->conds[c], row->label, sizeof row->label);
+				rc = lr_plan_stored_label(st, id, &rr->design, &rr->conds[c], row->label,
+							  sizeof row->label);
 			/* the method's drift flag, at the practical margin */
 			row->drifted = fabs(row->drift_a) > rr->design.margin || fabs(row->drift_b) > rr->design.margin;
 		}
@@ -310,7 +312,8 @@ const char *lr_report_verdict_kind(const struct lr_report_run *rr, const struct 
 	return kind[lr_verdict_of(&row->p, rr->design.margin)];
 }
 
-void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo, double *hi)
+void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo,
+		   double *hi)
 {
 	if (rr->design.target == LR_TARGET_COMMAND) { /* the change, signed */
 		*effect = (row->p.ratio - 1) * 100;
@@ -343,16 +346,21 @@ const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run 
 const char *lr_report_floor_text(char *buf, size_t len, const struct lr_report_run *rr)
 {
 	if (lr_report_has_floor(rr))
-		lr_fmt_cut(buf, len, "A/A run %lld (%s), on this host, of this target, started before this run; its widest "
-			   "95%% interval is [%+.1f%%, %+.1f%%] (%.1f%% wide), and a result whose interval lies inside it "
-			   "claims no effect", (long long)rr->aa_run, rr->aa_name, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100,
-			   rr->aa_width * 100);
+		lr_fmt_cut(
+			buf, len,
+			"A/A run %lld (%s), on this host, of this target, started before this run; its widest "
+			"95%% interval is [%+.1f%%, %+.1f%%] (%.1f%% wide), and a result whose interval lies inside it "
+			"claims no effect",
+			(long long)rr->aa_run, rr->aa_name, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100,
+			rr->aa_width * 100);
 	else if (rr->aa_run)
-		lr_fmt_cut(buf, len, "none: A/A run %lld (%s) %s, so it is no floor", (long long)rr->aa_run, rr->aa_name,
+		lr_fmt_cut(buf, len, "none: A/A run %lld (%s) %s, so it is no floor", (long long)rr->aa_run,
+			   rr->aa_name,
 			   rr->aa_excludes_1 ? "has an interval that excludes 1 (a bias between identical arms)"
 					     : "has no interval");
 	else
-		lr_fmt_cut(buf, len, "none: no A/A run of this target on this host started before this run "
+		lr_fmt_cut(buf, len,
+			   "none: no A/A run of this target on this host started before this run "
 			   "(experiments/aa-noise.ini measures one)");
 	return buf;
 }

@@ -20,30 +20,30 @@
 
 struct lr_report_row {
 	int cond;
-	char label[256];		/* "qwen3-4b 28/2048", or a command experiment's grid values */
+	char label[256]; /* "qwen3-4b 28/2048", or a command experiment's grid values */
 	char model[32];
 	int64_t layers, tokens;
 	char status[16];
-	const char *failure;		/* borrowed from the run's condition rows */
+	const char *failure; /* borrowed from the run's condition rows */
 	int blocks, flagged;
 	double median_a_ms, median_b_ms;
 	struct lr_paired p;
-	int has;			/* an estimate exists (passed, at least one block) */
-	double *block_ratio;		/* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
-	double drift_a, drift_b;	/* each arm's relative change over the timed blocks (lr_drift) */
-	int drifted;			/* either beyond the practical margin */
+	int has;                 /* an estimate exists (passed, at least one block) */
+	double *block_ratio;     /* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
+	double drift_a, drift_b; /* each arm's relative change over the timed blocks (lr_drift) */
+	int drifted;             /* either beyond the practical margin */
 };
 
 struct lr_report_table {
-	int arm;			/* compared with arm 0 */
+	int arm; /* compared with arm 0 */
 	struct lr_report_row *rows;
 	int nrows;
 };
 
 struct lr_report_run {
 	struct lr_run run;
-	struct lr_stored_design design;	/* from its rows (experiment/plan.h) */
-	int higher;			/* command experiments: the metric is better higher */
+	struct lr_stored_design design; /* from its rows (experiment/plan.h) */
+	int higher;                     /* command experiments: the metric is better higher */
 	char arm[LR_EXP_MAXARMS][32], kernel[LR_EXP_MAXARMS][32];
 	int narm;
 	struct lr_store_condition_row *conds;
@@ -52,11 +52,11 @@ struct lr_report_run {
 	int ntables;
 	int passed, failed, missing;
 	/* the noise floor (docs/method.md): the A/A run that qualifies this one, and its widest interval */
-	int64_t aa_run;			/* 0: no A/A run qualifies */
+	int64_t aa_run; /* 0: no A/A run qualifies */
 	char aa_name[64];
-	double aa_width;		/* hi - lo of the ratio, widest over its rows */
-	double aa_lo, aa_hi;		/* that widest interval */
-	int aa_excludes_1;		/* one of its intervals excludes 1: a bias, so it is no floor */
+	double aa_width;     /* hi - lo of the ratio, widest over its rows */
+	double aa_lo, aa_hi; /* that widest interval */
+	int aa_excludes_1;   /* one of its intervals excludes 1: a bias, so it is no floor */
 };
 
 /*
@@ -77,7 +77,8 @@ const char *lr_report_verdict_kind(const struct lr_report_run *rr, const struct 
  * Row's effect and interval in percent, as the tables show them: a command
  * experiment's change r - 1, a built-in target's reduction 1 - r; lo <= hi.
  */
-void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo, double *hi);
+void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *row, double *effect, double *lo,
+		   double *hi);
 /*
  * 1 when row's two medians and its paired estimate point different ways: the
  * medians pool every repetition, the estimate is the median of the block
@@ -92,12 +93,12 @@ int lr_report_has_floor(const struct lr_report_run *rr);
 const char *lr_report_floor_text(char *buf, size_t len, const struct lr_report_run *rr);
 
 struct lr_report {
-	struct lr_report_run *runs;	/* the experiment runs, with their tables */
+	struct lr_report_run *runs; /* the experiment runs, with their tables */
 	int nruns;
-	int64_t *ids;			/* every matching run, oldest first (serving evidence may be on any) */
+	int64_t *ids; /* every matching run, oldest first (serving evidence may be on any) */
 	int nids;
-	struct lr_ledger_head head;	/* the store's ledger head when the report was built */
-	char *head_statement;		/* that head signed (lr_store_head_statement); NULL: empty ledger */
+	struct lr_ledger_head head; /* the store's ledger head when the report was built */
+	char *head_statement;       /* that head signed (lr_store_head_statement); NULL: empty ledger */
 };
 
 /*
@@ -105,7 +106,8 @@ struct lr_report {
  * first; the experiment runs among them with their tables. LR_ENOTFOUND
  * when no run matches.
  */
-LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out);
+LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id,
+				  struct lr_report *out);
 /* The same for the runs runs[0..n), in that order (a crate's runs). */
 LR_MUST_CHECK int lr_report_build_runs(struct lr_store *st, const int64_t *runs, int n, struct lr_report *out);
 void lr_report_release(struct lr_report *r);

@@ -36,7 +36,7 @@ struct cond_ctx {
 	struct lr_backend *b;
 	const struct lr_backend_ops *ops;
 	const struct lr_dlf16_kernel *k[LR_EXP_MAXARMS];
-	struct lr_import_staging keep[LR_EXP_MAXARMS];	/* each arm's staging, kept across repetitions */
+	struct lr_import_staging keep[LR_EXP_MAXARMS]; /* each arm's staging, kept across repetitions */
 	/* command target */
 	struct lr_command_ctx cmd;
 	int has_cmd;
@@ -110,7 +110,8 @@ static int setup(struct cond_ctx *cx, const struct lr_expdef *d, int ci, struct 
 		shape[2] = cx->g.kv_heads;
 		shape[3] = cx->g.tokens;
 		shape[4] = cx->g.head_dim;
-		if (posix_memalign((void **)&cx->in, 64, n * 2 + 64) || posix_memalign((void **)&cx->out, 64, n * 2 + 64))
+		if (posix_memalign((void **)&cx->in, 64, n * 2 + 64) ||
+		    posix_memalign((void **)&cx->out, 64, n * 2 + 64))
 			return lr_error_set(LR_ENOMEM, "cannot allocate 2 x %llu bytes for condition %d",
 					    (unsigned long long)n * 2, ci);
 		lr_bf16_synthetic(cx->in, (int64_t)n, d->seed + (uint64_t)ci, 1);
@@ -177,7 +178,8 @@ static int parity(struct cond_ctx *cx, const struct lr_runopts *o, int ci, struc
 	for (a = 1; a < d->narms; a++)
 		if (!c->matches[a]) {
 			snprintf(c->status, sizeof c->status, "failed");
-			snprintf(c->failure, sizeof c->failure, "parity: arm '%s' output differs from baseline '%s' (sha256 %.12s vs %.12s)",
+			snprintf(c->failure, sizeof c->failure,
+				 "parity: arm '%s' output differs from baseline '%s' (sha256 %.12s vs %.12s)",
 				 d->arms[a].name, d->arms[0].name, c->sha[a], c->sha[0]);
 			return 0;
 		}
@@ -204,8 +206,8 @@ static int timed_rep(struct cond_ctx *cx, int a, int64_t inner, struct lr_store_
 	r->arm = a;
 	/* A single timing thread is interfered with when it waited or was switched out;
 	 * a threaded import waits by design, so only stolen time counts there. */
-	r->interfered = threaded ? r->steal_ticks > 0
-				 : (r->cpu_s > 0 && r->wall_s / r->cpu_s > 1.05) || r->invol_switches > 0;
+	r->interfered =
+		threaded ? r->steal_ticks > 0 : (r->cpu_s > 0 && r->wall_s / r->cpu_s > 1.05) || r->invol_switches > 0;
 	return 0;
 }
 
@@ -225,8 +227,8 @@ static int timed_rep(struct cond_ctx *cx, int a, int64_t inner, struct lr_store_
  * shorter; the median is what the calibration holds.
  */
 #define CALIBRATED_S 1.5e-3
-#define GROWN_S 1.6e-3	/* what a loop found short is grown to */
-#define MIN_REP_S 1e-3	/* docs/method.md: each timed repetition lasts at least 1 ms */
+#define GROWN_S      1.6e-3 /* what a loop found short is grown to */
+#define MIN_REP_S    1e-3   /* docs/method.md: each timed repetition lasts at least 1 ms */
 static int loop_s(struct cond_ctx *cx, int a, int64_t inner, double *s)
 {
 	double c0 = lr_cpu_s(0), t0 = now_s(), cpu;
@@ -393,8 +395,9 @@ static int run_condition(struct cond_ctx *cx, const struct lr_runopts *o, int ci
 	if (*cancelled) {
 		/* not a failure of the arms: what was measured is kept, the condition was never completed */
 		snprintf(c->status, sizeof c->status, "missing");
-		snprintf(c->failure, sizeof c->failure, "not completed: cancelled after %d of %d blocks (measured repetitions kept)",
-			 n / (2 * k), nblocks);
+		snprintf(c->failure, sizeof c->failure,
+			 "not completed: cancelled after %d of %d blocks (measured repetitions kept)", n / (2 * k),
+			 nblocks);
 	} else {
 		snprintf(c->status, sizeof c->status, "passed");
 	}
@@ -434,13 +437,24 @@ static int plan_arms(const struct lr_expdef *d, struct lr_run_result *r, const s
 			if (!envs[a])
 				return lr_error_set(LR_ENOMEM, "out of memory");
 			cmds[a] = (struct lr_store_arm_command){
-				.command = x->command, .cwd = x->cwd[0] ? x->cwd : NULL, .timeout_s = x->timeout_s,
-				.env_json = envs[a], .outputs = x->outputs[0] ? x->outputs : NULL,
-				.responses = x->responses[0] ? x->responses : NULL, .route = x->route,
+				.command = x->command,
+				.cwd = x->cwd[0] ? x->cwd : NULL,
+				.timeout_s = x->timeout_s,
+				.env_json = envs[a],
+				.outputs = x->outputs[0] ? x->outputs : NULL,
+				.responses = x->responses[0] ? x->responses : NULL,
+				.route = x->route,
 			};
 			snprintf(r->kernel[a], sizeof r->kernel[a], "command");
-			arms[a] = (struct lr_store_arm){ .name = x->name, .kernel = "command", .contract = "",
-							 .layout = "", .mode = "", .threads = 0, .cmd = &cmds[a] };
+			arms[a] = (struct lr_store_arm){
+				.name = x->name,
+				.kernel = "command",
+				.contract = "",
+				.layout = "",
+				.mode = "",
+				.threads = 0,
+				.cmd = &cmds[a],
+			};
 			continue;
 		}
 		if ((rc = lr_dlf16_kernel_find(&k[a], x->kernel))) {
@@ -449,19 +463,22 @@ static int plan_arms(const struct lr_expdef *d, struct lr_run_result *r, const s
 		}
 		snprintf(r->kernel[a], sizeof r->kernel[a], "%s", k[a]->name);
 		arms[a] = (struct lr_store_arm){
-			.name = x->name, .kernel = r->kernel[a], .contract = lr_dlf16_contract_name(x->contract),
-			.layout = lr_import_path_name(x->layout), .mode = lr_import_mode_name(x->mode), .threads = x->threads,
+			.name = x->name,
+			.kernel = r->kernel[a],
+			.contract = lr_dlf16_contract_name(x->contract),
+			.layout = lr_import_path_name(x->layout),
+			.mode = lr_import_mode_name(x->mode),
+			.threads = x->threads,
 		};
 	}
 	return 0;
 }
 
 /* Run condition ci (any target) into c, its repetitions into *reps. */
-static int measure_condition(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_kvlist *params,
-			     const struct lr_runopts *o,
-			     int ci, int nconds, double t_start, const struct lr_dlf16_kernel *const *k,
-			     struct lr_run_condition *c, struct cond_ctx *cx, struct lr_store_rep **reps, int *nreps,
-			     int *cancelled)
+static int measure_condition(struct lr_store *st, int64_t run_id, const struct lr_expdef *d,
+			     const struct lr_kvlist *params, const struct lr_runopts *o, int ci, int nconds,
+			     double t_start, const struct lr_dlf16_kernel *const *k, struct lr_run_condition *c,
+			     struct cond_ctx *cx, struct lr_store_rep **reps, int *nreps, int *cancelled)
 {
 	int rc;
 
@@ -483,29 +500,6 @@ static int measure_condition(struct lr_store *st, int64_t run_id, const struct l
 	return rc;
 }
 
-/* Store the run's plan: definition, design, arms, and every condition as 'missing' until it has an outcome. */
-static int store_plan(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_plan *plan,
-		      const struct lr_store_arm *arms)
-{
-	struct lr_store_condition *planned = calloc((size_t)(plan->n > 0 ? plan->n : 1), sizeof *planned);
-	struct lr_store_design design;
-	int ci, rc;
-
-	if (!planned)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (ci = 0; ci < plan->n; ci++)
-		planned[ci] = (struct lr_store_condition){
-			.idx = ci, .model = plan->cond[ci].c.model, .layers = plan->cond[ci].c.layers,
-			.tokens = plan->cond[ci].c.tokens, .status = "missing",
-			.failure = "not completed: the run ended before this condition's outcome was stored",
-			.params = d->target == LR_TARGET_COMMAND ? &plan->cond[ci].params : NULL,
-		};
-	lr_plan_design(d, &design);
-	rc = lr_store_experiment_plan(st, run_id, d->path, d->sha256, d->text, &design, arms, d->narms, planned, plan->n);
-	free(planned);
-	return rc;
-}
-
 int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expdef *d, const struct lr_runopts *o,
 		      struct lr_run_result *r)
 {
@@ -518,8 +512,7 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	double t_start = now_s();
 
 	memset(r, 0, sizeof *r);
-	if ((rc = lr_plan_build(&plan, d)) ||
-	    !(r->cond = calloc((size_t)(plan.n > 0 ? plan.n : 1), sizeof *r->cond))) {
+	if ((rc = lr_plan_build(&plan, d)) || !(r->cond = calloc((size_t)(plan.n > 0 ? plan.n : 1), sizeof *r->cond))) {
 		lr_plan_release(&plan);
 		return rc ? rc : lr_error_set(LR_ENOMEM, "out of memory");
 	}
@@ -528,7 +521,7 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 		r->cond[ci].c = plan.cond[ci].c;
 	rc = plan_arms(d, r, k, arms, cmds, envs);
 	if (!rc)
-		rc = store_plan(st, run_id, d, &plan, arms);
+		rc = lr_plan_store(st, run_id, d, &plan, arms);
 	for (a = 0; a < d->narms; a++)
 		free(envs[a]);
 	if (rc)
@@ -547,8 +540,8 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 			snprintf(c->status, sizeof c->status, "missing");
 			snprintf(c->failure, sizeof c->failure, "not measured: the run was cancelled before it");
 		} else {
-			rc = measure_condition(st, run_id, d, &plan.cond[ci].params, o, ci, nconds, t_start, k, c, &cx, &reps, &nreps,
-					       &r->cancelled);
+			rc = measure_condition(st, run_id, d, &plan.cond[ci].params, o, ci, nconds, t_start, k, c, &cx,
+					       &reps, &nreps, &r->cancelled);
 			if (rc) {
 				snprintf(c->status, sizeof c->status, "failed");
 				snprintf(c->failure, sizeof c->failure, "%s", lr_error_msg());

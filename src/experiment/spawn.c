@@ -19,9 +19,12 @@ int lr_bench_run(char *const *argv, char *const *envp, const char *dir, char **o
 {
 	struct lr_buf got = LR_BUF_INIT;
 	/* in dir, outside any git work tree: record reads no sources */
-	struct lr_child_opts o = { .argv = argv, .envp = envp, .cwd = dir,
+	struct lr_child_opts o = { .argv = argv,
+				   .envp = envp,
+				   .cwd = dir,
 				   .fd = { LR_CHILD_NULL, out ? LR_CHILD_PIPE : LR_CHILD_NULL, LR_CHILD_NULL },
-				   .on_output = collect, .arg = &got };
+				   .on_output = collect,
+				   .arg = &got };
 	int rc = lr_child_run(&o, c);
 
 	if (rc || !out) {

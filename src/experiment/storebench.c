@@ -27,7 +27,11 @@ static int timed(const struct lr_storebench_opts *o, const char *dir, int op, do
 	char *const report[] = { (char *)o->self, "--store", (char *)dir, "report", "--issue", "270", NULL };
 	char *const audit[] = { (char *)o->self, "--store", (char *)dir, "audit", NULL };
 
-	return lr_bench_spawn(o->self, op == RECORD ? record : op == REPORT ? report : audit, o->envp, dir, NULL, s, NULL);
+	return lr_bench_spawn(o->self,
+			      op == RECORD   ? record
+			      : op == REPORT ? report
+					     : audit,
+			      o->envp, dir, NULL, s, NULL);
 }
 
 /* The store in 'dir' filled with about n repetitions: *scale says how many exactly (whole blocks of eight). */

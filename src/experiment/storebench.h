@@ -22,11 +22,11 @@
 #define LR_STOREBENCH_MAXREPS 51
 
 struct lr_storebench_opts {
-	const int64_t *scale;	/* repetitions in each store */
+	const int64_t *scale; /* repetitions in each store */
 	int nscales;
 	int reps;
-	const char *dir;	/* where the throwaway stores go */
-	const char *self;	/* the labrun executable to time */
+	const char *dir;  /* where the throwaway stores go */
+	const char *self; /* the labrun executable to time */
 	uint64_t seed;
 	char *const *argv, *const *envp;
 };

@@ -41,8 +41,9 @@ static int store_condition(struct lr_store *st, int64_t run, int idx, int64_t bl
 	static const char *const sha[2] = { "5a1f0c0e0b5e7d8a3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071829304",
 					    "5a1f0c0e0b5e7d8a3c4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071829304" };
 	static const int matches[2] = { 1, 1 }, abba[4] = { 0, 1, 1, 0 };
-	struct lr_store_condition c = { .idx = idx, .model = "qwen3-0.6b", .layers = 1, .kv_heads = 8, .head_dim = 128,
-					.status = "passed" };
+	struct lr_store_condition c = {
+		.idx = idx, .model = "qwen3-0.6b", .layers = 1, .kv_heads = 8, .head_dim = 128, .status = "passed"
+	};
 	struct lr_store_rep *reps = calloc((size_t)blocks * 4, sizeof *reps);
 	int64_t b;
 	int s, rc;
@@ -111,11 +112,21 @@ int lr_synthetic_run(struct lr_store *st, int64_t reps, int64_t object_bytes, ui
 {
 	static const struct lr_store_arm arms[2] = {
 		{ .name = "lookup", .kernel = "lookup", .contract = "saturate", .layout = "", .mode = "", .threads = 1 },
-		{ .name = "arithmetic", .kernel = "avx2", .contract = "saturate", .layout = "", .mode = "", .threads = 1 },
+		{ .name = "arithmetic",
+		  .kernel = "avx2",
+		  .contract = "saturate",
+		  .layout = "",
+		  .mode = "",
+		  .threads = 1 },
 	};
-	struct lr_store_design design = { .name = "synthetic", .title = "Store benchmark (synthetic repetitions)",
-					  .target = "encode", .backend = "sim", .order = "abba", .warmup = 0,
-					  .margin = 0.02, .seed = 1 };
+	struct lr_store_design design = { .name = "synthetic",
+					  .title = "Store benchmark (synthetic repetitions)",
+					  .target = "encode",
+					  .backend = "sim",
+					  .order = "abba",
+					  .warmup = 0,
+					  .margin = 0.02,
+					  .seed = 1 };
 	struct lr_session ss = { 0 };
 	struct lr_strlist issues = { 0 };
 	struct lr_run run;
@@ -126,7 +137,8 @@ int lr_synthetic_run(struct lr_store *st, int64_t reps, int64_t object_bytes, ui
 	lr_run_init(&run);
 	if ((rc = lr_strlist_add(&issues, "270")) ||
 	    (rc = lr_run_capture(st, &run, LR_KIND_EXPERIMENT, argv, envp, "synthetic", NULL, &issues)) ||
-	    (rc = lr_kvlist_set(&run.binding, "synthetic", "labrun bench store: times generated, not measured", "user")) ||
+	    (rc = lr_kvlist_set(&run.binding, "synthetic", "labrun bench store: times generated, not measured",
+				"user")) ||
 	    (rc = lr_sha256_buf(definition, sizeof definition - 1, sha)) ||
 	    (object_bytes > 0 && (rc = synthetic_object(st, &run, object_bytes, seed))) ||
 	    (rc = lr_session_start(&ss, st, &run)))

@@ -40,7 +40,8 @@ int lr_words_split(const char *s, struct lr_strlist *out)
 		}
 	}
 	if (!rc && quote)
-		rc = lr_error_set(LR_EINVAL, "unterminated %s quote in '%s'", quote == '"' ? "double" : "single", start);
+		rc = lr_error_set(LR_EINVAL, "unterminated %s quote in '%s'", quote == '"' ? "double" : "single",
+				  start);
 	if (!rc && in_word && !(rc = lr_buf_error(&w)))
 		rc = lr_strlist_add(out, w.buf);
 	lr_buf_release(&w);
@@ -63,10 +64,12 @@ static int walk(const char *tpl, struct lr_buf *w, int (*fn)(void *arg, const ch
 			const char *end = strchr(p, '}');
 			size_t n = end ? (size_t)(end - p - 1) : 0;
 
-			if (!end || !n || n >= sizeof name || strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-								   "0123456789_-.") != n)
-				return lr_error_set(LR_EINVAL, "'%s': a '{' must start a placeholder {NAME} (write {{ for a brace)",
-						    tpl);
+			if (!end || !n || n >= sizeof name ||
+			    strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					  "0123456789_-.") != n)
+				return lr_error_set(
+					LR_EINVAL, "'%s': a '{' must start a placeholder {NAME} (write {{ for a brace)",
+					tpl);
 			memcpy(name, p + 1, n);
 			name[n] = '\0';
 			rc = fn(arg, name, w);

@@ -24,7 +24,7 @@ typedef int (*rbln_memcpy_fn)(int device_id, void *dst, const void *src, uint64_
 typedef uint32_t (*rbln_abi_fn)(void);
 
 struct lr_backend {
-	struct lr_ledger ledger;	/* first: the ledger's ops find it where b points (import/ledger.h) */
+	struct lr_ledger ledger; /* first: the ledger's ops find it where b points (import/ledger.h) */
 	struct lr_backend_config cfg;
 	void *lib;
 	pthread_mutex_t mu;
@@ -146,7 +146,8 @@ static int atom_open(struct lr_backend **out, const struct lr_backend_config *cf
 	b->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!b->lib) {
 		lr_error_set(LR_EIO, "cannot load the RBLN runtime '%s': %s", path, dlerror());
-		lr_error_hint("install rebel-compiler and pass --rbln-lib /path/to/librbln.so (or set LABRUN_RBLN_LIB); --backend sim needs no device");
+		lr_error_hint(
+			"install rebel-compiler and pass --rbln-lib /path/to/librbln.so (or set LABRUN_RBLN_LIB); --backend sim needs no device");
 		rc = LR_EIO;
 		goto fail;
 	}

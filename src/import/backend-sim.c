@@ -22,14 +22,14 @@
 struct block {
 	struct block *next;
 	uint64_t bytes;
-	uint64_t pad[6];	/* keeps the payload 64-byte aligned */
+	uint64_t pad[6]; /* keeps the payload 64-byte aligned */
 };
 
 struct lr_backend {
-	struct lr_ledger ledger;	/* first: the ledger's ops find it where b points (import/ledger.h) */
+	struct lr_ledger ledger; /* first: the ledger's ops find it where b points (import/ledger.h) */
 	struct lr_backend_config cfg;
 	pthread_mutex_t mu;
-	struct block *cache;	/* freed blocks */
+	struct block *cache; /* freed blocks */
 };
 _Static_assert(offsetof(struct lr_backend, ledger) == 0, "the ledger comes first (import/ledger.h)");
 

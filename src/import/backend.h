@@ -21,22 +21,22 @@ struct lr_backend;
 struct lr_lease;
 
 struct lr_backend_config {
-	int lanes;			/* concurrent imports (default 4) */
-	uint64_t capacity_bytes;	/* device memory (sim; 0: unlimited) */
-	double link_gbps;		/* sim link model: bandwidth, 0 for none */
-	double link_latency_us;		/* sim link model: per-call latency */
-	int64_t fail_write;		/* sim fault: fail the k-th write (1-based), 0 none */
-	const char *rbln_lib;		/* atom: runtime library path */
-	int device_id;			/* atom: physical NPU id */
+	int lanes;               /* concurrent imports (default 4) */
+	uint64_t capacity_bytes; /* device memory (sim; 0: unlimited) */
+	double link_gbps;        /* sim link model: bandwidth, 0 for none */
+	double link_latency_us;  /* sim link model: per-call latency */
+	int64_t fail_write;      /* sim fault: fail the k-th write (1-based), 0 none */
+	const char *rbln_lib;    /* atom: runtime library path */
+	int device_id;           /* atom: physical NPU id */
 };
 
 struct lr_backend_stats {
-	int64_t slots;			/* tensors allocated (leases and lanes) */
-	uint64_t bytes;			/* device bytes allocated */
-	int64_t writes, reads;		/* write/read calls so far */
+	int64_t slots;         /* tensors allocated (leases and lanes) */
+	uint64_t bytes;        /* device bytes allocated */
+	int64_t writes, reads; /* write/read calls so far */
 	uint64_t bytes_written;
-	double modelled_dma_s;		/* sim link model: MODELLED transfer time */
-	char runtime_version[64];	/* atom: what the runtime reports */
+	double modelled_dma_s;    /* sim link model: MODELLED transfer time */
+	char runtime_version[64]; /* atom: what the runtime reports */
 };
 
 struct lr_backend_ops {

@@ -83,10 +83,10 @@ static int encode_tensor(const struct lr_import_opts *o, const struct lr_kvtenso
 /* ---- the pipeline ----------------------------------------------------------- */
 
 struct slot {
-	uint16_t *buf;		/* K span, then V span */
-	size_t bytes;		/* of buf (lr_big_alloc) */
-	int layer;		/* the layer it holds, -1 when free */
-	int kind;		/* layout it last held: 0 none, 1 full, 2 sliding */
+	uint16_t *buf; /* K span, then V span */
+	size_t bytes;  /* of buf (lr_big_alloc) */
+	int layer;     /* the layer it holds, -1 when free */
+	int kind;      /* layout it last held: 0 none, 1 full, 2 sliding */
 };
 
 /* What lr_import_staging keeps: the buffers and what they were made for. */
@@ -108,19 +108,19 @@ struct pipe {
 	pthread_cond_t cv;
 	struct slot *slots;
 	int nslots;
-	int *queue;		/* slot indices ready to write, in layer order */
+	int *queue; /* slot indices ready to write, in layer order */
 	int qhead, qtail;
-	int produced;		/* layers encoded and queued */
-	int producer_done;	/* finished every layer */
-	int producer_died;	/* stopped without finishing (fault) */
-	int stop;		/* cancel or error: everyone stops */
+	int produced;      /* layers encoded and queued */
+	int producer_done; /* finished every layer */
+	int producer_died; /* stopped without finishing (fault) */
+	int stop;          /* cancel or error: everyone stops */
 	int cancelled;
-	int err;		/* first error code */
+	int err; /* first error code */
 	char errmsg[512];
-	uint16_t *copy1, *copy2;	/* copy path scratch: one layer each */
+	uint16_t *copy1, *copy2; /* copy path scratch: one layer each */
 	double encode_s, write_s;
-	int stores;		/* LR_STORES_*: how staging is written */
-	int staging_complete;	/* every buffer is allocated: they may be kept for the next import */
+	int stores;           /* LR_STORES_*: how staging is written */
+	int staging_complete; /* every buffer is allocated: they may be kept for the next import */
 };
 
 static void pipe_fail(struct pipe *p, int rc)
@@ -178,7 +178,8 @@ static int encode_layer(struct pipe *p, int l, struct slot *s)
 	lr_kvgeom_tensor(g, l, &t);
 	kind = g->window && g->sliding[l] ? 2 : 1;
 	if (s->kind && s->kind != kind)
-		memset(s->buf, 0, 2 * t.span_bytes > 0 ? (size_t)(2 * t.span_bytes) : 0); /* stale rows of another layout */
+		memset(s->buf, 0,
+		       2 * t.span_bytes > 0 ? (size_t)(2 * t.span_bytes) : 0); /* stale rows of another layout */
 	s->kind = kind;
 	if ((rc = layer_source(p, l, &lv)))
 		return rc;
@@ -295,8 +296,8 @@ static void *writer(void *arg)
 		lr_kvgeom_tensor(o->g, p->slots[i].layer, &t);
 		for (kv = 0; kv < 2; kv++) {
 			t0 = lr_monotonic_s();
-			rc = p->ops->write(p->lease, 2 * p->slots[i].layer + kv, 0, p->slots[i].buf + kv * (t.span_bytes / 2),
-					   t.span_bytes);
+			rc = p->ops->write(p->lease, 2 * p->slots[i].layer + kv, 0,
+					   p->slots[i].buf + kv * (t.span_bytes / 2), t.span_bytes);
 			p->write_s += lr_monotonic_s() - t0;
 			if (rc) {
 				lr_error_wrap("import layer %d %s", p->slots[i].layer, kv ? "V" : "K");
@@ -454,8 +455,9 @@ static int run_pipeline(struct pipe *p, struct lr_import_result *r)
 	pthread_join(wt, NULL);
 	if (p->producer_died) {
 		r->died_at = o->die_at;
-		return lr_error_set(LR_EIO, "import into lane %d failed: the producer died at layer %d; the import was cancelled",
-				    o->lane, o->die_at);
+		return lr_error_set(
+			LR_EIO, "import into lane %d failed: the producer died at layer %d; the import was cancelled",
+			o->lane, o->die_at);
 	}
 	if (p->cancelled) {
 		r->cancelled = 1;

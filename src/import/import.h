@@ -45,30 +45,30 @@ struct lr_import_staging {
 void lr_import_staging_release(struct lr_import_staging *s);
 
 struct lr_import_opts {
-	const struct lr_kvgeom *g;	/* export geometry with capacity and block_size */
-	const struct lr_view *src;	/* [L, 2, H, T, D] BF16 bits */
+	const struct lr_kvgeom *g; /* export geometry with capacity and block_size */
+	const struct lr_view *src; /* [L, 2, H, T, D] BF16 bits */
 	enum lr_import_mode mode;
 	enum lr_import_path path;
 	const struct lr_dlf16_kernel *k;
 	enum lr_dlf16_contract contract;
-	int threads;			/* encoder threads per tensor */
+	int threads; /* encoder threads per tensor */
 	int lane;
-	int staging;			/* stream: staging buffers (>= 2) */
-	int cancel_at;			/* fault: cancel on reaching this layer, -1 none */
-	int die_at;			/* fault: the producer dies at this layer, -1 none */
-	atomic_int *cancel;		/* set to request a cancel (e.g. from SIGINT); may be NULL */
-	struct lr_import_staging *keep;	/* reuse staging across imports; may be NULL */
+	int staging;                    /* stream: staging buffers (>= 2) */
+	int cancel_at;                  /* fault: cancel on reaching this layer, -1 none */
+	int die_at;                     /* fault: the producer dies at this layer, -1 none */
+	atomic_int *cancel;             /* set to request a cancel (e.g. from SIGINT); may be NULL */
+	struct lr_import_staging *keep; /* reuse staging across imports; may be NULL */
 };
 
 struct lr_import_result {
-	double lease_s;			/* host: allocating the lease's device tensors */
-	double encode_s;		/* host: layout (and copies) + encode, summed */
-	double write_s;			/* host: time inside device write calls, summed */
-	double total_s;			/* host: first encode to commit, wall clock (after the lease) */
+	double lease_s;  /* host: allocating the lease's device tensors */
+	double encode_s; /* host: layout (and copies) + encode, summed */
+	double write_s;  /* host: time inside device write calls, summed */
+	double total_s;  /* host: first encode to commit, wall clock (after the lease) */
 	int64_t writes;
 	uint64_t bytes;
-	int cancelled;			/* the import was cancelled (by request or fault) */
-	int died_at;			/* the producer died at this layer, else -1 */
+	int cancelled; /* the import was cancelled (by request or fault) */
+	int died_at;   /* the producer died at this layer, else -1 */
 };
 
 /* Names for printing and recording. */
@@ -83,7 +83,7 @@ const char *lr_import_path_name(enum lr_import_path p);
  * it was a cancel or a producer death; the message says which).
  */
 LR_MUST_CHECK int lr_import(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
-	      struct lr_import_result *r);
+			    struct lr_import_result *r);
 
 /*
  * Read every tensor of the lane back and compare it with an expectation
@@ -92,8 +92,8 @@ LR_MUST_CHECK int lr_import(const struct lr_backend_ops *ops, struct lr_backend 
  * token, dim) on a mismatch. With 'hex', the lane's state tree hash too, from
  * the same reads (as lr_import_state_hash gives it with 'tree').
  */
-LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
-				   char hex[65]);
+LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b,
+				   const struct lr_import_opts *o, char hex[65]);
 
 /*
  * The digest of the lane's state, over the written span of every tensor the
@@ -103,6 +103,6 @@ LR_MUST_CHECK int lr_import_verify(const struct lr_backend_ops *ops, struct lr_b
  * replays compare with the digests experiments stored before the tree hash.
  */
 LR_MUST_CHECK int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
-			 const struct lr_kvgeom *g, int tree, char hex[65]);
+				       const struct lr_kvgeom *g, int tree, char hex[65]);
 
 #endif

@@ -1,7 +1,6 @@
 #include "config.h"
 #include "base/system.h"
 
-
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/progress.h"
@@ -93,7 +92,8 @@ int lr_import_job_prepare(struct lr_import_job *j, const struct lr_import_job_op
 	j->g.capacity = compiled.capacity;
 	j->g.block_size = compiled.block_size;
 	j->bytes = lr_kvgeom_export_bytes(&j->g);
-	return strcmp(o->kernel, "auto") ? 0 : lr_dlf16_kernel_for(&j->k, "auto", (uint64_t)j->bytes); /* for this size */
+	return strcmp(o->kernel, "auto") ? 0
+					 : lr_dlf16_kernel_for(&j->k, "auto", (uint64_t)j->bytes); /* for this size */
 }
 
 static int set_number(struct lr_kvlist *l, const char *key, long long v, const char *tag)
@@ -160,9 +160,18 @@ static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
 static void import_and_verify(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_backend *b)
 {
 	struct lr_import_opts io = {
-		.g = &j->g, .src = &j->src.view, .mode = o->mode, .path = o->path, .k = j->k,
-		.contract = o->contract, .threads = o->threads, .lane = o->lane, .staging = o->staging,
-		.cancel_at = o->cancel_at, .die_at = o->die_at, .cancel = o->cancel,
+		.g = &j->g,
+		.src = &j->src.view,
+		.mode = o->mode,
+		.path = o->path,
+		.k = j->k,
+		.contract = o->contract,
+		.threads = o->threads,
+		.lane = o->lane,
+		.staging = o->staging,
+		.cancel_at = o->cancel_at,
+		.die_at = o->die_at,
+		.cancel = o->cancel,
 	};
 	const struct lr_backend_ops *ops = j->ops;
 	/* the steps: the import, its readback and digest, the copy ceiling (the pipeline's threads report nothing) */

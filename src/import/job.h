@@ -23,42 +23,42 @@
 #include "store/store.h"
 
 struct lr_import_job_opts {
-	const char *model;		/* a preset, or "custom" */
-	const char *compiled_model;	/* what the device was compiled for; NULL: model */
-	int layers, kv_heads, head_dim;	/* custom geometry */
-	int64_t tokens;			/* synthetic export */
-	int64_t capacity, block_size;	/* compiled cache; 0: tokens, and one block */
-	const char *source, *tensor;	/* a .npy or .safetensors export; NULL: synthetic */
+	const char *model;              /* a preset, or "custom" */
+	const char *compiled_model;     /* what the device was compiled for; NULL: model */
+	int layers, kv_heads, head_dim; /* custom geometry */
+	int64_t tokens;                 /* synthetic export */
+	int64_t capacity, block_size;   /* compiled cache; 0: tokens, and one block */
+	const char *source, *tensor;    /* a .npy or .safetensors export; NULL: synthetic */
 	int token_major, specials;
 	uint64_t seed;
-	const char *kernel;		/* a kernel name or "auto" */
+	const char *kernel; /* a kernel name or "auto" */
 	enum lr_dlf16_contract contract;
 	enum lr_import_mode mode;
 	enum lr_import_path path;
 	int threads, staging, lane;
-	const char *backend;		/* "sim" or "atom" */
-	struct lr_backend_config cfg;	/* must outlive the job's execution */
-	int cancel_at, die_at;		/* faults, -1: none */
-	atomic_int *cancel;		/* set asynchronously (Ctrl-C) to cancel; may be NULL */
-	const char *experiment, *note;	/* recorded with the run; may be NULL */
+	const char *backend;           /* "sim" or "atom" */
+	struct lr_backend_config cfg;  /* must outlive the job's execution */
+	int cancel_at, die_at;         /* faults, -1: none */
+	atomic_int *cancel;            /* set asynchronously (Ctrl-C) to cancel; may be NULL */
+	const char *experiment, *note; /* recorded with the run; may be NULL */
 	const struct lr_strlist *issues;
 };
 
 struct lr_import_job {
-	struct lr_kvgeom g;		/* the export, with the compiled capacity and block size */
+	struct lr_kvgeom g; /* the export, with the compiled capacity and block size */
 	struct lr_kvsrc src;
 	int have_src;
 	const struct lr_dlf16_kernel *k;
 	const struct lr_backend_ops *ops;
-	uint64_t bytes;			/* BF16 bytes of the export */
-	double source_s;		/* measured: loading or generating the source */
+	uint64_t bytes;  /* BF16 bytes of the export */
+	double source_s; /* measured: loading or generating the source */
 	struct lr_import_result r;
 	struct lr_backend_stats stats;
-	double readback_s;		/* measured: reading back and comparing */
-	double ceiling_s;		/* measured: memcpy of the export's bytes (0 when not measured) */
-	int imported, verified;		/* the import committed; the readback matched */
-	char state_sha256[LR_SHA256_HEX];	/* of the lane's tensors ("" when not verified) */
-	struct lr_run run;		/* as recorded */
+	double readback_s;                /* measured: reading back and comparing */
+	double ceiling_s;                 /* measured: memcpy of the export's bytes (0 when not measured) */
+	int imported, verified;           /* the import committed; the readback matched */
+	char state_sha256[LR_SHA256_HEX]; /* of the lane's tensors ("" when not verified) */
+	struct lr_run run;                /* as recorded */
 };
 
 /* Resolve the kernel, the geometries and the source; check the export fits. */
@@ -70,8 +70,8 @@ LR_MUST_CHECK int lr_import_job_prepare(struct lr_import_job *j, const struct lr
  * cancelled: see j->run); an error when it could not be. A run stored but
  * not finalised is marked abandoned by the next labrun.
  */
-LR_MUST_CHECK int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_store *st,
-			  char *const *argv, char *const *envp);
+LR_MUST_CHECK int lr_import_job_execute(struct lr_import_job *j, const struct lr_import_job_opts *o,
+					struct lr_store *st, char *const *argv, char *const *envp);
 
 void lr_import_job_release(struct lr_import_job *j);
 

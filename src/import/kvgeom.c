@@ -38,7 +38,8 @@ int lr_kvgeom_preset(struct lr_kvgeom *g, const char *name)
 		return 0;
 	}
 	lr_error_set(LR_EINVAL, "unknown model '%s'", name);
-	lr_error_hint("presets: qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b; or --model custom with --layers, --kv-heads, --head-dim");
+	lr_error_hint(
+		"presets: qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b; or --model custom with --layers, --kv-heads, --head-dim");
 	return LR_EINVAL;
 }
 
@@ -75,8 +76,8 @@ uint64_t lr_kvgeom_export_bytes(const struct lr_kvgeom *g)
 
 static int mismatch(const char *field, long long compiled, long long got, const char *model)
 {
-	lr_error_set(LR_EINVAL, "cannot import: the export has %s %lld, the compiled model '%s' has %lld", field,
-		     got, model, compiled);
+	lr_error_set(LR_EINVAL, "cannot import: the export has %s %lld, the compiled model '%s' has %lld", field, got,
+		     model, compiled);
 	lr_error_hint("export with the geometry the decode model was compiled for, or compile for this one");
 	return LR_EINVAL;
 }
@@ -90,8 +91,10 @@ int lr_kvgeom_check(const struct lr_kvgeom *c, const struct lr_kvgeom *e)
 	if (e->head_dim != c->head_dim)
 		return mismatch("head_dim", c->head_dim, e->head_dim, c->model);
 	if (e->tokens > c->capacity) {
-		lr_error_set(LR_EINVAL, "cannot import: the export has %lld tokens, beyond the capacity %lld of the compiled model '%s'",
-			     (long long)e->tokens, (long long)c->capacity, c->model);
+		lr_error_set(
+			LR_EINVAL,
+			"cannot import: the export has %lld tokens, beyond the capacity %lld of the compiled model '%s'",
+			(long long)e->tokens, (long long)c->capacity, c->model);
 		lr_error_hint("import fewer tokens, or compile with a larger max_seq_len (--capacity)");
 		return LR_EINVAL;
 	}

@@ -18,7 +18,8 @@ static int make_view(struct lr_kvsrc *s, void *data, const int64_t *mem, int tok
 	if (mem[1] != 2) {
 		lr_error_set(LR_EINVAL, "cannot use %s as a KV export: axis 1 has size %lld, not 2 (K and V)", what,
 			     (long long)mem[1]);
-		lr_error_hint("exports are [layers, 2, kv_heads, tokens, head_dim], or [layers, 2, tokens, kv_heads, head_dim] with --export token");
+		lr_error_hint(
+			"exports are [layers, 2, kv_heads, tokens, head_dim], or [layers, 2, tokens, kv_heads, head_dim] with --export token");
 		return LR_EINVAL;
 	}
 	if ((rc = lr_view_init(&v, data, 5, mem)))
@@ -30,11 +31,10 @@ static int make_view(struct lr_kvsrc *s, void *data, const int64_t *mem, int tok
 	return 0;
 }
 
-int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_major, uint64_t seed,
-		       int specials)
+int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_major, uint64_t seed, int specials)
 {
-	int64_t mem[5] = { g->layers, 2, token_major ? g->tokens : g->kv_heads,
-			   token_major ? g->kv_heads : g->tokens, g->head_dim };
+	int64_t mem[5] = { g->layers, 2, token_major ? g->tokens : g->kv_heads, token_major ? g->kv_heads : g->tokens,
+			   g->head_dim };
 	uint64_t n = (uint64_t)g->layers * 2 * (uint64_t)g->kv_heads * (uint64_t)g->tokens * (uint64_t)g->head_dim;
 
 	memset(s, 0, sizeof *s);
@@ -60,8 +60,8 @@ int lr_kvsrc_npy(struct lr_kvsrc *s, const char *path, int token_major)
 	if ((rc = lr_npy_parse(&h, s->map.addr, s->map.len, path)))
 		goto fail;
 	if (h.kind == LR_NPY_F32 || h.rank != 5 || h.fortran) {
-		rc = lr_error_set(LR_EINVAL, "cannot use '%s' as a KV export: it must be a C-order 5-D array of BF16 bits",
-				  path);
+		rc = lr_error_set(LR_EINVAL,
+				  "cannot use '%s' as a KV export: it must be a C-order 5-D array of BF16 bits", path);
 		lr_error_hint("expected [layers, 2, kv_heads, tokens, head_dim] ('<u2' or bfloat16)");
 		goto fail;
 	}
@@ -152,7 +152,8 @@ int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tenso
 		rc = st_bad(path, why);
 		goto out;
 	}
-	if (!json_is_array(shape) || json_array_size(shape) != 5 || !json_is_array(offs) || json_array_size(offs) != 2) {
+	if (!json_is_array(shape) || json_array_size(shape) != 5 || !json_is_array(offs) ||
+	    json_array_size(offs) != 2) {
 		snprintf(why, sizeof why, "tensor '%s' is not 5-D with two data offsets", key);
 		rc = st_bad(path, why);
 		goto out;
@@ -160,7 +161,8 @@ int lr_kvsrc_safetensors(struct lr_kvsrc *s, const char *path, const char *tenso
 	for (i = 0; i < 5; i++) {
 		json_int_t d = json_integer_value(json_array_get(shape, i));
 
-		if (!json_is_integer(json_array_get(shape, i)) || d < 0 || (d && count > UINT64_MAX / 4 / (uint64_t)d)) {
+		if (!json_is_integer(json_array_get(shape, i)) || d < 0 ||
+		    (d && count > UINT64_MAX / 4 / (uint64_t)d)) {
 			rc = st_bad(path, "bad shape");
 			goto out;
 		}

@@ -17,17 +17,17 @@
 #include "import/kvgeom.h"
 
 struct lr_kvsrc {
-	struct lr_view view;	/* [L, 2, H, T, D] of BF16 bits */
-	int token_major;	/* the memory order */
-	uint16_t *owned;	/* synthetic data (lr_big_alloc) */
+	struct lr_view view; /* [L, 2, H, T, D] of BF16 bits */
+	int token_major;     /* the memory order */
+	uint16_t *owned;     /* synthetic data (lr_big_alloc) */
 	size_t owned_bytes;
-	struct lr_mapped map;	/* files */
-	char what[64];		/* "synthetic seed 7", "npy", "safetensors 'kv'" */
+	struct lr_mapped map; /* files */
+	char what[64];        /* "synthetic seed 7", "npy", "safetensors 'kv'" */
 };
 
 /* Synthetic export of geometry g (layers, kv_heads, tokens, head_dim). */
 LR_MUST_CHECK int lr_kvsrc_synthetic(struct lr_kvsrc *s, const struct lr_kvgeom *g, int token_major, uint64_t seed,
-		       int specials);
+				     int specials);
 
 /* A .npy file of shape [L,2,H,T,D] (or [L,2,T,H,D] with token_major). */
 LR_MUST_CHECK int lr_kvsrc_npy(struct lr_kvsrc *s, const char *path, int token_major);

@@ -79,10 +79,10 @@ int lr_ledger_lease(struct lr_backend *b, int lane, int n, const uint64_t *bytes
 	if (lg->lane_busy[lane]) {
 		rc = lr_error_set(LR_EINVAL, "cannot import into lane %d: another import holds it", lane);
 	} else if (lg->cfg->capacity_bytes && lg->st.bytes + want > lg->cfg->capacity_bytes) {
-		rc = lr_error_set(LR_EIO, "cannot import into lane %d: it needs %llu bytes, the device has %llu of %llu free",
-				  lane, (unsigned long long)want,
-				  (unsigned long long)(lg->cfg->capacity_bytes - lg->st.bytes),
-				  (unsigned long long)lg->cfg->capacity_bytes);
+		rc = lr_error_set(
+			LR_EIO, "cannot import into lane %d: it needs %llu bytes, the device has %llu of %llu free",
+			lane, (unsigned long long)want, (unsigned long long)(lg->cfg->capacity_bytes - lg->st.bytes),
+			(unsigned long long)lg->cfg->capacity_bytes);
 		lr_error_hint("free a lane, import fewer tokens, or give the simulated device more --capacity-mib");
 	} else {
 		lg->lane_busy[lane] = 1;

@@ -34,8 +34,8 @@ struct lr_ledger {
 	struct lr_device dev;
 	pthread_mutex_t mu;
 	int lanes;
-	int *lane_busy;				/* a lease is open on the lane */
-	struct lr_ledger_tensor **lane;		/* committed tensors per lane */
+	int *lane_busy;                 /* a lease is open on the lane */
+	struct lr_ledger_tensor **lane; /* committed tensors per lane */
 	int *lane_n;
 	struct lr_backend_stats st;
 	const struct lr_backend_config *cfg;

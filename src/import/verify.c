@@ -36,7 +36,8 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
 	if (i == sizeof order / sizeof order[0])
 		return lr_error_set(LR_EIO, "cannot verify the readback: no kernel other than '%s'", o->k->name);
 	if (lr_dlf16_verify(*vk, o->contract, &bad))
-		return lr_error_set(LR_EIO, "cannot verify the readback: kernel '%s' disagrees with the oracle at BF16 %04x",
+		return lr_error_set(LR_EIO,
+				    "cannot verify the readback: kernel '%s' disagrees with the oracle at BF16 %04x",
 				    (*vk)->name, bad);
 	return 0;
 }
@@ -45,7 +46,7 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
 struct reader {
 	uint16_t *want, *got;
 	uint64_t cap;
-	struct lr_kvtensor prev;	/* the layout 'want' holds zeros for */
+	struct lr_kvtensor prev; /* the layout 'want' holds zeros for */
 };
 
 static void reader_release(struct reader *r)
@@ -84,8 +85,8 @@ static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, 
 		}
 	}
 	/* padding and unused rows are expected zero; a layer laid out like the last keeps them so */
-	if (t.span_bytes != r->prev.span_bytes || t.first_token != r->prev.first_token || t.ntokens != r->prev.ntokens ||
-	    t.rows != r->prev.rows)
+	if (t.span_bytes != r->prev.span_bytes || t.first_token != r->prev.first_token ||
+	    t.ntokens != r->prev.ntokens || t.rows != r->prev.rows)
 		memset(r->want, 0, (size_t)t.span_bytes);
 	r->prev = t;
 	/* expectation, element by element: token tok of head h at row (tok - first) */
@@ -111,9 +112,11 @@ static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, 
 	{
 		int64_t dd = i % Dp, row = (i / Dp) % t.rows, hh = (i / (Dp * t.rows)) % H, blk = i / (Dp * t.rows * H);
 
-		return lr_error_set(LR_EIO, "readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x",
-				    l, kv ? "V" : "K", (long long)hh, (long long)(t.first_token + blk * t.rows + row),
-				    (long long)dd, r->got[i], r->want[i]);
+		return lr_error_set(
+			LR_EIO,
+			"readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x", l,
+			kv ? "V" : "K", (long long)hh, (long long)(t.first_token + blk * t.rows + row), (long long)dd,
+			r->got[i], r->want[i]);
 	}
 }
 
@@ -128,15 +131,15 @@ struct shared {
 	struct lr_backend *b;
 	const struct lr_import_opts *o;
 	const struct lr_dlf16_kernel *vk;
-	struct lr_treehash *tree;	/* NULL: no digest */
-	const uint64_t *first_leaf;	/* of each tensor */
+	struct lr_treehash *tree;   /* NULL: no digest */
+	const uint64_t *first_leaf; /* of each tensor */
 	int ntensors;
-	int next;			/* the next tensor to take (atomic) */
+	int next; /* the next tensor to take (atomic) */
 };
 
 struct worker {
 	struct shared *sh;
-	int failed_at, rc;		/* the first tensor this worker found wrong (ntensors: none) */
+	int failed_at, rc; /* the first tensor this worker found wrong (ntensors: none) */
 	char msg[512];
 };
 
@@ -180,7 +183,8 @@ static int verify_parallel(struct shared *sh, int threads)
 	return 0;
 }
 
-int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o, char hex[65])
+int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+		     char hex[65])
 {
 	const struct lr_kvgeom *g = o->g;
 	const struct lr_dlf16_kernel *vk;
@@ -223,8 +227,8 @@ int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, con
 	return lr_tree_final(&tree, hex);
 }
 
-int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane,
-			 const struct lr_kvgeom *g, int tree, char hex[65])
+int lr_import_state_hash(const struct lr_backend_ops *ops, struct lr_backend *b, int lane, const struct lr_kvgeom *g,
+			 int tree, char hex[65])
 {
 	struct lr_treehash th;
 	struct lr_sha256 h = { NULL };

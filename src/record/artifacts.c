@@ -15,10 +15,10 @@ struct put_ctx {
 	struct lr_run *run;
 	const char *store_dir;
 	const char *role;
-	const char *declared;	/* the path as the user gave it */
+	const char *declared; /* the path as the user gave it */
 	struct lr_scrub *scrub;
 	int secret;
-	int follow;		/* --follow-links */
+	int follow; /* --follow-links */
 };
 
 static int scan_secret(void *arg, const void *data, size_t len)
@@ -31,8 +31,10 @@ static int scan_secret(void *arg, const void *data, size_t len)
 		return rc;
 	if (found) {
 		c->secret = 1;
-		return lr_error_set(LR_EREFUSED, "refusing to store artifact '%s': it contains the value of a secret environment variable",
-				    c->declared);
+		return lr_error_set(
+			LR_EREFUSED,
+			"refusing to store artifact '%s': it contains the value of a secret environment variable",
+			c->declared);
 	}
 	return 0;
 }
@@ -86,8 +88,9 @@ static int put_one(void *arg, const char *full, const char *rel)
 	lr_buf_release(&name);
 	if (rc)
 		return rc;
-	return c->follow && through_link(c, full, target, sizeof target) ? lr_run_artifact_kind(c->run, LR_ENTRY_FOLLOWED, target)
-									  : 0;
+	return c->follow && through_link(c, full, target, sizeof target)
+		       ? lr_run_artifact_kind(c->run, LR_ENTRY_FOLLOWED, target)
+		       : 0;
 }
 
 /* A symlink stored as a link: its target's bytes are its content (as git stores links). */
@@ -121,8 +124,11 @@ static const char *special_kind(const char *full)
 
 	if (lstat(full, &st))
 		return "special file";
-	return S_ISFIFO(st.st_mode) ? "FIFO" : S_ISSOCK(st.st_mode) ? "socket" : S_ISCHR(st.st_mode) ? "character device"
-		: S_ISBLK(st.st_mode) ? "block device" : "special file";
+	return S_ISFIFO(st.st_mode)   ? "FIFO"
+	       : S_ISSOCK(st.st_mode) ? "socket"
+	       : S_ISCHR(st.st_mode)  ? "character device"
+	       : S_ISBLK(st.st_mode)  ? "block device"
+				      : "special file";
 }
 
 /* One entry of a declared artifact, links not followed. */
@@ -133,15 +139,15 @@ static int put_entry(void *arg, const char *full, const char *rel, enum lr_walk_
 	int rc;
 
 	switch (type) {
-	case LR_WALK_FILE:
-		return put_one(c, full, rel);
+	case LR_WALK_FILE: return put_one(c, full, rel);
 	case LR_WALK_LINK:
 		if (!(rc = entry_name(c, rel, "", &name)))
 			rc = put_link(c, full, name.buf);
 		lr_buf_release(&name);
 		return rc;
 	case LR_WALK_EMPTY_DIR: /* no bytes, but it was there */
-		if (!(rc = entry_name(c, rel, "/", &name)) && !(rc = lr_run_add_artifact(c->run, c->role, name.buf, NULL, 0)))
+		if (!(rc = entry_name(c, rel, "/", &name)) &&
+		    !(rc = lr_run_add_artifact(c->run, c->role, name.buf, NULL, 0)))
 			rc = lr_run_artifact_kind(c->run, LR_ENTRY_DIRECTORY, NULL);
 		lr_buf_release(&name);
 		return rc;
@@ -166,4 +172,3 @@ int lr_artifact_put(struct lr_run *run, const char *store_dir, const char *role,
 	}
 	return follow ? lr_walk_files(path, put_one, &c) : lr_walk(path, put_entry, &c);
 }
-

@@ -19,10 +19,10 @@
 
 struct lr_capture {
 	struct lr_scrub scrub;
-	struct lr_objw *w;		/* where the kept bytes go (the caller opens and commits it) */
-	int64_t cap;			/* bytes kept at most; 0: all */
-	int64_t kept, dropped;		/* of what the command wrote */
-	char tail[LR_CAPTURE_TAIL];	/* the last bytes stored (scrubbed), NUL-terminated */
+	struct lr_objw *w;          /* where the kept bytes go (the caller opens and commits it) */
+	int64_t cap;                /* bytes kept at most; 0: all */
+	int64_t kept, dropped;      /* of what the command wrote */
+	char tail[LR_CAPTURE_TAIL]; /* the last bytes stored (scrubbed), NUL-terminated */
 	size_t ntail;
 };
 

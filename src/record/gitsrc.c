@@ -18,7 +18,7 @@
  * sources (or create a store inside a work tree) pay for it. (Initialising it
  * early on a second thread was tried: on two CPUs record got slower, not faster.)
  */
-static int ready;	/* git_libgit2_init has returned; a shutdown is owed */
+static int ready; /* git_libgit2_init has returned; a shutdown is owed */
 
 /*
  * Most of git_libgit2_init's time (about 2.5 of 3 ms) is mbedTLS parsing the
@@ -52,7 +52,7 @@ static int may_be_worktree(const char *cwd)
 
 	if (!realpath(cwd, dir))
 		return 1; /* let libgit2 say */
-	for (;;) { /* dir, then each parent; "" is the root */
+	for (;;) {        /* dir, then each parent; "" is the root */
 		if (!strcmp(dir, "/"))
 			dir[0] = '\0';
 		snprintf(probe, sizeof probe, "%s/.git", dir);
@@ -113,8 +113,7 @@ static int diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_
 	struct lr_sha256 *hash = arg;
 	char origin = l->origin;
 
-	if (origin == GIT_DIFF_LINE_CONTEXT || origin == GIT_DIFF_LINE_ADDITION ||
-	    origin == GIT_DIFF_LINE_DELETION)
+	if (origin == GIT_DIFF_LINE_CONTEXT || origin == GIT_DIFF_LINE_ADDITION || origin == GIT_DIFF_LINE_DELETION)
 		lr_sha256_update(hash, &origin, 1);
 	lr_sha256_update(hash, l->content, l->content_len);
 	return 0;
@@ -175,8 +174,8 @@ static int file_hash(const struct lr_run *run, struct lr_store *st, const char *
 
 	if (st && (rc = lr_store_hash_cached(st, path, sb, sha)))
 		return rc > 0 ? 0 : rc;
-	if ((rc = lr_sha256_file(path, sha, &size)) || !st || (rc = lr_text_holds_secret(&run->secrets, path, &secret)) ||
-	    secret)
+	if ((rc = lr_sha256_file(path, sha, &size)) || !st ||
+	    (rc = lr_text_holds_secret(&run->secrets, path, &secret)) || secret)
 		return rc;
 	if (!(q = realloc(*queue, (*nqueue + 1) * sizeof **queue)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -260,7 +259,8 @@ static int capture_head(struct lr_run *run, git_repository *repo, const char *wo
 		run->source.head = strdup(oid);
 		if (git_reference_is_branch(*head))
 			run->source.branch = strdup(git_reference_shorthand(*head));
-		return git_reference_peel(tree, *head, GIT_OBJECT_TREE) < 0 ? git_fail("read the HEAD tree", workdir) : 0;
+		return git_reference_peel(tree, *head, GIT_OBJECT_TREE) < 0 ? git_fail("read the HEAD tree", workdir)
+									    : 0;
 	}
 	if (err != GIT_EUNBORNBRANCH && err != GIT_ENOTFOUND)
 		return git_fail("read HEAD", workdir);
@@ -430,11 +430,13 @@ int lr_git_changed(struct lr_strlist *out, const char *cwd, const char *rev)
 
 	if (git_repository_discover(&root, cwd, 0, NULL) != 0 || git_repository_open(&repo, root.ptr) != 0 ||
 	    git_repository_is_bare(repo)) {
-		rc = lr_error_set(LR_EINVAL, "cannot scan changes against '%s': '%s' is not in a git work tree", rev, cwd);
+		rc = lr_error_set(LR_EINVAL, "cannot scan changes against '%s': '%s' is not in a git work tree", rev,
+				  cwd);
 		lr_error_hint("run it inside the repository, or scan paths instead");
 		goto out;
 	}
-	if (git_revparse_single(&obj, repo, rev) != 0 || git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) != 0) {
+	if (git_revparse_single(&obj, repo, rev) != 0 ||
+	    git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) != 0) {
 		rc = lr_error_set(LR_EINVAL, "cannot scan changes against '%s': no such revision", rev);
 		lr_error_hint("name a commit, branch or tag, e.g. --changed HEAD~1 or --changed origin/main");
 		goto out;

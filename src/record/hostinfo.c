@@ -176,11 +176,13 @@ static void numa_nodes(char *out, size_t outlen, const unsigned char *mask, cons
 }
 
 /* Environment variables that say how work is bound to CPUs and devices. */
+/* clang-format off */
 static const char *const binding_env[] = {
 	"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
 	"OPENBLAS_NUM_THREADS", "GOMP_CPU_AFFINITY", "KMP_AFFINITY",
 	"CUDA_VISIBLE_DEVICES", "RBLN_DEVICES",
 };
+/* clang-format on */
 
 int lr_binding_probe(struct lr_kvlist *binding, char *const *envp, const char *sysfs)
 {

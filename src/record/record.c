@@ -41,10 +41,12 @@ void lr_record_opts_release(struct lr_record_opts *o)
 /* ---- validating user facts ----------------------------------------------- */
 
 /* Geometry fields that must be positive integers. */
+/* clang-format off */
 static const char *const numeric_geometry[] = {
 	"layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "tp", "width",
 	"block_size", "blocks", "window", "hidden", "max_positions",
 };
+/* clang-format on */
 
 int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg)
 {
@@ -80,8 +82,8 @@ int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char *arg)
 			errno = 0;
 			v = strtoll(eq + 1, &end, 10);
 			if (errno || *end || v <= 0 || !isdigit((unsigned char)eq[1])) {
-				lr_error_set(LR_EINVAL, "invalid --geometry '%s': '%s' must be a positive integer",
-					     arg, key);
+				lr_error_set(LR_EINVAL, "invalid --geometry '%s': '%s' must be a positive integer", arg,
+					     key);
 				lr_error_hint("e.g. --geometry %s=8", key);
 				return LR_EINVAL;
 			}
@@ -129,8 +131,8 @@ static int check_exists(const struct lr_strlist *l, const char *opt)
 	return 0;
 }
 
-int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
-		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues)
+int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv, char *const *envp,
+		   const char *experiment, const char *note, const struct lr_strlist *issues)
 {
 	char cwd[PATH_MAX], norm[256];
 	struct lr_scrub scrub;
@@ -170,8 +172,7 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kin
 }
 
 /* Everything known before the command runs; nothing is stored on failure but objects. */
-static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
-		       struct lr_scrub *scrub)
+static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run, struct lr_scrub *scrub)
 {
 	size_t i;
 	int rc, missing = 0;
@@ -200,10 +201,12 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 		if ((rc = lr_kvlist_add(&run->tools, o->tools.v[i].key, o->tools.v[i].value, NULL)))
 			return rc;
 	for (i = 0; i < o->inputs.n; i++)
-		if ((rc = lr_artifact_put(run, lr_store_dir(st), "input", o->inputs.v[i], scrub, o->follow_links, &missing)))
+		if ((rc = lr_artifact_put(run, lr_store_dir(st), "input", o->inputs.v[i], scrub, o->follow_links,
+					  &missing)))
 			return rc;
 	for (i = 0; i < o->references.n; i++)
-		if ((rc = lr_artifact_put(run, lr_store_dir(st), "reference", o->references.v[i], scrub, o->follow_links, &missing)))
+		if ((rc = lr_artifact_put(run, lr_store_dir(st), "reference", o->references.v[i], scrub,
+					  o->follow_links, &missing)))
 			return rc;
 	return 0;
 }
@@ -211,8 +214,8 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 /* ---- running the command --------------------------------------------------- */
 
 struct stream {
-	int tee_fd;		/* our stdout/stderr, -1 when not teeing or broken */
-	struct lr_capture cap;	/* into the spool writer, scrubbed, capped by --max-output */
+	int tee_fd;            /* our stdout/stderr, -1 when not teeing or broken */
+	struct lr_capture cap; /* into the spool writer, scrubbed, capped by --max-output */
 };
 
 /* What the command wrote on stream fd (1, 2): tee it, scrub it, spool it. */
@@ -322,8 +325,8 @@ static void judge(struct lr_run *run, const struct lr_child *c, const struct lr_
 }
 
 /* Store declared outputs and logs after the run; describe what is missing or refused. */
-static int collect_outputs(struct lr_run *run, const char *dir, const struct lr_record_opts *o,
-			   struct lr_scrub *scrub, char **missing, char **refused)
+static int collect_outputs(struct lr_run *run, const char *dir, const struct lr_record_opts *o, struct lr_scrub *scrub,
+			   char **missing, char **refused)
 {
 	size_t i, k;
 	int rc = 0, miss = 0;
@@ -400,14 +403,15 @@ static void not_finalised(int64_t id)
 	const char *cause = lr_error_hint_msg();
 	char hint[512];
 
-	lr_fmt_cut(hint, sizeof hint, "%s%sits logs so far are kept in the spool; the next labrun command marks it "
-		   "abandoned", cause && *cause ? cause : "", cause && *cause ? "; " : "");
+	lr_fmt_cut(hint, sizeof hint,
+		   "%s%sits logs so far are kept in the spool; the next labrun command marks it "
+		   "abandoned",
+		   cause && *cause ? cause : "", cause && *cause ? "; " : "");
 	lr_error_wrap("cannot finalise run %lld", (long long)id);
 	lr_error_hint("%s", hint);
 }
 
-int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
-	      struct lr_record_result *res)
+int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run, struct lr_record_result *res)
 {
 	const char *dir = lr_store_dir(st);
 	struct stream s[2] = { { .tee_fd = -1 }, { .tee_fd = -1 } };

@@ -9,24 +9,24 @@
 
 /* What to record, as parsed by cmd-record.c. Nothing here is owned by labrun's record layer. */
 struct lr_record_opts {
-	char *const *argv;		/* the command, argv[0] looked up in PATH */
-	char *const *envp;		/* environment the command runs with */
-	const char *experiment;		/* or NULL */
-	const char *note;		/* or NULL */
-	struct lr_strlist issues;	/* raw references, validated by lr_issue_normalize */
-	struct lr_kvlist geometry;	/* user facts, keys validated by lr_fact_validate */
+	char *const *argv;         /* the command, argv[0] looked up in PATH */
+	char *const *envp;         /* environment the command runs with */
+	const char *experiment;    /* or NULL */
+	const char *note;          /* or NULL */
+	struct lr_strlist issues;  /* raw references, validated by lr_issue_normalize */
+	struct lr_kvlist geometry; /* user facts, keys validated by lr_fact_validate */
 	struct lr_kvlist binding;
 	struct lr_kvlist tools;
-	struct lr_strlist outputs;	/* --artifact: hashed after the run */
-	struct lr_strlist inputs;	/* --input: hashed before the run */
-	struct lr_strlist references;	/* --reference: hashed before the run */
-	struct lr_strlist logs;		/* --log: hashed after the run */
-	struct lr_strlist sources;	/* --source: extra files to hash */
-	double timeout_s;		/* 0: none */
-	double kill_after_s;		/* grace between SIGTERM and SIGKILL */
-	int tee_out, tee_err;		/* copy the command's stdout/stderr to these fds (0: don't) */
-	int follow_links;		/* store what symlinks in artifacts point to, not the links */
-	int64_t max_output;		/* --max-output: bytes of each log kept at most; 0: all */
+	struct lr_strlist outputs;    /* --artifact: hashed after the run */
+	struct lr_strlist inputs;     /* --input: hashed before the run */
+	struct lr_strlist references; /* --reference: hashed before the run */
+	struct lr_strlist logs;       /* --log: hashed after the run */
+	struct lr_strlist sources;    /* --source: extra files to hash */
+	double timeout_s;             /* 0: none */
+	double kill_after_s;          /* grace between SIGTERM and SIGKILL */
+	int tee_out, tee_err;         /* copy the command's stdout/stderr to these fds (0: don't) */
+	int follow_links;             /* store what symlinks in artifacts point to, not the links */
+	int64_t max_output;           /* --max-output: bytes of each log kept at most; 0: all */
 };
 
 void lr_record_opts_release(struct lr_record_opts *o);
@@ -47,7 +47,8 @@ LR_MUST_CHECK int lr_fact_parse(struct lr_kvlist *l, const char *opt, const char
  * the observed CPU binding. 'run' must be lr_run_init'ed.
  */
 LR_MUST_CHECK int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kind, char *const *argv,
-		   char *const *envp, const char *experiment, const char *note, const struct lr_strlist *issues);
+				 char *const *envp, const char *experiment, const char *note,
+				 const struct lr_strlist *issues);
 
 /*
  * Record one execution of o->argv into 'st': the run row is committed as
@@ -61,11 +62,11 @@ LR_MUST_CHECK int lr_run_capture(struct lr_store *st, struct lr_run *run, enum l
  * 'run' must be lr_run_init'ed; the caller releases it.
  */
 struct lr_record_result {
-	int exit_status;	/* what 'labrun record' exits with */
-	int exec_failed;	/* the command could not be started (126/127) */
-	int artifacts_failed;	/* a declared artifact was missing or refused */
+	int exit_status;      /* what 'labrun record' exits with */
+	int exec_failed;      /* the command could not be started (126/127) */
+	int artifacts_failed; /* a declared artifact was missing or refused */
 };
 LR_MUST_CHECK int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
-	      struct lr_record_result *res);
+			    struct lr_record_result *res);
 
 #endif

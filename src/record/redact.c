@@ -9,16 +9,19 @@
 #include "record/redact.h"
 
 /* Substrings of a variable name (upper-cased) that mark it secret. */
+/* clang-format off */
 static const char *const secret_words[] = {
 	"TOKEN", "SECRET", "KEY", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
 	"AUTH", "PRIVATE", "COOKIE", "SESSION", "SIGNATURE", "PAT",
 };
+/* clang-format on */
 
 /*
  * What a reproduction needs: thread and affinity settings, device selectors,
  * library paths, interpreter settings, locale. Entries ending in '*' are
  * prefixes.
  */
+/* clang-format off */
 static const char *const allowlist[] = {
 	"OMP_*", "MKL_*", "OPENBLAS_*", "GOMP_*", "KMP_*", "BLIS_*", "NUMEXPR_*", "VECLIB_*",
 	"TBB_*", "RAYON_NUM_THREADS", "TOKENIZERS_PARALLELISM",
@@ -27,6 +30,7 @@ static const char *const allowlist[] = {
 	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_BIND_NOW", "PATH", "PYTHON*", "VIRTUAL_ENV",
 	"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LANG", "LC_*", "TZ", "MALLOC_*", "LABRUN_*",
 };
+/* clang-format on */
 
 /* Where word w (upper case) is in name[0..n), any case; NULL when it is not. */
 static const char *find_word(const char *name, size_t n, const char *w)
@@ -204,8 +208,7 @@ static int emit(lr_sink_fn sink, void *arg, const void *data, size_t len)
 	return sink && len ? sink(arg, data, len) : 0;
 }
 
-int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
-		  int *found)
+int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg, int *found)
 {
 	size_t pos = 0, which = 0, keep, total;
 	long at;
@@ -307,9 +310,11 @@ static int scrub_kvs(const struct lr_scrub *s, struct lr_kvlist *l)
 
 int lr_run_scrub(struct lr_run *r)
 {
-	char **fields[] = { &r->experiment, &r->failure, &r->cwd, &r->argv_json, &r->note, &r->host.hostname,
-			    &r->host.os, &r->host.kernel, &r->host.arch, &r->host.cpu_model, &r->host.cpu_flags,
-			    &r->source.repo_path, &r->source.head, &r->source.branch };
+	char **fields[] = { &r->experiment,     &r->failure,        &r->cwd,
+			    &r->argv_json,      &r->note,           &r->host.hostname,
+			    &r->host.os,        &r->host.kernel,    &r->host.arch,
+			    &r->host.cpu_model, &r->host.cpu_flags, &r->source.repo_path,
+			    &r->source.head,    &r->source.branch };
 	struct lr_scrub s;
 	size_t i;
 	int rc;

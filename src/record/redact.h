@@ -36,9 +36,9 @@ LR_MUST_CHECK int lr_env_capture(struct lr_kvlist *out, char *const *envp);
 struct lr_scrub {
 	char **secrets;
 	size_t *lens;
-	size_t n, cap, lcap;	/* secrets[0..n) of room for cap, lens of lcap */
+	size_t n, cap, lcap; /* secrets[0..n) of room for cap, lens of lcap */
 	size_t maxlen;
-	unsigned char *buf;	/* carried tail + current chunk */
+	unsigned char *buf; /* carried tail + current chunk */
 	size_t nbuf, capbuf;
 };
 
@@ -55,7 +55,7 @@ void lr_scrub_release(struct lr_scrub *s);
  */
 typedef int (*lr_sink_fn)(void *arg, const void *data, size_t len);
 LR_MUST_CHECK int lr_scrub_feed(struct lr_scrub *s, const void *data, size_t len, lr_sink_fn sink, void *arg,
-		  int *found);
+				int *found);
 LR_MUST_CHECK int lr_scrub_flush(struct lr_scrub *s, lr_sink_fn sink, void *arg);
 
 /*

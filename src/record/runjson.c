@@ -75,8 +75,8 @@ static json_t *source_json(const struct lr_run *r)
 		json_array_append_new(a, x);
 	}
 	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:o}", "repo_path", bytes(r->source.repo_path), "head",
-			 bytes(r->source.head), "branch", bytes(r->source.branch), "dirty", r->source.dirty, "diff_sha256",
-			 r->source.diff_sha256, "files", a);
+			 bytes(r->source.head), "branch", bytes(r->source.branch), "dirty", r->source.dirty,
+			 "diff_sha256", r->source.diff_sha256, "files", a);
 }
 
 json_t *lr_run_json(const struct lr_run *r, int full)
@@ -110,14 +110,12 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 	json_object_set_new(o, "labrun_version", json_string(r->labrun_version));
 	json_object_set_new(o, "replay_of", r->replay_of ? json_integer(r->replay_of) : json_null());
 	json_object_set_new(o, "note", bytes(r->note));
-	json_object_set_new(o, "host", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
-						 "hostname", bytes(r->host.hostname), "os", bytes(r->host.os),
-						 "kernel", bytes(r->host.kernel), "arch", bytes(r->host.arch),
-						 "cpu_model", bytes(r->host.cpu_model),
-						 "cpu_flags", bytes(r->host.cpu_flags),
-						 "cores", (json_int_t)r->host.cores,
-						 "memory_bytes", r->host.memory_bytes ? json_integer(r->host.memory_bytes)
-										     : json_null()));
+	json_object_set_new(o, "host",
+			    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "hostname", bytes(r->host.hostname),
+				      "os", bytes(r->host.os), "kernel", bytes(r->host.kernel), "arch",
+				      bytes(r->host.arch), "cpu_model", bytes(r->host.cpu_model), "cpu_flags",
+				      bytes(r->host.cpu_flags), "cores", (json_int_t)r->host.cores, "memory_bytes",
+				      r->host.memory_bytes ? json_integer(r->host.memory_bytes) : json_null()));
 	json_object_set_new(o, "source", source_json(r));
 	x = json_object();
 	for (i = 0; i < r->env.n; i++)

@@ -39,9 +39,10 @@ static int has_word(const char *s, size_t n, const char *w)
 /* A value that stands for a secret rather than being one: $VAR, <...>, ***, xxx, changeme, a reference. */
 static int placeholder(const char *v, size_t n)
 {
-	static const char *const words[] = { "example", "changeme", "change_me", "placeholder", "your", "redacted",
-					      "dummy", "sample", "xxxx", "****", "....", "getenv", "environ",
-					      "process.env", "secret_key_here", "password", "passwd", "token", NULL };
+	static const char *const words[] = { "example",  "changeme", "change_me", "placeholder", "your",
+					     "redacted", "dummy",    "sample",    "xxxx",        "****",
+					     "....",     "getenv",   "environ",   "process.env", "secret_key_here",
+					     "password", "passwd",   "token",     NULL };
 	size_t i, alpha = 0, lower_ident = 1;
 
 	if (!n || strchr("$%<{([*", v[0]) || (n >= 2 && v[0] == '.' && v[1] == '.'))
@@ -74,7 +75,8 @@ static int url_password_ok(const char *m, size_t n)
 	const char *p = strstr(m, "://"), *colon, *at;
 	size_t i;
 
-	if (!p || !(colon = memchr(p + 3, ':', n - (size_t)(p + 3 - m))) || !(at = memchr(colon, '@', n - (size_t)(colon - m))))
+	if (!p || !(colon = memchr(p + 3, ':', n - (size_t)(p + 3 - m))) ||
+	    !(at = memchr(colon, '@', n - (size_t)(colon - m))))
 		return 0;
 	colon++;
 	for (i = 0; colon + i < at && isdigit((unsigned char)colon[i]); i++)
@@ -87,9 +89,10 @@ static int url_password_ok(const char *m, size_t n)
 /* keyword-assigned: "KEY = VALUE"; the value is the last run of the match after the separator. */
 static int keyword_ok(const char *m, size_t n)
 {
-	static const char *const not_secret[] = { "sha", "hash", "digest", "fingerprint", "public", "_id", "ids",
-						  "count", "max", "min", "len", "size", "file", "path", "url", "name",
-						  "type", "ttl", "expir", "limit", "usage", "budget", "kind", NULL };
+	static const char *const not_secret[] = { "sha",   "hash",  "digest", "fingerprint", "public", "_id",
+						  "ids",   "count", "max",    "min",         "len",    "size",
+						  "file",  "path",  "url",    "name",        "type",   "ttl",
+						  "expir", "limit", "usage",  "budget",      "kind",   NULL };
 	const char *sep = m, *v;
 	size_t i, klen, vlen;
 
@@ -122,22 +125,29 @@ static int pgpass_ok(const char *m, size_t n)
 }
 
 /* A key named like a secret, and the value assigned to it (up to a quote, blank, bracket or separator). */
-#define KEYWORD "(password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|" \
-		"private[_-]?key|credentials?)"
+#define KEYWORD \
+	"(password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|" \
+	"private[_-]?key|credentials?)"
 #define VALUE "[^\"'[:space:],;(){}<>&|]+"
 
 /* A rule whose shape is enough: no check, and the case as written. */
-#define SHAPE(rule, re) { rule, re, NULL, 0 }
+#define SHAPE(rule, re) \
+	{ \
+		rule, re, NULL, 0 \
+	}
 /*
  * A name holding KEYWORD in any case, after 'opening', then 'assigned' and
  * the value: keyword_ok decides whether the value is a secret.
  */
 #define ASSIGNED(opening, assigned) \
-	{ "keyword-assigned", opening "[A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*" assigned VALUE, keyword_ok, 1 }
+	{ \
+		"keyword-assigned", opening "[A-Za-z0-9_.-]*" KEYWORD "[A-Za-z0-9_.-]*" assigned VALUE, keyword_ok, 1 \
+	}
 
+/* clang-format off */
 static const struct {
 	const char *rule, *re;
-	int (*ok)(const char *match, size_t len);	/* NULL: the shape is enough */
+	int (*ok)(const char *match, size_t len); /* NULL: the shape is enough */
 	int icase;
 } rules[] = {
 	SHAPE("private-key", "-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
@@ -158,6 +168,7 @@ static const struct {
 	ASSIGNED("[\"']", "[\"'][[:space:]]*:[[:space:]]*[\"']"),
 	ASSIGNED("^[[:space:]]*", ":[[:space:]]+[\"']?"),
 };
+/* clang-format on */
 #define NRULES (sizeof rules / sizeof *rules)
 
 static regex_t compiled[NRULES];

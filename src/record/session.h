@@ -28,10 +28,10 @@
 
 struct lr_session {
 	struct lr_store *st;
-	struct lr_run *run;	/* borrowed; outlives the session */
-	int lock;		/* fd holding the spool lock, -1 when none */
-	double start_s;		/* monotonic time at begin */
-	double user_s, sys_s;	/* this process's CPU time at begin */
+	struct lr_run *run;   /* borrowed; outlives the session */
+	int lock;             /* fd holding the spool lock, -1 when none */
+	double start_s;       /* monotonic time at begin */
+	double user_s, sys_s; /* this process's CPU time at begin */
 };
 
 /* Take the spool lock of run->uuid (lr_run_capture set it). */

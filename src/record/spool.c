@@ -60,8 +60,7 @@ void lr_spool_unlock(const char *store_dir, const char *uuid, int fd)
 }
 
 /* Adopt one partial log into the objects, appending it to 'logs'. */
-static int adopt_log(const char *dir, const char *uuid, const char *name, struct lr_artifact *logs,
-		     size_t *n)
+static int adopt_log(const char *dir, const char *uuid, const char *name, struct lr_artifact *logs, size_t *n)
 {
 	char *path = lr_spool_path(dir, uuid, name);
 	int rc = 0;

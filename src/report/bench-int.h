@@ -18,8 +18,8 @@ struct lr_bench_row {
 	const struct lr_run *run;
 	const struct lr_bench *b;
 	const char *subject;
-	const char *variant;	/* NULL for a row a subject */
-	int index;		/* of variant in the definition's list */
+	const char *variant; /* NULL for a row a subject */
+	int index;           /* of variant in the definition's list */
 };
 
 /*
@@ -30,10 +30,10 @@ struct lr_bench_row {
 struct lr_bench_def {
 	const struct lr_column *cols;
 	int ncols;
-	const char *rows_key;		/* JSON: the member holding the rows */
-	const char *const *variants;	/* NULL-terminated; NULL: a row a subject (per_subject: a variant) */
+	const char *rows_key;        /* JSON: the member holding the rows */
+	const char *const *variants; /* NULL-terminated; NULL: a row a subject (per_subject: a variant) */
 	int per_subject;
-	const char *sections_key;	/* per_subject: the member holding a section a subject in JSON */
+	const char *sections_key; /* per_subject: the member holding a section a subject in JSON */
 	void (*row)(struct lr_table *t, const struct lr_bench_row *r);
 	/* the lines above the tables: the settings, and the host */
 	void (*head)(struct lr_doc *d, const struct lr_run *run);

@@ -126,8 +126,8 @@ static void subject_cell(struct lr_table *t, const char *subject)
 
 static const struct lr_column store_cols[] = {
 	{ "repetitions", "repetitions", LR_COL_NUMBER }, { "runs", "runs", LR_COL_NUMBER },
-	{ "store_s", "store s", LR_COL_NUMBER },	 { "record_ms", "record ms", LR_COL_NUMBER },
-	{ "report_ms", "report ms", LR_COL_NUMBER },	 { "audit_ms", "audit ms", LR_COL_NUMBER },
+	{ "store_s", "store s", LR_COL_NUMBER },         { "record_ms", "record ms", LR_COL_NUMBER },
+	{ "report_ms", "report ms", LR_COL_NUMBER },     { "audit_ms", "audit ms", LR_COL_NUMBER },
 };
 
 static void store_row(struct lr_table *t, const struct lr_bench_row *r)
@@ -147,8 +147,8 @@ static void store_row(struct lr_table *t, const struct lr_bench_row *r)
 
 static void store_head(struct lr_doc *d, const struct lr_run *run)
 {
-	say(d, "labrun bench store: %s runs of each command per scale (first dropped), stores in %s",
-	    set(run, "reps"), set(run, "store_dir"));
+	say(d, "labrun bench store: %s runs of each command per scale (first dropped), stores in %s", set(run, "reps"),
+	    set(run, "store_dir"));
 	say(d, "record: record -q -- true; report: report --issue 270; audit: audit");
 	host(d, run, "");
 }
@@ -188,9 +188,10 @@ static void import_row(struct lr_table *t, const struct lr_bench_row *r)
 
 static void import_head(struct lr_doc *d, const struct lr_run *run)
 {
-	say(d, "labrun bench import: %s, %s tokens, sim, %s runs of each variant (first dropped), %s encoder "
-		"thread%s", set(run, "model"), set(run, "tokens"), set(run, "reps"), set(run, "threads"),
-	    plural(run, "threads"));
+	say(d,
+	    "labrun bench import: %s, %s tokens, sim, %s runs of each variant (first dropped), %s encoder "
+	    "thread%s",
+	    set(run, "model"), set(run, "tokens"), set(run, "reps"), set(run, "threads"), plural(run, "threads"));
 	host(d, run, "");
 }
 
@@ -198,8 +199,10 @@ static void import_notes(struct lr_doc *d, const struct lr_run *run, const struc
 {
 	(void)b;
 	note(d, "x ceiling: the run's own import total (or whole command) over the copy ceiling it measured");
-	note(d, "tree hash: the device state's digest of as many bytes in memory, on %s CPU(s), right after each "
-		"run", set(run, "tree_threads"));
+	note(d,
+	     "tree hash: the device state's digest of as many bytes in memory, on %s CPU(s), right after each "
+	     "run",
+	     set(run, "tree_threads"));
 	note(d, "x (copy + tree hash): the whole command over both; medians over runs; measured, not modelled");
 }
 
@@ -233,8 +236,7 @@ static void remote_head(struct lr_doc *d, const struct lr_run *run)
 static void remote_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
 {
 	note(d, "%s runs, %s repetitions, %.0f MiB of objects (generated in %.2f s); measured, not modelled",
-	     set(run, "runs"), set(run, "reps"),
-	     lr_bench_median(lr_bench_find(b, "", "objects", "bytes")) / (1 << 20),
+	     set(run, "runs"), set(run, "reps"), lr_bench_median(lr_bench_find(b, "", "objects", "bytes")) / (1 << 20),
 	     lr_bench_median(lr_bench_find(b, "", "generate", "s")));
 }
 
@@ -274,11 +276,15 @@ static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
 
 static void collect_head(struct lr_doc *d, const struct lr_run *run)
 {
-	say(d, "labrun bench collect: %s requests of %s tokens a pass, %s passes of each client a level (first "
-		"dropped), alternated;", set(run, "requests"), set(run, "tokens"), set(run, "reps"));
+	say(d,
+	    "labrun bench collect: %s requests of %s tokens a pass, %s passes of each client a level (first "
+	    "dropped), alternated;",
+	    set(run, "requests"), set(run, "tokens"), set(run, "reps"));
 	say(d, "the null server writes %s token chunk(s) at once", set(run, "burst"));
-	say(d, "labrun: 'labrun collect', storing everything; python: %s (%s), asyncio, writing the same responses "
-		"to a file", set(run, "peer"), set(run, "python"));
+	say(d,
+	    "labrun: 'labrun collect', storing everything; python: %s (%s), asyncio, writing the same responses "
+	    "to a file",
+	    set(run, "peer"), set(run, "python"));
 	host(d, run, "");
 }
 
@@ -321,17 +327,20 @@ static void ingest_row(struct lr_table *t, const struct lr_bench_row *r)
 
 static void ingest_head(struct lr_doc *d, const struct lr_run *run)
 {
-	say(d, "labrun bench ingest: %s responses of %s tokens, %s repetitions (first dropped); peer: %s, 'for line "
-		"in f: json.loads(line)'", set(run, "responses"), set(run, "tokens"), set(run, "reps"),
-	    set(run, "python"));
+	say(d,
+	    "labrun bench ingest: %s responses of %s tokens, %s repetitions (first dropped); peer: %s, 'for line "
+	    "in f: json.loads(line)'",
+	    set(run, "responses"), set(run, "tokens"), set(run, "reps"), set(run, "python"));
 	host(d, run, "");
 }
 
 static void ingest_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
 {
 	(void)run;
-	note(d, "the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their "
-		"median", lr_bench_median(lr_bench_find(b, "ingest", "file", "B")) / 1e6);
+	note(d,
+	     "the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their "
+	     "median",
+	     lr_bench_median(lr_bench_find(b, "ingest", "file", "B")) / 1e6);
 	note(d, "wall time of each whole process; measured, not modelled");
 }
 
@@ -362,8 +371,8 @@ static double gbps(const struct lr_bench_shape *sh, const struct lr_bench_series
 /* A variant's throughput over its ceiling's: the fastest copy, or for a file variant cp of the file. */
 static double x_ceiling(const struct lr_bench_shape *sh, const struct lr_bench_series *s, enum lr_bench_kind kind)
 {
-	return gbps(sh, s) / gbps(sh, kind == LR_BENCH_FILE_COPY || kind == LR_BENCH_FILE_ENCODE ? sh->file_copy
-												   : sh->ceiling);
+	return gbps(sh, s) /
+	       gbps(sh, kind == LR_BENCH_FILE_COPY || kind == LR_BENCH_FILE_ENCODE ? sh->file_copy : sh->ceiling);
 }
 
 /* The kernel of a variant (its name read again: the shape was read whole before any row). */
@@ -420,8 +429,7 @@ static int encoder_section_head(struct lr_doc *d, const struct lr_run *run, cons
 	}
 	lr_doc_addf(&lr_doc_heading(d, 2)->text, "shape [%s]: %lld elements, %.1f MiB in + %.1f MiB out", subject,
 		    (long long)sh.elements, sh.elements * 2 / 1048576.0, sh.elements * 2 / 1048576.0);
-	say(d, "parity: every encoder and the permuted view give identical bytes (sha256 %s)",
-	    digest ? digest : "?");
+	say(d, "parity: every encoder and the permuted view give identical bytes (sha256 %s)", digest ? digest : "?");
 	return 0;
 }
 
@@ -453,8 +461,10 @@ static void encoder_section_tail(struct lr_doc *d, const struct lr_run *run, con
 		say(d, "Permuted view (%s): %.3f ms = %.2fx the contiguous encode.",
 		    kernel_of(sh.permuted, k, sizeof k), ms(sh.permuted), ms(sh.permuted) / ms(sh.contiguous));
 	if (sh.file_copy && sh.file_encode) /* a throughput ratio, as the table's 'x ceiling' column gives it */
-		say(d, "File to file (%s): labrun encode %.3f ms = %.2fx the throughput of cp of the same file "
-			"(%.3f ms).", kernel_of(sh.file_encode, k, sizeof k), ms(sh.file_encode),
+		say(d,
+		    "File to file (%s): labrun encode %.3f ms = %.2fx the throughput of cp of the same file "
+		    "(%.3f ms).",
+		    kernel_of(sh.file_encode, k, sizeof k), ms(sh.file_encode),
 		    x_ceiling(&sh, sh.file_encode, LR_BENCH_FILE_ENCODE), ms(sh.file_copy));
 }
 
@@ -470,13 +480,13 @@ static json_t *encoder_section_json(const struct lr_run *run, const struct lr_be
 	if (lr_bench_shape_read(&sh, b, subject))
 		return json_object();
 	return json_pack("{s:[I,I,I,I,I], s:I, s:s?, s:o, s:o, s:o, s:o}", "shape", (json_int_t)sh.dims[0],
-			 (json_int_t)sh.dims[1], (json_int_t)sh.dims[2], (json_int_t)sh.dims[3],
-			 (json_int_t)sh.dims[4], "elements", (json_int_t)sh.elements, "output_sha256",
-			 lr_bench_shape_digest(run, subject), "ceiling", name_json(sh.ceiling), "best",
-			 name_json(sh.best), "permuted", name_json(sh.permuted),
-			 "file_encode_x_cp", sh.file_copy && sh.file_encode
-						     ? json_real(x_ceiling(&sh, sh.file_encode, LR_BENCH_FILE_ENCODE))
-						     : json_null());
+			 (json_int_t)sh.dims[1], (json_int_t)sh.dims[2], (json_int_t)sh.dims[3], (json_int_t)sh.dims[4],
+			 "elements", (json_int_t)sh.elements, "output_sha256", lr_bench_shape_digest(run, subject),
+			 "ceiling", name_json(sh.ceiling), "best", name_json(sh.best), "permuted",
+			 name_json(sh.permuted), "file_encode_x_cp",
+			 sh.file_copy && sh.file_encode
+				 ? json_real(x_ceiling(&sh, sh.file_encode, LR_BENCH_FILE_ENCODE))
+				 : json_null());
 }
 
 static void encoder_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)

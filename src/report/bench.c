@@ -40,8 +40,8 @@ static void run_lines(struct lr_doc *d, const struct lr_run *run, const struct l
  * a row for each variant the definition lists, or for each variant timed in
  * the subject (a table a subject), or else one row.
  */
-static void rows(struct lr_table *t, const struct lr_bench_def *def, const struct lr_run *run,
-		 const struct lr_bench *b, const char *subject)
+static void rows(struct lr_table *t, const struct lr_bench_def *def, const struct lr_run *run, const struct lr_bench *b,
+		 const char *subject)
 {
 	struct lr_bench_row r = { run, b, NULL, NULL, 0 };
 
@@ -66,8 +66,8 @@ static void rows(struct lr_table *t, const struct lr_bench_def *def, const struc
 }
 
 /* A table of the rows of 'subject' (NULL: all); none until there is a row, so that a printout can grow it. */
-static void table(struct lr_doc *d, const struct lr_bench_def *def, const struct lr_run *run,
-		  const struct lr_bench *b, const char *subject)
+static void table(struct lr_doc *d, const struct lr_bench_def *def, const struct lr_run *run, const struct lr_bench *b,
+		  const char *subject)
 {
 	struct lr_table t;
 
@@ -126,12 +126,12 @@ static json_t *setting(const char *v)
 static json_t *envelope(const struct lr_run *run, const struct lr_bench *b)
 {
 	const struct lr_kvlist *l[2] = { &run->binding, &run->geometry };
-	json_t *root = json_pack("{s:I, s:s, s:s?, s:s, s:b, s:s?, s:{s:s, s:s, s:I, s:s}}", "run",
-				 (json_int_t)run->id, "status", lr_status_name(run->status), "failure", run->failure,
-				 "benchmark", lr_benchmark_name(b->which), "modelled", 0, "labrun", run->labrun_version,
-				 "host", "hostname", run->host.hostname, "cpu",
-				 run->host.cpu_model ? run->host.cpu_model : "unknown CPU", "cpus",
-				 (json_int_t)run->host.cores, "kernel", run->host.kernel);
+	json_t *root =
+		json_pack("{s:I, s:s, s:s?, s:s, s:b, s:s?, s:{s:s, s:s, s:I, s:s}}", "run", (json_int_t)run->id,
+			  "status", lr_status_name(run->status), "failure", run->failure, "benchmark",
+			  lr_benchmark_name(b->which), "modelled", 0, "labrun", run->labrun_version, "host", "hostname",
+			  run->host.hostname, "cpu", run->host.cpu_model ? run->host.cpu_model : "unknown CPU", "cpus",
+			  (json_int_t)run->host.cores, "kernel", run->host.kernel);
 
 	for (int k = 0; k < 2 && root; k++)
 		for (size_t i = 0; i < l[k]->n; i++)
@@ -187,7 +187,8 @@ static int write_html(FILE *f, const struct lr_doc *d, const struct lr_run *run,
 	lr_html_text(f, head);
 	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
-	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}</style>\n</head><body>\n", f);
+	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}</style>\n</head><body>\n",
+	      f);
 	rc = lr_doc_write(f, d, LR_FORMAT_HTML);
 	fputs("</body></html>\n", f);
 	return rc;

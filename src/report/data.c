@@ -187,10 +187,22 @@ static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 	for (int r = 0; r < sv->nrows; r++)
 		for (int k = 0; k < sv->nroutes; k++) {
 			const struct lr_serving_cell *c = &sv->cells[r * sv->nroutes + k];
-			const long long v[] = { c->sets, c->cases, c->within.comparisons, c->within.failing,
-						c->within.exact, c->within.compared, c->cross.comparisons, c->cross.failing,
-						c->cross.exact, c->cross.compared, c->gated, c->strict, c->formats, c->eos,
-						c->gate_total, c->not_collected };
+			const long long v[] = { c->sets,
+						c->cases,
+						c->within.comparisons,
+						c->within.failing,
+						c->within.exact,
+						c->within.compared,
+						c->cross.comparisons,
+						c->cross.failing,
+						c->cross.exact,
+						c->cross.compared,
+						c->gated,
+						c->strict,
+						c->formats,
+						c->eos,
+						c->gate_total,
+						c->not_collected };
 
 			lr_table_int(&t, sv->rows[r].run);
 			lr_table_int(&t, sv->rows[r].cond);
@@ -251,25 +263,26 @@ static json_t *json_sources(const struct lr_run *r)
 		return json_null();
 	files = json_array();
 	for (size_t i = 0; i < r->nfiles; i++)
-		json_array_append_new(files, json_pack("{s:s, s:s, s:o}", "path", r->files[i].path, "status", r->files[i].status,
-						       "sha256", r->files[i].has_content ? json_string(r->files[i].sha256)
-											  : json_null()));
+		json_array_append_new(
+			files,
+			json_pack("{s:s, s:s, s:o}", "path", r->files[i].path, "status", r->files[i].status, "sha256",
+				  r->files[i].has_content ? json_string(r->files[i].sha256) : json_null()));
 	return json_pack("{s:o, s:o, s:b, s:s, s:o}", "head", json_str_or_null(r->source.head), "branch",
-			 json_str_or_null(r->source.branch), "dirty", r->source.dirty, "diff_sha256", r->source.diff_sha256,
-			 "files", files);
+			 json_str_or_null(r->source.branch), "dirty", r->source.dirty, "diff_sha256",
+			 r->source.diff_sha256, "files", files);
 }
 
 static json_t *json_design(const struct lr_report_run *rr)
 {
 	const struct lr_stored_design *d = &rr->design;
 
-	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:o, s:s, s:s, s:o, s:b}", "order",
-			 lr_exp_order_name(d->order), "blocks", d->blocks, "warmup", d->warmup, "margin",
-			 d->margin, "margin_pct", d->margin * 100, "seed",
-			 d->seed <= INT64_MAX ? json_integer((json_int_t)d->seed) : json_null(), "target",
-			 lr_exp_target_name(d->target), "backend", d->backend,
-			 "metric", d->metric[0] ? json_pack("{s:s, s:s}", "name", d->metric, "better",
-							   rr->higher ? "higher" : "lower") : json_null(),
+	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:o, s:s, s:s, s:o, s:b}", "order", lr_exp_order_name(d->order),
+			 "blocks", d->blocks, "warmup", d->warmup, "margin", d->margin, "margin_pct", d->margin * 100,
+			 "seed", d->seed <= INT64_MAX ? json_integer((json_int_t)d->seed) : json_null(), "target",
+			 lr_exp_target_name(d->target), "backend", d->backend, "metric",
+			 d->metric[0]
+				 ? json_pack("{s:s, s:s}", "name", d->metric, "better", rr->higher ? "higher" : "lower")
+				 : json_null(),
 			 "exploratory", lr_report_exploratory(rr));
 }
 
@@ -284,7 +297,8 @@ static json_t *json_floor(const struct lr_report_run *rr)
 		json_object_set_new(o, "experiment", json_string(rr->aa_name));
 	if (rr->aa_run && rr->aa_width > 0) {
 		json_object_set_new(o, "interval", json_pack("[f, f]", rr->aa_lo, rr->aa_hi));
-		json_object_set_new(o, "interval_pct", json_pack("[f, f]", (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100));
+		json_object_set_new(o, "interval_pct",
+				    json_pack("[f, f]", (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100));
 		json_object_set_new(o, "width_pct", json_real(rr->aa_width * 100));
 		json_object_set_new(o, "excludes_1", json_boolean(rr->aa_excludes_1));
 	}
@@ -294,8 +308,8 @@ static json_t *json_floor(const struct lr_report_run *rr)
 static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_table *tb, const struct lr_report_row *w)
 {
 	json_t *jw = json_pack("{s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:s}", "condition", w->cond, "label", w->label,
-			       "model", w->model, "layers", (json_int_t)w->layers, "tokens", (json_int_t)w->tokens, "status",
-			       w->status, "blocks", w->blocks, "flagged", w->flagged, "verdict_kind",
+			       "model", w->model, "layers", (json_int_t)w->layers, "tokens", (json_int_t)w->tokens,
+			       "status", w->status, "blocks", w->blocks, "flagged", w->flagged, "verdict_kind",
 			       lr_report_verdict_kind(rr, w));
 	int cmd = rr->design.target == LR_TARGET_COMMAND;
 	double effect, lo, hi;
@@ -332,25 +346,28 @@ static json_t *json_run(const struct lr_report_run *rr)
 	json_t *jr, *tables = json_array(), *failed = json_array(), *argv = json_loads(r->argv_json, 0, NULL);
 
 	jr = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "run", (json_int_t)r->id, "uuid", r->uuid, "experiment",
-		       rr->design.name, "title", rr->design.title, "status", lr_status_name(r->status), "definition_sha256",
-		       rr->design.sha256);
-	json_object_set_new(jr, "definition", json_pack("{s:s, s:s}", "path", rr->design.path, "sha256", rr->design.sha256));
+		       rr->design.name, "title", rr->design.title, "status", lr_status_name(r->status),
+		       "definition_sha256", rr->design.sha256);
+	json_object_set_new(jr, "definition",
+			    json_pack("{s:s, s:s}", "path", rr->design.path, "sha256", rr->design.sha256));
 	json_object_set_new(jr, "command", argv ? argv : json_string(r->argv_json));
 	json_object_set_new(jr, "cwd", json_string(r->cwd));
 	json_object_set_new(jr, "started_at", json_str_or_null(r->started_at));
 	json_object_set_new(jr, "ended_at", json_str_or_null(r->ended_at));
 	json_object_set_new(jr, "replay_of", r->replay_of ? json_integer(r->replay_of) : json_null());
 	json_object_set_new(jr, "sources", json_sources(r));
-	json_object_set_new(jr, "host", json_pack("{s:o, s:o, s:I, s:o, s:o}", "hostname", json_str_or_null(r->host.hostname),
-						  "cpu_model", json_str_or_null(r->host.cpu_model), "cores",
-						  (json_int_t)r->host.cores, "os", json_str_or_null(r->host.os), "kernel",
-						  json_str_or_null(r->host.kernel)));
+	json_object_set_new(jr, "host",
+			    json_pack("{s:o, s:o, s:I, s:o, s:o}", "hostname", json_str_or_null(r->host.hostname),
+				      "cpu_model", json_str_or_null(r->host.cpu_model), "cores",
+				      (json_int_t)r->host.cores, "os", json_str_or_null(r->host.os), "kernel",
+				      json_str_or_null(r->host.kernel)));
 	json_object_set_new(jr, "binding", json_kv(&r->binding));
 	json_object_set_new(jr, "geometry", json_kv(&r->geometry));
 	json_object_set_new(jr, "tool_versions", json_kv(&r->tools));
 	json_object_set_new(jr, "design", json_design(rr));
-	json_object_set_new(jr, "parity", json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing",
-						    rr->missing));
+	json_object_set_new(
+		jr, "parity",
+		json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing", rr->missing));
 	json_object_set_new(jr, "noise_floor", json_floor(rr));
 	for (int t = 0; t < rr->ntables; t++) {
 		const struct lr_report_table *tb = &rr->tables[t];
@@ -359,24 +376,26 @@ static json_t *json_run(const struct lr_report_run *rr)
 		for (int k = 0; k < tb->nrows; k++)
 			json_array_append_new(rows, json_row(rr, tb, &tb->rows[k]));
 		json_array_append_new(tables, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
-							rr->arm[tb->arm], "baseline_kernel", rr->kernel[0], "arm_kernel",
-							rr->kernel[tb->arm], "unit", rr->design.metric[0] ? rr->design.metric : "ms",
-							"rows", rows));
+							rr->arm[tb->arm], "baseline_kernel", rr->kernel[0],
+							"arm_kernel", rr->kernel[tb->arm], "unit",
+							rr->design.metric[0] ? rr->design.metric : "ms", "rows", rows));
 	}
 	json_object_set_new(jr, "tables", tables);
 	for (int c = 0; c < rr->nconds; c++)
 		if (strcmp(rr->conds[c].status, "passed"))
-			json_array_append_new(failed, json_pack("{s:i, s:s, s:s, s:o}", "condition", rr->conds[c].idx, "label",
-								rr->ntables ? rr->tables[0].rows[c].label : rr->conds[c].model,
-								"status", rr->conds[c].status, "failure",
-								json_str_or_null(rr->conds[c].failure)));
+			json_array_append_new(failed,
+					      json_pack("{s:i, s:s, s:s, s:o}", "condition", rr->conds[c].idx, "label",
+							rr->ntables ? rr->tables[0].rows[c].label : rr->conds[c].model,
+							"status", rr->conds[c].status, "failure",
+							json_str_or_null(rr->conds[c].failure)));
 	json_object_set_new(jr, "failed_or_missing", failed);
 	return jr;
 }
 
 static json_t *json_dist(const struct lr_serving_dist *d)
 {
-	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90) : json_null();
+	return d->n ? json_pack("{s:I, s:f, s:f}", "n", (json_int_t)d->n, "median", d->median, "p90", d->p90)
+		    : json_null();
 }
 
 static json_t *json_parity(const struct lr_serving_parity *p)
@@ -397,15 +416,15 @@ static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
 	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
 			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "not_collected",
 			 (json_int_t)c->not_collected, "within_route", json_parity(&c->within), "cross_route",
-			 json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated", c->gated, "strict", (json_int_t)c->strict, "formats",
-			 (json_int_t)c->formats, "eos", (json_int_t)c->eos, "gate_total", (json_int_t)c->gate_total, "cell",
-			 lr_render_cell_text(cell, sizeof cell, c));
+			 json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated", c->gated, "strict",
+			 (json_int_t)c->strict, "formats", (json_int_t)c->formats, "eos", (json_int_t)c->eos,
+			 "gate_total", (json_int_t)c->gate_total, "cell", lr_render_cell_text(cell, sizeof cell, c));
 }
 
 static json_t *json_dist4(const struct lr_dist4 *d)
 {
-	return d->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)d->n, "mean", d->mean, "median", d->median,
-				"p90", d->p90, "p99", d->p99)
+	return d->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)d->n, "mean", d->mean, "median",
+				d->median, "p90", d->p90, "p99", d->p99)
 		    : json_pack("{s:i}", "n", 0);
 }
 
@@ -423,16 +442,18 @@ static json_t *json_passes(const struct lr_serving_report *sv)
 			      (json_int_t)p->run, "set", (json_int_t)p->set, "route", p->route, "condition", p->cond,
 			      "requests", (json_int_t)p->requests, "completed", (json_int_t)p->completed, "failed",
 			      (json_int_t)p->failed, "unsent", (json_int_t)p->unsent, "duration_s", p->duration_s,
-			      "request_rate", p->request_rate, "output_rate", p->output_rate, "total_rate", p->total_rate,
-			      "concurrency", p->concurrency, "rate", p->rate > 0 ? json_real(p->rate) : json_null(),
-			      "cancelled", p->cancelled);
+			      "request_rate", p->request_rate, "output_rate", p->output_rate, "total_rate",
+			      p->total_rate, "concurrency", p->concurrency, "rate",
+			      p->rate > 0 ? json_real(p->rate) : json_null(), "cancelled", p->cancelled);
 		json_object_set_new(o, "peak", json_integer(p->peak));
 		if (p->slo_ms[0] > 0 || p->slo_ms[1] > 0 || p->slo_ms[2] > 0) {
 			json_object_set_new(o, "goodput", json_real(p->goodput));
 			json_object_set_new(o, "good", json_integer(p->good));
-			json_object_set_new(o, "slo_ms", json_pack("{s:o, s:o, s:o}", "ttft", p->slo_ms[0] > 0 ? json_real(p->slo_ms[0]) : json_null(),
-								   "tpot", p->slo_ms[1] > 0 ? json_real(p->slo_ms[1]) : json_null(),
-								   "e2el", p->slo_ms[2] > 0 ? json_real(p->slo_ms[2]) : json_null()));
+			json_object_set_new(o, "slo_ms",
+					    json_pack("{s:o, s:o, s:o}", "ttft",
+						      p->slo_ms[0] > 0 ? json_real(p->slo_ms[0]) : json_null(), "tpot",
+						      p->slo_ms[1] > 0 ? json_real(p->slo_ms[1]) : json_null(), "e2el",
+						      p->slo_ms[2] > 0 ? json_real(p->slo_ms[2]) : json_null()));
 		}
 		json_object_set_new(o, "mean_inflight", json_real(p->mean_inflight));
 		json_object_set_new(o, "at_level_pct", json_real(p->at_level * 100));
@@ -459,7 +480,8 @@ static json_t *json_passes(const struct lr_serving_report *sv)
 
 static json_t *json_serving(const struct lr_serving_report *sv)
 {
-	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(), *stats = json_array();
+	json_t *o = json_object(), *routes = json_array(), *rows = json_array(), *failing = json_array(),
+	       *stats = json_array();
 	char text[512];
 
 	for (int k = 0; k < sv->nroutes; k++) {
@@ -475,18 +497,19 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 		for (int k = 0; k < sv->nroutes; k++)
 			json_array_append_new(cells, json_cell(sv->routes[k], &sv->cells[r * sv->nroutes + k]));
 		json_array_append_new(rows, json_pack("{s:s, s:I, s:i, s:o}", "label", sv->rows[r].label, "run",
-						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond, "cells",
-						      cells));
+						      (json_int_t)sv->rows[r].run, "condition", sv->rows[r].cond,
+						      "cells", cells));
 	}
 	for (size_t i = 0; i < sv->failing.n; i++)
 		json_array_append_new(failing, json_string(sv->failing.v[i]));
 	json_object_set_new(o, "routes", routes);
 	json_object_set_new(o, "rows", rows);
-	json_object_set_new(o, "cells", json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
-						  sv->collected, "uncollected", sv->uncollected, "within_route",
-						  json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
-						  "gates", json_tally(&sv->gates, "passing"), "sentence",
-						  lr_render_cells_text(text, sizeof text, sv)));
+	json_object_set_new(o, "cells",
+			    json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
+				      sv->collected, "uncollected", sv->uncollected, "within_route",
+				      json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
+				      "gates", json_tally(&sv->gates, "passing"), "sentence",
+				      lr_render_cells_text(text, sizeof text, sv)));
 	json_object_set_new(o, "failing", failing);
 	json_object_set_new(o, "failing_compared", json_integer(sv->failing_compared));
 	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
@@ -506,8 +529,8 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 	json_object_set_new(root, "labrun_version", json_string(l->version ? l->version : PACKAGE_VERSION));
 	if (rep->head.seq)
 		json_object_set_new(root, "ledger_head",
-				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest", rep->head.digest,
-					      "statement", json_loads(rep->head_statement, 0, NULL)));
+				    json_pack("{s:I,s:s,s:o}", "seq", (json_int_t)rep->head.seq, "digest",
+					      rep->head.digest, "statement", json_loads(rep->head_statement, 0, NULL)));
 	for (int i = 0; i < rep->nruns; i++)
 		json_array_append_new(runs, json_run(&rep->runs[i]));
 	json_object_set_new(root, "runs", runs);

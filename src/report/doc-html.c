@@ -26,8 +26,8 @@ static double table_pct(double r, int change)
  */
 static int ticks(double rmin, double rmax, double (*y)(double, const double *), const double *ya, double *tick, int max)
 {
-	static const double logs[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1, 1.05, 1.1, 1.25,
-				       1.5, 2, 3, 5, 10, 20, 50, 100 };
+	static const double logs[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1,
+				       1.05, 1.1,  1.25, 1.5, 2,   3,   5,   10,  20,  50,  100 };
 	static const double steps[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1 };
 	double v;
 	size_t i;
@@ -59,6 +59,24 @@ static double chart_y(double v, const double *ya)
 	return ya[0] + ya[1] * (1 - (log(v) - ya[2]) / (ya[3] - ya[2]));
 }
 
+/* The table's figure at the round ratios between rmin and rmax, with light grid lines from x0 to x1. */
+static void svg_ticks(FILE *f, double rmin, double rmax, const double *ya, double x0, double x1, int change)
+{
+	double tick[16];
+	int t, nt = ticks(rmin, rmax, chart_y, ya, tick, 16);
+
+	for (t = 0; t < nt; t++) {
+		double y = chart_y(tick[t], ya), pct = table_pct(tick[t], change);
+
+		fprintf(f,
+			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
+			x0, x1, y, y);
+		fprintf(f,
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.*f%%</text>\n",
+			x0 - 4, y + 4, fabs(pct - round(pct)) > 1e-9, pct + 0.0);
+	}
+}
+
 /*
  * One chart for one condition and arm pair, captioned with both (its title): the ratio
  * B/A of each timed block (dots), the median (red line), the 95% interval
@@ -72,10 +90,11 @@ static void svg_chart(FILE *f, const struct lr_chart *w)
 	const double margin = w->margin;
 	const int change = w->change;
 	const double W = 560, H = 230, L = 64, R = 12, T = 30, B = 34;
-	double lo = w->has_interval ? w->lo : w->estimate, hi = w->has_interval ? w->hi : w->estimate, rmin, rmax, ymin, ymax, pad;
-	double ya[4], tick[16];
+	double lo = w->has_interval ? w->lo : w->estimate, hi = w->has_interval ? w->hi : w->estimate, rmin, rmax, ymin,
+	       ymax, pad;
+	double ya[4];
 	const char *fig = change ? "change" : "reduction";
-	int i, t, nt;
+	int i;
 
 	rmin = fmin(fmin(lo, 1 - margin), w->estimate);
 	rmax = fmax(fmax(hi, 1 + margin), w->estimate);
@@ -89,8 +108,10 @@ static void svg_chart(FILE *f, const struct lr_chart *w)
 	ymax = log(rmax) + pad;
 #define Y(v) (T + (H - T - B) * (1 - (log(v) - ymin) / (ymax - ymin)))
 #define X(i) (L + (W - L - R) * ((i) + 0.5) / w->n)
-	fprintf(f, "<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		   "xmlns=\"http://www.w3.org/2000/svg\"><title>", W, H, W, H);
+	fprintf(f,
+		"<svg class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		"xmlns=\"http://www.w3.org/2000/svg\"><title>",
+		W, H, W, H);
 	lr_html_text(f, w->title);
 	fputs("</title>\n<text class=\"caption\" x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", f);
 	lr_html_text(f, w->title);
@@ -106,34 +127,36 @@ static void svg_chart(FILE *f, const struct lr_chart *w)
 		}
 		top = fmax(top, T); /* and never past the plot's frame */
 		height = fmin(height, H - B - top);
-		fprintf(f, "<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
+		fprintf(f,
+			"<rect class=\"interval\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ffd8a8\"/>\n",
 			L, top, W - L - R, height);
 	}
 	/* ticks: the table's figure at round ratios, with light grid lines */
 	ya[0] = T, ya[1] = H - T - B, ya[2] = ymin, ya[3] = ymax;
-	nt = ticks(rmin, rmax, chart_y, ya, tick, 16);
-	for (t = 0; t < nt; t++) {
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", L,
-			W - R, Y(tick[t]), Y(tick[t]));
-		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.*f%%</text>\n",
-			L - 4, Y(tick[t]) + 4, fabs(table_pct(tick[t], change) - round(table_pct(tick[t], change))) > 1e-9,
-			table_pct(tick[t], change) + 0.0);
-	}
+	svg_ticks(f, rmin, rmax, ya, L, W - R, change);
 	/* the margin under the no-difference line: a narrow margin lies a pixel or two from it */
 	for (i = -1; i <= 1; i += 2)
-		fprintf(f, "<line class=\"margin\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
-			   "stroke-dasharray=\"1 3\" stroke-width=\"2\"/>\n", L, W - R, Y(1 + i * margin), Y(1 + i * margin));
-	fprintf(f, "<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
-		   "stroke-dasharray=\"4 3\"/>\n", L, W - R, Y(1.0), Y(1.0));
-	fprintf(f, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
+		fprintf(f,
+			"<line class=\"margin\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
+			"stroke-dasharray=\"1 3\" stroke-width=\"2\"/>\n",
+			L, W - R, Y(1 + i * margin), Y(1 + i * margin));
+	fprintf(f,
+		"<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
+		"stroke-dasharray=\"4 3\"/>\n",
+		L, W - R, Y(1.0), Y(1.0));
+	fprintf(f,
+		"<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
 		L, W - R, Y(w->estimate), Y(w->estimate));
 	for (i = 0; i < w->n; i++)
 		fprintf(f, "<circle class=\"block\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>\n", X(i),
 			Y(w->values[i]));
-	fprintf(f, "<text x=\"12\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 12 %.1f)\">"
-		   "%s (%%, log scale)</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2, fig);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block 1..%d; dots: each block, red: "
-		   "median, band: 95%% interval, dashed: none, green: margin &#177;%g%%</text>\n</svg>\n",
+	fprintf(f,
+		"<text x=\"12\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 12 %.1f)\">"
+		"%s (%%, log scale)</text>\n",
+		T + (H - T - B) / 2, T + (H - T - B) / 2, fig);
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">block 1..%d; dots: each block, red: "
+		"median, band: 95%% interval, dashed: none, green: margin &#177;%g%%</text>\n</svg>\n",
 		L + (W - L - R) / 2, H - 10, w->n, margin * 100);
 #undef X
 #undef Y
@@ -198,9 +221,7 @@ int lr_doc_html_block(FILE *f, const struct lr_doc_block *b)
 		lr_doc_html_inline(f, &b->text);
 		fputs("</p>\n", f);
 		return 1;
-	case LR_BLOCK_FACTS:
-		html_facts(f, b);
-		return 1;
+	case LR_BLOCK_FACTS: html_facts(f, b); return 1;
 	case LR_BLOCK_TABLE:
 		if (!b->missing) {
 			lr_render_table_html(f, &b->table);
@@ -210,9 +231,7 @@ int lr_doc_html_block(FILE *f, const struct lr_doc_block *b)
 		lr_html_text(f, b->missing);
 		fputs(": the table is missing</p>\n", f);
 		return 1;
-	case LR_BLOCK_CHART:
-		svg_chart(f, &b->chart);
-		return 1;
+	case LR_BLOCK_CHART: svg_chart(f, &b->chart); return 1;
 	case LR_BLOCK_CODE:
 		fputs("<details><summary>", f);
 		lr_doc_html_inline(f, &b->text);

@@ -13,10 +13,12 @@
 
 #include "report/doc.h"
 
+/* clang-format off */
 static const char *const kind_names[] = {
 	[LR_BLOCK_HEADING] = "heading", [LR_BLOCK_PROSE] = "prose", [LR_BLOCK_FACTS] = "facts",
 	[LR_BLOCK_TABLE] = "table", [LR_BLOCK_CHART] = "chart", [LR_BLOCK_NOTE] = "note", [LR_BLOCK_CODE] = "code",
 };
+/* clang-format on */
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
 
 const char *lr_doc_kind_name(enum lr_block_kind k)
@@ -50,8 +52,8 @@ static json_t *table_json(const struct lr_doc_block *b)
 	if (b->missing)
 		return json_pack("{s:s, s:s}", "kind", "table", "missing", b->missing);
 	for (int c = 0; c < b->table.ncols; c++)
-		json_array_append_new(cols, json_pack("{s:s?, s:s?}", "key", b->table.cols[c].key, "head",
-						      b->table.cols[c].head));
+		json_array_append_new(
+			cols, json_pack("{s:s?, s:s?}", "key", b->table.cols[c].key, "head", b->table.cols[c].head));
 	for (size_t r = 0; r < b->table.nrows; r++) {
 		json_t *row = json_array();
 
@@ -67,8 +69,7 @@ static json_t *block_json(const struct lr_doc_block *b)
 	json_t *o, *items, *values;
 
 	switch (b->kind) {
-	case LR_BLOCK_TABLE:
-		return table_json(b);
+	case LR_BLOCK_TABLE: return table_json(b);
 	case LR_BLOCK_CHART:
 		values = json_array();
 		for (int i = 0; i < b->chart.n; i++)
@@ -76,8 +77,8 @@ static json_t *block_json(const struct lr_doc_block *b)
 		return json_pack("{s:s, s:s?, s:o, s:f, s:o, s:o, s:f, s:b}", "kind", "chart", "title", b->chart.title,
 				 "values", values, "estimate", b->chart.estimate, "lo",
 				 b->chart.has_interval ? json_real(b->chart.lo) : json_null(), "hi",
-				 b->chart.has_interval ? json_real(b->chart.hi) : json_null(), "margin", b->chart.margin,
-				 "change", b->chart.change);
+				 b->chart.has_interval ? json_real(b->chart.hi) : json_null(), "margin",
+				 b->chart.margin, "change", b->chart.change);
 	case LR_BLOCK_FACTS:
 		items = json_array();
 		for (size_t i = 0; i < b->nitems; i++)
@@ -91,8 +92,7 @@ static json_t *block_json(const struct lr_doc_block *b)
 		return json_pack("{s:s, s:o, s:s}", "kind", "code", "summary", flat(&b->text), "code", b->code.buf);
 	case LR_BLOCK_HEADING:
 		return json_pack("{s:s, s:i, s:o}", "kind", "heading", "level", b->level, "text", flat(&b->text));
-	default:
-		return json_pack("{s:s, s:o}", "kind", lr_doc_kind_name(b->kind), "text", flat(&b->text));
+	default: return json_pack("{s:s, s:o}", "kind", lr_doc_kind_name(b->kind), "text", flat(&b->text));
 	}
 }
 
@@ -142,18 +142,18 @@ static int table_read(struct lr_doc *d, json_t *o, size_t i)
 		return lr_error_set(LR_EINVAL, "block %zu: a table needs 'columns' and 'rows'", i + 1);
 	if (!(cv = calloc(ncols, sizeof *cv)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	json_array_foreach (cols, k, c) {
+	json_array_foreach(cols, k, c) {
 		cv[k].key = json_string_value(json_object_get(c, "key"));
 		cv[k].head = json_string_value(json_object_get(c, "head"));
 	}
 	lr_table_init(&t, cv, (int)ncols);
-	json_array_foreach (rows, r, row) {
+	json_array_foreach(rows, r, row) {
 		if (!json_is_array(row) || json_array_size(row) != ncols) {
 			lr_table_release(&t);
 			free(cv);
 			return lr_error_set(LR_EINVAL, "block %zu: row %zu has not one cell per column", i + 1, r + 1);
 		}
-		json_array_foreach (row, k, c)
+		json_array_foreach(row, k, c)
 			if (json_is_integer(c))
 				lr_table_int(&t, json_integer_value(c));
 			else if (json_is_real(c))
@@ -181,7 +181,7 @@ static int chart_read(struct lr_doc *d, json_t *o, size_t i)
 	c.n = (int)json_array_size(values);
 	if (c.n && !(c.values = calloc((size_t)c.n, sizeof *c.values)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	json_array_foreach (values, k, v)
+	json_array_foreach(values, k, v)
 		c.values[k] = json_number_value(v);
 	c.estimate = json_number_value(json_object_get(o, "estimate"));
 	c.has_interval = json_is_number(json_object_get(o, "lo"));
@@ -205,7 +205,7 @@ static int facts_read(struct lr_doc *d, json_t *o, size_t i)
 		return lr_error_set(LR_EINVAL, "block %zu: a list of facts needs 'items'", i + 1);
 	b = lr_doc_facts(d);
 	lr_doc_add(&b->text, text_member(o, "lead", 1, &bad));
-	json_array_foreach (items, k, it)
+	json_array_foreach(items, k, it)
 		lr_doc_add(lr_doc_item(d, b, json_integer_value(json_object_get(it, "level")) > 0),
 			   text_member(it, "text", 0, &bad));
 	return bad ? lr_error_set(LR_EINVAL, "block %zu: an item without text", i + 1) : 0;
@@ -248,7 +248,7 @@ int lr_doc_from_json(struct lr_doc *d, json_t *doc)
 	lr_doc_init(d);
 	if (json_integer_value(json_object_get(doc, "version")) != 1 || !json_is_array(blocks))
 		return lr_error_set(LR_EINVAL, "not a document of version 1 (no 'blocks')");
-	json_array_foreach (blocks, i, b)
+	json_array_foreach(blocks, i, b)
 		if (!json_is_object(b) || (rc = block_read(d, b, i)))
 			return rc ? rc : lr_error_set(LR_EINVAL, "block %zu is not an object", i + 1);
 	return lr_doc_error(d);

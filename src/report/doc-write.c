@@ -127,20 +127,15 @@ static int md_block(FILE *f, const struct lr_doc_block *b)
 		md_inline(f, &b->text);
 		fputc('\n', f);
 		return 1;
-	case LR_BLOCK_FACTS:
-		md_facts(f, b);
-		return b->text.len || b->nitems;
+	case LR_BLOCK_FACTS: md_facts(f, b); return b->text.len || b->nitems;
 	case LR_BLOCK_TABLE:
 		if (b->missing)
 			fprintf(f, "(%s: the table is missing)\n", b->missing);
 		else
 			lr_render_table_md(f, &b->table);
 		return 1;
-	case LR_BLOCK_CODE:
-		md_details(f, b);
-		return 1;
-	case LR_BLOCK_CHART:
-		return 0;
+	case LR_BLOCK_CODE: md_details(f, b); return 1;
+	case LR_BLOCK_CHART: return 0;
 	}
 	return 0;
 }
@@ -168,9 +163,7 @@ static int text_block(FILE *f, const struct lr_doc_block *b)
 		text_inline(f, &b->text);
 		fputc('\n', f);
 		return 1;
-	case LR_BLOCK_FACTS:
-		text_facts(f, b);
-		return b->text.len || b->nitems;
+	case LR_BLOCK_FACTS: text_facts(f, b); return b->text.len || b->nitems;
 	case LR_BLOCK_TABLE:
 		if (b->missing)
 			fprintf(f, "(%s: the table is missing)\n", b->missing);
@@ -178,8 +171,7 @@ static int text_block(FILE *f, const struct lr_doc_block *b)
 			fputs("(the table could not be written)\n", f);
 		return 1;
 	case LR_BLOCK_CODE:
-	case LR_BLOCK_CHART:
-		return 0;
+	case LR_BLOCK_CHART: return 0;
 	}
 	return 0;
 }

@@ -7,10 +7,12 @@
 #include "base/list.h"
 #include "report/doc.h"
 
+/* clang-format off */
 const char *const lr_format_names[] = {
 	[LR_FORMAT_MD] = "md", [LR_FORMAT_CSV] = "csv", [LR_FORMAT_JSON] = "json",
 	[LR_FORMAT_HTML] = "html", [LR_FORMAT_TEXT] = "text", NULL,
 };
+/* clang-format on */
 #define NFORMATS (sizeof lr_format_names / sizeof lr_format_names[0] - 1)
 
 const char *lr_format_name(enum lr_format f)
@@ -78,8 +80,8 @@ int lr_doc_error(const struct lr_doc *d)
 	int rc = d->failed;
 
 	for (size_t i = 0; i < d->n && !rc; i++)
-		rc = block_failed(&d->v[i]) || (d->v[i].kind == LR_BLOCK_TABLE && !d->v[i].missing &&
-						 lr_table_error(&d->v[i].table));
+		rc = block_failed(&d->v[i]) ||
+		     (d->v[i].kind == LR_BLOCK_TABLE && !d->v[i].missing && lr_table_error(&d->v[i].table));
 	return rc ? lr_error_set(LR_ENOMEM, "out of memory") : 0;
 }
 

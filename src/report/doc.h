@@ -42,18 +42,18 @@ const char *lr_format_name(enum lr_format f);
 /* The format named 'name'; LR_EINVAL (message set, naming it) for an unknown one. */
 LR_MUST_CHECK int lr_format_parse(const char *name, enum lr_format *f);
 
-#define LR_DOC_CODE_ON '\016'
+#define LR_DOC_CODE_ON  '\016'
 #define LR_DOC_CODE_OFF '\017'
-#define LR_DOC_BREAK '\n'
+#define LR_DOC_BREAK    '\n'
 
 enum lr_block_kind {
-	LR_BLOCK_HEADING,	/* text, at level 1 to 3 */
-	LR_BLOCK_PROSE,		/* a paragraph of text */
-	LR_BLOCK_FACTS,		/* a list: items, each at level 0 or 1; lead, when set, introduces it */
-	LR_BLOCK_TABLE,		/* table; or missing: why it could not be built */
-	LR_BLOCK_CHART,		/* chart */
-	LR_BLOCK_NOTE,		/* a remark under the table before it */
-	LR_BLOCK_CODE,		/* preformatted text (code), folded under a summary (text) */
+	LR_BLOCK_HEADING, /* text, at level 1 to 3 */
+	LR_BLOCK_PROSE,   /* a paragraph of text */
+	LR_BLOCK_FACTS,   /* a list: items, each at level 0 or 1; lead, when set, introduces it */
+	LR_BLOCK_TABLE,   /* table; or missing: why it could not be built */
+	LR_BLOCK_CHART,   /* chart */
+	LR_BLOCK_NOTE,    /* a remark under the table before it */
+	LR_BLOCK_CODE,    /* preformatted text (code), folded under a summary (text) */
 };
 
 struct lr_doc_item {
@@ -69,7 +69,7 @@ struct lr_doc_item {
  * its figures).
  */
 struct lr_chart {
-	char *title;		/* "B vs A, condition" */
+	char *title; /* "B vs A, condition" */
 	double *values;
 	int n;
 	double estimate, lo, hi;
@@ -80,15 +80,15 @@ struct lr_chart {
 
 struct lr_doc_block {
 	enum lr_block_kind kind;
-	int level;		/* HEADING */
-	struct lr_buf text;	/* HEADING, PROSE, NOTE; FACTS: the lead; CODE: the summary */
-	struct lr_doc_item *items;	/* FACTS */
+	int level;                 /* HEADING */
+	struct lr_buf text;        /* HEADING, PROSE, NOTE; FACTS: the lead; CODE: the summary */
+	struct lr_doc_item *items; /* FACTS */
 	size_t nitems, capitems;
-	struct lr_buf code;	/* CODE: the preformatted text */
-	struct lr_table table;	/* TABLE */
-	struct lr_column *cols;	/* TABLE: its columns, owned (heads and keys copied) */
-	char *missing;		/* TABLE: why there is no table, or NULL */
-	struct lr_chart chart;	/* CHART */
+	struct lr_buf code;     /* CODE: the preformatted text */
+	struct lr_table table;  /* TABLE */
+	struct lr_column *cols; /* TABLE: its columns, owned (heads and keys copied) */
+	char *missing;          /* TABLE: why there is no table, or NULL */
+	struct lr_chart chart;  /* CHART */
 };
 
 struct lr_doc {

@@ -55,7 +55,8 @@ static int render_text(enum lr_format format, const struct lr_report *rep, const
 	return rc;
 }
 
-int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out)
+int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title,
+			  struct lr_crate_report *out)
 {
 	struct lr_serving_report sv;
 	struct lr_report rep;

@@ -54,7 +54,8 @@ int lr_render_html(FILE *f, const struct lr_report *rep, const struct lr_serving
 	fputs("</title>\n<style>body{font:14px/1.45 sans-serif;margin:24px;max-width:1100px;color:#222}"
 	      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #bbb;padding:3px 8px}"
 	      "td.n{text-align:right}code{background:#f3f3f3;padding:0 3px}.chart{margin:6px 12px 6px 0}</style>\n"
-	      "</head><body>\n", f);
+	      "</head><body>\n",
+	      f);
 	lr_doc_init(&d);
 	lr_render_report_doc(&d, rep, sv, &(struct lr_report_label){ title, NULL }, 1);
 	rc = write_html(f, &d);

@@ -32,7 +32,7 @@ static void print_serving(FILE *f, const struct lr_serving_report *sv)
 }
 
 void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
-			  const struct lr_report_run *rr, const struct lr_serving_report *sv)
+		       const struct lr_report_run *rr, const struct lr_serving_report *sv)
 {
 	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
 
@@ -45,21 +45,25 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 			failed++;
 	}
 	fprintf(f, "experiment %s (run %lld, %s)%s%s\n", d->name, (long long)run->id, lr_status_name(run->status),
-	       d->title[0] ? ": " : "", d->title);
+		d->title[0] ? ": " : "", d->title);
 	fprintf(f, "definition %s, sha256 %s\n", d->path, d->sha256);
-	fprintf(f, "target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
-	       d->serving ? "serving" : lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
-	       lr_exp_order_name(d->order), d->blocks, d->warmup, d->margin * 100, r->cpu);
+	fprintf(f,
+		"target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
+		d->serving ? "serving" : lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
+		lr_exp_order_name(d->order), d->blocks, d->warmup, d->margin * 100, r->cpu);
 	fprintf(f, "arms:");
 	for (a = 0; a < d->narms; a++)
 		if (cmd)
-			fprintf(f, "%s %s (route %s)%s", a ? "," : "", d->arms[a].name, d->arms[a].route, a == 0 ? " [baseline]" : "");
+			fprintf(f, "%s %s (route %s)%s", a ? "," : "", d->arms[a].name, d->arms[a].route,
+				a == 0 ? " [baseline]" : "");
 		else
 			fprintf(f, "%s %s (kernel %s%s%s%s)%s", a ? "," : "", d->arms[a].name, r->kernel[a],
-			       d->target == LR_TARGET_IMPORT ? ", " : "",
-			       d->target == LR_TARGET_IMPORT ? lr_import_mode_name(d->arms[a].mode) : "",
-			       d->target == LR_TARGET_IMPORT ? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided") : "",
-			       a == 0 ? " [baseline]" : "");
+				d->target == LR_TARGET_IMPORT ? ", " : "",
+				d->target == LR_TARGET_IMPORT ? lr_import_mode_name(d->arms[a].mode) : "",
+				d->target == LR_TARGET_IMPORT
+					? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided")
+					: "",
+				a == 0 ? " [baseline]" : "");
 	fprintf(f, "\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
 	if (rr->ntables && (fputc('\n', f), lr_render_tables(f, rr)))
 		fprintf(f, "(%s: the tables are missing)\n", lr_error_msg());
@@ -67,22 +71,27 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 		fprintf(f, "\nfailed or missing conditions:\n");
 		for (ci = 0; ci < r->nconditions; ci++)
 			if (strcmp(r->cond[ci].status, "passed"))
-				fprintf(f, "  %s: %s: %s\n", r->cond[ci].c.label, r->cond[ci].status, r->cond[ci].failure);
+				fprintf(f, "  %s: %s: %s\n", r->cond[ci].c.label, r->cond[ci].status,
+					r->cond[ci].failure);
 	}
 	if (sv->nrows)
 		print_serving(f, sv);
 	if (cmd)
-		fprintf(f, "\nValues are medians over the timed blocks (%s); change = exp(median ln((B1+B2)/(A1+A2))) - 1; the\n"
-		       "interval is the sign-test 95%% interval of the block ratios.\n",
-		       d->metric[0] ? "the metric each execution reported" : "measured wall-clock time per execution");
+		fprintf(f,
+			"\nValues are medians over the timed blocks (%s); change = exp(median ln((B1+B2)/(A1+A2))) - 1; the\n"
+			"interval is the sign-test 95%% interval of the block ratios.\n",
+			d->metric[0] ? "the metric each execution reported" : "measured wall-clock time per execution");
 	else
-		fprintf(f, "\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
-		       "the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
+		fprintf(f,
+			"\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
+			"the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
 	fprintf(f, "\nrun %lld %s: %d of %d condition(s) passed parity, %d failed, %d missing", (long long)run->id,
-	       lr_status_name(run->status), passed, r->nconditions, failed, missing);
+		lr_status_name(run->status), passed, r->nconditions, failed, missing);
 	if (sv->nrows)
-		fprintf(f, "; serving: %d failing comparison case(s), %d failing gate case(s), %d uncollected cell(s)%s",
-		       sv->failing_compared, sv->failing_gated, sv->uncollected, sv->failing.n ? " (listed above)" : "");
+		fprintf(f,
+			"; serving: %d failing comparison case(s), %d failing gate case(s), %d uncollected cell(s)%s",
+			sv->failing_compared, sv->failing_gated, sv->uncollected,
+			sv->failing.n ? " (listed above)" : "");
 	fprintf(f, "\n");
 }
 
@@ -108,19 +117,22 @@ static void print_difference_summary(FILE *f, const struct lr_comparison *cmp, i
 	fputc('\n', f);
 outputs:
 	if (!cmp->experiments && !replay)
-		fprintf(f, "outputs: %s\n", cmp->outputs_match ? "identical (logs, artifacts and digests)" : "DIFFER (see 'output' above)");
+		fprintf(f, "outputs: %s\n",
+			cmp->outputs_match ? "identical (logs, artifacts and digests)" : "DIFFER (see 'output' above)");
 }
 
-void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay)
+void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp,
+			  int replay)
 {
 	size_t i;
 	int c;
 
 	fprintf(f, "run %lld (%s, %s) against run %lld (%s, %s)\n", (long long)b->id, lr_run_kind_name(b->kind),
-	       lr_status_name(b->status), (long long)a->id, lr_run_kind_name(a->kind), lr_status_name(a->status));
+		lr_status_name(b->status), (long long)a->id, lr_run_kind_name(a->kind), lr_status_name(a->status));
 	fprintf(f, "drift:\n");
 	for (i = 0; i < cmp->ndrift; i++)
-		fprintf(f, "  %-12s %-24s %s -> %s\n", cmp->drift[i].what, cmp->drift[i].key, cmp->drift[i].a, cmp->drift[i].b);
+		fprintf(f, "  %-12s %-24s %s -> %s\n", cmp->drift[i].what, cmp->drift[i].key, cmp->drift[i].a,
+			cmp->drift[i].b);
 	if (!cmp->ndrift)
 		fprintf(f, "  none: sources, binding, geometry, host and tool versions are the same\n");
 	print_difference_summary(f, cmp, replay); /* a replay gives its own verdict on its outputs */
@@ -128,11 +140,11 @@ void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *
 		return;
 	if (!cmp->comparable) {
 		fprintf(f, "outputs: not comparable: the definitions differ in conditions or arms (%s vs %s)\n",
-		       cmp->a_definition, cmp->b_definition);
+			cmp->a_definition, cmp->b_definition);
 		return;
 	}
 	fprintf(f, "outputs and timing, condition by condition (baseline arm '%s'; ratio = run %lld / run %lld):\n",
-	       cmp->baseline, (long long)b->id, (long long)a->id);
+		cmp->baseline, (long long)b->id, (long long)a->id);
 	for (c = 0; c < cmp->ncond; c++) {
 		const struct lr_cond_compare *x = &cmp->cond[c];
 
@@ -140,11 +152,11 @@ void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *
 		if (x->outputs_match)
 			fprintf(f, "outputs identical");
 		else
-			fprintf(f, "OUTPUTS DIFFER: arm '%s' sha256 %.12s -> %.12s", cmp->arm_names[x->first_arm], x->a_sha,
-			       x->b_sha);
+			fprintf(f, "OUTPUTS DIFFER: arm '%s' sha256 %.12s -> %.12s", cmp->arm_names[x->first_arm],
+				x->a_sha, x->b_sha);
 		if (x->has_timing && x->timing.k)
 			fprintf(f, "; timing ratio %.3f [%.3f, %.3f] over %d blocks\n", x->timing.ratio, x->timing.lo,
-			       x->timing.hi, x->timing.n);
+				x->timing.hi, x->timing.n);
 		else if (x->has_timing)
 			fprintf(f, "; timing ratio %.3f (too few blocks for an interval)\n", x->timing.ratio);
 		else

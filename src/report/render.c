@@ -41,7 +41,7 @@ static void kv_item(struct lr_doc *d, struct lr_doc_block *b, const char *title,
 }
 
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
-		      const struct lr_report_table *tb)
+		     const struct lr_report_table *tb)
 {
 	const struct lr_stored_design *d = &rr->design;
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm], *metric = d->metric[0] ? d->metric : "wall time ms";
@@ -133,7 +133,8 @@ static void doc_table(struct lr_doc *d, const struct lr_report_run *rr, const st
 			continue;
 		lr_buf_addf(&title, "%s vs %s, %s", bn, an, w->label);
 		lr_doc_chart(d, &(struct lr_chart){ title.buf, w->block_ratio, w->blocks, w->p.ratio, w->p.lo, w->p.hi,
-						    w->p.k > 0, rr->design.margin, rr->design.target == LR_TARGET_COMMAND });
+						    w->p.k > 0, rr->design.margin,
+						    rr->design.target == LR_TARGET_COMMAND });
 		if (title.failed)
 			d->failed = 1;
 		lr_buf_release(&title);
@@ -220,10 +221,11 @@ static void run_facts(struct lr_doc *d, const struct lr_report_run *rr)
 	kv_item(d, b, "Binding", &r->binding);
 	kv_item(d, b, "Geometry", &r->geometry);
 	kv_item(d, b, "Tool versions", &r->tools);
-	lr_doc_addf(lr_doc_item(d, b, 0),
-		    "Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s",
-		    ds->order == LR_ORDER_ABBA ? "ABBA" : "random", ds->blocks, ds->warmup, ds->margin * 100,
-		    (unsigned long long)ds->seed, lr_exp_target_name(ds->target), ds->backend);
+	lr_doc_addf(
+		lr_doc_item(d, b, 0),
+		"Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s",
+		ds->order == LR_ORDER_ABBA ? "ABBA" : "random", ds->blocks, ds->warmup, ds->margin * 100,
+		(unsigned long long)ds->seed, lr_exp_target_name(ds->target), ds->backend);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
 		    rr->missing);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));

@@ -33,11 +33,12 @@ struct lr_comparison;
  * closing line that counts condition, comparison and gate failures.
  */
 void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
-			  const struct lr_report_run *rr, const struct lr_serving_report *sv);
+		       const struct lr_report_run *rr, const struct lr_serving_report *sv);
 
 struct lr_comparison;
 /* The comparison (outcome.c) of run b against run a: drift, and per-condition parity and timing for experiment runs. */
-void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp, int replay);
+void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *b, const struct lr_comparison *cmp,
+			  int replay);
 
 /* ---- table.c: one writer per format for a table of typed cells ---- */
 
@@ -126,8 +127,8 @@ LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
  */
 struct lr_doc;
 struct lr_report_label {
-	const char *title;	/* "issue 270" */
-	const char *version;	/* the labrun that made it; NULL: this one */
+	const char *title;   /* "issue 270" */
+	const char *version; /* the labrun that made it; NULL: this one */
 };
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
 			  const struct lr_report_label *l, int charts);
@@ -153,7 +154,7 @@ struct lr_render_heads {
 	char text[3][160];
 };
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
-		      const struct lr_report_table *tb);
+		     const struct lr_report_table *tb);
 
 /* The report in 'format' to f: its document (Markdown, HTML, text), or its data (CSV, JSON). */
 LR_MUST_CHECK int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep,
@@ -213,7 +214,8 @@ int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int6
 struct lr_ledger_entry;
 struct lr_site_opts {
 	const struct lr_trust *trust;
-	int (*ledger)(void *arg, const struct lr_run *r, int (*fn)(void *, const struct lr_ledger_entry *), void *fnarg);
+	int (*ledger)(void *arg, const struct lr_run *r, int (*fn)(void *, const struct lr_ledger_entry *),
+		      void *fnarg);
 	void *arg;
 };
 int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const int64_t *ids, int n, const char *dir);
@@ -226,7 +228,8 @@ int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const
 struct lr_crate_report {
 	char *md, *json;
 };
-int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title, struct lr_crate_report *out);
+int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const char *title,
+			  struct lr_crate_report *out);
 void lr_render_crate_files_release(struct lr_crate_report *f);
 
 /* A stored 'bench' run in 'format' (lr_render_bench), read back first (lr_bench_read: an unknown benchmark refused). */

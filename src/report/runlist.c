@@ -11,7 +11,8 @@
 void lr_render_registration_row(FILE *f, int first, const struct lr_registration_row *g)
 {
 	if (first)
-		fprintf(f, "%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS", "CRATE");
+		fprintf(f, "%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS",
+			"CRATE");
 	fprintf(f, "%5lld  %-16s  %-20.19s  %-16.16s  %-12s  %s\n", (long long)g->id, g->hub, g->when, g->sha,
 		*g->runs ? g->runs : "-", g->path);
 }
@@ -40,8 +41,8 @@ void lr_render_run_row(FILE *f, int first, const struct lr_run *r, size_t width,
 	size_t i, off = 0, cmdw = wide || width <= 89 + 10 ? 0 : width - 89;
 
 	if (first)
-		fprintf(f, "%5s  %-9s  %4s  %9s  %-20s  %-16s  %-12s  %s\n", "ID", "STATUS", "EXIT", "WALL",
-			"STARTED", "EXPERIMENT", "ISSUES", "COMMAND");
+		fprintf(f, "%5s  %-9s  %4s  %9s  %-20s  %-16s  %-12s  %s\n", "ID", "STATUS", "EXIT", "WALL", "STARTED",
+			"EXPERIMENT", "ISSUES", "COMMAND");
 	if (r->has_exit)
 		snprintf(exitbuf, sizeof exitbuf, "%d", r->exit_code);
 	else if (r->signal)
@@ -51,9 +52,8 @@ void lr_render_run_row(FILE *f, int first, const struct lr_run *r, size_t width,
 	for (i = 0; i < r->issues.n && off < sizeof issues; i++)
 		off += (size_t)snprintf(issues + off, sizeof issues - off, "%s%s", i ? "," : "", r->issues.v[i]);
 	cmd = lr_argv_text(r->argv_json);
-	fprintf(f, "%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id,
-		lr_status_name(r->status), exitbuf, wall, r->started_at,
-		fit(e, sizeof e, r->experiment ? r->experiment : "-", wide ? 0 : 16),
+	fprintf(f, "%5lld  %-9s  %4s  %9s  %-20.19s  %-16s  %-12s  %s\n", (long long)r->id, lr_status_name(r->status),
+		exitbuf, wall, r->started_at, fit(e, sizeof e, r->experiment ? r->experiment : "-", wide ? 0 : 16),
 		fit(is, sizeof is, *issues ? issues : "-", wide ? 0 : 12), fit(cm, sizeof cm, cmd ? cmd : "", cmdw));
 	free(cmd);
 }

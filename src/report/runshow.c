@@ -41,7 +41,9 @@ void lr_render_run_artifacts(FILE *f, const struct lr_run *r)
 		if (a->present) {
 			fprintf(f, "  %-9s %-10s %s  ", a->role, lr_human_size(size, sizeof size, a->size), a->sha256);
 			lr_term_text(f, a->name);
-			fputs(a->kind == LR_ENTRY_SYMLINK ? " (symlink) -> " : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> " : "",
+			fputs(a->kind == LR_ENTRY_SYMLINK    ? " (symlink) -> "
+			      : a->kind == LR_ENTRY_FOLLOWED ? " (followed) -> "
+							     : "",
 			      f);
 			field(f, "", a->target ? a->target : "");
 		} else {
@@ -75,7 +77,8 @@ void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr)
 			const char *arm = rr->arm[rr->tables[t].arm];
 
 			fprintf(f, "  %-28s %-12s %-8s %s\n", w->label, arm, w->status,
-				w->has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm)
-				       : w->failure ? w->failure : "no estimate");
+				w->has       ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm)
+				: w->failure ? w->failure
+					     : "no estimate");
 		}
 }

@@ -33,8 +33,8 @@ const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_c
 		off += snprintf(buf + off, len - (size_t)off, ", %lld not collected", (long long)c->not_collected);
 	if (c->gated && off >= 0 && (size_t)off < len)
 		snprintf(buf + off, len - (size_t)off, "; strict %lld/%lld, formats %lld/%lld, EOS %lld/%lld",
-			 (long long)c->strict, (long long)c->gate_total, (long long)c->formats, (long long)c->gate_total,
-			 (long long)c->eos, (long long)c->gate_total);
+			 (long long)c->strict, (long long)c->gate_total, (long long)c->formats,
+			 (long long)c->gate_total, (long long)c->eos, (long long)c->gate_total);
 	return buf;
 }
 
@@ -100,11 +100,14 @@ int lr_render_route_stats(struct lr_table *t, const struct lr_serving_report *sv
 
 const char *lr_render_cells_text(char *buf, size_t len, const struct lr_serving_report *sv)
 {
-	lr_fmt_cut(buf, len, "%d cells: %d collected, %d uncollected; of the collected, within-route parity %d exact, "
-		   "%d failing, %d never compared; cross-route parity %d exact, %d failing, %d never compared; gates %d "
-		   "passing, %d failing, %d never scored", sv->ncells, sv->collected, sv->uncollected, sv->within.exact,
-		   sv->within.failing, sv->within.unchecked, sv->cross.exact, sv->cross.failing, sv->cross.unchecked,
-		   sv->gates.exact, sv->gates.failing, sv->gates.unchecked);
+	lr_fmt_cut(
+		buf, len,
+		"%d cells: %d collected, %d uncollected; of the collected, within-route parity %d exact, "
+		"%d failing, %d never compared; cross-route parity %d exact, %d failing, %d never compared; gates %d "
+		"passing, %d failing, %d never scored",
+		sv->ncells, sv->collected, sv->uncollected, sv->within.exact, sv->within.failing, sv->within.unchecked,
+		sv->cross.exact, sv->cross.failing, sv->cross.unchecked, sv->gates.exact, sv->gates.failing,
+		sv->gates.unchecked);
 	return buf;
 }
 

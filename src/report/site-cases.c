@@ -10,12 +10,12 @@
 #include "report/render-int.h"
 #include "store/serving.h"
 
-#define CONTEXT 4		/* tokens shown before the first difference */
-#define SHOWN 24		/* tokens shown in all */
+#define CONTEXT 4  /* tokens shown before the first difference */
+#define SHOWN   24 /* tokens shown in all */
 
 struct one_case {
-	const char *want;	/* the case id looked for */
-	json_t *tokens;		/* its tokens when found */
+	const char *want; /* the case id looked for */
+	json_t *tokens;   /* its tokens when found */
 	char *text;
 };
 
@@ -58,7 +58,8 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 {
 	struct failing_ctx *c = arg;
 	struct one_case ref = { case_id, NULL, NULL }, cand = { case_id, NULL, NULL };
-	size_t first = o->first_token_diff > 0 ? (size_t)o->first_token_diff : 0, from = first > CONTEXT ? first - CONTEXT : 0;
+	size_t first = o->first_token_diff > 0 ? (size_t)o->first_token_diff : 0,
+	       from = first > CONTEXT ? first - CONTEXT : 0;
 	int rc;
 
 	if (!c->shown)
@@ -77,9 +78,11 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 	if (o->missing)
 		fprintf(c->f, "the %s has no response", o->missing == 1 ? "reference" : "candidate");
 	else if (o->first_token_diff >= 0)
-		fprintf(c->f, "tokens differ from position %lld (shown from %zu)", (long long)o->first_token_diff, from);
+		fprintf(c->f, "tokens differ from position %lld (shown from %zu)", (long long)o->first_token_diff,
+			from);
 	else
-		fprintf(c->f, "tokens equal;%s%s", o->text_equal ? "" : " texts differ;", o->finish_equal ? "" : " finish reasons differ");
+		fprintf(c->f, "tokens equal;%s%s", o->text_equal ? "" : " texts differ;",
+			o->finish_equal ? "" : " finish reasons differ");
 	fputs("</p>\n", c->f);
 	if (ref.tokens || cand.tokens) {
 		size_t n = json_array_size(ref.tokens) > json_array_size(cand.tokens) ? json_array_size(ref.tokens)
@@ -88,7 +91,8 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 
 		/* a column per position, wrapping on a narrow screen: the two tokens stay one above the other */
 		fputs("<div class=\"tokens\"><div class=\"tok head\"><span>position</span><span>reference</span>"
-		      "<span>candidate</span></div>", c->f);
+		      "<span>candidate</span></div>",
+		      c->f);
 		for (size_t i = from; i < to; i++)
 			token_column(c->f, i, ref.tokens, cand.tokens);
 		fputs("</div>\n<table class=\"kv\">\n", c->f);

@@ -161,7 +161,8 @@ void lr_render_site_head(FILE *f, const char *title)
 	      "<meta name=\"generator\" content=\"labrun site\"><title>",
 	      f);
 	lr_html_text(f, title);
-	fputs(" - labrun</title><link rel=\"stylesheet\" href=\"site.css\"><script src=\"site.js\"></script></head><body>\n", f);
+	fputs(" - labrun</title><link rel=\"stylesheet\" href=\"site.css\"><script src=\"site.js\"></script></head><body>\n",
+	      f);
 }
 
 void lr_render_site_index_row(FILE *f, const struct lr_run *r)
@@ -169,9 +170,11 @@ void lr_render_site_index_row(FILE *f, const struct lr_run *r)
 	char *cmd = lr_argv_text(r->argv_json);
 	const char *status = lr_status_name(r->status);
 
-	fprintf(f, "<tr class=\"%s\" data-kind=\"%s\"><td class=\"n\"><a href=\"run-%lld.html\">%lld</a></td><td>%s</td>"
-		   "<td class=\"status\">%s</td><td class=\"n\">",
-		status, lr_run_kind_name(r->kind), (long long)r->id, (long long)r->id, lr_run_kind_name(r->kind), status);
+	fprintf(f,
+		"<tr class=\"%s\" data-kind=\"%s\"><td class=\"n\"><a href=\"run-%lld.html\">%lld</a></td><td>%s</td>"
+		"<td class=\"status\">%s</td><td class=\"n\">",
+		status, lr_run_kind_name(r->kind), (long long)r->id, (long long)r->id, lr_run_kind_name(r->kind),
+		status);
 	if (r->has_exit)
 		fprintf(f, "%d", r->exit_code);
 	else if (r->signal)

@@ -24,7 +24,7 @@
 #include "store/ledger.h"
 #include "store/runs.h"
 
-struct prev {			/* the last run of a kind and experiment, for the next one's diff */
+struct prev { /* the last run of a kind and experiment, for the next one's diff */
 	enum lr_run_kind kind;
 	char *experiment;
 	struct lr_run run;
@@ -34,10 +34,10 @@ struct site {
 	struct lr_store *st;
 	const struct lr_trust *trust;
 	const struct lr_site_opts *o;
-	char dir[PATH_MAX];	/* the directory being written */
-	struct lr_strlist rows;	/* the index's rows, oldest first, until every page is written */
+	char dir[PATH_MAX];     /* the directory being written */
+	struct lr_strlist rows; /* the index's rows, oldest first, until every page is written */
 	int64_t entries, signed_entries, trusted_entries;
-	struct lr_kvlist signers;	/* fingerprint -> principal, or "" when not trusted */
+	struct lr_kvlist signers; /* fingerprint -> principal, or "" when not trusted */
 	struct prev *prev;
 	size_t nprev;
 };
@@ -91,8 +91,8 @@ static void summary(FILE *f, const struct lr_run *r)
 		snprintf(buf, sizeof buf, "none (labrun ran the work itself)");
 	lr_render_site_fact(f, "outcome", buf);
 	lr_render_site_fact(f, "failure", r->failure);
-	snprintf(buf, sizeof buf, "wall %.3f s, user %.3f s, sys %.3f s, peak RSS %lld KiB", r->wall_s, r->user_s, r->sys_s,
-		 (long long)r->peak_rss_kib);
+	snprintf(buf, sizeof buf, "wall %.3f s, user %.3f s, sys %.3f s, peak RSS %lld KiB", r->wall_s, r->user_s,
+		 r->sys_s, (long long)r->peak_rss_kib);
 	lr_render_site_fact(f, "resources", buf);
 	lr_render_site_fact(f, "note", r->note);
 	lr_render_site_fact(f, "labrun", r->labrun_version);
@@ -144,7 +144,8 @@ static void artifacts(FILE *f, const struct lr_run *r)
 		fputs("</td><td>", f);
 		lr_html_text(f, a->name);
 		if (a->present)
-			fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%s</code></td></tr>\n", (long long)a->size, a->sha256);
+			fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%s</code></td></tr>\n", (long long)a->size,
+				a->sha256);
 		else
 			fputs("</td><td class=\"n\">-</td><td>missing when the run ended</td></tr>\n", f);
 	}
@@ -170,7 +171,8 @@ static int ledger_row(void *arg, const struct lr_ledger_entry *e)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 
 	if (!c->n++)
-		fputs("<table>\n<tr><th>entry</th><th>kind</th><th>appended</th><th>digest</th><th>signer</th></tr>\n", c->f);
+		fputs("<table>\n<tr><th>entry</th><th>kind</th><th>appended</th><th>digest</th><th>signer</th></tr>\n",
+		      c->f);
 	fprintf(c->f, "<tr><td class=\"n\">%lld</td><td>", (long long)e->seq);
 	lr_html_text(c->f, e->kind);
 	fputs("</td><td>", c->f);
@@ -240,8 +242,9 @@ static int changes(FILE *f, struct site *s, const struct lr_run *prev, const str
 		lr_comparison_release(&cmp);
 		return rc;
 	}
-	fprintf(f, "<p>Against <a href=\"run-%lld.html\">run %lld</a> (<a href=\"diff.html#%lld,%lld\">side by side</a>): "
-		   "%zu difference%s; outputs %s.</p>\n",
+	fprintf(f,
+		"<p>Against <a href=\"run-%lld.html\">run %lld</a> (<a href=\"diff.html#%lld,%lld\">side by side</a>): "
+		"%zu difference%s; outputs %s.</p>\n",
 		(long long)prev->id, (long long)prev->id, (long long)prev->id, (long long)r->id, cmp.ndrift,
 		cmp.ndrift == 1 ? "" : "s", cmp.outputs_match ? "match" : "differ");
 	lr_render_site_drift_table(f, &cmp, prev->id, r->id);
@@ -286,7 +289,8 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 
 static void add_fact(json_t *facts, const char *what, const char *key, const char *value)
 {
-	json_array_append_new(facts, json_pack("[s, o, o]", what, lr_json_bytes(key), lr_json_bytes(value ? value : "-")));
+	json_array_append_new(facts,
+			      json_pack("[s, o, o]", what, lr_json_bytes(key), lr_json_bytes(value ? value : "-")));
 }
 
 /* data/run-N.js: every fact of the run, for diff.html's JavaScript (browsers fetch nothing from file://). */
@@ -299,7 +303,7 @@ static int run_data(struct site *s, const struct lr_run *r)
 	FILE *f;
 	int rc;
 
-	lr_run_init(&none); /* every fact of r is a difference from a run that has none */
+	lr_run_init(&none);         /* every fact of r is a difference from a run that has none */
 	none.kind = LR_KIND_RECORD; /* never two experiments: that compare needs both definitions */
 	rc = lr_compare_runs(s->st, &none, r, &all);
 	if (r->source.present) { /* the drift from a run without sources says only that r has them */
@@ -316,8 +320,9 @@ static int run_data(struct site *s, const struct lr_run *r)
 	if (!rc)
 		rc = lr_render_site_create(&f, s->dir, name);
 	if (!rc) {
-		json_t *o = json_pack("{s:I, s:s, s:s, s:s?, s:o}", "id", (json_int_t)r->id, "kind", lr_run_kind_name(r->kind),
-				      "status", lr_status_name(r->status), "experiment", r->experiment, "facts", facts);
+		json_t *o = json_pack("{s:I, s:s, s:s, s:s?, s:o}", "id", (json_int_t)r->id, "kind",
+				      lr_run_kind_name(r->kind), "status", lr_status_name(r->status), "experiment",
+				      r->experiment, "facts", facts);
 
 		facts = NULL;
 		fputs("labrunRun(", f);
@@ -334,8 +339,8 @@ static int run_data(struct site *s, const struct lr_run *r)
 static struct prev *prev_of(struct site *s, const struct lr_run *r)
 {
 	for (size_t i = 0; i < s->nprev; i++)
-		if (s->prev[i].kind == r->kind && !strcmp(s->prev[i].experiment ? s->prev[i].experiment : "",
-							  r->experiment ? r->experiment : ""))
+		if (s->prev[i].kind == r->kind &&
+		    !strcmp(s->prev[i].experiment ? s->prev[i].experiment : "", r->experiment ? r->experiment : ""))
 			return &s->prev[i];
 	return NULL;
 }
@@ -398,12 +403,15 @@ static const char *trust_summary(const struct site *s)
 	static char text[4096];
 	size_t n;
 
-	n = (size_t)snprintf(text, sizeof text, "Ledger: %lld entr%s for these runs, %lld signed, %lld by a key the builder of "
-			     "this site trusts", (long long)s->entries, s->entries == 1 ? "y" : "ies",
-			     (long long)s->signed_entries, (long long)s->trusted_entries);
+	n = (size_t)snprintf(text, sizeof text,
+			     "Ledger: %lld entr%s for these runs, %lld signed, %lld by a key the builder of "
+			     "this site trusts",
+			     (long long)s->entries, s->entries == 1 ? "y" : "ies", (long long)s->signed_entries,
+			     (long long)s->trusted_entries);
 	for (size_t i = 0; i < s->signers.n && n < sizeof text; i++)
-		n += (size_t)snprintf(text + n, sizeof text - n, "%s%.16s... (%s)", i ? "; " : ". Keys: ",
-				      s->signers.v[i].key, *s->signers.v[i].value ? s->signers.v[i].value : "not trusted");
+		n += (size_t)snprintf(text + n, sizeof text - n, "%s%.16s... (%s)",
+				      i ? "; " : ". Keys: ", s->signers.v[i].key,
+				      *s->signers.v[i].value ? s->signers.v[i].value : "not trusted");
 	if (n < sizeof text)
 		snprintf(text + n, sizeof text - n, ".");
 	return text;
@@ -442,4 +450,3 @@ int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const
 	lr_kvlist_release(&s->signers);
 	return rc;
 }
-

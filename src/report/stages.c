@@ -23,8 +23,9 @@ static void stages(FILE *f, const struct lr_import_job *j, const struct lr_impor
 	int sim = j->ops == &lr_backend_sim_ops;
 
 	stage(f, "source", j->source_s, "measured (host)");
-	stage(f, "lease", r->lease_s, sim ? "measured (host; the simulated device faults its memory in here)"
-					  : "measured (host, device allocation)");
+	stage(f, "lease", r->lease_s,
+	      sim ? "measured (host; the simulated device faults its memory in here)"
+		  : "measured (host, device allocation)");
 	stage(f, "layout+encode", r->encode_s, "measured (host, summed over layers)");
 	stage(f, "device writes", r->write_s, "measured (host time inside the write calls)");
 	stage(f, "import total", r->total_s, "measured (after the lease: first encode to commit, wall clock)");
@@ -36,8 +37,8 @@ static void stages(FILE *f, const struct lr_import_job *j, const struct lr_impor
 		fprintf(f, "  import total / copy ceiling = %.2fx\n", r->total_s / j->ceiling_s);
 	}
 	if (o->cfg.link_gbps > 0)
-		fprintf(f, "  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n", "DMA (link model)",
-			j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);
+		fprintf(f, "  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n",
+			"DMA (link model)", j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);
 }
 
 void lr_render_import(FILE *f, const struct lr_import_job *j, const struct lr_import_job_opts *o)
@@ -46,11 +47,12 @@ void lr_render_import(FILE *f, const struct lr_import_job *j, const struct lr_im
 	const struct lr_import_result *r = &j->r;
 	char mib[32];
 
-	fprintf(f, "import %s: %d layers x %d KV heads x %lld tokens x %d dims, %s BF16 (%s, %s)\n", g->model, g->layers,
-		g->kv_heads, (long long)g->tokens, g->head_dim, lr_human_size(mib, sizeof mib, (long long)j->bytes),
-		o->token_major ? "token-major" : "head-major", j->src.what);
-	fprintf(f, "  backend %s, lane %d, mode %s, layout %s, kernel %s, contract %s, %d encoder thread%s\n", j->ops->name,
-		o->lane, lr_import_mode_name(o->mode), lr_import_path_name(o->path), j->k->name,
+	fprintf(f, "import %s: %d layers x %d KV heads x %lld tokens x %d dims, %s BF16 (%s, %s)\n", g->model,
+		g->layers, g->kv_heads, (long long)g->tokens, g->head_dim,
+		lr_human_size(mib, sizeof mib, (long long)j->bytes), o->token_major ? "token-major" : "head-major",
+		j->src.what);
+	fprintf(f, "  backend %s, lane %d, mode %s, layout %s, kernel %s, contract %s, %d encoder thread%s\n",
+		j->ops->name, o->lane, lr_import_mode_name(o->mode), lr_import_path_name(o->path), j->k->name,
 		lr_dlf16_contract_name(o->contract), o->threads, o->threads == 1 ? "" : "s");
 	stages(f, j, o);
 	fprintf(f, "  %lld device writes, %s; device state tree hash (sha256, 1 MiB leaves) %s\n", (long long)r->writes,

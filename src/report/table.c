@@ -106,7 +106,8 @@ int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t f
 	}
 	for (size_t r = from ? from + 1 : 0; r <= t->nrows; r++) {
 		/* the line ends at its last cell with something in it: no trailing blanks */
-		for (end = t->ncols - 1; end > 0 && (!shown(t, end, 1) || !*line_cell(buf, sizeof buf, t, r, end)); end--)
+		for (end = t->ncols - 1; end > 0 && (!shown(t, end, 1) || !*line_cell(buf, sizeof buf, t, r, end));
+		     end--)
 			;
 		fprintf(f, "%*s", indent, "");
 		for (c = 0, sep = ""; c <= end; c++)
@@ -124,7 +125,7 @@ int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t f
 
 int lr_render_table_csv(FILE *f, const struct lr_table *t, int header)
 {
-	char (*buf)[LR_DOUBLE_TEXT] = calloc((size_t)t->ncols + 1, sizeof *buf);
+	char(*buf)[LR_DOUBLE_TEXT] = calloc((size_t)t->ncols + 1, sizeof *buf);
 	const char **row = calloc((size_t)t->ncols + 1, sizeof *row);
 	int c, n = 0, rc = 0;
 
@@ -170,8 +171,8 @@ json_t *lr_render_table_json(const struct lr_table *t)
 
 			if (shown(t, c, 0))
 				json_object_set_new(o, t->cols[c].key,
-						    x->kind == LR_CELL_REAL  ? json_real(x->real)
-						    : x->kind == LR_CELL_INT ? json_integer(x->i)
+						    x->kind == LR_CELL_REAL   ? json_real(x->real)
+						    : x->kind == LR_CELL_INT  ? json_integer(x->i)
 						    : x->kind == LR_CELL_TEXT ? json_string(x->text)
 									      : json_null());
 		}

@@ -12,7 +12,7 @@
 #include "base/strmap.h"
 #include "serving/collect-int.h"
 
-#define LR_CASE_MAX ((size_t)16 << 20)	/* bytes of one case's line at most */
+#define LR_CASE_MAX ((size_t)16 << 20) /* bytes of one case's line at most */
 
 /* ---- the cases file ---------------------------------------------------------------------- */
 
@@ -42,7 +42,8 @@ static const char *case_problem(json_t *o, int chat)
 		return "'case_id' must be a non-empty string";
 	if (chat)
 		return json_is_array(json_object_get(o, "messages")) && json_array_size(json_object_get(o, "messages"))
-			       ? NULL : "'messages' must be a non-empty array (--chat)";
+			       ? NULL
+			       : "'messages' must be a non-empty array (--chat)";
 	if (json_is_array(ids)) {
 		for (i = 0; i < json_array_size(ids); i++)
 			if (!json_is_integer(json_array_get(ids, i)) || json_integer_value(json_array_get(ids, i)) < 0)
@@ -77,14 +78,16 @@ int lr_cases_read(const char *path, int chat, struct lr_cases *out)
 			len--;
 		if (!(o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err)) || !json_is_object(o)) {
 			json_decref(o);
-			rc = bad(path, lines.line, !o && strstr(err.text, "unable to decode byte") ? "invalid UTF-8"
-												: "not a JSON object");
+			rc = bad(path, lines.line,
+				 !o && strstr(err.text, "unable to decode byte") ? "invalid UTF-8"
+										 : "not a JSON object");
 			break;
 		}
 		why = case_problem(o, chat);
 		if (!why && lr_strmap_get(&seen, json_string_value(json_object_get(o, "case_id")), &first))
 			why = "duplicate case_id";
-		if (!why && lr_strmap_put(&seen, json_string_value(json_object_get(o, "case_id")), (intptr_t)lines.line))
+		if (!why &&
+		    lr_strmap_put(&seen, json_string_value(json_object_get(o, "case_id")), (intptr_t)lines.line))
 			why = "out of memory";
 		if (!why && LR_ALLOC_GROW(out->v, out->n + 1, out->cap))
 			why = "out of memory";
@@ -126,8 +129,9 @@ char *lr_case_body(const struct lr_collect_opts *o, json_t *c)
 	if (o->chat)
 		json_object_set(b, "messages", json_object_get(c, "messages"));
 	else
-		json_object_set(b, "prompt", json_object_get(c, json_object_get(c, "prompt_token_ids") ? "prompt_token_ids"
-													  : "prompt"));
+		json_object_set(
+			b, "prompt",
+			json_object_get(c, json_object_get(c, "prompt_token_ids") ? "prompt_token_ids" : "prompt"));
 	json_object_set_new(b, o->chat ? "max_completion_tokens" : "max_tokens", json_integer(max));
 	json_object_set_new(b, "temperature", json_real(o->temperature));
 	if (o->has_seed)
@@ -192,4 +196,3 @@ void lr_arrivals(const struct lr_collect_opts *o, struct lr_request *req, size_t
 			t += gamma_draw(&x, o->burstiness) / (o->rate * o->burstiness);
 	}
 }
-

@@ -11,8 +11,8 @@
 #include "serving/client.h"
 #include "serving/curl.h"
 
-#define LR_ERROR_BODY 512		/* bytes of an HTTP error's body kept for its failure */
-#define LR_POLL_MS 100			/* the longest wait, so a cancel is seen soon */
+#define LR_ERROR_BODY 512 /* bytes of an HTTP error's body kept for its failure */
+#define LR_POLL_MS    100 /* the longest wait, so a cancel is seen soon */
 
 struct transfer {
 	CURL *easy;
@@ -22,14 +22,14 @@ struct transfer {
 	struct lr_sse sse;
 	char errbody[LR_ERROR_BODY + 1];
 	size_t errlen;
-	int failed;			/* the write callback stopped the transfer, res->s.failure says why */
-	double last_byte_s;		/* when a byte last came (or it was sent), lr_monotonic_s's clock */
+	int failed;         /* the write callback stopped the transfer, res->s.failure says why */
+	double last_byte_s; /* when a byte last came (or it was sent), lr_monotonic_s's clock */
 };
 
 struct pass {
 	const struct lr_client_opts *o;
 	CURLM *multi;
-	struct lr_sampler *sampler;	/* or NULL */
+	struct lr_sampler *sampler; /* or NULL */
 	double start;
 	int inflight;
 };
@@ -121,8 +121,8 @@ static void name_failure(const struct pass *p, struct transfer *t, CURLcode code
 	} else if (code != CURLE_OK) {
 		snprintf(f, len, "stream cut: %s", curl_easy_strerror(code));
 	} else if (!r->s.done) {
-		snprintf(f, len, "stream cut: %s", lr_sse_pending(&t->sse) ? "it ended inside an event"
-									    : "it ended before [DONE]");
+		snprintf(f, len, "stream cut: %s",
+			 lr_sse_pending(&t->sse) ? "it ended inside an event" : "it ended before [DONE]");
 	}
 }
 
@@ -164,7 +164,8 @@ static void end_stalled(struct pass *p, struct transfer *ts, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (ts[i].easy && now - ts[i].last_byte_s >= p->o->stall_s) {
-			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "stalled: no byte for %g s", p->o->stall_s);
+			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "stalled: no byte for %g s",
+				 p->o->stall_s);
 			finish(p, &ts[i], CURLE_OK);
 		}
 }
@@ -173,7 +174,8 @@ static void cancel_all(struct pass *p, struct transfer *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (ts[i].easy) {
-			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "not collected: cancelled while streaming");
+			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure,
+				 "not collected: cancelled while streaming");
 			finish(p, &ts[i], CURLE_OK);
 		}
 }
@@ -198,8 +200,8 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		return rc ? rc : lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	*startp = p.start = lr_monotonic_s();
-	if (o->metrics_url && (rc = lr_sampler_start(&p.sampler, p.multi, o->metrics_url, o->gauge_running, o->gauge_waiting,
-						     o->sample_s, p.start))) {
+	if (o->metrics_url && (rc = lr_sampler_start(&p.sampler, p.multi, o->metrics_url, o->gauge_running,
+						     o->gauge_waiting, o->sample_s, p.start))) {
 		curl_multi_cleanup(p.multi);
 		free(ts);
 		return rc;
@@ -237,7 +239,8 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 	if (p.sampler)
 		lr_sampler_stop(p.sampler, o->samples, o->nsamples);
 	for (size_t i = next; i < n; i++)
-		snprintf(res[i].s.failure, sizeof res[i].s.failure, "not sent: %s", rc ? "the client failed" : "cancelled");
+		snprintf(res[i].s.failure, sizeof res[i].s.failure, "not sent: %s",
+			 rc ? "the client failed" : "cancelled");
 	curl_multi_cleanup(p.multi);
 	free(ts);
 	return rc;

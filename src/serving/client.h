@@ -19,30 +19,30 @@
 #include "serving/stream.h"
 
 struct lr_client_opts {
-	int concurrency;		/* requests in flight at most, >= 1 */
-	double timeout_s;		/* a request's whole time at most; 0: none */
-	double stall_s;			/* no byte for this long ends a stream; 0: none */
-	size_t max_event;		/* bytes of one event at most */
-	atomic_int *cancel;		/* set asynchronously (Ctrl-C): stop, keeping what ended; or NULL */
+	int concurrency;    /* requests in flight at most, >= 1 */
+	double timeout_s;   /* a request's whole time at most; 0: none */
+	double stall_s;     /* no byte for this long ends a stream; 0: none */
+	size_t max_event;   /* bytes of one event at most */
+	atomic_int *cancel; /* set asynchronously (Ctrl-C): stop, keeping what ended; or NULL */
 	/* the server's gauges during the pass (sampler.h), when metrics_url is set */
 	const char *metrics_url, *gauge_running, *gauge_waiting;
 	double sample_s;
-	struct lr_gauge_sample **samples;	/* filled with the samples taken (malloc'd) */
+	struct lr_gauge_sample **samples; /* filled with the samples taken (malloc'd) */
 	size_t *nsamples;
 };
 
 struct lr_request {
 	const char *url;
-	const char *body;		/* JSON, POSTed */
-	double at_s;			/* when to send it, seconds after the pass starts */
+	const char *body; /* JSON, POSTed */
+	double at_s;      /* when to send it, seconds after the pass starts */
 };
 
 struct lr_result {
-	int sent;			/* 0: never sent (cancelled first) */
-	long status;			/* HTTP status, 0 when none came */
-	double sent_s, end_s;		/* after the pass start: handed to libcurl, ended */
-	struct lr_stream s;		/* what the stream held; s.failure names a failure */
-	int inflight_at_send;		/* requests in flight when it was sent, itself included */
+	int sent;             /* 0: never sent (cancelled first) */
+	long status;          /* HTTP status, 0 when none came */
+	double sent_s, end_s; /* after the pass start: handed to libcurl, ended */
+	struct lr_stream s;   /* what the stream held; s.failure names a failure */
+	int inflight_at_send; /* requests in flight when it was sent, itself included */
 };
 
 /*
@@ -52,8 +52,8 @@ struct lr_result {
  * when the pass ran, each request's outcome in its result, or an error of
  * the client itself (libcurl missing, out of memory).
  */
-LR_MUST_CHECK int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, size_t n, struct lr_result *res,
-				double *start, int *cancelled);
+LR_MUST_CHECK int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, size_t n,
+				struct lr_result *res, double *start, int *cancelled);
 void lr_result_release(struct lr_result *r);
 
 /* GET url: its body (up to 1 MiB, malloc'd) and its Server header ("" when none); for a server's identity. */

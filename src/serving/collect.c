@@ -16,7 +16,7 @@
 #include "serving/serving.h"
 #include "store/collect.h"
 
-#define LR_EVENT_MAX ((size_t)1 << 20)	/* bytes of one streamed event at most */
+#define LR_EVENT_MAX ((size_t)1 << 20) /* bytes of one streamed event at most */
 
 /* ---- the pass, stored -------------------------------------------------------------------- */
 
@@ -31,7 +31,7 @@ struct pass {
 	int cancelled;
 	struct lr_store_request *rows;
 	char **itl;
-	struct lr_gauge_sample *samples;	/* the server's gauges during the pass */
+	struct lr_gauge_sample *samples; /* the server's gauges during the pass */
 	size_t nsamples;
 };
 
@@ -65,7 +65,8 @@ static void identify(struct pass *p)
 	if (asprintf(&url, "%s/models", p->o->endpoint) < 0)
 		return;
 	if (!lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) &&
-	    status == 200 && body && (models = json_loadb(body, strlen(body), 0, NULL))) { /* kept only when it is JSON */
+	    status == 200 && body &&
+	    (models = json_loadb(body, strlen(body), 0, NULL))) { /* kept only when it is JSON */
 		json_decref(models);
 		p->models = body;
 		body = NULL;
@@ -150,13 +151,16 @@ static int write_responses(const struct pass *p, FILE *f)
 			fprintf(f, ",\"input_tokens\":%lld", (long long)r->s.prompt_tokens);
 		if (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE)
 			fprintf(f, ",\"output_tokens\":%lld",
-				(long long)(r->s.completion_tokens >= 0 ? r->s.completion_tokens : (int64_t)r->s.ntokens));
+				(long long)(r->s.completion_tokens >= 0 ? r->s.completion_tokens
+									: (int64_t)r->s.ntokens));
 		if (p->o->model)
 			lr_json_put_member(f, "model", p->o->model);
 		if (fputs("}\n", f) == EOF)
 			break;
 	}
-	return fflush(f) || ferror(f) ? lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno)) : 0;
+	return fflush(f) || ferror(f)
+		       ? lr_error_set(LR_EIO, "cannot write the collected responses: %s", strerror(errno))
+		       : 0;
 }
 
 /*
@@ -206,12 +210,19 @@ static int fill_rows(struct pass *p)
 		s[off] = '\0';
 		p->itl[i] = s;
 		*w = (struct lr_store_request){
-			.case_id = case_id(p, i), .body = p->bodies[i], .sent = r->sent, .sent_ms = r->sent_s * 1e3,
-			.end_ms = r->end_s * 1e3, .status = r->status, .failure = r->s.failure[0] ? r->s.failure : NULL,
-			.ttft_ms = ttft_ms(p, i), .e2el_ms = r->sent && !r->s.failure[0] ? (r->end_s - r->sent_s) * 1e3 : NAN,
+			.case_id = case_id(p, i),
+			.body = p->bodies[i],
+			.sent = r->sent,
+			.sent_ms = r->sent_s * 1e3,
+			.end_ms = r->end_s * 1e3,
+			.status = r->status,
+			.failure = r->s.failure[0] ? r->s.failure : NULL,
+			.ttft_ms = ttft_ms(p, i),
+			.e2el_ms = r->sent && !r->s.failure[0] ? (r->end_s - r->sent_s) * 1e3 : NAN,
 			.itl_json = r->sent ? s : NULL,
 			.token_source = r->s.events || !r->s.failure[0] ? lr_token_source_name(r->s.source) : NULL,
-			.prompt_tokens = r->s.prompt_tokens, .completion_tokens = r->s.completion_tokens,
+			.prompt_tokens = r->s.prompt_tokens,
+			.completion_tokens = r->s.completion_tokens,
 			.inflight = r->inflight_at_send,
 		};
 	}
@@ -226,11 +237,21 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 	for (size_t i = 0; i < p->cases.n; i++)
 		end = fmax(end, p->res[i].end_s);
 	*sp = (struct lr_store_pass){
-		.endpoint = p->url, .api = p->o->chat ? "chat" : "completions", .model = p->o->model,
-		.concurrency = p->o->concurrency, .rate = p->o->rate, .burstiness = p->o->burstiness,
-		.has_seed = p->o->has_seed, .seed = p->o->seed, .server = p->server, .models = p->models,
-		.duration_s = end, .cancelled = p->cancelled, .metrics_url = p->o->metrics_url,
-		.samples = p->samples, .nsamples = p->nsamples,
+		.endpoint = p->url,
+		.api = p->o->chat ? "chat" : "completions",
+		.model = p->o->model,
+		.concurrency = p->o->concurrency,
+		.rate = p->o->rate,
+		.burstiness = p->o->burstiness,
+		.has_seed = p->o->has_seed,
+		.seed = p->o->seed,
+		.server = p->server,
+		.models = p->models,
+		.duration_s = end,
+		.cancelled = p->cancelled,
+		.metrics_url = p->o->metrics_url,
+		.samples = p->samples,
+		.nsamples = p->nsamples,
 		.slo_ms = { p->o->slo_ms[0], p->o->slo_ms[1], p->o->slo_ms[2] },
 	};
 }
@@ -256,8 +277,10 @@ static int check_secrets(const struct pass *p, char *const *envp)
 		if (!s)
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 		else if (strcmp(s, p->bodies[i])) {
-			rc = lr_error_set(LR_EREFUSED, "refusing to send case '%s': it holds the value of a secret environment "
-					  "variable, and every request is stored", case_id(p, i));
+			rc = lr_error_set(LR_EREFUSED,
+					  "refusing to send case '%s': it holds the value of a secret environment "
+					  "variable, and every request is stored",
+					  case_id(p, i));
 			lr_error_hint("secrets never reach the store; remove the value from the cases file");
 		}
 		free(s);
@@ -269,8 +292,9 @@ static int check_secrets(const struct pass *p, char *const *envp)
 /* Send the pass: everything up to the rows, nothing stored. */
 static int run_pass(struct pass *p, const struct lr_collect_opts *o)
 {
-	struct lr_client_opts co = { o->concurrency, o->timeout_s, o->stall_s, LR_EVENT_MAX, o->cancel, o->metrics_url,
-				     o->gauge_running, o->gauge_waiting, o->sample_s, &p->samples, &p->nsamples };
+	struct lr_client_opts co = { o->concurrency, o->timeout_s,   o->stall_s,       LR_EVENT_MAX,
+				     o->cancel,      o->metrics_url, o->gauge_running, o->gauge_waiting,
+				     o->sample_s,    &p->samples,    &p->nsamples };
 	int rc;
 
 	if ((rc = prepare(p, o)) || (rc = check_secrets(p, o->envp)))
@@ -294,7 +318,8 @@ static void count(const struct pass *p, struct lr_collect_result *out)
 	snprintf(out->server, sizeof out->server, "%s", p->server ? p->server : "");
 }
 
-int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o, struct lr_collect_result *out)
+int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o,
+	       struct lr_collect_result *out)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[64], tmpl[PATH_MAX];
@@ -314,8 +339,8 @@ int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_colle
 	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (!(rc = write_responses(&p, f)))
-		rc = lr_responses_ingest_with(st, run, o->route, cond, -1, path, p.url, o->envp, store_rows, &p, &out->set,
-					      &stored);
+		rc = lr_responses_ingest_with(st, run, o->route, cond, -1, path, p.url, o->envp, store_rows, &p,
+					      &out->set, &stored);
 	count(&p, out);
 out:
 	if (f)
@@ -339,10 +364,17 @@ static int pass_figures(const struct pass *p, struct lr_pass_stats *st)
 	for (size_t i = 0; i < p->cases.n && !rc; i++) {
 		const struct lr_store_request *w = &p->rows[i];
 		struct lr_collect_row r = {
-			.failed = w->failure != NULL, .sent = w->sent, .sent_ms = w->sent_ms, .end_ms = w->end_ms,
-			.ttft_ms = w->ttft_ms, .e2el_ms = w->e2el_ms, .itl_json = w->itl_json, .prompt_tokens = w->prompt_tokens,
-			.output_tokens = w->completion_tokens >= 0 ? w->completion_tokens
-				       : p->res[i].s.source != LR_TOKENS_NONE ? (int64_t)p->res[i].s.ntokens : -1,
+			.failed = w->failure != NULL,
+			.sent = w->sent,
+			.sent_ms = w->sent_ms,
+			.end_ms = w->end_ms,
+			.ttft_ms = w->ttft_ms,
+			.e2el_ms = w->e2el_ms,
+			.itl_json = w->itl_json,
+			.prompt_tokens = w->prompt_tokens,
+			.output_tokens = w->completion_tokens >= 0              ? w->completion_tokens
+					 : p->res[i].s.source != LR_TOKENS_NONE ? (int64_t)p->res[i].s.ntokens
+										: -1,
 		};
 
 		rc = lr_pass_add(&a, &r);
@@ -364,7 +396,8 @@ static int write_metrics(const struct lr_pass_stats *s, const char *path)
 		s->output_rate);
 	fprintf(f, "{\"name\": \"total_throughput\", \"value\": %.17g, \"unit\": \"tok/s\", \"better\": \"higher\"}\n",
 		s->total_rate);
-	fprintf(f, "{\"name\": \"request_throughput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
+	fprintf(f,
+		"{\"name\": \"request_throughput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
 		s->request_rate);
 	if (s->slo_ms[0] > 0 || s->slo_ms[1] > 0 || s->slo_ms[2] > 0)
 		fprintf(f, "{\"name\": \"goodput\", \"value\": %.17g, \"unit\": \"req/s\", \"better\": \"higher\"}\n",
@@ -373,9 +406,10 @@ static int write_metrics(const struct lr_pass_stats *s, const char *path)
 		s->mean_inflight);
 	for (int m = 0; m < 4; m++)
 		if (d[m]->n)
-			fprintf(f, "{\"name\": \"%s_mean\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
-				   "{\"name\": \"%s_median\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
-				   "{\"name\": \"%s_p99\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n",
+			fprintf(f,
+				"{\"name\": \"%s_mean\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
+				"{\"name\": \"%s_median\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n"
+				"{\"name\": \"%s_p99\", \"value\": %.17g, \"unit\": \"ms\", \"better\": \"lower\"}\n",
 				dn[m], d[m]->mean, dn[m], d[m]->median, dn[m], d[m]->p99);
 	if (ferror(f) | fclose(f))
 		rc = lr_error_set(LR_EIO, "cannot append the pass's metrics to '%s'", path);

@@ -17,34 +17,34 @@
 #include "store/store.h"
 
 struct lr_collect_opts {
-	const char *endpoint;		/* the API's base URL, ".../v1" */
+	const char *endpoint; /* the API's base URL, ".../v1" */
 	const char *route;
-	const char *cases;		/* the cases file (JSON lines) */
-	const char *model;		/* or NULL: none named */
-	int chat;			/* /chat/completions with 'messages', else /completions */
-	int concurrency;		/* >= 1 */
-	double rate, burstiness;	/* requests per second (0: all at once); the gamma shape of the gaps */
-	int64_t max_tokens;		/* for cases without their own */
+	const char *cases;       /* the cases file (JSON lines) */
+	const char *model;       /* or NULL: none named */
+	int chat;                /* /chat/completions with 'messages', else /completions */
+	int concurrency;         /* >= 1 */
+	double rate, burstiness; /* requests per second (0: all at once); the gamma shape of the gaps */
+	int64_t max_tokens;      /* for cases without their own */
 	int ignore_eos;
 	int has_seed;
 	int64_t seed;
 	double temperature;
 	double timeout_s, stall_s;
-	const char *token_ids;		/* how to ask for token ids: "vllm", "logprobs", "llama.cpp" or "none" */
-	atomic_int *cancel;		/* Ctrl-C: stop, keeping what ended */
-	const char *metrics_url;	/* the server's Prometheus gauges, sampled during the pass; or NULL */
-	const char *gauge_running, *gauge_waiting;	/* their names (vLLM's by default) */
-	double sample_s;		/* the sampling period */
-	double slo_ms[3];		/* goodput's SLOs: TTFT, TPOT, E2EL in ms; 0: none */
-	char *const *envp;		/* its secrets never reach the store */
+	const char *token_ids;   /* how to ask for token ids: "vllm", "logprobs", "llama.cpp" or "none" */
+	atomic_int *cancel;      /* Ctrl-C: stop, keeping what ended */
+	const char *metrics_url; /* the server's Prometheus gauges, sampled during the pass; or NULL */
+	const char *gauge_running, *gauge_waiting; /* their names (vLLM's by default) */
+	double sample_s;                           /* the sampling period */
+	double slo_ms[3];                          /* goodput's SLOs: TTFT, TPOT, E2EL in ms; 0: none */
+	char *const *envp;                         /* its secrets never reach the store */
 };
 
 struct lr_collect_result {
-	int64_t set;			/* the response set stored */
+	int64_t set; /* the response set stored */
 	int64_t cases, completed, failed, unsent;
 	int cancelled;
 	double duration_s;
-	char server[128];		/* the Server header, "" when none */
+	char server[128]; /* the Server header, "" when none */
 };
 
 /* The cases file checked whole, before anything is sent: LR_EINVAL "FILE:LINE: reason". */
@@ -65,7 +65,7 @@ LR_MUST_CHECK int lr_collect(struct lr_store *st, int64_t run, int cond, const s
  * request as a JSON line (case_id, sent_ms, end_ms, status, failure,
  * ttft_ms, e2el_ms, itl_ms).
  */
-LR_MUST_CHECK int lr_collect_file(const struct lr_collect_opts *o, const char *out, const char *pass, const char *metrics,
-				  FILE *log, struct lr_collect_result *res);
+LR_MUST_CHECK int lr_collect_file(const struct lr_collect_opts *o, const char *out, const char *pass,
+				  const char *metrics, FILE *log, struct lr_collect_result *res);
 
 #endif

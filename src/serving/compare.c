@@ -69,7 +69,8 @@ int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t 
 	*id = 0;
 	/* neither shows anything, yet each was stored as a pass and shown as exact in the matrix */
 	if (ref == cand) {
-		lr_error_set(LR_EINVAL, "cannot compare response set %lld with itself: every case would match", (long long)ref);
+		lr_error_set(LR_EINVAL, "cannot compare response set %lld with itself: every case would match",
+			     (long long)ref);
 		lr_error_hint("compare two routes, or the same route of two runs (RUN:ROUTE)");
 		return LR_EINVAL;
 	}
@@ -128,12 +129,13 @@ int lr_route_set(struct lr_store *st, int64_t run, const char *ref, int cond, st
 	if (!f.found) {
 		lr_error_set(LR_ENOTFOUND, "cannot find route '%s' in run %lld%s", route, (long long)owner,
 			     cond >= 0 ? " for that condition" : "");
-		lr_error_hint("'labrun sql \"SELECT run_id, route, condition_idx FROM response_set\"' lists the routes");
+		lr_error_hint(
+			"'labrun sql \"SELECT run_id, route, condition_idx FROM response_set\"' lists the routes");
 		return LR_ENOTFOUND;
 	}
 	if (cond < 0 && out->cond >= 0 && f.conds > 1) {
-		lr_error_set(LR_EINVAL, "route '%s' of run %lld has responses in %d conditions", route, (long long)owner,
-			     f.conds);
+		lr_error_set(LR_EINVAL, "route '%s' of run %lld has responses in %d conditions", route,
+			     (long long)owner, f.conds);
 		lr_error_hint("name the condition with --condition N");
 		return LR_EINVAL;
 	}

@@ -17,15 +17,15 @@
 struct key_case {
 	char *case_id;
 	json_t *answer;
-	json_t *keys;			/* array of strings */
-	int seen;			/* a response was scored for it */
+	json_t *keys; /* array of strings */
+	int seen;     /* a response was scored for it */
 	struct lr_gate_case result;
 };
 
 struct key {
 	struct key_case *v;
 	size_t n, cap;
-	struct lr_strmap index;		/* case_id -> position + 1 */
+	struct lr_strmap index; /* case_id -> position + 1 */
 };
 
 static void key_release(struct key *k)
@@ -99,7 +99,8 @@ static int key_line(struct key *k, const char *path, long long n, const char *bu
 		c->answer = json_incref(json_object_get(o, "answer"));
 		c->keys = json_incref(keys);
 		k->n++;
-		rc = c->case_id ? lr_strmap_put(&k->index, c->case_id, (intptr_t)n) : lr_error_set(LR_ENOMEM, "out of memory");
+		rc = c->case_id ? lr_strmap_put(&k->index, c->case_id, (intptr_t)n)
+				: lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	json_decref(o);
 	return rc;

@@ -15,7 +15,7 @@
 
 #include "serving/nullserver.h"
 
-#define REQUEST_MAX (16 * 1024)	/* the benchmark's request bodies are well under 1 KiB */
+#define REQUEST_MAX (16 * 1024) /* the benchmark's request bodies are well under 1 KiB */
 
 /* Where a connection's response is: each step writes one chunk of it. */
 enum phase { READING, TOKENS, USAGE, DONE, CLOSING };
@@ -23,7 +23,7 @@ enum phase { READING, TOKENS, USAGE, DONE, CLOSING };
 struct conn {
 	int fd;
 	enum phase phase;
-	int64_t id, left, tokens, prompt;	/* the request's number, tokens still to send, asked, prompt size */
+	int64_t id, left, tokens, prompt; /* the request's number, tokens still to send, asked, prompt size */
 	size_t inlen, outlen, outoff;
 	char in[REQUEST_MAX];
 	char out[LR_NULLSERVER_MAXBURST * 512];
@@ -59,7 +59,8 @@ static void conn_wait(struct server *s, struct conn *c, uint32_t events)
 /* One HTTP chunk holding 'event' (an SSE event) appended to the connection's output. */
 static void put_chunk(struct conn *c, const char *event, int len)
 {
-	c->outlen += (size_t)snprintf(c->out + c->outlen, sizeof c->out - c->outlen, "%x\r\n%s\r\n", (unsigned)len, event);
+	c->outlen +=
+		(size_t)snprintf(c->out + c->outlen, sizeof c->out - c->outlen, "%x\r\n%s\r\n", (unsigned)len, event);
 }
 
 /* The next chunk of a streaming response appended; after the last, the connection reads its next request. */
@@ -73,11 +74,12 @@ static void next_chunk(struct server *s, struct conn *c)
 		int64_t i = c->tokens - c->left, tok = (int64_t)(((uint64_t)c->id * 2654435761u + (uint64_t)i) % 32000);
 
 		c->left--;
-		n = snprintf(ev, sizeof ev,
-			     "data: {\"id\":\"cmpl-null-%lld\",\"object\":\"text_completion\",\"created\":0,\"model\":\"null\","
-			     "\"choices\":[{\"index\":0,\"text\":\" w%lld\",\"logprobs\":null,\"finish_reason\":%s,"
-			     "\"stop_reason\":null,\"token_ids\":[%lld]}]}\n\n",
-			     (long long)c->id, (long long)tok, c->left ? "null" : "\"length\"", (long long)tok);
+		n = snprintf(
+			ev, sizeof ev,
+			"data: {\"id\":\"cmpl-null-%lld\",\"object\":\"text_completion\",\"created\":0,\"model\":\"null\","
+			"\"choices\":[{\"index\":0,\"text\":\" w%lld\",\"logprobs\":null,\"finish_reason\":%s,"
+			"\"stop_reason\":null,\"token_ids\":[%lld]}]}\n\n",
+			(long long)c->id, (long long)tok, c->left ? "null" : "\"length\"", (long long)tok);
 		s->tokens++;
 		if (!c->left)
 			c->phase = USAGE;
@@ -85,20 +87,22 @@ static void next_chunk(struct server *s, struct conn *c)
 		return;
 	}
 	case USAGE:
-		n = snprintf(ev, sizeof ev,
-			     "data: {\"id\":\"cmpl-null-%lld\",\"object\":\"text_completion\",\"created\":0,\"model\":\"null\","
-			     "\"choices\":[],\"usage\":{\"prompt_tokens\":%lld,\"total_tokens\":%lld,\"completion_tokens\":%lld}}\n\n",
-			     (long long)c->id, (long long)c->prompt, (long long)(c->prompt + c->tokens), (long long)c->tokens);
+		n = snprintf(
+			ev, sizeof ev,
+			"data: {\"id\":\"cmpl-null-%lld\",\"object\":\"text_completion\",\"created\":0,\"model\":\"null\","
+			"\"choices\":[],\"usage\":{\"prompt_tokens\":%lld,\"total_tokens\":%lld,\"completion_tokens\":%lld}}\n\n",
+			(long long)c->id, (long long)c->prompt, (long long)(c->prompt + c->tokens),
+			(long long)c->tokens);
 		c->phase = DONE;
 		put_chunk(c, ev, n);
 		return;
 	case DONE:
-		c->outlen += (size_t)snprintf(c->out + c->outlen, sizeof c->out - c->outlen, "e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n");
+		c->outlen += (size_t)snprintf(c->out + c->outlen, sizeof c->out - c->outlen,
+					      "e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n");
 		c->phase = READING;
 		s->requests++;
 		return;
-	default:
-		return;
+	default: return;
 	}
 }
 
@@ -125,9 +129,10 @@ static const char *header(const char *p, const char *end, const char *name)
 static void respond(struct conn *c, const char *status, const char *type, const char *body, int keep)
 {
 	c->outoff = 0;
-	c->outlen = (size_t)snprintf(c->out, sizeof c->out,
-				     "HTTP/1.1 %s\r\nServer: labrun-null\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s\r\n%s",
-				     status, type, strlen(body), keep ? "" : "Connection: close\r\n", body);
+	c->outlen = (size_t)snprintf(
+		c->out, sizeof c->out,
+		"HTTP/1.1 %s\r\nServer: labrun-null\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s\r\n%s", status,
+		type, strlen(body), keep ? "" : "Connection: close\r\n", body);
 	c->phase = keep ? READING : CLOSING;
 }
 
@@ -157,7 +162,8 @@ static void start_stream(struct server *s, struct conn *c, const char *body, siz
 /* The request at the start of c->in, once it is whole: 1 when one was taken, 0 when more is needed. */
 static int take_request(struct server *s, struct conn *c)
 {
-	static const char models[] = "{\"object\":\"list\",\"data\":[{\"id\":\"null\",\"object\":\"model\",\"owned_by\":\"labrun\"}]}";
+	static const char models[] =
+		"{\"object\":\"list\",\"data\":[{\"id\":\"null\",\"object\":\"model\",\"owned_by\":\"labrun\"}]}";
 	const char *head = c->in, *end = memmem(c->in, c->inlen, "\r\n\r\n", 4), *cl;
 	size_t head_len, body_len = 0;
 
@@ -247,7 +253,8 @@ static void accept_all(struct server *s, int lfd)
 		}
 		c->fd = fd;
 		c->phase = READING;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* a chunk a segment, as a real server sends */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof one); /* a chunk a segment, as a real server sends */
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev))
 			conn_close(s, c);
 	}
@@ -301,8 +308,8 @@ int lr_nullserver_start(struct lr_nullserver *s, int burst)
 	memset(s, 0, sizeof *s);
 	s->report = -1;
 	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&a, sizeof a) || listen(lfd, 4096) || getsockname(lfd, (struct sockaddr *)&a, &alen) ||
-	    pipe2(p, O_CLOEXEC)) {
+	    bind(lfd, (struct sockaddr *)&a, sizeof a) || listen(lfd, 4096) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &alen) || pipe2(p, O_CLOEXEC)) {
 		int e = errno;
 
 		if (lfd >= 0)
@@ -345,7 +352,8 @@ int lr_nullserver_stop(struct lr_nullserver *s, struct lr_nullserver_stats *out)
 	s->report = -1;
 	while (wait4(s->pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
-			return lr_error_set(LR_EIO, "the null server (pid %ld) is lost: %s", (long)s->pid, strerror(errno));
+			return lr_error_set(LR_EIO, "the null server (pid %ld) is lost: %s", (long)s->pid,
+					    strerror(errno));
 	s->pid = 0;
 	if (got != (ssize_t)sizeof counts || !WIFEXITED(status) || WEXITSTATUS(status))
 		return lr_error_set(LR_EIO, "the null server failed (status 0x%x)", (unsigned)status);

@@ -22,13 +22,13 @@
 
 struct lr_nullserver {
 	pid_t pid;
-	int port;		/* on 127.0.0.1 */
-	int report;		/* the read end of the pipe its counts come back on */
+	int port;   /* on 127.0.0.1 */
+	int report; /* the read end of the pipe its counts come back on */
 };
 
 struct lr_nullserver_stats {
-	int64_t requests, tokens;	/* completions served whole, tokens streamed in them */
-	double user_s, sys_s;		/* its CPU time, from wait4 */
+	int64_t requests, tokens; /* completions served whole, tokens streamed in them */
+	double user_s, sys_s;     /* its CPU time, from wait4 */
 };
 
 #define LR_NULLSERVER_MAXBURST 64

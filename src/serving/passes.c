@@ -89,7 +89,8 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 	a->p->completed++;
 	if (r->output_tokens >= 0)
 		a->out_tokens += r->output_tokens;
-	a->all_tokens += (r->output_tokens >= 0 ? r->output_tokens : 0) + (r->prompt_tokens >= 0 ? r->prompt_tokens : 0);
+	a->all_tokens +=
+		(r->output_tokens >= 0 ? r->output_tokens : 0) + (r->prompt_tokens >= 0 ? r->prompt_tokens : 0);
 	if (!isnan(r->ttft_ms))
 		rc = lr_values_push(&a->ttft, r->ttft_ms);
 	if (!rc && !isnan(r->e2el_ms))
@@ -101,8 +102,8 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 		double tpot = r->output_tokens > 1 ? (r->e2el_ms - r->ttft_ms) / (double)(r->output_tokens - 1) : 0;
 		const struct lr_pass_stats *p = a->p;
 
-		a->p->good += (!p->slo_ms[0] || r->ttft_ms <= p->slo_ms[0]) && (!p->slo_ms[1] || tpot <= p->slo_ms[1]) &&
-			      (!p->slo_ms[2] || r->e2el_ms <= p->slo_ms[2]);
+		a->p->good += (!p->slo_ms[0] || r->ttft_ms <= p->slo_ms[0]) &&
+			      (!p->slo_ms[1] || tpot <= p->slo_ms[1]) && (!p->slo_ms[2] || r->e2el_ms <= p->slo_ms[2]);
 	}
 	return rc ? rc : take_itl(a, r->itl_json);
 }
@@ -302,7 +303,8 @@ int lr_pass_slos(const char *text, double slo_ms[3])
 		char *colon = strchr(tok, ':'), *end;
 		int k;
 
-		for (k = 0; k < 3 && (!colon || (size_t)(colon - tok) != strlen(names[k]) || strncmp(tok, names[k], 4)); k++)
+		for (k = 0; k < 3 && (!colon || (size_t)(colon - tok) != strlen(names[k]) || strncmp(tok, names[k], 4));
+		     k++)
 			;
 		if (k == 3 || !((slo_ms[k] = strtod(colon + 1, &end)) > 0) || *end) {
 			lr_error_set(LR_EINVAL, "goodput SLO '%s' is not ttft:MS, tpot:MS or e2el:MS with MS > 0", tok);

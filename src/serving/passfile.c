@@ -10,7 +10,7 @@
 #include "serving/passfile.h"
 #include "serving/stream.h"
 
-#define PASSFILE_MAX ((size_t)1 << 30)	/* bytes of a pass file at most */
+#define PASSFILE_MAX ((size_t)1 << 30) /* bytes of a pass file at most */
 
 /* ---- writing ---- */
 
@@ -89,7 +89,8 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 		put_text(f, "failure", r[i].failure, 0);
 		put_num(f, "ttft_ms", r[i].ttft_ms, 1);
 		put_num(f, "e2el_ms", r[i].e2el_ms, 1);
-		fprintf(f, ",\"itl_ms\":%s", r[i].itl_json ? r[i].itl_json : "null"); /* already JSON: kept as written */
+		fprintf(f, ",\"itl_ms\":%s",
+			r[i].itl_json ? r[i].itl_json : "null"); /* already JSON: kept as written */
 		put_text(f, "token_source", r[i].token_source, 0);
 		put_int(f, "prompt_tokens", (long long)r[i].prompt_tokens, r[i].prompt_tokens >= 0);
 		put_int(f, "completion_tokens", (long long)r[i].completion_tokens, r[i].completion_tokens >= 0);
@@ -103,7 +104,7 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 /* ---- reading ---- */
 
 struct reader {
-	char *strings;		/* where the next decoded string goes */
+	char *strings; /* where the next decoded string goes */
 	const char *why;
 	char buf[96];
 };
@@ -119,16 +120,20 @@ static int bad(struct reader *rd, const char *name)
 /* An object's members, read in one pass (lr_json_members), then taken by name. */
 #define NAME(s) LR_JSON_NAME(s)
 static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME("requests") };
+/* clang-format off */
 static const struct lr_jname pass_names[] = {
 	NAME("endpoint"), NAME("api"), NAME("model"), NAME("concurrency"), NAME("rate"), NAME("burstiness"),
 	NAME("seed"), NAME("server"), NAME("models"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
 	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"),
 };
+/* clang-format on */
+/* clang-format off */
 static const struct lr_jname request_names[] = {
 	NAME("case_id"), NAME("body"), NAME("sent"), NAME("sent_ms"), NAME("end_ms"), NAME("status"), NAME("failure"),
 	NAME("ttft_ms"), NAME("e2el_ms"), NAME("itl_ms"), NAME("token_source"), NAME("prompt_tokens"),
 	NAME("completion_tokens"), NAME("inflight"),
 };
+/* clang-format on */
 #undef NAME
 
 LR_JSON_FIELDS_FIT(top_names);
@@ -162,8 +167,8 @@ static int text(struct reader *rd, const struct lr_jfields *o, const char *name,
 }
 
 /* A number member: *has 0 for null (when 'nullable'); integers only when 'integer'; never below 0 unless 'signed_'. */
-static int number(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, int integer, double *out,
-		  int *has)
+static int number(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, int integer,
+		  double *out, int *has)
 {
 	struct lr_jval v;
 
@@ -207,9 +212,11 @@ static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_sto
 	    (rc = text(rd, o, "model", 1, &p->model)) || (rc = number(rd, o, "concurrency", 0, 1, &v[0], &has)) ||
 	    (rc = number(rd, o, "rate", 0, 0, &v[1], &has)) || (rc = number(rd, o, "burstiness", 0, 0, &v[2], &has)) ||
 	    (rc = text(rd, o, "server", 1, &p->server)) || (rc = text(rd, o, "models", 1, &p->models)) ||
-	    (rc = number(rd, o, "duration_s", 0, 0, &v[3], &has)) || (rc = boolean(rd, o, "cancelled", &p->cancelled)) ||
+	    (rc = number(rd, o, "duration_s", 0, 0, &v[3], &has)) ||
+	    (rc = boolean(rd, o, "cancelled", &p->cancelled)) ||
 	    (rc = text(rd, o, "metrics_url", 1, &p->metrics_url)) ||
-	    (rc = number(rd, o, "slo_ttft_ms", 0, 0, &v[4], &has)) || (rc = number(rd, o, "slo_tpot_ms", 0, 0, &v[5], &has)) ||
+	    (rc = number(rd, o, "slo_ttft_ms", 0, 0, &v[4], &has)) ||
+	    (rc = number(rd, o, "slo_tpot_ms", 0, 0, &v[5], &has)) ||
 	    (rc = number(rd, o, "slo_e2el_ms", 0, 0, &v[6], &has)))
 		return rc;
 	{
@@ -266,15 +273,17 @@ static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_
 	if ((rc = text(rd, o, "case_id", 0, &r->case_id)) || (rc = text(rd, o, "body", 0, &r->body)) ||
 	    (rc = boolean(rd, o, "sent", &r->sent)) || (rc = number(rd, o, "sent_ms", 1, 0, &r->sent_ms, &has)) ||
 	    (rc = number(rd, o, "end_ms", 1, 0, &r->end_ms, &has)) ||
-	    (rc = number(rd, o, "status", 1, 1, &status, &has_status)) || (rc = text(rd, o, "failure", 1, &r->failure)) ||
-	    (rc = number(rd, o, "ttft_ms", 1, 0, &r->ttft_ms, &has)) || (rc = number(rd, o, "e2el_ms", 1, 0, &r->e2el_ms, &has)) ||
-	    (rc = itl(rd, o, &r->itl_json)) || (rc = text(rd, o, "token_source", 1, &r->token_source)) ||
+	    (rc = number(rd, o, "status", 1, 1, &status, &has_status)) ||
+	    (rc = text(rd, o, "failure", 1, &r->failure)) || (rc = number(rd, o, "ttft_ms", 1, 0, &r->ttft_ms, &has)) ||
+	    (rc = number(rd, o, "e2el_ms", 1, 0, &r->e2el_ms, &has)) || (rc = itl(rd, o, &r->itl_json)) ||
+	    (rc = text(rd, o, "token_source", 1, &r->token_source)) ||
 	    (rc = number(rd, o, "prompt_tokens", 1, 1, &prompt, &has_prompt)) ||
 	    (rc = number(rd, o, "completion_tokens", 1, 1, &completion, &has_completion)) ||
 	    (rc = number(rd, o, "inflight", 0, 1, &inflight, &has)))
 		return rc;
 	if (r->token_source && lr_enum_parse(&lr_token_sources, r->token_source, &has)) {
-		lr_fmt_cut(rd->buf, sizeof rd->buf, "'token_source' is '%s', which labrun does not know", r->token_source);
+		lr_fmt_cut(rd->buf, sizeof rd->buf, "'token_source' is '%s', which labrun does not know",
+			   r->token_source);
 		return rd->why = rd->buf, 1; /* the store would refuse it, less clearly */
 	}
 	if (has_status && status > 999)
@@ -310,7 +319,8 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 			return bad(rd, "gauges");
 		lr_json_iter(&in, &g);
 		for (; lr_json_next(&in, NULL, &x); k++) {
-			if (k == 3 || (x.type != LR_JSON_INTEGER && x.type != LR_JSON_REAL && !(k && x.type == LR_JSON_NULL)))
+			if (k == 3 ||
+			    (x.type != LR_JSON_INTEGER && x.type != LR_JSON_REAL && !(k && x.type == LR_JSON_NULL)))
 				return bad(rd, "gauges");
 			v[k] = x.type == LR_JSON_NULL ? NAN : strtod(x.p, NULL);
 		}
@@ -383,8 +393,8 @@ int lr_passfile_read(const char *path, const struct lr_scrub *scrub, struct lr_p
 		rc = strcmp(s, pf->req[i].body);
 		free(s);
 		if (rc) {
-			lr_error_set(LR_EREFUSED, "%s: request '%s' holds the value of a secret environment variable", path,
-				     pf->req[i].case_id);
+			lr_error_set(LR_EREFUSED, "%s: request '%s' holds the value of a secret environment variable",
+				     path, pf->req[i].case_id);
 			lr_error_hint("secrets never reach the store; remove the value from the cases file");
 			return LR_EREFUSED;
 		}

@@ -28,7 +28,7 @@ struct lr_passfile {
 	struct lr_store_request *req;
 	size_t n;
 	struct lr_gauge_sample *gauges;
-	char *text, *strings;		/* the file, and its strings decoded */
+	char *text, *strings; /* the file, and its strings decoded */
 };
 
 /*

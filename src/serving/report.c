@@ -60,7 +60,7 @@ struct collect {
 	struct lr_store *st;
 	int add_routes;
 	int rc;
-	int64_t run;			/* the run being read */
+	int64_t run; /* the run being read */
 };
 
 static int note_set(void *arg, const struct lr_response_set *s)
@@ -121,8 +121,8 @@ static int label_rows(struct lr_store *st, struct lr_serving_report *r)
 		off = (size_t)snprintf(w->label, sizeof w->label, "run %lld", (long long)w->run);
 		if (w->cond >= 0 && !(rc = lr_store_condition_params(st, w->run, w->cond, &params)))
 			for (k = 0; k < params.n && off < sizeof w->label; k++)
-				off += (size_t)snprintf(w->label + off, sizeof w->label - off, "%s%s=%s", k ? " " : ": ",
-							params.v[k].key, params.v[k].value);
+				off += (size_t)snprintf(w->label + off, sizeof w->label - off, "%s%s=%s",
+							k ? " " : ": ", params.v[k].key, params.v[k].value);
 		lr_kvlist_release(&params);
 	}
 	return rc;
@@ -169,7 +169,7 @@ static int add_failure(struct lr_serving_report *r, const char *fmt, ...)
 struct case_ctx {
 	struct lr_serving_report *r;
 	const char *where;
-	int *count;			/* r->failing_compared or r->failing_gated */
+	int *count; /* r->failing_compared or r->failing_gated */
 };
 
 static int note_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
@@ -199,7 +199,8 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 	if (!cell)
 		return 0;
 	if (strcmp(k->kind, "within-route")) { /* the reference was compared too: of the same condition, or by hand */
-		struct lr_serving_cell *ref = cell_of(c->r, k->ref_run, k->ref_run == k->run ? k->cond : -1, k->ref_route);
+		struct lr_serving_cell *ref =
+			cell_of(c->r, k->ref_run, k->ref_run == k->run ? k->cond : -1, k->ref_route);
 
 		if (ref)
 			ref->referenced++;
@@ -213,7 +214,7 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 	p->failing++;
 	row = row_index(c->r, k->run, k->cond, 0);
 	lr_fmt_cut(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
-		 k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
+		   k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
 	return lr_store_comparison_failures(c->st, k->id, note_case, &x);
 }
 
@@ -262,8 +263,8 @@ static int count_collect_failure(void *arg, const struct lr_collect_failure *f)
 	cell->not_collected++;
 	c->r->not_collected++;
 	row = row_index(c->r, c->run, f->cond, 0);
-	return add_failure(c->r, "%s / %s (collect, set %lld): case %s: not collected: %s", c->r->rows[row].label, f->route,
-			   (long long)f->set, f->case_id, f->failure);
+	return add_failure(c->r, "%s / %s (collect, set %lld): case %s: not collected: %s", c->r->rows[row].label,
+			   f->route, (long long)f->set, f->case_id, f->failure);
 }
 
 /* ---- latency, TTFT and tokens/s per route ------------------------------------------ */
@@ -344,8 +345,8 @@ static void tally(struct lr_serving_tally *t, int checks, int failing)
 		t->exact++;
 }
 
-int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
-			    int nroutes, struct lr_serving_report *r)
+int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes, int nroutes,
+			    struct lr_serving_report *r)
 {
 	struct collect c = { r, st, nroutes == 0, 0, 0 };
 	int i, k, rc = 0;
@@ -388,9 +389,10 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		}
 		r->collected++;
 		if (!x->within.comparisons && !x->cross.comparisons && !x->referenced &&
-		    (rc = add_failure(r, "%s / %s: collected (%lld responses) but never compared: no repeated execution or "
-				  "other route was compared with it ('labrun compare' does)", r->rows[i / r->nroutes].label,
-				  r->routes[i % r->nroutes], (long long)x->cases)))
+		    (rc = add_failure(r,
+				      "%s / %s: collected (%lld responses) but never compared: no repeated execution or "
+				      "other route was compared with it ('labrun compare' does)",
+				      r->rows[i / r->nroutes].label, r->routes[i % r->nroutes], (long long)x->cases)))
 			return rc;
 		tally(&r->within, x->within.comparisons, x->within.failing);
 		tally(&r->cross, x->cross.comparisons, x->cross.failing);

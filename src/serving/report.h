@@ -21,24 +21,24 @@
 
 struct lr_serving_row {
 	int64_t run;
-	int cond;			/* -1: responses ingested by hand */
-	char label[256];		/* "run 7", or "run 7: model=qwen3-4b batch=4" */
+	int cond;        /* -1: responses ingested by hand */
+	char label[256]; /* "run 7", or "run 7: model=qwen3-4b batch=4" */
 };
 
 /* The comparisons of one kind whose candidate is a cell. */
 struct lr_serving_parity {
-	int comparisons, failing;	/* how many; those not all exact (or with a finish reason differing) */
-	int64_t exact, compared;	/* cases, summed over them */
+	int comparisons, failing; /* how many; those not all exact (or with a finish reason differing) */
+	int64_t exact, compared;  /* cases, summed over them */
 };
 
 struct lr_serving_cell {
-	int64_t sets, cases;		/* collected: sets > 0 */
-	struct lr_serving_parity within;	/* kind 'within-route': a route's later sets against its first */
-	struct lr_serving_parity cross;		/* kind 'cross-route': against another route (a reference) */
-	int64_t referenced;		/* cross-route comparisons that took it as their reference */
-	int gated;			/* a gate scored it (the latest is shown) */
+	int64_t sets, cases;             /* collected: sets > 0 */
+	struct lr_serving_parity within; /* kind 'within-route': a route's later sets against its first */
+	struct lr_serving_parity cross;  /* kind 'cross-route': against another route (a reference) */
+	int64_t referenced;              /* cross-route comparisons that took it as their reference */
+	int gated;                       /* a gate scored it (the latest is shown) */
 	int64_t strict, formats, eos, gate_total;
-	int64_t not_collected;		/* requests 'labrun collect' sent or meant to send that did not complete */
+	int64_t not_collected; /* requests 'labrun collect' sent or meant to send that did not complete */
 };
 
 /* Collected cells by one check: all exact (or a passing gate), failing, never checked. */
@@ -60,18 +60,18 @@ struct lr_serving_report {
 	int nroutes;
 	struct lr_serving_row *rows;
 	int nrows;
-	struct lr_serving_cell *cells;		/* nrows x nroutes, row-major */
+	struct lr_serving_cell *cells; /* nrows x nroutes, row-major */
 	/*
 	 * Every cell once: ncells = collected + uncollected; each tally adds up
 	 * to 'collected' (a cell without responses is checked by nothing).
 	 */
 	int ncells, collected, uncollected;
 	struct lr_serving_tally within, cross, gates;
-	struct lr_strlist failing;		/* every failing or missing case, and every uncollected cell, in words */
-	int failing_compared, failing_gated;	/* of those, cases a comparison or a gate found */
-	int not_collected;			/* and requests 'labrun collect' did not complete */
-	struct lr_serving_route_stats *stats;	/* per route */
-	struct lr_pass_stats *passes;		/* every pass 'labrun collect' made (serving/passes.h) */
+	struct lr_strlist failing;            /* every failing or missing case, and every uncollected cell, in words */
+	int failing_compared, failing_gated;  /* of those, cases a comparison or a gate found */
+	int not_collected;                    /* and requests 'labrun collect' did not complete */
+	struct lr_serving_route_stats *stats; /* per route */
+	struct lr_pass_stats *passes;         /* every pass 'labrun collect' made (serving/passes.h) */
 	int npasses;
 };
 
@@ -80,8 +80,8 @@ struct lr_serving_report {
  * in order of appearance, when nroutes is 0). nrows is 0 when no run holds
  * responses. Release with lr_serving_report_release() either way.
  */
-LR_MUST_CHECK int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns, const char *const *routes,
-			    int nroutes, struct lr_serving_report *r);
+LR_MUST_CHECK int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
+					  const char *const *routes, int nroutes, struct lr_serving_report *r);
 void lr_serving_report_release(struct lr_serving_report *r);
 
 #endif

@@ -37,16 +37,18 @@ static void parsed_release(struct parsed *p)
 static int bad(const char *path, int64_t line, const char *why, const char *what)
 {
 	lr_error_set(LR_EINVAL, "%s:%lld: %s%s%s", path, (long long)line, why, what ? ": " : "", what ? what : "");
-	lr_error_hint("one JSON object a line: case_id, tokens, text, finish_reason (docs/serving.md); nothing was stored");
+	lr_error_hint(
+		"one JSON object a line: case_id, tokens, text, finish_reason (docs/serving.md); nothing was stored");
 	return LR_EINVAL;
 }
 
 /* The members a line may have; others are kept in the stored file only. */
 enum { M_CASE_ID, M_TOKENS, M_TEXT, M_FINISH, M_LATENCY, M_TTFT, M_INPUT, M_OUTPUT, M_LANE, M_MODEL, M_N };
 #define NAME(s) LR_JSON_NAME(s)
-static const struct lr_jname member_names[M_N] = { NAME("case_id"), NAME("tokens"), NAME("text"), NAME("finish_reason"),
-						   NAME("latency_ms"), NAME("ttft_ms"), NAME("input_tokens"),
-						   NAME("output_tokens"), NAME("lane"), NAME("model") };
+static const struct lr_jname member_names[M_N] = { NAME("case_id"),       NAME("tokens"),        NAME("text"),
+						   NAME("finish_reason"), NAME("latency_ms"),    NAME("ttft_ms"),
+						   NAME("input_tokens"),  NAME("output_tokens"), NAME("lane"),
+						   NAME("model") };
 #undef NAME
 LR_JSON_FIELDS_FIT(member_names);
 
@@ -145,7 +147,7 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 	if ((rc = lr_json_fields(&f, &top, member_names, M_N)))
 		return rc;
 	for (i = 0; i < M_N; i++)
-		m[i] = lr_json_field(&f, i); /* NULL when absent */
+		m[i] = lr_json_field(&f, i);             /* NULL when absent */
 	if (LR_ALLOC_GROW(p->buf, len + M_N, p->bufcap)) /* the decoded strings, each NUL-terminated, fit in the line */
 		return LR_ENOMEM;
 	if (!m[M_CASE_ID] || m[M_CASE_ID]->type != LR_JSON_STRING || m[M_CASE_ID]->n == 2)
@@ -187,8 +189,8 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 
 static int too_long(const char *path, int64_t line)
 {
-	return lr_error_set(LR_EINVAL, "responses '%s', line %lld: the line is longer than %zu MiB", path, (long long)line,
-			    LR_LINE_MAX >> 20);
+	return lr_error_set(LR_EINVAL, "responses '%s', line %lld: the line is longer than %zu MiB", path,
+			    (long long)line, LR_LINE_MAX >> 20);
 }
 
 /* Check every line of the n bytes at 'bytes' (the file 'path'), and with 'w' set store each response. */
@@ -280,8 +282,10 @@ static int scan_secret(void *arg, const void *data, size_t len)
 	if (rc)
 		return rc;
 	if (found) {
-		lr_error_set(LR_EREFUSED, "refusing to store responses '%s': they contain the value of a secret environment variable",
-			     s->path);
+		lr_error_set(
+			LR_EREFUSED,
+			"refusing to store responses '%s': they contain the value of a secret environment variable",
+			s->path);
 		lr_error_hint("secrets never reach the store; unset the variable or remove the value from the file");
 		return LR_EREFUSED;
 	}
@@ -303,8 +307,11 @@ static int check_route(const char *route)
 	for (i = 0; i < n && i < LR_ROUTE_MAX; i++) /* said back without what a terminal would act on */
 		shown[i] = route[i] >= ' ' && route[i] < 0x7f ? route[i] : '?';
 	shown[i] = '\0';
-	lr_error_set(LR_EINVAL, "invalid route name '%s%s': %s", shown, n > LR_ROUTE_MAX ? "..." : "",
-		     n > LR_ROUTE_MAX ? "longer than 64 bytes" : "a route is 1 to 64 printable characters without blanks, '/' or '\\', not starting with '-'");
+	lr_error_set(
+		LR_EINVAL, "invalid route name '%s%s': %s", shown, n > LR_ROUTE_MAX ? "..." : "",
+		n > LR_ROUTE_MAX
+			? "longer than 64 bytes"
+			: "a route is 1 to 64 printable characters without blanks, '/' or '\\', not starting with '-'");
 	lr_error_hint("name routes as the team does, e.g. native-gpu or rngd-atom");
 	return LR_EINVAL;
 }
@@ -325,7 +332,7 @@ static int copy_in(const char *path, int fd, struct lr_objw *obj, struct secret_
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
-	size_t run = 0;		/* bytes since the last newline: one endless line (/dev/zero) is refused early */
+	size_t run = 0; /* bytes since the last newline: one endless line (/dev/zero) is refused early */
 	int64_t lines = 0;
 	ssize_t n;
 	int rc = 0;
@@ -380,8 +387,10 @@ int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route
 		if (!scrubbed)
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 		else if (strcmp(scrubbed, route)) {
-			rc = lr_error_set(LR_EREFUSED, "refusing route name '%s': it holds the value of a secret environment "
-					  "variable", scrubbed);
+			rc = lr_error_set(LR_EREFUSED,
+					  "refusing route name '%s': it holds the value of a secret environment "
+					  "variable",
+					  scrubbed);
 			lr_error_hint("secrets never reach the store; name the route otherwise");
 		}
 		free(scrubbed);

@@ -10,15 +10,15 @@
 #include "base/list.h"
 #include "serving/sampler.h"
 
-#define LR_GAUGE_BODY ((size_t)1 << 20)	/* bytes of one /metrics answer at most */
+#define LR_GAUGE_BODY ((size_t)1 << 20) /* bytes of one /metrics answer at most */
 
 struct lr_sampler {
 	CURLM *multi;
-	CURL *easy;			/* the GET in flight, or NULL */
+	CURL *easy; /* the GET in flight, or NULL */
 	char *url, *running, *waiting;
-	double period, start, due;	/* due: lr_monotonic_s of the next GET */
+	double period, start, due; /* due: lr_monotonic_s of the next GET */
 	double sent;
-	struct lr_buf body;		/* the answer to the GET in flight */
+	struct lr_buf body; /* the answer to the GET in flight */
 	int overflow;
 	struct lr_gauge_sample *v;
 	size_t n, cap;
@@ -93,7 +93,7 @@ void lr_sampler_tick(struct lr_sampler *s, double now)
 		return;
 	if (s->body.failed)
 		lr_buf_release(&s->body); /* that sample is lost; the next one starts afresh */
-	lr_buf_reset(&s->body); /* an empty answer must not read as the last one */
+	lr_buf_reset(&s->body);           /* an empty answer must not read as the last one */
 	s->overflow = 0;
 	s->sent = now;
 	curl_easy_setopt(s->easy, CURLOPT_URL, s->url);

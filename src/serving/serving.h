@@ -28,8 +28,8 @@
  * one holding the value of a secret environment variable ('envp') is
  * refused. *set gets the new set's id, *cases its responses.
  */
-LR_MUST_CHECK int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
-			char *const *envp, int64_t *set, int64_t *cases);
+LR_MUST_CHECK int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq,
+				      const char *path, char *const *envp, int64_t *set, int64_t *cases);
 
 /*
  * The same, with the set's source given apart from the file it is read from
@@ -58,14 +58,15 @@ struct lr_compare_counts {
  * side only is missing. Stored in one transaction; 'counts' summarises it.
  */
 LR_MUST_CHECK int lr_compare_sets(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
-		    struct lr_compare_counts *counts, int64_t *id);
+				  struct lr_compare_counts *counts, int64_t *id);
 
 /*
  * The set a route reference names: "ROUTE" (of run 'run') or "RUN:ROUTE",
  * in condition 'cond' (-1: a set ingested by hand, or the only condition
  * that has one). The route's first set there. LR_ENOTFOUND naming the route.
  */
-LR_MUST_CHECK int lr_route_set(struct lr_store *st, int64_t run, const char *ref, int cond, struct lr_response_set *out);
+LR_MUST_CHECK int lr_route_set(struct lr_store *st, int64_t run, const char *ref, int cond,
+			       struct lr_response_set *out);
 
 /* ---- frozen quality gates (gate.c) ---- */
 
@@ -79,7 +80,7 @@ struct lr_gate_counts {
  * "FILE:LINE: reason"). The key is stored as an object, its sha256 with the
  * gate. Stored in one transaction.
  */
-LR_MUST_CHECK int lr_gate_score(struct lr_store *st, int64_t run, int64_t set, const char *key_path, struct lr_gate_counts *counts,
-		  int64_t *id);
+LR_MUST_CHECK int lr_gate_score(struct lr_store *st, int64_t run, int64_t set, const char *key_path,
+				struct lr_gate_counts *counts, int64_t *id);
 
 #endif

@@ -132,8 +132,10 @@ void lr_stream_release(struct lr_stream *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const char *const source_names[] = { [LR_TOKENS_NONE] = "text", [LR_TOKENS_IDS] = "token_ids",
-					     [LR_TOKENS_LOGPROBS] = "logprobs", [LR_TOKENS_LLAMACPP] = "tokens" };
+static const char *const source_names[] = { [LR_TOKENS_NONE] = "text",
+					    [LR_TOKENS_IDS] = "token_ids",
+					    [LR_TOKENS_LOGPROBS] = "logprobs",
+					    [LR_TOKENS_LLAMACPP] = "tokens" };
 const struct lr_enum_names lr_token_sources = LR_ENUM_NAMES("token source", source_names);
 
 const char *lr_token_source_name(enum lr_token_source s)
@@ -167,7 +169,8 @@ static int64_t logprob_id(const struct lr_jval *v)
 {
 	char buf[32];
 
-	if (v->type != LR_JSON_STRING || v->n >= sizeof buf || lr_json_string(v, buf) < 10 || strncmp(buf, "token_id:", 9))
+	if (v->type != LR_JSON_STRING || v->n >= sizeof buf || lr_json_string(v, buf) < 10 ||
+	    strncmp(buf, "token_id:", 9))
 		return -1;
 	return strtoll(buf + 9, NULL, 10);
 }
@@ -227,11 +230,11 @@ static int take_text(struct lr_stream *s, const struct lr_jval *v, int *took)
  */
 #define NAME(s) LR_JSON_NAME(s)
 enum { C_CHOICES, C_USAGE, C_ERROR, C_CONTENT, C_TOKENS, C_STOP, C_STOP_TYPE, C_N };
-static const struct lr_jname chunk_names[C_N] = { NAME("choices"), NAME("usage"), NAME("error"), NAME("content"),
-						  NAME("tokens"), NAME("stop"), NAME("stop_type") };
+static const struct lr_jname chunk_names[C_N] = { NAME("choices"), NAME("usage"), NAME("error"),    NAME("content"),
+						  NAME("tokens"),  NAME("stop"),  NAME("stop_type") };
 enum { CH_INDEX, CH_TEXT, CH_DELTA, CH_TOKEN_IDS, CH_LOGPROBS, CH_FINISH, CH_N };
-static const struct lr_jname choice_names[CH_N] = { NAME("index"), NAME("text"), NAME("delta"), NAME("token_ids"),
-						    NAME("logprobs"), NAME("finish_reason") };
+static const struct lr_jname choice_names[CH_N] = { NAME("index"),     NAME("text"),     NAME("delta"),
+						    NAME("token_ids"), NAME("logprobs"), NAME("finish_reason") };
 enum { LP_CONTENT, LP_TOKENS, LP_N }; /* a delta's: LP_CONTENT alone */
 static const struct lr_jname content_names[LP_N] = { NAME("content"), NAME("tokens") };
 enum { U_PROMPT, U_COMPLETION, U_N };
@@ -288,13 +291,15 @@ static int take_choice(struct lr_stream *s, const struct lr_jval *c, int *took)
 
 	if ((rc = lr_json_fields(&f, c, choice_names, CH_N)))
 		return rc;
-	if (is_integer(&f, CH_INDEX) && lr_json_integer(field(&f, CH_INDEX)) != 0) /* no index, or not a number: jansson's 0 */
+	if (is_integer(&f, CH_INDEX) &&
+	    lr_json_integer(field(&f, CH_INDEX)) != 0) /* no index, or not a number: jansson's 0 */
 		return 0;
 	if ((rc = lr_json_fields(&d, field(&f, CH_DELTA), content_names, 1)) ||
 	    (rc = take_text(s, field(&f, CH_TEXT), took)) || (rc = take_text(s, field(&d, LP_CONTENT), took)) ||
 	    (rc = take_ids(s, field(&f, CH_TOKEN_IDS), LR_TOKENS_IDS, &ids)))
 		return rc;
-	if (!ids && field(&f, CH_LOGPROBS)->type == LR_JSON_OBJECT) { /* completions: logprobs.tokens; chat: logprobs.content[].token */
+	if (!ids && field(&f, CH_LOGPROBS)->type ==
+			    LR_JSON_OBJECT) { /* completions: logprobs.tokens; chat: logprobs.content[].token */
 		if ((rc = lr_json_fields(&lp, field(&f, CH_LOGPROBS), content_names, LP_N)))
 			return rc;
 		rc = take_ids(s, field(&lp, field(&lp, LP_TOKENS)->type == LR_JSON_ARRAY ? LP_TOKENS : LP_CONTENT),

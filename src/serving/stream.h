@@ -18,13 +18,13 @@
 /* ---- server-sent events ---- */
 
 struct lr_sse {
-	char *line;			/* the line being read */
+	char *line; /* the line being read */
 	size_t len, cap;
-	char *data;			/* the event's data lines so far, joined with '\n' */
+	char *data; /* the event's data lines so far, joined with '\n' */
 	size_t dlen, dcap;
 	int has_data;
-	int cr;				/* the last byte was CR: an LF next ends nothing */
-	size_t max;			/* bytes of one event at most */
+	int cr;     /* the last byte was CR: an LF next ends nothing */
+	size_t max; /* bytes of one event at most */
 };
 
 typedef int (*lr_sse_fn)(void *arg, const char *data, size_t len);
@@ -43,26 +43,26 @@ void lr_sse_release(struct lr_sse *p);
 /* ---- one streamed completion ---- */
 
 enum lr_token_source {
-	LR_TOKENS_NONE,			/* text only: parity is by text */
-	LR_TOKENS_IDS,			/* vLLM's "token_ids" (return_token_ids) */
-	LR_TOKENS_LOGPROBS,		/* "token_id:N" logprob tokens (return_tokens_as_token_ids) */
-	LR_TOKENS_LLAMACPP,		/* llama.cpp's "tokens" */
+	LR_TOKENS_NONE,     /* text only: parity is by text */
+	LR_TOKENS_IDS,      /* vLLM's "token_ids" (return_token_ids) */
+	LR_TOKENS_LOGPROBS, /* "token_id:N" logprob tokens (return_tokens_as_token_ids) */
+	LR_TOKENS_LLAMACPP, /* llama.cpp's "tokens" */
 };
 
 struct lr_stream {
-	char *text;			/* the generated text, NUL-terminated */
+	char *text; /* the generated text, NUL-terminated */
 	size_t text_len, text_cap;
-	int64_t *tokens;		/* generated token ids, when the server sent them */
+	int64_t *tokens; /* generated token ids, when the server sent them */
 	size_t ntokens, tcap;
 	enum lr_token_source source;
-	char finish[32];		/* "stop", "length", ... ("" until sent) */
-	int64_t prompt_tokens, completion_tokens;	/* usage, -1 when not sent */
-	int done;			/* "[DONE]" seen */
-	char failure[256];		/* why the stream is not a completion ("" while it is one) */
-	double first_s, last_s;		/* clock of the first and the last content event, 0 before one */
-	double *itl_ms;			/* gaps between successive content events */
+	char finish[32];                          /* "stop", "length", ... ("" until sent) */
+	int64_t prompt_tokens, completion_tokens; /* usage, -1 when not sent */
+	int done;                                 /* "[DONE]" seen */
+	char failure[256];                        /* why the stream is not a completion ("" while it is one) */
+	double first_s, last_s;                   /* clock of the first and the last content event, 0 before one */
+	double *itl_ms;                           /* gaps between successive content events */
 	size_t nitl, icap;
-	size_t events;			/* content events */
+	size_t events; /* content events */
 };
 
 void lr_stream_init(struct lr_stream *s);

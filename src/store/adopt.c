@@ -23,24 +23,35 @@ static const struct {
 	const char *column;
 	enum id_kind kind;
 } id_columns[] = {
-	{ "id", ID_OWN }, { "run_id", ID_RUN }, { "host_id", ID_HOST }, { "experiment_id", ID_EXPERIMENT },
-	{ "replay_of", ID_RUNREF }, { "set_id", ID_SET }, { "reference_set_id", ID_SET },
-	{ "candidate_set_id", ID_SET }, { "comparison_id", ID_COMPARISON }, { "gate_id", ID_GATE },
+	{ "id", ID_OWN },
+	{ "run_id", ID_RUN },
+	{ "host_id", ID_HOST },
+	{ "experiment_id", ID_EXPERIMENT },
+	{ "replay_of", ID_RUNREF },
+	{ "set_id", ID_SET },
+	{ "reference_set_id", ID_SET },
+	{ "candidate_set_id", ID_SET },
+	{ "comparison_id", ID_COMPARISON },
+	{ "gate_id", ID_GATE },
 };
 
 /* The kind of the ids a table's own 'id' column holds. */
 static enum id_kind own_kind(const char *table)
 {
-	return !strcmp(table, "run") ? ID_RUN : !strcmp(table, "host") ? ID_HOST :
-	       !strcmp(table, "experiment") ? ID_EXPERIMENT : !strcmp(table, "response_set") ? ID_SET :
-	       !strcmp(table, "comparison") ? ID_COMPARISON : !strcmp(table, "gate") ? ID_GATE : ID_NONE;
+	return !strcmp(table, "run")            ? ID_RUN
+	       : !strcmp(table, "host")         ? ID_HOST
+	       : !strcmp(table, "experiment")   ? ID_EXPERIMENT
+	       : !strcmp(table, "response_set") ? ID_SET
+	       : !strcmp(table, "comparison")   ? ID_COMPARISON
+	       : !strcmp(table, "gate")         ? ID_GATE
+						: ID_NONE;
 }
 
 /* Origin id -> local id, per kind. */
 struct id_map {
 	struct {
 		int64_t from, to;
-	} *v;
+	} * v;
 	size_t n, cap;
 };
 
@@ -93,8 +104,8 @@ static int resolve_ref(struct adopt *a, enum id_kind kind, int64_t from, int64_t
 	r = json_object_get(json_object_get(refs, kind == ID_RUNREF ? "run" : "response_set"), key);
 	uuid = json_string_value(kind == ID_RUNREF ? r : json_array_get(r, 0));
 	if (!uuid)
-		return lr_error_set(LR_EINVAL, "run %s: its bundle points at %s %lld, which it does not describe", a->b->uuid,
-				    kind == ID_RUNREF ? "run" : "response set", (long long)from);
+		return lr_error_set(LR_EINVAL, "run %s: its bundle points at %s %lld, which it does not describe",
+				    a->b->uuid, kind == ID_RUNREF ? "run" : "response set", (long long)from);
 	if ((rc = local_run(a->st, uuid, &run)))
 		return rc;
 	if (!run) {
@@ -106,12 +117,14 @@ static int resolve_ref(struct adopt *a, enum id_kind kind, int64_t from, int64_t
 		*to = run;
 		return 0;
 	}
-	if ((rc = db_prepare(a->st, &s, "SELECT id FROM response_set WHERE run_id = :run ORDER BY id LIMIT 1 OFFSET :k")))
+	if ((rc = db_prepare(a->st, &s,
+			     "SELECT id FROM response_set WHERE run_id = :run ORDER BY id LIMIT 1 OFFSET :k")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":k", json_integer_value(json_array_get(r, 1)));
 	if (!db_step_row(a->st, s, "find a response set", &rc) && !rc)
-		rc = lr_error_set(LR_EINVAL, "run %s needs a response set of run %s that this store lacks", a->b->uuid, uuid);
+		rc = lr_error_set(LR_EINVAL, "run %s needs a response set of run %s that this store lacks", a->b->uuid,
+				  uuid);
 	else if (!rc)
 		*to = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -160,7 +173,8 @@ static int insert_sql(struct adopt *a, const char *table, json_t *cols, int keep
 		const char *name = local_column(info, json_string_value(c) ? json_string_value(c) : "");
 
 		if (!name) {
-			rc = lr_error_set(LR_EINVAL, "run %s: its table '%s' has a column '%s' this store does not know",
+			rc = lr_error_set(LR_EINVAL,
+					  "run %s: its table '%s' has a column '%s' this store does not know",
 					  a->b->uuid, table, json_string_value(c) ? json_string_value(c) : "?");
 			lr_error_hint("a newer labrun recorded it: upgrade labrun on this host");
 			goto out;
@@ -180,8 +194,9 @@ static int insert_sql(struct adopt *a, const char *table, json_t *cols, int keep
 	}
 	v[2 * n] = 0;
 	snprintf(q + strlen(q), len - strlen(q), ") VALUES (%s)%s", v + 1,
-		 !strcmp(table, "host") ? " ON CONFLICT(fingerprint) DO NOTHING" :
-		 !strcmp(table, "experiment") ? " ON CONFLICT(name) DO NOTHING" : "");
+		 !strcmp(table, "host")         ? " ON CONFLICT(fingerprint) DO NOTHING"
+		 : !strcmp(table, "experiment") ? " ON CONFLICT(name) DO NOTHING"
+						: "");
 	*sql = q;
 	q = NULL;
 out:
@@ -210,8 +225,10 @@ static int bind_value(struct adopt *a, sqlite3_stmt *s, int p, const char *name,
 
 	if (json_is_integer(v) && k != ID_NONE && k != ID_OWN) {
 		if (!map_get(&a->map[k == ID_RUNREF ? ID_RUN : k], json_integer_value(v), &to) &&
-		    (rc = (k == ID_RUNREF || k == ID_SET) ? resolve_ref(a, k, json_integer_value(v), &to) :
-			  lr_error_set(LR_EINVAL, "run %s: its bundle points at a %s it does not hold", a->b->uuid, name)))
+		    (rc = (k == ID_RUNREF || k == ID_SET)
+				  ? resolve_ref(a, k, json_integer_value(v), &to)
+				  : lr_error_set(LR_EINVAL, "run %s: its bundle points at a %s it does not hold",
+						 a->b->uuid, name)))
 			return rc;
 		rc = sqlite3_bind_int64(s, p, to);
 	} else if (json_is_integer(v)) {
@@ -235,8 +252,9 @@ static int shared_row_id(struct adopt *a, const char *table, json_t *cols, json_
 	size_t i;
 	int rc;
 
-	if ((rc = db_prepare(a->st, &s, !strcmp(table, "host") ? "SELECT id FROM host WHERE fingerprint = :k"
-							      : "SELECT id FROM experiment WHERE name = :k")))
+	if ((rc = db_prepare(a->st, &s,
+			     !strcmp(table, "host") ? "SELECT id FROM host WHERE fingerprint = :k"
+						    : "SELECT id FROM experiment WHERE name = :k")))
 		return rc;
 	json_array_foreach(cols, i, c)
 		if (json_is_string(c) && !strcmp(json_string_value(c), key))
@@ -251,7 +269,8 @@ static int shared_row_id(struct adopt *a, const char *table, json_t *cols, json_
 
 static int insert_table(struct adopt *a, const char *table, int keep)
 {
-	json_t *t = json_object_get(json_object_get(a->doc, "tables"), table), *cols = json_object_get(t, "columns"), *row;
+	json_t *t = json_object_get(json_object_get(a->doc, "tables"), table), *cols = json_object_get(t, "columns"),
+	       *row;
 	enum id_kind own = own_kind(table);
 	sqlite3_stmt *s = NULL;
 	char *sql = NULL;
@@ -271,15 +290,18 @@ static int insert_table(struct adopt *a, const char *table, int keep)
 			if ((int)c == skip && keep)
 				rc = bind_value(a, s, p++, "", json_array_get(row, c)); /* the id as it is */
 			else if ((int)c != skip)
-				rc = bind_value(a, s, p++, json_string_value(json_array_get(cols, c)), json_array_get(row, c));
+				rc = bind_value(a, s, p++, json_string_value(json_array_get(cols, c)),
+						json_array_get(row, c));
 		if (!rc && (rc = db_step_done(a->st, s, "insert a pulled row")) &&
 		    (sqlite3_extended_errcode(a->st->db) & 0xff) == SQLITE_CONSTRAINT) {
 			char why[512];
 
 			lr_fmt_cut(why, sizeof why, "%s", sqlite3_errmsg(a->st->db));
-			lr_error_set(LR_EINVAL, "run %s: its table '%s', row %zu, breaks a rule of this store's schema (%s)",
+			lr_error_set(LR_EINVAL,
+				     "run %s: its table '%s', row %zu, breaks a rule of this store's schema (%s)",
 				     a->b->uuid, table, i + 1, why);
-			lr_error_hint("labrun never writes such a row: the bundle was made or changed by something else");
+			lr_error_hint(
+				"labrun never writes such a row: the bundle was made or changed by something else");
 			rc = LR_EINVAL;
 		}
 		if (rc)
@@ -306,7 +328,8 @@ static int adopt_objects(struct adopt *a, const struct lr_pull_origin *o, const 
 	size_t i;
 	int rc;
 
-	if ((rc = db_prepare(a->st, &s, "INSERT OR IGNORE INTO object(sha256, size, created_at) VALUES (:sha, :size, :now)")) ||
+	if ((rc = db_prepare(a->st, &s,
+			     "INSERT OR IGNORE INTO object(sha256, size, created_at) VALUES (:sha, :size, :now)")) ||
 	    (rc = db_prepare(a->st, &r, "INSERT OR IGNORE INTO remote_object(sha256, remote) VALUES (:sha, :remote)")))
 		goto out;
 	for (i = 0; i < a->b->objects.n && !rc; i++) {
@@ -324,7 +347,8 @@ static int adopt_objects(struct adopt *a, const struct lr_pull_origin *o, const 
 		rc = db_step_done(a->st, s, "record a pulled object");
 		if (!rc && stat(path, &sb)) {
 			if (!o->lazy)
-				rc = lr_error_set(LR_EIO, "cannot pull run %s: its object %s is not in objects/", a->b->uuid, sha);
+				rc = lr_error_set(LR_EIO, "cannot pull run %s: its object %s is not in objects/",
+						  a->b->uuid, sha);
 			db_bind_text(r, ":sha", sha);
 			db_bind_text(r, ":remote", o->remote);
 			if (!rc)
@@ -340,8 +364,9 @@ out:
 
 static int adopt_pulled(struct adopt *a, const struct lr_pull_origin *o, int64_t id, const char *now)
 {
-	static const char sql[] = "INSERT INTO pulled_run(run_id, remote, bundle_sha256, bundle, pushed_by, pushed_from, pulled_at)"
-				  " VALUES (:run, :remote, :sha, :bundle, :by, :from, :now)";
+	static const char sql[] =
+		"INSERT INTO pulled_run(run_id, remote, bundle_sha256, bundle, pushed_by, pushed_from, pulled_at)"
+		" VALUES (:run, :remote, :sha, :bundle, :by, :from, :now)";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -370,7 +395,8 @@ static int known_tables(struct adopt *a)
 		for (q = 0; q < db_nseal_queries && strcmp(db_seal_queries[q].table, name); q++)
 			;
 		if (q == db_nseal_queries) {
-			lr_error_set(LR_EINVAL, "run %s: its bundle has rows of table '%s', which this store does not know",
+			lr_error_set(LR_EINVAL,
+				     "run %s: its bundle has rows of table '%s', which this store does not know",
 				     a->b->uuid, name);
 			lr_error_hint("a newer labrun recorded it: upgrade labrun on this host, then pull again");
 			return LR_EINVAL;
@@ -445,13 +471,15 @@ int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, vo
 	int rc;
 
 	*pulled = 0;
-	if ((rc = db_prepare(st, &s, "SELECT p.bundle, p.bundle_sha256, r.uuid FROM pulled_run p JOIN run r ON r.id = p.run_id"
-				     " WHERE p.run_id = :run")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT p.bundle, p.bundle_sha256, r.uuid FROM pulled_run p JOIN run r ON r.id = p.run_id"
+			     " WHERE p.run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
 	if (db_step_row(st, s, "read the pulled run", &rc)) {
 		*pulled = 1;
-		if (lr_bundle_parse(&b, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1))) {
+		if (lr_bundle_parse(&b, (const char *)sqlite3_column_text(s, 0),
+				    (const char *)sqlite3_column_text(s, 1))) {
 			snprintf(msg, sizeof msg, "the bundle it was pulled in: %s", lr_error_msg());
 			rc = problem(arg, msg);
 		} else {

@@ -61,11 +61,10 @@ static int registration_row(void *arg, sqlite3_stmt *s)
 
 int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
 {
-	static const char sql[] =
-		"SELECT g.id, g.hub, g.crate_path, g.manifest_sha256, g.registered_at,"
-		" (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
-		"  WHERE r.registration_id = g.id ORDER BY run_id))"
-		" FROM registration g ORDER BY g.id";
+	static const char sql[] = "SELECT g.id, g.hub, g.crate_path, g.manifest_sha256, g.registered_at,"
+				  " (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
+				  "  WHERE r.registration_id = g.id ORDER BY run_id))"
+				  " FROM registration g ORDER BY g.id";
 	struct registrations r = { fn, arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
@@ -92,8 +91,10 @@ int lr_store_archived(struct lr_store *st, const char *sha256, char **archive, c
 	} else if (!rc) {
 		char *path = lr_obj_path(st->dir, sha256);
 
-		rc = lr_error_set(LR_ENOTFOUND, "object '%s' is missing, and it was never archived", path ? path : sha256);
-		lr_error_hint("'labrun fsck' lists every missing object; a backup of the store's objects/ can restore it");
+		rc = lr_error_set(LR_ENOTFOUND, "object '%s' is missing, and it was never archived",
+				  path ? path : sha256);
+		lr_error_hint(
+			"'labrun fsck' lists every missing object; a backup of the store's objects/ can restore it");
 		free(path);
 	}
 	sqlite3_finalize(s);
@@ -159,8 +160,8 @@ int lr_store_prunable_logs(struct lr_store *st, const int64_t *runs, int n, lr_l
 		db_bind_int(s, ":run", runs[i]);
 		db_bind_text(s, ":runs", ids.buf);
 		while (db_step_row(st, s, "read the runs' logs", &rc))
-			rc = fn(arg, (const char *)sqlite3_column_text(s, 0), runs[i], (const char *)sqlite3_column_text(s, 1),
-				(const char *)sqlite3_column_text(s, 2));
+			rc = fn(arg, (const char *)sqlite3_column_text(s, 0), runs[i],
+				(const char *)sqlite3_column_text(s, 1), (const char *)sqlite3_column_text(s, 2));
 		sqlite3_reset(s);
 	}
 out:
@@ -168,4 +169,3 @@ out:
 	lr_buf_release(&ids);
 	return rc;
 }
-

@@ -6,8 +6,8 @@
 #include "store/store.h"
 
 /* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
-LR_MUST_CHECK int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
-		      const struct lr_strlist *run_uuids, int64_t *id);
+LR_MUST_CHECK int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path,
+				    const char *manifest_sha256, const struct lr_strlist *run_uuids, int64_t *id);
 
 /* Each registration, oldest first: id, hub, crate path, manifest sha256, time, and its runs' ids ("3 5"). */
 typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
@@ -25,8 +25,8 @@ LR_MUST_CHECK int lr_store_archived_each(struct lr_store *st, lr_archived_fn fn,
 LR_MUST_CHECK int lr_store_archive_holds(struct lr_store *st, const char *path, int64_t *objects);
 
 /* Record that objects were archived as members of 'archive' (one transaction). */
-LR_MUST_CHECK int lr_store_mark_archived(struct lr_store *st, const char *archive, const struct lr_kvlist *sha_to_member);
-
+LR_MUST_CHECK int lr_store_mark_archived(struct lr_store *st, const char *archive,
+					 const struct lr_kvlist *sha_to_member);
 
 /*
  * Objects that only logs (stdout, stderr, log) of the runs in 'runs' refer

@@ -82,9 +82,9 @@ static int check_host(struct lr_bundle *b, json_t *doc)
 	char now[LR_SHA256_HEX];
 	int rc;
 
-	if (json_array_size(json_object_get(json_object_get(tables, "host"), "rows")) != 1 || !fp ||
-	    !h.hostname || !h.kernel || !h.arch || !json_is_integer(cores) || (memory && !json_is_null(memory) &&
-	    !json_is_integer(memory)))
+	if (json_array_size(json_object_get(json_object_get(tables, "host"), "rows")) != 1 || !fp || !h.hostname ||
+	    !h.kernel || !h.arch || !json_is_integer(cores) ||
+	    (memory && !json_is_null(memory) && !json_is_integer(memory)))
 		return bad(b, "its bundle does not hold exactly one complete host row");
 	if ((rc = lr_host_fingerprint(&h, now)))
 		return rc;
@@ -174,7 +174,8 @@ static int check_ledger(struct lr_bundle *b, json_t *doc)
 		content = json_string_value(json_object_get(e, "content"));
 		if (!kind || !prev || !digest || !content)
 			return bad(b, "ledger entry in its bundle is incomplete");
-		if ((rc = lr_ledger_digest(json_integer_value(json_object_get(e, "seq")), b->uuid, kind, content, prev, want)))
+		if ((rc = lr_ledger_digest(json_integer_value(json_object_get(e, "seq")), b->uuid, kind, content, prev,
+					   want)))
 			return rc;
 		if (strcmp(want, digest))
 			return bad(b, "a ledger entry of its bundle does not match its fields");
@@ -209,7 +210,8 @@ static int bundle_fields(struct lr_bundle *b, json_t *doc)
 		lr_error_hint("a newer labrun pushed it: upgrade labrun on this host");
 		return LR_EINVAL;
 	}
-	if (!uuid || strlen(uuid) != 36 || json_array_size(json_object_get(json_object_get(tables, "run"), "rows")) != 1)
+	if (!uuid || strlen(uuid) != 36 ||
+	    json_array_size(json_object_get(json_object_get(tables, "run"), "rows")) != 1)
 		return bad(b, "its bundle does not hold exactly one run row");
 	snprintf(b->uuid, sizeof b->uuid, "%s", uuid);
 	if (!(b->kind = lr_strdup0(first_row_str(tables, "run", "kind"))) ||
@@ -242,7 +244,7 @@ static int bundle_fields(struct lr_bundle *b, json_t *doc)
 static const struct {
 	const char *table, *column;
 } object_columns[] = {
-	{ "artifact", "sha256" },	   { "execution", "stdout_sha256" },   { "execution", "stderr_sha256" },
+	{ "artifact", "sha256" },         { "execution", "stdout_sha256" }, { "execution", "stderr_sha256" },
 	{ "execution_output", "sha256" }, { "response_set", "raw_sha256" }, { "gate", "key_sha256" },
 };
 
@@ -261,7 +263,8 @@ static int check_objects(struct lr_bundle *b, json_t *doc)
 		const char *name;
 
 		for (c = 0, n = json_array_size(cols); c < n; c++)
-			if ((name = json_string_value(json_array_get(cols, c))) && !strcmp(name, object_columns[k].column))
+			if ((name = json_string_value(json_array_get(cols, c))) &&
+			    !strcmp(name, object_columns[k].column))
 				break;
 		if (c == n)
 			continue;
@@ -272,11 +275,17 @@ static int check_objects(struct lr_bundle *b, json_t *doc)
 			if (json_is_null(v))
 				continue;
 			if (!sha || strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64)
-				return bad(b, "its table '%s', column '%s', row %zu, names an object by something that is not "
-					      "a sha256", object_columns[k].table, object_columns[k].column, i + 1);
+				return bad(
+					b,
+					"its table '%s', column '%s', row %zu, names an object by something that is not "
+					"a sha256",
+					object_columns[k].table, object_columns[k].column, i + 1);
 			if (!lr_kvlist_find(&b->objects, sha))
-				return bad(b, "its table '%s', column '%s', row %zu, names object %s, which the bundle does "
-					      "not carry", object_columns[k].table, object_columns[k].column, i + 1, sha);
+				return bad(
+					b,
+					"its table '%s', column '%s', row %zu, names object %s, which the bundle does "
+					"not carry",
+					object_columns[k].table, object_columns[k].column, i + 1, sha);
 		}
 	}
 	return 0;
@@ -293,8 +302,9 @@ int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256)
 	if ((rc = lr_sha256_buf(text, strlen(text), hex)))
 		return rc;
 	if (strcmp(hex, sha256)) {
-		lr_error_set(LR_EINVAL, "a run bundle does not match its sha256: %.12s... was expected, it has %.12s...",
-			     sha256, hex);
+		lr_error_set(LR_EINVAL,
+			     "a run bundle does not match its sha256: %.12s... was expected, it has %.12s...", sha256,
+			     hex);
 		lr_error_hint("the bundle was changed or damaged on the way");
 		return LR_EINVAL;
 	}
@@ -302,9 +312,8 @@ int lr_bundle_parse(struct lr_bundle *b, const char *text, const char *sha256)
 		lr_error_set(LR_EINVAL, "cannot read a run bundle: %s (line %d)", err.text, err.line);
 		return LR_EINVAL;
 	}
-	if (!(rc = bundle_fields(b, doc)) && !(rc = check_host(b, doc)) && !(rc = check_objects(b, doc)) && !(rc = check_seal(b, doc)) &&
-	    !(rc = check_ledger(b, doc)) &&
-	    !(b->text = strdup(text)))
+	if (!(rc = bundle_fields(b, doc)) && !(rc = check_host(b, doc)) && !(rc = check_objects(b, doc)) &&
+	    !(rc = check_seal(b, doc)) && !(rc = check_ledger(b, doc)) && !(b->text = strdup(text)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	if (!rc)
 		memcpy(b->sha256, sha256, LR_SHA256_HEX);

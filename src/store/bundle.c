@@ -56,9 +56,10 @@ static int bundle_table(struct lr_store *st, size_t q, int64_t id, json_t *table
 			json_t *v = column_value(s, c);
 
 			if (!v || json_array_append_new(row, v)) {
-				rc = lr_error_set(LR_EINVAL, "cannot bundle table '%s' of run %lld: column '%s' holds a blob or "
-						  "text that is not UTF-8", db_seal_queries[q].table, (long long)id,
-						  sqlite3_column_name(s, c));
+				rc = lr_error_set(LR_EINVAL,
+						  "cannot bundle table '%s' of run %lld: column '%s' holds a blob or "
+						  "text that is not UTF-8",
+						  db_seal_queries[q].table, (long long)id, sqlite3_column_name(s, c));
 				break;
 			}
 		}
@@ -68,7 +69,8 @@ static int bundle_table(struct lr_store *st, size_t q, int64_t id, json_t *table
 			rc = oom();
 	}
 	if (!rc && json_array_size(rows) &&
-	    json_object_set_new(tables, db_seal_queries[q].table, json_pack("{s:O,s:O}", "columns", cols, "rows", rows)))
+	    json_object_set_new(tables, db_seal_queries[q].table,
+				json_pack("{s:O,s:O}", "columns", cols, "rows", rows)))
 		rc = oom();
 out:
 	sqlite3_finalize(s);
@@ -93,8 +95,9 @@ static int ref_set(void *arg, sqlite3_stmt *s)
 	char key[32];
 
 	snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(s, 0));
-	json_object_set_new(arg, key, json_pack("[s,I]", (const char *)sqlite3_column_text(s, 1),
-						 (json_int_t)sqlite3_column_int64(s, 2)));
+	json_object_set_new(
+		arg, key,
+		json_pack("[s,I]", (const char *)sqlite3_column_text(s, 1), (json_int_t)sqlite3_column_int64(s, 2)));
 	return 0;
 }
 
@@ -188,9 +191,10 @@ static int bundle_objects(struct lr_store *st, int64_t id, json_t *doc)
 static int ledger_entry(void *arg, sqlite3_stmt *s)
 {
 	json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s}", "seq", (json_int_t)sqlite3_column_int64(s, 0), "kind",
-			      (const char *)sqlite3_column_text(s, 1), "content", (const char *)sqlite3_column_text(s, 2),
-			      "prev", (const char *)sqlite3_column_text(s, 3), "digest",
-			      (const char *)sqlite3_column_text(s, 4), "appended_at", (const char *)sqlite3_column_text(s, 5));
+			      (const char *)sqlite3_column_text(s, 1), "content",
+			      (const char *)sqlite3_column_text(s, 2), "prev", (const char *)sqlite3_column_text(s, 3),
+			      "digest", (const char *)sqlite3_column_text(s, 4), "appended_at",
+			      (const char *)sqlite3_column_text(s, 5));
 
 	if (e && sqlite3_column_type(s, 7) != SQLITE_NULL) {
 		json_object_set_new(e, "public_key", json_string((const char *)sqlite3_column_text(s, 6)));
@@ -218,15 +222,17 @@ static int bundle_seal(struct lr_store *st, int64_t id, json_t *doc)
 	db_bind_int(s, ":run", id);
 	if (db_step_row(st, s, "read the run's seal", &rc)) {
 		found = 1;
-		json_object_set_new(doc, "seal", json_pack("{s:s,s:s}", "digest", (const char *)sqlite3_column_text(s, 0),
-							   "tables", (const char *)sqlite3_column_text(s, 1)));
+		json_object_set_new(doc, "seal",
+				    json_pack("{s:s,s:s}", "digest", (const char *)sqlite3_column_text(s, 0), "tables",
+					      (const char *)sqlite3_column_text(s, 1)));
 	}
 	sqlite3_finalize(s);
 	if (!rc && !found) {
 		rc = lr_error_set(LR_EINVAL, "cannot bundle run %lld: it has no seal", (long long)id);
 		lr_error_hint("only final runs travel; 'labrun audit' shows runs whose seal is missing");
 	}
-	if (!rc && !(rc = db_each_int(st, ledger, ":run", id, "read the run's ledger entries", ledger_entry, entries)) &&
+	if (!rc &&
+	    !(rc = db_each_int(st, ledger, ":run", id, "read the run's ledger entries", ledger_entry, entries)) &&
 	    json_object_set(doc, "ledger", entries))
 		rc = oom();
 out:
@@ -245,8 +251,9 @@ static int pulled_bundle(struct lr_store *st, int64_t id, char **text)
 	int rc;
 
 	*text = NULL;
-	if ((rc = db_prepare(st, &s, "SELECT p.bundle, EXISTS (SELECT 1 FROM ledger l JOIN run r ON r.uuid = l.run_uuid"
-				     " WHERE r.id = p.run_id AND l.kind = 'amend') FROM pulled_run p WHERE p.run_id = :run")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT p.bundle, EXISTS (SELECT 1 FROM ledger l JOIN run r ON r.uuid = l.run_uuid"
+			     " WHERE r.id = p.run_id AND l.kind = 'amend') FROM pulled_run p WHERE p.run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
 	if (db_step_row(st, s, "read the pulled run", &rc)) {
@@ -304,7 +311,8 @@ int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b)
 	}
 	for (q = 0; q < db_nseal_queries && !rc; q++)
 		rc = bundle_table(st, q, id, tables);
-	if (rc || (rc = bundle_refs(st, id, doc)) || (rc = bundle_objects(st, id, doc)) || (rc = bundle_seal(st, id, doc)))
+	if (rc || (rc = bundle_refs(st, id, doc)) || (rc = bundle_objects(st, id, doc)) ||
+	    (rc = bundle_seal(st, id, doc)))
 		goto out;
 	if (!(text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS))) {
 		rc = oom();

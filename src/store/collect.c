@@ -170,7 +170,8 @@ int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn
 		p.rate = sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 5);
 		p.duration_s = sqlite3_column_double(s, 6);
 		for (int k = 0; k < 3; k++)
-			p.slo_ms[k] = sqlite3_column_type(s, 7 + k) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 7 + k);
+			p.slo_ms[k] =
+				sqlite3_column_type(s, 7 + k) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 7 + k);
 		rc = fn(arg, &p);
 	}
 	sqlite3_finalize(s);

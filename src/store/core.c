@@ -63,8 +63,9 @@ static int check_schema(struct lr_store *st, int *version)
 	sqlite3_stmt *s = NULL;
 	int app = 0, objects = 0, rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema)"
-				     " FROM pragma_application_id AS a, pragma_user_version AS v")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema)"
+			     " FROM pragma_application_id AS a, pragma_user_version AS v")))
 		return rc;
 	if (db_step_row(st, s, "read the schema version", &rc)) {
 		app = sqlite3_column_int(s, 0);
@@ -84,8 +85,8 @@ static int check_schema(struct lr_store *st, int *version)
 	}
 	/* unmarked but not empty: another program's tables, never to be converted in place */
 	if (app == 0 && (*version != 0 || objects != 0)) {
-		lr_error_set(LR_ESCHEMA, "cannot open store '%s': '%s' is a database of another program",
-			     st->dir, st->db_path);
+		lr_error_set(LR_ESCHEMA, "cannot open store '%s': '%s' is a database of another program", st->dir,
+			     st->db_path);
 		lr_error_hint("pass --store with the directory of a labrun store");
 		return LR_ESCHEMA;
 	}
@@ -134,8 +135,8 @@ static int migrate(struct lr_store *st)
 	if (version < 10 && (rc = db_ledger_backfill(st))) /* the ledger starts with the runs already there */
 		goto rollback;
 	/* Integers of our own, not user data: formatting is safe here. */
-	snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d",
-		 LR_APPLICATION_ID, lr_migration_count);
+	snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA user_version=%d", LR_APPLICATION_ID,
+		 lr_migration_count);
 	if ((rc = db_exec(st, sql, "record the schema version")))
 		goto rollback;
 	if ((rc = db_exec(st, "COMMIT", "commit the schema migration")))
@@ -256,7 +257,8 @@ int lr_store_open(struct lr_store **out, const char *dir, unsigned flags)
 	if ((flags & LR_STORE_CREATE) && existed && (rc = lr_store_make_layout(dir)))
 		goto fail;
 	if (version < lr_migration_count && st->readonly) {
-		rc = lr_error_set(LR_ESCHEMA, "cannot open store '%s' read-only: its schema (version %d) needs migrating to %d",
+		rc = lr_error_set(LR_ESCHEMA,
+				  "cannot open store '%s' read-only: its schema (version %d) needs migrating to %d",
 				  dir, version, lr_migration_count);
 		lr_error_hint("open it once where it is writable, with any labrun command, to migrate it");
 		goto fail;
@@ -352,4 +354,3 @@ int lr_store_integrity(struct lr_store *st)
 	sqlite3_finalize(s);
 	return rc;
 }
-

@@ -108,4 +108,3 @@ fail:
 	lr_error_hint("pass --store (or LABRUN_STORE) with a writable directory");
 	return rc;
 }
-

@@ -13,8 +13,9 @@ int lr_store_design(struct lr_store *st, int64_t run, struct lr_store_design *ou
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(st, &s, "SELECT name, title, target, backend, block_order, blocks, warmup, margin, seed, metric"
-				     " FROM run_design WHERE run_id = :run")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT name, title, target, backend, block_order, blocks, warmup, margin, seed, metric"
+			     " FROM run_design WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	if (db_step_row(st, s, "read the experiment design", &rc)) {
@@ -54,8 +55,10 @@ int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **te
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 		/* the text is what the run executed only while it still hashes to what was recorded */
 		else if (!(rc = lr_sha256_buf(*text, strlen(*text), got)) && (!want || strcmp(got, want))) {
-			rc = lr_error_set(LR_ESTORE, "the stored definition of run %lld does not match its sha256 (%.12s, recorded %.12s)",
-					  (long long)run, got, want ? want : "none");
+			rc = lr_error_set(
+				LR_ESTORE,
+				"the stored definition of run %lld does not match its sha256 (%.12s, recorded %.12s)",
+				(long long)run, got, want ? want : "none");
 			lr_error_hint("the store was edited outside labrun; 'labrun audit' names what changed");
 		}
 		if (rc) {
@@ -269,14 +272,15 @@ int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT key, value FROM condition_param WHERE run_id = :run AND condition_idx = :cond"
-				     " ORDER BY position")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT key, value FROM condition_param WHERE run_id = :run AND condition_idx = :cond"
+			     " ORDER BY position")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
 	while (db_step_row(st, s, "read the grid values", &rc))
-		rc = lr_kvlist_add(out, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-				   NULL);
+		rc = lr_kvlist_add(out, (const char *)sqlite3_column_text(s, 0),
+				   (const char *)sqlite3_column_text(s, 1), NULL);
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -286,8 +290,9 @@ int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *ar
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
-				     " ORDER BY arm_idx")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
+			     " ORDER BY arm_idx")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	while (db_step_row(st, s, "read the arms' routes", &rc))
@@ -305,19 +310,20 @@ int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 #define TARGET_OF(r) \
 	"coalesce((SELECT d.target FROM run_design d WHERE d.run_id = " r "), CASE" \
 	" WHEN EXISTS (SELECT 1 FROM arm a WHERE a.run_id = " r " AND a.kernel = 'command') THEN 'command'" \
-	" WHEN EXISTS (SELECT 1 FROM arm a WHERE a.run_id = " r " AND a.layout != '') THEN 'import' ELSE 'encode' END)"
+	" WHEN EXISTS (SELECT 1 FROM arm a WHERE a.run_id = " r \
+	" AND a.layout != '') THEN 'import' ELSE 'encode' END)"
 	/* an A/A run: passed, on this host, of this target, started before it, its arms all alike */
 	static const char sql[] =
 		"SELECT r.id FROM run r JOIN run me ON me.id = :run AND me.host_id = r.host_id"
 		" WHERE r.kind = 'experiment' AND r.status = 'passed' AND r.id != :run AND r.started_at < me.started_at"
-		"  AND " TARGET_OF("r.id") " = " TARGET_OF("me.id")
-		"  AND (SELECT count(*) FROM arm a WHERE a.run_id = r.id) >= 2"
-		"  AND (SELECT count(DISTINCT a.kernel || '/' || a.contract || '/' || a.layout || '/' || a.mode || '/' || a.threads)"
-		"       FROM arm a WHERE a.run_id = r.id) = 1"
-		"  AND (SELECT count(DISTINCT c.command || char(31) || coalesce(c.cwd, '') || char(31) ||"
-		"       coalesce(c.timeout_s, '') || char(31) || c.env_json || char(31) || coalesce(c.outputs, '') || char(31) ||"
-		"       coalesce(c.responses, '')) FROM arm_command c WHERE c.run_id = r.id) <= 1"
-		" ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
+		"  AND " TARGET_OF("r.id") " = " TARGET_OF(
+			"me.id") "  AND (SELECT count(*) FROM arm a WHERE a.run_id = r.id) >= 2"
+				 "  AND (SELECT count(DISTINCT a.kernel || '/' || a.contract || '/' || a.layout || '/' || a.mode || '/' || a.threads)"
+				 "       FROM arm a WHERE a.run_id = r.id) = 1"
+				 "  AND (SELECT count(DISTINCT c.command || char(31) || coalesce(c.cwd, '') || char(31) ||"
+				 "       coalesce(c.timeout_s, '') || char(31) || c.env_json || char(31) || coalesce(c.outputs, '') || char(31) ||"
+				 "       coalesce(c.responses, '')) FROM arm_command c WHERE c.run_id = r.id) <= 1"
+				 " ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
 #undef TARGET_OF
 	return db_one_int(st, sql, ":run", run, aa, "look for an A/A run");
 }
@@ -328,8 +334,9 @@ int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int
 	int rc;
 
 	*logs = *bytes = 0;
-	if ((rc = db_prepare(st, &s, "SELECT count(*), coalesce(sum(dropped_bytes), 0) FROM output_dropped"
-				  " WHERE run_id = :run AND seq >= 0")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT count(*), coalesce(sum(dropped_bytes), 0) FROM output_dropped"
+			     " WHERE run_id = :run AND seq >= 0")))
 		return rc;
 	db_bind_int(s, ":run", run);
 	if (db_step_row(st, s, "count the output past the cap", &rc)) {

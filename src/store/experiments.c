@@ -35,9 +35,8 @@ static int insert_arm_command(struct lr_store *st, int64_t run, int idx, const s
 /* A command experiment's grid values of condition 'cond'. */
 static int insert_params(struct lr_store *st, int64_t run, int cond, const struct lr_kvlist *params)
 {
-	static const char sql[] =
-		"INSERT INTO condition_param(run_id, condition_idx, key, value, position)"
-		" VALUES (:run, :cond, :key, :value, :pos)";
+	static const char sql[] = "INSERT INTO condition_param(run_id, condition_idx, key, value, position)"
+				  " VALUES (:run, :cond, :key, :value, :pos)";
 	sqlite3_stmt *s = NULL;
 	size_t i;
 	int rc;
@@ -91,12 +90,10 @@ static int insert_executions(struct lr_store *st, int64_t run, int cond, const s
 		" timed_out, wall_s, user_s, sys_s, peak_rss_kib, stdout_sha256, stderr_sha256, outputs_sha256, failure)"
 		" VALUES (:run, :cond, :seq, :arm, :block, :slot, :argv, :exit, :signal, :timed_out, :wall, :user, :sys,"
 		" :rss, :stdout, :stderr, :outputs, :failure)";
-	static const char out[] =
-		"INSERT INTO execution_output(run_id, condition_idx, seq, path, sha256, size)"
-		" VALUES (:run, :cond, :seq, :path, :sha, :size)";
-	static const char met[] =
-		"INSERT INTO metric(run_id, condition_idx, seq, name, value, unit, better)"
-		" VALUES (:run, :cond, :seq, :name, :value, :unit, :better)";
+	static const char out[] = "INSERT INTO execution_output(run_id, condition_idx, seq, path, sha256, size)"
+				  " VALUES (:run, :cond, :seq, :path, :sha, :size)";
+	static const char met[] = "INSERT INTO metric(run_id, condition_idx, seq, name, value, unit, better)"
+				  " VALUES (:run, :cond, :seq, :name, :value, :unit, :better)";
 	sqlite3_stmt *s = NULL, *o = NULL, *m = NULL;
 	int rc, i, k;
 
@@ -192,16 +189,14 @@ static int insert_condition(struct lr_store *st, int64_t run, const struct lr_st
 	return rc;
 }
 
-int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256,
-			     const char *text, const struct lr_store_design *design,
-			     const struct lr_store_arm *arms, int narms, const struct lr_store_condition *planned,
-			     int nplanned)
+int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path, const char *sha256, const char *text,
+			     const struct lr_store_design *design, const struct lr_store_arm *arms, int narms,
+			     const struct lr_store_condition *planned, int nplanned)
 {
 	static const char def[] =
 		"INSERT INTO run_definition(run_id, path, sha256, text) VALUES (:run, :path, :sha, :text)";
-	static const char arm[] =
-		"INSERT INTO arm(run_id, idx, name, kernel, contract, layout, mode, threads)"
-		" VALUES (:run, :idx, :name, :kernel, :contract, :layout, :mode, :threads)";
+	static const char arm[] = "INSERT INTO arm(run_id, idx, name, kernel, contract, layout, mode, threads)"
+				  " VALUES (:run, :idx, :name, :kernel, :contract, :layout, :mode, :threads)";
 	sqlite3_stmt *s = NULL;
 	int rc, i;
 
@@ -261,13 +256,11 @@ static int delete_planned(struct lr_store *st, int64_t run, int cond)
 	return rc;
 }
 
-int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
-		       const char *const *arm_sha, const int *matches, int narms,
-		       const struct lr_store_rep *reps, int nreps)
+int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c, const char *const *arm_sha,
+		       const int *matches, int narms, const struct lr_store_rep *reps, int nreps)
 {
-	static const char par[] =
-		"INSERT INTO parity(run_id, condition_idx, arm_idx, output_sha256, matches)"
-		" VALUES (:run, :cond, :arm, :sha, :matches)";
+	static const char par[] = "INSERT INTO parity(run_id, condition_idx, arm_idx, output_sha256, matches)"
+				  " VALUES (:run, :cond, :arm, :sha, :matches)";
 	static const char rep[] =
 		"INSERT INTO repetition(run_id, condition_idx, block, slot, arm_idx, warmup, wall_s, cpu_s,"
 		" invol_switches, steal_ticks, interfered)"
@@ -278,7 +271,8 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 	if ((rc = db_begin(st)))
 		return rc;
 	/* the planned row stored at the run's start (lr_store_experiment_plan) gives way to the outcome */
-	if ((rc = delete_planned(st, run, c->idx)) || (rc = insert_condition(st, run, c)) || (rc = db_prepare(st, &s, par)))
+	if ((rc = delete_planned(st, run, c->idx)) || (rc = insert_condition(st, run, c)) ||
+	    (rc = db_prepare(st, &s, par)))
 		goto out;
 	for (i = 0; i < narms && !rc; i++) {
 		if (!arm_sha[i])
@@ -317,9 +311,8 @@ out:
 
 int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_replay_check *checks, int n)
 {
-	static const char sql[] =
-		"INSERT INTO replay_check(run_id, item, original_value, replay_value, matches)"
-		" VALUES (:run, :item, :orig, :replay, :matches)";
+	static const char sql[] = "INSERT INTO replay_check(run_id, item, original_value, replay_value, matches)"
+				  " VALUES (:run, :item, :orig, :replay, :matches)";
 	sqlite3_stmt *s = NULL;
 	char *now = NULL;
 	int rc, i;
@@ -341,4 +334,3 @@ int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_rep
 	free(now);
 	return db_commit(st, rc);
 }
-

@@ -9,57 +9,57 @@
 
 /* What an arm of a command experiment runs (arm_command). */
 struct lr_store_arm_command {
-	const char *command;		/* the argv template as written */
-	const char *cwd;		/* or NULL */
-	double timeout_s;		/* 0: none */
-	const char *env_json;		/* {"NAME": "template"} */
-	const char *outputs;		/* space-separated, or NULL */
-	const char *responses;		/* or NULL */
+	const char *command;   /* the argv template as written */
+	const char *cwd;       /* or NULL */
+	double timeout_s;      /* 0: none */
+	const char *env_json;  /* {"NAME": "template"} */
+	const char *outputs;   /* space-separated, or NULL */
+	const char *responses; /* or NULL */
 	const char *route;
 };
 
 /* An experiment run's design (run_design), written with its plan and read by report, diff and replay. */
 struct lr_store_design {
 	char name[64], title[256];
-	char target[16];		/* encode, import, command */
+	char target[16]; /* encode, import, command */
 	char backend[16];
-	char order[16];			/* abba, random */
+	char order[16]; /* abba, random */
 	int blocks, warmup;
 	double margin;
 	uint64_t seed;
-	char metric[64];		/* "" for wall time */
+	char metric[64]; /* "" for wall time */
 };
 
 struct lr_store_arm {
 	const char *name, *kernel, *contract, *layout, *mode;
 	int threads;
-	const struct lr_store_arm_command *cmd;	/* command experiments, else NULL */
+	const struct lr_store_arm_command *cmd; /* command experiments, else NULL */
 };
 
 /* One execution of a command experiment (execution, execution_output, metric). */
 struct lr_store_output {
 	char *path;
-	char sha256[LR_SHA256_HEX];	/* "" when the file was missing */
+	char sha256[LR_SHA256_HEX]; /* "" when the file was missing */
 	int64_t size;
 };
 
 struct lr_store_metric {
 	char *name, *unit;
 	double value;
-	int higher;			/* higher is better */
+	int higher; /* higher is better */
 };
 
 struct lr_store_exec {
 	int seq, arm;
-	int block, slot;		/* -1 for a parity execution */
+	int block, slot; /* -1 for a parity execution */
 	char *argv_json;
 	int has_exit, exit_code, signal, timed_out;
 	double wall_s, user_s, sys_s;
 	int64_t peak_rss_kib;
-	char stdout_sha256[LR_SHA256_HEX], stderr_sha256[LR_SHA256_HEX];	/* "" when not stored */
-	char outputs_sha256[LR_SHA256_HEX];	/* "" when an output is missing or none are declared */
-	char *failure;			/* NULL when it passed */
-	int64_t output_cap, dropped[2];	/* the cap on its logs, and bytes of stdout, stderr past it (not kept) */
+	char stdout_sha256[LR_SHA256_HEX], stderr_sha256[LR_SHA256_HEX]; /* "" when not stored */
+	char outputs_sha256[LR_SHA256_HEX]; /* "" when an output is missing or none are declared */
+	char *failure;                      /* NULL when it passed */
+	int64_t output_cap, dropped[2];     /* the cap on its logs, and bytes of stdout, stderr past it (not kept) */
 	struct lr_store_output *outputs;
 	int noutputs;
 	struct lr_store_metric *metrics;
@@ -70,10 +70,10 @@ struct lr_store_condition {
 	int idx;
 	const char *model;
 	int64_t layers, kv_heads, head_dim, tokens, elements, inner;
-	const char *status;	/* passed, failed, missing */
-	const char *failure;	/* or NULL */
-	const struct lr_kvlist *params;		/* command experiments: the grid values, else NULL */
-	const struct lr_store_exec *execs;	/* command experiments: every execution */
+	const char *status;                /* passed, failed, missing */
+	const char *failure;               /* or NULL */
+	const struct lr_kvlist *params;    /* command experiments: the grid values, else NULL */
+	const struct lr_store_exec *execs; /* command experiments: every execution */
 	int nexecs;
 };
 
@@ -103,8 +103,8 @@ LR_MUST_CHECK int lr_store_design(struct lr_store *st, int64_t run, struct lr_st
  * hash of each arm (NULL when the arm never ran), and its repetitions.
  */
 LR_MUST_CHECK int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_condition *c,
-		       const char *const *arm_sha, const int *matches, int narms,
-		       const struct lr_store_rep *reps, int nreps);
+				     const char *const *arm_sha, const int *matches, int narms,
+				     const struct lr_store_rep *reps, int nreps);
 
 /*
  * Values of metric 'name' of the timed (non-warm-up) executions of one
@@ -112,8 +112,8 @@ LR_MUST_CHECK int lr_store_condition(struct lr_store *st, int64_t run, const str
  * malloc'd. *higher says the metric's direction (from its first row);
  * *flagged counts those repetitions flagged interfered, as lr_store_arm_times.
  */
-LR_MUST_CHECK int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
-			int *higher, int *flagged);
+LR_MUST_CHECK int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name,
+				      double **out, int *n, int *higher, int *flagged);
 
 /*
  * The A/A run that may qualify run 'run' (docs/method.md): the newest by
@@ -142,10 +142,12 @@ LR_MUST_CHECK int lr_store_parity_hashes(struct lr_store *st, int64_t run, int n
  * order, per execution (wall_s / inner): *out is malloc'd (NULL when none),
  * as many as there are. *flagged counts the interfered ones.
  */
-LR_MUST_CHECK int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged);
+LR_MUST_CHECK int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n,
+				     int *flagged);
 
 /* The arms of an experiment run, in order: names and resolved kernels into caller arrays of 32 bytes each. */
-LR_MUST_CHECK int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n);
+LR_MUST_CHECK int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max,
+				     int *n);
 
 /* Conditions of an experiment run in order, read back (strings malloc'd into the caller's array; free with
  * lr_store_conditions_free). */
@@ -155,20 +157,18 @@ struct lr_store_condition_row {
 	int64_t layers, tokens, inner;
 	char status[16];
 	char *failure;
-	int flagged;	/* interfered repetitions in timed blocks */
+	int flagged; /* interfered repetitions in timed blocks */
 };
 LR_MUST_CHECK int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n);
 void lr_store_conditions_free(struct lr_store_condition_row *rows, int n);
 
-
 /* Every repetition of experiment run 'run', in order, through 'fn' (header first). */
 LR_MUST_CHECK int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void *arg);
-
 
 /* What a replay found for one item ("exit code", "output results.txt", "condition 2"). */
 struct lr_replay_check {
 	char item[1100];
-	const char *original, *replay;	/* the values compared; NULL when absent */
+	const char *original, *replay; /* the values compared; NULL when absent */
 	int matches;
 };
 

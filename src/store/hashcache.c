@@ -27,9 +27,10 @@ int lr_store_hash_cached(struct lr_store *st, const char *path, const struct sta
 	sqlite3_stmt *s = NULL;
 	int rc, hit = 0;
 
-	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM file_hash_cache WHERE path = :path AND size = :size"
-				     " AND mtime_ns = :mtime AND ctime_ns = :ctime AND inode = :inode AND device = :dev"
-				     " AND hashed_ns >= :mtime + 1000000000")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT sha256 FROM file_hash_cache WHERE path = :path AND size = :size"
+			     " AND mtime_ns = :mtime AND ctime_ns = :ctime AND inode = :inode AND device = :dev"
+			     " AND hashed_ns >= :mtime + 1000000000")))
 		return rc;
 	bind_stat(s, path, sb);
 	if (db_step_row(st, s, "read the hash cache", &rc) && sqlite3_column_bytes(s, 0) == LR_SHA256_HEX - 1) {

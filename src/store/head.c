@@ -13,9 +13,9 @@ static int add_entry(void *arg, const struct lr_ledger_entry *e)
 {
 	json_t **doc = arg;
 
-	json_array_append_new(json_object_get(doc[0], "entries"),
-			      json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)e->seq, "run_uuid", e->run_uuid, "digest",
-					e->digest));
+	json_array_append_new(
+		json_object_get(doc[0], "entries"),
+		json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)e->seq, "run_uuid", e->run_uuid, "digest", e->digest));
 	json_object_set_new(doc[0], "seq", json_integer(e->seq));
 	json_object_set_new(doc[0], "digest", json_string(e->digest));
 	json_object_set_new(doc[0], "newestAt", json_string(e->appended_at));
@@ -36,9 +36,9 @@ int lr_store_head_statement(struct lr_store *st, char **envelope)
 	if (!json_array_size(json_object_get(pred, "entries")))
 		goto out;
 	json_object_set_new(pred, "storeId", json_string(id));
-	stmt = json_pack("{s:s, s:[{s:s, s:{s:O}}], s:s, s:O}", "_type", LR_INTOTO_STATEMENT, "subject", "name", "ledger",
-			 "digest", "sha256", json_object_get(pred, "digest"), "predicateType", LR_HEAD_PREDICATE,
-			 "predicate", pred);
+	stmt = json_pack("{s:s, s:[{s:s, s:{s:O}}], s:s, s:O}", "_type", LR_INTOTO_STATEMENT, "subject", "name",
+			 "ledger", "digest", "sha256", json_object_get(pred, "digest"), "predicateType",
+			 LR_HEAD_PREDICATE, "predicate", pred);
 	if (!stmt || !(payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS))) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;

@@ -25,8 +25,8 @@ static void entry_name(char *buf, size_t len, sqlite3_stmt *s, int64_t seq, cons
 	if (sqlite3_column_type(s, 6) == SQLITE_NULL)
 		snprintf(buf, len, "ledger entry %lld (run %s, not in the store)", (long long)seq, uuid);
 	else
-		snprintf(buf, len, "ledger entry %lld (run %lld, %s)", (long long)seq, (long long)sqlite3_column_int64(s, 6),
-			 uuid);
+		snprintf(buf, len, "ledger entry %lld (run %lld, %s)", (long long)seq,
+			 (long long)sqlite3_column_int64(s, 6), uuid);
 }
 
 /*
@@ -36,7 +36,8 @@ static void entry_name(char *buf, size_t len, sqlite3_stmt *s, int64_t seq, cons
  * the stored key of that fingerprint.
  */
 static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const char *digest,
-			   const struct lr_ledger_policy *policy, lr_ledger_fn fn, void *arg, struct lr_ledger_head *head)
+			   const struct lr_ledger_policy *policy, lr_ledger_fn fn, void *arg,
+			   struct lr_ledger_head *head)
 {
 	const char *fpr = (const char *)sqlite3_column_text(s, 8), *sig = (const char *)sqlite3_column_text(s, 9),
 		   *pub = (const char *)sqlite3_column_text(s, 10);
@@ -48,8 +49,10 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 	if (!fpr && !sig) {
 		if (!must)
 			return 0;
-		snprintf(msg, sizeof msg, "%s is not signed, but your configuration knows this store as signed from "
-			 "entry %lld on: it was rewritten or added without your key", name, (long long)policy->signed_from);
+		snprintf(msg, sizeof msg,
+			 "%s is not signed, but your configuration knows this store as signed from "
+			 "entry %lld on: it was rewritten or added without your key",
+			 name, (long long)policy->signed_from);
 		return fn(arg, seq, uuid, msg);
 	}
 	if (policy && policy->trust)
@@ -59,8 +62,8 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 	else if (!pub && !(k && k->public_key[0]))
 		snprintf(msg, sizeof msg, "%s is signed by key %.16s..., which the store does not hold", name, fpr);
 	else if (pub && (lr_key_fingerprint(pub, now) || strcmp(now, fpr)))
-		snprintf(msg, sizeof msg, "the public key stored for key %.16s... is not that key: it was replaced (%s)", fpr,
-			 name);
+		snprintf(msg, sizeof msg,
+			 "the public key stored for key %.16s... is not that key: it was replaced (%s)", fpr, name);
 	else if (lr_verify(k && k->public_key[0] ? k->public_key : pub, digest, sig))
 		snprintf(msg, sizeof msg, "the signature of %s does not verify with key %.16s...", name, fpr);
 	else if (policy && policy->trust && !k)
@@ -77,35 +80,38 @@ static int check_signature(sqlite3_stmt *s, int64_t seq, const char *uuid, const
 int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 {
 	/* entries and runs as ranges ("1-4 7"), each run once: a line stays short at a million runs */
-	return db_each_text3(st,
-			     "WITH e AS (SELECT l.key_fingerprint AS k, l.seq, r.id AS run, l.run_uuid AS uuid FROM ledger l"
-			     "  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL),"
-			     " es AS (SELECT k, min(seq) AS lo, max(seq) AS hi FROM"
-			     "  (SELECT k, seq, seq - row_number() OVER (PARTITION BY k ORDER BY seq) AS g FROM e) GROUP BY k, g),"
-			     " rd AS (SELECT DISTINCT k, run FROM e WHERE run IS NOT NULL),"
-			     " rs AS (SELECT k, min(run) AS lo, max(run) AS hi FROM"
-			     "  (SELECT k, run, run - row_number() OVER (PARTITION BY k ORDER BY run) AS g FROM rd) GROUP BY k, g)"
-			     " SELECT keys.k,"
-			     "  (SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
-			     "   FROM es WHERE es.k = keys.k ORDER BY lo)),"
-			     "  coalesce((SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
-			     "   FROM rs WHERE rs.k = keys.k ORDER BY lo)) || CASE WHEN keys.deleted THEN ', ' ELSE '' END, '')"
-			     "   || CASE WHEN keys.deleted THEN keys.deleted || ' deleted' ELSE '' END"
-			     " FROM (SELECT k, min(seq) AS first, count(DISTINCT CASE WHEN run IS NULL THEN uuid END) AS deleted"
-			     "  FROM e GROUP BY k) keys ORDER BY keys.first",
-			     "read the signing keys", fn, arg);
+	return db_each_text3(
+		st,
+		"WITH e AS (SELECT l.key_fingerprint AS k, l.seq, r.id AS run, l.run_uuid AS uuid FROM ledger l"
+		"  LEFT JOIN run r ON r.uuid = l.run_uuid WHERE l.key_fingerprint IS NOT NULL),"
+		" es AS (SELECT k, min(seq) AS lo, max(seq) AS hi FROM"
+		"  (SELECT k, seq, seq - row_number() OVER (PARTITION BY k ORDER BY seq) AS g FROM e) GROUP BY k, g),"
+		" rd AS (SELECT DISTINCT k, run FROM e WHERE run IS NOT NULL),"
+		" rs AS (SELECT k, min(run) AS lo, max(run) AS hi FROM"
+		"  (SELECT k, run, run - row_number() OVER (PARTITION BY k ORDER BY run) AS g FROM rd) GROUP BY k, g)"
+		" SELECT keys.k,"
+		"  (SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
+		"   FROM es WHERE es.k = keys.k ORDER BY lo)),"
+		"  coalesce((SELECT group_concat(x, ' ') FROM (SELECT CASE WHEN lo = hi THEN lo ELSE lo || '-' || hi END AS x"
+		"   FROM rs WHERE rs.k = keys.k ORDER BY lo)) || CASE WHEN keys.deleted THEN ', ' ELSE '' END, '')"
+		"   || CASE WHEN keys.deleted THEN keys.deleted || ' deleted' ELSE '' END"
+		" FROM (SELECT k, min(seq) AS first, count(DISTINCT CASE WHEN run IS NULL THEN uuid END) AS deleted"
+		"  FROM e GROUP BY k) keys ORDER BY keys.first",
+		"read the signing keys", fn, arg);
 }
 
 int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
 			  lr_ledger_fn fn, void *arg, struct lr_ledger_head *head)
 {
-	static const char walk[] = "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
-				   " (SELECT id FROM run WHERE uuid = l.run_uuid),"
-				   " NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq),"
-				   " l.key_fingerprint, l.signature, k.public_key, l.appended_at"
-				   " FROM ledger l LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint ORDER BY l.seq";
-	static const char unchained[] = "SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
-					" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
+	static const char walk[] =
+		"SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
+		" (SELECT id FROM run WHERE uuid = l.run_uuid),"
+		" NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq),"
+		" l.key_fingerprint, l.signature, k.public_key, l.appended_at"
+		" FROM ledger l LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint ORDER BY l.seq";
+	static const char unchained[] =
+		"SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
+		" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
 	char last[LR_SHA256_HEX] = LR_LEDGER_GENESIS, want[LR_SHA256_HEX], now[LR_SHA256_HEX], msg[512];
 	sqlite3_stmt *s = NULL;
 	int64_t expect = 1;
@@ -116,8 +122,10 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 		return rc;
 	while (db_step_row(st, s, "read the ledger", &rc)) {
 		int64_t seq = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 6);
-		const char *uuid = (const char *)sqlite3_column_text(s, 1), *kind = (const char *)sqlite3_column_text(s, 2),
-			   *content = (const char *)sqlite3_column_text(s, 3), *prev = (const char *)sqlite3_column_text(s, 4),
+		const char *uuid = (const char *)sqlite3_column_text(s, 1),
+			   *kind = (const char *)sqlite3_column_text(s, 2),
+			   *content = (const char *)sqlite3_column_text(s, 3),
+			   *prev = (const char *)sqlite3_column_text(s, 4),
 			   *digest = (const char *)sqlite3_column_text(s, 5);
 
 		if (!uuid || !kind || !content || !prev || !digest) {
@@ -125,25 +133,30 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 			break;
 		}
 		if (seq != expect) {
-			snprintf(msg, sizeof msg, "ledger entry %lld follows entry %lld: entries are missing or reordered",
+			snprintf(msg, sizeof msg,
+				 "ledger entry %lld follows entry %lld: entries are missing or reordered",
 				 (long long)seq, (long long)expect - 1);
 			rc = fn(arg, seq, uuid, msg);
 		}
 		if (!rc && strcmp(prev, last)) {
-			snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it", (long long)seq);
+			snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it",
+				 (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
 		}
 		if (!rc && !(rc = lr_ledger_digest(seq, uuid, kind, content, prev, want)) && strcmp(want, digest)) {
-			snprintf(msg, sizeof msg, "ledger entry %lld was rewritten: its digest does not match its fields",
+			snprintf(msg, sizeof msg,
+				 "ledger entry %lld was rewritten: its digest does not match its fields",
 				 (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
 		}
 		if (!rc && sqlite3_column_type(s, 6) == SQLITE_NULL) {
-			snprintf(msg, sizeof msg, "run %s (ledger entry %lld) is not in the store: deleted", uuid, (long long)seq);
+			snprintf(msg, sizeof msg, "run %s (ledger entry %lld) is not in the store: deleted", uuid,
+				 (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
-		} else if (!rc && sqlite3_column_int(s, 7) && in_scope(only, nonly, run) && !(rc = db_seal_content_now(st, run, now)) &&
-			   strcmp(now, content)) {
-			snprintf(msg, sizeof msg, "run %lld (%s) differs from its ledger entry %lld: its rows were changed",
+		} else if (!rc && sqlite3_column_int(s, 7) && in_scope(only, nonly, run) &&
+			   !(rc = db_seal_content_now(st, run, now)) && strcmp(now, content)) {
+			snprintf(msg, sizeof msg,
+				 "run %lld (%s) differs from its ledger entry %lld: its rows were changed",
 				 (long long)run, uuid, (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
 		}
@@ -206,9 +219,10 @@ int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_head *head)
 
 int lr_store_ledger_entries(struct lr_store *st, int64_t id, lr_ledger_entry_fn fn, void *arg)
 {
-#define ENTRIES "SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at," \
-		" l.key_fingerprint, l.signature, k.public_key FROM ledger l" \
-		" LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
+#define ENTRIES \
+	"SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest, l.appended_at," \
+	" l.key_fingerprint, l.signature, k.public_key FROM ledger l" \
+	" LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint"
 	/* two statements: 'WHERE :run = 0 OR ...' kept SQLite from the index, a scan of the ledger per run */
 	static const char all[] = ENTRIES " ORDER BY l.seq",
 			  one[] = ENTRIES " WHERE l.run_uuid = (SELECT uuid FROM run WHERE id = :run) ORDER BY l.seq";

@@ -25,11 +25,11 @@ void lr_store_seal_memo_adopt(struct lr_store *to, struct lr_store *from, int64_
 
 /* The newest ledger entry: what a report or comment publishes as SEQ:DIGEST. */
 struct lr_ledger_head {
-	int64_t seq;			/* 0: the ledger is empty */
+	int64_t seq; /* 0: the ledger is empty */
 	char digest[LR_SHA256_HEX];
-	int64_t signed_entries;		/* lr_store_ledger_check: entries whose signature verified */
-	int64_t trusted_entries;	/* ... and whose key is trusted */
-	char newest_at[40];		/* when the newest entry was appended (ISO 8601, UTC) */
+	int64_t signed_entries;  /* lr_store_ledger_check: entries whose signature verified */
+	int64_t trusted_entries; /* ... and whose key is trusted */
+	char newest_at[40];      /* when the newest entry was appended (ISO 8601, UTC) */
 };
 
 /*
@@ -134,6 +134,7 @@ LR_MUST_CHECK int lr_store_ledger_check(struct lr_store *st, const int64_t *only
  * digest gets entry 'seq''s digest ("" when there is none); 'fn' gets every
  * later entry, with its kind as text.
  */
-LR_MUST_CHECK int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn, void *arg);
+LR_MUST_CHECK int lr_store_ledger_after(struct lr_store *st, int64_t seq, char digest[LR_SHA256_HEX], lr_ledger_fn fn,
+					void *arg);
 
 #endif

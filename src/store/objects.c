@@ -17,8 +17,8 @@ struct lr_objw {
 	int64_t size;
 	/* Small writes are gathered so a chatty command costs few syscalls. */
 	size_t buffered;
-	int keep_tmp;		/* link into place and leave the temporary file */
-	int anon;		/* O_TMPFILE: no name until it is linked into place; tmp_path names its directory */
+	int keep_tmp; /* link into place and leave the temporary file */
+	int anon;     /* O_TMPFILE: no name until it is linked into place; tmp_path names its directory */
 	unsigned char buf[1 << 16];
 };
 
@@ -185,7 +185,8 @@ int lr_objw_map(struct lr_objw *w, const char **p, size_t *n)
 		return lr_error_set(LR_ENOMEM, "'%s' is too large to map", w->tmp_path);
 	m = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, w->fd, 0);
 	if (m == MAP_FAILED)
-		return lr_error_set(errno == ENOMEM ? LR_ENOMEM : LR_EIO, "cannot map '%s': %s", w->tmp_path, strerror(errno));
+		return lr_error_set(errno == ENOMEM ? LR_ENOMEM : LR_EIO, "cannot map '%s': %s", w->tmp_path,
+				    strerror(errno));
 	*p = m;
 	*n = (size_t)w->size;
 	return 0;
@@ -217,7 +218,8 @@ static int install(const char *store_dir, const char *tmp, int fd, const char *h
 	}
 	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
 	moved = fd >= 0 ? linkat(AT_FDCWD, self, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST
-	      : keep ? link(tmp, dst) == 0 || errno == EEXIST : rename(tmp, dst) == 0;
+		: keep  ? link(tmp, dst) == 0 || errno == EEXIST
+			: rename(tmp, dst) == 0;
 	rc = moved ? lr_fsync_dir(dir) : lr_error_set(LR_EIO, "cannot store object '%s': %s", dst, strerror(errno));
 out:
 	free(dst);
@@ -282,8 +284,8 @@ static int put_chunk(void *arg, const void *data, size_t len)
 	return lr_objw_write(p->w, data, len);
 }
 
-int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
-		    int64_t *size, lr_obj_scan_fn scan, void *scan_arg)
+int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size,
+		    lr_obj_scan_fn scan, void *scan_arg)
 {
 	struct put p = { NULL, scan, scan_arg };
 	int rc;
@@ -359,10 +361,13 @@ int lr_obj_write_error(const char *path, int err)
 {
 	if (err == ENOSPC || err == EDQUOT || err == EFBIG) {
 		lr_error_set(LR_EIO, "cannot write to the store: %s '%s' (%s)",
-			     err == EFBIG ? "a file would exceed the size this process may write, at" : "no space left for",
+			     err == EFBIG ? "a file would exceed the size this process may write, at"
+					  : "no space left for",
 			     path, strerror(err));
-		lr_error_hint(err == EFBIG ? "raise 'ulimit -f', or cap what is captured (docs/labrun.md)"
-					   : "free space on the store's disk; 'labrun fsck' then removes what a failed writer left");
+		lr_error_hint(
+			err == EFBIG
+				? "raise 'ulimit -f', or cap what is captured (docs/labrun.md)"
+				: "free space on the store's disk; 'labrun fsck' then removes what a failed writer left");
 		return LR_EIO;
 	}
 	return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(err));

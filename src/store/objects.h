@@ -63,8 +63,8 @@ void lr_objw_abort(struct lr_objw *w);
  * returning non-zero (with a message set): nothing is stored then.
  */
 typedef int (*lr_obj_scan_fn)(void *arg, const void *data, size_t len);
-LR_MUST_CHECK int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX],
-		    int64_t *size, lr_obj_scan_fn scan, void *scan_arg);
+LR_MUST_CHECK int lr_obj_put_file(const char *store_dir, const char *path, char hex[LR_SHA256_HEX], int64_t *size,
+				  lr_obj_scan_fn scan, void *scan_arg);
 
 /*
  * Install an existing file (on the store's file system) into objects/

@@ -13,11 +13,13 @@
 
 #include "base/dynlib.h"
 
+/* clang-format off */
 #define LR_PQ_FUNCS(X) \
 	X(PQconnectdbParams) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQexecParams) X(PQexec) \
 	X(PQresultStatus) X(PQresultErrorMessage) X(PQclear) X(PQntuples) X(PQgetvalue) X(PQgetlength) \
 	X(PQhost) X(PQdb) X(PQport) X(PQsendQueryParams) X(PQsetSingleRowMode) X(PQgetResult) \
 	X(PQconninfoParse) X(PQconninfoFree) X(PQfreemem)
+/* clang-format on */
 
 /*
  * The table lr_pq, and lr_pq_load(), which loads libpq.so.5 once: 0, or
@@ -26,27 +28,27 @@
 LR_DYNLIB_DECLARE(lr_pq, lr_pq_load, LR_PQ_FUNCS)
 
 #ifndef LR_PQ_LOADER /* pq.c names the functions themselves */
-#define PQconnectdbParams lr_pq.PQconnectdbParams
-#define PQstatus lr_pq.PQstatus
-#define PQerrorMessage lr_pq.PQerrorMessage
-#define PQfinish lr_pq.PQfinish
-#define PQexecParams lr_pq.PQexecParams
-#define PQexec lr_pq.PQexec
-#define PQresultStatus lr_pq.PQresultStatus
+#define PQconnectdbParams    lr_pq.PQconnectdbParams
+#define PQstatus             lr_pq.PQstatus
+#define PQerrorMessage       lr_pq.PQerrorMessage
+#define PQfinish             lr_pq.PQfinish
+#define PQexecParams         lr_pq.PQexecParams
+#define PQexec               lr_pq.PQexec
+#define PQresultStatus       lr_pq.PQresultStatus
 #define PQresultErrorMessage lr_pq.PQresultErrorMessage
-#define PQclear lr_pq.PQclear
-#define PQntuples lr_pq.PQntuples
-#define PQgetvalue lr_pq.PQgetvalue
-#define PQgetlength lr_pq.PQgetlength
-#define PQhost lr_pq.PQhost
-#define PQdb lr_pq.PQdb
-#define PQport lr_pq.PQport
-#define PQsendQueryParams lr_pq.PQsendQueryParams
-#define PQsetSingleRowMode lr_pq.PQsetSingleRowMode
-#define PQgetResult lr_pq.PQgetResult
-#define PQconninfoParse lr_pq.PQconninfoParse
-#define PQconninfoFree lr_pq.PQconninfoFree
-#define PQfreemem lr_pq.PQfreemem
+#define PQclear              lr_pq.PQclear
+#define PQntuples            lr_pq.PQntuples
+#define PQgetvalue           lr_pq.PQgetvalue
+#define PQgetlength          lr_pq.PQgetlength
+#define PQhost               lr_pq.PQhost
+#define PQdb                 lr_pq.PQdb
+#define PQport               lr_pq.PQport
+#define PQsendQueryParams    lr_pq.PQsendQueryParams
+#define PQsetSingleRowMode   lr_pq.PQsetSingleRowMode
+#define PQgetResult          lr_pq.PQgetResult
+#define PQconninfoParse      lr_pq.PQconninfoParse
+#define PQconninfoFree       lr_pq.PQconninfoFree
+#define PQfreemem            lr_pq.PQfreemem
 #endif
 
 #endif

@@ -17,7 +17,7 @@
 struct lr_remote {
 	PGconn *conn;
 	char *name;
-	char where[256];	/* "db 'x' on /tmp/sock:5432" for messages: never the password */
+	char where[256]; /* "db 'x' on /tmp/sock:5432" for messages: never the password */
 };
 
 /* The first line of libpq's message, for one-line errors. */
@@ -39,7 +39,8 @@ static int pq_error(struct lr_remote *r, const char *what, const char *why)
 	if (strstr(line, "No space left") || strstr(line, "could not extend"))
 		lr_error_hint("the remote's disk is full: nothing of this step was written; free space and push again");
 	else if (strstr(line, "permission denied"))
-		lr_error_hint("the remote's role may lack a grant: docs/remote.md gives the roles for reading and pushing");
+		lr_error_hint(
+			"the remote's role may lack a grant: docs/remote.md gives the roles for reading and pushing");
 	return LR_ESTORE;
 }
 
@@ -139,8 +140,8 @@ int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, in
 		rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) has no labrun schema", name, r->where);
 		lr_error_hint("create it once: labrun remote init %s", name);
 	} else if (!rc && version > lr_pg_migration_count) {
-		rc = lr_error_set(LR_ESCHEMA, "remote '%s' (%s) has schema version %d; this labrun knows up to %d", name,
-				  r->where, version, lr_pg_migration_count);
+		rc = lr_error_set(LR_ESCHEMA, "remote '%s' (%s) has schema version %d; this labrun knows up to %d",
+				  name, r->where, version, lr_pg_migration_count);
 		lr_error_hint("a newer labrun initialised it: upgrade labrun on this host");
 	} else if (!rc && version < lr_pg_migration_count && !for_init) {
 		rc = lr_error_set(LR_ESCHEMA, "remote '%s' (%s) has schema version %d; this labrun needs %d", name,
@@ -177,8 +178,8 @@ int lr_remote_init(struct lr_remote *r, int *applied, int *version)
 	if (rc || (rc = schema_version(r, &v)))
 		goto out;
 	if (v > lr_pg_migration_count) {
-		rc = lr_error_set(LR_ESCHEMA, "remote '%s' has schema version %d; this labrun knows up to %d", r->name, v,
-				  lr_pg_migration_count);
+		rc = lr_error_set(LR_ESCHEMA, "remote '%s' has schema version %d; this labrun knows up to %d", r->name,
+				  v, lr_pg_migration_count);
 		goto out;
 	}
 	for (i = v < 0 ? 0 : v; i < lr_pg_migration_count && !rc; i++) {
@@ -189,8 +190,8 @@ int lr_remote_init(struct lr_remote *r, int *applied, int *version)
 			rc = pq_error(r, "apply a migration", PQresultErrorMessage(res));
 		PQclear(res);
 		snprintf(num, sizeof num, "%d", lr_pg_migrations[i].version);
-		if (!rc && !(rc = pq_do(r, "record a migration", "INSERT INTO labrun_migration(version, name) VALUES ($1, $2)",
-					2, p)))
+		if (!rc && !(rc = pq_do(r, "record a migration",
+					"INSERT INTO labrun_migration(version, name) VALUES ($1, $2)", 2, p)))
 			(*applied)++;
 	}
 	if (!rc)
@@ -316,12 +317,15 @@ static int present(struct lr_remote *r, const struct lr_bundle *b, int *outcome)
 	if (res && PQntuples(res) == 1 && !strcmp(PQgetvalue(res, 0, 0), b->sha256)) {
 		*outcome = LR_PUSH_PRESENT;
 	} else if (res) {
-		rc = lr_error_set(LR_EREFUSED, "remote '%s' refuses run %s: it holds that uuid with other content "
-			     "(bundle %.12s..., pushed by %s from %s; this one is %.12s...)", r->name, b->uuid,
-			     PQntuples(res) ? PQgetvalue(res, 0, 0) : "?", PQntuples(res) ? PQgetvalue(res, 0, 2) : "?",
-			     PQntuples(res) ? PQgetvalue(res, 0, 1) : "?", b->sha256);
-		lr_error_hint("the run changed after it was pushed (a later ingest, compare or gate?): the remote keeps its "
-			      "first copy; put the amendment in a run of its own and push that");
+		rc = lr_error_set(LR_EREFUSED,
+				  "remote '%s' refuses run %s: it holds that uuid with other content "
+				  "(bundle %.12s..., pushed by %s from %s; this one is %.12s...)",
+				  r->name, b->uuid, PQntuples(res) ? PQgetvalue(res, 0, 0) : "?",
+				  PQntuples(res) ? PQgetvalue(res, 0, 2) : "?",
+				  PQntuples(res) ? PQgetvalue(res, 0, 1) : "?", b->sha256);
+		lr_error_hint(
+			"the run changed after it was pushed (a later ingest, compare or gate?): the remote keeps its "
+			"first copy; put the amendment in a run of its own and push that");
 	}
 	PQclear(res);
 	return rc;
@@ -329,8 +333,8 @@ static int present(struct lr_remote *r, const struct lr_bundle *b, int *outcome)
 
 int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle *b, const char *from_host, int *outcome)
 {
-	const char *const p[] = { b->uuid, b->sha256, b->text, b->kind, b->status, b->hostname, b->started_at, b->seal,
-				  from_host };
+	const char *const p[] = { b->uuid,     b->sha256,     b->text, b->kind,  b->status,
+				  b->hostname, b->started_at, b->seal, from_host };
 	PGresult *res;
 	size_t i;
 	int rc = 0;
@@ -338,9 +342,11 @@ int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle *b, const char
 	*outcome = 0;
 	if ((rc = pq_do(r, "start a transaction", "BEGIN", 0, NULL)))
 		return rc;
-	res = pq_exec(r, "store a run", PGRES_TUPLES_OK, &rc,
-		      "INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)"
-		      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1", 9, p);
+	res = pq_exec(
+		r, "store a run", PGRES_TUPLES_OK, &rc,
+		"INSERT INTO run(uuid, bundle_sha256, bundle, kind, status, hostname, started_at, seal_digest, pushed_from)"
+		" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1",
+		9, p);
 	if (res && !PQntuples(res))
 		rc = present(r, b, outcome);
 	else if (res)
@@ -376,8 +382,8 @@ static int uuid_array(const struct lr_strlist *l, char **out)
 		return 0;
 	for (i = 0; i < l->n; i++) {
 		if (strspn(l->v[i], "0123456789abcdef-") != strlen(l->v[i]) || strlen(l->v[i]) < 4) {
-			lr_error_set(LR_EINVAL, "'%s' is not a run uuid or a prefix of one (4 or more of 0-9, a-f, '-')",
-				     l->v[i]);
+			lr_error_set(LR_EINVAL,
+				     "'%s' is not a run uuid or a prefix of one (4 or more of 0-9, a-f, '-')", l->v[i]);
 			return LR_EINVAL;
 		}
 		len += strlen(l->v[i]) + 1;
@@ -402,12 +408,14 @@ int lr_remote_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_rem
 	{
 		const char *const p[] = { f->issue, f->host, uuids };
 
-		res = pq_exec(r, "list runs", PGRES_TUPLES_OK, &rc,
-			      "SELECT uuid, bundle_sha256 FROM run r"
-			      " WHERE ($1::text IS NULL OR EXISTS (SELECT 1 FROM run_issue i WHERE i.uuid = r.uuid AND i.issue_ref = $1))"
-			      " AND ($2::text IS NULL OR r.hostname = $2)"
-			      " AND ($3::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($3::text[]) u(p) WHERE left(r.uuid, length(p)) = p))"
-			      " ORDER BY r.pushed_at, r.uuid", 3, p);
+		res = pq_exec(
+			r, "list runs", PGRES_TUPLES_OK, &rc,
+			"SELECT uuid, bundle_sha256 FROM run r"
+			" WHERE ($1::text IS NULL OR EXISTS (SELECT 1 FROM run_issue i WHERE i.uuid = r.uuid AND i.issue_ref = $1))"
+			" AND ($2::text IS NULL OR r.hostname = $2)"
+			" AND ($3::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($3::text[]) u(p) WHERE left(r.uuid, length(p)) = p))"
+			" ORDER BY r.pushed_at, r.uuid",
+			3, p);
 	}
 	for (i = 0; res && !rc && i < PQntuples(res); i++)
 		rc = fn(arg, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
@@ -428,8 +436,9 @@ int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char *
 		      "SELECT bundle, bundle_sha256, pushed_by, pushed_from FROM run WHERE uuid = $1", 1, p);
 	if (res && PQntuples(res) != 1) {
 		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no run %s", r->name, uuid);
-	} else if (res && (!(*text = strdup(PQgetvalue(res, 0, 0))) || !(*sha256 = strdup(PQgetvalue(res, 0, 1))) ||
-			   !(*pushed_by = strdup(PQgetvalue(res, 0, 2))) || !(*pushed_from = strdup(PQgetvalue(res, 0, 3))))) {
+	} else if (res &&
+		   (!(*text = strdup(PQgetvalue(res, 0, 0))) || !(*sha256 = strdup(PQgetvalue(res, 0, 1))) ||
+		    !(*pushed_by = strdup(PQgetvalue(res, 0, 2))) || !(*pushed_from = strdup(PQgetvalue(res, 0, 3))))) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	PQclear(res);
@@ -451,8 +460,9 @@ static int receive_chunks(struct lr_remote *r, const char *sha256, struct lr_obj
 	int rc = 0;
 
 	*chunks = 0;
-	if (!PQsendQueryParams(r->conn, "SELECT data FROM object_chunk WHERE sha256 = $1 ORDER BY seq", 1, NULL, p, NULL,
-			       NULL, 1) || !PQsetSingleRowMode(r->conn))
+	if (!PQsendQueryParams(r->conn, "SELECT data FROM object_chunk WHERE sha256 = $1 ORDER BY seq", 1, NULL, p,
+			       NULL, NULL, 1) ||
+	    !PQsetSingleRowMode(r->conn))
 		rc = pq_error(r, "read an object", NULL);
 	while ((res = PQgetResult(r->conn))) {
 		ExecStatusType t = PQresultStatus(res);
@@ -491,7 +501,8 @@ int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char 
 		return rc;
 	}
 	if (!(rc = lr_objw_commit(w, hex, &size)) && (strcmp(hex, sha256) || size != want)) {
-		rc = lr_error_set(LR_EIO, "object %s from remote '%s' does not match its name (%lld bytes, sha256 %.12s...)",
+		rc = lr_error_set(LR_EIO,
+				  "object %s from remote '%s' does not match its name (%lld bytes, sha256 %.12s...)",
 				  sha256, r->name, (long long)size, hex);
 		lr_error_hint("the remote's copy is damaged: push it again from a store that holds it");
 	}

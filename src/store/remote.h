@@ -17,18 +17,18 @@
 #include "base/sha256.h"
 #include "store/store.h"
 
-#define LR_BUNDLE_FORMAT 1	/* the "labrun_bundle" number this labrun writes and reads */
+#define LR_BUNDLE_FORMAT 1 /* the "labrun_bundle" number this labrun writes and reads */
 
 struct lr_bundle {
-	char *text;			/* the bundle, exactly as hashed */
-	char sha256[LR_SHA256_HEX];	/* of 'text' */
+	char *text;                 /* the bundle, exactly as hashed */
+	char sha256[LR_SHA256_HEX]; /* of 'text' */
 	char uuid[37];
 	char *kind, *status, *hostname, *started_at;
-	char seal[LR_SHA256_HEX];	/* the run's seal digest in its origin store */
+	char seal[LR_SHA256_HEX]; /* the run's seal digest in its origin store */
 	struct lr_strlist issues;
-	struct lr_kvlist objects;	/* sha256 -> size in bytes (decimal) */
-	struct lr_strlist needs;	/* uuids of other runs its rows point at (replays, comparisons) */
-	struct lr_kvlist signers;	/* lr_bundle_parse: each signed ledger entry's seq -> its public key (hex) */
+	struct lr_kvlist objects; /* sha256 -> size in bytes (decimal) */
+	struct lr_strlist needs;  /* uuids of other runs its rows point at (replays, comparisons) */
+	struct lr_kvlist signers; /* lr_bundle_parse: each signed ledger entry's seq -> its public key (hex) */
 };
 void lr_bundle_release(struct lr_bundle *b);
 
@@ -57,7 +57,7 @@ LR_MUST_CHECK int lr_bundle_parse(struct lr_bundle *b, const char *text, const c
 struct lr_pull_origin {
 	const char *remote, *pushed_by, *pushed_from;
 	int lazy;
-	int keep_ids;	/* rows keep the ids of the store that wrote the bundle: for verify's throwaway store only */
+	int keep_ids; /* rows keep the ids of the store that wrote the bundle: for verify's throwaway store only */
 };
 LR_MUST_CHECK int lr_store_run_adopt(struct lr_store *st, const struct lr_bundle *b, const struct lr_pull_origin *o,
 				     int64_t *id);
@@ -121,9 +121,9 @@ LR_MUST_CHECK int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle 
 
 /* Which runs to pull: any of these that are set must hold. */
 struct lr_remote_filter {
-	const char *issue;		/* normalised issue reference */
-	const char *host;		/* hostname the run was recorded on */
-	const struct lr_strlist *uuids;	/* uuids or their prefixes */
+	const char *issue;              /* normalised issue reference */
+	const char *host;               /* hostname the run was recorded on */
+	const struct lr_strlist *uuids; /* uuids or their prefixes */
 };
 typedef int (*lr_remote_run_fn)(void *arg, const char *uuid, const char *sha256);
 /* Every matching run, oldest push first. */

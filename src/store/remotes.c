@@ -29,9 +29,11 @@ static int check_uri(const char *name, const char *uri)
 	}
 	for (o = opts; o->keyword; o++)
 		if (!strcmp(o->keyword, "password") && o->val && *o->val) {
-			rc = lr_error_set(LR_EINVAL, "cannot add remote '%s': its connection string holds a password", name);
-			lr_error_hint("labrun never stores passwords: put it in ~/.pgpass (or PGPASSWORD, or a service file) "
-				      "and add the remote without it");
+			rc = lr_error_set(LR_EINVAL, "cannot add remote '%s': its connection string holds a password",
+					  name);
+			lr_error_hint(
+				"labrun never stores passwords: put it in ~/.pgpass (or PGPASSWORD, or a service file) "
+				"and add the remote without it");
 		}
 	PQconninfoFree(opts);
 	return rc;
@@ -43,9 +45,11 @@ int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri)
 	char *now;
 	int rc;
 
-	if (!*name || strlen(name) > 64 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-						   strlen(name) || *name == '-') {
-		lr_error_set(LR_EINVAL, "cannot add remote '%s': a name is 1 to 64 letters, digits, '.', '_' or '-'", name);
+	if (!*name || strlen(name) > 64 ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(name) ||
+	    *name == '-') {
+		lr_error_set(LR_EINVAL, "cannot add remote '%s': a name is 1 to 64 letters, digits, '.', '_' or '-'",
+			     name);
 		lr_error_hint("for example: labrun remote add lab postgresql://db.lab/evidence");
 		return LR_EINVAL;
 	}
@@ -53,8 +57,9 @@ int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri)
 		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)) || (rc = db_prepare(st, &s, "INSERT INTO remote(name, uri, added_at) VALUES (:n, :u, :now)"
-							    " ON CONFLICT(name) DO NOTHING")))
+	if ((rc = db_begin(st)) || (rc = db_prepare(st, &s,
+						    "INSERT INTO remote(name, uri, added_at) VALUES (:n, :u, :now)"
+						    " ON CONFLICT(name) DO NOTHING")))
 		goto out;
 	db_bind_text(s, ":n", name);
 	db_bind_text(s, ":u", uri);
@@ -75,11 +80,12 @@ int lr_store_remote_remove(struct lr_store *st, const char *name)
 	int64_t pending = 0;
 	int rc;
 
-	if ((rc = db_begin(st)) || (rc = db_one_int_text(st, "SELECT count(*) FROM remote_object WHERE remote = :n", ":n",
-							   name, &pending, "count the objects to fetch")))
+	if ((rc = db_begin(st)) || (rc = db_one_int_text(st, "SELECT count(*) FROM remote_object WHERE remote = :n",
+							 ":n", name, &pending, "count the objects to fetch")))
 		goto out;
 	if (pending) {
-		rc = lr_error_set(LR_EREFUSED, "cannot remove remote '%s': %lld objects pulled lazily are still to come from it",
+		rc = lr_error_set(LR_EREFUSED,
+				  "cannot remove remote '%s': %lld objects pulled lazily are still to come from it",
 				  name, (long long)pending);
 		lr_error_hint("pull them first: labrun pull %s --objects all", name);
 	}
@@ -112,7 +118,8 @@ int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, 
 	}
 	sqlite3_finalize(s);
 	if (!rc && !n) {
-		rc = lr_error_set(LR_ENOTFOUND, name ? "there is no remote '%s'" : "this store has no remote%s", name ? name : "");
+		rc = lr_error_set(LR_ENOTFOUND, name ? "there is no remote '%s'" : "this store has no remote%s",
+				  name ? name : "");
 		lr_error_hint("add one: labrun remote add NAME postgresql://HOST/DBNAME");
 	} else if (!rc && n > 1) {
 		rc = lr_error_set(LR_EINVAL, "this store has %d remotes: say which", n);
@@ -131,8 +138,7 @@ int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, 
 
 int lr_store_remotes(struct lr_store *st, lr_remote_fn fn, void *arg)
 {
-	return db_each_text3(st, "SELECT name, uri, added_at FROM remote ORDER BY name",
-			     "read the remotes", fn, arg);
+	return db_each_text3(st, "SELECT name, uri, added_at FROM remote ORDER BY name", "read the remotes", fn, arg);
 }
 
 int lr_store_object_fetch(struct lr_store *st, const char *sha256)

@@ -91,8 +91,8 @@ int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id)
 		return resolve_base(st, ref, ref, id);
 	errno = 0;
 	back = strtoll(tilde + 1, &end, 10);
-	if (tilde == ref || (size_t)(tilde - ref) >= sizeof base || tilde[1] < '0' || tilde[1] > '9' || *end ||
-	    errno || back < 0) {
+	if (tilde == ref || (size_t)(tilde - ref) >= sizeof base || tilde[1] < '0' || tilde[1] > '9' || *end || errno ||
+	    back < 0) {
 		lr_error_set(LR_EINVAL, "cannot find run '%s': '~' takes a run before it and a count after it", ref);
 		lr_error_hint("'last~1' is the run before the newest, '7~2' the second run before run 7");
 		return LR_EINVAL;
@@ -167,8 +167,7 @@ static int load_kvs(struct lr_store *st, int64_t id, struct lr_kvlist *l, const 
 		return rc;
 	db_bind_int(s, ":run", id);
 	while (db_step_row(st, s, "read the run's key-value rows", &rc))
-		rc = lr_kvlist_add(l, (const char *)sqlite3_column_text(s, 0),
-				   (const char *)sqlite3_column_text(s, 1),
+		rc = lr_kvlist_add(l, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
 				   (const char *)sqlite3_column_text(s, 2));
 	sqlite3_finalize(s);
 	return rc;
@@ -179,8 +178,9 @@ static int load_host(struct lr_store *st, int64_t host, struct lr_host *h)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT hostname, os, kernel, arch, cpu_model, cpu_flags, cores,"
-				  " memory_bytes FROM host WHERE id = :id")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT hostname, os, kernel, arch, cpu_model, cpu_flags, cores,"
+			     " memory_bytes FROM host WHERE id = :id")))
 		return rc;
 	db_bind_int(s, ":id", host);
 	if (db_step_row(st, s, "load the host", &rc)) {
@@ -204,8 +204,9 @@ static int load_sources(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT repo_path, head, branch, dirty, diff_sha256 FROM source_state"
-				  " WHERE run_id = :run")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT repo_path, head, branch, dirty, diff_sha256 FROM source_state"
+			     " WHERE run_id = :run")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	if (db_step_row(st, s, "load the source state", &rc)) {
@@ -217,14 +218,15 @@ static int load_sources(struct lr_store *st, struct lr_run *r)
 		db_col_copy(s, 4, r->source.diff_sha256, LR_SHA256_HEX);
 	}
 	sqlite3_finalize(s);
-	if (rc || (rc = db_prepare(st, &s, "SELECT path, git_status, sha256, size FROM source_file"
-				  " WHERE run_id = :run ORDER BY path")))
+	if (rc || (rc = db_prepare(st, &s,
+				   "SELECT path, git_status, sha256, size FROM source_file"
+				   " WHERE run_id = :run ORDER BY path")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the source files", &rc))
 		rc = lr_run_add_file(r, (const char *)sqlite3_column_text(s, 0),
-				     (const char *)sqlite3_column_text(s, 1),
-				     (const char *)sqlite3_column_text(s, 2), sqlite3_column_int64(s, 3));
+				     (const char *)sqlite3_column_text(s, 1), (const char *)sqlite3_column_text(s, 2),
+				     sqlite3_column_int64(s, 3));
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -234,10 +236,11 @@ static int load_artifacts(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT a.role, a.name, a.sha256, a.size, e.kind, e.target FROM artifact a"
-				  " LEFT JOIN artifact_entry e USING (run_id, role, name) WHERE a.run_id = :run"
-				  " ORDER BY CASE a.role WHEN 'stdout' THEN 0 WHEN 'stderr' THEN 1 ELSE 2 END,"
-				  " a.role, a.name")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT a.role, a.name, a.sha256, a.size, e.kind, e.target FROM artifact a"
+			     " LEFT JOIN artifact_entry e USING (run_id, role, name) WHERE a.run_id = :run"
+			     " ORDER BY CASE a.role WHEN 'stdout' THEN 0 WHEN 'stderr' THEN 1 ELSE 2 END,"
+			     " a.role, a.name")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the artifacts", &rc)) {
@@ -265,8 +268,9 @@ static int load_measures(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT name, value, unit, modelled FROM measurement WHERE run_id = :run"
-				  " ORDER BY rowid")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT name, value, unit, modelled FROM measurement WHERE run_id = :run"
+			     " ORDER BY rowid")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the measurements", &rc))
@@ -281,14 +285,15 @@ static int load_samples(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT subject, variant, rep, value, unit FROM bench_sample WHERE run_id = :run"
-				  " ORDER BY seq")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT subject, variant, rep, value, unit FROM bench_sample WHERE run_id = :run"
+			     " ORDER BY seq")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the benchmark samples", &rc))
-		rc = lr_run_add_sample(r, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-				       sqlite3_column_int(s, 2), sqlite3_column_double(s, 3),
-				       (const char *)sqlite3_column_text(s, 4));
+		rc = lr_run_add_sample(r, (const char *)sqlite3_column_text(s, 0),
+				       (const char *)sqlite3_column_text(s, 1), sqlite3_column_int(s, 2),
+				       sqlite3_column_double(s, 3), (const char *)sqlite3_column_text(s, 4));
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -299,8 +304,9 @@ static int load_dropped(struct lr_store *st, struct lr_run *r)
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT stream = 'stderr', cap_bytes, dropped_bytes FROM output_dropped"
-				  " WHERE run_id = :run AND seq = -1")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT stream = 'stderr', cap_bytes, dropped_bytes FROM output_dropped"
+			     " WHERE run_id = :run AND seq = -1")))
 		return rc;
 	db_bind_int(s, ":run", r->id);
 	while (db_step_row(st, s, "load the output past the cap", &rc)) {
@@ -324,7 +330,8 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	db_bind_int(s, ":id", id);
 	if (!db_step_row(st, s, "load the run", &rc)) {
 		sqlite3_finalize(s);
-		return rc ? rc : lr_error_set(LR_ENOTFOUND, "cannot find run %lld in store '%s'", (long long)id, st->dir);
+		return rc ? rc
+			  : lr_error_set(LR_ENOTFOUND, "cannot find run %lld in store '%s'", (long long)id, st->dir);
 	}
 	rc = read_run_row(s, r);
 	host = sqlite3_column_int64(s, 20);
@@ -332,16 +339,21 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	if (rc || (rc = load_host(st, host, &r->host)) || (rc = load_sources(st, r)) ||
 	    (rc = load_issues(st, id, &r->issues)))
 		return rc;
-	if ((rc = load_kvs(st, id, &r->env, "SELECT name, value, CASE redacted WHEN 1 THEN 'redacted' END"
-					    " FROM env_var WHERE run_id = :run ORDER BY name")) ||
-	    (rc = load_kvs(st, id, &r->binding, "SELECT key, value, origin FROM binding"
-						" WHERE run_id = :run ORDER BY key")) ||
-	    (rc = load_kvs(st, id, &r->geometry, "SELECT key, value, NULL FROM geometry"
-						 " WHERE run_id = :run ORDER BY key")) ||
-	    (rc = load_kvs(st, id, &r->tools, "SELECT name, version, NULL FROM tool_version"
-					      " WHERE run_id = :run ORDER BY name")) ||
-	    (rc = load_kvs(st, id, &r->digests, "SELECT name, sha256, NULL FROM run_digest"
-						" WHERE run_id = :run ORDER BY name")))
+	if ((rc = load_kvs(st, id, &r->env,
+			   "SELECT name, value, CASE redacted WHEN 1 THEN 'redacted' END"
+			   " FROM env_var WHERE run_id = :run ORDER BY name")) ||
+	    (rc = load_kvs(st, id, &r->binding,
+			   "SELECT key, value, origin FROM binding"
+			   " WHERE run_id = :run ORDER BY key")) ||
+	    (rc = load_kvs(st, id, &r->geometry,
+			   "SELECT key, value, NULL FROM geometry"
+			   " WHERE run_id = :run ORDER BY key")) ||
+	    (rc = load_kvs(st, id, &r->tools,
+			   "SELECT name, version, NULL FROM tool_version"
+			   " WHERE run_id = :run ORDER BY name")) ||
+	    (rc = load_kvs(st, id, &r->digests,
+			   "SELECT name, sha256, NULL FROM run_digest"
+			   " WHERE run_id = :run ORDER BY name")))
 		return rc;
 	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)))
 		return rc;
@@ -365,8 +377,7 @@ static void bind_filter(sqlite3_stmt *s, const struct lr_run_filter *f)
 
 int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg)
 {
-	static const char sql[] =
-		"SELECT " RUN_COLUMNS " FROM " RUN_FILTER " ORDER BY r.id DESC LIMIT :limit";
+	static const char sql[] = "SELECT " RUN_COLUMNS " FROM " RUN_FILTER " ORDER BY r.id DESC LIMIT :limit";
 	sqlite3_stmt *s = NULL;
 	struct lr_run r;
 	int rc = 0;
@@ -390,8 +401,7 @@ int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run
 
 int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t **ids, int *n)
 {
-	static const char sql[] =
-		"SELECT r.id FROM " RUN_FILTER " ORDER BY r.id";
+	static const char sql[] = "SELECT r.id FROM " RUN_FILTER " ORDER BY r.id";
 	sqlite3_stmt *s = NULL;
 	int64_t *v = NULL;
 	size_t cap = 0;
@@ -416,7 +426,6 @@ int lr_store_run_ids(struct lr_store *st, const struct lr_run_filter *f, int64_t
 	*ids = v;
 	return 0;
 }
-
 
 int lr_store_run_origin(struct lr_store *st, int64_t id, struct lr_run_origin *o)
 {

@@ -37,9 +37,8 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 
 static int experiment_id(struct lr_store *st, const char *name, const char *now, int64_t *id)
 {
-	static const char sql[] =
-		"INSERT INTO experiment(name, created_at) VALUES (:name, :now)"
-		" ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id";
+	static const char sql[] = "INSERT INTO experiment(name, created_at) VALUES (:name, :now)"
+				  " ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -51,8 +50,7 @@ static int experiment_id(struct lr_store *st, const char *name, const char *now,
 }
 
 /* Insert every key/value of 'l' with one prepared statement. */
-static int insert_kvs(struct lr_store *st, int64_t run_id, const struct lr_kvlist *l,
-		      const char *sql, const char *what)
+static int insert_kvs(struct lr_store *st, int64_t run_id, const struct lr_kvlist *l, const char *sql, const char *what)
 {
 	sqlite3_stmt *s = NULL;
 	size_t i;
@@ -76,12 +74,10 @@ static int insert_kvs(struct lr_store *st, int64_t run_id, const struct lr_kvlis
 	return rc;
 }
 
-static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr_artifact *a,
-			    size_t n, const char *now)
+static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr_artifact *a, size_t n, const char *now)
 {
-	static const char obj[] =
-		"INSERT INTO object(sha256, size, created_at) VALUES (:sha, :size, :now)"
-		" ON CONFLICT(sha256) DO NOTHING";
+	static const char obj[] = "INSERT INTO object(sha256, size, created_at) VALUES (:sha, :size, :now)"
+				  " ON CONFLICT(sha256) DO NOTHING";
 	static const char art[] =
 		"INSERT INTO artifact(run_id, role, name, sha256, size) VALUES (:run, :role, :name, :sha, :size)";
 	static const char ent[] = "INSERT INTO artifact_entry(run_id, role, name, kind, target)"
@@ -134,12 +130,10 @@ out:
 
 static int insert_sources(struct lr_store *st, const struct lr_run *r)
 {
-	static const char state[] =
-		"INSERT INTO source_state(run_id, repo_path, head, branch, dirty, diff_sha256)"
-		" VALUES (:run, :repo, :head, :branch, :dirty, :diff)";
-	static const char file[] =
-		"INSERT INTO source_file(run_id, path, sha256, size, git_status)"
-		" VALUES (:run, :path, :sha, :size, :status)";
+	static const char state[] = "INSERT INTO source_state(run_id, repo_path, head, branch, dirty, diff_sha256)"
+				    " VALUES (:run, :repo, :head, :branch, :dirty, :diff)";
+	static const char file[] = "INSERT INTO source_file(run_id, path, sha256, size, git_status)"
+				   " VALUES (:run, :path, :sha, :size, :status)";
 	sqlite3_stmt *s = NULL;
 	size_t i;
 	int rc = 0;
@@ -317,8 +311,9 @@ static int insert_samples(struct lr_store *st, const struct lr_run *r)
 
 int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64_t cap, const int64_t dropped[2])
 {
-	static const char sql[] = "INSERT INTO output_dropped(run_id, condition_idx, seq, stream, cap_bytes, dropped_bytes)"
-				  " VALUES (:run, :cond, :seq, :stream, :cap, :dropped)";
+	static const char sql[] =
+		"INSERT INTO output_dropped(run_id, condition_idx, seq, stream, cap_bytes, dropped_bytes)"
+		" VALUES (:run, :cond, :seq, :stream, :cap, :dropped)";
 	sqlite3_stmt *s = NULL;
 	int rc = 0, i;
 
@@ -370,14 +365,13 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	if ((rc = db_step_done(st, s, "finalise the run")))
 		goto out;
 	if (sqlite3_changes(st->db) != 1) {
-		rc = lr_error_set(LR_ESTORE, "cannot finalise run %lld: it is no longer running",
-				  (long long)r->id);
+		rc = lr_error_set(LR_ESTORE, "cannot finalise run %lld: it is no longer running", (long long)r->id);
 		lr_error_hint("another labrun marked it abandoned; run 'labrun fsck' and check the clock");
 		goto out;
 	}
 	if (first_new_artifact < r->nartifacts)
-		rc = insert_artifacts(st, r->id, r->artifacts + first_new_artifact,
-				      r->nartifacts - first_new_artifact, r->ended_at);
+		rc = insert_artifacts(st, r->id, r->artifacts + first_new_artifact, r->nartifacts - first_new_artifact,
+				      r->ended_at);
 	if (!rc)
 		rc = insert_measures(st, r);
 	if (!rc)
@@ -385,7 +379,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	if (!rc)
 		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
 	if (!rc)
-		rc = insert_kvs(st, r->id, &r->digests, "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
+		rc = insert_kvs(st, r->id, &r->digests,
+				"INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
 				"record the run's digests");
 	if (!rc)
 		rc = db_seal_run(st, r->id, r->ended_at);
@@ -424,8 +419,8 @@ out:
 	return 0;
 }
 
-int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
-			 const struct lr_artifact *logs, size_t nlogs, int *changed)
+int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at, const struct lr_artifact *logs,
+			 size_t nlogs, int *changed)
 {
 	static const char sql[] =
 		"UPDATE run SET status = 'abandoned', ended_at = :ended,"

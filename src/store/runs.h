@@ -33,7 +33,7 @@ LR_MUST_CHECK int lr_store_running(struct lr_store *st, struct lr_running **out,
  * abandoned it first.
  */
 LR_MUST_CHECK int lr_store_run_abandon(struct lr_store *st, int64_t id, const char *ended_at,
-			 const struct lr_artifact *logs, size_t nlogs, int *changed);
+				       const struct lr_artifact *logs, size_t nlogs, int *changed);
 
 /*
  * Resolve a run reference: a short id ("7"), a uuid or a unique uuid prefix
@@ -46,10 +46,10 @@ LR_MUST_CHECK int lr_store_run_resolve(struct lr_store *st, const char *ref, int
 LR_MUST_CHECK int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
 
 struct lr_run_filter {
-	const char *issue;	/* normalised issue ref, or NULL */
-	const char *experiment;	/* or NULL */
-	int status;		/* enum lr_status, or -1 for any */
-	int64_t limit;		/* 0: all */
+	const char *issue;      /* normalised issue ref, or NULL */
+	const char *experiment; /* or NULL */
+	int status;             /* enum lr_status, or -1 for any */
+	int64_t limit;          /* 0: all */
 };
 
 /*
@@ -61,12 +61,11 @@ struct lr_run_filter {
 typedef int (*lr_run_fn)(void *arg, const struct lr_run *run);
 LR_MUST_CHECK int lr_store_run_list(struct lr_store *st, const struct lr_run_filter *f, lr_run_fn fn, void *arg);
 
-
 /* Where a run came from: the nearest pulled run in its replay_of chain (pulled_run 0: recorded here). */
 struct lr_run_origin {
-	int64_t pulled_run;	/* the pulled run (the run itself, or the run a replay re-executes) */
-	char remote[128];	/* the remote it was pulled from */
-	char host[256];		/* the host that pushed it */
+	int64_t pulled_run; /* the pulled run (the run itself, or the run a replay re-executes) */
+	char remote[128];   /* the remote it was pulled from */
+	char host[256];     /* the host that pushed it */
 };
 LR_MUST_CHECK int lr_store_run_origin(struct lr_store *st, int64_t id, struct lr_run_origin *o);
 

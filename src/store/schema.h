@@ -3,8 +3,8 @@
 
 /* The migrations in schema/NNNN-*.sql, embedded at build time (schema-sql.c). */
 struct lr_migration {
-	int version;		/* NNNN: migration i has version i + 1 */
-	const char *name;	/* file name without .sql */
+	int version;      /* NNNN: migration i has version i + 1 */
+	const char *name; /* file name without .sql */
 	const char *sql;
 };
 

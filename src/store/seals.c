@@ -62,8 +62,9 @@ const struct db_seal_query db_seal_queries[] = {
 			  " ORDER BY p.set_id" },
 	{ "collect_request", "SELECT x.* FROM collect_request x JOIN response_set s ON s.id = x.set_id"
 			     " WHERE s.run_id = :run ORDER BY x.set_id, x.seq" },
-	{ "collect_gauge", "SELECT g.* FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = :run"
-			   " ORDER BY g.set_id, g.seq" },
+	{ "collect_gauge",
+	  "SELECT g.* FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = :run"
+	  " ORDER BY g.set_id, g.seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
@@ -209,9 +210,10 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	int64_t seq = 1;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT uuid, EXISTS (SELECT 1 FROM ledger WHERE run_uuid = run.uuid),"
-				     " (SELECT seq FROM ledger ORDER BY seq DESC LIMIT 1),"
-				     " (SELECT digest FROM ledger ORDER BY seq DESC LIMIT 1) FROM run WHERE id = :run")))
+	if ((rc = db_prepare(st, &s,
+			     "SELECT uuid, EXISTS (SELECT 1 FROM ledger WHERE run_uuid = run.uuid),"
+			     " (SELECT seq FROM ledger ORDER BY seq DESC LIMIT 1),"
+			     " (SELECT digest FROM ledger ORDER BY seq DESC LIMIT 1) FROM run WHERE id = :run")))
 		return rc;
 	db_bind_int(s, ":run", id);
 	if (!db_step_row(st, s, "read the run for the ledger", &rc) || !(uuid = db_col_dup(s, 0))) {
@@ -227,7 +229,8 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	sqlite3_finalize(s);
 	s = NULL;
 	if (!st->signer && st->unsigned_why) {
-		rc = lr_error_set(LR_EREFUSED, "cannot append run %s to the ledger unsigned: %s", uuid, st->unsigned_why);
+		rc = lr_error_set(LR_EREFUSED, "cannot append run %s to the ledger unsigned: %s", uuid,
+				  st->unsigned_why);
 		if (st->unsigned_hint)
 			lr_error_hint("%s", st->unsigned_hint);
 	}
@@ -311,11 +314,11 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
 struct seal_memo {
 	sqlite3_int64 changes, version;
 	size_t n, cap;
-	int unsorted;		/* runs were not put in ascending order: search linearly */
+	int unsorted; /* runs were not put in ascending order: search linearly */
 	struct {
 		int64_t run;
 		char digest[LR_SHA256_HEX];
-	} *v;
+	} * v;
 };
 
 void db_seal_memo_free(struct lr_store *st)
@@ -331,7 +334,8 @@ static sqlite3_int64 data_version(struct lr_store *st)
 	sqlite3_stmt *s = NULL;
 	sqlite3_int64 v = -1;
 
-	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return v;
@@ -463,8 +467,8 @@ int db_ledger_backfill(struct lr_store *st)
 	if ((rc = db_prepare(st, &s, "SELECT run_id, sealed_at FROM run_seal ORDER BY run_id")))
 		return rc;
 	while (db_step_row(st, s, "read the sealed runs", &rc))
-		rc = lr_kvlist_add(&runs, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-				   NULL);
+		rc = lr_kvlist_add(&runs, (const char *)sqlite3_column_text(s, 0),
+				   (const char *)sqlite3_column_text(s, 1), NULL);
 	sqlite3_finalize(s);
 	for (i = 0; i < runs.n && !rc; i++)
 		rc = db_seal_run(st, strtoll(runs.v[i].key, NULL, 10), runs.v[i].value);

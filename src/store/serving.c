@@ -12,8 +12,8 @@
 #include "store/store-int.h"
 
 /* The tables each kind of serving evidence adds rows to. */
-static const char *const set_tables[] = { "response_set", "response", "collect_pass", "collect_request", "collect_gauge",
-					   NULL };
+static const char *const set_tables[] = { "response_set",    "response",      "collect_pass",
+					  "collect_request", "collect_gauge", NULL };
 static const char *const comparison_tables[] = { "comparison", "comparison_case", NULL };
 static const char *const gate_tables[] = { "gate", "gate_case", NULL };
 
@@ -29,7 +29,7 @@ struct reader {
 		lr_run_object_fn object;
 	} fn;
 	void *arg;
-	int64_t id;	/* what the rows belong to (a comparison), for a row's error */
+	int64_t id; /* what the rows belong to (a comparison), for a row's error */
 };
 
 /* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact to 'changed'). */
@@ -40,7 +40,8 @@ static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *
 	int rc;
 
 	if ((rc = db_one_int(st, "SELECT status != 'running' FROM run WHERE id = :run", ":run", run, &final,
-			     "read the run's status")) || !final)
+			     "read the run's status")) ||
+	    !final)
 		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -75,12 +76,15 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	 * 'labrun ingest' (seq < 0) into a condition the run does not have (numbered 0..n-1) would attach the
 	 * responses to nothing a report shows; an execution's own (seq >= 0) come before its condition's row
 	 */
-	if (seq < 0 && cond >= 0 && (rc = db_one_int(st, "SELECT count(*) FROM condition WHERE run_id = :run", ":run", run, &nconds,
-					    "read the run's conditions")))
+	if (seq < 0 && cond >= 0 &&
+	    (rc = db_one_int(st, "SELECT count(*) FROM condition WHERE run_id = :run", ":run", run, &nconds,
+			     "read the run's conditions")))
 		return rc;
 	if (seq < 0 && cond >= nconds) {
-		lr_error_set(LR_EINVAL, "run %lld has no condition %d (it has %lld)", (long long)run, cond, (long long)nconds);
-		lr_error_hint("conditions are numbered from 0 ('labrun show ID' lists them); a run without any takes no --condition");
+		lr_error_set(LR_EINVAL, "run %lld has no condition %d (it has %lld)", (long long)run, cond,
+			     (long long)nconds);
+		lr_error_hint(
+			"conditions are numbered from 0 ('labrun show ID' lists them); a run without any takes no --condition");
 		return LR_EINVAL;
 	}
 	if (!(w = calloc(1, sizeof *w)))
@@ -460,9 +464,8 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 	static const char gate[] =
 		"INSERT INTO gate(run_id, set_id, key_path, key_sha256, scored_at) VALUES (:run, :set, :path, :sha, :now)"
 		" RETURNING id";
-	static const char ins[] =
-		"INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
-		" VALUES (:gate, :case, :missing, :format, :answer, :eos)";
+	static const char ins[] = "INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
+				  " VALUES (:gate, :case, :missing, :format, :answer, :eos)";
 	sqlite3_stmt *s = NULL;
 	int rc, i;
 

@@ -11,27 +11,27 @@
 struct lr_response {
 	const char *case_id;
 	int64_t line;
-	const char *tokens;		/* a compact JSON array of integers */
+	const char *tokens; /* a compact JSON array of integers */
 	int64_t ntokens;
 	const char *text;
-	size_t text_len;		/* bytes (a JSON string may hold NUL) */
+	size_t text_len; /* bytes (a JSON string may hold NUL) */
 	const char *finish_reason;
 	double latency_ms, ttft_ms;
 	int64_t input_tokens, output_tokens, lane;
-	const char *model;		/* or NULL */
+	const char *model; /* or NULL */
 };
 
 struct lr_response_set {
 	int64_t id, run;
 	char route[128];
-	int cond, seq;			/* -1 when ingested by hand */
+	int cond, seq; /* -1 when ingested by hand */
 	int64_t cases;
 };
 
 /* Writing one set: begin (a write transaction), add each response, commit (or abort: nothing stays). */
 struct lr_set_writer;
-LR_MUST_CHECK int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
-		       struct lr_set_writer **out);
+LR_MUST_CHECK int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq,
+				     const char *source, struct lr_set_writer **out);
 LR_MUST_CHECK int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r);
 /*
  * Commit with the stored file's digest (known once the object is stored,
@@ -56,9 +56,9 @@ LR_MUST_CHECK int lr_store_set_cases(struct lr_store *st, int64_t set, int64_t *
 
 /* What one case of a comparison found (comparison_case). */
 struct lr_case_outcome {
-	int missing;			/* 0, 1: the reference lacks it, 2: the candidate lacks it */
+	int missing; /* 0, 1: the reference lacks it, 2: the candidate lacks it */
 	int tokens_equal, text_equal, finish_equal;
-	int64_t first_token_diff;	/* -1 when equal or missing */
+	int64_t first_token_diff; /* -1 when equal or missing */
 };
 
 /*
@@ -69,7 +69,7 @@ struct lr_case_outcome {
 typedef int (*lr_judge_fn)(void *arg, const struct lr_response *ref, const struct lr_response *cand,
 			   struct lr_case_outcome *out);
 LR_MUST_CHECK int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
-			lr_judge_fn judge, void *arg, int64_t *id);
+				      lr_judge_fn judge, void *arg, int64_t *id);
 
 /* Every case of comparison 'id' that is not exact with equal finish reasons, by case id. */
 typedef int (*lr_outcome_fn)(void *arg, const char *case_id, const struct lr_case_outcome *o);
@@ -85,7 +85,7 @@ struct lr_gate_case {
 struct lr_comparison_row {
 	int64_t id, run, ref_set, cand_set, ref_run;
 	char kind[16], ref_route[128], cand_route[128];
-	int cond;			/* the candidate's, -1 when ingested by hand */
+	int cond; /* the candidate's, -1 when ingested by hand */
 	int64_t exact, token_mismatch, text_mismatch, finish_mismatch, missing, total;
 };
 typedef int (*lr_comparison_fn)(void *arg, const struct lr_comparison_row *c);
@@ -107,9 +107,8 @@ LR_MUST_CHECK int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn
 typedef int (*lr_gate_case_fn)(void *arg, const struct lr_gate_case *c);
 LR_MUST_CHECK int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg);
 
-
 /* Store a gate of set 'set' of run 'run' with its cases, in one transaction (resealing a final run). */
-LR_MUST_CHECK int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
-		  const struct lr_gate_case *cases, int n, int64_t *id);
+LR_MUST_CHECK int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path,
+				const char *key_sha256, const struct lr_gate_case *cases, int n, int64_t *id);
 
 #endif

@@ -14,8 +14,8 @@
  * a raw pointer into labrun's memory (and with an argument would install a
  * tokenizer from one); the others reach files or code outside the store.
  */
-static const char *const denied_functions[] = { "fts3_tokenizer", "load_extension", "readfile", "writefile", "edit",
-						 NULL };
+static const char *const denied_functions[] = { "fts3_tokenizer", "load_extension", "readfile",
+						"writefile",      "edit",           NULL };
 
 /* Deny anything that could reach outside the store, change it, or read labrun's memory. */
 static int authorizer(void *arg, int action, const char *a, const char *b, const char *c, const char *d)
@@ -28,15 +28,13 @@ static int authorizer(void *arg, int action, const char *a, const char *b, const
 	(void)d;
 	switch (action) {
 	case SQLITE_ATTACH:
-	case SQLITE_DETACH:
-		return SQLITE_DENY;
+	case SQLITE_DETACH: return SQLITE_DENY;
 	case SQLITE_FUNCTION: /* b: the function's name */
 		for (i = 0; b && denied_functions[i]; i++)
 			if (!sqlite3_stricmp(b, denied_functions[i]))
 				return SQLITE_DENY;
 		return SQLITE_OK;
-	default:
-		return SQLITE_OK;
+	default: return SQLITE_OK;
 	}
 }
 
@@ -64,7 +62,7 @@ int db_each_row(sqlite3_stmt *s, lr_sqlrow_fn fn, void *arg)
 			types[i] = sqlite3_column_type(s, i);
 			/* reals as text that reads back to the same double (SQLite's own text keeps 15 digits) */
 			values[i] = types[i] == SQLITE_FLOAT ? lr_double_text(reals + (size_t)i * LR_DOUBLE_TEXT,
-									 sqlite3_column_double(s, i))
+									      sqlite3_column_double(s, i))
 							     : (const char *)sqlite3_column_text(s, i);
 		}
 		if ((rc = fn(arg, &row, 0))) {
@@ -200,12 +198,13 @@ int lr_store_objects(struct lr_store *st, lr_str_fn fn, void *arg)
 	sqlite3_stmt *s = NULL, *lazy = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact WHERE sha256 IS NOT NULL"
-				  " UNION SELECT stdout_sha256 FROM execution WHERE stdout_sha256 IS NOT NULL"
-				  " UNION SELECT stderr_sha256 FROM execution WHERE stderr_sha256 IS NOT NULL"
-				  " UNION SELECT sha256 FROM execution_output WHERE sha256 IS NOT NULL"
-				  " UNION SELECT raw_sha256 FROM response_set UNION SELECT key_sha256 FROM gate"
-				  " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")) ||
+	if ((rc = db_prepare(st, &s,
+			     "SELECT sha256 FROM object UNION SELECT sha256 FROM artifact WHERE sha256 IS NOT NULL"
+			     " UNION SELECT stdout_sha256 FROM execution WHERE stdout_sha256 IS NOT NULL"
+			     " UNION SELECT stderr_sha256 FROM execution WHERE stderr_sha256 IS NOT NULL"
+			     " UNION SELECT sha256 FROM execution_output WHERE sha256 IS NOT NULL"
+			     " UNION SELECT raw_sha256 FROM response_set UNION SELECT key_sha256 FROM gate"
+			     " EXCEPT SELECT sha256 FROM archived_object ORDER BY 1")) ||
 	    (rc = db_prepare(st, &lazy, "SELECT 1 FROM remote_object WHERE sha256 = :sha")))
 		goto out;
 	while (db_step_row(st, s, "read the object list", &rc)) {
@@ -230,4 +229,3 @@ out:
 	sqlite3_finalize(lazy);
 	return rc;
 }
-

@@ -69,8 +69,10 @@ int db_stmt_error(struct lr_store *st, sqlite3_stmt *s, const char *what)
 	/* a rule of the schema: say which table and which values, not only SQLite's words */
 	statement_table(s, table, sizeof table);
 	row = sqlite3_expanded_sql(s);
-	rc = lr_error_set(LR_ESTORE, "cannot %s in store '%s': a row of table '%s' breaks a rule of its schema (%s); the "
-			  "statement: %.300s%s", what, st->db_path, table, sqlite3_errmsg(st->db), row ? row : sqlite3_sql(s),
+	rc = lr_error_set(LR_ESTORE,
+			  "cannot %s in store '%s': a row of table '%s' breaks a rule of its schema (%s); the "
+			  "statement: %.300s%s",
+			  what, st->db_path, table, sqlite3_errmsg(st->db), row ? row : sqlite3_sql(s),
 			  row && strlen(row) > 300 ? "..." : "");
 	lr_error_hint("labrun checks what it writes, so this is a bug in labrun or a store changed by hand: "
 		      "please report it with this message");
@@ -296,7 +298,8 @@ static int one_int(struct lr_store *st, const char *sql, const char *name, const
 	return rc;
 }
 
-int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out, const char *what)
+int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out,
+		    const char *what)
 {
 	return one_int(st, sql, name, v ? v : "", 0, out, what);
 }

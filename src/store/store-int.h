@@ -31,14 +31,14 @@ struct lr_store {
 	char *dir;
 	char *db_path;
 	sqlite3 *db;
-	struct lr_signer *signer;	/* signs ledger entries; NULL: none; freed with the store */
-	lr_sign_hook_fn sign_hook;	/* called before an entry is signed (lr_store_set_sign_hook) */
+	struct lr_signer *signer;  /* signs ledger entries; NULL: none; freed with the store */
+	lr_sign_hook_fn sign_hook; /* called before an entry is signed (lr_store_set_sign_hook) */
 	void *sign_arg;
-	char *unsigned_why, *unsigned_hint;	/* set: an unsigned append is refused with these */
-	struct db_busy busy;		/* the current wait for a lock */
-	int readonly;			/* opened read-only: the store cannot be written here */
-	struct seal_memo *memo;		/* run content digests computed since the last change (seals.c) */
-	char *now;			/* the time of the write db_begin_at began, until db_commit */
+	char *unsigned_why, *unsigned_hint; /* set: an unsigned append is refused with these */
+	struct db_busy busy;                /* the current wait for a lock */
+	int readonly;                       /* opened read-only: the store cannot be written here */
+	struct seal_memo *memo;             /* run content digests computed since the last change (seals.c) */
+	char *now;                          /* the time of the write db_begin_at began, until db_commit */
 };
 
 /* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */
@@ -107,7 +107,8 @@ int db_each_int(struct lr_store *st, const char *sql, const char *name, int64_t 
  * no row. "cannot WHAT ..." on an error.
  */
 int db_one_int(struct lr_store *st, const char *sql, const char *name, int64_t v, int64_t *out, const char *what);
-int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out, const char *what);
+int db_one_int_text(struct lr_store *st, const char *sql, const char *name, const char *v, int64_t *out,
+		    const char *what);
 
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);

@@ -33,13 +33,13 @@ struct lr_sqlrow {
 	int ncol;
 	const char *const *names;
 	const char *const *values;
-	const int *types;	/* 1 integer, 2 float, 3 text, 4 blob, 5 null */
+	const int *types; /* 1 integer, 2 float, 3 text, 4 blob, 5 null */
 };
 typedef int (*lr_sqlrow_fn)(void *arg, const struct lr_sqlrow *row, int is_header);
 
 enum {
 	LR_STORE_CREATE = 1, /* create the directory and database if missing */
-	LR_STORE_WRITE = 2, /* a writer: a store it cannot write is refused up front (LR_ESTORE) */
+	LR_STORE_WRITE = 2,  /* a writer: a store it cannot write is refused up front (LR_ESTORE) */
 };
 
 /*

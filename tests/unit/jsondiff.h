@@ -45,17 +45,11 @@ static json_t *jsondiff_tree(const struct lr_jval *v)
 		t = json_stringn(buf, lr_json_string(v, buf));
 		free(buf);
 		return t;
-	case LR_JSON_INTEGER:
-		return json_integer(lr_json_integer(v));
-	case LR_JSON_REAL:
-		snprintf(num, sizeof num, "%.*s", (int)v->n, v->p);
-		return json_real(strtod(num, NULL));
-	case LR_JSON_TRUE:
-		return json_true();
-	case LR_JSON_FALSE:
-		return json_false();
-	case LR_JSON_NULL:
-		return json_null();
+	case LR_JSON_INTEGER: return json_integer(lr_json_integer(v));
+	case LR_JSON_REAL: snprintf(num, sizeof num, "%.*s", (int)v->n, v->p); return json_real(strtod(num, NULL));
+	case LR_JSON_TRUE: return json_true();
+	case LR_JSON_FALSE: return json_false();
+	case LR_JSON_NULL: return json_null();
 	}
 	return NULL;
 }

@@ -74,12 +74,14 @@ static void tree_hash_matches_its_definition(void **state)
 
 		reference_tree(d, n, want);
 		for (int threads = 1; threads <= 3; threads += 2)
-			for (size_t piece = 1000003; piece <= n + 1000003; piece += n + 1) { /* uneven pieces, then whole */
+			for (size_t piece = 1000003; piece <= n + 1000003;
+			     piece += n + 1) { /* uneven pieces, then whole */
 				struct lr_treehash t;
 
 				lr_tree_init(&t, threads);
 				for (size_t at = 0; at < n; at += piece)
-					assert_int_equal(lr_tree_update(&t, d + at, n - at < piece ? n - at : piece), 0);
+					assert_int_equal(lr_tree_update(&t, d + at, n - at < piece ? n - at : piece),
+							 0);
 				assert_int_equal(lr_tree_final(&t, got), 0);
 				assert_string_equal(got, want);
 			}
@@ -100,18 +102,18 @@ static void safe_member_names(void **state)
 		const char *in, *out;
 	} cases[] = {
 		{ "results/out.txt", "results/out.txt" },
-		{ "r\xc3\xa9sultats.csv", "r\xc3\xa9sultats.csv" },		/* valid UTF-8 stays */
-		{ "../x.txt", "%2E%2E/x.txt" },					/* climbing out */
+		{ "r\xc3\xa9sultats.csv", "r\xc3\xa9sultats.csv" }, /* valid UTF-8 stays */
+		{ "../x.txt", "%2E%2E/x.txt" },                     /* climbing out */
 		{ "a/../../b", "a/%2E%2E/%2E%2E/b" },
 		{ "./a", "%2E/a" },
 		{ "a/..", "a/%2E%2E" },
-		{ "..a/b..", "..a/b.." },					/* dots inside a name are fine */
-		{ "/etc/passwd", "%2Fetc/passwd" },				/* absolute */
-		{ "a//b", "a/%2Fb" },						/* an empty component */
-		{ "caf\xe9.csv", "caf%E9.csv" },				/* Latin-1, not UTF-8 */
-		{ "100%.txt", "100%25.txt" },					/* the escape character itself */
+		{ "..a/b..", "..a/b.." },           /* dots inside a name are fine */
+		{ "/etc/passwd", "%2Fetc/passwd" }, /* absolute */
+		{ "a//b", "a/%2Fb" },               /* an empty component */
+		{ "caf\xe9.csv", "caf%E9.csv" },    /* Latin-1, not UTF-8 */
+		{ "100%.txt", "100%25.txt" },       /* the escape character itself */
 		{ "tab\there", "tab%09here" },
-		{ "\xed\xa0\x80", "%ED%A0%80" },				/* a UTF-16 surrogate */
+		{ "\xed\xa0\x80", "%ED%A0%80" }, /* a UTF-16 surrogate */
 	};
 	char buf[256];
 	size_t i;
@@ -321,7 +323,10 @@ static void trusted_keys_file(void **state)
 }
 
 /* A library loaded on first use: its functions through the table, or an error naming what is missing. */
-struct two { __typeof__(strlen) *strlen; __typeof__(abs) *abs; };
+struct two {
+	__typeof__(strlen) *strlen;
+	__typeof__(abs) *abs;
+};
 static void dynlib_loads_or_names_what_is_missing(void **state)
 {
 	static const struct lr_dynsym syms[] = { { "strlen", offsetof(struct two, strlen) },
@@ -350,7 +355,8 @@ static void dynlib_loads_or_names_what_is_missing(void **state)
 /* A table keeps its cells typed, in order; an unfinished row is an error, not a short row. */
 static void a_table_keeps_typed_cells(void **state)
 {
-	static const struct lr_column cols[3] = { { "name", "name", 0 }, { "ms", "ms", LR_COL_NUMBER },
+	static const struct lr_column cols[3] = { { "name", "name", 0 },
+						  { "ms", "ms", LR_COL_NUMBER },
 						  { "n", "n", LR_COL_NUMBER } };
 	struct lr_table t;
 
@@ -612,7 +618,8 @@ static void enum_names_read_both_ways(void **state)
 	assert_int_equal(v, 1);
 	assert_int_equal(lr_enum_parse(&orders, "Random", &v), LR_EINVAL);
 	assert_int_equal(v, 1); /* untouched */
-	assert_string_equal(lr_error_msg(), "unknown order 'Random' (labrun " PACKAGE_VERSION " knows abba and random)");
+	assert_string_equal(lr_error_msg(),
+			    "unknown order 'Random' (labrun " PACKAGE_VERSION " knows abba and random)");
 	assert_int_equal(lr_enum_parse(&orders, NULL, &v), LR_EINVAL);
 	for (int k = LR_RUNNING; k <= LR_ABANDONED; k++) {
 		assert_int_equal(lr_status_parse(lr_status_name((enum lr_status)k), &st), 0);

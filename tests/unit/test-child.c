@@ -21,9 +21,9 @@
 extern char **environ;
 
 struct got {
-	char text[2][256];	/* stdout, stderr */
+	char text[2][256]; /* stdout, stderr */
 	int eof[2];
-	int fail_on_data;	/* return LR_EIO from the first piece of output */
+	int fail_on_data; /* return LR_EIO from the first piece of output */
 };
 
 static int on_output(void *arg, int fd, const void *data, size_t len)
@@ -50,8 +50,12 @@ static struct lr_child_opts sh(const char *script, struct got *g)
 
 	argv[2] = (char *)script;
 	memset(g, 0, sizeof *g);
-	return (struct lr_child_opts){ .argv = argv, .envp = environ, .fd = { LR_CHILD_NULL, LR_CHILD_PIPE, LR_CHILD_PIPE },
-				       .on_output = on_output, .on_eof = on_eof, .arg = g };
+	return (struct lr_child_opts){ .argv = argv,
+				       .envp = environ,
+				       .fd = { LR_CHILD_NULL, LR_CHILD_PIPE, LR_CHILD_PIPE },
+				       .on_output = on_output,
+				       .on_eof = on_eof,
+				       .arg = g };
 }
 
 /* Gone, or a zombie about to be reaped by whoever adopted it; waits up to 20 s for that. */
@@ -115,7 +119,9 @@ static void child_cwd_and_success(void **state)
 static void child_not_found_is_127(void **state)
 {
 	char *argv[] = { "labrun-no-such-program", NULL };
-	struct lr_child_opts o = { .argv = argv, .envp = environ, .fd = { LR_CHILD_NULL, LR_CHILD_NULL, LR_CHILD_NULL } };
+	struct lr_child_opts o = { .argv = argv,
+				   .envp = environ,
+				   .fd = { LR_CHILD_NULL, LR_CHILD_NULL, LR_CHILD_NULL } };
 	struct lr_child c;
 	char *why;
 
@@ -217,12 +223,9 @@ static void child_reader_error_stops_it(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(child_streams_and_status),
-		cmocka_unit_test(child_cwd_and_success),
-		cmocka_unit_test(child_not_found_is_127),
-		cmocka_unit_test(child_timeout_kills_the_group),
-		cmocka_unit_test(child_ignoring_sigterm_is_killed),
-		cmocka_unit_test(child_cancel_flag),
+		cmocka_unit_test(child_streams_and_status),         cmocka_unit_test(child_cwd_and_success),
+		cmocka_unit_test(child_not_found_is_127),           cmocka_unit_test(child_timeout_kills_the_group),
+		cmocka_unit_test(child_ignoring_sigterm_is_killed), cmocka_unit_test(child_cancel_flag),
 		cmocka_unit_test(child_reader_error_stops_it),
 	};
 

@@ -78,11 +78,13 @@ static void all_modes_and_paths(const struct lr_backend_ops *ops, const struct l
 			assert_int_equal(ops->open(&b, cfg), 0);
 			opts_for(&o, &g, &s, modes[m], paths[p], 0);
 			if (lr_import(ops, b, &o, &r))
-				fail_msg("%s %s/%s: %s", model, lr_import_mode_name(modes[m]), lr_import_path_name(paths[p]),
-					 lr_error_msg());
-			assert_int_equal(lr_import_verify(ops, b, &o, fused), 0); /* equals the independent expectation */
+				fail_msg("%s %s/%s: %s", model, lr_import_mode_name(modes[m]),
+					 lr_import_path_name(paths[p]), lr_error_msg());
+			assert_int_equal(lr_import_verify(ops, b, &o, fused),
+					 0); /* equals the independent expectation */
 			assert_int_equal(lr_import_state_hash(ops, b, 0, &g, 1, hex), 0);
-			assert_string_equal(fused, hex); /* the digest of verify's own reads is the digest of the lane */
+			assert_string_equal(fused,
+					    hex); /* the digest of verify's own reads is the digest of the lane */
 			if (!first[0])
 				memcpy(first, hex, sizeof hex);
 			assert_string_equal(hex, first);
@@ -178,7 +180,8 @@ static void faults(const struct lr_backend_ops *ops, struct lr_backend_config *c
 				/* the survivor re-imports the same data into lane 2 at the same time */
 				x.o.lane = 2;
 				assert_int_equal(pthread_create(&th, NULL, bg_import, &x), 0);
-				opts_for(&vo, &g, &victim, mode ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE, LR_PATH_STRIDED, 1);
+				opts_for(&vo, &g, &victim, mode ? LR_IMPORT_STREAM : LR_IMPORT_WHOLE, LR_PATH_STRIDED,
+					 1);
 				if (kind)
 					vo.die_at = l;
 				else
@@ -330,7 +333,8 @@ static void atom_runtime_failures_are_named(void **state)
 	assert_int_equal(lr_backend_atom_ops.open(&b, &c), 0);
 	setenv("RBLN_SHIM_FAIL_MEMCPY", "3", 1);
 	{
-		void (*reset)(void) = (void (*)(void))dlsym(dlopen(c.rbln_lib, RTLD_NOW | RTLD_NOLOAD), "rbln_shim_reset");
+		void (*reset)(void) =
+			(void (*)(void))dlsym(dlopen(c.rbln_lib, RTLD_NOW | RTLD_NOLOAD), "rbln_shim_reset");
 
 		assert_non_null(reset);
 		reset();
@@ -377,9 +381,10 @@ static void safetensors_sources_import_like_synthetic_ones(void **state)
 	small_geometry(&g, "qwen3-0.6b");
 	assert_int_equal(lr_kvsrc_synthetic(&syn, &g, 1, 9, 1), 0);
 	bytes = (size_t)g.layers * 2 * g.kv_heads * (size_t)g.tokens * g.head_dim * 2;
-	snprintf(header, sizeof header,
-		 "{\"__metadata__\": {\"format\": \"pt\"}, \"kv\": {\"dtype\": \"BF16\", \"shape\": [%d, 2, %lld, %d, %d], \"data_offsets\": [0, %zu]}}",
-		 g.layers, (long long)g.tokens, g.kv_heads, g.head_dim, bytes);
+	snprintf(
+		header, sizeof header,
+		"{\"__metadata__\": {\"format\": \"pt\"}, \"kv\": {\"dtype\": \"BF16\", \"shape\": [%d, 2, %lld, %d, %d], \"data_offsets\": [0, %zu]}}",
+		g.layers, (long long)g.tokens, g.kv_heads, g.head_dim, bytes);
 	snprintf(path, sizeof path, "%s/kv.safetensors", dir);
 	write_safetensors(path, header, syn.owned, bytes);
 	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 1), 0);
@@ -402,10 +407,12 @@ static void safetensors_sources_import_like_synthetic_ones(void **state)
 	lr_kvsrc_release(&st);
 
 	/* malformed files are refused with the reason */
-	write_safetensors(path, "{\"kv\": {\"dtype\": \"F32\", \"shape\": [1, 2, 1, 1, 1], \"data_offsets\": [0, 8]}}", "12345678", 8);
+	write_safetensors(path, "{\"kv\": {\"dtype\": \"F32\", \"shape\": [1, 2, 1, 1, 1], \"data_offsets\": [0, 8]}}",
+			  "12345678", 8);
 	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
 	assert_non_null(strstr(lr_error_msg(), "not BF16"));
-	write_safetensors(path, "{\"kv\": {\"dtype\": \"BF16\", \"shape\": [1, 2, 1, 1, 2], \"data_offsets\": [0, 6]}}", "123456", 6);
+	write_safetensors(path, "{\"kv\": {\"dtype\": \"BF16\", \"shape\": [1, 2, 1, 1, 2], \"data_offsets\": [0, 6]}}",
+			  "123456", 6);
 	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
 	assert_non_null(strstr(lr_error_msg(), "do not match"));
 	write_safetensors(path, "{\"a\": {}, \"b\": {}}", "", 0);
@@ -476,7 +483,8 @@ static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, alone), 0);
 	assert_string_equal(fused, alone);
 	/* wrong in layer 4 K and layer 1 V: layer 1 V comes first */
-	((uint16_t *)other.view.data)[4 * other.view.stride[0] + 2 * other.view.stride[2] + 7 * other.view.stride[3]] ^= 0x0100;
+	((uint16_t *)other.view.data)[4 * other.view.stride[0] + 2 * other.view.stride[2] + 7 * other.view.stride[3]] ^=
+		0x0100;
 	((uint16_t *)other.view.data)[1 * other.view.stride[0] + 1 * other.view.stride[1] + 3 * other.view.stride[2] +
 				      11 * other.view.stride[3] + 5] ^= 0x0100;
 	o.src = &other.view;

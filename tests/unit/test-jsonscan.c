@@ -20,6 +20,7 @@ static void agree(const char *text, size_t n)
 
 static void hand_cases_agree_with_jansson(void **state)
 {
+	/* clang-format off */
 	static const char *const cases[] = {
 		"{}", "[]", " { } ", "{\"a\":1}", "[1,2,3]", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "[01]",
 		"[-0]", "[-]", "[1.]", "[.5]", "[1e5]", "[1E+5]", "[1e-5]", "[1e]", "[1e400]", "[-1e400]", "[1e-400]",
@@ -31,6 +32,7 @@ static void hand_cases_agree_with_jansson(void **state)
 		"[1]\xff", "[1] x", "{\"a\":1}{}", "[\"\\/\\b\\f\\n\\r\\t\\\\\\\"\"]", "{\"\\u0061\":1,\"a\":2}",
 		"{\"a\":1,\"a\":2}", "[{\"x\":{\"b\":1,\"\\u0062\":2}}]", "{\"a\":{},\"b\":[{\"c\":1,\"c\":1}]}", "[[[[[]]]]]", "[\xc3\xa9]", "{\"k\":\"v\"\xff}", "[1,\xff]", "[1e400\xcf]", "[99999999999999999999\xff]", "[1e400 \xff]", "{\"a\"\"b\xff\":1}", "{\"a\":1 \"b\xff\"}", "[1 tru\xff]", "{\"a\":1} \"\xff\"", "{1\xff:2}", "1a\x80", "[00\xff]", "[-01\xff]", "[0\"\\7\xea\"]", "[0\"\\u12x\xea\"]", "{\"a\":0 1\xea}", "1\x80", "tru\x80", "\"a\x80\"", "true", "1e400",
 	};
+	/* clang-format on */
 	char deep[2 * 2049 + 1];
 
 	(void)state;
@@ -89,9 +91,23 @@ static void put(struct text *t, const char *s)
 
 static void gen_string(struct text *t)
 {
-	static const char *const pieces[] = { "a", "token", " w", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\u20ac",
-					      "\\ud83d\\ude00", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\\t",
-					      "token_id:", "7", "\\u0041" };
+	static const char *const pieces[] = { "a",
+					      "token",
+					      " w",
+					      "\\n",
+					      "\\\"",
+					      "\\\\",
+					      "\\/",
+					      "\\u00e9",
+					      "\\u20ac",
+					      "\\ud83d\\ude00",
+					      "\xc3\xa9",
+					      "\xe2\x82\xac",
+					      "\xf0\x9f\x98\x80",
+					      "\\t",
+					      "token_id:",
+					      "7",
+					      "\\u0041" };
 
 	put(t, "\"");
 	for (unsigned i = rnd(6); i; i--)
@@ -101,11 +117,30 @@ static void gen_string(struct text *t)
 
 static void gen_value(struct text *t, int depth)
 {
-	static const char *const numbers[] = { "0", "-1", "42", "128000", "1.5", "-0.25", "1e3", "2E-7", "9223372036854775807",
-					       "-9223372036854775808", "3.0e+2" };
-	static const char *const keys[] = { "\"choices\"", "\"index\"", "\"text\"", "\"token_ids\"", "\"usage\"",
-					    "\"finish_reason\"", "\"delta\"", "\"content\"", "\"\\u0074ext\"", "\"\"",
-					    "\"te\\u0078t\"", "\"\\ud83d\\ude00\"", "\"\xf0\x9f\x98\x80\"" };
+	static const char *const numbers[] = { "0",
+					       "-1",
+					       "42",
+					       "128000",
+					       "1.5",
+					       "-0.25",
+					       "1e3",
+					       "2E-7",
+					       "9223372036854775807",
+					       "-9223372036854775808",
+					       "3.0e+2" };
+	static const char *const keys[] = { "\"choices\"",
+					    "\"index\"",
+					    "\"text\"",
+					    "\"token_ids\"",
+					    "\"usage\"",
+					    "\"finish_reason\"",
+					    "\"delta\"",
+					    "\"content\"",
+					    "\"\\u0074ext\"",
+					    "\"\"",
+					    "\"te\\u0078t\"",
+					    "\"\\ud83d\\ude00\"",
+					    "\"\xf0\x9f\x98\x80\"" };
 	unsigned kind = depth > 4 ? 2 + rnd(4) : rnd(6);
 
 	switch (kind) {
@@ -123,14 +158,9 @@ static void gen_value(struct text *t, int depth)
 		}
 		put(t, kind ? "}" : "]");
 		break;
-	case 2:
-		gen_string(t);
-		break;
-	case 3:
-		put(t, numbers[rnd(sizeof numbers / sizeof numbers[0])]);
-		break;
-	default:
-		put(t, rnd(3) == 0 ? "true" : rnd(2) ? "false" : "null");
+	case 2: gen_string(t); break;
+	case 3: put(t, numbers[rnd(sizeof numbers / sizeof numbers[0])]); break;
+	default: put(t, rnd(3) == 0 ? "true" : rnd(2) ? "false" : "null");
 	}
 }
 
@@ -149,9 +179,7 @@ static void break_text(struct text *t)
 			t->n--;
 		}
 		break;
-	case 2: /* cut short */
-		t->n = at;
-		break;
+	case 2: /* cut short */ t->n = at; break;
 	case 3: /* a byte added */
 		if (t->n + 1 < sizeof t->b) {
 			memmove(t->b + at + 1, t->b + at, t->n - at);
@@ -159,8 +187,7 @@ static void break_text(struct text *t)
 			t->n++;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -233,7 +260,7 @@ static void fields_are_taken_by_place_and_by_name(void **state)
 	assert_int_equal(lr_json_integer(lr_json_field(&f, 0)), 2); /* the last of two, as jansson keeps */
 	assert_true(lr_json_string_is(lr_json_field(&f, 1), "x"));
 	assert_int_equal(lr_json_field(&f, 2)->type, LR_JSON_NULL); /* present, and null; its key escaped */
-	assert_null(lr_json_field(&f, 3)); /* past the list */
+	assert_null(lr_json_field(&f, 3));                          /* past the list */
 	assert_ptr_equal(lr_json_field_named(&f, "b"), lr_json_field(&f, 1));
 	assert_null(lr_json_field_named(&f, "z")); /* in the object, not in the list */
 	assert_int_equal(lr_json_fields(&f, &top, names, 2), 0);

@@ -164,7 +164,8 @@ static void every_length_and_alignment_is_exact(void **state)
 				assert_int_equal(lr_view_init(&d, dst, 1, &len), 0);
 				assert_int_equal(lr_encode_view(&d, &s, ks[i], LR_DLF16_NINF, 1), 0);
 				if (memcmp(dst, want, (size_t)len * 2))
-					fail_msg("kernel %s, length %lld, offset %d differs", ks[i]->name, (long long)len, off);
+					fail_msg("kernel %s, length %lld, offset %d differs", ks[i]->name,
+						 (long long)len, off);
 				assert_int_equal(dst[len], 0xCDCD);
 				if (dst > out)
 					assert_int_equal(dst[-1], 0xCDCD);
@@ -219,8 +220,8 @@ static void read_only_mapped_input_is_untouched(void **state)
 /* Pieces cover the view exactly once, in C order, each one contiguous in the output. */
 static void pieces_tile_the_view_in_order(void **state)
 {
-	static const int64_t shapes[][3] = { { 3, 5, 70001 }, { 1, 1, 600000 }, { 2, 300000, 1 }, { 7, 1, 3 },
-					     { 4, 0, 9 }, { 1, 3, 262144 } };
+	static const int64_t shapes[][3] = { { 3, 5, 70001 }, { 1, 1, 600000 }, { 2, 300000, 1 },
+					     { 7, 1, 3 },     { 4, 0, 9 },      { 1, 3, 262144 } };
 	size_t i;
 
 	(void)state;
@@ -493,7 +494,7 @@ static void synthetic_data_does_not_depend_on_threads(void **state)
 static uint16_t reference_element(uint64_t seed, int64_t i, int specials)
 {
 	static const uint16_t special[] = { 0x0000, 0x8000, 0x0001, 0x8080, 0x3000, 0x3001,
-					     0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
+					    0x5000, 0xd000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f };
 	uint64_t z = seed + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull;
 	unsigned pick, e;
 
@@ -521,8 +522,8 @@ static void synthetic_data_matches_the_reference_element_by_element(void **state
 		lr_bf16_synthetic(v, n, 7 + (uint64_t)sp, sp);
 		for (i = 0; i < n; i++)
 			if (v[i] != reference_element(7 + (uint64_t)sp, i, sp))
-				fail_msg("specials %d: element %lld is %04x, the reference %04x", sp, (long long)i, v[i],
-					 reference_element(7 + (uint64_t)sp, i, sp));
+				fail_msg("specials %d: element %lld is %04x, the reference %04x", sp, (long long)i,
+					 v[i], reference_element(7 + (uint64_t)sp, i, sp));
 	}
 	free(v);
 }

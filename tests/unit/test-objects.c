@@ -187,7 +187,7 @@ static void put_file_scan_refusal_stores_nothing(void **state)
 	assert_int_equal(lr_obj_put_file(dir, src, hex, NULL, refuse_x, NULL), LR_EREFUSED);
 	snprintf(tmp, sizeof tmp, "%s/objects/tmp", dir);
 	assert_int_equal(count_entries(tmp), 0);
-	assert_int_equal(count_entries(dir) , 2); /* objects/ and in.txt only */
+	assert_int_equal(count_entries(dir), 2); /* objects/ and in.txt only */
 	write_file(src, "abc");
 	assert_int_equal(lr_obj_put_file(dir, src, hex, NULL, refuse_x, NULL), 0);
 	assert_string_equal(hex, ABC);

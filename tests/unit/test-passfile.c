@@ -54,17 +54,49 @@ static void a_pass_reads_back_as_written(void **state)
 {
 	static const struct lr_gauge_sample g[2] = { { 0.1, 2, 0 }, { 0.2, NAN, 1 } };
 	const struct lr_store_pass p = {
-		.endpoint = "http://127.0.0.1:8000/v1/completions", .api = "completions", .model = NULL, .concurrency = 4,
-		.rate = 2.5, .burstiness = 1, .has_seed = 1, .seed = -7, .server = "vllm \"0.9\"", .models = "{\"data\":[]}",
-		.duration_s = 1.25, .cancelled = 1, .metrics_url = "http://127.0.0.1:8000/metrics",
-		.slo_ms = { 200, 0, 2000 }, .samples = g, .nsamples = 2,
+		.endpoint = "http://127.0.0.1:8000/v1/completions",
+		.api = "completions",
+		.model = NULL,
+		.concurrency = 4,
+		.rate = 2.5,
+		.burstiness = 1,
+		.has_seed = 1,
+		.seed = -7,
+		.server = "vllm \"0.9\"",
+		.models = "{\"data\":[]}",
+		.duration_s = 1.25,
+		.cancelled = 1,
+		.metrics_url = "http://127.0.0.1:8000/metrics",
+		.slo_ms = { 200, 0, 2000 },
+		.samples = g,
+		.nsamples = 2,
 	};
 	const struct lr_store_request r[2] = {
-		{ .case_id = "a\tb", .body = "{\"prompt\":\"caf\xc3\xa9\\n\"}", .sent = 1, .sent_ms = 0.5, .end_ms = 9.25,
-		  .status = 200, .failure = NULL, .ttft_ms = 1.5, .e2el_ms = 8.75, .itl_json = "[0.0005,1.2500]",
-		  .token_source = "token_ids", .prompt_tokens = 3, .completion_tokens = 2, .inflight = 2 },
-		{ .case_id = "c", .body = "{}", .sent = 0, .status = 0, .failure = "not sent: cancelled", .ttft_ms = NAN,
-		  .e2el_ms = NAN, .itl_json = NULL, .token_source = NULL, .prompt_tokens = -1, .completion_tokens = -1,
+		{ .case_id = "a\tb",
+		  .body = "{\"prompt\":\"caf\xc3\xa9\\n\"}",
+		  .sent = 1,
+		  .sent_ms = 0.5,
+		  .end_ms = 9.25,
+		  .status = 200,
+		  .failure = NULL,
+		  .ttft_ms = 1.5,
+		  .e2el_ms = 8.75,
+		  .itl_json = "[0.0005,1.2500]",
+		  .token_source = "token_ids",
+		  .prompt_tokens = 3,
+		  .completion_tokens = 2,
+		  .inflight = 2 },
+		{ .case_id = "c",
+		  .body = "{}",
+		  .sent = 0,
+		  .status = 0,
+		  .failure = "not sent: cancelled",
+		  .ttft_ms = NAN,
+		  .e2el_ms = NAN,
+		  .itl_json = NULL,
+		  .token_source = NULL,
+		  .prompt_tokens = -1,
+		  .completion_tokens = -1,
 		  .inflight = 0 },
 	};
 	struct lr_passfile pf;
@@ -82,11 +114,13 @@ static void a_pass_reads_back_as_written(void **state)
 	assert_string_equal(pf.pass.server, p.server);
 	assert_true(pf.pass.slo_ms[0] == 200 && pf.pass.slo_ms[2] == 2000);
 	assert_int_equal(pf.pass.nsamples, 2);
-	assert_true(pf.pass.samples[1].t_s == 0.2 && isnan(pf.pass.samples[1].running) && pf.pass.samples[1].waiting == 1);
+	assert_true(pf.pass.samples[1].t_s == 0.2 && isnan(pf.pass.samples[1].running) &&
+		    pf.pass.samples[1].waiting == 1);
 	assert_int_equal(pf.n, 2);
 	assert_string_equal(pf.req[0].case_id, "a\tb");
 	assert_string_equal(pf.req[0].body, r[0].body);
-	assert_string_equal(pf.req[0].itl_json, "[0.0005,1.2500]"); /* as written: stored exactly as collect stores it */
+	assert_string_equal(pf.req[0].itl_json,
+			    "[0.0005,1.2500]"); /* as written: stored exactly as collect stores it */
 	assert_true(pf.req[0].status == 200 && pf.req[0].ttft_ms == 1.5 && pf.req[0].completion_tokens == 2 &&
 		    pf.req[0].inflight == 2);
 	assert_false(pf.req[1].sent);
@@ -124,14 +158,15 @@ static void one_request_refused(const char *itl, const char *source, const char 
 	struct lr_passfile pf;
 	char text[2048];
 
-	snprintf(text, sizeof text,
-		 "{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
-		 "\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
-		 "\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
-		 "\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
-		 "\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":%s,\"token_source\":%s,"
-		 "\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}",
-		 itl, source);
+	snprintf(
+		text, sizeof text,
+		"{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
+		"\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
+		"\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
+		"\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
+		"\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":%s,\"token_source\":%s,"
+		"\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}",
+		itl, source);
 	write_text(text);
 	assert_int_equal(lr_passfile_read(path, NULL, &pf), LR_EINVAL);
 	if (!strstr(lr_error_msg(), why))

@@ -101,8 +101,7 @@ static void cpulists_round_trip(void **state)
 }
 
 /* Record argv with no tee; returns lr_record's code. */
-static int record(struct fx *f, char **argv, struct lr_record_opts *o, struct lr_run *r,
-		  struct lr_record_result *res)
+static int record(struct fx *f, char **argv, struct lr_record_opts *o, struct lr_run *r, struct lr_record_result *res)
 {
 	static char *envp[] = { "PATH=/usr/bin:/bin", "API_TOKEN=s3cr3t-value", NULL };
 

@@ -32,10 +32,12 @@ static void secret_names_are_recognised(void **state)
 
 static void capture_keeps_allowlist_and_redacts_secrets(void **state)
 {
+	/* clang-format off */
 	char *envp[] = {
 		"OMP_NUM_THREADS=4", "HOME=/root", "RBLN_DEVICES=0,1", "HF_TOKEN=hf_abcdef",
 		"API_TOKEN=s3cr3t-value", "LD_LIBRARY_PATH=/opt/lib", "EDITOR=vi", NULL,
 	};
+	/* clang-format on */
 	struct lr_kvlist l = { 0 };
 	size_t i;
 
@@ -159,13 +161,16 @@ static void scrub_ignores_values_too_short_to_matter(void **state)
 
 static void scrub_string_replaces_every_occurrence(void **state)
 {
-	char *envp[] = { "DB_PASSWORD=" "hunter22", NULL }; /* split: the repository scans clean */
+	char *envp[] = { "DB_PASSWORD="
+			 "hunter22",
+			 NULL }; /* split: the repository scans clean */
 	struct lr_scrub s;
 	char *t;
 
 	(void)state;
 	assert_int_equal(lr_scrub_init(&s, envp), 0);
-	t = lr_scrub_string(&s, "--password=" "hunter22 hunter22hunter22");
+	t = lr_scrub_string(&s, "--password="
+				"hunter22 hunter22hunter22");
 	assert_string_equal(t, "--password=<redacted> <redacted><redacted>");
 	free(t);
 	lr_scrub_release(&s);
@@ -179,26 +184,56 @@ static void scrub_string_replaces_every_occurrence(void **state)
 static void secretlike_rules_find_and_spare(void **state)
 {
 	static const struct {
-		const char *text, *rule;	/* rule NULL: no finding */
-	} cases[] = { /* each split in two literals, so that the repository itself scans clean */
-		{ "-----BEGIN OPENSS" "H PRIVATE KEY-----", "private-key" },
-		{ "token ghp_A1b2C3d4E5f6G" "7h8I9j0K1l2M3n4O5p6Q7r8", "github-token" },
-		{ "AKIAABCDEF" "GHIJKLMNOP", "aws-access-key" },
-		{ "xoxb-12345678" "90-abcdefghij", "slack-token" },
-		{ "SLACK_APP=xa" "pp-1-A0123456789-1234567890123-abcdef0123456789", "slack-token" },
-		{ "https://hooks.slack.com/services/T" "00000000/B00000000/XXXXabcdefgh1234", "slack-webhook" },
-		{ "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.ey" "JzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		const char *text, *rule; /* rule NULL: no finding */
+	} cases[] = {
+		/* each split in two literals, so that the repository itself scans clean */
+		{ "-----BEGIN OPENSS"
+		  "H PRIVATE KEY-----",
+		  "private-key" },
+		{ "token ghp_A1b2C3d4E5f6G"
+		  "7h8I9j0K1l2M3n4O5p6Q7r8",
+		  "github-token" },
+		{ "AKIAABCDEF"
+		  "GHIJKLMNOP",
+		  "aws-access-key" },
+		{ "xoxb-12345678"
+		  "90-abcdefghij",
+		  "slack-token" },
+		{ "SLACK_APP=xa"
+		  "pp-1-A0123456789-1234567890123-abcdef0123456789",
+		  "slack-token" },
+		{ "https://hooks.slack.com/services/T"
+		  "00000000/B00000000/XXXXabcdefgh1234",
+		  "slack-webhook" },
+		{ "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.ey"
+		  "JzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 		  "jwt" },
-		{ "postgresql://labrun:pa" "/ss@db.example/evidence", "url-password" },
-		{ "db = postgres://app:hun" "ter22@db.lab.example/kv", "url-password" },
-		{ "db.example.org:5432:e" "vidence:alice:Zq7-pW2x", "pgpass-line" },
+		{ "postgresql://labrun:pa"
+		  "/ss@db.example/evidence",
+		  "url-password" },
+		{ "db = postgres://app:hun"
+		  "ter22@db.lab.example/kv",
+		  "url-password" },
+		{ "db.example.org:5432:e"
+		  "vidence:alice:Zq7-pW2x",
+		  "pgpass-line" },
 		{ "*:*:*:alice:Zq7-pW2x", "pgpass-line" }, /* wildcards, as .pgpass allows */
 		{ "localhost:5432:*:alice:*", NULL },
-		{ "host=db.example password" "=Zq7-pW2x dbname=evidence", "keyword-assigned" },
-		{ "PGPASSWORD=Z" "q7-pW2x psql", "keyword-assigned" },
-		{ "\"api_key\": \"T" "q93kLmZ0vXa81bC\"", "keyword-assigned" },
-		{ "  client_secret: " "Tq93kLmZ0vXa81bCw2", "keyword-assigned" },
-		{ "HF_TOKEN := 'Tq9" "3kLmZ0vXa81bCw2'", "keyword-assigned" },
+		{ "host=db.example password"
+		  "=Zq7-pW2x dbname=evidence",
+		  "keyword-assigned" },
+		{ "PGPASSWORD=Z"
+		  "q7-pW2x psql",
+		  "keyword-assigned" },
+		{ "\"api_key\": \"T"
+		  "q93kLmZ0vXa81bC\"",
+		  "keyword-assigned" },
+		{ "  client_secret: "
+		  "Tq93kLmZ0vXa81bCw2",
+		  "keyword-assigned" },
+		{ "HF_TOKEN := 'Tq9"
+		  "3kLmZ0vXa81bCw2'",
+		  "keyword-assigned" },
 		/* look-alikes */
 		{ "postgresql://labrun:${PGPASSWORD}@db/evidence", NULL },
 		{ "postgresql://user:password@host/db", NULL },
@@ -216,8 +251,10 @@ static void secretlike_rules_find_and_spare(void **state)
 		{ "\"key_sha256\": \"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae\"", NULL },
 		{ "\"public_key\": \"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a\"", NULL },
 		{ "token_sha256=2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", NULL },
-		{ "\"payloadType\": \"application/vnd.in-toto+json\", \"payload\": \"eyJfdHlwZSI6Imh0dHBzOi8vaW4tdG90by5pby9TdGF0ZW1lbnQvdjEifQ==\"", NULL },
-		{ "\"sig\": \"MEUCIQDu5Jd0P3j3n6b8l2+7y0Zk9Ox4RwY1ZkqPq8cWvJ1JQIgU3y2ylP3Kq0n7s1pU8vJcYQ0kA3d5FhqkI3G7n2o9wI=\"", NULL },
+		{ "\"payloadType\": \"application/vnd.in-toto+json\", \"payload\": \"eyJfdHlwZSI6Imh0dHBzOi8vaW4tdG90by5pby9TdGF0ZW1lbnQvdjEifQ==\"",
+		  NULL },
+		{ "\"sig\": \"MEUCIQDu5Jd0P3j3n6b8l2+7y0Zk9Ox4RwY1ZkqPq8cWvJ1JQIgU3y2ylP3Kq0n7s1pU8vJcYQ0kA3d5FhqkI3G7n2o9wI=\"",
+		  NULL },
 		{ "the secret: never stored", NULL },
 	};
 	size_t i;

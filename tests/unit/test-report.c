@@ -46,7 +46,8 @@ static int setup_reps(void **state, int64_t reps)
 
 	if (!f || !(f->dir = tmpdir_new()) || !(f->cwd = getcwd(NULL, 0)) || chdir(f->dir) != 0)
 		return -1; /* outside any git work tree: the run captures no sources */
-	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) || lr_synthetic_run(f->st, reps, 0, 3, argv, environ, &f->run))
+	if (lr_store_open(&f->st, f->dir, LR_STORE_CREATE) ||
+	    lr_synthetic_run(f->st, reps, 0, 3, argv, environ, &f->run))
 		return -1;
 	*state = f;
 	return 0;
@@ -86,9 +87,11 @@ static double raw_median_ms(const char *dir, int cond, int arm)
 
 	snprintf(path, sizeof path, "%s/labrun.db", dir);
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT r.wall_s / c.inner FROM repetition r JOIN condition c"
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT r.wall_s / c.inner FROM repetition r JOIN condition c"
 					    " ON c.run_id = r.run_id AND c.idx = r.condition_idx"
-					    " WHERE r.condition_idx = ?1 AND r.arm_idx = ?2 AND r.warmup = 0", -1, &s, NULL),
+					    " WHERE r.condition_idx = ?1 AND r.arm_idx = ?2 AND r.warmup = 0",
+					    -1, &s, NULL),
 			 SQLITE_OK);
 	sqlite3_bind_int(s, 1, cond);
 	sqlite3_bind_int(s, 2, arm);
@@ -145,7 +148,8 @@ static void audit_finds_a_changed_repetition(void **state)
 	snprintf(path, sizeof path, "%s/labrun.db", f->dir);
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "UPDATE repetition SET wall_s = wall_s * 0.5 WHERE block = 500 AND slot = 1",
-				      NULL, NULL, NULL), SQLITE_OK);
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(lr_audit_run(f->st, f->run, count, &named, &problems, &checked), 0);
 	assert_true(problems >= 1);
@@ -282,7 +286,7 @@ static void a_bench_model_reads_back_as_it_was_stored(void **state)
 	assert_int_equal(back.which, LR_BENCHMARK_STORE);
 	assert_int_equal(back.n, 3);
 	assert_int_equal(back.subjects.n, 1);
-	assert_true(lr_bench_median(lr_bench_find(&back, "800", "record", "s")) == 8); /* 10 is the warm-up */
+	assert_true(lr_bench_median(lr_bench_find(&back, "800", "record", "s")) == 8);     /* 10 is the warm-up */
 	assert_true(lr_bench_median(lr_bench_find(&back, "800", "generate", "s")) == 0.5); /* taken once: itself */
 	assert_null(lr_bench_find(&back, "800", "runs", "s"));
 	assert_true(isnan(lr_bench_median(NULL)));
@@ -312,11 +316,11 @@ static void a_bench_ratio_is_the_median_of_each_repetitions(void **state)
 	den2 = lr_bench_find(&b, "v", "den2", "s");
 	zero = lr_bench_find(&b, "v", "zero", "s");
 	assert_true(lr_bench_median(num) / lr_bench_median(den) == 2);
-	assert_true(lr_bench_ratio(num, den, NULL, 1) == 1);	 /* 1/1, 4/2, 9/9 */
-	assert_true(lr_bench_ratio(num, den, den2, 1) == 1);	 /* 1/2, 4/4, 9/9 */
-	assert_true(lr_bench_ratio(NULL, den, NULL, 6) == 3);	 /* 6/1, 6/2, 6/9 */
-	assert_true(lr_bench_ratio(num, NULL, NULL, 2) == 8);	 /* 2, 8, 18 */
-	assert_true(lr_bench_ratio(num, zero, NULL, 1) == 0);	 /* no denominator: 0, never infinite */
+	assert_true(lr_bench_ratio(num, den, NULL, 1) == 1);     /* 1/1, 4/2, 9/9 */
+	assert_true(lr_bench_ratio(num, den, den2, 1) == 1);     /* 1/2, 4/4, 9/9 */
+	assert_true(lr_bench_ratio(NULL, den, NULL, 6) == 3);    /* 6/1, 6/2, 6/9 */
+	assert_true(lr_bench_ratio(num, NULL, NULL, 2) == 8);    /* 2, 8, 18 */
+	assert_true(lr_bench_ratio(num, zero, NULL, 1) == 0);    /* no denominator: 0, never infinite */
 	assert_true(isnan(lr_bench_ratio(NULL, NULL, NULL, 1))); /* nothing taken */
 	lr_bench_release(&b);
 }
@@ -351,9 +355,9 @@ static void an_encoder_shape_says_which_variant_is_which(void **state)
 	static const struct {
 		const char *name;
 		double s;
-	} v[] = { { "copy: memcpy", 2 },   { "copy: vector", 1 },		       { "encode: lookup", 8 },
-		  { "encode: avx2", 3 },   { "encode: scalar", 9 },		       { "encode: avx2, permuted view", 4 },
-		  { "file: cp", 20 },	   { "file: encode avx2", 30 } };
+	} v[] = { { "copy: memcpy", 2 }, { "copy: vector", 1 },      { "encode: lookup", 8 },
+		  { "encode: avx2", 3 }, { "encode: scalar", 9 },    { "encode: avx2, permuted view", 4 },
+		  { "file: cp", 20 },    { "file: encode avx2", 30 } };
 	const char *shape = "1,2,2,64,16";
 	struct lr_bench_shape sh;
 	struct lr_bench b;

@@ -110,8 +110,8 @@ static void interval_uses_the_order_statistics(void **state)
 		b[i] = 0.90 + 0.01 * ((i * 7) % 10); /* a permutation of 0.90..0.99 */
 	}
 	assert_int_equal(lr_paired_estimate(a, a, b, b, 10, &p), 0);
-	assert_true(fabs(p.lo - 0.91) < 1e-9); /* d(2) */
-	assert_true(fabs(p.hi - 0.98) < 1e-9); /* d(9) */
+	assert_true(fabs(p.lo - 0.91) < 1e-9);                 /* d(2) */
+	assert_true(fabs(p.hi - 0.98) < 1e-9);                 /* d(9) */
 	assert_true(fabs(p.ratio - sqrt(0.94 * 0.95)) < 1e-9); /* exp(mean of the middle logs) */
 }
 
@@ -207,7 +207,7 @@ static void select_and_median_agree_with_sorting(void **state)
 			}
 			memcpy(v, sorted, n * sizeof *v);
 			qsort(sorted, n, sizeof *sorted, by_value);
-			for (k = 0; k < n; k += n > 64 ? 97 : 1) {
+			for (k = 0; k<n; k += n> 64 ? 97 : 1) {
 				memcpy(v, sorted, n * sizeof *v);
 				for (i = n - 1; i > 0; i--) { /* shuffled copy */
 					size_t j = (x = x * 1103515245u + 12345u) % (i + 1);

@@ -150,7 +150,9 @@ static void run_round_trips_through_the_store(void **state)
 
 	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
 	make_run(&r, "0b1d3c4e-0000-4000-8000-000000000001");
-	assert_int_equal(lr_run_add_artifact(&r, "input", "in.bin", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3), 0);
+	assert_int_equal(lr_run_add_artifact(&r, "input", "in.bin",
+					     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3),
+			 0);
 	assert_int_equal(lr_store_run_begin(st, &r), 0);
 	assert_true(r.id > 0);
 
@@ -160,7 +162,9 @@ static void run_round_trips_through_the_store(void **state)
 	r.exit_code = 3;
 	r.failure = strdup("the command exited with status 3");
 	r.wall_s = 1.5;
-	assert_int_equal(lr_run_add_artifact(&r, "stdout", "stdout", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3), 0);
+	assert_int_equal(lr_run_add_artifact(&r, "stdout", "stdout",
+					     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 3),
+			 0);
 	assert_int_equal(lr_store_run_finish(st, &r, 1), 0);
 	/* a second finish is refused: the run is no longer running */
 	assert_int_equal(lr_store_run_finish(st, &r, 2), LR_ESTORE);
@@ -244,7 +248,8 @@ static void responses_file(const char *path, const char *avoid, char hex[LR_SHA2
 		FILE *fp = fopen(path, "w");
 
 		assert_non_null(fp);
-		fprintf(fp, "{\"case_id\": \"c1\", \"tokens\": [%d], \"text\": \"t\", \"finish_reason\": \"stop\"}\n", i);
+		fprintf(fp, "{\"case_id\": \"c1\", \"tokens\": [%d], \"text\": \"t\", \"finish_reason\": \"stop\"}\n",
+			i);
 		assert_int_equal(fclose(fp), 0);
 		assert_int_equal(lr_sha256_file(path, hex, NULL), 0);
 		if (!*avoid || strncmp(hex, avoid, 2))
@@ -473,11 +478,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(open_creates_and_migrates, setup, teardown),
-		cmocka_unit_test_setup_teardown(an_ingest_that_cannot_store_its_object_leaves_nothing_open, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_ingest_that_cannot_store_its_object_leaves_nothing_open, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(newer_schema_is_refused_and_left_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_database_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(run_round_trips_through_the_store, setup, teardown),
-		cmocka_unit_test_setup_teardown(the_ledger_walk_sees_rows_changed_after_the_seal_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_ledger_walk_sees_rows_changed_after_the_seal_check, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(abandon_changes_only_running_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),

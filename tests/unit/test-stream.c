@@ -37,7 +37,8 @@ static int take(void *arg, const char *data, size_t len)
 /* The same stream cut at every byte gives the same events: CRLF, CR, comments, fields, multi-line data. */
 static void events_do_not_depend_on_how_the_bytes_arrive(void **state)
 {
-	static const char s[] = ": a comment\r\ndata: one\r\n\r\nevent: x\nid: 7\ndata:two\ndata: lines\n\ndata: three\r\rdata: [DONE]\n\n";
+	static const char s[] =
+		": a comment\r\ndata: one\r\n\r\nevent: x\nid: 7\ndata:two\ndata: lines\n\ndata: three\r\rdata: [DONE]\n\n";
 	(void)state;
 	for (size_t cut = 0; cut <= sizeof s - 1; cut++) {
 		struct events e = { .n = 0 };
@@ -87,8 +88,14 @@ static void vllm_chunks_give_ids_text_usage_and_gaps(void **state)
 
 	(void)state;
 	lr_stream_init(&s);
-	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"He\",\"token_ids\":[11,12]}],\"prompt_token_ids\":[1]}", 1.0), 0);
-	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"llo\",\"token_ids\":[13],\"finish_reason\":null}]}", 1.25), 0);
+	assert_int_equal(
+		feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"He\",\"token_ids\":[11,12]}],\"prompt_token_ids\":[1]}",
+		     1.0),
+		0);
+	assert_int_equal(
+		feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"llo\",\"token_ids\":[13],\"finish_reason\":null}]}",
+		     1.25),
+		0);
 	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"length\"}]}", 1.5), 0);
 	assert_int_equal(feed(&s, "{\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":3}}", 1.5), 0);
 	assert_int_equal(feed(&s, "[DONE]", 1.6), 0);
@@ -116,13 +123,18 @@ static void every_shape_of_token_ids_is_read(void **state)
 
 	(void)state;
 	lr_stream_init(&s);
-	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":{\"tokens\":[\"token_id:42\"]}}]}", 0), 0);
+	assert_int_equal(
+		feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"a\",\"logprobs\":{\"tokens\":[\"token_id:42\"]}}]}", 0),
+		0);
 	assert_int_equal(s.source, LR_TOKENS_LOGPROBS);
 	assert_int_equal(s.tokens[0], 42);
 	lr_stream_release(&s);
 	lr_stream_init(&s);
-	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"logprobs\":{\"content\":"
-				  "[{\"token\":\"token_id:7\",\"logprob\":-1}]}}]}", 0), 0);
+	assert_int_equal(feed(&s,
+			      "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"logprobs\":{\"content\":"
+			      "[{\"token\":\"token_id:7\",\"logprob\":-1}]}}]}",
+			      0),
+			 0);
 	assert_string_equal(s.text, "hi");
 	assert_int_equal(s.tokens[0], 7);
 	lr_stream_release(&s);
@@ -133,7 +145,8 @@ static void every_shape_of_token_ids_is_read(void **state)
 	assert_string_equal(s.finish, "length");
 	lr_stream_release(&s);
 	lr_stream_init(&s);
-	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"only text\",\"finish_reason\":\"stop\"}]}", 0), 0);
+	assert_int_equal(feed(&s, "{\"choices\":[{\"index\":0,\"text\":\"only text\",\"finish_reason\":\"stop\"}]}", 0),
+			 0);
 	assert_int_equal(s.source, LR_TOKENS_NONE);
 	assert_string_equal(lr_token_source_name(s.source), "text");
 	lr_stream_release(&s);
@@ -149,7 +162,8 @@ static void faults_are_named(void **state)
 		{ "{\"error\":{\"message\":\"no KV blocks\"}}", "server error in the stream: no KV blocks" },
 		{ "{\"choices\":[{\"index\":0,\"text\":\"\\u00e9\xff\"}]}", "invalid UTF-8 in an event" },
 		{ "{\"object\":\"nothing\"}", "malformed stream: an event with neither 'choices' nor 'error'" },
-		{ "{\"choices\":[{\"index\":0,\"token_ids\":[-1]}]}", "malformed stream: a token id that is not a whole number >= 0" },
+		{ "{\"choices\":[{\"index\":0,\"token_ids\":[-1]}]}",
+		  "malformed stream: a token id that is not a whole number >= 0" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -179,7 +193,8 @@ static void serve(int ls, const char *const *bodies, int n)
 			if (strstr(req, "\r\n\r\n"))
 				break;
 		}
-		dprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		dprintf(c,
+			"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
 			strlen(bodies[i]), bodies[i]);
 		close(c);
 	}
@@ -234,7 +249,8 @@ static void an_empty_metrics_answer_is_no_sample(void **state)
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", ntohs(a.sin_port));
 	assert_int_equal(lr_curl_load(), 0);
 	assert_non_null(m = curl_multi_init());
-	assert_int_equal(lr_sampler_start(&s, m, url, "vllm:num_requests_running", "vllm:num_requests_waiting", 1, 0), 0);
+	assert_int_equal(lr_sampler_start(&s, m, url, "vllm:num_requests_running", "vllm:num_requests_waiting", 1, 0),
+			 0);
 	sample_once(s, m, 0);
 	sample_once(s, m, 1);
 	lr_sampler_stop(s, &v, &n);
