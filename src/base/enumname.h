@@ -12,8 +12,14 @@
  *	static const char *const order_names[] = { [LR_ORDER_ABBA] = "abba", [LR_ORDER_RANDOM] = "random" };
  *	const struct lr_enum_names lr_exp_orders = LR_ENUM_NAMES("order", order_names);
  *
- * The owner of an enum exports the table and a typed lr_..._name(); a
- * reader parses with lr_enum_parse and says where the name came from.
+ * The owner of an enum exports its typed pair, declared in its header and
+ * defined beside the table:
+ *
+ *	LR_ENUM_DECLARE(lr_exp_order, enum lr_exp_order);           (.h)
+ *	LR_ENUM_DEFINE(lr_exp_order, enum lr_exp_order, lr_exp_orders) (.c)
+ *
+ * gives lr_exp_order_name(v) and lr_exp_order_parse(s, &v); a reader says
+ * where a name came from by wrapping the error (lr_error_wrap).
  */
 
 #include <stddef.h>
@@ -39,5 +45,24 @@ const char *lr_enum_name(const struct lr_enum_names *e, int v);
  * included), for the caller to wrap with where s came from (lr_error_wrap).
  */
 LR_MUST_CHECK int lr_enum_parse(const struct lr_enum_names *e, const char *s, int *v);
+
+/* PREFIX_name(TYPE v) and PREFIX_parse(const char *s, TYPE *v), as lr_enum_name and lr_enum_parse. */
+#define LR_ENUM_DECLARE(prefix, type) \
+	const char *prefix##_name(type v); \
+	LR_MUST_CHECK int prefix##_parse(const char *s, type *v)
+/* Their definitions over the table 'names' (a struct lr_enum_names). */
+#define LR_ENUM_DEFINE(prefix, type, names) \
+	const char *prefix##_name(type v) \
+	{ \
+		return lr_enum_name(&(names), (int)v); \
+	} \
+	int prefix##_parse(const char *s, type *v) \
+	{ \
+		int i, rc = lr_enum_parse(&(names), s, &i); \
+\
+		if (!rc) \
+			*v = (type)i; \
+		return rc; \
+	}
 
 #endif

@@ -37,19 +37,7 @@ static const char *const kind_names[] = {
 
 const struct lr_enum_names lr_run_kinds = LR_ENUM_NAMES("run kind", kind_names);
 
-const char *lr_run_kind_name(enum lr_run_kind k)
-{
-	return lr_enum_name(&lr_run_kinds, (int)k);
-}
-
-int lr_run_kind_parse(const char *s, enum lr_run_kind *k)
-{
-	int v, rc = lr_enum_parse(&lr_run_kinds, s, &v);
-
-	if (!rc)
-		*k = (enum lr_run_kind)v;
-	return rc;
-}
+LR_ENUM_DEFINE(lr_run_kind, enum lr_run_kind, lr_run_kinds)
 
 static const char *const status_names[] = {
 	[LR_RUNNING] = "running",     [LR_PASSED] = "passed",       [LR_FAILED] = "failed",
@@ -58,19 +46,7 @@ static const char *const status_names[] = {
 
 const struct lr_enum_names lr_statuses = LR_ENUM_NAMES("run status", status_names);
 
-const char *lr_status_name(enum lr_status s)
-{
-	return lr_enum_name(&lr_statuses, (int)s);
-}
-
-int lr_status_parse(const char *s, enum lr_status *st)
-{
-	int v, rc = lr_enum_parse(&lr_statuses, s, &v);
-
-	if (!rc)
-		*st = (enum lr_status)v;
-	return rc;
-}
+LR_ENUM_DEFINE(lr_status, enum lr_status, lr_statuses)
 
 static const char *const entry_names[] = {
 	[LR_ENTRY_FILE] = "file",
@@ -81,19 +57,7 @@ static const char *const entry_names[] = {
 
 const struct lr_enum_names lr_entry_kinds = LR_ENUM_NAMES("artifact entry kind", entry_names);
 
-const char *lr_entry_kind_name(enum lr_entry_kind k)
-{
-	return lr_enum_name(&lr_entry_kinds, (int)k);
-}
-
-int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k)
-{
-	int v, rc = lr_enum_parse(&lr_entry_kinds, s, &v);
-
-	if (!rc)
-		*k = (enum lr_entry_kind)v;
-	return rc;
-}
+LR_ENUM_DEFINE(lr_entry_kind, enum lr_entry_kind, lr_entry_kinds)
 
 void lr_run_init(struct lr_run *r)
 {

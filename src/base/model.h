@@ -58,8 +58,7 @@ enum lr_entry_kind {
 extern const struct lr_enum_names lr_entry_kinds, lr_run_kinds, lr_statuses;
 
 /* "file", "symlink", "followed-symlink" or "directory"; and back. */
-const char *lr_entry_kind_name(enum lr_entry_kind k);
-LR_MUST_CHECK int lr_entry_kind_parse(const char *s, enum lr_entry_kind *k);
+LR_ENUM_DECLARE(lr_entry_kind, enum lr_entry_kind);
 
 struct lr_artifact {
 	char *role; /* stdout, stderr, log, input, output, reference */
@@ -102,8 +101,7 @@ enum lr_run_kind {
 };
 
 /* "record", ...; and back. */
-const char *lr_run_kind_name(enum lr_run_kind k);
-LR_MUST_CHECK int lr_run_kind_parse(const char *s, enum lr_run_kind *k);
+LR_ENUM_DECLARE(lr_run_kind, enum lr_run_kind);
 
 enum lr_status {
 	LR_RUNNING,
@@ -114,8 +112,7 @@ enum lr_status {
 };
 
 /* "running", "passed", ...; and back. */
-const char *lr_status_name(enum lr_status s);
-LR_MUST_CHECK int lr_status_parse(const char *s, enum lr_status *st);
+LR_ENUM_DECLARE(lr_status, enum lr_status);
 
 struct lr_run {
 	int64_t id; /* 0 until stored */

@@ -102,10 +102,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&routes);
 		return rc;
 	}
-	if ((rc = lr_format_parse(lr_format_names[fmt], &format))) {
-		lr_strlist_release(&routes);
-		return cmd_fail(rc);
-	}
+	format = (enum lr_format)fmt;
 	flt.issue = issue[0] ? issue : NULL;
 	if (!!flt.issue + !!run_ref + !!flt.experiment != 1) {
 		lr_strlist_release(&routes);

@@ -34,10 +34,9 @@ enum lr_benchmark {
 };
 
 /* "encoder", "store", "import", "remote", "collect", "ingest": the binding's value and the subcommand's name. */
-const char *lr_benchmark_name(enum lr_benchmark which);
 
 /* The benchmark named 'name'; LR_EINVAL (message set, naming it and the known ones) for any other name. */
-LR_MUST_CHECK int lr_benchmark_parse(const char *name, enum lr_benchmark *which);
+LR_ENUM_DECLARE(lr_benchmark, enum lr_benchmark);
 
 /* ---- the model (benchmodel.c) ---------------------------------------------------- */
 

@@ -9,28 +9,17 @@
 
 #include <math.h>
 
+#include "base/enumname.h"
 #include "base/stats.h"
 #include "experiment/benchjob.h"
 
-static const char *const names[] = { "encoder", "store", "import", "remote", "collect", "ingest" };
+static const char *const names[] = {
+	[LR_BENCHMARK_ENCODER] = "encoder", [LR_BENCHMARK_STORE] = "store",     [LR_BENCHMARK_IMPORT] = "import",
+	[LR_BENCHMARK_REMOTE] = "remote",   [LR_BENCHMARK_COLLECT] = "collect", [LR_BENCHMARK_INGEST] = "ingest",
+};
+static const struct lr_enum_names benchmarks = LR_ENUM_NAMES("benchmark", names);
 
-const char *lr_benchmark_name(enum lr_benchmark which)
-{
-	return (unsigned)which < sizeof names / sizeof names[0] ? names[which] : "?";
-}
-
-int lr_benchmark_parse(const char *name, enum lr_benchmark *which)
-{
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(name, names[i])) {
-			*which = (enum lr_benchmark)i;
-			return 0;
-		}
-	return lr_error_set(LR_EINVAL,
-			    "unknown benchmark '%s': this labrun knows encoder, store, import, remote, "
-			    "collect and ingest",
-			    name);
-}
+LR_ENUM_DEFINE(lr_benchmark, enum lr_benchmark, benchmarks)
 
 void lr_bench_init(struct lr_bench *b, enum lr_benchmark which)
 {

@@ -20,16 +20,6 @@ const char *lr_format_name(enum lr_format f)
 	return (size_t)f < NFORMATS ? lr_format_names[f] : "?";
 }
 
-int lr_format_parse(const char *name, enum lr_format *f)
-{
-	for (size_t i = 0; i < NFORMATS; i++)
-		if (!strcmp(name, lr_format_names[i])) {
-			*f = (enum lr_format)i;
-			return 0;
-		}
-	return lr_error_set(LR_EINVAL, "unknown format '%s'", name);
-}
-
 void lr_doc_init(struct lr_doc *d)
 {
 	memset(d, 0, sizeof *d);

@@ -30,7 +30,7 @@
 #include "base/error.h"
 #include "base/table.h"
 
-/* The formats labrun writes, parsed once where an option names one (lr_format_parse). */
+/* The formats labrun writes, parsed once where an option names one (CMD_CHOICE over lr_format_names). */
 enum lr_format { LR_FORMAT_MD, LR_FORMAT_CSV, LR_FORMAT_JSON, LR_FORMAT_HTML, LR_FORMAT_TEXT };
 
 /* The formats' names, in the enum's order and NULL-terminated, for an option's choices (cmd/options.h). */
@@ -38,9 +38,6 @@ extern const char *const lr_format_names[];
 
 /* The name of a format ("md", "csv", "json", "html", "text"). */
 const char *lr_format_name(enum lr_format f);
-
-/* The format named 'name'; LR_EINVAL (message set, naming it) for an unknown one. */
-LR_MUST_CHECK int lr_format_parse(const char *name, enum lr_format *f);
 
 #define LR_DOC_CODE_ON  '\016'
 #define LR_DOC_CODE_OFF '\017'
