@@ -7,6 +7,7 @@
 #include "cmd/options.h"
 #include "cmd/progress.h"
 #include "evidence/sync.h"
+#include "report/sync.h"
 #include "store/remote.h"
 
 static const char usage[] =
@@ -24,13 +25,13 @@ static const char usage_after[] =
 	"A run with a ledger entry signed by a key you do not trust (labrun key list) is refused\n"
 	"and named; unsigned runs are taken, as audit then says.\n";
 
-static void note(void *arg, const char *uuid, const char *what, const char *detail)
+static void note(void *arg, const char *uuid, enum lr_sync_event what, const char *detail)
 {
 	cmd_progress_clear();
-	if (!strcmp(what, "refused"))
+	if (what == LR_SYNC_REFUSED)
 		fprintf(stderr, "labrun: refused %s: %s\n", uuid, detail ? detail : "");
 	else if (*(int *)arg)
-		printf("%-8s %s\n", what, uuid);
+		lr_sync_write_run(stdout, what, uuid);
 }
 
 int cmd_pull(const struct lr_global *g, int argc, char **argv)
@@ -74,15 +75,8 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		prc = lr_pull(st, r, name, &f, &trust, lazy, note, &verbose, &s);
 		cmd_progress_end();
 
-		char size[32];
-
 		if (!prc || prc == LR_EREFUSED)
-			printf("remote '%s': %d run%s pulled, %d already here, %d refused; %d object%s fetched (%s), "
-			       "%d already here%s\n",
-			       name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused,
-			       s.objects_moved, s.objects_moved == 1 ? "" : "s",
-			       lr_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present,
-			       lazy ? ", the rest on first read" : "");
+			lr_sync_write_summary(stdout, name, 1, lazy, &s);
 		rc = prc;
 	}
 	lr_remote_free(r);

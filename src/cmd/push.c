@@ -7,6 +7,7 @@
 #include "cmd/options.h"
 #include "cmd/progress.h"
 #include "evidence/sync.h"
+#include "report/sync.h"
 #include "store/remote.h"
 #include "store/runs.h"
 
@@ -23,15 +24,16 @@ struct push_out {
 	int verbose;
 };
 
-static void note(void *arg, const char *uuid, const char *what, const char *detail)
+static void note(void *arg, const char *uuid, enum lr_sync_event what, const char *detail)
 {
 	const struct push_out *o = arg;
 
 	cmd_progress_clear();
-	if (!strcmp(what, "refused") || !strcmp(what, "skipped"))
-		fprintf(stderr, "labrun: %s%s%s: %s\n", what, *uuid ? " " : "", uuid, detail ? detail : "");
+	if (what == LR_SYNC_REFUSED || what == LR_SYNC_SKIPPED)
+		fprintf(stderr, "labrun: %s%s%s: %s\n", lr_sync_event_name(what), *uuid ? " " : "", uuid,
+			detail ? detail : "");
 	else if (o->verbose)
-		printf("%-8s %s\n", what, uuid);
+		lr_sync_write_run(stdout, what, uuid);
 }
 
 /* The runs to push, oldest first (a replay after the run it replays). */
@@ -93,14 +95,8 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		prc = lr_push(st, r, ids, n, note, &out, &s);
 		cmd_progress_end();
 
-		char size[32];
-
 		if (!prc || prc == LR_EREFUSED)
-			printf("remote '%s': %d run%s pushed, %d already there, %d refused, %d skipped; "
-			       "%d object%s sent (%s), %d already there\n",
-			       name, s.runs_new, s.runs_new == 1 ? "" : "s", s.runs_present, s.runs_refused,
-			       s.runs_skipped, s.objects_moved, s.objects_moved == 1 ? "" : "s",
-			       lr_human_size(size, sizeof size, (long long)s.bytes_moved), s.objects_present);
+			lr_sync_write_summary(stdout, name, 0, 0, &s);
 		rc = prc;
 	}
 	lr_remote_free(r);

@@ -28,7 +28,7 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 	if ((rc = lr_store_run_bundle(st, id, &b))) {
 		if (rc != LR_EINVAL)
 			return rc;
-		note(arg, "", "skipped", lr_error_msg());
+		note(arg, "", LR_SYNC_SKIPPED, lr_error_msg());
 		s->runs_skipped++;
 		lr_error_clear();
 		return 0;
@@ -49,13 +49,13 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 	if (!rc)
 		rc = lr_remote_put_run(r, &b, host, &outcome);
 	if (!rc) {
-		note(arg, b.uuid, outcome == LR_PUSH_NEW ? "pushed" : "present", NULL);
+		note(arg, b.uuid, outcome == LR_PUSH_NEW ? LR_SYNC_PUSHED : LR_SYNC_PRESENT, NULL);
 		s->runs_new += outcome == LR_PUSH_NEW;
 		s->runs_present += outcome == LR_PUSH_PRESENT;
 	} else if (rc == LR_EREFUSED) {
 		char why[2048];
 
-		note(arg, b.uuid, "refused", refusal(why, sizeof why));
+		note(arg, b.uuid, LR_SYNC_REFUSED, refusal(why, sizeof why));
 		s->runs_refused++;
 	}
 out:
@@ -150,7 +150,7 @@ static int untrusted(struct pull *p, const struct lr_bundle *b)
 			 "its ledger entry %s (run %s) is signed by key %.16s..., which is not among your "
 			 "trusted keys (labrun key trust, or pull --trust FILE)",
 			 b->signers.v[i].key, b->uuid, fpr);
-		p->note(p->arg, b->uuid, "refused", why);
+		p->note(p->arg, b->uuid, LR_SYNC_REFUSED, why);
 		return 1;
 	}
 	return 0;
@@ -170,10 +170,10 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 		goto out;
 	if (id) {
 		if (strcmp(here, sha)) {
-			p->note(p->arg, uuid, "refused", "this store holds that uuid with other content");
+			p->note(p->arg, uuid, LR_SYNC_REFUSED, "this store holds that uuid with other content");
 			p->refused++;
 		} else if (!depth) {
-			p->note(p->arg, uuid, "present", NULL);
+			p->note(p->arg, uuid, LR_SYNC_PRESENT, NULL);
 			p->s->runs_present++;
 		}
 		goto out;
@@ -198,13 +198,13 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 		if (!lr_store_uuid_find(p->st, uuid, &id, &here) && id && !strcmp(here, sha)) {
 			lr_error_clear();
 			rc = 0;
-			p->note(p->arg, uuid, "present", NULL);
+			p->note(p->arg, uuid, LR_SYNC_PRESENT, NULL);
 			p->s->runs_present += !depth;
 			goto out;
 		}
 	}
 	if (!rc) {
-		p->note(p->arg, uuid, "pulled", NULL);
+		p->note(p->arg, uuid, LR_SYNC_PULLED, NULL);
 		p->s->runs_new++;
 	}
 out:
@@ -243,7 +243,7 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 		} else if (rc == LR_EINVAL) { /* a bundle that does not hold: refused and named, the others go on */
 			char why[2048];
 
-			p.note(p.arg, p.uuids.v[i], "refused", refusal(why, sizeof why));
+			p.note(p.arg, p.uuids.v[i], LR_SYNC_REFUSED, refusal(why, sizeof why));
 			p.refused++;
 			rc = 0;
 		}

@@ -13,14 +13,8 @@
 #include "store/remote.h"
 #include "store/store.h"
 
-/* What happened to one run: "pushed", "present", "refused", "pulled", "skipped". */
-typedef void (*lr_sync_fn)(void *arg, const char *uuid, const char *what, const char *detail);
-
-struct lr_sync_stats {
-	int runs_new, runs_present, runs_refused, runs_skipped;
-	int objects_moved, objects_present;
-	int64_t bytes_moved;
-};
+/* What happened to one run (uuid "" for a run skipped before its uuid was read); detail says why it was refused or skipped. */
+typedef void (*lr_sync_fn)(void *arg, const char *uuid, enum lr_sync_event what, const char *detail);
 
 /*
  * Push runs ids[0..n) to 'r'. Runs still running are skipped; a run the

@@ -108,6 +108,16 @@ LR_MUST_CHECK int lr_remote_put_object(struct lr_remote *r, const char *store_di
 /* Whether the remote holds run 'uuid' (with whatever bundle). */
 LR_MUST_CHECK int lr_remote_has_run(struct lr_remote *r, const char *uuid, int *has);
 
+/* What happened to one run in a push or a pull (evidence/sync.c says, report/sync.c names). */
+enum lr_sync_event { LR_SYNC_PUSHED, LR_SYNC_PULLED, LR_SYNC_PRESENT, LR_SYNC_REFUSED, LR_SYNC_SKIPPED };
+
+/* What a push or a pull did, counted. */
+struct lr_sync_stats {
+	int runs_new, runs_present, runs_refused, runs_skipped;
+	int objects_moved, objects_present;
+	int64_t bytes_moved;
+};
+
 /* Outcomes of lr_remote_put_run. */
 enum { LR_PUSH_NEW = 1, LR_PUSH_PRESENT = 2 };
 
