@@ -1,15 +1,8 @@
 /*
- * BF16 -> DLF16 with AVX2: 16 elements per vector, branch-free.
- * Built with -mavx2 (configure probes it); called only after CPU detection.
- *
- * With m = |b| (the low 15 bits), the contract is
- *   t = sat_sub(m, 0x3000)                       at most 0x4fff
- *   t = sat_add_signed(t, t), twice              4t in range; 0x7fff (NINF) on
- *                                                any overflow, Inf and NaN too
- *   saturate only: t = min(t, 0x7ffe + (m > 0x7f7f))   finite overflow 0x7ffe
- *   r = t | sign
- * which the unit tests check against an oracle on all 65,536 inputs. 6 and 9
- * operations per 16 elements: in cache the arithmetic is the limit.
+ * BF16 -> DLF16 with AVX2: 16 elements per vector, branch-free, the
+ * arithmetic of dlf16-vec-tpl.h in 6 and 9 operations per 16 elements (in
+ * cache the arithmetic is the limit). Built with -mavx2 (configure probes it);
+ * called only after CPU detection.
  */
 #include "config.h"
 
@@ -17,19 +10,17 @@
 
 #include "encode/dlf16.h"
 
-static inline __attribute__((always_inline)) __m256i encode16(__m256i x, int sat)
-{
-	const __m256i sign = _mm256_set1_epi16((short)0x8000);
-	__m256i m = _mm256_andnot_si256(sign, x);
-	__m256i t = _mm256_subs_epu16(m, _mm256_set1_epi16(0x3000));
-
-	t = _mm256_adds_epi16(t, t);
-	t = _mm256_adds_epi16(t, t);
-	if (sat) /* 0x7ffe - (-1) for Inf/NaN */
-		t = _mm256_min_epi16(t, _mm256_sub_epi16(_mm256_set1_epi16(0x7ffe),
-							 _mm256_cmpgt_epi16(m, _mm256_set1_epi16(0x7f7f))));
-	return _mm256_or_si256(t, _mm256_and_si256(x, sign));
-}
+#define DLF16_VEC            __m256i
+#define DLF16_SET1(v)        _mm256_set1_epi16((short)(v))
+#define DLF16_ANDNOT(a, b)   _mm256_andnot_si256((a), (b))
+#define DLF16_SUBS_U16(a, b) _mm256_subs_epu16((a), (b))
+#define DLF16_ADDS_I16(a, b) _mm256_adds_epi16((a), (b))
+/* AVX2 has no masked min: 0x7ffe - (-1) = 0x7fff leaves Inf/NaN lanes as they are */
+#define DLF16_SATURATE(t, m) \
+	_mm256_min_epi16( \
+		(t), _mm256_sub_epi16(_mm256_set1_epi16(0x7ffe), _mm256_cmpgt_epi16((m), _mm256_set1_epi16(0x7f7f))))
+#define DLF16_SIGN(t, x, sign) _mm256_or_si256((t), _mm256_and_si256((x), (sign)))
+#include "encode/dlf16-vec-tpl.h"
 
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
 							     enum lr_dlf16_contract c, unsigned flags, int sat)
@@ -49,8 +40,8 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 				__m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
 				__m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 16));
 
-				_mm256_stream_si256((__m256i *)(dst + i), encode16(a, sat));
-				_mm256_stream_si256((__m256i *)(dst + i + 16), encode16(b, sat));
+				_mm256_stream_si256((__m256i *)(dst + i), dlf16_vec(a, sat));
+				_mm256_stream_si256((__m256i *)(dst + i + 16), dlf16_vec(b, sat));
 			}
 		}
 	}
@@ -58,12 +49,12 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 		__m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
 		__m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 16));
 
-		_mm256_storeu_si256((__m256i *)(dst + i), encode16(a, sat));
-		_mm256_storeu_si256((__m256i *)(dst + i + 16), encode16(b, sat));
+		_mm256_storeu_si256((__m256i *)(dst + i), dlf16_vec(a, sat));
+		_mm256_storeu_si256((__m256i *)(dst + i + 16), dlf16_vec(b, sat));
 	}
 	if (i + 16 <= n) {
 		_mm256_storeu_si256((__m256i *)(dst + i),
-				    encode16(_mm256_loadu_si256((const __m256i *)(src + i)), sat));
+				    dlf16_vec(_mm256_loadu_si256((const __m256i *)(src + i)), sat));
 		i += 16;
 	}
 	for (; i < n; i++)

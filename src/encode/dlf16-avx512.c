@@ -1,7 +1,8 @@
 /*
- * BF16 -> DLF16 with AVX-512BW: 32 elements per vector, masked tails.
- * Same arithmetic as dlf16-avx2.c (see there); built with -mavx512f
- * -mavx512bw and called only after CPU detection.
+ * BF16 -> DLF16 with AVX-512BW: 32 elements per vector, masked tails, the
+ * arithmetic of dlf16-vec-tpl.h in 5 and 7 operations per 32 elements (in
+ * cache, where the copy ceiling is highest, the arithmetic is the limit).
+ * Built with -mavx512f -mavx512bw and called only after CPU detection.
  */
 #include "config.h"
 
@@ -9,27 +10,18 @@
 
 #include "encode/dlf16.h"
 
-/*
- * With m = |b|: t = sat_sub(m, 0x3000) is at most 0x4fff, so doubling it
- * twice with signed saturation gives 4t in range and 0x7fff (NINF) on any
- * overflow, Inf and NaN included: the ninf contract. Saturate then lowers
- * finite lanes (m <= 0x7f7f) to at most 0x7ffe, in one masked min. One
- * ternary-logic op puts the sign back. 5 and 7 operations per 32 elements:
- * in cache, where the copy ceiling is highest, the arithmetic is the limit.
- */
-static inline __attribute__((always_inline)) __m512i encode32(__m512i x, int sat)
-{
-	const __m512i sign = _mm512_set1_epi16((short)0x8000);
-	__m512i m = _mm512_andnot_si512(sign, x);
-	__m512i t = _mm512_subs_epu16(m, _mm512_set1_epi16(0x3000));
-
-	t = _mm512_adds_epi16(t, t);
-	t = _mm512_adds_epi16(t, t);
-	if (sat)
-		t = _mm512_mask_min_epu16(t, _mm512_cmple_epu16_mask(m, _mm512_set1_epi16(0x7f7f)), t,
-					  _mm512_set1_epi16(0x7ffe));
-	return _mm512_ternarylogic_epi32(t, x, sign, 0xf8); /* t | (x & sign) */
-}
+#define DLF16_VEC            __m512i
+#define DLF16_SET1(v)        _mm512_set1_epi16((short)(v))
+#define DLF16_ANDNOT(a, b)   _mm512_andnot_si512((a), (b))
+#define DLF16_SUBS_U16(a, b) _mm512_subs_epu16((a), (b))
+#define DLF16_ADDS_I16(a, b) _mm512_adds_epi16((a), (b))
+/* one masked min over the finite lanes */
+#define DLF16_SATURATE(t, m) \
+	_mm512_mask_min_epu16((t), _mm512_cmple_epu16_mask((m), _mm512_set1_epi16(0x7f7f)), (t), \
+			      _mm512_set1_epi16(0x7ffe))
+/* one ternary-logic op: t | (x & sign) */
+#define DLF16_SIGN(t, x, sign) _mm512_ternarylogic_epi32((t), (x), (sign), 0xf8)
+#include "encode/dlf16-vec-tpl.h"
 
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
 							     enum lr_dlf16_contract c, unsigned flags, int sat)
@@ -45,20 +37,20 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 			if (head) {
 				__mmask32 k = (__mmask32)((1u << head) - 1);
 
-				_mm512_mask_storeu_epi16(dst, k, encode32(_mm512_maskz_loadu_epi16(k, src), sat));
+				_mm512_mask_storeu_epi16(dst, k, dlf16_vec(_mm512_maskz_loadu_epi16(k, src), sat));
 				i = head;
 			}
 			for (; i + 32 <= n; i += 32)
 				_mm512_stream_si512((void *)(dst + i),
-						    encode32(_mm512_loadu_si512((const void *)(src + i)), sat));
+						    dlf16_vec(_mm512_loadu_si512((const void *)(src + i)), sat));
 		}
 	}
 	for (; i + 32 <= n; i += 32)
-		_mm512_storeu_si512((void *)(dst + i), encode32(_mm512_loadu_si512((const void *)(src + i)), sat));
+		_mm512_storeu_si512((void *)(dst + i), dlf16_vec(_mm512_loadu_si512((const void *)(src + i)), sat));
 	if (i < n) {
 		__mmask32 k = (__mmask32)((1u << (n - i)) - 1);
 
-		_mm512_mask_storeu_epi16(dst + i, k, encode32(_mm512_maskz_loadu_epi16(k, src + i), sat));
+		_mm512_mask_storeu_epi16(dst + i, k, dlf16_vec(_mm512_maskz_loadu_epi16(k, src + i), sat));
 	}
 }
 
