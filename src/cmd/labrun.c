@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "store/schema.h"
 
+/* clang-format off */
 static const struct lr_command commands[] = {
 	{ "init", cmd_init, CMD_CREATES, "create a store (.labrun/) here or at the git top level" },
 	{ "record", cmd_record, CMD_CREATES, "run a command and record it with its sources, binding and logs" },
@@ -29,38 +30,29 @@ static const struct lr_command commands[] = {
 	{ "encode", cmd_encode, CMD_NO_STORE, "encode BF16 to DLFloat16 (.npy or raw), or --verify the kernels" },
 	{ "decode", cmd_decode, CMD_NO_STORE, "decode DLFloat16 to FP32 or BF16, for readback checks" },
 	{ "import", cmd_import, CMD_CREATES, "import a KV export into a device (sim or atom), verify and record it" },
-	{ "run", cmd_run, CMD_CREATES,
-	  "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
+	{ "run", cmd_run, CMD_CREATES, "run an experiment definition: parity, paired ABBA blocks, every repetition stored" },
 	{ "replay", cmd_replay, CMD_WRITES, "re-execute a run from the store and compare outputs and drift" },
 	{ "diff", cmd_diff, CMD_READS, "compare two runs: drift, outputs, timing" },
 	{ "report", cmd_report, CMD_READS, "regenerate an issue's comparison tables from the store (md, csv, json)" },
-	{ "archive", cmd_archive, CMD_WRITES,
-	  "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
+	{ "archive", cmd_archive, CMD_WRITES, "pack a run's or an issue's evidence into a .tar.zst; verify; extract safely" },
 	{ "manifest", cmd_manifest, CMD_READS, "write an RO-Crate for a run or an issue; validate crates" },
 	{ "register", cmd_register, CMD_WRITES, "record a crate's registration with a research hub" },
-	{ "ingest", cmd_ingest, CMD_WRITES,
-	  "store a serving harness's responses for a run and route, checked line by line" },
-	{ "collect", cmd_collect, CMD_CREATES,
-	  "collect serving responses from an OpenAI-compatible server: streamed, timed, every failure a row" },
-	{ "compare", cmd_compare, CMD_WRITES,
-	  "compare two routes' responses case by case: tokens, text, finish, missing" },
-	{ "gate", cmd_gate, CMD_WRITES,
-	  "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
-	{ "config", cmd_config, CMD_CREATES,
-	  "show or set the store's settings: the licence, author and publisher of its crates" },
+	{ "ingest", cmd_ingest, CMD_WRITES, "store a serving harness's responses for a run and route, checked line by line" },
+	{ "collect", cmd_collect, CMD_CREATES, "collect serving responses from an OpenAI-compatible server: streamed, timed, every failure a row" },
+	{ "compare", cmd_compare, CMD_WRITES, "compare two routes' responses case by case: tokens, text, finish, missing" },
+	{ "gate", cmd_gate, CMD_WRITES, "score a route's responses against a frozen answer key: strict answers, formats, EOS" },
+	{ "config", cmd_config, CMD_CREATES, "show or set the store's settings: the licence, author and publisher of its crates" },
 	{ "key", cmd_key, CMD_NO_STORE, "make or show the Ed25519 key that signs the ledger entries of runs" },
-	{ "scan", cmd_scan, CMD_READS,
-	  "find private keys, tokens, passwords and internal hosts before they are published" },
-	{ "remote", cmd_remote, CMD_CREATES,
-	  "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
+	{ "scan", cmd_scan, CMD_READS, "find private keys, tokens, passwords and internal hosts before they are published" },
+	{ "remote", cmd_remote, CMD_CREATES, "name the shared PostgreSQL stores (remotes) runs are pushed to; create their schema" },
 	{ "push", cmd_push, CMD_READS, "copy final runs with their objects, seals and signatures to a remote" },
 	{ "pull", cmd_pull, CMD_CREATES, "bring runs from a remote into this store, checked against their seals" },
 	{ "audit", cmd_audit, CMD_READS, "recompute hashes, seals and summaries from raw rows and files" },
 	{ "site", cmd_site, CMD_READS, "write the evidence as a static site: runs to filter, a page per run, diffs" },
-	{ "verify", cmd_verify, CMD_NO_STORE,
-	  "check a crate or archive without a store: signatures, files, ledger, report" },
+	{ "verify", cmd_verify, CMD_NO_STORE, "check a crate or archive without a store: signatures, files, ledger, report" },
 	{ "bench", cmd_bench, CMD_CREATES, "benchmarks: encoder kernels vs the copy ceiling; the store at scale" },
 };
+/* clang-format on */
 
 static void usage(FILE *f)
 {

@@ -30,8 +30,27 @@ static int print_remote(void *arg, const char *name, const char *uri, const char
 	return 0;
 }
 
-static int remote_init(struct lr_store *st, const char *name)
+static int remote_add(struct lr_store *st, char **args, int n)
 {
+	(void)n;
+	return lr_store_remote_add(st, args[0], args[1]);
+}
+
+static int remote_list(struct lr_store *st, char **args, int n)
+{
+	(void)args, (void)n;
+	return lr_store_remotes(st, print_remote, NULL);
+}
+
+static int remote_remove(struct lr_store *st, char **args, int n)
+{
+	(void)n;
+	return lr_store_remote_remove(st, args[0]);
+}
+
+static int remote_init(struct lr_store *st, char **args, int n)
+{
+	const char *name = n ? args[0] : NULL;
 	char *uri = NULL, *which = NULL;
 	struct lr_remote *r = NULL;
 	int rc, applied = 0, version = 0;
@@ -64,11 +83,12 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		int min, max;
 		const char *operands;
 		enum cmd_store_mode mode;
+		int (*fn)(struct lr_store *st, char **args, int n); /* args: the operands after the subcommand */
 	} subs[] = {
-		{ .name = "add", .min = 2, .max = 2, .operands = "NAME URI", .mode = CMD_CREATES },
-		{ .name = "list", .operands = "nothing", .mode = CMD_WRITES },
-		{ .name = "remove", .min = 1, .max = 1, .operands = "NAME", .mode = CMD_WRITES },
-		{ .name = "init", .max = 1, .operands = "at most NAME", .mode = CMD_WRITES },
+		{ .name = "add", .min = 2, .max = 2, .operands = "NAME URI", .mode = CMD_CREATES, .fn = remote_add },
+		{ .name = "list", .operands = "nothing", .mode = CMD_WRITES, .fn = remote_list },
+		{ .name = "remove", .min = 1, .max = 1, .operands = "NAME", .mode = CMD_WRITES, .fn = remote_remove },
+		{ .name = "init", .max = 1, .operands = "at most NAME", .mode = CMD_WRITES, .fn = remote_init },
 	};
 	struct lr_global local;
 	struct lr_store *st = NULL;
@@ -90,13 +110,6 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 	local.mode = subs[i].mode;
 	if ((rc = cmd_store(&st, &local)))
 		return rc;
-	if (!strcmp(sub, "add"))
-		rc = lr_store_remote_add(st, argv[first + 1], argv[first + 2]);
-	else if (!strcmp(sub, "list"))
-		rc = lr_store_remotes(st, print_remote, NULL);
-	else if (!strcmp(sub, "remove"))
-		rc = lr_store_remote_remove(st, argv[first + 1]);
-	else
-		rc = remote_init(st, n ? argv[first + 1] : NULL);
+	rc = subs[i].fn(st, argv + first + 1, n);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -190,8 +190,11 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 	if (!d->reference[0])
 		return 0;
 	/* the reference files, expanded for this condition */
-	if (!(refs = lr_template_words(d->reference, &c->params)))
-		return lr_error_set(LR_EINVAL, "%s: 'reference': %s", d->path, lr_error_msg());
+	if (!(refs = lr_template_words(d->reference, &c->params))) {
+		lr_error_wrap("%s: 'reference'",
+			      d->path); /* the message is in lr_error's buffer: never format it into itself */
+		return LR_EINVAL;
+	}
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
 	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, missing, sizeof missing)) &&

@@ -260,8 +260,7 @@ static int design_key(struct parse *p, const char *k, const char *v)
 
 		if (cap < 0)
 			return lr_expdef_fail(p, p->line,
-					      "'output_cap' is '%s'; expected a size such as 64M or 2G, or 0 "
-					      "for none",
+					      "'output_cap' is '%s'; expected a size such as 64M or 2G, or 0 for none",
 					      v);
 		d->output_cap = cap;
 	} else if (!strcmp(k, "cpu")) {
@@ -340,10 +339,9 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 		double t = lr_duration_parse(v); /* the same durations as record --timeout */
 
 		if (t < 0)
-			return lr_expdef_fail(p, p->line,
-					      "'timeout' is '%s'; expected a positive duration such as 90, "
-					      "90s, 5m or 2h",
-					      v);
+			return lr_expdef_fail(
+				p, p->line, "'timeout' is '%s'; expected a positive duration such as 90, 90s, 5m or 2h",
+				v);
 		a->timeout_s = t;
 		return 1;
 	}
