@@ -75,7 +75,7 @@ static int insert_execution(struct lr_store *st, sqlite3_stmt *s, int64_t run, i
 		db_bind_int(s, ":slot", e->slot);
 	}
 	db_bind_text(s, ":argv", e->argv_json);
-	db_bind_outcome(s, e);
+	db_bind_outcome(s, DB_OUTCOME(e));
 	db_bind_text(s, ":stdout", e->stdout_sha256[0] ? e->stdout_sha256 : NULL);
 	db_bind_text(s, ":stderr", e->stderr_sha256[0] ? e->stderr_sha256 : NULL);
 	db_bind_text(s, ":outputs", e->outputs_sha256[0] ? e->outputs_sha256 : NULL);
@@ -210,8 +210,9 @@ int lr_store_experiment_plan(struct lr_store *st, int64_t run, const char *path,
 	}
 	if (!rc &&
 	    !(rc = db_insert_each(st, design_sql, 1, db_bind_items, &design_row, "record the experiment design")) &&
-	    !(rc = db_insert_each(st, arm, (size_t)narms, db_bind_items, &arm_rows, "record an arm")))
-		rc = db_insert_each(st, cmd, (size_t)narms, bind_arm_command, &r, "record an arm's command");
+	    !(rc = db_insert_each(st, arm, (size_t)(narms > 0 ? narms : 0), db_bind_items, &arm_rows, "record an arm")))
+		rc = db_insert_each(st, cmd, (size_t)(narms > 0 ? narms : 0), bind_arm_command, &r,
+				    "record an arm's command");
 	for (i = 0; i < nplanned && !rc; i++)
 		rc = insert_condition(st, run, &planned[i]);
 	return db_commit(st, rc);
@@ -290,8 +291,10 @@ int lr_store_condition(struct lr_store *st, int64_t run, const struct lr_store_c
 		return rc;
 	/* the planned row stored at the run's start (lr_store_experiment_plan) gives way to the outcome */
 	if (!(rc = delete_planned(st, run, c->idx)) && !(rc = insert_condition(st, run, c)) &&
-	    !(rc = db_insert_each(st, par, (size_t)narms, bind_parity, &r, "record a parity check")) &&
-	    !(rc = db_insert_each(st, rep, (size_t)nreps, bind_rep, &r, "record a repetition")) && c->nexecs)
+	    !(rc = db_insert_each(st, par, (size_t)(narms > 0 ? narms : 0), bind_parity, &r,
+				  "record a parity check")) &&
+	    !(rc = db_insert_each(st, rep, (size_t)(nreps > 0 ? nreps : 0), bind_rep, &r, "record a repetition")) &&
+	    c->nexecs)
 		rc = insert_executions(st, run, c->idx, c->execs, c->nexecs);
 	return db_commit(st, rc);
 }
@@ -313,7 +316,7 @@ int lr_store_replay_checks(struct lr_store *st, int64_t run, const struct lr_rep
 
 	if ((rc = db_begin(st)))
 		return rc;
-	rc = db_insert_each(st, sql, (size_t)n, db_bind_items, &rows, "record a replay check");
+	rc = db_insert_each(st, sql, (size_t)(n > 0 ? n : 0), db_bind_items, &rows, "record a replay check");
 	if (!rc)
 		rc = (now = lr_now_iso()) ? db_seal_run(st, run, now) : lr_error_set(LR_ENOMEM, "out of memory");
 	free(now);

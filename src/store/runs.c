@@ -16,6 +16,15 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 		"INSERT INTO host(fingerprint, hostname, os, kernel, arch, cpu_model, cpu_flags, cores, memory_bytes)"
 		" VALUES (:fp, :hostname, :os, :kernel, :arch, :cpu_model, :cpu_flags, :cores, :memory)"
 		" ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING id";
+	static const struct db_col params[] = {
+		DB_PARAM(":hostname", struct lr_host, hostname, DB_PTR),
+		DB_PARAM(":os", struct lr_host, os, DB_PTR),
+		DB_PARAM(":kernel", struct lr_host, kernel, DB_PTR),
+		DB_PARAM(":arch", struct lr_host, arch, DB_PTR),
+		DB_PARAM(":cpu_model", struct lr_host, cpu_model, DB_PTR),
+		DB_PARAM(":cpu_flags", struct lr_host, cpu_flags, DB_PTR),
+		DB_PARAM(":cores", struct lr_host, cores, DB_INT),
+	};
 	sqlite3_stmt *s = NULL;
 	char fp[LR_SHA256_HEX];
 	int rc;
@@ -23,13 +32,7 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 	if ((rc = lr_host_fingerprint(h, fp)) || (rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":fp", fp);
-	db_bind_text(s, ":hostname", h->hostname);
-	db_bind_text(s, ":os", h->os);
-	db_bind_text(s, ":kernel", h->kernel);
-	db_bind_text(s, ":arch", h->arch);
-	db_bind_text(s, ":cpu_model", h->cpu_model);
-	db_bind_text(s, ":cpu_flags", h->cpu_flags);
-	db_bind_int(s, ":cores", h->cores);
+	db_row_bind(s, DB_COLS(params), h);
 	if (h->memory_bytes)
 		db_bind_int(s, ":memory", h->memory_bytes);
 	return db_returning_id(st, s, "record the host", id);
@@ -258,33 +261,19 @@ out:
 	return rc;
 }
 
-static int bind_measure(const void *arg, sqlite3_stmt *s, size_t i)
-{
-	const struct lr_run *r = arg;
-	const struct lr_measure *m = &r->measures[i];
-
-	db_bind_int(s, ":run", r->id);
-	db_bind_text(s, ":name", m->name);
-	db_bind_real(s, ":value", m->value);
-	db_bind_text(s, ":unit", m->unit);
-	db_bind_int(s, ":modelled", m->modelled);
-	return 0;
-}
-
-static int bind_sample(const void *arg, sqlite3_stmt *s, size_t i)
-{
-	const struct lr_run *r = arg;
-	const struct lr_sample *m = &r->samples[i];
-
-	db_bind_int(s, ":run", r->id);
-	db_bind_int(s, ":seq", (int64_t)i);
-	db_bind_text(s, ":subject", m->subject);
-	db_bind_text(s, ":variant", m->variant);
-	db_bind_int(s, ":rep", m->rep);
-	db_bind_real(s, ":value", m->value);
-	db_bind_text(s, ":unit", m->unit);
-	return 0;
-}
+static const struct db_col measure_params[] = {
+	DB_PARAM(":name", struct lr_measure, name, DB_PTR),
+	DB_PARAM(":value", struct lr_measure, value, DB_REAL),
+	DB_PARAM(":unit", struct lr_measure, unit, DB_PTR),
+	DB_PARAM(":modelled", struct lr_measure, modelled, DB_INT),
+};
+static const struct db_col sample_params[] = {
+	DB_PARAM(":subject", struct lr_sample, subject, DB_PTR),
+	DB_PARAM(":variant", struct lr_sample, variant, DB_PTR),
+	DB_PARAM(":rep", struct lr_sample, rep, DB_INT),
+	DB_PARAM(":value", struct lr_sample, value, DB_REAL),
+	DB_PARAM(":unit", struct lr_sample, unit, DB_PTR),
+};
 
 /* The output past the cap of one pair of logs (db_output_dropped). */
 struct dropped_rows {
@@ -321,6 +310,19 @@ int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64
 	return db_insert_each(st, sql, 2, bind_dropped, &d, "record output past the cap");
 }
 
+/* The final state of run r (lr_store_run_finish). */
+static int bind_finish(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct lr_run *r = arg;
+
+	db_bind_text(s, ":status", lr_status_name(r->status));
+	db_bind_text(s, ":ended", r->ended_at);
+	db_bind_outcome(s, DB_OUTCOME(r));
+	db_bind_text(s, ":failure", r->failure);
+	db_bind_int(s, ":id", r->id);
+	return 0;
+}
+
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t first_new_artifact)
 {
 	static const char sql[] =
@@ -331,19 +333,13 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		"INSERT INTO measurement(run_id, name, value, unit, modelled) VALUES (:run, :name, :value, :unit, :modelled)";
 	static const char sample[] = "INSERT INTO bench_sample(run_id, seq, subject, variant, rep, value, unit)"
 				     " VALUES (:run, :seq, :subject, :variant, :rep, :value, :unit)";
-	sqlite3_stmt *s = NULL;
+	struct db_items measures = { ":run", r->id, NULL, r->measures, sizeof *r->measures, DB_COLS(measure_params) };
+	struct db_items samples = { ":run", r->id, ":seq", r->samples, sizeof *r->samples, DB_COLS(sample_params) };
 	int rc;
 
 	if ((rc = db_begin(st)))
 		return rc;
-	if ((rc = db_prepare(st, &s, sql)))
-		goto out;
-	db_bind_text(s, ":status", lr_status_name(r->status));
-	db_bind_text(s, ":ended", r->ended_at);
-	db_bind_outcome(s, r);
-	db_bind_text(s, ":failure", r->failure);
-	db_bind_int(s, ":id", r->id);
-	if ((rc = db_step_done(st, s, "finalise the run")))
+	if ((rc = db_insert_each(st, sql, 1, bind_finish, r, "finalise the run")))
 		goto out;
 	if (sqlite3_changes(st->db) != 1) {
 		rc = lr_error_set(LR_ESTORE, "cannot finalise run %lld: it is no longer running", (long long)r->id);
@@ -354,9 +350,9 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		rc = insert_artifacts(st, r->id, r->artifacts + first_new_artifact, r->nartifacts - first_new_artifact,
 				      r->ended_at);
 	if (!rc)
-		rc = db_insert_each(st, measure, r->nmeasures, bind_measure, r, "record a measurement");
+		rc = db_insert_each(st, measure, r->nmeasures, db_bind_items, &measures, "record a measurement");
 	if (!rc)
-		rc = db_insert_each(st, sample, r->nsamples, bind_sample, r, "record a benchmark sample");
+		rc = db_insert_each(st, sample, r->nsamples, db_bind_items, &samples, "record a benchmark sample");
 	if (!rc)
 		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
 	if (!rc)
@@ -364,7 +360,6 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	if (!rc)
 		rc = db_seal_run(st, r->id, r->ended_at);
 out:
-	sqlite3_finalize(s);
 	return db_commit(st, rc);
 }
 

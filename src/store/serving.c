@@ -230,10 +230,13 @@ static const struct db_col gate_cols[] = {
 	DB_COL(struct lr_gate_row, eos, DB_INT),         DB_COL(struct lr_gate_row, missing, DB_INT),
 	DB_COL(struct lr_gate_row, total, DB_INT),
 };
+/* Read (lr_store_gate_failures) and written (lr_store_gate) in one order. */
 static const struct db_col gate_case_cols[] = {
-	DB_COL(struct lr_gate_case, case_id, DB_PTR),   DB_COL(struct lr_gate_case, missing, DB_INT),
-	DB_COL(struct lr_gate_case, format_ok, DB_INT), DB_COL(struct lr_gate_case, answer_ok, DB_INT),
-	DB_COL(struct lr_gate_case, eos, DB_INT),
+	DB_PARAM(":case", struct lr_gate_case, case_id, DB_PTR),
+	DB_PARAM(":missing", struct lr_gate_case, missing, DB_INT),
+	DB_PARAM(":format", struct lr_gate_case, format_ok, DB_INT),
+	DB_PARAM(":answer", struct lr_gate_case, answer_ok, DB_INT),
+	DB_PARAM(":eos", struct lr_gate_case, eos, DB_INT),
 };
 static const struct {
 	const struct db_col *cols;
@@ -272,7 +275,7 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 	static const char sql[] =
 		"SELECT id, run_id, route, coalesce(condition_idx, -1), coalesce(seq, -1), cases FROM response_set"
 		" WHERE run_id = :run AND (:route IS NULL OR route = :route) ORDER BY id";
-	struct reader r = { SETS, .fn.set = fn, .arg = arg };
+	struct reader r = { .table = SETS, .fn.set = fn, .arg = arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -441,7 +444,7 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		/* the same two sets compared again: the newest comparison stands for them */
 		" AND c.id = (SELECT max(x.id) FROM comparison x WHERE x.reference_set_id = c.reference_set_id"
 		"             AND x.candidate_set_id = c.candidate_set_id) ORDER BY 1";
-	struct reader r = { COMPARISONS, .fn.comparison = fn, .arg = arg };
+	struct reader r = { .table = COMPARISONS, .fn.comparison = fn, .arg = arg };
 
 	return db_each_int(st, sql, ":run", run, "read the comparisons", table_row, &r);
 }
@@ -452,7 +455,7 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		"SELECT s.gate_id, s.run_id, g.set_id, s.route, s.key_sha256, coalesce(s.condition_idx, -1), s.strict_answers,"
 		" s.formats, s.eos, s.missing, s.total FROM gate_summary s JOIN gate g ON g.id = s.gate_id"
 		" WHERE s.run_id = :run ORDER BY 1";
-	struct reader r = { GATES, .fn.gate = fn, .arg = arg };
+	struct reader r = { .table = GATES, .fn.gate = fn, .arg = arg };
 
 	return db_each_int(st, sql, ":run", run, "read the gates", table_row, &r);
 }
@@ -462,28 +465,9 @@ int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, 
 	static const char sql[] =
 		"SELECT case_id, missing, format_ok, answer_ok, eos FROM gate_case WHERE gate_id = :id"
 		" AND NOT (answer_ok AND eos) ORDER BY case_id";
-	struct reader r = { GATE_CASES, .fn.gate_case = fn, .arg = arg };
+	struct reader r = { .table = GATE_CASES, .fn.gate_case = fn, .arg = arg };
 
 	return db_each_int(st, sql, ":id", id, "read the gate's cases", table_row, &r);
-}
-
-/* The gate's case i (arg: struct gate_cases). */
-struct gate_cases {
-	int64_t id;
-	const struct lr_gate_case *v;
-};
-
-static int bind_gate_case(const void *arg, sqlite3_stmt *s, size_t i)
-{
-	const struct gate_cases *g = arg;
-
-	db_bind_int(s, ":gate", g->id);
-	db_bind_text(s, ":case", g->v[i].case_id);
-	db_bind_int(s, ":missing", g->v[i].missing);
-	db_bind_int(s, ":format", g->v[i].format_ok);
-	db_bind_int(s, ":answer", g->v[i].answer_ok);
-	db_bind_int(s, ":eos", g->v[i].eos);
-	return 0;
 }
 
 int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
@@ -494,7 +478,7 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 		" RETURNING id";
 	static const char ins[] = "INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
 				  " VALUES (:gate, :case, :missing, :format, :answer, :eos)";
-	struct gate_cases g = { 0, cases };
+	struct db_items rows = { ":gate", 0, NULL, cases, sizeof *cases, DB_COLS(gate_case_cols) };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -504,8 +488,8 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 	db_bind_text(s, ":path", key_path);
 	db_bind_text(s, ":sha", key_sha256);
 	if (!(rc = db_returning_id(st, s, "record a gate", id))) {
-		g.id = *id;
-		rc = db_insert_each(st, ins, (size_t)n, bind_gate_case, &g, "record a gate case");
+		rows.id = *id;
+		rc = db_insert_each(st, ins, (size_t)(n > 0 ? n : 0), db_bind_items, &rows, "record a gate case");
 	}
 	if (!rc)
 		rc = reseal_if_final(st, run, gate_tables);

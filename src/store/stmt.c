@@ -387,18 +387,21 @@ int db_step_final(struct lr_store *st, sqlite3_stmt *s, const char *what)
 	return rc;
 }
 
-void db_bind_process(sqlite3_stmt *s, int has_exit, int exit_code, int signal, int timed_out, double wall, double user,
-		     double sys, int64_t rss)
+void db_bind_outcome(sqlite3_stmt *s, const struct db_outcome *o)
 {
-	if (has_exit)
-		db_bind_int(s, ":exit", exit_code);
-	if (signal)
-		db_bind_int(s, ":signal", signal);
-	db_bind_int(s, ":timed_out", timed_out);
-	db_bind_real(s, ":wall", wall);
-	db_bind_real(s, ":user", user);
-	db_bind_real(s, ":sys", sys);
-	db_bind_int(s, ":rss", rss);
+	static const struct db_col params[] = {
+		DB_PARAM(":timed_out", struct db_outcome, timed_out, DB_INT),
+		DB_PARAM(":wall", struct db_outcome, wall_s, DB_REAL),
+		DB_PARAM(":user", struct db_outcome, user_s, DB_REAL),
+		DB_PARAM(":sys", struct db_outcome, sys_s, DB_REAL),
+		DB_PARAM(":rss", struct db_outcome, peak_rss_kib, DB_INT),
+	};
+
+	if (o->has_exit)
+		db_bind_int(s, ":exit", o->exit_code);
+	if (o->signal)
+		db_bind_int(s, ":signal", o->signal);
+	db_row_bind(s, DB_COLS(params), o);
 }
 
 /* Step an INSERT ... RETURNING id statement and finalise it. */

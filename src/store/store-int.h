@@ -184,16 +184,17 @@ int db_bind_items(const void *arg, sqlite3_stmt *s, size_t i);
 /* Step a statement that returns no rows and finalise it (db_step_done, then sqlite3_finalize). */
 int db_step_final(struct lr_store *st, sqlite3_stmt *s, const char *what);
 
-/*
- * Bind how a process ended: :exit (NULL when it has no exit code), :signal
- * (NULL when none), :timed_out, :wall, :user, :sys (seconds) and :rss (KiB).
- * db_bind_outcome takes them from 'p', a struct lr_run or lr_store_exec.
- */
-void db_bind_process(sqlite3_stmt *s, int has_exit, int exit_code, int signal, int timed_out, double wall, double user,
-		     double sys, int64_t rss);
-#define db_bind_outcome(s, p) \
-	db_bind_process(s, (p)->has_exit, (p)->exit_code, (p)->signal, (p)->timed_out, (p)->wall_s, (p)->user_s, \
-			(p)->sys_s, (p)->peak_rss_kib)
+/* How a process ended (a run's own command, an execution); DB_OUTCOME(p) takes it from a struct lr_run or lr_store_exec. */
+struct db_outcome {
+	int has_exit, exit_code, signal, timed_out;
+	double wall_s, user_s, sys_s;
+	int64_t peak_rss_kib;
+};
+#define DB_OUTCOME(p) \
+	(&(const struct db_outcome){ (p)->has_exit, (p)->exit_code, (p)->signal, (p)->timed_out, (p)->wall_s, \
+				     (p)->user_s, (p)->sys_s, (p)->peak_rss_kib })
+/* Bind o: :exit (NULL when it has no exit code), :signal (NULL when none), :timed_out, :wall, :user, :sys, :rss. */
+void db_bind_outcome(sqlite3_stmt *s, const struct db_outcome *o);
 
 /*
  * Call 'fn' with the header, then with every row of 's' (values as text).
