@@ -9,31 +9,16 @@
 
 int lr_store_design(struct lr_store *st, int64_t run, struct lr_store_design *out)
 {
-	sqlite3_stmt *s = NULL;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(st, &s,
-			     "SELECT name, title, target, backend, block_order, blocks, warmup, margin, seed, metric"
-			     " FROM run_design WHERE run_id = :run")))
+	rc = db_one_row(st,
+			"SELECT name, title, target, backend, block_order, blocks, warmup, margin, seed, metric"
+			" FROM run_design WHERE run_id = :run",
+			":run", run, db_design_cols, db_ndesign_cols, out, "read the experiment design");
+	if (rc < 0)
 		return rc;
-	db_bind_int(s, ":run", run);
-	if (db_step_row(st, s, "read the experiment design", &rc)) {
-		db_col_copy(s, 0, out->name, sizeof out->name);
-		db_col_copy(s, 1, out->title, sizeof out->title);
-		db_col_copy(s, 2, out->target, sizeof out->target);
-		db_col_copy(s, 3, out->backend, sizeof out->backend);
-		db_col_copy(s, 4, out->order, sizeof out->order);
-		out->blocks = sqlite3_column_int(s, 5);
-		out->warmup = sqlite3_column_int(s, 6);
-		out->margin = sqlite3_column_double(s, 7);
-		out->seed = (uint64_t)sqlite3_column_int64(s, 8);
-		db_col_copy(s, 9, out->metric, sizeof out->metric);
-	} else if (!rc) {
-		rc = lr_error_set(LR_ENOTFOUND, "run %lld has no stored design", (long long)run);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return rc ? 0 : lr_error_set(LR_ENOTFOUND, "run %lld has no stored design", (long long)run);
 }
 
 int lr_store_definition(struct lr_store *st, int64_t run, char **path, char **text)
@@ -105,31 +90,45 @@ static int push(double **v, int *n, size_t *cap, double x)
 	return 0;
 }
 
-int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged)
+/* A query of the values of an arm in a condition (arm_values). */
+struct values_query {
+	const char *sql, *what;
+	int flag; /* the column that flags a value measured while something interfered */
+};
+
+/*
+ * The values of arm 'arm' in condition 'cond' of run 'run' by query 'q'
+ * (its :run, :cond, :arm and, when 'name' is not NULL, :name bound): its
+ * first column as an array (*out, *n; none on an error); the sum of its
+ * column q->flag in *flagged when that is not NULL; when 'higher' is not
+ * NULL, whether the second column of the first row says "higher".
+ */
+static int arm_values(struct lr_store *st, const struct values_query *q, int64_t run, int cond, int arm,
+		      const char *name, double **out, int *n, int *flagged, int *higher)
 {
-	static const char sql[] =
-		/* the condition's 'inner' once (an uncorrelated subquery), not a join lookup per row */
-		"SELECT r.wall_s / (SELECT inner FROM condition WHERE run_id = :run AND idx = :cond), r.interfered"
-		" FROM repetition r"
-		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
-		" ORDER BY r.block, r.slot";
 	sqlite3_stmt *s = NULL;
 	size_t cap = 0;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
+	if (higher)
+		*higher = 0;
 	if (flagged)
 		*flagged = 0;
-	if ((rc = db_prepare(st, &s, sql)))
+	if ((rc = db_prepare(st, &s, q->sql)))
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
 	db_bind_int(s, ":arm", arm);
-	while (db_step_row(st, s, "read the repetitions", &rc)) {
-		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
+	if (name)
+		db_bind_text(s, ":name", name);
+	while (db_step_row(st, s, q->what, &rc)) {
+		if (higher && *n == 0)
+			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
 		if (flagged)
-			*flagged += sqlite3_column_int(s, 1);
+			*flagged += sqlite3_column_int(s, q->flag);
+		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
 	}
 	sqlite3_finalize(s);
 	if (rc) {
@@ -138,6 +137,20 @@ int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, doub
 		*n = 0;
 	}
 	return rc;
+}
+
+int lr_store_arm_times(struct lr_store *st, int64_t run, int cond, int arm, double **out, int *n, int *flagged)
+{
+	static const struct values_query times = {
+		/* the condition's 'inner' once (an uncorrelated subquery), not a join lookup per row */
+		"SELECT r.wall_s / (SELECT inner FROM condition WHERE run_id = :run AND idx = :cond), r.interfered"
+		" FROM repetition r"
+		" WHERE r.run_id = :run AND r.condition_idx = :cond AND r.arm_idx = :arm AND r.warmup = 0"
+		" ORDER BY r.block, r.slot",
+		"read the repetitions", 1
+	};
+
+	return arm_values(st, &times, run, cond, arm, NULL, out, n, flagged, NULL);
 }
 
 int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char (*kernels)[32], int max, int *n)
@@ -157,6 +170,13 @@ int lr_store_arm_names(struct lr_store *st, int64_t run, char (*names)[32], char
 	sqlite3_finalize(s);
 	return rc;
 }
+
+static const struct db_col condition_cols[] = {
+	DB_COL(struct lr_store_condition_row, idx, DB_INT),     DB_COL(struct lr_store_condition_row, model, DB_TEXT),
+	DB_COL(struct lr_store_condition_row, layers, DB_INT),  DB_COL(struct lr_store_condition_row, tokens, DB_INT),
+	DB_COL(struct lr_store_condition_row, inner, DB_INT),   DB_COL(struct lr_store_condition_row, status, DB_TEXT),
+	DB_COL(struct lr_store_condition_row, failure, DB_DUP), DB_COL(struct lr_store_condition_row, flagged, DB_INT),
+};
 
 int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condition_row **out, int *n)
 {
@@ -180,14 +200,7 @@ int lr_store_conditions(struct lr_store *st, int64_t run, struct lr_store_condit
 			break;
 		p = &v[(*n)++];
 		memset(p, 0, sizeof *p);
-		p->idx = sqlite3_column_int(s, 0);
-		db_col_copy(s, 1, p->model, sizeof p->model);
-		p->layers = sqlite3_column_int64(s, 2);
-		p->tokens = sqlite3_column_int64(s, 3);
-		p->inner = sqlite3_column_int64(s, 4);
-		db_col_copy(s, 5, p->status, sizeof p->status);
-		p->failure = db_col_dup(s, 6);
-		p->flagged = sqlite3_column_int(s, 7);
+		db_row_read(s, DB_COLS(condition_cols), p);
 	}
 	sqlite3_finalize(s);
 	if (rc) {
@@ -231,40 +244,23 @@ int lr_store_repetitions(struct lr_store *st, int64_t run, lr_sqlrow_fn fn, void
 int lr_store_arm_metric(struct lr_store *st, int64_t run, int cond, int arm, const char *name, double **out, int *n,
 			int *higher, int *flagged)
 {
-	static const char sql[] =
+	static const struct values_query metric = {
 		"SELECT m.value, m.better, r.interfered FROM metric m"
 		" JOIN execution e ON e.run_id = m.run_id AND e.condition_idx = m.condition_idx AND e.seq = m.seq"
 		" JOIN repetition r ON r.run_id = e.run_id AND r.condition_idx = e.condition_idx AND r.block = e.block"
 		"  AND r.slot = e.slot"
 		" WHERE m.run_id = :run AND m.condition_idx = :cond AND e.arm_idx = :arm AND m.name = :name"
-		"  AND r.warmup = 0 ORDER BY e.block, e.slot";
-	sqlite3_stmt *s = NULL;
-	size_t cap = 0;
-	int rc;
+		"  AND r.warmup = 0 ORDER BY e.block, e.slot",
+		"read the metrics", 2
+	};
 
-	*out = NULL;
-	*n = 0;
-	*higher = 0;
-	*flagged = 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", run);
-	db_bind_int(s, ":cond", cond);
-	db_bind_int(s, ":arm", arm);
-	db_bind_text(s, ":name", name);
-	while (db_step_row(st, s, "read the metrics", &rc)) {
-		if (*n == 0)
-			*higher = !strcmp((const char *)sqlite3_column_text(s, 1), "higher");
-		*flagged += sqlite3_column_int(s, 2);
-		rc = push(out, n, &cap, sqlite3_column_double(s, 0));
-	}
-	sqlite3_finalize(s);
-	if (rc) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
+	return arm_values(st, &metric, run, cond, arm, name, out, n, flagged, higher);
+}
+
+static int param_row(void *arg, sqlite3_stmt *s)
+{
+	return lr_kvlist_add(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+			     NULL);
 }
 
 int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct lr_kvlist *out)
@@ -278,27 +274,30 @@ int lr_store_condition_params(struct lr_store *st, int64_t run, int cond, struct
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":cond", cond);
-	while (db_step_row(st, s, "read the grid values", &rc))
-		rc = lr_kvlist_add(out, (const char *)sqlite3_column_text(s, 0),
-				   (const char *)sqlite3_column_text(s, 1), NULL);
-	sqlite3_finalize(s);
-	return rc;
+	return db_each(st, s, "read the grid values", param_row, out);
+}
+
+/* A reader of text values: its callback and argument. */
+struct str_reader {
+	lr_str_fn fn;
+	void *arg;
+};
+
+static int route_row(void *arg, sqlite3_stmt *s)
+{
+	const struct str_reader *r = arg;
+
+	return r->fn(r->arg, (const char *)sqlite3_column_text(s, 0));
 }
 
 int lr_store_arm_routes(struct lr_store *st, int64_t run, lr_str_fn fn, void *arg)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct str_reader r = { fn, arg };
 
-	if ((rc = db_prepare(st, &s,
-			     "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
-			     " ORDER BY arm_idx")))
-		return rc;
-	db_bind_int(s, ":run", run);
-	while (db_step_row(st, s, "read the arms' routes", &rc))
-		rc = fn(arg, (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	return rc;
+	return db_each_int(st,
+			   "SELECT route FROM arm_command WHERE run_id = :run AND responses IS NOT NULL"
+			   " ORDER BY arm_idx",
+			   ":run", run, "read the arms' routes", route_row, &r);
 }
 
 int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
@@ -330,19 +329,17 @@ int lr_store_newest_aa(struct lr_store *st, int64_t run, int64_t *aa)
 
 int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int64_t *bytes)
 {
-	sqlite3_stmt *s = NULL;
-	int rc;
+	struct dropped {
+		int64_t logs, bytes;
+	} d = { 0, 0 };
+	static const struct db_col cols[] = { DB_COL(struct dropped, logs, DB_INT),
+					      DB_COL(struct dropped, bytes, DB_INT) };
+	int rc = db_one_row(st,
+			    "SELECT count(*), coalesce(sum(dropped_bytes), 0) FROM output_dropped"
+			    " WHERE run_id = :run AND seq >= 0",
+			    ":run", run, DB_COLS(cols), &d, "count the output past the cap");
 
-	*logs = *bytes = 0;
-	if ((rc = db_prepare(st, &s,
-			     "SELECT count(*), coalesce(sum(dropped_bytes), 0) FROM output_dropped"
-			     " WHERE run_id = :run AND seq >= 0")))
-		return rc;
-	db_bind_int(s, ":run", run);
-	if (db_step_row(st, s, "count the output past the cap", &rc)) {
-		*logs = sqlite3_column_int64(s, 0);
-		*bytes = sqlite3_column_int64(s, 1);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	*logs = d.logs;
+	*bytes = d.bytes;
+	return rc < 0 ? rc : 0;
 }

@@ -16,6 +16,15 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 		"INSERT INTO host(fingerprint, hostname, os, kernel, arch, cpu_model, cpu_flags, cores, memory_bytes)"
 		" VALUES (:fp, :hostname, :os, :kernel, :arch, :cpu_model, :cpu_flags, :cores, :memory)"
 		" ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING id";
+	static const struct db_col params[] = {
+		DB_PARAM(":hostname", struct lr_host, hostname, DB_PTR),
+		DB_PARAM(":os", struct lr_host, os, DB_PTR),
+		DB_PARAM(":kernel", struct lr_host, kernel, DB_PTR),
+		DB_PARAM(":arch", struct lr_host, arch, DB_PTR),
+		DB_PARAM(":cpu_model", struct lr_host, cpu_model, DB_PTR),
+		DB_PARAM(":cpu_flags", struct lr_host, cpu_flags, DB_PTR),
+		DB_PARAM(":cores", struct lr_host, cores, DB_INT),
+	};
 	sqlite3_stmt *s = NULL;
 	char fp[LR_SHA256_HEX];
 	int rc;
@@ -23,13 +32,7 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 	if ((rc = lr_host_fingerprint(h, fp)) || (rc = db_prepare(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":fp", fp);
-	db_bind_text(s, ":hostname", h->hostname);
-	db_bind_text(s, ":os", h->os);
-	db_bind_text(s, ":kernel", h->kernel);
-	db_bind_text(s, ":arch", h->arch);
-	db_bind_text(s, ":cpu_model", h->cpu_model);
-	db_bind_text(s, ":cpu_flags", h->cpu_flags);
-	db_bind_int(s, ":cores", h->cores);
+	db_row_bind(s, DB_COLS(params), h);
 	if (h->memory_bytes)
 		db_bind_int(s, ":memory", h->memory_bytes);
 	return db_returning_id(st, s, "record the host", id);
@@ -49,29 +52,55 @@ static int experiment_id(struct lr_store *st, const char *name, const char *now,
 	return db_returning_id(st, s, "record the experiment", id);
 }
 
-/* Insert every key/value of 'l' with one prepared statement. */
-static int insert_kvs(struct lr_store *st, int64_t run_id, const struct lr_kvlist *l, const char *sql, const char *what)
-{
-	sqlite3_stmt *s = NULL;
-	size_t i;
-	int rc;
+/* A key/value list of a run (a struct lr_kvlist in struct lr_run, by offsetof) and the table of its rows. */
+struct kv_table {
+	size_t list;
+	const char *sql, *what;
+};
 
-	if (!l->n)
-		return 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	for (i = 0; i < l->n && !rc; i++) {
-		db_bind_int(s, ":run", run_id);
-		db_bind_text(s, ":key", l->v[i].key);
-		db_bind_text(s, ":value", l->v[i].value);
-		if (sqlite3_bind_parameter_index(s, ":tag"))
-			db_bind_text(s, ":tag", l->v[i].tag ? l->v[i].tag : "user");
-		if (sqlite3_bind_parameter_index(s, ":redacted"))
-			db_bind_int(s, ":redacted", l->v[i].tag && !strcmp(l->v[i].tag, "redacted"));
-		rc = db_step_done(st, s, what);
-	}
-	sqlite3_finalize(s);
-	return rc;
+/* The lists stored when a run starts, and the digests stored when it ends. */
+static const struct kv_table start_kvs[] = {
+	{ offsetof(struct lr_run, env),
+	  "INSERT INTO env_var(run_id, name, value, redacted) VALUES (:run, :key, :value, :redacted)",
+	  "record the environment" },
+	{ offsetof(struct lr_run, binding),
+	  "INSERT INTO binding(run_id, key, value, origin) VALUES (:run, :key, :value, :tag)",
+	  "record the device binding" },
+	{ offsetof(struct lr_run, geometry), "INSERT INTO geometry(run_id, key, value) VALUES (:run, :key, :value)",
+	  "record the geometry" },
+	{ offsetof(struct lr_run, tools), "INSERT INTO tool_version(run_id, name, version) VALUES (:run, :key, :value)",
+	  "record the tool versions" },
+};
+static const struct kv_table digest_kvs = { offsetof(struct lr_run, digests),
+					    "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
+					    "record the run's digests" };
+
+struct kv_rows {
+	int64_t run;
+	const struct lr_kvlist *l;
+};
+
+static int bind_kv(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct kv_rows *k = arg;
+	const struct lr_kv *kv = &k->l->v[i];
+
+	db_bind_int(s, ":run", k->run);
+	db_bind_text(s, ":key", kv->key);
+	db_bind_text(s, ":value", kv->value);
+	if (sqlite3_bind_parameter_index(s, ":tag"))
+		db_bind_text(s, ":tag", kv->tag ? kv->tag : "user");
+	if (sqlite3_bind_parameter_index(s, ":redacted"))
+		db_bind_int(s, ":redacted", kv->tag && !strcmp(kv->tag, "redacted"));
+	return 0;
+}
+
+/* The rows of run r's key/value list that 't' names. */
+static int insert_kvs(struct lr_store *st, const struct lr_run *r, const struct kv_table *t)
+{
+	struct kv_rows k = { r->id, (const struct lr_kvlist *)(const void *)((const char *)r + t->list) };
+
+	return db_insert_each(st, t->sql, k.l->n, bind_kv, &k, t->what);
 }
 
 static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr_artifact *a, size_t n, const char *now)
@@ -128,6 +157,21 @@ out:
 	return rc;
 }
 
+static int bind_source_file(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct lr_run *r = arg;
+	const struct lr_srcfile *f = &r->files[i];
+
+	db_bind_int(s, ":run", r->id);
+	db_bind_text(s, ":path", f->path);
+	db_bind_text(s, ":status", f->status);
+	if (f->has_content) {
+		db_bind_text(s, ":sha", f->sha256);
+		db_bind_int(s, ":size", f->size);
+	}
+	return 0;
+}
+
 static int insert_sources(struct lr_store *st, const struct lr_run *r)
 {
 	static const char state[] = "INSERT INTO source_state(run_id, repo_path, head, branch, dirty, diff_sha256)"
@@ -135,7 +179,6 @@ static int insert_sources(struct lr_store *st, const struct lr_run *r)
 	static const char file[] = "INSERT INTO source_file(run_id, path, sha256, size, git_status)"
 				   " VALUES (:run, :path, :sha, :size, :status)";
 	sqlite3_stmt *s = NULL;
-	size_t i;
 	int rc = 0;
 
 	if (r->source.present) {
@@ -147,30 +190,10 @@ static int insert_sources(struct lr_store *st, const struct lr_run *r)
 		db_bind_text(s, ":branch", r->source.branch);
 		db_bind_int(s, ":dirty", r->source.dirty);
 		db_bind_text(s, ":diff", r->source.diff_sha256);
-		rc = db_step_done(st, s, "record the source state");
-		sqlite3_finalize(s);
-		s = NULL;
-		if (rc)
+		if ((rc = db_step_final(st, s, "record the source state")))
 			return rc;
 	}
-	if (!r->nfiles)
-		return 0;
-	if ((rc = db_prepare(st, &s, file)))
-		return rc;
-	for (i = 0; i < r->nfiles && !rc; i++) {
-		const struct lr_srcfile *f = &r->files[i];
-
-		db_bind_int(s, ":run", r->id);
-		db_bind_text(s, ":path", f->path);
-		db_bind_text(s, ":status", f->status);
-		if (f->has_content) {
-			db_bind_text(s, ":sha", f->sha256);
-			db_bind_int(s, ":size", f->size);
-		}
-		rc = db_step_done(st, s, "record a source file");
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_insert_each(st, file, r->nfiles, bind_source_file, r, "record a source file");
 }
 
 static int insert_run_row(struct lr_store *st, struct lr_run *r)
@@ -201,55 +224,36 @@ static int insert_run_row(struct lr_store *st, struct lr_run *r)
 	if (r->replay_of)
 		db_bind_int(s, ":replay", r->replay_of);
 	db_bind_text(s, ":note", r->note);
-	rc = db_step_done(st, s, "record the run");
-	sqlite3_finalize(s);
-	if (!rc)
+	if (!(rc = db_step_final(st, s, "record the run")))
 		r->id = sqlite3_last_insert_rowid(st->db);
 	return rc;
+}
+
+static int bind_issue(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct lr_run *r = arg;
+
+	db_bind_int(s, ":run", r->id);
+	db_bind_text(s, ":ref", r->issues.v[i]);
+	return 0;
 }
 
 int lr_store_run_begin(struct lr_store *st, struct lr_run *r)
 {
 	static const char issue[] = "INSERT INTO run_issue(run_id, issue_ref) VALUES (:run, :ref)";
-	sqlite3_stmt *s = NULL;
 	size_t i;
 	int rc;
 
 	if ((rc = db_begin(st)))
 		return rc;
-	if ((rc = insert_run_row(st, r)))
+	if ((rc = insert_run_row(st, r)) || (rc = insert_sources(st, r)))
 		goto out;
-	if ((rc = insert_sources(st, r)))
-		goto out;
-	if ((rc = insert_kvs(st, r->id, &r->env,
-			     "INSERT INTO env_var(run_id, name, value, redacted) VALUES (:run, :key, :value, :redacted)",
-			     "record the environment")))
-		goto out;
-	if ((rc = insert_kvs(st, r->id, &r->binding,
-			     "INSERT INTO binding(run_id, key, value, origin) VALUES (:run, :key, :value, :tag)",
-			     "record the device binding")))
-		goto out;
-	if ((rc = insert_kvs(st, r->id, &r->geometry,
-			     "INSERT INTO geometry(run_id, key, value) VALUES (:run, :key, :value)",
-			     "record the geometry")))
-		goto out;
-	if ((rc = insert_kvs(st, r->id, &r->tools,
-			     "INSERT INTO tool_version(run_id, name, version) VALUES (:run, :key, :value)",
-			     "record the tool versions")))
-		goto out;
-	if (r->issues.n) {
-		if ((rc = db_prepare(st, &s, issue)))
-			goto out;
-		for (i = 0; i < r->issues.n && !rc; i++) {
-			db_bind_int(s, ":run", r->id);
-			db_bind_text(s, ":ref", r->issues.v[i]);
-			rc = db_step_done(st, s, "record the issue references");
-		}
-		sqlite3_finalize(s);
-		if (rc)
-			goto out;
-	}
-	rc = insert_artifacts(st, r->id, r->artifacts, r->nartifacts, r->started_at);
+	for (i = 0; i < sizeof start_kvs / sizeof *start_kvs && !rc; i++)
+		rc = insert_kvs(st, r, &start_kvs[i]);
+	if (!rc)
+		rc = db_insert_each(st, issue, r->issues.n, bind_issue, r, "record the issue references");
+	if (!rc)
+		rc = insert_artifacts(st, r->id, r->artifacts, r->nartifacts, r->started_at);
 out:
 	rc = db_commit(st, rc);
 	if (rc)
@@ -257,56 +261,41 @@ out:
 	return rc;
 }
 
-static int insert_measures(struct lr_store *st, const struct lr_run *r)
+static const struct db_col measure_params[] = {
+	DB_PARAM(":name", struct lr_measure, name, DB_PTR),
+	DB_PARAM(":value", struct lr_measure, value, DB_REAL),
+	DB_PARAM(":unit", struct lr_measure, unit, DB_PTR),
+	DB_PARAM(":modelled", struct lr_measure, modelled, DB_INT),
+};
+static const struct db_col sample_params[] = {
+	DB_PARAM(":subject", struct lr_sample, subject, DB_PTR),
+	DB_PARAM(":variant", struct lr_sample, variant, DB_PTR),
+	DB_PARAM(":rep", struct lr_sample, rep, DB_INT),
+	DB_PARAM(":value", struct lr_sample, value, DB_REAL),
+	DB_PARAM(":unit", struct lr_sample, unit, DB_PTR),
+};
+
+/* The output past the cap of one pair of logs (db_output_dropped). */
+struct dropped_rows {
+	int64_t run;
+	int cond, seq;
+	int64_t cap;
+	const int64_t *dropped;
+};
+
+static int bind_dropped(const void *arg, sqlite3_stmt *s, size_t i)
 {
-	static const char sql[] =
-		"INSERT INTO measurement(run_id, name, value, unit, modelled) VALUES (:run, :name, :value, :unit, :modelled)";
-	sqlite3_stmt *s = NULL;
-	size_t i;
-	int rc;
+	const struct dropped_rows *d = arg;
 
-	if (!r->nmeasures)
-		return 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	for (i = 0; i < r->nmeasures && !rc; i++) {
-		db_bind_int(s, ":run", r->id);
-		db_bind_text(s, ":name", r->measures[i].name);
-		db_bind_real(s, ":value", r->measures[i].value);
-		db_bind_text(s, ":unit", r->measures[i].unit);
-		db_bind_int(s, ":modelled", r->measures[i].modelled);
-		rc = db_step_done(st, s, "record a measurement");
-	}
-	sqlite3_finalize(s);
-	return rc;
-}
-
-static int insert_samples(struct lr_store *st, const struct lr_run *r)
-{
-	static const char sql[] = "INSERT INTO bench_sample(run_id, seq, subject, variant, rep, value, unit)"
-				  " VALUES (:run, :seq, :subject, :variant, :rep, :value, :unit)";
-	sqlite3_stmt *s = NULL;
-	size_t i;
-	int rc;
-
-	if (!r->nsamples)
-		return 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	for (i = 0; i < r->nsamples && !rc; i++) {
-		const struct lr_sample *m = &r->samples[i];
-
-		db_bind_int(s, ":run", r->id);
-		db_bind_int(s, ":seq", (int64_t)i);
-		db_bind_text(s, ":subject", m->subject);
-		db_bind_text(s, ":variant", m->variant);
-		db_bind_int(s, ":rep", m->rep);
-		db_bind_real(s, ":value", m->value);
-		db_bind_text(s, ":unit", m->unit);
-		rc = db_step_done(st, s, "record a benchmark sample");
-	}
-	sqlite3_finalize(s);
-	return rc;
+	if (!d->dropped[i])
+		return 1;
+	db_bind_int(s, ":run", d->run);
+	db_bind_int(s, ":cond", d->cond);
+	db_bind_int(s, ":seq", d->seq);
+	db_bind_text(s, ":stream", i ? "stderr" : "stdout");
+	db_bind_int(s, ":cap", d->cap);
+	db_bind_int(s, ":dropped", d->dropped[i]);
+	return 0;
 }
 
 int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64_t cap, const int64_t dropped[2])
@@ -314,26 +303,24 @@ int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64
 	static const char sql[] =
 		"INSERT INTO output_dropped(run_id, condition_idx, seq, stream, cap_bytes, dropped_bytes)"
 		" VALUES (:run, :cond, :seq, :stream, :cap, :dropped)";
-	sqlite3_stmt *s = NULL;
-	int rc = 0, i;
+	struct dropped_rows d = { run, cond, seq, cap, dropped };
 
 	if (!dropped[0] && !dropped[1])
 		return 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	for (i = 0; i < 2 && !rc; i++) {
-		if (!dropped[i])
-			continue;
-		db_bind_int(s, ":run", run);
-		db_bind_int(s, ":cond", cond);
-		db_bind_int(s, ":seq", seq);
-		db_bind_text(s, ":stream", i ? "stderr" : "stdout");
-		db_bind_int(s, ":cap", cap);
-		db_bind_int(s, ":dropped", dropped[i]);
-		rc = db_step_done(st, s, "record output past the cap");
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return db_insert_each(st, sql, 2, bind_dropped, &d, "record output past the cap");
+}
+
+/* The final state of run r (lr_store_run_finish). */
+static int bind_finish(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct lr_run *r = arg;
+
+	db_bind_text(s, ":status", lr_status_name(r->status));
+	db_bind_text(s, ":ended", r->ended_at);
+	db_bind_outcome(s, DB_OUTCOME(r));
+	db_bind_text(s, ":failure", r->failure);
+	db_bind_int(s, ":id", r->id);
+	return 0;
 }
 
 int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t first_new_artifact)
@@ -342,27 +329,17 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		"UPDATE run SET status = :status, ended_at = :ended, exit_code = :exit, signal = :signal,"
 		" timed_out = :timed_out, failure = :failure, wall_s = :wall, user_s = :user, sys_s = :sys,"
 		" peak_rss_kib = :rss WHERE id = :id AND status = 'running'";
-	sqlite3_stmt *s = NULL;
+	static const char measure[] =
+		"INSERT INTO measurement(run_id, name, value, unit, modelled) VALUES (:run, :name, :value, :unit, :modelled)";
+	static const char sample[] = "INSERT INTO bench_sample(run_id, seq, subject, variant, rep, value, unit)"
+				     " VALUES (:run, :seq, :subject, :variant, :rep, :value, :unit)";
+	struct db_items measures = { ":run", r->id, NULL, r->measures, sizeof *r->measures, DB_COLS(measure_params) };
+	struct db_items samples = { ":run", r->id, ":seq", r->samples, sizeof *r->samples, DB_COLS(sample_params) };
 	int rc;
 
 	if ((rc = db_begin(st)))
 		return rc;
-	if ((rc = db_prepare(st, &s, sql)))
-		goto out;
-	db_bind_text(s, ":status", lr_status_name(r->status));
-	db_bind_text(s, ":ended", r->ended_at);
-	if (r->has_exit)
-		db_bind_int(s, ":exit", r->exit_code);
-	if (r->signal)
-		db_bind_int(s, ":signal", r->signal);
-	db_bind_int(s, ":timed_out", r->timed_out);
-	db_bind_text(s, ":failure", r->failure);
-	db_bind_real(s, ":wall", r->wall_s);
-	db_bind_real(s, ":user", r->user_s);
-	db_bind_real(s, ":sys", r->sys_s);
-	db_bind_int(s, ":rss", r->peak_rss_kib);
-	db_bind_int(s, ":id", r->id);
-	if ((rc = db_step_done(st, s, "finalise the run")))
+	if ((rc = db_insert_each(st, sql, 1, bind_finish, r, "finalise the run")))
 		goto out;
 	if (sqlite3_changes(st->db) != 1) {
 		rc = lr_error_set(LR_ESTORE, "cannot finalise run %lld: it is no longer running", (long long)r->id);
@@ -373,19 +350,16 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		rc = insert_artifacts(st, r->id, r->artifacts + first_new_artifact, r->nartifacts - first_new_artifact,
 				      r->ended_at);
 	if (!rc)
-		rc = insert_measures(st, r);
+		rc = db_insert_each(st, measure, r->nmeasures, db_bind_items, &measures, "record a measurement");
 	if (!rc)
-		rc = insert_samples(st, r);
+		rc = db_insert_each(st, sample, r->nsamples, db_bind_items, &samples, "record a benchmark sample");
 	if (!rc)
 		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
 	if (!rc)
-		rc = insert_kvs(st, r->id, &r->digests,
-				"INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
-				"record the run's digests");
+		rc = insert_kvs(st, r, &digest_kvs);
 	if (!rc)
 		rc = db_seal_run(st, r->id, r->ended_at);
 out:
-	sqlite3_finalize(s);
 	return db_commit(st, rc);
 }
 

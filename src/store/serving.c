@@ -17,8 +17,12 @@ static const char *const set_tables[] = { "response_set",    "response",      "c
 static const char *const comparison_tables[] = { "comparison", "comparison_case", NULL };
 static const char *const gate_tables[] = { "gate", "gate_case", NULL };
 
+/* The tables read whole rows at a time, by a column table each (table_row). */
+enum table { SETS, COMPARISONS, GATES, GATE_CASES };
+
 /* A reader's callback and its argument, for the row functions db_each calls (each knows which fn is set). */
 struct reader {
+	enum table table; /* table_row: the table read, which says the fn */
 	union {
 		lr_set_fn set;
 		lr_response_fn response;
@@ -31,6 +35,24 @@ struct reader {
 	void *arg;
 	int64_t id; /* what the rows belong to (a comparison), for a row's error */
 };
+
+/*
+ * Begin a write (db_begin_at) and prepare 'sql', the row that heads a run's
+ * serving evidence, with its :run and :now bound; on an error nothing is
+ * left begun.
+ */
+static int begin_head(struct lr_store *st, const char *sql, int64_t run, sqlite3_stmt **s)
+{
+	int rc;
+
+	if ((rc = db_begin_at(st)))
+		return rc;
+	if ((rc = db_prepare(st, s, sql)))
+		return db_commit(st, rc);
+	db_bind_int(*s, ":run", run);
+	db_bind_text(*s, ":now", st->now);
+	return 0;
+}
 
 /* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact to 'changed'). */
 static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *changed)
@@ -91,18 +113,14 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	w->st = st;
 	w->run = run;
-	if ((rc = db_begin_at(st)))
+	if ((rc = begin_head(st, set, run, &s)))
 		goto fail;
-	if ((rc = db_prepare(st, &s, set)))
-		goto rollback;
-	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":route", route);
 	if (cond >= 0)
 		db_bind_int(s, ":cond", cond);
 	if (seq >= 0)
 		db_bind_int(s, ":seq", seq);
 	db_bind_text(s, ":source", source);
-	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
 	*out = w;
@@ -182,19 +200,74 @@ void lr_store_set_abort(struct lr_set_writer *w)
 	free(w);
 }
 
-static int set_row(void *arg, sqlite3_stmt *s)
+static const struct db_col set_cols[] = {
+	DB_COL(struct lr_response_set, id, DB_INT),     DB_COL(struct lr_response_set, run, DB_INT),
+	DB_COL(struct lr_response_set, route, DB_TEXT), DB_COL(struct lr_response_set, cond, DB_INT),
+	DB_COL(struct lr_response_set, seq, DB_INT),    DB_COL(struct lr_response_set, cases, DB_INT),
+};
+static const struct db_col comparison_cols[] = {
+	DB_COL(struct lr_comparison_row, id, DB_INT),
+	DB_COL(struct lr_comparison_row, run, DB_INT),
+	DB_COL(struct lr_comparison_row, ref_set, DB_INT),
+	DB_COL(struct lr_comparison_row, cand_set, DB_INT),
+	DB_COL(struct lr_comparison_row, ref_run, DB_INT),
+	DB_COL(struct lr_comparison_row, kind, DB_TEXT),
+	DB_COL(struct lr_comparison_row, ref_route, DB_TEXT),
+	DB_COL(struct lr_comparison_row, cand_route, DB_TEXT),
+	DB_COL(struct lr_comparison_row, cond, DB_INT),
+	DB_COL(struct lr_comparison_row, exact, DB_INT),
+	DB_COL(struct lr_comparison_row, token_mismatch, DB_INT),
+	DB_COL(struct lr_comparison_row, text_mismatch, DB_INT),
+	DB_COL(struct lr_comparison_row, finish_mismatch, DB_INT),
+	DB_COL(struct lr_comparison_row, missing, DB_INT),
+	DB_COL(struct lr_comparison_row, total, DB_INT),
+};
+static const struct db_col gate_cols[] = {
+	DB_COL(struct lr_gate_row, id, DB_INT),          DB_COL(struct lr_gate_row, run, DB_INT),
+	DB_COL(struct lr_gate_row, set, DB_INT),         DB_COL(struct lr_gate_row, route, DB_TEXT),
+	DB_COL(struct lr_gate_row, key_sha256, DB_TEXT), DB_COL(struct lr_gate_row, cond, DB_INT),
+	DB_COL(struct lr_gate_row, strict, DB_INT),      DB_COL(struct lr_gate_row, formats, DB_INT),
+	DB_COL(struct lr_gate_row, eos, DB_INT),         DB_COL(struct lr_gate_row, missing, DB_INT),
+	DB_COL(struct lr_gate_row, total, DB_INT),
+};
+/* Read (lr_store_gate_failures) and written (lr_store_gate) in one order. */
+static const struct db_col gate_case_cols[] = {
+	DB_PARAM(":case", struct lr_gate_case, case_id, DB_PTR),
+	DB_PARAM(":missing", struct lr_gate_case, missing, DB_INT),
+	DB_PARAM(":format", struct lr_gate_case, format_ok, DB_INT),
+	DB_PARAM(":answer", struct lr_gate_case, answer_ok, DB_INT),
+	DB_PARAM(":eos", struct lr_gate_case, eos, DB_INT),
+};
+static const struct {
+	const struct db_col *cols;
+	size_t n;
+} tables[] = {
+	[SETS] = { DB_COLS(set_cols) },
+	[COMPARISONS] = { DB_COLS(comparison_cols) },
+	[GATES] = { DB_COLS(gate_cols) },
+	[GATE_CASES] = { DB_COLS(gate_case_cols) },
+};
+
+/* A row of the reader's table, read whole into its struct for the reader's fn. */
+static int table_row(void *arg, sqlite3_stmt *s)
 {
 	const struct reader *r = arg;
-	struct lr_response_set set;
+	union {
+		struct lr_response_set set;
+		struct lr_comparison_row comparison;
+		struct lr_gate_row gate;
+		struct lr_gate_case gate_case;
+	} row;
 
-	memset(&set, 0, sizeof set);
-	set.id = sqlite3_column_int64(s, 0);
-	set.run = sqlite3_column_int64(s, 1);
-	db_col_copy(s, 2, set.route, sizeof set.route);
-	set.cond = sqlite3_column_int(s, 3);
-	set.seq = sqlite3_column_int(s, 4);
-	set.cases = sqlite3_column_int64(s, 5);
-	return r->fn.set(r->arg, &set);
+	memset(&row, 0, sizeof row);
+	db_row_read(s, tables[r->table].cols, tables[r->table].n, &row);
+	switch (r->table) {
+	case SETS: return r->fn.set(r->arg, &row.set);
+	case COMPARISONS: return r->fn.comparison(r->arg, &row.comparison);
+	case GATES: return r->fn.gate(r->arg, &row.gate);
+	case GATE_CASES: break;
+	}
+	return r->fn.gate_case(r->arg, &row.gate_case);
 }
 
 int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn fn, void *arg)
@@ -202,7 +275,7 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 	static const char sql[] =
 		"SELECT id, run_id, route, coalesce(condition_idx, -1), coalesce(seq, -1), cases FROM response_set"
 		" WHERE run_id = :run AND (:route IS NULL OR route = :route) ORDER BY id";
-	struct reader r = { .fn.set = fn, .arg = arg };
+	struct reader r = { .table = SETS, .fn.set = fn, .arg = arg };
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -210,7 +283,7 @@ int lr_store_sets(struct lr_store *st, int64_t run, const char *route, lr_set_fn
 		return rc;
 	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":route", route);
-	return db_each(st, s, "read the response sets", set_row, &r);
+	return db_each(st, s, "read the response sets", table_row, &r);
 }
 
 #define RESPONSE_COLUMNS \
@@ -300,15 +373,11 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	struct lr_case_outcome o;
 	int rc;
 
-	if ((rc = db_begin_at(st)))
+	if ((rc = begin_head(st, cmp, run, &s)))
 		return rc;
-	if ((rc = db_prepare(st, &s, cmp)))
-		goto done;
-	db_bind_int(s, ":run", run);
 	db_bind_text(s, ":kind", kind);
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
-	db_bind_text(s, ":now", st->now);
 	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &p, pairs)) ||
 	    (rc = db_prepare(st, &w, ins)))
 		goto done;
@@ -365,30 +434,6 @@ int lr_store_comparison_failures(struct lr_store *st, int64_t id, lr_outcome_fn 
 	return db_each_int(st, sql, ":id", id, "read the compared cases", outcome_row, &r);
 }
 
-static int comparison_row(void *arg, sqlite3_stmt *s)
-{
-	const struct reader *r = arg;
-	struct lr_comparison_row c;
-
-	memset(&c, 0, sizeof c);
-	c.id = sqlite3_column_int64(s, 0);
-	c.run = sqlite3_column_int64(s, 1);
-	c.ref_set = sqlite3_column_int64(s, 2);
-	c.cand_set = sqlite3_column_int64(s, 3);
-	c.ref_run = sqlite3_column_int64(s, 4);
-	db_col_copy(s, 5, c.kind, sizeof c.kind);
-	db_col_copy(s, 6, c.ref_route, sizeof c.ref_route);
-	db_col_copy(s, 7, c.cand_route, sizeof c.cand_route);
-	c.cond = sqlite3_column_int(s, 8);
-	c.exact = sqlite3_column_int64(s, 9);
-	c.token_mismatch = sqlite3_column_int64(s, 10);
-	c.text_mismatch = sqlite3_column_int64(s, 11);
-	c.finish_mismatch = sqlite3_column_int64(s, 12);
-	c.missing = sqlite3_column_int64(s, 13);
-	c.total = sqlite3_column_int64(s, 14);
-	return r->fn.comparison(r->arg, &c);
-}
-
 int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, void *arg)
 {
 	static const char sql[] =
@@ -399,29 +444,9 @@ int lr_store_comparisons(struct lr_store *st, int64_t run, lr_comparison_fn fn, 
 		/* the same two sets compared again: the newest comparison stands for them */
 		" AND c.id = (SELECT max(x.id) FROM comparison x WHERE x.reference_set_id = c.reference_set_id"
 		"             AND x.candidate_set_id = c.candidate_set_id) ORDER BY 1";
-	struct reader r = { .fn.comparison = fn, .arg = arg };
+	struct reader r = { .table = COMPARISONS, .fn.comparison = fn, .arg = arg };
 
-	return db_each_int(st, sql, ":run", run, "read the comparisons", comparison_row, &r);
-}
-
-static int gate_row(void *arg, sqlite3_stmt *s)
-{
-	const struct reader *r = arg;
-	struct lr_gate_row g;
-
-	memset(&g, 0, sizeof g);
-	g.id = sqlite3_column_int64(s, 0);
-	g.run = sqlite3_column_int64(s, 1);
-	g.set = sqlite3_column_int64(s, 2);
-	db_col_copy(s, 3, g.route, sizeof g.route);
-	db_col_copy(s, 4, g.key_sha256, sizeof g.key_sha256);
-	g.cond = sqlite3_column_int(s, 5);
-	g.strict = sqlite3_column_int64(s, 6);
-	g.formats = sqlite3_column_int64(s, 7);
-	g.eos = sqlite3_column_int64(s, 8);
-	g.missing = sqlite3_column_int64(s, 9);
-	g.total = sqlite3_column_int64(s, 10);
-	return r->fn.gate(r->arg, &g);
+	return db_each_int(st, sql, ":run", run, "read the comparisons", table_row, &r);
 }
 
 int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
@@ -430,22 +455,9 @@ int lr_store_gates(struct lr_store *st, int64_t run, lr_gate_fn fn, void *arg)
 		"SELECT s.gate_id, s.run_id, g.set_id, s.route, s.key_sha256, coalesce(s.condition_idx, -1), s.strict_answers,"
 		" s.formats, s.eos, s.missing, s.total FROM gate_summary s JOIN gate g ON g.id = s.gate_id"
 		" WHERE s.run_id = :run ORDER BY 1";
-	struct reader r = { .fn.gate = fn, .arg = arg };
+	struct reader r = { .table = GATES, .fn.gate = fn, .arg = arg };
 
-	return db_each_int(st, sql, ":run", run, "read the gates", gate_row, &r);
-}
-
-static int gate_case_row(void *arg, sqlite3_stmt *s)
-{
-	const struct reader *r = arg;
-	struct lr_gate_case c;
-
-	c.case_id = (char *)sqlite3_column_text(s, 0);
-	c.missing = sqlite3_column_int(s, 1);
-	c.format_ok = sqlite3_column_int(s, 2);
-	c.answer_ok = sqlite3_column_int(s, 3);
-	c.eos = sqlite3_column_int(s, 4);
-	return r->fn.gate_case(r->arg, &c);
+	return db_each_int(st, sql, ":run", run, "read the gates", table_row, &r);
 }
 
 int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, void *arg)
@@ -453,9 +465,9 @@ int lr_store_gate_failures(struct lr_store *st, int64_t id, lr_gate_case_fn fn, 
 	static const char sql[] =
 		"SELECT case_id, missing, format_ok, answer_ok, eos FROM gate_case WHERE gate_id = :id"
 		" AND NOT (answer_ok AND eos) ORDER BY case_id";
-	struct reader r = { .fn.gate_case = fn, .arg = arg };
+	struct reader r = { .table = GATE_CASES, .fn.gate_case = fn, .arg = arg };
 
-	return db_each_int(st, sql, ":id", id, "read the gate's cases", gate_case_row, &r);
+	return db_each_int(st, sql, ":id", id, "read the gate's cases", table_row, &r);
 }
 
 int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key_path, const char *key_sha256,
@@ -466,33 +478,21 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 		" RETURNING id";
 	static const char ins[] = "INSERT INTO gate_case(gate_id, case_id, missing, format_ok, answer_ok, eos)"
 				  " VALUES (:gate, :case, :missing, :format, :answer, :eos)";
+	struct db_items rows = { ":gate", 0, NULL, cases, sizeof *cases, DB_COLS(gate_case_cols) };
 	sqlite3_stmt *s = NULL;
-	int rc, i;
+	int rc;
 
-	if ((rc = db_begin_at(st)))
+	if ((rc = begin_head(st, gate, run, &s)))
 		return rc;
-	if ((rc = db_prepare(st, &s, gate)))
-		goto done;
-	db_bind_int(s, ":run", run);
 	db_bind_int(s, ":set", set);
 	db_bind_text(s, ":path", key_path);
 	db_bind_text(s, ":sha", key_sha256);
-	db_bind_text(s, ":now", st->now);
-	if ((rc = db_returning_id(st, s, "record a gate", id)) || (rc = db_prepare(st, &s, ins)))
-		goto done;
-	for (i = 0; i < n && !rc; i++) {
-		db_bind_int(s, ":gate", *id);
-		db_bind_text(s, ":case", cases[i].case_id);
-		db_bind_int(s, ":missing", cases[i].missing);
-		db_bind_int(s, ":format", cases[i].format_ok);
-		db_bind_int(s, ":answer", cases[i].answer_ok);
-		db_bind_int(s, ":eos", cases[i].eos);
-		rc = db_step_done(st, s, "record a gate case");
+	if (!(rc = db_returning_id(st, s, "record a gate", id))) {
+		rows.id = *id;
+		rc = db_insert_each(st, ins, (size_t)(n > 0 ? n : 0), db_bind_items, &rows, "record a gate case");
 	}
-	sqlite3_finalize(s);
 	if (!rc)
 		rc = reseal_if_final(st, run, gate_tables);
-done:
 	return db_commit(st, rc);
 }
 

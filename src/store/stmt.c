@@ -266,6 +266,144 @@ char *db_col_dup(sqlite3_stmt *s, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
+void db_row_read(sqlite3_stmt *s, const struct db_col *cols, size_t n, void *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *field = (char *)out + cols[i].offset, *t;
+		int k = (int)i, v;
+		int64_t v64;
+		double d;
+
+		switch (cols[i].kind) {
+		case DB_INT:
+			if (cols[i].size == sizeof v) {
+				v = sqlite3_column_int(s, k);
+				memcpy(field, &v, sizeof v);
+			} else {
+				v64 = sqlite3_column_int64(s, k);
+				memcpy(field, &v64, sizeof v64);
+			}
+			break;
+		case DB_REAL:
+			d = sqlite3_column_double(s, k);
+			memcpy(field, &d, sizeof d);
+			break;
+		case DB_TEXT: db_col_copy(s, k, field, cols[i].size); break;
+		case DB_DUP:
+		case DB_PTR:
+			t = cols[i].kind == DB_DUP ? db_col_dup(s, k) : (char *)sqlite3_column_text(s, k);
+			memcpy(field, &t, sizeof t);
+			break;
+		}
+	}
+}
+
+void db_row_bind(sqlite3_stmt *s, const struct db_col *cols, size_t n, const void *in)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *field = (const char *)in + cols[i].offset, *param = cols[i].param, *t;
+		int64_t v64;
+		double d;
+		int v;
+
+		if (!param)
+			continue;
+		switch (cols[i].kind) {
+		case DB_INT:
+			if (cols[i].size == sizeof v) {
+				memcpy(&v, field, sizeof v);
+				v64 = v;
+			} else {
+				memcpy(&v64, field, sizeof v64);
+			}
+			db_bind_int(s, param, v64);
+			break;
+		case DB_REAL:
+			memcpy(&d, field, sizeof d);
+			db_bind_real(s, param, d);
+			break;
+		case DB_TEXT: db_bind_text(s, param, field); break;
+		case DB_DUP:
+		case DB_PTR:
+			memcpy(&t, field, sizeof t);
+			db_bind_text(s, param, t);
+			break;
+		}
+	}
+}
+
+int db_one_row(struct lr_store *st, const char *sql, const char *name, int64_t v, const struct db_col *cols, size_t n,
+	       void *out, const char *what)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, found;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, name, v);
+	if ((found = db_step_row(st, s, what, &rc)))
+		db_row_read(s, cols, n, out);
+	sqlite3_finalize(s);
+	return rc ? rc : found;
+}
+
+int db_insert_each(struct lr_store *st, const char *sql, size_t n, db_bind_fn bind, const void *arg, const char *what)
+{
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int rc;
+
+	if (!n)
+		return 0;
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	for (i = 0; i < n && !rc; i++)
+		if (!bind(arg, s, i))
+			rc = db_step_done(st, s, what);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_bind_items(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct db_items *it = arg;
+
+	db_bind_int(s, it->key, it->id);
+	if (it->index)
+		db_bind_int(s, it->index, (int64_t)i);
+	db_row_bind(s, it->cols, it->ncols, (const char *)it->v + i * it->size);
+	return 0;
+}
+
+int db_step_final(struct lr_store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = db_step_done(st, s, what);
+
+	sqlite3_finalize(s);
+	return rc;
+}
+
+void db_bind_outcome(sqlite3_stmt *s, const struct db_outcome *o)
+{
+	static const struct db_col params[] = {
+		DB_PARAM(":timed_out", struct db_outcome, timed_out, DB_INT),
+		DB_PARAM(":wall", struct db_outcome, wall_s, DB_REAL),
+		DB_PARAM(":user", struct db_outcome, user_s, DB_REAL),
+		DB_PARAM(":sys", struct db_outcome, sys_s, DB_REAL),
+		DB_PARAM(":rss", struct db_outcome, peak_rss_kib, DB_INT),
+	};
+
+	if (o->has_exit)
+		db_bind_int(s, ":exit", o->exit_code);
+	if (o->signal)
+		db_bind_int(s, ":signal", o->signal);
+	db_row_bind(s, DB_COLS(params), o);
+}
+
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
 {

@@ -7,6 +7,7 @@
  * (tests/arch/layers.sh checks that only src/store/ speaks SQLite).
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
@@ -119,6 +120,83 @@ char *db_col_dup(sqlite3_stmt *s, int i);
 void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size);
 
 /*
+ * A column table: the fields of a struct that a row's columns fill, column
+ * i into entry i's field (db_row_read), or that bind the parameters of a
+ * statement, each its entry's (db_row_bind). DB_COL names a field of 'type'
+ * and its kind; DB_PARAM the same with its parameter; DB_COLS passes a table
+ * and its length.
+ */
+enum db_kind {
+	DB_INT,  /* int or int64_t (uint64_t: the same bits), by the field's size */
+	DB_REAL, /* double */
+	DB_TEXT, /* char[]: read as a copy cut to the field's size, "" for NULL (db_col_copy) */
+	DB_DUP,  /* char *: read as a malloc'd copy, NULL for NULL (db_col_dup) */
+	DB_PTR,  /* char *: read as the column's own text, until the next step; NULL for NULL */
+};
+struct db_col {
+	enum db_kind kind;
+	size_t offset, size;
+	const char *param; /* ":name"; NULL: a column only read */
+};
+#define DB_COL(type, field, kind) DB_PARAM(NULL, type, field, kind)
+#define DB_PARAM(param, type, field, kind) \
+	{ \
+		kind, offsetof(type, field), sizeof(((type *)0)->field), param \
+	}
+#define DB_COLS(cols) (cols), sizeof(cols) / sizeof *(cols)
+/* Fill the fields of 'out' that 'cols' names from the row 's' is on; the others are left as they are. */
+void db_row_read(sqlite3_stmt *s, const struct db_col *cols, size_t n, void *out);
+/* Bind the parameters that 'cols' names to the fields of 'in' (a char * that is NULL binds NULL). */
+void db_row_bind(sqlite3_stmt *s, const struct db_col *cols, size_t n, const void *in);
+/*
+ * The first row of query 'sql', whose one parameter 'name' is bound to v,
+ * into 'out' by 'cols' (db_row_read): 1 when there is a row, 0 when there
+ * is none (out left as it was), or an error ("cannot WHAT ...").
+ */
+int db_one_row(struct lr_store *st, const char *sql, const char *name, int64_t v, const struct db_col *cols, size_t n,
+	       void *out, const char *what);
+
+/*
+ * Write a row for each of n items with one statement 'sql', prepared once:
+ * bind(arg, s, i) binds item i's parameters and returns 0, then the
+ * statement is stepped ("cannot WHAT ..."); a non-zero return says item i
+ * has no row. Stops at the first error; nothing is prepared when n is 0.
+ */
+typedef int (*db_bind_fn)(const void *arg, sqlite3_stmt *s, size_t i);
+int db_insert_each(struct lr_store *st, const char *sql, size_t n, db_bind_fn bind, const void *arg, const char *what);
+
+/*
+ * Items that bind by a column table, for db_insert_each with db_bind_items:
+ * item i (at v + i * size) by 'cols', 'key' (":run") to id, and 'index',
+ * when not NULL, to i.
+ */
+struct db_items {
+	const char *key;
+	int64_t id;
+	const char *index;
+	const void *v;
+	size_t size;
+	const struct db_col *cols;
+	size_t ncols;
+};
+int db_bind_items(const void *arg, sqlite3_stmt *s, size_t i);
+
+/* Step a statement that returns no rows and finalise it (db_step_done, then sqlite3_finalize). */
+int db_step_final(struct lr_store *st, sqlite3_stmt *s, const char *what);
+
+/* How a process ended (a run's own command, an execution); DB_OUTCOME(p) takes it from a struct lr_run or lr_store_exec. */
+struct db_outcome {
+	int has_exit, exit_code, signal, timed_out;
+	double wall_s, user_s, sys_s;
+	int64_t peak_rss_kib;
+};
+#define DB_OUTCOME(p) \
+	(&(const struct db_outcome){ (p)->has_exit, (p)->exit_code, (p)->signal, (p)->timed_out, (p)->wall_s, \
+				     (p)->user_s, (p)->sys_s, (p)->peak_rss_kib })
+/* Bind o: :exit (NULL when it has no exit code), :signal (NULL when none), :timed_out, :wall, :user, :sys, :rss. */
+void db_bind_outcome(sqlite3_stmt *s, const struct db_outcome *o);
+
+/*
  * Call 'fn' with the header, then with every row of 's' (values as text).
  * Returns SQLITE_DONE after the last row, another SQLite result code when
  * stepping failed, or the first non-zero (negative) result of 'fn'.
@@ -145,6 +223,10 @@ struct db_seal_query {
 };
 extern const struct db_seal_query db_seal_queries[];
 extern const size_t db_nseal_queries;
+
+/* The columns of run_design, in their order, and the parameters that write them (experiments.c). */
+extern const struct db_col db_design_cols[];
+extern const size_t db_ndesign_cols;
 
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);

@@ -474,6 +474,85 @@ static void one_row_queries(void **state)
 	lr_store_free(st);
 }
 
+/* Columns of every kind, written and read by one table. */
+struct item {
+	int small;
+	int64_t big;
+	uint64_t bits;
+	double real;
+	char name[4];
+	char *dup;
+	const char *ptr;
+};
+static const struct db_col item_cols[] = {
+	DB_PARAM(":small", struct item, small, DB_INT), DB_PARAM(":big", struct item, big, DB_INT),
+	DB_PARAM(":bits", struct item, bits, DB_INT),   DB_PARAM(":real", struct item, real, DB_REAL),
+	DB_PARAM(":name", struct item, name, DB_TEXT),  DB_PARAM(":dup", struct item, dup, DB_DUP),
+	DB_PARAM(":ptr", struct item, ptr, DB_PTR),
+};
+
+/* Item 1 has no row. */
+static int bind_but_second(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	return i == 1 ? 1 : db_bind_items(arg, s, i);
+}
+
+static int check_item(void *arg, sqlite3_stmt *s)
+{
+	int seq = sqlite3_column_int(s, 7);
+	const struct item *want = (const struct item *)arg + seq;
+	struct item got;
+
+	memset(&got, 0, sizeof got);
+	db_row_read(s, DB_COLS(item_cols), &got);
+	assert_int_equal(got.small, want->small);
+	assert_true(got.big == want->big && got.bits == want->bits && got.real == want->real);
+	assert_string_equal(got.name, seq ? "def" : "abc"); /* name || 'def', cut to the field */
+	if (want->ptr) {
+		assert_string_equal(got.dup, want->dup);
+		assert_string_equal(got.ptr, want->ptr);
+	} else {
+		assert_null(got.dup);
+		assert_null(got.ptr);
+	}
+	free(got.dup);
+	return 0;
+}
+
+/* db_insert_each writes a row per item but the skipped; a column table writes and reads each kind of field. */
+static void column_tables_write_and_read_rows(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL;
+	struct item in[3] = { { -7, INT64_C(1) << 40, UINT64_MAX, 2.5, "abc", "copied", "borrowed" },
+			      { 1, 2, 3, 4.0, "no", "row", "here" },
+			      { 0, 0, 0, 0.0, "", NULL, NULL } };
+	struct db_items items = { ":run", 5, ":seq", in, sizeof *in, DB_COLS(item_cols) };
+	struct item none = { 9, 9, 9, 9.0, "kep", NULL, NULL };
+	int64_t n = -1;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(db_exec(st, "CREATE TEMP TABLE t(run, seq, small, big, bits, real, name, dup, ptr)", "create"),
+			 0);
+	assert_int_equal(
+		db_insert_each(st, "INSERT INTO t VALUES (:run, :seq, :small, :big, :bits, :real, :name, :dup, :ptr)",
+			       3, bind_but_second, &items, "write"),
+		0);
+	assert_int_equal(db_one_int(st, "SELECT count(*) FROM t WHERE run = :r AND seq != 1", ":r", 5, &n, "count"), 0);
+	assert_int_equal(n, 2);
+	/* the row's seq says which item it is */
+	assert_int_equal(db_each_int(st,
+				     "SELECT small, big, bits, real, name || 'def', dup, ptr, seq FROM t WHERE run = :r"
+				     " ORDER BY seq",
+				     ":r", 5, "read", check_item, in),
+			 0);
+	assert_int_equal(db_one_row(st, "SELECT 1 FROM t WHERE run = :r", ":r", 6, DB_COLS(item_cols), &none, "read"),
+			 0);
+	assert_int_equal(none.small, 9);
+	assert_int_equal(db_insert_each(st, "INSERT INTO nowhere VALUES (:run)", 0, db_bind_items, &items, "write"), 0);
+	lr_store_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +570,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_failed_bind_fails_the_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_failed_bind_stays_with_its_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_row_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(column_tables_write_and_read_rows, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
