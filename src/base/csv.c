@@ -45,6 +45,6 @@ int lr_csv_write_row(FILE *f, const char *const *fields, int n)
 			fputc(',', f);
 		field(f, fields[i]);
 	}
-	fputs("\r\n", f);
+	fputc('\n', f);
 	return ferror(f) ? lr_error_set(LR_EIO, "cannot write CSV: the output failed") : 0;
 }

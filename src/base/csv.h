@@ -7,7 +7,9 @@
 /*
  * Write one RFC 4180 record to 'f': fields separated by commas, quoted only
  * when they hold a comma, a quote or a line break (quotes doubled), ended by
- * CRLF. A NULL field is written empty. Returns 0, or LR_EIO when 'f' fails.
+ * LF, not RFC 4180's CRLF: a shell's $(...) keeps a CR in the last field,
+ * and every CSV reader (Python's csv, pandas, spreadsheets) reads LF. A NULL
+ * field is written empty. Returns 0, or LR_EIO when 'f' fails.
  */
 LR_MUST_CHECK int lr_csv_write_row(FILE *f, const char *const *fields, int n);
 

@@ -51,12 +51,18 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	row->blocks = (na < nb ? na : nb) / 2;
 	if (strcmp(c->status, "passed") || row->blocks < 1)
 		goto out;
-	if (!(row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio))) {
+	row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio);
+	row->block_a = malloc((size_t)row->blocks * sizeof *row->block_a);
+	row->block_b = malloc((size_t)row->blocks * sizeof *row->block_b);
+	if (!row->block_ratio || !row->block_a || !row->block_b) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < row->blocks; i++)
+	for (i = 0; i < row->blocks; i++) {
 		row->block_ratio[i] = (tb[2 * i] + tb[2 * i + 1]) / (ta[2 * i] + ta[2 * i + 1]);
+		row->block_a[i] = (ta[2 * i] + ta[2 * i + 1]) / 2 * scale;
+		row->block_b[i] = (tb[2 * i] + tb[2 * i + 1]) / 2 * scale;
+	}
 	row->drift_a = block_drift(ta, row->blocks);
 	row->drift_b = block_drift(tb, row->blocks);
 	if ((rc = lr_paired_from_reps(ta, tb, row->blocks, &row->p)))
@@ -76,8 +82,11 @@ static void release_run(struct lr_report_run *rr)
 	int t, k;
 
 	for (t = 0; t < rr->ntables; t++) {
-		for (k = 0; k < rr->tables[t].nrows; k++)
+		for (k = 0; k < rr->tables[t].nrows; k++) {
 			free(rr->tables[t].rows[k].block_ratio);
+			free(rr->tables[t].rows[k].block_a);
+			free(rr->tables[t].rows[k].block_b);
+		}
 		free(rr->tables[t].rows);
 	}
 	lr_store_conditions_free(rr->conds, rr->nconds);

@@ -28,8 +28,10 @@ struct lr_report_row {
 	int blocks, flagged;
 	double median_a_ms, median_b_ms;
 	struct lr_paired p;
-	int has;                 /* an estimate exists (passed, at least one block) */
-	double *block_ratio;     /* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
+	int has;             /* an estimate exists (passed, at least one block) */
+	double *block_ratio; /* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
+	double *block_a,
+		*block_b; /* each arm's mean of its two executions per timed block, in the medians' unit (malloc'd) */
 	double drift_a, drift_b; /* each arm's relative change over the timed blocks (lr_drift) */
 	int drifted;             /* either beyond the practical margin */
 };

@@ -99,13 +99,15 @@ int lr_render_bench_doc(struct lr_doc *d, const struct lr_run *run, const struct
 }
 
 /* Every table's rows as CSV, under one header: each has the same columns. */
-static int write_csv(FILE *f, const struct lr_doc *d)
+/* The tables of a bench's document as one CSV (they share their columns), or as tidy records ("bench"). */
+static int write_csv(FILE *f, const struct lr_doc *d, int tidy)
 {
 	int rc = 0, header = 1;
 
 	for (size_t i = 0; i < d->n && !rc; i++)
 		if (d->v[i].kind == LR_BLOCK_TABLE && !d->v[i].missing) {
-			rc = lr_render_table_csv(f, &d->v[i].table, header);
+			rc = tidy ? lr_render_table_tidy(f, "bench", &d->v[i].table, header)
+				  : lr_render_table_csv(f, &d->v[i].table, header);
 			header = 0;
 		}
 	return rc;
@@ -202,7 +204,8 @@ int lr_render_bench(FILE *f, const struct lr_run *run, const struct lr_bench *b,
 	lr_doc_init(&d);
 	if (!(rc = lr_render_bench_doc(&d, run, b, 0))) {
 		switch (format) {
-		case LR_FORMAT_CSV: rc = write_csv(f, &d); break;
+		case LR_FORMAT_CSV: rc = write_csv(f, &d, 0); break;
+		case LR_FORMAT_TIDY: rc = write_csv(f, &d, 1); break;
 		case LR_FORMAT_JSON: rc = write_json(f, run, b); break;
 		case LR_FORMAT_HTML: rc = write_html(f, &d, run, b); break;
 		default: rc = lr_doc_write(f, &d, format); break;

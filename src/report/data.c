@@ -129,20 +129,33 @@ static void csv_row(struct lr_table *t, const struct lr_report_run *rr, const st
 	lr_table_text(t, lr_report_verdict_kind(rr, w));
 }
 
-static int csv_table(FILE *f, struct lr_table *t, int blank)
+/* Where the report's tables go: CSV sections (each its header, an empty line between), or one tidy table. */
+struct csv_out {
+	FILE *f;
+	int tidy;
+	int tables; /* written so far */
+};
+
+/* Write t (released either way) as the next section, or its cells as tidy records of table 'name'. */
+static int csv_table(struct csv_out *o, const char *name, struct lr_table *t)
 {
 	int rc = lr_table_error(t);
 
-	if (!rc && blank)
-		fputs("\r\n", f);
-	if (!rc)
-		rc = lr_render_table_csv(f, t, 1);
+	if (!rc && o->tidy)
+		rc = lr_render_table_tidy(o->f, name, t, !o->tables);
+	else if (!rc) {
+		if (o->tables)
+			fputc('\n', o->f);
+		rc = lr_render_table_csv(o->f, t, 1);
+	}
+	o->tables++;
 	lr_table_release(t);
 	return rc;
 }
 
-/* One of the serving tables every format shows, as a CSV section after an empty line. */
-static int csv_section(FILE *f, int (*build)(struct lr_table *, const struct lr_serving_report *),
+/* One of the serving tables every format shows, as the next section. */
+static int csv_section(struct csv_out *o, const char *name,
+		       int (*build)(struct lr_table *, const struct lr_serving_report *),
 		       const struct lr_serving_report *sv)
 {
 	struct lr_table t;
@@ -152,10 +165,10 @@ static int csv_section(FILE *f, int (*build)(struct lr_table *, const struct lr_
 		lr_table_release(&t);
 		return rc;
 	}
-	return csv_table(f, &t, 1);
+	return csv_table(o, name, &t);
 }
 
-static int csv_cells(FILE *f, const struct lr_serving_report *sv)
+static int csv_cells(struct csv_out *o, const struct lr_serving_report *sv)
 {
 	static const struct lr_column cols[] = {
 		{ "run", "", LR_COL_NUMBER },
@@ -212,11 +225,12 @@ static int csv_cells(FILE *f, const struct lr_serving_report *sv)
 				lr_table_int(&t, v[j]);
 			lr_table_text(&t, lr_render_cell_text(cell, sizeof cell, c));
 		}
-	return csv_table(f, &t, 1);
+	return csv_table(o, "cells", &t);
 }
 
-int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv)
+int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, int tidy)
 {
+	struct csv_out o = { f, tidy, 0 };
 	struct lr_table t;
 	int rc;
 
@@ -228,15 +242,15 @@ int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_
 			for (int k = 0; k < rr->tables[n].nrows; k++)
 				csv_row(&t, rr, &rr->tables[n], &rr->tables[n].rows[k]);
 	}
-	if ((rc = csv_table(f, &t, 0)) || !sv->nrows || (rc = csv_cells(f, sv)))
+	if ((rc = csv_table(&o, "conditions", &t)) || !sv->nrows || (rc = csv_cells(&o, sv)))
 		return rc;
 	/* the per-route timing, then the collected passes and their latency, with the Markdown's column keys */
-	if ((rc = csv_section(f, lr_render_route_stats, sv)) || !sv->npasses ||
-	    (rc = csv_section(f, lr_render_passes, sv)))
+	if ((rc = csv_section(&o, "routes", lr_render_route_stats, sv)) || !sv->npasses ||
+	    (rc = csv_section(&o, "passes", lr_render_passes, sv)))
 		return rc;
-	if ((rc = csv_section(f, lr_render_latency, sv)))
+	if ((rc = csv_section(&o, "latency", lr_render_latency, sv)))
 		return rc;
-	return csv_section(f, lr_render_occupancy, sv);
+	return csv_section(&o, "occupancy", lr_render_occupancy, sv);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -305,6 +319,16 @@ static json_t *json_floor(const struct lr_report_run *rr)
 	return o;
 }
 
+/* v[0..n) as a JSON array of numbers. */
+static json_t *json_reals(const double *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
 static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_table *tb, const struct lr_report_row *w)
 {
 	json_t *jw = json_pack("{s:i, s:s, s:s, s:I, s:I, s:s, s:i, s:i, s:s}", "condition", w->cond, "label", w->label,
@@ -328,6 +352,10 @@ static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_t
 		json_object_set_new(jw, "interval", w->p.k ? json_pack("[f, f]", w->p.lo, w->p.hi) : json_null());
 		json_object_set_new(jw, cmd ? "change_pct" : "reduction_pct", json_real(effect));
 		json_object_set_new(jw, "interval_pct", w->p.k ? json_pack("[f, f]", lo, hi) : json_null());
+		json_object_set_new(jw, "per_block",
+				    json_pack("{s:o, s:o, s:o}", "baseline", json_reals(w->block_a, w->blocks), "arm",
+					      json_reals(w->block_b, w->blocks), "ratio",
+					      json_reals(w->block_ratio, w->blocks)));
 		json_object_set_new(jw, "drift_baseline_pct", json_real(w->drift_a * 100));
 		json_object_set_new(jw, "drift_arm_pct", json_real(w->drift_b * 100));
 		json_object_set_new(jw, "drifted", json_boolean(w->drifted));
@@ -413,12 +441,13 @@ static json_t *json_cell(const char *route, const struct lr_serving_cell *c)
 {
 	char cell[256];
 
-	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route, "sets",
-			 (json_int_t)c->sets, "responses", (json_int_t)c->cases, "not_collected",
-			 (json_int_t)c->not_collected, "within_route", json_parity(&c->within), "cross_route",
-			 json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated", c->gated, "strict",
-			 (json_int_t)c->strict, "formats", (json_int_t)c->formats, "eos", (json_int_t)c->eos,
-			 "gate_total", (json_int_t)c->gate_total, "cell", lr_render_cell_text(cell, sizeof cell, c));
+	return json_pack("{s:s, s:b, s:I, s:I, s:I, s:o, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:s}", "route", route,
+			 "declared", c->declared, "sets", (json_int_t)c->sets, "responses", (json_int_t)c->cases,
+			 "not_collected", (json_int_t)c->not_collected, "within_route", json_parity(&c->within),
+			 "cross_route", json_parity(&c->cross), "referenced", (json_int_t)c->referenced, "gated",
+			 c->gated, "strict", (json_int_t)c->strict, "formats", (json_int_t)c->formats, "eos",
+			 (json_int_t)c->eos, "gate_total", (json_int_t)c->gate_total, "cell",
+			 lr_render_cell_text(cell, sizeof cell, c));
 }
 
 static json_t *json_dist4(const struct lr_dist4 *d)
@@ -505,11 +534,11 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	json_object_set_new(o, "routes", routes);
 	json_object_set_new(o, "rows", rows);
 	json_object_set_new(o, "cells",
-			    json_pack("{s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
-				      sv->collected, "uncollected", sv->uncollected, "within_route",
-				      json_tally(&sv->within, "exact"), "cross_route", json_tally(&sv->cross, "exact"),
-				      "gates", json_tally(&sv->gates, "passing"), "sentence",
-				      lr_render_cells_text(text, sizeof text, sv)));
+			    json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "total", sv->ncells, "collected",
+				      sv->collected, "uncollected", sv->uncollected, "undeclared", sv->undeclared,
+				      "within_route", json_tally(&sv->within, "exact"), "cross_route",
+				      json_tally(&sv->cross, "exact"), "gates", json_tally(&sv->gates, "passing"),
+				      "sentence", lr_render_cells_text(text, sizeof text, sv)));
 	json_object_set_new(o, "failing", failing);
 	json_object_set_new(o, "failing_compared", json_integer(sv->failing_compared));
 	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
@@ -526,6 +555,7 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 	struct lr_doc d;
 
 	json_object_set_new(root, "report", json_string(l->title));
+	json_object_set_new(root, "format", json_integer(LR_REPORT_DATA_FORMAT));
 	json_object_set_new(root, "labrun_version", json_string(l->version ? l->version : PACKAGE_VERSION));
 	if (rep->head.seq)
 		json_object_set_new(root, "ledger_head",

@@ -10,7 +10,7 @@
 /* clang-format off */
 const char *const lr_format_names[] = {
 	[LR_FORMAT_MD] = "md", [LR_FORMAT_CSV] = "csv", [LR_FORMAT_JSON] = "json",
-	[LR_FORMAT_HTML] = "html", [LR_FORMAT_TEXT] = "text", NULL,
+	[LR_FORMAT_HTML] = "html", [LR_FORMAT_TEXT] = "text", [LR_FORMAT_TIDY] = "tidy", NULL,
 };
 /* clang-format on */
 #define NFORMATS (sizeof lr_format_names / sizeof lr_format_names[0] - 1)

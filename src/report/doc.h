@@ -31,7 +31,7 @@
 #include "base/table.h"
 
 /* The formats labrun writes, parsed once where an option names one (CMD_CHOICE over lr_format_names). */
-enum lr_format { LR_FORMAT_MD, LR_FORMAT_CSV, LR_FORMAT_JSON, LR_FORMAT_HTML, LR_FORMAT_TEXT };
+enum lr_format { LR_FORMAT_MD, LR_FORMAT_CSV, LR_FORMAT_JSON, LR_FORMAT_HTML, LR_FORMAT_TEXT, LR_FORMAT_TIDY };
 
 /* The formats' names, in the enum's order and NULL-terminated, for an option's choices (cmd/options.h). */
 extern const char *const lr_format_names[];

@@ -32,7 +32,8 @@ int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep
 		     const char *title)
 {
 	switch (format) {
-	case LR_FORMAT_CSV: return lr_render_csv(f, rep, sv);
+	case LR_FORMAT_CSV: return lr_render_csv(f, rep, sv, 0);
+	case LR_FORMAT_TIDY: return lr_render_csv(f, rep, sv, 1);
 	case LR_FORMAT_JSON: return lr_render_json(f, rep, sv, title);
 	case LR_FORMAT_HTML: return lr_render_html(f, rep, sv, title);
 	default: return write_doc(f, format, rep, sv, title);

@@ -17,7 +17,7 @@
 #include "serving/report.h"
 
 /* The report as data: CSV sections, or one JSON document. */
-LR_MUST_CHECK int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv);
+LR_MUST_CHECK int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, int tidy);
 LR_MUST_CHECK int lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv,
 				 const char *title);
 

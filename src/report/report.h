@@ -46,6 +46,13 @@ void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *
 void lr_render_table_md(FILE *f, const struct lr_table *t);
 void lr_render_table_html(FILE *f, const struct lr_table *t);
 LR_MUST_CHECK int lr_render_table_csv(FILE *f, const struct lr_table *t, int header);
+/*
+ * As long ("tidy") CSV, a record a cell: 'table,row,column,value,text' (the header when 'header'),
+ * every cell of the columns CSV shows; a number in value, text in text, so that pandas reads
+ * the tables of a report whole and pivot_table(index=["table", "row"], columns="column") gives
+ * each back.
+ */
+LR_MUST_CHECK int lr_render_table_tidy(FILE *f, const char *name, const struct lr_table *t, int header);
 json_t *lr_render_table_json(const struct lr_table *t);
 
 /* On a terminal, 'indent' spaces in: the head and every row from 0, else rows from..end (as they come). */
@@ -136,8 +143,11 @@ void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const s
 /*
  * The report as data ('report --format json', a crate's report.json): every
  * figure of the document at full precision, and the document itself under
- * "document" (lr_doc_json). NULL when out of memory.
+ * "document" (lr_doc_json). NULL when out of memory. Its "format" counts the
+ * changes of its members: a member added raises it, so that verify asks a
+ * crate only for the members of its own format (verify-report.c).
  */
+#define LR_REPORT_DATA_FORMAT 2
 json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_serving_report *sv,
 			      const struct lr_report_label *l);
 void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);

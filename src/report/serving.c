@@ -17,6 +17,8 @@ const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_c
 {
 	int off = 0;
 
+	if (!c->declared)
+		return snprintf(buf, len, "-"), buf;
 	if (!c->sets)
 		return snprintf(buf, len, "uncollected"), buf;
 	if (c->within.comparisons)
@@ -108,6 +110,13 @@ const char *lr_render_cells_text(char *buf, size_t len, const struct lr_serving_
 		sv->ncells, sv->collected, sv->uncollected, sv->within.exact, sv->within.failing, sv->within.unchecked,
 		sv->cross.exact, sv->cross.failing, sv->cross.unchecked, sv->gates.exact, sv->gates.failing,
 		sv->gates.unchecked);
+	if (sv->undeclared) {
+		size_t n = strlen(buf);
+
+		lr_fmt_cut(buf + n, len - n,
+			   " (%d place%s of the grid marked - hold a route the row's run never declared: no cell)",
+			   sv->undeclared, sv->undeclared == 1 ? "" : "s");
+	}
 	return buf;
 }
 

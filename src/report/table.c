@@ -123,6 +123,31 @@ int lr_render_table_text(FILE *f, const struct lr_table *t, int indent, size_t f
 	return 0;
 }
 
+int lr_render_table_tidy(FILE *f, const char *name, const struct lr_table *t, int header)
+{
+	static const char *const head[] = { "table", "row", "column", "value", "text" };
+	char num[LR_DOUBLE_TEXT], row[24];
+	int rc = header ? lr_csv_write_row(f, head, 5) : 0;
+
+	for (size_t r = 0; !rc && r < t->nrows; r++)
+		for (int c = 0; !rc && c < t->ncols; c++) {
+			const struct lr_cell *x = lr_table_cell(t, r, c);
+			const char *v[5] = { name, row, t->cols[c].key, NULL, NULL };
+
+			if (!shown(t, c, 0))
+				continue;
+			snprintf(row, sizeof row, "%zu", r);
+			if (x->kind == LR_CELL_REAL)
+				v[3] = lr_double_text(num, x->real);
+			else if (x->kind == LR_CELL_INT)
+				snprintf(num, sizeof num, "%lld", x->i), v[3] = num;
+			else if (x->kind == LR_CELL_TEXT)
+				v[4] = x->text;
+			rc = lr_csv_write_row(f, v, 5);
+		}
+	return rc;
+}
+
 int lr_render_table_csv(FILE *f, const struct lr_table *t, int header)
 {
 	char(*buf)[LR_DOUBLE_TEXT] = calloc((size_t)t->ncols + 1, sizeof *buf);

@@ -86,7 +86,17 @@ static int note_route(void *arg, const char *route)
 	return rc < 0 ? rc : 0;
 }
 
-/* A command experiment with responses has a row for every condition, collected or not. */
+static int count_route(void *arg, const char *route)
+{
+	(void)route;
+	++*(int *)arg;
+	return 0;
+}
+
+/*
+ * A command experiment with responses, or whose arms declare routes, has a row for every
+ * condition, collected or not: an experiment that collected nothing at all is missing evidence.
+ */
 static int experiment_rows(struct lr_store *st, struct lr_serving_report *r, int64_t run)
 {
 	struct lr_store_condition_row *conds = NULL;
@@ -94,6 +104,8 @@ static int experiment_rows(struct lr_store *st, struct lr_serving_report *r, int
 
 	for (i = 0; i < r->nrows; i++)
 		has |= r->rows[i].run == run && r->rows[i].cond >= 0;
+	if (!has && (rc = lr_store_arm_routes(st, run, count_route, &has)))
+		return rc;
 	if (!has)
 		return 0;
 	if ((rc = lr_store_conditions(st, run, &conds, &n)))
@@ -143,9 +155,22 @@ static int count_set(void *arg, const struct lr_response_set *s)
 	struct lr_serving_cell *cell = cell_of(c->r, s->run, s->cond, s->route);
 
 	if (cell) {
+		cell->declared = 1;
 		cell->sets++;
 		cell->cases += s->cases;
 	}
+	return 0;
+}
+
+/* A route an arm of run c->run names is declared in every row of that run, collected or not. */
+static int declare_route(void *arg, const char *route)
+{
+	struct collect *c = arg;
+	int col = route_index(c->r, route, 0);
+
+	for (int i = 0; i < c->r->nrows && col >= 0; i++)
+		if (c->r->rows[i].run == c->run)
+			c->r->cells[i * c->r->nroutes + col].declared = 1;
 	return 0;
 }
 
@@ -260,6 +285,7 @@ static int count_collect_failure(void *arg, const struct lr_collect_failure *f)
 
 	if (!cell)
 		return 0;
+	cell->declared = 1;
 	cell->not_collected++;
 	c->r->not_collected++;
 	row = row_index(c->r, c->run, f->cond, 0);
@@ -367,18 +393,25 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 	r->stats = calloc((size_t)(r->nroutes ? r->nroutes : 1), sizeof *r->stats);
 	if (!r->cells || !r->stats)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; i < nruns && !rc; i++)
+	for (i = 0; i < r->nrows * r->nroutes && nroutes; i++)
+		r->cells[i].declared = 1; /* routes named (--routes) are asked of every row */
+	for (i = 0; i < nruns && !rc; i++) {
+		c.run = runs[i];
 		if (!(rc = lr_store_sets(st, runs[i], NULL, count_set, &c)) &&
+		    !(rc = lr_store_arm_routes(st, runs[i], declare_route, &c)) &&
 		    !(rc = lr_store_comparisons(st, runs[i], count_comparison, &c)) &&
-		    !(rc = lr_store_gates(st, runs[i], count_gate, &c))) {
-			c.run = runs[i];
+		    !(rc = lr_store_gates(st, runs[i], count_gate, &c)))
 			rc = lr_store_collect_failures(st, runs[i], count_collect_failure, &c);
-		}
+	}
 	if (rc)
 		return rc;
 	for (i = 0; i < r->nrows * r->nroutes; i++) {
 		const struct lr_serving_cell *x = &r->cells[i];
 
+		if (!x->declared) { /* the run never meant to collect that route: no cell */
+			r->undeclared++;
+			continue;
+		}
 		r->ncells++;
 		if (!x->sets) {
 			r->uncollected++;

@@ -39,6 +39,7 @@ struct lr_serving_cell {
 	int gated;                       /* a gate scored it (the latest is shown) */
 	int64_t strict, formats, eos, gate_total;
 	int64_t not_collected; /* requests 'labrun collect' sent or meant to send that did not complete */
+	int declared;          /* the row's run meant to collect the route: an arm names it, or a set of it is stored */
 };
 
 /* Collected cells by one check: all exact (or a passing gate), failing, never checked. */
@@ -63,9 +64,12 @@ struct lr_serving_report {
 	struct lr_serving_cell *cells; /* nrows x nroutes, row-major */
 	/*
 	 * Every cell once: ncells = collected + uncollected; each tally adds up
-	 * to 'collected' (a cell without responses is checked by nothing).
+	 * to 'collected' (a cell without responses is checked by nothing). A row
+	 * and route whose run never declared the route (no arm names it, no set of
+	 * it is stored: a record run with one route beside others) is no cell:
+	 * 'undeclared' counts those places of the grid.
 	 */
-	int ncells, collected, uncollected;
+	int ncells, collected, uncollected, undeclared;
 	struct lr_serving_tally within, cross, gates;
 	struct lr_strlist failing;            /* every failing or missing case, and every uncollected cell, in words */
 	int failing_compared, failing_gated;  /* of those, cases a comparison or a gate found */

@@ -91,3 +91,45 @@ expect_exit 2 "exploratory with 8 blocks" "$LABRUN" run -q x4.ini
 contains "$T/err" "x4.ini:6: 'exploratory = yes' takes 2 to 5 blocks, and 'blocks' is 8: with that many the design is strict" \
 	"is refused at its line"
 expect_exit 0 "replay of the exploratory run" "$LABRUN" replay 5
+
+# Data for Python (issue 41): the tidy form is every cell of the CSV sections, one record a cell, one
+# header; each row's per-block values give its ratio; and CSV lines end with LF, so $(...) keeps no CR
+"$LABRUN" report --run 1 --format tidy >r1.tidy || fail "tidy report"
+python3 - r1.csv r1.tidy <<'PY' || fail "the tidy form differs from the CSV sections"
+import csv, sys
+sections, cur = [], []
+for line in open(sys.argv[1], newline="").read().split("\n\n"):
+    rows = list(csv.reader(line.splitlines()))
+    if rows:
+        sections.append(rows)
+want = {}
+for s, name in zip(sections, ["conditions", "cells", "routes", "passes", "latency", "occupancy"]):
+    for r, row in enumerate(s[1:]):
+        for key, v in zip(s[0], row):
+            want[(name, str(r), key)] = v
+got = {}
+rows = list(csv.reader(open(sys.argv[2], newline="")))
+assert rows[0] == ["table", "row", "column", "value", "text"], rows[0]
+for t, r, c, value, text in rows[1:]:
+    assert not (value and text), (t, r, c)
+    got[(t, r, c)] = value or text
+assert got == want, sorted(set(got.items()) ^ set(want.items()))[:5]
+print(len(got), "cells")
+PY
+ok "the tidy form holds every cell of the CSV sections, under their table, row and column"
+python3 - r1.json <<'PY' || fail "a row's per-block values do not give its figures"
+import json, math, statistics, sys
+for t in json.load(open(sys.argv[1]))["runs"][0]["tables"]:
+    for w in t["rows"]:
+        b = w["per_block"]
+        assert len(b["baseline"]) == len(b["arm"]) == len(b["ratio"]) == w["blocks"]
+        for a, x, r in zip(b["baseline"], b["arm"], b["ratio"]):
+            assert abs(x / a - r) < 1e-9 * r, (a, x, r)
+        # the method's estimate: exp of the median of the blocks' log ratios (docs/method.md)
+        est = math.exp(statistics.median(math.log(r) for r in b["ratio"]))
+        assert abs(est - w["ratio"]) < 1e-9 * w["ratio"], (b["ratio"], w["ratio"])
+PY
+ok "each row's per-block means give its block ratios, and their median in log space is its ratio"
+last=$("$LABRUN" sql --csv "SELECT 'a' AS x, 'b' AS y")
+equals "$(printf '%s' "$last" | tail -n 1)" "a,b" "sql --csv: a shell's \$(...) keeps no CR in the last field"
+equals "$(tr -cd '\r' <r1.csv | wc -c)" "0" "report --format csv ends its lines with LF"

@@ -74,7 +74,7 @@ for c in "list --limit" "show 1 --tail" "report --format" "import --model qwen3-
 	contains "$T/err" "needs a value" "labrun $c: the missing value is named"
 done
 expect_exit 2 "a bad choice" "$LABRUN" report --run 1 --format=pdf
-contains "$T/err" "invalid --format 'pdf': expected md, csv, json, html or text" "lists the choices"
+contains "$T/err" "invalid --format 'pdf': expected md, csv, json, html, text or tidy" "lists the choices"
 expect_exit 2 "a number out of range" "$LABRUN" list --limit=0
 contains "$T/err" "invalid --limit '0': expected a whole number from 1 to" "gives the range"
 expect_exit 2 "two output formats" "$LABRUN" sql --csv --json "SELECT 1"

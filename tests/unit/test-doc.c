@@ -145,7 +145,7 @@ static void doc_table_and_empty_facts_in_markdown(void **state)
 
 static void doc_format_names_in_the_enums_order(void **state)
 {
-	static const char *const want[] = { "md", "csv", "json", "html", "text" };
+	static const char *const want[] = { "md", "csv", "json", "html", "text", "tidy" };
 	int i;
 
 	(void)state;
@@ -154,7 +154,7 @@ static void doc_format_names_in_the_enums_order(void **state)
 		assert_string_equal(lr_format_names[i], want[i]);
 		assert_string_equal(lr_format_name((enum lr_format)i), want[i]);
 	}
-	assert_int_equal(i, LR_FORMAT_TEXT + 1);
+	assert_int_equal(i, LR_FORMAT_TIDY + 1);
 	assert_string_equal(lr_format_name((enum lr_format)99), "?");
 }
 
