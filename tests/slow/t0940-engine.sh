@@ -69,6 +69,16 @@ equals "$(jq '[.serving.passes[] | select(.completed == 8 and .peak == 4 and .tt
 equals "$(jq '.serving.passes[] | select(.route == "shared") | (.gauge_samples > 0) and (.gauge_peak >= 1) and (.gauge_peak <= 4)' "$T/out")" \
 	"true" "the lane occupancy from the engine's own running gauge, never above its four sequences"
 
+# right cells (issue 41): two runs of one issue, each collecting one route, make two collected cells
+# and no uncollected one (each run never declared the other's route)
+expect_exit 0 "a run of its own for the lane route" "$LABRUN" collect --endpoint "$lane_url" --route solo-lane \
+	--cases cases.jsonl --concurrency 4 --max-tokens 12 --issue 41
+expect_exit 0 "and one for the shared route" "$LABRUN" collect --endpoint "$shared_url" --route solo-shared \
+	--cases cases.jsonl --concurrency 4 --max-tokens 12 --issue 41
+expect_exit 0 "the issue's report" "$LABRUN" report --issue 41 --format json
+equals "$(jq -r '.serving.cells | "\(.total) \(.collected) \(.uncollected) \(.undeclared)"' "$T/out")" "2 2 0 2" \
+	"single-route runs: collected cells only where a route was declared"
+
 # the two routes in the paired design
 printf '[experiment]\nname = engine-lanes\ntarget = serving\ncases = cases.jsonl\nreference_route = lane\n[design]\nblocks = 6\nwarmup = 1\n[arm lane]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\nmetrics_url = %s\nsample = 0.002s\n[arm shared]\nendpoint = %s\nconcurrency = 4\nmax_tokens = 12\nmetrics_url = %s\nsample = 0.002s\n' \
 	"$lane_url" "${lane_url%/v1}/metrics" "$shared_url" "${shared_url%/v1}/metrics" >engine.ini
