@@ -17,14 +17,16 @@
 #include "store/runs.h"
 
 static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--format md|csv|json|html|text] [-o FILE]\n"
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--metric NAME|all]... [--format md|csv|json|html|text] [-o FILE]\n"
 	"\n"
 	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
 	"condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
 	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
-	"the exact command, source hashes, binding, geometry and tool versions. The same store\n"
-	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n";
+	"the exact command, source hashes, binding, geometry and tool versions; and a table\n"
+	"per further metric a harness wrote (--metric, [report] metrics), marked exploratory.\n"
+	"The same store gives the same bytes. Markdown is GitHub-flavoured, ready for an issue\n"
+	"comment.\n";
 
 /* The report in FORMAT to stdout, or to OUT replaced atomically (a temporary file, then rename). */
 static int write_report(const char *out, enum lr_format format, const struct lr_report *rep,
@@ -55,13 +57,52 @@ static int write_report(const char *out, enum lr_format format, const struct lr_
 	return rc;
 }
 
-/* --routes A,B,...: appended, so the option may be repeated. */
+/* --routes A,B,... and --metric NAME: appended, so the option may be repeated. */
 static int routes_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
 {
 	int rc;
 
 	(void)p;
 	return (rc = cmd_split_list(opt->value, arg)) ? cmd_fail(rc) : 0;
+}
+
+/* --routes and --metric, as given. */
+struct lists {
+	struct lr_strlist routes, metrics;
+};
+
+static void lists_release(struct lists *l)
+{
+	lr_strlist_release(&l->routes);
+	lr_strlist_release(&l->metrics);
+}
+
+/* The report's rows: an experiment report with its serving evidence (a benchmark run has tables of its own). */
+static int gather(struct lr_store *st, const struct lr_run_filter *flt, const struct lr_run *run, int64_t run_id,
+		  const struct lists *l, const char *title, struct lr_report *rep, struct lr_serving_report *sv)
+{
+	int rc;
+
+	if (run->kind == LR_KIND_BENCH && l->metrics.n) {
+		rc = lr_error_set(LR_EINVAL, "cannot report metric '%s' of run %lld: it is a benchmark run",
+				  l->metrics.v[0], (long long)run_id);
+		lr_error_hint("--metric is for experiment runs, whose executions write metrics");
+		return rc;
+	}
+	if (run->kind == LR_KIND_BENCH)
+		return 0;
+	if (!(rc = lr_report_build_asked(
+		      st, flt, run_id, &(struct lr_report_ask){ (const char *const *)l->metrics.v, (int)l->metrics.n },
+		      rep)))
+		rc = lr_serving_report_build(st, rep->ids, rep->nids, (const char *const *)l->routes.v,
+					     (int)l->routes.n, sv);
+	if (rc == LR_ENOTFOUND || (!rc && !rep->nruns && !sv->nrows)) {
+		rc = lr_error_set(LR_ENOTFOUND,
+				  "cannot report on %s: no experiment runs match, and no serving evidence", title);
+		lr_error_hint(
+			"'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
+	}
+	return rc;
 }
 
 int cmd_report(const struct lr_global *g, int argc, char **argv)
@@ -72,7 +113,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	struct lr_report rep;
 	struct lr_serving_report sv;
 	struct lr_run run; /* with --run: the run, for its kind */
-	struct lr_strlist routes = { 0 };
+	struct lists l = { { 0 }, { 0 } };
 	char issue[CMD_ISSUE_BUF] = "", title[320];
 	int64_t run_id = 0;
 	int rc = 0, fmt = 0, first;
@@ -83,13 +124,16 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		CMD_STRING(0, "run", &run_ref, "ID",
 			   "one run (an experiment, a run holding responses, or a bench run)"),
 		CMD_STRING(0, "experiment", &flt.experiment, "NAME", "runs of one experiment"),
+		CMD_CALLBACK(
+			0, "metric", &l.metrics, routes_opt, "NAME",
+			"also a table per arm pair of this metric its executions wrote,\nmarked exploratory (repeatable; all: every one)"),
 		CMD_CHOICE(
 			0, "format", &fmt, lr_format_names, "F",
 			"md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
 		CMD_STRING('o', "output", &out, "FILE",
 			   "write to FILE (replaced atomically) instead of standard output"),
 		CMD_CALLBACK(
-			0, "routes", &routes, routes_opt, "A,B,...",
+			0, "routes", &l.routes, routes_opt, "A,B,...",
 			"serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
 		CMD_END,
 	};
@@ -99,13 +143,13 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	memset(&sv, 0, sizeof sv);
 	lr_run_init(&run);
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first))) {
-		lr_strlist_release(&routes);
+		lists_release(&l);
 		return rc;
 	}
 	format = (enum lr_format)fmt;
 	flt.issue = issue[0] ? issue : NULL;
 	if (!!flt.issue + !!run_ref + !!flt.experiment != 1) {
-		lr_strlist_release(&routes);
+		lists_release(&l);
 		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
 	}
 	if ((rc = cmd_store(&st, g)))
@@ -119,23 +163,12 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		snprintf(title, sizeof title, "experiment %s", flt.experiment);
 	else
 		snprintf(title, sizeof title, "run %lld", (long long)run_id);
-	if (run.kind == LR_KIND_BENCH)
-		; /* a benchmark run: its own tables, below */
-	else if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
-		rc = lr_serving_report_build(st, rep.ids, rep.nids, (const char *const *)routes.v, (int)routes.n, &sv);
-	if (run.kind != LR_KIND_BENCH && (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows))) {
-		rc = lr_error_set(LR_ENOTFOUND,
-				  "cannot report on %s: no experiment runs match, and no serving evidence", title);
-		lr_error_hint(
-			"'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
-	}
-	if (rc)
-		goto out;
-	rc = write_report(out, format, &rep, &sv, &run, title);
+	if (!(rc = gather(st, &flt, &run, run_id, &l, title, &rep, &sv)))
+		rc = write_report(out, format, &rep, &sv, &run, title);
 out:
 	lr_report_release(&rep);
 	lr_serving_report_release(&sv);
 	lr_run_release(&run);
-	lr_strlist_release(&routes);
+	lists_release(&l);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

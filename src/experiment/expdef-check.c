@@ -22,7 +22,7 @@ int lr_expdef_check_sections(struct parse *p)
 				return lr_expdef_fail(p, p->section_line[i],
 						      "section [%s] appears twice (first at line %d)", s,
 						      p->section_line[j]);
-		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid"))
+		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid") || !strcmp(s, "report"))
 			continue;
 		if (!strncmp(s, "arm ", 4) && s[4]) {
 			struct lr_exp_arm *a;
@@ -44,8 +44,9 @@ int lr_expdef_check_sections(struct parse *p)
 			a->line = p->section_line[i];
 			continue;
 		}
-		return lr_expdef_fail(p, p->section_line[i],
-				      "unknown section [%s]; expected [experiment], [design], [arm NAME] or [grid]", s);
+		return lr_expdef_fail(
+			p, p->section_line[i],
+			"unknown section [%s]; expected [experiment], [design], [arm NAME], [grid] or [report]", s);
 	}
 	return 1;
 }
@@ -234,7 +235,7 @@ int lr_expdef_check_whole(struct parse *p)
 		return lr_expdef_fail(p, 1, "no [experiment] section");
 	if (!p->seen_experiment_name)
 		return lr_expdef_fail(p, lr_expdef_section_line(p, "experiment"), "[experiment] has no 'name'");
-	if (!check_blocks(p))
+	if (!check_blocks(p) || !lr_expdef_report_check(p))
 		return 0;
 	if (d->cases[0] && !d->serving)
 		return lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "cases"),

@@ -44,6 +44,14 @@ int lr_expdef_check_sections(struct parse *p);
 /* What only the whole file can tell: required sections and keys, keys of the wrong target. 1: ok, 0: failed. */
 int lr_expdef_check_whole(struct parse *p);
 
+/* ---- expdef-report.c: [report] ---- */
+
+/* One key of [report] into r: 'metrics' or 'forms'. 1: ok, 0: failed (p says why). */
+int lr_expdef_report_key(struct parse *p, struct lr_exp_report *r, const char *k, const char *v);
+
+/* What [report] asks of the whole file: metrics of a command target, none the design's own. 1: ok, 0: failed. */
+int lr_expdef_report_check(struct parse *p);
+
 /* ---- expdef-serving.c: target = serving ---- */
 
 /* 1 when k is a key of a serving arm (endpoint, model, concurrency, ...). */

@@ -442,6 +442,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return design_key(p, name, value);
 	if (!strcmp(section, "grid"))
 		return grid_key(p, name, value);
+	if (!strcmp(section, "report"))
+		return lr_expdef_report_key(p, &d->report, name, value);
 	if (!strncmp(section, "arm ", 4)) {
 		for (i = 0; i < d->narms; i++)
 			if (!strcmp(d->arms[i].name, section + 4))

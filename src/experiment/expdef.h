@@ -37,6 +37,31 @@ extern const struct lr_enum_names lr_exp_targets, lr_exp_orders;
 const char *lr_exp_target_name(enum lr_exp_target t);
 const char *lr_exp_order_name(enum lr_exp_order o);
 
+/*
+ * [report]: what a report of the run shows beyond the design's own table
+ * (experiment/expdef-report.c). Presentation only: no figure depends on it.
+ */
+#define LR_EXP_MAXMETRICS 16
+enum lr_exp_form {
+	LR_FORM_RATIO = 1, /* the paired ratio as 1.89x beside the change */
+	LR_FORM_RANGE = 2, /* under each table, the paired estimate's range over its conditions */
+	LR_FORM_MEAN = 4,  /* each arm's mean beside its median */
+};
+struct lr_exp_report {
+	char metrics[LR_EXP_MAXMETRICS][64]; /* 'metrics = a, b': further metrics, each a table per arm pair */
+	int nmetrics;
+	int all_metrics; /* 'metrics = all': every metric the run's executions wrote */
+	unsigned forms;  /* 'forms = ratio, range, mean': LR_FORM_* */
+};
+
+/*
+ * The [report] section of a stored definition's text, read alone (the rest
+ * of the text was checked when it ran): LR_EINVAL naming the definition
+ * when the section holds what this labrun does not know (a newer labrun
+ * wrote it). *out is zeroed first: no section, nothing asked.
+ */
+LR_MUST_CHECK int lr_expdef_report_read(const char *path, const char *text, struct lr_exp_report *out);
+
 struct lr_exp_arm {
 	char name[32];
 	char kernel[16]; /* lookup, scalar, avx2, avx512, auto */
@@ -81,6 +106,8 @@ struct lr_expdef {
 	char reference[200];      /* command: reference output files (templates), "" for none */
 	char reference_route[64]; /* command: every route's responses compared with this route's */
 	char answers[200];        /* command: frozen answer key every route's responses are gated with */
+	/* [report] */
+	struct lr_exp_report report;
 	/* [arm NAME], in file order; the first is the baseline */
 	struct lr_exp_arm arms[LR_EXP_MAXARMS];
 	int narms;

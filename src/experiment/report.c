@@ -7,6 +7,7 @@
 #include "experiment/report.h"
 #include "store/experiments.h"
 #include "store/ledger.h"
+#include "store/metrics.h"
 #include "store/runs.h"
 
 /* One row: arm b against arm 0 in condition c, from the stored repetitions. */
@@ -23,6 +24,43 @@ static double block_drift(const double *t, int blocks)
 	d = lr_drift(sum, blocks);
 	free(sum);
 	return d;
+}
+
+/* The mean of v[0..n), 0 when n is 0. */
+static double mean(const double *v, int n)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	return n ? sum / n : 0;
+}
+
+/*
+ * A metric's row has an estimate only when every timed execution of both
+ * arms wrote it (else the values would pair across blocks) and every value
+ * is positive (the method works in logarithms); else its status says why.
+ */
+static int usable(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b, const char *metric,
+		  const double *ta, const double *tb, struct lr_report_row *row)
+{
+	int64_t ma = 0, mb = 0;
+	int i, rc;
+
+	if (metric && metric[0] &&
+	    ((rc = lr_store_metric_missing(st, run, c->idx, 0, metric, &ma)) ||
+	     (rc = lr_store_metric_missing(st, run, c->idx, b, metric, &mb))))
+		return rc;
+	if (ma || mb) {
+		snprintf(row->status, sizeof row->status, "incomplete");
+		return 0;
+	}
+	for (i = 0; i < 2 * row->blocks; i++)
+		if (!(ta[i] > 0 && tb[i] > 0)) {
+			snprintf(row->status, sizeof row->status, "not positive");
+			return 0;
+		}
+	return 1;
 }
 
 static int build_row(struct lr_store *st, int64_t run, const struct lr_store_condition_row *c, int b,
@@ -49,8 +87,9 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	}
 	row->flagged = fa + fb; /* the two arms compared, not every arm of the condition */
 	row->blocks = (na < nb ? na : nb) / 2;
-	if (strcmp(c->status, "passed") || row->blocks < 1)
+	if (strcmp(c->status, "passed") || row->blocks < 1 || (rc = usable(st, run, c, b, metric, ta, tb, row)) <= 0)
 		goto out;
+	rc = 0;
 	row->block_ratio = malloc((size_t)row->blocks * sizeof *row->block_ratio);
 	row->block_a = malloc((size_t)row->blocks * sizeof *row->block_a);
 	row->block_b = malloc((size_t)row->blocks * sizeof *row->block_b);
@@ -67,6 +106,8 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	row->drift_b = block_drift(tb, row->blocks);
 	if ((rc = lr_paired_from_reps(ta, tb, row->blocks, &row->p)))
 		goto out;
+	row->mean_a = mean(ta, 2 * row->blocks) * scale;
+	row->mean_b = mean(tb, 2 * row->blocks) * scale;
 	row->median_a_ms = lr_median(ta, (size_t)(2 * row->blocks)) * scale; /* sorts: after the pairing */
 	row->median_b_ms = lr_median(tb, (size_t)(2 * row->blocks)) * scale;
 	row->has = 1;
@@ -76,8 +117,8 @@ out:
 	return rc;
 }
 
-/* A command experiment's condition: its grid values, "all" without a grid. */
-static void release_run(struct lr_report_run *rr)
+/* What rr's tables own; a further metric's run owns nothing else. */
+static void release_tables(struct lr_report_run *rr)
 {
 	int t, k;
 
@@ -89,6 +130,15 @@ static void release_run(struct lr_report_run *rr)
 		}
 		free(rr->tables[t].rows);
 	}
+}
+
+static void release_run(struct lr_report_run *rr)
+{
+	release_tables(rr);
+	for (int m = 0; m < rr->nmetrics; m++)
+		release_tables(&rr->metrics[m]);
+	free(rr->metrics);
+	lr_strlist_release(&rr->unstored);
 	lr_store_conditions_free(rr->conds, rr->nconds);
 	lr_run_release(&rr->run);
 }
@@ -153,33 +203,18 @@ static int reportable(struct lr_store *st, const struct lr_run *r, int asked)
 	return rc;
 }
 
-static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
+int lr_report_tables_build(struct lr_store *st, struct lr_report_run *rr)
 {
-	int rc, a, c;
+	int64_t id = rr->run.id;
+	int rc = 0, a, c;
 
-	lr_run_init(&rr->run);
-	if ((rc = lr_store_run_load(st, id, &rr->run)) || (rc = lr_plan_stored(st, id, &rr->design)))
-		return rc;
-	if ((rc = lr_store_arm_names(st, id, rr->arm, rr->kernel, LR_EXP_MAXARMS, &rr->narm)) ||
-	    (rc = lr_store_conditions(st, id, &rr->conds, &rr->nconds)))
-		goto out;
-	for (c = 0; c < rr->nconds; c++) {
-		if (!strcmp(rr->conds[c].status, "passed"))
-			rr->passed++;
-		else if (!strcmp(rr->conds[c].status, "missing"))
-			rr->missing++;
-		else
-			rr->failed++;
-	}
 	for (a = 1; a < rr->narm; a++) {
 		struct lr_report_table *t = &rr->tables[rr->ntables++];
 
 		t->arm = a;
 		t->rows = calloc((size_t)(rr->nconds ? rr->nconds : 1), sizeof *t->rows);
-		if (!t->rows) {
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (!t->rows)
+			return lr_error_set(LR_ENOMEM, "out of memory");
 		for (c = 0; c < rr->nconds && !rc; c++) {
 			struct lr_report_row *row = &t->rows[t->nrows++];
 
@@ -191,14 +226,33 @@ static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
 			row->drifted = fabs(row->drift_a) > rr->design.margin || fabs(row->drift_b) > rr->design.margin;
 		}
 		if (rc)
-			goto out;
+			return rc;
 	}
-out:
-	return rc;
+	return 0;
 }
 
-/* The report of runs ids[0..n) (owned by out from here on); 'single': one run asked for by id. */
-static int build_ids(struct lr_store *st, int64_t *ids, int n, int single, struct lr_report *out)
+static int build_run(struct lr_store *st, int64_t id, struct lr_report_run *rr)
+{
+	int rc, c;
+
+	lr_run_init(&rr->run);
+	if ((rc = lr_store_run_load(st, id, &rr->run)) || (rc = lr_plan_stored(st, id, &rr->design)))
+		return rc;
+	if ((rc = lr_store_arm_names(st, id, rr->arm, rr->kernel, LR_EXP_MAXARMS, &rr->narm)) ||
+	    (rc = lr_store_conditions(st, id, &rr->conds, &rr->nconds)))
+		return rc;
+	for (c = 0; c < rr->nconds; c++) {
+		if (!strcmp(rr->conds[c].status, "passed"))
+			rr->passed++;
+		else if (!strcmp(rr->conds[c].status, "missing"))
+			rr->missing++;
+		else
+			rr->failed++;
+	}
+	return lr_report_tables_build(st, rr);
+}
+
+int lr_report_runs_build(struct lr_store *st, int64_t *ids, int n, int single, struct lr_report *out)
 {
 	struct lr_run probe;
 	int64_t *exp = NULL;
@@ -237,34 +291,6 @@ out:
 	return rc;
 }
 
-int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id, struct lr_report *out)
-{
-	int64_t *ids = NULL;
-	int rc, n = 0;
-
-	memset(out, 0, sizeof *out);
-	if (run_id > 0) {
-		if (!(ids = malloc(sizeof *ids)))
-			return lr_error_set(LR_ENOMEM, "out of memory");
-		ids[n++] = run_id;
-	} else if ((rc = lr_store_run_ids(st, f, &ids, &n))) {
-		return rc;
-	}
-	return build_ids(st, ids, n, run_id > 0, out);
-}
-
-int lr_report_build_runs(struct lr_store *st, const int64_t *runs, int n, struct lr_report *out)
-{
-	int64_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
-
-	memset(out, 0, sizeof *out);
-	if (!ids)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (n)
-		memcpy(ids, runs, (size_t)n * sizeof *ids);
-	return build_ids(st, ids, n, 0, out);
-}
-
 void lr_report_release(struct lr_report *r)
 {
 	int i;
@@ -294,6 +320,43 @@ int lr_report_exploratory(const struct lr_report_run *rr)
 	return rr->design.blocks < LR_MIN_BLOCKS;
 }
 
+const char *lr_report_unit(const struct lr_report_run *rr)
+{
+	if (rr->exploratory_metric)
+		return rr->unit;
+	return rr->design.metric[0] ? rr->design.metric : "ms";
+}
+
+int lr_report_range(const struct lr_report_table *tb, double *lo, double *hi)
+{
+	int n = 0;
+
+	for (int k = 0; k < tb->nrows; k++) {
+		const struct lr_report_row *w = &tb->rows[k];
+
+		if (!w->has)
+			continue;
+		if (!n++ || w->p.ratio < *lo)
+			*lo = w->p.ratio;
+		if (n == 1 || w->p.ratio > *hi)
+			*hi = w->p.ratio;
+	}
+	return n;
+}
+
+/*
+ * An exploratory metric's row: which way B moved and whether that is the
+ * better way, only when its interval excludes 1; never a verdict's words
+ * (no margin, no floor). 0: moved up, 1: down, 2: no change shown, 3: no
+ * interval.
+ */
+static int direction(const struct lr_report_row *row)
+{
+	if (!row->p.k)
+		return 3;
+	return row->p.lo > 1 ? 0 : row->p.hi < 1 ? 1 : 2;
+}
+
 /* 1 when row's interval lies inside rr's noise floor. */
 static int within_floor(const struct lr_report_run *rr, const struct lr_report_row *row)
 {
@@ -312,10 +375,15 @@ const char *lr_report_verdict_kind(const struct lr_report_run *rr, const struct 
 		[LR_VERDICT_INCONCLUSIVE] = "inconclusive",
 	};
 
+	static const char *const way[] = { "exploratory-higher", "exploratory-lower", "exploratory-no-change",
+					   "exploratory" };
+
 	if (!row->has)
 		return row->status;
 	if (lr_report_exploratory(rr))
 		return "exploratory";
+	if (rr->exploratory_metric)
+		return way[direction(row)];
 	if (within_floor(rr, row))
 		return "noise-floor";
 	return kind[lr_verdict_of(&row->p, rr->design.margin)];
@@ -342,6 +410,16 @@ const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run 
 
 	if (lr_report_exploratory(rr)) {
 		snprintf(buf, len, "exploratory: %d timed batches, no interval, no verdict", row->blocks);
+		return buf;
+	}
+	if (rr->exploratory_metric) {
+		int w = direction(row);
+
+		if (w < 2)
+			snprintf(buf, len, "%s (%s)", w ? "lower" : "higher",
+				 (w == 0) == rr->higher ? "better" : "worse");
+		else
+			snprintf(buf, len, "%s", w == 2 ? "no change shown" : "no interval");
 		return buf;
 	}
 	if (within_floor(rr, row)) {

@@ -9,6 +9,7 @@
  */
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/model.h"
 #include "base/stats.h"
 #include "experiment/expdef.h"
@@ -27,6 +28,7 @@ struct lr_report_row {
 	const char *failure; /* borrowed from the run's condition rows */
 	int blocks, flagged;
 	double median_a_ms, median_b_ms;
+	double mean_a, mean_b; /* each arm's mean of the values its median is of (the mean form) */
 	struct lr_paired p;
 	int has;             /* an estimate exists (passed, at least one block) */
 	double *block_ratio; /* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
@@ -59,6 +61,19 @@ struct lr_report_run {
 	double aa_width;     /* hi - lo of the ratio, widest over its rows */
 	double aa_lo, aa_hi; /* that widest interval */
 	int aa_excludes_1;   /* one of its intervals excludes 1: a bias, so it is no floor */
+	/* [report] of its definition, and --metric (report-metrics.c) */
+	unsigned forms; /* LR_FORM_*: how its tables show their figures */
+	/*
+	 * Each further metric as a run of its own: the same run, arms and
+	 * conditions (borrowed from this one: never released through it), its
+	 * tables built by the same code from that metric's values, design.metric
+	 * its name, exploratory_metric set.
+	 */
+	struct lr_report_run *metrics;
+	int nmetrics;
+	struct lr_strlist unstored; /* metrics [report] names that no execution of the run wrote */
+	int exploratory_metric;     /* one of those: directions, never a verdict (docs/design.md) */
+	char unit[64];              /* its unit, as its rows give it ("" when none was given) */
 };
 
 /*
@@ -87,6 +102,17 @@ void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *r
  * ratios, and for an effect near zero the two may disagree in sign.
  */
 int lr_report_sign_disagrees(const struct lr_report_row *row);
+/*
+ * What rr's medians are in: an exploratory metric's unit, the design's
+ * metric's name, or "ms" (the unit of a table, as JSON and CSV say it).
+ */
+const char *lr_report_unit(const struct lr_report_run *rr);
+/*
+ * The range of table tb's paired estimates over its conditions (the range
+ * form): the least and greatest ratio B/A of its rows with an estimate, and
+ * how many there are (0: none, *lo and *hi untouched).
+ */
+int lr_report_range(const struct lr_report_table *tb, double *lo, double *hi);
 /* 1 when rr's design is exploratory (fewer blocks than an interval needs): no interval, no verdict. */
 int lr_report_exploratory(const struct lr_report_run *rr);
 /* 1 when rr has a noise floor that qualifies its results: an A/A run whose intervals all contain 1. */
@@ -105,13 +131,38 @@ struct lr_report {
 
 /*
  * The runs matching 'f' (or the single run 'run_id' when > 0), oldest
- * first; the experiment runs among them with their tables. LR_ENOTFOUND
- * when no run matches.
+ * first; the experiment runs among them with their tables, and the tables
+ * of the further metrics their definitions' [report] asks for
+ * (report-metrics.c). LR_ENOTFOUND when no run matches.
  */
 LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id,
 				  struct lr_report *out);
 /* The same for the runs runs[0..n), in that order (a crate's runs). */
 LR_MUST_CHECK int lr_report_build_runs(struct lr_store *st, const int64_t *runs, int n, struct lr_report *out);
+
+/* Metrics asked for beyond [report]'s ('report --metric'): names, or "all" among them for every one. */
+struct lr_report_ask {
+	const char *const *metrics;
+	int n;
+};
+/*
+ * lr_report_build, with the tables of the metrics 'ask' names too. A name
+ * no run of the report wrote is LR_EINVAL naming the metrics there are; a
+ * metric whose rows disagree in unit or direction is LR_EREFUSED naming it.
+ */
+LR_MUST_CHECK int lr_report_build_asked(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id,
+					const struct lr_report_ask *ask, struct lr_report *out);
 void lr_report_release(struct lr_report *r);
+
+/* ---- for report-metrics.c: the steps lr_report_build takes (report.c) ---- */
+
+/*
+ * The report of runs ids[0..n) (owned by out from here on): each experiment
+ * run with its design's tables and noise floor; 'single': one run asked for
+ * by id, which must be reportable. Released on an error.
+ */
+LR_MUST_CHECK int lr_report_runs_build(struct lr_store *st, int64_t *ids, int n, int single, struct lr_report *out);
+/* rr's tables, one per arm against the baseline, of the metric rr->design.metric (wall time when ""). */
+LR_MUST_CHECK int lr_report_tables_build(struct lr_store *st, struct lr_report_run *rr);
 
 #endif

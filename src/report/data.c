@@ -57,6 +57,13 @@ static const struct lr_column run_cols[] = {
 	{ "noise_floor_lo_pct", "", LR_COL_NUMBER },
 	{ "noise_floor_hi_pct", "", LR_COL_NUMBER },
 	{ "verdict_kind", "", 0 },
+	/* the forms' columns (data-metrics.c), then a further metric's */
+	{ "ratio", "", LR_COL_NUMBER },
+	{ "baseline_mean", "", LR_COL_NUMBER },
+	{ "arm_mean", "", LR_COL_NUMBER },
+	{ "metric", "", 0 },
+	{ "better", "", 0 },
+	{ "exploratory", "", LR_COL_NUMBER },
 };
 
 static void none(struct lr_table *t, int n)
@@ -79,7 +86,7 @@ static void reals(struct lr_table *t, int has, double a, double b)
 static void csv_row(struct lr_table *t, const struct lr_report_run *rr, const struct lr_report_table *tb,
 		    const struct lr_report_row *w)
 {
-	const char *arm = rr->arm[tb->arm], *metric = rr->design.metric;
+	const char *arm = rr->arm[tb->arm];
 	int cmd = rr->design.target == LR_TARGET_COMMAND, has = w->has, k = has && w->p.k;
 	double effect = 0, lo = 0, hi = 0;
 	char verdict[160];
@@ -106,7 +113,7 @@ static void csv_row(struct lr_table *t, const struct lr_report_run *rr, const st
 	lr_table_int(t, w->flagged);
 	lr_table_text(t, has ? lr_report_verdict(verdict, sizeof verdict, rr, w, arm) : w->status);
 	lr_table_text(t, w->failure ? w->failure : "");
-	lr_table_text(t, metric[0] ? metric : "ms");
+	lr_table_text(t, lr_report_unit(rr));
 	reals(t, has, w->median_a_ms, w->median_b_ms);
 	lr_table_text(t, cmd ? "change" : "reduction");
 	if (has)
@@ -228,29 +235,39 @@ static int csv_cells(struct csv_out *o, const struct lr_serving_report *sv)
 	return csv_table(o, "cells", &t);
 }
 
+/* The design's tables, or ('metrics') the further metrics' (none when there are none). */
+static int csv_tables(struct csv_out *o, const struct lr_report *rep, int metrics)
+{
+	struct lr_table t;
+
+	if (!lr_render_csv_fill(&t, run_cols, sizeof run_cols / sizeof run_cols[0], rep, metrics, csv_row) && metrics) {
+		lr_table_release(&t);
+		return 0;
+	}
+	return csv_table(o, metrics ? "metrics" : "conditions", &t);
+}
+
+static int csv_sections(struct csv_out *o, const struct lr_report *rep, const struct lr_serving_report *sv)
+{
+	int rc;
+
+	if ((rc = csv_tables(o, rep, 0)) || !sv->nrows || (rc = csv_cells(o, sv)))
+		return rc;
+	/* the per-route timing, then the collected passes and their latency, with the Markdown's column keys */
+	if ((rc = csv_section(o, "routes", lr_render_route_stats, sv)) || !sv->npasses ||
+	    (rc = csv_section(o, "passes", lr_render_passes, sv)))
+		return rc;
+	if ((rc = csv_section(o, "latency", lr_render_latency, sv)))
+		return rc;
+	return csv_section(o, "occupancy", lr_render_occupancy, sv);
+}
+
 int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, int tidy)
 {
 	struct csv_out o = { f, tidy, 0 };
-	struct lr_table t;
-	int rc;
+	int rc = csv_sections(&o, rep, sv);
 
-	lr_table_init(&t, run_cols, sizeof run_cols / sizeof run_cols[0]);
-	for (int i = 0; i < rep->nruns; i++) {
-		const struct lr_report_run *rr = &rep->runs[i];
-
-		for (int n = 0; n < rr->ntables; n++)
-			for (int k = 0; k < rr->tables[n].nrows; k++)
-				csv_row(&t, rr, &rr->tables[n], &rr->tables[n].rows[k]);
-	}
-	if ((rc = csv_table(&o, "conditions", &t)) || !sv->nrows || (rc = csv_cells(&o, sv)))
-		return rc;
-	/* the per-route timing, then the collected passes and their latency, with the Markdown's column keys */
-	if ((rc = csv_section(&o, "routes", lr_render_route_stats, sv)) || !sv->npasses ||
-	    (rc = csv_section(&o, "passes", lr_render_passes, sv)))
-		return rc;
-	if ((rc = csv_section(&o, "latency", lr_render_latency, sv)))
-		return rc;
-	return csv_section(&o, "occupancy", lr_render_occupancy, sv);
+	return rc ? rc : csv_tables(&o, rep, 1); /* last: the sections before keep their places */
 }
 
 /* ---- JSON ------------------------------------------------------------------------------- */
@@ -363,6 +380,7 @@ static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_t
 		json_object_set_new(jw, "verdict",
 				    json_string(lr_report_verdict(verdict, sizeof verdict, rr, w, rr->arm[tb->arm])));
 	}
+	lr_render_json_row_forms(jw, rr, w);
 	if (w->failure)
 		json_object_set_new(jw, "failure", json_string(w->failure));
 	return jw;
@@ -397,18 +415,7 @@ static json_t *json_run(const struct lr_report_run *rr)
 		jr, "parity",
 		json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing", rr->missing));
 	json_object_set_new(jr, "noise_floor", json_floor(rr));
-	for (int t = 0; t < rr->ntables; t++) {
-		const struct lr_report_table *tb = &rr->tables[t];
-		json_t *rows = json_array();
-
-		for (int k = 0; k < tb->nrows; k++)
-			json_array_append_new(rows, json_row(rr, tb, &tb->rows[k]));
-		json_array_append_new(tables, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "baseline", rr->arm[0], "arm",
-							rr->arm[tb->arm], "baseline_kernel", rr->kernel[0],
-							"arm_kernel", rr->kernel[tb->arm], "unit",
-							rr->design.metric[0] ? rr->design.metric : "ms", "rows", rows));
-	}
-	json_object_set_new(jr, "tables", tables);
+	json_object_set_new(jr, "tables", lr_render_json_tables(rr, json_row, tables));
 	for (int c = 0; c < rr->nconds; c++)
 		if (strcmp(rr->conds[c].status, "passed"))
 			json_array_append_new(failed,
@@ -417,6 +424,7 @@ static json_t *json_run(const struct lr_report_run *rr)
 							"status", rr->conds[c].status, "failure",
 							json_str_or_null(rr->conds[c].failure)));
 	json_object_set_new(jr, "failed_or_missing", failed);
+	lr_render_json_metrics(jr, rr, json_row);
 	return jr;
 }
 

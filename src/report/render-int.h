@@ -10,7 +10,10 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "base/list.h"
+#include "base/table.h"
 #include "base/model.h"
 #include "experiment/compare.h"
 #include "experiment/report.h"
@@ -20,6 +23,29 @@
 LR_MUST_CHECK int lr_render_csv(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv, int tidy);
 LR_MUST_CHECK int lr_render_json(FILE *f, const struct lr_report *rep, const struct lr_serving_report *sv,
 				 const char *title);
+
+/* ---- data-metrics.c: the tables' data beyond the design's columns ---- */
+
+/* data.c's writers of one row of a comparison table, as JSON and as a CSV row. */
+typedef json_t *(*lr_render_json_row_fn)(const struct lr_report_run *rr, const struct lr_report_table *tb,
+					 const struct lr_report_row *w);
+typedef void (*lr_render_csv_row_fn)(struct lr_table *t, const struct lr_report_run *rr,
+				     const struct lr_report_table *tb, const struct lr_report_row *w);
+/* The means of row w (the mean form) into its JSON object jw. */
+void lr_render_json_row_forms(json_t *jw, const struct lr_report_run *rr, const struct lr_report_row *w);
+/* rr's tables appended to the array 'into' (returned): each its arms, unit, rows by 'row', range form, metric. */
+json_t *lr_render_json_tables(const struct lr_report_run *rr, lr_render_json_row_fn row, json_t *into);
+/* rr's further metrics into its JSON object jr: "metric_tables", "metrics_not_written"; nothing when none. */
+void lr_render_json_metrics(json_t *jr, const struct lr_report_run *rr, lr_render_json_row_fn row);
+/*
+ * t, initialised with columns cols[0..ncols), filled with a row per table
+ * row: the design's tables, or ('metrics') the further metrics'. cols ends
+ * with ratio, baseline_mean, arm_mean (left out unless a run shows the
+ * mean or ratio form, or 'metrics') and metric, better, exploratory (left
+ * out unless 'metrics'). Returns how many rows.
+ */
+int lr_render_csv_fill(struct lr_table *t, const struct lr_column *cols, int ncols, const struct lr_report *rep,
+		       int metrics, lr_render_csv_row_fn row);
 
 /* ---- the document's writers (doc-write.c, doc-html.c) ---- */
 

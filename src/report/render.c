@@ -40,62 +40,91 @@ static void kv_item(struct lr_doc *d, struct lr_doc_block *b, const char *title,
 	}
 }
 
-void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
-		     const struct lr_report_table *tb)
+/* The columns of rr's table tb, into h: the forms rr's definition asks for (LR_FORM_*) add theirs. */
+static int table_heads(struct lr_render_heads *h, const struct lr_report_run *rr, const struct lr_report_table *tb)
 {
 	const struct lr_stored_design *d = &rr->design;
 	const char *an = rr->arm[0], *bn = rr->arm[tb->arm], *metric = d->metric[0] ? d->metric : "wall time ms";
-	int i, cmd = d->target == LR_TARGET_COMMAND;
-	double effect, lo, hi;
-	char cell[3][160];
-	const struct lr_column cols[9] = {
-		{ "condition", cmd ? "Condition" : "Shape layers/input", 0 },
-		{ "baseline_median", h->text[0], LR_COL_NUMBER },
-		{ "arm_median", h->text[1], LR_COL_NUMBER },
-		{ "change", cmd ? "Change" : "Reduction", LR_COL_NUMBER },
-		{ "interval", "95% interval", 0 },
-		{ "blocks", "blocks", LR_COL_NUMBER },
-		{ "flagged", "flagged reps", LR_COL_NUMBER },
-		{ "drift", h->text[2], 0 },
-		{ "verdict", "verdict", 0 },
-	};
+	int n = 0, cmd = d->target == LR_TARGET_COMMAND;
+	struct lr_column *c = h->cols;
 
-	memcpy(h->cols, cols, sizeof cols);
+	if (rr->exploratory_metric && rr->unit[0])
+		metric = rr->unit; /* its heading names it */
 	snprintf(h->text[0], sizeof h->text[0], "%s median %s", an, cmd ? metric : "ms");
 	snprintf(h->text[1], sizeof h->text[1], "%s median %s", bn, cmd ? metric : "ms");
 	snprintf(h->text[2], sizeof h->text[2], "drift %s/%s", an, bn);
-	lr_table_init(t, h->cols, 9);
-	for (i = 0; i < tb->nrows; i++) {
-		const struct lr_report_row *w = &tb->rows[i];
+	snprintf(h->text[3], sizeof h->text[3], "%s mean %s", an, cmd ? metric : "ms");
+	snprintf(h->text[4], sizeof h->text[4], "%s mean %s", bn, cmd ? metric : "ms");
+	c[n++] = (struct lr_column){ "condition", cmd ? "Condition" : "Shape layers/input", 0 };
+	c[n++] = (struct lr_column){ "baseline_median", h->text[0], LR_COL_NUMBER };
+	c[n++] = (struct lr_column){ "arm_median", h->text[1], LR_COL_NUMBER };
+	if (rr->forms & LR_FORM_MEAN) {
+		c[n++] = (struct lr_column){ "baseline_mean", h->text[3], LR_COL_NUMBER };
+		c[n++] = (struct lr_column){ "arm_mean", h->text[4], LR_COL_NUMBER };
+	}
+	c[n++] = (struct lr_column){ "change", cmd ? "Change" : "Reduction", LR_COL_NUMBER };
+	if (rr->forms & LR_FORM_RATIO)
+		c[n++] = (struct lr_column){ "ratio", "ratio B/A", LR_COL_NUMBER };
+	c[n++] = (struct lr_column){ "interval", "95% interval", 0 };
+	c[n++] = (struct lr_column){ "blocks", "blocks", LR_COL_NUMBER };
+	c[n++] = (struct lr_column){ "flagged", "flagged reps", LR_COL_NUMBER };
+	c[n++] = (struct lr_column){ "drift", h->text[2], 0 };
+	c[n++] = (struct lr_column){ "verdict", rr->exploratory_metric ? "direction (exploratory)" : "verdict", 0 };
+	return n;
+}
 
-		lr_table_text(t, w->label);
-		if (!w->has) {
-			for (int k = 0; k < 4; k++)
-				lr_table_none(t);
-			lr_table_int(t, w->blocks);
-			lr_table_int(t, w->flagged);
+/* Row w of rr's table tb, a cell per column of table_heads. */
+static void table_row(struct lr_table *t, const struct lr_report_run *rr, const struct lr_report_table *tb,
+		      const struct lr_report_row *w)
+{
+	int cmd = rr->design.target == LR_TARGET_COMMAND,
+	    forms = !!(rr->forms & LR_FORM_MEAN) * 2 + !!(rr->forms & LR_FORM_RATIO);
+	double effect, lo, hi;
+	char cell[3][160];
+
+	lr_table_text(t, w->label);
+	if (!w->has) {
+		for (int k = 0; k < 4 + forms; k++)
 			lr_table_none(t);
-			lr_table_text(t, w->status);
-			continue;
-		}
-		lr_table_real(t, w->median_a_ms, 3);
-		lr_table_real(t, w->median_b_ms, 3);
-		lr_report_pct(rr, w, &effect, &lo, &hi);
-		snprintf(cell[0], sizeof cell[0], cmd ? "%+.1f%%%s" : "%.1f%%%s", effect,
-			 lr_report_sign_disagrees(w) ? " (a)" : "");
-		if (w->p.k)
-			snprintf(cell[1], sizeof cell[1], cmd ? "[%+.1f%%, %+.1f%%]" : "[%.1f%%, %.1f%%]", lo, hi);
-		else
-			snprintf(cell[1], sizeof cell[1], "%d timed batches, no interval", w->blocks);
-		snprintf(cell[2], sizeof cell[2], "%+.1f%%/%+.1f%%%s", w->drift_a * 100, w->drift_b * 100,
-			 w->drifted ? " DRIFT" : "");
-		lr_table_text(t, cell[0]);
-		lr_table_text(t, cell[1]);
 		lr_table_int(t, w->blocks);
 		lr_table_int(t, w->flagged);
-		lr_table_text(t, cell[2]);
-		lr_table_text(t, lr_report_verdict(cell[0], sizeof cell[0], rr, w, bn));
+		lr_table_none(t);
+		lr_table_text(t, w->status);
+		return;
 	}
+	lr_table_real(t, w->median_a_ms, 3);
+	lr_table_real(t, w->median_b_ms, 3);
+	if (rr->forms & LR_FORM_MEAN) {
+		lr_table_real(t, w->mean_a, 3);
+		lr_table_real(t, w->mean_b, 3);
+	}
+	lr_report_pct(rr, w, &effect, &lo, &hi);
+	snprintf(cell[0], sizeof cell[0], cmd ? "%+.1f%%%s" : "%.1f%%%s", effect,
+		 lr_report_sign_disagrees(w) ? " (a)" : "");
+	lr_table_text(t, cell[0]);
+	if (rr->forms & LR_FORM_RATIO) {
+		snprintf(cell[0], sizeof cell[0], "%.2fx", w->p.ratio);
+		lr_table_text(t, cell[0]);
+	}
+	if (w->p.k)
+		snprintf(cell[1], sizeof cell[1], cmd ? "[%+.1f%%, %+.1f%%]" : "[%.1f%%, %.1f%%]", lo, hi);
+	else
+		snprintf(cell[1], sizeof cell[1], "%d timed batches, no interval", w->blocks);
+	snprintf(cell[2], sizeof cell[2], "%+.1f%%/%+.1f%%%s", w->drift_a * 100, w->drift_b * 100,
+		 w->drifted ? " DRIFT" : "");
+	lr_table_text(t, cell[1]);
+	lr_table_int(t, w->blocks);
+	lr_table_int(t, w->flagged);
+	lr_table_text(t, cell[2]);
+	lr_table_text(t, lr_report_verdict(cell[0], sizeof cell[0], rr, w, rr->arm[tb->arm]));
+}
+
+void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
+		     const struct lr_report_table *tb)
+{
+	lr_table_init(t, h->cols, table_heads(h, rr, tb));
+	for (int i = 0; i < tb->nrows; i++)
+		table_row(t, rr, tb, &tb->rows[i]);
 }
 
 const char lr_render_sign_note[] =
@@ -112,6 +141,28 @@ int lr_render_sign_noted(const struct lr_report_table *tb)
 	return 0;
 }
 
+/* The range form: the paired estimate's least and greatest over tb's conditions, under it. */
+static void range_note(struct lr_doc *d, const struct lr_report_run *rr, const struct lr_report_table *tb)
+{
+	struct lr_buf *t = &lr_doc_note(d)->text;
+	double lo = 0, hi = 0;
+	int n = lr_report_range(tb, &lo, &hi);
+
+	if (!n) {
+		lr_doc_add(t, "Range over conditions: no condition has an estimate.");
+		return;
+	}
+	lr_doc_addf(t, "Range over conditions: the paired ratio B/A is %.2fx to %.2fx", lo, hi);
+	if (rr->design.target == LR_TARGET_COMMAND)
+		lr_doc_addf(t, " (change %+.1f%% to %+.1f%%)", (lo - 1) * 100, (hi - 1) * 100);
+	else
+		lr_doc_addf(t, " (reduction %.1f%% to %.1f%%)", (1 - hi) * 100, (1 - lo) * 100);
+	lr_doc_addf(t,
+		    " over %d condition%s with an estimate. It only summarises the rows: each row's ratio and its 95%% "
+		    "interval are the claim.",
+		    n, n == 1 ? "" : "s");
+}
+
 /* One table of a run: its heading, the table, the note under it, and (charts) a chart per condition. */
 static void doc_table(struct lr_doc *d, const struct lr_report_run *rr, const struct lr_report_table *tb, int charts)
 {
@@ -119,12 +170,22 @@ static void doc_table(struct lr_doc *d, const struct lr_report_run *rr, const st
 	struct lr_render_heads h;
 	struct lr_table t;
 
-	lr_doc_addf(&lr_doc_heading(d, 3)->text, "%s (%s) vs %s (%s), run %lld", bn, rr->kernel[tb->arm], an,
-		    rr->kernel[0], (long long)rr->run.id);
+	struct lr_buf *head = &lr_doc_heading(d, 3)->text;
+
+	lr_doc_addf(head, "%s (%s) vs %s (%s), run %lld", bn, rr->kernel[tb->arm], an, rr->kernel[0],
+		    (long long)rr->run.id);
+	if (rr->exploratory_metric) {
+		lr_doc_add(head, ": exploratory metric ");
+		lr_doc_code(head, rr->design.metric);
+		lr_doc_addf(head, " (%s%s%s%s is better)", rr->unit[0] ? "in " : "", rr->unit, rr->unit[0] ? ", " : "",
+			    rr->higher ? "higher" : "lower");
+	}
 	lr_render_table(&t, &h, rr, tb);
 	lr_doc_table(d, 0, &t);
 	if (lr_render_sign_noted(tb))
 		lr_doc_add(&lr_doc_note(d)->text, lr_render_sign_note);
+	if (rr->forms & LR_FORM_RANGE)
+		range_note(d, rr, tb);
 	for (int k = 0; charts && k < tb->nrows; k++) {
 		const struct lr_report_row *w = &tb->rows[k];
 		struct lr_buf title = LR_BUF_INIT;
@@ -147,6 +208,43 @@ void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int 
 		doc_table(d, rr, &rr->tables[t], charts);
 }
 
+static const char exploratory_note[] =
+	"They are exploratory: with many metrics compared at once, some intervals exclude 1 by chance alone "
+	"(at 95%, about one in twenty when nothing changed), so a row says which way B moved and whether "
+	"that is better, never a verdict: no margin, no noise floor. Test a direction that matters in a "
+	"design whose metric it is ([design] metric).";
+
+/*
+ * A run's further metrics ([report] metrics, --metric): what they are, a
+ * table per metric and arm pair (no charts), and the metrics [report] asks
+ * for that no execution wrote.
+ */
+static void metrics_doc(struct lr_doc *d, const struct lr_report_run *rr)
+{
+	struct lr_buf *t;
+
+	for (size_t i = 0; i < rr->unstored.n; i++) {
+		t = &lr_doc_prose(d)->text;
+		lr_doc_add(t, "Metric ");
+		lr_doc_code(t, rr->unstored.v[i]);
+		lr_doc_addf(
+			t,
+			", which [report] metrics asks for, was written by no execution of run %lld: it has no table.",
+			(long long)rr->run.id);
+	}
+	if (!rr->nmetrics)
+		return;
+	t = &lr_doc_prose(d)->text;
+	lr_doc_addf(t,
+		    "Further metrics of run %lld: %d metric%s the harness wrote beyond the design's own, each "
+		    "compared as the design's is (per condition, the median over blocks of the ratio B/A of each "
+		    "block and its sign-test 95%% interval). ",
+		    (long long)rr->run.id, rr->nmetrics, rr->nmetrics == 1 ? "" : "s");
+	lr_doc_add(t, exploratory_note);
+	for (int m = 0; m < rr->nmetrics; m++)
+		lr_render_tables_doc(d, &rr->metrics[m], 0);
+}
+
 int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 {
 	struct lr_doc d;
@@ -154,6 +252,7 @@ int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 
 	lr_doc_init(&d);
 	lr_render_tables_doc(&d, rr, 0);
+	metrics_doc(&d, rr);
 	rc = lr_doc_error(&d);
 	for (size_t i = 0; i < d.n && !rc; i++) { /* blank lines between the blocks, none after: a printout goes on */
 		if (i)
@@ -242,6 +341,7 @@ void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int cha
 		lr_doc_add(&lr_doc_prose(d)->text, ds->title);
 	run_facts(d, rr);
 	lr_render_tables_doc(d, rr, charts);
+	metrics_doc(d, rr);
 	b = lr_doc_facts(d);
 	lr_doc_add(&b->text, "Failed or missing conditions");
 	for (int i = 0; i < rr->nconds; i++)

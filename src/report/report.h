@@ -156,12 +156,14 @@ void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv)
 
 /*
  * One comparison table of a run, a row per condition (its estimate,
- * interval, drift and verdict), for every format; its heads live in *h.
+ * interval, drift and verdict; a further metric's direction instead of a
+ * verdict; the means and the ratio as x when its definition's [report]
+ * forms ask for them), for every format; its heads live in *h.
  */
 struct lr_report_table;
 struct lr_render_heads {
-	struct lr_column cols[9];
-	char text[3][160];
+	struct lr_column cols[12];
+	char text[5][160];
 };
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
 		     const struct lr_report_table *tb);

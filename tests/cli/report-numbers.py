@@ -4,7 +4,8 @@
 usage: report-numbers.py REPORT.md REPORT.json REPORT.csv
 
 Each Markdown table row is matched to its object in the JSON and its row in
-the CSV (an experiment row by run, arm and condition label; a matrix cell by
+the CSV (an experiment row by run, arm and condition label; a further
+metric's row by run, arm, metric and condition label; a matrix cell by
 row label and route; a route's timing by route; a collected pass by its run
 and set, its latency by metric, its occupancy by requests in flight). Every number the row shows
 outside its label must then be a number of that object or row (strings do
@@ -102,7 +103,18 @@ def main():
 
     for heading, header, rows in md_tables(md):
         m = re.match(r"### (.+) \(.*\) vs (.+) \(.*\), run (\d+)$", heading)
-        if m:  # an experiment table
+        x = re.match(r"### (.+) \(.*\) vs (.+) \(.*\), run (\d+): exploratory metric `([^`]+)` \(", heading)
+        if x:  # a further metric's table: its rows in metric_tables, and in the CSV's last section
+            arm, run, metric = x.group(1), int(x.group(3)), x.group(4)
+            table = next(t for t in runs[run]["metric_tables"] if t["arm"] == arm and t["metric"] == metric)
+            section = next(s for s in sections if s and "exploratory" in s[0])
+            for cells in rows:
+                jrow = next(r for r in table["rows"] if r["label"] == cells[0])
+                crow = next(r for r in section if int(r["run"]) == run and r["arm"] == arm and
+                            r["metric"] == metric and r["model"] == cells[0])
+                check(f"run {run} {arm} {metric} {cells[0]}", cells, numbers_of(jrow, []), csv_numbers(crow),
+                      verdict_col=len(cells) - 1)
+        elif m:  # an experiment table
             arm, run = m.group(1), int(m.group(3))
             r = runs[run]
             table = next(t for t in r["tables"] if t["arm"] == arm)

@@ -108,9 +108,10 @@ contains "$T/out" "after the head: entry 5, final of run" "is listed after the h
 # a store from before the ledger (version 9) is chained when it is first opened: every sealed
 # run once, in run order, with seals that now cover host and experiment rows
 rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
-# every table and index a migration after 9 made goes, newest first (the ledger's triggers go with it)
+# every table, index and view a migration after 9 made goes, newest first (the ledger's triggers go with it)
 newer=$(for f in "$TOP_SRCDIR"/schema/[0-9][0-9][0-9][0-9]-*.sql; do [ "$(basename "$f" | cut -c1-4)" -lt 10 ] || cat "$f"; done |
-	sed -n 's/^CREATE TABLE \([a-z_]*\).*/DROP TABLE \1;/p; s/^CREATE INDEX \([a-z_]*\).*/DROP INDEX \1;/p' |
+	sed -n 's/^CREATE TABLE \([a-z_]*\).*/DROP TABLE \1;/p; s/^CREATE INDEX \([a-z_]*\).*/DROP INDEX \1;/p
+		s/^CREATE VIEW \([a-z_]*\).*/DROP VIEW \1;/p' |
 	tac | tr '\n' ' ')
 sqlite3 "$db" "$newer UPDATE run_seal SET tables = json_remove(tables, '$.host', '$.experiment');
 	PRAGMA user_version = 9" || fail "could not make a version 9 store"

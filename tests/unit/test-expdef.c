@@ -141,6 +141,73 @@ static void a_missing_file_is_named(void **state)
 	lr_expdef_release(&d);
 }
 
+/* A command experiment with 'report' as its last lines. */
+#define COMMAND_DEF(report) \
+	"[experiment]\nname = m\ntarget = command\n[design]\nmetric = share\n" \
+	"[arm a]\ncommand = true\n[arm b]\ncommand = true\n" report
+
+static void a_report_section_asks_for_metrics_and_forms(void **state)
+{
+	static const char text[] = COMMAND_DEF("[report]\nmetrics = writes, steps\nforms = mean, ratio\n");
+	struct lr_exp_report r;
+	struct lr_expdef d;
+
+	(void)state;
+	if (lr_expdef_load(&d, "m.ini", text))
+		fail_msg("%s", lr_error_msg());
+	assert_int_equal(d.report.nmetrics, 2);
+	assert_string_equal(d.report.metrics[0], "writes");
+	assert_string_equal(d.report.metrics[1], "steps");
+	assert_false(d.report.all_metrics);
+	assert_int_equal(d.report.forms, LR_FORM_MEAN | LR_FORM_RATIO);
+	/* a report reads the stored text's [report] alone, as the run read it */
+	assert_int_equal(lr_expdef_report_read("m.ini", d.text, &r), 0);
+	assert_memory_equal(&r, &d.report, sizeof r);
+	lr_expdef_release(&d);
+	assert_int_equal(lr_expdef_report_read("m.ini", COMMAND_DEF(""), &r), 0);
+	assert_int_equal(r.nmetrics + r.all_metrics + (int)r.forms, 0);
+	assert_int_equal(lr_expdef_report_read("m.ini", COMMAND_DEF("[report]\nmetrics = all\n"), &r), 0);
+	assert_true(r.all_metrics);
+	assert_int_equal(lr_expdef_report_read("m.ini", COMMAND_DEF("[report]\ncolour = red\n"), &r), LR_EINVAL);
+	assert_non_null(strstr(lr_error_msg(), "cannot read [report] of the stored definition 'm.ini': unknown key"));
+}
+
+static void report_section_mistakes_name_their_line(void **state)
+{
+	static const struct {
+		const char *text;
+		int line;
+		const char *reason;
+	} cases[] = {
+		{ COMMAND_DEF("[report]\nforms = ratio, pie\n"), 11,
+		  "'forms' has 'pie'; expected ratio, range or mean" },
+		{ COMMAND_DEF("[report]\nforms = mean, mean\n"), 11, "'forms' lists 'mean' twice" },
+		{ COMMAND_DEF("[report]\nmetrics = writes, all\n"), 11, "'all' stands alone" },
+		{ COMMAND_DEF("[report]\nmetrics = a b\n"), 11, "'metrics' has 'a b'" },
+		{ COMMAND_DEF("[report]\nmetrics = x, ,y\n"), 11, "'metrics' has an empty item" },
+		{ COMMAND_DEF("[report]\nmetrics = x, x\n"), 11, "'metrics' lists 'x' twice" },
+		{ COMMAND_DEF("[report]\nmetrics = share\n"), 11, "the design's own metric" },
+		{ COMMAND_DEF("[report]\ncolour = red\n"), 11, "unknown key 'colour' in [report]" },
+		{ COMMAND_DEF("[report]\nforms = mean\nforms = range\n"), 12, "'forms' is given twice" },
+		{ "[experiment]\nname = e\n[arm a]\n[arm b]\n[grid]\nmodel = qwen3-0.6b\ntokens = 64\n"
+		  "[report]\nmetrics = all\n",
+		  9, "'metrics' is for 'target = command' only" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct lr_expdef d;
+		char want[64];
+
+		assert_int_equal(lr_expdef_load(&d, "m.ini", cases[i].text), LR_EINVAL);
+		snprintf(want, sizeof want, "m.ini:%d: ", cases[i].line);
+		if (strncmp(lr_error_msg(), want, strlen(want)) || !strstr(lr_error_msg(), cases[i].reason))
+			fail_msg("case %zu: got \"%s\", expected line %d and \"%s\"", i, lr_error_msg(), cases[i].line,
+				 cases[i].reason);
+		lr_expdef_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +216,8 @@ int main(void)
 		cmocka_unit_test(malformed_definitions_name_file_line_and_reason),
 		cmocka_unit_test(the_shipped_experiments_load),
 		cmocka_unit_test(a_missing_file_is_named),
+		cmocka_unit_test(a_report_section_asks_for_metrics_and_forms),
+		cmocka_unit_test(report_section_mistakes_name_their_line),
 	};
 
 	return cmocka_run_group_tests_name("expdef", tests, NULL, NULL);
