@@ -28,9 +28,10 @@ static const char usage[] =
 	"and prints its head (SEQ:DIGEST): publish it with the evidence. --head SEQ:DIGEST\n"
 	"proves the store still extends a head published earlier: a run edited, deleted or\n"
 	"reordered before it is named, and entries appended after it are listed. --head FILE\n"
-	"takes the signed head every report, crate and archive carries (the envelope, or the\n"
-	"report itself): its signature must verify with a key you trust, and each run\n"
-	"changed, deleted or reordered before it is named.\n"
+	"takes a signed head: the file 'report -o REPORT' writes beside it (REPORT.head.json),\n"
+	"a crate's or archive's ledger-head.intoto.json, or a JSON report: its signature must\n"
+	"verify with a key you trust, and each run changed, deleted or reordered before it is\n"
+	"named.\n"
 	"\n"
 	"Every signature is held to the keys you trust (labrun key list; --trust FILE adds\n"
 	"the keys of FILE for this audit): an entry signed by another key is a problem, and\n"
@@ -181,7 +182,7 @@ int cmd_audit(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(0, "issue", issue, cmd_opt_issue, "REF", "only the runs that are evidence for REF"),
 		CMD_STRING(
 			0, "head", &head_text, "SEQ:DIGEST|FILE",
-			"prove the store still extends this published head (or the signed head\nof a report, crate or archive)"),
+			"prove the store still extends this published head (or the signed head\nof a report's FILE.head.json, a crate or an archive)"),
 		CMD_LIST(0, "trust", &trust_files, "FILE", "also trust the keys of FILE, for this audit (repeatable)"),
 		CMD_BOOL(0, "json", &json, "one JSON object (docs/labrun.md gives its shape)"),
 		CMD_PROGRESS(&progress),

@@ -17,7 +17,8 @@
 #include "store/runs.h"
 
 static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--metric NAME|all]... [--format md|csv|json|html|text] [-o FILE]\n"
+	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--metric NAME|all]...\n"
+	"                     [--format md|csv|json|html|text|tidy] [-o FILE] [--max-chars N]\n"
 	"\n"
 	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
@@ -25,12 +26,39 @@ static const char usage[] =
 	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
 	"the exact command, source hashes, binding, geometry and tool versions; and a table\n"
 	"per further metric a harness wrote (--metric, [report] metrics), marked exploratory.\n"
-	"The same store gives the same bytes. Markdown is GitHub-flavoured, ready for an issue\n"
-	"comment.\n";
+	"The same store gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment: a\n"
+	"summary, then the detail in folded sections, within --max-chars characters (the\n"
+	"sections that do not fit are left out whole, and named). With -o, the signed ledger\n"
+	"head goes beside FILE as FILE.head.json, for 'labrun audit --head FILE.head.json'.\n";
 
-/* The report in FORMAT to stdout, or to OUT replaced atomically (a temporary file, then rename). */
-static int write_report(const char *out, enum lr_format format, const struct lr_report *rep,
-			const struct lr_serving_report *sv, const struct lr_run *run, const char *title)
+/* What write_body writes. */
+struct body {
+	enum lr_format format;
+	const struct lr_report *rep;
+	const struct lr_serving_report *sv;
+	const struct lr_run *run;
+	const char *title;
+	size_t max_chars;
+};
+
+static int write_body(FILE *f, const void *arg)
+{
+	const struct body *b = arg;
+
+	if (b->run->kind == LR_KIND_BENCH)
+		return lr_render_bench_run(f, b->run, b->format);
+	return lr_render_report_max(f, b->format, b->rep, b->sv, b->title, b->max_chars);
+}
+
+/* The signed ledger head (the envelope, one line). */
+static int write_head(FILE *f, const void *arg)
+{
+	fprintf(f, "%s\n", (const char *)arg);
+	return ferror(f) ? lr_error_set(LR_EIO, "cannot write the signed ledger head: %s", strerror(errno)) : 0;
+}
+
+/* What 'fn' writes, to stdout (out NULL), or to OUT replaced atomically (a temporary file, then rename). */
+static int write_to(const char *out, int (*fn)(FILE *, const void *), const void *arg)
 {
 	FILE *f = stdout;
 	char *tmp = NULL;
@@ -43,10 +71,7 @@ static int write_report(const char *out, enum lr_format format, const struct lr_
 		free(tmp);
 		return rc;
 	}
-	if (run->kind == LR_KIND_BENCH)
-		rc = lr_render_bench_run(f, run, format);
-	else
-		rc = lr_render_report(f, format, rep, sv, title);
+	rc = fn(f, arg);
 	if (out) {
 		if (fclose(f) != 0 || (!rc && rename(tmp, out) != 0))
 			rc = rc ? rc : lr_error_set(LR_EIO, "cannot write '%s': %s", out, strerror(errno));
@@ -54,6 +79,21 @@ static int write_report(const char *out, enum lr_format format, const struct lr_
 			unlink(tmp);
 		free(tmp);
 	}
+	return rc;
+}
+
+/* The report to stdout or OUT; with OUT, the signed head beside it as OUT.head.json (a store with a ledger). */
+static int write_report(const char *out, const struct body *b)
+{
+	char *head = NULL;
+	int rc = write_to(out, write_body, b);
+
+	if (rc || !out || b->run->kind == LR_KIND_BENCH || !b->rep->head_statement)
+		return rc;
+	if (asprintf(&head, "%s.head.json", out) < 0)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	rc = write_to(head, write_head, b->rep->head_statement);
+	free(head);
 	return rc;
 }
 
@@ -105,6 +145,17 @@ static int gather(struct lr_store *st, const struct lr_run_filter *flt, const st
 	return rc;
 }
 
+/* "issue 270", "experiment NAME" or "run 7". */
+static void report_title(char *title, size_t len, const struct lr_run_filter *flt, int64_t run_id)
+{
+	if (flt->issue)
+		snprintf(title, len, "issue %s", flt->issue);
+	else if (flt->experiment)
+		snprintf(title, len, "experiment %s", flt->experiment);
+	else
+		snprintf(title, len, "run %lld", (long long)run_id);
+}
+
 int cmd_report(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_run_filter flt = { .status = -1 };
@@ -115,7 +166,7 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	struct lr_run run; /* with --run: the run, for its kind */
 	struct lists l = { { 0 }, { 0 } };
 	char issue[CMD_ISSUE_BUF] = "", title[320];
-	int64_t run_id = 0;
+	int64_t run_id = 0, max_chars = LR_REPORT_MAX_CHARS;
 	int rc = 0, fmt = 0, first;
 	enum lr_format format;
 	const struct cmd_opt opts[] = {
@@ -129,9 +180,12 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 			"also a table per arm pair of this metric its executions wrote,\nmarked exploratory (repeatable; all: every one)"),
 		CMD_CHOICE(
 			0, "format", &fmt, lr_format_names, "F",
-			"md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), or text (for a terminal)"),
-		CMD_STRING('o', "output", &out, "FILE",
-			   "write to FILE (replaced atomically) instead of standard output"),
+			"md (default), csv, json, html (one self-contained file with an\ninline SVG chart per condition), text (for a terminal), or tidy (every\ntable cell as one long CSV table)"),
+		CMD_STRING(
+			'o', "output", &out, "FILE",
+			"write to FILE (replaced atomically) instead of standard output, and\nthe signed ledger head to FILE.head.json"),
+		CMD_I64(0, "max-chars", &max_chars, 0, INT64_MAX, "N",
+			"Markdown: at most N characters (default 65536, an issue comment's\nlimit; 0: no limit; else at least 1024)"),
 		CMD_CALLBACK(
 			0, "routes", &l.routes, routes_opt, "A,B,...",
 			"serving evidence: the route columns, in this order (default: all,\nin order of appearance)"),
@@ -148,23 +202,23 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 	}
 	format = (enum lr_format)fmt;
 	flt.issue = issue[0] ? issue : NULL;
-	if (!!flt.issue + !!run_ref + !!flt.experiment != 1) {
+	if (!!flt.issue + !!run_ref + !!flt.experiment != 1 || (max_chars && max_chars < LR_DOC_FIT_MIN)) {
 		lists_release(&l);
-		return cmd_usage_error("report", "give exactly one of --issue, --run and --experiment");
+		return cmd_usage_error(
+			"report", "%s",
+			max_chars && max_chars < LR_DOC_FIT_MIN
+				? "--max-chars is 0 (no limit) or at least 1024, room for the closing line"
+				: "give exactly one of --issue, --run and --experiment");
 	}
 	if ((rc = cmd_store(&st, g)))
 		return rc;
 	if (run_ref &&
 	    ((rc = lr_store_run_resolve(st, run_ref, &run_id)) || (rc = lr_store_run_load(st, run_id, &run))))
 		goto out;
-	if (flt.issue)
-		snprintf(title, sizeof title, "issue %s", flt.issue);
-	else if (flt.experiment)
-		snprintf(title, sizeof title, "experiment %s", flt.experiment);
-	else
-		snprintf(title, sizeof title, "run %lld", (long long)run_id);
-	if (!(rc = gather(st, &flt, &run, run_id, &l, title, &rep, &sv)))
-		rc = write_report(out, format, &rep, &sv, &run, title);
+	report_title(title, sizeof title, &flt, run_id);
+	if ((rc = gather(st, &flt, &run, run_id, &l, title, &rep, &sv)))
+		goto out;
+	rc = write_report(out, &(struct body){ format, &rep, &sv, &run, title, (size_t)max_chars });
 out:
 	lr_report_release(&rep);
 	lr_serving_report_release(&sv);

@@ -412,6 +412,17 @@ int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const s
 	return 0;
 }
 
+/* Why 'path' (its text) holds no signed head, and what to give instead. */
+static void no_head(const char *path, const char *text)
+{
+	lr_error_set(LR_EINVAL, "'%s' holds no signed ledger head%s", path,
+		     strstr(text, "Ledger head: ") ? ": labrun writes a report's signed head beside it, as a file"
+						   : "");
+	lr_error_hint("give the file 'labrun report -o FILE' writes beside FILE, FILE.head.json (here '%s.head.json'), "
+		      "a crate's ledger-head.intoto.json, a JSON report, or SEQ:DIGEST",
+		      path);
+}
+
 int lr_head_load(const char *path, json_t **env)
 {
 	json_error_t jerr;
@@ -441,13 +452,10 @@ int lr_head_load(const char *path, json_t **env)
 		*env = json_loads(block + 8, 0, NULL);
 	}
 	json_decref(doc);
+	if (!*env)
+		no_head(path, text);
 	free(text);
-	if (!*env) {
-		lr_error_set(LR_EINVAL, "'%s' holds no signed ledger head", path);
-		lr_error_hint("give the envelope, a JSON report, or a Markdown report labrun wrote; or SEQ:DIGEST");
-		return LR_EINVAL;
-	}
-	return 0;
+	return *env ? 0 : LR_EINVAL;
 }
 
 /* The store's ledger as (seq, run uuid, digest), oldest first. */

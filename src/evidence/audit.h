@@ -58,8 +58,11 @@ LR_MUST_CHECK int lr_audit_ledger(struct lr_store *st, const int64_t *only, int 
 
 /*
  * A signed head (lr_store_head_statement's envelope) from the file 'path':
- * the envelope itself, a JSON report (its ledger_head.statement) or a
- * Markdown report (its "signed ledger head" block). *env is new.
+ * the envelope itself ('report -o FILE' writes it to FILE.head.json, a crate
+ * holds it as ledger-head.intoto.json), a JSON report (its
+ * ledger_head.statement) or a Markdown report written before the head went
+ * beside it (its "signed ledger head" block). *env is new; LR_EINVAL, with a
+ * hint naming the file to give instead, when 'path' holds none.
  */
 LR_MUST_CHECK int lr_head_load(const char *path, json_t **env);
 

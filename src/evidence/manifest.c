@@ -355,6 +355,10 @@ static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, 
 		goto out;
 	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq,
 			 "digest", head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
+	/* how its report.md was written, so a reviewer can write it again: cut to fit in so many characters */
+	if (pred)
+		json_object_set_new(pred, "report",
+				    json_pack("{s:I}", "markdownMaxChars", (json_int_t)LR_REPORT_MAX_CHARS));
 	/* how its site was built, so a reviewer can build it again: the ledger's signers held to this key */
 	if (pred && site)
 		json_object_set_new(pred, "site",

@@ -291,6 +291,17 @@ static void keep_site(struct vctx *c, json_t *site)
 	c->v->ledger = json_incref(c->ledger);
 }
 
+/* How the crate's report.md was written (its statement says), for lr_verify_report. */
+static void keep_report(struct vctx *c, json_t *report)
+{
+	json_t *max = json_object_get(report, "markdownMaxChars");
+
+	if (!json_is_object(report))
+		return;
+	c->v->report_fit = 1;
+	c->v->report_max_chars = json_is_integer(max) && json_integer_value(max) > 0 ? json_integer_value(max) : 0;
+}
+
 /* The signed head as the crate carries it, for the report rebuilt from its rows (lr_verify_report). */
 static void keep_head(struct vctx *c, json_t *pred)
 {
@@ -475,6 +486,7 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 		goto out;
 	crate = check_crate_statement(&c);
 	keep_site(&c, json_object_get(json_object_get(crate, "predicate"), "site"));
+	keep_report(&c, json_object_get(json_object_get(crate, "predicate"), "report"));
 	if ((rc = check_runs(&c)))
 		goto out;
 	check_ledger(&c, crate);

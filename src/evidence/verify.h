@@ -35,6 +35,8 @@ struct lr_verified {
 	int nids;
 	struct lr_ledger_head head;      /* the crate's signed ledger head ... */
 	char *head_statement;            /* ... and its envelope as the crate carries it (NULL: none) */
+	int report_fit;                  /* the crate's statement says how its report.md was cut (a summary, folds): */
+	int64_t report_max_chars;        /* in so many characters (0: not cut); without it, as labrun wrote before */
 	int site;                        /* the crate's statement says how its site/ was built: */
 	char site_signer[LR_SHA256_HEX]; /* the key its signers were held to ("" when none) */
 	json_t *ledger;                  /* ledger.json, the entries it drew (set with site) */

@@ -239,6 +239,11 @@ int lr_doc_html_block(FILE *f, const struct lr_doc_block *b)
 		lr_html_text(f, b->code.buf);
 		fputs("</pre></details>\n", f);
 		return 1;
+	case LR_BLOCK_FOLD: /* its blocks follow; the writer closes it after the last (doc-write.c) */
+		fputs("<details><summary>", f);
+		lr_doc_html_inline(f, &b->text);
+		fputs("</summary>\n", f);
+		return 1;
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@
 static const char *const kind_names[] = {
 	[LR_BLOCK_HEADING] = "heading", [LR_BLOCK_PROSE] = "prose", [LR_BLOCK_FACTS] = "facts",
 	[LR_BLOCK_TABLE] = "table", [LR_BLOCK_CHART] = "chart", [LR_BLOCK_NOTE] = "note", [LR_BLOCK_CODE] = "code",
+	[LR_BLOCK_FOLD] = "fold",
 };
 /* clang-format on */
 #define NKINDS (sizeof kind_names / sizeof kind_names[0])
@@ -92,6 +93,9 @@ static json_t *block_json(const struct lr_doc_block *b)
 		return json_pack("{s:s, s:o, s:s}", "kind", "code", "summary", flat(&b->text), "code", b->code.buf);
 	case LR_BLOCK_HEADING:
 		return json_pack("{s:s, s:i, s:o}", "kind", "heading", "level", b->level, "text", flat(&b->text));
+	case LR_BLOCK_FOLD:
+		return json_pack("{s:s, s:o, s:I}", "kind", "fold", "summary", flat(&b->text), "blocks",
+				 (json_int_t)b->nfold);
 	default: return json_pack("{s:s, s:o}", "kind", lr_doc_kind_name(b->kind), "text", flat(&b->text));
 	}
 }
@@ -211,6 +215,39 @@ static int facts_read(struct lr_doc *d, json_t *o, size_t i)
 	return bad ? lr_error_set(LR_EINVAL, "block %zu: an item without text", i + 1) : 0;
 }
 
+/* A fold of 'blocks' blocks: that many must follow it, none of them a fold (checked once all are read). */
+static int fold_read(struct lr_doc *d, json_t *o, size_t i)
+{
+	json_t *n = json_object_get(o, "blocks");
+	struct lr_doc_block *b;
+	int bad = 0;
+
+	if (!json_is_integer(n) || json_integer_value(n) < 0)
+		return lr_error_set(LR_EINVAL, "block %zu: a fold needs 'blocks', how many it holds", i + 1);
+	b = lr_doc_fold(d);
+	lr_doc_add(&b->text, text_member(o, "summary", 0, &bad));
+	b->nfold = (size_t)json_integer_value(n);
+	d->folding = 0;
+	return bad ? lr_error_set(LR_EINVAL, "block %zu: a fold without its summary", i + 1) : 0;
+}
+
+/* Every fold holds blocks that are there, and no fold. */
+static int folds_check(const struct lr_doc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i].kind != LR_BLOCK_FOLD)
+			continue;
+		if (d->v[i].nfold > d->n - i - 1)
+			return lr_error_set(LR_EINVAL, "block %zu: a fold of %zu blocks where %zu follow", i + 1,
+					    d->v[i].nfold, d->n - i - 1);
+		for (size_t k = i + 1; k <= i + d->v[i].nfold; k++)
+			if (d->v[k].kind == LR_BLOCK_FOLD)
+				return lr_error_set(LR_EINVAL, "block %zu: a fold inside the fold of block %zu", k + 1,
+						    i + 1);
+	}
+	return 0;
+}
+
 static int block_read(struct lr_doc *d, json_t *o, size_t i)
 {
 	const char *kind = json_string_value(json_object_get(o, "kind"));
@@ -233,6 +270,7 @@ static int block_read(struct lr_doc *d, json_t *o, size_t i)
 		lr_doc_add(&lr_doc_heading(d, (int)json_integer_value(json_object_get(o, "level")))->text,
 			   text_member(o, "text", 0, &bad));
 		break;
+	case LR_BLOCK_FOLD: return fold_read(d, o, i);
 	case LR_BLOCK_PROSE: lr_doc_add(&lr_doc_prose(d)->text, text_member(o, "text", 0, &bad)); break;
 	case LR_BLOCK_NOTE: lr_doc_add(&lr_doc_note(d)->text, text_member(o, "text", 0, &bad)); break;
 	}
@@ -251,5 +289,5 @@ int lr_doc_from_json(struct lr_doc *d, json_t *doc)
 	json_array_foreach(blocks, i, b)
 		if (!json_is_object(b) || (rc = block_read(d, b, i)))
 			return rc ? rc : lr_error_set(LR_EINVAL, "block %zu is not an object", i + 1);
-	return lr_doc_error(d);
+	return lr_doc_error(d) ?: folds_check(d);
 }

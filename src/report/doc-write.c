@@ -135,6 +135,12 @@ static int md_block(FILE *f, const struct lr_doc_block *b)
 			lr_render_table_md(f, &b->table);
 		return 1;
 	case LR_BLOCK_CODE: md_details(f, b); return 1;
+	case LR_BLOCK_FOLD:
+		/* raw HTML, as a folded block's; the blank line after it (lr_doc_write's) lets Markdown in */
+		fputs("<details><summary>", f);
+		lr_doc_html_inline(f, &b->text);
+		fputs("</summary>\n", f);
+		return 1;
 	case LR_BLOCK_CHART: return 0;
 	}
 	return 0;
@@ -160,6 +166,7 @@ static int text_block(FILE *f, const struct lr_doc_block *b)
 	case LR_BLOCK_HEADING:
 	case LR_BLOCK_PROSE:
 	case LR_BLOCK_NOTE:
+	case LR_BLOCK_FOLD: /* a terminal folds nothing: the summary line, then its blocks */
 		text_inline(f, &b->text);
 		fputc('\n', f);
 		return 1;
@@ -199,11 +206,33 @@ static int write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_form
 	}
 }
 
+/* Whether block i is the last of a folded section (or an empty fold itself). */
+static int closes_fold(const struct lr_doc *d, size_t i)
+{
+	size_t k = lr_doc_fold_of(d, i);
+
+	if (d->v[i].kind == LR_BLOCK_FOLD)
+		return !d->v[i].nfold;
+	return k != (size_t)-1 && k + d->v[k].nfold == i;
+}
+
+/* Block i as lr_doc_write writes it, with the end of the fold it closes; 0 when it writes nothing. */
+static int write_piece(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f)
+{
+	int wrote = shows(&d->v[i], f) && write_block(out, d, i, f);
+
+	if (!closes_fold(d, i) || f == LR_FORMAT_TEXT)
+		return wrote;
+	/* Markdown: after a blank line, so the fold's last block ends before it */
+	fputs(wrote && f == LR_FORMAT_MD ? "\n</details>\n" : "</details>\n", out);
+	return 1;
+}
+
 int lr_doc_write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f)
 {
 	if (f != LR_FORMAT_MD && f != LR_FORMAT_TEXT && f != LR_FORMAT_HTML)
 		return lr_error_set(LR_EINVAL, "a document is not written as %s", lr_format_name(f));
-	write_block(out, d, i, f);
+	write_piece(out, d, i, f);
 	return ferror(out) ? lr_error_set(LR_EIO, "cannot write the document: %s", strerror(errno)) : 0;
 }
 
@@ -214,12 +243,13 @@ int lr_doc_write(FILE *out, const struct lr_doc *d, enum lr_format f)
 	if (f != LR_FORMAT_MD && f != LR_FORMAT_TEXT && f != LR_FORMAT_HTML)
 		return lr_error_set(LR_EINVAL, "a document is not written as %s", lr_format_name(f));
 	for (size_t i = 0; i < d->n; i++) {
-		if (!shows(&d->v[i], f))
-			continue;
 		/* text: a blank line between blocks; Markdown: after every block, so a section reads the same last or not */
+		if (f == LR_FORMAT_TEXT && !shows(&d->v[i], f))
+			continue;
 		if (wrote && f == LR_FORMAT_TEXT)
 			fputc('\n', out);
-		write_block(out, d, i, f);
+		if (!write_piece(out, d, i, f))
+			continue;
 		if (f == LR_FORMAT_MD)
 			fputc('\n', out);
 		wrote = 1;

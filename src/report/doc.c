@@ -124,6 +124,47 @@ struct lr_doc_block *lr_doc_code_block(struct lr_doc *d, const char *code)
 	return b;
 }
 
+struct lr_doc_block *lr_doc_fold(struct lr_doc *d)
+{
+	struct lr_doc_block *b;
+
+	lr_doc_fold_end(d);
+	b = add_block(d, LR_BLOCK_FOLD);
+	if (b != &lost) {
+		d->fold = d->n - 1;
+		d->folding = 1;
+	}
+	return b;
+}
+
+void lr_doc_fold_end(struct lr_doc *d)
+{
+	if (d->folding)
+		d->v[d->fold].nfold = d->n - d->fold - 1;
+	d->folding = 0;
+}
+
+size_t lr_doc_fold_of(const struct lr_doc *d, size_t i)
+{
+	for (size_t k = i; k-- > 0;) /* folds do not nest: the nearest one before i, if it reaches i */
+		if (d->v[k].kind == LR_BLOCK_FOLD)
+			return k + d->v[k].nfold >= i ? k : (size_t)-1;
+	return (size_t)-1;
+}
+
+void lr_doc_drop(struct lr_doc *d, const unsigned char *drop)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (drop[i])
+			block_release(&d->v[i]);
+		else
+			d->v[n++] = d->v[i];
+	d->n = n;
+	d->folding = 0;
+}
+
 void lr_doc_table(struct lr_doc *d, int rc, struct lr_table *t)
 {
 	struct lr_doc_block *b = add_block(d, LR_BLOCK_TABLE);

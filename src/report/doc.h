@@ -5,7 +5,7 @@
  * The document model: what every report, page and printout is before it is
  * written. A document is an ordered list of blocks (a heading, a paragraph,
  * a list of facts, a table, a chart, a note under a table, a folded piece of
- * preformatted text). Builders turn a domain model into a document; one
+ * preformatted text, a folded section). Builders turn a domain model into a document; one
  * writer per format (doc-write.c: Markdown, HTML, text) turns a document into
  * bytes and escapes every string for its format there, so no builder does;
  * verify compares two documents block by block (doc-json.c, doc-compare.c).
@@ -51,6 +51,7 @@ enum lr_block_kind {
 	LR_BLOCK_CHART,   /* chart */
 	LR_BLOCK_NOTE,    /* a remark under the table before it */
 	LR_BLOCK_CODE,    /* preformatted text (code), folded under a summary (text) */
+	LR_BLOCK_FOLD,    /* a folded section: text, its summary line; it holds the nfold blocks after it */
 };
 
 struct lr_doc_item {
@@ -86,12 +87,19 @@ struct lr_doc_block {
 	struct lr_column *cols; /* TABLE: its columns, owned (heads and keys copied) */
 	char *missing;          /* TABLE: why there is no table, or NULL */
 	struct lr_chart chart;  /* CHART */
+	size_t nfold;           /* FOLD: how many of the blocks after it are folded under it */
 };
 
+/*
+ * Folded sections do not nest: a fold holds no fold. 'fold' is the one open
+ * (lr_doc_fold) while 'folding'.
+ */
 struct lr_doc {
 	struct lr_doc_block *v;
 	size_t n, cap;
 	int failed;
+	size_t fold;
+	int folding;
 };
 
 void lr_doc_init(struct lr_doc *d);
@@ -110,6 +118,19 @@ struct lr_doc_block *lr_doc_prose(struct lr_doc *d);
 struct lr_doc_block *lr_doc_note(struct lr_doc *d);
 struct lr_doc_block *lr_doc_facts(struct lr_doc *d);
 struct lr_doc_block *lr_doc_code_block(struct lr_doc *d, const char *code);
+
+/*
+ * A folded section (its summary line the block's text, to be added): the
+ * blocks added after it, up to lr_doc_fold_end, are folded under it. A fold
+ * opened while one is open closes that one first. Markdown and HTML write it
+ * as <details> with a <summary>; text writes the summary as a line before its
+ * blocks. lr_doc_fold_end without an open fold does nothing.
+ */
+struct lr_doc_block *lr_doc_fold(struct lr_doc *d);
+void lr_doc_fold_end(struct lr_doc *d);
+
+/* The fold that holds block i of d, or (size_t)-1 when none does. */
+size_t lr_doc_fold_of(const struct lr_doc *d, size_t i);
 
 /*
  * A table block holding t, which the document now owns (t is left empty),
@@ -152,6 +173,25 @@ LR_MUST_CHECK int lr_doc_write(FILE *out, const struct lr_doc *d, enum lr_format
 
 /* Block i of d alone, as lr_doc_write writes it among the others (Markdown: its bytes, ending in a newline). */
 LR_MUST_CHECK int lr_doc_write_block(FILE *out, const struct lr_doc *d, size_t i, enum lr_format f);
+
+/*
+ * d cut to fit in 'max' characters (Unicode code points) as Markdown
+ * (doc-fit.c), for an issue comment: every block outside a fold, then every
+ * folded section in order, each whole or not at all, while they fit; when
+ * something was left out, a closing paragraph names it and says that
+ * 'where' holds the whole (inline text; NULL: nothing). The blocks
+ * left out are removed from d. 'max' 0 keeps everything; a 'max' under
+ * LR_DOC_FIT_MIN is taken as LR_DOC_FIT_MIN, which the closing paragraph
+ * always fits in. Out of memory is kept in d (lr_doc_error).
+ */
+#define LR_DOC_FIT_MIN 1024
+void lr_doc_fit(struct lr_doc *d, size_t max, const struct lr_buf *where);
+
+/* Remove from d every block i with drop[i] set (a fold with its blocks, or none of them), the rest in order. */
+void lr_doc_drop(struct lr_doc *d, const unsigned char *drop);
+
+/* How many characters (code points; each byte of invalid UTF-8 one) s[0..n) holds. */
+size_t lr_doc_chars(const char *s, size_t n);
 
 /* The name of a block's kind as the JSON form says it ("heading", "table", ...). */
 const char *lr_doc_kind_name(enum lr_block_kind k);

@@ -47,6 +47,28 @@ void lr_render_json_metrics(json_t *jr, const struct lr_report_run *rr, lr_rende
 int lr_render_csv_fill(struct lr_table *t, const struct lr_column *cols, int ncols, const struct lr_report *rep,
 		       int metrics, lr_render_csv_row_fn row);
 
+/* ---- the report's parts (render.c; summary.c puts them together, failing.c) ---- */
+
+struct lr_doc;
+/* An experiment run's heading and title; its failed or missing conditions. */
+void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr);
+void lr_render_run_failed_doc(struct lr_doc *d, const struct lr_report_run *rr);
+/* Its further metrics ([report] metrics, --metric): a table per metric and arm pair, marked exploratory. */
+void lr_render_metrics_doc(struct lr_doc *d, const struct lr_report_run *rr);
+/*
+ * What it rests on, as facts: command, definition, sources, host, binding,
+ * geometry, tools, design, parity and noise floor; 'relative': without the
+ * recording machine's paths (lr_argv_text_relative, lr_path_relative).
+ */
+void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, int relative);
+
+/* The report's first blocks in every layout: its title, the method and the ledger head. */
+struct lr_report_label;
+void lr_render_head_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_report_label *l);
+
+/* The serving evidence's failing and missing cases, alike ones on one line (failing.c), as a list of facts. */
+void lr_render_failing_doc(struct lr_doc *d, const struct lr_serving_report *sv);
+
 /* ---- the document's writers (doc-write.c, doc-html.c) ---- */
 
 struct lr_buf;

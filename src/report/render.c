@@ -219,7 +219,7 @@ static const char exploratory_note[] =
  * table per metric and arm pair (no charts), and the metrics [report] asks
  * for that no execution wrote.
  */
-static void metrics_doc(struct lr_doc *d, const struct lr_report_run *rr)
+void lr_render_metrics_doc(struct lr_doc *d, const struct lr_report_run *rr)
 {
 	struct lr_buf *t;
 
@@ -252,7 +252,7 @@ int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 
 	lr_doc_init(&d);
 	lr_render_tables_doc(&d, rr, 0);
-	metrics_doc(&d, rr);
+	lr_render_metrics_doc(&d, rr);
 	rc = lr_doc_error(&d);
 	for (size_t i = 0; i < d.n && !rc; i++) { /* blank lines between the blocks, none after: a printout goes on */
 		if (i)
@@ -263,24 +263,50 @@ int lr_render_tables(FILE *f, const struct lr_report_run *rr)
 	return rc;
 }
 
-/* Command, replay, definition and sources (with every changed file), as facts of b. */
-static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const struct lr_report_run *rr)
+/* Where a run ran: its directory; 'relative': inside its repository's top, or the directory's last name (docs/design.md). */
+static void cwd_words(struct lr_doc *d, struct lr_buf *t, const char *cwd, const char *top, int relative)
+{
+	char *rel = NULL;
+
+	if (!relative) {
+		lr_doc_code(t, cwd);
+		return;
+	}
+	if (top && lr_path_within(cwd, top) && lr_path_within(top, cwd)) {
+		lr_doc_add(t, "the repository's top");
+		return;
+	}
+	if (!(rel = lr_path_relative(cwd, top && lr_path_within(cwd, top) ? top : NULL, NULL)))
+		d->failed = 1;
+	lr_doc_code(t, rel);
+	if (top && lr_path_within(cwd, top))
+		lr_doc_add(t, " of the repository");
+	free(rel);
+}
+
+/* Command, replay, definition and sources (with every changed file), as facts of b; 'relative': no machine's paths. */
+static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const struct lr_report_run *rr, int relative)
 {
 	const struct lr_run *r = &rr->run;
-	char *cmdline = lr_argv_text(r->argv_json);
+	const char *top = r->source.present ? r->source.repo_path : NULL;
+	char *cmdline = relative ? lr_argv_text_relative(r->argv_json, r->cwd, top) : lr_argv_text(r->argv_json);
+	char *def = relative ? lr_path_relative(rr->design.path, r->cwd, top) : strdup(rr->design.path);
 	struct lr_buf *t = lr_doc_item(d, b, 0);
 
+	if (!cmdline || !def)
+		d->failed = 1;
 	lr_doc_add(t, "Command: ");
-	lr_doc_code(t, cmdline ? cmdline : r->argv_json);
+	lr_doc_code(t, cmdline);
 	lr_doc_add(t, " (in ");
-	lr_doc_code(t, r->cwd);
+	cwd_words(d, t, r->cwd, top, relative);
 	lr_doc_addf(t, ", started %s)", r->started_at);
 	free(cmdline);
 	if (r->replay_of)
 		lr_doc_addf(lr_doc_item(d, b, 0), "Replay of run %lld", (long long)r->replay_of);
 	t = lr_doc_item(d, b, 0);
 	lr_doc_add(t, "Definition: ");
-	lr_doc_code(t, rr->design.path);
+	lr_doc_code(t, def);
+	free(def);
 	lr_doc_add(t, ", sha256 ");
 	lr_doc_code(t, rr->design.sha256);
 	t = lr_doc_item(d, b, 0);
@@ -305,15 +331,14 @@ static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const str
 	}
 }
 
-/* What a run rests on: command, definition, sources, host, binding, geometry, tools, design, parity, floor. */
-static void run_facts(struct lr_doc *d, const struct lr_report_run *rr)
+void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, int relative)
 {
 	const struct lr_run *r = &rr->run;
 	const struct lr_stored_design *ds = &rr->design;
 	struct lr_doc_block *b = lr_doc_facts(d);
 	char floor[512];
 
-	run_source_facts(d, b, rr);
+	run_source_facts(d, b, rr, relative);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Host: %s, %s, %lld CPUs, %s, kernel %s", r->host.hostname,
 		    r->host.cpu_model ? r->host.cpu_model : "unknown CPU", (long long)r->host.cores,
 		    r->host.os ? r->host.os : "unknown OS", r->host.kernel);
@@ -330,25 +355,35 @@ static void run_facts(struct lr_doc *d, const struct lr_report_run *rr)
 	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));
 }
 
-void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts)
+void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)
 {
 	const struct lr_stored_design *ds = &rr->design;
-	struct lr_doc_block *b;
 
 	lr_doc_addf(&lr_doc_heading(d, 2)->text, "%s, run %lld (%s)", ds->name, (long long)rr->run.id,
 		    lr_status_name(rr->run.status));
 	if (ds->title[0])
 		lr_doc_add(&lr_doc_prose(d)->text, ds->title);
-	run_facts(d, rr);
-	lr_render_tables_doc(d, rr, charts);
-	metrics_doc(d, rr);
-	b = lr_doc_facts(d);
+}
+
+void lr_render_run_failed_doc(struct lr_doc *d, const struct lr_report_run *rr)
+{
+	struct lr_doc_block *b = lr_doc_facts(d);
+
 	lr_doc_add(&b->text, "Failed or missing conditions");
 	for (int i = 0; i < rr->nconds; i++)
 		if (strcmp(rr->conds[i].status, "passed"))
 			lr_doc_addf(lr_doc_item(d, b, 0), "%s: %s: %s",
 				    rr->ntables ? rr->tables[0].rows[i].label : rr->conds[i].model, rr->conds[i].status,
 				    rr->conds[i].failure ? rr->conds[i].failure : "");
+}
+
+void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts)
+{
+	lr_render_run_head_doc(d, rr);
+	lr_render_run_facts_doc(d, rr, 0);
+	lr_render_tables_doc(d, rr, charts);
+	lr_render_metrics_doc(d, rr);
+	lr_render_run_failed_doc(d, rr);
 }
 
 /* The method in one paragraph: the same words in every format that has prose. */
@@ -360,10 +395,8 @@ const char lr_render_method[] =
 	"Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
 	"flagged DRIFT beyond the practical margin.";
 
-void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
-			  const struct lr_report_label *l, int charts)
+void lr_render_head_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_report_label *l)
 {
-	struct lr_doc_block *b;
 	struct lr_buf *t;
 
 	lr_doc_addf(&lr_doc_heading(d, 1)->text, "labrun report: %s", l->title);
@@ -384,6 +417,14 @@ void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const s
 		lr_doc_break(t);
 		lr_doc_add(t, "every run this report was computed from, unchanged.");
 	}
+}
+
+void lr_render_report_doc_flat(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
+			       const struct lr_report_label *l, int charts)
+{
+	struct lr_doc_block *b;
+
+	lr_render_head_doc(d, rep, l);
 	if (rep->head_statement) {
 		b = lr_doc_code_block(d, rep->head_statement);
 		lr_doc_add(&b->text, "The signed ledger head: ");

@@ -127,9 +127,11 @@ LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
 
 /*
  * The report as a document (report/doc.h): its title and method, the ledger
- * head, each experiment run (lr_render_run_doc: its heading, facts, tables,
- * with 'charts' a chart per condition, and failed or missing conditions),
- * then the serving evidence (lr_render_serving_doc). Out of memory is kept
+ * head, then a summary (the serving sentence, each experiment run's verdict
+ * tables, with 'charts' a chart per condition, and failed or missing
+ * conditions, the route matrix, the failing cases grouped) and the detail in
+ * folded sections (each run's facts without the recording machine's paths,
+ * the serving evidence's timing, cases and passes). Out of memory is kept
  * in d (lr_doc_error).
  */
 struct lr_doc;
@@ -139,6 +141,15 @@ struct lr_report_label {
 };
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
 			  const struct lr_report_label *l, int charts);
+
+/*
+ * The same as labrun wrote it before summaries and folds, for 'verify' of
+ * the crates of then: the signed head's envelope after the head, then each
+ * run whole (lr_render_run_doc: paths as recorded) and the serving evidence
+ * (lr_render_serving_doc).
+ */
+void lr_render_report_doc_flat(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,
+			       const struct lr_report_label *l, int charts);
 
 /*
  * The report as data ('report --format json', a crate's report.json): every
@@ -168,9 +179,25 @@ struct lr_render_heads {
 void lr_render_table(struct lr_table *t, struct lr_render_heads *h, const struct lr_report_run *rr,
 		     const struct lr_report_table *tb);
 
-/* The report in 'format' to f: its document (Markdown, HTML, text), or its data (CSV, JSON). */
+/*
+ * The report in 'format' to f: its document (Markdown, HTML, text), or its
+ * data (CSV, JSON). Markdown is pasted as an issue comment: it is cut to
+ * fit in 'max_chars' characters (lr_render_report_fit; 0: no cap), and
+ * lr_render_report cuts it to LR_REPORT_MAX_CHARS, GitHub's limit.
+ */
+#define LR_REPORT_MAX_CHARS 65536
+LR_MUST_CHECK int lr_render_report_max(FILE *f, enum lr_format format, const struct lr_report *rep,
+				       const struct lr_serving_report *sv, const char *title, size_t max_chars);
 LR_MUST_CHECK int lr_render_report(FILE *f, enum lr_format format, const struct lr_report *rep,
 				   const struct lr_serving_report *sv, const char *title);
+
+/*
+ * The report's document d (lr_render_report_doc) cut to 'max_chars'
+ * characters as Markdown (lr_doc_fit; 0: not cut), its closing paragraph
+ * saying where the whole report is: what 'report' writes, and what 'verify'
+ * renders again to compare with a crate's report.md.
+ */
+void lr_render_report_fit(struct lr_doc *d, size_t max_chars);
 
 /*
  * The serving matrix (a row per run and condition, a column per route; its
@@ -235,7 +262,9 @@ int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const
 /*
  * The report files a crate or an archive carries at its root, report.md and
  * report.json, of runs ids[0..n) (lr_render_crate_files): both NULL when
- * the runs give no report. Release with lr_render_crate_files_release.
+ * the runs give no report. report.md is cut to LR_REPORT_MAX_CHARS, as
+ * 'report' cuts it; report.json is whole. Release with
+ * lr_render_crate_files_release.
  */
 struct lr_crate_report {
 	char *md, *json;

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/jsonbytes.h"
 #include "report/report.h"
@@ -58,28 +59,109 @@ static void quote_word(FILE *f, const char *w)
 	fputc('\'', f);
 }
 
-char *lr_argv_text(const char *argv_json)
+int lr_path_within(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 1 && !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The part of path under dir (path within dir): "" for dir itself. */
+static const char *under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return path + n + (path[n] == '/');
+}
+
+char *lr_path_relative(const char *path, const char *cwd, const char *top)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	const char *base = strrchr(path, '/');
+	char *from = NULL, *slash;
+
+	if (path[0] != '/')
+		return strdup(path);
+	if (cwd && lr_path_within(path, cwd))
+		lr_buf_adds(&b, *under(path, cwd) ? under(path, cwd) : ".");
+	else if (cwd && top && lr_path_within(path, top) && lr_path_within(cwd, top) && (from = strdup(cwd))) {
+		/* up from the directory to where both are, inside the repository: the path means what it meant */
+		while (!lr_path_within(path, from) && (slash = strrchr(from, '/')) && slash > from) {
+			*slash = '\0';
+			lr_buf_adds(&b, "../");
+		}
+		if (*under(path, from))
+			lr_buf_adds(&b, under(path, from));
+		else if (b.len)
+			b.buf[--b.len] = '\0';
+		free(from);
+	} else {
+		lr_buf_addf(&b, ".../%s", base[1] ? base + 1 : "");
+	}
+	return lr_buf_detach(&b, NULL);
+}
+
+/* A word of a command line as a report shows it: an absolute path (or option=path) relative, argv[0] its name. */
+static char *word_relative(const char *w, size_t i, const char *cwd, const char *top)
+{
+	const char *eq = strchr(w, '='), *base = strrchr(w, '/');
+	struct lr_buf b = LR_BUF_INIT;
+	char *rel;
+
+	if (i == 0 && w[0] == '/')
+		return strdup(base[1] ? base + 1 : w);
+	if (w[0] == '/')
+		return lr_path_relative(w, cwd, top);
+	if (!eq || eq[1] != '/' || w[0] != '-')
+		return strdup(w);
+	if (!(rel = lr_path_relative(eq + 1, cwd, top)))
+		return NULL;
+	lr_buf_addf(&b, "%.*s=%s", (int)(eq - w), w, rel);
+	free(rel);
+	return lr_buf_detach(&b, NULL);
+}
+
+/* argv_json as a command line, each word as word_relative gives it when 'relative'. */
+static char *argv_words(const char *argv_json, const char *cwd, const char *top, int relative)
 {
 	json_t *a = json_loads(argv_json, 0, NULL);
-	char *buf = NULL;
+	char *buf = NULL, *w;
 	size_t len = 0, i;
 	FILE *f;
 
 	if (!a)
-		return strdup(argv_json);
+		return strdup(relative ? "(a command line labrun cannot read)" : argv_json);
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		json_decref(a);
 		return NULL;
 	}
 	for (i = 0; i < json_array_size(a); i++) {
+		const char *word = lr_json_bytes_text(json_array_get(a, i));
+
 		if (i)
 			fputc(' ', f);
-		quote_word(f, lr_json_bytes_text(json_array_get(a, i)));
+		w = relative ? word_relative(word, i, cwd, top) : NULL;
+		quote_word(f, w ? w : word);
+		free(w);
 	}
 	fclose(f);
 	json_decref(a);
 	return buf;
+}
+
+char *lr_argv_text(const char *argv_json)
+{
+	return argv_words(argv_json, NULL, NULL, 0);
+}
+
+char *lr_argv_text_relative(const char *argv_json, const char *cwd, const char *top)
+{
+	return argv_words(argv_json, cwd, top, 1);
 }
 
 const char *lr_human_size(char *buf, size_t len, long long bytes)

@@ -11,6 +11,24 @@
 /* The argv JSON of a run as a shell-quoted command line (malloc'd). */
 char *lr_argv_text(const char *argv_json);
 
+/*
+ * The same without the recording machine's paths (docs/design.md): argv[0]
+ * given as an absolute path is its last name; any other absolute path (a word,
+ * or an option's value after '=') goes through lr_path_relative. Malloc'd.
+ */
+char *lr_argv_text_relative(const char *argv_json, const char *cwd, const char *top);
+
+/* Whether path is dir or lies under it ("/" and "" hold nothing: a path under them says where it is). */
+int lr_path_within(const char *path, const char *dir);
+
+/*
+ * An absolute path as a report shows it: relative to cwd when inside it;
+ * from cwd through "../" when both lie inside the repository's top 'top'
+ * (NULL: none), so it still names the same file; else ".../NAME", its last
+ * name only. A relative path is as given. Malloc'd (NULL: out of memory).
+ */
+char *lr_path_relative(const char *path, const char *cwd, const char *top);
+
 /* Write "  KEY  VALUE" style human sizes: "12 B", "3.4 KiB"... into buf. */
 const char *lr_human_size(char *buf, size_t len, long long bytes);
 

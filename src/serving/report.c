@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/stats.h"
 #include "serving/report.h"
@@ -174,42 +175,68 @@ static int declare_route(void *arg, const char *route)
 	return 0;
 }
 
-static int add_failure(struct lr_serving_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int add_failure(struct lr_serving_report *r, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n, rc;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = lr_strlist_add(&r->failing, s);
-	free(s);
-	return rc;
-}
-
+/* What found a failure: the cell's row and route, its check in full ("comparison 7: ...") and as grouped ("within-route comparison ..."). */
 struct case_ctx {
 	struct lr_serving_report *r;
-	const char *where;
+	int row, route;
+	const char *where; /* NULL: the cell's own failure */
+	const char *check;
 	int *count; /* r->failing_compared or r->failing_gated */
 };
+
+/* "LABEL / ROUTE (WHERE): case ID: WHAT" into 'failing', and its parts into 'failures'. */
+static int add_failure(const struct case_ctx *x, const char *case_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int add_failure(const struct case_ctx *x, const char *case_id, const char *fmt, ...)
+{
+	struct lr_serving_report *r = x->r;
+	struct lr_serving_failure *f;
+	struct lr_buf what = LR_BUF_INIT, all = LR_BUF_INIT;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	lr_buf_vaddf(&what, fmt, ap);
+	va_end(ap);
+	lr_buf_addf(&all, "%s / %s", r->rows[x->row].label, r->routes[x->route]);
+	if (x->where)
+		lr_buf_addf(&all, " (%s)", x->where);
+	if (case_id)
+		lr_buf_addf(&all, ": case %s", case_id);
+	lr_buf_addf(&all, ":%s%s", what.len ? " " : "", what.buf);
+	if ((rc = lr_buf_error(&what) ?: lr_buf_error(&all)))
+		goto out;
+	if (!(f = realloc(r->failures, (r->failing.n + 1) * sizeof *f))) { /* first: 'failures' never has fewer */
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	r->failures = f;
+	if ((rc = lr_strlist_add(&r->failing, all.buf)))
+		goto out;
+	f = &f[r->failing.n - 1];
+	*f = (struct lr_serving_failure){ x->row, x->route, strdup(x->check), case_id ? strdup(case_id) : NULL,
+					  lr_buf_detach(&what, NULL) };
+	if (!f->check || (case_id && !f->case_id) || !f->what)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+out:
+	lr_buf_release(&what);
+	lr_buf_release(&all);
+	return rc;
+}
 
 static int note_case(void *arg, const char *case_id, const struct lr_case_outcome *o)
 {
 	struct case_ctx *x = arg;
-	char tokens[64] = "";
+	char tokens[64] = "", what[160];
 
 	++*x->count;
 	if (o->missing)
-		return add_failure(x->r, "%s: case %s: missing in the %s", x->where, case_id,
-				   o->missing == 1 ? "reference" : "candidate");
+		return add_failure(x, case_id, "missing in the %s", o->missing == 1 ? "reference" : "candidate");
 	if (!o->tokens_equal)
 		snprintf(tokens, sizeof tokens, " tokens differ at position %lld;", (long long)o->first_token_diff);
-	return add_failure(x->r, "%s: case %s:%s%s%s", x->where, case_id, tokens, o->text_equal ? "" : " text differs;",
-			   o->finish_equal ? "" : " finish reason differs;");
+	snprintf(what, sizeof what, "%s%s%s", tokens, o->text_equal ? "" : " text differs;",
+		 o->finish_equal ? "" : " finish reason differs;");
+	return add_failure(x, case_id, "%s", what + (what[0] == ' '));
 }
 
 static int count_comparison(void *arg, const struct lr_comparison_row *k)
@@ -217,41 +244,51 @@ static int count_comparison(void *arg, const struct lr_comparison_row *k)
 	struct collect *c = arg;
 	struct lr_serving_cell *cell = cell_of(c->r, k->run, k->cond, k->cand_route);
 	struct lr_serving_parity *p;
-	char where[400];
-	struct case_ctx x = { c->r, where, &c->r->failing_compared };
-	int row;
+	char where[400], check[400];
+	struct case_ctx x = { c->r, 0, 0, where, check, &c->r->failing_compared };
+	int within = !strcmp(k->kind, "within-route");
 
 	if (!cell)
 		return 0;
-	if (strcmp(k->kind, "within-route")) { /* the reference was compared too: of the same condition, or by hand */
+	if (!within) { /* the reference was compared too: of the same condition, or by hand */
 		struct lr_serving_cell *ref =
 			cell_of(c->r, k->ref_run, k->ref_run == k->run ? k->cond : -1, k->ref_route);
 
 		if (ref)
 			ref->referenced++;
 	}
-	p = !strcmp(k->kind, "within-route") ? &cell->within : &cell->cross;
+	p = within ? &cell->within : &cell->cross;
 	p->comparisons++;
 	p->exact += k->exact;
 	p->compared += k->total;
 	if (k->exact == k->total && !k->finish_mismatch)
 		return 0;
 	p->failing++;
-	row = row_index(c->r, k->run, k->cond, 0);
-	lr_fmt_cut(where, sizeof where, "%s / %s (comparison %lld: %s, against %s of run %lld)", c->r->rows[row].label,
-		   k->cand_route, (long long)k->id, k->kind, k->ref_route, (long long)k->ref_run);
+	x.row = row_index(c->r, k->run, k->cond, 0);
+	x.route = route_index(c->r, k->cand_route, 0);
+	lr_fmt_cut(where, sizeof where, "comparison %lld: %s, against %s of run %lld", (long long)k->id, k->kind,
+		   k->ref_route, (long long)k->ref_run);
+	if (within)
+		snprintf(check, sizeof check, "within-route comparison");
+	else if (k->ref_run == k->run)
+		lr_fmt_cut(check, sizeof check, "%s comparison against %s", k->kind, k->ref_route);
+	else
+		lr_fmt_cut(check, sizeof check, "%s comparison against %s of run %lld", k->kind, k->ref_route,
+			   (long long)k->ref_run);
 	return lr_store_comparison_failures(c->st, k->id, note_case, &x);
 }
 
 static int note_gate_case(void *arg, const struct lr_gate_case *g)
 {
 	struct case_ctx *x = arg;
+	char what[160];
 
 	++*x->count;
 	if (g->missing)
-		return add_failure(x->r, "%s: case %s: no response", x->where, g->case_id);
-	return add_failure(x->r, "%s: case %s:%s%s%s", x->where, g->case_id, g->format_ok ? "" : " format fails;",
-			   g->format_ok && !g->answer_ok ? " wrong answer;" : "", g->eos ? "" : " no EOS;");
+		return add_failure(x, g->case_id, "no response");
+	snprintf(what, sizeof what, "%s%s%s", g->format_ok ? "" : " format fails;",
+		 g->format_ok && !g->answer_ok ? " wrong answer;" : "", g->eos ? "" : " no EOS;");
+	return add_failure(x, g->case_id, "%s", what + (what[0] == ' '));
 }
 
 static int count_gate(void *arg, const struct lr_gate_row *g)
@@ -259,8 +296,7 @@ static int count_gate(void *arg, const struct lr_gate_row *g)
 	struct collect *c = arg;
 	struct lr_serving_cell *cell = cell_of(c->r, g->run, g->cond, g->route);
 	char where[400];
-	struct case_ctx x = { c->r, where, &c->r->failing_gated };
-	int row;
+	struct case_ctx x = { c->r, 0, 0, where, "gate", &c->r->failing_gated };
 
 	if (!cell)
 		return 0;
@@ -272,8 +308,9 @@ static int count_gate(void *arg, const struct lr_gate_row *g)
 	cell->gate_total = g->total;
 	if (g->strict == g->total && g->eos == g->total)
 		return 0;
-	row = row_index(c->r, g->run, g->cond, 0);
-	lr_fmt_cut(where, sizeof where, "%s / %s (gate, key %.12s)", c->r->rows[row].label, g->route, g->key_sha256);
+	x.row = row_index(c->r, g->run, g->cond, 0);
+	x.route = route_index(c->r, g->route, 0);
+	lr_fmt_cut(where, sizeof where, "gate, key %.12s", g->key_sha256);
 	return lr_store_gate_failures(c->st, g->id, note_gate_case, &x);
 }
 
@@ -281,16 +318,18 @@ static int count_collect_failure(void *arg, const struct lr_collect_failure *f)
 {
 	struct collect *c = arg;
 	struct lr_serving_cell *cell = cell_of(c->r, c->run, f->cond, f->route);
-	int row;
+	char where[64];
+	struct case_ctx x = { c->r, 0, 0, where, "collect", NULL };
 
 	if (!cell)
 		return 0;
 	cell->declared = 1;
 	cell->not_collected++;
 	c->r->not_collected++;
-	row = row_index(c->r, c->run, f->cond, 0);
-	return add_failure(c->r, "%s / %s (collect, set %lld): case %s: not collected: %s", c->r->rows[row].label,
-			   f->route, (long long)f->set, f->case_id, f->failure);
+	x.row = row_index(c->r, c->run, f->cond, 0);
+	x.route = route_index(c->r, f->route, 0);
+	snprintf(where, sizeof where, "collect, set %lld", (long long)f->set);
+	return add_failure(&x, f->case_id, "not collected: %s", f->failure);
 }
 
 /* ---- latency, TTFT and tokens/s per route ------------------------------------------ */
@@ -407,6 +446,7 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		return rc;
 	for (i = 0; i < r->nrows * r->nroutes; i++) {
 		const struct lr_serving_cell *x = &r->cells[i];
+		struct case_ctx own = { r, i / r->nroutes, i % r->nroutes, NULL, "", NULL };
 
 		if (!x->declared) { /* the run never meant to collect that route: no cell */
 			r->undeclared++;
@@ -415,17 +455,16 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 		r->ncells++;
 		if (!x->sets) {
 			r->uncollected++;
-			if ((rc = add_failure(r, "%s / %s: uncollected: the route has no responses there",
-					      r->rows[i / r->nroutes].label, r->routes[i % r->nroutes])))
+			if ((rc = add_failure(&own, NULL, "uncollected: the route has no responses there")))
 				return rc;
 			continue;
 		}
 		r->collected++;
 		if (!x->within.comparisons && !x->cross.comparisons && !x->referenced &&
-		    (rc = add_failure(r,
-				      "%s / %s: collected (%lld responses) but never compared: no repeated execution or "
+		    (rc = add_failure(&own, NULL,
+				      "collected (%lld responses) but never compared: no repeated execution or "
 				      "other route was compared with it ('labrun compare' does)",
-				      r->rows[i / r->nroutes].label, r->routes[i % r->nroutes], (long long)x->cases)))
+				      (long long)x->cases)))
 			return rc;
 		tally(&r->within, x->within.comparisons, x->within.failing);
 		tally(&r->cross, x->cross.comparisons, x->cross.failing);
@@ -442,6 +481,12 @@ void lr_serving_report_release(struct lr_serving_report *r)
 	free(r->cells);
 	free(r->stats);
 	lr_pass_stats_free(r->passes, r->npasses);
+	for (size_t i = 0; r->failures && i < r->failing.n; i++) {
+		free(r->failures[i].check);
+		free(r->failures[i].case_id);
+		free(r->failures[i].what);
+	}
+	free(r->failures);
 	lr_strlist_release(&r->failing);
 	memset(r, 0, sizeof *r);
 }

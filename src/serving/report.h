@@ -56,6 +56,17 @@ struct lr_serving_route_stats {
 	struct lr_serving_dist latency_ms, ttft_ms, tokens_per_s;
 };
 
+/*
+ * One entry of 'failing' in its parts, for a report to group: the cell (its
+ * row and route), what found it, the case, and what is wrong with it.
+ */
+struct lr_serving_failure {
+	int row, route;
+	char *check;   /* "gate", "collect", "within-route comparison against R of run N", ...; "" for a cell's own */
+	char *case_id; /* NULL for a cell's own (uncollected, never compared) */
+	char *what;    /* "format fails; no EOS;", "tokens differ at position 2;", "uncollected: ..." */
+};
+
 struct lr_serving_report {
 	char routes[LR_SERVING_MAXROUTES][128];
 	int nroutes;
@@ -72,6 +83,7 @@ struct lr_serving_report {
 	int ncells, collected, uncollected, undeclared;
 	struct lr_serving_tally within, cross, gates;
 	struct lr_strlist failing;            /* every failing or missing case, and every uncollected cell, in words */
+	struct lr_serving_failure *failures;  /* the same, failing.n of them, in parts */
 	int failing_compared, failing_gated;  /* of those, cases a comparison or a gate found */
 	int not_collected;                    /* and requests 'labrun collect' did not complete */
 	struct lr_serving_route_stats *stats; /* per route */

@@ -18,7 +18,14 @@ ok "-o writes the same bytes"
 contains r1.md "## tiny-encode, run 1 (passed)" "names the run"
 contains r1.md "| Shape layers/input | lookup median ms | scalar median ms | Reduction | 95% interval | blocks | flagged reps | drift lookup/scalar | verdict |" "comparison table"
 contains r1.md "* Parity: 2 passed, 0 failed, 0 missing" "parity counts"
-contains r1.md "* Command: \`$LABRUN run -q $X/tiny-encode-auto.ini\`" "the exact command"
+# the command as run, without the machine's paths (issue 41): the program's name, the definition's, where it ran;
+# the JSON keeps them whole
+contains r1.md "* Command: \`labrun run -q .../tiny-encode-auto.ini\` (in \`.../work\`, started " "the command, no machine path"
+lacks r1.md "$TOP_SRCDIR" "no path of the source tree"
+lacks r1.md "$T/" "nor of the test's directory"
+"$LABRUN" report --issue 205 --format json >r1.json
+equals "$(jq -r '.runs[0].command | join(" ")' r1.json)" "$LABRUN run -q $X/tiny-encode-auto.ini" "the JSON has the exact command"
+equals "$(jq -r '.runs[0].cwd' r1.json)" "$T/work" "and where it ran"
 lacks r1.md "tiny-import" "only runs for the issue"
 
 # Recompute condition 0, scalar (arm 1) against lookup (arm 0), from raw rows (each log ratio with all

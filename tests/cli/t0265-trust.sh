@@ -34,9 +34,11 @@ contains "$T/sc" "4 seals and 4 ledger entries recomputed from docs/schema.md" \
 	"every seal and the chain recompute from docs/schema.md alone"
 
 uuid() { q "SELECT uuid FROM run WHERE id = $1"; }
-# the signed head, as a report carries it (the Markdown itself is what 'audit --head' takes)
-"$L" report --run 3 >"$T/report.md" 2>/dev/null || fail "report"
-contains "$T/report.md" "The signed ledger head" "the report carries the signed head"
+# the signed head, as a report gives it: beside the Markdown, in a file of its own (issue 41: an issue
+# comment holds no signature blob)
+"$L" report --run 3 -o "$T/report.md" 2>/dev/null || fail "report"
+lacks "$T/report.md" "The signed ledger head" "the Markdown carries no signed head"
+equals "$(jq -r .payloadType "$T/report.md.head.json")" "application/vnd.in-toto+json" "it is beside it, the envelope"
 "$L" report --run 3 --format json | jq -r .ledger_head.statement.payload | base64 -d >"$T/head.json"
 equals "$(jq -r '[.predicateType, .predicate.storeId, .predicate.seq, (.predicate.entries | length),
 	.subject[0].digest.sha256 == .predicate.digest] | map(tostring) | join(" ")' "$T/head.json")" \
@@ -44,8 +46,16 @@ equals "$(jq -r '[.predicateType, .predicate.storeId, .predicate.seq, (.predicat
 "$L" report --run 3 >"$T/report2.md" 2>/dev/null
 cmp -s "$T/report.md" "$T/report2.md" || fail "the report is not byte-identical when made again"
 ok "and the report stays byte-identical"
-expect_exit 0 "audit --head REPORT.md on the clean store" "$L" audit --head "$T/report.md"
+expect_exit 0 "audit --head REPORT.md.head.json on the clean store" "$L" audit --head "$T/report.md.head.json"
 contains "$T/out" "the store extends the signed head of entry 4" "says so"
+expect_exit 2 "the Markdown itself holds no head" "$L" audit --head "$T/report.md"
+contains "$T/err" "'$T/report.md' holds no signed ledger head" "says so"
+contains "$T/err" "(here '$T/report.md.head.json')" "and names the file to give"
+# a Markdown report from before, the signed head folded inside it, still gives its head
+{ printf '# labrun report: run 3\n\n<details><summary>The signed ledger head: <code>labrun audit --head REPORT.md</code></summary>\n\n```json\n'
+	cat "$T/report.md.head.json"; printf '```\n\n</details>\n'; } >"$T/old-report.md"
+expect_exit 0 "audit --head of a Markdown report written before" "$L" audit --head "$T/old-report.md"
+contains "$T/out" "the store extends the signed head of entry 4" "its head is taken"
 u2=$(uuid 2) u3=$(uuid 3) u4=$(uuid 4)
 cp -R "$T/store" "$T/pristine"
 fresh() { rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"; }
@@ -64,7 +74,7 @@ caught() { # NAME TEXT...: a plain audit exits 1 and names each TEXT
 by_head() { # NAME TEXT...: audit --head with the signed head exits 1 and names each TEXT
 	name=$1
 	shift
-	expect_exit 1 "$name: audit --head with the signed head fails" "$L" audit --head "$T/report.md"
+	expect_exit 1 "$name: audit --head with the signed head fails" "$L" audit --head "$T/report.md.head.json"
 	for text in "$@"; do
 		contains "$T/out" "$text" "$name: the signed head names it"
 	done
@@ -114,9 +124,9 @@ caught "two reordered runs, re-chained" "ledger entry 1 (run 2, $u2) is not sign
 by_head "two reordered runs" "run 1 ($(uuid 1)), entry 1 at the signed head, is entry 2 now" \
 	"run 2 ($u2), entry 2 at the signed head, is entry 1 now"
 # a head signed by another key, and an edited one, are not taken for the owner's
-python3 - "$T/report.md" "$T/forged.json" <<'PY'
-import base64, json, re, sys
-env = json.loads(re.search(r"```json\n(.*?)\n```", open(sys.argv[1]).read(), re.S).group(1))
+python3 - "$T/report.md.head.json" "$T/forged.json" <<'PY'
+import base64, json, sys
+env = json.load(open(sys.argv[1]))
 stmt = json.loads(base64.b64decode(env["payload"]))
 stmt["predicate"]["entries"] = stmt["predicate"]["entries"][:2]
 env["payload"] = base64.b64encode(json.dumps(stmt).encode()).decode()

@@ -70,6 +70,6 @@ equals "$(complete labrun key "" | tr '\n' ' ')" "init show export trust untrust
 equals "$(complete labrun config "" | tr '\n' ' ')" "manifest.license manifest.author manifest.publisher scan.internal scan.baseline " \
 	"config keys, from its -h"
 equals "$(complete labrun config --unset scan | tr '\n' ' ')" "scan.internal scan.baseline " "config --unset KEY"
-equals "$(complete labrun report --format "" | tr '\n' ' ')" "md csv json html text " "report --format's choices"
+equals "$(complete labrun report --format "" | tr '\n' ' ')" "md csv json html text tidy " "report --format's choices"
 equals "$(complete labrun pull --objects "" | tr '\n' ' ')" "all lazy " "pull --objects' choices"
 equals "$(complete labrun report -o "$T/other" | tr '\n' ' ')" "$T/other store " "-o takes a file"
