@@ -75,6 +75,8 @@ LR_MUST_CHECK int lr_render_sql_table(FILE *f, char *const *cells, size_t ncells
 void lr_render_run_files(FILE *f, const struct lr_run *r);
 void lr_render_run_artifacts(FILE *f, const struct lr_run *r);
 void lr_render_run_measures(FILE *f, const struct lr_run *r);
+/* The checks its command reported ($LABRUN_CHECKS), "NAME: PASSED/TOTAL" a line, a failing one marked; nothing when none. */
+void lr_render_run_checks(FILE *f, const struct lr_run *r);
 void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr);
 
 /* ---- stages.c: 'import' a line a stage, 'encode --check' a line a kernel and contract ---- */
