@@ -23,8 +23,10 @@ static const char usage[] =
 	"matching run (oldest first), one table per arm against the baseline with a row per\n"
 	"condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
 	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
-	"the exact command, source hashes, binding, geometry and tool versions. The same store\n"
-	"gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment.\n";
+	"the exact command, source hashes, binding, geometry and tool versions; then the\n"
+	"recorded runs (record, import), each with how it ended and the checks its command\n"
+	"reported through $LABRUN_CHECKS. The same store gives the same bytes. Markdown is\n"
+	"GitHub-flavoured, ready for an issue comment.\n";
 
 /* The report in FORMAT to stdout, or to OUT replaced atomically (a temporary file, then rename). */
 static int write_report(const char *out, enum lr_format format, const struct lr_report *rep,
@@ -123,11 +125,12 @@ int cmd_report(const struct lr_global *g, int argc, char **argv)
 		; /* a benchmark run: its own tables, below */
 	else if (!(rc = lr_report_build(st, &flt, run_id, &rep)))
 		rc = lr_serving_report_build(st, rep.ids, rep.nids, (const char *const *)routes.v, (int)routes.n, &sv);
-	if (run.kind != LR_KIND_BENCH && (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !sv.nrows))) {
+	if (run.kind != LR_KIND_BENCH && (rc == LR_ENOTFOUND || (!rc && !rep.nruns && !rep.nrecords && !sv.nrows))) {
 		rc = lr_error_set(LR_ENOTFOUND,
-				  "cannot report on %s: no experiment runs match, and no serving evidence", title);
-		lr_error_hint(
-			"'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
+				  "cannot report on %s: no experiment or recorded runs match, and no serving evidence",
+				  title);
+		lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run', 'labrun record' and "
+			      "'labrun import', and ingested responses");
 	}
 	if (rc)
 		goto out;

@@ -124,8 +124,8 @@ LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
  * The report as a document (report/doc.h): its title and method, the ledger
  * head, each experiment run (lr_render_run_doc: its heading, facts, tables,
  * with 'charts' a chart per condition, and failed or missing conditions),
- * then the serving evidence (lr_render_serving_doc). Out of memory is kept
- * in d (lr_doc_error).
+ * the serving evidence (lr_render_serving_doc), then the recorded runs
+ * (lr_render_records_doc). Out of memory is kept in d (lr_doc_error).
  */
 struct lr_doc;
 struct lr_report_label {
@@ -145,6 +145,15 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv);
+
+/*
+ * The report's recorded runs (rep->records, records.c): one section, a fact
+ * a run (its command made short, how it ended) with its checks under it,
+ * "name: passed/total", a failing one marked FAILED; nothing when there are
+ * none. And the same as the data's "records" array (NULL when out of memory).
+ */
+void lr_render_records_doc(struct lr_doc *d, const struct lr_report *rep);
+json_t *lr_render_records_json(const struct lr_report *rep);
 
 /*
  * One comparison table of a run, a row per condition (its estimate,
