@@ -405,7 +405,11 @@ static int keep_logs(struct lr_run *run, const struct lr_child *c, struct stream
 	return rc;
 }
 
-/* The run's $LABRUN_CHECKS: its file in the spool, made empty, and the command's environment naming it. */
+/*
+ * The run's $LABRUN_CHECKS: its file in the spool, and the command's
+ * environment naming it. The command makes the file: it never exists
+ * without the run's row, so a recorder killed before the row leaves none.
+ */
 struct checks_file {
 	char *path, *var;
 	char **envp;
@@ -413,13 +417,8 @@ struct checks_file {
 
 static int checks_open(const char *dir, const struct lr_run *run, char *const *envp, struct checks_file *cf)
 {
-	int fd;
-
 	if (!(cf->path = lr_spool_path(dir, run->uuid, "checks")))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((fd = open(cf->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
-		return lr_error_set(LR_EIO, "cannot create '%s': %s", cf->path, strerror(errno));
-	close(fd);
 	return lr_checks_env(envp, cf->path, &cf->envp, &cf->var);
 }
 
