@@ -17,7 +17,7 @@
 #include "report/report.h"
 #include "report/text.h"
 
-#define COMMAND_SHORT 120 /* bytes of a command line shown at most */
+#define COMMAND_SHORT 120 /* bytes of a command line shown at most, "..." included */
 
 /*
  * Argument i of run r as the report shows it: an absolute path inside the
@@ -51,8 +51,8 @@ static char *short_command(const struct lr_run *r)
 		text = lr_argv_text(json);
 	else if (!argv)
 		text = strdup(r->argv_json);
-	if (text && (n = strlen(text)) > COMMAND_SHORT) {
-		for (n = COMMAND_SHORT; n && ((unsigned char)text[n] & 0xc0) == 0x80;)
+	if (text && strlen(text) > COMMAND_SHORT) { /* "..." and its NUL fit in the bytes cut */
+		for (n = COMMAND_SHORT - 3; n && ((unsigned char)text[n] & 0xc0) == 0x80;)
 			n--; /* never inside a character */
 		memcpy(text + n, "...", 4);
 	}
