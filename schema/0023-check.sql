@@ -1,4 +1,4 @@
--- labrun store, migration 22: the checks a recorded command reported ('labrun record', $LABRUN_CHECKS).
+-- labrun store, migration 23: the checks a recorded command reported ('labrun record', $LABRUN_CHECKS).
 
 -- A check a run's command reported about itself, one row a line of the file $LABRUN_CHECKS named:
 -- how many of how many cases held ('exactness' 65536 of 65536). A check passes when passed = total;
