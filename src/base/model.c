@@ -108,6 +108,11 @@ void lr_run_release(struct lr_run *r)
 		free(r->samples[i].unit);
 	}
 	free(r->samples);
+	for (i = 0; i < r->nchecks; i++) {
+		free(r->checks[i].name);
+		free(r->checks[i].detail);
+	}
+	free(r->checks);
 	lr_strlist_release(&r->secrets);
 	lr_run_init(r);
 }
@@ -129,6 +134,19 @@ int lr_run_add_measure(struct lr_run *r, const char *name, double value, const c
 	m->value = value;
 	m->modelled = modelled;
 	r->nmeasures++;
+	return 0;
+}
+
+int lr_run_add_check(struct lr_run *r, const char *name, int64_t passed, int64_t total, const char *detail)
+{
+	struct lr_check c = { strdup(name), passed, total, detail ? strdup(detail) : NULL };
+
+	if (!c.name || (detail && !c.detail) || LR_ALLOC_GROW(r->checks, r->nchecks + 1, r->capchecks)) {
+		free(c.name);
+		free(c.detail);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	r->checks[r->nchecks++] = c;
 	return 0;
 }
 

@@ -91,6 +91,17 @@ struct lr_sample {
 	char *unit; /* "s", "runs", "KiB", "bytes" */
 };
 
+/*
+ * A check a recorded command reported about itself ($LABRUN_CHECKS, table
+ * check_result): 'passed' of 'total' cases held; it passes when they are
+ * equal. 'detail' is the command's own words, NULL when none.
+ */
+struct lr_check {
+	char *name;
+	int64_t passed, total;
+	char *detail;
+};
+
 /* What produced a run; stored as its name ("record", "import", "experiment", "bench"). */
 enum lr_run_kind {
 	LR_KIND_RECORD,
@@ -148,6 +159,8 @@ struct lr_run {
 	size_t nmeasures, capmeasures;
 	struct lr_sample *samples; /* a bench run's samples, in the order taken */
 	size_t nsamples, capsamples;
+	struct lr_check *checks; /* what its command reported through $LABRUN_CHECKS, in the file's order */
+	size_t nchecks, capchecks;
 	struct lr_strlist secrets; /* values that must never be stored (never stored themselves) */
 };
 
@@ -168,6 +181,10 @@ const struct lr_artifact *lr_run_artifact(const struct lr_run *r, const char *ro
 
 /* Append a measurement (copied); 'modelled' marks values from a model. */
 LR_MUST_CHECK int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled);
+
+/* Append a check (strings copied; detail may be NULL). */
+LR_MUST_CHECK int lr_run_add_check(struct lr_run *r, const char *name, int64_t passed, int64_t total,
+				   const char *detail);
 
 /* Append a benchmark's sample (strings copied). */
 LR_MUST_CHECK int lr_run_add_sample(struct lr_run *r, const char *subject, const char *variant, int rep, double value,

@@ -16,9 +16,12 @@ static const char usage[] = "usage: labrun record [OPTIONS] -- COMMAND [ARGS...]
 			    "\n"
 			    "Run COMMAND (no shell: pass 'sh -c ...' for one) and record it: sources (git HEAD,\n"
 			    "dirty files, diff hash), environment (secrets redacted), host, CPU binding, logs and\n"
-			    "artifacts. Output is shown as it comes and streamed into the store. Exits with the\n"
-			    "command's status; 124 on --timeout, 125 when labrun itself failed or a declared\n"
-			    "artifact is missing, 126/127 when the command cannot run, 128+N for signal N.\n"
+			    "artifacts. Output is shown as it comes and streamed into the store. The command may\n"
+			    "append checks to the file $LABRUN_CHECKS names, a JSON object a line:\n"
+			    "{\"name\": \"exactness\", \"passed\": 65536, \"total\": 65536}. Exits with the\n"
+			    "command's status; 124 on --timeout, 125 when labrun itself failed, a declared\n"
+			    "artifact is missing or a check line is bad, 126/127 when the command cannot run,\n"
+			    "128+N for signal N.\n"
 			    "\n"
 			    "Options:\n";
 
@@ -108,12 +111,26 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* ", 2 checks, 1 failing" of a run whose command reported checks; "" when it reported none. */
+static const char *checks_said(const struct lr_run *r, char *buf, size_t len)
+{
+	size_t failing = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < r->nchecks; i++)
+		failing += r->checks[i].passed < r->checks[i].total;
+	if (r->nchecks)
+		snprintf(buf, len, ", %zu check%s, %zu failing", r->nchecks, r->nchecks == 1 ? "" : "s", failing);
+	return buf;
+}
+
 int cmd_record(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_record_opts o = { 0 };
 	struct lr_store *st = NULL;
 	struct lr_run run;
 	struct lr_record_result res = { .exit_status = LR_EXIT_LABRUN };
+	char checks[64];
 	int rc, exit_status = LR_EXIT_LABRUN;
 
 	lr_run_init(&run);
@@ -148,12 +165,15 @@ int cmd_record(const struct lr_global *g, int argc, char **argv)
 				i ? "stderr" : "stdout", (long long)run.output_cap, (long long)run.dropped[i],
 				(long long)run.output_cap);
 	if (run.status == LR_PASSED) {
-		fprintf(stderr, "labrun: recorded run %lld (passed, %.2f s)\n", (long long)run.id, run.wall_s);
-	} else if (res.exec_failed || res.artifacts_failed) {
+		fprintf(stderr, "labrun: recorded run %lld (passed, %.2f s%s)\n", (long long)run.id, run.wall_s,
+			checks_said(&run, checks, sizeof checks));
+	} else if (res.exec_failed || res.artifacts_failed || res.checks_failed) {
 		fprintf(stderr, "labrun: error: run %lld failed: %s\n", (long long)run.id, run.failure);
 		fprintf(stderr, "hint: %s; 'labrun show %lld' has the details\n",
-			res.exec_failed ? "check the command name and PATH"
-					: "declared paths are relative to the working directory",
+			res.exec_failed     ? "check the command name and PATH"
+			: res.checks_failed ? "each line of $LABRUN_CHECKS is one JSON object, {\"name\": \"...\", "
+					      "\"passed\": N, \"total\": N}, with 0 <= passed <= total"
+					    : "declared paths are relative to the working directory",
 			(long long)run.id);
 	} else {
 		fprintf(stderr, "labrun: recorded run %lld (%s: %s)\n", (long long)run.id, lr_status_name(run.status),

@@ -16,20 +16,21 @@
 #include "serving/report.h"
 #include "store/runs.h"
 
-static const char usage[] =
-	"usage: labrun report (--issue REF | --run ID | --experiment NAME) [--metric NAME|all]...\n"
-	"                     [--format md|csv|json|html|text|tidy] [-o FILE] [--max-chars N]\n"
-	"\n"
-	"Regenerate the comparison tables of experiment runs from the store alone: for every\n"
-	"matching run (oldest first), one table per arm against the baseline with a row per\n"
-	"condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
-	"repetitions, verdict), parity counts with every failed or missing condition named,\n"
-	"the exact command, source hashes, binding, geometry and tool versions; and a table\n"
-	"per further metric a harness wrote (--metric, [report] metrics), marked exploratory.\n"
-	"The same store gives the same bytes. Markdown is GitHub-flavoured, ready for an issue comment: a\n"
-	"summary, then the detail in folded sections, within --max-chars characters (the\n"
-	"sections that do not fit are left out whole, and named). With -o, the signed ledger\n"
-	"head goes beside FILE as FILE.head.json, for 'labrun audit --head FILE.head.json'.\n";
+static const char usage[] = "usage: labrun report (--issue REF | --run ID | --experiment NAME) [--metric NAME|all]...\n"
+			    "                     [--format md|csv|json|html|text|tidy] [-o FILE] [--max-chars N]\n"
+			    "\n"
+			    "Regenerate the comparison tables of experiment runs from the store alone: for every\n"
+			    "matching run (oldest first), one table per arm against the baseline with a row per\n"
+			    "condition (medians, the paired reduction, its 95% interval, blocks, flagged\n"
+			    "repetitions, verdict), parity counts with every failed or missing condition named,\n"
+			    "the exact command, source hashes, binding, geometry and tool versions; a table\n"
+			    "per further metric a harness wrote (--metric, [report] metrics), marked exploratory;\n"
+			    "and the recorded runs (record, import), each with how it ended and the checks its\n"
+			    "command reported through $LABRUN_CHECKS. The same store gives the same bytes.\n"
+			    "Markdown is GitHub-flavoured, ready for an issue comment: a summary, then the detail\n"
+			    "in folded sections, within --max-chars characters (the sections that do not fit are\n"
+			    "left out whole, and named). With -o, the signed ledger head goes beside FILE as\n"
+			    "FILE.head.json, for 'labrun audit --head FILE.head.json'.\n";
 
 /* What write_body writes. */
 struct body {
@@ -136,11 +137,12 @@ static int gather(struct lr_store *st, const struct lr_run_filter *flt, const st
 		      rep)))
 		rc = lr_serving_report_build(st, rep->ids, rep->nids, (const char *const *)l->routes.v,
 					     (int)l->routes.n, sv);
-	if (rc == LR_ENOTFOUND || (!rc && !rep->nruns && !sv->nrows)) {
+	if (rc == LR_ENOTFOUND || (!rc && !rep->nruns && !rep->nrecords && !sv->nrows)) {
 		rc = lr_error_set(LR_ENOTFOUND,
-				  "cannot report on %s: no experiment runs match, and no serving evidence", title);
-		lr_error_hint(
-			"'labrun list' shows the runs; reports cover runs of 'labrun run' and ingested responses");
+				  "cannot report on %s: no experiment or recorded runs match, and no serving evidence",
+				  title);
+		lr_error_hint("'labrun list' shows the runs; reports cover runs of 'labrun run', 'labrun record' and "
+			      "'labrun import', and ingested responses");
 	}
 	return rc;
 }

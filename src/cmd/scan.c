@@ -1,12 +1,16 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <jansson.h>
+
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "evidence/scan.h"
 #include "evidence/select.h"
+#include "record/checks.h"
 #include "record/gitsrc.h"
 
 static const char usage[] = "usage: labrun scan [PATH...] [--run ID | --issue REF | --changed REV] [OPTIONS]\n"
@@ -65,6 +69,47 @@ static int scan_targets(struct lr_scanner *s, struct lr_store *st, const char *r
 	}
 	for (i = 0; i < paths->n && !rc; i++)
 		rc = lr_scan_path(s, paths->v[i], print_finding, o);
+	return rc;
+}
+
+/*
+ * Under 'labrun record' ($LABRUN_CHECKS set): what the scan found, as a check
+ * of the recorded run, its scope in its name so two scans of one run differ.
+ */
+static int append_check(const struct lr_scanner *s, const char *run_ref, const char *issue, const char *changed,
+			const struct lr_strlist *paths)
+{
+	const char *file = getenv(LR_CHECKS_ENV);
+	struct lr_buf scope = LR_BUF_INIT;
+	struct lr_check c;
+	json_t *utf8;
+	int rc;
+
+	if (!file || !*file)
+		return 0;
+	if (run_ref || issue || changed)
+		lr_buf_addf(&scope, "%s %.60s",
+			    run_ref ? "run"
+			    : issue ? "issue"
+				    : "changed against",
+			    run_ref ? run_ref
+			    : issue ? issue
+				    : changed);
+	for (size_t i = 0; i < paths->n && !changed && !(paths->n == 1 && !strcmp(paths->v[0], ".")); i++)
+		lr_buf_addf(&scope, "%s%s", i ? ", " : "", paths->v[i]);
+	utf8 = json_string(scope.len ? scope.buf : "");
+	if (!utf8 || (!changed && scope.len > 60)) { /* a long list, or names that are not text: how many */
+		lr_buf_reset(&scope);
+		lr_buf_addf(&scope, "%zu paths", paths->n);
+	}
+	json_decref(utf8);
+	if ((rc = lr_buf_error(&scope)) || (rc = lr_scan_check(s, scope.len ? scope.buf : NULL, &c))) {
+		lr_buf_release(&scope);
+		return rc;
+	}
+	rc = lr_checks_append(file, &c);
+	lr_check_release(&c);
+	lr_buf_release(&scope);
 	return rc;
 }
 
@@ -128,7 +173,7 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 	rc = scan_targets(&s, st, run_ref, issue, &paths, &o);
 	if (o.baseline && fclose(o.baseline) && !rc)
 		rc = lr_error_set(LR_EIO, "cannot write baseline '%s'", write);
-	if (rc)
+	if (rc || (rc = append_check(&s, run_ref, issue, changed, &paths)))
 		goto fail;
 	fprintf(stderr,
 		"scan: %ld file(s), %ld skipped (binary, link or special); %ld finding(s): %ld new, %ld baselined\n",

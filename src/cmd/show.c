@@ -223,6 +223,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	print_kvs("environment", &r->env, 0);
 	lr_render_run_artifacts(stdout, r);
 	lr_render_run_measures(stdout, r);
+	lr_render_run_checks(stdout, r);
 	print_conditions(st, r);
 	show_log(st, r, "stdout", tail);
 	show_log(st, r, "stderr", tail);

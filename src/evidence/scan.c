@@ -6,11 +6,13 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/sha256.h"
 #include "base/walk.h"
 #include "encode/npy.h"
 #include "evidence/object.h"
 #include "evidence/scan.h"
+#include "record/checks.h"
 #include "record/runjson.h"
 #include "record/secretlike.h"
 #include "store/ledger.h"
@@ -104,6 +106,7 @@ void lr_scanner_release(struct lr_scanner *s)
 		regfree(&s->internal[i]);
 	free(s->internal);
 	lr_strlist_release(&s->baseline);
+	free(s->last);
 	memset(s, 0, sizeof *s);
 }
 
@@ -131,6 +134,12 @@ static int report(struct lr_scanner *s, const char *file, long line, const char 
 	f.baselined = lr_strlist_contains(&s->baseline, f.fingerprint);
 	s->found++;
 	s->baselined += f.baselined;
+	if (!s->last || strcmp(s->last, file)) { /* a file's findings come together */
+		free(s->last);
+		if (!(s->last = strdup(file)))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		s->found_files++;
+	}
 	return fn(arg, &f);
 }
 
@@ -314,4 +323,42 @@ out:
 	free(text);
 	lr_run_release(&run);
 	return rc;
+}
+
+/* "N WORD" or "N WORDs". */
+static void count(struct lr_buf *b, long n, const char *word)
+{
+	lr_buf_addf(b, "%ld %s%s", n, word, n == 1 ? "" : "s");
+}
+
+int lr_scan_check(const struct lr_scanner *s, const char *scope, struct lr_check *c)
+{
+	struct lr_buf name = LR_BUF_INIT, detail = LR_BUF_INIT;
+
+	memset(c, 0, sizeof *c);
+	lr_buf_adds(&name, "sensitive scan");
+	if (scope)
+		lr_buf_addf(&name, " (%s)", scope);
+	if (!s->found) {
+		lr_buf_adds(&detail, "no findings");
+	} else {
+		count(&detail, s->found, "finding");
+		lr_buf_adds(&detail, " in ");
+		count(&detail, s->found_files, "file");
+		if (s->found == s->baselined)
+			lr_buf_adds(&detail, ", all in the baseline");
+		else
+			lr_buf_addf(&detail, ": %ld new, %ld in the baseline", s->found - s->baselined, s->baselined);
+	}
+	lr_buf_adds(&detail, "; ");
+	count(&detail, s->files, "file");
+	lr_buf_adds(&detail, " scanned");
+	c->passed = s->baselined;
+	c->total = s->found;
+	c->name = lr_buf_detach(&name, NULL);
+	c->detail = lr_buf_detach(&detail, NULL);
+	if (c->name && c->detail)
+		return 0;
+	lr_check_release(c);
+	return lr_error_set(LR_ENOMEM, "out of memory");
 }

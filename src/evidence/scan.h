@@ -35,6 +35,8 @@ struct lr_scanner {
 	struct lr_strlist baseline; /* accepted fingerprints */
 	long files, skipped;        /* scanned; binary or unreadable, skipped */
 	long found, baselined;      /* findings; of them, accepted */
+	long found_files;           /* files with a finding */
+	char *last;                 /* the file of the last finding */
 };
 
 /*
@@ -65,5 +67,15 @@ LR_MUST_CHECK int lr_scan_path(struct lr_scanner *s, const char *path, lr_findin
 
 /* Scan a stored run as it would be published: its run.json and every log, artifact and response file. */
 LR_MUST_CHECK int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t run, lr_finding_fn fn, void *arg);
+
+/*
+ * What scanner s found, as a check ($LABRUN_CHECKS, record/checks.h): named
+ * "sensitive scan", or "sensitive scan (SCOPE)" when 'scope' is not NULL;
+ * passed the findings the baseline accepts, total every finding, and the
+ * detail "7 findings in 6 files, all in the baseline; 812 files scanned"
+ * (or "2 new, 7 in the baseline", or "no findings"). Strings malloc'd
+ * (lr_check_release); LR_ENOMEM.
+ */
+LR_MUST_CHECK int lr_scan_check(const struct lr_scanner *s, const char *scope, struct lr_check *c);
 
 #endif

@@ -490,8 +490,15 @@ static char *crate_text(const char *dir, const char *rel)
 	return text;
 }
 
-/* What the rows give, titled, versioned and headed as the crate says; 0 with *none when they give no report. */
-static int rebuild(const struct lr_verified *v, struct lr_report *rep, struct lr_serving_report *sv, int *none)
+/*
+ * What the rows give, titled, versioned and headed as the crate says; 0 with
+ * *none when they give no report. A crate whose report.json ('cjson') has no
+ * "records", or that has none, was written before reports listed the
+ * recorded runs: they are left out, as its report left them out (a crate
+ * signed since carries them; removing them breaks its signature).
+ */
+static int rebuild(const struct lr_verified *v, json_t *cjson, struct lr_report *rep, struct lr_serving_report *sv,
+		   int *none)
 {
 	int rc;
 
@@ -500,7 +507,11 @@ static int rebuild(const struct lr_verified *v, struct lr_report *rep, struct lr
 		return rc == LR_ENOTFOUND ? (*none = 1, 0) : rc;
 	if ((rc = lr_serving_report_build(v->st, rep->ids, rep->nids, NULL, 0, sv)))
 		return rc;
-	*none = !rep->nruns && !sv->nrows;
+	/* a crate of report format 1 was written before reports listed recorded runs; a later one must list them */
+	if (!json_object_get(cjson, "records") && !json_object_get(cjson, "format"))
+		while (rep->nrecords)
+			lr_run_release(&rep->records[--rep->nrecords]);
+	*none = !rep->nruns && !rep->nrecords && !sv->nrows;
 	/* where it was computed: the crate's own head, which verify held to its ledger */
 	rep->head = v->head;
 	free(rep->head_statement);
@@ -523,7 +534,7 @@ int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn 
 	lr_doc_init(&now);
 	lr_doc_init(&then);
 	lr_doc_init(&cut);
-	if ((rc = rebuild(v, &rep, &sv, &none)))
+	if ((rc = rebuild(v, cjson, &rep, &sv, &none)))
 		goto out;
 	if (none || !md) {
 		if (none == (md != NULL))

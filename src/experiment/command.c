@@ -22,6 +22,7 @@
 #include "experiment/outputs.h"
 #include "experiment/template.h"
 #include "record/capture.h"
+#include "record/checks.h"
 #include "record/redact.h"
 #include "serving/passfile.h"
 #include "serving/serving.h"
@@ -31,7 +32,12 @@
 
 /* ---- running one command ----------------------------------------------------- */
 
-/* The environment of an execution: envp, then the arm's env.NAME values, then LABRUN_METRICS. */
+/*
+ * The environment of an execution: envp, then the arm's env.NAME values, then
+ * LABRUN_METRICS. Without LABRUN_CHECKS: a repetition's checks have no row
+ * (its figures are metrics), and one inherited from a 'labrun record' around
+ * 'labrun run' would collect every repetition's checks in that run.
+ */
 static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 {
 	size_t n = 0, i, k = 0, j;
@@ -43,7 +49,7 @@ static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		size_t len = strcspn(envp[i], "=");
-		int replaced = 0;
+		int replaced = len == strlen(LR_CHECKS_ENV) && !strncmp(envp[i], LR_CHECKS_ENV, len);
 
 		for (j = 0; j < set->n; j++)
 			replaced |= strlen(set->v[j].key) == len && !strncmp(envp[i], set->v[j].key, len);

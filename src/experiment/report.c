@@ -264,9 +264,10 @@ int lr_report_runs_build(struct lr_store *st, int64_t *ids, int n, int single, s
 		goto out;
 	if (!n)
 		rc = lr_error_set(LR_ENOTFOUND, "no runs match");
-	/* the experiment runs get tables */
+	/* the experiment runs get tables; recorded commands and imports are kept as they are */
 	exp = calloc((size_t)(n ? n : 1), sizeof *exp);
-	if (!rc && !exp)
+	out->records = calloc((size_t)(n ? n : 1), sizeof *out->records);
+	if (!rc && (!exp || !out->records))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < n && !rc; i++) {
 		lr_run_init(&probe);
@@ -274,6 +275,9 @@ int lr_report_runs_build(struct lr_store *st, int64_t *ids, int n, int single, s
 		if (!rc && probe.kind == LR_KIND_EXPERIMENT && (rc = reportable(st, &probe, single)) > 0) {
 			exp[k++] = ids[i];
 			rc = 0;
+		} else if (!rc && (probe.kind == LR_KIND_RECORD || probe.kind == LR_KIND_IMPORT)) {
+			out->records[out->nrecords++] = probe; /* out owns it now */
+			continue;
 		}
 		lr_run_release(&probe);
 	}
@@ -298,6 +302,9 @@ void lr_report_release(struct lr_report *r)
 	for (i = 0; i < r->nruns; i++)
 		release_run(&r->runs[i]);
 	free(r->runs);
+	for (i = 0; i < r->nrecords; i++)
+		lr_run_release(&r->records[i]);
+	free(r->records);
 	free(r->ids);
 	free(r->head_statement);
 	memset(r, 0, sizeof *r);

@@ -125,15 +125,18 @@ struct lr_report {
 	int nruns;
 	int64_t *ids; /* every matching run, oldest first (serving evidence may be on any) */
 	int nids;
+	struct lr_run *records; /* the runs of 'record' and 'import' among them, oldest first, with their checks */
+	int nrecords;
 	struct lr_ledger_head head; /* the store's ledger head when the report was built */
 	char *head_statement;       /* that head signed (lr_store_head_statement); NULL: empty ledger */
 };
 
 /*
  * The runs matching 'f' (or the single run 'run_id' when > 0), oldest
- * first; the experiment runs among them with their tables, and the tables
- * of the further metrics their definitions' [report] asks for
- * (report-metrics.c). LR_ENOTFOUND when no run matches.
+ * first; the experiment runs among them with their tables, the tables of
+ * the further metrics their definitions' [report] asks for
+ * (report-metrics.c), and the recorded commands and imports as they are
+ * stored. LR_ENOTFOUND when no run matches.
  */
 LR_MUST_CHECK int lr_report_build(struct lr_store *st, const struct lr_run_filter *f, int64_t run_id,
 				  struct lr_report *out);

@@ -17,6 +17,7 @@
 #include "record/gitsrc.h"
 #include "record/hostinfo.h"
 #include "record/capture.h"
+#include "record/checks.h"
 #include "record/record.h"
 #include "record/artifacts.h"
 #include "record/redact.h"
@@ -261,15 +262,16 @@ static void drop_pending(const sigset_t *set)
 }
 
 /*
- * Run the command to its end, streaming its output into s[0] and s[1]. The
- * signals of lr_child_signals() must be blocked by the caller ('old' is the
- * mask to give the command). Returns 0 or an error.
+ * Run the command to its end with environment 'envp', streaming its output
+ * into s[0] and s[1]. The signals of lr_child_signals() must be blocked by
+ * the caller ('old' is the mask to give the command). Returns 0 or an error.
  */
-static int run_command(const struct lr_record_opts *o, struct stream *s, struct lr_child *c, const sigset_t *old)
+static int run_command(const struct lr_record_opts *o, char *const *envp, struct stream *s, struct lr_child *c,
+		       const sigset_t *old)
 {
 	const struct lr_child_opts co = {
 		.argv = o->argv,
-		.envp = o->envp,
+		.envp = envp,
 		.fd = { LR_CHILD_INHERIT, LR_CHILD_PIPE, LR_CHILD_PIPE },
 		.on_output = on_output,
 		.on_eof = on_eof,
@@ -298,9 +300,13 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-/* Decide status, failure text and labrun's exit status from how it ended. */
+/*
+ * Decide status, failure text and labrun's exit status from how it ended:
+ * a declared artifact missing or refused, or a checks file refused ('bad'),
+ * fails a run whose command passed, and labrun exits 125 for it.
+ */
 static void judge(struct lr_run *run, const struct lr_child *c, const struct lr_record_opts *o, const char *missing,
-		  const char *refused, struct lr_record_result *res)
+		  const char *refused, const char *bad, struct lr_record_result *res)
 {
 	res->exit_status = lr_child_exit_status(c);
 	res->exec_failed = c->exec_errno != 0;
@@ -311,13 +317,15 @@ static void judge(struct lr_run *run, const struct lr_child *c, const struct lr_
 	run->failure = lr_child_failure(c, o->argv[0], o->timeout_s);
 	run->status = c->cancelled && !c->exec_errno ? LR_CANCELLED : run->failure ? LR_FAILED : LR_PASSED;
 	res->artifacts_failed = missing || refused;
-	if (run->status == LR_PASSED && (missing || refused)) {
+	res->checks_failed = bad != NULL;
+	if (run->status == LR_PASSED && (missing || refused || bad)) {
 		run->status = LR_FAILED;
 		res->exit_status = LR_EXIT_LABRUN;
 	}
-	if (missing || refused) {
-		char *f = fmt("%s%s%s%s%s", run->failure ? run->failure : "", run->failure ? "; " : "",
-			      missing ? missing : "", missing && refused ? "; " : "", refused ? refused : "");
+	if (missing || refused || bad) {
+		char *f = fmt("%s%s%s%s%s%s%s", run->failure ? run->failure : "", run->failure ? "; " : "",
+			      missing ? missing : "", missing && (refused || bad) ? "; " : "", refused ? refused : "",
+			      refused && bad ? "; " : "", bad ? bad : "");
 
 		free(run->failure);
 		run->failure = f;
@@ -397,6 +405,30 @@ static int keep_logs(struct lr_run *run, const struct lr_child *c, struct stream
 	return rc;
 }
 
+/*
+ * The run's $LABRUN_CHECKS: its file in the spool, and the command's
+ * environment naming it. The command makes the file: it never exists
+ * without the run's row, so a recorder killed before the row leaves none.
+ */
+struct checks_file {
+	char *path, *var;
+	char **envp;
+};
+
+static int checks_open(const char *dir, const struct lr_run *run, char *const *envp, struct checks_file *cf)
+{
+	if (!(cf->path = lr_spool_path(dir, run->uuid, "checks")))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	return lr_checks_env(envp, cf->path, &cf->envp, &cf->var);
+}
+
+static void checks_close(struct checks_file *cf)
+{
+	free(cf->path);
+	free(cf->var);
+	free(cf->envp);
+}
+
 /* The error of a run that could not be made final: the cause's own advice (free space, raise a limit), then what became of it. */
 static void not_finalised(int64_t id)
 {
@@ -416,9 +448,10 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	const char *dir = lr_store_dir(st);
 	struct stream s[2] = { { .tee_fd = -1 }, { .tee_fd = -1 } };
 	struct lr_session ss = { 0 };
+	struct checks_file cf = { 0 };
 	struct lr_child c;
 	struct lr_scrub scrub;
-	char *missing = NULL, *refused = NULL;
+	char *missing = NULL, *refused = NULL, *bad = NULL;
 	sigset_t handled, old;
 	size_t nbefore, i;
 	int rc;
@@ -435,9 +468,8 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 	if ((rc = prepare_run(st, o, run, &scrub)))
 		goto out;
 
-	if ((rc = lr_session_lock(&ss, st, run)))
-		goto out;
-	if ((rc = open_spool(dir, o, run, s)))
+	if ((rc = lr_session_lock(&ss, st, run)) || (rc = open_spool(dir, o, run, s)) ||
+	    (rc = checks_open(dir, run, o->envp, &cf)))
 		goto out;
 	nbefore = run->nartifacts;
 	/*
@@ -452,10 +484,7 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		goto unblock;
 
 	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
-	rc = run_command(o, s, &c, &old);
-	if (rc)
-		goto unblock;
-	if ((rc = keep_logs(run, &c, s)))
+	if ((rc = run_command(o, cf.envp, s, &c, &old)) || (rc = keep_logs(run, &c, s)))
 		goto unblock;
 	/* An artifact that cannot be collected (a directory cycle, a full disk) fails the run with
 	 * the reason; the run is still finalised with its status, times and logs, never abandoned. */
@@ -470,7 +499,9 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		lr_error_clear();
 		rc = 0;
 	}
-	judge(run, &c, o, missing, refused, res);
+	if ((rc = lr_checks_read(cf.path, run, &bad)))
+		goto unblock;
+	judge(run, &c, o, missing, refused, bad, res);
 	rc = lr_session_end(&ss, nbefore);
 unblock:
 	drop_pending(&handled);
@@ -485,6 +516,8 @@ out:
 	}
 	free(missing);
 	free(refused);
+	free(bad);
+	checks_close(&cf);
 	lr_scrub_release(&scrub);
 	return rc;
 }

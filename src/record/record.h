@@ -53,7 +53,8 @@ LR_MUST_CHECK int lr_run_capture(struct lr_store *st, struct lr_run *run, enum l
 /*
  * Record one execution of o->argv into 'st': the run row is committed as
  * 'running' before the command starts, the command's output is teed and
- * streamed into the spool, and the row is finalised after it ends; no write
+ * streamed into the spool, and the row is finalised after it ends, with the
+ * checks it appended to the file $LABRUN_CHECKS names; no write
  * transaction is held while it runs. On return 0 the run is stored (passed,
  * failed or cancelled: see run->status and run->failure) and 'res'
  * says how labrun should exit. A negative return means nothing was
@@ -65,6 +66,7 @@ struct lr_record_result {
 	int exit_status;      /* what 'labrun record' exits with */
 	int exec_failed;      /* the command could not be started (126/127) */
 	int artifacts_failed; /* a declared artifact was missing or refused */
+	int checks_failed;    /* its $LABRUN_CHECKS file was refused (record/checks.h) */
 };
 LR_MUST_CHECK int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run *run,
 			    struct lr_record_result *res);

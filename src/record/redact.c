@@ -335,6 +335,9 @@ int lr_run_scrub(struct lr_run *r)
 	for (i = 0; i < r->nmeasures && !rc; i++)
 		if (!(rc = scrub_field(&s, &r->measures[i].name)))
 			rc = scrub_field(&s, &r->measures[i].unit);
+	for (i = 0; i < r->nchecks && !rc; i++) /* what the command wrote to $LABRUN_CHECKS */
+		if (!(rc = scrub_field(&s, &r->checks[i].name)))
+			rc = scrub_field(&s, &r->checks[i].detail);
 	if (!rc && !(rc = scrub_kvs(&s, &r->env)) && !(rc = scrub_kvs(&s, &r->binding)) &&
 	    !(rc = scrub_kvs(&s, &r->geometry)))
 		rc = scrub_kvs(&s, &r->tools);

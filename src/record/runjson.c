@@ -140,6 +140,13 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 						   r->measures[i].value, "unit", r->measures[i].unit, "modelled",
 						   r->measures[i].modelled));
 	json_object_set_new(o, "measurements", a);
+	a = json_array();
+	for (i = 0; i < r->nchecks; i++)
+		json_array_append_new(a,
+				      json_pack("{s:o, s:I, s:I, s:o}", "name", bytes(r->checks[i].name), "passed",
+						(json_int_t)r->checks[i].passed, "total",
+						(json_int_t)r->checks[i].total, "detail", bytes(r->checks[i].detail)));
+	json_object_set_new(o, "checks", a);
 	if (r->kind != LR_KIND_BENCH)
 		return o;
 	a = json_array();

@@ -54,6 +54,7 @@ void lr_spool_unlock(const char *store_dir, const char *uuid, int fd)
 {
 	unlink_spool(store_dir, uuid, "stdout");
 	unlink_spool(store_dir, uuid, "stderr");
+	unlink_spool(store_dir, uuid, "checks");
 	unlink_spool(store_dir, uuid, "lock");
 	if (fd >= 0)
 		close(fd);
@@ -130,10 +131,10 @@ int lr_spool_recover(struct lr_store *st, int *abandoned)
 	return rc;
 }
 
-/* Split "<uuid>.<ext>" for the three spool extensions; 0 when it is not one. */
+/* Split "<uuid>.<ext>" for the spool's extensions; 0 when it is not one. */
 static int spool_name(const char *name, char uuid[37])
 {
-	static const char *const exts[] = { "lock", "stdout", "stderr" };
+	static const char *const exts[] = { "lock", "stdout", "stderr", "checks" };
 	size_t i;
 
 	if (strlen(name) < 38 || name[36] != '.')

@@ -2,10 +2,11 @@
 #define LR_SPOOL_H
 
 /*
- * The spool: <store>/spool/<uuid>.{lock,stdout,stderr}. A recorder holds an
- * exclusive flock on its .lock file from before its run row exists until
- * after the row is final, and streams the logs into the .stdout/.stderr
- * files. A 'running' run whose lock nobody holds lost its recorder: the next
+ * The spool: <store>/spool/<uuid>.{lock,stdout,stderr,checks}. A recorder
+ * holds an exclusive flock on its .lock file from before its run row exists
+ * until after the row is final, and streams the logs into the .stdout/.stderr
+ * files; the command may append its checks to .checks ($LABRUN_CHECKS),
+ * read when it ends (an abandoned run's are not). A 'running' run whose lock nobody holds lost its recorder: the next
  * labrun to open the store adopts the logs streamed so far and marks the
  * run 'abandoned'. flock locks die with their process, whatever kills it.
  */

@@ -574,6 +574,8 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 	json_object_set_new(root, "runs", runs);
 	if (sv->nrows)
 		json_object_set_new(root, "serving", json_serving(sv));
+	if (rep->nrecords)
+		json_object_set_new(root, "records", lr_render_records_json(rep));
 	lr_doc_init(&d);
 	lr_render_report_doc(&d, rep, sv, l, 0);
 	if (lr_doc_error(&d) || json_object_set_new(root, "document", lr_doc_json(&d))) {

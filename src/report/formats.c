@@ -75,7 +75,8 @@ int lr_render_crate_files(struct lr_store *st, const int64_t *ids, int n, const 
 	memset(&sv, 0, sizeof sv);
 	if ((rc = lr_report_build_runs(st, ids, n, &rep)))
 		return rc == LR_ENOTFOUND ? 0 : rc;
-	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) && (rep.nruns || sv.nrows) &&
+	if (!(rc = lr_serving_report_build(st, rep.ids, rep.nids, NULL, 0, &sv)) &&
+	    (rep.nruns || rep.nrecords || sv.nrows) &&
 	    !(rc = render_text(LR_FORMAT_MD, &rep, &sv, title, &out->md))) /* cut as 'report' cuts it */
 		rc = render_text(LR_FORMAT_JSON, &rep, &sv, title, &out->json);
 	lr_serving_report_release(&sv);

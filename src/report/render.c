@@ -2,8 +2,9 @@
  * The report as a document, shared by 'report', 'run', 'manifest', 'archive',
  * 'site' and 'verify' (which compares a crate's report with one rebuilt
  * from its rows): its title, method and head, and each experiment run's
- * blocks. The serving evidence's blocks are serving.c's; formats.c writes
- * the document, data.c the data, html.c the page around it.
+ * blocks. The serving evidence's blocks are serving.c's, the recorded runs'
+ * records.c's; formats.c writes the document, data.c the data, html.c the
+ * page around it.
  */
 #include "config.h"
 #include "base/system.h"
@@ -435,4 +436,5 @@ void lr_render_report_doc_flat(struct lr_doc *d, const struct lr_report *rep, co
 		lr_render_run_doc(d, &rep->runs[i], charts);
 	if (sv->nrows)
 		lr_render_serving_doc(d, sv);
+	lr_render_records_doc(d, rep);
 }

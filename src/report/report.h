@@ -82,6 +82,8 @@ LR_MUST_CHECK int lr_render_sql_table(FILE *f, char *const *cells, size_t ncells
 void lr_render_run_files(FILE *f, const struct lr_run *r);
 void lr_render_run_artifacts(FILE *f, const struct lr_run *r);
 void lr_render_run_measures(FILE *f, const struct lr_run *r);
+/* The checks its command reported ($LABRUN_CHECKS), "NAME: PASSED/TOTAL" a line, a failing one marked; nothing when none. */
+void lr_render_run_checks(FILE *f, const struct lr_run *r);
 void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr);
 
 /* ---- stages.c: 'import' a line a stage, 'encode --check' a line a kernel and contract ---- */
@@ -129,7 +131,8 @@ LR_MUST_CHECK int lr_render_tables(FILE *f, const struct lr_report_run *rr);
  * The report as a document (report/doc.h): its title and method, the ledger
  * head, then a summary (the serving sentence, each experiment run's verdict
  * tables, with 'charts' a chart per condition, and failed or missing
- * conditions, the route matrix, the failing cases grouped) and the detail in
+ * conditions, the route matrix, the failing cases grouped, the recorded runs
+ * and their checks) and the detail in
  * folded sections (each run's facts without the recording machine's paths,
  * the serving evidence's timing, cases and passes). Out of memory is kept
  * in d (lr_doc_error).
@@ -164,6 +167,15 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_tables_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
 void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv);
+
+/*
+ * The report's recorded runs (rep->records, records.c): one section, a fact
+ * a run (its command made short, how it ended) with its checks under it,
+ * "name: passed/total", a failing one marked FAILED; nothing when there are
+ * none. And the same as the data's "records" array (NULL when out of memory).
+ */
+void lr_render_records_doc(struct lr_doc *d, const struct lr_report *rep);
+json_t *lr_render_records_json(const struct lr_report *rep);
 
 /*
  * One comparison table of a run, a row per condition (its estimate,

@@ -1,6 +1,6 @@
 /*
  * The lists 'labrun show' prints about one run, for a terminal: its changed
- * files, artifacts, measurements and an experiment run's conditions.
+ * files, artifacts, measurements, checks and an experiment run's conditions.
  */
 #include "config.h"
 #include "base/system.h"
@@ -63,6 +63,26 @@ void lr_render_run_measures(FILE *f, const struct lr_run *r)
 	for (size_t i = 0; r->kind != LR_KIND_BENCH && i < r->nmeasures; i++)
 		fprintf(f, "  %-18s %14.6g %-6s%s\n", r->measures[i].name, r->measures[i].value, r->measures[i].unit,
 			r->measures[i].modelled ? "  MODELLED, not measured" : "");
+}
+
+void lr_render_run_checks(FILE *f, const struct lr_run *r)
+{
+	if (r->nchecks)
+		fputs("checks:\n", f);
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const struct lr_check *c = &r->checks[i];
+
+		fputs("  ", f);
+		lr_term_text(f, c->name);
+		fprintf(f, ": %lld/%lld%s", (long long)c->passed, (long long)c->total,
+			c->passed < c->total ? " FAILED" : "");
+		if (c->detail) {
+			fputs(" (", f);
+			lr_term_text(f, c->detail);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
 }
 
 void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr)

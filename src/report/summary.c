@@ -3,7 +3,8 @@
  * ledger head (render.c): a summary first, then the detail in folded sections.
  * The summary is what a reader decides on: the sentence that accounts for
  * every serving cell, each experiment run's verdict tables and failed
- * conditions, the route matrix and the failing cases grouped. The detail is
+ * conditions, the route matrix and the failing cases grouped, and the
+ * recorded runs with their checks. The detail is
  * what the figures rest on: each run's command, sources and host (without
  * the recording machine's paths, docs/design.md), the per-route timing,
  * every failing case one a line, and the tables of every collected pass.
@@ -95,6 +96,7 @@ void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const s
 	}
 	if (sv->nrows)
 		serving_summary(d, sv);
+	lr_render_records_doc(d, rep);
 	for (int i = 0; i < rep->nruns; i++) {
 		const struct lr_report_run *rr = &rep->runs[i];
 

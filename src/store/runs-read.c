@@ -298,6 +298,13 @@ static int load_samples(struct lr_store *st, struct lr_run *r)
 	return rc;
 }
 
+/* A row (name, passed, total, detail) of check_result: a check of the run. */
+static int add_check(void *arg, sqlite3_stmt *s)
+{
+	return lr_run_add_check(arg, (const char *)sqlite3_column_text(s, 0), sqlite3_column_int64(s, 1),
+				sqlite3_column_int64(s, 2), (const char *)sqlite3_column_text(s, 3));
+}
+
 /* What the run's own command wrote past the cap on its logs. */
 static int load_dropped(struct lr_store *st, struct lr_run *r)
 {
@@ -355,7 +362,10 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 			   "SELECT name, sha256, NULL FROM run_digest"
 			   " WHERE run_id = :run ORDER BY name")))
 		return rc;
-	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)))
+	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)) ||
+	    (rc = db_each_int(st,
+			      "SELECT name, passed, total, detail FROM check_result WHERE run_id = :run ORDER BY seq",
+			      ":run", id, "load the checks", add_check, r)))
 		return rc;
 	return r->kind == LR_KIND_BENCH ? load_samples(st, r) : 0;
 }

@@ -274,6 +274,12 @@ static const struct db_col sample_params[] = {
 	DB_PARAM(":value", struct lr_sample, value, DB_REAL),
 	DB_PARAM(":unit", struct lr_sample, unit, DB_PTR),
 };
+static const struct db_col check_params[] = {
+	DB_PARAM(":name", struct lr_check, name, DB_PTR),
+	DB_PARAM(":passed", struct lr_check, passed, DB_INT),
+	DB_PARAM(":total", struct lr_check, total, DB_INT),
+	DB_PARAM(":detail", struct lr_check, detail, DB_PTR),
+};
 
 /* The output past the cap of one pair of logs (db_output_dropped). */
 struct dropped_rows {
@@ -334,7 +340,10 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 	static const char sample[] = "INSERT INTO bench_sample(run_id, seq, subject, variant, rep, value, unit)"
 				     " VALUES (:run, :seq, :subject, :variant, :rep, :value, :unit)";
 	struct db_items measures = { ":run", r->id, NULL, r->measures, sizeof *r->measures, DB_COLS(measure_params) };
+	static const char check[] = "INSERT INTO check_result(run_id, seq, name, passed, total, detail)"
+				    " VALUES (:run, :seq, :name, :passed, :total, :detail)";
 	struct db_items samples = { ":run", r->id, ":seq", r->samples, sizeof *r->samples, DB_COLS(sample_params) };
+	struct db_items checks = { ":run", r->id, ":seq", r->checks, sizeof *r->checks, DB_COLS(check_params) };
 	int rc;
 
 	if ((rc = db_begin(st)))
@@ -353,6 +362,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		rc = db_insert_each(st, measure, r->nmeasures, db_bind_items, &measures, "record a measurement");
 	if (!rc)
 		rc = db_insert_each(st, sample, r->nsamples, db_bind_items, &samples, "record a benchmark sample");
+	if (!rc)
+		rc = db_insert_each(st, check, r->nchecks, db_bind_items, &checks, "record a check");
 	if (!rc)
 		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
 	if (!rc)

@@ -65,6 +65,8 @@ const struct db_seal_query db_seal_queries[] = {
 	{ "collect_gauge",
 	  "SELECT g.* FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = :run"
 	  " ORDER BY g.set_id, g.seq" },
+	/* migration 23 */
+	{ "check_result", "SELECT * FROM check_result WHERE run_id = :run ORDER BY seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

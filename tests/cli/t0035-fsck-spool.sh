@@ -11,8 +11,8 @@ dead=11111111-1111-4111-8111-111111111111
 young=22222222-2222-4222-8222-222222222222
 held=33333333-3333-4333-8333-333333333333
 
-# A finished run's leftover log, and a recorder that died before its row: stray.
-touch -d '2 hours ago' "$sp/$done_uuid.stdout" "$sp/$dead.lock" "$sp/$dead.stderr"
+# A finished run's leftover log and checks file, and a recorder that died before its row: stray.
+touch -d '2 hours ago' "$sp/$done_uuid.stdout" "$sp/$done_uuid.checks" "$sp/$dead.lock" "$sp/$dead.stderr"
 # A lock created just now, as by a recorder between open and flock: kept.
 touch "$sp/$young.lock"
 # An old lock held by a live process, with its log: kept.
@@ -40,9 +40,9 @@ while [ $i -lt 50 ] && flock -n "$sp/$held.lock" true; do
 done
 
 expect_exit 0 "fsck sweeps the spool" "$LABRUN" fsck
-contains "$T/out" "spool:      3 stray file(s) removed" "three stray files counted"
+contains "$T/out" "spool:      4 stray file(s) removed" "four stray files counted"
 contains "$T/out" "abandoned:  0 run(s)" "the live recorder is not abandoned"
-for f in "$done_uuid.stdout" "$dead.lock" "$dead.stderr"; do
+for f in "$done_uuid.stdout" "$done_uuid.checks" "$dead.lock" "$dead.stderr"; do
 	[ ! -e "$sp/$f" ] || fail "stray $f kept"
 done
 ok "stray files removed"

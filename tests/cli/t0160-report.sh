@@ -68,7 +68,7 @@ ok "csv numbers read back exactly"
 expect_exit 0 "json" "$LABRUN" report --experiment tiny-import --format json
 contains "$T/out" '"experiment": "tiny-import"' "json names the experiment"
 expect_exit 1 "an issue with no experiment runs" "$LABRUN" report --issue 999
-contains "$T/err" "cannot report on issue 999: no experiment runs match" "says so"
+contains "$T/err" "cannot report on issue 999: no experiment or recorded runs match" "says so"
 expect_exit 2 "two selectors" "$LABRUN" report --issue 205 --run 1
 
 # An experiment run killed before its plan was stored, or one still running, is not evidence yet:

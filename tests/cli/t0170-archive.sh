@@ -11,7 +11,7 @@ printf 'weights\n' >model.bin
 
 expect_exit 0 "archive a recorded run" "$LABRUN" archive --run 1 -o run1.tar.zst
 expect_exit 0 "verify it" "$LABRUN" archive --verify run1.tar.zst
-contains "$T/out" "11 member(s) match SHA256SUMS" "run.json, stdout, stderr, the artifact, bundle.json, the run attestation, the ledger entries and signed head, the crate manifests and crate.intoto.json"
+contains "$T/out" "13 member(s) match SHA256SUMS" "run.json, stdout, stderr, the artifact, bundle.json, the run attestation, the ledger entries and signed head, the crate manifests, crate.intoto.json, and report.md and report.json (a recorded run is in the report)"
 mkdir x1
 expect_exit 0 "extract it" "$LABRUN" archive --extract run1.tar.zst x1
 cmp x1/run-1/output/model.bin model.bin || fail "artifact differs after the round trip"

@@ -42,7 +42,8 @@ contains "$T/out" "schema version 1, up to date" "idempotent"
 # --- evidence on two hosts (stores): experiment runs, a record with an artifact, a failed run
 (cd "$T/work" && la run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in A"
 echo "result of a" >"$T/work/out-a.txt"
-la record -q --issue 205 --artifact out-a.txt -- sh -c 'echo a' >/dev/null 2>&1 || fail "record in A"
+la record -q --issue 205 --artifact out-a.txt -- sh -c 'echo a; echo "{\"name\": \"exactness\", \"passed\": 65536, \"total\": 65536}" >>"$LABRUN_CHECKS"' \
+	>/dev/null 2>&1 || fail "record in A"
 (cd "$T/work" && lb run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in B"
 expect_exit 3 "a failed run in B (kept)" lb record -q --issue 205 -- sh -c 'echo b; exit 3'
 lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
@@ -54,6 +55,9 @@ expect_exit 0 "push B" lb push -v
 contains "$T/out" "pushed   $(LABRUN_STORE=$B "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" "names each run with -v"
 equals "$(pg_sql "SELECT count(*) FROM run")" "4" "four runs on the remote"
 equals "$(pg_sql "SELECT count(*) FROM run WHERE status = 'failed'")" "1" "the failed run is kept"
+equals "$(pg_sql "SELECT r.uuid, c->>2 AS name, (c->>3)::bigint AS passed, (c->>4)::bigint AS total
+FROM run r, jsonb_array_elements(r.bundle::jsonb->'tables'->'check_result'->'rows') c;" | cut -d'|' -f2-)" \
+	"exactness|65536|65536" "a run's checks travel in its bundle (docs/remote.md's query)"
 equals "$(pg_sql "SELECT count(DISTINCT pushed_by) || ' ' || count(DISTINCT pushed_from) FROM run")" "1 1" "who pushed from where"
 equals "$(pg_sql "SELECT count(*) FROM object o WHERE size = (SELECT sum(length(data)) FROM object_chunk c WHERE c.sha256 = o.sha256)")" \
 	"$(pg_sql "SELECT count(*) FROM object")" "every object is whole"
@@ -75,9 +79,13 @@ contains "$T/out" "audit: 4 run(s)" "audits all four"
 contains "$T/out" "0 problem(s)" "and finds them sound"
 equals "$(lc sql --csv "SELECT count(*) FROM pulled_run WHERE remote = 'lab'" | sed -n 2p | tr -d '\r')" "4" "each pulled run is marked with its remote"
 equals "$(lc sql --csv "SELECT count(*) FROM run r JOIN host h ON h.id = r.host_id WHERE h.hostname = '$(hostname)'" | sed -n 2p | tr -d '\r')" "4" "pulled runs keep their origin host"
-# a report is sections per run: C's sections are A's and B's, run ids aside
-sections() { awk '/^## /{ if (s != "") print s; s = $0; next } s != "" { s = s "\\n" $0 } END { if (s != "") print s }' "$1" |
-	sed 's/run [0-9][0-9]*/run N/g' | sort; }
+equals "$(lc sql --csv "SELECT name || ' ' || passed || '/' || total FROM check_result" | sed -n 2p | tr -d '\r')" \
+	"exactness 65536/65536" "the pulled run has its check"
+# a report is sections per run (a recorded run's are its lines under "Recorded runs"): C's sections
+# are A's and B's, run ids aside
+sections() { awk 'function out(x) { sub(/(\\n)+$/, "", x); if (x != "") print x }
+	/^## /{ out(s); s = $0; rec = $0 == "## Recorded runs"; next } rec && /^\* run /{ out(s); s = $0; next }
+	s != "" { s = s "\\n" $0 } END { out(s) }' "$1" | grep -v '^## Recorded runs' | sed 's/run [0-9][0-9]*/run N/g' | sort; }
 la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
 sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
 [ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
