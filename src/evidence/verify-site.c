@@ -13,6 +13,7 @@
 #include "base/lines.h"
 #include "base/walk.h"
 #include "evidence/manifest.h"
+#include "evidence/object.h"
 #include "evidence/verify.h"
 #include "report/report.h"
 
@@ -201,8 +202,8 @@ int lr_verify_site(const char *dir, const struct lr_verified *v, lr_verify_fn fn
 		goto out;
 	}
 	lr_crate_site_trust(&t, &k, v->site_signer);
-	if ((rc = lr_render_site_with(v->st, &(struct lr_site_opts){ &t, crate_entries, (void *)v }, v->ids, v->nids,
-				      built.buf)))
+	if ((rc = lr_render_site_with(v->st, &(struct lr_site_opts){ &t, crate_entries, (void *)v, lr_object_save },
+				      v->ids, v->nids, built.buf)))
 		goto out;
 	s.crate = crate.buf;
 	s.built = built.buf;
