@@ -81,7 +81,8 @@ void lr_plot_text(FILE *f, double x, double y, int size, const char *anchor, dou
 	if (lr_plot_text_width(text, size) > maxw && (cut = strdup(text))) {
 		size_t n = strlen(cut);
 
-		while (n > 0 && (lr_plot_text_width(cut, size) + 0.75 * size > maxw || (cut[n] & 0xc0) == 0x80))
+		/* shorter until it fits with the ellipsis, and never in the middle of a character */
+		while (n > 0 && (lr_plot_text_width(cut, size) + 0.75 * size > maxw || (text[n] & 0xc0) == 0x80))
 			cut[--n] = '\0';
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\"%s%s>", x, y, size, anchor,
