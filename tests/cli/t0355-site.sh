@@ -7,9 +7,9 @@
 # distributions, an arm timeline and the requests in flight included; the filter, a
 # run page, the serving evidence and the diff of two runs are checked in the DOM after
 # the pages' scripts ran; a grid cell's link opens its failing case, and an
-# execution's stdout opens from its run page. Screenshots of the issue page and the
-# serving experiment's page at both widths go to $T/shots (LABRUN_SITE_SHOTS=DIR
-# keeps a copy there, to look at).
+# execution's stdout opens from its run page. With LABRUN_SITE_SHOTS=DIR, the same
+# Chromium also takes screenshots of the issue page and the serving experiment's page
+# at both widths (into $T/shots, copied to DIR), for a person to look at.
 # One Chromium loads every page (tests/site/dump-dom.mjs): a browser per page
 # cost the suite about a second of CPU each. The crate with the site is
 # scanned whole by tests/slow/t0955-site-crate-scan.sh (make check-slow).
@@ -74,21 +74,21 @@ cat >site/control.html <<'EOF'
 <p style="position: absolute; top: 300px">one</p><p style="position: absolute; top: 300px">two</p>
 <img src="http://127.0.0.1:1/labrun-control.png" alt=""></body></html>
 EOF
-# target.html is the issue page with tests/site/check-target.js added, opened at the grid cell of the planted
-# divergence (examples/serving-sim.sh: rngd-atom, qwen3-4b); log is the stdout an execution's row links to.
+# The issue page's layout check also has tests/site/check-target.js, and is opened at the grid cell of the
+# planted divergence (examples/serving-sim.sh: rngd-atom, qwen3-4b); log is the stdout an execution's row links to.
 cell=$(grep -o '<a href="#cell-[0-9]*-[0-9]*"><title>run 2: model=qwen3-4b / rngd-atom: ' site/issue-270.html |
 	sed 's/^<a href="#\([^"]*\)".*/\1/')
 [ -n "$cell" ] || fail "the issue page's grid has no cell for run 2, qwen3-4b, rngd-atom"
 cp "$TOP_SRCDIR/tests/site/check-target.js" site/
-sed 's|</body>|<script src="check-target.js"></script></body>|' site/issue-270.html >site/target.html
 log=$(grep -o '<a href="logs/[0-9a-f]*\.txt">stdout</a>' site/run-5.html | head -1 | sed 's/^<a href="\([^"]*\)".*/\1/')
 [ -n "$log" ] || fail "run 5's page links no execution's stdout"
 set -- filter 1400 "index.html#q=serving-sim" index 1400 index.html run 1400 run-4.html serving 1400 run-2.html \
-	diff 1400 "diff.html#3,4" target 1400 "target.html#$cell" log 1400 "$log"
+	diff 1400 "diff.html#3,4" log 1400 "$log"
 for page in index run-1 run-2 run-4 run-5 issue-270 diff control; do
-	sed 's|</body>|<script src="check-layout.js"></script></body>|' "site/$page.html" >"site/check-$page.html"
+	sed 's|</body>|<script src="check-layout.js"></script><script src="check-target.js"></script></body>|' \
+		"site/$page.html" >"site/check-$page.html"
 	for w in 1400 390; do
-		set -- "$@" "check-$page-$w" $w "check-$page.html$( [ $page = diff ] && echo '#3,4')"
+		set -- "$@" "check-$page-$w" $w "check-$page.html$(case $page in diff) echo '#3,4' ;; issue-270) echo "#$cell" ;; esac)"
 	done
 done
 jobs=
@@ -96,20 +96,23 @@ while [ $# -gt 0 ]; do
 	jobs="$jobs $2 file://$PWD/site/$3 dom-$1.html"
 	shift 3
 done
-# and pictures of the issue page and the serving experiment's page at both widths, to look at
+# and, asked for, pictures of the issue page and the serving experiment's page at both widths, to look at
 mkdir "$T/shots"
 for w in 1400 390; do
-	jobs="$jobs $w file://$PWD/site/issue-270.html $T/shots/issue-270-$w.png $w file://$PWD/site/run-5.html $T/shots/run-5-$w.png"
+	[ -z "${LABRUN_SITE_SHOTS:-}" ] ||
+		jobs="$jobs $w file://$PWD/site/issue-270.html $T/shots/issue-270-$w.png $w file://$PWD/site/run-5.html $T/shots/run-5-$w.png"
 done
 # $jobs unquoted: WIDTH URL OUT, three words a page (no path here holds a blank)
 node "$TOP_SRCDIR/tests/site/dump-dom.mjs" --chromium "$CHROMIUM" --user-data-dir "$T/chromium" --net-log "$T/net.json" \
 	$jobs 2>"$T/chromium.err" || { cat "$T/chromium.err" >&2; fail "Chromium did not load every page"; }
 ok "one Chromium loaded $(($(echo $jobs | wc -w) / 3)) pages"
-for f in "$T"/shots/*.png; do
-	[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
-done
-[ -z "${LABRUN_SITE_SHOTS:-}" ] || cp "$T"/shots/*.png "$LABRUN_SITE_SHOTS"
-ok "and took $(ls "$T/shots" | wc -l | tr -d ' ') screenshots (in $T/shots; LABRUN_SITE_SHOTS=DIR keeps them)"
+if [ -n "${LABRUN_SITE_SHOTS:-}" ]; then
+	for f in "$T"/shots/*.png; do
+		[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
+	done
+	cp "$T"/shots/*.png "$LABRUN_SITE_SHOTS"
+	ok "and took $(ls "$T/shots" | wc -l | tr -d ' ') screenshots (copied to $LABRUN_SITE_SHOTS)"
+fi
 
 # the filter, from the address (index.html#q=...), without typing: it reads every run's row and shows the matches
 grep -q 'id="count">1 of 5 runs<' dom-filter.html || { grep -o 'id="count">[^<]*' dom-filter.html >&2; fail "the filter did not leave one run"; }
@@ -158,31 +161,34 @@ equals "$(grep -o '<a href="#cell-[0-9]*-[0-9]*">' site/issue-270.html | sort -u
 equals "$(grep -o '<section class="cell" id="cell-[0-9]*-[0-9]*">' site/issue-270.html | wc -l | tr -d ' ')" "$ncells" \
 	"and a section per cell"
 # a click on the divergent cell opens its section, which names the case and where its tokens part
-v=$(grep -o 'data-target="[^"]*"' dom-target.html)
-case $v in
-"data-target=\"$cell top="*": run 2: model=qwen3-4b / rngd-atom "*"case ${case_db% *}: tokens differ at position ${case_db#* };"*) ;;
-*) fail "opening #$cell did not show case ${case_db% *} diverging at ${case_db#* }: ${v:-no verdict}" ;;
-esac
-top=${v#*top=}
-top=${top%%:*}
-[ "$top" -ge -1 ] && [ "$top" -lt 1200 ] || fail "the browser did not scroll to #$cell (its top at $top px)"
-ok "the grid's cell opens its section (scrolled to, at $top px): case ${case_db% *}, tokens differ at ${case_db#* }"
+for w in 1400 390; do
+	v=$(grep -o 'data-target="[^"]*"' "dom-check-issue-270-$w.html")
+	case $v in
+	"data-target=\"$cell top="*": run 2: model=qwen3-4b / rngd-atom "*"case ${case_db% *}: tokens differ at position ${case_db#* };"*) ;;
+	*) fail "opening #$cell at $w px did not show case ${case_db% *} diverging at ${case_db#* }: ${v:-no verdict}" ;;
+	esac
+	top=${v#*top=}
+	top=${top%%:*}
+	[ "$top" -ge -1 ] && [ "$top" -lt 1200 ] || fail "the browser did not scroll to #$cell at $w px (its top at $top px)"
+done
+ok "the grid's cell opens its section at 1400 and 390 px: case ${case_db% *}, tokens differ at ${case_db#* }"
 # a CDF per metric, a line per route: each route's count is the requests (or gaps) its passes completed
 passes=$(q "SELECT count(*) FROM collect_pass p JOIN response_set s ON s.id = p.set_id JOIN run_issue i ON i.run_id = s.run_id
 	WHERE i.issue_ref = '270'")
 for m in TTFT ITL E2EL; do
 	grep -q "<title>$m per route, $passes passes pooled</title>" site/issue-270.html || fail "no CDF of $m over $passes passes"
 done
-for route in native-gpu rngd-atom; do
-	for m in ttft itl e2el; do
-		n=$(q "SELECT $( [ $m = itl ] && echo 'sum(json_array_length(x.itl_ms))' || echo count\(*\) ) FROM collect_request x
-			JOIN response_set s ON s.id = x.set_id WHERE s.route = '$route' AND x.failure IS NULL
-			AND x.${m}_ms IS NOT NULL AND s.run_id IN (SELECT run_id FROM run_issue WHERE issue_ref = '270')")
-		awk -v t="<title>$(echo $m | tr a-z A-Z) per route" 'index($0, t) { on = 1 } on { print } on && /<\/svg>/ { exit }' \
-			site/issue-270.html | grep -q ">$route: $n, median [0-9.]* ms, p90 [0-9.]* ms, p99 [0-9.]* ms</text>" ||
-			fail "the $m CDF's key does not give $route's $n values"
+"$LABRUN" sql --csv "SELECT s.route, sum(x.ttft_ms IS NOT NULL), sum(json_array_length(x.itl_ms)), sum(x.e2el_ms IS NOT NULL)
+	FROM collect_request x JOIN response_set s ON s.id = x.set_id WHERE x.failure IS NULL
+	AND s.run_id IN (SELECT run_id FROM run_issue WHERE issue_ref = '270') GROUP BY s.route" | sed 1d | tr -d '\r' >counts.csv
+equals "$(cut -d, -f1 counts.csv | tr '\n' ' ')" "native-gpu rngd-atom " "the issue's passes went to two routes"
+while IFS=, read -r route ttft itl e2el; do
+	for mn in TTFT:$ttft ITL:$itl E2EL:$e2el; do
+		awk -v t="<title>${mn%:*} per route" 'index($0, t) { on = 1 } on { print } on && /<\/svg>/ { exit }' site/issue-270.html |
+			grep -q ">$route: ${mn#*:}, median [0-9.]* ms, p90 [0-9.]* ms, p99 [0-9.]* ms</text>" ||
+			fail "the ${mn%:*} CDF's key does not give $route's ${mn#*:} values"
 	done
-done
+done <counts.csv
 ok "a CDF of TTFT, ITL and E2EL over $passes passes, a line per route, each keyed with its count"
 
 # an experiment's page: each arm over the blocks, a figure per condition, keyed with each arm's drift as the report has it
@@ -207,12 +213,13 @@ ok "run 2's page: each arm over the blocks, $(cut -f1 drifts.tsv | sort -u | wc 
 # a serving experiment's page: each pass's requests in flight, its peak the report's, its gauge samples the stored ones
 "$LABRUN" report --run 5 --format json | jq -r '.serving.passes[] | "\(.set) \(.route) \(.peak)"' >passes.txt
 [ "$(wc -l <passes.txt)" -gt 0 ] || fail "run 5 has no collected pass"
+"$LABRUN" sql --csv "SELECT set_id, count(*) FROM collect_gauge GROUP BY set_id" | sed 1d | tr -d '\r' >samples.csv
 while read -r set route peak; do
 	awk -v t="<title>Run 5, the pass of set $set, route $route: requests in flight" \
 		'index($0, t) { on = 1 } on { print } on && /<\/svg>/ { exit }' site/run-5.html >figure
 	grep -q ">client: requests sent and not yet ended (peak $peak)<" figure || fail "pass $set: no client count, or not its peak $peak"
-	samples=$(q "SELECT count(*) FROM collect_gauge WHERE set_id = $set")
-	[ "$samples" -gt 0 ] && grep -q ">server: the running gauge, $samples samples\?, each held to the next<" figure ||
+	samples=$(grep "^$set," samples.csv | cut -d, -f2)
+	[ "${samples:-0}" -gt 0 ] && grep -q ">server: the running gauge, $samples samples\?, each held to the next<" figure ||
 		fail "pass $set: no running gauge of its $samples samples"
 done <passes.txt
 ok "run 5's page: requests in flight over each of its $(wc -l <passes.txt | tr -d ' ') passes, the client's and the server's"
