@@ -313,5 +313,8 @@ done
 expect_exit 0 "and scans clean, its signed statements decoded" "$LABRUN" scan scanned
 contains "$T/err" "0 finding(s)" "no finding"
 cp -r crate tampered && sed -i 's/<h1>Runs/<h1>Forged/' tampered/site/index.html
-expect_exit 1 "a changed page in the crate" "$LABRUN" verify tampered
-contains "$T/out" "site/index.html" "is named"
+[ -s "crate/site/$log" ] || fail "the crate's site lacks the stdout run 5's page links"
+echo forged >>"tampered/site/$log"
+expect_exit 1 "a changed page and a changed log in the crate" "$LABRUN" verify tampered
+contains "$T/out" "site/index.html" "the page is named"
+contains "$T/out" "site/$log: differs from the log its rows give" "and the log, against the one its rows give"
