@@ -28,17 +28,34 @@
 
 enum { TTFT, ITL, E2EL, NMETRICS };
 
+int lr_site_pool_add(struct lr_site_pool *p, double x)
+{
+	int rc;
+
+	if (!p->stride)
+		p->stride = 1;
+	if (p->seen++ % p->stride)
+		return 0;
+	if ((rc = lr_values_push(&p->v, x)) || p->v.n < (p->most ? p->most : LR_SITE_POOL_MOST))
+		return rc;
+	for (size_t i = 0; 2 * i < p->v.n; i++) /* those at every 2 * stride-th place stay */
+		p->v.v[i] = p->v.v[2 * i];
+	p->v.n = (p->v.n + 1) / 2;
+	p->stride *= 2;
+	return 0;
+}
+
 struct dist_ctx {
 	struct lr_store *st;
 	const struct lr_serving_report *sv;
-	struct lr_values (*v)[NMETRICS]; /* per route of sv */
+	struct lr_site_pool (*v)[NMETRICS]; /* per route of sv */
 	int route, passes;
 };
 
 static int dist_row(void *arg, const struct lr_collect_row *r)
 {
 	struct dist_ctx *c = arg;
-	struct lr_values *v = c->v[c->route];
+	struct lr_site_pool *v = c->v[c->route];
 	json_t *gaps, *gap;
 	size_t i;
 	int rc = 0;
@@ -46,13 +63,13 @@ static int dist_row(void *arg, const struct lr_collect_row *r)
 	if (!r->sent || r->failed) /* completed requests only, as the pass tables count them */
 		return 0;
 	if (!isnan(r->ttft_ms))
-		rc = lr_values_push(&v[TTFT], r->ttft_ms);
+		rc = lr_site_pool_add(&v[TTFT], r->ttft_ms);
 	if (!rc && !isnan(r->e2el_ms))
-		rc = lr_values_push(&v[E2EL], r->e2el_ms);
+		rc = lr_site_pool_add(&v[E2EL], r->e2el_ms);
 	gaps = r->itl_json ? json_loads(r->itl_json, 0, NULL) : NULL;
 	json_array_foreach(gaps, i, gap) {
 		if (!rc && json_is_number(gap))
-			rc = lr_values_push(&v[ITL], json_number_value(gap));
+			rc = lr_site_pool_add(&v[ITL], json_number_value(gap));
 	}
 	json_decref(gaps);
 	return rc;
@@ -77,21 +94,24 @@ static const char *ms_text(char *buf, size_t len, double ms)
 	return buf;
 }
 
-static void cdf(FILE *f, const struct lr_serving_report *sv, struct lr_values (*v)[NMETRICS], int m, int passes)
+static void cdf(FILE *f, const struct lr_serving_report *sv, struct lr_site_pool (*pools)[NMETRICS], int m, int passes)
 {
 	static const char *const names[] = { "TTFT", "ITL", "E2EL" };
 	struct lr_plot p = { .w = 560, .l = 64, .r = 16, .t = 28, .y0 = 0, .y1 = 1, .ystep = 0.25, .ypct = 1 };
 	double lo = INFINITY, hi = -INFINITY, x[POINTS + 1], y[POINTS + 1];
-	char title[160], axis[96], key[512], a[32], b[32], c[32];
+	char title[160], axis[96], key[512], kept[64], a[32], b[32], c[32];
 	int rows = 0;
 
-	for (int k = 0; k < sv->nroutes; k++)
-		if (v[k][m].n) {
-			lr_values_sort(&v[k][m]); /* the axis from the fastest to the slowest, as a CDF's */
-			lo = fmin(lo, v[k][m].v[0]);
-			hi = fmax(hi, v[k][m].v[v[k][m].n - 1]);
+	for (int k = 0; k < sv->nroutes; k++) {
+		struct lr_values *s = &pools[k][m].v;
+
+		if (s->n) {
+			lr_values_sort(s); /* the axis from the fastest to the slowest, as a CDF's */
+			lo = fmin(lo, s->v[0]);
+			hi = fmax(hi, s->v[s->n - 1]);
 			rows++;
 		}
+	}
 	if (!rows)
 		return;
 	lr_plot_range(&lo, &hi, 6, 0, &p.xstep);
@@ -106,7 +126,7 @@ static void cdf(FILE *f, const struct lr_serving_report *sv, struct lr_values (*
 	lr_plot_open(f, &p);
 	rows = 0;
 	for (int k = 0; k < sv->nroutes; k++) {
-		const struct lr_values *s = &v[k][m];
+		const struct lr_values *s = &pools[k][m].v;
 		size_t n = s->n, pts = n < POINTS ? n : POINTS;
 
 		if (!n)
@@ -120,8 +140,9 @@ static void cdf(FILE *f, const struct lr_serving_report *sv, struct lr_values (*
 			y[j + 1] = (double)(i + 1) / (double)n;
 		}
 		lr_plot_line(f, &p, k, x, y, pts + 1, 1, 0);
-		snprintf(key, sizeof key, "%s: %zu, median %s, p90 %s, p99 %s", sv->routes[k], n,
-			 ms_text(a, sizeof a, lr_values_percentile(s, 50)),
+		snprintf(kept, sizeof kept, ", 1 in %zu kept", pools[k][m].stride);
+		snprintf(key, sizeof key, "%s: %zu%s, median %s, p90 %s, p99 %s", sv->routes[k], pools[k][m].seen,
+			 pools[k][m].stride > 1 ? kept : "", ms_text(a, sizeof a, lr_values_percentile(s, 50)),
 			 ms_text(b, sizeof b, lr_values_percentile(s, 90)),
 			 ms_text(c, sizeof c, lr_values_percentile(s, 99)));
 		lr_plot_key(f, &p, rows++, k, 0, key);
@@ -131,7 +152,7 @@ static void cdf(FILE *f, const struct lr_serving_report *sv, struct lr_values (*
 
 int lr_site_distributions(FILE *f, struct lr_store *st, const int64_t *runs, int n, const struct lr_serving_report *sv)
 {
-	struct lr_values(*v)[NMETRICS] = calloc((size_t)(sv->nroutes ? sv->nroutes : 1), sizeof *v);
+	struct lr_site_pool(*v)[NMETRICS] = calloc((size_t)(sv->nroutes ? sv->nroutes : 1), sizeof *v);
 	struct dist_ctx c = { st, sv, v, 0, 0 };
 	int rc = v ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 
@@ -142,14 +163,15 @@ int lr_site_distributions(FILE *f, struct lr_store *st, const int64_t *runs, int
 		      "these runs, pooled per route: a curve rises at each time by the share of requests (for ITL, of "
 		      "gaps between successive content events) that took that long, so its right end is the slowest "
 		      "and a curve to the left of another is faster throughout. The key gives each route's count and "
-		      "percentiles (linear between ranks, as the pass tables).</p>\n",
+		      "percentiles (linear between ranks, as the pass tables; past a million values of a route, "
+		      "from an evenly spaced share of them, as the key says).</p>\n",
 		      f);
 		for (int m = 0; m < NMETRICS; m++)
 			cdf(f, sv, v, m, c.passes);
 	}
 	for (int k = 0; v && k < sv->nroutes; k++)
 		for (int m = 0; m < NMETRICS; m++)
-			free(v[k][m].v);
+			free(v[k][m].v.v);
 	free(v);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
+#include "serving/passes.h"
 
 struct lr_store;
 struct lr_report_run;
@@ -106,6 +107,20 @@ void lr_site_grid(FILE *f, const struct lr_serving_report *sv);
 LR_MUST_CHECK int lr_site_cells(FILE *f, struct lr_store *st, const struct lr_serving_report *sv);
 
 /* ---- site-dist.c: what 'labrun collect' timed ---- */
+
+/*
+ * A route's values of one metric, as they come: every one until 'most' of
+ * them are held (0: LR_SITE_POOL_MOST); then every 'stride'-th in arrival
+ * order, the stride doubled each time that many are held again, so an issue
+ * of many long passes costs a few MiB, not a double per token. 'seen'
+ * counts them all. Zeroed to begin; v.v is the caller's to free.
+ */
+#define LR_SITE_POOL_MOST ((size_t)1 << 20)
+struct lr_site_pool {
+	struct lr_values v;
+	size_t seen, stride, most;
+};
+LR_MUST_CHECK int lr_site_pool_add(struct lr_site_pool *p, double x);
 
 /*
  * The CDF of TTFT, ITL and E2EL per route, pooled over every pass of runs

@@ -1,7 +1,8 @@
 /*
  * The site's figures, in pieces a browser is not needed for: text cut to its
  * room at a character's edge with an ellipsis, round axes that hold their
- * data, and issue pages named one per reference. (tests/cli/t0355-site.sh
+ * data, issue pages named one per reference, and a distribution's values
+ * thinned evenly once there are too many to hold. (tests/cli/t0355-site.sh
  * checks the figures drawn, in Chromium.)
  */
 #include "config.h"
@@ -97,6 +98,23 @@ static void each_issue_has_a_page_of_its_own(void **state)
 	assert_string_not_equal(lr_site_issue_page(a, sizeof a, "Org/x#1"), lr_site_issue_page(b, sizeof b, "org/x#1"));
 }
 
+static void a_pool_past_its_room_keeps_an_evenly_spaced_share(void **state)
+{
+	struct lr_site_pool p = { .most = 8 };
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(lr_site_pool_add(&p, i), 0);
+	assert_int_equal(p.seen, 100);
+	assert_true(p.v.n <= 8 && p.v.n > 0);
+	assert_int_equal(p.stride & (p.stride - 1), 0); /* a power of two */
+	assert_true(p.stride > 1);
+	for (size_t k = 0; k < p.v.n; k++) /* every stride-th value from the first, in order */
+		assert_true(p.v.v[k] == (double)(k * p.stride));
+	assert_true((p.v.n - 1) * p.stride < 100 && p.v.n * p.stride >= 100 - p.stride);
+	free(p.v.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +123,7 @@ int main(void)
 		cmocka_unit_test(an_axis_is_round_and_holds_its_data),
 		cmocka_unit_test(a_count_axis_steps_by_whole_requests),
 		cmocka_unit_test(each_issue_has_a_page_of_its_own),
+		cmocka_unit_test(a_pool_past_its_room_keeps_an_evenly_spaced_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
