@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/progress.h"
+#include "evidence/object.h"
 #include "evidence/select.h"
 #include "store/runs.h"
 
@@ -15,11 +16,15 @@ static const char usage[] = "usage: labrun site [--issue REF | --run ID]... [-o 
 			    "\n"
 			    "Write the evidence as a static site in DIR (default 'site'): index.html, a table\n"
 			    "of the runs to filter and search; run-N.html for each run, with its sources,\n"
-			    "binding, geometry, environment, logs and artifacts with their hashes, its ledger\n"
+			    "binding, geometry, environment, logs and artifacts with their hashes (the logs,\n"
+			    "an experiment's executions' included, copied into logs/ and linked), its ledger\n"
 			    "entries and who signed them (checked against your trusted keys), an experiment's\n"
-			    "tables and charts, the serving evidence, and what changed since the previous run\n"
-			    "of its kind; diff.html, any two runs side by side, only what differs. No server,\n"
-			    "no network: open index.html from the file system. The bytes depend only on the\n"
+			    "tables and charts with each arm over the blocks, the serving evidence with each\n"
+			    "collected pass's requests in flight, and what changed since the previous run of\n"
+			    "its kind; issue-REF.html for each issue the runs name: the route matrix as a\n"
+			    "grid whose cells open their failing cases, and the latency distributions per\n"
+			    "route; diff.html, any two runs side by side, only what differs. No server, no\n"
+			    "network: open index.html from the file system. The bytes depend only on the\n"
 			    "store and your trusted keys. Without --issue or --run, every run. An existing DIR\n"
 			    "is replaced only when labrun wrote it.\n";
 
@@ -141,7 +146,9 @@ int cmd_site(const struct lr_global *g, int argc, char **argv)
 	if (!(rc = select_all(st, &runs, &issues, &ids, &n)) && !(rc = lr_mkdir_parents(tmp, 0755))) {
 		if (mkdir(tmp, 0755) != 0)
 			rc = lr_error_set(LR_EIO, "cannot make '%s': %s", tmp, strerror(errno));
-		else if ((rc = lr_render_site(st, &trust, ids, n, tmp)) || (rc = mark(tmp)) || (rc = publish(tmp, out)))
+		else if ((rc = lr_render_site_with(st, &(struct lr_site_opts){ &trust, NULL, NULL, lr_object_save },
+						   ids, n, tmp)) ||
+			 (rc = mark(tmp)) || (rc = publish(tmp, out)))
 			lr_remove_tree(tmp);
 	}
 	cmd_progress_end();

@@ -50,25 +50,6 @@ const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const cha
 	return buf;
 }
 
-/* Object 'sha256' into the crate at 'full' (evidence/object.h): only what still hashes to its name goes in. */
-static int copy_object(struct lr_store *st, const char *sha256, const char *full)
-{
-	struct lr_object o;
-	int rc, fd = -1;
-
-	rc = lr_object_find(st, sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o);
-	if (!rc && !(rc = lr_mkdir_parents(full, 0777))) {
-		if ((fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
-			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-		else if ((rc = lr_object_copy(&o, fd)) && o.where == LR_OBJECT_LOCAL)
-			lr_error_wrap("cannot copy it to '%s'", full);
-	}
-	if (fd >= 0)
-		close(fd);
-	lr_object_release(&o);
-	return rc;
-}
-
 /* A run's instruments: labrun, and each recorded tool version (added to the graph once per crate). */
 static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_seen)
 {
@@ -111,7 +92,7 @@ static int crate_evidence(void *arg, const char *name, const char *sha256, int i
 				    (long long)ev->id, name);
 	snprintf(rel, sizeof rel, "run-%lld/%s", (long long)ev->id, safe);
 	snprintf(full, sizeof full, "%s/%s", ev->dir, rel);
-	if ((rc = copy_object(ev->st, sha256, full)))
+	if ((rc = lr_object_save(ev->st, sha256, full)))
 		return rc;
 	json_array_append_new(input ? ev->objects : ev->results, lr_crate_add_file(ev->dir, rel, ev->graph, ev->parts));
 	return 0;
@@ -177,7 +158,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 			continue;
 		lr_crate_artifact_path(rel, sizeof rel, id, a->role, a->name);
 		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = copy_object(st, a->sha256, full)))
+		if ((rc = lr_object_save(st, a->sha256, full)))
 			goto out;
 		x = lr_crate_add_file(dir, rel, graph, parts);
 		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results,
@@ -405,7 +386,7 @@ static int crate_site(struct lr_store *st, const int64_t *runs, int n, const cha
 		return rc;
 	if (mkdir(full, 0777) != 0)
 		return lr_error_set(LR_EIO, "cannot create '%s': %s", full, strerror(errno));
-	if (!(rc = lr_render_site(st, &t, runs, n, full)))
+	if (!(rc = lr_render_site_with(st, &(struct lr_site_opts){ &t, NULL, NULL, lr_object_save }, runs, n, full)))
 		rc = lr_walk_files(full, tree_file, &files);
 	for (size_t i = 0; i < files.n && !rc; i++)
 		if (!(rc = lr_path(rel, sizeof rel, "site/%s", files.v[i])))

@@ -88,3 +88,21 @@ void lr_object_release(struct lr_object *o)
 	free(o->member);
 	memset(o, 0, sizeof *o);
 }
+
+int lr_object_save(struct lr_store *st, const char *sha256, const char *path)
+{
+	struct lr_object o;
+	int rc, fd = -1;
+
+	rc = lr_object_find(st, sha256, LR_OBJECT_FETCH | LR_OBJECT_VERIFY, &o);
+	if (!rc && !(rc = lr_mkdir_parents(path, 0777))) {
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+			rc = lr_error_set(LR_EIO, "cannot create '%s': %s", path, strerror(errno));
+		else if ((rc = lr_object_copy(&o, fd)) && o.where == LR_OBJECT_LOCAL)
+			lr_error_wrap("cannot copy it to '%s'", path);
+	}
+	if (fd >= 0)
+		close(fd);
+	lr_object_release(&o);
+	return rc;
+}

@@ -51,4 +51,12 @@ LR_MUST_CHECK int lr_object_map(const struct lr_object *o, struct lr_mapped *m);
 
 void lr_object_release(struct lr_object *o);
 
+/*
+ * Object 'sha256' of 'st', wherever its bytes are (fetched, or from its
+ * archive), into a new file 'path' (its directories made): only what still
+ * hashes to its name is written. LR_EIO when 'path' exists; the errors of
+ * lr_object_find and lr_object_copy otherwise.
+ */
+LR_MUST_CHECK int lr_object_save(struct lr_store *st, const char *sha256, const char *path);
+
 #endif

@@ -104,9 +104,11 @@ void lr_render_site_drift_table(FILE *f, const struct lr_comparison *cmp, int64_
  * The index pages around 'rows' (one per run, oldest first), newest first
  * and LR_RENDER_SITE_PAGE_ROWS a page; data/index.js, every row for the filter;
  * diff.html, site.css and site.js; into dir. 'trust' is what
- * the ledger says of the runs' signers, for every index page.
+ * the ledger says of the runs' signers, for every index page; 'issues' the
+ * issues they are evidence for (ref, its page, "N runs"), linked from each.
  */
 #define LR_RENDER_SITE_PAGE_ROWS 500
-int lr_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust);
+int lr_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust,
+			 const struct lr_kvlist *issues);
 
 #endif

@@ -249,25 +249,25 @@ LR_MUST_CHECK int lr_render_html_runs(FILE *f, const struct lr_report *rep);
 LR_MUST_CHECK int lr_render_html_serving(FILE *f, const struct lr_serving_report *sv);
 
 struct lr_trust;
+struct lr_ledger_entry;
 /*
  * The static site of runs ids[0..n) (site.c) into 'dir', which exists
- * and is empty: index pages, a page and a data file per run, the diff page,
- * style and script. Signers are held to 'trust'. 'labrun site' and
- * 'labrun manifest --site' write it.
+ * and is empty: index pages, a page and a data file per run, a page per
+ * issue the runs name, the diff page, style and script, and the logs the
+ * pages link to. Signers are held to o->trust. 'labrun site' and 'labrun
+ * manifest --site' write it; 'labrun verify' rebuilds a crate's site with
+ * each run's ledger entries given by 'ledger' (the store's when NULL), the
+ * entries the crate carries, as the store that wrote it had them. 'object'
+ * copies a stored object (a log) into a new file of the site, wherever its
+ * bytes are (evidence/object.h's lr_object_save); NULL: logs are named by
+ * their hashes, not copied.
  */
-int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir);
-
-/*
- * The same, each run's ledger entries given by 'ledger' (the store's when
- * NULL): 'labrun verify' rebuilds a crate's site from the entries the crate
- * carries, as the store that wrote it had them.
- */
-struct lr_ledger_entry;
 struct lr_site_opts {
 	const struct lr_trust *trust;
 	int (*ledger)(void *arg, const struct lr_run *r, int (*fn)(void *, const struct lr_ledger_entry *),
 		      void *fnarg);
 	void *arg;
+	int (*object)(struct lr_store *st, const char *sha256, const char *path);
 };
 int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const int64_t *ids, int n, const char *dir);
 

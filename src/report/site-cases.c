@@ -63,7 +63,7 @@ static int failing_case(void *arg, const char *case_id, const struct lr_case_out
 	int rc;
 
 	if (!c->shown)
-		fputs("<h2>Failing cases, token by token</h2>\n", c->f);
+		fputs("<h2 id=\"failing-cases\">Failing cases, token by token</h2>\n", c->f);
 	if (c->shown++ >= 50) /* the report lists every one; a page shows the first fifty */
 		return 0;
 	if (!(rc = lr_store_set_responses(c->st, c->k->ref_set, find_case, &ref)))

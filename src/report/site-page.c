@@ -17,6 +17,7 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:8px 0;display:block;overflow-x:auto;max-width:100%}\n"
 	"td,th{border:1px solid #bbb;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\n"
 	"@media (min-width:900px){th{overflow-wrap:normal}}table.kv th{background:#f6f6f6;white-space:nowrap}td.n{text-align:right}\n"
+	"@media (max-width:600px){table{font-size:12px}td,th{padding:2px 3px}}\n"
 	"code{background:#f3f3f3;padding:0 3px;word-break:break-all}\n"
 	".tag{color:#666;font-size:12px}.ok{color:#1a7f37}.bad{color:#b42318}\n"
 	"tr.passed td.status{color:#1a7f37}tr.failed td.status,tr.abandoned td.status{color:#b42318}\n"
@@ -25,7 +26,11 @@ static const char css[] =
 	".tokens{display:flex;flex-wrap:wrap;gap:2px;margin:6px 0}.tok{display:flex;flex-direction:column;"
 	"border:1px solid #bbb;font-family:monospace;text-align:right}.tok span{padding:1px 5px}\n"
 	".tok span:first-child{background:#f6f6f6;color:#666}.tok.head{text-align:left;font-family:inherit}\n"
-	".tok.bad{border-color:#b42318}.tok.bad span+span{background:#ffe3e0;color:#b42318}\n";
+	".tok.bad{border-color:#b42318}.tok.bad span+span{background:#ffe3e0;color:#b42318}\n"
+	"ul.key{list-style:none;padding:0}ul.key li{display:inline-flex;align-items:center;gap:4px;margin:2px 14px 2px 0}\n"
+	"section.cell{border-left:3px solid #ddd;padding:0 10px;margin:10px 0}section.cell:target{border-color:#9a6700;"
+	"background:#fff8e1}\n"
+	"svg.grid a:hover rect,svg.grid a:focus rect{stroke:#222}tr.bad td{color:#b42318}details{margin:4px 0}\n";
 
 /*
  * Plain JavaScript, no library: the index's filter, and the diff page, which
@@ -284,7 +289,24 @@ static void page_nav(FILE *f, const struct lr_strlist *rows, size_t page, size_t
 	fputs("</p>\n", f);
 }
 
-static int index_page(const char *dir, const struct lr_strlist *rows, const char *trust, size_t page, size_t pages)
+/* The issues the runs are evidence for, each a link to its page. */
+static void issue_links(FILE *f, const struct lr_kvlist *issues)
+{
+	if (!issues->n)
+		return;
+	fputs("<p id=\"issues\">Issues:", f);
+	for (size_t i = 0; i < issues->n; i++) {
+		fprintf(f, "%s <a href=\"%s\">", i ? "," : "", issues->v[i].value);
+		lr_html_text(f, issues->v[i].key);
+		fputs("</a> (", f);
+		lr_html_text(f, issues->v[i].tag);
+		fputs(")", f);
+	}
+	fputs("</p>\n", f);
+}
+
+static int index_page(const char *dir, const struct lr_strlist *rows, const char *trust, const struct lr_kvlist *issues,
+		      size_t page, size_t pages)
 {
 	char name[64], title[96];
 	FILE *f;
@@ -298,6 +320,7 @@ static int index_page(const char *dir, const struct lr_strlist *rows, const char
 	fputs("<h1>Runs</h1>\n<p id=\"trust\">", f);
 	lr_html_text(f, trust);
 	fputs("</p>\n", f);
+	issue_links(f, issues);
 	fputs(index_controls, f);
 	page_nav(f, rows, page, pages);
 	fputs(index_table, f);
@@ -328,13 +351,14 @@ static int index_data(const char *dir, const struct lr_strlist *rows)
 	return rc;
 }
 
-int lr_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust)
+int lr_render_site_files(const char *dir, const struct lr_strlist *rows, const char *trust,
+			 const struct lr_kvlist *issues)
 {
 	size_t pages = rows->n ? (rows->n + LR_RENDER_SITE_PAGE_ROWS - 1) / LR_RENDER_SITE_PAGE_ROWS : 1;
 	int rc = 0;
 
 	for (size_t p = 1; p <= pages && !rc; p++)
-		rc = index_page(dir, rows, trust, p, pages);
+		rc = index_page(dir, rows, trust, issues, p, pages);
 	if (!rc && !(rc = index_data(dir, rows)) &&
 	    !(rc = write_text(dir, "diff.html", "two runs side by side", diff_body)) &&
 	    !(rc = write_text(dir, "site.css", NULL, css)))

@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "report/text.h"
 #include "report/render-int.h"
+#include "report/site-int.h"
 #include "experiment/compare.h"
 #include "experiment/report.h"
 #include "serving/report.h"
@@ -30,6 +31,13 @@ struct prev { /* the last run of a kind and experiment, for the next one's diff 
 	struct lr_run run;
 };
 
+struct issue { /* an issue the site's runs are evidence for, and those runs */
+	char *ref;
+	int64_t *ids;
+	struct lr_strlist what; /* a few words on each run, for the issue's page */
+	size_t n, cap;
+};
+
 struct site {
 	struct lr_store *st;
 	const struct lr_trust *trust;
@@ -40,6 +48,8 @@ struct site {
 	struct lr_kvlist signers; /* fingerprint -> principal, or "" when not trusted */
 	struct prev *prev;
 	size_t nprev;
+	struct issue *issues; /* in the order the runs name them */
+	size_t nissues, capissues;
 };
 
 static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
@@ -68,7 +78,7 @@ static void kv_table(FILE *f, const char *heading, const struct lr_kvlist *l)
 
 static void summary(FILE *f, const struct lr_run *r)
 {
-	char buf[256], *cmd = lr_argv_text(r->argv_json);
+	char buf[256], page[1024], *cmd = lr_argv_text(r->argv_json);
 
 	fputs("<table class=\"kv\">\n", f);
 	lr_render_site_fact(f, "uuid", r->uuid);
@@ -76,9 +86,10 @@ static void summary(FILE *f, const struct lr_run *r)
 	lr_render_site_fact(f, "directory", r->cwd);
 	lr_render_site_fact(f, "experiment", r->experiment);
 	fputs("<tr><th>issues</th><td>", f);
-	for (size_t i = 0; i < r->issues.n; i++) {
+	for (size_t i = 0; i < r->issues.n; i++) { /* each links to its page, which this site always has */
+		fprintf(f, "<a href=\"%s\">", lr_site_issue_page(page, sizeof page, r->issues.v[i]));
 		lr_html_text(f, r->issues.v[i]);
-		fputs(i + 1 < r->issues.n ? ", " : "", f);
+		fputs(i + 1 < r->issues.n ? "</a>, " : "</a>", f);
 	}
 	fputs(r->issues.n ? "</td></tr>\n" : "-</td></tr>\n", f);
 	lr_render_site_fact(f, "started", r->started_at);
@@ -128,21 +139,22 @@ static void sources(FILE *f, const struct lr_run *r)
 	fputs("</table>\n", f);
 }
 
-static void artifacts(FILE *f, const struct lr_run *r)
+/* The run's artifacts; its own stdout and stderr (a recorded command's) copied into the site and linked. */
+static int artifact_table(FILE *f, struct site *s, const struct lr_run *r)
 {
-	fputs("<h2>Logs and artifacts</h2>\n", f);
-	if (!r->nartifacts) {
-		fputs("<p>none recorded</p>\n", f);
-		return;
-	}
+	int rc = 0;
+
 	fputs("<table>\n<tr><th>role</th><th>name</th><th>bytes</th><th>sha256</th></tr>\n", f);
-	for (size_t i = 0; i < r->nartifacts; i++) {
+	for (size_t i = 0; i < r->nartifacts && !rc; i++) {
 		const struct lr_artifact *a = &r->artifacts[i];
 
 		fputs("<tr><td>", f);
 		lr_html_text(f, a->role);
 		fputs("</td><td>", f);
-		lr_html_text(f, a->name);
+		if (a->present && (!strcmp(a->role, "stdout") || !strcmp(a->role, "stderr")))
+			rc = lr_site_log_link(f, s->st, s->dir, s->o->object, a->name, a->sha256, 0);
+		else
+			lr_html_text(f, a->name);
 		if (a->present)
 			fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%s</code></td></tr>\n", (long long)a->size,
 				a->sha256);
@@ -150,6 +162,21 @@ static void artifacts(FILE *f, const struct lr_run *r)
 			fputs("</td><td class=\"n\">-</td><td>missing when the run ended</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	return rc;
+}
+
+/* The run's logs and artifacts, and an experiment's executions with their logs (site-logs.c). */
+static int artifacts(FILE *f, struct site *s, const struct lr_run *r)
+{
+	int rc, execs = 0;
+
+	fputs("<h2 id=\"logs\">Logs and artifacts</h2>\n", f);
+	rc = lr_site_exec_logs(f, s->st, r->id, s->dir, s->o->object, &execs);
+	if (!rc && r->nartifacts)
+		rc = artifact_table(f, s, r);
+	else if (!rc && !execs)
+		fputs("<p>none recorded</p>\n", f);
+	return rc;
 }
 
 struct ledger_ctx {
@@ -219,9 +246,11 @@ static int evidence(FILE *f, struct site *s, const struct lr_run *r)
 
 	if (r->kind == LR_KIND_EXPERIMENT && !(rc = lr_report_build(s->st, NULL, r->id, &rep)))
 		rc = lr_render_html_runs(f, &rep);
+	for (int i = 0; !rc && i < rep.nruns; i++) /* beside the tables' drift: each arm over the blocks */
+		rc = lr_site_arm_blocks(f, s->st, &rep.runs[i]);
 	if (!rc && !(rc = lr_serving_report_build(s->st, &r->id, 1, NULL, 0, &sv)) && sv.nrows &&
-	    !(rc = lr_render_html_serving(f, &sv)))
-		rc = lr_render_site_failing_cases(f, s->st, r->id);
+	    !(rc = lr_render_html_serving(f, &sv)) && !(rc = lr_render_site_failing_cases(f, s->st, r->id)))
+		rc = lr_site_occupancy(f, s->st, r->id);
 	lr_serving_report_release(&sv);
 	lr_report_release(&rep);
 	return rc;
@@ -279,9 +308,9 @@ static int run_page(struct site *s, const struct lr_run *r, const struct lr_run 
 	kv_table(f, "Geometry", &r->geometry);
 	kv_table(f, "Tools", &r->tools);
 	kv_table(f, "Environment (secrets withheld)", &r->env);
-	artifacts(f, r);
+	rc = artifacts(f, s, r);
 	kv_table(f, "Digests", &r->digests);
-	if (!(rc = ledger(f, s, r)) && !(rc = evidence(f, s, r)))
+	if (!rc && !(rc = ledger(f, s, r)) && !(rc = evidence(f, s, r)))
 		rc = changes(f, s, prev, r);
 	fputs("</body></html>\n", f);
 	return lr_render_site_close(f, name) ? LR_EIO : rc;
@@ -381,6 +410,51 @@ static int index_row(struct site *s, const struct lr_run *r)
 	return rc;
 }
 
+/* r is evidence for each issue it names: its id and a few words on it go to each issue's page. */
+static int note_issues(struct site *s, const struct lr_run *r)
+{
+	char what[256];
+	int rc = 0;
+
+	snprintf(what, sizeof what, "%s%s%s, %s", lr_run_kind_name(r->kind), r->experiment ? " " : "",
+		 r->experiment ? r->experiment : "", lr_status_name(r->status));
+	for (size_t k = 0; k < r->issues.n && !rc; k++) {
+		struct issue *i = s->issues;
+
+		while (i < s->issues + s->nissues && strcmp(i->ref, r->issues.v[k]))
+			i++;
+		if (i == s->issues + s->nissues) {
+			if (LR_ALLOC_GROW(s->issues, s->nissues + 1, s->capissues))
+				return lr_error_set(LR_ENOMEM, "out of memory");
+			i = memset(&s->issues[s->nissues++], 0, sizeof *i);
+			if (!(i->ref = strdup(r->issues.v[k])))
+				return lr_error_set(LR_ENOMEM, "out of memory");
+		}
+		if (LR_ALLOC_GROW(i->ids, i->n + 1, i->cap))
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		if (!(rc = lr_strlist_add(&i->what, what)))
+			i->ids[i->n++] = r->id;
+	}
+	return rc;
+}
+
+/* A page per issue, and its name and count of runs for the index (key ref, value page, tag "N runs"). */
+static int issue_pages(struct site *s, struct lr_kvlist *pages)
+{
+	char name[1024], count[32];
+	int rc = 0;
+
+	for (size_t k = 0; k < s->nissues && !rc; k++) {
+		const struct issue *i = &s->issues[k];
+		struct lr_site_issue page = { i->ref, i->ids, (const char *const *)i->what.v, (int)i->n };
+
+		snprintf(count, sizeof count, "%zu run%s", i->n, i->n == 1 ? "" : "s");
+		if (!(rc = lr_site_issue_write(s->st, s->dir, &page)))
+			rc = lr_kvlist_add(pages, i->ref, lr_site_issue_page(name, sizeof name, i->ref), count);
+	}
+	return rc;
+}
+
 static int one_run(struct site *s, int64_t id)
 {
 	struct prev *p;
@@ -390,7 +464,8 @@ static int one_run(struct site *s, int64_t id)
 	lr_run_init(&r);
 	if (!(rc = lr_store_run_load(s->st, id, &r))) {
 		p = prev_of(s, &r);
-		if (!(rc = index_row(s, &r)) && !(rc = run_page(s, &r, p ? &p->run : NULL)) && !(rc = run_data(s, &r)))
+		if (!(rc = index_row(s, &r)) && !(rc = run_page(s, &r, p ? &p->run : NULL)) &&
+		    !(rc = run_data(s, &r)) && !(rc = note_issues(s, &r)))
 			rc = remember(s, &r);
 	}
 	lr_run_release(&r);
@@ -417,14 +492,10 @@ static const char *trust_summary(const struct site *s)
 	return text;
 }
 
-int lr_render_site(struct lr_store *st, const struct lr_trust *trust, const int64_t *ids, int n, const char *dir)
-{
-	return lr_render_site_with(st, &(struct lr_site_opts){ trust, NULL, NULL }, ids, n, dir);
-}
-
 int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const int64_t *ids, int n, const char *dir)
 {
 	struct site site = { .st = st, .trust = o->trust, .o = o }, *s = &site;
+	struct lr_kvlist issues = { 0 };
 	struct lr_progress *progress = NULL;
 	char data[PATH_MAX * 2];
 	int rc;
@@ -439,8 +510,15 @@ int lr_render_site_with(struct lr_store *st, const struct lr_site_opts *o, const
 		lr_progress_update(progress, i + 1);
 	}
 	lr_progress_stop(&progress);
-	if (!rc)
-		rc = lr_render_site_files(dir, &s->rows, trust_summary(s));
+	if (!rc && !(rc = issue_pages(s, &issues)))
+		rc = lr_render_site_files(dir, &s->rows, trust_summary(s), &issues);
+	for (size_t i = 0; i < s->nissues; i++) {
+		free(s->issues[i].ref);
+		free(s->issues[i].ids);
+		lr_strlist_release(&s->issues[i].what);
+	}
+	free(s->issues);
+	lr_kvlist_release(&issues);
 	for (size_t i = 0; i < s->nprev; i++) {
 		free(s->prev[i].experiment);
 		lr_run_release(&s->prev[i].run);

@@ -42,6 +42,11 @@ static double percentile(const double *v, size_t n, double p)
 	return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (r - f) : v[n - 1];
 }
 
+double lr_values_percentile(const struct lr_values *s, double p)
+{
+	return s->n ? percentile(s->v, s->n, p) : NAN;
+}
+
 static void summarise(struct lr_values *s, struct lr_dist4 *d)
 {
 	double sum = 0;

@@ -61,6 +61,8 @@ struct lr_values {
 /* Append x (LR_ENOMEM when it cannot grow); sort ascending. */
 LR_MUST_CHECK int lr_values_push(struct lr_values *s, double x);
 void lr_values_sort(struct lr_values *s);
+/* The p-th percentile (0..100) of sorted s, between ranks as NumPy's default does; NAN when s is empty. */
+double lr_values_percentile(const struct lr_values *s, double p);
 
 struct lr_pass_acc {
 	struct lr_pass_stats *p;

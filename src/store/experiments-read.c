@@ -343,3 +343,45 @@ int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int
 	*bytes = d.bytes;
 	return rc < 0 ? rc : 0;
 }
+
+/* An execution's row for lr_store_executions: its fields, and the callback it goes to. */
+struct exec_reader {
+	lr_store_exec_fn fn;
+	void *arg;
+};
+
+static const struct db_col exec_cols[] = {
+	DB_COL(struct lr_store_exec_row, cond, DB_INT),
+	DB_COL(struct lr_store_exec_row, seq, DB_INT),
+	DB_COL(struct lr_store_exec_row, arm, DB_INT),
+	DB_COL(struct lr_store_exec_row, block, DB_INT),
+	DB_COL(struct lr_store_exec_row, slot, DB_INT),
+	DB_COL(struct lr_store_exec_row, has_exit, DB_INT),
+	DB_COL(struct lr_store_exec_row, exit_code, DB_INT),
+	DB_COL(struct lr_store_exec_row, signal, DB_INT),
+	DB_COL(struct lr_store_exec_row, timed_out, DB_INT),
+	DB_COL(struct lr_store_exec_row, wall_s, DB_REAL),
+	DB_COL(struct lr_store_exec_row, stdout_sha256, DB_TEXT),
+	DB_COL(struct lr_store_exec_row, stderr_sha256, DB_TEXT),
+	DB_COL(struct lr_store_exec_row, failure, DB_PTR),
+};
+
+static int exec_row(void *arg, sqlite3_stmt *s)
+{
+	const struct exec_reader *r = arg;
+	struct lr_store_exec_row e = { 0 };
+
+	db_row_read(s, DB_COLS(exec_cols), &e);
+	return r->fn(r->arg, &e);
+}
+
+int lr_store_executions(struct lr_store *st, int64_t run, lr_store_exec_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT condition_idx, seq, arm_idx, coalesce(block, -1), coalesce(slot, -1), exit_code IS NOT NULL,"
+		" coalesce(exit_code, 0), coalesce(signal, 0), timed_out, wall_s, stdout_sha256, stderr_sha256, failure"
+		" FROM execution WHERE run_id = :run ORDER BY condition_idx, seq";
+	struct exec_reader r = { fn, arg };
+
+	return db_each_int(st, sql, ":run", run, "read the executions", exec_row, &r);
+}

@@ -172,6 +172,22 @@ struct lr_replay_check {
 	int matches;
 };
 
+/*
+ * An execution of a command experiment as its run's page lists it: which
+ * condition, arm, block and slot, how it ended, and its logs' objects.
+ */
+struct lr_store_exec_row {
+	int cond, seq, arm;
+	int block, slot; /* -1 for a parity execution */
+	int has_exit, exit_code, signal, timed_out;
+	double wall_s;
+	char stdout_sha256[LR_SHA256_HEX], stderr_sha256[LR_SHA256_HEX]; /* "" when not stored */
+	const char *failure; /* NULL when it passed; valid until fn returns */
+};
+typedef int (*lr_store_exec_fn)(void *arg, const struct lr_store_exec_row *e);
+/* Every execution of run 'run', by condition and seq; stops at fn's first non-zero return. */
+LR_MUST_CHECK int lr_store_executions(struct lr_store *st, int64_t run, lr_store_exec_fn fn, void *arg);
+
 /* How many logs of run 'run's executions passed the output cap, and the bytes dropped from them. */
 LR_MUST_CHECK int lr_store_output_dropped(struct lr_store *st, int64_t run, int64_t *logs, int64_t *bytes);
 

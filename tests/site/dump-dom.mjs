@@ -11,7 +11,8 @@
 // context per page doubled the CPU), the way --dump-dom does it:
 // load the page, then give it 5000 ms of virtual time, which stands still while
 // a fetch is pending, so the scripts a page adds (data/run-N.js) have run when
-// it ends. Its doctype and document.documentElement.outerHTML go to OUT.
+// it ends. Its doctype and document.documentElement.outerHTML go to OUT; or, when
+// OUT ends in .png, a screenshot of the whole page at that width (up to 16000 px tall).
 // --net-log is Chromium's network log of every load (--log-net-log), complete
 // once this script has exited. Exit 0 when every page was dumped; 1, naming
 // the page, otherwise.
@@ -125,6 +126,13 @@ async function dump(job) {
     await send("Emulation.setVirtualTimePolicy", { policy: "pauseIfNetworkFetchesPending", budget: BUDGET_MS,
       maxVirtualTimeTaskStarvationCount: 9999 }, sessionId);
     await within(PAGE_TIMEOUT_MS, expired, "the page's virtual time");
+    if (job.out.endsWith(".png")) { // a picture of the whole page at that width, for a person to look at
+      const { cssContentSize: size } = await send("Page.getLayoutMetrics", {}, sessionId);
+      const shot = await send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true,
+        clip: { x: 0, y: 0, width: job.width, height: Math.min(Math.ceil(size.height), 16000), scale: 1 } }, sessionId);
+      writeFileSync(job.out, Buffer.from(shot.data, "base64"));
+      return;
+    }
     const r = await send("Runtime.evaluate", { returnByValue: true, expression:
       "(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '') + document.documentElement.outerHTML" },
     sessionId);
