@@ -14,11 +14,13 @@ awk -v dir="$T/blocks" -f build-aux/doc-blocks.awk $docs >"$T/index" ||
 [ "$(wc -l <"$T/index")" -ge 8 ] || fail "only $(wc -l <"$T/index") blocks found"
 ok "$(wc -l <"$T/index") shell blocks in $(echo $docs | wc -w) documents"
 
-# DOC_TESTS is dist_doc_DATA: the installed pages are the tested ones.
-listed=$(sed -n '/^dist_doc_DATA *=/,/[^\\]$/p' Makefile.am | tr -d '\\' | sed 's/^dist_doc_DATA *=//')
-grep -q '^DOC_TESTS *= *$(dist_doc_DATA)' Makefile.am || fail "Makefile.am: DOC_TESTS is not \$(dist_doc_DATA)"
+# The installed pages are the tested ones: dist_doc_DATA is README.md and DOC_PAGES, and TESTS runs both
+# (README.md first: the tour is the longest).
+listed="README.md $(sed -n '/^DOC_PAGES *=/,/[^\\]$/p' Makefile.am | tr -d '\\' | sed 's/^DOC_PAGES *=//')"
+grep -q '^dist_doc_DATA *= *README.md $(DOC_PAGES)$' Makefile.am || fail "Makefile.am: dist_doc_DATA is not README.md \$(DOC_PAGES)"
+grep -q '^TESTS *= *README.md .*$(DOC_PAGES)' Makefile.am || fail "Makefile.am: TESTS does not run README.md and \$(DOC_PAGES)"
 for d in $docs; do
-	printf '%s\n' $listed | grep -qx "$d" || fail "$d is neither installed nor run: add it to dist_doc_DATA in Makefile.am"
+	printf '%s\n' $listed | grep -qx "$d" || fail "$d is neither installed nor run: add it to DOC_PAGES in Makefile.am"
 done
 ok "every document is installed and run by make check"
 
