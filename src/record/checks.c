@@ -15,7 +15,7 @@ void lr_check_release(struct lr_check *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* 0 when s (n bytes) holds no control character. */
+/* 1 when s (n bytes) holds a control character, else 0. */
 static int has_control(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
