@@ -65,10 +65,12 @@ json_t *lr_render_json_tables(const struct lr_report_run *rr, lr_render_json_row
 
 void lr_render_json_metrics(json_t *jr, const struct lr_report_run *rr, lr_render_json_row_fn row)
 {
-	json_t *tables = json_array(), *unstored = json_array();
+	json_t *tables, *unstored;
 
 	if (!rr->nmetrics && !rr->unstored.n)
 		return; /* a run without them reads as it always did */
+	tables = json_array();
+	unstored = json_array();
 	for (int m = 0; m < rr->nmetrics; m++)
 		lr_render_json_tables(&rr->metrics[m], row, tables);
 	for (size_t i = 0; i < rr->unstored.n; i++)
