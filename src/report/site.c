@@ -419,11 +419,14 @@ static int note_issues(struct site *s, const struct lr_run *r)
 	snprintf(what, sizeof what, "%s%s%s, %s", lr_run_kind_name(r->kind), r->experiment ? " " : "",
 		 r->experiment ? r->experiment : "", lr_status_name(r->status));
 	for (size_t k = 0; k < r->issues.n && !rc; k++) {
-		struct issue *i = s->issues;
+		struct issue *i;
+		size_t at = 0;
 
-		while (i < s->issues + s->nissues && strcmp(i->ref, r->issues.v[k]))
-			i++;
-		if (i == s->issues + s->nissues) {
+		while (at < s->nissues && strcmp(s->issues[at].ref, r->issues.v[k]))
+			at++;
+		if (at < s->nissues) {
+			i = &s->issues[at];
+		} else {
 			if (LR_ALLOC_GROW(s->issues, s->nissues + 1, s->capissues))
 				return lr_error_set(LR_ENOMEM, "out of memory");
 			i = memset(&s->issues[s->nissues++], 0, sizeof *i);
