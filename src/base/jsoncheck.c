@@ -13,6 +13,7 @@ struct check {
 	const unsigned char *begin, *p, *end;
 	const char *why;
 	int bad_utf8;
+	int allow_nul; /* \u0000 is taken (lr_json_check_nul) */
 	struct lr_jdoc *doc;
 	int depth;
 	char stack[MAX_DEPTH];   /* '{' or '[' of each open container */
@@ -156,7 +157,7 @@ static int check_string(struct check *c)
 			prev = cp;
 		} else if (cp >= 0xdc00 && cp <= 0xdfff) {
 			meaning = "a lone low surrogate";
-		} else if (cp == 0) {
+		} else if (cp == 0 && !c->allow_nul) {
 			meaning = "\\u0000 is not allowed";
 		}
 	}
@@ -388,12 +389,14 @@ static int check_after(struct check *c)
 	return AFTER;
 }
 
-int lr_json_check(struct lr_jdoc *doc, const char *text, size_t n, struct lr_jval *top, const char **why, int *bad_utf8)
+static int check_text(struct lr_jdoc *doc, const char *text, size_t n, struct lr_jval *top, const char **why,
+		      int *bad_utf8, int allow_nul)
 {
 	struct check chk, *c = &chk; /* its stacks are written only as deep as the text goes */
 	const unsigned char *start;
 	int state;
 
+	c->allow_nul = allow_nul;
 	c->begin = c->p = (const unsigned char *)text;
 	c->end = c->begin + n;
 	c->why = NULL;
@@ -416,4 +419,15 @@ int lr_json_check(struct lr_jdoc *doc, const char *text, size_t n, struct lr_jva
 		top->doc = doc;
 	}
 	return state == DONE ? 0 : -1;
+}
+
+int lr_json_check(struct lr_jdoc *doc, const char *text, size_t n, struct lr_jval *top, const char **why, int *bad_utf8)
+{
+	return check_text(doc, text, n, top, why, bad_utf8, 0);
+}
+
+int lr_json_check_nul(struct lr_jdoc *doc, const char *text, size_t n, struct lr_jval *top, const char **why,
+		      int *bad_utf8)
+{
+	return check_text(doc, text, n, top, why, bad_utf8, 1);
 }

@@ -62,6 +62,13 @@ struct lr_jval {
  * ...) and *bad_utf8 set when the reason is invalid UTF-8.
  */
 int lr_json_check(struct lr_jdoc *doc, const char *p, size_t n, struct lr_jval *top, const char **why, int *bad_utf8);
+/*
+ * The same, taking \u0000 in strings as valid JSON (RFC 8259 allows it;
+ * jansson's JSON_ALLOW_NUL): a streamed byte token can be one. What a
+ * string decodes to may then hold NUL bytes: its length says where it ends.
+ */
+int lr_json_check_nul(struct lr_jdoc *doc, const char *p, size_t n, struct lr_jval *top, const char **why,
+		      int *bad_utf8);
 
 /* Walking a checked object's members or array's elements. */
 struct lr_jiter {

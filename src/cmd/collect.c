@@ -29,7 +29,7 @@ struct opts {
 	const char *run_ref, *note, *out, *pass;
 	struct lr_strlist issues;
 	struct lr_collect_opts c;
-	const char *timeout, *stall, *sample, *gauges, *goodput;
+	const char *timeout, *stall, *sample, *gauges, *goodput, *validity;
 	char gauge_buf[256];
 	int progress;
 };
@@ -47,6 +47,10 @@ static int check(struct opts *o)
 		return cmd_usage_error("collect", "--timeout and --stall are durations such as 600, 90s or 5m");
 	if (o->goodput && lr_pass_slos(o->goodput, o->c.slo_ms))
 		return cmd_fail(LR_EINVAL);
+	if (o->validity && lr_valid_rules_parse(o->validity, &o->c.rules))
+		return cmd_fail(LR_EINVAL);
+	if (!o->c.concurrency && !(o->c.rate > 0)) /* all at once: one at a time unless told; a rate has no cap */
+		o->c.concurrency = 1;
 	if ((o->c.sample_s = lr_duration_parse(o->sample)) < 0.001)
 		return cmd_usage_error("collect", "--sample is a duration of at least 1 ms, such as 0.1s");
 	if (!strchr(o->gauges, ',') || strchr(o->gauges, ',') == o->gauges || !strchr(o->gauges, ',')[1] ||
@@ -78,7 +82,8 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_NONEMPTY(0, "cases", &o->c.cases, "FILE", "the cases, JSON lines"),
 		CMD_NONEMPTY(0, "model", &o->c.model, "M", "the model to ask for (default: none named)"),
 		CMD_BOOL(0, "chat", &o->c.chat, "POST /chat/completions with each case's 'messages'"),
-		CMD_INT(0, "concurrency", &o->c.concurrency, 1, 4096, "N", "requests in flight at most (default 1)"),
+		CMD_INT(0, "concurrency", &o->c.concurrency, 1, 4096, "N",
+			"requests in flight at most (default 1; with --rate, no cap)"),
 		CMD_REAL(0, "rate", &o->c.rate, "R", "requests per second, Poisson arrivals (default: all at once)"),
 		CMD_REAL(0, "burstiness", &o->c.burstiness, "B",
 			 "the gamma shape of the arrival gaps (default 1: Poisson)"),
@@ -98,6 +103,9 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		CMD_STRING(0, "sample", &o->sample, "S", "the sampling period (default 0.1s)"),
 		CMD_NONEMPTY(0, "goodput", &o->goodput, "SLOS",
 			     "goodput's SLOs, e.g. 'ttft:200 tpot:50 e2el:2000' (ms)"),
+		CMD_NONEMPTY(0, "validity", &o->validity, "RULES",
+			     "the pass's validity rules, e.g. 'duration:600 requests:1000\nttft:2000 tpot:100 "
+			     "percentile:99 convention:nearest-rank'"),
 		CMD_CHOICE(0, "token-ids", &mode, token_modes, "HOW",
 			   "how to ask for token ids: vllm (return_token_ids), logprobs, llama.cpp or none"),
 		CMD_STRING(0, "run", &o->run_ref, "ID",
@@ -116,7 +124,7 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 	};
 	const struct cmd_parse p = { .cmd = "collect", .usage = usage };
 
-	o->c.concurrency = 1;
+	o->c.concurrency = 0; /* check() settles it */
 	o->c.burstiness = 1;
 	o->c.max_tokens = 16;
 	o->timeout = "600s";
@@ -141,6 +149,10 @@ static void print_result(const struct opts *o, int64_t run, const struct lr_coll
 	printf("%s\n", r->cancelled ? "; cancelled" : "");
 	if (r->server[0])
 		printf("server: %s\n", r->server);
+	if (r->failed_scrapes)
+		printf("gauges: %lld scrape(s) failed, each a gap (collect_gauge_failure)\n",
+		       (long long)r->failed_scrapes);
+	printf("result: %s%s%s\n", r->valid ? "VALID" : "INVALID", r->valid ? "" : ": ", r->valid ? "" : r->invalid);
 }
 
 /* A pass that is a run of its own: its status says whether every case came back. */

@@ -15,7 +15,7 @@
 /* clang-format off */
 static const char *const keys[] = {
 	"endpoint", "model", "concurrency", "max_tokens", "rate", "burstiness", "chat", "token_ids", "ignore_eos",
-	"seed", "temperature", "stall", "goodput", "metrics_url", "gauges", "sample", NULL,
+	"seed", "temperature", "stall", "goodput", "metrics_url", "gauges", "sample", "validity", NULL,
 };
 /* clang-format on */
 
@@ -74,6 +74,14 @@ static const char *bad_value(const char *k, const char *v)
 		if (lr_pass_slos(v, slo)) {
 			lr_error_clear();
 			return "SLOs such as 'ttft:200 tpot:50 e2el:2000' (ms)";
+		}
+	}
+	if (!strcmp(k, "validity")) {
+		struct lr_valid_rules r;
+
+		if (lr_valid_rules_parse(v, &r)) {
+			lr_error_clear();
+			return "rules such as 'duration:600 requests:1000 ttft:2000 tpot:100'";
 		}
 	}
 	return NULL; /* model, stall, gauges, sample: collect checks them */

@@ -123,6 +123,12 @@ static void name_failure(const struct pass *p, struct transfer *t, CURLcode code
 	} else if (!r->s.done) {
 		snprintf(f, len, "stream cut: %s",
 			 lr_sse_pending(&t->sse) ? "it ended inside an event" : "it ended before [DONE]");
+	} else if (!r->s.finishes) { /* TEST06: exactly one finish; an empty stream has none */
+		snprintf(f, len, "%s",
+			 r->s.events ? "no finish: [DONE] came without a finish reason"
+				     : "empty stream: [DONE] came with no token and no finish reason");
+	} else if (r->s.finishes > 1) {
+		snprintf(f, len, "malformed stream: %d finish reasons, not one", r->s.finishes);
 	}
 }
 

@@ -33,6 +33,9 @@ struct pass {
 	char **itl;
 	struct lr_gauge_sample *samples; /* the server's gauges during the pass */
 	size_t nsamples;
+	int concurrency;          /* in flight at most: the option's, or every case */
+	struct lr_pass_stats fig; /* the pass's figures and verdict */
+	char **cut;               /* a failed request's received token ids, JSON */
 };
 
 static void pass_release(struct pass *p)
@@ -42,7 +45,11 @@ static void pass_release(struct pass *p)
 		if (p->res)
 			lr_result_release(&p->res[i]);
 		free(p->itl ? p->itl[i] : NULL);
+		free(p->cut ? p->cut[i] : NULL);
 	}
+	free(p->cut);
+	free(p->fig.occupancy);
+	free(p->fig.gauge_occupancy);
 	lr_cases_release(&p->cases);
 	free(p->req);
 	free(p->bodies);
@@ -93,7 +100,9 @@ static int prepare(struct pass *p, const struct lr_collect_opts *o)
 	p->res = calloc(n, sizeof *p->res);
 	p->rows = calloc(n, sizeof *p->rows);
 	p->itl = calloc(n, sizeof *p->itl);
-	if (!p->req || !p->bodies || !p->res || !p->rows || !p->itl ||
+	p->cut = calloc(n, sizeof *p->cut);
+	p->concurrency = o->concurrency > 0 ? o->concurrency : (int)(p->cases.n ? p->cases.n : 1);
+	if (!p->req || !p->bodies || !p->res || !p->rows || !p->itl || !p->cut ||
 	    asprintf(&p->url, "%s/%s", o->endpoint, o->chat ? "chat/completions" : "completions") < 0)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->cases.n; i++) {
@@ -111,12 +120,24 @@ static const char *case_id(const struct pass *p, size_t i)
 	return json_string_value(json_object_get(p->cases.v[i], "case_id"));
 }
 
-/* The milliseconds from sending request i to its first content event; NAN when none came. */
+/*
+ * The milliseconds from sending request i to its first content event; for
+ * a stream that carried no content (a completion of no token), to the event
+ * that carried its finish, its first and only answer (docs/serving.md);
+ * NAN when neither came.
+ */
 static double ttft_ms(const struct pass *p, size_t i)
 {
 	const struct lr_result *r = &p->res[i];
+	double at = r->s.events ? r->s.first_s : r->s.finishes ? r->s.finish_s : NAN;
 
-	return r->s.events ? (r->s.first_s - p->start - r->sent_s) * 1e3 : NAN;
+	return (at - p->start - r->sent_s) * 1e3;
+}
+
+/* The output tokens counted: those received when the server sent ids (TEST06), else its usage; -1: neither. */
+static int64_t output_tokens(const struct lr_result *r)
+{
+	return r->s.source != LR_TOKENS_NONE ? (int64_t)r->s.ntokens : r->s.completion_tokens;
 }
 
 /*
@@ -142,17 +163,15 @@ static int write_responses(const struct pass *p, FILE *f)
 		fputs(",\"latency_ms\":", f);
 		lr_json_put_real(f, (r->end_s - r->sent_s) * 1e3);
 		fputs(",\"ttft_ms\":", f);
-		if (r->s.events)
+		if (!isnan(ttft_ms(p, i)))
 			lr_json_put_real(f, ttft_ms(p, i));
 		else
 			fputs("null", f);
 		lr_json_put_member(f, "token_source", lr_token_source_name(r->s.source));
 		if (r->s.prompt_tokens >= 0)
 			fprintf(f, ",\"input_tokens\":%lld", (long long)r->s.prompt_tokens);
-		if (r->s.completion_tokens >= 0 || r->s.source != LR_TOKENS_NONE)
-			fprintf(f, ",\"output_tokens\":%lld",
-				(long long)(r->s.completion_tokens >= 0 ? r->s.completion_tokens
-									: (int64_t)r->s.ntokens));
+		if (output_tokens(r) >= 0)
+			fprintf(f, ",\"output_tokens\":%lld", (long long)output_tokens(r));
 		if (p->o->model)
 			lr_json_put_member(f, "model", p->o->model);
 		if (fputs("}\n", f) == EOF)
@@ -189,6 +208,42 @@ static size_t put_ms(char *s, double ms)
 	return n;
 }
 
+/* A failed request's received token ids as JSON (NULL when it received nothing): a cut stream keeps its tokens. */
+static int cut_tokens(const struct lr_result *r, char **out)
+{
+	char *s;
+	size_t off = 0;
+
+	*out = NULL;
+	if (!r->s.failure[0] || (!r->s.ntokens && !r->s.text_len))
+		return 0;
+	if (!(s = malloc(3 + r->s.ntokens * 21)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	s[off++] = '[';
+	for (size_t k = 0; k < r->s.ntokens; k++)
+		off += (size_t)snprintf(s + off, 22, k ? ",%lld" : "%lld", (long long)r->s.tokens[k]);
+	s[off++] = ']';
+	s[off] = '\0';
+	*out = s;
+	return 0;
+}
+
+/* What the client checked of request i (TEST06, its schedule), into its row. */
+static void fill_check(const struct pass *p, size_t i, struct lr_store_request *w)
+{
+	const struct lr_result *r = &p->res[i];
+
+	w->scheduled_ms = p->req[i].at_s * 1e3;
+	w->received_tokens = r->s.source != LR_TOKENS_NONE ? (int64_t)r->s.ntokens : -1;
+	w->finishes = r->s.finishes;
+	w->first_ok = !r->s.events   ? -1
+		      : r->s.ntokens ? r->s.first_ntokens > 0 /* the first timed event carried the first id */
+				     : r->s.first_text_len > 0;
+	w->cut_tokens = p->cut[i];
+	w->cut_text = p->cut[i] ? r->s.text : NULL;
+	w->cut_text_len = p->cut[i] ? r->s.text_len : 0;
+}
+
 /* Each request's row; the gaps as a JSON array. */
 static int fill_rows(struct pass *p)
 {
@@ -198,8 +253,10 @@ static int fill_rows(struct pass *p)
 		size_t off = 0;
 		char *s = malloc(3 + r->s.nitl * 19); /* a gap: at most 13 digits, '.', 4 decimals, ',' */
 
-		if (!s)
+		if (!s || cut_tokens(r, &p->cut[i])) {
+			free(s);
 			return lr_error_set(LR_ENOMEM, "out of memory");
+		}
 		s[off++] = '[';
 		for (size_t k = 0; k < r->s.nitl; k++) {
 			if (k)
@@ -225,6 +282,7 @@ static int fill_rows(struct pass *p)
 			.completion_tokens = r->s.completion_tokens,
 			.inflight = r->inflight_at_send,
 		};
+		fill_check(p, i, w);
 	}
 	return 0;
 }
@@ -240,7 +298,7 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 		.endpoint = p->url,
 		.api = p->o->chat ? "chat" : "completions",
 		.model = p->o->model,
-		.concurrency = p->o->concurrency,
+		.concurrency = p->concurrency,
 		.rate = p->o->rate,
 		.burstiness = p->o->burstiness,
 		.has_seed = p->o->has_seed,
@@ -253,6 +311,16 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 		.samples = p->samples,
 		.nsamples = p->nsamples,
 		.slo_ms = { p->o->slo_ms[0], p->o->slo_ms[1], p->o->slo_ms[2] },
+		.min_duration_s = p->fig.rules.min_duration_s,
+		.min_requests = p->fig.rules.min_requests,
+		.ttft_limit_ms = p->fig.rules.ttft_ms,
+		.tpot_limit_ms = p->fig.rules.tpot_ms,
+		.percentile = p->fig.rules.percentile,
+		.linear = p->fig.rules.linear,
+		.little_n = p->fig.little_n,
+		.little_xr = p->fig.little_xr,
+		.valid = p->fig.valid,
+		.failed = p->fig.invalid,
 	};
 }
 
@@ -289,20 +357,61 @@ static int check_secrets(const struct pass *p, char *const *envp)
 	return rc;
 }
 
+/* The pass's figures, as the report computes them from the stored rows. */
+static int pass_figures(const struct pass *p, struct lr_pass_stats *st)
+{
+	struct lr_pass_acc a;
+	int rc = 0;
+
+	memset(st, 0, sizeof *st);
+	st->concurrency = p->concurrency;
+	st->rate = p->o->rate;
+	memcpy(st->slo_ms, p->o->slo_ms, sizeof st->slo_ms);
+	st->rules = p->o->rules;
+	if (!(st->rules.percentile > 0))
+		st->rules.percentile = 99;
+	lr_pass_begin(&a, st);
+	for (size_t i = 0; i < p->cases.n && !rc; i++) {
+		const struct lr_store_request *w = &p->rows[i];
+		struct lr_collect_row r = {
+			.failed = w->failure != NULL,
+			.sent = w->sent,
+			.sent_ms = w->sent_ms,
+			.end_ms = w->end_ms,
+			.ttft_ms = w->ttft_ms,
+			.e2el_ms = w->e2el_ms,
+			.itl_json = w->itl_json,
+			.prompt_tokens = w->prompt_tokens,
+			.output_tokens = output_tokens(&p->res[i]),
+			.lag_ms = w->sent ? w->sent_ms - w->scheduled_ms : NAN,
+			.usage_tokens = w->completion_tokens,
+			.received_tokens = w->received_tokens,
+			.first_ok = w->first_ok,
+		};
+
+		rc = lr_pass_add(&a, &r);
+	}
+	if ((rc = lr_pass_end(&a, rc)) || (rc = lr_pass_gauges(st, p->samples, p->nsamples)))
+		return rc;
+	lr_pass_verdict(st);
+	return 0;
+}
+
 /* Send the pass: everything up to the rows, nothing stored. */
 static int run_pass(struct pass *p, const struct lr_collect_opts *o)
 {
-	struct lr_client_opts co = { o->concurrency, o->timeout_s,   o->stall_s,       LR_EVENT_MAX,
-				     o->cancel,      o->metrics_url, o->gauge_running, o->gauge_waiting,
-				     o->sample_s,    &p->samples,    &p->nsamples };
+	struct lr_client_opts co = { 0,           o->timeout_s,   o->stall_s,       LR_EVENT_MAX,
+				     o->cancel,   o->metrics_url, o->gauge_running, o->gauge_waiting,
+				     o->sample_s, &p->samples,    &p->nsamples };
 	int rc;
 
 	if ((rc = prepare(p, o)) || (rc = check_secrets(p, o->envp)))
 		return rc;
 	identify(p);
-	if ((rc = lr_client_run(&co, p->req, p->cases.n, p->res, &p->start, &p->cancelled)))
+	co.concurrency = p->concurrency;
+	if ((rc = lr_client_run(&co, p->req, p->cases.n, p->res, &p->start, &p->cancelled)) || (rc = fill_rows(p)))
 		return rc;
-	return fill_rows(p);
+	return pass_figures(p, &p->fig);
 }
 
 static void count(const struct pass *p, struct lr_collect_result *out)
@@ -316,6 +425,9 @@ static void count(const struct pass *p, struct lr_collect_result *out)
 	}
 	out->failed = out->cases - out->completed - out->unsent;
 	snprintf(out->server, sizeof out->server, "%s", p->server ? p->server : "");
+	out->valid = p->fig.valid;
+	snprintf(out->invalid, sizeof out->invalid, "%s", p->fig.invalid);
+	out->failed_scrapes = p->fig.gauge_failed;
 }
 
 int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o,
@@ -349,37 +461,6 @@ out:
 		close(fd);
 	pass_release(&p);
 	return rc;
-}
-
-/* The pass's figures, as the report computes them from the stored rows. */
-static int pass_figures(const struct pass *p, struct lr_pass_stats *st)
-{
-	struct lr_pass_acc a;
-	int rc = 0;
-
-	memset(st, 0, sizeof *st);
-	st->concurrency = p->o->concurrency;
-	memcpy(st->slo_ms, p->o->slo_ms, sizeof st->slo_ms);
-	lr_pass_begin(&a, st);
-	for (size_t i = 0; i < p->cases.n && !rc; i++) {
-		const struct lr_store_request *w = &p->rows[i];
-		struct lr_collect_row r = {
-			.failed = w->failure != NULL,
-			.sent = w->sent,
-			.sent_ms = w->sent_ms,
-			.end_ms = w->end_ms,
-			.ttft_ms = w->ttft_ms,
-			.e2el_ms = w->e2el_ms,
-			.itl_json = w->itl_json,
-			.prompt_tokens = w->prompt_tokens,
-			.output_tokens = w->completion_tokens >= 0              ? w->completion_tokens
-					 : p->res[i].s.source != LR_TOKENS_NONE ? (int64_t)p->res[i].s.ntokens
-										: -1,
-		};
-
-		rc = lr_pass_add(&a, &r);
-	}
-	return lr_pass_end(&a, rc);
 }
 
 /* The figures a serving experiment can compare, as $LABRUN_METRICS lines. */
@@ -460,7 +541,6 @@ static int write_pass_file(const struct pass *p, const char *path)
 int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const char *pass_path,
 		    const char *metrics_path, FILE *log, struct lr_collect_result *out)
 {
-	struct lr_pass_stats fig = { 0 };
 	struct pass p;
 	FILE *f = NULL;
 	int rc;
@@ -475,15 +555,14 @@ int lr_collect_file(const struct lr_collect_opts *o, const char *out_path, const
 	}
 	if (!(rc = write_responses(&p, f)) && pass_path)
 		rc = write_pass_file(&p, pass_path);
-	if (!rc && metrics_path && !(rc = pass_figures(&p, &fig)))
-		rc = write_metrics(&fig, metrics_path);
+	if (!rc && metrics_path)
+		rc = write_metrics(&p.fig, metrics_path);
 	if (!rc && log)
 		rc = log_requests(&p, log);
 	count(&p, out);
 out:
 	if (f && fclose(f) && !rc)
 		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-	free(fig.occupancy);
 	pass_release(&p);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "serving/passes.h"
 #include "store/store.h"
 
 struct lr_collect_opts {
@@ -22,7 +23,7 @@ struct lr_collect_opts {
 	const char *cases;       /* the cases file (JSON lines) */
 	const char *model;       /* or NULL: none named */
 	int chat;                /* /chat/completions with 'messages', else /completions */
-	int concurrency;         /* >= 1 */
+	int concurrency;         /* >= 1; 0: no cap (as many as there are cases) */
 	double rate, burstiness; /* requests per second (0: all at once); the gamma shape of the gaps */
 	int64_t max_tokens;      /* for cases without their own */
 	int ignore_eos;
@@ -36,6 +37,7 @@ struct lr_collect_opts {
 	const char *gauge_running, *gauge_waiting; /* their names (vLLM's by default) */
 	double sample_s;                           /* the sampling period */
 	double slo_ms[3];                          /* goodput's SLOs: TTFT, TPOT, E2EL in ms; 0: none */
+	struct lr_valid_rules rules;               /* the pass's validity rules (percentile 0: 99) */
 	char *const *envp;                         /* its secrets never reach the store */
 };
 
@@ -44,7 +46,10 @@ struct lr_collect_result {
 	int64_t cases, completed, failed, unsent;
 	int cancelled;
 	double duration_s;
-	char server[128]; /* the Server header, "" when none */
+	char server[128];   /* the Server header, "" when none */
+	int valid;          /* the pass's verdict (passes.h) */
+	char invalid[1024]; /* every rule it failed */
+	int64_t failed_scrapes;
 };
 
 /* The cases file checked whole, before anything is sent: LR_EINVAL "FILE:LINE: reason". */

@@ -92,6 +92,16 @@ int lr_pass_add(struct lr_pass_acc *a, const struct lr_collect_row *r)
 		return 0;
 	}
 	a->p->completed++;
+	if (!isnan(r->lag_ms)) { /* the client's checks, stored since migration 24 */
+		a->p->has_checks = 1;
+		a->p->usage_differs +=
+			r->usage_tokens >= 0 && r->received_tokens >= 0 && r->usage_tokens != r->received_tokens;
+		a->p->first_late += r->first_ok == 0;
+		if ((rc = lr_values_push(&a->lag, r->lag_ms)) ||
+		    (!isnan(r->ttft_ms) && (rc = lr_values_push(&a->sttft, r->ttft_ms + r->lag_ms))) ||
+		    (!isnan(r->e2el_ms) && (rc = lr_values_push(&a->se2el, r->e2el_ms + r->lag_ms))))
+			return rc;
+	}
 	if (r->output_tokens >= 0)
 		a->out_tokens += r->output_tokens;
 	a->all_tokens +=
@@ -182,19 +192,26 @@ int lr_pass_end(struct lr_pass_acc *a, int rc)
 	summarise(&a->tpot, &p->tpot_ms);
 	summarise(&a->itl, &p->itl_ms);
 	summarise(&a->e2el, &p->e2el_ms);
+	summarise(&a->sttft, &p->sched_ttft_ms);
+	summarise(&a->se2el, &p->sched_e2el_ms);
+	summarise(&a->lag, &p->lag_ms);
+	p->ttft_at = lr_valid_percentile(&p->rules, &a->ttft); /* sorted by summarise */
+	p->tpot_at = lr_valid_percentile(&p->rules, &a->tpot);
 	free(a->ttft.v);
 	free(a->tpot.v);
 	free(a->itl.v);
 	free(a->e2el.v);
+	free(a->sttft.v);
+	free(a->se2el.v);
+	free(a->lag.v);
 	free(a->edges.v);
 	return rc;
 }
 
-/* What the running gauge said, held from each sample to the next: the histogram over the sampled span. */
+/* The samples of a pass, read from the store into an array for lr_pass_gauges. */
 struct gauges {
-	struct lr_pass_stats *p;
-	struct lr_values t, v;
-	int rc;
+	struct lr_gauge_sample *v;
+	size_t n, cap;
 };
 
 static int take_gauge(void *arg, const struct lr_gauge_sample *g)
@@ -202,36 +219,11 @@ static int take_gauge(void *arg, const struct lr_gauge_sample *g)
 	struct gauges *x = arg;
 	int rc;
 
-	if (isnan(g->running))
-		return 0;
-	if (!isnan(g->waiting))
-		x->p->gauge_waiting_peak = fmax(x->p->gauge_waiting_peak, g->waiting);
-	if ((rc = lr_values_push(&x->t, g->t_s)) || (rc = lr_values_push(&x->v, g->running)))
+	if ((rc = LR_ALLOC_GROW(x->v, x->n + 1, x->cap)))
 		return rc;
-	x->p->gauge_peak = (int)fmax(x->p->gauge_peak, g->running);
+	x->v[x->n] = *g;
+	x->v[x->n++].failed = g->failed ? "failed" : NULL; /* the store's text lives only in the callback */
 	return 0;
-}
-
-static int gauge_occupancy(struct lr_store *st, struct lr_pass_stats *p)
-{
-	struct gauges x = { p, { 0 }, { 0 }, 0 };
-	double span;
-	int rc = lr_store_collect_gauges(st, p->set, take_gauge, &x);
-
-	p->gauge_samples = (int64_t)x.t.n;
-	if (!rc && x.t.n >= 2 && (span = x.t.v[x.t.n - 1] - x.t.v[0]) > 0) {
-		if (!(p->gauge_occupancy = calloc((size_t)p->gauge_peak + 1, sizeof *p->gauge_occupancy)))
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-		for (size_t i = 0; !rc && i + 1 < x.t.n; i++) {
-			int k = (int)x.v.v[i];
-
-			if (k >= 0 && k <= p->gauge_peak)
-				p->gauge_occupancy[k] += (x.t.v[i + 1] - x.t.v[i]) / span;
-		}
-	}
-	free(x.t.v);
-	free(x.v.v);
-	return rc;
 }
 
 struct build {
@@ -261,11 +253,22 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 	p->cancelled = row->cancelled;
 	p->rate = row->rate;
 	memcpy(p->slo_ms, row->slo_ms, sizeof p->slo_ms);
+	p->rules = (struct lr_valid_rules){ row->min_duration_s, row->min_requests, row->ttft_limit_ms,
+					    row->tpot_limit_ms,  row->percentile,   row->linear };
 	lr_pass_begin(&a, p);
 	rc = lr_store_collect_rows(b->st, row->set, take_row, &a);
 	if ((rc = lr_pass_end(&a, rc)))
 		return rc;
-	return gauge_occupancy(b->st, p);
+	{
+		struct gauges g = { NULL, 0, 0 };
+
+		if (!(rc = lr_store_collect_gauges(b->st, p->set, take_gauge, &g)))
+			rc = lr_pass_gauges(p, g.v, g.n);
+		free(g.v);
+	}
+	if (!rc)
+		lr_pass_verdict(p);
+	return rc;
 }
 
 int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, int n, struct lr_pass_stats **out, int *nout)

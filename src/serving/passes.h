@@ -16,11 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/collect.h"
 #include "store/store.h"
 
 struct lr_dist4 {
 	int64_t n;
 	double mean, median, p90, p99; /* linear interpolation between ranks, as NumPy's percentile */
+};
+
+/*
+ * A pass's validity rules, in the manner of MLPerf LoadGen (docs/serving.md):
+ * each 0 when not declared. Always checked besides: every request sent
+ * completed, the concurrency asked was reached (a pass without a rate),
+ * Little's law holds, and every stream agrees with itself (TEST06).
+ */
+struct lr_valid_rules {
+	double min_duration_s;   /* the pass lasts this long at least */
+	int64_t min_requests;    /* requests sent at least */
+	double ttft_ms, tpot_ms; /* TTFT and TPOT at the percentile at most */
+	double percentile;       /* of the limits: 99 unless declared */
+	int linear;              /* 0: nearest-rank, LoadGen's sorted[floor(n p)]; 1: NumPy's linear */
 };
 
 struct lr_pass_stats {
@@ -45,6 +60,21 @@ struct lr_pass_stats {
 	int gauge_peak; /* the running gauge's largest value */
 	double gauge_waiting_peak;
 	double *gauge_occupancy; /* [0..gauge_peak]: share of the sampled span with k running (malloc'd) */
+	int64_t gauge_failed;    /* scrapes that failed: gaps, never the previous value held */
+	double gauge_gap_s;      /* the time from each failed scrape to the next answer */
+	double gauge_mean;       /* running + waiting, time-weighted over the answered span; NAN: none */
+	/* the client checked against itself (TEST06) and its schedule */
+	struct lr_dist4 sched_ttft_ms, sched_e2el_ms, lag_ms; /* from the scheduled time; the send lag */
+	int64_t usage_differs; /* completed streams whose usage.completion_tokens is not the tokens received */
+	int64_t first_late;    /* completed streams whose timed first event did not carry the first token */
+	int has_checks;        /* the rows hold the checks (a pass stored since migration 24) */
+	/* the verdict (lr_pass_verdict): rules in, figures and failed rules out */
+	struct lr_valid_rules rules;
+	double ttft_at, tpot_at;    /* TTFT and TPOT at the rules' percentile, in its convention; NAN: none */
+	double little_n, little_xr; /* time-weighted in flight; completion rate x mean E2EL */
+	int little_gauge;           /* little_n is the server's gauge (running + waiting) */
+	int valid;
+	char invalid[1024]; /* every failed rule, "; " between them */
 };
 
 /*
@@ -66,7 +96,7 @@ double lr_values_percentile(const struct lr_values *s, double p);
 
 struct lr_pass_acc {
 	struct lr_pass_stats *p;
-	struct lr_values ttft, tpot, itl, e2el;
+	struct lr_values ttft, tpot, itl, e2el, sttft, se2el, lag;
 	struct lr_values edges; /* sent (+) and end (-) times, an end just after a start at the same time */
 	double first, last;
 	int64_t out_tokens, all_tokens;
@@ -86,5 +116,21 @@ void lr_pass_stats_free(struct lr_pass_stats *p, int n);
  * the part that is not one.
  */
 LR_MUST_CHECK int lr_pass_slos(const char *text, double slo_ms[3]);
+
+/* ---- validity (validity.c) ---- */
+
+/*
+ * Validity rules as collect --validity and a definition's 'validity' take
+ * them: "duration:S requests:N ttft:MS tpot:MS percentile:P
+ * convention:nearest-rank|linear" (any of them, blanks or commas between);
+ * LR_EINVAL naming the part that is not one.
+ */
+LR_MUST_CHECK int lr_valid_rules_parse(const char *text, struct lr_valid_rules *r);
+/* The sorted v's p-th percentile in the rules' convention; NAN when empty. */
+double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_values *v);
+/* The verdict of p (its figures computed, gauges included): p->valid, p->failed, the Little's-law figures. */
+void lr_pass_verdict(struct lr_pass_stats *p);
+/* The gauges' figures of p from samples[0..n) in time order (a failed scrape a gap). */
+LR_MUST_CHECK int lr_pass_gauges(struct lr_pass_stats *p, const struct lr_gauge_sample *g, size_t n);
 
 #endif

@@ -40,6 +40,23 @@ static void put_int(FILE *f, const char *key, long long v, int has)
 		fprintf(f, ",\"%s\":null", key);
 }
 
+/* What the client checked of a request (collect_check), as the member "check". */
+static void put_check(FILE *f, const struct lr_store_request *r)
+{
+	fputs(",\"check\":{\"scheduled_ms\":", f);
+	lr_json_put_real(f, r->scheduled_ms);
+	put_int(f, "received_tokens", (long long)r->received_tokens, r->received_tokens >= 0);
+	put_int(f, "finishes", r->finishes, 1);
+	put_int(f, "first_ok", r->first_ok, r->first_ok >= 0);
+	fprintf(f, ",\"cut_tokens\":%s", r->cut_tokens ? r->cut_tokens : "null"); /* already JSON */
+	fputs(",\"cut_text\":", f);
+	if (r->cut_tokens)
+		lr_json_put_string(f, r->cut_text ? r->cut_text : "", r->cut_text_len);
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
 int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
 {
 	size_t i;
@@ -60,7 +77,18 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 	put_num(f, "slo_ttft_ms", p->slo_ms[0], 1);
 	put_num(f, "slo_tpot_ms", p->slo_ms[1], 1);
 	put_num(f, "slo_e2el_ms", p->slo_ms[2], 1);
-	fputs("},\n\"gauges\":[", f);
+	fputs(",\"validity\":{", f);
+	put_text(f, "convention", p->linear ? "linear" : "nearest-rank", 1);
+	put_num(f, "min_duration_s", p->min_duration_s, 1);
+	put_int(f, "min_requests", (long long)p->min_requests, 1);
+	put_num(f, "ttft_limit_ms", p->ttft_limit_ms, 1);
+	put_num(f, "tpot_limit_ms", p->tpot_limit_ms, 1);
+	put_num(f, "percentile", p->percentile, 1);
+	put_num(f, "little_n", p->little_n, 1);
+	put_num(f, "little_xr", p->little_xr, 1);
+	fprintf(f, ",\"valid\":%s", p->valid ? "true" : "false");
+	put_text(f, "failed", p->valid ? NULL : p->failed, 0);
+	fputs("}},\n\"gauges\":[", f);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct lr_gauge_sample *g = &p->samples[i];
 
@@ -74,6 +102,10 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 				lr_json_put_real(f, v);
 			else
 				fputs("null", f);
+		}
+		if (g->failed) { /* a failed scrape: why, fourth */
+			fputc(',', f);
+			lr_json_put_string(f, g->failed, strlen(g->failed));
 		}
 		fputc(']', f);
 	}
@@ -95,6 +127,7 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 		put_int(f, "prompt_tokens", (long long)r[i].prompt_tokens, r[i].prompt_tokens >= 0);
 		put_int(f, "completion_tokens", (long long)r[i].completion_tokens, r[i].completion_tokens >= 0);
 		put_int(f, "inflight", r[i].inflight, 1);
+		put_check(f, &r[i]);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
@@ -124,14 +157,22 @@ static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME(
 static const struct lr_jname pass_names[] = {
 	NAME("endpoint"), NAME("api"), NAME("model"), NAME("concurrency"), NAME("rate"), NAME("burstiness"),
 	NAME("seed"), NAME("server"), NAME("models"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
-	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"),
+	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"), NAME("validity"),
+};
+static const struct lr_jname validity_names[] = {
+	NAME("convention"), NAME("min_duration_s"), NAME("min_requests"), NAME("ttft_limit_ms"), NAME("tpot_limit_ms"),
+	NAME("percentile"), NAME("little_n"), NAME("little_xr"), NAME("valid"), NAME("failed"),
+};
+static const struct lr_jname check_names[] = {
+	NAME("scheduled_ms"), NAME("received_tokens"), NAME("finishes"), NAME("first_ok"), NAME("cut_tokens"),
+	NAME("cut_text"),
 };
 /* clang-format on */
 /* clang-format off */
 static const struct lr_jname request_names[] = {
 	NAME("case_id"), NAME("body"), NAME("sent"), NAME("sent_ms"), NAME("end_ms"), NAME("status"), NAME("failure"),
 	NAME("ttft_ms"), NAME("e2el_ms"), NAME("itl_ms"), NAME("token_source"), NAME("prompt_tokens"),
-	NAME("completion_tokens"), NAME("inflight"),
+	NAME("completion_tokens"), NAME("inflight"), NAME("check"),
 };
 /* clang-format on */
 #undef NAME
@@ -139,6 +180,8 @@ static const struct lr_jname request_names[] = {
 LR_JSON_FIELDS_FIT(top_names);
 LR_JSON_FIELDS_FIT(pass_names);
 LR_JSON_FIELDS_FIT(request_names);
+LR_JSON_FIELDS_FIT(validity_names);
+LR_JSON_FIELDS_FIT(check_names);
 #define NNAMES(list) (sizeof list / sizeof list[0])
 
 /* Member 'name' (one of o's names) into *v: 1, or 0 when absent. */
@@ -198,6 +241,42 @@ static int boolean(struct reader *rd, const struct lr_jfields *o, const char *na
 	return 0;
 }
 
+/* The pass's rules and verdict (collect_validity). */
+static int read_validity(struct reader *rd, const struct lr_jfields *pass, struct lr_store_pass *p)
+{
+	struct lr_jfields m, *o = &m;
+	struct lr_jval obj;
+	const char *conv;
+	double v[8];
+	int has, rc;
+
+	if (!get(pass, "validity", &obj) || obj.type != LR_JSON_OBJECT)
+		return bad(rd, "validity");
+	if ((rc = lr_json_fields(&m, &obj, validity_names, NNAMES(validity_names))) ||
+	    (rc = text(rd, o, "convention", 0, &conv)) || (rc = number(rd, o, "min_duration_s", 0, 0, &v[0], &has)) ||
+	    (rc = number(rd, o, "min_requests", 0, 1, &v[1], &has)) ||
+	    (rc = number(rd, o, "ttft_limit_ms", 0, 0, &v[2], &has)) ||
+	    (rc = number(rd, o, "tpot_limit_ms", 0, 0, &v[3], &has)) ||
+	    (rc = number(rd, o, "percentile", 0, 0, &v[4], &has)) ||
+	    (rc = number(rd, o, "little_n", 1, 0, &v[5], &has)) ||
+	    (rc = number(rd, o, "little_xr", 1, 0, &v[6], &has)) || (rc = boolean(rd, o, "valid", &p->valid)) ||
+	    (rc = text(rd, o, "failed", 1, &p->failed)))
+		return rc;
+	if (strcmp(conv, "linear") && strcmp(conv, "nearest-rank"))
+		return bad(rd, "convention");
+	if (!(v[4] > 0 && v[4] < 100) || v[1] > 1e15 || (!p->valid && !p->failed))
+		return bad(rd, v[1] > 1e15 ? "min_requests" : p->valid ? "percentile" : "failed");
+	p->linear = !strcmp(conv, "linear");
+	p->min_duration_s = v[0];
+	p->min_requests = (int64_t)v[1];
+	p->ttft_limit_ms = v[2];
+	p->tpot_limit_ms = v[3];
+	p->percentile = v[4];
+	p->little_n = v[5];
+	p->little_xr = v[6];
+	return 0;
+}
+
 static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_store_pass *p)
 {
 	struct lr_jfields m, *o = &m;
@@ -235,7 +314,7 @@ static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_sto
 	p->duration_s = v[3];
 	for (int k = 0; k < 3; k++)
 		p->slo_ms[k] = v[4 + k];
-	return 0;
+	return read_validity(rd, o, p);
 }
 
 /* A gap array: numbers >= 0 only; kept as written. */
@@ -257,6 +336,43 @@ static int itl(struct reader *rd, const struct lr_jfields *o, const char **out)
 	rd->strings[a.n] = '\0';
 	*out = rd->strings;
 	rd->strings += a.n + 1;
+	return 0;
+}
+
+/* What the client checked of a request (collect_check). */
+static int read_check(struct reader *rd, const struct lr_jfields *req, struct lr_store_request *r)
+{
+	struct lr_jfields m, *o = &m;
+	struct lr_jval obj, cut, text_v;
+	double v[3];
+	int has[3], rc;
+
+	if (!get(req, "check", &obj) || obj.type != LR_JSON_OBJECT)
+		return bad(rd, "check");
+	if ((rc = lr_json_fields(&m, &obj, check_names, NNAMES(check_names))) ||
+	    (rc = number(rd, o, "scheduled_ms", 0, 0, &r->scheduled_ms, &has[0])) ||
+	    (rc = number(rd, o, "received_tokens", 1, 1, &v[0], &has[0])) ||
+	    (rc = number(rd, o, "finishes", 0, 1, &v[1], &has[1])) ||
+	    (rc = number(rd, o, "first_ok", 1, 1, &v[2], &has[2])))
+		return rc;
+	if (v[1] > 1 << 20 || (has[2] && v[2] > 1) || (has[0] && v[0] > 1e15))
+		return bad(rd, "check");
+	r->received_tokens = has[0] ? (int64_t)v[0] : -1;
+	r->finishes = (int)v[1];
+	r->first_ok = has[2] ? (int)v[2] : -1;
+	if (!get(o, "cut_tokens", &cut) || !get(o, "cut_text", &text_v) ||
+	    (cut.type == LR_JSON_NULL) != (text_v.type == LR_JSON_NULL) ||
+	    (cut.type != LR_JSON_NULL && (cut.type != LR_JSON_ARRAY || text_v.type != LR_JSON_STRING)))
+		return bad(rd, "cut_tokens");
+	if (cut.type == LR_JSON_NULL)
+		return 0;
+	memcpy(rd->strings, cut.p, cut.n); /* ids as written; the store keeps them as JSON */
+	rd->strings[cut.n] = '\0';
+	r->cut_tokens = rd->strings;
+	rd->strings += cut.n + 1;
+	r->cut_text = rd->strings;
+	r->cut_text_len = lr_json_string(&text_v, rd->strings);
+	rd->strings += r->cut_text_len + 1;
 	return 0;
 }
 
@@ -294,7 +410,7 @@ static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_
 	r->prompt_tokens = has_prompt ? (int64_t)prompt : -1;
 	r->completion_tokens = has_completion ? (int64_t)completion : -1;
 	r->inflight = (int)inflight;
-	return 0;
+	return read_check(rd, o, r);
 }
 
 static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_passfile *pf)
@@ -312,6 +428,7 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	lr_json_iter(&it, a);
 	for (n = 0; lr_json_next(&it, NULL, &g); n++) {
+		const char *why = NULL;
 		double v[3];
 		int k = 0;
 
@@ -319,14 +436,19 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 			return bad(rd, "gauges");
 		lr_json_iter(&in, &g);
 		for (; lr_json_next(&in, NULL, &x); k++) {
-			if (k == 3 ||
+			if (k == 3 && x.type == LR_JSON_STRING) { /* a failed scrape: why */
+				why = rd->strings;
+				rd->strings += lr_json_string(&x, rd->strings) + 1;
+				continue;
+			}
+			if (k >= 3 ||
 			    (x.type != LR_JSON_INTEGER && x.type != LR_JSON_REAL && !(k && x.type == LR_JSON_NULL)))
 				return bad(rd, "gauges");
 			v[k] = x.type == LR_JSON_NULL ? NAN : strtod(x.p, NULL);
 		}
-		if (k != 3)
+		if (k != 3 + (why != NULL))
 			return bad(rd, "gauges");
-		pf->gauges[n] = (struct lr_gauge_sample){ v[0], v[1], v[2] };
+		pf->gauges[n] = (struct lr_gauge_sample){ v[0], v[1], v[2], why };
 	}
 	pf->pass.samples = pf->gauges;
 	pf->pass.nsamples = n;
@@ -374,7 +496,7 @@ int lr_passfile_read(const char *path, const struct lr_scrub *scrub, struct lr_p
 	if (!(pf->strings = malloc(len + 1)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	rd.strings = pf->strings; /* decoded strings, each NUL-terminated, fit in the text they came from */
-	if (lr_json_check(&doc, pf->text, len, &top, &why, &bad_utf8))
+	if (lr_json_check_nul(&doc, pf->text, len, &top, &why, &bad_utf8))
 		rd.why = why;
 	else if (!lr_json_unique(&top, &dup))
 		rd.why = "a duplicate key";

@@ -136,7 +136,7 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 		len--;
 	if (!len)
 		return bad(path, n, "empty line", NULL);
-	if (lr_json_check(&doc, line, len, &top, &why, &bad_utf8))
+	if (lr_json_check_nul(&doc, line, len, &top, &why, &bad_utf8))
 		return bad(path, n, bad_utf8 ? "invalid UTF-8" : "not a JSON object", why);
 	if (top.type != LR_JSON_OBJECT)
 		return bad(path, n, "not a JSON object", "a line holds one {...}");

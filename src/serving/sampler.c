@@ -120,12 +120,17 @@ int lr_sampler_done(struct lr_sampler *s, CURL *easy, CURLcode code, double now)
 	curl_multi_remove_handle(s->multi, easy);
 	curl_easy_cleanup(easy);
 	s->easy = NULL;
-	if (code != CURLE_OK || status != 200 || s->overflow || !s->body.len)
-		return 1;
 	if (LR_ALLOC_GROW(s->v, s->n + 1, s->cap))
-		return 1; /* a sample lost, as a failed request loses one */
+		return 1; /* a sample lost: out of memory */
 	/* the sample is when the answer came: the server read its gauges between sending and then */
-	s->v[s->n] = (struct lr_gauge_sample){ (now + s->sent) / 2 - s->start, NAN, NAN };
+	s->v[s->n] = (struct lr_gauge_sample){ (now + s->sent) / 2 - s->start, NAN, NAN, NULL };
+	if (code != CURLE_OK || status != 200 || s->overflow || !s->body.len) { /* a gap, recorded as one */
+		s->v[s->n++].failed = code != CURLE_OK ? curl_easy_strerror(code)
+				      : status != 200  ? "an HTTP status other than 200"
+				      : s->overflow    ? "an answer longer than the sampler takes"
+						       : "an empty answer";
+		return 1;
+	}
 	if (!lr_prom_gauge(s->body.buf, s->running, &s->v[s->n].running))
 		s->v[s->n].running = NAN;
 	if (!lr_prom_gauge(s->body.buf, s->waiting, &s->v[s->n].waiting))

@@ -306,8 +306,8 @@ static int take_choice(struct lr_stream *s, const struct lr_jval *c, int *took)
 			      LR_TOKENS_LOGPROBS, &ids);
 	}
 	*took += ids;
-	if (!rc)
-		copy_string(field(&f, CH_FINISH), s->finish, sizeof s->finish);
+	if (!rc && copy_string(field(&f, CH_FINISH), s->finish, sizeof s->finish))
+		s->finishes++;
 	return rc;
 }
 
@@ -351,6 +351,7 @@ static int take_chunk(struct lr_stream *s, const struct lr_jval *o, int *took)
 			int limit = copy_string(field(&f, C_STOP_TYPE), type, sizeof type) && !strcmp(type, "limit");
 
 			snprintf(s->finish, sizeof s->finish, "%s", limit ? "length" : "stop");
+			s->finishes++;
 		}
 	} else {
 		return fail(s, "malformed stream: an event with neither 'choices' nor 'error'");
@@ -368,6 +369,8 @@ static int mark_content(struct lr_stream *s, double now)
 {
 	if (s->events++ == 0) {
 		s->first_s = s->last_s = now;
+		s->first_ntokens = s->ntokens;
+		s->first_text_len = s->text_len;
 		return 0;
 	}
 	if (LR_ALLOC_GROW(s->itl_ms, s->nitl + 1, s->icap))
@@ -390,12 +393,14 @@ int lr_stream_event(struct lr_stream *s, const char *data, size_t len, double no
 		s->done = 1;
 		return 0;
 	}
-	if (lr_json_check(&doc, data, len, &o, &why, &bad_utf8))
+	if (lr_json_check_nul(&doc, data, len, &o, &why, &bad_utf8))
 		return bad_utf8 ? fail(s, "invalid UTF-8 in an event")
 				: fail(s, "malformed stream: an event that is not JSON (%s)", why);
 	if (o.type != LR_JSON_OBJECT)
 		return fail(s, "malformed stream: an event that is not a JSON object");
 	rc = take_chunk(s, &o, &took);
+	if (!rc && s->finishes && !(s->finish_s > 0))
+		s->finish_s = now;
 	if (!rc && took)
 		rc = mark_content(s, now);
 	return rc;

@@ -63,6 +63,11 @@ struct lr_stream {
 	double *itl_ms;                           /* gaps between successive content events */
 	size_t nitl, icap;
 	size_t events; /* content events */
+	/* what the client checks of itself (MLPerf's TEST06): */
+	int finishes;          /* events that carried a finish reason */
+	double finish_s;       /* clock of the first of them, 0 before one */
+	size_t first_ntokens;  /* token ids the first content event carried (the one TTFT is timed on) */
+	size_t first_text_len; /* and its text's bytes */
 };
 
 void lr_stream_init(struct lr_stream *s);

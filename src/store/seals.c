@@ -67,6 +67,13 @@ const struct db_seal_query db_seal_queries[] = {
 	  " ORDER BY g.set_id, g.seq" },
 	/* migration 23 */
 	{ "check_result", "SELECT * FROM check_result WHERE run_id = :run ORDER BY seq" },
+	/* migration 24 */
+	{ "collect_check", "SELECT x.* FROM collect_check x JOIN response_set s ON s.id = x.set_id"
+			   " WHERE s.run_id = :run ORDER BY x.set_id, x.seq" },
+	{ "collect_validity", "SELECT v.* FROM collect_validity v JOIN response_set s ON s.id = v.set_id"
+			      " WHERE s.run_id = :run ORDER BY v.set_id" },
+	{ "collect_gauge_failure", "SELECT g.* FROM collect_gauge_failure g JOIN response_set s ON s.id = g.set_id"
+				   " WHERE s.run_id = :run ORDER BY g.set_id, g.seq" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

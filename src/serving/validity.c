@@ -1,0 +1,185 @@
+/*
+ * A collected pass's validity verdict, in the manner of MLPerf LoadGen
+ * (passes.h): the rules a definition or 'collect --validity' declares,
+ * the checks always made, and the server's gauges with their gaps.
+ */
+#include "config.h"
+#include "base/system.h"
+
+#include <math.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "serving/passes.h"
+
+#define LR_LITTLE_TOLERANCE 0.10 /* Little's law: the two sides may differ by this share of the larger */
+
+static int bad_rule(const char *tok)
+{
+	lr_error_set(LR_EINVAL,
+		     "validity rule '%s' is not duration:S, requests:N, ttft:MS, tpot:MS, percentile:P or "
+		     "convention:nearest-rank|linear",
+		     tok);
+	lr_error_hint("e.g. 'duration:600 requests:1000 ttft:2000 tpot:100' (LoadGen's Llama2-70B server limits)");
+	return LR_EINVAL;
+}
+
+int lr_valid_rules_parse(const char *text, struct lr_valid_rules *r)
+{
+	static const char *const names[] = { "duration", "requests", "ttft", "tpot", "percentile", "convention" };
+	char buf[256], *save = NULL, *tok;
+
+	memset(r, 0, sizeof *r);
+	r->percentile = 99;
+	if (strlen(text) >= sizeof buf)
+		return lr_error_set(LR_EINVAL, "validity rules '%.40s...' are too long", text);
+	snprintf(buf, sizeof buf, "%s", text);
+	for (tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		double v;
+		int k;
+
+		for (k = 0; k < 6 && (!colon || (size_t)(colon - tok) != strlen(names[k]) ||
+				      strncmp(tok, names[k], strlen(names[k])));
+		     k++)
+			;
+		if (k == 6)
+			return bad_rule(tok);
+		if (k == 5) {
+			if (strcmp(colon + 1, "nearest-rank") && strcmp(colon + 1, "linear"))
+				return bad_rule(tok);
+			r->linear = !strcmp(colon + 1, "linear");
+			continue;
+		}
+		v = strtod(colon + 1, &end);
+		if (!(v > 0) || !isfinite(v) || *end || (k == 1 && (v != floor(v) || v > 1e15)) || (k == 4 && v >= 100))
+			return bad_rule(tok);
+		if (k == 0)
+			r->min_duration_s = v;
+		else if (k == 1)
+			r->min_requests = (int64_t)v;
+		else if (k == 2)
+			r->ttft_ms = v;
+		else if (k == 3)
+			r->tpot_ms = v;
+		else
+			r->percentile = v;
+	}
+	return 0;
+}
+
+double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_values *v)
+{
+	double p = (r->percentile > 0 ? r->percentile : 99) / 100;
+	size_t i;
+
+	if (!v->n)
+		return NAN;
+	if (r->linear)
+		return lr_values_percentile(v, p * 100);
+	i = (size_t)floor((double)v->n * p); /* LoadGen: the sorted array at n p, not interpolated */
+	return v->v[i < v->n ? i : v->n - 1];
+}
+
+int lr_pass_gauges(struct lr_pass_stats *p, const struct lr_gauge_sample *g, size_t n)
+{
+	double span = 0, weighted = 0;
+
+	p->gauge_mean = NAN;
+	p->gauge_samples = 0;
+	for (size_t i = 0; i < n; i++) {
+		p->gauge_failed += g[i].failed != NULL;
+		if (isnan(g[i].running))
+			continue;
+		p->gauge_samples++;
+		p->gauge_peak = (int)fmax(p->gauge_peak, g[i].running);
+		if (!isnan(g[i].waiting))
+			p->gauge_waiting_peak = fmax(p->gauge_waiting_peak, g[i].waiting);
+	}
+	for (size_t i = 0; i + 1 < n; i++) { /* a value holds to the next sample; a failed scrape is a gap */
+		double dt = g[i + 1].t_s - g[i].t_s;
+
+		if (g[i].failed)
+			p->gauge_gap_s += dt;
+		else if (!isnan(g[i].running))
+			span += dt;
+	}
+	if (!(span > 0))
+		return 0;
+	if (!(p->gauge_occupancy = calloc((size_t)p->gauge_peak + 1, sizeof *p->gauge_occupancy)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (size_t i = 0; i + 1 < n; i++) {
+		double dt = g[i + 1].t_s - g[i].t_s;
+		int k = (int)g[i].running;
+
+		if (g[i].failed || isnan(g[i].running))
+			continue;
+		if (k >= 0 && k <= p->gauge_peak)
+			p->gauge_occupancy[k] += dt / span;
+		weighted += (g[i].running + (isnan(g[i].waiting) ? 0 : g[i].waiting)) * dt;
+	}
+	p->gauge_mean = weighted / span;
+	return 0;
+}
+
+static void failed_rule(struct lr_pass_stats *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failed_rule(struct lr_pass_stats *p, const char *fmt, ...)
+{
+	size_t n = strlen(p->invalid);
+	va_list ap;
+
+	if (n + 3 >= sizeof p->invalid)
+		return;
+	if (n)
+		n += (size_t)snprintf(p->invalid + n, sizeof p->invalid - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(p->invalid + n, sizeof p->invalid - n, fmt, ap);
+	va_end(ap);
+	p->valid = 0;
+}
+
+/* Little's law over the pass: N in flight (the server's gauge when sampled) against X R. */
+static void little(struct lr_pass_stats *p)
+{
+	double x = p->duration_s > 0 ? (double)p->completed / p->duration_s : 0;
+
+	p->little_gauge = !isnan(p->gauge_mean);
+	p->little_n = p->little_gauge ? p->gauge_mean : p->mean_inflight;
+	p->little_xr = p->e2el_ms.n ? x * p->e2el_ms.mean / 1e3 : 0;
+	if (p->duration_s > 0 &&
+	    fabs(p->little_n - p->little_xr) > LR_LITTLE_TOLERANCE * fmax(p->little_n, p->little_xr))
+		failed_rule(p,
+			    "Little's law: %.3g requests in flight (%s) against %.3g = completion rate x mean "
+			    "latency (%s)",
+			    p->little_n, p->little_gauge ? "the server's gauge" : "the client's", p->little_xr,
+			    p->little_n > p->little_xr ? "lost requests" : "a client stall");
+}
+
+void lr_pass_verdict(struct lr_pass_stats *p)
+{
+	const struct lr_valid_rules *r = &p->rules;
+	const char *conv = r->linear ? "linear" : "nearest-rank";
+	int64_t sent = p->requests - p->unsent;
+
+	p->valid = 1;
+	p->invalid[0] = '\0';
+	if (r->min_duration_s > 0 && p->duration_s < r->min_duration_s)
+		failed_rule(p, "duration %.3g s < %g s", p->duration_s, r->min_duration_s);
+	if (r->min_requests > 0 && sent < r->min_requests)
+		failed_rule(p, "requests %lld < %lld", (long long)sent, (long long)r->min_requests);
+	if (r->ttft_ms > 0 && !(p->ttft_at <= r->ttft_ms))
+		failed_rule(p, "TTFT p%g (%s) %.4g ms > %g ms", r->percentile, conv, p->ttft_at, r->ttft_ms);
+	if (r->tpot_ms > 0 && !(p->tpot_at <= r->tpot_ms))
+		failed_rule(p, "TPOT p%g (%s) %.4g ms > %g ms", r->percentile, conv, p->tpot_at, r->tpot_ms);
+	if (p->failed + p->unsent > 0)
+		failed_rule(p, "completed %lld of %lld requests", (long long)p->completed, (long long)p->requests);
+	if (!(p->rate > 0) && !p->reached)
+		failed_rule(p, "concurrency %d never reached (peak %d)", p->concurrency, p->peak);
+	if (p->usage_differs)
+		failed_rule(p, "TEST06: %lld stream(s) whose usage.completion_tokens differs from the tokens received",
+			    (long long)p->usage_differs);
+	if (p->first_late)
+		failed_rule(p, "TEST06: %lld stream(s) whose first token came after the event TTFT was timed on",
+			    (long long)p->first_late);
+	little(p);
+}
