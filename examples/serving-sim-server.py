@@ -11,7 +11,11 @@ chunk, [DONE]), or as llama.cpp's server and older vLLM do, chosen by the
 prompt. A prompt "mode:NAME ..." picks a fault instead, one of each kind a
 client meets: http500, close (no reply), cut (the stream ends mid-event),
 nodone (it ends before [DONE]), badjson, utf8, oversize, stall, error (an
-error object in the stream); slow waits 30 s before it answers. The port goes to PORTFILE once listening; every
+error object in the stream); slow waits 30 s before it answers. Streams that
+break the client's own checks: inflate (usage reports 99 times the tokens sent),
+nul (a token whose text is "\\u0000"), nofinish (no finish reason), empty (only
+[DONE]), nocontent (a finish and no token). GET /metrics-flaky fails every
+other scrape (HTTP 503). The port goes to PORTFILE once listening; every
 completed stream's token ids and text go to SENTLOG (JSON lines), so tests
 compare what labrun stored with what was sent, not with numbers in the test.
 """
@@ -25,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 LOG_LOCK = threading.Lock()
 RUNNING = [0]  # streams being answered, for /metrics
+FLAKY = [0]  # scrapes of /metrics-flaky
 
 
 def tokens_for(prompt, n):
@@ -45,6 +50,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path == "/metrics-flaky":
+            FLAKY[0] += 1
+            if FLAKY[0] % 2:
+                return self.send_error(503)
+            self.path = "/metrics"
         if self.path == "/metrics":  # vLLM's gauges, as Prometheus text
             with LOG_LOCK:
                 n = RUNNING[0]
@@ -111,10 +121,15 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         n = req.get("max_tokens", 16)
-        toks = tokens_for(prompt, n)
+        toks = tokens_for(prompt.split(" ", 1)[1] if mode != "vllm" and " " in prompt else prompt, n)
         eos = n > 4 and mode != "length"
         if eos:
             toks = toks[: n - 2]
+        if mode in ("empty", "nocontent"):
+            toks = []
+        if mode == "empty":
+            self.event("[DONE]")
+            return
         faults = {
             "badjson": lambda: self.event(b"{not json"),
             "utf8": lambda: self.event(b'{"choices": [{"index": 0, "text": "\xff\xfe"}]}'),
@@ -128,8 +143,9 @@ class Handler(BaseHTTPRequestHandler):
             if i == 2 and mode in faults:
                 faults[mode]()
                 return
+            text = "\0" if mode == "nul" and i == 1 else piece(t)
             chunk = {"id": "cmpl-1", "object": "text_completion", "model": "tiny",
-                     "choices": [{"index": 0, "text": piece(t), "finish_reason": None}]}
+                     "choices": [{"index": 0, "text": text, "finish_reason": None}]}
             if chat:
                 chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "tiny",
                          "choices": [{"index": 0, "delta": {"content": piece(t)}, "finish_reason": None}]}
@@ -142,16 +158,18 @@ class Handler(BaseHTTPRequestHandler):
                 if i == 0:
                     chunk["prompt_token_ids"] = [1, 2, 3]
             self.event(chunk)
-            sent_text += piece(t)
+            sent_text += text if not chat and mode != "llamacpp" else piece(t)
             time.sleep(0.002)
         finish = "stop" if eos else "length"
         if mode == "llamacpp":
             self.event({"content": "", "tokens": [], "stop": True, "stop_type": "eos" if eos else "limit"})
         else:
             last = {"index": 0, "delta": {}} if chat else {"index": 0, "text": ""}
-            self.event({"id": "cmpl-1", "choices": [dict(last, finish_reason=finish)]})
-            self.event({"id": "cmpl-1", "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": len(toks),
-                                                                 "total_tokens": 3 + len(toks)}})
+            if mode != "nofinish":
+                self.event({"id": "cmpl-1", "choices": [dict(last, finish_reason=finish)]})
+            used = len(toks) * (99 if mode == "inflate" else 1)
+            self.event({"id": "cmpl-1", "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": used,
+                                                                 "total_tokens": 3 + used}})
         if mode == "nodone":
             return
         self.event("[DONE]")

@@ -552,7 +552,7 @@ static json_t *json_serving(const struct lr_serving_report *sv)
 	json_object_set_new(o, "failing_gated", json_integer(sv->failing_gated));
 	json_object_set_new(o, "route_stats", stats);
 	if (sv->npasses)
-		json_object_set_new(o, "passes", json_passes(sv));
+		json_object_set_new(o, "passes", lr_render_passes_checks_json(json_passes(sv), sv, o));
 	return o;
 }
 

@@ -228,6 +228,10 @@ LR_MUST_CHECK int lr_render_passes(struct lr_table *t, const struct lr_serving_r
 LR_MUST_CHECK int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv);
 LR_MUST_CHECK int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv);
 extern const char lr_render_passes_intro[];
+/* Each pass's verdict and failed rules, the server's gauge gaps, and the cut streams against the reference. */
+void lr_render_validity_doc(struct lr_doc *d, const struct lr_serving_report *sv);
+/* The passes' JSON (passes, as data.c builds it) with their checks and verdicts; the cut streams into serving. */
+json_t *lr_render_passes_checks_json(json_t *passes, const struct lr_serving_report *sv, json_t *serving);
 /* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
 extern const char lr_render_sign_note[];
 int lr_render_sign_noted(const struct lr_report_table *tb);

@@ -7,6 +7,11 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <math.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
 #include "base/error.h"
 #include "report/doc.h"
 #include "report/report.h"
@@ -171,6 +176,7 @@ static void pass_row(struct lr_table *t, const char *label, const struct lr_pass
 	lr_table_real(t, p->mean_inflight, 2);
 	lr_table_real(t, p->at_level * 100, 1);
 	lr_table_text(t, p->reached ? "yes" : "NEVER");
+	lr_table_text(t, p->valid ? "VALID" : "INVALID");
 }
 
 int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
@@ -192,6 +198,7 @@ int lr_render_passes(struct lr_table *t, const struct lr_serving_report *sv)
 		{ "mean_inflight", "mean in flight", LR_COL_NUMBER },
 		{ "at_level_pct", "% of time at asked", LR_COL_NUMBER },
 		{ "reached", "reached", 0 },
+		{ "verdict", "verdict", 0 },
 	};
 
 	return pass_table(t, cols, sizeof cols / sizeof cols[0], sv, pass_row);
@@ -229,10 +236,11 @@ int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv)
 
 static void latency_row(struct lr_table *t, const char *label, const struct lr_pass_stats *p)
 {
-	const struct lr_dist4 *d[] = { &p->ttft_ms, &p->tpot_ms, &p->itl_ms, &p->e2el_ms };
-	static const char *const names[] = { "TTFT", "TPOT", "ITL", "E2EL" };
+	const struct lr_dist4 *d[] = { &p->ttft_ms,       &p->tpot_ms,       &p->itl_ms, &p->e2el_ms,
+				       &p->sched_ttft_ms, &p->sched_e2el_ms, &p->lag_ms };
+	static const char *const names[] = { "TTFT", "TPOT", "ITL", "E2EL", "TTFT_sched", "E2EL_sched", "lag" };
 
-	for (int m = 0; m < 4; m++) {
+	for (int m = 0; m < (p->has_checks ? 7 : 4); m++) {
 		lr_table_text(t, label);
 		lr_table_text(t, names[m]);
 		lr_table_int(t, d[m]->n);
@@ -267,7 +275,8 @@ const char lr_render_passes_intro[] =
 	"Collected passes (labrun collect), recomputed from every request's row as vLLM's bench serve defines "
 	"the figures: throughput over the pass, from its first request sent to its last ended; TTFT from sending "
 	"to the first content event; TPOT = (E2EL - TTFT) / (output tokens - 1); ITL the gaps between content "
-	"events; E2EL from sending to the stream's end. Requests in flight come from the client's own "
+	"events; E2EL from sending to the stream's end; TTFT_sched and E2EL_sched the same from the time each "
+	"request was due (its arrival in the schedule), lag from due to sent. Requests in flight come from the client's own "
 	"timestamps: a pass that never had the asked concurrency in flight says NEVER. The lane occupancy is the "
 	"share of each pass with k requests in flight: as the client saw them (source client), and, where the "
 	"server's running gauge was sampled (--metrics-url), as the server said, each sample held until the next "
@@ -308,4 +317,73 @@ void lr_render_serving_doc(struct lr_doc *d, const struct lr_serving_report *sv)
 	doc_table(d, lr_render_passes, sv);
 	doc_table(d, lr_render_latency, sv);
 	doc_table(d, lr_render_occupancy, sv);
+	lr_render_validity_doc(d, sv);
+}
+
+void lr_render_validity_doc(struct lr_doc *d, const struct lr_serving_report *sv)
+{
+	struct lr_doc_block *b = lr_doc_facts(d);
+
+	lr_doc_add(&b->text, "Validity of each collected pass (LoadGen's rules, Little's law, TEST06)");
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+		struct lr_buf *it = lr_doc_item(d, b, 0);
+
+		lr_doc_addf(it, "run %lld, set %lld (%s): %s%s%s; Little's law: %.3g in flight (%s) against %.3g",
+			    (long long)p->run, (long long)p->set, p->route, p->valid ? "VALID" : "INVALID",
+			    p->valid ? "" : ": ", p->invalid, p->little_n, p->little_gauge ? "server gauge" : "client",
+			    p->little_xr);
+		if (p->gauge_failed)
+			lr_doc_addf(it, "; gauges: %lld failed scrape(s), %.3f s of gaps (never the last value held)",
+				    (long long)p->gauge_failed, p->gauge_gap_s);
+	}
+	if (!sv->cuts.n)
+		return;
+	b = lr_doc_facts(d);
+	lr_doc_add(&b->text, "Cut streams: the tokens each kept, and the survivors, against the reference");
+	for (size_t i = 0; i < sv->cuts.n; i++)
+		lr_doc_add(lr_doc_item(d, b, 0), sv->cuts.v[i]);
+}
+
+static json_t *dist4(const struct lr_dist4 *d)
+{
+	return d->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)d->n, "mean", d->mean, "median",
+				d->median, "p90", d->p90, "p99", d->p99)
+		    : json_pack("{s:i}", "n", 0);
+}
+
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *lr_render_passes_checks_json(json_t *passes, const struct lr_serving_report *sv, json_t *serving)
+{
+	json_t *cuts = json_array();
+
+	for (int i = 0; i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+		json_t *o = json_array_get(passes, (size_t)i);
+
+		json_object_set_new(o, "verdict", json_string(p->valid ? "VALID" : "INVALID"));
+		json_object_set_new(o, "invalid", p->valid ? json_null() : json_string(p->invalid));
+		json_object_set_new(o, "little_n", json_real(p->little_n));
+		json_object_set_new(o, "little_xr", json_real(p->little_xr));
+		json_object_set_new(o, "little_source", json_string(p->little_gauge ? "server gauge" : "client"));
+		json_object_set_new(o, "ttft_at", real_or_null(p->ttft_at));
+		json_object_set_new(o, "tpot_at", real_or_null(p->tpot_at));
+		json_object_set_new(o, "usage_differs", json_integer(p->usage_differs));
+		json_object_set_new(o, "first_late", json_integer(p->first_late));
+		json_object_set_new(o, "gauge_failed", json_integer(p->gauge_failed));
+		json_object_set_new(o, "gauge_gap_s", json_real(p->gauge_gap_s));
+		if (p->has_checks) {
+			json_object_set_new(o, "ttft_sched_ms", dist4(&p->sched_ttft_ms));
+			json_object_set_new(o, "e2el_sched_ms", dist4(&p->sched_e2el_ms));
+			json_object_set_new(o, "lag_ms", dist4(&p->lag_ms));
+		}
+	}
+	for (size_t i = 0; i < sv->cuts.n; i++)
+		json_array_append_new(cuts, json_string(sv->cuts.v[i]));
+	json_object_set_new(serving, "cuts", cuts);
+	return passes;
 }

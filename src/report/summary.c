@@ -77,6 +77,7 @@ static void serving_detail(struct lr_doc *d, const struct lr_serving_report *sv)
 	fold_table(d, "Collected passes: TTFT, TPOT, ITL and E2EL", NULL, NULL, lr_render_latency, sv);
 	fold_table(d, "Collected passes: share of time at each number of requests in flight", NULL, NULL,
 		   lr_render_occupancy, sv);
+	lr_render_validity_doc(d, sv);
 }
 
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/stats.h"
@@ -377,6 +379,73 @@ static int route_sets(void *arg, const struct lr_response_set *set)
 	return lr_store_set_responses(x->st, set->id, take, x->s);
 }
 
+/* ---- fault evidence: cut streams against the reference ---- */
+
+/* How token array a (JSON) stands against reference b: equal, a prefix of it, or differing at a position. */
+static void against(char *out, size_t len, const char *a, const char *b)
+{
+	json_t *x = json_loads(a ? a : "[]", 0, NULL), *y = json_loads(b ? b : "[]", 0, NULL);
+	size_t n = json_array_size(x), m = json_array_size(y), i = 0;
+
+	while (i < n && i < m && json_equal(json_array_get(x, i), json_array_get(y, i)))
+		i++;
+	if (i == n && n == m)
+		snprintf(out, len, "equal to the reference's %zu", m);
+	else if (i == n)
+		snprintf(out, len, "the first %zu of the reference's %zu", n, m);
+	else
+		snprintf(out, len, "differing from the reference at position %zu", i);
+	json_decref(x);
+	json_decref(y);
+}
+
+static int take_cut(void *arg, const struct lr_collect_cut *c)
+{
+	json_t *t = json_loads(c->tokens, 0, NULL);
+	char mine[96] = "no reference", ref[40] = "", repl[128] = "", *line = NULL;
+	int rc;
+
+	if (c->ref_set) {
+		against(mine, sizeof mine, c->tokens, c->ref_tokens);
+		snprintf(ref, sizeof ref, " (set %lld)", (long long)c->ref_set);
+	}
+	if (c->ref_set && c->repl_set) {
+		int k = snprintf(repl, sizeof repl, "; its replacement (set %lld): ", (long long)c->repl_set);
+
+		against(repl + k, sizeof repl - (size_t)k, c->repl_tokens, c->ref_tokens);
+	}
+	rc = asprintf(&line, "set %lld (%s): case %s cut (%s) after %zu token(s): %s%s%s", (long long)c->set, c->route,
+		      c->case_id, c->failure, json_array_size(t), mine, ref, repl) < 0
+		     ? lr_error_set(LR_ENOMEM, "out of memory")
+		     : lr_strlist_add(arg, line);
+	json_decref(t);
+	free(line);
+	return rc;
+}
+
+static int take_survivors(void *arg, int64_t set, int64_t survivors, int64_t exact, int64_t no_ref)
+{
+	char line[256];
+
+	snprintf(line, sizeof line,
+		 "set %lld: %lld survivor(s) of the cut pass, %lld equal to the reference, %lld differing, %lld "
+		 "without a reference",
+		 (long long)set, (long long)survivors, (long long)exact, (long long)(survivors - exact - no_ref),
+		 (long long)no_ref);
+	return lr_strlist_add(arg, line);
+}
+
+/* Every cut stream of the runs, and every cut pass's survivors, against the reference. */
+static int fault_evidence(struct lr_store *st, struct lr_serving_report *r, const int64_t *runs, int nruns)
+{
+	int rc = 0;
+
+	for (int k = 0; k < nruns && !rc; k++)
+		if (!(rc = lr_store_collect_cuts(st, runs[k], take_cut, &r->cuts)))
+			rc = lr_store_collect_survivors(st, runs[k], take_survivors, &r->cuts);
+	return rc;
+}
+
 static int route_stats(struct lr_store *st, struct lr_serving_report *r, const int64_t *runs, int nruns)
 {
 	int i, k, rc = 0;
@@ -472,6 +541,8 @@ int lr_serving_report_build(struct lr_store *st, const int64_t *runs, int nruns,
 	}
 	if ((rc = route_stats(st, r, runs, nruns)))
 		return rc;
+	if ((rc = fault_evidence(st, r, runs, nruns)))
+		return rc;
 	return lr_pass_stats_build(st, runs, nruns, &r->passes, &r->npasses);
 }
 
@@ -488,5 +559,6 @@ void lr_serving_report_release(struct lr_serving_report *r)
 	}
 	free(r->failures);
 	lr_strlist_release(&r->failing);
+	lr_strlist_release(&r->cuts);
 	memset(r, 0, sizeof *r);
 }

@@ -89,6 +89,8 @@ struct lr_serving_report {
 	struct lr_serving_route_stats *stats; /* per route */
 	struct lr_pass_stats *passes;         /* every pass 'labrun collect' made (serving/passes.h) */
 	int npasses;
+	struct lr_strlist
+		cuts; /* fault evidence: each cut stream's tokens and each cut pass's survivors against the reference */
 };
 
 /*

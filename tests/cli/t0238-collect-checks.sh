@@ -1,0 +1,116 @@
+#!/bin/sh
+# labrun collect checks itself (issue 42): streams held against themselves as MLPerf's TEST06 does
+# (one finish, the server's token count against the tokens received, the first token timed), a
+# streamed "\u0000" read as the valid JSON it is, a completion of no token timed and counted toward
+# goodput, failed /metrics scrapes stored as gaps, --rate without --concurrency uncapped, latency from
+# the scheduled time beside the send, a validity verdict per pass naming each failed rule, and a cut
+# stream keeping its tokens for the report to hold against the reference. The server is the simulated
+# one of examples/serving-sim-server.py, asked for each fault by the prompt.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
+python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
+server=$!
+trap 'kill $server 2>/dev/null; cleanup' EXIT
+i=0
+while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s port ] || fail "the test server did not start"
+url="http://127.0.0.1:$(cat port)/v1"
+cat >cases.jsonl <<'CASES'
+{"case_id": "ok", "prompt": "hello world"}
+{"case_id": "inflate", "prompt": "mode:inflate a b"}
+{"case_id": "nul", "prompt": "mode:nul c d"}
+{"case_id": "nofinish", "prompt": "mode:nofinish e"}
+{"case_id": "empty", "prompt": "mode:empty f"}
+{"case_id": "nocontent", "prompt": "mode:nocontent g"}
+CASES
+expect_exit 1 "a pass of streams that break the client's checks" "$LABRUN" collect --endpoint "$url" --route checks \
+	--cases cases.jsonl --concurrency 2 --goodput 'ttft:100000' --metrics-url "${url%/v1}/metrics-flaky" --sample 0.005s
+contains "$T/out" "collected 4 of 6 case(s)" "the finish-less and the empty stream are not completions"
+contains "$T/out" "result: INVALID: " "the pass's verdict"
+contains "$T/out" "TEST06: 1 stream(s) whose usage.completion_tokens differs from the tokens received" "the inflated usage named"
+contains "$T/out" "completed 4 of 6 requests" "the failed requests named"
+contains "$T/out" "scrape(s) failed, each a gap" "failed scrapes said"
+equals "$(q "SELECT failure FROM collect_request WHERE case_id = 'nofinish'")" "no finish: [DONE] came without a finish reason" \
+	"a stream without a finish reason is a named failure"
+equals "$(q "SELECT failure FROM collect_request WHERE case_id = 'empty'")" \
+	"empty stream: [DONE] came with no token and no finish reason" "an empty stream is a named failure"
+equals "$(q "SELECT failure IS NULL AND instr(CAST(r.text AS BLOB), x'00') > 0 FROM collect_request x
+	JOIN response r ON r.set_id = x.set_id AND r.case_id = x.case_id WHERE x.case_id = 'nul'")" "1" \
+	"a streamed \\u0000 is read and kept in the text"
+python3 - sent.log "$LABRUN_STORE/labrun.db" <<'PY' || fail "the stored tokens or counts are not what the server sent"
+import json, sqlite3, sys
+sent = {json.loads(l)["prompt"]: json.loads(l) for l in open(sys.argv[1])}
+db = sqlite3.connect(sys.argv[2])
+for case, prompt in (("inflate", "mode:inflate a b"), ("nul", "mode:nul c d")):
+    tokens, output, usage, received = db.execute(
+        "SELECT r.tokens, r.output_tokens, x.completion_tokens, c.received_tokens FROM response r"
+        " JOIN collect_request x ON x.set_id = r.set_id AND x.case_id = r.case_id"
+        " JOIN collect_check c ON c.set_id = x.set_id AND c.seq = x.seq WHERE r.case_id = ?", (case,)).fetchone()
+    assert json.loads(tokens) == sent[prompt]["tokens"], (case, tokens)
+    n = len(sent[prompt]["tokens"])
+    assert output == received == n, (case, output, received, n)
+    assert usage == (99 * n if case == "inflate" else n), (case, usage)
+PY
+ok "output tokens are those received; the inflated usage is stored beside them"
+equals "$(q "SELECT ttft_ms IS NOT NULL AND ttft_ms <= e2el_ms FROM collect_request WHERE case_id = 'nocontent'")" "1" \
+	"a completion of no token is timed to its finish"
+equals "$(q "SELECT count(*) FROM collect_check c JOIN collect_request x USING (set_id, seq) WHERE x.sent_ms IS NOT NULL
+	AND abs(c.send_lag_ms - (x.sent_ms - c.scheduled_ms)) < 1e-6 AND (x.ttft_ms IS NULL OR abs(c.sched_ttft_ms - x.ttft_ms - c.send_lag_ms) < 1e-6)")" \
+	"6" "every request: its scheduled time, its send lag, and its latency from the schedule"
+n=$(q "SELECT count(*) FROM collect_gauge_failure")
+[ "$n" -ge 1 ] || fail "no failed scrape stored"
+equals "$(q "SELECT count(*) FROM collect_gauge_failure f JOIN collect_gauge g USING (set_id, seq) WHERE g.running IS NULL")" "$n" \
+	"each failed scrape ($n) is a gauge row without a value"
+expect_exit 0 "the report" "$LABRUN" report --run 1 --format json
+equals "$(jq -c '.serving.passes[0] | [.verdict, .usage_differs, .completed, .good, (.gauge_failed > 0), (.gauge_gap_s > 0), .ttft_sched_ms.n, .lag_ms.n]' "$T/out")" \
+	'["INVALID",1,4,4,true,true,4,4]' "the verdict, the disagreement, goodput counting the tokenless completion, the gaps, the scheduled latency"
+expect_exit 0 "the Markdown report" "$LABRUN" report --run 1
+contains "$T/out" "run 1, set 1 (checks): INVALID: completed 4 of 6 requests; TEST06:" "the report names every failed rule"
+contains "$T/out" "failed scrape(s)" "and the gaps"
+contains "$T/out" "| TTFT_sched |" "latency from the scheduled time beside the send"
+for f in md json csv; do "$LABRUN" report --run 1 --format $f >"r.$f" || fail "report --format $f"; done
+n=$(python3 "$TOP_SRCDIR/tests/cli/report-numbers.py" r.md r.json r.csv) || fail "the JSON or the CSV lacks a number"
+ok "all $n numbers of the tables are in the JSON and the CSV"
+
+# the rules: one a pass meets, one it cannot; a malformed rule named
+grep '"ok"' cases.jsonl >ok.jsonl
+expect_exit 0 "a pass that meets every rule" "$LABRUN" collect --endpoint "$url" --route valid --cases ok.jsonl --run 1 \
+	--validity 'duration:0.000001 requests:1 ttft:100000 tpot:100000 percentile:99'
+contains "$T/out" "result: VALID" "VALID"
+expect_exit 0 "a pass that cannot meet its rules" "$LABRUN" collect --endpoint "$url" --route invalid --cases ok.jsonl --run 1 \
+	--validity 'requests:100 ttft:0.000001 convention:linear'
+contains "$T/out" "result: INVALID: requests 1 < 100; TTFT p99 (linear)" "INVALID, each failed rule named"
+equals "$(q "SELECT v.verdict || ' ' || v.convention || ' ' || v.min_requests FROM collect_validity v JOIN response_set s ON s.id = v.set_id WHERE s.route = 'invalid'")" \
+	"INVALID linear 100" "the rules and the verdict are stored"
+expect_exit 2 "a malformed rule" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'p99:5'
+contains "$T/err" "validity rule 'p99:5' is not" "is named"
+
+# --rate without --concurrency: no cap of one in flight
+for i in 1 2 3 4 5 6; do printf '{"case_id": "r%d", "prompt": "rate %d", "max_tokens": 300}\n' "$i" "$i"; done >rate.jsonl
+expect_exit 0 "a pass at --rate 20" "$LABRUN" collect --endpoint "$url" --route rate --cases rate.jsonl --rate 20 --seed 3 --run 1
+equals "$(q "SELECT max(x.inflight) > 1 FROM collect_request x JOIN response_set s ON s.id = x.set_id WHERE s.route = 'rate'")" "1" \
+	"more than one request in flight"
+
+# a cut stream keeps its tokens; the report holds them, the survivors and the replacement against the reference
+printf '{"case_id": "d1", "prompt": "drill one"}\n{"case_id": "d2", "prompt": "drill two"}\n' >ref.jsonl
+printf '{"case_id": "d1", "prompt": "mode:cut drill one"}\n{"case_id": "d2", "prompt": "drill two"}\n' >drill.jsonl
+expect_exit 0 "the reference pass" "$LABRUN" collect --endpoint "$url" --route ref --cases ref.jsonl
+run=$(q "SELECT max(id) FROM run")
+expect_exit 1 "the drill: one stream cut" "$LABRUN" collect --endpoint "$url" --route drill --cases drill.jsonl --run "$run"
+expect_exit 0 "the replacement" "$LABRUN" collect --endpoint "$url" --route again --cases ref.jsonl --run "$run"
+python3 - "$LABRUN_STORE/labrun.db" <<'PY' || fail "the cut stream's tokens are not the first two the server sent"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+cut, = db.execute("SELECT c.cut_tokens FROM collect_check c JOIN collect_request x USING (set_id, seq)"
+                  " WHERE x.case_id = 'd1' AND x.failure IS NOT NULL").fetchone()
+ref, = db.execute("SELECT r.tokens FROM response r JOIN response_set s ON s.id = r.set_id"
+                  " WHERE s.route = 'ref' AND r.case_id = 'd1'").fetchone()
+assert json.loads(cut) == json.loads(ref)[:2], (cut, ref)
+PY
+ok "the cut stream's two tokens are stored"
+expect_exit 0 "the drill's report" "$LABRUN" report --run "$run"
+contains "$T/out" "case d1 cut (stream cut: it ended inside an event) after 2 token(s): the first 2 of the reference's" \
+	"the cut stream against the reference"
+contains "$T/out" "its replacement (set" "the replacement against it"
+contains "$T/out" "1 survivor(s) of the cut pass, 1 equal to the reference" "the survivors against it"
+expect_exit 0 "the store audits" "$LABRUN" audit
