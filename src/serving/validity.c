@@ -75,8 +75,12 @@ double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_value
 
 	if (!v->n)
 		return NAN;
-	if (r->linear)
-		return lr_values_percentile(v, p * 100);
+	if (r->linear) { /* NumPy's: linear between ranks */
+		double x = p * (double)(v->n - 1), f = floor(x);
+
+		i = (size_t)f;
+		return i + 1 < v->n ? v->v[i] + (v->v[i + 1] - v->v[i]) * (x - f) : v->v[v->n - 1];
+	}
 	i = (size_t)floor((double)v->n * p); /* LoadGen: the sorted array at n p, not interpolated */
 	return v->v[i < v->n ? i : v->n - 1];
 }

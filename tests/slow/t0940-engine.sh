@@ -39,6 +39,13 @@ expect_exit 0 "collect from the per-lane engine" "$LABRUN" collect --endpoint "$
 contains "$T/out" "collected 8 of 8 case(s) of route 'lane'" "every case"
 contains "$T/out" "server: labrun-test-engine/llama.cpp" "the engine's identity"
 run=$(q "SELECT max(id) FROM run")
+# a validity verdict per pass (issue 42): a TTFT p99 limit no engine meets, and rules this one meets
+expect_exit 0 "a pass with a TTFT p99 limit it cannot meet" "$LABRUN" collect --endpoint "$lane_url" --route strict \
+	--cases cases.jsonl --concurrency 4 --max-tokens 12 --validity 'ttft:0.000001'
+contains "$T/out" "result: INVALID: TTFT p99 (nearest-rank)" "INVALID, naming the rule"
+expect_exit 0 "a pass that meets every rule" "$LABRUN" collect --endpoint "$lane_url" --route loose --cases cases.jsonl \
+	--concurrency 4 --max-tokens 12 --validity 'duration:0.000001 requests:8 ttft:600000 tpot:600000'
+contains "$T/out" "result: VALID" "VALID"
 expect_exit 0 "collect from the shared-context engine, sampling its gauges" "$LABRUN" collect --endpoint "$shared_url" \
 	--route shared --cases cases.jsonl --concurrency 4 --max-tokens 12 --run "$run" \
 	--metrics-url "http://127.0.0.1:$(cat shared.port)/metrics" --sample 0.002s

@@ -70,6 +70,10 @@ static void a_pass_reads_back_as_written(void **state)
 		.slo_ms = { 200, 0, 2000 },
 		.samples = g,
 		.nsamples = 2,
+		.percentile = 99,
+		.linear = 1,
+		.valid = 0,
+		.failed = "requests 2 < 100",
 	};
 	const struct lr_store_request r[2] = {
 		{ .case_id = "a\tb",
@@ -110,6 +114,8 @@ static void a_pass_reads_back_as_written(void **state)
 	assert_string_equal(pf.pass.endpoint, p.endpoint);
 	assert_null(pf.pass.model);
 	assert_int_equal(pf.pass.concurrency, 4);
+	assert_true(pf.pass.percentile == 99 && pf.pass.linear && !pf.pass.valid);
+	assert_string_equal(pf.pass.failed, "requests 2 < 100");
 	assert_true(pf.pass.rate == 2.5 && pf.pass.has_seed && pf.pass.seed == -7 && pf.pass.cancelled);
 	assert_string_equal(pf.pass.server, p.server);
 	assert_true(pf.pass.slo_ms[0] == 200 && pf.pass.slo_ms[2] == 2000);
