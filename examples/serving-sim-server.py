@@ -14,7 +14,8 @@ nodone (it ends before [DONE]), badjson, utf8, oversize, stall, error (an
 error object in the stream); slow waits 30 s before it answers. Streams that
 break the client's own checks: inflate (usage reports 99 times the tokens sent),
 nul (a token whose text is "\\u0000"), nofinish (no finish reason), empty (only
-[DONE]), nocontent (a finish and no token). GET /metrics-flaky fails every
+[DONE]), nocontent (a finish and no token); vary answers each request with
+other tokens. GET /metrics-flaky fails every
 other scrape (HTTP 503). The port goes to PORTFILE once listening; every
 completed stream's token ids and text go to SENTLOG (JSON lines), so tests
 compare what labrun stored with what was sent, not with numbers in the test.
@@ -30,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 LOG_LOCK = threading.Lock()
 RUNNING = [0]  # streams being answered, for /metrics
 FLAKY = [0]  # scrapes of /metrics-flaky
+VARY = [0]  # requests in mode vary: each gets other tokens
 
 
 def tokens_for(prompt, n):
@@ -122,6 +124,10 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         n = req.get("max_tokens", 16)
         toks = tokens_for(prompt.split(" ", 1)[1] if mode != "vllm" and " " in prompt else prompt, n)
+        if mode == "vary":
+            with LOG_LOCK:
+                VARY[0] += 1
+                toks = tokens_for(prompt + str(VARY[0]), n)
         eos = n > 4 and mode != "length"
         if eos:
             toks = toks[: n - 2]

@@ -31,6 +31,32 @@ static void print_serving(FILE *f, const struct lr_serving_report *sv)
 	}
 }
 
+/*
+ * What parity was checked, and only that: a command experiment whose arms
+ * declare no outputs compared none, and its responses' parity is the
+ * serving evidence's (issue 42: 'parity: 1 passed' beside a failing
+ * within-route parity said what was not so).
+ */
+static void print_parity(FILE *f, const struct lr_expdef *d, int cmd, int passed, int failed, int missing,
+			 const struct lr_serving_report *sv)
+{
+	int declared = !cmd;
+
+	for (int a = 0; cmd && a < d->narms; a++)
+		declared |= d->arms[a].outputs[0] != '\0';
+	if (declared)
+		fprintf(f, "\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
+	else
+		fprintf(f,
+			"\nconditions: %d passed, %d failed, %d missing (no arm declares outputs: no output parity checked)\n",
+			passed, failed, missing);
+	if (cmd && sv && sv->nrows)
+		fprintf(f,
+			"response parity: within-route %d exact, %d failing, %d never compared; cross-route %d exact, %d failing, %d never compared\n",
+			sv->within.exact, sv->within.failing, sv->within.unchecked, sv->cross.exact, sv->cross.failing,
+			sv->cross.unchecked);
+}
+
 void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
 		       const struct lr_report_run *rr, const struct lr_serving_report *sv)
 {
@@ -64,9 +90,17 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 					? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided")
 					: "",
 				a == 0 ? " [baseline]" : "");
-	fprintf(f, "\nparity: %d passed, %d failed, %d missing\n", passed, failed, missing);
+	print_parity(f, d, cmd, passed, failed, missing, sv);
 	if (rr->ntables && (fputc('\n', f), lr_render_tables(f, rr)))
 		fprintf(f, "(%s: the tables are missing)\n", lr_error_msg());
+	if (sv) {
+		char routes[256];
+		int n, bad = lr_render_invalid_passes(sv, run->id, &n, routes, sizeof routes);
+
+		if (bad)
+			fprintf(f, "validity: %d of %d passes INVALID (%s); the comparison above includes them\n", bad,
+				n, routes);
+	}
 	if (failed || missing) {
 		fprintf(f, "\nfailed or missing conditions:\n");
 		for (ci = 0; ci < r->nconditions; ci++)

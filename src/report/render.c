@@ -432,8 +432,10 @@ void lr_render_report_doc_flat(struct lr_doc *d, const struct lr_report *rep, co
 		lr_doc_code(&b->text, "labrun audit --head REPORT.md");
 		lr_doc_add(&b->text, " names every run changed, deleted or reordered before it");
 	}
-	for (int i = 0; i < rep->nruns; i++)
+	for (int i = 0; i < rep->nruns; i++) {
 		lr_render_run_doc(d, &rep->runs[i], charts);
+		lr_render_invalid_note(d, rep->runs[i].run.id, sv);
+	}
 	if (sv->nrows)
 		lr_render_serving_doc(d, sv);
 	lr_render_records_doc(d, rep);

@@ -228,6 +228,10 @@ LR_MUST_CHECK int lr_render_passes(struct lr_table *t, const struct lr_serving_r
 LR_MUST_CHECK int lr_render_latency(struct lr_table *t, const struct lr_serving_report *sv);
 LR_MUST_CHECK int lr_render_occupancy(struct lr_table *t, const struct lr_serving_report *sv);
 extern const char lr_render_passes_intro[];
+/* How many of run 'run''s collected passes are INVALID, of *n, and their routes ("r1, r2"). */
+int lr_render_invalid_passes(const struct lr_serving_report *sv, int64_t run, int *n, char *routes, size_t len);
+/* A note under run 'run''s paired tables when passes of it are INVALID: never compared silently. */
+void lr_render_invalid_note(struct lr_doc *d, int64_t run, const struct lr_serving_report *sv);
 /* Each pass's verdict and failed rules, the server's gauge gaps, and the cut streams against the reference. */
 void lr_render_validity_doc(struct lr_doc *d, const struct lr_serving_report *sv);
 /* The passes' JSON (passes, as data.c builds it) with their checks and verdicts; the cut streams into serving. */

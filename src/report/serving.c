@@ -345,6 +345,44 @@ void lr_render_validity_doc(struct lr_doc *d, const struct lr_serving_report *sv
 		lr_doc_add(lr_doc_item(d, b, 0), sv->cuts.v[i]);
 }
 
+/* How many of run 'run''s collected passes are INVALID, of *n, and their routes (each once) into routes. */
+int lr_render_invalid_passes(const struct lr_serving_report *sv, int64_t run, int *n, char *routes, size_t len)
+{
+	int bad = 0;
+
+	*n = 0;
+	routes[0] = '\0';
+	for (int i = 0; sv && i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+		const char *at = strstr(routes, p->route);
+		size_t rl = strlen(p->route), used = strlen(routes);
+
+		if (p->run != run)
+			continue;
+		(*n)++;
+		if (p->valid)
+			continue;
+		bad++;
+		while (at && !((at == routes || at[-1] == ' ') && (at[rl] == ',' || !at[rl])))
+			at = strstr(at + 1, p->route);
+		if (!at && used + rl + 3 < len)
+			snprintf(routes + used, len - used, "%s%s", used ? ", " : "", p->route);
+	}
+	return bad;
+}
+
+void lr_render_invalid_note(struct lr_doc *d, int64_t run, const struct lr_serving_report *sv)
+{
+	char routes[256];
+	int n, bad = lr_render_invalid_passes(sv, run, &n, routes, sizeof routes);
+
+	if (bad)
+		lr_doc_addf(&lr_doc_note(d)->text,
+			    "%d of the %d passes of run %lld are INVALID (%s): the paired comparison above includes "
+			    "them; each pass's failed rules are listed with the serving evidence.",
+			    bad, n, (long long)run, routes);
+}
+
 static json_t *dist4(const struct lr_dist4 *d)
 {
 	return d->n ? json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)d->n, "mean", d->mean, "median",

@@ -92,6 +92,7 @@ void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const s
 	for (int i = 0; i < rep->nruns; i++) {
 		lr_render_run_head_doc(d, &rep->runs[i]);
 		lr_render_tables_doc(d, &rep->runs[i], charts);
+		lr_render_invalid_note(d, rep->runs[i].run.id, sv);
 		lr_render_metrics_doc(d, &rep->runs[i]);
 		lr_render_run_failed_doc(d, &rep->runs[i]);
 	}

@@ -113,4 +113,27 @@ contains "$T/out" "case d1 cut (stream cut: it ended inside an event) after 2 to
 	"the cut stream against the reference"
 contains "$T/out" "its replacement (set" "the replacement against it"
 contains "$T/out" "1 survivor(s) of the cut pass, 1 equal to the reference" "the survivors against it"
+# a serving experiment's outcome says what parity it checked: no outputs are declared, and its
+# responses' within-route parity fails on the route whose server answers each time otherwise
+printf '{"case_id": "v", "prompt": "mode:vary x"}\n' >vary.jsonl
+printf '[experiment]\nname = vary\ntarget = serving\ncases = vary.jsonl\n[design]\nblocks = 6\nwarmup = 0\n[arm r1]\nendpoint = %s\n[arm r2]\nendpoint = %s\nmax_tokens = 4\n' \
+	"$url" "$url" >vary.ini
+expect_exit 0 "a serving experiment whose within-route parity fails" "$LABRUN" run vary.ini
+lacks "$T/out" "parity: 1 passed" "no parity claimed that was not checked"
+contains "$T/out" "conditions: 1 passed, 0 failed, 0 missing (no arm declares outputs: no output parity checked)" \
+	"the conditions counted as what they are"
+contains "$T/out" "response parity: within-route 0 exact, 2 failing, 0 never compared" "the responses' parity, failing"
+# an arm whose passes are INVALID is never compared silently: the outcome and the report say so
+printf '[experiment]\nname = rules\ntarget = serving\ncases = ok.jsonl\n[design]\nblocks = 6\nwarmup = 0\n[arm strict]\nendpoint = %s\nvalidity = requests:100\n[arm plain]\nendpoint = %s\n' \
+	"$url" "$url" >rules.ini
+expect_exit 0 "a serving experiment with an arm whose passes are INVALID" "$LABRUN" run rules.ini
+contains "$T/out" "passes INVALID (strict); the comparison above includes them" "the outcome says so under the comparison"
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT count(*) FROM collect_validity v JOIN response_set s ON s.id = v.set_id WHERE s.run_id = $run
+	AND v.verdict = 'INVALID' AND v.failed = 'requests 1 < 100' AND s.route = 'strict'")" \
+	"$(q "SELECT count(*) FROM response_set WHERE run_id = $run AND route = 'strict'")" \
+	"every pass of the arm is INVALID, its rule stored through the pass file"
+expect_exit 0 "its report" "$LABRUN" report --run "$run"
+contains "$T/out" "passes of run $run are INVALID (strict): the paired comparison above includes them" \
+	"the report says so where the comparison is made"
 expect_exit 0 "the store audits" "$LABRUN" audit
