@@ -31,7 +31,7 @@ CREATE TABLE collect_validity (
 	tpot_limit_ms  REAL CHECK (tpot_limit_ms IS NULL OR tpot_limit_ms > 0), -- TPOT at the percentile at most; NULL: no rule
 	percentile     REAL NOT NULL CHECK (percentile > 0 AND percentile < 100), -- the limits' percentile (99 unless declared)
 	convention     TEXT NOT NULL CHECK (convention IN ('nearest-rank', 'linear')), -- nearest-rank: LoadGen's sorted[floor(n p)]; linear: NumPy's
-	little_n       REAL, -- Little's law: time-weighted requests in flight over the pass (the server's gauge when sampled)
+	little_n       REAL, -- Little's law: the client's time-weighted requests in flight over the pass
 	little_xr      REAL, -- and completion rate x mean latency of the completed requests
 	verdict        TEXT NOT NULL CHECK (verdict IN ('VALID', 'INVALID')), -- every rule held, or not
 	failed         TEXT -- every failed rule, '; ' between them; NULL: VALID

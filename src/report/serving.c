@@ -329,10 +329,15 @@ void lr_render_validity_doc(struct lr_doc *d, const struct lr_serving_report *sv
 		const struct lr_pass_stats *p = &sv->passes[i];
 		struct lr_buf *it = lr_doc_item(d, b, 0);
 
-		lr_doc_addf(it, "run %lld, set %lld (%s): %s%s%s; Little's law: %.3g in flight (%s) against %.3g",
+		lr_doc_addf(it, "run %lld, set %lld (%s): %s%s%s; Little's law: %.3g in flight against %.3g",
 			    (long long)p->run, (long long)p->set, p->route, p->valid ? "VALID" : "INVALID",
-			    p->valid ? "" : ": ", p->invalid, p->little_n, p->little_gauge ? "server gauge" : "client",
-			    p->little_xr);
+			    p->valid ? "" : ": ", p->invalid, p->little_n, p->little_xr);
+		if (!isnan(p->gauge_mean))
+			lr_doc_addf(it, "; the server's gauge: %.3g in flight%s", p->gauge_mean,
+				    p->little_gauge
+					    ? " (FLAG: beyond 25%% of the client's: a client stall, lost requests, "
+					      "or a server that counts less of each request)"
+					    : "");
 		if (p->gauge_failed)
 			lr_doc_addf(it, "; gauges: %lld failed scrape(s), %.3f s of gaps (never the last value held)",
 				    (long long)p->gauge_failed, p->gauge_gap_s);
@@ -407,7 +412,8 @@ json_t *lr_render_passes_checks_json(json_t *passes, const struct lr_serving_rep
 		json_object_set_new(o, "invalid", p->valid ? json_null() : json_string(p->invalid));
 		json_object_set_new(o, "little_n", json_real(p->little_n));
 		json_object_set_new(o, "little_xr", json_real(p->little_xr));
-		json_object_set_new(o, "little_source", json_string(p->little_gauge ? "server gauge" : "client"));
+		json_object_set_new(o, "gauge_inflight", real_or_null(p->gauge_mean));
+		json_object_set_new(o, "gauge_little_flag", json_boolean(p->little_gauge));
 		json_object_set_new(o, "ttft_at", real_or_null(p->ttft_at));
 		json_object_set_new(o, "tpot_at", real_or_null(p->tpot_at));
 		json_object_set_new(o, "usage_differs", json_integer(p->usage_differs));

@@ -72,7 +72,7 @@ struct lr_pass_stats {
 	struct lr_valid_rules rules;
 	double ttft_at, tpot_at;    /* TTFT and TPOT at the rules' percentile, in its convention; NAN: none */
 	double little_n, little_xr; /* time-weighted in flight; completion rate x mean E2EL */
-	int little_gauge;           /* little_n is the server's gauge (running + waiting) */
+	int little_gauge;           /* a flag: the server's gauge_mean is beyond 25% of little_xr */
 	int valid;
 	char invalid[1024]; /* every failed rule, "; " between them */
 };

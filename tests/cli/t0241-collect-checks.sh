@@ -85,6 +85,16 @@ equals "$(q "SELECT v.verdict || ' ' || v.convention || ' ' || v.min_requests FR
 expect_exit 2 "a malformed rule" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'p99:5'
 contains "$T/err" "validity rule 'p99:5' is not" "is named"
 
+# Little's law: a request in flight for a second that never completes is time no completion accounts for
+printf '{"case_id": "s1", "prompt": "quick one"}\n{"case_id": "s2", "prompt": "mode:stall x"}\n' >lost.jsonl
+expect_exit 1 "a pass that loses a request" "$LABRUN" collect --endpoint "$url" --route lost --cases lost.jsonl \
+	--concurrency 2 --stall 1 --run 1
+contains "$T/out" "against" "Little's law figures"
+case "$(grep '^result:' "$T/out")" in
+*"Little's law: "*" requests in flight against "*" = completion rate x mean latency (requests lost)"*) ok "Little's law flags the lost request" ;;
+*) fail "Little's law did not flag the lost request: $(grep '^result:' "$T/out")" ;;
+esac
+
 # --rate without --concurrency: no cap of one in flight
 for i in 1 2 3 4 5 6; do printf '{"case_id": "r%d", "prompt": "rate %d", "max_tokens": 300}\n' "$i" "$i"; done >rate.jsonl
 expect_exit 0 "a pass at --rate 20" "$LABRUN" collect --endpoint "$url" --route rate --cases rate.jsonl --rate 20 --seed 3 --run 1

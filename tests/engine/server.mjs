@@ -7,6 +7,8 @@
 // usage: node server.mjs MODEL.gguf PORTFILE LANES per-lane|shared
 //   per-lane: one context per lane, one sequence each (results equal solo requests, bit for bit);
 //   shared: one context holding LANES sequences, decoded in batches (set UV_THREADPOOL_SIZE=1).
+// LABRUN_ENGINE_DELAY_MS=N waits N ms after each streamed token (a fault drill kills the engine
+// mid-stream); /metrics counts the tokens streamed so far (labrun_engine_tokens_streamed).
 import http from "node:http";
 import fs from "node:fs";
 import { getLlama } from "node-llama-cpp";
@@ -25,7 +27,8 @@ if (layout === "shared") {
 }
 const soloSeq = (await model.createContext({ contextSize: 256, threads: 1, sequences: 1 })).getSequence();
 const waiting = [];
-let running = 0;
+const delay = Number(process.env.LABRUN_ENGINE_DELAY_MS || 0);
+let running = 0, streamed = 0;
 
 function lane() {
 	if (free.length) return Promise.resolve(free.pop());
@@ -68,6 +71,8 @@ async function completions(req, res, body) {
 			const chunk = { id: "cmpl-engine", object: "text_completion", model: "labrun-tiny", choices: [choice] };
 			if (ids && n === 0) chunk.prompt_token_ids = prompt;
 			res.write("data: " + JSON.stringify(chunk) + "\n\n");
+			streamed++;
+			if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
 			if (++n >= max) break;
 		}
 		res.write("data: " + JSON.stringify({ id: "cmpl-engine", choices: [{ index: 0, text: "", finish_reason: finish }] }) + "\n\n");
@@ -91,7 +96,8 @@ const server = http.createServer(async (req, res) => {
 		} else if (req.method === "GET" && req.url === "/metrics") {
 			res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4" });
 			res.end(`# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="labrun-tiny"} ${running}\n` +
-				`# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name="labrun-tiny"} ${waiting.length}\n`);
+				`# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name="labrun-tiny"} ${waiting.length}\n` +
+				`# TYPE labrun_engine_tokens_streamed counter\nlabrun_engine_tokens_streamed ${streamed}\n`);
 		} else if (req.method === "POST" && req.url === "/v1/completions") {
 			await completions(req, res, JSON.parse(Buffer.concat(chunks).toString()));
 		} else if (req.method === "POST" && req.url === "/solo") {

@@ -102,4 +102,60 @@ equals "$(jq '[.serving.passes[] | select(.completed == 8 and .ttft_ms.n == 8 an
 	"$(q "SELECT count(*) FROM execution WHERE run_id = $run")" "every pass of the experiment: latency figures and the achieved concurrency"
 equals "$(jq '[.serving.passes[] | select(.gauge_samples > 0 and .gauge_peak >= 1 and .gauge_peak <= 4)] | length' "$T/out")" \
 	"$(q "SELECT count(*) FROM execution WHERE run_id = $run")" "and the lane occupancy from the engine's own gauge, in every pass"
+# a fault drill (issue 42): the engine killed mid-pass. Each cut stream keeps the tokens it received,
+# and the report holds them, the pass's survivors and the replacement engine's answers against the
+# reference pass. The engine waits 20 ms a token (LABRUN_ENGINE_DELAY_MS) so that it dies mid-stream.
+printf '{"case_id": "k1", "prompt": "drill one", "max_tokens": 4}\n{"case_id": "k2", "prompt": "drill two, a long one", "max_tokens": 80}\n{"case_id": "k3", "prompt": "drill three, a long one", "max_tokens": 80}\n{"case_id": "k4", "prompt": "drill four", "max_tokens": 80}\n' >drill.jsonl
+start_engine() { # PORTFILE [DELAY_MS]
+	LABRUN_ENGINE_DELAY_MS=${2:-0} node "$engine/server.mjs" tiny.gguf "$1" 2 per-lane 2>"$1.err" &
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ] || fail "the drill's engine did not start: $(cat "$1.err")"
+}
+start_engine drill.port 20
+drill=$!
+trap 'kill $lane $shared $drill 2>/dev/null; cleanup' EXIT
+drill_url="http://127.0.0.1:$(cat drill.port)"
+streamed() { python3 -c 'import sys, urllib.request
+t = urllib.request.urlopen(sys.argv[1]).read().decode()
+print(next(int(l.split()[-1]) for l in t.splitlines() if l.startswith("labrun_engine_tokens_streamed")))' "$drill_url/metrics"; }
+expect_exit 0 "the reference pass" "$LABRUN" collect --endpoint "$drill_url/v1" --route reference --cases drill.jsonl --concurrency 2
+drun=$(q "SELECT max(id) FROM run")
+base=$(streamed)
+"$LABRUN" collect --endpoint "$drill_url/v1" --route drill --cases drill.jsonl --concurrency 2 --run "$drun" \
+	--timeout 120 >drill.out 2>&1 &
+cpid=$!
+i=0
+while [ "$(streamed)" -lt $((base + 30)) ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 $drill
+set +e; wait $drill; wait $cpid; code=$?; set -e
+equals "$code" "1" "the pass whose engine was killed ends with failures"
+n=$(q "SELECT count(*) FROM collect_check c JOIN response_set s ON s.id = c.set_id WHERE s.run_id = $drun AND s.route = 'drill'
+	AND c.cut_tokens IS NOT NULL AND json_array_length(c.cut_tokens) > 0")
+[ "$n" -ge 1 ] || fail "no cut stream kept its tokens: $(cat drill.out)"
+ok "$n cut stream(s) kept the tokens they received"
+python3 - "$LABRUN_STORE/labrun.db" "$drun" <<'PY' || fail "a cut stream's tokens are not the start of the reference's"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ref = dict(db.execute("SELECT r.case_id, r.tokens FROM response r JOIN response_set s ON s.id = r.set_id"
+                      " WHERE s.run_id = ? AND s.route = 'reference'", (sys.argv[2],)))
+for case, cut in db.execute("SELECT x.case_id, c.cut_tokens FROM collect_check c JOIN collect_request x USING (set_id, seq)"
+                            " JOIN response_set s ON s.id = x.set_id WHERE s.run_id = ? AND s.route = 'drill'"
+                            " AND c.cut_tokens IS NOT NULL", (sys.argv[2],)):
+    cut, want = json.loads(cut), json.loads(ref[case])
+    assert cut == want[:len(cut)] and len(cut) < len(want), (case, cut, want)
+PY
+ok "each cut stream's tokens are the start of the reference's (one context per lane is deterministic)"
+start_engine replacement.port
+drill=$!
+expect_exit 0 "the replacement engine answers the same cases" "$LABRUN" collect \
+	--endpoint "http://127.0.0.1:$(cat replacement.port)/v1" --route replacement --cases drill.jsonl --concurrency 2 --run "$drun"
+expect_exit 0 "the drill's report" "$LABRUN" report --run "$drun"
+contains "$T/out" "Cut streams: the tokens each kept, and the survivors, against the reference" "the drill's evidence"
+contains "$T/out" "token(s): the first " "a cut stream against the reference"
+contains "$T/out" "its replacement (set " "the replacement against it"
+lacks "$T/out" "differing from the reference" "no cut stream or replacement differs from the reference"
+expect_exit 0 "the drill's report as JSON" "$LABRUN" report --run "$drun" --format json
+equals "$(jq '[.serving.cuts[] | select(test("cut \\(.*\\) after [0-9]+ token\\(s\\): the first [0-9]+ of the reference.s [0-9]+ \\(set [0-9]+\\); its replacement \\(set [0-9]+\\): equal to the reference"))] | length' "$T/out")" \
+	"$n" "every cut stream with tokens: the start of the reference's, and its replacement equal to it"
 expect_exit 0 "the store audits" "$LABRUN" audit
