@@ -297,28 +297,3 @@ void lr_pass_stats_free(struct lr_pass_stats *p, int n)
 	}
 	free(p);
 }
-
-int lr_pass_slos(const char *text, double slo_ms[3])
-{
-	static const char *const names[] = { "ttft", "tpot", "e2el" };
-	char buf[256], *save = NULL, *tok;
-
-	slo_ms[0] = slo_ms[1] = slo_ms[2] = 0;
-	if (strlen(text) >= sizeof buf)
-		return lr_error_set(LR_EINVAL, "goodput SLOs '%.40s...' are too long", text);
-	snprintf(buf, sizeof buf, "%s", text);
-	for (tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-		char *colon = strchr(tok, ':'), *end;
-		int k;
-
-		for (k = 0; k < 3 && (!colon || (size_t)(colon - tok) != strlen(names[k]) || strncmp(tok, names[k], 4));
-		     k++)
-			;
-		if (k == 3 || !((slo_ms[k] = strtod(colon + 1, &end)) > 0) || *end) {
-			lr_error_set(LR_EINVAL, "goodput SLO '%s' is not ttft:MS, tpot:MS or e2el:MS with MS > 0", tok);
-			lr_error_hint("as vLLM's bench serve takes them: e.g. 'ttft:200 tpot:50'");
-			return LR_EINVAL;
-		}
-	}
-	return 0;
-}

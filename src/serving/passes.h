@@ -111,7 +111,7 @@ LR_MUST_CHECK int lr_pass_stats_build(struct lr_store *st, const int64_t *runs, 
 void lr_pass_stats_free(struct lr_pass_stats *p, int n);
 
 /*
- * Goodput's SLOs as vLLM's bench serve takes them, "ttft:MS tpot:MS e2el:MS"
+ * (validity.c) Goodput's SLOs as vLLM's bench serve takes them, "ttft:MS tpot:MS e2el:MS"
  * (any of them, blanks or commas between): into slo_ms; LR_EINVAL naming
  * the part that is not one.
  */

@@ -15,6 +15,54 @@
 #define LR_LITTLE_TOLERANCE 0.10 /* Little's law: the two sides may differ by this share of the larger */
 #define LR_GAUGE_TOLERANCE  0.25 /* the server's gauge against the client's X R: beyond it, a flag */
 
+/*
+ * Each "name:value" of text (blanks or commas between), with the index of
+ * its name in names[0..n), n when it is none of them: fn's non-zero return
+ * stops. 'what' names the text in the error for one too long.
+ */
+typedef int (*named_fn)(void *arg, int k, const char *tok, const char *value);
+static int each_named(const char *text, const char *what, const char *const *names, int n, named_fn fn, void *arg)
+{
+	char buf[256], *save = NULL, *tok;
+	int rc = 0;
+
+	if (strlen(text) >= sizeof buf)
+		return lr_error_set(LR_EINVAL, "%s '%.40s...' are too long", what, text);
+	snprintf(buf, sizeof buf, "%s", text);
+	for (tok = strtok_r(buf, " ,", &save); tok && !rc; tok = strtok_r(NULL, " ,", &save)) {
+		char *colon = strchr(tok, ':');
+		int k;
+
+		for (k = 0; k < n && (!colon || (size_t)(colon - tok) != strlen(names[k]) ||
+				      strncmp(tok, names[k], strlen(names[k])));
+		     k++)
+			;
+		rc = fn(arg, k, tok, colon ? colon + 1 : "");
+	}
+	return rc;
+}
+
+static int take_slo(void *arg, int k, const char *tok, const char *value)
+{
+	double *slo_ms = arg;
+	char *end;
+
+	if (k == 3 || !((slo_ms[k] = strtod(value, &end)) > 0) || *end) {
+		lr_error_set(LR_EINVAL, "goodput SLO '%s' is not ttft:MS, tpot:MS or e2el:MS with MS > 0", tok);
+		lr_error_hint("as vLLM's bench serve takes them: e.g. 'ttft:200 tpot:50'");
+		return LR_EINVAL;
+	}
+	return 0;
+}
+
+int lr_pass_slos(const char *text, double slo_ms[3])
+{
+	static const char *const names[] = { "ttft", "tpot", "e2el" };
+
+	slo_ms[0] = slo_ms[1] = slo_ms[2] = 0;
+	return each_named(text, "goodput SLOs", names, 3, take_slo, slo_ms);
+}
+
 static int bad_rule(const char *tok)
 {
 	lr_error_set(LR_EINVAL,
@@ -25,48 +73,43 @@ static int bad_rule(const char *tok)
 	return LR_EINVAL;
 }
 
+static int take_rule(void *arg, int k, const char *tok, const char *value)
+{
+	struct lr_valid_rules *r = arg;
+	char *end;
+	double v;
+
+	if (k == 6)
+		return bad_rule(tok);
+	if (k == 5) {
+		if (strcmp(value, "nearest-rank") && strcmp(value, "linear"))
+			return bad_rule(tok);
+		r->linear = !strcmp(value, "linear");
+		return 0;
+	}
+	v = strtod(value, &end);
+	if (!(v > 0) || !isfinite(v) || *end || (k == 1 && (v != floor(v) || v > 1e15)) || (k == 4 && v >= 100))
+		return bad_rule(tok);
+	if (k == 0)
+		r->min_duration_s = v;
+	else if (k == 1)
+		r->min_requests = (int64_t)v;
+	else if (k == 2)
+		r->ttft_ms = v;
+	else if (k == 3)
+		r->tpot_ms = v;
+	else
+		r->percentile = v;
+	return 0;
+}
+
 int lr_valid_rules_parse(const char *text, struct lr_valid_rules *r)
 {
 	static const char *const names[] = { "duration", "requests", "ttft", "tpot", "percentile", "convention" };
-	char buf[256], *save = NULL, *tok;
 
 	memset(r, 0, sizeof *r);
 	r->percentile = 99;
-	if (strlen(text) >= sizeof buf)
-		return lr_error_set(LR_EINVAL, "validity rules '%.40s...' are too long", text);
-	snprintf(buf, sizeof buf, "%s", text);
-	for (tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-		char *colon = strchr(tok, ':'), *end;
-		double v;
-		int k;
-
-		for (k = 0; k < 6 && (!colon || (size_t)(colon - tok) != strlen(names[k]) ||
-				      strncmp(tok, names[k], strlen(names[k])));
-		     k++)
-			;
-		if (k == 6)
-			return bad_rule(tok);
-		if (k == 5) {
-			if (strcmp(colon + 1, "nearest-rank") && strcmp(colon + 1, "linear"))
-				return bad_rule(tok);
-			r->linear = !strcmp(colon + 1, "linear");
-			continue;
-		}
-		v = strtod(colon + 1, &end);
-		if (!(v > 0) || !isfinite(v) || *end || (k == 1 && (v != floor(v) || v > 1e15)) || (k == 4 && v >= 100))
-			return bad_rule(tok);
-		if (k == 0)
-			r->min_duration_s = v;
-		else if (k == 1)
-			r->min_requests = (int64_t)v;
-		else if (k == 2)
-			r->ttft_ms = v;
-		else if (k == 3)
-			r->tpot_ms = v;
-		else
-			r->percentile = v;
-	}
-	return 0;
+	return each_named(text, "validity rules", names, 6, take_rule, r);
 }
 
 double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_values *v)

@@ -5,14 +5,7 @@
 # request as a named failure, in the store and in the report, while the rest of the pass is
 # collected; Ctrl-C keeps what came back and names what did not.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
-python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
-server=$!
-trap 'kill $server 2>/dev/null; cleanup' EXIT
-i=0
-while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s port ] || fail "the test server did not start"
-url="http://127.0.0.1:$(cat port)/v1"
+. "$TOP_SRCDIR/tests/cli/sim-server.sh"
 cat >cases.jsonl <<'CASES'
 {"case_id": "c1", "prompt": "hello world"}
 {"case_id": "c2", "prompt": "second case", "max_tokens": 8}

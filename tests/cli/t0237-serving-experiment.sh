@@ -3,14 +3,7 @@
 # per repetition, in the paired design; within-route parity, the reference route and the metric
 # (output throughput by default) work as for command experiments. Against the simulated server.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
-python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
-server=$!
-trap 'kill $server 2>/dev/null; cleanup' EXIT
-i=0
-while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s port ] || fail "the test server did not start"
-url="http://127.0.0.1:$(cat port)/v1"
+. "$TOP_SRCDIR/tests/cli/sim-server.sh"
 printf '{"case_id": "a", "prompt": "one"}\n{"case_id": "b", "prompt": "two"}\n{"case_id": "c", "prompt": "three"}\n' >cases.jsonl
 printf '[experiment]\nname = serving-two\ntarget = serving\ncases = cases.jsonl\nreference_route = r1\n[design]\nblocks = 6\nwarmup = 0\n[arm r1]\nendpoint = %s\nmax_tokens = 6\n[arm r2]\nendpoint = %s\nmax_tokens = 6\nconcurrency = 2\n' \
 	"$url" "$url" >serving.ini

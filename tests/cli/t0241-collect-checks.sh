@@ -7,14 +7,7 @@
 # stream keeping its tokens for the report to hold against the reference. The server is the simulated
 # one of examples/serving-sim-server.py, asked for each fault by the prompt.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 is needed for the test server"; exit 0; }
-python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
-server=$!
-trap 'kill $server 2>/dev/null; cleanup' EXIT
-i=0
-while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s port ] || fail "the test server did not start"
-url="http://127.0.0.1:$(cat port)/v1"
+. "$TOP_SRCDIR/tests/cli/sim-server.sh"
 cat >cases.jsonl <<'CASES'
 {"case_id": "ok", "prompt": "hello world"}
 {"case_id": "inflate", "prompt": "mode:inflate a b"}
