@@ -37,8 +37,8 @@ static void print_serving(FILE *f, const struct lr_serving_report *sv)
  * serving evidence's (issue 42: 'parity: 1 passed' beside a failing
  * within-route parity said what was not so).
  */
-static void print_parity(FILE *f, const struct lr_expdef *d, int cmd, int passed, int failed, int missing,
-			 const struct lr_serving_report *sv)
+static int print_parity(FILE *f, const struct lr_expdef *d, int cmd, int passed, int failed, int missing,
+			const struct lr_serving_report *sv)
 {
 	int declared = !cmd;
 
@@ -55,12 +55,13 @@ static void print_parity(FILE *f, const struct lr_expdef *d, int cmd, int passed
 			"response parity: within-route %d exact, %d failing, %d never compared; cross-route %d exact, %d failing, %d never compared\n",
 			sv->within.exact, sv->within.failing, sv->within.unchecked, sv->cross.exact, sv->cross.failing,
 			sv->cross.unchecked);
+	return declared;
 }
 
 void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *run, const struct lr_run_result *r,
 		       const struct lr_report_run *rr, const struct lr_serving_report *sv)
 {
-	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND;
+	int a, ci, passed = 0, failed = 0, missing = 0, cmd = d->target == LR_TARGET_COMMAND, declared;
 
 	for (ci = 0; ci < r->nconditions; ci++) {
 		if (!strcmp(r->cond[ci].status, "passed"))
@@ -90,7 +91,7 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 					? (d->arms[a].layout == LR_PATH_COPY ? "/copy" : "/strided")
 					: "",
 				a == 0 ? " [baseline]" : "");
-	print_parity(f, d, cmd, passed, failed, missing, sv);
+	declared = print_parity(f, d, cmd, passed, failed, missing, sv);
 	if (rr->ntables && (fputc('\n', f), lr_render_tables(f, rr)))
 		fprintf(f, "(%s: the tables are missing)\n", lr_error_msg());
 	if (sv) {
@@ -119,8 +120,9 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 		fprintf(f,
 			"\nTimes are measured wall-clock medians per execution; reduction = 1 - exp(median ln((B1+B2)/(A1+A2))) over\n"
 			"the timed blocks; the interval is the sign-test 95%% interval of the block ratios.\n");
-	fprintf(f, "\nrun %lld %s: %d of %d condition(s) passed parity, %d failed, %d missing", (long long)run->id,
-		lr_status_name(run->status), passed, r->nconditions, failed, missing);
+	fprintf(f, "\nrun %lld %s: %d of %d condition(s) passed %s, %d failed, %d missing", (long long)run->id,
+		lr_status_name(run->status), passed, r->nconditions, declared ? "parity" : "(no output parity checked)",
+		failed, missing);
 	if (sv->nrows)
 		fprintf(f,
 			"; serving: %d failing comparison case(s), %d failing gate case(s), %d uncollected cell(s)%s",

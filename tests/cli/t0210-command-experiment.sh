@@ -60,7 +60,8 @@ command = sh -c 'true' sh {mode}
 mode = good, bad
 EOF2
 expect_exit 1 "a run with a failing command" "$LABRUN" run -q fails.ini
-contains "$T/out" "parity: 1 passed, 1 failed, 0 missing" "the failure is counted"
+contains "$T/out" "conditions: 1 passed, 1 failed, 0 missing (no arm declares outputs: no output parity checked)" \
+	"the failure is counted, and no output parity claimed: the arms declare no outputs"
 contains "$T/out" "mode=bad: failed: arm 'a', parity execution: exited with status 3; stderr ends: the harness broke on bad" \
 	"named with its exit status and the tail of its stderr"
 equals "$(q "SELECT status FROM run WHERE id = 2")" "failed" "the run is failed, kept"

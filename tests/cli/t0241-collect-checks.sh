@@ -126,6 +126,7 @@ lacks "$T/out" "parity: 1 passed" "no parity claimed that was not checked"
 contains "$T/out" "conditions: 1 passed, 0 failed, 0 missing (no arm declares outputs: no output parity checked)" \
 	"the conditions counted as what they are"
 contains "$T/out" "response parity: within-route 0 exact, 2 failing, 0 never compared" "the responses' parity, failing"
+contains "$T/out" "1 of 1 condition(s) passed (no output parity checked)" "and the last line claims no parity either"
 # an arm whose passes are INVALID is never compared silently: the outcome and the report say so
 printf '[experiment]\nname = rules\ntarget = serving\ncases = ok.jsonl\n[design]\nblocks = 6\nwarmup = 0\n[arm strict]\nendpoint = %s\nvalidity = requests:100\n[arm plain]\nendpoint = %s\n' \
 	"$url" "$url" >rules.ini
