@@ -31,6 +31,7 @@ CREATE TABLE collect_validity (
 	tpot_limit_ms  REAL CHECK (tpot_limit_ms IS NULL OR tpot_limit_ms > 0), -- TPOT at the percentile at most; NULL: no rule
 	percentile     REAL NOT NULL CHECK (percentile > 0 AND percentile < 100), -- the limits' percentile (99 unless declared)
 	convention     TEXT NOT NULL CHECK (convention IN ('nearest-rank', 'linear')), -- nearest-rank: LoadGen's sorted[floor(n p)]; linear: NumPy's
+	early_stopping INTEGER NOT NULL CHECK (early_stopping IN (0, 1)), -- 1: LoadGen's early stopping on the TTFT and TPOT limits (confidence 0.99)
 	little_n       REAL, -- Little's law: the client's time-weighted requests in flight over the pass
 	little_xr      REAL, -- and completion rate x mean latency of the completed requests
 	verdict        TEXT NOT NULL CHECK (verdict IN ('VALID', 'INVALID')), -- every rule held, or not

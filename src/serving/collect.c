@@ -317,6 +317,7 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 		.tpot_limit_ms = p->fig.rules.tpot_ms,
 		.percentile = p->fig.rules.percentile,
 		.linear = p->fig.rules.linear,
+		.early = p->fig.rules.early,
 		.little_n = p->fig.little_n,
 		.little_xr = p->fig.little_xr,
 		.valid = p->fig.valid,

@@ -197,6 +197,8 @@ int lr_pass_end(struct lr_pass_acc *a, int rc)
 	summarise(&a->lag, &p->lag_ms);
 	p->ttft_at = lr_valid_percentile(&p->rules, &a->ttft); /* sorted by summarise */
 	p->tpot_at = lr_valid_percentile(&p->rules, &a->tpot);
+	p->ttft_over = lr_valid_over(&a->ttft, p->rules.ttft_ms);
+	p->tpot_over = lr_valid_over(&a->tpot, p->rules.tpot_ms);
 	free(a->ttft.v);
 	free(a->tpot.v);
 	free(a->itl.v);
@@ -253,8 +255,9 @@ static int take_pass(void *arg, const struct lr_collect_pass_row *row)
 	p->cancelled = row->cancelled;
 	p->rate = row->rate;
 	memcpy(p->slo_ms, row->slo_ms, sizeof p->slo_ms);
-	p->rules = (struct lr_valid_rules){ row->min_duration_s, row->min_requests, row->ttft_limit_ms,
-					    row->tpot_limit_ms,  row->percentile,   row->linear };
+	p->rules =
+		(struct lr_valid_rules){ row->min_duration_s, row->min_requests, row->ttft_limit_ms, row->tpot_limit_ms,
+					 row->percentile,     row->linear,       row->early };
 	lr_pass_begin(&a, p);
 	rc = lr_store_collect_rows(b->st, row->set, take_row, &a);
 	if ((rc = lr_pass_end(&a, rc)))

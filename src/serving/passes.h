@@ -36,6 +36,7 @@ struct lr_valid_rules {
 	double ttft_ms, tpot_ms; /* TTFT and TPOT at the percentile at most */
 	double percentile;       /* of the limits: 99 unless declared */
 	int linear;              /* 0: nearest-rank, LoadGen's sorted[floor(n p)]; 1: NumPy's linear */
+	int early;               /* LoadGen's early stopping on the TTFT and TPOT limits (confidence 0.99) */
 };
 
 struct lr_pass_stats {
@@ -70,9 +71,10 @@ struct lr_pass_stats {
 	int has_checks;        /* the rows hold the checks (a pass stored since migration 24) */
 	/* the verdict (lr_pass_verdict): rules in, figures and failed rules out */
 	struct lr_valid_rules rules;
-	double ttft_at, tpot_at;    /* TTFT and TPOT at the rules' percentile, in its convention; NAN: none */
-	double little_n, little_xr; /* time-weighted in flight; completion rate x mean E2EL */
-	int little_gauge;           /* a flag: the server's gauge_mean is beyond 25% of little_xr */
+	double ttft_at, tpot_at;      /* TTFT and TPOT at the rules' percentile, in its convention; NAN: none */
+	int64_t ttft_over, tpot_over; /* requests over the TTFT and TPOT limits (early stopping's t) */
+	double little_n, little_xr;   /* time-weighted in flight; completion rate x mean E2EL */
+	int little_gauge;             /* a flag: the server's gauge_mean is beyond 25% of little_xr */
 	int valid;
 	char invalid[1024]; /* every failed rule, "; " between them */
 };
@@ -126,6 +128,15 @@ LR_MUST_CHECK int lr_pass_slos(const char *text, double slo_ms[3]);
  * LR_EINVAL naming the part that is not one.
  */
 LR_MUST_CHECK int lr_valid_rules_parse(const char *text, struct lr_valid_rules *r);
+/* How many of v are over 'limit' (0: no limit, none). */
+int64_t lr_valid_over(const struct lr_values *v, double limit);
+/*
+ * LoadGen's early stopping: with t of the queries over the limit of the
+ * p-th percentile, the queries needed at least, h + t for the smallest h
+ * with I(p; h, t + 1) <= 1 - confidence (the regularized incomplete beta,
+ * P(Binomial(h + t, p) >= h)); 0 when none can do (t beyond the cap).
+ */
+int64_t lr_valid_early_needed(int64_t t, double p, double confidence);
 /* The sorted v's p-th percentile in the rules' convention; NAN when empty. */
 double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_values *v);
 /* The verdict of p (its figures computed, gauges included): p->valid, p->failed, the Little's-law figures. */

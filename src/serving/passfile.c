@@ -86,6 +86,7 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 	put_num(f, "percentile", p->percentile, 1);
 	put_num(f, "little_n", p->little_n, 1);
 	put_num(f, "little_xr", p->little_xr, 1);
+	fprintf(f, ",\"early_stopping\":%s", p->early ? "true" : "false");
 	fprintf(f, ",\"valid\":%s", p->valid ? "true" : "false");
 	put_text(f, "failed", p->valid ? NULL : p->failed, 0);
 	fputs("}},\n\"gauges\":[", f);
@@ -161,7 +162,7 @@ static const struct lr_jname pass_names[] = {
 };
 static const struct lr_jname validity_names[] = {
 	NAME("convention"), NAME("min_duration_s"), NAME("min_requests"), NAME("ttft_limit_ms"), NAME("tpot_limit_ms"),
-	NAME("percentile"), NAME("little_n"), NAME("little_xr"), NAME("valid"), NAME("failed"),
+	NAME("percentile"), NAME("little_n"), NAME("little_xr"), NAME("valid"), NAME("failed"), NAME("early_stopping"),
 };
 static const struct lr_jname check_names[] = {
 	NAME("scheduled_ms"), NAME("received_tokens"), NAME("finishes"), NAME("first_ok"), NAME("cut_tokens"),
@@ -265,7 +266,7 @@ static int read_validity(struct reader *rd, const struct lr_jfields *pass, struc
 	    (rc = number(rd, o, "percentile", 0, 0, &v[4], &has)) ||
 	    (rc = number(rd, o, "little_n", 1, 0, &v[5], &has)) ||
 	    (rc = number(rd, o, "little_xr", 1, 0, &v[6], &has)) || (rc = boolean(rd, o, "valid", &p->valid)) ||
-	    (rc = text(rd, o, "failed", 1, &p->failed)))
+	    (rc = text(rd, o, "failed", 1, &p->failed)) || (rc = boolean(rd, o, "early_stopping", &p->early)))
 		return rc;
 	if (strcmp(conv, "linear") && strcmp(conv, "nearest-rank"))
 		return bad(rd, "convention");

@@ -66,8 +66,8 @@ int lr_pass_slos(const char *text, double slo_ms[3])
 static int bad_rule(const char *tok)
 {
 	lr_error_set(LR_EINVAL,
-		     "validity rule '%s' is not duration:S, requests:N, ttft:MS, tpot:MS, percentile:P or "
-		     "convention:nearest-rank|linear",
+		     "validity rule '%s' is not duration:S, requests:N, ttft:MS, tpot:MS, percentile:P, "
+		     "convention:nearest-rank|linear or early-stopping:yes|no",
 		     tok);
 	lr_error_hint("e.g. 'duration:600 requests:1000 ttft:2000 tpot:100' (LoadGen's Llama2-70B server limits)");
 	return LR_EINVAL;
@@ -79,8 +79,14 @@ static int take_rule(void *arg, int k, const char *tok, const char *value)
 	char *end;
 	double v;
 
-	if (k == 6)
+	if (k == 7)
 		return bad_rule(tok);
+	if (k == 6) {
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			return bad_rule(tok);
+		r->early = !strcmp(value, "yes");
+		return 0;
+	}
 	if (k == 5) {
 		if (strcmp(value, "nearest-rank") && strcmp(value, "linear"))
 			return bad_rule(tok);
@@ -105,11 +111,54 @@ static int take_rule(void *arg, int k, const char *tok, const char *value)
 
 int lr_valid_rules_parse(const char *text, struct lr_valid_rules *r)
 {
-	static const char *const names[] = { "duration", "requests", "ttft", "tpot", "percentile", "convention" };
+	static const char *const names[] = { "duration",   "requests",   "ttft",          "tpot",
+					     "percentile", "convention", "early-stopping" };
 
 	memset(r, 0, sizeof *r);
 	r->percentile = 99;
-	return each_named(text, "validity rules", names, 6, take_rule, r);
+	return each_named(text, "validity rules", names, 7, take_rule, r);
+}
+
+int64_t lr_valid_over(const struct lr_values *v, double limit)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; limit > 0 && i < v->n; i++)
+		n += v->v[i] > limit;
+	return n;
+}
+
+/* P(Binomial(h + t, p) >= h): at most t of h + t over the limit, were the true share under it only p. */
+static double tail(int64_t h, int64_t t, double p)
+{
+	double n = (double)(h + t), sum = 0, lq = log1p(-p), lp = log(p);
+
+	for (int64_t i = 0; i <= t; i++) /* i over the limit */
+		sum += exp(lgamma(n + 1) - lgamma((double)i + 1) - lgamma(n - (double)i + 1) + (double)i * lq +
+			   (n - (double)i) * lp);
+	return sum;
+}
+
+int64_t lr_valid_early_needed(int64_t t, double p, double confidence)
+{
+	int64_t lo = 1, hi = 1;
+
+	if (t > 100000)
+		return 0;
+	while (tail(hi, t, p) > 1 - confidence) { /* the tail falls as h grows: double, then halve */
+		if (hi > ((int64_t)1 << 40))
+			return 0;
+		hi *= 2;
+	}
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (tail(mid, t, p) > 1 - confidence)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return hi + t;
 }
 
 double lr_valid_percentile(const struct lr_valid_rules *r, const struct lr_values *v)
@@ -186,6 +235,19 @@ static void failed_rule(struct lr_pass_stats *p, const char *fmt, ...)
 	p->valid = 0;
 }
 
+/* LoadGen's early stopping on one limit: enough queries for its percentile, t of them over it. */
+static void early(struct lr_pass_stats *p, const char *metric, double limit, int64_t n, int64_t t)
+{
+	int64_t need;
+
+	if (!(limit > 0) || !p->rules.early)
+		return;
+	need = lr_valid_early_needed(t, p->rules.percentile / 100, 0.99);
+	if (!need || n < need)
+		failed_rule(p, "early stopping (%s): %lld of %lld over %g ms; it needs at least %lld more", metric,
+			    (long long)t, (long long)n, limit, need ? (long long)(need - n) : -1LL);
+}
+
 /*
  * Little's law over the pass: the client's time-weighted requests in flight
  * against completion rate x mean latency of the completed requests; they
@@ -233,6 +295,8 @@ void lr_pass_verdict(struct lr_pass_stats *p)
 	if (p->usage_differs)
 		failed_rule(p, "TEST06: %lld stream(s) whose usage.completion_tokens differs from the tokens received",
 			    (long long)p->usage_differs);
+	early(p, "TTFT", r->ttft_ms, p->ttft_ms.n, p->ttft_over);
+	early(p, "TPOT", r->tpot_ms, p->tpot_ms.n, p->tpot_over);
 	if (p->first_late)
 		failed_rule(p, "TEST06: %lld stream(s) whose first token came after the event TTFT was timed on",
 			    (long long)p->first_late);

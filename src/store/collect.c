@@ -50,8 +50,8 @@ static int insert_validity(struct lr_store *st, int64_t set, const struct lr_sto
 {
 	static const char sql[] =
 		"INSERT INTO collect_validity(set_id, min_duration_s, min_requests, ttft_limit_ms, tpot_limit_ms, percentile,"
-		" convention, little_n, little_xr, verdict, failed) VALUES (:set, :dur, :req, :ttft, :tpot, :pct, :conv,"
-		" :n, :xr, :verdict, :failed)";
+		" convention, early_stopping, little_n, little_xr, verdict, failed) VALUES (:set, :dur, :req, :ttft, :tpot,"
+		" :pct, :conv, :early, :n, :xr, :verdict, :failed)";
 	sqlite3_stmt *s = NULL;
 	int rc;
 
@@ -67,6 +67,7 @@ static int insert_validity(struct lr_store *st, int64_t set, const struct lr_sto
 	bind_real_or_null(s, ":tpot", p->tpot_limit_ms, p->tpot_limit_ms > 0);
 	db_bind_real(s, ":pct", p->percentile);
 	db_bind_text(s, ":conv", p->linear ? "linear" : "nearest-rank");
+	db_bind_int(s, ":early", p->early);
 	bind_real_or_null(s, ":n", p->little_n, 1);
 	bind_real_or_null(s, ":xr", p->little_xr, 1);
 	db_bind_text(s, ":verdict", p->valid ? "VALID" : "INVALID");
@@ -233,7 +234,7 @@ int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn
 	static const char sql[] =
 		"SELECT p.set_id, s.route, s.condition_idx, p.concurrency, p.cancelled, p.rate, p.duration_s,"
 		" p.slo_ttft_ms, p.slo_tpot_ms, p.slo_e2el_ms, v.set_id IS NOT NULL, v.min_duration_s, v.min_requests,"
-		" v.ttft_limit_ms, v.tpot_limit_ms, v.percentile, v.convention = 'linear'"
+		" v.ttft_limit_ms, v.tpot_limit_ms, v.percentile, v.convention = 'linear', v.early_stopping"
 		" FROM collect_pass p JOIN response_set s ON s.id = p.set_id LEFT JOIN collect_validity v ON v.set_id = p.set_id"
 		" WHERE s.run_id = :run ORDER BY p.set_id";
 	struct lr_collect_pass_row p;
@@ -261,6 +262,7 @@ int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn
 		p.tpot_limit_ms = sqlite3_column_double(s, 14);
 		p.percentile = p.has_rules ? sqlite3_column_double(s, 15) : 99;
 		p.linear = sqlite3_column_int(s, 16);
+		p.early = sqlite3_column_int(s, 17);
 		rc = fn(arg, &p);
 	}
 	sqlite3_finalize(s);

@@ -37,6 +37,7 @@ struct lr_store_pass {
 	double min_duration_s, ttft_limit_ms, tpot_limit_ms, percentile; /* 0: no rule */
 	int64_t min_requests;
 	int linear; /* the percentile convention: 0 nearest-rank, 1 linear */
+	int early;  /* LoadGen's early stopping applied */
 	double little_n, little_xr;
 	int valid;
 	const char *failed; /* the failed rules; NULL when valid */
@@ -86,7 +87,7 @@ struct lr_collect_pass_row {
 	double rate, duration_s; /* rate 0: all at once */
 	double slo_ms[3];        /* goodput's SLOs: TTFT, TPOT, E2EL; 0: none */
 	/* its validity rules (0: none); has_rules 0 for a pass stored before migration 24 */
-	int has_rules, linear;
+	int has_rules, linear, early;
 	double min_duration_s, ttft_limit_ms, tpot_limit_ms, percentile;
 	int64_t min_requests;
 };

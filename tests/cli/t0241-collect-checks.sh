@@ -75,6 +75,16 @@ expect_exit 0 "a pass that cannot meet its rules" "$LABRUN" collect --endpoint "
 contains "$T/out" "result: INVALID: requests 1 < 100; TTFT p99 (linear)" "INVALID, each failed rule named"
 equals "$(q "SELECT v.verdict || ' ' || v.convention || ' ' || v.min_requests FROM collect_validity v JOIN response_set s ON s.id = v.set_id WHERE s.route = 'invalid'")" \
 	"INVALID linear 100" "the rules and the verdict are stored"
+# LoadGen's early stopping: with none of n over the limit, the smallest h with p^h <= 0.01 queries are needed
+for pct in 99 90; do
+	expect_exit 0 "a pass of one request with early stopping at p$pct" "$LABRUN" collect --endpoint "$url" --route early$pct \
+		--cases ok.jsonl --run 1 --validity "ttft:100000 percentile:$pct early-stopping:yes"
+	need=$(python3 -c 'import sys; p = int(sys.argv[1]) / 100; h = 1
+while p ** h > 0.01: h += 1
+print(h - 1)' "$pct")
+	contains "$T/out" "result: INVALID: early stopping (TTFT): 0 of 1 over 100000 ms; it needs at least $need more" \
+		"p$pct: $need more queries, as LoadGen's rule says"
+done
 expect_exit 2 "a malformed rule" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'p99:5'
 contains "$T/err" "validity rule 'p99:5' is not" "is named"
 
