@@ -14,7 +14,8 @@ nodone (it ends before [DONE]), badjson, utf8, oversize, stall, error (an
 error object in the stream); slow waits 30 s before it answers. Streams that
 break the client's own checks: inflate (usage reports 99 times the tokens sent),
 nul (a token whose text is "\\u0000"), nofinish (no finish reason), empty (only
-[DONE]), nocontent (a finish and no token); vary answers each request with
+[DONE]), nocontent (a finish and no token), lateids (the first token's id comes
+with the second's); vary answers each request with
 other tokens. GET /metrics-flaky fails every
 other scrape (HTTP 503). The port goes to PORTFILE once listening; every
 completed stream's token ids and text go to SENTLOG (JSON lines), so tests
@@ -159,6 +160,9 @@ class Handler(BaseHTTPRequestHandler):
                 chunk = {"content": piece(t), "tokens": [t], "stop": False}
             elif mode == "logprobs":
                 chunk["choices"][0]["logprobs"] = {"tokens": ["token_id:%d" % t], "token_logprobs": [-0.1]}
+            elif mode == "lateids" and req.get("return_token_ids"):  # the first token's id comes with the second
+                if i:
+                    chunk["choices"][0]["token_ids"] = [toks[0], t] if i == 1 else [t]
             elif mode != "textonly" and req.get("return_token_ids"):
                 chunk["choices"][0]["token_ids"] = [t]
                 if i == 0:

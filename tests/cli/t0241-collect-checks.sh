@@ -88,6 +88,14 @@ done
 expect_exit 2 "a malformed rule" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'p99:5'
 contains "$T/err" "validity rule 'p99:5' is not" "is named"
 
+# TEST06's first check: the event TTFT was timed on must carry the first token (here its id comes later)
+printf '{"case_id": "late", "prompt": "mode:lateids h"}\n' >late.jsonl
+expect_exit 0 "a stream whose first token id comes with the second" "$LABRUN" collect --endpoint "$url" --route late \
+	--cases late.jsonl --run 1
+contains "$T/out" "result: INVALID: TEST06: 1 stream(s) whose first token came after the event TTFT was timed on" "named"
+equals "$(q "SELECT c.first_ok || ' ' || (c.received_tokens = x.completion_tokens) FROM collect_check c JOIN collect_request x USING (set_id, seq)
+	WHERE x.case_id = 'late'")" "0 1" "stored as such, every token received"
+
 # Little's law: a request in flight for a second that never completes is time no completion accounts for
 printf '{"case_id": "s1", "prompt": "quick one"}\n{"case_id": "s2", "prompt": "mode:stall x"}\n' >lost.jsonl
 expect_exit 1 "a pass that loses a request" "$LABRUN" collect --endpoint "$url" --route lost --cases lost.jsonl \
