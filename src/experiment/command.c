@@ -36,7 +36,10 @@
  * The environment of an execution: envp, then the arm's env.NAME values, then
  * LABRUN_METRICS. Without LABRUN_CHECKS: a repetition's checks have no row
  * (its figures are metrics), and one inherited from a 'labrun record' around
- * 'labrun run' would collect every repetition's checks in that run.
+ * 'labrun run' would collect every repetition's checks in that run. Without
+ * LABRUN_PROGRESS: it asks this labrun for progress lines, and a serving
+ * pass's own 'labrun collect' would print its lines into the stderr log the
+ * execution stores (an arm's env.LABRUN_PROGRESS still sets it).
  */
 static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 {
@@ -49,7 +52,8 @@ static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		size_t len = strcspn(envp[i], "=");
-		int replaced = len == strlen(LR_CHECKS_ENV) && !strncmp(envp[i], LR_CHECKS_ENV, len);
+		int replaced = (len == strlen(LR_CHECKS_ENV) && !strncmp(envp[i], LR_CHECKS_ENV, len)) ||
+			       (len == strlen("LABRUN_PROGRESS") && !strncmp(envp[i], "LABRUN_PROGRESS", len));
 
 		for (j = 0; j < set->n; j++)
 			replaced |= strlen(set->v[j].key) == len && !strncmp(envp[i], set->v[j].key, len);
