@@ -225,3 +225,82 @@ double lr_drift(const double *t, int n)
 	slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
 	return exp(slope * (n - 1)) - 1;
 }
+
+/*
+ * P(at most 'inv' inversions) in a random permutation of n: the distribution
+ * of inversions is the product over j = 1..n of uniform(0..j-1), convolved
+ * one factor at a time with a running sum. -1 when out of memory.
+ */
+static double inversions_cdf(int n, int64_t inv)
+{
+	int64_t most = (int64_t)n * (n - 1) / 2, len = 1, k;
+	double *p = calloc((size_t)most + 1, sizeof *p), *q = calloc((size_t)most + 1, sizeof *q), *t, cdf = 0;
+
+	if (!p || !q) {
+		free(p);
+		free(q);
+		return -1;
+	}
+	p[0] = 1;
+	for (int j = 2; j <= n; j++) {
+		double run = 0;
+
+		for (k = 0; k < len + j - 1; k++) { /* q[k] = (p[k - j + 1] + ... + p[k]) / j */
+			run += k < len ? p[k] : 0;
+			run -= k - j >= 0 ? p[k - j] : 0;
+			q[k] = run / j;
+		}
+		len += j - 1;
+		t = p, p = q, q = t;
+	}
+	for (k = 0; k <= inv && k < len; k++)
+		cdf += p[k];
+	free(p);
+	free(q);
+	return cdf;
+}
+
+/* Kendall's S of ln ratio over i: concordant minus discordant pairs. */
+static int64_t kendall_s(const double *ratio, int n)
+{
+	int64_t s = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			s += (ratio[j] > ratio[i]) - (ratio[j] < ratio[i]);
+	return s;
+}
+
+int lr_ratio_trend(const double *ratio, int n, struct lr_trend *out)
+{
+	int64_t pairs = (int64_t)n * (n - 1) / 2, s, k = 0;
+	double *slope, cdf;
+
+	memset(out, 0, sizeof *out);
+	out->p = 1;
+	if (n < 3)
+		return 0;
+	if (!(slope = malloc((size_t)pairs * sizeof *slope)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			slope[k++] = (log(ratio[j]) - log(ratio[i])) / (j - i);
+	out->change = exp(lr_median(slope, (size_t)pairs) * (n - 1)) - 1;
+	free(slope);
+	s = kendall_s(ratio, n);
+	out->n = n;
+	out->tau = (double)s / (double)pairs;
+	if (n <= 200) { /* |S| >= s observed: at most (pairs - |s|) / 2 inversions, either way */
+		if ((cdf = inversions_cdf(n, (pairs - (s < 0 ? -s : s)) / 2)) < 0)
+			return lr_error_set(LR_ENOMEM, "out of memory");
+		out->p = 2 * cdf;
+	} else { /* the normal approximation, with a continuity correction */
+		double var = (double)n * (n - 1) * (2.0 * n + 5) / 18, z = ((s < 0 ? -s : s) - 1) / sqrt(var);
+
+		out->p = erfc(z / sqrt(2));
+	}
+	if (out->p > 1)
+		out->p = 1;
+	out->flagged = out->p <= LR_TREND_ALPHA;
+	return 0;
+}
