@@ -31,7 +31,7 @@ typedef json_t *(*lr_render_json_row_fn)(const struct lr_report_run *rr, const s
 					 const struct lr_report_row *w);
 typedef void (*lr_render_csv_row_fn)(struct lr_table *t, const struct lr_report_run *rr,
 				     const struct lr_report_table *tb, const struct lr_report_row *w);
-/* The means of row w (the mean form) into its JSON object jw. */
+/* The block ratios' trend of row w, and its means (the mean form), into its JSON object jw. */
 void lr_render_json_row_forms(json_t *jw, const struct lr_report_run *rr, const struct lr_report_row *w);
 /* rr's tables appended to the array 'into' (returned): each its arms, unit, rows by 'row', range form, metric. */
 json_t *lr_render_json_tables(const struct lr_report_run *rr, lr_render_json_row_fn row, json_t *into);
