@@ -40,9 +40,8 @@ static int newer_than_crate(const struct cmp *c, const char *key)
 	static const struct {
 		const char *key;
 		int since;
-	} added[] = {
-		{ "format", 2 }, { "per_block", 2 }, { "declared", 2 }, { "undeclared", 2 }, { "ratio_trend", 3 }
-	};
+	} added[] = { { "format", 2 },     { "per_block", 2 },   { "declared", 2 },
+		      { "undeclared", 2 }, { "ratio_trend", 3 }, { "cleanup", 3 } };
 
 	for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
 		if (!strcmp(key, added[i].key))

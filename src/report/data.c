@@ -415,6 +415,7 @@ static json_t *json_run(const struct lr_report_run *rr)
 		jr, "parity",
 		json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing", rr->missing));
 	json_object_set_new(jr, "noise_floor", json_floor(rr));
+	json_object_set_new(jr, "cleanup", lr_render_cleanup_json(&r->left));
 	json_object_set_new(jr, "tables", lr_render_json_tables(rr, json_row, tables));
 	for (int c = 0; c < rr->nconds; c++)
 		if (strcmp(rr->conds[c].status, "passed"))

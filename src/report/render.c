@@ -354,6 +354,12 @@ void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, i
 	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
 		    rr->missing);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));
+	if (ds->target == LR_TARGET_COMMAND && !lr_report_drift_marks(rr)) { /* a crate of format 3 on says it */
+		struct lr_buf *t = lr_doc_item(d, b, 0);
+
+		lr_doc_add(t, "Cleanup: ");
+		lr_render_cleanup(t, &r->left);
+	}
 }
 
 void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)

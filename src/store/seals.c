@@ -67,6 +67,8 @@ const struct db_seal_query db_seal_queries[] = {
 	  " ORDER BY g.set_id, g.seq" },
 	/* migration 23 */
 	{ "check_result", "SELECT * FROM check_result WHERE run_id = :run ORDER BY seq" },
+	/* what a command left running */
+	{ "leftover", "SELECT * FROM leftover WHERE run_id = :run ORDER BY condition_idx, seq, n" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
