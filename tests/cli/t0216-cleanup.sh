@@ -82,3 +82,11 @@ expect_exit 0 "a recorded command whose daemon leaves its group" "$L" record -q 
 escaped=$(cat daemon.pid)
 if kill "$escaped" 2>/dev/null; then ok "the escaped daemon was still alive (this test has now killed it)"; else fail "no escaped daemon"; fi
 equals "$(q "SELECT count(*) FROM leftover WHERE run_id = 5")" "0" "record's group search does not see a setsid daemon"
+
+# the leftovers are sealed with their run and travel in its bundle: a crate of run 1 verifies, report included
+"$L" key init >/dev/null 2>&1 || fail "key init"
+"$L" key export >"$T/lab.pub.pem"
+expect_exit 0 "a crate of run 1 (signed with the key made after it)" "$L" manifest --run 1 -o "$T/crate" --license CC-BY-4.0
+equals "$(jq -r '.tables.leftover.rows | length' "$T/crate/run-1/bundle.json")" "1" "its bundle holds the leftover"
+expect_exit 0 "the crate verifies" env -u LABRUN_STORE "$L" verify --key "$T/lab.pub.pem" "$T/crate"
+contains "$T/out" "0 problem(s)" "report and rows included"
