@@ -401,38 +401,20 @@ static int start(struct run *r, int xp[2])
 /* Kill and reap every child labrun still has: with the subreaper set, whatever the command left behind. */
 static int reap_orphans(void)
 {
-	char path[300], buf[4096];
-	int killed = 0, round, found = 1;
-	struct dirent *t;
-	DIR *d;
+	int killed = 0, round, n = 1;
 
-	for (round = 0; found && round < 100; round++) { /* a killed one's own children come to us next */
-		found = 0;
-		if (!(d = opendir("/proc/self/task")))
-			break;
-		while ((t = readdir(d))) {
-			FILE *f;
-			long pid;
-			int n;
+	for (round = 0; n && round < 100; round++) { /* a killed one's own children come to us next */
+		pid_t list[1024];
 
-			if (t->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
-			if (!(f = fopen(path, "re")))
-				continue;
-			n = (int)fread(buf, 1, sizeof buf - 1, f);
-			fclose(f);
-			buf[n > 0 ? n : 0] = '\0';
-			for (char *p = buf, *end; (pid = strtol(p, &end, 10)) > 0; p = end) {
-				kill((pid_t)pid, SIGKILL);
-				kill(-(pid_t)pid, SIGKILL);
-				while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
-					;
-				killed++;
-				found = 1;
-			}
+		n = 0;
+		children_of("self", list, &n, 1024);
+		for (int i = 0; i < n; i++) {
+			kill(list[i], SIGKILL);
+			kill(-list[i], SIGKILL);
+			while (waitpid(list[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			killed++;
 		}
-		closedir(d);
 	}
 	return killed;
 }

@@ -13,25 +13,23 @@ L=$LABRUN
 running() {
 	case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) in '' | Z | X) return 1 ;; esac
 }
+# pid: the one leftover of run $1, which must have been killed
+killed_leftover() {
+	pid=$(q "SELECT pid FROM leftover WHERE run_id = $1")
+	if running "$pid"; then kill "$pid"; fail "leftover $pid is still alive"; fi
+	ok "and it was killed"
+}
+# an experiment NAME.ini whose arm a runs COMMAND, its arm b 'true'
+define() {
+	printf '[experiment]\nname = %s\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = %s\n[arm b]\ncommand = true\n' \
+		"$1" "$2" >"$1.ini"
+}
 # the execution numbered 0 (arm a's parity execution) leaves one process behind, the others nothing
-cat >bg.ini <<'EOF2'
-[experiment]
-name = bg
-target = command
-[design]
-blocks = 6
-warmup = 0
-[arm a]
-command = sh -c "if [ {rep} = 0 ]; then sleep 1000 & fi; exit 0"
-[arm b]
-command = true
-EOF2
+define bg 'sh -c "if [ {rep} = 0 ]; then sleep 1000 & fi; exit 0"'
 expect_exit 0 "an execution that leaves 'sleep 1000 &' behind, its stdout still open" "$L" run -q bg.ini
 equals "$(q "SELECT count(*) || ' ' || min(condition_idx) || ' ' || min(seq) FROM leftover WHERE run_id = 1")" \
 	"1 0 0" "one leftover, of execution 0"
-pid=$(q "SELECT pid FROM leftover WHERE run_id = 1")
-if running "$pid"; then kill "$pid"; fail "leftover $pid is still alive"; fi
-ok "and it was killed"
+killed_leftover 1
 expect_exit 0 "its report" "$L" report --run 1
 contains "$T/out" "* Cleanup: 1 left running: pid $pid '" "the report gives the cleanup count, with the process"
 contains "$T/out" "' (execution 0 of condition 0)" "and the execution that left it"
@@ -39,28 +37,15 @@ expect_exit 0 "its report as JSON" "$L" report --run 1 --format json
 equals "$(jq -r '.runs[0].cleanup | "\(.count) \(.left[0].pid) \(.left[0].execution)"' "$T/out")" "1 $pid 0" "in the data too"
 
 # a daemon: a double fork into a session of its own, out of the execution's group
-cat >daemon.ini <<'EOF2'
-[experiment]
-name = daemon
-target = command
-[design]
-blocks = 6
-warmup = 0
-[arm a]
-command = sh -c "if [ {rep} = 0 ]; then (setsid sleep 1000 </dev/null >/dev/null 2>&1 &); fi; exit 0"
-[arm b]
-command = true
-EOF2
+define daemon 'sh -c "if [ {rep} = 0 ]; then (setsid sleep 1000 </dev/null >/dev/null 2>&1 &); fi; exit 0"'
 expect_exit 0 "an execution that leaves a daemon behind (setsid, double fork)" "$L" run -q daemon.ini
 equals "$(q "SELECT count(*) FROM leftover WHERE run_id = 2")" "1" "one leftover"
-pid=$(q "SELECT pid FROM leftover WHERE run_id = 2")
-if running "$pid"; then kill "$pid"; fail "daemon $pid is still alive"; fi
-ok "and it was killed"
+killed_leftover 2
 expect_exit 0 "its report" "$L" report --run 2
 contains "$T/out" "* Cleanup: 1 left running: pid $pid '" "cleanup 1"
 
 # a clean one
-printf '[experiment]\nname = clean\ntarget = command\n[design]\nblocks = 6\nwarmup = 0\n[arm a]\ncommand = true\n[arm b]\ncommand = sh -c "exit 0"\n' >clean.ini
+define clean 'sh -c "exit 0"'
 expect_exit 0 "an experiment that leaves nothing" "$L" run -q clean.ini
 expect_exit 0 "its report" "$L" report --run 3
 contains "$T/out" "* Cleanup: 0 left running" "cleanup 0"
@@ -70,9 +55,7 @@ expect_exit 0 "a recorded command that leaves a process in its group" \
 	"$L" record -q -- sh -c 'sleep 1000 >/dev/null 2>&1 & exit 0'
 equals "$(q "SELECT count(*) || ' ' || condition_idx || ' ' || seq FROM leftover WHERE run_id = 4")" "1 -1 -1" \
 	"one leftover of the run's own command"
-pid=$(q "SELECT pid FROM leftover WHERE run_id = 4")
-if running "$pid"; then kill "$pid"; fail "leftover $pid is still alive"; fi
-ok "and it was killed"
+killed_leftover 4
 expect_exit 0 "its report" "$L" report --run 4
 contains "$T/out" ", passed, exit 0, cleanup 1 left running: pid $pid '" "the recorded run's cleanup count"
 # ... and what leaves the group with setsid escapes the search: not found, not killed (this test kills it)
