@@ -97,7 +97,9 @@ double lr_drift(const double *t, int n);
  * exchangeable blocks (from the distribution of inversions) up to 200
  * blocks, from the normal approximation beyond; the size is Sen's slope
  * (the median of the pairwise slopes) as the relative change from the first
- * block to the last. Flagged when p <= LR_TREND_ALPHA.
+ * block to the last. Flagged when p <= LR_TREND_ALPHA. Beyond LR_TREND_POINTS
+ * blocks, both run on the means of that many runs of consecutive blocks (the
+ * pairs grow as the square of the points).
  */
 struct lr_trend {
 	int n;         /* blocks; 0: fewer than 3, no test */
@@ -108,7 +110,8 @@ struct lr_trend {
 };
 
 /* The false-alarm rate per row the trend rule allows (docs/method.md says why 2%). */
-#define LR_TREND_ALPHA 0.02
+#define LR_TREND_ALPHA  0.02
+#define LR_TREND_POINTS 1000
 
 /* The trend of ratio[0..n) (positive values, in block order); 0, or LR_ENOMEM. */
 LR_MUST_CHECK int lr_ratio_trend(const double *ratio, int n, struct lr_trend *out);

@@ -270,6 +270,26 @@ static int simulate(int designs, int n, double trend)
 	return flagged;
 }
 
+/* Beyond LR_TREND_POINTS blocks the rule runs on means of consecutive blocks: a trend is still seen, its size kept. */
+static void ratio_trend_of_many_blocks(void **state)
+{
+	enum { N = 5000 };
+	double *r = malloc(N * sizeof *r);
+	struct lr_trend t;
+
+	(void)state;
+	rng = 7;
+	for (int i = 0; i < N; i++)
+		r[i] = 0.7 * exp(log(1.05) * i / (N - 1) + 0.01 * gauss());
+	assert_int_equal(lr_ratio_trend(r, N, &t), 0);
+	assert_true(t.n == N && t.flagged && fabs(t.change - 0.05) < 0.01);
+	for (int i = 0; i < N; i++)
+		r[i] = 0.7 * exp(0.01 * gauss());
+	assert_int_equal(lr_ratio_trend(r, N, &t), 0);
+	assert_true(!t.flagged && fabs(t.change) < 0.01);
+	free(r);
+}
+
 /*
  * docs/method.md's figures: 200 trend-free designs of 10 blocks (the Quick
  * start's) flag at most 5%, and 200 whose block ratio changes by 8% over
@@ -359,6 +379,7 @@ int main(void)
 		cmocka_unit_test(drift_is_measured_as_relative_change),
 		cmocka_unit_test(ratio_trend_p_is_exact),
 		cmocka_unit_test(ratio_trend_rule_simulated),
+		cmocka_unit_test(ratio_trend_of_many_blocks),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
