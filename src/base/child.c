@@ -26,6 +26,7 @@ struct run {
 	int pidfd;  /* tells us the child ended, -1 without one (then we poll) */
 	int tty;    /* the terminal handed to the child, or -1 */
 	int reaped;
+	int swept; /* contain and leftovers: what it left was noted and killed once it exited */
 	int status;
 	double start, term_at, kill_at; /* kill_at: when SIGKILL is due, 0: not yet */
 	unsigned char *buf;
@@ -188,6 +189,136 @@ static int pump(struct run *r, int fd)
 	return r->o->on_output(r->o->arg, fd, r->buf, (size_t)n);
 }
 
+/* Process pid's command line from /proc, arguments separated by spaces, cut at len - 1; "" when gone. */
+static void cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	for (; n && !buf[n - 1]; n--) /* the last argument's NUL */
+		;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = buf[i] ? buf[i] : ' ';
+	buf[n] = '\0';
+}
+
+/* 1 when pid is alive (not a zombie), with its process group in *pgrp. */
+static int alive(pid_t pid, pid_t *pgrp)
+{
+	char path[64], buf[512], state;
+	int ppid, pg = 0;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
+
+	if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pg) != 3 || state == 'Z' || state == 'X')
+		return 0;
+	*pgrp = pg;
+	return 1;
+}
+
+/* Stop pid and note it as left behind; the error when out of memory. */
+static int note(struct lr_child *c, pid_t pid)
+{
+	char argv[1024];
+
+	kill(pid, SIGSTOP);
+	cmdline(pid, argv, sizeof argv);
+	return lr_leftovers_add(&c->left, -1, -1, pid, argv);
+}
+
+/* The children of pid's threads ("self" for labrun's), appended to list (at most max). */
+static void children_of(const char *pid, pid_t *list, int *n, int max)
+{
+	char path[300], buf[4096];
+	struct dirent *t;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%s/task", pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((t = readdir(d))) {
+		FILE *f;
+		size_t k;
+		long v;
+
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/task/%s/children", pid, t->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		k = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[k] = '\0';
+		for (char *p = buf, *end; *n < max && (v = strtol(p, &end, 10)) > 0; p = end)
+			list[(*n)++] = (pid_t)v;
+	}
+	closedir(d);
+}
+
+/*
+ * With contain, once the child has exited: every descendant of labrun still
+ * alive is its leftover (labrun, their subreaper, has no other children while
+ * it runs one). Each is stopped as it is found, before its own children are
+ * read, so none forks past the walk; then all are killed (reap_orphans reaps them).
+ */
+static int sweep_descendants(struct run *r)
+{
+	enum { MAX = 4096 };
+	pid_t *list = malloc(MAX * sizeof *list), pg;
+	int n = 0, rc = 0;
+
+	if (!list)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	children_of("self", list, &n, MAX);
+	for (int i = 0; i < n && !rc; i++) {
+		char pid[32];
+
+		if (list[i] == r->c->pid || !alive(list[i], &pg))
+			continue;
+		rc = note(r->c, list[i]);
+		snprintf(pid, sizeof pid, "%d", (int)list[i]);
+		children_of(pid, list, &n, MAX);
+	}
+	for (int i = 0; i < n; i++)
+		if (list[i] != r->c->pid)
+			kill(list[i], SIGKILL);
+	free(list);
+	return rc;
+}
+
+/* Without contain, once the child has exited and its pipes closed: the members of its group still alive. */
+static int sweep_group(struct lr_child *c)
+{
+	struct dirent *e;
+	int rc = 0;
+	DIR *d;
+
+	if (kill(-c->pid, SIGSTOP) != 0 || !(d = opendir("/proc")))
+		return 0; /* no member left */
+	while (!rc && (e = readdir(d))) {
+		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10), pg;
+
+		if (pid > 0 && alive(pid, &pg) && pg == c->pid)
+			rc = note(c, pid);
+	}
+	closedir(d);
+	return rc;
+}
+
 /* Wait for the child and its pipes, serving streams, signals and deadlines. */
 static int wait_loop(struct run *r)
 {
@@ -218,6 +349,11 @@ static int wait_loop(struct run *r)
 				on_signal(r, (int)si.ssi_signo, lr_monotonic_s());
 		}
 		reap(r); /* SIGCHLD may be coalesced, and without a signalfd we get none */
+		if (r->reaped && r->o->contain && r->o->leftovers && !r->swept) {
+			r->swept = 1; /* what still holds its pipes is a leftover too: its end is the child's */
+			if ((rc = sweep_descendants(r)))
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -265,38 +401,20 @@ static int start(struct run *r, int xp[2])
 /* Kill and reap every child labrun still has: with the subreaper set, whatever the command left behind. */
 static int reap_orphans(void)
 {
-	char path[300], buf[4096];
-	int killed = 0, round, found = 1;
-	struct dirent *t;
-	DIR *d;
+	int killed = 0, round, n = 1;
 
-	for (round = 0; found && round < 100; round++) { /* a killed one's own children come to us next */
-		found = 0;
-		if (!(d = opendir("/proc/self/task")))
-			break;
-		while ((t = readdir(d))) {
-			FILE *f;
-			long pid;
-			int n;
+	for (round = 0; n && round < 100; round++) { /* a killed one's own children come to us next */
+		pid_t list[1024];
 
-			if (t->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
-			if (!(f = fopen(path, "re")))
-				continue;
-			n = (int)fread(buf, 1, sizeof buf - 1, f);
-			fclose(f);
-			buf[n > 0 ? n : 0] = '\0';
-			for (char *p = buf, *end; (pid = strtol(p, &end, 10)) > 0; p = end) {
-				kill((pid_t)pid, SIGKILL);
-				kill(-(pid_t)pid, SIGKILL);
-				while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
-					;
-				killed++;
-				found = 1;
-			}
+		n = 0;
+		children_of("self", list, &n, 1024);
+		for (int i = 0; i < n; i++) {
+			kill(list[i], SIGKILL);
+			kill(-list[i], SIGKILL);
+			while (waitpid(list[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			killed++;
 		}
-		closedir(d);
 	}
 	return killed;
 }
@@ -332,6 +450,8 @@ int lr_child_run(const struct lr_child_opts *o, struct lr_child *c)
 			else if (errno != EINTR)
 				break;
 		}
+		if (!rc && o->leftovers && !o->contain)
+			rc = sweep_group(c);
 		kill(-c->pid, SIGKILL); /* whatever it left running in its group */
 		c->wall_s = lr_monotonic_s() - r.start;
 		if (o->contain)
@@ -364,6 +484,11 @@ out:
 		close(r.pidfd);
 	free(r.buf);
 	return rc;
+}
+
+void lr_child_release(struct lr_child *c)
+{
+	lr_leftovers_release(&c->left);
 }
 
 char *lr_child_failure(const struct lr_child *c, const char *cmd, double timeout_s)

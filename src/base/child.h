@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
+#include "base/model.h"
 
 /* Where one of the child's standard streams goes, besides an open descriptor (>= 0). */
 enum {
@@ -54,6 +55,15 @@ struct lr_child_opts {
 	 * block must not run beside the last one's leftovers.
 	 */
 	int contain;
+	/*
+	 * Note what it left running (c->left), each stopped as it is found so
+	 * that it starts nothing more, before it is killed: with contain, every
+	 * descendant still alive once the child has exited (then at once, even
+	 * while one of them holds its pipes); without, every member of its
+	 * process group still alive once it has exited and its pipes closed.
+	 * The caller frees them with lr_child_release.
+	 */
+	int leftovers;
 };
 
 struct lr_child {
@@ -62,14 +72,18 @@ struct lr_child {
 	const char *bad_cwd; /* when exec_errno came from entering opts->cwd: it (borrowed) */
 	int has_exit;        /* it exited: exit_code is its status */
 	int exit_code;
-	int signal;       /* the signal that ended it, 0 if none */
-	int timed_out;    /* the timeout expired */
-	int cancelled;    /* cancelled: by opts->cancel, or by cancel_sig */
-	int cancel_sig;   /* the forwarded signal that cancelled it, 0 if none */
-	double wall_s;    /* from start until it ended and its pipes closed */
-	int orphans;      /* with contain: processes it left running (its group's or not), killed at its end */
-	struct rusage ru; /* its own, from wait4 */
+	int signal;               /* the signal that ended it, 0 if none */
+	int timed_out;            /* the timeout expired */
+	int cancelled;            /* cancelled: by opts->cancel, or by cancel_sig */
+	int cancel_sig;           /* the forwarded signal that cancelled it, 0 if none */
+	double wall_s;            /* from start until it ended and its pipes closed */
+	int orphans;              /* with contain: processes it left running (its group's or not), killed at its end */
+	struct rusage ru;         /* its own, from wait4 */
+	struct lr_leftovers left; /* with leftovers: what it left running, in the order found (cond, seq -1) */
 };
+
+/* What c holds beyond its fields (its leftovers). */
+void lr_child_release(struct lr_child *c);
 
 /* The signals lr_child_run reads while the child runs, with forward_signals. */
 void lr_child_signals(sigset_t *set);

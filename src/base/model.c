@@ -113,8 +113,29 @@ void lr_run_release(struct lr_run *r)
 		free(r->checks[i].detail);
 	}
 	free(r->checks);
+	lr_leftovers_release(&r->left);
 	lr_strlist_release(&r->secrets);
 	lr_run_init(r);
+}
+
+int lr_leftovers_add(struct lr_leftovers *l, int cond, int seq, int64_t pid, const char *argv)
+{
+	struct lr_leftover x = { cond, seq, pid, strdup(argv ? argv : "") };
+
+	if (!x.argv || LR_ALLOC_GROW(l->v, l->n + 1, l->cap)) {
+		free(x.argv);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	l->v[l->n++] = x;
+	return 0;
+}
+
+void lr_leftovers_release(struct lr_leftovers *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].argv);
+	free(l->v);
+	memset(l, 0, sizeof *l);
 }
 
 int lr_run_add_measure(struct lr_run *r, const char *name, double value, const char *unit, int modelled)

@@ -102,6 +102,28 @@ struct lr_check {
 	char *detail;
 };
 
+/*
+ * What a command left running when it ended (table leftover): a process found
+ * alive after the command's own process had exited, then stopped and killed
+ * (base/child.c). 'cond' and 'seq' name an experiment's execution (-1 for a
+ * recorded command); 'argv' is its command line from /proc, arguments
+ * separated by spaces, "" when it could not be read.
+ */
+struct lr_leftover {
+	int cond, seq;
+	int64_t pid;
+	char *argv;
+};
+
+struct lr_leftovers {
+	struct lr_leftover *v;
+	size_t n, cap;
+};
+
+/* Append one (argv copied); 0 or LR_ENOMEM. */
+LR_MUST_CHECK int lr_leftovers_add(struct lr_leftovers *l, int cond, int seq, int64_t pid, const char *argv);
+void lr_leftovers_release(struct lr_leftovers *l);
+
 /* What produced a run; stored as its name ("record", "import", "experiment", "bench"). */
 enum lr_run_kind {
 	LR_KIND_RECORD,
@@ -161,6 +183,7 @@ struct lr_run {
 	size_t nsamples, capsamples;
 	struct lr_check *checks; /* what its command reported through $LABRUN_CHECKS, in the file's order */
 	size_t nchecks, capchecks;
+	struct lr_leftovers left;  /* what its command, or its experiment's executions, left running (cleanup) */
 	struct lr_strlist secrets; /* values that must never be stored (never stored themselves) */
 };
 

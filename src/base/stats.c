@@ -225,3 +225,114 @@ double lr_drift(const double *t, int n)
 	slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
 	return exp(slope * (n - 1)) - 1;
 }
+
+/*
+ * P(at most 'inv' inversions) in a random permutation of n: the distribution
+ * of inversions is the product over j = 1..n of uniform(0..j-1), convolved
+ * one factor at a time with a running sum. -1 when out of memory.
+ */
+static double inversions_cdf(int n, int64_t inv)
+{
+	int64_t most = (int64_t)n * (n - 1) / 2, len = 1, k;
+	double *p = calloc((size_t)most + 1, sizeof *p), *q = calloc((size_t)most + 1, sizeof *q), *t, cdf = 0;
+
+	if (!p || !q) {
+		free(p);
+		free(q);
+		return -1;
+	}
+	p[0] = 1;
+	for (int j = 2; j <= n; j++) {
+		double run = 0;
+
+		for (k = 0; k < len + j - 1; k++) { /* q[k] = (p[k - j + 1] + ... + p[k]) / j */
+			run += k < len ? p[k] : 0;
+			run -= k - j >= 0 ? p[k - j] : 0;
+			q[k] = run / j;
+		}
+		len += j - 1;
+		t = p, p = q, q = t;
+	}
+	for (k = 0; k <= inv && k < len; k++)
+		cdf += p[k];
+	free(p);
+	free(q);
+	return cdf;
+}
+
+/* Kendall's S of y over its index: concordant minus discordant pairs. */
+static int64_t kendall_s(const double *y, int n)
+{
+	int64_t s = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			s += (y[j] > y[i]) - (y[j] < y[i]);
+	return s;
+}
+
+/* Sen's slope of y over x (x increasing): the median of the pairwise slopes; NAN when out of memory. */
+static double sen_slope(const double *x, const double *y, int n)
+{
+	int64_t pairs = (int64_t)n * (n - 1) / 2, k = 0;
+	double *slope = malloc((size_t)pairs * sizeof *slope), med;
+
+	if (!slope)
+		return NAN;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			slope[k++] = (y[j] - y[i]) / (x[j] - x[i]);
+	med = lr_median(slope, (size_t)pairs);
+	free(slope);
+	return med;
+}
+
+/* Two-sided p of Kendall's S = s over n points with no trend. -1 when out of memory. */
+static double kendall_p(int64_t s, int n)
+{
+	int64_t pairs = (int64_t)n * (n - 1) / 2, a = s < 0 ? -s : s;
+	double p;
+
+	if (n <= 200) { /* |S| >= a: at most (pairs - a) / 2 inversions, either way */
+		if ((p = inversions_cdf(n, (pairs - a) / 2)) < 0)
+			return -1;
+		p *= 2;
+	} else { /* the normal approximation, with a continuity correction */
+		p = erfc((a - 1) / sqrt((double)n * (n - 1) * (2.0 * n + 5) / 18) / sqrt(2));
+	}
+	return p > 1 ? 1 : p;
+}
+
+int lr_ratio_trend(const double *ratio, int n, struct lr_trend *out)
+{
+	int m = n > LR_TREND_POINTS ? LR_TREND_POINTS : n, rc = 0;
+	double *x = malloc((size_t)(m > 0 ? m : 1) * sizeof *x), *y = malloc((size_t)(m > 0 ? m : 1) * sizeof *y);
+
+	memset(out, 0, sizeof *out);
+	out->p = 1;
+	if (!x || !y) {
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (n < 3)
+		goto out;
+	for (int b = 0; b < m; b++) { /* point b: the mean ln ratio of blocks [from, to), at their centre */
+		int64_t from = (int64_t)b * n / m, to = (int64_t)(b + 1) * n / m;
+
+		y[b] = 0;
+		for (int64_t i = from; i < to; i++)
+			y[b] += log(ratio[i]) / (double)(to - from);
+		x[b] = (double)(from + to - 1) / 2;
+	}
+	out->n = n;
+	out->change = exp(sen_slope(x, y, m) * (n - 1)) - 1;
+	out->tau = (double)kendall_s(y, m) / ((double)m * (m - 1) / 2);
+	out->p = kendall_p(kendall_s(y, m), m);
+	if (isnan(out->change) || out->p < 0)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	out->flagged = !rc && out->p <= LR_TREND_ALPHA;
+out:
+	free(x);
+	free(y);
+	return rc;
+}

@@ -89,4 +89,31 @@ const char *lr_verdict_metric_text(char *buf, size_t len, const struct lr_paired
  */
 double lr_drift(const double *t, int n);
 
+/*
+ * The trend of the block ratios themselves over the block index, the one
+ * drift the paired design does not cancel (docs/method.md, "Drift"): ABBA
+ * cancels a drift both arms share, not a change in B/A itself. Kendall's
+ * rank correlation of ln ratio[i] with i, its two-sided p exact under
+ * exchangeable blocks (from the distribution of inversions) up to 200
+ * blocks, from the normal approximation beyond; the size is Sen's slope
+ * (the median of the pairwise slopes) as the relative change from the first
+ * block to the last. Flagged when p <= LR_TREND_ALPHA. Beyond LR_TREND_POINTS
+ * blocks, both run on the means of that many runs of consecutive blocks (the
+ * pairs grow as the square of the points).
+ */
+struct lr_trend {
+	int n;         /* blocks; 0: fewer than 3, no test */
+	double tau;    /* Kendall's tau of ln ratio over the block index */
+	double p;      /* two-sided p of no trend; 1 when not tested */
+	double change; /* exp(Sen's slope * (n - 1)) - 1: the ratio's change over the blocks */
+	int flagged;   /* p <= LR_TREND_ALPHA */
+};
+
+/* The false-alarm rate per row the trend rule allows (docs/method.md says why 2%). */
+#define LR_TREND_ALPHA  0.02
+#define LR_TREND_POINTS 1000
+
+/* The trend of ratio[0..n) (positive values, in block order); 0, or LR_ENOMEM. */
+LR_MUST_CHECK int lr_ratio_trend(const double *ratio, int n, struct lr_trend *out);
+
 #endif

@@ -40,7 +40,8 @@ static int newer_than_crate(const struct cmp *c, const char *key)
 	static const struct {
 		const char *key;
 		int since;
-	} added[] = { { "format", 2 }, { "per_block", 2 }, { "declared", 2 }, { "undeclared", 2 } };
+	} added[] = { { "format", 2 },     { "per_block", 2 },   { "declared", 2 },
+		      { "undeclared", 2 }, { "ratio_trend", 3 }, { "cleanup", 3 } };
 
 	for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
 		if (!strcmp(key, added[i].key))
@@ -536,6 +537,10 @@ int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn 
 	lr_doc_init(&cut);
 	if ((rc = rebuild(v, cjson, &rep, &sv, &none)))
 		goto out;
+	c.format = json_is_integer(json_object_get(cjson, "format"))
+			   ? (int)json_integer_value(json_object_get(cjson, "format"))
+			   : 1;
+	lr_report_as_format(&rep, c.format); /* its words and flags as that format had them */
 	if (none || !md) {
 		if (none == (md != NULL))
 			say(&c, "%s",
@@ -565,12 +570,8 @@ int lr_verify_report(const char *dir, const struct lr_verified *v, lr_verify_fn 
 	}
 	if (!(data = lr_render_report_data(&rep, &sv, &l)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	else {
-		c.format = json_is_integer(json_object_get(cjson, "format"))
-				   ? (int)json_integer_value(json_object_get(cjson, "format"))
-				   : 1;
+	else
 		json_diff(&c, "", cjson, data);
-	}
 out:
 	lr_doc_release(&now);
 	lr_doc_release(&then);

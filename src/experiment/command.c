@@ -33,10 +33,11 @@
 /* ---- running one command ----------------------------------------------------- */
 
 /*
- * The environment of an execution: envp, then the arm's env.NAME values, then
- * LABRUN_METRICS. Without LABRUN_CHECKS: a repetition's checks have no row
- * (its figures are metrics), and one inherited from a 'labrun record' around
- * 'labrun run' would collect every repetition's checks in that run.
+ * The environment of an execution: envp, then the arm's env.NAME values, then LABRUN_METRICS.
+ * Without LABRUN_CHECKS: a repetition's checks have no row (its figures are metrics), and one
+ * inherited from a 'labrun record' around 'labrun run' would collect every repetition's checks in
+ * that run. Nor LABRUN_PROGRESS (this labrun's): a serving pass's 'labrun collect' printed its
+ * progress into the stderr log stored (env.LABRUN_PROGRESS still sets it).
  */
 static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 {
@@ -49,7 +50,8 @@ static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		size_t len = strcspn(envp[i], "=");
-		int replaced = len == strlen(LR_CHECKS_ENV) && !strncmp(envp[i], LR_CHECKS_ENV, len);
+		int replaced = (len == strlen(LR_CHECKS_ENV) && !strncmp(envp[i], LR_CHECKS_ENV, len)) ||
+			       (len == strlen("LABRUN_PROGRESS") && !strncmp(envp[i], "LABRUN_PROGRESS", len));
 
 		for (j = 0; j < set->n; j++)
 			replaced |= strlen(set->v[j].key) == len && !strncmp(envp[i], set->v[j].key, len);
@@ -73,9 +75,8 @@ static int on_eof(void *arg, int fd)
 }
 
 /*
- * Run one execution: stdin /dev/null; stdout and stderr streamed, scrubbed
- * and capped, straight into objects (no scratch copy to double the disk);
- * SIGTERM at the timeout or on cancel; nothing it starts outlives it.
+ * Run one execution: stdin /dev/null; stdout and stderr streamed, scrubbed and capped, straight
+ * into objects (no scratch copy); SIGTERM at the timeout or on cancel; what it leaves is noted, killed.
  */
 static int run_child(struct lr_command_ctx *c, char *const *argv, char *const *env, const char *cwd, double timeout_s,
 		     struct lr_capture cap[2], struct lr_child *ch)
@@ -89,7 +90,8 @@ static int run_child(struct lr_command_ctx *c, char *const *argv, char *const *e
 				   .arg = cap,
 				   .timeout_s = timeout_s,
 				   .cancel = c->cancel,
-				   .contain = 1 };
+				   .contain = 1,
+				   .leftovers = 1 };
 	int rc = 0, i;
 
 	for (i = 0; i < 2 && !rc; i++)
@@ -98,10 +100,13 @@ static int run_child(struct lr_command_ctx *c, char *const *argv, char *const *e
 	return rc ? rc : lr_child_run(&o, ch);
 }
 
-/* Commit the two logs of execution 'e' as objects, with what passed the cap. */
-static int keep_logs(struct lr_capture cap[2], struct lr_store_exec *e)
+/* Commit the two logs of execution 'e' as objects, with what passed the cap; e takes what ch left running. */
+static int keep_logs(struct lr_capture cap[2], struct lr_child *ch, struct lr_store_exec *e)
 {
 	int rc = 0, i;
+
+	e->left = ch->left; /* stored under e's condition and seq */
+	memset(&ch->left, 0, sizeof ch->left);
 
 	for (i = 0; i < 2 && !rc; i++) {
 		rc = lr_objw_commit(cap[i].w, i ? e->stderr_sha256 : e->stdout_sha256, NULL);
@@ -221,10 +226,9 @@ static struct lr_store_exec *next_exec(struct lr_command_ctx *c)
 }
 
 /*
- * Describe how the command ended, with the end of its stderr (as stored:
- * scrubbed), and a full scratch file system named as such (it showed as
- * "exited with status 1"); NULL when it passed. When there is no memory
- * for the whole text, what lr_child_failure said ("failed" at least).
+ * Describe how the command ended, with the end of its stderr (as stored: scrubbed), and a full
+ * scratch file system named as such (it showed as "exited with status 1"); NULL when it passed.
+ * When there is no memory for the whole text, what lr_child_failure said ("failed" at least).
  */
 static char *judge(const struct lr_child *ch, const char *cmd, const struct lr_capture *err, double timeout_s,
 		   const char *scratch)
@@ -379,6 +383,8 @@ static int scrub_exec(const struct lr_scrub *scrub, struct lr_store_exec *e)
 	for (i = 0; !rc && i < e->nmetrics; i++)
 		if (!(rc = scrub_field(scrub, &e->metrics[i].name)))
 			rc = scrub_field(scrub, &e->metrics[i].unit);
+	for (size_t k = 0; !rc && k < e->left.n; k++)
+		rc = scrub_field(scrub, &e->left.v[k].argv);
 	return rc;
 }
 
@@ -390,7 +396,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 	struct lr_capture cap[2] = { 0 };
 	char **argv = NULL, **envv = NULL, *cwd = NULL;
 	struct lr_store_exec *e = next_exec(c);
-	struct lr_child ch;
+	struct lr_child ch = { .pid = -1 };
 	json_t *jargv = NULL;
 	size_t i;
 	int rc;
@@ -431,7 +437,7 @@ int lr_command_exec(struct lr_command_ctx *c, int a, int block, int slot, struct
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = run_child(c, argv, envv, cwd, arm->timeout_s, cap, &ch)) || (rc = keep_logs(cap, e)))
+	if ((rc = run_child(c, argv, envv, cwd, arm->timeout_s, cap, &ch)) || (rc = keep_logs(cap, &ch, e)))
 		goto out;
 	e->has_exit = ch.has_exit && !ch.exec_errno;
 	e->exit_code = ch.exit_code;
@@ -448,6 +454,7 @@ out:
 		lr_objw_abort(cap[i].w);
 		lr_capture_release(&cap[i]);
 	}
+	lr_child_release(&ch);
 	json_decref(jargv);
 	lr_words_free(argv);
 	lr_words_free(envv);
@@ -585,6 +592,7 @@ void lr_command_teardown(struct lr_command_ctx *c)
 			free(e->metrics[k].unit);
 		}
 		free(e->metrics);
+		lr_leftovers_release(&e->left);
 	}
 	free(c->execs);
 	lr_kvlist_release(&c->params);

@@ -104,6 +104,8 @@ static int build_row(struct lr_store *st, int64_t run, const struct lr_store_con
 	}
 	row->drift_a = block_drift(ta, row->blocks);
 	row->drift_b = block_drift(tb, row->blocks);
+	if ((rc = lr_ratio_trend(row->block_ratio, row->blocks, &row->trend)))
+		goto out;
 	if ((rc = lr_paired_from_reps(ta, tb, row->blocks, &row->p)))
 		goto out;
 	row->mean_a = mean(ta, 2 * row->blocks) * scale;
@@ -222,7 +224,7 @@ int lr_report_tables_build(struct lr_store *st, struct lr_report_run *rr)
 			if (!rc && rr->design.target == LR_TARGET_COMMAND)
 				rc = lr_plan_stored_label(st, id, &rr->design, &rr->conds[c], row->label,
 							  sizeof row->label);
-			/* the method's drift flag, at the practical margin */
+			/* each arm's drift past the practical margin: information (the verdict weighs the ratios' trend) */
 			row->drifted = fabs(row->drift_a) > rr->design.margin || fabs(row->drift_b) > rr->design.margin;
 		}
 		if (rc)
@@ -410,6 +412,35 @@ void lr_report_pct(const struct lr_report_run *rr, const struct lr_report_row *r
 	}
 }
 
+void lr_report_as_format(struct lr_report *rep, int format)
+{
+	rep->format = format;
+	for (int i = 0; i < rep->nruns; i++)
+		rep->runs[i].format = format;
+}
+
+int lr_report_drift_marks(const struct lr_report_run *rr)
+{
+	return rr->format && rr->format < LR_REPORT_FORMAT_TREND;
+}
+
+int lr_report_qualified(const struct lr_report_run *rr, const struct lr_report_row *row)
+{
+	return row->has && !lr_report_exploratory(rr) && !lr_report_drift_marks(rr) && row->trend.flagged;
+}
+
+/* The verdict in buf, then why it is qualified when it is. */
+static const char *qualify(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row)
+{
+	size_t n = strlen(buf);
+
+	if (lr_report_qualified(rr, row) && n < len)
+		snprintf(buf + n, len - n, "; qualified: the block ratio trends %+.1f%% over the blocks (p %s%.3f)",
+			 row->trend.change * 100, row->trend.p < 0.001 ? "under " : "",
+			 row->trend.p < 0.001 ? 0.001 : row->trend.p);
+	return buf;
+}
+
 const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
 			      const char *b_name)
 {
@@ -427,14 +458,15 @@ const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run 
 				 (w == 0) == rr->higher ? "better" : "worse");
 		else
 			snprintf(buf, len, "%s", w == 2 ? "no change shown" : "no interval");
-		return buf;
+		return qualify(buf, len, rr, row);
 	}
 	if (within_floor(rr, row)) {
 		snprintf(buf, len, "within the A/A noise floor of run %lld [%+.1f%%, %+.1f%%]: no effect is claimed",
 			 (long long)rr->aa_run, (rr->aa_lo - 1) * 100, (rr->aa_hi - 1) * 100);
-		return buf;
+		return qualify(buf, len, rr, row);
 	}
-	return lr_verdict_metric_text(buf, len, p, rr->design.margin, b_name, rr->design.metric);
+	lr_verdict_metric_text(buf, len, p, rr->design.margin, b_name, rr->design.metric);
+	return qualify(buf, len, rr, row);
 }
 
 const char *lr_report_floor_text(char *buf, size_t len, const struct lr_report_run *rr)

@@ -34,8 +34,9 @@ struct lr_report_row {
 	double *block_ratio; /* (B1+B2)/(A1+A2) per timed block, in block order (malloc'd) */
 	double *block_a,
 		*block_b; /* each arm's mean of its two executions per timed block, in the medians' unit (malloc'd) */
-	double drift_a, drift_b; /* each arm's relative change over the timed blocks (lr_drift) */
-	int drifted;             /* either beyond the practical margin */
+	double drift_a, drift_b; /* each arm's relative change over the timed blocks (lr_drift): information */
+	int drifted;             /* either beyond the practical margin: information, never a flag on the verdict */
+	struct lr_trend trend;   /* the block ratios' own trend: when flagged, the verdict is qualified */
 };
 
 struct lr_report_table {
@@ -74,12 +75,14 @@ struct lr_report_run {
 	struct lr_strlist unstored; /* metrics [report] names that no execution of the run wrote */
 	int exploratory_metric;     /* one of those: directions, never a verdict (docs/design.md) */
 	char unit[64];              /* its unit, as its rows give it ("" when none was given) */
+	int format;                 /* rendered as report data format N (verify of an older crate); 0: this one's */
 };
 
 /*
  * The verdict of 'row' of 'rr' in the method's words (lr_verdict_metric_text),
  * or, when its interval lies inside the A/A run's interval, that it is within
- * the noise floor, claiming no effect.
+ * the noise floor, claiming no effect; qualified, with the reason, when the
+ * block ratios trend (lr_report_qualified).
  */
 const char *lr_report_verdict(char *buf, size_t len, const struct lr_report_run *rr, const struct lr_report_row *row,
 			      const char *b_name);
@@ -113,6 +116,8 @@ const char *lr_report_unit(const struct lr_report_run *rr);
  * how many there are (0: none, *lo and *hi untouched).
  */
 int lr_report_range(const struct lr_report_table *tb, double *lo, double *hi);
+/* 1 when row's verdict is qualified: it has one, and its block ratios trend (docs/method.md, "Drift"). */
+int lr_report_qualified(const struct lr_report_run *rr, const struct lr_report_row *row);
 /* 1 when rr's design is exploratory (fewer blocks than an interval needs): no interval, no verdict. */
 int lr_report_exploratory(const struct lr_report_run *rr);
 /* 1 when rr has a noise floor that qualifies its results: an A/A run whose intervals all contain 1. */
@@ -129,7 +134,19 @@ struct lr_report {
 	int nrecords;
 	struct lr_ledger_head head; /* the store's ledger head when the report was built */
 	char *head_statement;       /* that head signed (lr_store_head_statement); NULL: empty ledger */
+	int format;                 /* rendered as report data format N (lr_report_as_format); 0: this one's */
 };
+
+/*
+ * The report data format from which a verdict weighs the block ratios' trend
+ * and per-arm drift is no flag; before it, a row was marked DRIFT on either
+ * arm's drift past the margin and no verdict was qualified.
+ */
+#define LR_REPORT_FORMAT_TREND 3
+/* Render rep (every run of it) as data format 'format' wrote it: verify of a crate of that format. */
+void lr_report_as_format(struct lr_report *rep, int format);
+/* 1 when rr is rendered as a format before LR_REPORT_FORMAT_TREND: DRIFT marks, no qualified verdicts. */
+int lr_report_drift_marks(const struct lr_report_run *rr);
 
 /*
  * The runs matching 'f' (or the single run 'run_id' when > 0), oldest

@@ -280,12 +280,28 @@ static int run_command(const struct lr_record_opts *o, char *const *envp, struct
 		.kill_after_s = o->kill_after_s,
 		.forward_signals = 1,
 		.child_mask = old,
+		.leftovers = 1,
 	};
 
 	return lr_child_run(&co, c);
 }
 
 /* ---- finishing ------------------------------------------------------------- */
+
+/* What the command left running in its group, into run, scrubbed like every text of it. */
+static int keep_leftovers(struct lr_run *run, const struct lr_child *c, const struct lr_scrub *scrub)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->left.n && !rc; i++) {
+		char *argv = lr_scrub_string(scrub, c->left.v[i].argv);
+
+		rc = argv ? lr_leftovers_add(&run->left, -1, -1, c->left.v[i].pid, argv)
+			  : lr_error_set(LR_ENOMEM, "out of memory");
+		free(argv);
+	}
+	return rc;
+}
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)
@@ -484,7 +500,8 @@ int lr_record(struct lr_store *st, const struct lr_record_opts *o, struct lr_run
 		goto unblock;
 
 	/* From here on the run exists: whatever happens, it is finalised or abandoned. */
-	if ((rc = run_command(o, cf.envp, s, &c, &old)) || (rc = keep_logs(run, &c, s)))
+	if ((rc = run_command(o, cf.envp, s, &c, &old)) || (rc = keep_logs(run, &c, s)) ||
+	    (rc = keep_leftovers(run, &c, &scrub)))
 		goto unblock;
 	/* An artifact that cannot be collected (a directory cycle, a full disk) fails the run with
 	 * the reason; the run is still finalised with its status, times and logs, never abandoned. */
@@ -517,6 +534,7 @@ out:
 	free(missing);
 	free(refused);
 	free(bad);
+	lr_child_release(&c);
 	checks_close(&cf);
 	lr_scrub_release(&scrub);
 	return rc;

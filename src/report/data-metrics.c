@@ -16,6 +16,10 @@
 
 void lr_render_json_row_forms(json_t *jw, const struct lr_report_run *rr, const struct lr_report_row *w)
 {
+	if (w->has) /* the block ratios' trend (docs/method.md, "Drift") */
+		json_object_set_new(jw, "ratio_trend",
+				    json_pack("{s:f, s:f, s:f, s:b}", "change_pct", w->trend.change * 100, "tau",
+					      w->trend.tau, "p", w->trend.p, "qualified", lr_report_qualified(rr, w)));
 	if (!w->has || !(rr->forms & LR_FORM_MEAN))
 		return;
 	json_object_set_new(jw, "baseline_mean", json_real(w->mean_a));

@@ -89,7 +89,7 @@ static void csv_row(struct lr_table *t, const struct lr_report_run *rr, const st
 	const char *arm = rr->arm[tb->arm];
 	int cmd = rr->design.target == LR_TARGET_COMMAND, has = w->has, k = has && w->p.k;
 	double effect = 0, lo = 0, hi = 0;
-	char verdict[160];
+	char verdict[256];
 
 	if (has)
 		lr_report_pct(rr, w, &effect, &lo, &hi);
@@ -354,7 +354,7 @@ static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_t
 			       lr_report_verdict_kind(rr, w));
 	int cmd = rr->design.target == LR_TARGET_COMMAND;
 	double effect, lo, hi;
-	char verdict[160];
+	char verdict[256];
 
 	if (w->has) {
 		lr_report_pct(rr, w, &effect, &lo, &hi);
@@ -415,6 +415,7 @@ static json_t *json_run(const struct lr_report_run *rr)
 		jr, "parity",
 		json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing", rr->missing));
 	json_object_set_new(jr, "noise_floor", json_floor(rr));
+	json_object_set_new(jr, "cleanup", lr_render_cleanup_json(&r->left));
 	json_object_set_new(jr, "tables", lr_render_json_tables(rr, json_row, tables));
 	for (int c = 0; c < rr->nconds; c++)
 		if (strcmp(rr->conds[c].status, "passed"))
@@ -563,7 +564,7 @@ json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_servi
 	struct lr_doc d;
 
 	json_object_set_new(root, "report", json_string(l->title));
-	json_object_set_new(root, "format", json_integer(LR_REPORT_DATA_FORMAT));
+	json_object_set_new(root, "format", json_integer(rep->format ? rep->format : LR_REPORT_DATA_FORMAT));
 	json_object_set_new(root, "labrun_version", json_string(l->version ? l->version : PACKAGE_VERSION));
 	if (rep->head.seq)
 		json_object_set_new(root, "ledger_head",

@@ -14,10 +14,13 @@
 #include "base/jsonbytes.h"
 #include "experiment/report.h"
 #include "report/doc.h"
+#include "report/render-int.h"
 #include "report/report.h"
 #include "report/text.h"
 
 #define COMMAND_SHORT 120 /* bytes of a command line shown at most, "..." included */
+
+static json_t *text_json(const char *s);
 
 /*
  * Argument i of run r as the report shows it: an absolute path inside the
@@ -91,6 +94,35 @@ static void check_item(struct lr_buf *t, const struct lr_check *c)
 		lr_doc_addf(t, " (%s)", c->detail);
 }
 
+void lr_render_cleanup(struct lr_buf *t, const struct lr_leftovers *l)
+{
+	size_t i;
+
+	lr_doc_addf(t, "%zu left running", l->n);
+	for (i = 0; i < l->n && i < 3; i++) {
+		lr_doc_addf(t, "%s pid %lld '%s'", i ? "," : ":", (long long)l->v[i].pid, l->v[i].argv);
+		if (l->v[i].seq >= 0)
+			lr_doc_addf(t, " (execution %d of condition %d)", l->v[i].seq, l->v[i].cond);
+	}
+	if (i < l->n)
+		lr_doc_addf(t, ", and %zu more", l->n - i);
+}
+
+json_t *lr_render_cleanup_json(const struct lr_leftovers *l)
+{
+	json_t *left = json_array();
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct lr_leftover *x = &l->v[i];
+
+		json_array_append_new(left, json_pack("{s:o, s:o, s:I, s:o}", "condition",
+						      x->cond >= 0 ? json_integer(x->cond) : json_null(), "execution",
+						      x->seq >= 0 ? json_integer(x->seq) : json_null(), "pid",
+						      (json_int_t)x->pid, "argv", text_json(x->argv)));
+	}
+	return json_pack("{s:I, s:o}", "count", (json_int_t)l->n, "left", left);
+}
+
 void lr_render_records_doc(struct lr_doc *d, const struct lr_report *rep)
 {
 	struct lr_doc_block *b;
@@ -112,6 +144,10 @@ void lr_render_records_doc(struct lr_doc *d, const struct lr_report *rep)
 		lr_doc_code(t, cmd ? cmd : "?");
 		lr_doc_add(t, ", ");
 		ended(t, r);
+		if (r->kind == LR_KIND_RECORD && !(rep->format && rep->format < LR_REPORT_FORMAT_TREND)) {
+			lr_doc_add(t, ", cleanup ");
+			lr_render_cleanup(t, &r->left);
+		}
 		if (!cmd)
 			d->failed = 1;
 		free(cmd);
@@ -151,6 +187,8 @@ json_t *lr_render_records_json(const struct lr_report *rep)
 			      r->has_exit ? json_integer(r->exit_code) : json_null(), "signal",
 			      r->signal ? json_integer(r->signal) : json_null(), "timed_out", r->timed_out, "failure",
 			      text_json(failed_quietly(r) ? r->failure : NULL), "checks", checks);
+		if (o && r->kind == LR_KIND_RECORD)
+			json_object_set_new(o, "cleanup", lr_render_cleanup_json(&r->left));
 		free(cmd);
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/list.h"
 #include "base/table.h"
 #include "base/model.h"
@@ -31,7 +32,13 @@ typedef json_t *(*lr_render_json_row_fn)(const struct lr_report_run *rr, const s
 					 const struct lr_report_row *w);
 typedef void (*lr_render_csv_row_fn)(struct lr_table *t, const struct lr_report_run *rr,
 				     const struct lr_report_table *tb, const struct lr_report_row *w);
-/* The means of row w (the mean form) into its JSON object jw. */
+/*
+ * What the commands of a run left running (its leftovers): "2 left running: pid 7 'sleep 9' (execution
+ * 3 of condition 0), ..." (three named at most), for the report's cleanup count; and as data.
+ */
+void lr_render_cleanup(struct lr_buf *t, const struct lr_leftovers *l);
+json_t *lr_render_cleanup_json(const struct lr_leftovers *l);
+/* The block ratios' trend of row w, and its means (the mean form), into its JSON object jw. */
 void lr_render_json_row_forms(json_t *jw, const struct lr_report_run *rr, const struct lr_report_row *w);
 /* rr's tables appended to the array 'into' (returned): each its arms, unit, rows by 'row', range form, metric. */
 json_t *lr_render_json_tables(const struct lr_report_run *rr, lr_render_json_row_fn row, json_t *into);

@@ -81,7 +81,7 @@ static void table_row(struct lr_table *t, const struct lr_report_run *rr, const 
 	int cmd = rr->design.target == LR_TARGET_COMMAND,
 	    forms = !!(rr->forms & LR_FORM_MEAN) * 2 + !!(rr->forms & LR_FORM_RATIO);
 	double effect, lo, hi;
-	char cell[3][160];
+	char cell[3][256];
 
 	lr_table_text(t, w->label);
 	if (!w->has) {
@@ -112,7 +112,7 @@ static void table_row(struct lr_table *t, const struct lr_report_run *rr, const 
 	else
 		snprintf(cell[1], sizeof cell[1], "%d timed batches, no interval", w->blocks);
 	snprintf(cell[2], sizeof cell[2], "%+.1f%%/%+.1f%%%s", w->drift_a * 100, w->drift_b * 100,
-		 w->drifted ? " DRIFT" : "");
+		 lr_report_drift_marks(rr) && w->drifted ? " DRIFT" : ""); /* an older crate's flag, for verify */
 	lr_table_text(t, cell[1]);
 	lr_table_int(t, w->blocks);
 	lr_table_int(t, w->flagged);
@@ -354,6 +354,12 @@ void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, i
 	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
 		    rr->missing);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));
+	if (ds->target == LR_TARGET_COMMAND && !lr_report_drift_marks(rr)) { /* a crate of format 3 on says it */
+		struct lr_buf *t = lr_doc_item(d, b, 0);
+
+		lr_doc_add(t, "Cleanup: ");
+		lr_render_cleanup(t, &r->left);
+	}
 }
 
 void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)
@@ -388,13 +394,19 @@ void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int cha
 }
 
 /* The method in one paragraph: the same words in every format that has prose. */
-const char lr_render_method[] =
+static const char method[] =
 	"every figure is recomputed from the stored\n"
 	"repetitions of the runs named in each heading. Times are measured wall-clock time per\n"
 	"execution (median over the timed blocks); reduction = 1 - exp(median over blocks of\n"
 	"ln((B1+B2)/(A1+A2))); the 95% interval is the sign-test interval of the block ratios.\n"
-	"Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n"
-	"flagged DRIFT beyond the practical margin.";
+	"Drift is each arm's relative change over the timed blocks (least-squares slope of log time),\n";
+
+/* The method's last sentences: as this labrun says them, or as a crate of a format before the trend rule did. */
+static const char method_drift[] =
+	"shown as information: the block ratio cancels what the arms share. A trend of the block ratios\n"
+	"themselves (Kendall's test over the block index, p at most 0.02), which ABBA does not cancel,\n"
+	"qualifies the verdict, which says so.";
+static const char method_drift_marks[] = "flagged DRIFT beyond the practical margin.";
 
 void lr_render_head_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_report_label *l)
 {
@@ -403,7 +415,8 @@ void lr_render_head_doc(struct lr_doc *d, const struct lr_report *rep, const str
 	lr_doc_addf(&lr_doc_heading(d, 1)->text, "labrun report: %s", l->title);
 	t = &lr_doc_prose(d)->text;
 	lr_doc_addf(t, "Regenerated from the store by labrun %s: ", l->version ? l->version : PACKAGE_VERSION);
-	lr_doc_add_lines(t, lr_render_method);
+	lr_doc_add_lines(t, method);
+	lr_doc_add_lines(t, rep->format && rep->format < LR_REPORT_FORMAT_TREND ? method_drift_marks : method_drift);
 	if (rep->head.seq) {
 		char head[LR_SHA256_HEX + 32], audit[LR_SHA256_HEX + 64];
 

@@ -161,7 +161,7 @@ void lr_render_report_doc_flat(struct lr_doc *d, const struct lr_report *rep, co
  * changes of its members: a member added raises it, so that verify asks a
  * crate only for the members of its own format (verify-report.c).
  */
-#define LR_REPORT_DATA_FORMAT 2
+#define LR_REPORT_DATA_FORMAT 3
 json_t *lr_render_report_data(const struct lr_report *rep, const struct lr_serving_report *sv,
 			      const struct lr_report_label *l);
 void lr_render_run_doc(struct lr_doc *d, const struct lr_report_run *rr, int charts);
@@ -239,9 +239,6 @@ json_t *lr_render_passes_checks_json(json_t *passes, const struct lr_serving_rep
 /* The footnote under a table with a row marked "(a)": its medians and its estimate differ in sign. */
 extern const char lr_render_sign_note[];
 int lr_render_sign_noted(const struct lr_report_table *tb);
-
-/* The method in one paragraph: the same words in every format that has prose. */
-extern const char lr_render_method[];
 
 /* A serving matrix cell in words: parity over its comparisons, then its gate. */
 const char *lr_render_cell_text(char *buf, size_t len, const struct lr_serving_cell *c);

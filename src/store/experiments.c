@@ -106,6 +106,8 @@ static int insert_executions(struct lr_store *st, int64_t run, int cond, const s
 		rc = insert_execution(st, s, run, cond, e);
 		if (!rc)
 			rc = db_output_dropped(st, run, cond, e->seq, e->output_cap, e->dropped);
+		if (!rc)
+			rc = db_leftovers(st, run, cond, e->seq, &e->left);
 		for (k = 0; k < e->noutputs && !rc; k++) {
 			db_bind_int(o, ":run", run);
 			db_bind_int(o, ":cond", cond);

@@ -64,6 +64,7 @@ struct lr_store_exec {
 	int noutputs;
 	struct lr_store_metric *metrics;
 	int nmetrics;
+	struct lr_leftovers left; /* what it left running when it ended (cond, seq its own) */
 };
 
 struct lr_store_condition {

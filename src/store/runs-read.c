@@ -305,6 +305,13 @@ static int add_check(void *arg, sqlite3_stmt *s)
 				sqlite3_column_int64(s, 2), (const char *)sqlite3_column_text(s, 3));
 }
 
+/* A row (condition_idx, seq, pid, argv) of leftover: a process the run's command or an execution left running. */
+static int add_leftover(void *arg, sqlite3_stmt *s)
+{
+	return lr_leftovers_add(arg, sqlite3_column_int(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int64(s, 2),
+				(const char *)sqlite3_column_text(s, 3));
+}
+
 /* What the run's own command wrote past the cap on its logs. */
 static int load_dropped(struct lr_store *st, struct lr_run *r)
 {
@@ -365,7 +372,11 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)) ||
 	    (rc = db_each_int(st,
 			      "SELECT name, passed, total, detail FROM check_result WHERE run_id = :run ORDER BY seq",
-			      ":run", id, "load the checks", add_check, r)))
+			      ":run", id, "load the checks", add_check, r)) ||
+	    (rc = db_each_int(st,
+			      "SELECT condition_idx, seq, pid, argv FROM leftover WHERE run_id = :run"
+			      " ORDER BY condition_idx, seq, n",
+			      ":run", id, "load what its commands left running", add_leftover, &r->left)))
 		return rc;
 	return r->kind == LR_KIND_BENCH ? load_samples(st, r) : 0;
 }

@@ -316,6 +316,35 @@ int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64
 	return db_insert_each(st, sql, 2, bind_dropped, &d, "record output past the cap");
 }
 
+/* What one command left running (db_leftovers). */
+struct left_rows {
+	int64_t run;
+	int cond, seq;
+	const struct lr_leftovers *l;
+};
+
+static int bind_left(const void *arg, sqlite3_stmt *s, size_t i)
+{
+	const struct left_rows *d = arg;
+
+	db_bind_int(s, ":run", d->run);
+	db_bind_int(s, ":cond", d->cond);
+	db_bind_int(s, ":seq", d->seq);
+	db_bind_int(s, ":n", (int64_t)i);
+	db_bind_int(s, ":pid", d->l->v[i].pid);
+	db_bind_text(s, ":argv", d->l->v[i].argv);
+	return 0;
+}
+
+int db_leftovers(struct lr_store *st, int64_t run, int cond, int seq, const struct lr_leftovers *l)
+{
+	static const char sql[] = "INSERT INTO leftover(run_id, condition_idx, seq, n, pid, argv)"
+				  " VALUES (:run, :cond, :seq, :n, :pid, :argv)";
+	struct left_rows d = { run, cond, seq, l };
+
+	return l->n ? db_insert_each(st, sql, l->n, bind_left, &d, "record what a command left running") : 0;
+}
+
 /* The final state of run r (lr_store_run_finish). */
 static int bind_finish(const void *arg, sqlite3_stmt *s, size_t i)
 {
@@ -366,6 +395,8 @@ int lr_store_run_finish(struct lr_store *st, const struct lr_run *r, size_t firs
 		rc = db_insert_each(st, check, r->nchecks, db_bind_items, &checks, "record a check");
 	if (!rc)
 		rc = db_output_dropped(st, r->id, -1, -1, r->output_cap, r->dropped);
+	if (!rc && r->kind == LR_KIND_RECORD)
+		rc = db_leftovers(st, r->id, -1, -1, &r->left);
 	if (!rc)
 		rc = insert_kvs(st, r, &digest_kvs);
 	if (!rc)

@@ -74,6 +74,8 @@ const struct db_seal_query db_seal_queries[] = {
 			      " WHERE s.run_id = :run ORDER BY v.set_id" },
 	{ "collect_gauge_failure", "SELECT g.* FROM collect_gauge_failure g JOIN response_set s ON s.id = g.set_id"
 				   " WHERE s.run_id = :run ORDER BY g.set_id, g.seq" },
+	/* migration 25: what a command left running */
+	{ "leftover", "SELECT * FROM leftover WHERE run_id = :run ORDER BY condition_idx, seq, n" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

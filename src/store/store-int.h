@@ -55,6 +55,8 @@ char *db_readonly_uri(struct lr_store *st);
 int db_error(struct lr_store *st, const char *what);
 /* output_dropped rows of one log pair (cond, seq -1: the run's own command); none when nothing was dropped. */
 int db_output_dropped(struct lr_store *st, int64_t run, int cond, int seq, int64_t cap, const int64_t dropped[2]);
+/* The processes one command left running (table leftover): cond and seq -1 for a recorded command. */
+int db_leftovers(struct lr_store *st, int64_t run, int cond, int seq, const struct lr_leftovers *l);
 /* db_error for a failed step of 's': a broken rule of the schema names its table and the statement's values. */
 int db_stmt_error(struct lr_store *st, sqlite3_stmt *s, const char *what);
 

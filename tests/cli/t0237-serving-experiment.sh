@@ -60,6 +60,20 @@ equals "$(q "SELECT count(DISTINCT p.set_id) FROM collect_pass p JOIN response_s
 equals "$(q "SELECT count(*) > 0 FROM collect_gauge g JOIN response_set s ON s.id = g.set_id WHERE s.run_id = $run AND s.route = 'g1'")" \
 	"1" "and keeps the samples it took"
 
+# LABRUN_PROGRESS=1 in the user's environment is labrun's own: the 'labrun collect' of each pass
+# must not print its progress lines into the stderr log the execution stores
+printf '[experiment]\nname = serving-quiet\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 2\nwarmup = 0\nexploratory = yes\n[arm p1]\nendpoint = %s\nmax_tokens = 6\n[arm p2]\nendpoint = %s\nmax_tokens = 6\n' \
+	"$url" "$url" >quiet.ini
+expect_exit 0 "a serving experiment with LABRUN_PROGRESS=1" env LABRUN_PROGRESS=1 "$LABRUN" run -q quiet.ini
+run=$(q "SELECT max(id) FROM run")
+"$LABRUN" sql --csv "SELECT DISTINCT stderr_sha256 FROM execution WHERE run_id = $run" | sed 1d | tr -d '\r' >errs
+[ -s errs ] || fail "the executions' stderr logs are not stored"
+leaked=0
+while read -r sha; do
+	grep -q "labrun collect:" "$LABRUN_STORE/objects/$(echo "$sha" | cut -c1-2)/$(echo "$sha" | cut -c3-)" && leaked=$((leaked + 1))
+done <errs
+equals "$leaked" "0" "no execution's stored stderr holds a progress line of its labrun collect"
+
 # definitions: a serving arm is a route, named at its line
 printf '[experiment]\nname = s\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 6\n[arm a]\nendpoint = %s\n[arm b]\nmodel = m\n' \
 	"$url" >noendpoint.ini

@@ -88,7 +88,7 @@ contains "$T/out" "run-6/run.json:" "in the run's run.json"
 # --- a long command is cut where a report shows it, never inside the buffer
 expect_exit 0 "a command one byte longer than a report shows" "$L" record -q --issue 44 -- sh -c "true $(printf 'x%.0s' $(seq 108))"
 expect_exit 0 "report --issue 44" "$L" report --issue 44
-equals "$(sed -n 's/^\* run [0-9]* `\(.*\)`, passed, exit 0$/\1/p' "$T/out" | wc -c | tr -d ' ')" "121" \
+equals "$(sed -n 's/^\* run [0-9]* `\(.*\)`, passed, exit 0, cleanup 0 left running$/\1/p' "$T/out" | wc -c | tr -d ' ')" "121" \
 	"its 121 bytes cut to 120 with the ellipsis (and a newline)"
 contains "$T/out" "xxx...\`, passed" "ending in ..."
 

@@ -220,13 +220,39 @@ static void child_reader_error_stops_it(void **state)
 	lr_error_clear();
 }
 
+/*
+ * What a child left running is noted, then killed: contained, at once when it
+ * exits, though the background sleep holds its stdout; else its group's
+ * members once its pipes closed.
+ */
+static void child_leftovers_noted_and_killed(void **state)
+{
+	for (int contain = 1; contain >= 0; contain--) {
+		struct got g;
+		struct lr_child_opts o = sh(contain ? "sleep 60 & exit 0" : "sleep 60 >/dev/null 2>&1 & exit 0", &g);
+		struct lr_child c;
+
+		(void)state;
+		o.contain = contain;
+		o.leftovers = 1;
+		assert_int_equal(lr_child_run(&o, &c), 0);
+		assert_true(c.has_exit && c.exit_code == 0);
+		assert_int_equal(c.left.n, 1);
+		assert_true(c.left.v[0].pid > 1 && c.left.v[0].cond == -1 && c.left.v[0].seq == -1);
+		assert_non_null(strstr(c.left.v[0].argv, "sleep 60")); /* or its shell's fork before exec */
+		assert_true(gone((pid_t)c.left.v[0].pid));
+		lr_child_release(&c);
+		assert_int_equal(c.left.n, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(child_streams_and_status),         cmocka_unit_test(child_cwd_and_success),
 		cmocka_unit_test(child_not_found_is_127),           cmocka_unit_test(child_timeout_kills_the_group),
 		cmocka_unit_test(child_ignoring_sigterm_is_killed), cmocka_unit_test(child_cancel_flag),
-		cmocka_unit_test(child_reader_error_stops_it),
+		cmocka_unit_test(child_reader_error_stops_it),      cmocka_unit_test(child_leftovers_noted_and_killed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

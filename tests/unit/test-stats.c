@@ -180,6 +180,143 @@ static void drift_is_measured_as_relative_change(void **state)
 	assert_true(lr_drift(rising, 2) == 0);
 }
 
+/* Kendall's exact p against the distribution of inversions, as a table gives it. */
+static void ratio_trend_p_is_exact(void **state)
+{
+	double up[10], swapped[10], flat[10];
+	struct lr_trend t;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		up[i] = pow(1.01, i);
+		flat[i] = 1.5;
+	}
+	assert_int_equal(lr_ratio_trend(up, 10, &t), 0);
+	assert_true(fabs(t.p - 2.0 / 3628800) < 1e-12); /* one ordering of 10! either way */
+	assert_true(t.tau == 1 && t.flagged);
+	assert_true(fabs(t.change - (pow(1.01, 9) - 1)) < 1e-9); /* Sen's slope: 1% a block */
+	/* 11 of the 45 pairs discordant: S = 23, P(|S| >= 23) = 0.0466 (a table of Kendall's S for n = 10) */
+	for (int i = 0; i < 10; i++)
+		swapped[i] = 1 + 0.01 * ((int[]){ 4, 1, 2, 3, 0, 5, 7, 9, 8, 6 })[i];
+	assert_int_equal(lr_ratio_trend(swapped, 10, &t), 0);
+	assert_true(fabs(t.tau - 23.0 / 45) < 1e-12);
+	assert_true(fabs(t.p - 0.0466225749559083) < 1e-9);
+	assert_false(t.flagged); /* above LR_TREND_ALPHA */
+	assert_int_equal(lr_ratio_trend(flat, 10, &t), 0);
+	assert_true(t.p == 1 && !t.flagged && t.change == 0);
+	assert_int_equal(lr_ratio_trend(up, 2, &t), 0);
+	assert_true(t.n == 0 && t.p == 1);
+}
+
+/* A seeded generator for the simulation: splitmix64, then Box-Muller. */
+static uint64_t rng = 42;
+
+static double uniform(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return ((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+static double gauss(void)
+{
+	double u = uniform();
+
+	return sqrt(-2 * log(u > 0 ? u : 0x1.0p-53)) * cos(2 * M_PI * uniform());
+}
+
+/*
+ * One simulated repetition's time at position 'pos' of the run (4 per
+ * block): a drift both arms share (+15% over the run, as large as the
+ * per-arm drift the Quick start's report showed), log-normal noise of 1%,
+ * and one repetition in ten interfered (slower by |N(0, 5%)|).
+ */
+static double rep_time(double base, int pos, int reps)
+{
+	double t = base * exp(0.15 * pos / (reps - 1) + 0.01 * gauss());
+
+	return uniform() < 0.1 ? t * exp(fabs(0.05 * gauss())) : t;
+}
+
+/*
+ * Designs of n blocks, ABBA then BAAB, B/A = 0.7 at the start and changing
+ * by 'trend' (0.05: 5%) to the last block, linear in log; how many of
+ * 'designs' the rule flags.
+ */
+static int simulate(int designs, int n, double trend)
+{
+	double *ratio = malloc((size_t)n * sizeof *ratio);
+	int flagged = 0;
+
+	for (int d = 0; d < designs; d++) {
+		for (int i = 0; i < n; i++) {
+			double b = 0.7 * exp(log(1 + trend) * i / (n - 1)), a1, a2, b1, b2;
+			int p = 4 * i, abba = i % 2 == 0;
+
+			a1 = rep_time(1, abba ? p : p + 1, 4 * n);
+			b1 = rep_time(b, abba ? p + 1 : p, 4 * n);
+			b2 = rep_time(b, abba ? p + 2 : p + 3, 4 * n);
+			a2 = rep_time(1, abba ? p + 3 : p + 2, 4 * n);
+			ratio[i] = (b1 + b2) / (a1 + a2);
+		}
+		struct lr_trend t;
+
+		assert_int_equal(lr_ratio_trend(ratio, n, &t), 0);
+		flagged += t.flagged;
+	}
+	free(ratio);
+	return flagged;
+}
+
+/* Beyond LR_TREND_POINTS blocks the rule runs on means of consecutive blocks: a trend is still seen, its size kept. */
+static void ratio_trend_of_many_blocks(void **state)
+{
+	enum { N = 5000 };
+	double *r = malloc(N * sizeof *r);
+	struct lr_trend t;
+
+	(void)state;
+	rng = 7;
+	for (int i = 0; i < N; i++)
+		r[i] = 0.7 * exp(log(1.05) * i / (N - 1) + 0.01 * gauss());
+	assert_int_equal(lr_ratio_trend(r, N, &t), 0);
+	assert_true(t.n == N && t.flagged && fabs(t.change - 0.05) < 0.01);
+	for (int i = 0; i < N; i++)
+		r[i] = 0.7 * exp(0.01 * gauss());
+	assert_int_equal(lr_ratio_trend(r, N, &t), 0);
+	assert_true(!t.flagged && fabs(t.change) < 0.01);
+	free(r);
+}
+
+/*
+ * docs/method.md's figures: 200 trend-free designs of 10 blocks (the Quick
+ * start's) flag at most 5%, and 200 whose block ratio changes by 8% over
+ * the blocks (the declared size: four times the default 2% margin) are
+ * flagged in most; the other sizes are the rule's power around it. Seeded:
+ * the same figures every time.
+ */
+static void ratio_trend_rule_simulated(void **state)
+{
+	static const double sizes[] = { 0, 0.03, 0.05, 0.08, 0.10 };
+	int flagged[5], quiet20, trending20;
+
+	(void)state;
+	rng = 42;
+	for (int k = 0; k < 5; k++)
+		flagged[k] = simulate(200, 10, sizes[k]);
+	quiet20 = simulate(200, 20, 0);
+	trending20 = simulate(200, 20, 0.05);
+	print_message("ratio trend rule, seed 42, 200 designs each; 10 blocks: %d flagged without a trend, "
+		      "%d with a 3%% trend, %d with 5%%, %d with 8%%, %d with 10%%; 20 blocks: %d without, %d with "
+		      "5%%\n",
+		      flagged[0], flagged[1], flagged[2], flagged[3], flagged[4], quiet20, trending20);
+	assert_true(flagged[0] <= 10);
+	assert_true(flagged[3] > 100);
+	assert_true(quiet20 <= 10);
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -240,6 +377,9 @@ int main(void)
 		cmocka_unit_test(verdicts_follow_the_method_wording),
 		cmocka_unit_test(estimates_refuse_bad_input),
 		cmocka_unit_test(drift_is_measured_as_relative_change),
+		cmocka_unit_test(ratio_trend_p_is_exact),
+		cmocka_unit_test(ratio_trend_rule_simulated),
+		cmocka_unit_test(ratio_trend_of_many_blocks),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
