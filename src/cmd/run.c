@@ -46,9 +46,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
 		CMD_PROGRESS(&progress),
-		CMD_NONEMPTY(
-			0, "design-head", &ro.design_head, "FILE",
-			"write the signed ledger head that registers the design\nto FILE (fsynced) before the first timed block"),
+		CMD_NONEMPTY(0, "design-head", &ro.design_head, "FILE", "write the signed design head to FILE first"),
 		CMD_CALLBACK(
 			0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
 			"test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),

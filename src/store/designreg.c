@@ -14,7 +14,7 @@
  * timed (a condition's outcome, its loop count) are left out.
  */
 static const struct db_seal_query design_parts[] = {
-	{ "run_definition", "SELECT sha256 FROM run_definition WHERE run_id = :run" },
+	{ "run_definition", "SELECT text FROM run_definition WHERE run_id = :run" },
 	{ "run_design", "SELECT name, title, target, backend, block_order, blocks, warmup, margin, seed, metric"
 			" FROM run_design WHERE run_id = :run" },
 	{ "arm",

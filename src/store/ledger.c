@@ -101,6 +101,25 @@ int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 		"read the signing keys", fn, arg);
 }
 
+/* Entry 'seq' comes where 'expect' should and links to the digest of the entry before it, 'last'. */
+static int check_link(int64_t seq, int64_t expect, const char *uuid, const char *prev, const char *last,
+		      lr_ledger_fn fn, void *arg)
+{
+	char msg[256];
+	int rc = 0;
+
+	if (seq != expect) {
+		snprintf(msg, sizeof msg, "ledger entry %lld follows entry %lld: entries are missing or reordered",
+			 (long long)seq, (long long)expect - 1);
+		rc = fn(arg, seq, uuid, msg);
+	}
+	if (!rc && strcmp(prev, last)) {
+		snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it", (long long)seq);
+		rc = fn(arg, seq, uuid, msg);
+	}
+	return rc;
+}
+
 /*
  * A design entry of the walk (row 's'): the run's first entry, holding the
  * design its rows give now (when 'scoped'). It holds no seal: the run's
@@ -164,17 +183,7 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 			rc = db_error(st, "read the ledger");
 			break;
 		}
-		if (seq != expect) {
-			snprintf(msg, sizeof msg,
-				 "ledger entry %lld follows entry %lld: entries are missing or reordered",
-				 (long long)seq, (long long)expect - 1);
-			rc = fn(arg, seq, uuid, msg);
-		}
-		if (!rc && strcmp(prev, last)) {
-			snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it",
-				 (long long)seq);
-			rc = fn(arg, seq, uuid, msg);
-		}
+		rc = check_link(seq, expect, uuid, prev, last, fn, arg);
 		if (!rc && !(rc = lr_ledger_digest(seq, uuid, kind, content, prev, want)) && strcmp(want, digest)) {
 			snprintf(msg, sizeof msg,
 				 "ledger entry %lld was rewritten: its digest does not match its fields",
