@@ -124,15 +124,27 @@ int lr_store_design_reg(struct lr_store *st, int64_t id, struct lr_design_reg *o
 
 int lr_store_design_earlier(struct lr_store *st, int64_t id, int64_t *earlier)
 {
+	/* registered here, or pulled (its bundle, read only when no newer candidate had one, may hold one) */
 	static const char sql[] =
-		"SELECT r.id FROM run r JOIN run_design d ON d.run_id = r.id, run me JOIN run_design md ON md.run_id = me.id"
+		"SELECT r.id, EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid AND l.kind = 'design')"
+		" FROM run r JOIN run_design d ON d.run_id = r.id, run me JOIN run_design md ON md.run_id = me.id"
 		" WHERE me.id = :run AND d.name = md.name AND r.id <> me.id"
 		"  AND (r.started_at < me.started_at OR (r.started_at = me.started_at AND r.id < me.id))"
 		"  AND (EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid AND l.kind = 'design')"
-		"   OR EXISTS (SELECT 1 FROM pulled_run p, json_each(p.bundle, '$.ledger') e WHERE p.run_id = r.id"
-		"    AND json_extract(e.value, '$.kind') = 'design'))"
-		" ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
+		"   OR EXISTS (SELECT 1 FROM pulled_run p WHERE p.run_id = r.id))"
+		" ORDER BY r.started_at DESC, r.id DESC";
+	struct lr_design_reg reg;
+	sqlite3_stmt *s = NULL;
+	int rc;
 
 	*earlier = 0;
-	return db_one_int(st, sql, ":run", id, earlier, "find the experiment's earlier registered run");
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", id);
+	while (!*earlier && db_step_row(st, s, "find the experiment's earlier registered run", &rc))
+		if (sqlite3_column_int(s, 1) ||
+		    (!(rc = lr_store_design_reg(st, sqlite3_column_int64(s, 0), &reg)) && reg.seq))
+			*earlier = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc;
 }
