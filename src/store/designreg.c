@@ -66,37 +66,37 @@ int lr_store_design_register(struct lr_store *st, int64_t id, const char *cases_
 	return db_commit(st, rc);
 }
 
-int lr_store_design_head_add(struct lr_store *st, int64_t id, const char *path, const char *sha256, int64_t seq)
-{
-	static const char sql[] = "INSERT INTO design_head(run_id, path, sha256, ledger_seq, written_at)"
-				  " VALUES (:run, :path, :sha, :seq, :now)";
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	if ((rc = db_begin_at(st)))
-		return rc;
-	if (!(rc = db_prepare(st, &s, sql))) {
-		db_bind_int(s, ":run", id);
-		db_bind_text(s, ":path", path);
-		db_bind_text(s, ":sha", sha256);
-		db_bind_int(s, ":seq", seq);
-		db_bind_text(s, ":now", st->now);
-		rc = db_step_final(st, s, "record the design head");
-	}
-	return db_commit(st, rc);
-}
-
 static const struct db_col reg_cols[] = {
 	DB_COL(struct lr_design_reg, seq, DB_INT),       DB_COL(struct lr_design_reg, digest, DB_TEXT),
 	DB_COL(struct lr_design_reg, content, DB_TEXT),  DB_COL(struct lr_design_reg, appended_at, DB_TEXT),
 	DB_COL(struct lr_design_reg, is_signed, DB_INT),
 };
+/* A design_head row: read in this order, written by these parameters. */
 static const struct db_col head_cols[] = {
-	DB_COL(struct lr_design_reg, head_seq, DB_INT),
-	DB_COL(struct lr_design_reg, head_path, DB_TEXT),
-	DB_COL(struct lr_design_reg, head_sha256, DB_TEXT),
-	DB_COL(struct lr_design_reg, head_at, DB_TEXT),
+	DB_PARAM(":seq", struct lr_design_reg, head_seq, DB_INT),
+	DB_PARAM(":path", struct lr_design_reg, head_path, DB_TEXT),
+	DB_PARAM(":sha", struct lr_design_reg, head_sha256, DB_TEXT),
+	DB_PARAM(":now", struct lr_design_reg, head_at, DB_TEXT),
 };
+
+int lr_store_design_head_add(struct lr_store *st, int64_t id, const char *path, const char *sha256, int64_t seq)
+{
+	static const char sql[] = "INSERT INTO design_head(run_id, ledger_seq, path, sha256, written_at)"
+				  " VALUES (:run, :seq, :path, :sha, :now)";
+	struct lr_design_reg h = { .head_seq = seq };
+	struct db_items row = { ":run", id, NULL, &h, sizeof h, DB_COLS(head_cols) };
+	int rc;
+
+	if (strlen(path) >= sizeof h.head_path)
+		return lr_error_set(LR_EINVAL, "cannot record the design head '%s': its path is too long", path);
+	snprintf(h.head_path, sizeof h.head_path, "%s", path);
+	snprintf(h.head_sha256, sizeof h.head_sha256, "%s", sha256);
+	if ((rc = db_begin_at(st)))
+		return rc;
+	snprintf(h.head_at, sizeof h.head_at, "%s", st->now);
+	rc = db_insert_each(st, sql, 1, db_bind_items, &row, "record the design head");
+	return db_commit(st, rc);
+}
 
 int lr_store_design_reg(struct lr_store *st, int64_t id, struct lr_design_reg *out)
 {
@@ -122,9 +122,28 @@ int lr_store_design_reg(struct lr_store *st, int64_t id, struct lr_design_reg *o
 	return rc < 0 ? rc : 0;
 }
 
+/* A candidate of lr_store_design_earlier: registered here, or pulled with a design entry in its bundle. */
+struct earlier {
+	struct lr_store *st;
+	int64_t *earlier;
+};
+
+static int earlier_row(void *arg, sqlite3_stmt *s)
+{
+	struct earlier *e = arg;
+	struct lr_design_reg reg;
+	int rc;
+
+	if (!sqlite3_column_int(s, 1) &&
+	    ((rc = lr_store_design_reg(e->st, sqlite3_column_int64(s, 0), &reg)) || !reg.seq))
+		return rc;
+	*e->earlier = sqlite3_column_int64(s, 0);
+	return 1; /* found: no older one is read */
+}
+
 int lr_store_design_earlier(struct lr_store *st, int64_t id, int64_t *earlier)
 {
-	/* registered here, or pulled (its bundle, read only when no newer candidate had one, may hold one) */
+	/* a pulled candidate's bundle is read only when no newer candidate had a registration */
 	static const char sql[] =
 		"SELECT r.id, EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid AND l.kind = 'design')"
 		" FROM run r JOIN run_design d ON d.run_id = r.id, run me JOIN run_design md ON md.run_id = me.id"
@@ -133,18 +152,10 @@ int lr_store_design_earlier(struct lr_store *st, int64_t id, int64_t *earlier)
 		"  AND (EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid AND l.kind = 'design')"
 		"   OR EXISTS (SELECT 1 FROM pulled_run p WHERE p.run_id = r.id))"
 		" ORDER BY r.started_at DESC, r.id DESC";
-	struct lr_design_reg reg;
-	sqlite3_stmt *s = NULL;
+	struct earlier e = { st, earlier };
 	int rc;
 
 	*earlier = 0;
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", id);
-	while (!*earlier && db_step_row(st, s, "find the experiment's earlier registered run", &rc))
-		if (sqlite3_column_int(s, 1) ||
-		    (!(rc = lr_store_design_reg(st, sqlite3_column_int64(s, 0), &reg)) && reg.seq))
-			*earlier = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc;
+	rc = db_each_int(st, sql, ":run", id, "find the experiment's earlier registered run", earlier_row, &e);
+	return rc > 0 ? 0 : rc;
 }

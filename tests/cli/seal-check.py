@@ -29,25 +29,24 @@ import tempfile
 GENESIS = "0" * 64
 
 
-def seal_queries(schema_md):
+def queries_under(schema_md, heading, what, least):
+    """The (name, query) rows of the table under 'heading' in docs/schema.md, ":run" a parameter."""
     text = open(schema_md, encoding="utf-8").read()
-    part = text[text.index("Every sealed table"):]
+    part = text[text.index(heading):]
     part = part[:part.index("\n### ")]
     rows = re.findall(r"^\| `([a-z_]+)` \| `(SELECT [^`]+)` \|$", part, re.M)
-    if len(rows) < 10:
-        sys.exit("seal-check: no table of sealed tables found in " + schema_md)
+    if len(rows) < least:
+        sys.exit("seal-check: no table of %s found in %s" % (what, schema_md))
     return [(t, q.replace(":run", "?")) for t, q in rows]
+
+
+def seal_queries(schema_md):
+    return queries_under(schema_md, "Every sealed table", "sealed tables", 10)
 
 
 def design_parts(schema_md):
     """The parts of a design digest and their queries, from the table under "Design entries"."""
-    text = open(schema_md, encoding="utf-8").read()
-    part = text[text.index("#### Design entries"):]
-    part = part[:part.index("\n### ")]
-    rows = re.findall(r"^\| `([a-z_]+)` \| `(SELECT [^`]+)` \|$", part, re.M)
-    if len(rows) < 5:
-        sys.exit("seal-check: no table of design parts found in " + schema_md)
-    return [(t, q.replace(":run", "?")) for t, q in rows]
+    return queries_under(schema_md, "#### Design entries", "design parts", 5)
 
 
 def table_digest(con, query, run):

@@ -10,11 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 
 L=$LABRUN
-SC="$TOP_SRCDIR/tests/cli/seal-check.py"
-DOC="$TOP_SRCDIR/docs/schema.md"
 db="$T/store/labrun.db"
-"$L" key init >/dev/null 2>&1 || fail "key init"
-"$L" key export >"$T/lab.pub.pem"
+sc() { c=$1; shift; python3 "$TOP_SRCDIR/tests/cli/seal-check.py" "$c" "$db" "$TOP_SRCDIR/docs/schema.md" "$@"; }
+"$L" key init >/dev/null 2>&1 && "$L" key export >"$T/lab.pub.pem" || fail "a key for the lab"
 
 # every execution writes what it found when it started: the design entries in the ledger, and
 # whether the design head file was there
@@ -56,7 +54,7 @@ equals "$(q "SELECT ledger_seq || ' ' || sha256 FROM design_head WHERE run_id = 
 expect_exit 0 "the store extends the design head written before the first block" "$L" audit --head design-head.json
 contains "$T/out" "the store extends the signed head of entry 1" "says so"
 contains "$T/out" "0 problem(s)" "and finds nothing wrong"
-python3 "$SC" verify "$db" "$DOC" >"$T/sc" || { cat "$T/sc"; fail "seal-check.py"; }
+sc verify >"$T/sc" || { cat "$T/sc"; fail "seal-check.py"; }
 contains "$T/sc" "(1 design entries among them)" "the design digest recomputes from docs/schema.md alone"
 expect_exit 0 "report" "$L" report --run 1
 digest=$(q "SELECT content FROM ledger WHERE kind = 'design'")
@@ -87,8 +85,8 @@ cp -R "$T/store" "$T/pristine"
 
 # the lab edits run 1's margin after the data, then seals and signs everything again with its own key
 sqlite3 "$db" "UPDATE run_design SET margin = 0.10 WHERE run_id = 1" || fail "edit"
-python3 "$SC" reseal "$db" "$DOC" 1 || fail "reseal"
-python3 "$SC" rechain "$db" "$DOC" 1 "$HOME/.config/labrun/signing-key.pem" || fail "rechain"
+sc reseal 1 || fail "reseal"
+sc rechain 1 "$HOME/.config/labrun/signing-key.pem" || fail "rechain"
 expect_exit 1 "a margin edited after the data, every seal and signature made again" "$L" audit
 contains "$T/out" "run 1 ($(q "SELECT uuid FROM run WHERE id = 1")): its design differs from the design registered in ledger entry 1" \
 	"the design entry names it"
