@@ -6,7 +6,7 @@
 # with its margin edited is reported as a changed design naming the first. A margin edited in
 # the store after the data, with every seal and signature made again with the lab's own key,
 # is caught by the design entry alone, in audit and in a crate; a design entry that comes
-# after its run's final one is named.
+# after its run's final one is named. A serving experiment's case set is part of its design.
 . "$(dirname "$0")/lib.sh"
 
 L=$LABRUN
@@ -114,3 +114,25 @@ contains "$T/out" "ledger entry 7 registers the design of run 1" "is named"
 expect_exit 1 "--design-head into a missing directory" "$L" run -q --design-head "$T/none/head.json" probe.ini
 contains "$T/err" "cannot write the design head to '$T/none/head.json'" "says which file and why"
 equals "$(q "SELECT count(*) FROM execution WHERE run_id = 4")" "0" "nothing was executed"
+
+# a serving experiment's case set is part of its design: its sha256 is taken before the first
+# block, and a case added before the next run is named as a changed design (SIMULATED server of
+# examples/serving-sim-server.py, which serves no model)
+python3 "$TOP_SRCDIR/examples/serving-sim-server.py" sim-port sim-sent.log &
+sim=$!
+trap 'kill $sim 2>/dev/null; cleanup' EXIT
+i=0
+while [ ! -s sim-port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s sim-port ] || fail "the simulated server did not start"
+for i in 1 2 3; do echo "{\"case_id\": \"q$i\", \"prompt\": \"question $i\"}"; done >cases.jsonl
+printf '[experiment]\nname = served\ntarget = serving\ncases = cases.jsonl\n[design]\nblocks = 2\nwarmup = 0\nexploratory = yes\n' >served.ini
+for route in a b; do printf '[arm %s]\nendpoint = http://127.0.0.1:%s/v1\nmax_tokens = 4\n' "$route" "$(cat sim-port)" >>served.ini; done
+expect_exit 0 "a serving experiment" "$L" run -q served.ini
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $run AND name = 'serving_cases'")" \
+	"$(sha256sum cases.jsonl | cut -d' ' -f1)" "its case set's sha256 is stored with its design"
+echo '{"case_id": "q4", "prompt": "question 4"}' >>cases.jsonl
+expect_exit 0 "again, with a case added" "$L" run -q served.ini
+expect_exit 0 "its report" "$L" report --run "$((run + 1))"
+contains "$T/out" "Design changed since run $run, which registered this experiment's design earlier: case set." \
+	"the changed case set is named"
