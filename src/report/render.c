@@ -350,7 +350,9 @@ static void prereg_facts(struct lr_doc *d, struct lr_doc_block *b, const struct 
 		lr_doc_add(t, "Design head: none written or pushed before the first block");
 		return;
 	}
-	path = relative ? lr_path_relative(g->head_path, rr->run.cwd, NULL) : strdup(g->head_path);
+	path = relative ? lr_path_relative(g->head_path, rr->run.cwd,
+					   rr->run.source.present ? rr->run.source.repo_path : NULL)
+			: strdup(g->head_path);
 	if (!path)
 		d->failed = 1;
 	lr_doc_add(t, "Design head: ");
@@ -398,7 +400,7 @@ static void prereg_doc(struct lr_doc *d, const struct lr_report_run *rr)
 	lr_doc_addf(t, "Design registered before the first block: ledger entry %lld, digest ", (long long)p->reg.seq);
 	snprintf(digest, sizeof digest, "%.16s...", p->reg.content);
 	lr_doc_code(t, digest);
-	lr_doc_addf(t, " (%s); its signed design head was %s.", p->reg.is_signed ? "signed" : "unsigned",
+	lr_doc_addf(t, " (%s); its design head was %s.", p->reg.is_signed ? "signed" : "unsigned",
 		    p->reg.head_seq
 			    ? "written to a file before the first block, so another could hold it before the data"
 			    : "neither written nor pushed before the first block: only this store held it");
