@@ -21,6 +21,8 @@ static const char usage[] = "usage: labrun run [--quiet] [--progress] [--fault-f
 			    "Prints the comparison of every arm with the first (the baseline): medians,\n"
 			    "the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
 			    "current repetition and keeps what was measured (the run is 'cancelled').\n"
+			    "The design is registered in the ledger before the first timed block (with\n"
+			    "--design-head FILE, the signed ledger head that holds it is written to FILE).\n"
 			    "Exit 0 when every condition passed, 1 otherwise.\n";
 
 int cmd_run(const struct lr_global *g, int argc, char **argv)
@@ -44,6 +46,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
 		CMD_PROGRESS(&progress),
+		CMD_NONEMPTY(0, "design-head", &ro.design_head, "FILE", "write the signed design head to FILE first"),
 		CMD_CALLBACK(
 			0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
 			"test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),

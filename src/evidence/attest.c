@@ -79,7 +79,7 @@ static int add_run(int64_t **v, int *n, int *cap, int64_t id, int *added)
 	return 0;
 }
 
-/* The runs run 'id''s rows point at, and the A/A run its report names, added to the set. */
+/* The runs run 'id''s rows point at, and the A/A run and earlier design its report names, added to the set. */
 static int run_needs(struct lr_store *st, int64_t id, int64_t **v, int *n, int *cap)
 {
 	struct lr_report rep;
@@ -101,6 +101,9 @@ static int run_needs(struct lr_store *st, int64_t id, int64_t **v, int *n, int *
 	for (k = 0; k < rep.nruns && !rc; k++)
 		if (rep.runs[k].aa_run)
 			rc = add_run(v, n, cap, rep.runs[k].aa_run, &added);
+	for (k = 0; k < rep.nruns && !rc; k++) /* the earlier run a changed design is named against */
+		if (rep.runs[k].prereg.earlier)
+			rc = add_run(v, n, cap, rep.runs[k].prereg.earlier, &added);
 	lr_report_release(&rep);
 	return rc;
 }

@@ -343,27 +343,10 @@ int lr_head_parse(const char *text, struct lr_published_head *h)
 	return LR_EINVAL;
 }
 
-struct ledger_ctx {
-	lr_audit_fn fn;
-	void *arg;
-	int *problems;
-};
-
-static int ledger_problem(void *arg, int64_t seq, const char *run_uuid, const char *text)
-{
-	struct ledger_ctx *c = arg;
-
-	(void)seq;
-	(void)run_uuid;
-	(*c->problems)++;
-	c->fn(c->arg, 0, text);
-	return 0;
-}
-
 int lr_audit_policy(struct lr_store *st, const struct lr_trust *t, struct lr_ledger_policy *policy,
 		    const struct lr_known_store **known, lr_audit_fn fn, void *arg, int *problems)
 {
-	struct ledger_ctx c = { fn, arg, problems };
+	struct lr_audit_ctx c = { fn, arg, problems };
 	char id[LR_STORE_ID_LEN], path[PATH_MAX], msg[PATH_MAX + 256];
 	int rc, by_path;
 
@@ -381,7 +364,7 @@ int lr_audit_policy(struct lr_store *st, const struct lr_trust *t, struct lr_led
 			 "the store at '%s' says its id is %s, but your configuration knows it as store %s, "
 			 "signed from ledger entry %lld on: its identity was rewritten",
 			 path, id, (*known)->id, (long long)(*known)->from_seq);
-		ledger_problem(&c, 0, "", msg);
+		lr_audit_problem(&c, 0, "", msg);
 	}
 	return 0;
 }
@@ -390,11 +373,11 @@ int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const s
 		    const struct lr_published_head *published, lr_audit_fn fn, lr_ledger_fn later, void *arg,
 		    int *problems, struct lr_ledger_head *head)
 {
-	struct ledger_ctx c = { fn, arg, problems };
+	struct lr_audit_ctx c = { fn, arg, problems };
 	char digest[LR_SHA256_HEX], msg[256];
 	int rc;
 
-	if ((rc = lr_store_ledger_check(st, only, nonly, policy, ledger_problem, &c, head)) || !published)
+	if ((rc = lr_store_ledger_check(st, only, nonly, policy, lr_audit_problem, &c, head)) || !published)
 		return rc;
 	if ((rc = lr_store_ledger_after(st, published->seq, digest, later, arg)))
 		return rc;
@@ -408,183 +391,6 @@ int lr_audit_ledger(struct lr_store *st, const int64_t *only, int nonly, const s
 			 (long long)published->seq, digest, published->digest);
 	else
 		return 0;
-	ledger_problem(&c, published->seq, "", msg);
+	lr_audit_problem(&c, published->seq, "", msg);
 	return 0;
-}
-
-/* Why 'path' (its text) holds no signed head, and what to give instead. */
-static void no_head(const char *path, const char *text)
-{
-	lr_error_set(LR_EINVAL, "'%s' holds no signed ledger head%s", path,
-		     strstr(text, "Ledger head: ") ? ": labrun writes a report's signed head beside it, as a file"
-						   : "");
-	lr_error_hint("give the file 'labrun report -o FILE' writes beside FILE, FILE.head.json (here '%s.head.json'), "
-		      "a crate's ledger-head.intoto.json, a JSON report, or SEQ:DIGEST",
-		      path);
-}
-
-int lr_head_load(const char *path, json_t **env)
-{
-	json_error_t jerr;
-	json_t *doc = NULL;
-	char *text = NULL, *block, *end;
-	size_t len = 0;
-	FILE *f = fopen(path, "re");
-	int rc = 0;
-
-	*env = NULL;
-	if (!f)
-		return lr_error_set(LR_ENOTFOUND, "cannot read signed head '%s': %s", path, strerror(errno));
-	if (getdelim(&text, &len, 0, f) < 0 && ferror(f))
-		rc = lr_error_set(LR_EIO, "cannot read signed head '%s'", path);
-	fclose(f);
-	if (rc || !text) {
-		free(text);
-		return rc ? rc : lr_error_set(LR_EINVAL, "signed head '%s' is empty", path);
-	}
-	if ((doc = json_loads(text, 0, &jerr))) {
-		json_t *st = json_object_get(json_object_get(doc, "ledger_head"), "statement");
-
-		*env = json_object_get(doc, "payloadType") ? json_incref(doc) : json_incref(st);
-	} else if ((block = strstr(text, "The signed ledger head")) && (block = strstr(block, "```json\n")) &&
-		   (end = strstr(block + 8, "\n```"))) {
-		*end = 0;
-		*env = json_loads(block + 8, 0, NULL);
-	}
-	json_decref(doc);
-	if (!*env)
-		no_head(path, text);
-	free(text);
-	return *env ? 0 : LR_EINVAL;
-}
-
-/* The store's ledger as (seq, run uuid, digest), oldest first. */
-struct entries {
-	struct lr_kvlist uuid, digest; /* key: the entry's seq in decimal */
-};
-
-static int keep_entry(void *arg, const struct lr_ledger_entry *e)
-{
-	struct entries *x = arg;
-	char seq[24];
-	int rc;
-
-	snprintf(seq, sizeof seq, "%lld", (long long)e->seq);
-	if (!(rc = lr_kvlist_add(&x->uuid, seq, e->run_uuid, NULL)))
-		rc = lr_kvlist_add(&x->digest, seq, e->digest, NULL);
-	return rc;
-}
-
-/* "run 3 (UUID)" or "run UUID" when it is not in the store. */
-static void run_name(struct lr_store *st, const char *uuid, char *buf, size_t len)
-{
-	int64_t id = 0;
-
-	if (!lr_store_run_resolve(st, uuid, &id))
-		snprintf(buf, len, "run %lld (%s)", (long long)id, uuid);
-	else
-		snprintf(buf, len, "run %s", uuid);
-	lr_error_clear();
-}
-
-/* Check one entry of the signed head against the store's ledger. */
-static void head_entry(struct lr_store *st, struct ledger_ctx *c, const struct entries *x, int64_t seq,
-		       const char *uuid, const char *digest)
-{
-	char key[24], name[160], msg[512];
-	const struct lr_kv *here;
-	size_t i;
-
-	snprintf(key, sizeof key, "%lld", (long long)seq);
-	/* a ledger numbers its entries 1, 2, ...: look there first */
-	if (seq >= 1 && (size_t)seq <= x->digest.n && !strcmp(x->digest.v[seq - 1].key, key))
-		here = &x->digest.v[seq - 1];
-	else
-		here = lr_kvlist_find(&x->digest, key);
-	if (here && !strcmp(here->value, digest))
-		return;
-	run_name(st, uuid, name, sizeof name);
-	for (i = 0; i < x->digest.n; i++)
-		if (!strcmp(x->digest.v[i].value, digest))
-			break;
-	if (i < x->digest.n) {
-		snprintf(msg, sizeof msg,
-			 "%s was entry %lld at the signed head and is entry %s now: the ledger was "
-			 "reordered",
-			 name, (long long)seq, x->digest.v[i].key);
-		goto out;
-	}
-	for (i = 0; i < x->uuid.n; i++)
-		if (!strcmp(x->uuid.v[i].value, uuid))
-			break;
-	if (i == x->uuid.n)
-		snprintf(msg, sizeof msg, "%s, entry %lld at the signed head, is not in the ledger: deleted", name,
-			 (long long)seq);
-	else if (here && !strcmp(x->uuid.v[here - x->digest.v].value, uuid))
-		snprintf(msg, sizeof msg,
-			 "%s, entry %lld at the signed head, was changed: its entry is not the one "
-			 "signed",
-			 name, (long long)seq);
-	else
-		snprintf(msg, sizeof msg,
-			 "%s, entry %lld at the signed head, is entry %s now and changed: the ledger "
-			 "was reordered and rewritten",
-			 name, (long long)seq, x->uuid.v[i].key);
-out:
-	ledger_problem(c, seq, uuid, msg);
-}
-
-int lr_audit_signed_head(struct lr_store *st, const json_t *env, const struct lr_trust *t, lr_audit_fn fn,
-			 lr_ledger_fn later, void *arg, int *problems, int64_t *seq)
-{
-	struct ledger_ctx c = { fn, arg, problems };
-	struct entries x = { { 0 }, { 0 } };
-	struct lr_dsse_opened o;
-	char id[LR_STORE_ID_LEN], msg[512], digest[LR_SHA256_HEX];
-	json_t *stmt = NULL, *pred, *e;
-	const char *sid;
-	size_t i;
-	int rc;
-
-	*seq = 0;
-	rc = lr_dsse_open(env, t, NULL, 0, &o);
-	if (rc && rc != LR_EREFUSED)
-		return rc;
-	if (rc) {
-		snprintf(msg, sizeof msg, "the signed head is not signed by a key you trust: %s", lr_error_msg());
-		ledger_problem(&c, 0, "", msg);
-	}
-	stmt = json_loads(o.payload, 0, NULL);
-	pred = json_object_get(stmt, "predicate");
-	sid = json_string_value(json_object_get(pred, "storeId"));
-	*seq = json_integer_value(json_object_get(pred, "seq"));
-	if (!sid || *seq < 1 ||
-	    strcmp(json_string_value(json_object_get(stmt, "predicateType")) ?: "", LR_HEAD_PREDICATE) ||
-	    !json_is_array(json_object_get(pred, "entries"))) {
-		rc = lr_error_set(LR_EINVAL, "the signed head is not a labrun ledger head (%s)", LR_HEAD_PREDICATE);
-		goto out;
-	}
-	if ((rc = lr_store_id(st, id)) || (rc = lr_store_ledger_entries(st, 0, keep_entry, &x)))
-		goto out;
-	rc = 0;
-	if (strcmp(sid, id)) {
-		snprintf(msg, sizeof msg, "the signed head is of store %s, this store is %s", sid, id);
-		ledger_problem(&c, 0, "", msg);
-	}
-	json_array_foreach(json_object_get(pred, "entries"), i, e) {
-		const char *u = json_string_value(json_object_get(e, "run_uuid")),
-			   *d = json_string_value(json_object_get(e, "digest"));
-
-		if (u && d)
-			head_entry(st, &c, &x, json_integer_value(json_object_get(e, "seq")), u, d);
-	}
-	/* what was appended after the head: listed, not problems */
-	if (!(rc = lr_store_ledger_after(st, *seq, digest, later, arg)))
-		rc = 0;
-out:
-	lr_kvlist_release(&x.uuid);
-	lr_kvlist_release(&x.digest);
-	json_decref(stmt);
-	lr_dsse_opened_release(&o);
-	return rc;
 }

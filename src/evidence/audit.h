@@ -40,6 +40,18 @@ struct lr_published_head {
 	char digest[LR_SHA256_HEX];
 };
 
+/*
+ * The ledger's problems as audit counts them (evidence/audit-head.c): an
+ * lr_ledger_fn whose 'arg' is a struct lr_audit_ctx: each problem counted in
+ * *problems and given to 'fn' with run 0. Returns 0.
+ */
+struct lr_audit_ctx {
+	lr_audit_fn fn;
+	void *arg;
+	int *problems;
+};
+int lr_audit_problem(void *arg, int64_t seq, const char *run_uuid, const char *text);
+
 /* Parse "SEQ:DIGEST" (DIGEST 64 lowercase hex); LR_EINVAL with a hint otherwise. */
 LR_MUST_CHECK int lr_head_parse(const char *text, struct lr_published_head *h);
 

@@ -13,6 +13,7 @@
 #include "base/walk.h"
 #include "evidence/attest.h"
 #include "evidence/verify.h"
+#include "store/designreg.h"
 #include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
@@ -413,6 +414,23 @@ static int put_object(void *arg, const char *full, const char *rel)
 	return lr_obj_put_file(c->v->tmp, full, hex, NULL, NULL, NULL);
 }
 
+/* A run loaded from its bundle as 'id': its rows give the design its design entry registered before its blocks. */
+static int check_design(struct vctx *c, const struct vrun *r, int64_t id)
+{
+	struct lr_design_reg reg;
+	char now[LR_SHA256_HEX];
+	int rc;
+
+	if ((rc = lr_store_design_reg(c->v->st, id, &reg)) || !reg.seq ||
+	    (rc = lr_store_design_digest(c->v->st, id, now, NULL)) || !strcmp(now, reg.content))
+		return rc;
+	problem(c, "ledger.json",
+		"run %s: its design differs from the design registered in its ledger entry %lld (digest %.12s..., "
+		"its rows give %.12s...): the design was changed after it was registered",
+		r->b.uuid, (long long)reg.seq, reg.content, now);
+	return 0;
+}
+
 /* The crate's runs in a throwaway store, in the order they were recorded, each after the runs it points at. */
 static int load_runs(struct vctx *c)
 {
@@ -439,7 +457,7 @@ static int load_runs(struct vctx *c)
 			rc = lr_store_run_adopt(c->v->st, &c->runs[i].b, &origin, &id);
 			if (rc == LR_EINVAL) /* it points at a run not loaded yet */
 				continue;
-			if (rc)
+			if (rc || (rc = check_design(c, &c->runs[i], id)))
 				return rc;
 			c->v->ids[c->v->nids++] = id;
 			c->runs[i].bundled = 0;

@@ -287,8 +287,8 @@ int lr_report_runs_build(struct lr_store *st, int64_t *ids, int n, int single, s
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	for (i = 0; i < k && !rc; i++) {
 		out->nruns++;
-		if (!(rc = build_run(st, exp[i], &out->runs[i])))
-			rc = noise_floor(st, &out->runs[i]);
+		if (!(rc = build_run(st, exp[i], &out->runs[i])) && !(rc = noise_floor(st, &out->runs[i])))
+			rc = lr_prereg_read(st, exp[i], &out->runs[i].prereg);
 	}
 out:
 	free(exp);

@@ -14,6 +14,7 @@
 #include "base/stats.h"
 #include "experiment/expdef.h"
 #include "experiment/plan.h"
+#include "experiment/prereg.h"
 #include "store/experiments.h"
 #include "store/ledger.h"
 #include "store/runs.h"
@@ -62,6 +63,8 @@ struct lr_report_run {
 	double aa_width;     /* hi - lo of the ratio, widest over its rows */
 	double aa_lo, aa_hi; /* that widest interval */
 	int aa_excludes_1;   /* one of its intervals excludes 1: a bias, so it is no floor */
+	/* its design as registered before its first block, and what changed since its experiment's earlier run */
+	struct lr_prereg prereg;
 	/* [report] of its definition, and --metric (report-metrics.c) */
 	unsigned forms; /* LR_FORM_*: how its tables show their figures */
 	/*

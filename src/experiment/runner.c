@@ -16,6 +16,7 @@
 #include "experiment/command.h"
 #include "experiment/design.h"
 #include "experiment/plan.h"
+#include "experiment/prereg.h"
 #include "experiment/runner.h"
 #include "import/backend.h"
 #include "import/import.h"
@@ -522,6 +523,8 @@ int lr_experiment_run(struct lr_store *st, int64_t run_id, const struct lr_expde
 	rc = plan_arms(d, r, k, arms, cmds, envs);
 	if (!rc)
 		rc = lr_plan_store(st, run_id, d, &plan, arms);
+	if (!rc) /* the design, as stored, is registered before the first block */
+		rc = lr_prereg_register(st, run_id, d, o->design_head);
 	for (a = 0; a < d->narms; a++)
 		free(envs[a]);
 	if (rc)

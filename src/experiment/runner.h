@@ -28,6 +28,8 @@ struct lr_runopts {
 	void *arg;
 	int flip_arm;       /* test fault: flip one output bit of this arm (-1: none) */
 	int flip_condition; /* ... in this condition only (-1: all) */
+	/* the signed design head is written to this file before the first timed block; NULL: none is */
+	const char *design_head;
 };
 
 /* What the runner found for one condition (the report prints it). */

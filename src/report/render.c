@@ -332,6 +332,36 @@ static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const str
 	}
 }
 
+/* The registration in full: the design entry, and the design head written before the first block. */
+static void prereg_facts(struct lr_doc *d, struct lr_doc_block *b, const struct lr_report_run *rr, int relative)
+{
+	const struct lr_design_reg *g = &rr->prereg.reg;
+	struct lr_buf *t;
+	char *path;
+
+	if (!g->seq)
+		return;
+	t = lr_doc_item(d, b, 0);
+	lr_doc_addf(t, "Design registration: ledger entry %lld, appended %s, design digest ", (long long)g->seq,
+		    g->appended_at);
+	lr_doc_code(t, g->content);
+	t = lr_doc_item(d, b, 0);
+	if (!g->head_seq) {
+		lr_doc_add(t, "Design head: none written or pushed before the first block");
+		return;
+	}
+	path = relative ? lr_path_relative(g->head_path, rr->run.cwd,
+					   rr->run.source.present ? rr->run.source.repo_path : NULL)
+			: strdup(g->head_path);
+	if (!path)
+		d->failed = 1;
+	lr_doc_add(t, "Design head: ");
+	lr_doc_code(t, path);
+	lr_doc_addf(t, " (entry %lld), written and fsynced %s, sha256 ", (long long)g->head_seq, g->head_at);
+	lr_doc_code(t, g->head_sha256);
+	free(path);
+}
+
 void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, int relative)
 {
 	const struct lr_run *r = &rr->run;
@@ -351,6 +381,7 @@ void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, i
 		"Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s",
 		ds->order == LR_ORDER_ABBA ? "ABBA" : "random", ds->blocks, ds->warmup, ds->margin * 100,
 		(unsigned long long)ds->seed, lr_exp_target_name(ds->target), ds->backend);
+	prereg_facts(d, b, rr, relative);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
 		    rr->missing);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Noise floor: %s", lr_report_floor_text(floor, sizeof floor, rr));
@@ -362,6 +393,29 @@ void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, i
 	}
 }
 
+/* The design the run registered before its first block, and what changed since its experiment's earlier run. */
+static void prereg_doc(struct lr_doc *d, const struct lr_report_run *rr)
+{
+	const struct lr_prereg *p = &rr->prereg;
+	char digest[24];
+	struct lr_buf *t;
+
+	if (!p->reg.seq)
+		return; /* recorded before labrun registered designs */
+	t = &lr_doc_prose(d)->text;
+	lr_doc_addf(t, "Design registered before the first block: ledger entry %lld, digest ", (long long)p->reg.seq);
+	snprintf(digest, sizeof digest, "%.16s...", p->reg.content);
+	lr_doc_code(t, digest);
+	lr_doc_addf(t, " (%s); its design head was %s.", p->reg.is_signed ? "signed" : "unsigned",
+		    p->reg.head_seq
+			    ? "written to a file before the first block, so another could hold it before the data"
+			    : "neither written nor pushed before the first block: only this store held it");
+	if (p->earlier)
+		lr_doc_addf(&lr_doc_prose(d)->text,
+			    "Design changed since run %lld, which registered this experiment's design earlier: %s.",
+			    (long long)p->earlier, p->changes);
+}
+
 void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)
 {
 	const struct lr_stored_design *ds = &rr->design;
@@ -370,6 +424,7 @@ void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)
 		    lr_status_name(rr->run.status));
 	if (ds->title[0])
 		lr_doc_add(&lr_doc_prose(d)->text, ds->title);
+	prereg_doc(d, rr);
 }
 
 void lr_render_run_failed_doc(struct lr_doc *d, const struct lr_report_run *rr)

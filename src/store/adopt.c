@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/list.h"
+#include "store/designreg.h"
 #include "store/objects.h"
 #include "store/remote.h"
 #include "store/store-int.h"
@@ -463,6 +464,23 @@ int lr_store_uuid_find(struct lr_store *st, const char *uuid, int64_t *id, char 
 	return rc;
 }
 
+/* A pulled run's rows here still give the design its origin registered (the design entry of its bundle). */
+static int pulled_design(struct lr_store *st, int64_t id, lr_str_fn problem, void *arg)
+{
+	struct lr_design_reg reg;
+	char now[LR_SHA256_HEX], msg[512];
+	int rc;
+
+	if ((rc = lr_store_design_reg(st, id, &reg)) || !reg.seq || (rc = lr_store_design_digest(st, id, now, NULL)) ||
+	    !strcmp(now, reg.content))
+		return rc;
+	snprintf(msg, sizeof msg,
+		 "its design differs from the design its origin registered in ledger entry %lld (digest %.12s..., "
+		 "the rows give %.12s...)",
+		 (long long)reg.seq, reg.content, now);
+	return problem(arg, msg);
+}
+
 int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, void *arg, int *pulled)
 {
 	sqlite3_stmt *s = NULL;
@@ -485,6 +503,8 @@ int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, vo
 		} else {
 			if (strcmp(b.uuid, (const char *)sqlite3_column_text(s, 2)))
 				rc = problem(arg, "the bundle it was pulled in is another run's");
+			else
+				rc = pulled_design(st, id, problem, arg);
 			lr_bundle_release(&b);
 		}
 	}

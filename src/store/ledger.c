@@ -6,6 +6,7 @@
 #include "base/seal.h"
 #include "base/sign.h"
 #include "base/trust.h"
+#include "store/designreg.h"
 #include "store/ledger.h"
 #include "store/store-int.h"
 
@@ -100,6 +101,55 @@ int lr_store_signing_keys(struct lr_store *st, lr_signing_key_fn fn, void *arg)
 		"read the signing keys", fn, arg);
 }
 
+/* Entry 'seq' comes where 'expect' should and links to the digest of the entry before it, 'last'. */
+static int check_link(int64_t seq, int64_t expect, const char *uuid, const char *prev, const char *last,
+		      lr_ledger_fn fn, void *arg)
+{
+	char msg[256];
+	int rc = 0;
+
+	if (seq != expect) {
+		snprintf(msg, sizeof msg, "ledger entry %lld follows entry %lld: entries are missing or reordered",
+			 (long long)seq, (long long)expect - 1);
+		rc = fn(arg, seq, uuid, msg);
+	}
+	if (!rc && strcmp(prev, last)) {
+		snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it", (long long)seq);
+		rc = fn(arg, seq, uuid, msg);
+	}
+	return rc;
+}
+
+/*
+ * A design entry of the walk (row 's'): the run's first entry, holding the
+ * design its rows give now (when 'scoped'). It holds no seal: the run's
+ * newest entry is held to its seal only when that is a final or an amend.
+ */
+static int check_design(struct lr_store *st, sqlite3_stmt *s, int64_t seq, const char *uuid, const char *content,
+			int scoped, lr_ledger_fn fn, void *arg)
+{
+	int64_t run = sqlite3_column_int64(s, 6);
+	char now[LR_SHA256_HEX], msg[512];
+	int rc;
+
+	if (sqlite3_column_int(s, 12)) {
+		snprintf(msg, sizeof msg,
+			 "ledger entry %lld registers the design of run %lld (%s) after an earlier entry of it: a "
+			 "design is registered once, before the run's first block",
+			 (long long)seq, (long long)run, uuid);
+		return fn(arg, seq, uuid, msg);
+	}
+	if (!scoped || (rc = lr_store_design_digest(st, run, now, NULL)))
+		return scoped ? rc : 0;
+	if (!strcmp(now, content))
+		return 0;
+	snprintf(msg, sizeof msg,
+		 "run %lld (%s): its design differs from the design registered in ledger entry %lld (digest "
+		 "%.12s..., the rows give %.12s...): the design was changed after it was registered",
+		 (long long)run, uuid, (long long)seq, content, now);
+	return fn(arg, seq, uuid, msg);
+}
+
 int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, const struct lr_ledger_policy *policy,
 			  lr_ledger_fn fn, void *arg, struct lr_ledger_head *head)
 {
@@ -107,11 +157,12 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 		"SELECT l.seq, l.run_uuid, l.kind, l.content, l.prev, l.digest,"
 		" (SELECT id FROM run WHERE uuid = l.run_uuid),"
 		" NOT EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq > l.seq),"
-		" l.key_fingerprint, l.signature, k.public_key, l.appended_at"
+		" l.key_fingerprint, l.signature, k.public_key, l.appended_at,"
+		" EXISTS (SELECT 1 FROM ledger m WHERE m.run_uuid = l.run_uuid AND m.seq < l.seq)"
 		" FROM ledger l LEFT JOIN signing_key k ON k.fingerprint = l.key_fingerprint ORDER BY l.seq";
 	static const char unchained[] =
 		"SELECT r.id, r.uuid FROM run r JOIN run_seal s ON s.run_id = r.id"
-		" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid) ORDER BY r.id";
+		" WHERE NOT EXISTS (SELECT 1 FROM ledger l WHERE l.run_uuid = r.uuid AND l.kind <> 'design') ORDER BY r.id";
 	char last[LR_SHA256_HEX] = LR_LEDGER_GENESIS, want[LR_SHA256_HEX], now[LR_SHA256_HEX], msg[512];
 	sqlite3_stmt *s = NULL;
 	int64_t expect = 1;
@@ -132,17 +183,7 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 			rc = db_error(st, "read the ledger");
 			break;
 		}
-		if (seq != expect) {
-			snprintf(msg, sizeof msg,
-				 "ledger entry %lld follows entry %lld: entries are missing or reordered",
-				 (long long)seq, (long long)expect - 1);
-			rc = fn(arg, seq, uuid, msg);
-		}
-		if (!rc && strcmp(prev, last)) {
-			snprintf(msg, sizeof msg, "ledger entry %lld does not link to the entry before it",
-				 (long long)seq);
-			rc = fn(arg, seq, uuid, msg);
-		}
+		rc = check_link(seq, expect, uuid, prev, last, fn, arg);
 		if (!rc && !(rc = lr_ledger_digest(seq, uuid, kind, content, prev, want)) && strcmp(want, digest)) {
 			snprintf(msg, sizeof msg,
 				 "ledger entry %lld was rewritten: its digest does not match its fields",
@@ -153,6 +194,8 @@ int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly, c
 			snprintf(msg, sizeof msg, "run %s (ledger entry %lld) is not in the store: deleted", uuid,
 				 (long long)seq);
 			rc = fn(arg, seq, uuid, msg);
+		} else if (!rc && !strcmp(kind, "design")) {
+			rc = check_design(st, s, seq, uuid, content, in_scope(only, nonly, run), fn, arg);
 		} else if (!rc && sqlite3_column_int(s, 7) && in_scope(only, nonly, run) &&
 			   !(rc = db_seal_content_now(st, run, now)) && strcmp(now, content)) {
 			snprintf(msg, sizeof msg,

@@ -120,11 +120,13 @@ LR_MUST_CHECK int lr_store_ledger_head(struct lr_store *st, struct lr_ledger_hea
  * Walk the ledger: every entry links to the one before and matches its
  * fields, numbers run without a gap, names a run still in the store, and
  * each run's newest entry matches its rows now (only runs only[0..nonly)
- * when 'only' is not NULL: the chain itself is always walked whole); every
- * sealed run has an entry; every signature verifies with the public key
- * stored for its fingerprint, and is held to 'policy' (NULL: no key is
+ * when 'only' is not NULL: the chain itself is always walked whole): a
+ * final or amend entry its seal; a design entry, which is its run's first
+ * and holds no seal, the design its rows give (store/designreg.h). Every
+ * sealed run has a final entry; every signature verifies with the public
+ * key stored for its fingerprint, and is held to 'policy' (NULL: no key is
  * trusted or distrusted). 'fn' gets each problem (seq 0 for a run with no
- * entry), naming the run and the entry. *head is the newest entry.
+ * final entry), naming the run and the entry. *head is the newest entry.
  */
 LR_MUST_CHECK int lr_store_ledger_check(struct lr_store *st, const int64_t *only, int nonly,
 					const struct lr_ledger_policy *policy, lr_ledger_fn fn, void *arg,

@@ -76,6 +76,8 @@ const struct db_seal_query db_seal_queries[] = {
 				   " WHERE s.run_id = :run ORDER BY g.set_id, g.seq" },
 	/* migration 25: what a command left running */
 	{ "leftover", "SELECT * FROM leftover WHERE run_id = :run ORDER BY condition_idx, seq, n" },
+	/* migration 26 */
+	{ "design_head", "SELECT * FROM design_head WHERE run_id = :run" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
@@ -88,6 +90,41 @@ static int listed(const char *const *tables, const char *table)
 		if (!strcmp(*tables, table))
 			return 1;
 	return 0;
+}
+
+int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX])
+{
+	sqlite3_stmt *s = NULL;
+	struct lr_seal_table t;
+	int c, n, rc;
+
+	if ((rc = db_prepare(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
+		sqlite3_finalize(s);
+		return rc;
+	}
+	db_bind_int(s, ":run", id);
+	while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
+		n = sqlite3_column_count(s);
+		for (c = 0; c < n; c++) {
+			switch (sqlite3_column_type(s, c)) {
+			case SQLITE_INTEGER: lr_seal_int(&t, sqlite3_column_int64(s, c)); break;
+			case SQLITE_FLOAT: lr_seal_real(&t, sqlite3_column_double(s, c)); break;
+			case SQLITE_BLOB:
+				lr_seal_bytes(&t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
+					      (size_t)sqlite3_column_bytes(s, c));
+				break;
+			case SQLITE_TEXT:
+				lr_seal_bytes(&t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
+					      (size_t)sqlite3_column_bytes(s, c));
+				break;
+			default: lr_seal_null(&t); break;
+			}
+		}
+		lr_seal_row_end(&t);
+	}
+	sqlite3_finalize(s);
+	lr_seal_table_final(&t, hex);
+	return rc;
 }
 
 /*
@@ -104,42 +141,13 @@ static int seal_tables(struct lr_store *st, int64_t id, const char *const *chang
 
 	for (q = 0; q < db_nseal_queries && !rc; q++) {
 		const char *kept = json_string_value(json_object_get(sealed, db_seal_queries[q].table));
-		sqlite3_stmt *s = NULL;
-		struct lr_seal_table t;
 		char hex[LR_SHA256_HEX];
-		int c, n;
 
 		if (kept && !listed(changed, db_seal_queries[q].table)) {
 			rc = lr_kvlist_add(out, db_seal_queries[q].table, kept, NULL);
 			continue;
 		}
-		if ((rc = db_prepare(st, &s, db_seal_queries[q].sql)) || (rc = lr_seal_table_init(&t))) {
-			sqlite3_finalize(s);
-			break;
-		}
-		db_bind_int(s, ":run", id);
-		while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
-			n = sqlite3_column_count(s);
-			for (c = 0; c < n; c++) {
-				switch (sqlite3_column_type(s, c)) {
-				case SQLITE_INTEGER: lr_seal_int(&t, sqlite3_column_int64(s, c)); break;
-				case SQLITE_FLOAT: lr_seal_real(&t, sqlite3_column_double(s, c)); break;
-				case SQLITE_BLOB:
-					lr_seal_bytes(&t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
-						      (size_t)sqlite3_column_bytes(s, c));
-					break;
-				case SQLITE_TEXT:
-					lr_seal_bytes(&t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
-						      (size_t)sqlite3_column_bytes(s, c));
-					break;
-				default: lr_seal_null(&t); break;
-				}
-			}
-			lr_seal_row_end(&t);
-		}
-		sqlite3_finalize(s);
-		lr_seal_table_final(&t, hex);
-		if (rc)
+		if ((rc = db_seal_query_digest(st, db_seal_queries[q].sql, id, hex)))
 			break;
 		rc = lr_kvlist_add(out, db_seal_queries[q].table, hex, NULL);
 	}
@@ -209,20 +217,24 @@ static int sign_entry(struct lr_store *st, int64_t seq, const char *digest, char
 	return rc ? rc : lr_sign(st->signer, digest, sig);
 }
 
-/* Append run 'id' with seal digest 'content' to the ledger: 'final' the first time, else 'amend'. */
-static int ledger_append(struct lr_store *st, int64_t id, const char *content, const char *now)
+/*
+ * Append run 'id' to the ledger with 'content': as 'kind', or with kind NULL
+ * (a seal) 'final' the first time, else 'amend' (a design entry is no seal).
+ * *seq_out, when not NULL, gets the entry's number.
+ */
+int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const char *content, const char *now,
+		     int64_t *seq_out)
 {
 	static const char ins[] = "INSERT INTO ledger(seq, run_uuid, kind, content, prev, digest, appended_at,"
 				  " key_fingerprint, signature)"
 				  " VALUES (:seq, :uuid, :kind, :content, :prev, :digest, :now, :key, :sig)";
 	char prev[LR_SHA256_HEX] = LR_LEDGER_GENESIS, digest[LR_SHA256_HEX], sig[LR_SIG_HEX], *uuid = NULL;
 	sqlite3_stmt *s = NULL;
-	const char *kind = "final";
 	int64_t seq = 1;
 	int rc;
 
 	if ((rc = db_prepare(st, &s,
-			     "SELECT uuid, EXISTS (SELECT 1 FROM ledger WHERE run_uuid = run.uuid),"
+			     "SELECT uuid, EXISTS (SELECT 1 FROM ledger WHERE run_uuid = run.uuid AND kind <> 'design'),"
 			     " (SELECT seq FROM ledger ORDER BY seq DESC LIMIT 1),"
 			     " (SELECT digest FROM ledger ORDER BY seq DESC LIMIT 1) FROM run WHERE id = :run")))
 		return rc;
@@ -231,8 +243,8 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 		sqlite3_finalize(s);
 		return rc ? rc : db_error(st, "read the run for the ledger");
 	}
-	if (sqlite3_column_int(s, 1))
-		kind = "amend";
+	if (!kind)
+		kind = sqlite3_column_int(s, 1) ? "amend" : "final";
 	if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
 		seq = sqlite3_column_int64(s, 2) + 1;
 		db_col_copy(s, 3, prev, sizeof prev);
@@ -261,6 +273,8 @@ static int ledger_append(struct lr_store *st, int64_t id, const char *content, c
 	}
 	sqlite3_finalize(s);
 	free(uuid);
+	if (!rc && seq_out)
+		*seq_out = seq;
 	return rc;
 }
 
@@ -283,7 +297,7 @@ static int seal_run(struct lr_store *st, int64_t id, const char *now, const char
 	db_bind_text(s, ":tables", tables);
 	db_bind_text(s, ":now", now);
 	if (!(rc = db_step_done(st, s, "seal the run")))
-		rc = ledger_append(st, id, digest, now);
+		rc = db_ledger_append(st, id, NULL, digest, now, NULL);
 out:
 	sqlite3_finalize(s);
 	lr_kvlist_release(&digests);

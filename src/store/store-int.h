@@ -238,6 +238,16 @@ int db_seal_run(struct lr_store *st, int64_t id, const char *now);
  * from the run's stored seal, so amending a run costs what was added to it.
  */
 int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed);
+/*
+ * Append an entry of run 'id' to the ledger (seals.c): of 'kind', or, with
+ * kind NULL, its seal ('final' the first time, then 'amend'), signed when the
+ * store has a signer; *seq_out (may be NULL) gets its number. Call inside a
+ * write transaction.
+ */
+int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const char *content, const char *now,
+		     int64_t *seq_out);
+/* The digest of the rows query 'sql' (:run bound to id) gives, hashed as a seal hashes a table (seals.c). */
+int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX]);
 /* Migration 10: seal every sealed run again and chain it into the ledger. */
 int db_ledger_backfill(struct lr_store *st);
 

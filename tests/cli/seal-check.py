@@ -3,7 +3,8 @@
 C code (Python's standard library, and the openssl command to sign):
 
     seal-check.py verify DB SCHEMA.md
-        recompute every run's seal from its rows and the ledger's chain; print
+        recompute every run's seal from its rows, the ledger's chain and each
+        design entry's design digest; print
         what was checked; exit 1 on the first mismatch, naming it
     seal-check.py reseal DB SCHEMA.md RUN_ID
         an attacker's step: write run RUN_ID's seal again from its rows now
@@ -28,14 +29,24 @@ import tempfile
 GENESIS = "0" * 64
 
 
-def seal_queries(schema_md):
+def queries_under(schema_md, heading, what, least):
+    """The (name, query) rows of the table under 'heading' in docs/schema.md, ":run" a parameter."""
     text = open(schema_md, encoding="utf-8").read()
-    part = text[text.index("Every sealed table"):]
+    part = text[text.index(heading):]
     part = part[:part.index("\n### ")]
     rows = re.findall(r"^\| `([a-z_]+)` \| `(SELECT [^`]+)` \|$", part, re.M)
-    if len(rows) < 10:
-        sys.exit("seal-check: no table of sealed tables found in " + schema_md)
+    if len(rows) < least:
+        sys.exit("seal-check: no table of %s found in %s" % (what, schema_md))
     return [(t, q.replace(":run", "?")) for t, q in rows]
+
+
+def seal_queries(schema_md):
+    return queries_under(schema_md, "Every sealed table", "sealed tables", 10)
+
+
+def design_parts(schema_md):
+    """The parts of a design digest and their queries, from the table under "Design entries"."""
+    return queries_under(schema_md, "#### Design entries", "design parts", 5)
 
 
 def table_digest(con, query, run):
@@ -78,8 +89,8 @@ def entry_digest(seq, uuid, kind, content, prev):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def verify(con, queries):
-    seals = 0
+def verify(con, queries, parts):
+    seals = designs = 0
     for run, stored, digest in con.execute("SELECT run_id, tables, digest FROM run_seal ORDER BY run_id").fetchall():
         keys = set(json.loads(stored))
         text, now = seal_now(con, queries, run, keys)
@@ -93,14 +104,21 @@ def verify(con, queries):
         n += 1
         if seq != n or was != prev or entry_digest(seq, uuid, kind, content, prev) != digest:
             sys.exit("seal-check: ledger entry %d does not recompute" % seq)
-        newest[uuid] = content
+        if kind == "design":  # its content is the design digest its run's rows give
+            run = con.execute("SELECT id FROM run WHERE uuid = ?", (uuid,)).fetchone()
+            if run and seal_now(con, parts, run[0])[1] != content:
+                sys.exit("seal-check: ledger entry %d: run %s's rows do not give its design digest" % (seq, uuid))
+            designs += 1
+        else:
+            newest[uuid] = content
         prev = digest
     for uuid, content in newest.items():
         row = con.execute("SELECT s.digest FROM run_seal s JOIN run r ON r.id = s.run_id WHERE r.uuid = ?",
                           (uuid,)).fetchone()
         if row and row[0] != content:
             sys.exit("seal-check: run %s: its newest ledger entry holds %s, its seal is %s" % (uuid, content, row[0]))
-    print("seal-check: %d seals and %d ledger entries recomputed from docs/schema.md" % (seals, n))
+    print("seal-check: %d seals and %d ledger entries recomputed from docs/schema.md (%d design entries among them)"
+          % (seals, n, designs))
 
 
 def reseal(con, queries, run):
@@ -153,7 +171,7 @@ def main():
     con = sqlite3.connect(db)
     con.execute("PRAGMA foreign_keys = OFF")
     if cmd == "verify":
-        verify(con, queries)
+        verify(con, queries, design_parts(schema_md))
     elif cmd == "reseal":
         reseal(con, queries, int(sys.argv[4]))
     elif cmd == "rechain":

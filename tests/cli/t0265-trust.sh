@@ -27,11 +27,11 @@ equals "$(printf %s "$sid" | wc -c)" "32" "the store got an id when it was creat
 contains "$conf/signed-stores" "$sid 1 $fpr $T/store" "the configuration remembers it as signed from entry 1 by the key"
 
 expect_exit 0 "a clean signed store audits" "$L" audit
-contains "$T/out" "4 of 4 ledger entries signed and verified, 4 by a key you trust" "every entry by a trusted key"
+contains "$T/out" "5 of 5 ledger entries signed and verified, 5 by a key you trust" "every entry by a trusted key"
 contains "$T/out" "knows this store as signed from ledger entry 1 on" "and says what the configuration knows"
 python3 "$SC" verify "$db" "$DOC" >"$T/sc" || { cat "$T/sc"; fail "seal-check.py on the clean store"; }
-contains "$T/sc" "4 seals and 4 ledger entries recomputed from docs/schema.md" \
-	"every seal and the chain recompute from docs/schema.md alone"
+contains "$T/sc" "4 seals and 5 ledger entries recomputed from docs/schema.md (1 design entries among them)" \
+	"every seal, the chain and the experiment's design digest recompute from docs/schema.md alone"
 
 uuid() { q "SELECT uuid FROM run WHERE id = $1"; }
 # the signed head, as a report gives it: beside the Markdown, in a file of its own (issue 41: an issue
@@ -42,12 +42,12 @@ equals "$(jq -r .payloadType "$T/report.md.head.json")" "application/vnd.in-toto
 "$L" report --run 3 --format json | jq -r .ledger_head.statement.payload | base64 -d >"$T/head.json"
 equals "$(jq -r '[.predicateType, .predicate.storeId, .predicate.seq, (.predicate.entries | length),
 	.subject[0].digest.sha256 == .predicate.digest] | map(tostring) | join(" ")' "$T/head.json")" \
-	"urn:labrun:ledger-head:v1 $sid 4 4 true" "its statement: the store id, the head and every entry up to it"
+	"urn:labrun:ledger-head:v1 $sid 5 5 true" "its statement: the store id, the head and every entry up to it"
 "$L" report --run 3 >"$T/report2.md" 2>/dev/null
 cmp -s "$T/report.md" "$T/report2.md" || fail "the report is not byte-identical when made again"
 ok "and the report stays byte-identical"
 expect_exit 0 "audit --head REPORT.md.head.json on the clean store" "$L" audit --head "$T/report.md.head.json"
-contains "$T/out" "the store extends the signed head of entry 4" "says so"
+contains "$T/out" "the store extends the signed head of entry 5" "says so"
 expect_exit 2 "the Markdown itself holds no head" "$L" audit --head "$T/report.md"
 contains "$T/err" "'$T/report.md' holds no signed ledger head" "says so"
 contains "$T/err" "(here '$T/report.md.head.json')" "and names the file to give"
@@ -55,7 +55,7 @@ contains "$T/err" "(here '$T/report.md.head.json')" "and names the file to give"
 { printf '# labrun report: run 3\n\n<details><summary>The signed ledger head: <code>labrun audit --head REPORT.md</code></summary>\n\n```json\n'
 	cat "$T/report.md.head.json"; printf '```\n\n</details>\n'; } >"$T/old-report.md"
 expect_exit 0 "audit --head of a Markdown report written before" "$L" audit --head "$T/old-report.md"
-contains "$T/out" "the store extends the signed head of entry 4" "its head is taken"
+contains "$T/out" "the store extends the signed head of entry 5" "its head is taken"
 u2=$(uuid 2) u3=$(uuid 3) u4=$(uuid 4)
 cp -R "$T/store" "$T/pristine"
 fresh() { rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"; }
@@ -87,8 +87,9 @@ python3 "$SC" verify "$db" "$DOC" >/dev/null || fail "the re-chained store does 
 caught "a full re-chain with signatures removed" \
 	"PROBLEM ledger: ledger entry 3 (run 3, $u3) is not signed, but your configuration knows this store as signed from entry 1 on"
 lacks "$T/out" "entry 2 (run 2" "the entries before the rewrite are not blamed"
-by_head "a full re-chain" "run 3 ($u3), entry 3 at the signed head, was changed" \
-	"run 4 ($u4), entry 4 at the signed head, was changed"
+# (entry 3, run 3's design, holds what it held: only its signature is gone)
+by_head "a full re-chain" "run 3 ($u3), entry 4 at the signed head, was changed" \
+	"run 4 ($u4), entry 5 at the signed head, was changed"
 
 fresh
 edit3
@@ -168,12 +169,12 @@ fresh
 HOME="$T/other" "$L" key init >/dev/null 2>&1
 HOME="$T/other" "$L" record -q -- true >/dev/null 2>&1 || fail "a second signer records"
 ofpr=$(HOME="$T/other" "$L" key show | sed -n 's/^fingerprint: //p')
-caught "an entry signed by a key not trusted" "ledger entry 5 (run 5, $(uuid 5)) is signed by key $(printf %.16s "$ofpr")..."
+caught "an entry signed by a key not trusted" "ledger entry 6 (run 5, $(uuid 5)) is signed by key $(printf %.16s "$ofpr")..."
 HOME="$T/other" "$L" key export >"$T/other.pub"
 expect_exit 0 "key trust FILE" "$L" key trust "$T/other.pub" colleague
 contains "$T/out" "trusted key $ofpr (colleague)" "says so"
 expect_exit 0 "a shared store with two trusted signers audits" "$L" audit
-contains "$T/out" "5 of 5 ledger entries signed and verified, 5 by a key you trust" "both signers' entries count"
+contains "$T/out" "6 of 6 ledger entries signed and verified, 6 by a key you trust" "both signers' entries count"
 expect_exit 0 "key list" "$L" key list
 contains "$T/out" "$ofpr colleague (public key)" "lists the colleague's key"
 expect_exit 0 "key untrust" "$L" key untrust "$(printf %.12s "$ofpr")"

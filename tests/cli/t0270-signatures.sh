@@ -23,8 +23,8 @@ contains "$T/out" "fingerprint: $fpr" "shows the same key"
 "$L" record -q -- false >/dev/null 2>&1 || true
 "$L" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 expect_exit 0 "a signed store audits" "$L" audit
-contains "$T/out" "signed by key $fpr: ledger entries 1-3 (runs 1-3)" "names the key of every entry and run, as ranges"
-contains "$T/out" "signatures: 3 of 3 ledger entries signed and verified" "every signature verified"
+contains "$T/out" "signed by key $fpr: ledger entries 1-4 (runs 1-3)" "names the key of every entry and run, as ranges"
+contains "$T/out" "signatures: 4 of 4 ledger entries signed and verified" "every signature verified (the experiment's design entry too)"
 equals "$(q "SELECT count(*) || ' ' || min(public_key) FROM signing_key")" "1 $pub" "the public key is stored once"
 
 # an independent check: OpenSSL verifies entry 2's signature of its digest with the stored key
@@ -138,8 +138,10 @@ contains "$T/out" "trust: nothing in this store is signed by a key you trust" "a
 # crates (and so archives) carry the entries of their runs with signatures and public keys
 rm -rf "$T/store" && cp -R "$T/pristine" "$T/store"
 expect_exit 0 "a crate of the experiment run" "$L" manifest --run 3 -o crate --license CC-BY-4.0
-equals "$(jq -r '.[] | "\(.seq) \(.signature) \(.public_key)"' crate/ledger.json)" \
-	"3 $(q "SELECT signature FROM ledger WHERE seq = 3") $pub" "ledger.json holds entry 3, its signature and key"
+equals "$(jq -r '.[] | "\(.seq) \(.kind) \(.signature) \(.public_key)"' crate/ledger.json)" \
+	"3 design $(q "SELECT signature FROM ledger WHERE seq = 3") $pub
+4 final $(q "SELECT signature FROM ledger WHERE seq = 4") $pub" \
+	"ledger.json holds entries 3 (the run's design) and 4 (its final), their signatures and key"
 contains crate/ro-crate-metadata.json '"@id": "ledger.json"' "as a File of the crate"
 expect_exit 0 "an archive of it" "$L" archive --run 3 -o run3.tar.zst
 tar -xOf run3.tar.zst --zstd ledger.json 2>/dev/null | jq -r '.[0].signature' >"$T/archived-sig" ||

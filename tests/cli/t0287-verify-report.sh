@@ -50,9 +50,9 @@ expect_exit 1 "report.md's prose edited and re-signed with the lab's key" verify
 lacks "$T/out" "has sha256" "every digest holds: only the rebuilt report can tell"
 contains "$T/out" "PROBLEM report.md: block 4 (heading \"fails, run 1 (failed)\"): \"(passed)\" where the rows give \"(failed)\"" \
 	"the heading: file, block, words"
-contains "$T/out" "PROBLEM report.md: block 9 \"Parity\": \"2 passed, 0\" where the rows give \"0 passed, 2\"" \
+contains "$T/out" "PROBLEM report.md: block 10 \"Parity\": \"2 passed, 0\" where the rows give \"0 passed, 2\"" \
 	"the parity line: file, block, words"
-contains "$T/out" "PROBLEM report.md: block 7 \"Failed or missing conditions\": \"none.\" where the rows give \"* n=1: failed: arm 'a', parity execution: exited with status 1 * n=2:" \
+contains "$T/out" "PROBLEM report.md: block 8 \"Failed or missing conditions\": \"none.\" where the rows give \"* n=1: failed: arm 'a', parity execution: exited with status 1 * n=2:" \
 	"the failed conditions: file, block, words"
 
 # a cell of report.json's document: the rows give the table, the crate another figure
@@ -62,7 +62,7 @@ jq '(.document.blocks[] | select(.kind == "table") | .rows[0][8]) |= "faster"' "
 	fail "the edit did not take"
 resigned
 expect_exit 1 "a report.json cell edited and re-signed" verify "$T/bad"
-contains "$T/out" "PROBLEM report.json: table '### b (command) vs a (command), run 1', row 'n=1', column 'verdict': the crate says \"faster\", its rows give \"failed\" (block 6)" \
+contains "$T/out" "PROBLEM report.json: table '### b (command) vs a (command), run 1', row 'n=1', column 'verdict': the crate says \"faster\", its rows give \"failed\" (block 7)" \
 	"the cell: file, table, row, column and the words"
 lacks "$T/out" "PROBLEM report.md" "report.md is untouched"
 equals "$(grep -c PROBLEM "$T/out")" 1 "and nothing else is named"

@@ -45,14 +45,14 @@ expect_exit 0 "--issue selects, into a directory not made yet" "$LABRUN" site --
 ok "--issue 270: its runs only"
 
 # the signers, held to the builder's trusted keys: the index counts them, a run page names each
-grep -q '<p id="trust">Ledger: 5 entries for these runs, 4 signed, 4 by a key the builder of this site trusts. Keys: [0-9a-f]\{16\}... (' site/index.html ||
+grep -q '<p id="trust">Ledger: 8 entries for these runs, 6 signed, 6 by a key the builder of this site trusts. Keys: [0-9a-f]\{16\}... (' site/index.html ||
 	{ grep -o '<p id="trust">[^<]*' site/index.html >&2; fail "the index does not account for the signatures"; }
-ok "the index: 5 ledger entries, 4 signed by a trusted key"
+ok "the index: 8 ledger entries (3 of them designs), 6 signed by a trusted key"
 grep -q '<span class="ok">trusted: ' site/run-2.html || fail "run 2's signer is not named trusted"
 grep -q '<td>unsigned</td>' site/run-1.html || fail "run 1 is not shown unsigned"
 ok "run pages name the signer, trusted, or say unsigned"
 HOME="$T/stranger" "$LABRUN" site -o stranger >/dev/null 2>&1 || fail "a site built by someone who trusts no key"
-grep -q '4 signed, 0 by a key the builder of this site trusts' stranger/index.html || fail "a stranger's site trusts the key"
+grep -q '6 signed, 0 by a key the builder of this site trusts' stranger/index.html || fail "a stranger's site trusts the key"
 grep -q '<span class="bad">not among the trusted keys</span>' stranger/run-2.html || fail "a stranger's page trusts the signer"
 ok "built by someone who trusts no key: signed, but not trusted"
 

@@ -92,6 +92,15 @@ sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
 [ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
 sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
 ok "C's report for the issue is the union of A's and B's"
+# each experiment run's design entry travels in its bundle: C cites it as the run's origin wrote it,
+# and holds the pulled rows to it (a margin edited here is named)
+equals "$(grep -c '^Design registered before the first block: ledger entry 1, ' rc.md)" "2" \
+	"C's report cites both pulled runs' design entries"
+cp -R "$C" "$T/c-edited"
+sqlite3 "$T/c-edited/labrun.db" "UPDATE run_design SET margin = 0.5 WHERE run_id = (SELECT min(run_id) FROM run_design)" ||
+	fail "edit a pulled run's margin"
+expect_exit 1 "a pulled run's margin edited" env LABRUN_STORE="$T/c-edited" "$LABRUN" audit
+contains "$T/out" "its design differs from the design its origin registered in ledger entry 1" "is named against its origin's entry"
 expect_exit 0 "cat a pulled artifact" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n 2p | tr -d '\r')" out-a.txt
 equals "$(cat "$T/out")" "result of a" "its bytes came along"
 # a reviewer starts from nothing, as docs/remote.md shows: remote add and pull create the store
