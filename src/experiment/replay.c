@@ -128,12 +128,12 @@ static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig)
 	for (i = 0; i < orig->issues.n && !rc; i++)
 		rc = lr_strlist_add(&ro->issues, orig->issues.v[i]);
 	for (i = 0; i < orig->geometry.n && !rc; i++)
-		rc = lr_kvlist_add(&ro->geometry, orig->geometry.v[i].key, orig->geometry.v[i].value, NULL);
+		rc = lr_kvlist_add(&ro->facts.geometry, orig->geometry.v[i].key, orig->geometry.v[i].value, NULL);
 	for (i = 0; i < orig->binding.n && !rc; i++)
 		if (orig->binding.v[i].tag && !strcmp(orig->binding.v[i].tag, "user"))
-			rc = lr_kvlist_add(&ro->binding, orig->binding.v[i].key, orig->binding.v[i].value, NULL);
+			rc = lr_kvlist_add(&ro->facts.binding, orig->binding.v[i].key, orig->binding.v[i].value, NULL);
 	for (i = 0; i < orig->tools.n && !rc; i++)
-		rc = lr_kvlist_add(&ro->tools, orig->tools.v[i].key, orig->tools.v[i].value, NULL);
+		rc = lr_kvlist_add(&ro->facts.tools, orig->tools.v[i].key, orig->tools.v[i].value, NULL);
 	for (i = 0; i < orig->nartifacts && !rc; i++) {
 		const struct lr_artifact *x = &orig->artifacts[i];
 
@@ -219,14 +219,14 @@ static int replay_record(struct lr_store *st, const struct lr_run *orig, const s
 	ro.argv = argv;
 	ro.envp = env;
 	ro.experiment = orig->experiment;
-	ro.note = orig->note;
+	ro.facts.note = orig->note;
 	ro.tee_out = o->tee_out;
 	ro.tee_err = o->tee_err;
 	ro.kill_after_s = 10;
 	run.replay_of = orig->id;
-	if ((rc = record_opts(&ro, orig)) || (rc = lr_record(st, &ro, &run, &res)) ||
-	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)) ||
-	    (rc = record_checks(orig, r)))
+	if ((rc = record_opts(&ro, orig)) || (o->facts && (rc = lr_run_facts_merge(&ro.facts, o->facts))) ||
+	    (rc = lr_record(st, &ro, &run, &res)) || (rc = lr_store_run_load(st, run.id, &r->run)) ||
+	    (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)) || (rc = record_checks(orig, r)))
 		goto out;
 	rc = lr_store_replay_checks(st, run.id, r->checks, r->nchecks);
 out:

@@ -44,7 +44,8 @@ struct lr_collect_result {
 	int64_t cases, completed, failed, unsent;
 	int cancelled;
 	double duration_s;
-	char server[128]; /* the Server header, "" when none */
+	char server[128];                     /* the Server header, "" when none */
+	char engine[64], engine_version[128]; /* the engine it reached, as it said (serving/engine.h) */
 };
 
 /* The cases file checked whole, before anything is sent: LR_EINVAL "FILE:LINE: reason". */

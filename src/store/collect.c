@@ -36,6 +36,28 @@ static int insert_gauges(struct lr_store *st, int64_t set, const struct lr_store
 	return rc;
 }
 
+/* What the engine said of itself beside /v1/models: a collect_identity row each. */
+static int insert_identity(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
+{
+	static const char sql[] = "INSERT INTO collect_identity(set_id, path, body) VALUES (:set, :path, :body)";
+	const char *paths[] = { "/version", "/props" }, *bodies[] = { p->version, p->props };
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	for (int i = 0; i < 2 && !rc; i++) {
+		if (!bodies[i])
+			continue;
+		if (!s && (rc = db_prepare(st, &s, sql)))
+			break;
+		db_bind_int(s, ":set", set);
+		db_bind_text(s, ":path", paths[i]);
+		db_bind_text(s, ":body", bodies[i]);
+		rc = db_step_done(st, s, "record what the engine said of itself");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
 {
 	static const char sql[] =
@@ -68,7 +90,7 @@ static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_p
 	db_bind_int(s, ":cancelled", p->cancelled);
 	rc = db_step_done(st, s, "record a collected pass");
 	sqlite3_finalize(s);
-	return rc ? rc : insert_gauges(st, set, p);
+	return rc ? rc : (rc = insert_gauges(st, set, p)) ? rc : insert_identity(st, set, p);
 }
 
 int lr_store_collect(struct lr_set_writer *w, const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
@@ -224,6 +246,33 @@ int lr_store_collect_gauges(struct lr_store *st, int64_t set, lr_gauge_fn fn, vo
 		g.running = col_real(s, 1);
 		g.waiting = col_real(s, 2);
 		rc = fn(arg, &g);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect_identities(struct lr_store *st, int64_t run, lr_identity_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT p.set_id, s.route, p.server, p.models,"
+		" (SELECT body FROM collect_identity x WHERE x.set_id = p.set_id AND x.path = '/version'),"
+		" (SELECT body FROM collect_identity x WHERE x.set_id = p.set_id AND x.path = '/props')"
+		" FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = :run ORDER BY p.set_id";
+	struct lr_identity_row r;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (db_step_row(st, s, "read what the engines said of themselves", &rc)) {
+		r.set = sqlite3_column_int64(s, 0);
+		r.route = (const char *)sqlite3_column_text(s, 1);
+		r.server = (const char *)sqlite3_column_text(s, 2);
+		r.models = (const char *)sqlite3_column_text(s, 3);
+		r.version = (const char *)sqlite3_column_text(s, 4);
+		r.props = (const char *)sqlite3_column_text(s, 5);
+		rc = fn(arg, &r);
 	}
 	sqlite3_finalize(s);
 	return rc;

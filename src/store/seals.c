@@ -67,6 +67,11 @@ const struct db_seal_query db_seal_queries[] = {
 	  " ORDER BY g.set_id, g.seq" },
 	/* migration 23 */
 	{ "check_result", "SELECT * FROM check_result WHERE run_id = :run ORDER BY seq" },
+	/* migration 24 */
+	{ "tool_probe", "SELECT * FROM tool_probe WHERE run_id = :run ORDER BY name" },
+	{ "recorder", "SELECT * FROM recorder WHERE run_id = :run ORDER BY key" },
+	{ "collect_identity", "SELECT x.* FROM collect_identity x JOIN response_set s ON s.id = x.set_id"
+			      " WHERE s.run_id = :run ORDER BY x.set_id, x.path" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 
