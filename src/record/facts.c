@@ -201,8 +201,15 @@ static int device_line(const char *text, long index, char *serial, char *firmwar
 		int n = 0;
 
 		snprintf(line, sizeof line, "%.*s", (int)strcspn(s, "\n"), s);
-		for (char *t = strtok_r(line, ",", &save); t && n < 3; t = strtok_r(NULL, ",", &save))
-			first_line(t, f[n] = t, strlen(t) + 1), n++;
+		for (char *t = strtok_r(line, ",", &save); t && n < 3; t = strtok_r(NULL, ",", &save)) {
+			char *e;
+
+			while (isspace((unsigned char)*t))
+				t++;
+			for (e = t + strlen(t); e > t && isspace((unsigned char)e[-1]);)
+				*--e = '\0';
+			f[n++] = t;
+		}
 		if (n == 3 && isdigit((unsigned char)f[0][0]) && strtol(f[0], NULL, 10) == index && f[1][0]) {
 			snprintf(serial, len, "%s", f[1]);
 			snprintf(firmware, len, "%s", f[2]);
@@ -314,18 +321,24 @@ int lr_cards_differ(const struct lr_card *a, const struct lr_card *b)
 void lr_run_cards_said(const struct lr_run *r, char *buf, size_t len)
 {
 	struct lr_card c[LR_MAXCARDS];
-	int n = lr_run_cards(r, c, LR_MAXCARDS), first = c[0].who[0] ? 0 : 1, differ = 0;
+	int n = lr_run_cards(r, c, LR_MAXCARDS), first, differ = 0;
 	size_t off;
 
 	buf[0] = '\0';
-	for (int i = first + 1; i < n; i++)
-		differ |= lr_cards_differ(&c[first], &c[i]);
+	if (n < 2)
+		return;
+	first = c[0].who[0] ? 0 : 1; /* arms without a binding of their own ran on the run's card, c[0] */
+	for (int i = 1; i < n; i++)
+		differ |= lr_cards_differ(&c[0], &c[i]);
 	if (!differ)
 		return;
 	off = (size_t)snprintf(buf, len, "the arms ran on different cards:");
 	for (int i = first; i < n && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s arm %s on %s%s%s", i > first ? "," : "", c[i].who,
 					c[i].device, c[i].serial[0] ? " serial " : "", c[i].serial);
+	if (first && off < len)
+		snprintf(buf + off, len - off, ", the other arms on %s%s%s", c[0].device,
+			 c[0].serial[0] ? " serial " : "", c[0].serial);
 }
 
 const char *lr_run_backend(const struct lr_run *r, const char *fallback)

@@ -172,6 +172,8 @@ void lr_render_run_identity_doc(struct lr_doc *d, struct lr_doc_block *b, const 
 	lr_run_cards_said(r, cards, sizeof cards);
 	if (cards[0])
 		lr_doc_addf(lr_doc_item(d, b, 0), "Cards: %s", cards);
+	if (!r->recorder.n) /* runs recorded before migration 24 */
+		return;
 	t = lr_doc_item(d, b, 0);
 	lr_doc_addf(t, "Recorded by: labrun %s, binary sha256 ", r->labrun_version);
 	for (size_t i = 0; i < r->recorder.n; i++) {
