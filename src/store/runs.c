@@ -444,18 +444,14 @@ out:
 int lr_store_binding_set(struct lr_store *st, int64_t id, const char *key, const char *value, const char *origin)
 {
 	static const char sql[] =
-		"INSERT INTO binding(run_id, key, value, origin) VALUES (:run, :key, :value, :origin)"
+		"INSERT INTO binding(run_id, key, value, origin) VALUES (:run, :key, :value, :tag)"
 		" ON CONFLICT(run_id, key) DO UPDATE SET value = excluded.value, origin = excluded.origin";
-	sqlite3_stmt *s = NULL;
+	struct lr_kvlist l = { 0 };
+	struct kv_rows k = { id, &l };
 	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)))
-		return rc;
-	db_bind_int(s, ":run", id);
-	db_bind_text(s, ":key", key);
-	db_bind_text(s, ":value", value);
-	db_bind_text(s, ":origin", origin);
-	rc = db_step_done(st, s, "record the backend a serving engine named");
-	sqlite3_finalize(s);
+	if (!(rc = lr_kvlist_add(&l, key, value, origin)))
+		rc = db_insert_each(st, sql, 1, bind_kv, &k, "record the backend a serving engine named");
+	lr_kvlist_release(&l);
 	return rc;
 }
