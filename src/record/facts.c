@@ -337,7 +337,7 @@ void lr_run_cards_said(const struct lr_run *r, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s arm %s on %s%s%s", i > first ? "," : "", c[i].who,
 					c[i].device, c[i].serial[0] ? " serial " : "", c[i].serial);
 	if (first && off < len)
-		snprintf(buf + off, len - off, ", the other arms on %s%s%s", c[0].device,
+		snprintf(buf + off, len - off, "; the run is bound to %s%s%s", c[0].device,
 			 c[0].serial[0] ? " serial " : "", c[0].serial);
 }
 

@@ -65,12 +65,12 @@ contains "$T/out" "rebel-compiler=0.11.0" "show: the tool"
 contains "$T/out" "  shell: sh -c 'echo shell 1.2.3; echo second line'" "show: the probe's command"
 contains "$T/out" "    | second line" "show: what it printed"
 contains "$T/out" "device=atom:0  (user)" "show: the binding"
-contains "$T/out" "cards:      the arms ran on different cards: arm B on atom:1, the other arms on atom:0" "show: the cards differ"
+contains "$T/out" "cards:      the arms ran on different cards: arm B on atom:1; the run is bound to atom:0" "show: the cards differ"
 contains "$T/out" "recorder:   labrun " "show: the labrun that recorded it"
 contains "$T/out" "external   $sha_adapter" "show: the source"
 
 expect_exit 0 "report (Markdown)" "$LABRUN" report --run 1
-contains "$T/out" "Cross-card comparison: the arms ran on different cards: arm B on atom:1, the other arms on atom:0." "the report says the cards differ"
+contains "$T/out" "Cross-card comparison: the arms ran on different cards: arm B on atom:1; the run is bound to atom:0." "the report says the cards differ"
 contains "$T/out" '`device=atom:0`' "the binding in the report"
 contains "$T/out" '`rebel-compiler=0.11.0`' "the tool in the report"
 contains "$T/out" "Tool probe shell: \`sh -c 'echo shell 1.2.3; echo second line'\` printed \`shell 1.2.3\`" "the probe in the report"
@@ -86,6 +86,17 @@ contains "$T/out" "card         run (differs)" "diff: the cards differ"
 contains "$T/out" "atom:0 on" "diff: the first card"
 contains "$T/out" "rebel-compiler" "diff: the tool version"
 contains "$T/out" "cards: in run 1 the arms ran on different cards" "diff: the cross-card run said"
+
+# a replay keeps what the original stated, its own options over it, and probes again
+expect_exit 0 "a replay on another card" "$LABRUN" replay -q --binding device=atom:7 --tool extra=1 1
+r=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT group_concat(name || '=' || version, ', ') FROM (SELECT * FROM tool_version WHERE run_id = $r ORDER BY name)")" \
+	"extra=1, rebel-compiler=0.11.0, shell=shell 1.2.3" "the original's tools, the replay's, and the probe run again"
+equals "$(q "SELECT count(*) FROM tool_probe WHERE run_id = $r")" "1" "the probe's evidence, its own"
+equals "$(q "SELECT value FROM binding WHERE run_id = $r AND key = 'device'")" "atom:7" "the replay's binding over the original's"
+expect_exit_any() { "$@" >"$T/out" 2>"$T/err"; }
+expect_exit_any "$LABRUN" diff 1 "$r"
+contains "$T/out" "card         run (differs)" "diff: the replay ran on another card"
 
 # the crate: each run's run.json and the binary as a SoftwareApplication
 expect_exit 0 "a crate" "$LABRUN" manifest --run 1 -o crate
