@@ -108,7 +108,7 @@ void lr_json_members(const struct lr_jval *o, const struct lr_jname *names, size
  * at compile time is checked with LR_JSON_FIELDS_FIT(list), and
  * lr_json_fields refuses a longer one.
  */
-#define LR_JSON_FIELDS_MAX 16
+#define LR_JSON_FIELDS_MAX 24
 struct lr_jfields {
 	const struct lr_jname *names; /* the list read, borrowed */
 	size_t n;

@@ -90,6 +90,8 @@ void lr_run_release(struct lr_run *r)
 	lr_kvlist_release(&r->geometry);
 	lr_kvlist_release(&r->tools);
 	lr_kvlist_release(&r->digests);
+	lr_kvlist_release(&r->probes);
+	lr_kvlist_release(&r->recorder);
 	lr_strlist_release(&r->issues);
 	for (i = 0; i < r->nartifacts; i++) {
 		free(r->artifacts[i].role);

@@ -173,7 +173,9 @@ struct lr_run {
 	struct lr_srcfile *files;
 	size_t nfiles, capfiles;
 	struct lr_kvlist env, binding, geometry, tools;
-	struct lr_kvlist digests; /* digests the run produced that are not files: name -> sha256 */
+	struct lr_kvlist digests;  /* digests the run produced that are not files: name -> sha256 */
+	struct lr_kvlist probes;   /* tool probes: name -> output, tag: the command (record/facts.h) */
+	struct lr_kvlist recorder; /* labrun's own identity: binary_sha256, build options (record/facts.h) */
 	struct lr_strlist issues;
 	struct lr_artifact *artifacts;
 	size_t nartifacts, capartifacts;

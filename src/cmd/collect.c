@@ -149,6 +149,7 @@ static void print_result(const struct opts *o, int64_t run, const struct lr_coll
 	printf("%s\n", r->cancelled ? "; cancelled" : "");
 	if (r->server[0])
 		printf("server: %s\n", r->server);
+	printf("engine: %s%s%s\n", r->engine, r->engine_version[0] ? " " : "", r->engine_version);
 	if (r->failed_scrapes)
 		printf("gauges: %lld scrape(s) failed, each a gap (collect_gauge_failure)\n",
 		       (long long)r->failed_scrapes);
@@ -175,6 +176,9 @@ static int own_run(struct lr_store *st, struct opts *o, char **argv, struct lr_r
 	} else {
 		run->status = LR_PASSED;
 	}
+	/* the run's backend is the engine the pass reached, as it said */
+	if (!rc && !(rc = lr_store_binding_set(st, run->id, "backend", r->engine, "auto")) && r->engine_version[0])
+		rc = lr_store_binding_set(st, run->id, "backend_version", r->engine_version, "auto");
 	if (!rc)
 		rc = lr_session_end(&ss, 0);
 	else if (lr_session_end(&ss, 0)) /* the run keeps its failure; the first error is the one reported */

@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "experiment/runner.h"
+#include "record/record.h"
 
 #define MAX_OPTS  64
 #define LONG_BASE 256 /* getopt_long's value for opts[i] without a short name: LONG_BASE + i */
@@ -181,6 +182,16 @@ int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const c
 	if (lr_issue_normalize(arg, norm, sizeof norm))
 		return cmd_fail(LR_EINVAL);
 	return (rc = lr_strlist_add(opt->value, norm)) ? cmd_fail(rc) : 0;
+}
+
+int cmd_opt_fact(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
+{
+	char name[32];
+	int rc;
+
+	(void)p;
+	snprintf(name, sizeof name, "--%s", opt->long_name);
+	return (rc = lr_fact_parse(opt->value, name, arg)) ? cmd_fail(rc) : 0;
 }
 
 int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)

@@ -153,6 +153,26 @@ void cmd_print_usage(FILE *f, const struct cmd_parse *p, const struct cmd_opt *o
 int cmd_opt_issue(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 /* --issue REF, repeatable: checked and appended, normalised, to the struct lr_strlist at opt->value. */
 int cmd_opt_issues(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+/* --geometry, --binding, --tool KEY=VALUE (lr_fact_parse) into the struct lr_kvlist at opt->value. */
+int cmd_opt_fact(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
+/*
+ * Where a run ran and with what, the same options in 'record', 'run' and
+ * 'replay': into the struct lr_run_facts *f (record/facts.h); 'fact' is
+ * cmd_opt_fact.
+ */
+#define CMD_FACT_OPTS(f, fact) \
+	CMD_CALLBACK( \
+		0, "geometry", &(f)->geometry, (fact), "K=V", \
+		"compiled geometry: model, layers, kv_heads, head_dim, tokens,\nbatch, tp, width... (repeatable)"), \
+		CMD_CALLBACK( \
+			0, "binding", &(f)->binding, (fact), "K=V", \
+			"device binding: device=atom:0, backend=sim... (repeatable;\ncpu_affinity, numa_nodes and thread settings are observed)"), \
+		CMD_CALLBACK(0, "tool", &(f)->tools, (fact), "NAME=VERSION", \
+			     "a tool version the run depends on (repeatable)"), \
+		CMD_LIST( \
+			0, "source", &(f)->sources, "PATH", \
+			"extra file or directory to hash as a source (e.g. a\ncompiled model outside git) (repeatable)"), \
+		CMD_STRING(0, "note", &(f)->note, "TEXT", "free text kept with the run")
 /* --fault-flip-bit ARM[@CONDITION] into the struct lr_runopts at opt->value (run, replay). */
 int cmd_opt_flip(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg);
 /* DLFloat16 contracts in enum lr_dlf16_contract order, for CMD_CHOICE. */

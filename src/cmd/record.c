@@ -25,17 +25,6 @@ static const char usage[] = "usage: labrun record [OPTIONS] -- COMMAND [ARGS...]
 			    "\n"
 			    "Options:\n";
 
-/* --geometry, --binding, --tool K=V into the struct lr_kvlist at opt->value. */
-static int fact_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
-{
-	char name[32];
-	int rc;
-
-	(void)p;
-	snprintf(name, sizeof name, "--%s", opt->long_name);
-	return (rc = lr_fact_parse(opt->value, name, arg)) ? cmd_fail(rc) : 0;
-}
-
 /* --timeout, --kill-after DURATION into the double at opt->value. */
 static int duration_opt(const struct cmd_parse *p, const struct cmd_opt *opt, const char *arg)
 {
@@ -68,23 +57,12 @@ static int parse(struct lr_record_opts *o, int argc, char **argv)
 		CMD_NONEMPTY(0, "experiment", &o->experiment, "NAME", "file the run under an experiment"),
 		CMD_CALLBACK(0, "issue", &o->issues, cmd_opt_issues, "REF",
 			     "issue it is evidence for: 270 or owner/repo#827 (repeatable)"),
-		CMD_CALLBACK(
-			0, "geometry", &o->geometry, fact_opt, "K=V",
-			"compiled geometry: model, layers, kv_heads, head_dim, tokens,\nbatch, tp, width... (repeatable)"),
-		CMD_CALLBACK(
-			0, "binding", &o->binding, fact_opt, "K=V",
-			"device binding: device=atom:0, backend=sim... (repeatable;\ncpu_affinity, numa_nodes and thread settings are observed)"),
-		CMD_CALLBACK(0, "tool", &o->tools, fact_opt, "NAME=VERSION",
-			     "a tool version the run depends on (repeatable)"),
+		CMD_FACT_OPTS(&o->facts, cmd_opt_fact),
 		CMD_LIST(0, "artifact", &o->outputs, "PATH",
 			 "output file or directory, stored after the run; missing\nfails the run (repeatable)"),
 		CMD_LIST(0, "log", &o->logs, "PATH", "a log file the command writes, stored after the run"),
 		CMD_LIST(0, "input", &o->inputs, "PATH", "input file or directory, stored before the run"),
 		CMD_LIST(0, "reference", &o->references, "PATH", "reference output, stored before the run"),
-		CMD_LIST(
-			0, "source", &o->sources, "PATH",
-			"extra file or directory to hash as a source (e.g. a\ncompiled model outside git) (repeatable)"),
-		CMD_STRING(0, "note", &o->note, "TEXT", "free text kept with the run"),
 		CMD_CALLBACK(0, "timeout", &o->timeout_s, duration_opt, "DURATION",
 			     "stop the command after DURATION (e.g. 90, 90s, 5m, 2h)"),
 		CMD_CALLBACK(0, "kill-after", &o->kill_after_s, duration_opt, "DURATION",

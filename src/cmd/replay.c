@@ -14,7 +14,8 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: labrun replay [--quiet] [--progress] [--foreign] [--fault-flip-bit ARM[@CONDITION]] RUN\n"
+	"usage: labrun replay [--quiet] [--progress] [--foreign] [--fault-flip-bit ARM[@CONDITION]]\n"
+	"                     [--binding K=V] [--tool NAME=VERSION] [--source PATH] [--geometry K=V] [--note TEXT] RUN\n"
 	"\n"
 	"Re-execute RUN from what the store holds and compare. An experiment run is run\n"
 	"again from its stored definition text (not today's file), with the same seed and\n"
@@ -138,10 +139,16 @@ static void print_verdict(const struct lr_run *orig, const struct lr_replay *r)
 
 int cmd_replay(const struct lr_global *g, int argc, char **argv)
 {
-	struct lr_runopts ro = { .envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1 };
-	struct lr_replay_opts o = {
-		.argv = g->argv, .envp = environ, .run = &ro, .tee_out = STDOUT_FILENO, .tee_err = STDERR_FILENO
+	static struct lr_run_facts facts; /* --binding, --tool, ... (released at exit) */
+	struct lr_runopts ro = {
+		.envp = environ, .progress = cmd_run_progress, .flip_arm = -1, .flip_condition = -1, .facts = &facts
 	};
+	struct lr_replay_opts o = { .argv = g->argv,
+				    .envp = environ,
+				    .run = &ro,
+				    .tee_out = STDOUT_FILENO,
+				    .tee_err = STDERR_FILENO,
+				    .facts = &facts };
 	struct lr_replay r;
 	struct lr_store *st = NULL;
 	struct lr_run orig;
@@ -154,6 +161,8 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 			 "replay a run from another host (its commands, directory\nand environment are shown first)"),
 		CMD_CALLBACK(0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
 			     "test fault (experiments): flip one output bit of arm\nARM in condition C of the replay"),
+		CMD_HEADING("Where it ran and with what (over what the original stated):"),
+		CMD_FACT_OPTS(&facts, cmd_opt_fact),
 		CMD_END,
 	};
 	const struct cmd_parse p = { .cmd = "replay", .usage = usage, .min = 1, .max = 1, .operands = "one RUN" };
@@ -180,6 +189,7 @@ int cmd_replay(const struct lr_global *g, int argc, char **argv)
 	}
 	lr_replay_release(&r);
 	lr_run_release(&orig);
+	lr_run_facts_release(&facts);
 	if (rc)
 		return cmd_fail(rc);
 	return same ? LR_EXIT_OK : LR_EXIT_FAIL;

@@ -13,21 +13,42 @@
 
 extern char **environ;
 
-static const char usage[] = "usage: labrun run [--quiet] [--progress] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
-			    "\n"
-			    "Run the experiment defined in FILE (docs/experiments.md): for every condition,\n"
-			    "check that all arms give bit-identical output, then time paired blocks\n"
-			    "(ABBA/BAAB) and store every repetition, parity check and the definition itself.\n"
-			    "Prints the comparison of every arm with the first (the baseline): medians,\n"
-			    "the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
-			    "current repetition and keeps what was measured (the run is 'cancelled').\n"
-			    "The design is registered in the ledger before the first timed block (with\n"
-			    "--design-head FILE, the signed ledger head that holds it is written to FILE).\n"
-			    "Exit 0 when every condition passed, 1 otherwise.\n";
+static const char usage[] =
+	"usage: labrun run [--quiet] [--progress] [--design-head FILE] [--binding K=V] [--tool NAME=VERSION]\n"
+	"                  [--source PATH] [--geometry K=V] [--note TEXT] [--fault-flip-bit ARM[@CONDITION]] FILE\n"
+	"\n"
+	"Run the experiment defined in FILE (docs/experiments.md): for every condition,\n"
+	"check that all arms give bit-identical output, then time paired blocks\n"
+	"(ABBA/BAAB) and store every repetition, parity check and the definition itself.\n"
+	"Prints the comparison of every arm with the first (the baseline): medians,\n"
+	"the paired ratio with its 95% interval, and the verdict. Ctrl-C stops after the\n"
+	"current repetition and keeps what was measured (the run is 'cancelled').\n"
+	"The design is registered in the ledger before the first timed block (with\n"
+	"--design-head FILE, the signed ledger head that holds it is written to FILE).\n"
+	"Exit 0 when every condition passed, 1 otherwise.\n";
+
+/* Say when execution logs passed [design] output_cap. */
+static int warn_dropped(struct lr_store *st, const struct lr_expdef *d, int64_t run)
+{
+	int64_t capped = 0, dropped = 0;
+	char size[32];
+	int rc;
+
+	if ((rc = lr_store_output_dropped(st, run, &capped, &dropped)) || !capped)
+		return rc;
+	fprintf(stderr,
+		"labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
+		"were not kept\n",
+		(long long)capped, lr_human_size(size, sizeof size, d->output_cap), (long long)dropped);
+	fprintf(stderr, "hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
+	return 0;
+}
 
 int cmd_run(const struct lr_global *g, int argc, char **argv)
 {
+	static struct lr_run_facts facts; /* --binding, --tool, ... over the definition's [record] */
 	struct lr_runopts ro = {
+		.facts = &facts,
 		.cancel = &cmd_cancel_requested,
 		.envp = environ,
 		.progress = cmd_run_progress,
@@ -42,7 +63,6 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	struct lr_expdef d;
 	struct lr_run run;
 	int rc, quiet = 0, progress = 0, exit_code = LR_EXIT_OK, first;
-	int64_t capped = 0, dropped = 0;
 	const struct cmd_opt opts[] = {
 		CMD_BOOL('q', "quiet", &quiet, "no progress, on a terminal either"),
 		CMD_PROGRESS(&progress),
@@ -50,6 +70,8 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 		CMD_CALLBACK(
 			0, "fault-flip-bit", &ro, cmd_opt_flip, "ARM[@C]",
 			"test fault: flip one output bit of arm number ARM\n(0 = baseline) in condition C (default: all)"),
+		CMD_HEADING("Where it ran and with what (over the definition's [record]):"),
+		CMD_FACT_OPTS(&facts, cmd_opt_fact),
 		CMD_END,
 	};
 	const struct cmd_parse p = {
@@ -81,17 +103,7 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	    (rc = lr_serving_report_build(st, &run.id, 1, NULL, 0, &sv)))
 		goto fail;
 	lr_render_outcome(stdout, &d, &run, &res, &rep.runs[0], &sv);
-	if (!(rc = lr_store_output_dropped(st, run.id, &capped, &dropped)) && capped) {
-		char size[32];
-
-		fprintf(stderr,
-			"labrun: warning: %lld execution log(s) passed [design] output_cap (%s a log): %lld byte(s) "
-			"were not kept\n",
-			(long long)capped, lr_human_size(size, sizeof size, d.output_cap), (long long)dropped);
-		fprintf(stderr,
-			"hint: the table output_dropped names them; raise output_cap, or set it to 0 to keep all\n");
-	}
-	if (rc)
+	if ((rc = warn_dropped(st, &d, run.id)))
 		goto fail;
 	exit_code = run.status == LR_PASSED ? LR_EXIT_OK : LR_EXIT_FAIL;
 	goto out;
@@ -103,5 +115,6 @@ out:
 	free(res.cond);
 	lr_expdef_release(&d);
 	lr_run_release(&run);
+	lr_run_facts_release(&facts);
 	return exit_code;
 }

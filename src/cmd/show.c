@@ -220,6 +220,7 @@ static void print_human(struct lr_store *st, const struct lr_run *r, int tail)
 	print_kvs("geometry", &r->geometry, 0);
 	print_kvs("binding", &r->binding, 1);
 	print_kvs("tools", &r->tools, 0);
+	lr_render_run_identity(stdout, r);
 	print_kvs("environment", &r->env, 0);
 	lr_render_run_artifacts(stdout, r);
 	lr_render_run_measures(stdout, r);

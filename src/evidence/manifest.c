@@ -50,13 +50,44 @@ const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const cha
 	return buf;
 }
 
+/* "built by CC CFLAGS; configure: OPTIONS" of the binary that recorded a run. */
+static const char *build_text(const struct lr_kv *cc, const struct lr_kv *flags, const struct lr_kv *conf, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "built by %s %s; configure options: %s", cc ? cc->value : "?", flags ? flags->value : "",
+		 conf && conf->value[0] ? conf->value : "none");
+	return buf;
+}
+
 /* A run's instruments: labrun, and each recorded tool version (added to the graph once per crate). */
 static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_seen)
 {
 	json_t *list = json_array();
+	const struct lr_kv *sha;
+	char desc[1024];
 	size_t i;
 
 	json_array_append_new(list, lr_crate_ref("#labrun"));
+	if ((sha = lr_kvlist_find(&r->recorder, "binary_sha256"))) { /* the very binary, as LoadGen's fingerprint */
+		char bid[96], ident[80];
+
+		snprintf(bid, sizeof bid, "#labrun-binary-%s", sha->value);
+		if (!json_object_get(tools_seen, bid)) {
+			const struct lr_kv *cc = lr_kvlist_find(&r->recorder, "cc"),
+					   *fl = lr_kvlist_find(&r->recorder, "cflags"),
+					   *conf = lr_kvlist_find(&r->recorder, "configure");
+
+			/* 'identifier', not 'sha256': an entity with a sha256 is a file of the crate */
+			snprintf(ident, sizeof ident, "sha256:%s", sha->value);
+			json_object_set_new(tools_seen, bid, json_true());
+			json_array_append_new(graph,
+					      json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "@id", bid, "@type",
+							"SoftwareApplication", "name", "labrun binary", "version",
+							r->labrun_version, "identifier", ident, "description",
+							build_text(cc, fl, conf, desc, sizeof desc)));
+		}
+		json_array_append_new(list, lr_crate_ref(bid));
+	}
 	for (i = 0; i < r->tools.n; i++) {
 		char tid[320];
 

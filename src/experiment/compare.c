@@ -57,6 +57,32 @@ static const char *file_sha(const struct lr_run *r, const char *path)
 	return NULL;
 }
 
+/* A card as a diff names it: "atom:0 on vm", with its serial when known. */
+static void card_text(const struct lr_card *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s on %s%s%s", c->device, c->host, c->serial[0] ? ", serial " : "", c->serial);
+}
+
+/* The run's card and each arm's, where both runs were bound: a different card is a 'card' difference. */
+static int diff_cards(lr_drift_fn fn, void *arg, const struct lr_run *a, const struct lr_run *b)
+{
+	struct lr_card ca[LR_MAXCARDS], cb[LR_MAXCARDS];
+	int na = lr_run_cards(a, ca, LR_MAXCARDS), nb = lr_run_cards(b, cb, LR_MAXCARDS), n = 0;
+	char who[64], ta[200], tb[200];
+
+	for (int i = 0; i < na; i++)
+		for (int k = 0; k < nb; k++) {
+			if (strcmp(ca[i].who, cb[k].who) || !lr_cards_differ(&ca[i], &cb[k]))
+				continue;
+			snprintf(who, sizeof who, "%s%.39s (differs)", ca[i].who[0] ? "arm " : "run", ca[i].who);
+			card_text(&ca[i], ta, sizeof ta);
+			card_text(&cb[k], tb, sizeof tb);
+			fn(arg, "card", who, ta, tb);
+			n++;
+		}
+	return n;
+}
+
 int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn, void *arg)
 {
 	int n = 0;
@@ -80,6 +106,8 @@ int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn,
 	n += diff_kvs(fn, arg, "binding", &a->binding, &b->binding);
 	n += diff_kvs(fn, arg, "geometry", &a->geometry, &b->geometry);
 	n += diff_kvs(fn, arg, "tool", &a->tools, &b->tools);
+	n += diff_kvs(fn, arg, "tool probe", &a->probes, &b->probes);
+	n += diff_cards(fn, arg, a, b);
 	n += diff_str(fn, arg, "host", "hostname", a->host.hostname, b->host.hostname);
 	n += diff_str(fn, arg, "host", "os", a->host.os, b->host.os);
 	n += diff_str(fn, arg, "host", "kernel", a->host.kernel, b->host.kernel);
@@ -89,6 +117,7 @@ int lr_run_drift(const struct lr_run *a, const struct lr_run *b, lr_drift_fn fn,
 	n += diff_int(fn, arg, "host", "cores", a->host.cores, b->host.cores);
 	n += diff_int(fn, arg, "host", "memory bytes", a->host.memory_bytes, b->host.memory_bytes);
 	n += diff_str(fn, arg, "labrun", "version", a->labrun_version, b->labrun_version);
+	n += diff_kvs(fn, arg, "labrun build", &a->recorder, &b->recorder);
 	return n;
 }
 

@@ -22,7 +22,8 @@ int lr_expdef_check_sections(struct parse *p)
 				return lr_expdef_fail(p, p->section_line[i],
 						      "section [%s] appears twice (first at line %d)", s,
 						      p->section_line[j]);
-		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid") || !strcmp(s, "report"))
+		if (!strcmp(s, "experiment") || !strcmp(s, "design") || !strcmp(s, "grid") || !strcmp(s, "report") ||
+		    !strcmp(s, "record"))
 			continue;
 		if (!strncmp(s, "arm ", 4) && s[4]) {
 			struct lr_exp_arm *a;
@@ -46,7 +47,8 @@ int lr_expdef_check_sections(struct parse *p)
 		}
 		return lr_expdef_fail(
 			p, p->section_line[i],
-			"unknown section [%s]; expected [experiment], [design], [arm NAME], [grid] or [report]", s);
+			"unknown section [%s]; expected [experiment], [design], [arm NAME], [grid], [report] or [record]",
+			s);
 	}
 	return 1;
 }
@@ -235,7 +237,7 @@ int lr_expdef_check_whole(struct parse *p)
 		return lr_expdef_fail(p, 1, "no [experiment] section");
 	if (!p->seen_experiment_name)
 		return lr_expdef_fail(p, lr_expdef_section_line(p, "experiment"), "[experiment] has no 'name'");
-	if (!check_blocks(p) || !lr_expdef_report_check(p))
+	if (!check_blocks(p) || !lr_expdef_report_check(p) || !lr_expdef_record_check(p))
 		return 0;
 	if (d->cases[0] && !d->serving)
 		return lr_expdef_fail(p, lr_expdef_key_line(p, "experiment", "cases"),

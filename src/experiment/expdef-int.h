@@ -52,6 +52,17 @@ int lr_expdef_report_key(struct parse *p, struct lr_exp_report *r, const char *k
 /* What [report] asks of the whole file: metrics of a command target, none the design's own. 1: ok, 0: failed. */
 int lr_expdef_report_check(struct parse *p);
 
+/* ---- expdef-record.c: [record] and an arm's binding.KEY ---- */
+
+/* One key of [record] into d->record (binding.KEY, tool.NAME, probe.NAME, geometry.KEY, source, note). 1: ok, 0: failed. */
+int lr_expdef_record_key(struct parse *p, const char *k, const char *v);
+
+/* A built-in target's backend is sim or atom (a command target's any name). 1: ok, 0: failed. */
+int lr_expdef_record_check(struct parse *p);
+
+/* An arm's 'binding.KEY = VALUE' into a->binding. 1: ok, 0: failed. */
+int lr_expdef_arm_binding(struct parse *p, struct lr_exp_arm *a, const char *k, const char *v);
+
 /* ---- expdef-serving.c: target = serving ---- */
 
 /* 1 when k is a key of a serving arm (endpoint, model, concurrency, ...). */

@@ -175,10 +175,13 @@ static int experiment_key(struct parse *p, const char *k, const char *v)
 				return LR_ENOMEM;
 		}
 	} else if (!strcmp(k, "backend")) {
-		static const char *const backend_names[] = { "sim", "atom" };
-		static const struct lr_enum_names backends = LR_ENUM_NAMES("backend", backend_names);
-
-		return word(p, k, v, &backends, d->backend, sizeof d->backend) >= 0;
+		/* a command target names what its commands run on; built-in ones sim or atom (lr_expdef_record_check) */
+		if (!*v || strlen(v) >= sizeof d->backend ||
+		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != strlen(v))
+			return lr_expdef_fail(p, p->line,
+					      "'backend' is '%s'; expected a name such as sim, atom or vllm", v);
+		snprintf(d->backend, sizeof d->backend, "%s", v);
+		d->backend_declared = 1;
 	} else if (!strcmp(k, "seed")) {
 		if (!parse_int(v, 0, (1LL << 62), &x))
 			return lr_expdef_fail(p, p->line, "'seed' is '%s', not a whole number", v);
@@ -323,6 +326,8 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 	if (!strcmp(k, "command") || !strcmp(k, "cwd") || !strcmp(k, "outputs") || !strcmp(k, "responses") ||
 	    !strcmp(k, "route"))
 		return command_key(p, a, k, v);
+	if (!strncmp(k, "binding.", 8))
+		return lr_expdef_arm_binding(p, a, k, v);
 	if (lr_expdef_serving_key(k))
 		return lr_kvlist_add(&a->serving, k, v, NULL) ? lr_expdef_fail(p, p->line, "out of memory") : 1;
 	if (!strncmp(k, "env.", 4)) {
@@ -444,6 +449,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return grid_key(p, name, value);
 	if (!strcmp(section, "report"))
 		return lr_expdef_report_key(p, &d->report, name, value);
+	if (!strcmp(section, "record"))
+		return lr_expdef_record_key(p, name, value);
 	if (!strncmp(section, "arm ", 4)) {
 		for (i = 0; i < d->narms; i++)
 			if (!strcmp(d->arms[i].name, section + 4))
@@ -537,7 +544,9 @@ void lr_expdef_release(struct lr_expdef *d)
 	for (a = 0; a < LR_EXP_MAXARMS; a++) {
 		lr_kvlist_release(&d->arms[a].env);
 		lr_kvlist_release(&d->arms[a].serving);
+		lr_kvlist_release(&d->arms[a].binding);
 	}
+	lr_run_facts_release(&d->record);
 	free(d->text);
 	lr_strlist_release(&d->issues);
 	memset(d, 0, sizeof *d);

@@ -16,6 +16,7 @@
 #include "base/stats.h"
 #include "encode/dlf16.h"
 #include "import/import.h"
+#include "record/facts.h"
 
 #define LR_EXP_MAXARMS       8
 #define LR_EXP_MAXLIST       16
@@ -78,6 +79,7 @@ struct lr_exp_arm {
 	char responses[200];      /* path relative to {outdir}, "" for none */
 	char route[64];           /* responses are ingested under it (default: the arm's name) */
 	struct lr_kvlist serving; /* target = serving: endpoint, model, concurrency, ... as written */
+	struct lr_kvlist binding; /* binding.KEY = VALUE: where this arm runs (device = atom:1) */
 	int line;                 /* where its section starts */
 };
 
@@ -89,7 +91,8 @@ struct lr_expdef {
 	char name[64];
 	char title[256];
 	struct lr_strlist issues; /* normalised references */
-	char backend[16];         /* sim, atom */
+	char backend[16];         /* sim, atom; a command target's: any name it states (vllm, llama.cpp) */
+	int backend_declared;     /* 'backend' was given (else a command target's is unstated) */
 	uint64_t seed;
 	enum lr_exp_target target; /* target = serving runs as a command experiment: serving is set */
 	int serving;
@@ -108,6 +111,9 @@ struct lr_expdef {
 	char answers[200];        /* command: frozen answer key every route's responses are gated with */
 	/* [report] */
 	struct lr_exp_report report;
+	/* [record]: where it ran and with what (record/facts.h); its note apart, the facts hold no pointer */
+	struct lr_run_facts record;
+	char note[LR_EXP_MAXLINE + 1];
 	/* [arm NAME], in file order; the first is the baseline */
 	struct lr_exp_arm arms[LR_EXP_MAXARMS];
 	int narms;
@@ -151,6 +157,14 @@ void lr_expdef_condition(const struct lr_expdef *d, int i, struct lr_exp_conditi
 /* A condition's label: "route=a size=2" from its grid values ("all" for none), or "qwen3-4b 28/2048". */
 void lr_exp_params_label(const struct lr_kvlist *params, char *buf, size_t len);
 void lr_exp_geometry_label(const char *model, int64_t layers, int64_t tokens, char *buf, size_t len);
+
+/*
+ * The facts a run of d records: its [record] section, then 'cli' (the
+ * command line's --binding, --tool, ...; may be NULL) over them. *out is
+ * released with lr_run_facts_release; its note may point into d.
+ */
+LR_MUST_CHECK int lr_expdef_record_facts(const struct lr_expdef *d, const struct lr_run_facts *cli,
+					 struct lr_run_facts *out);
 
 /* Condition i's grid values (key -> value in [grid] order), for any target. */
 LR_MUST_CHECK int lr_expdef_condition_params(const struct lr_expdef *d, int i, struct lr_kvlist *out);

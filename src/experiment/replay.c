@@ -35,6 +35,27 @@ static int same_kernels(struct lr_store *st, int64_t orig, struct lr_expdef *d)
 	return 0;
 }
 
+/*
+ * What 'orig' stated of where it ran and with what (its geometry, the
+ * binding given, the tool versions stated: a probed one is probed again),
+ * then the replay's own 'over' (may be NULL) over them.
+ */
+static int stated_facts(struct lr_run_facts *f, const struct lr_run *orig, const struct lr_run_facts *over)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < orig->geometry.n && !rc; i++)
+		rc = lr_kvlist_set(&f->geometry, orig->geometry.v[i].key, orig->geometry.v[i].value, NULL);
+	for (i = 0; i < orig->binding.n && !rc; i++)
+		if (orig->binding.v[i].tag && !strcmp(orig->binding.v[i].tag, "user"))
+			rc = lr_kvlist_set(&f->binding, orig->binding.v[i].key, orig->binding.v[i].value, NULL);
+	for (i = 0; i < orig->tools.n && !rc; i++)
+		if (!lr_kvlist_find(&orig->probes, orig->tools.v[i].key))
+			rc = lr_kvlist_set(&f->tools, orig->tools.v[i].key, orig->tools.v[i].value, NULL);
+	return rc || !over ? rc : lr_run_facts_merge(f, over);
+}
+
 static int replay_experiment(struct lr_store *st, const struct lr_run *orig, const struct lr_replay_opts *o,
 			     struct lr_replay *r)
 {
@@ -43,6 +64,8 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	struct lr_run run;
 	struct lr_expdef d;
 	struct lr_stored_design stored;
+	struct lr_run_facts facts = { 0 };
+	struct lr_runopts runopts;
 	const struct lr_kv *cpu;
 	int rc, c;
 
@@ -62,7 +85,10 @@ static int replay_experiment(struct lr_store *st, const struct lr_run *orig, con
 	cpu = lr_kvlist_find(&orig->binding, "pinned_cpu");
 	if (cpu && lr_cpu_usable(atoi(cpu->value)))
 		d.cpu = atoi(cpu->value);
-	if ((rc = lr_experiment_execute(st, &d, o->argv, o->envp, orig->id, o->run, &run, &r->exp)) ||
+	runopts = *o->run;
+	runopts.facts = &facts;
+	if ((rc = stated_facts(&facts, orig, o->facts)) ||
+	    (rc = lr_experiment_execute(st, &d, o->argv, o->envp, orig->id, &runopts, &run, &r->exp)) ||
 	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)))
 		goto out;
 	/* what was compared, condition by condition, recorded with the replay */
@@ -85,6 +111,7 @@ out:
 	free(checks);
 	free(path);
 	free(text);
+	lr_run_facts_release(&facts);
 	lr_expdef_release(&d);
 	lr_run_release(&run);
 	return rc;
@@ -119,21 +146,15 @@ static char **replay_env(const struct lr_run *orig, char *const *envp)
 }
 
 /* The options that record 'orig' again: its command, facts and declared files. */
-static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig)
+static int record_opts(struct lr_record_opts *ro, const struct lr_run *orig, const struct lr_run_facts *over)
 {
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	ro->max_output = orig->output_cap; /* a cap the original passed holds for its replay */
+	rc = stated_facts(&ro->facts, orig, over);
 	for (i = 0; i < orig->issues.n && !rc; i++)
 		rc = lr_strlist_add(&ro->issues, orig->issues.v[i]);
-	for (i = 0; i < orig->geometry.n && !rc; i++)
-		rc = lr_kvlist_add(&ro->geometry, orig->geometry.v[i].key, orig->geometry.v[i].value, NULL);
-	for (i = 0; i < orig->binding.n && !rc; i++)
-		if (orig->binding.v[i].tag && !strcmp(orig->binding.v[i].tag, "user"))
-			rc = lr_kvlist_add(&ro->binding, orig->binding.v[i].key, orig->binding.v[i].value, NULL);
-	for (i = 0; i < orig->tools.n && !rc; i++)
-		rc = lr_kvlist_add(&ro->tools, orig->tools.v[i].key, orig->tools.v[i].value, NULL);
 	for (i = 0; i < orig->nartifacts && !rc; i++) {
 		const struct lr_artifact *x = &orig->artifacts[i];
 
@@ -219,12 +240,12 @@ static int replay_record(struct lr_store *st, const struct lr_run *orig, const s
 	ro.argv = argv;
 	ro.envp = env;
 	ro.experiment = orig->experiment;
-	ro.note = orig->note;
+	ro.facts.note = orig->note;
 	ro.tee_out = o->tee_out;
 	ro.tee_err = o->tee_err;
 	ro.kill_after_s = 10;
 	run.replay_of = orig->id;
-	if ((rc = record_opts(&ro, orig)) || (rc = lr_record(st, &ro, &run, &res)) ||
+	if ((rc = record_opts(&ro, orig, o->facts)) || (rc = lr_record(st, &ro, &run, &res)) ||
 	    (rc = lr_store_run_load(st, run.id, &r->run)) || (rc = lr_compare_runs(st, orig, &r->run, &r->cmp)) ||
 	    (rc = record_checks(orig, r)))
 		goto out;

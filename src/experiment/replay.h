@@ -19,10 +19,11 @@
 #include "store/store.h"
 
 struct lr_replay_opts {
-	char *const *argv;            /* labrun's command line, as an experiment replay records it */
-	char *const *envp;            /* the environment to start from */
-	const struct lr_runopts *run; /* experiment replays: cancel, progress, faults */
-	int tee_out, tee_err;         /* record replays: copy the command's output here (0: don't) */
+	char *const *argv;                /* labrun's command line, as an experiment replay records it */
+	char *const *envp;                /* the environment to start from */
+	const struct lr_runopts *run;     /* experiment replays: cancel, progress, faults */
+	int tee_out, tee_err;             /* record replays: copy the command's output here (0: don't) */
+	const struct lr_run_facts *facts; /* --binding, --tool, ...: over what the original stated; may be NULL */
 };
 
 struct lr_replay {

@@ -26,8 +26,9 @@ struct lr_runopts {
 	char *const *envp;  /* command experiments: the environment commands start from */
 	void (*progress)(void *arg, const struct lr_run_progress *p);
 	void *arg;
-	int flip_arm;       /* test fault: flip one output bit of this arm (-1: none) */
-	int flip_condition; /* ... in this condition only (-1: all) */
+	int flip_arm;                     /* test fault: flip one output bit of this arm (-1: none) */
+	int flip_condition;               /* ... in this condition only (-1: all) */
+	const struct lr_run_facts *facts; /* --binding, --tool, ... over the definition's [record]; may be NULL */
 	/* the signed design head is written to this file before the first timed block; NULL: none is */
 	const char *design_head;
 };

@@ -29,14 +29,11 @@
 void lr_record_opts_release(struct lr_record_opts *o)
 {
 	lr_strlist_release(&o->issues);
-	lr_kvlist_release(&o->geometry);
-	lr_kvlist_release(&o->binding);
-	lr_kvlist_release(&o->tools);
+	lr_run_facts_release(&o->facts);
 	lr_strlist_release(&o->outputs);
 	lr_strlist_release(&o->inputs);
 	lr_strlist_release(&o->references);
 	lr_strlist_release(&o->logs);
-	lr_strlist_release(&o->sources);
 }
 
 /* ---- validating user facts ----------------------------------------------- */
@@ -167,7 +164,7 @@ int lr_run_capture(struct lr_store *st, struct lr_run *run, enum lr_run_kind kin
 		return rc;
 	if ((rc = lr_git_capture(run, st, cwd, lr_store_dir(st))))
 		return rc;
-	if ((rc = lr_env_capture(&run->env, envp)))
+	if ((rc = lr_env_capture(&run->env, envp)) || (st && (rc = lr_recorder_identity(st, run))))
 		return rc;
 	return lr_binding_probe(&run->binding, envp, "/sys");
 }
@@ -180,27 +177,10 @@ static int prepare_run(struct lr_store *st, const struct lr_record_opts *o, stru
 
 	if ((rc = check_exists(&o->inputs, "--input")) || (rc = check_exists(&o->references, "--reference")))
 		return rc;
-	if ((rc = lr_run_capture(st, run, LR_KIND_RECORD, o->argv, o->envp, o->experiment, o->note, &o->issues)))
+	if ((rc = lr_run_capture(st, run, LR_KIND_RECORD, o->argv, o->envp, o->experiment, o->facts.note,
+				 &o->issues)) ||
+	    (rc = lr_run_facts_apply(run, &o->facts, o->envp)))
 		return rc;
-	for (i = 0; i < o->sources.n; i++)
-		if ((rc = lr_source_add_external(run, o->sources.v[i])))
-			return rc;
-	/* What the user says wins over what labrun observed. */
-	for (i = 0; i < o->binding.n; i++) {
-		char *v = lr_scrub_string(scrub, o->binding.v[i].value);
-
-		rc = v ? lr_kvlist_set(&run->binding, o->binding.v[i].key, v, "user")
-		       : lr_error_set(LR_ENOMEM, "out of memory");
-		free(v);
-		if (rc)
-			return rc;
-	}
-	for (i = 0; i < o->geometry.n; i++)
-		if ((rc = lr_kvlist_add(&run->geometry, o->geometry.v[i].key, o->geometry.v[i].value, NULL)))
-			return rc;
-	for (i = 0; i < o->tools.n; i++)
-		if ((rc = lr_kvlist_add(&run->tools, o->tools.v[i].key, o->tools.v[i].value, NULL)))
-			return rc;
 	for (i = 0; i < o->inputs.n; i++)
 		if ((rc = lr_artifact_put(run, lr_store_dir(st), "input", o->inputs.v[i], scrub, o->follow_links,
 					  &missing)))

@@ -5,23 +5,20 @@
 #include "base/exit.h"
 #include "base/issueref.h"
 #include "base/model.h"
+#include "record/facts.h"
 #include "store/store.h"
 
 /* What to record, as parsed by cmd-record.c. Nothing here is owned by labrun's record layer. */
 struct lr_record_opts {
-	char *const *argv;         /* the command, argv[0] looked up in PATH */
-	char *const *envp;         /* environment the command runs with */
-	const char *experiment;    /* or NULL */
-	const char *note;          /* or NULL */
-	struct lr_strlist issues;  /* raw references, validated by lr_issue_normalize */
-	struct lr_kvlist geometry; /* user facts, keys validated by lr_fact_validate */
-	struct lr_kvlist binding;
-	struct lr_kvlist tools;
+	char *const *argv;            /* the command, argv[0] looked up in PATH */
+	char *const *envp;            /* environment the command runs with */
+	const char *experiment;       /* or NULL */
+	struct lr_strlist issues;     /* raw references, validated by lr_issue_normalize */
+	struct lr_run_facts facts;    /* --geometry, --binding, --tool, --source, --note (record/facts.h) */
 	struct lr_strlist outputs;    /* --artifact: hashed after the run */
 	struct lr_strlist inputs;     /* --input: hashed before the run */
 	struct lr_strlist references; /* --reference: hashed before the run */
 	struct lr_strlist logs;       /* --log: hashed after the run */
-	struct lr_strlist sources;    /* --source: extra files to hash */
 	double timeout_s;             /* 0: none */
 	double kill_after_s;          /* grace between SIGTERM and SIGKILL */
 	int tee_out, tee_err;         /* copy the command's stdout/stderr to these fds (0: don't) */

@@ -79,6 +79,19 @@ static json_t *source_json(const struct lr_run *r)
 			 "diff_sha256", r->source.diff_sha256, "files", a);
 }
 
+/* Its tool probes (command and output) and the labrun that recorded it, into o. */
+static void identity_json(json_t *o, const struct lr_run *r)
+{
+	json_t *x = json_object();
+
+	for (size_t i = 0; i < r->probes.n; i++)
+		set_key(x, r->probes.v[i].key,
+			json_pack("{s:o, s:o}", "command", bytes(r->probes.v[i].tag), "output",
+				  bytes(r->probes.v[i].value)));
+	json_object_set_new(o, "tool_probes", x);
+	json_object_set_new(o, "recorder", kv_object(&r->recorder));
+}
+
 json_t *lr_run_json(const struct lr_run *r, int full)
 {
 	json_t *o = json_object(), *issues = json_array(), *argv = json_loads(r->argv_json, 0, NULL);
@@ -130,6 +143,7 @@ json_t *lr_run_json(const struct lr_run *r, int full)
 	json_object_set_new(o, "geometry", kv_object(&r->geometry));
 	json_object_set_new(o, "tools", kv_object(&r->tools));
 	json_object_set_new(o, "digests", kv_object(&r->digests));
+	identity_json(o, r);
 	a = json_array();
 	for (i = 0; i < r->nartifacts; i++)
 		json_array_append_new(a, artifact_json(&r->artifacts[i]));

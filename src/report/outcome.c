@@ -7,6 +7,7 @@
 #include "base/system.h"
 
 #include "experiment/compare.h"
+#include "record/facts.h"
 #include "experiment/expdef.h"
 #include "experiment/report.h"
 #include "experiment/runner.h"
@@ -76,8 +77,9 @@ void lr_render_outcome(FILE *f, const struct lr_expdef *d, const struct lr_run *
 	fprintf(f, "definition %s, sha256 %s\n", d->path, d->sha256);
 	fprintf(f,
 		"target %s, backend %s, seed %llu; design %s, %d timed blocks after %d warm-up, margin %g%%, timing thread on CPU %d\n",
-		d->serving ? "serving" : lr_exp_target_name(d->target), d->backend, (unsigned long long)d->seed,
-		lr_exp_order_name(d->order), d->blocks, d->warmup, d->margin * 100, r->cpu);
+		d->serving ? "serving" : lr_exp_target_name(d->target), lr_run_backend(run, d->backend),
+		(unsigned long long)d->seed, lr_exp_order_name(d->order), d->blocks, d->warmup, d->margin * 100,
+		r->cpu);
 	fprintf(f, "arms:");
 	for (a = 0; a < d->narms; a++)
 		if (cmd)
@@ -171,6 +173,13 @@ void lr_render_comparison(FILE *f, const struct lr_run *a, const struct lr_run *
 			cmp->drift[i].b);
 	if (!cmp->ndrift)
 		fprintf(f, "  none: sources, binding, geometry, host and tool versions are the same\n");
+	for (i = 0; i < 2; i++) {
+		char cards[512];
+
+		lr_run_cards_said(i ? b : a, cards, sizeof cards);
+		if (cards[0])
+			fprintf(f, "cards: in run %lld %s\n", (long long)(i ? b : a)->id, cards);
+	}
 	print_difference_summary(f, cmp, replay); /* a replay gives its own verdict on its outputs */
 	if (!cmp->experiments)
 		return;

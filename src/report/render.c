@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "experiment/report.h"
+#include "record/facts.h"
 #include "report/doc.h"
 #include "report/render-int.h"
 #include "report/report.h"
@@ -376,11 +377,12 @@ void lr_render_run_facts_doc(struct lr_doc *d, const struct lr_report_run *rr, i
 	kv_item(d, b, "Binding", &r->binding);
 	kv_item(d, b, "Geometry", &r->geometry);
 	kv_item(d, b, "Tool versions", &r->tools);
+	lr_render_run_identity_doc(d, b, r);
 	lr_doc_addf(
 		lr_doc_item(d, b, 0),
 		"Design: %s, %d timed blocks after %d warm-up, practical margin %g%%, seed %llu, target %s, backend %s",
 		ds->order == LR_ORDER_ABBA ? "ABBA" : "random", ds->blocks, ds->warmup, ds->margin * 100,
-		(unsigned long long)ds->seed, lr_exp_target_name(ds->target), ds->backend);
+		(unsigned long long)ds->seed, lr_exp_target_name(ds->target), lr_run_backend(r, ds->backend));
 	prereg_facts(d, b, rr, relative);
 	lr_doc_addf(lr_doc_item(d, b, 0), "Parity: %d passed, %d failed, %d missing", rr->passed, rr->failed,
 		    rr->missing);
@@ -419,12 +421,16 @@ static void prereg_doc(struct lr_doc *d, const struct lr_report_run *rr)
 void lr_render_run_head_doc(struct lr_doc *d, const struct lr_report_run *rr)
 {
 	const struct lr_stored_design *ds = &rr->design;
+	char cards[512];
 
 	lr_doc_addf(&lr_doc_heading(d, 2)->text, "%s, run %lld (%s)", ds->name, (long long)rr->run.id,
 		    lr_status_name(rr->run.status));
 	if (ds->title[0])
 		lr_doc_add(&lr_doc_prose(d)->text, ds->title);
 	prereg_doc(d, rr);
+	lr_run_cards_said(&rr->run, cards, sizeof cards);
+	if (cards[0]) /* a cross-card comparison says so before its figures */
+		lr_doc_addf(&lr_doc_note(d)->text, "Cross-card comparison: %s.", cards);
 }
 
 void lr_render_run_failed_doc(struct lr_doc *d, const struct lr_report_run *rr)

@@ -84,6 +84,18 @@ void lr_render_run_artifacts(FILE *f, const struct lr_run *r);
 void lr_render_run_measures(FILE *f, const struct lr_run *r);
 /* The checks its command reported ($LABRUN_CHECKS), "NAME: PASSED/TOTAL" a line, a failing one marked; nothing when none. */
 void lr_render_run_checks(FILE *f, const struct lr_run *r);
+
+/*
+ * Where it ran and with what, beyond the binding and tools 'show' lists:
+ * each tool probe (its command and what it printed), the cards when a run's
+ * arms ran on different ones, and the labrun that recorded it (binary
+ * sha256, build options). lr_render_run_identity_doc adds the same as items
+ * of facts block b of a report.
+ */
+void lr_render_run_identity(FILE *f, const struct lr_run *r);
+struct lr_doc;
+struct lr_doc_block;
+void lr_render_run_identity_doc(struct lr_doc *d, struct lr_doc_block *b, const struct lr_run *r);
 void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr);
 
 /* ---- stages.c: 'import' a line a stage, 'encode --check' a line a kernel and contract ---- */

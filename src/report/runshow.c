@@ -6,6 +6,8 @@
 #include "base/system.h"
 
 #include "experiment/report.h"
+#include "record/facts.h"
+#include "report/doc.h"
 #include "report/report.h"
 #include "report/text.h"
 
@@ -101,4 +103,98 @@ void lr_render_run_conditions(FILE *f, const struct lr_report_run *rr)
 				: w->failure ? w->failure
 					     : "no estimate");
 		}
+}
+
+/* The labrun that recorded r: "labrun 0.1.0, binary sha256 X (N bytes), built by CC CFLAGS, configure OPTS". */
+static void recorder_text(struct lr_buf *t, const struct lr_run *r)
+{
+	const struct lr_kv *sha = lr_kvlist_find(&r->recorder, "binary_sha256"),
+			   *size = lr_kvlist_find(&r->recorder, "binary_size"),
+			   *cc = lr_kvlist_find(&r->recorder, "cc"), *cflags = lr_kvlist_find(&r->recorder, "cflags"),
+			   *conf = lr_kvlist_find(&r->recorder, "configure");
+
+	lr_buf_addf(t, "labrun %s, binary sha256 %s", r->labrun_version, sha ? sha->value : "(not recorded)");
+	if (size)
+		lr_buf_addf(t, " (%s bytes)", size->value);
+	if (cc)
+		lr_buf_addf(t, ", built by %s %s, configure options: %s", cc->value, cflags ? cflags->value : "",
+			    conf && conf->value[0] ? conf->value : "none");
+}
+
+void lr_render_run_identity(FILE *f, const struct lr_run *r)
+{
+	struct lr_buf t = LR_BUF_INIT;
+	char cards[512];
+
+	if (r->probes.n)
+		fputs("tool probes:\n", f);
+	for (size_t i = 0; i < r->probes.n; i++) {
+		fprintf(f, "  %s: ", r->probes.v[i].key);
+		lr_term_text(f, r->probes.v[i].tag ? r->probes.v[i].tag : "");
+		fputc('\n', f);
+		for (const char *s = r->probes.v[i].value; *s; s += *s == '\n') {
+			size_t n = strcspn(s, "\n");
+			char line[256];
+
+			snprintf(line, sizeof line, "%.*s", (int)n, s);
+			fputs("    | ", f);
+			lr_term_text(f, line);
+			fputc('\n', f);
+			s += n;
+		}
+	}
+	lr_run_cards_said(r, cards, sizeof cards);
+	if (cards[0])
+		fprintf(f, "cards:      %s\n", cards);
+	recorder_text(&t, r);
+	fputs("recorder:   ", f);
+	lr_term_text(f, t.buf);
+	fputc('\n', f);
+	lr_buf_release(&t);
+}
+
+void lr_render_run_identity_doc(struct lr_doc *d, struct lr_doc_block *b, const struct lr_run *r)
+{
+	struct lr_buf *t, rec = LR_BUF_INIT;
+	char cards[512];
+
+	for (size_t i = 0; i < r->probes.n; i++) {
+		char version[256];
+		const struct lr_kv *v = lr_kvlist_find(&r->tools, r->probes.v[i].key);
+
+		snprintf(version, sizeof version, "%s", v ? v->value : "");
+		t = lr_doc_item(d, b, 0);
+		lr_doc_addf(t, "Tool probe %s: ", r->probes.v[i].key);
+		lr_doc_code(t, r->probes.v[i].tag ? r->probes.v[i].tag : "");
+		lr_doc_add(t, " printed ");
+		lr_doc_code(t, version);
+	}
+	lr_run_cards_said(r, cards, sizeof cards);
+	if (cards[0])
+		lr_doc_addf(lr_doc_item(d, b, 0), "Cards: %s", cards);
+	if (!r->recorder.n) /* runs recorded before migration 24 */
+		return;
+	t = lr_doc_item(d, b, 0);
+	lr_doc_addf(t, "Recorded by: labrun %s, binary sha256 ", r->labrun_version);
+	for (size_t i = 0; i < r->recorder.n; i++) {
+		const struct lr_kv *kv = &r->recorder.v[i];
+
+		if (!strcmp(kv->key, "binary_sha256"))
+			lr_doc_code(t, kv->value);
+	}
+	if (!lr_kvlist_find(&r->recorder, "binary_sha256"))
+		lr_doc_add(t, "(not recorded)");
+	for (size_t i = 0; i < r->recorder.n; i++) {
+		const struct lr_kv *kv = &r->recorder.v[i];
+
+		if (strcmp(kv->key, "binary_sha256") && kv->value[0]) {
+			lr_buf_reset(&rec);
+			lr_buf_addf(&rec, "%s=%s", kv->key, kv->value);
+			lr_doc_add(t, ", ");
+			lr_doc_code(t, rec.buf);
+		}
+	}
+	if (rec.failed)
+		d->failed = 1;
+	lr_buf_release(&rec);
 }

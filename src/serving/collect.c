@@ -11,6 +11,7 @@
 #include "record/redact.h"
 #include "serving/client.h"
 #include "serving/collect-int.h"
+#include "serving/engine.h"
 #include "serving/passes.h"
 #include "serving/passfile.h"
 #include "serving/serving.h"
@@ -27,6 +28,7 @@ struct pass {
 	char **bodies;
 	struct lr_result *res;
 	char *url, *server, *models;
+	char *version, *props; /* what it said at /version, /props: JSON, or NULL */
 	double start;
 	int cancelled;
 	struct lr_store_request *rows;
@@ -60,6 +62,30 @@ static void pass_release(struct pass *p)
 	free(p->samples);
 	free(p->models);
 	free(p->server);
+	free(p->version);
+	free(p->props);
+}
+
+/* GET 'path' from the endpoint's host (vLLM's /version, llama-server's /props): its body when JSON, else NULL. */
+static char *identity_get(const struct pass *p, const char *path)
+{
+	const char *e = p->o->endpoint, *host = strstr(e, "://");
+	char *url = NULL, server[128], *body = NULL;
+	long status = 0;
+	json_t *j = NULL;
+
+	host = host ? host + 3 : e;
+	if (asprintf(&url, "%.*s%s", (int)(host - e + strcspn(host, "/")), e, path) < 0)
+		return NULL;
+	if (lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) ||
+	    status != 200 || !body || !(j = json_loadb(body, strlen(body), 0, NULL)) || !json_is_object(j)) {
+		free(body);
+		body = NULL;
+	}
+	json_decref(j);
+	lr_error_clear();
+	free(url);
+	return body;
 }
 
 /* The server's identity: GET <endpoint>/models, its body and Server header (NULL when it failed). */
@@ -83,6 +109,8 @@ static void identify(struct pass *p)
 		p->server = NULL;
 	free(body);
 	free(url);
+	p->version = identity_get(p, "/version");
+	p->props = identity_get(p, "/props");
 }
 
 static int prepare(struct pass *p, const struct lr_collect_opts *o)
@@ -305,6 +333,8 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 		.seed = p->o->seed,
 		.server = p->server,
 		.models = p->models,
+		.version = p->version,
+		.props = p->props,
 		.duration_s = end,
 		.cancelled = p->cancelled,
 		.metrics_url = p->o->metrics_url,
@@ -429,6 +459,8 @@ static void count(const struct pass *p, struct lr_collect_result *out)
 	out->valid = p->fig.valid;
 	snprintf(out->invalid, sizeof out->invalid, "%s", p->fig.invalid);
 	out->failed_scrapes = p->fig.gauge_failed;
+	lr_engine_identify(&(struct lr_engine_said){ p->server, p->models, p->version, p->props }, out->engine,
+			   sizeof out->engine, out->engine_version, sizeof out->engine_version);
 }
 
 int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o,

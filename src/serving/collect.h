@@ -50,6 +50,7 @@ struct lr_collect_result {
 	int valid;          /* the pass's verdict (passes.h) */
 	char invalid[1024]; /* every rule it failed */
 	int64_t failed_scrapes;
+	char engine[64], engine_version[128]; /* the engine it reached, as it said (serving/engine.h) */
 };
 
 /* The cases file checked whole, before anything is sent: LR_EINVAL "FILE:LINE: reason". */

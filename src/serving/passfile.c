@@ -71,6 +71,8 @@ int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_st
 	put_int(f, "seed", (long long)p->seed, p->has_seed);
 	put_text(f, "server", p->server, 0);
 	put_text(f, "models", p->models, 0);
+	put_text(f, "version", p->version, 0);
+	put_text(f, "props", p->props, 0);
 	put_num(f, "duration_s", p->duration_s, 1);
 	fprintf(f, ",\"cancelled\":%s", p->cancelled ? "true" : "false");
 	put_text(f, "metrics_url", p->metrics_url, 0);
@@ -157,7 +159,7 @@ static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME(
 /* clang-format off */
 static const struct lr_jname pass_names[] = {
 	NAME("endpoint"), NAME("api"), NAME("model"), NAME("concurrency"), NAME("rate"), NAME("burstiness"),
-	NAME("seed"), NAME("server"), NAME("models"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
+	NAME("seed"), NAME("server"), NAME("models"), NAME("version"), NAME("props"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
 	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"), NAME("validity"),
 };
 static const struct lr_jname validity_names[] = {
@@ -297,6 +299,7 @@ static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_sto
 	    (rc = text(rd, o, "model", 1, &p->model)) || (rc = number(rd, o, "concurrency", 0, 1, &v[0], &has)) ||
 	    (rc = number(rd, o, "rate", 0, 0, &v[1], &has)) || (rc = number(rd, o, "burstiness", 0, 0, &v[2], &has)) ||
 	    (rc = text(rd, o, "server", 1, &p->server)) || (rc = text(rd, o, "models", 1, &p->models)) ||
+	    (rc = text(rd, o, "version", 1, &p->version)) || (rc = text(rd, o, "props", 1, &p->props)) ||
 	    (rc = number(rd, o, "duration_s", 0, 0, &v[3], &has)) ||
 	    (rc = boolean(rd, o, "cancelled", &p->cancelled)) ||
 	    (rc = text(rd, o, "metrics_url", 1, &p->metrics_url)) ||

@@ -77,6 +77,28 @@ static int insert_validity(struct lr_store *st, int64_t set, const struct lr_sto
 	return rc;
 }
 
+/* What the engine said of itself beside /v1/models: a collect_identity row each. */
+static int insert_identity(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
+{
+	static const char sql[] = "INSERT INTO collect_identity(set_id, path, body) VALUES (:set, :path, :body)";
+	const char *paths[] = { "/version", "/props" }, *bodies[] = { p->version, p->props };
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	for (int i = 0; i < 2 && !rc; i++) {
+		if (!bodies[i])
+			continue;
+		if (!s && (rc = db_prepare(st, &s, sql)))
+			break;
+		db_bind_int(s, ":set", set);
+		db_bind_text(s, ":path", paths[i]);
+		db_bind_text(s, ":body", bodies[i]);
+		rc = db_step_done(st, s, "record what the engine said of itself");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_pass *p)
 {
 	static const char sql[] =
@@ -111,6 +133,8 @@ static int insert_pass(struct lr_store *st, int64_t set, const struct lr_store_p
 	sqlite3_finalize(s);
 	if (!rc)
 		rc = insert_gauges(st, set, p);
+	if (!rc)
+		rc = insert_identity(st, set, p);
 	return rc ? rc : insert_validity(st, set, p);
 }
 
@@ -391,6 +415,33 @@ int lr_store_collect_survivors(struct lr_store *st, int64_t run, lr_collect_surv
 	while (db_step_row(st, s, "read the survivors of cut passes", &rc))
 		rc = fn(arg, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
 			sqlite3_column_int64(s, 3));
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int lr_store_collect_identities(struct lr_store *st, int64_t run, lr_identity_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT p.set_id, s.route, p.server, p.models,"
+		" (SELECT body FROM collect_identity x WHERE x.set_id = p.set_id AND x.path = '/version'),"
+		" (SELECT body FROM collect_identity x WHERE x.set_id = p.set_id AND x.path = '/props')"
+		" FROM collect_pass p JOIN response_set s ON s.id = p.set_id WHERE s.run_id = :run ORDER BY p.set_id";
+	struct lr_identity_row r;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	db_bind_int(s, ":run", run);
+	while (db_step_row(st, s, "read what the engines said of themselves", &rc)) {
+		r.set = sqlite3_column_int64(s, 0);
+		r.route = (const char *)sqlite3_column_text(s, 1);
+		r.server = (const char *)sqlite3_column_text(s, 2);
+		r.models = (const char *)sqlite3_column_text(s, 3);
+		r.version = (const char *)sqlite3_column_text(s, 4);
+		r.props = (const char *)sqlite3_column_text(s, 5);
+		rc = fn(arg, &r);
+	}
 	sqlite3_finalize(s);
 	return rc;
 }

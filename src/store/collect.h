@@ -27,6 +27,7 @@ struct lr_store_pass {
 	int has_seed;
 	int64_t seed;
 	const char *server, *models; /* NULL when GET /models failed */
+	const char *version, *props; /* GET /version, /props (vLLM, llama-server): JSON bodies, NULL when none */
 	double duration_s;
 	int cancelled;
 	const char *metrics_url;               /* NULL: no gauges sampled */
@@ -96,6 +97,14 @@ typedef int (*lr_collect_row_fn)(void *arg, const struct lr_collect_row *r);
 /* Run 'run''s passes by set, then (fn_row) every request of each, by set and seq. */
 LR_MUST_CHECK int lr_store_collect_passes(struct lr_store *st, int64_t run, lr_collect_pass_fn fn, void *arg);
 LR_MUST_CHECK int lr_store_collect_rows(struct lr_store *st, int64_t set, lr_collect_row_fn fn, void *arg);
+
+/* What the engine of each pass of run 'run' said of itself (any may be NULL), by set. */
+struct lr_identity_row {
+	int64_t set;
+	const char *route, *server, *models, *version, *props;
+};
+typedef int (*lr_identity_fn)(void *arg, const struct lr_identity_row *r);
+LR_MUST_CHECK int lr_store_collect_identities(struct lr_store *st, int64_t run, lr_identity_fn fn, void *arg);
 
 /* A pass's gauge samples, in time order (a failed scrape with 'failed' set). */
 typedef int (*lr_gauge_fn)(void *arg, const struct lr_gauge_sample *g);

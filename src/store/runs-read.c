@@ -367,7 +367,11 @@ int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *r)
 			   " WHERE run_id = :run ORDER BY name")) ||
 	    (rc = load_kvs(st, id, &r->digests,
 			   "SELECT name, sha256, NULL FROM run_digest"
-			   " WHERE run_id = :run ORDER BY name")))
+			   " WHERE run_id = :run ORDER BY name")) ||
+	    (rc = load_kvs(st, id, &r->probes,
+			   "SELECT name, output, command FROM tool_probe WHERE run_id = :run ORDER BY name")) ||
+	    (rc = load_kvs(st, id, &r->recorder,
+			   "SELECT key, value, NULL FROM recorder WHERE run_id = :run ORDER BY key")))
 		return rc;
 	if ((rc = load_artifacts(st, r)) || (rc = load_measures(st, r)) || (rc = load_dropped(st, r)) ||
 	    (rc = db_each_int(st,

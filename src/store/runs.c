@@ -70,6 +70,11 @@ static const struct kv_table start_kvs[] = {
 	  "record the geometry" },
 	{ offsetof(struct lr_run, tools), "INSERT INTO tool_version(run_id, name, version) VALUES (:run, :key, :value)",
 	  "record the tool versions" },
+	{ offsetof(struct lr_run, probes),
+	  "INSERT INTO tool_probe(run_id, name, command, output) VALUES (:run, :key, :tag, :value)",
+	  "record the tool probes" },
+	{ offsetof(struct lr_run, recorder), "INSERT INTO recorder(run_id, key, value) VALUES (:run, :key, :value)",
+	  "record labrun's own identity" },
 };
 static const struct kv_table digest_kvs = { offsetof(struct lr_run, digests),
 					    "INSERT INTO run_digest(run_id, name, sha256) VALUES (:run, :key, :value)",
@@ -464,5 +469,20 @@ out:
 	rc = db_commit(st, rc);
 	if (rc)
 		*changed = 0;
+	return rc;
+}
+
+int lr_store_binding_set(struct lr_store *st, int64_t id, const char *key, const char *value, const char *origin)
+{
+	static const char sql[] =
+		"INSERT INTO binding(run_id, key, value, origin) VALUES (:run, :key, :value, :tag)"
+		" ON CONFLICT(run_id, key) DO UPDATE SET value = excluded.value, origin = excluded.origin";
+	struct lr_kvlist l = { 0 };
+	struct kv_rows k = { id, &l };
+	int rc;
+
+	if (!(rc = lr_kvlist_add(&l, key, value, origin)))
+		rc = db_insert_each(st, sql, 1, bind_kv, &k, "record the backend a serving engine named");
+	lr_kvlist_release(&l);
 	return rc;
 }

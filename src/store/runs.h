@@ -43,6 +43,10 @@ LR_MUST_CHECK int lr_store_run_abandon(struct lr_store *st, int64_t id, const ch
 LR_MUST_CHECK int lr_store_run_resolve(struct lr_store *st, const char *ref, int64_t *id);
 
 /* Load everything recorded about run 'id' into 'run' (lr_run_init'ed). */
+/* Set binding row 'key' of run 'id' (still running: its seal is not written yet) to value, origin 'auto' or 'user'. */
+LR_MUST_CHECK int lr_store_binding_set(struct lr_store *st, int64_t id, const char *key, const char *value,
+				       const char *origin);
+
 LR_MUST_CHECK int lr_store_run_load(struct lr_store *st, int64_t id, struct lr_run *run);
 
 struct lr_run_filter {

@@ -78,6 +78,11 @@ const struct db_seal_query db_seal_queries[] = {
 	{ "leftover", "SELECT * FROM leftover WHERE run_id = :run ORDER BY condition_idx, seq, n" },
 	/* migration 26 */
 	{ "design_head", "SELECT * FROM design_head WHERE run_id = :run" },
+	/* migration 27 */
+	{ "tool_probe", "SELECT * FROM tool_probe WHERE run_id = :run ORDER BY name" },
+	{ "recorder", "SELECT * FROM recorder WHERE run_id = :run ORDER BY key" },
+	{ "collect_identity", "SELECT x.* FROM collect_identity x JOIN response_set s ON s.id = x.set_id"
+			      " WHERE s.run_id = :run ORDER BY x.set_id, x.path" },
 };
 const size_t db_nseal_queries = sizeof db_seal_queries / sizeof db_seal_queries[0];
 

@@ -1,6 +1,8 @@
 // A real inference engine for the tests: llama.cpp (through node-llama-cpp, pinned in package.json)
 // behind a small OpenAI-compatible server, loopback only. POST /v1/completions streams in vLLM's
-// shapes (token_ids per chunk with return_token_ids, a usage chunk, [DONE]); GET /v1/models; GET
+// shapes (token_ids per chunk with return_token_ids, a usage chunk, [DONE]); GET /v1/models (owned_by
+// "llamacpp", as llama-server says); GET /props as llama-server answers it, its build_info the llama.cpp
+// release node-llama-cpp reports it loaded (so labrun identifies the engine from what it says); GET
 // /metrics serves vLLM's gauges vllm:num_requests_running and vllm:num_requests_waiting; POST
 // /solo generates for one prompt alone, unstreamed, so tests compare with the engine's own output.
 //
@@ -92,7 +94,16 @@ const server = http.createServer(async (req, res) => {
 	try {
 		if (req.method === "GET" && req.url === "/v1/models") {
 			res.writeHead(200, { "Content-Type": "application/json", Server: "labrun-test-engine/llama.cpp" });
-			res.end(JSON.stringify({ object: "list", data: [{ id: "labrun-tiny", object: "model" }] }));
+			res.end(JSON.stringify({ object: "list", data: [{ id: "labrun-tiny", object: "model", owned_by: "llamacpp" }] }));
+		} else if (req.method === "GET" && req.url === "/props") {
+			const r = llama.llamaCppRelease;
+			res.writeHead(200, { "Content-Type": "application/json" });
+			res.end(JSON.stringify({
+				default_generation_settings: { n_ctx: 256 },
+				total_slots: lanes,
+				model_path: modelPath,
+				build_info: `${r.repo} ${r.release} (node-llama-cpp, ${llama.buildType})`,
+			}));
 		} else if (req.method === "GET" && req.url === "/metrics") {
 			res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4" });
 			res.end(`# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="labrun-tiny"} ${running}\n` +

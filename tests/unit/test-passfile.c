@@ -167,7 +167,7 @@ static void one_request_refused(const char *itl, const char *source, const char 
 	snprintf(
 		text, sizeof text,
 		"{\"pass\":{\"endpoint\":\"e\",\"api\":\"completions\",\"model\":null,\"concurrency\":1,\"rate\":0.0,"
-		"\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"duration_s\":1.0,\"cancelled\":false,"
+		"\"burstiness\":1.0,\"seed\":null,\"server\":null,\"models\":null,\"version\":null,\"props\":null,\"duration_s\":1.0,\"cancelled\":false,"
 		"\"metrics_url\":null,\"slo_ttft_ms\":0.0,\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":0.0},\"gauges\":[],"
 		"\"requests\":[{\"case_id\":\"a\",\"body\":\"{}\",\"sent\":true,\"sent_ms\":0.0,\"end_ms\":1.0,\"status\":200,"
 		"\"failure\":null,\"ttft_ms\":1.0,\"e2el_ms\":1.0,\"itl_ms\":%s,\"token_source\":%s,"
