@@ -27,8 +27,8 @@ struct pass {
 	struct lr_request *req;
 	char **bodies;
 	struct lr_result *res;
-	char *url, *server, *models;
-	char *version, *props; /* what it said at /version, /props: JSON, or NULL */
+	char *url;
+	struct lr_engine_answers said; /* what the server said of itself */
 	double start;
 	int cancelled;
 	struct lr_store_request *rows;
@@ -60,57 +60,7 @@ static void pass_release(struct pass *p)
 	free(p->itl);
 	free(p->url);
 	free(p->samples);
-	free(p->models);
-	free(p->server);
-	free(p->version);
-	free(p->props);
-}
-
-/* GET 'path' from the endpoint's host (vLLM's /version, llama-server's /props): its body when JSON, else NULL. */
-static char *identity_get(const struct pass *p, const char *path)
-{
-	const char *e = p->o->endpoint, *host = strstr(e, "://");
-	char *url = NULL, server[128], *body = NULL;
-	long status = 0;
-	json_t *j = NULL;
-
-	host = host ? host + 3 : e;
-	if (asprintf(&url, "%.*s%s", (int)(host - e + strcspn(host, "/")), e, path) < 0)
-		return NULL;
-	if (lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) ||
-	    status != 200 || !body || !(j = json_loadb(body, strlen(body), 0, NULL)) || !json_is_object(j)) {
-		free(body);
-		body = NULL;
-	}
-	json_decref(j);
-	lr_error_clear();
-	free(url);
-	return body;
-}
-
-/* The server's identity: GET <endpoint>/models, its body and Server header (NULL when it failed). */
-static void identify(struct pass *p)
-{
-	char *url = NULL, server[128] = "", *body = NULL;
-	long status = 0;
-	json_t *models;
-
-	if (asprintf(&url, "%s/models", p->o->endpoint) < 0)
-		return;
-	if (!lr_client_get(url, p->o->timeout_s > 0 ? fmin(p->o->timeout_s, 30) : 30, &status, &body, server) &&
-	    status == 200 && body &&
-	    (models = json_loadb(body, strlen(body), 0, NULL))) { /* kept only when it is JSON */
-		json_decref(models);
-		p->models = body;
-		body = NULL;
-	}
-	lr_error_clear();
-	if (server[0] && !(p->server = strdup(server)))
-		p->server = NULL;
-	free(body);
-	free(url);
-	p->version = identity_get(p, "/version");
-	p->props = identity_get(p, "/props");
+	lr_engine_answers_release(&p->said);
 }
 
 static int prepare(struct pass *p, const struct lr_collect_opts *o)
@@ -331,10 +281,10 @@ static void pass_row(const struct pass *p, struct lr_store_pass *sp)
 		.burstiness = p->o->burstiness,
 		.has_seed = p->o->has_seed,
 		.seed = p->o->seed,
-		.server = p->server,
-		.models = p->models,
-		.version = p->version,
-		.props = p->props,
+		.server = p->said.server,
+		.models = p->said.models,
+		.version = p->said.version,
+		.props = p->said.props,
 		.duration_s = end,
 		.cancelled = p->cancelled,
 		.metrics_url = p->o->metrics_url,
@@ -438,7 +388,7 @@ static int run_pass(struct pass *p, const struct lr_collect_opts *o)
 
 	if ((rc = prepare(p, o)) || (rc = check_secrets(p, o->envp)))
 		return rc;
-	identify(p);
+	lr_engine_ask(o->endpoint, o->timeout_s > 0 ? fmin(o->timeout_s, 30) : 30, &p->said);
 	co.concurrency = p->concurrency;
 	if ((rc = lr_client_run(&co, p->req, p->cases.n, p->res, &p->start, &p->cancelled)) || (rc = fill_rows(p)))
 		return rc;
@@ -455,12 +405,12 @@ static void count(const struct pass *p, struct lr_collect_result *out)
 		out->duration_s = fmax(out->duration_s, p->res[i].end_s);
 	}
 	out->failed = out->cases - out->completed - out->unsent;
-	snprintf(out->server, sizeof out->server, "%s", p->server ? p->server : "");
+	snprintf(out->server, sizeof out->server, "%s", p->said.server ? p->said.server : "");
 	out->valid = p->fig.valid;
 	snprintf(out->invalid, sizeof out->invalid, "%s", p->fig.invalid);
 	out->failed_scrapes = p->fig.gauge_failed;
-	lr_engine_identify(&(struct lr_engine_said){ p->server, p->models, p->version, p->props }, out->engine,
-			   sizeof out->engine, out->engine_version, sizeof out->engine_version);
+	lr_engine_identify(&(struct lr_engine_said){ p->said.server, p->said.models, p->said.version, p->said.props },
+			   out->engine, sizeof out->engine, out->engine_version, sizeof out->engine_version);
 }
 
 int lr_collect(struct lr_store *st, int64_t run, int cond, const struct lr_collect_opts *o,

@@ -4,6 +4,8 @@
 
 #include <jansson.h>
 
+#include "base/error.h"
+#include "serving/client.h"
 #include "serving/engine.h"
 
 /* The owned_by of /v1/models' first model, as each engine's server writes it. */
@@ -62,4 +64,59 @@ int lr_engine_identify(const struct lr_engine_said *s, char *engine, size_t elen
 	}
 	snprintf(engine, elen, "unidentified");
 	return 0;
+}
+
+/* GET 'path' from the endpoint's host (vLLM's /version, llama-server's /props): its body when a JSON object, else NULL. */
+static char *ask_host(const char *e, double timeout_s, const char *path)
+{
+	const char *host = strstr(e, "://");
+	char *url = NULL, server[128], *body = NULL;
+	long status = 0;
+	json_t *j = NULL;
+
+	host = host ? host + 3 : e;
+	if (asprintf(&url, "%.*s%s", (int)(host - e + strcspn(host, "/")), e, path) < 0)
+		return NULL;
+	if (lr_client_get(url, timeout_s, &status, &body, server) || status != 200 || !body ||
+	    !(j = json_loadb(body, strlen(body), 0, NULL)) || !json_is_object(j)) {
+		free(body);
+		body = NULL;
+	}
+	json_decref(j);
+	lr_error_clear();
+	free(url);
+	return body;
+}
+
+void lr_engine_ask(const char *endpoint, double timeout_s, struct lr_engine_answers *out)
+{
+	char *url = NULL, server[128] = "", *body = NULL;
+	long status = 0;
+	json_t *models;
+
+	memset(out, 0, sizeof *out);
+	if (asprintf(&url, "%s/models", endpoint) < 0)
+		return;
+	if (!lr_client_get(url, timeout_s, &status, &body, server) && status == 200 && body &&
+	    (models = json_loadb(body, strlen(body), 0, NULL))) { /* kept only when it is JSON */
+		json_decref(models);
+		out->models = body;
+		body = NULL;
+	}
+	lr_error_clear();
+	if (server[0])
+		out->server = strdup(server);
+	free(body);
+	free(url);
+	out->version = ask_host(endpoint, timeout_s, "/version");
+	out->props = ask_host(endpoint, timeout_s, "/props");
+}
+
+void lr_engine_answers_release(struct lr_engine_answers *a)
+{
+	free(a->server);
+	free(a->models);
+	free(a->version);
+	free(a->props);
+	memset(a, 0, sizeof *a);
 }

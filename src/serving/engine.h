@@ -24,4 +24,18 @@ struct lr_engine_said {
  */
 int lr_engine_identify(const struct lr_engine_said *s, char *engine, size_t elen, char *version, size_t vlen);
 
+/* What a server said of itself, each string malloc'd, or NULL when it said nothing (or not JSON). */
+struct lr_engine_answers {
+	char *server, *models, *version, *props;
+};
+
+/*
+ * Ask the server of 'endpoint' (".../v1") what it is: GET <endpoint>/models
+ * (its body when JSON, and its Server header), GET /version and GET /props
+ * from its host (their bodies when JSON objects). Failures leave a NULL and
+ * no error set: an engine that says nothing is "unidentified", not a fault.
+ */
+void lr_engine_ask(const char *endpoint, double timeout_s, struct lr_engine_answers *out);
+void lr_engine_answers_release(struct lr_engine_answers *a);
+
 #endif

@@ -12,16 +12,10 @@
 #include "store/store-int.h"
 
 /* The tables each kind of serving evidence adds rows to. */
-static const char *const set_tables[] = { "response_set",
-					  "response",
-					  "collect_pass",
-					  "collect_request",
-					  "collect_gauge",
-					  "collect_identity",
-					  "collect_check",
-					  "collect_validity",
-					  "collect_gauge_failure",
-					  NULL };
+static const char *const set_tables[] = {
+	"response_set",     "response",      "collect_pass",     "collect_request",       "collect_gauge",
+	"collect_identity", "collect_check", "collect_validity", "collect_gauge_failure", NULL
+};
 static const char *const comparison_tables[] = { "comparison", "comparison_case", NULL };
 static const char *const gate_tables[] = { "gate", "gate_case", NULL };
 
