@@ -54,7 +54,7 @@ ok "young, held, live and foreign files kept"
 expect_exit 0 "a second fsck" "$LABRUN" fsck
 contains "$T/out" "spool:      0 stray file(s) removed" "nothing left to sweep"
 
-kill "$holder" 2>/dev/null || true
+kill $(pgrep -P "$holder") "$holder" 2>/dev/null || true # flock and the sleep it runs
 child=$(pgrep -P "$rec" || true)
 kill -TERM "$rec" 2>/dev/null || true
 wait "$rec" 2>/dev/null || true
@@ -116,4 +116,4 @@ for f in obj-young1 obj-held01 notes.txt; do
 	[ -e "$tmpd/$f" ] || fail "$f removed"
 done
 ok "a young file, a held one and a foreign name are kept"
-kill "$holder" 2>/dev/null || true
+kill $(pgrep -P "$holder") "$holder" 2>/dev/null || true # flock and the sleep it runs

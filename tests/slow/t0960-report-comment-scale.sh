@@ -11,13 +11,7 @@
 
 # (b) an issue of the team's scale: three runs of 15 passes over 4 routes, 32 cases each; q01-q08 stop
 # before EOS, q25-q32 are asked otherwise on the streamed routes; every gate fails every case's format
-python3 "$TOP_SRCDIR/examples/serving-sim-server.py" port sent.log &
-server=$!
-trap 'kill $server 2>/dev/null || true; cleanup' EXIT
-i=0
-while [ ! -s port ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s port ] || fail "the test server did not start"
-url="http://127.0.0.1:$(cat port)/v1"
+. "$TOP_SRCDIR/tests/cli/sim-server.sh"
 for i in $(seq -w 1 32); do
 	n=6 p="question $i"
 	[ "$i" -le 8 ] && n=4
