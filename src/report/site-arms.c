@@ -3,9 +3,10 @@
  * figure per condition, beside the tables whose drift column it draws: a
  * block's value is the mean of the arm's two repetitions in it (the sums the
  * drift is computed from, halved), and the key gives each arm's drift as
- * the report computes it, flagged DRIFT past the practical margin. The
- * paired estimate cancels drift between blocks; the picture shows whether
- * there was any, and in which arm.
+ * the report computes it, as information (a crate of a format before the
+ * ratio trend rule keeps its DRIFT flag past the practical margin, as its
+ * report did). The paired estimate cancels drift between blocks; the
+ * picture shows whether there was any, and in which arm.
  */
 #include "config.h"
 #include "base/system.h"
@@ -67,7 +68,7 @@ static void figure(FILE *f, const struct lr_report_run *rr, int k, double **v, i
 		}
 		lr_plot_line(f, &p, a, x, y, (size_t)blocks, 0, 1);
 		snprintf(key, sizeof key, "%s: drift %+.1f%%%s", rr->arm[a], d * 100,
-			 fabs(d) > rr->design.margin ? " DRIFT (past the margin)" : "");
+			 lr_report_drift_marks(rr) && fabs(d) > rr->design.margin ? " DRIFT (past the margin)" : "");
 		lr_plot_key(f, &p, a, a, 1, key);
 	}
 	lr_plot_close(f);
@@ -92,11 +93,15 @@ int lr_site_arm_blocks(FILE *f, struct lr_store *st, const struct lr_report_run 
 		if (rc || blocks < 1)
 			continue;
 		if (!shown++)
-			fputs("<h3 id=\"arm-blocks\">Each arm over the blocks</h3>\n<p>A figure per condition: each arm's value in each "
-			      "timed block, the mean of its two repetitions there, with the drift the tables give (the "
-			      "relative change over the blocks, flagged DRIFT past the practical margin). The paired "
-			      "estimate cancels drift between blocks; this shows whether there was any, and where.</p>\n",
-			      f);
+			fprintf(f,
+				"<h3 id=\"arm-blocks\">Each arm over the blocks</h3>\n<p>A figure per condition: each arm's "
+				"value in each timed block, the mean of its two repetitions there, with the drift the tables "
+				"give (the relative change over the blocks%s). The paired estimate cancels drift between "
+				"blocks; this shows whether there was any, and where.</p>\n",
+				lr_report_drift_marks(rr)
+					? ", flagged DRIFT past the practical margin"
+					: "; what threatens a verdict is a trend in the block ratios, "
+					  "which the tables weigh");
 		figure(f, rr, k, v, blocks);
 	}
 	for (int a = 0; a < LR_EXP_MAXARMS; a++)

@@ -209,6 +209,8 @@ while IFS="$(printf '\t')" read -r label a da b db; do
 		fail "the figure of $label does not mark each of its $blocks blocks"
 done <drifts.tsv
 ok "run 2's page: each arm over the blocks, $(cut -f1 drifts.tsv | sort -u | wc -l | tr -d ' ') conditions, each arm's drift as the report's"
+# per-arm drift is information since the ratio trend rule (issue 42): the page flags none, as the report flags none
+lacks site/run-2.html "DRIFT" "no per-arm DRIFT flag on the page"
 
 # a serving experiment's page: each pass's requests in flight, its peak the report's, its gauge samples the stored ones
 "$LABRUN" report --run 5 --format json | jq -r '.serving.passes[] | "\(.set) \(.route) \(.peak)"' >passes.txt
