@@ -2,8 +2,8 @@
  * The report's tables as data beyond the design's columns (data.c writes
  * the rest): each table's JSON object with the range form and, for a
  * further metric, its name, unit, direction and 'exploratory'; the means of
- * the mean form; and the CSV rows with the columns of the forms and of the
- * further metrics. data.c hands in its own row writers, so each row has the
+ * the mean form; and the CSV's columns, its rows with the trend's columns,
+ * the forms' and the further metrics'. data.c hands in its own row writers, so each row has the
  * design's fields whichever table it is of.
  */
 #include "config.h"
@@ -83,6 +83,53 @@ void lr_render_json_metrics(json_t *jr, const struct lr_report_run *rr, lr_rende
 	json_object_set_new(jr, "metrics_not_written", unstored);
 }
 
+/* The columns of release 1 first, in their order; then the ones that carry the rest of each table row. */
+static const struct lr_column run_cols[] = {
+	{ "run", "", LR_COL_NUMBER },
+	{ "experiment", "", 0 },
+	{ "baseline", "", 0 },
+	{ "arm", "", 0 },
+	{ "model", "", 0 },
+	{ "layers", "", LR_COL_NUMBER },
+	{ "tokens", "", LR_COL_NUMBER },
+	{ "status", "", 0 },
+	{ "baseline_median_ms", "", LR_COL_NUMBER },
+	{ "arm_median_ms", "", LR_COL_NUMBER },
+	{ "reduction", "", LR_COL_NUMBER },
+	{ "interval_lo", "", LR_COL_NUMBER },
+	{ "interval_hi", "", LR_COL_NUMBER },
+	{ "blocks", "", LR_COL_NUMBER },
+	{ "flagged", "", LR_COL_NUMBER },
+	{ "verdict", "", 0 },
+	{ "failure", "", 0 },
+	{ "unit", "", 0 },
+	{ "baseline_median", "", LR_COL_NUMBER },
+	{ "arm_median", "", LR_COL_NUMBER },
+	{ "effect", "", 0 },
+	{ "effect_pct", "", LR_COL_NUMBER },
+	{ "interval_lo_pct", "", LR_COL_NUMBER },
+	{ "interval_hi_pct", "", LR_COL_NUMBER },
+	{ "drift_baseline_pct", "", LR_COL_NUMBER },
+	{ "drift_arm_pct", "", LR_COL_NUMBER },
+	{ "drifted", "", LR_COL_NUMBER },
+	{ "margin_pct", "", LR_COL_NUMBER },
+	{ "noise_floor_run", "", LR_COL_NUMBER },
+	{ "noise_floor_lo_pct", "", LR_COL_NUMBER },
+	{ "noise_floor_hi_pct", "", LR_COL_NUMBER },
+	{ "verdict_kind", "", 0 },
+	/* the block ratios' trend (docs/method.md, "Drift"), written here */
+	{ "trend_pct", "", LR_COL_NUMBER },
+	{ "trend_p", "", LR_COL_NUMBER },
+	{ "qualified", "", LR_COL_NUMBER },
+	/* the forms' columns (data-metrics.c), then a further metric's */
+	{ "ratio", "", LR_COL_NUMBER },
+	{ "baseline_mean", "", LR_COL_NUMBER },
+	{ "arm_mean", "", LR_COL_NUMBER },
+	{ "metric", "", 0 },
+	{ "better", "", 0 },
+	{ "exploratory", "", LR_COL_NUMBER },
+};
+
 /* 1 when a run of rep shows the mean or the ratio form: the CSV of its tables has their columns. */
 static int csv_forms(const struct lr_report *rep)
 {
@@ -110,12 +157,24 @@ static void csv_extra(struct lr_table *t, const struct lr_report_run *rr, const 
 	lr_table_int(t, 1);
 }
 
-int lr_render_csv_fill(struct lr_table *t, const struct lr_column *cols, int ncols, const struct lr_report *rep,
-		       int metrics, lr_render_csv_row_fn row)
+/* The block ratios' trend of row w: its change over the blocks, its p, and whether it qualifies the verdict. */
+static void csv_trend(struct lr_table *t, const struct lr_report_run *rr, const struct lr_report_row *w)
 {
-	int forms = metrics || csv_forms(rep), n = 0;
+	if (!w->has) {
+		for (int k = 0; k < 3; k++)
+			lr_table_none(t);
+		return;
+	}
+	lr_table_real(t, w->trend.change * 100, 1);
+	lr_table_real(t, w->trend.p, 3);
+	lr_table_int(t, lr_report_qualified(rr, w));
+}
 
-	lr_table_init(t, cols, ncols - (metrics ? 0 : 3) - (forms ? 0 : 3));
+int lr_render_csv_fill(struct lr_table *t, const struct lr_report *rep, int metrics, lr_render_csv_row_fn row)
+{
+	int forms = metrics || csv_forms(rep), n = 0, ncols = (int)(sizeof run_cols / sizeof run_cols[0]);
+
+	lr_table_init(t, run_cols, ncols - (metrics ? 0 : 3) - (forms ? 0 : 3));
 	for (int i = 0; i < rep->nruns; i++)
 		for (int m = metrics ? 0 : -1; m < (metrics ? rep->runs[i].nmetrics : 0); m++) {
 			const struct lr_report_run *rr = m < 0 ? &rep->runs[i] : &rep->runs[i].metrics[m];
@@ -123,6 +182,7 @@ int lr_render_csv_fill(struct lr_table *t, const struct lr_column *cols, int nco
 			for (int k = 0; k < rr->ntables; k++)
 				for (int j = 0; j < rr->tables[k].nrows; j++, n++) {
 					row(t, rr, &rr->tables[k], &rr->tables[k].rows[j]);
+					csv_trend(t, rr, &rr->tables[k].rows[j]);
 					if (forms)
 						csv_extra(t, rr, &rr->tables[k].rows[j], metrics);
 				}

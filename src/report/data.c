@@ -23,49 +23,6 @@
 
 /* ---- CSV -------------------------------------------------------------------------------- */
 
-/* The columns of release 1 first, in their order; then the ones that carry the rest of each table row. */
-static const struct lr_column run_cols[] = {
-	{ "run", "", LR_COL_NUMBER },
-	{ "experiment", "", 0 },
-	{ "baseline", "", 0 },
-	{ "arm", "", 0 },
-	{ "model", "", 0 },
-	{ "layers", "", LR_COL_NUMBER },
-	{ "tokens", "", LR_COL_NUMBER },
-	{ "status", "", 0 },
-	{ "baseline_median_ms", "", LR_COL_NUMBER },
-	{ "arm_median_ms", "", LR_COL_NUMBER },
-	{ "reduction", "", LR_COL_NUMBER },
-	{ "interval_lo", "", LR_COL_NUMBER },
-	{ "interval_hi", "", LR_COL_NUMBER },
-	{ "blocks", "", LR_COL_NUMBER },
-	{ "flagged", "", LR_COL_NUMBER },
-	{ "verdict", "", 0 },
-	{ "failure", "", 0 },
-	{ "unit", "", 0 },
-	{ "baseline_median", "", LR_COL_NUMBER },
-	{ "arm_median", "", LR_COL_NUMBER },
-	{ "effect", "", 0 },
-	{ "effect_pct", "", LR_COL_NUMBER },
-	{ "interval_lo_pct", "", LR_COL_NUMBER },
-	{ "interval_hi_pct", "", LR_COL_NUMBER },
-	{ "drift_baseline_pct", "", LR_COL_NUMBER },
-	{ "drift_arm_pct", "", LR_COL_NUMBER },
-	{ "drifted", "", LR_COL_NUMBER },
-	{ "margin_pct", "", LR_COL_NUMBER },
-	{ "noise_floor_run", "", LR_COL_NUMBER },
-	{ "noise_floor_lo_pct", "", LR_COL_NUMBER },
-	{ "noise_floor_hi_pct", "", LR_COL_NUMBER },
-	{ "verdict_kind", "", 0 },
-	/* the forms' columns (data-metrics.c), then a further metric's */
-	{ "ratio", "", LR_COL_NUMBER },
-	{ "baseline_mean", "", LR_COL_NUMBER },
-	{ "arm_mean", "", LR_COL_NUMBER },
-	{ "metric", "", 0 },
-	{ "better", "", 0 },
-	{ "exploratory", "", LR_COL_NUMBER },
-};
-
 static void none(struct lr_table *t, int n)
 {
 	while (n-- > 0)
@@ -240,7 +197,7 @@ static int csv_tables(struct csv_out *o, const struct lr_report *rep, int metric
 {
 	struct lr_table t;
 
-	if (!lr_render_csv_fill(&t, run_cols, sizeof run_cols / sizeof run_cols[0], rep, metrics, csv_row) && metrics) {
+	if (!lr_render_csv_fill(&t, rep, metrics, csv_row) && metrics) {
 		lr_table_release(&t);
 		return 0;
 	}

@@ -45,14 +45,14 @@ json_t *lr_render_json_tables(const struct lr_report_run *rr, lr_render_json_row
 /* rr's further metrics into its JSON object jr: "metric_tables", "metrics_not_written"; nothing when none. */
 void lr_render_json_metrics(json_t *jr, const struct lr_report_run *rr, lr_render_json_row_fn row);
 /*
- * t, initialised with columns cols[0..ncols), filled with a row per table
- * row: the design's tables, or ('metrics') the further metrics'. cols ends
- * with ratio, baseline_mean, arm_mean (left out unless a run shows the
- * mean or ratio form, or 'metrics') and metric, better, exploratory (left
- * out unless 'metrics'). Returns how many rows.
+ * t, initialised with the CSV's columns, filled with a row per table row:
+ * the design's tables, or ('metrics') the further metrics'. 'row' writes
+ * the design's columns up to verdict_kind; then come the trend's
+ * (trend_pct, trend_p, qualified), ratio, baseline_mean, arm_mean (left out
+ * unless a run shows the mean or ratio form, or 'metrics') and metric,
+ * better, exploratory (left out unless 'metrics'). Returns how many rows.
  */
-int lr_render_csv_fill(struct lr_table *t, const struct lr_column *cols, int ncols, const struct lr_report *rep,
-		       int metrics, lr_render_csv_row_fn row);
+int lr_render_csv_fill(struct lr_table *t, const struct lr_report *rep, int metrics, lr_render_csv_row_fn row);
 
 /* ---- the report's parts (render.c; summary.c puts them together, failing.c) ---- */
 

@@ -39,7 +39,29 @@ static void fold_table(struct lr_doc *d, const char *what, const char *before, c
 	lr_doc_fold_end(d);
 }
 
-/* The serving evidence's summary: the matrix and what fails in it. */
+/* The passes' verdicts in a sentence, every INVALID pass named with its failed rules (the whole list is folded). */
+static void validity_summary(struct lr_doc *d, const struct lr_serving_report *sv)
+{
+	struct lr_doc_block *b = NULL;
+	int bad = 0;
+
+	for (int i = 0; i < sv->npasses; i++)
+		bad += !sv->passes[i].valid;
+	lr_doc_addf(&lr_doc_prose(d)->text, "Validity: %d of %d collected passes VALID%s", sv->npasses - bad,
+		    sv->npasses, bad ? "; the INVALID ones and the rules each failed:" : ".");
+	for (int i = 0; bad && i < sv->npasses; i++) {
+		const struct lr_pass_stats *p = &sv->passes[i];
+
+		if (p->valid)
+			continue;
+		if (!b)
+			b = lr_doc_facts(d);
+		lr_doc_addf(lr_doc_item(d, b, 0), "run %lld, set %lld (%s): %s", (long long)p->run, (long long)p->set,
+			    p->route, p->invalid);
+	}
+}
+
+/* The serving evidence's summary: the matrix, what fails in it, and which passes were valid. */
 static void serving_summary(struct lr_doc *d, const struct lr_serving_report *sv)
 {
 	struct lr_table t = { 0 };
@@ -53,6 +75,8 @@ static void serving_summary(struct lr_doc *d, const struct lr_serving_report *sv
 	lr_doc_table(d, rc, &t);
 	free((void *)cols); /* the matrix's own, copied by the document */
 	lr_render_failing_doc(d, sv);
+	if (sv->npasses)
+		validity_summary(d, sv);
 }
 
 /* The serving evidence's detail, each part folded. */
@@ -77,7 +101,10 @@ static void serving_detail(struct lr_doc *d, const struct lr_serving_report *sv)
 	fold_table(d, "Collected passes: TTFT, TPOT, ITL and E2EL", NULL, NULL, lr_render_latency, sv);
 	fold_table(d, "Collected passes: share of time at each number of requests in flight", NULL, NULL,
 		   lr_render_occupancy, sv);
+	lr_doc_addf(&lr_doc_fold(d)->text, "Validity of each collected pass (%d)%s", sv->npasses,
+		    sv->cuts.n ? ", and the cut streams" : "");
 	lr_render_validity_doc(d, sv);
+	lr_doc_fold_end(d);
 }
 
 void lr_render_report_doc(struct lr_doc *d, const struct lr_report *rep, const struct lr_serving_report *sv,

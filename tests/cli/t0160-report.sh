@@ -57,7 +57,7 @@ echo "$row" | awk -F'|' -v want="$want" -v med="$med" '
 ok "reduction, interval and median agree with values recomputed from labrun sql"
 
 expect_exit 0 "csv" "$LABRUN" report --issue 205 --format csv
-equals "$(tr -d '\r' <"$T/out" | head -1)" "run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,reduction,interval_lo,interval_hi,blocks,flagged,verdict,failure,unit,baseline_median,arm_median,effect,effect_pct,interval_lo_pct,interval_hi_pct,drift_baseline_pct,drift_arm_pct,drifted,margin_pct,noise_floor_run,noise_floor_lo_pct,noise_floor_hi_pct,verdict_kind" "csv header"
+equals "$(tr -d '\r' <"$T/out" | head -1)" "run,experiment,baseline,arm,model,layers,tokens,status,baseline_median_ms,arm_median_ms,reduction,interval_lo,interval_hi,blocks,flagged,verdict,failure,unit,baseline_median,arm_median,effect,effect_pct,interval_lo_pct,interval_hi_pct,drift_baseline_pct,drift_arm_pct,drifted,margin_pct,noise_floor_run,noise_floor_lo_pct,noise_floor_hi_pct,verdict_kind,trend_pct,trend_p,qualified" "csv header"
 equals "$(tail -n +2 "$T/out" | wc -l | tr -d ' ')" "4" "a row per arm pair and condition"
 # csv numbers read back to the same doubles as json's (17 digits): they were rounded to 6 decimals
 tr -d '\r' <"$T/out" | awk -F, 'NR > 1 { print $9 }' >"$T/csv-medians"
