@@ -47,10 +47,13 @@ whole=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").re
 [ "$whole" -gt 65536 ] || fail "the generated issue should pass a comment's limit uncut, it has $whole characters"
 ok "uncut, its Markdown passes the limit ($whole characters)"
 comment "the generated issue" gen.md 65536 gen-whole.md
-contains gen.md "Left out to keep this report within 65536 characters: \"Collected passes: share of time at each number of requests in flight (" \
+contains gen.md "Left out to keep this report within 65536 characters: \"Collected passes: TTFT, TPOT, ITL and E2EL (315 rows)\"" \
 	"the closing line names the fold left out"
 contains gen.md "labrun report --format json" "and where the whole report is"
-contains gen-whole.md "<details><summary>Collected passes: TTFT, TPOT, ITL and E2EL (180 rows)</summary>" "the pass tables folded"
+contains gen-whole.md "<details><summary>Collected passes: TTFT, TPOT, ITL and E2EL (315 rows)</summary>" \
+	"the pass tables folded (45 passes, 7 rows each: TTFT, TPOT, ITL, E2EL, and from the scheduled time TTFT, E2EL and the send lag)"
+contains gen.md "Validity: 45 of 45 collected passes VALID." "the passes' validity in one sentence"
+contains gen-whole.md "<details><summary>Validity of each collected pass (45)</summary>" "and each pass's folded"
 python3 "$C" groups gen.md gen.json >"$T/check" || fail "the grouped cases are not the full list"
 ok "$(cat "$T/check")"
 r3=$(echo $runs | cut -d' ' -f3) r2=$(echo $runs | cut -d' ' -f2)
