@@ -343,6 +343,24 @@ static json_t *json_row(const struct lr_report_run *rr, const struct lr_report_t
 	return jw;
 }
 
+/* The design the run registered before its first block (docs/schema.md, "Design entries"), what changed since its experiment's earlier run. */
+static json_t *json_prereg(const struct lr_prereg *p)
+{
+	const struct lr_design_reg *g = &p->reg;
+	json_t *o =
+		json_pack("{s:I, s:s, s:s, s:s, s:b}", "ledger_entry", (json_int_t)g->seq, "entry_digest", g->digest,
+			  "design_digest", g->content, "appended_at", g->appended_at, "signed", g->is_signed);
+
+	json_object_set_new(o, "design_head",
+			    g->head_seq ? json_pack("{s:I, s:s, s:s}", "ledger_entry", (json_int_t)g->head_seq,
+						    "sha256", g->head_sha256, "written_at", g->head_at)
+					: json_null());
+	json_object_set_new(o, "changed_since",
+			    p->earlier ? json_pack("{s:I, s:s}", "run", (json_int_t)p->earlier, "changes", p->changes)
+				       : json_null());
+	return o;
+}
+
 static json_t *json_run(const struct lr_report_run *rr)
 {
 	const struct lr_run *r = &rr->run;
@@ -368,6 +386,8 @@ static json_t *json_run(const struct lr_report_run *rr)
 	json_object_set_new(jr, "geometry", json_kv(&r->geometry));
 	json_object_set_new(jr, "tool_versions", json_kv(&r->tools));
 	json_object_set_new(jr, "design", json_design(rr));
+	if (rr->prereg.reg.seq) /* runs from before registration have no member, as their crates were written */
+		json_object_set_new(jr, "registration", json_prereg(&rr->prereg));
 	json_object_set_new(
 		jr, "parity",
 		json_pack("{s:i, s:i, s:i}", "passed", rr->passed, "failed", rr->failed, "missing", rr->missing));

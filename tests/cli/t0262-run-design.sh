@@ -69,6 +69,11 @@ expect_exit 0 "its report" "$L" report --run 2
 contains "$T/out" "Design changed since run 1, which registered this experiment's design earlier: margin 2% -> 5%." \
 	"a changed design, naming the earlier run and what changed"
 contains "$T/out" "neither written nor pushed before the first block" "no design head: said so"
+"$L" report --experiment "$(q "SELECT name FROM run_design WHERE run_id = 1")" --format json >reg.json || fail "the JSON report of runs 1 and 2"
+equals "$(jq -r '.runs[] | "\(.run) \(.registration.ledger_entry) \(.registration.design_digest) \(.registration.design_head.ledger_entry) \(.registration.changed_since.run) \(.registration.changed_since.changes)"' reg.json)" \
+	"1 1 $digest 1 null null
+2 3 $(q "SELECT content FROM ledger WHERE seq = 3") null 1 margin 2% -> 5%" \
+	"the JSON report has each registration: its entry, design digest, head, and what changed since which run"
 expect_exit 0 "and once more unchanged" "$L" run -q probe5.ini
 "$L" report --run 3 >"$T/r3.md" 2>&1 || fail "report of run 3"
 lacks "$T/r3.md" "Design changed" "the same design as the run before it: nothing to say"
