@@ -208,6 +208,23 @@ static void cmdline(pid_t pid, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* Process pid's name as the kernel keeps it, in brackets as ps shows one without a command line. */
+static void comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64], name[64] = "";
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		n = fread(name, 1, sizeof name - 1, f);
+		fclose(f);
+	}
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	snprintf(buf, len, "[%s]", name);
+}
+
 /* 1 when pid is alive (not a zombie), with its process group in *pgrp. */
 static int alive(pid_t pid, pid_t *pgrp)
 {
@@ -237,6 +254,13 @@ static int note(struct lr_child *c, pid_t pid)
 
 	kill(pid, SIGSTOP);
 	cmdline(pid, argv, sizeof argv);
+	/* caught inside execve, a process has no command line for a moment: ask again once it has one */
+	for (int i = 0; !argv[0] && i < 100 && alive(pid, &(pid_t){ 0 }); i++) {
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		cmdline(pid, argv, sizeof argv);
+	}
+	if (!argv[0])
+		comm(pid, argv, sizeof argv);
 	return lr_leftovers_add(&c->left, -1, -1, pid, argv);
 }
 
