@@ -258,6 +258,8 @@ int lr_expdef_check_whole(struct parse *p)
 		}
 	if (d->serving && !lr_expdef_serving_expand(p))
 		return 0;
+	if (d->target == LR_TARGET_COMMAND && !d->backend_declared) /* never a silent 'sim' (execute.c) */
+		snprintf(d->backend, sizeof d->backend, "%s", d->serving ? "unidentified" : "unstated");
 	if (d->target == LR_TARGET_COMMAND)
 		return check_command(p);
 	for (i = 0; i < d->narms; i++)

@@ -17,6 +17,7 @@
 #include "report/doc.h"
 #include "report/report.h"
 #include "report/text.h"
+#include "record/facts.h"
 #include "report/render-int.h"
 #include "experiment/report.h"
 #include "serving/report.h"
@@ -243,11 +244,13 @@ static json_t *json_str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *json_sources(const struct lr_run *r)
+static json_t *json_sources(const struct lr_report_run *rr)
 {
+	const struct lr_run *r = &rr->run;
 	json_t *files;
 
-	if (!r->source.present)
+	/* outside git, null unless --source files (a crate of an older format: null) */
+	if (!r->source.present && (!r->nfiles || (rr->format && rr->format < LR_REPORT_FORMAT_TREND)))
 		return json_null();
 	files = json_array();
 	for (size_t i = 0; i < r->nfiles; i++)
@@ -255,6 +258,8 @@ static json_t *json_sources(const struct lr_run *r)
 			files,
 			json_pack("{s:s, s:s, s:o}", "path", r->files[i].path, "status", r->files[i].status, "sha256",
 				  r->files[i].has_content ? json_string(r->files[i].sha256) : json_null()));
+	if (!r->source.present) /* --source files outside any git work tree */
+		return json_pack("{s:n, s:n, s:n, s:n, s:o}", "head", "branch", "dirty", "diff_sha256", "files", files);
 	return json_pack("{s:o, s:o, s:b, s:s, s:o}", "head", json_str_or_null(r->source.head), "branch",
 			 json_str_or_null(r->source.branch), "dirty", r->source.dirty, "diff_sha256",
 			 r->source.diff_sha256, "files", files);
@@ -267,7 +272,7 @@ static json_t *json_design(const struct lr_report_run *rr)
 	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:o, s:s, s:s, s:o, s:b}", "order", lr_exp_order_name(d->order),
 			 "blocks", d->blocks, "warmup", d->warmup, "margin", d->margin, "margin_pct", d->margin * 100,
 			 "seed", d->seed <= INT64_MAX ? json_integer((json_int_t)d->seed) : json_null(), "target",
-			 lr_exp_target_name(d->target), "backend", d->backend, "metric",
+			 lr_exp_target_name(d->target), "backend", lr_run_backend(&rr->run, d->backend), "metric",
 			 d->metric[0]
 				 ? json_pack("{s:s, s:s}", "name", d->metric, "better", rr->higher ? "higher" : "lower")
 				 : json_null(),
@@ -376,7 +381,7 @@ static json_t *json_run(const struct lr_report_run *rr)
 	json_object_set_new(jr, "started_at", json_str_or_null(r->started_at));
 	json_object_set_new(jr, "ended_at", json_str_or_null(r->ended_at));
 	json_object_set_new(jr, "replay_of", r->replay_of ? json_integer(r->replay_of) : json_null());
-	json_object_set_new(jr, "sources", json_sources(r));
+	json_object_set_new(jr, "sources", json_sources(rr));
 	json_object_set_new(jr, "host",
 			    json_pack("{s:o, s:o, s:I, s:o, s:o}", "hostname", json_str_or_null(r->host.hostname),
 				      "cpu_model", json_str_or_null(r->host.cpu_model), "cores",

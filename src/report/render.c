@@ -286,6 +286,26 @@ static void cwd_words(struct lr_doc *d, struct lr_buf *t, const char *cwd, const
 	free(rel);
 }
 
+/* Every changed file and every --source file with its sha256; 'relative': a --source path from the run's directory. */
+static void source_files(struct lr_doc *d, struct lr_doc_block *b, const struct lr_run *r, int relative)
+{
+	const char *top = r->source.present ? r->source.repo_path : NULL;
+
+	for (size_t i = 0; i < r->nfiles; i++) {
+		struct lr_buf *t = lr_doc_item(d, b, 1);
+		int external = !strcmp(r->files[i].status, "external");
+		char *path = relative && external ? lr_path_relative(r->files[i].path, r->cwd, top)
+						  : strdup(r->files[i].path);
+
+		if (!path)
+			d->failed = 1;
+		lr_doc_code(t, path ? path : "");
+		free(path);
+		lr_doc_addf(t, " %s ", r->files[i].status);
+		lr_doc_code(t, r->files[i].has_content ? r->files[i].sha256 : "(deleted)");
+	}
+}
+
 /* Command, replay, definition and sources (with every changed file), as facts of b; 'relative': no machine's paths. */
 static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const struct lr_report_run *rr, int relative)
 {
@@ -314,23 +334,20 @@ static void run_source_facts(struct lr_doc *d, struct lr_doc_block *b, const str
 	t = lr_doc_item(d, b, 0);
 	if (!r->source.present) {
 		lr_doc_add(t, "Sources: not inside a git work tree");
-		return;
+		if (rr->format && rr->format < LR_REPORT_FORMAT_TREND)
+			return; /* a crate of an older format listed no --source file there */
+	} else {
+		lr_doc_add(t, "Sources: HEAD ");
+		lr_doc_code(t, r->source.head ? r->source.head : "(no commit)");
+		if (r->source.branch) {
+			lr_doc_add(t, " (branch ");
+			lr_doc_code(t, r->source.branch);
+			lr_doc_add(t, ")");
+		}
+		lr_doc_addf(t, ", dirty: %s, diff sha256 ", r->source.dirty ? "yes" : "no");
+		lr_doc_code(t, r->source.diff_sha256);
 	}
-	lr_doc_add(t, "Sources: HEAD ");
-	lr_doc_code(t, r->source.head ? r->source.head : "(no commit)");
-	if (r->source.branch) {
-		lr_doc_add(t, " (branch ");
-		lr_doc_code(t, r->source.branch);
-		lr_doc_add(t, ")");
-	}
-	lr_doc_addf(t, ", dirty: %s, diff sha256 ", r->source.dirty ? "yes" : "no");
-	lr_doc_code(t, r->source.diff_sha256);
-	for (size_t i = 0; i < r->nfiles; i++) {
-		t = lr_doc_item(d, b, 1);
-		lr_doc_code(t, r->files[i].path);
-		lr_doc_addf(t, " %s ", r->files[i].status);
-		lr_doc_code(t, r->files[i].has_content ? r->files[i].sha256 : "(deleted)");
-	}
+	source_files(d, b, r, relative);
 }
 
 /* The registration in full: the design entry, and the design head written before the first block. */

@@ -24,6 +24,7 @@ typedef int (*named_fn)(void *arg, int k, const char *tok, const char *value);
 static int each_named(const char *text, const char *what, const char *const *names, int n, named_fn fn, void *arg)
 {
 	char buf[256], *save = NULL, *tok;
+	unsigned seen = 0;
 	int rc = 0;
 
 	if (strlen(text) >= sizeof buf)
@@ -37,9 +38,26 @@ static int each_named(const char *text, const char *what, const char *const *nam
 				      strncmp(tok, names[k], strlen(names[k])));
 		     k++)
 			;
+		if (k < n && (seen & 1u << k)) { /* the last would win silently: a failing rule made to pass */
+			lr_error_set(LR_EINVAL, "%s '%s' name '%s' twice", what, text, names[k]);
+			lr_error_hint("give each once");
+			return LR_EINVAL;
+		}
+		seen |= k < n ? 1u << k : 0;
 		rc = fn(arg, k, tok, colon ? colon + 1 : "");
 	}
+	if (!rc && !seen && !strpbrk(text, ":")) {
+		lr_error_set(LR_EINVAL, "%s '%s' name none", what, text);
+		lr_error_hint("leave the option out for none");
+		return LR_EINVAL;
+	}
 	return rc;
+}
+
+/* A decimal number, as written in a rule: digits, '.', an exponent; no hex, inf or nan. */
+static int decimal(const char *v)
+{
+	return *v && strspn(v, "0123456789.eE+-") == strlen(v);
 }
 
 static int take_slo(void *arg, int k, const char *tok, const char *value)
@@ -47,7 +65,7 @@ static int take_slo(void *arg, int k, const char *tok, const char *value)
 	double *slo_ms = arg;
 	char *end;
 
-	if (k == 3 || !((slo_ms[k] = strtod(value, &end)) > 0) || *end) {
+	if (k == 3 || !decimal(value) || !((slo_ms[k] = strtod(value, &end)) > 0) || *end) {
 		lr_error_set(LR_EINVAL, "goodput SLO '%s' is not ttft:MS, tpot:MS or e2el:MS with MS > 0", tok);
 		lr_error_hint("as vLLM's bench serve takes them: e.g. 'ttft:200 tpot:50'");
 		return LR_EINVAL;
@@ -93,8 +111,9 @@ static int take_rule(void *arg, int k, const char *tok, const char *value)
 		r->linear = !strcmp(value, "linear");
 		return 0;
 	}
-	v = strtod(value, &end);
-	if (!(v > 0) || !isfinite(v) || *end || (k == 1 && (v != floor(v) || v > 1e15)) || (k == 4 && v >= 100))
+	v = decimal(value) ? strtod(value, &end) : NAN;
+	if (!(v > 0) || !isfinite(v) || *value == '\0' || *end || (k == 1 && (v != floor(v) || v > 1e15)) ||
+	    (k == 4 && v >= 100))
 		return bad_rule(tok);
 	if (k == 0)
 		r->min_duration_s = v;

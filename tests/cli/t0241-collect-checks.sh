@@ -87,6 +87,14 @@ print(h - 1)' "$pct")
 done
 expect_exit 2 "a malformed rule" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'p99:5'
 contains "$T/err" "validity rule 'p99:5' is not" "is named"
+# a rule given twice: the last would win, and a limit the pass fails would pass (issue 42's trial)
+n_sets=$(q "SELECT count(*) FROM collect_pass")
+expect_exit 2 "a rule given twice" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'ttft:1 ttft:5000'
+contains "$T/err" "validity rules 'ttft:1 ttft:5000' name 'ttft' twice" "is refused, naming it"
+expect_exit 2 "a goodput SLO given twice" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --goodput 'ttft:1 ttft:2'
+expect_exit 2 "rules that name none" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity '   '
+expect_exit 2 "a hex number" "$LABRUN" collect --endpoint "$url" --route x --cases ok.jsonl --validity 'ttft:0x10'
+equals "$(q "SELECT count(*) FROM collect_pass")" "$n_sets" "none of them stored a pass"
 
 # TEST06's first check: the event TTFT was timed on must carry the first token (here its id comes later)
 printf '{"case_id": "late", "prompt": "mode:lateids h"}\n' >late.jsonl

@@ -78,6 +78,12 @@ contains "$T/out" "Recorded by: labrun" "the recorder in the report"
 "$LABRUN" report --run 1 --format json >r.json || fail "report --format json"
 equals "$(jq -r '[.. | objects | select(.kind == "facts") | .items[]?.text | select(startswith("Tool versions"))][0]' r.json)" \
 	"Tool versions: rebel-compiler=0.11.0, shell=shell 1.2.3" "the JSON report's facts"
+equals "$(jq -r '.runs[0].design.backend' r.json)" "unstated" "the JSON report's backend is the stated one, never sim"
+equals "$(q "SELECT backend FROM run_design WHERE run_id = 1")" "unstated" "and so is the stored design's"
+src_sha=$sha_adapter
+equals "$(jq -r '.runs[0].sources.files[] | "\(.status) \(.sha256)"' r.json)" "external $src_sha" "the JSON report's --source file"
+"$LABRUN" report --run 1 >r.md || fail "report"
+contains r.md "\`adapter.py\` external \`$src_sha\`" "the report lists the --source file by its path from the run's directory"
 
 # a second run on another card: diff names it
 expect_exit 0 "a run on card atom:2" "$LABRUN" run -q --binding device=atom:2 --tool rebel-compiler=0.12.0 cmd.ini
