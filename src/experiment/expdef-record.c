@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "experiment/expdef-int.h"
 #include "record/record.h"
+#include "record/secretlike.h"
 
 /* KEY = VALUE of option 'opt' into l, checked as the option checks it on the command line. 1: ok, 0: failed. */
 static int fact(struct parse *p, struct lr_kvlist *l, const char *opt, const char *k, const char *v)
@@ -21,7 +22,16 @@ int lr_expdef_record_key(struct parse *p, const char *k, const char *v)
 {
 	struct lr_expdef *d = p->d;
 	struct lr_run_facts *f = &d->record;
+	char assign[2 * LR_EXP_MAXLINE + 2];
+	const char *rule;
 
+	snprintf(assign, sizeof assign, "%s=%s", k, v);
+	if ((rule = lr_secretlike(assign))) /* a definition is stored and published as written */
+		return lr_expdef_fail(
+			p, p->line,
+			"[record] '%s' looks like a credential (scan rule %s): a definition is stored and "
+			"published as written; a probe may read it from the environment labrun runs in",
+			k, rule);
 	if (!strncmp(k, "binding.", 8))
 		return fact(p, &f->binding, "--binding", k + 8, v);
 	if (!strncmp(k, "tool.", 5))

@@ -12,6 +12,7 @@
 #include "record/facts.h"
 #include "record/gitsrc.h"
 #include "record/redact.h"
+#include "record/secretlike.h"
 #include "store/hashcache.h"
 
 void lr_run_facts_release(struct lr_run_facts *f)
@@ -88,16 +89,96 @@ static void first_line(const char *s, char *buf, size_t len)
 
 /* ---- tool probes ------------------------------------------------------------ */
 
+/* Length of the UTF-8 sequence at s (of n bytes), 0 when it is none (or a NUL). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] < 0x80                   ? 1
+		   : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+		   : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+		   : s[0] >= 0xf0 && s[0] < 0xf5 ? 4
+						 : 0;
+
+	if (!s[0] || !k || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((k == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) ||
+	    (k == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))))
+		return 0; /* overlong, a surrogate, past U+10FFFF */
+	return k;
+}
+
+/* What a probe printed as text: its UTF-8 kept, every other byte (a NUL included) as \xNN. */
+static void text_of(const struct lr_buf *in, struct lr_buf *out)
+{
+	const unsigned char *s = (const unsigned char *)in->buf;
+
+	for (size_t i = 0, k; i < in->len; i += k ? k : 1)
+		if ((k = utf8_len(s + i, in->len - i)))
+			lr_buf_add(out, s + i, k);
+		else
+			lr_buf_addf(out, "\\x%02x", s[i]);
+}
+
+struct found {
+	size_t at[16][2]; /* offset and length of each match in the line */
+	int n;
+	const char *line;
+};
+
+static int found_secret(void *arg, const char *rule, const char *match, size_t len)
+{
+	struct found *f = arg;
+
+	(void)rule;
+	if (f->n < 16) {
+		f->at[f->n][0] = (size_t)(match - f->line);
+		f->at[f->n++][1] = len;
+	}
+	return 0;
+}
+
+/* text with what looks like a credential (the rules of 'labrun scan') replaced by <redacted>, line by line. */
+static int redact_secretlike(struct lr_buf *text)
+{
+	struct lr_buf out = LR_BUF_INIT;
+	char *line, *save = NULL;
+	int rc = 0;
+
+	for (line = strtok_r(text->buf ? text->buf : "", "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct found f = { .line = line };
+		size_t pos = 0;
+
+		rc = lr_secretlike_line(line, found_secret, &f);
+		for (int i = 0; i < f.n; i++) /* matches come rule by rule: an earlier one may cover a later */
+			if (f.at[i][0] >= pos) {
+				lr_buf_add(&out, line + pos, f.at[i][0] - pos);
+				lr_buf_adds(&out, "<redacted>");
+				pos = f.at[i][0] + f.at[i][1];
+			}
+		lr_buf_adds(&out, line + pos);
+		lr_buf_addch(&out, '\n');
+	}
+	lr_buf_release(text);
+	*text = out;
+	return rc ? rc : lr_buf_error(text);
+}
+
 static int probe(struct lr_run *run, const struct lr_kv *p, const struct lr_scrub *scrub, char *const *envp)
 {
 	char *const argv[] = { "/bin/sh", "-c", p->value, NULL };
-	struct lr_buf out = LR_BUF_INIT;
+	struct lr_buf raw = LR_BUF_INIT, out = LR_BUF_INIT;
 	char version[200], *failure = NULL, *kept = NULL;
 	int rc;
 
-	if ((rc = query(argv, envp, &out, &failure)))
+	if ((rc = query(argv, envp, &raw, &failure)))
 		goto out;
-	first_line(out.buf, version, sizeof version);
+	text_of(&raw, &out);
+	if ((rc = lr_buf_error(&out)) || (rc = redact_secretlike(&out)))
+		goto out;
+	first_line(out.buf ? out.buf : "", version, sizeof version);
 	if (failure || !version[0]) {
 		rc = lr_error_set(LR_EINVAL, "tool probe '%s' (%s) %s%s%s", p->key, p->value,
 				  failure ? failure : "printed nothing", version[0] ? ": " : "", version);
@@ -115,6 +196,7 @@ static int probe(struct lr_run *run, const struct lr_kv *p, const struct lr_scru
 out:
 	free(failure);
 	free(kept);
+	lr_buf_release(&raw);
 	lr_buf_release(&out);
 	return rc;
 }

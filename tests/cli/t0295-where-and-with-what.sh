@@ -119,6 +119,21 @@ expect_exit 2 "a failing probe" "$LABRUN" run -q badprobe.ini
 contains "$T/err" "tool probe 'shell' (no-such-tool-42 --version) exited with status 127" "names the probe and how it failed"
 contains "$T/err" "hint: fix the command in [record]" "and what to do"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "nothing stored"
+# what a probe prints is text a report can hold and a crate can carry: bytes that are not UTF-8 (a NUL
+# included) kept as \xNN, a credential by scan's rules as <redacted>; one written into the definition
+# is refused, as an env.NAME holding one is (issue 42's trial: a crate without its bundle, a token shown)
+printf 'token: ghp_%s\n' abcdefghijklmnopqrstuvwxyzABCDEFGHIJ >tok
+sed 's/^probe.shell = .*/probe.shell = printf "\\377v1\\000.2\\n"; cat tok/' cmd.ini >oddprobe.ini
+expect_exit 0 "probes printing bytes and a token" "$LABRUN" run -q oddprobe.ini
+odd=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT replace(output, char(10), '/') FROM tool_probe WHERE run_id = $odd")" \
+	'\xffv1\x00.2/token: <redacted>/' "the bytes as \\xNN, the token redacted"
+expect_exit 0 "a crate of it" "$LABRUN" manifest --run $odd -o oddcrate
+[ -s oddcrate/run-1/bundle.json ] || fail "the crate lacks the run's bundle"
+expect_exit 0 "it verifies" "$LABRUN" verify --allow-unsigned oddcrate
+sed 's/^probe.shell = .*/probe.shell = echo ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ/' cmd.ini >tokprobe.ini
+expect_exit 2 "a token written into a probe" "$LABRUN" run -q tokprobe.ini
+contains "$T/err" "[record] 'probe.shell' looks like a credential (scan rule github-token)" "is refused, naming the rule"
 expect_exit 2 "a bad --binding" "$LABRUN" run -q --binding device cmd.ini
 contains "$T/err" "invalid --binding 'device': expected KEY=VALUE" "checked as record checks it"
 
