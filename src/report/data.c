@@ -476,8 +476,9 @@ static json_t *json_passes(const struct lr_serving_report *sv)
 						      p->slo_ms[2] > 0 ? json_real(p->slo_ms[2]) : json_null()));
 		}
 		json_object_set_new(o, "mean_inflight", json_real(p->mean_inflight));
-		json_object_set_new(o, "at_level_pct", json_real(p->at_level * 100));
-		json_object_set_new(o, "reached", json_boolean(p->reached));
+		/* a rate with no cap on the concurrency: no level asked, none to reach */
+		json_object_set_new(o, "at_level_pct", p->level_asked ? json_real(p->at_level * 100) : json_null());
+		json_object_set_new(o, "reached", p->level_asked ? json_boolean(p->reached) : json_null());
 		json_object_set_new(o, "occupancy_pct", occ);
 		json_object_set_new(o, "gauge_samples", json_integer(p->gauge_samples));
 		if (p->gauge_occupancy) {

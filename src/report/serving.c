@@ -171,11 +171,19 @@ static void pass_row(struct lr_table *t, const char *label, const struct lr_pass
 		lr_table_real(t, p->goodput, 2);
 	else
 		lr_table_none(t);
-	lr_table_int(t, p->concurrency);
-	lr_table_int(t, p->peak);
-	lr_table_real(t, p->mean_inflight, 2);
-	lr_table_real(t, p->at_level * 100, 1);
-	lr_table_text(t, p->reached ? "yes" : "NEVER");
+	if (!p->level_asked) {
+		lr_table_none(t);
+		lr_table_int(t, p->peak);
+		lr_table_real(t, p->mean_inflight, 2);
+		lr_table_none(t);
+		lr_table_none(t);
+	} else {
+		lr_table_int(t, p->concurrency);
+		lr_table_int(t, p->peak);
+		lr_table_real(t, p->mean_inflight, 2);
+		lr_table_real(t, p->at_level * 100, 1);
+		lr_table_text(t, p->reached ? "yes" : "NEVER");
+	}
 	lr_table_text(t, p->valid ? "VALID" : "INVALID");
 }
 
@@ -277,7 +285,8 @@ const char lr_render_passes_intro[] =
 	"to the first content event; TPOT = (E2EL - TTFT) / (output tokens - 1); ITL the gaps between content "
 	"events; E2EL from sending to the stream's end; TTFT_sched and E2EL_sched the same from the time each "
 	"request was due (its arrival in the schedule), lag from due to sent. Requests in flight come from the client's own "
-	"timestamps: a pass that never had the asked concurrency in flight says NEVER. The lane occupancy is the "
+	"timestamps: a pass that never had the asked concurrency in flight says NEVER (a pass at a rate with no "
+	"concurrency cap has no level to reach: '-'). The lane occupancy is the "
 	"share of each pass with k requests in flight: as the client saw them (source client), and, where the "
 	"server's running gauge was sampled (--metrics-url), as the server said, each sample held until the next "
 	"(source server gauge, over the sampled span).";

@@ -156,6 +156,7 @@ static int occupancy(struct lr_pass_acc *a)
 		k += a->edges.v[i] >= 0 ? 1 : -1;
 	}
 	p->occupancy = w;
+	p->level_asked = !(p->rate > 0 && p->concurrency >= p->requests);
 	p->reached = p->peak >= p->concurrency;
 	for (int j = 0; span > 0 && j <= p->peak; j++) {
 		w[j] /= span;

@@ -52,6 +52,7 @@ struct lr_pass_stats {
 	double goodput;   /* good requests per second; 0 without SLOs */
 	struct lr_dist4 ttft_ms, tpot_ms, itl_ms, e2el_ms;
 	int peak;             /* requests in flight at most */
+	int level_asked;      /* 0: a rate drove the pass with no cap on its concurrency, no level to reach */
 	double mean_inflight; /* time-weighted over the pass */
 	double at_level;      /* share of the pass with the requested concurrency in flight */
 	int reached;          /* the requested level was reached at all */

@@ -119,6 +119,9 @@ for i in 1 2 3 4 5 6; do printf '{"case_id": "r%d", "prompt": "rate %d", "max_to
 expect_exit 0 "a pass at --rate 20" "$LABRUN" collect --endpoint "$url" --route rate --cases rate.jsonl --rate 20 --seed 3 --run 1
 equals "$(q "SELECT max(x.inflight) > 1 FROM collect_request x JOIN response_set s ON s.id = x.set_id WHERE s.route = 'rate'")" "1" \
 	"more than one request in flight"
+"$LABRUN" report --run 1 --format json >rate.json || fail "the report of the rate pass"
+equals "$(jq -r '.serving.passes[] | select(.route == "rate") | "\(.reached)"' rate.json)" "null" \
+	"a pass at a rate with no cap has no concurrency level to reach (not NEVER)"
 
 # a cut stream keeps its tokens; the report holds them, the survivors and the replacement against the reference
 printf '{"case_id": "d1", "prompt": "drill one"}\n{"case_id": "d2", "prompt": "drill two"}\n' >ref.jsonl
