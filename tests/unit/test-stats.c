@@ -229,7 +229,7 @@ static double gauss(void)
 
 /*
  * One simulated repetition's time at position 'pos' of the run (4 per
- * block): a drift both arms share (+15% over the run, as large as the
+ * block): a drift both arms share (0.15 in log, +16.2%, over the run, as large as the
  * per-arm drift the Quick start's report showed), log-normal noise of 1%,
  * and one repetition in ten interfered (slower by |N(0, 5%)|).
  */
