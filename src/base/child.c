@@ -189,18 +189,27 @@ static int pump(struct run *r, int fd)
 	return r->o->on_output(r->o->arg, fd, r->buf, (size_t)n);
 }
 
-/* Process pid's command line from /proc, arguments separated by spaces, cut at len - 1; "" when gone. */
-static void cmdline(pid_t pid, char *buf, size_t len)
+/* Up to len - 1 bytes of /proc/PID/NAME into buf, NUL-terminated; how many (0 when the process is gone). */
+static size_t proc_read(pid_t pid, const char *name, char *buf, size_t len)
 {
 	char path[64];
 	size_t n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
 	if ((f = fopen(path, "re"))) {
 		n = fread(buf, 1, len - 1, f);
 		fclose(f);
 	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* Process pid's command line from /proc, arguments separated by spaces, cut at len - 1; "" when gone. */
+static void cmdline(pid_t pid, char *buf, size_t len)
+{
+	size_t n = proc_read(pid, "cmdline", buf, len);
+
 	for (; n && !buf[n - 1]; n--) /* the last argument's NUL */
 		;
 	for (size_t i = 0; i < n; i++)
@@ -211,16 +220,9 @@ static void cmdline(pid_t pid, char *buf, size_t len)
 /* Process pid's name as the kernel keeps it, in brackets as ps shows one without a command line. */
 static void comm(pid_t pid, char *buf, size_t len)
 {
-	char path[64], name[64] = "";
-	size_t n = 0;
-	FILE *f;
+	char name[64];
 
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	if ((f = fopen(path, "re"))) {
-		n = fread(name, 1, sizeof name - 1, f);
-		fclose(f);
-	}
-	name[n] = '\0';
+	proc_read(pid, "comm", name, sizeof name);
 	name[strcspn(name, "\n")] = '\0';
 	snprintf(buf, len, "[%s]", name);
 }
@@ -228,17 +230,10 @@ static void comm(pid_t pid, char *buf, size_t len)
 /* 1 when pid is alive (not a zombie), with its process group in *pgrp. */
 static int alive(pid_t pid, pid_t *pgrp)
 {
-	char path[64], buf[512], state;
+	char buf[512], state;
 	int ppid, pg = 0;
-	size_t n = 0;
-	FILE *f;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re"))) {
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
+	proc_read(pid, "stat", buf, sizeof buf);
 	char *p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
 
 	if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pg) != 3 || state == 'Z' || state == 'X')
