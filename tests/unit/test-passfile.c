@@ -52,7 +52,7 @@ static void write_text(const char *text)
 
 static void a_pass_reads_back_as_written(void **state)
 {
-	static const struct lr_gauge_sample g[2] = { { 0.1, 2, 0 }, { 0.2, NAN, 1 } };
+	static const struct lr_gauge_sample g[2] = { { 0.1, 2, 0, NULL }, { 0.2, NAN, 1, NULL } };
 	const struct lr_store_pass p = {
 		.endpoint = "http://127.0.0.1:8000/v1/completions",
 		.api = "completions",
