@@ -226,10 +226,11 @@ int lr_pass_gauges(struct lr_pass_stats *p, const struct lr_gauge_sample *g, siz
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	for (size_t i = 0; i + 1 < n; i++) {
 		double dt = g[i + 1].t_s - g[i].t_s;
-		int k = (int)g[i].running;
+		int k;
 
 		if (g[i].failed || isnan(g[i].running))
-			continue;
+			continue; /* a gap: no value to convert (NaN to int is undefined) */
+		k = (int)g[i].running;
 		if (k >= 0 && k <= p->gauge_peak)
 			p->gauge_occupancy[k] += dt / span;
 		weighted += (g[i].running + (isnan(g[i].waiting) ? 0 : g[i].waiting)) * dt;
