@@ -6,6 +6,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <math.h>
 #include <sys/statvfs.h>
 
 #include "base/clock.h"
@@ -287,7 +288,10 @@ void db_row_read(sqlite3_stmt *s, const struct db_col *cols, size_t n, void *out
 			}
 			break;
 		case DB_REAL:
-			d = sqlite3_column_double(s, k);
+		case DB_NREAL:
+			d = cols[i].kind == DB_NREAL && sqlite3_column_type(s, k) == SQLITE_NULL
+				    ? NAN
+				    : sqlite3_column_double(s, k);
 			memcpy(field, &d, sizeof d);
 			break;
 		case DB_TEXT: db_col_copy(s, k, field, cols[i].size); break;
@@ -323,8 +327,12 @@ void db_row_bind(sqlite3_stmt *s, const struct db_col *cols, size_t n, const voi
 			db_bind_int(s, param, v64);
 			break;
 		case DB_REAL:
+		case DB_NREAL:
 			memcpy(&d, field, sizeof d);
-			db_bind_real(s, param, d);
+			if (cols[i].kind == DB_NREAL && isnan(d))
+				db_bind_null(s, param);
+			else
+				db_bind_real(s, param, d);
 			break;
 		case DB_TEXT: db_bind_text(s, param, field); break;
 		case DB_DUP:

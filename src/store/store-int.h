@@ -129,11 +129,12 @@ void db_col_copy(sqlite3_stmt *s, int i, char *buf, size_t size);
  * and its length.
  */
 enum db_kind {
-	DB_INT,  /* int or int64_t (uint64_t: the same bits), by the field's size */
-	DB_REAL, /* double */
-	DB_TEXT, /* char[]: read as a copy cut to the field's size, "" for NULL (db_col_copy) */
-	DB_DUP,  /* char *: read as a malloc'd copy, NULL for NULL (db_col_dup) */
-	DB_PTR,  /* char *: read as the column's own text, until the next step; NULL for NULL */
+	DB_INT,   /* int or int64_t (uint64_t: the same bits), by the field's size */
+	DB_REAL,  /* double (NULL reads as 0) */
+	DB_NREAL, /* double, NAN for NULL */
+	DB_TEXT,  /* char[]: read as a copy cut to the field's size, "" for NULL (db_col_copy) */
+	DB_DUP,   /* char *: read as a malloc'd copy, NULL for NULL (db_col_dup) */
+	DB_PTR,   /* char *: read as the column's own text, until the next step; NULL for NULL */
 };
 struct db_col {
 	enum db_kind kind;

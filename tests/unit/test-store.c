@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -483,12 +484,13 @@ struct item {
 	char name[4];
 	char *dup;
 	const char *ptr;
+	double nreal; /* NAN stored as NULL, NULL read as NAN */
 };
 static const struct db_col item_cols[] = {
 	DB_PARAM(":small", struct item, small, DB_INT), DB_PARAM(":big", struct item, big, DB_INT),
 	DB_PARAM(":bits", struct item, bits, DB_INT),   DB_PARAM(":real", struct item, real, DB_REAL),
 	DB_PARAM(":name", struct item, name, DB_TEXT),  DB_PARAM(":dup", struct item, dup, DB_DUP),
-	DB_PARAM(":ptr", struct item, ptr, DB_PTR),
+	DB_PARAM(":ptr", struct item, ptr, DB_PTR),     DB_PARAM(":nreal", struct item, nreal, DB_NREAL),
 };
 
 /* Item 1 has no row. */
@@ -499,7 +501,7 @@ static int bind_but_second(const void *arg, sqlite3_stmt *s, size_t i)
 
 static int check_item(void *arg, sqlite3_stmt *s)
 {
-	int seq = sqlite3_column_int(s, 7);
+	int seq = sqlite3_column_int(s, 8);
 	const struct item *want = (const struct item *)arg + seq;
 	struct item got;
 
@@ -507,6 +509,7 @@ static int check_item(void *arg, sqlite3_stmt *s)
 	db_row_read(s, DB_COLS(item_cols), &got);
 	assert_int_equal(got.small, want->small);
 	assert_true(got.big == want->big && got.bits == want->bits && got.real == want->real);
+	assert_true(isnan(want->nreal) ? isnan(got.nreal) : got.nreal == want->nreal);
 	assert_string_equal(got.name, seq ? "def" : "abc"); /* name || 'def', cut to the field */
 	if (want->ptr) {
 		assert_string_equal(got.dup, want->dup);
@@ -524,28 +527,34 @@ static void column_tables_write_and_read_rows(void **state)
 {
 	struct fx *f = *state;
 	struct lr_store *st = NULL;
-	struct item in[3] = { { -7, INT64_C(1) << 40, UINT64_MAX, 2.5, "abc", "copied", "borrowed" },
-			      { 1, 2, 3, 4.0, "no", "row", "here" },
-			      { 0, 0, 0, 0.0, "", NULL, NULL } };
+	struct item in[3] = { { -7, INT64_C(1) << 40, UINT64_MAX, 2.5, "abc", "copied", "borrowed", NAN },
+			      { 1, 2, 3, 4.0, "no", "row", "here", 1.0 },
+			      { 0, 0, 0, 0.0, "", NULL, NULL, -0.5 } };
 	struct db_items items = { ":run", 5, ":seq", in, sizeof *in, DB_COLS(item_cols) };
-	struct item none = { 9, 9, 9, 9.0, "kep", NULL, NULL };
+	struct item none = { 9, 9, 9, 9.0, "kep", NULL, NULL, 9.0 };
 	int64_t n = -1;
 
 	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
-	assert_int_equal(db_exec(st, "CREATE TEMP TABLE t(run, seq, small, big, bits, real, name, dup, ptr)", "create"),
-			 0);
 	assert_int_equal(
-		db_insert_each(st, "INSERT INTO t VALUES (:run, :seq, :small, :big, :bits, :real, :name, :dup, :ptr)",
-			       3, bind_but_second, &items, "write"),
+		db_exec(st, "CREATE TEMP TABLE t(run, seq, small, big, bits, real, name, dup, ptr, nreal)", "create"),
+		0);
+	assert_int_equal(
+		db_insert_each(
+			st, "INSERT INTO t VALUES (:run, :seq, :small, :big, :bits, :real, :name, :dup, :ptr, :nreal)",
+			3, bind_but_second, &items, "write"),
 		0);
 	assert_int_equal(db_one_int(st, "SELECT count(*) FROM t WHERE run = :r AND seq != 1", ":r", 5, &n, "count"), 0);
 	assert_int_equal(n, 2);
+	assert_int_equal(
+		db_one_int(st, "SELECT count(*) FROM t WHERE run = :r AND nreal IS NULL", ":r", 5, &n, "count"), 0);
+	assert_int_equal(n, 1); /* item 0's NAN */
 	/* the row's seq says which item it is */
-	assert_int_equal(db_each_int(st,
-				     "SELECT small, big, bits, real, name || 'def', dup, ptr, seq FROM t WHERE run = :r"
-				     " ORDER BY seq",
-				     ":r", 5, "read", check_item, in),
-			 0);
+	assert_int_equal(
+		db_each_int(st,
+			    "SELECT small, big, bits, real, name || 'def', dup, ptr, nreal, seq FROM t WHERE run = :r"
+			    " ORDER BY seq",
+			    ":r", 5, "read", check_item, in),
+		0);
 	assert_int_equal(db_one_row(st, "SELECT 1 FROM t WHERE run = :r", ":r", 6, DB_COLS(item_cols), &none, "read"),
 			 0);
 	assert_int_equal(none.small, 9);
