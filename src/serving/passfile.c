@@ -12,126 +12,233 @@
 
 #define PASSFILE_MAX ((size_t)1 << 30) /* bytes of a pass file at most */
 
+/*
+ * ---- the members of each object ----
+ * One table an object (the pass, its "validity", a request, its "check"), in
+ * the order the members are written: put_object writes them and get_members
+ * reads them back, so that each is named once. A K_OWN member's 'put' writes
+ * it; it and a K_OBJ are read by their object's reader, after the others.
+ */
+enum kind {
+	K_TEXT, /* const char *: a string; NULL is written null */
+	K_REAL, /* double: a number >= 0; a value not finite is written null, null is read NAN */
+	K_INT,  /* int or int64_t (by the field's size): an integer >= 0 in [lo, hi]; 'none' and below are null */
+	K_BOOL, /* int: true or false */
+	K_NAME, /* int: the value 'names' names, as a string */
+	K_GAPS, /* const char *: an array of numbers >= 0, already JSON, kept as written; NULL is null */
+	K_OWN,  /* the object's own: 'put' */
+	K_OBJ,  /* the object 'sub' */
+};
+
+struct member {
+	struct lr_jname name;
+	enum kind kind;
+	size_t off, size;                  /* its field in struct lr_store_pass or lr_store_request */
+	int nullable;                      /* null is read (NULL, NAN, 'none'); else it is refused */
+	int64_t none, lo, hi;              /* K_INT: the value null stands for; the range */
+	const char *blame;                 /* K_INT: the member named when a value is out of [lo, hi] (NULL: itself) */
+	size_t gate;                       /* 0, or 1 + the offset of an int that makes the member null when it is 0, */
+	int gate_null;                     /* or (gate_null 1) when it is not */
+	const struct lr_enum_names *names; /* K_NAME */
+	void (*put)(FILE *f, const void *base); /* K_OWN */
+	const struct member *sub;               /* K_OBJ: its members, nsub of them */
+	size_t nsub;
+};
+
+#define NAME(s)            LR_JSON_NAME(s)
+#define FIELD(T, f)        .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
+#define PF(f)              FIELD(struct lr_store_pass, f)
+#define RF(f)              FIELD(struct lr_store_request, f)
+#define COUNT(t)           (sizeof(t) / sizeof((t)[0]))
+#define TABLE(t)           (t), COUNT(t)
+#define NULL_WHEN(T, f, v) .gate = offsetof(T, f) + 1, .gate_null = (v)
+
 /* ---- writing ---- */
 
-static void put_text(FILE *f, const char *key, const char *s, int first)
+static void put_real(FILE *f, double v)
 {
-	fprintf(f, "%s\"%s\":", first ? "" : ",", key);
-	if (s)
-		lr_json_put_string(f, s, strlen(s));
-	else
-		fputs("null", f);
-}
-
-static void put_num(FILE *f, const char *key, double v, int has)
-{
-	fprintf(f, ",\"%s\":", key);
-	if (has && isfinite(v))
+	if (isfinite(v))
 		lr_json_put_real(f, v);
 	else
 		fputs("null", f);
 }
 
-static void put_int(FILE *f, const char *key, long long v, int has)
+/* A string, or (raw) JSON as it is; NULL as null. */
+static void put_text(FILE *f, const char *s, int raw)
 {
-	if (has)
-		fprintf(f, ",\"%s\":%lld", key, v);
+	if (!s)
+		fputs("null", f);
+	else if (raw)
+		fputs(s, f);
 	else
-		fprintf(f, ",\"%s\":null", key);
+		lr_json_put_string(f, s, strlen(s));
 }
 
-/* What the client checked of a request (collect_check), as the member "check". */
-static void put_check(FILE *f, const struct lr_store_request *r)
+static void put_object(FILE *f, const struct member *t, size_t n, const void *base);
+
+/* Member m of the struct at 'base', as its kind says (its name is written). */
+static void put_member(FILE *f, const struct member *m, const void *base)
 {
-	fputs(",\"check\":{\"scheduled_ms\":", f);
-	lr_json_put_real(f, r->scheduled_ms);
-	put_int(f, "received_tokens", (long long)r->received_tokens, r->received_tokens >= 0);
-	put_int(f, "finishes", r->finishes, 1);
-	put_int(f, "first_ok", r->first_ok, r->first_ok >= 0);
-	fprintf(f, ",\"cut_tokens\":%s", r->cut_tokens ? r->cut_tokens : "null"); /* already JSON */
-	fputs(",\"cut_text\":", f);
+	const char *at = (const char *)base + m->off;
+	union {
+		int i;
+		int64_t i64;
+	} u;
+
+	if (m->gate && (*(const int *)((const char *)base + m->gate - 1) != 0) == m->gate_null) {
+		fputs("null", f);
+		return;
+	}
+	switch (m->kind) {
+	case K_TEXT:
+	case K_GAPS: put_text(f, *(const char *const *)at, m->kind == K_GAPS); break;
+	case K_REAL: put_real(f, *(const double *)at); break;
+	case K_BOOL: fputs(*(const int *)at ? "true" : "false", f); break;
+	case K_NAME: put_text(f, lr_enum_name(m->names, *(const int *)at), 0); break;
+	case K_OWN: m->put(f, base); break;
+	case K_OBJ: put_object(f, m->sub, m->nsub, base); break;
+	case K_INT: /* an int or an int64_t, by its size */
+		memcpy(&u, at, m->size);
+		u.i64 = m->size == sizeof u.i ? u.i : u.i64;
+		if (!m->nullable || u.i64 > m->none)
+			fprintf(f, "%lld", (long long)u.i64);
+		else
+			fputs("null", f);
+		break;
+	}
+}
+
+/* The struct at 'base' as an object of the members t[0..n). */
+static void put_object(FILE *f, const struct member *t, size_t n, const void *base)
+{
+	fputc('{', f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", t[i].name.s);
+		put_member(f, &t[i], base);
+	}
+	fputc('}', f);
+}
+
+static void put_seed(FILE *f, const void *base)
+{
+	fprintf(f, "%lld", (long long)((const struct lr_store_pass *)base)->seed);
+}
+
+/* A failed request's received ids (already JSON) and their text, or null and null. */
+static void put_cut_tokens(FILE *f, const void *base)
+{
+	put_text(f, ((const struct lr_store_request *)base)->cut_tokens, 1);
+}
+
+static void put_cut_text(FILE *f, const void *base)
+{
+	const struct lr_store_request *r = base;
+
 	if (r->cut_tokens)
 		lr_json_put_string(f, r->cut_text ? r->cut_text : "", r->cut_text_len);
 	else
 		fputs("null", f);
-	fputc('}', f);
 }
+
+static const char *const convention_names[] = { "nearest-rank", "linear" }; /* percentiles': p->linear */
+static const struct lr_enum_names conventions = LR_ENUM_NAMES("convention", convention_names);
+
+/* The pass's rules and verdict (collect_validity); before issue 42 a pass file had none. */
+static const struct member validity_members[] = {
+	{ NAME("convention"), K_NAME, PF(linear), .names = &conventions },
+	{ NAME("min_duration_s"), K_REAL, PF(min_duration_s) },
+	{ NAME("min_requests"), K_INT, PF(min_requests), .hi = 1000000000000000 },
+	{ NAME("ttft_limit_ms"), K_REAL, PF(ttft_limit_ms) },
+	{ NAME("tpot_limit_ms"), K_REAL, PF(tpot_limit_ms) },
+	{ NAME("percentile"), K_REAL, PF(percentile) }, /* in (0, 100): read_validity checks */
+	{ NAME("little_n"), K_REAL, PF(little_n), .nullable = 1 },
+	{ NAME("little_xr"), K_REAL, PF(little_xr), .nullable = 1 },
+	{ NAME("early_stopping"), K_BOOL, PF(early) },
+	{ NAME("valid"), K_BOOL, PF(valid) },
+	{ NAME("failed"), K_TEXT, PF(failed), .nullable = 1, NULL_WHEN(struct lr_store_pass, valid, 1) },
+};
+
+/* What the client checked of a request (collect_check); before issue 42 a pass file had none. */
+static const struct member check_members[] = {
+	{ NAME("scheduled_ms"), K_REAL, RF(scheduled_ms) },
+	{ NAME("received_tokens"), K_INT, RF(received_tokens), .nullable = 1, .none = -1, .hi = 1000000000000000,
+	  .blame = "check" },
+	{ NAME("finishes"), K_INT, RF(finishes), .hi = 1 << 20, .blame = "check" },
+	{ NAME("first_ok"), K_INT, RF(first_ok), .nullable = 1, .none = -1, .hi = 1, .blame = "check" },
+	{ NAME("cut_tokens"), K_OWN, RF(cut_tokens), .put = put_cut_tokens },
+	{ NAME("cut_text"), K_OWN, RF(cut_text), .put = put_cut_text },
+};
+
+static const struct member pass_members[] = {
+	{ NAME("endpoint"), K_TEXT, PF(endpoint) },
+	{ NAME("api"), K_TEXT, PF(api) },
+	{ NAME("model"), K_TEXT, PF(model), .nullable = 1 },
+	{ NAME("concurrency"), K_INT, PF(concurrency), .lo = 1, .hi = 1 << 20 },
+	{ NAME("rate"), K_REAL, PF(rate) },
+	{ NAME("burstiness"), K_REAL, PF(burstiness) },
+	{ NAME("seed"), K_OWN, PF(seed), .put = put_seed, NULL_WHEN(struct lr_store_pass, has_seed, 0) },
+	{ NAME("server"), K_TEXT, PF(server), .nullable = 1 },
+	{ NAME("models"), K_TEXT, PF(models), .nullable = 1 },
+	{ NAME("version"), K_TEXT, PF(version), .nullable = 1 },
+	{ NAME("props"), K_TEXT, PF(props), .nullable = 1 },
+	{ NAME("duration_s"), K_REAL, PF(duration_s) },
+	{ NAME("cancelled"), K_BOOL, PF(cancelled) },
+	{ NAME("metrics_url"), K_TEXT, PF(metrics_url), .nullable = 1 },
+	{ NAME("slo_ttft_ms"), K_REAL, PF(slo_ms[0]) },
+	{ NAME("slo_tpot_ms"), K_REAL, PF(slo_ms[1]) },
+	{ NAME("slo_e2el_ms"), K_REAL, PF(slo_ms[2]) },
+	{ NAME("validity"), K_OBJ, .sub = validity_members, .nsub = COUNT(validity_members) },
+};
+
+static const struct member request_members[] = {
+	{ NAME("case_id"), K_TEXT, RF(case_id) },
+	{ NAME("body"), K_TEXT, RF(body) },
+	{ NAME("sent"), K_BOOL, RF(sent) },
+	{ NAME("sent_ms"), K_REAL, RF(sent_ms), .nullable = 1, NULL_WHEN(struct lr_store_request, sent, 0) },
+	{ NAME("end_ms"), K_REAL, RF(end_ms), .nullable = 1, NULL_WHEN(struct lr_store_request, sent, 0) },
+	{ NAME("status"), K_INT, RF(status), .nullable = 1, .none = 0, .hi = 999 },
+	{ NAME("failure"), K_TEXT, RF(failure), .nullable = 1 },
+	{ NAME("ttft_ms"), K_REAL, RF(ttft_ms), .nullable = 1 },
+	{ NAME("e2el_ms"), K_REAL, RF(e2el_ms), .nullable = 1 },
+	{ NAME("itl_ms"), K_GAPS, RF(itl_json), .nullable = 1 },
+	{ NAME("token_source"), K_TEXT, RF(token_source), .nullable = 1 },
+	{ NAME("prompt_tokens"), K_INT, RF(prompt_tokens), .nullable = 1, .none = -1, .hi = INT64_MAX },
+	{ NAME("completion_tokens"), K_INT, RF(completion_tokens), .nullable = 1, .none = -1, .hi = INT64_MAX },
+	{ NAME("inflight"), K_INT, RF(inflight), .hi = 1 << 20 },
+	{ NAME("check"), K_OBJ, .sub = check_members, .nsub = COUNT(check_members) },
+};
+
+LR_JSON_FIELDS_FIT(pass_members);
+LR_JSON_FIELDS_FIT(validity_members);
+LR_JSON_FIELDS_FIT(request_members);
+LR_JSON_FIELDS_FIT(check_members);
 
 int lr_passfile_write(FILE *f, const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
 {
 	size_t i;
 
-	fputs("{\"pass\":{", f);
-	put_text(f, "endpoint", p->endpoint, 1);
-	put_text(f, "api", p->api, 0);
-	put_text(f, "model", p->model, 0);
-	put_int(f, "concurrency", p->concurrency, 1);
-	put_num(f, "rate", p->rate, 1);
-	put_num(f, "burstiness", p->burstiness, 1);
-	put_int(f, "seed", (long long)p->seed, p->has_seed);
-	put_text(f, "server", p->server, 0);
-	put_text(f, "models", p->models, 0);
-	put_text(f, "version", p->version, 0);
-	put_text(f, "props", p->props, 0);
-	put_num(f, "duration_s", p->duration_s, 1);
-	fprintf(f, ",\"cancelled\":%s", p->cancelled ? "true" : "false");
-	put_text(f, "metrics_url", p->metrics_url, 0);
-	put_num(f, "slo_ttft_ms", p->slo_ms[0], 1);
-	put_num(f, "slo_tpot_ms", p->slo_ms[1], 1);
-	put_num(f, "slo_e2el_ms", p->slo_ms[2], 1);
-	fputs(",\"validity\":{", f);
-	put_text(f, "convention", p->linear ? "linear" : "nearest-rank", 1);
-	put_num(f, "min_duration_s", p->min_duration_s, 1);
-	put_int(f, "min_requests", (long long)p->min_requests, 1);
-	put_num(f, "ttft_limit_ms", p->ttft_limit_ms, 1);
-	put_num(f, "tpot_limit_ms", p->tpot_limit_ms, 1);
-	put_num(f, "percentile", p->percentile, 1);
-	put_num(f, "little_n", p->little_n, 1);
-	put_num(f, "little_xr", p->little_xr, 1);
-	fprintf(f, ",\"early_stopping\":%s", p->early ? "true" : "false");
-	fprintf(f, ",\"valid\":%s", p->valid ? "true" : "false");
-	put_text(f, "failed", p->valid ? NULL : p->failed, 0);
-	fputs("}},\n\"gauges\":[", f);
+	fputs("{\"pass\":", f);
+	put_object(f, TABLE(pass_members), p);
+	fputs(",\n\"gauges\":[", f);
 	for (i = 0; i < p->nsamples; i++) {
 		const struct lr_gauge_sample *g = &p->samples[i];
 
 		fputs(i ? ",[" : "[", f);
 		lr_json_put_real(f, g->t_s);
 		for (int k = 0; k < 2; k++) {
-			double v = k ? g->waiting : g->running;
-
 			fputc(',', f);
-			if (isfinite(v))
-				lr_json_put_real(f, v);
-			else
-				fputs("null", f);
+			put_real(f, k ? g->waiting : g->running);
 		}
 		if (g->failed) { /* a failed scrape: why, fourth */
 			fputc(',', f);
-			lr_json_put_string(f, g->failed, strlen(g->failed));
+			put_text(f, g->failed, 0);
 		}
 		fputc(']', f);
 	}
 	fputs("],\n\"requests\":[", f);
 	for (i = 0; i < n; i++) {
-		fputs(i ? ",\n{" : "\n{", f);
-		put_text(f, "case_id", r[i].case_id, 1);
-		put_text(f, "body", r[i].body, 0);
-		fprintf(f, ",\"sent\":%s", r[i].sent ? "true" : "false");
-		put_num(f, "sent_ms", r[i].sent_ms, r[i].sent);
-		put_num(f, "end_ms", r[i].end_ms, r[i].sent);
-		put_int(f, "status", r[i].status, r[i].status != 0);
-		put_text(f, "failure", r[i].failure, 0);
-		put_num(f, "ttft_ms", r[i].ttft_ms, 1);
-		put_num(f, "e2el_ms", r[i].e2el_ms, 1);
-		fprintf(f, ",\"itl_ms\":%s",
-			r[i].itl_json ? r[i].itl_json : "null"); /* already JSON: kept as written */
-		put_text(f, "token_source", r[i].token_source, 0);
-		put_int(f, "prompt_tokens", (long long)r[i].prompt_tokens, r[i].prompt_tokens >= 0);
-		put_int(f, "completion_tokens", (long long)r[i].completion_tokens, r[i].completion_tokens >= 0);
-		put_int(f, "inflight", r[i].inflight, 1);
-		put_check(f, &r[i]);
-		fputc('}', f);
+		fputs(i ? ",\n" : "\n", f);
+		put_object(f, TABLE(request_members), &r[i]);
 	}
 	fputs("]}\n", f);
 	return fflush(f) || ferror(f) ? lr_error_set(LR_EIO, "cannot write the pass file: %s", strerror(errno)) : 0;
@@ -153,278 +260,207 @@ static int bad(struct reader *rd, const char *name)
 	return 1;
 }
 
-/* An object's members, read in one pass (lr_json_members), then taken by name. */
-#define NAME(s) LR_JSON_NAME(s)
-static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME("requests") };
-/* clang-format off */
-static const struct lr_jname pass_names[] = {
-	NAME("endpoint"), NAME("api"), NAME("model"), NAME("concurrency"), NAME("rate"), NAME("burstiness"),
-	NAME("seed"), NAME("server"), NAME("models"), NAME("version"), NAME("props"), NAME("duration_s"), NAME("cancelled"), NAME("metrics_url"),
-	NAME("slo_ttft_ms"), NAME("slo_tpot_ms"), NAME("slo_e2el_ms"), NAME("validity"),
+/* An object being read: its members by its table's names, and the first value out of its range. */
+struct object {
+	struct lr_jname names[LR_JSON_FIELDS_MAX];
+	struct lr_jfields f;
+	const char *range; /* the member to name for it; NULL: none */
 };
-static const struct lr_jname validity_names[] = {
-	NAME("convention"), NAME("min_duration_s"), NAME("min_requests"), NAME("ttft_limit_ms"), NAME("tpot_limit_ms"),
-	NAME("percentile"), NAME("little_n"), NAME("little_xr"), NAME("valid"), NAME("failed"), NAME("early_stopping"),
-};
-static const struct lr_jname check_names[] = {
-	NAME("scheduled_ms"), NAME("received_tokens"), NAME("finishes"), NAME("first_ok"), NAME("cut_tokens"),
-	NAME("cut_text"),
-};
-/* clang-format on */
-/* clang-format off */
-static const struct lr_jname request_names[] = {
-	NAME("case_id"), NAME("body"), NAME("sent"), NAME("sent_ms"), NAME("end_ms"), NAME("status"), NAME("failure"),
-	NAME("ttft_ms"), NAME("e2el_ms"), NAME("itl_ms"), NAME("token_source"), NAME("prompt_tokens"),
-	NAME("completion_tokens"), NAME("inflight"), NAME("check"),
-};
-/* clang-format on */
-#undef NAME
 
-LR_JSON_FIELDS_FIT(top_names);
-LR_JSON_FIELDS_FIT(pass_names);
-LR_JSON_FIELDS_FIT(request_names);
-LR_JSON_FIELDS_FIT(validity_names);
-LR_JSON_FIELDS_FIT(check_names);
-#define NNAMES(list) (sizeof list / sizeof list[0])
-
-/* Member 'name' (one of o's names) into *v: 1, or 0 when absent. */
-static int get(const struct lr_jfields *o, const char *name, struct lr_jval *v)
+/* A value copied as written, NUL-terminated, into the reader's strings. */
+static const char *keep(struct reader *rd, const struct lr_jval *v)
 {
-	const struct lr_jval *x = lr_json_field_named(o, name);
+	const char *s = rd->strings;
 
-	if (x)
-		*v = *x;
-	return x != NULL;
+	memcpy(rd->strings, v->p, v->n);
+	rd->strings[v->n] = '\0';
+	rd->strings += v->n + 1;
+	return s;
 }
 
-/* A string member (or null when 'nullable'), decoded into the reader's strings. */
-static int text(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, const char **out)
+/* Integer x into m's field at 'at' (an int or an int64_t, by its size). */
+static void set_int(const struct member *m, char *at, int64_t x)
 {
-	struct lr_jval v;
+	int i = (int)x;
 
-	*out = NULL;
-	if (!get(o, name, &v) || (v.type != LR_JSON_STRING && !(nullable && v.type == LR_JSON_NULL)))
-		return bad(rd, name);
-	if (v.type == LR_JSON_NULL)
-		return 0;
-	*out = rd->strings;
-	rd->strings += lr_json_string(&v, rd->strings) + 1;
-	return 0;
-}
-
-/* A number member: *has 0 for null (when 'nullable'); integers only when 'integer'; never below 0 unless 'signed_'. */
-static int number(struct reader *rd, const struct lr_jfields *o, const char *name, int nullable, int integer,
-		  double *out, int *has)
-{
-	struct lr_jval v;
-
-	*has = 0;
-	*out = NAN;
-	if (!get(o, name, &v))
-		return bad(rd, name);
-	if (v.type == LR_JSON_NULL)
-		return nullable ? 0 : bad(rd, name);
-	if (v.type == LR_JSON_INTEGER)
-		*out = (double)lr_json_integer(&v);
-	else if (v.type == LR_JSON_REAL && !integer)
-		*out = strtod(v.p, NULL); /* a member's number: a '}' at least follows it */
+	if (m->size == sizeof i)
+		memcpy(at, &i, sizeof i);
 	else
-		return bad(rd, name);
-	*has = 1;
-	return *out >= 0 ? 0 : bad(rd, name);
+		memcpy(at, &x, sizeof x);
 }
 
-static int boolean(struct reader *rd, const struct lr_jfields *o, const char *name, int *out)
+/* Member m (not null, not K_OWN or K_OBJ) into its field at 'at', as its kind says; o notes a value out of range. */
+static int get_member(struct reader *rd, const struct member *m, const struct lr_jval *v, char *at, struct object *o)
 {
-	struct lr_jval v;
+	struct lr_jiter it;
+	struct lr_jval x;
+	const char *s;
+	int64_t i;
 
-	if (!get(o, name, &v) || (v.type != LR_JSON_TRUE && v.type != LR_JSON_FALSE))
-		return bad(rd, name);
-	*out = v.type == LR_JSON_TRUE;
+	switch (m->kind) {
+	case K_INT:
+		if (v->type != LR_JSON_INTEGER || (i = lr_json_integer(v)) < 0)
+			return bad(rd, m->name.s);
+		if (i >= m->lo && i <= m->hi)
+			set_int(m, at, i);
+		else if (!o->range) /* refused after the object's own checks */
+			o->range = m->blame ? m->blame : m->name.s;
+		return 0;
+	case K_TEXT:
+	case K_NAME:
+		if (v->type != LR_JSON_STRING)
+			return bad(rd, m->name.s);
+		s = rd->strings;
+		rd->strings += lr_json_string(v, rd->strings) + 1;
+		if (m->kind == K_NAME)
+			return lr_enum_parse(m->names, s, (int *)at) ? bad(rd, m->name.s) : 0;
+		*(const char **)at = s;
+		return 0;
+	case K_REAL:
+		if (v->type != LR_JSON_INTEGER && v->type != LR_JSON_REAL)
+			return bad(rd, m->name.s);
+		/* a member's number: a '}' at least follows it */
+		*(double *)at = v->type == LR_JSON_INTEGER ? (double)lr_json_integer(v) : strtod(v->p, NULL);
+		return *(double *)at >= 0 ? 0 : bad(rd, m->name.s);
+	case K_BOOL:
+		if (v->type != LR_JSON_TRUE && v->type != LR_JSON_FALSE)
+			return bad(rd, m->name.s);
+		*(int *)at = v->type == LR_JSON_TRUE;
+		return 0;
+	case K_GAPS:
+		if (v->type != LR_JSON_ARRAY)
+			return bad(rd, m->name.s);
+		lr_json_iter(&it, v);
+		while (lr_json_next(&it, NULL, &x))
+			if ((x.type != LR_JSON_INTEGER && x.type != LR_JSON_REAL) || *x.p == '-')
+				return bad(rd, m->name.s);
+		*(const char **)at = keep(rd, v);
+		return 0;
+	case K_OWN:
+	case K_OBJ: break;
+	}
 	return 0;
 }
 
-/* The pass's rules and verdict (collect_validity). */
-static int read_validity(struct reader *rd, const struct lr_jfields *pass, struct lr_store_pass *p)
+/*
+ * Object 'obj' (the member 'what') into the struct at 'base' by t[0..n), in order; o keeps it for its reader's own
+ * members and checks, and names the first value out of its range, which the reader refuses after its own checks.
+ */
+static int get_members(struct reader *rd, const struct lr_jval *obj, const char *what, const struct member *t, size_t n,
+		       void *base, struct object *o)
 {
-	struct lr_jfields m, *o = &m;
-	struct lr_jval obj;
-	const char *conv;
-	double v[8];
-	int has, rc;
+	int rc;
 
-	if (!get(pass, "validity", &obj)) { /* a pass file written before issue 42: no rules, no verdict yet */
+	if (obj->type != LR_JSON_OBJECT)
+		return bad(rd, what);
+	o->range = NULL;
+	for (size_t i = 0; i < n && i < LR_JSON_FIELDS_MAX; i++)
+		o->names[i] = t[i].name;
+	if ((rc = lr_json_fields(&o->f, obj, o->names, n)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct lr_jval *v = lr_json_field(&o->f, i);
+		char *at = (char *)base + t[i].off;
+
+		if (t[i].kind == K_OWN || t[i].kind == K_OBJ)
+			continue;
+		if (!v || (v->type == LR_JSON_NULL && !t[i].nullable))
+			rc = bad(rd, t[i].name.s);
+		else if (v->type != LR_JSON_NULL)
+			rc = get_member(rd, &t[i], v, at, o);
+		else if (t[i].kind == K_REAL)
+			*(double *)at = NAN;
+		else if (t[i].kind == K_INT)
+			set_int(&t[i], at, t[i].none);
+		else
+			*(const char **)at = NULL;
+	}
+	return rc;
+}
+
+/* The pass's rules and verdict (collect_validity), 'v' NULL when the file has none. */
+static int read_validity(struct reader *rd, const struct lr_jval *v, struct lr_store_pass *p)
+{
+	struct object o;
+	int rc;
+
+	if (!v) { /* a pass file written before issue 42: no rules, no verdict yet */
 		p->percentile = 99;
 		p->valid = 1;
 		return 0;
 	}
-	if (obj.type != LR_JSON_OBJECT)
-		return bad(rd, "validity");
-	if ((rc = lr_json_fields(&m, &obj, validity_names, NNAMES(validity_names))) ||
-	    (rc = text(rd, o, "convention", 0, &conv)) || (rc = number(rd, o, "min_duration_s", 0, 0, &v[0], &has)) ||
-	    (rc = number(rd, o, "min_requests", 0, 1, &v[1], &has)) ||
-	    (rc = number(rd, o, "ttft_limit_ms", 0, 0, &v[2], &has)) ||
-	    (rc = number(rd, o, "tpot_limit_ms", 0, 0, &v[3], &has)) ||
-	    (rc = number(rd, o, "percentile", 0, 0, &v[4], &has)) ||
-	    (rc = number(rd, o, "little_n", 1, 0, &v[5], &has)) ||
-	    (rc = number(rd, o, "little_xr", 1, 0, &v[6], &has)) || (rc = boolean(rd, o, "valid", &p->valid)) ||
-	    (rc = text(rd, o, "failed", 1, &p->failed)) || (rc = boolean(rd, o, "early_stopping", &p->early)))
+	if ((rc = get_members(rd, v, "validity", TABLE(validity_members), p, &o)))
 		return rc;
-	if (strcmp(conv, "linear") && strcmp(conv, "nearest-rank"))
-		return bad(rd, "convention");
-	if (!(v[4] > 0 && v[4] < 100) || v[1] > 1e15 || (!p->valid && !p->failed))
-		return bad(rd, v[1] > 1e15 ? "min_requests" : p->valid ? "percentile" : "failed");
-	p->linear = !strcmp(conv, "linear");
-	p->min_duration_s = v[0];
-	p->min_requests = (int64_t)v[1];
-	p->ttft_limit_ms = v[2];
-	p->tpot_limit_ms = v[3];
-	p->percentile = v[4];
-	p->little_n = v[5];
-	p->little_xr = v[6];
-	return 0;
+	if (o.range)
+		return bad(rd, o.range);
+	if (!(p->percentile > 0 && p->percentile < 100))
+		return bad(rd, "percentile");
+	return !p->valid && !p->failed ? bad(rd, "failed") : 0;
 }
 
 static int read_pass(struct reader *rd, const struct lr_jval *obj, struct lr_store_pass *p)
 {
-	struct lr_jfields m, *o = &m;
-	double v[7];
-	int has, rc;
+	const struct lr_jval *s;
+	struct object o;
+	int rc;
 
-	if (obj->type != LR_JSON_OBJECT)
-		return bad(rd, "pass");
-	if ((rc = lr_json_fields(&m, obj, pass_names, NNAMES(pass_names))))
+	if ((rc = get_members(rd, obj, "pass", TABLE(pass_members), p, &o)))
 		return rc;
-	if ((rc = text(rd, o, "endpoint", 0, &p->endpoint)) || (rc = text(rd, o, "api", 0, &p->api)) ||
-	    (rc = text(rd, o, "model", 1, &p->model)) || (rc = number(rd, o, "concurrency", 0, 1, &v[0], &has)) ||
-	    (rc = number(rd, o, "rate", 0, 0, &v[1], &has)) || (rc = number(rd, o, "burstiness", 0, 0, &v[2], &has)) ||
-	    (rc = text(rd, o, "server", 1, &p->server)) || (rc = text(rd, o, "models", 1, &p->models)) ||
-	    (rc = text(rd, o, "version", 1, &p->version)) || (rc = text(rd, o, "props", 1, &p->props)) ||
-	    (rc = number(rd, o, "duration_s", 0, 0, &v[3], &has)) ||
-	    (rc = boolean(rd, o, "cancelled", &p->cancelled)) ||
-	    (rc = text(rd, o, "metrics_url", 1, &p->metrics_url)) ||
-	    (rc = number(rd, o, "slo_ttft_ms", 0, 0, &v[4], &has)) ||
-	    (rc = number(rd, o, "slo_tpot_ms", 0, 0, &v[5], &has)) ||
-	    (rc = number(rd, o, "slo_e2el_ms", 0, 0, &v[6], &has)))
-		return rc;
-	{
-		struct lr_jval s;
-
-		if (!get(o, "seed", &s) || (s.type != LR_JSON_NULL && s.type != LR_JSON_INTEGER))
-			return bad(rd, "seed");
-		p->has_seed = s.type == LR_JSON_INTEGER;
-		p->seed = p->has_seed ? lr_json_integer(&s) : 0;
-	}
-	if (v[0] < 1 || v[0] > 1 << 20)
-		return bad(rd, "concurrency");
-	p->concurrency = (int)v[0];
-	p->rate = v[1];
-	p->burstiness = v[2];
-	p->duration_s = v[3];
-	for (int k = 0; k < 3; k++)
-		p->slo_ms[k] = v[4 + k];
-	return read_validity(rd, o, p);
+	s = lr_json_field_named(&o.f, "seed");
+	if (!s || (s->type != LR_JSON_NULL && s->type != LR_JSON_INTEGER))
+		return bad(rd, "seed");
+	p->has_seed = s->type == LR_JSON_INTEGER;
+	p->seed = p->has_seed ? lr_json_integer(s) : 0;
+	if (o.range)
+		return bad(rd, o.range);
+	return read_validity(rd, lr_json_field_named(&o.f, "validity"), p);
 }
 
-/* A gap array: numbers >= 0 only; kept as written. */
-static int itl(struct reader *rd, const struct lr_jfields *o, const char **out)
+/* What the client checked of a request (collect_check), 'v' NULL when the file has none. */
+static int read_check(struct reader *rd, const struct lr_jval *v, struct lr_store_request *r)
 {
-	struct lr_jval a, x;
-	struct lr_jiter it;
+	const struct lr_jval *cut, *text;
+	struct object o;
+	int rc;
 
-	*out = NULL;
-	if (!get(o, "itl_ms", &a) || (a.type != LR_JSON_NULL && a.type != LR_JSON_ARRAY))
-		return bad(rd, "itl_ms");
-	if (a.type == LR_JSON_NULL)
-		return 0;
-	lr_json_iter(&it, &a);
-	while (lr_json_next(&it, NULL, &x))
-		if ((x.type != LR_JSON_INTEGER && x.type != LR_JSON_REAL) || *x.p == '-')
-			return bad(rd, "itl_ms");
-	memcpy(rd->strings, a.p, a.n);
-	rd->strings[a.n] = '\0';
-	*out = rd->strings;
-	rd->strings += a.n + 1;
-	return 0;
-}
-
-/* What the client checked of a request (collect_check). */
-static int read_check(struct reader *rd, const struct lr_jfields *req, struct lr_store_request *r)
-{
-	struct lr_jfields m, *o = &m;
-	struct lr_jval obj, cut, text_v;
-	double v[3];
-	int has[3], rc;
-
-	if (!get(req, "check", &obj)) { /* written before issue 42 */
+	if (!v) { /* written before issue 42 */
 		r->received_tokens = r->first_ok = -1;
 		r->finishes = r->failure ? 0 : 1;
 		return 0;
 	}
-	if (obj.type != LR_JSON_OBJECT)
-		return bad(rd, "check");
-	if ((rc = lr_json_fields(&m, &obj, check_names, NNAMES(check_names))) ||
-	    (rc = number(rd, o, "scheduled_ms", 0, 0, &r->scheduled_ms, &has[0])) ||
-	    (rc = number(rd, o, "received_tokens", 1, 1, &v[0], &has[0])) ||
-	    (rc = number(rd, o, "finishes", 0, 1, &v[1], &has[1])) ||
-	    (rc = number(rd, o, "first_ok", 1, 1, &v[2], &has[2])))
+	if ((rc = get_members(rd, v, "check", TABLE(check_members), r, &o)))
 		return rc;
-	if (v[1] > 1 << 20 || (has[2] && v[2] > 1) || (has[0] && v[0] > 1e15))
-		return bad(rd, "check");
-	r->received_tokens = has[0] ? (int64_t)v[0] : -1;
-	r->finishes = (int)v[1];
-	r->first_ok = has[2] ? (int)v[2] : -1;
-	if (!get(o, "cut_tokens", &cut) || !get(o, "cut_text", &text_v) ||
-	    (cut.type == LR_JSON_NULL) != (text_v.type == LR_JSON_NULL) ||
-	    (cut.type != LR_JSON_NULL && (cut.type != LR_JSON_ARRAY || text_v.type != LR_JSON_STRING)))
+	if (o.range)
+		return bad(rd, o.range);
+	cut = lr_json_field_named(&o.f, "cut_tokens");
+	text = lr_json_field_named(&o.f, "cut_text");
+	if (!cut || !text || (cut->type == LR_JSON_NULL) != (text->type == LR_JSON_NULL) ||
+	    (cut->type != LR_JSON_NULL && (cut->type != LR_JSON_ARRAY || text->type != LR_JSON_STRING)))
 		return bad(rd, "cut_tokens");
-	if (cut.type == LR_JSON_NULL)
+	if (cut->type == LR_JSON_NULL)
 		return 0;
-	memcpy(rd->strings, cut.p, cut.n); /* ids as written; the store keeps them as JSON */
-	rd->strings[cut.n] = '\0';
-	r->cut_tokens = rd->strings;
-	rd->strings += cut.n + 1;
+	r->cut_tokens = keep(rd, cut); /* ids as written; the store keeps them as JSON */
 	r->cut_text = rd->strings;
-	r->cut_text_len = lr_json_string(&text_v, rd->strings);
+	r->cut_text_len = lr_json_string(text, rd->strings);
 	rd->strings += r->cut_text_len + 1;
 	return 0;
 }
 
 static int read_request(struct reader *rd, const struct lr_jval *obj, struct lr_store_request *r)
 {
-	double status, prompt, completion, inflight;
-	int has_status, has_prompt, has_completion, has, rc;
-	struct lr_jfields m, *o = &m;
+	struct object o;
+	int rc, source;
 
-	if (obj->type != LR_JSON_OBJECT)
-		return bad(rd, "requests");
-	if ((rc = lr_json_fields(&m, obj, request_names, NNAMES(request_names))))
+	if ((rc = get_members(rd, obj, "requests", TABLE(request_members), r, &o)))
 		return rc;
-	if ((rc = text(rd, o, "case_id", 0, &r->case_id)) || (rc = text(rd, o, "body", 0, &r->body)) ||
-	    (rc = boolean(rd, o, "sent", &r->sent)) || (rc = number(rd, o, "sent_ms", 1, 0, &r->sent_ms, &has)) ||
-	    (rc = number(rd, o, "end_ms", 1, 0, &r->end_ms, &has)) ||
-	    (rc = number(rd, o, "status", 1, 1, &status, &has_status)) ||
-	    (rc = text(rd, o, "failure", 1, &r->failure)) || (rc = number(rd, o, "ttft_ms", 1, 0, &r->ttft_ms, &has)) ||
-	    (rc = number(rd, o, "e2el_ms", 1, 0, &r->e2el_ms, &has)) || (rc = itl(rd, o, &r->itl_json)) ||
-	    (rc = text(rd, o, "token_source", 1, &r->token_source)) ||
-	    (rc = number(rd, o, "prompt_tokens", 1, 1, &prompt, &has_prompt)) ||
-	    (rc = number(rd, o, "completion_tokens", 1, 1, &completion, &has_completion)) ||
-	    (rc = number(rd, o, "inflight", 0, 1, &inflight, &has)))
-		return rc;
-	if (r->token_source && lr_enum_parse(&lr_token_sources, r->token_source, &has)) {
+	if (r->token_source && lr_enum_parse(&lr_token_sources, r->token_source, &source)) {
 		lr_fmt_cut(rd->buf, sizeof rd->buf, "'token_source' is '%s', which labrun does not know",
 			   r->token_source);
 		return rd->why = rd->buf, 1; /* the store would refuse it, less clearly */
 	}
-	if (has_status && status > 999)
-		return bad(rd, "status");
-	if (inflight > 1 << 20)
-		return bad(rd, "inflight");
-	r->status = has_status ? (long)status : 0;
-	r->prompt_tokens = has_prompt ? (int64_t)prompt : -1;
-	r->completion_tokens = has_completion ? (int64_t)completion : -1;
-	r->inflight = (int)inflight;
-	return read_check(rd, o, r);
+	if (o.range)
+		return bad(rd, o.range);
+	return read_check(rd, lr_json_field_named(&o.f, "check"), r);
 }
 
 static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_passfile *pf)
@@ -469,26 +505,32 @@ static int read_gauges(struct reader *rd, const struct lr_jval *a, struct lr_pas
 	return 0;
 }
 
+static const struct lr_jname top_names[] = { NAME("pass"), NAME("gauges"), NAME("requests") };
+LR_JSON_FIELDS_FIT(top_names);
+
 static int read_all(struct reader *rd, const struct lr_jval *top, struct lr_passfile *pf)
 {
-	struct lr_jval pass, gauges, requests, r;
+	const struct lr_jval *pass, *gauges, *requests;
 	struct lr_jfields m;
+	struct lr_jval r;
 	struct lr_jiter it;
 	int rc;
 
-	if ((rc = lr_json_fields(&m, top, top_names, NNAMES(top_names))))
+	if ((rc = lr_json_fields(&m, top, TABLE(top_names))))
 		return rc;
-	if (top->type != LR_JSON_OBJECT || !get(&m, "pass", &pass) || !get(&m, "gauges", &gauges) ||
-	    !get(&m, "requests", &requests) || requests.type != LR_JSON_ARRAY)
+	pass = lr_json_field(&m, 0);
+	gauges = lr_json_field(&m, 1);
+	requests = lr_json_field(&m, 2);
+	if (top->type != LR_JSON_OBJECT || !pass || !gauges || !requests || requests->type != LR_JSON_ARRAY)
 		return rd->why = "not an object of pass, gauges and requests", 1;
-	if ((rc = read_pass(rd, &pass, &pf->pass)) || (rc = read_gauges(rd, &gauges, pf)))
+	if ((rc = read_pass(rd, pass, &pf->pass)) || (rc = read_gauges(rd, gauges, pf)))
 		return rc;
-	lr_json_iter(&it, &requests);
+	lr_json_iter(&it, requests);
 	while (lr_json_next(&it, NULL, &r))
 		pf->n++;
 	if (pf->n && !(pf->req = calloc(pf->n, sizeof *pf->req)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	lr_json_iter(&it, &requests);
+	lr_json_iter(&it, requests);
 	for (size_t i = 0; lr_json_next(&it, NULL, &r); i++)
 		if ((rc = read_request(rd, &r, &pf->req[i])))
 			return rc;

@@ -50,90 +50,108 @@ static void write_text(const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/*
+ * A pass with a member of every kind, every null among them, and what the
+ * pass file held for it when each object's members were still written one
+ * call at a time: a file written before must keep reading, so these bytes
+ * do not change.
+ */
+static const struct lr_gauge_sample full_g[2] = { { 0.5, 3, NAN, NULL }, { 1, NAN, NAN, "connection refused" } };
+/* clang-format off */
+static const struct lr_store_pass full_p = {
+	.endpoint = "http://127.0.0.1:8000/v1/completions", .api = "completions", .model = "m", .concurrency = 8,
+	.rate = 2.5, .burstiness = 0.5, .has_seed = 1, .seed = -7, .server = "vllm", .version = "{\"version\":\"0.9\"}",
+	.duration_s = 1.25, .cancelled = 1, .metrics_url = "http://127.0.0.1:8000/metrics", .slo_ms = { 200, 0, 2000 },
+	.samples = full_g, .nsamples = 2, .min_duration_s = 60, .ttft_limit_ms = 500, .percentile = 99.5,
+	.min_requests = 24576, .linear = 1, .early = 1, .little_n = 3.5, .little_xr = NAN, .valid = 0,
+	.failed = "requests 2 < 24576",
+};
+static const struct lr_store_request full_r[2] = {
+	{ .case_id = "a\tb", .body = "{\"prompt\":\"caf\xc3\xa9\"}", .sent = 1, .sent_ms = 0.5, .end_ms = 9.25,
+	  .status = 200, .failure = "stream cut", .ttft_ms = 1.5, .e2el_ms = 8.75, .itl_json = "[0.0005,1.2500]",
+	  .token_source = "token_ids", .prompt_tokens = 3, .completion_tokens = 2, .inflight = 2, .scheduled_ms = 0.25,
+	  .received_tokens = 2, .finishes = 0, .first_ok = 1, .cut_tokens = "[11,12]", .cut_text = "x\0y",
+	  .cut_text_len = 3 },
+	{ .case_id = "c", .body = "{}", .sent = 0, .sent_ms = 4 /* not sent: written null */, .end_ms = 5,
+	  .failure = "not sent: cancelled", .ttft_ms = NAN, .e2el_ms = NAN, .prompt_tokens = -1, .completion_tokens = -1,
+	  .scheduled_ms = 3, .received_tokens = -1, .first_ok = -1 },
+};
+/* clang-format on */
+static const char full_text[] =
+	"{\"pass\":{\"endpoint\":\"http://127.0.0.1:8000/v1/completions\",\"api\":\"completions\","
+	"\"model\":\"m\",\"concurrency\":8,\"rate\":2.5,\"burstiness\":0.5,\"seed\":-7,\"server\":\"vllm\","
+	"\"models\":null,\"version\":\"{\\\"version\\\":\\\"0.9\\\"}\",\"props\":null,\"duration_s\":1.25,"
+	"\"cancelled\":true,\"metrics_url\":\"http://127.0.0.1:8000/metrics\",\"slo_ttft_ms\":200.0,"
+	"\"slo_tpot_ms\":0.0,\"slo_e2el_ms\":2000.0,\"validity\":{\"convention\":\"linear\","
+	"\"min_duration_s\":60.0,\"min_requests\":24576,\"ttft_limit_ms\":500.0,\"tpot_limit_ms\":0.0,"
+	"\"percentile\":99.5,\"little_n\":3.5,\"little_xr\":null,\"early_stopping\":true,\"valid\":false,"
+	"\"failed\":\"requests 2 < 24576\"}},\n\"gauges\":[[0.5,3.0,null],[1.0,null,null,\"connection refused\"]],"
+	"\n\"requests\":[\n{\"case_id\":\"a\\tb\",\"body\":\"{\\\"prompt\\\":\\\"caf\xc3\xa9"
+	"\\\"}\","
+	"\"sent\":true,\"sent_ms\":0.5,\"end_ms\":9.25,\"status\":200,\"failure\":\"stream cut\","
+	"\"ttft_ms\":1.5,\"e2el_ms\":8.75,\"itl_ms\":[0.0005,1.2500],\"token_source\":\"token_ids\","
+	"\"prompt_tokens\":3,\"completion_tokens\":2,\"inflight\":2,\"check\":{\"scheduled_ms\":0.25,"
+	"\"received_tokens\":2,\"finishes\":0,\"first_ok\":1,\"cut_tokens\":[11,12],\"cut_text\":\"x\\u0000y\"}},"
+	"\n{\"case_id\":\"c\",\"body\":\"{}\",\"sent\":false,\"sent_ms\":null,\"end_ms\":null,"
+	"\"status\":null,\"failure\":\"not sent: cancelled\",\"ttft_ms\":null,\"e2el_ms\":null,"
+	"\"itl_ms\":null,\"token_source\":null,\"prompt_tokens\":null,\"completion_tokens\":null,"
+	"\"inflight\":0,\"check\":{\"scheduled_ms\":3.0,\"received_tokens\":null,\"finishes\":0,"
+	"\"first_ok\":null,\"cut_tokens\":null,\"cut_text\":null}}]}\n";
+
+/* A pass written to memory, NUL-terminated; the caller frees it. */
+static char *written(const struct lr_store_pass *p, const struct lr_store_request *r, size_t n)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(lr_passfile_write(f, p, r, n), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
 static void a_pass_reads_back_as_written(void **state)
 {
-	static const struct lr_gauge_sample g[2] = { { 0.1, 2, 0, NULL }, { 0.2, NAN, 1, NULL } };
-	const struct lr_store_pass p = {
-		.endpoint = "http://127.0.0.1:8000/v1/completions",
-		.api = "completions",
-		.model = NULL,
-		.concurrency = 4,
-		.rate = 2.5,
-		.burstiness = 1,
-		.has_seed = 1,
-		.seed = -7,
-		.server = "vllm \"0.9\"",
-		.models = "{\"data\":[]}",
-		.duration_s = 1.25,
-		.cancelled = 1,
-		.metrics_url = "http://127.0.0.1:8000/metrics",
-		.slo_ms = { 200, 0, 2000 },
-		.samples = g,
-		.nsamples = 2,
-		.percentile = 99,
-		.linear = 1,
-		.valid = 0,
-		.failed = "requests 2 < 100",
-	};
-	const struct lr_store_request r[2] = {
-		{ .case_id = "a\tb",
-		  .body = "{\"prompt\":\"caf\xc3\xa9\\n\"}",
-		  .sent = 1,
-		  .sent_ms = 0.5,
-		  .end_ms = 9.25,
-		  .status = 200,
-		  .failure = NULL,
-		  .ttft_ms = 1.5,
-		  .e2el_ms = 8.75,
-		  .itl_json = "[0.0005,1.2500]",
-		  .token_source = "token_ids",
-		  .prompt_tokens = 3,
-		  .completion_tokens = 2,
-		  .inflight = 2 },
-		{ .case_id = "c",
-		  .body = "{}",
-		  .sent = 0,
-		  .status = 0,
-		  .failure = "not sent: cancelled",
-		  .ttft_ms = NAN,
-		  .e2el_ms = NAN,
-		  .itl_json = NULL,
-		  .token_source = NULL,
-		  .prompt_tokens = -1,
-		  .completion_tokens = -1,
-		  .inflight = 0 },
-	};
 	struct lr_passfile pf;
-	FILE *f = fopen(path, "w");
+	char *text = written(&full_p, full_r, 2);
 
 	(void)state;
-	assert_non_null(f);
-	assert_int_equal(lr_passfile_write(f, &p, r, 2), 0);
-	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text, full_text);
+	free(text);
+	write_text(full_text);
 	assert_int_equal(lr_passfile_read(path, NULL, &pf), 0);
-	assert_string_equal(pf.pass.endpoint, p.endpoint);
-	assert_null(pf.pass.model);
-	assert_int_equal(pf.pass.concurrency, 4);
-	assert_true(pf.pass.percentile == 99 && pf.pass.linear && !pf.pass.valid);
-	assert_string_equal(pf.pass.failed, "requests 2 < 100");
-	assert_true(pf.pass.rate == 2.5 && pf.pass.has_seed && pf.pass.seed == -7 && pf.pass.cancelled);
-	assert_string_equal(pf.pass.server, p.server);
-	assert_true(pf.pass.slo_ms[0] == 200 && pf.pass.slo_ms[2] == 2000);
-	assert_int_equal(pf.pass.nsamples, 2);
-	assert_true(pf.pass.samples[1].t_s == 0.2 && isnan(pf.pass.samples[1].running) &&
-		    pf.pass.samples[1].waiting == 1);
-	assert_int_equal(pf.n, 2);
+	text = written(&pf.pass, pf.req, pf.n);
+	assert_string_equal(text, full_text); /* every member read back as it was written */
+	free(text);
+	/* strings decoded (itl_ms kept as written), and what each null stands for in the struct */
 	assert_string_equal(pf.req[0].case_id, "a\tb");
-	assert_string_equal(pf.req[0].body, r[0].body);
-	assert_string_equal(pf.req[0].itl_json,
-			    "[0.0005,1.2500]"); /* as written: stored exactly as collect stores it */
-	assert_true(pf.req[0].status == 200 && pf.req[0].ttft_ms == 1.5 && pf.req[0].completion_tokens == 2 &&
-		    pf.req[0].inflight == 2);
-	assert_false(pf.req[1].sent);
-	assert_string_equal(pf.req[1].failure, "not sent: cancelled");
-	assert_true(isnan(pf.req[1].ttft_ms) && pf.req[1].status == 0 && pf.req[1].prompt_tokens == -1);
-	assert_null(pf.req[1].itl_json);
+	assert_string_equal(pf.req[0].body, full_r[0].body);
+	assert_string_equal(pf.req[0].itl_json, "[0.0005,1.2500]");
+	assert_true(pf.pass.nsamples == 2 && isnan(pf.pass.samples[1].running) && pf.pass.samples[1].t_s == 1);
+	assert_string_equal(pf.pass.samples[1].failed, "connection refused");
+	assert_true(pf.pass.has_seed && pf.pass.seed == -7 && pf.pass.linear && pf.pass.early);
+	assert_true(pf.pass.models == NULL && isnan(pf.pass.little_xr) && pf.pass.min_requests == 24576);
+	assert_true(pf.req[0].cut_text_len == 3 && !memcmp(pf.req[0].cut_text, "x\0y", 3));
+	assert_true(isnan(pf.req[1].sent_ms) && isnan(pf.req[1].ttft_ms) && pf.req[1].status == 0);
+	assert_true(pf.req[1].prompt_tokens == -1 && pf.req[1].received_tokens == -1 && pf.req[1].first_ok == -1);
+	assert_true(pf.req[1].itl_json == NULL && pf.req[1].token_source == NULL && pf.req[1].cut_tokens == NULL);
 	lr_passfile_release(&pf);
+}
+
+/* A member another field makes null: the seed without has_seed, the failed rules of a valid pass. */
+static void a_member_another_field_nulls_is_written_null(void **state)
+{
+	struct lr_store_pass p = full_p;
+	char *text;
+
+	(void)state;
+	p.has_seed = 0;
+	p.valid = 1; /* 'failed' still set */
+	text = written(&p, full_r, 2);
+	assert_non_null(strstr(text, "\"seed\":null,"));
+	assert_non_null(strstr(text, "\"valid\":true,\"failed\":null}"));
+	free(text);
 }
 
 static void anything_else_is_refused_and_named(void **state)
@@ -158,10 +176,116 @@ static void anything_else_is_refused_and_named(void **state)
 	}
 }
 
-/* A pass file of one request whose itl_ms and token_source are given (JSON) is refused, saying 'why'. */
-static void one_request_refused(const char *itl, const char *source, const char *why)
+/* full_text with the first member 'key' given 'value' (NULL: removed; not an object's last), read into pf. */
+static int read_changed(const char *key, const char *value, struct lr_passfile *pf)
+{
+	char name[64], text[sizeof full_text + 64];
+	const char *at, *end;
+	int depth = 0, quoted = 0;
+
+	snprintf(name, sizeof name, "\"%s\":", key);
+	assert_non_null(at = strstr(full_text, name));
+	for (end = at + strlen(name); quoted || depth || !strchr(",}]", *end); end++) /* past its value */
+		if (quoted && *end == '\\')
+			end++;
+		else if (*end == '"')
+			quoted = !quoted;
+		else if (!quoted)
+			depth += (*end == '[' || *end == '{') - (*end == ']' || *end == '}');
+	if (value)
+		snprintf(text, sizeof text, "%.*s%s%s%s", (int)(at - full_text), full_text, name, value, end);
+	else
+		snprintf(text, sizeof text, "%.*s%s", (int)(at - full_text), full_text, end + 1);
+	write_text(text);
+	return lr_passfile_read(path, NULL, pf);
+}
+
+/* Each kind refuses null where its member may not be none, a value not of its kind, and one out of its range. */
+static void every_kind_refuses_what_its_member_cannot_be(void **state)
+{
+	static const struct {
+		const char *key, *value, *named;
+	} cases[] = {
+		{ "endpoint", "null", "endpoint" },         /* text */
+		{ "rate", "null", "rate" },                 /* real */
+		{ "concurrency", "null", "concurrency" },   /* int */
+		{ "min_requests", "null", "min_requests" }, /* int64 */
+		{ "cancelled", "null", "cancelled" },       /* boolean */
+		{ "convention", "null", "convention" },     /* a name */
+		{ "scheduled_ms", "null", "scheduled_ms" },
+		{ "finishes", "null", "finishes" },
+		{ "inflight", "null", "inflight" },
+		{ "seed", "1.5", "seed" },
+		{ "api", "1", "api" },
+		{ "rate", "\"2\"", "rate" },
+		{ "rate", "-0.5", "rate" },
+		{ "concurrency", "1.5", "concurrency" },
+		{ "first_ok", "-1", "first_ok" },
+		{ "sent", "1", "sent" },
+		{ "convention", "\"median\"", "convention" },
+		{ "itl_ms", "\"[1]\"", "itl_ms" },
+		{ "itl_ms", "[1,-1]", "itl_ms" },
+		{ "props", NULL, "props" },
+		{ "validity", "1", "validity" },
+		{ "check", "[]", "check" },
+		{ "concurrency", "0", "concurrency" },
+		{ "concurrency", "1048577", "concurrency" },
+		{ "status", "1000", "status" },
+		{ "inflight", "1048577", "inflight" },
+		{ "min_requests", "1000000000000001", "min_requests" },
+		{ "received_tokens", "1000000000000001", "check" },
+		{ "finishes", "1048577", "check" },
+		{ "first_ok", "2", "check" },
+		{ "percentile", "100", "percentile" }, /* in a pass not valid: it was named 'failed' */
+		{ "failed", "null", "failed" },        /* a pass that is not valid says why */
+		{ "cut_text", "null", "cut_tokens" },  /* the ids and their text go together */
+	};
+	struct lr_passfile pf;
+	char why[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(why, sizeof why, "'%s' is missing or not what it must be", cases[i].named);
+		assert_int_equal(read_changed(cases[i].key, cases[i].value, &pf), LR_EINVAL);
+		if (!strstr(lr_error_msg(), why))
+			fail_msg("%s %s: '%s' does not say \"%s\"", cases[i].key,
+				 cases[i].value ? cases[i].value : "removed", lr_error_msg(), why);
+		lr_passfile_release(&pf);
+	}
+}
+
+/* Null where a member may be none reads as its none: NULL, NAN, -1 or 0. */
+static void null_reads_as_none_where_a_member_may_be_none(void **state)
 {
 	struct lr_passfile pf;
+
+	(void)state;
+	assert_int_equal(read_changed("model", "null", &pf), 0);
+	assert_null(pf.pass.model);
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("little_n", "null", &pf), 0);
+	assert_true(isnan(pf.pass.little_n));
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("seed", "null", &pf), 0);
+	assert_true(!pf.pass.has_seed && pf.pass.seed == 0);
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("status", "null", &pf), 0);
+	assert_int_equal(pf.req[0].status, 0);
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("prompt_tokens", "null", &pf), 0);
+	assert_int_equal(pf.req[0].prompt_tokens, -1);
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("first_ok", "null", &pf), 0);
+	assert_int_equal(pf.req[0].first_ok, -1);
+	lr_passfile_release(&pf);
+	assert_int_equal(read_changed("itl_ms", "null", &pf), 0);
+	assert_null(pf.req[0].itl_json);
+	lr_passfile_release(&pf);
+}
+
+/* A pass file as written before issue 42 (no "validity", no "check") of one request whose itl_ms and token_source are given (JSON), read into pf. */
+static int one_request(const char *itl, const char *source, struct lr_passfile *pf)
+{
 	char text[2048];
 
 	snprintf(
@@ -174,9 +298,31 @@ static void one_request_refused(const char *itl, const char *source, const char 
 		"\"prompt_tokens\":null,\"completion_tokens\":null,\"inflight\":1}]}",
 		itl, source);
 	write_text(text);
-	assert_int_equal(lr_passfile_read(path, NULL, &pf), LR_EINVAL);
+	return lr_passfile_read(path, NULL, pf);
+}
+
+/* ... refused, saying 'why'. */
+static void one_request_refused(const char *itl, const char *source, const char *why)
+{
+	struct lr_passfile pf;
+
+	assert_int_equal(one_request(itl, source, &pf), LR_EINVAL);
 	if (!strstr(lr_error_msg(), why))
 		fail_msg("'%s' does not say '%s'", lr_error_msg(), why);
+	lr_passfile_release(&pf);
+}
+
+/* A pass file written before issue 42 reads with no rules, a valid verdict, and nothing checked of its request. */
+static void an_old_pass_file_reads_with_defaults(void **state)
+{
+	struct lr_passfile pf;
+
+	(void)state;
+	assert_int_equal(one_request("[1]", "\"token_ids\"", &pf), 0);
+	assert_true(pf.pass.percentile == 99 && pf.pass.valid && !pf.pass.failed && !pf.pass.linear && !pf.pass.early);
+	assert_true(pf.pass.min_requests == 0 && pf.pass.min_duration_s == 0 && pf.pass.little_n == 0);
+	assert_true(pf.req[0].received_tokens == -1 && pf.req[0].first_ok == -1 && pf.req[0].finishes == 1);
+	assert_true(pf.req[0].scheduled_ms == 0 && pf.req[0].cut_tokens == NULL);
 	lr_passfile_release(&pf);
 }
 
@@ -197,9 +343,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(a_pass_reads_back_as_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_member_another_field_nulls_is_written_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(anything_else_is_refused_and_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_gap_that_is_not_a_number_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_unknown_token_source_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(every_kind_refuses_what_its_member_cannot_be, setup, teardown),
+		cmocka_unit_test_setup_teardown(null_reads_as_none_where_a_member_may_be_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_old_pass_file_reads_with_defaults, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
