@@ -17,9 +17,9 @@ static const char usage[] = "usage: labrun register --hub NAME DIR\n"
 
 int cmd_register(const struct lr_global *g, int argc, char **argv)
 {
+	const char *hub = NULL; /* the option */
 	struct lr_strlist uuids = { 0 };
 	struct lr_store *st = NULL;
-	const char *hub = NULL;
 	char abs[PATH_MAX], meta[PATH_MAX + 32], sha[LR_SHA256_HEX];
 	int64_t id = 0;
 	int rc, entities = 0, first;
