@@ -9,17 +9,17 @@
 # CPU time, not wall time: another job on the machine stretches the wall clock, not the work.
 #
 # And what leaves make check for the budget's sake still runs: every test script of tests/cli
-# and tests/slow is in CLI_TESTS or SLOW_TESTS, which .ci/run runs.
+# and tests/slow is in CLI_LONG, CLI_REST (CLI_TESTS) or SLOW_TESTS, which .ci/run runs.
 . "$(dirname "$0")/cli/lib.sh"
 
 : "${CHECK_CPU_BUDGET:?run through make check, which sets CHECK_CPU_BUDGET}"
 
 # every test script runs under make check or make check-slow
-listed=$(sed -n '/^\(CLI\|SLOW\)_TESTS *=/,/[^\\]$/p' "$TOP_SRCDIR/Makefile.am" | tr -d '\\' |
+listed=$(sed -n '/^\(CLI_LONG\|CLI_REST\|SLOW_TESTS\) *=/,/[^\\]$/p' "$TOP_SRCDIR/Makefile.am" | tr -d '\\' |
 	sed 's/^[A-Z_]* *=//' | tr ' \t' '\n\n' | grep .)
-[ -n "$listed" ] || fail "no CLI_TESTS or SLOW_TESTS in Makefile.am"
+[ -n "$listed" ] || fail "no CLI_LONG, CLI_REST or SLOW_TESTS in Makefile.am"
 for t in $(cd "$TOP_SRCDIR" && ls tests/cli/t[0-9]*.sh tests/slow/t[0-9]*.sh); do
-	printf '%s\n' "$listed" | grep -qx "$t" || fail "$t is in neither CLI_TESTS nor SLOW_TESTS (Makefile.am): nothing runs it"
+	printf '%s\n' "$listed" | grep -qx "$t" || fail "$t is in none of CLI_LONG, CLI_REST and SLOW_TESTS (Makefile.am): nothing runs it"
 done
 ok "every test script is run by make check or make check-slow"
 

@@ -14,11 +14,13 @@ awk -v dir="$T/blocks" -f build-aux/doc-blocks.awk $docs >"$T/index" ||
 [ "$(wc -l <"$T/index")" -ge 8 ] || fail "only $(wc -l <"$T/index") blocks found"
 ok "$(wc -l <"$T/index") shell blocks in $(echo $docs | wc -w) documents"
 
-# The installed pages are the tested ones: dist_doc_DATA is README.md and DOC_PAGES, and TESTS runs both
-# (README.md first: the tour is the longest).
-listed="README.md $(sed -n '/^DOC_PAGES *=/,/[^\\]$/p' Makefile.am | tr -d '\\' | sed 's/^DOC_PAGES *=//')"
+# The installed pages are the tested ones: dist_doc_DATA is README.md and DOC_PAGES (DOC_LONG, the
+# pages that take longest, and DOC_REST), and TESTS runs them all (the long ones first).
+listed="README.md $(sed -n '/^DOC_\(LONG\|REST\) *=/,/[^\\]$/p' Makefile.am | tr -d '\\' | sed 's/^DOC_[A-Z]* *=//')"
+grep -q '^DOC_PAGES *= *$(DOC_LONG) $(DOC_REST)$' Makefile.am || fail "Makefile.am: DOC_PAGES is not \$(DOC_LONG) \$(DOC_REST)"
 grep -q '^dist_doc_DATA *= *README.md $(DOC_PAGES)$' Makefile.am || fail "Makefile.am: dist_doc_DATA is not README.md \$(DOC_PAGES)"
-grep -q '^TESTS *= *README.md .*$(DOC_PAGES)' Makefile.am || fail "Makefile.am: TESTS does not run README.md and \$(DOC_PAGES)"
+grep '^TESTS *=' Makefile.am | grep -v '$(DOC_LONG) .*README.md .*$(DOC_REST)' &&
+	fail "Makefile.am: a TESTS does not run \$(DOC_LONG), README.md and \$(DOC_REST)"
 for d in $docs; do
 	printf '%s\n' $listed | grep -qx "$d" || fail "$d is neither installed nor run: add it to DOC_PAGES in Makefile.am"
 done
