@@ -4,6 +4,7 @@
 
 #include "base/lines.h"
 #include "base/list.h"
+#include "base/walk.h"
 
 #define READ_SIZE ((size_t)64 << 10) /* what a read asks for at least, once the buffer must grow */
 
@@ -97,6 +98,28 @@ void lr_lines_close(struct lr_lines *l)
 	memset(l, 0, sizeof *l);
 }
 
+/* The rest of lr_read_text, once l is open. */
+static int read_all(struct lr_lines *l, char **text, size_t *len)
+{
+	int rc = 0;
+
+	while (!rc && !l->eof && l->end <= l->max)
+		rc = fill(l);
+	if (!rc && l->end > l->max) {
+		lr_error_set(LR_EINVAL, "cannot read %s '%s': it is larger than %zu MiB", l->what, l->path,
+			     l->max >> 20);
+		rc = LR_EINVAL;
+	}
+	if (!rc) {
+		l->buf[l->end] = '\0'; /* fill() leaves a byte past 'end' */
+		*text = l->buf;
+		*len = l->end;
+		l->buf = NULL;
+	}
+	lr_lines_close(l);
+	return rc;
+}
+
 int lr_read_text(const char *what, const char *path, size_t max, char **text, size_t *len)
 {
 	struct lr_lines l;
@@ -106,18 +129,25 @@ int lr_read_text(const char *what, const char *path, size_t max, char **text, si
 	*len = 0;
 	if ((rc = lr_lines_open(&l, what, path, max)))
 		return rc;
-	while (!rc && !l.eof && l.end <= max)
-		rc = fill(&l);
-	if (!rc && l.end > max) {
-		lr_error_set(LR_EINVAL, "cannot read %s '%s': it is larger than %zu MiB", what, path, max >> 20);
-		rc = LR_EINVAL;
+	return read_all(&l, text, len);
+}
+
+int lr_read_regular_text(const char *what, const char *path, size_t max, char **text, size_t *len)
+{
+	struct lr_lines l;
+	int fd, rc;
+
+	*text = NULL;
+	*len = 0;
+	memset(&l, 0, sizeof l);
+	l.what = what;
+	l.path = path;
+	l.max = max;
+	if ((rc = lr_open_regular(path, &fd)))
+		return rc;
+	if (!(l.f = fdopen(fd, "r"))) {
+		close(fd);
+		return lr_error_set(LR_ENOMEM, "cannot read %s '%s': %s", what, path, strerror(errno));
 	}
-	if (!rc) {
-		l.buf[l.end] = '\0'; /* fill() leaves a byte past 'end' */
-		*text = l.buf;
-		*len = l.end;
-		l.buf = NULL;
-	}
-	lr_lines_close(&l);
-	return rc;
+	return read_all(&l, text, len);
 }

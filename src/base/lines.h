@@ -45,4 +45,7 @@ void lr_lines_close(struct lr_lines *l);
  */
 LR_MUST_CHECK int lr_read_text(const char *what, const char *path, size_t max, char **text, size_t *len);
 
+/* The same for a regular file only, no link followed (lr_open_regular): what a crate's reader opens. */
+LR_MUST_CHECK int lr_read_regular_text(const char *what, const char *path, size_t max, char **text, size_t *len);
+
 #endif

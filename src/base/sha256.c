@@ -68,14 +68,16 @@ static int hash_chunk(void *arg, const void *data, size_t len)
 	return 0;
 }
 
-int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
+/* A file's digest, read by 'read' (lr_read_chunks or lr_read_regular_chunks). */
+static int hash_file(int (*read)(const char *, lr_chunk_fn, void *), const char *path, char hex[LR_SHA256_HEX],
+		     int64_t *size)
 {
 	struct file_hash f = { .total = 0 };
 	int rc;
 
 	if ((rc = lr_sha256_init(&f.h)))
 		return rc;
-	if ((rc = lr_read_chunks(path, hash_chunk, &f))) {
+	if ((rc = read(path, hash_chunk, &f))) {
 		lr_sha256_release(&f.h);
 		return rc;
 	}
@@ -83,6 +85,16 @@ int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
 	if (size)
 		*size = f.total;
 	return 0;
+}
+
+int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
+{
+	return hash_file(lr_read_chunks, path, hex, size);
+}
+
+int lr_sha256_regular(const char *path, char hex[LR_SHA256_HEX], int64_t *size)
+{
+	return hash_file(lr_read_regular_chunks, path, hex, size);
 }
 
 int lr_sha256_raw(const void *data, size_t len, unsigned char out[LR_SHA256_LEN])

@@ -40,4 +40,7 @@ LR_MUST_CHECK int lr_sha256_raw(const void *data, size_t len, unsigned char out[
  */
 LR_MUST_CHECK int lr_sha256_file(const char *path, char hex[LR_SHA256_HEX], int64_t *size);
 
+/* The same for a regular file only, no link followed (lr_open_regular): LR_EREFUSED for anything else. */
+LR_MUST_CHECK int lr_sha256_regular(const char *path, char hex[LR_SHA256_HEX], int64_t *size);
+
 #endif

@@ -119,14 +119,13 @@ int lr_mkdir_parents(const char *path, unsigned mode)
 	return rc;
 }
 
-int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
+/* The chunks of the open file 'fd' (closed here), for the two readers below. */
+static int read_fd(int fd, const char *path, lr_chunk_fn fn, void *arg)
 {
 	static _Thread_local unsigned char buf[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	ssize_t n;
+	int rc = 0;
 
-	if (fd < 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
 	while (!rc && (n = read(fd, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -137,6 +136,52 @@ int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
 	}
 	close(fd);
 	return rc;
+}
+
+int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	return read_fd(fd, path, fn, arg);
+}
+
+int lr_open_regular(const char *path, int *fd)
+{
+	struct stat before, after;
+	int f;
+
+	*fd = -1;
+	if (lstat(path, &before) != 0)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if (!S_ISREG(before.st_mode))
+		goto refused;
+	/* no link followed, no wait for a writer (a FIFO put there since), and the very file looked at */
+	f = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (f < 0 && errno != ELOOP)
+		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if (f >= 0 && fstat(f, &after) == 0 && S_ISREG(after.st_mode) && after.st_ino == before.st_ino &&
+	    after.st_dev == before.st_dev) {
+		*fd = f;
+		return 0;
+	}
+	if (f >= 0)
+		close(f);
+refused:
+	lr_error_set(LR_EREFUSED, "refusing to read '%s': it is not a regular file (a link, directory, FIFO or device)",
+		     path);
+	lr_error_hint("only regular files are read here, and no link is followed");
+	return LR_EREFUSED;
+}
+
+int lr_read_regular_chunks(const char *path, lr_chunk_fn fn, void *arg)
+{
+	int fd, rc;
+
+	if ((rc = lr_open_regular(path, &fd)))
+		return rc;
+	return read_fd(fd, path, fn, arg);
 }
 
 int lr_temp_dir(char *buf, size_t size, const char *name)

@@ -45,6 +45,18 @@ typedef int (*lr_chunk_fn)(void *arg, const void *data, size_t len);
 LR_MUST_CHECK int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg);
 
 /*
+ * Open 'path' for reading only if it is a regular file (lstat, then opened
+ * with O_NOFOLLOW | O_NONBLOCK and the same file checked with fstat): no link
+ * is followed, no FIFO or device is opened. *fd is the caller's to close;
+ * LR_EREFUSED naming the path when it is anything else, LR_EIO when it
+ * cannot be read.
+ */
+LR_MUST_CHECK int lr_open_regular(const char *path, int *fd);
+
+/* lr_read_chunks of a file opened with lr_open_regular. */
+LR_MUST_CHECK int lr_read_regular_chunks(const char *path, lr_chunk_fn fn, void *arg);
+
+/*
  * mkdir -p of the directory that holds 'path' (not of 'path' itself): each
  * missing directory made with 'mode'. 0, or LR_EIO naming the one that could
  * not be made (LR_ENOMEM).

@@ -28,6 +28,7 @@
 #include "base/table.h"
 #include "base/treehash.h"
 #include "base/trust.h"
+#include "base/walk.h"
 
 /*
  * The tree hash against the definition written out here apart (every leaf's
@@ -630,6 +631,42 @@ static void enum_names_read_both_ways(void **state)
 	assert_non_null(strstr(lr_error_msg(), "knows running, passed, failed, cancelled and abandoned"));
 }
 
+/* A crate's reader opens regular files only: a link, a FIFO or a directory is refused, never opened. */
+static void only_regular_files_are_opened(void **state)
+{
+	char dir[] = "/tmp/labrun-regular-XXXXXX", file[64], link[64], fifo[64], a[LR_SHA256_HEX], b[LR_SHA256_HEX];
+	int fd = -1;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/file", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_non_null(f = fopen(file, "w"));
+	fputs("evidence\n", f);
+	fclose(f);
+	assert_int_equal(symlink("file", link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(lr_open_regular(file, &fd), 0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(lr_sha256_regular(file, a, NULL), 0);
+	assert_int_equal(lr_sha256_file(file, b, NULL), 0);
+	assert_string_equal(a, b);
+	assert_int_equal(lr_open_regular(link, &fd), LR_EREFUSED);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(lr_error_msg(), link));
+	assert_int_equal(lr_sha256_regular(link, a, NULL), LR_EREFUSED);
+	assert_int_equal(lr_open_regular(fifo, &fd), LR_EREFUSED); /* no wait for a writer */
+	assert_int_equal(lr_open_regular(dir, &fd), LR_EREFUSED);
+	lr_error_clear();
+	unlink(fifo);
+	unlink(link);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +688,7 @@ int main(void)
 		cmocka_unit_test(a_buffer_remembers_a_failure),
 		cmocka_unit_test(arrays_grow_through_one_macro),
 		cmocka_unit_test(enum_names_read_both_ways),
+		cmocka_unit_test(only_regular_files_are_opened),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
