@@ -9,6 +9,7 @@
 #include "cmd/progress.h"
 #include "evidence/archive.h"
 #include "evidence/verify.h"
+#include "report/text.h"
 
 static const char usage[] = "usage: labrun verify [--trust FILE]... [--key FILE] [--allow-unsigned] [--progress] PATH\n"
 			    "\n"
@@ -27,7 +28,33 @@ static void print_problem(void *arg, const char *file, const char *problem)
 {
 	(void)arg;
 	cmd_progress_clear();
-	printf("PROBLEM %s%s%s\n", file, *file ? ": " : "", problem);
+	/* names come from the crate: escaped, so none can end the line or forge another */
+	fputs("PROBLEM ", stdout);
+	lr_term_name(stdout, file);
+	fputs(*file ? ": " : "", stdout);
+	lr_term_name(stdout, problem);
+	putchar('\n');
+}
+
+/* An error of verify as cmd_fail says it, but escaped: it may name a file of the crate. */
+static int fail(int rc)
+{
+	char *msg = NULL, *hint = NULL;
+	size_t len;
+	FILE *m = open_memstream(&msg, &len);
+
+	if (m) {
+		lr_term_name(m, lr_error_msg());
+		fclose(m);
+	}
+	if (msg && (hint = strdup(lr_error_hint_msg() ?: ""))) {
+		lr_error_set(rc, "%s", msg);
+		if (*hint)
+			lr_error_hint("%s", hint);
+	}
+	free(hint);
+	free(msg);
+	return cmd_fail(rc);
 }
 
 /* An archive: its sums checked, then extracted into a new directory under $TMPDIR (*tmp, to remove). */
@@ -112,6 +139,6 @@ out:
 	lr_trust_release(&trust);
 	lr_strlist_release(&trust_files);
 	if (rc)
-		return cmd_fail(rc);
+		return fail(rc);
 	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;
 }

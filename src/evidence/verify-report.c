@@ -485,7 +485,7 @@ static char *crate_text(const char *dir, const char *rel)
 	size_t len;
 
 	lr_buf_addf(&path, "%s/%s", dir, rel);
-	if (path.failed || access(path.buf, F_OK) || lr_read_text(rel, path.buf, REPORT_MAX, &text, &len))
+	if (path.failed || access(path.buf, F_OK) || lr_read_regular_text(rel, path.buf, REPORT_MAX, &text, &len))
 		text = NULL;
 	lr_buf_release(&path);
 	return text;

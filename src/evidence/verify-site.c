@@ -129,7 +129,7 @@ static char *page(const char *dir, const char *rel)
 	size_t len;
 
 	lr_buf_addf(&path, "%s/%s", dir, rel);
-	if (path.failed || lr_read_text(rel, path.buf, PAGE_MAX, &text, &len)) {
+	if (path.failed || lr_read_regular_text(rel, path.buf, PAGE_MAX, &text, &len)) {
 		lr_error_clear();
 		text = NULL;
 	}
@@ -149,7 +149,7 @@ static void crate_log(struct vsite *s, const char *full, const char *rel)
 	lr_buf_addf(&built, "%s/%s", s->built, rel);
 	if (built.failed || lr_sha256_file(built.buf, b, NULL))
 		say(s, rel, "is not a log its rows give");
-	else if (lr_sha256_file(full, a, NULL))
+	else if (lr_sha256_regular(full, a, NULL))
 		say(s, rel, "cannot be read");
 	else if (strcmp(a, b))
 		say(s, rel, "differs from the log its rows give (sha256 %.12s, theirs %.12s)", a, b);
@@ -182,6 +182,20 @@ static int crate_page(void *arg, const char *full, const char *rel)
 	return 0;
 }
 
+/* The crate's site as lr_walk finds it, no link followed: its regular files only (the rest lr_crate_verify named). */
+static int crate_entry(void *arg, const char *full, const char *rel, enum lr_walk_type type)
+{
+	struct vsite *s = arg;
+	char signed_name[PATH_MAX];
+
+	if (type != LR_WALK_FILE)
+		return 0;
+	snprintf(signed_name, sizeof signed_name, "site/%s", rel);
+	if (lr_strlist_contains(&s->v->added, signed_name)) /* named as added, and never read */
+		return lr_strlist_add(&s->seen, rel);
+	return crate_page(arg, full, rel);
+}
+
 /* A page built again that the crate's site lacks. */
 static int built_page(void *arg, const char *full, const char *rel)
 {
@@ -209,7 +223,7 @@ int lr_verify_site(const char *dir, const struct lr_verified *v, lr_verify_fn fn
 		lr_buf_release(&crate);
 		return rc;
 	}
-	if (stat(crate.buf, &sb) || !S_ISDIR(sb.st_mode)) {
+	if (lstat(crate.buf, &sb) || !S_ISDIR(sb.st_mode)) {
 		(*problems)++;
 		fn(arg, "site", "is missing, though the crate's statement says it holds one");
 		lr_buf_release(&crate);
@@ -230,7 +244,7 @@ int lr_verify_site(const char *dir, const struct lr_verified *v, lr_verify_fn fn
 		goto out;
 	s.crate = crate.buf;
 	s.built = built.buf;
-	if (!(rc = lr_walk_files(crate.buf, crate_page, &s)))
+	if (!(rc = lr_walk(crate.buf, crate_entry, &s)))
 		rc = lr_walk_files(built.buf, built_page, &s);
 out:
 	if (tmp[0])

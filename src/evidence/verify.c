@@ -33,9 +33,10 @@ struct vctx {
 	lr_verify_fn fn;
 	void *arg;
 	int *problems;
-	struct lr_kvlist files;      /* every file found: relative name -> sha256 */
-	struct lr_progress *hashing; /* of the files found */
-	const char **pubs;           /* public keys ledger.json carries: used only when their fingerprint is trusted */
+	struct lr_kvlist files;      /* every regular file found: relative name -> sha256 ("" until file_sha) */
+	struct lr_progress *hashing; /* of the files signed */
+	int64_t hashed;
+	const char **pubs; /* public keys ledger.json carries: used only when their fingerprint is trusted */
 	size_t npubs;
 	json_t *ledger; /* ledger.json */
 	struct vrun *runs;
@@ -55,28 +56,53 @@ static void problem(struct vctx *c, const char *file, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int found_file(void *arg, const char *full, const char *rel)
+/*
+ * An entry of the crate, as lr_walk finds it (no link followed): a regular
+ * file is listed, not read (file_sha reads those a statement signs); a link
+ * could lead out of the crate and a FIFO or device hang or never end, so
+ * each is a problem, and nothing is opened through it.
+ */
+static int found_entry(void *arg, const char *full, const char *rel, enum lr_walk_type type)
 {
 	struct vctx *c = arg;
-	char hex[LR_SHA256_HEX];
-	struct stat sb;
-	int rc;
 
-	if (lstat(full, &sb) == 0 && S_ISLNK(sb.st_mode)) {
-		problem(c, rel, "is a symbolic link: a crate holds files only");
-		return 0;
-	}
-	if ((rc = lr_sha256_file(full, hex, NULL)))
-		return rc;
-	lr_progress_update(c->hashing, (int64_t)c->files.n + 1);
-	return lr_kvlist_add(&c->files, rel, hex, NULL);
+	(void)full;
+	if (type == LR_WALK_LINK)
+		problem(c, rel, "is a symbolic link: a crate holds files only, and verify follows no link out of it");
+	else if (type == LR_WALK_SPECIAL)
+		problem(c, rel, "is a FIFO, socket or device: a crate holds regular files only, and verify opens none");
+	else if (type == LR_WALK_FILE)
+		return lr_kvlist_add(&c->files, rel, "", NULL);
+	return 0;
 }
 
-static const char *file_sha(const struct vctx *c, const char *rel)
+/* The sha256 of crate file 'rel', hashed the first time it is asked for; NULL when the crate has no such file. */
+static const char *file_sha(struct vctx *c, const char *rel)
 {
-	const struct lr_kv *kv = lr_kvlist_find(&c->files, rel);
+	struct lr_kv *kv = lr_kvlist_find(&c->files, rel);
+	char full[PATH_MAX * 2], hex[LR_SHA256_HEX];
+	char *sum;
 
-	return kv ? kv->value : NULL;
+	if (!kv || kv->value[0])
+		return kv ? kv->value : NULL;
+	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
+	if (lr_sha256_regular(full, hex, NULL)) { /* replaced since the walk: named once, never equal */
+		problem(c, rel, "cannot be read: %s", lr_error_msg());
+		lr_error_clear();
+		snprintf(hex, sizeof hex, "unreadable");
+	}
+	if (!(sum = strdup(hex)))
+		return NULL;
+	free(kv->value);
+	kv->value = sum;
+	lr_progress_update(c->hashing, ++c->hashed);
+	return kv->value;
+}
+
+/* Whether the crate holds the file 'rel' (listed, not read). */
+static int has_file(const struct vctx *c, const char *rel)
+{
+	return lr_kvlist_find(&c->files, rel) != NULL;
 }
 
 /* The JSON of crate file 'rel', or NULL (a problem) when it is missing or not JSON. */
@@ -85,14 +111,21 @@ static json_t *read_json(struct vctx *c, const char *rel)
 	char full[PATH_MAX * 2];
 	json_error_t err;
 	json_t *j;
+	int fd;
 
-	if (!file_sha(c, rel)) {
+	if (!has_file(c, rel)) {
 		problem(c, rel, "is missing");
 		return NULL;
 	}
 	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
-	if (!(j = json_load_file(full, 0, &err)))
+	if (lr_open_regular(full, &fd)) {
+		problem(c, rel, "cannot be read: %s", lr_error_msg());
+		lr_error_clear();
+		return NULL;
+	}
+	if (!(j = json_loadfd(fd, 0, &err)))
 		problem(c, rel, "is not JSON: %s (line %d)", err.text, err.line);
+	close(fd);
 	return j;
 }
 
@@ -147,6 +180,8 @@ static void check_subjects(struct vctx *c, const char *rel, json_t *stmt)
 
 		if (!have)
 			problem(c, name, "is signed in %s but not in the crate: removed", rel);
+		else if (!strcmp(have, "unreadable"))
+			continue;
 		else if (strcmp(have, want))
 			problem(c, name, "has sha256 %.16s..., %s signed %.16s...: changed after it was signed", have,
 				rel, want);
@@ -178,9 +213,12 @@ static json_t *check_crate_statement(struct vctx *c)
 		return NULL;
 	check_subjects(c, LR_CRATE_STATEMENT, stmt);
 	for (i = 0; i < c->files.n; i++)
-		if (strcmp(c->files.v[i].key, LR_CRATE_STATEMENT) && !is_subject(stmt, c->files.v[i].key))
+		if (strcmp(c->files.v[i].key, LR_CRATE_STATEMENT) && !is_subject(stmt, c->files.v[i].key)) {
 			problem(c, c->files.v[i].key, "is not among the files %s signs: added after it was signed",
 				LR_CRATE_STATEMENT);
+			if (lr_strlist_add(&c->v->added, c->files.v[i].key))
+				lr_error_clear(); /* out of memory: the site's check reads it, bounded, as before */
+		}
 	return stmt;
 }
 
@@ -313,7 +351,7 @@ static void keep_head(struct vctx *c, json_t *pred)
 	snprintf(c->v->head.digest, sizeof c->v->head.digest, "%s",
 		 json_string_value(json_object_get(pred, "digest")) ?: "");
 	snprintf(path, sizeof path, "%s/%s", c->dir, LR_HEAD_FILE);
-	if (lr_read_text(LR_HEAD_FILE, path, 1u << 26, &c->v->head_statement, &len))
+	if (lr_read_regular_text(LR_HEAD_FILE, path, 1u << 26, &c->v->head_statement, &len))
 		lr_error_clear(); /* read as JSON above, so there; a report without it is named then */
 }
 
@@ -362,7 +400,7 @@ static int check_bundle(struct vctx *c, struct vrun *r)
 	size_t cap = 0;
 	json_t *e;
 	FILE *f;
-	int rc;
+	int fd, rc;
 
 	snprintf(rel, sizeof rel, "%s/bundle.json", r->dir);
 	if (!seal) /* still running when the crate was written: no rows to give a seal */
@@ -374,8 +412,14 @@ static int check_bundle(struct vctx *c, struct vrun *r)
 	if (bsha && strcmp(sha, bsha))
 		problem(c, rel, "is not the bundle %s/run.intoto.json names", r->dir);
 	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
-	if (!(f = fopen(full, "re")))
+	if (!strcmp(sha, "unreadable")) /* named by file_sha */
+		return 0;
+	if ((rc = lr_open_regular(full, &fd)))
+		return rc;
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
 		return lr_error_set(LR_EIO, "cannot read '%s': %s", full, strerror(errno));
+	}
 	rc = getdelim(&text, &cap, 0, f) < 0 ? lr_error_set(LR_EIO, "cannot read '%s'", full) : 0;
 	fclose(f);
 	if (!rc && lr_bundle_parse(&r->b, text, sha)) {
@@ -402,16 +446,22 @@ static int by_run_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int put_object(void *arg, const char *full, const char *rel)
+/* The files a statement signs (hashed, so regular when looked at) into the throwaway store's objects; no other. */
+static int put_objects(struct vctx *c)
 {
-	struct vctx *c = arg;
-	char hex[LR_SHA256_HEX];
-	struct stat sb;
+	char full[PATH_MAX * 2], hex[LR_SHA256_HEX];
+	size_t i;
+	int rc = 0;
 
-	(void)rel;
-	if (lstat(full, &sb) || !S_ISREG(sb.st_mode))
-		return 0;
-	return lr_obj_put_file(c->v->tmp, full, hex, NULL, NULL, NULL);
+	for (i = 0; !rc && i < c->files.n; i++) {
+		const char *sum = c->files.v[i].value;
+
+		if (!sum[0] || !strcmp(sum, "unreadable"))
+			continue;
+		snprintf(full, sizeof full, "%s/%s", c->dir, c->files.v[i].key);
+		rc = lr_obj_put_file(c->v->tmp, full, hex, NULL, NULL, NULL);
+	}
+	return rc;
 }
 
 /* A run loaded from its bundle as 'id': its rows give the design its design entry registered before its blocks. */
@@ -443,7 +493,7 @@ static int load_runs(struct vctx *c)
 		return rc;
 	if (!(c->v->tmp = strdup(tmpl)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = lr_walk_files(c->dir, put_object, c)))
+	if ((rc = lr_store_open(&c->v->st, c->v->tmp, LR_STORE_CREATE)) || (rc = put_objects(c)))
 		return rc;
 	if (!(c->v->ids = calloc(c->nruns + 1, sizeof *c->v->ids)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
@@ -497,11 +547,11 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 		lr_error_hint("'labrun manifest' and 'labrun archive' write crates that carry one");
 		return LR_ENOTFOUND;
 	}
-	c.hashing = lr_progress_start("hashed", "files", -1);
-	rc = lr_walk_files(dir, found_file, &c);
-	lr_progress_stop(&c.hashing);
-	if (rc || (rc = ledger_keys(&c)))
+	snprintf(marker, sizeof marker, "%s/",
+		 dir); /* the crate itself may be reached through a link its reviewer gave */
+	if ((rc = lr_walk(marker, found_entry, &c)) || (rc = ledger_keys(&c)))
 		goto out;
+	c.hashing = lr_progress_start("hashed", "files", -1);
 	crate = check_crate_statement(&c);
 	keep_site(&c, json_object_get(json_object_get(crate, "predicate"), "site"));
 	keep_report(&c, json_object_get(json_object_get(crate, "predicate"), "report"));
@@ -513,6 +563,7 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 	if (!rc)
 		rc = load_runs(&c);
 out:
+	lr_progress_stop(&c.hashing);
 	for (i = 0; i < c.nruns; i++) {
 		json_decref(c.runs[i].pred);
 		lr_bundle_release(&c.runs[i].b);
@@ -534,5 +585,6 @@ void lr_verified_release(struct lr_verified *v)
 	free(v->ids);
 	free(v->head_statement);
 	json_decref(v->ledger);
+	lr_strlist_release(&v->added);
 	memset(v, 0, sizeof *v);
 }

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/list.h"
 #include "base/sha256.h"
 #include "store/ledger.h"
 #include "store/store.h"
@@ -45,6 +46,7 @@ struct lr_verified {
 	int entries;                     /* ledger entries recomputed */
 	char signer[LR_SHA256_HEX];      /* the trusted key that signed the crate ("" when none) */
 	char principal[128];
+	struct lr_strlist added; /* files no statement signs: named, never read (lr_verify_site skips them) */
 };
 
 /*

@@ -15,6 +15,24 @@ static int is_control(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+void lr_term_name(FILE *f, const char *s)
+{
+	static const char c_esc[] = "\a\b\t\n\v\f\r", c_name[] = "abtnvfr";
+
+	for (; s && *s; s++) {
+		const char *e = strchr(c_esc, *s);
+
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (e)
+			fprintf(f, "\\%c", c_name[e - c_esc]);
+		else if (is_control((unsigned char)*s))
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
 void lr_term_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {

@@ -45,6 +45,13 @@ void lr_md_text(FILE *f, const char *s, int cell);
 /* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */
 void lr_term_text(FILE *f, const char *s);
 
+/*
+ * s naming a path for a terminal, so that a name cannot forge a line: '\\'
+ * doubled, control characters C-style (\n, \t, \r...) or \xHH; the rest as
+ * is. What labrun verify prints goes through it.
+ */
+void lr_term_name(FILE *f, const char *s);
+
 /* s with &, <, > and " escaped for HTML text and attribute values. */
 void lr_html_text(FILE *f, const char *s);
 
