@@ -45,6 +45,7 @@ struct lr_verified {
 	int entries;                     /* ledger entries recomputed */
 	char signer[LR_SHA256_HEX];      /* the trusted key that signed the crate ("" when none) */
 	char principal[128];
+	char refused[512]; /* when no trusted key signed the crate, why (lr_dsse_opened's) */
 };
 
 /*
