@@ -124,7 +124,8 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 		     (rc = lr_verify_site(dir, &v, print_problem, NULL, &problems))))
 		goto out;
 	if (!v.signer[0])
-		printf("labrun: warning: no key you trust signed this crate%s\n",
+		printf("labrun: warning: no key you trust signed this crate%s%s%s%s\n", v.refused[0] ? " (" : "",
+		       v.refused, v.refused[0] ? ")" : "",
 		       allow ? " (--allow-unsigned): its files agree with each other, nothing more" : "");
 	printf("verify: %d file(s) against their signed digests, %d run(s), %d ledger entr%s; signed by %s%s%s%s; %d "
 	       "problem(s)\n",

@@ -50,17 +50,21 @@ int lr_head_load(const char *path, json_t **env)
 		free(text);
 		return rc ? rc : lr_error_set(LR_EINVAL, "signed head '%s' is empty", path);
 	}
-	if ((doc = json_loads(text, 0, &jerr))) {
+	if (!(doc = json_loads(text, JSON_REJECT_DUPLICATES, &jerr)) &&
+	    json_error_code(&jerr) == json_error_duplicate_key)
+		rc = lr_error_set(LR_EINVAL, "signed head '%s' names a key twice in one object: %s (line %d)", path,
+				  jerr.text, jerr.line);
+	else if (doc) {
 		json_t *st = json_object_get(json_object_get(doc, "ledger_head"), "statement");
 
 		*env = json_object_get(doc, "payloadType") ? json_incref(doc) : json_incref(st);
 	} else if ((block = strstr(text, "The signed ledger head")) && (block = strstr(block, "```json\n")) &&
 		   (end = strstr(block + 8, "\n```"))) {
 		*end = 0;
-		*env = json_loads(block + 8, 0, NULL);
+		*env = json_loads(block + 8, JSON_REJECT_DUPLICATES, NULL);
 	}
 	json_decref(doc);
-	if (!*env)
+	if (!*env && !rc)
 		no_head(path, text);
 	free(text);
 	return *env ? 0 : LR_EINVAL;

@@ -123,7 +123,7 @@ static json_t *read_json(struct vctx *c, const char *rel)
 		lr_error_clear();
 		return NULL;
 	}
-	if (!(j = json_loadfd(fd, 0, &err)))
+	if (!(j = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err))) /* a key twice: readers could differ */
 		problem(c, rel, "is not JSON: %s (line %d)", err.text, err.line);
 	close(fd);
 	return j;
@@ -150,6 +150,8 @@ static json_t *open_statement(struct vctx *c, const char *rel, const char *ptype
 	}
 	if (rc && !c->allow)
 		problem(c, rel, "is not signed by a key you trust: %s", lr_error_msg());
+	if (signer == c->v->signer) /* the crate's own: --allow-unsigned names the key that did sign */
+		snprintf(c->v->refused, sizeof c->v->refused, "%s", o.refused);
 	snprintf(signer, LR_SHA256_HEX, "%s", o.signer);
 	if (principal)
 		snprintf(principal, plen, "%s", o.principal);

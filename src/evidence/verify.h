@@ -47,6 +47,7 @@ struct lr_verified {
 	char signer[LR_SHA256_HEX];      /* the trusted key that signed the crate ("" when none) */
 	char principal[128];
 	struct lr_strlist added; /* files no statement signs: named, never read (lr_verify_site skips them) */
+	char refused[512];       /* when no trusted key signed the crate, why (lr_dsse_opened's) */
 };
 
 /*

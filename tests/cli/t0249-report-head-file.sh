@@ -3,7 +3,8 @@
 # in the issue comment: 'report -o FILE' writes FILE.head.json, 'audit --head FILE.head.json' holds
 # the store to it (and names the run changed since, the ledger re-chained by the published rules so
 # only the signed head can tell), a report on standard output carries none, and 'audit --head' of
-# the Markdown says which file to give. A crate's report.md is the same comment: a fresh crate
+# the Markdown says which file to give; a head file naming a key twice, in base64url, or edited is
+# refused, saying why. A crate's report.md is the same comment: a fresh crate
 # verifies, and report.md edited and re-signed with the lab's own key is refused, naming the block.
 # And a run's paths in the report, inside its repository, without the machine's part.
 . "$(dirname "$0")/lib.sh"
@@ -47,6 +48,18 @@ expect_exit 2 "audit --head of the Markdown" "$L" audit --head c.md
 contains "$T/err" "'c.md' holds no signed ledger head: labrun writes a report's signed head beside it, as a file" \
 	"says the Markdown holds none"
 contains "$T/err" "(here 'c.md.head.json')" "and which file to give"
+# the head file held to the rules of an envelope (docs/verify.md): each key once, standard base64
+python3 -c 'import sys; t = open("c.md.head.json").read(); open("dup.json", "w").write("{\"payload\": \"e30=\", " + t.lstrip()[1:])'
+expect_exit 2 "audit --head of a head naming its payload twice" "$L" audit --head dup.json
+contains "$T/err" "signed head 'dup.json' names a key twice in one object: duplicate object key" "says so"
+jq '.signatures[0].sig |= (gsub("\\+"; "-") | gsub("/"; "_") | rtrimstr("=") | rtrimstr("="))' c.md.head.json >url.json
+expect_exit 2 "audit --head of a head signed in base64url" "$L" audit --head url.json
+contains "$T/err" "the envelope's signature 1: invalid base64" "says so"
+keyid=$(jq -r '.signatures[0].keyid' c.md.head.json)
+jq '.payload = (.payload | @base64d | fromjson | .predicate.seq = 1 | tojson | @base64)' c.md.head.json >edited.json
+expect_exit 1 "audit --head of a head whose payload changed" "$L" audit --head edited.json
+contains "$T/out" "key id $keyid, which you trust" "names the key that signed something else"
+contains "$T/out" "changed after it was signed" "and what changed"
 cp -R "$T/store" "$T/pristine"
 
 # run 1's responses edited, its seal and the whole chain recomputed after it (docs/schema.md's rules,

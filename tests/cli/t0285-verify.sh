@@ -7,7 +7,8 @@
 # it updated, a report cell changed (and re-signed, so only the recomputation
 # can tell), a file added, a file removed, an envelope's payload edited, one
 # run's envelope swapped for another crate's, an archive repacked with its sums
-# updated, a crate signed only by a key it carries.
+# updated, a crate signed only by a key it carries; an envelope naming a key
+# twice, in base64url, or with more signatures than the cap (docs/verify.md).
 . "$(dirname "$0")/lib.sh"
 
 L=$LABRUN
@@ -68,9 +69,11 @@ contains "$T/out" "3 run(s)" "three runs"
 [ -z "$(ls -A "$rev/work")" ] && [ ! -e "$rev/home/.config/labrun/signed-stores" ] || fail "verify left something behind"
 ok "from a directory with no store, creating none"
 expect_exit 1 "the same crate, no key trusted" verify "$T/crate"
-contains "$T/out" "crate.intoto.json: is not signed by a key you trust" "the carried keys are not trusted"
+keyid=$(jq -r '.signatures[0].keyid' "$T/crate/crate.intoto.json")
+contains "$T/out" "crate.intoto.json: is not signed by a key you trust: it is signed by key id $keyid (fingerprint" \
+	"the carried keys are not trusted, the key id that signed named"
 expect_exit 0 "with --allow-unsigned" verify --allow-unsigned "$T/crate"
-contains "$T/out" "no key you trust signed this crate" "says so"
+contains "$T/out" "no key you trust signed this crate (it is signed by key id $keyid" "says so, naming the key"
 (cd "$rev/work" && HOME="$rev/home" "$L" key trust "$T/lab.pub.pem" lab >/dev/null 2>&1) || fail "key trust"
 expect_exit 0 "once the reviewer trusts the lab's key" verify "$T/crate"
 contains "$T/out" "signed by lab" "names the principal"
@@ -121,7 +124,28 @@ fails "a file removed" "run-3/stdout/stdout: is signed in crate.intoto.json but 
 tampered
 jq '.payload = (.payload | @base64d | fromjson | .predicate.status = "failed" | tojson | @base64)' \
 	"$T/crate/run-1/run.intoto.json" >"$T/bad/run-1/run.intoto.json"
-fails "an envelope's payload edited" "run-1/run.intoto.json: is not signed by a key you trust"
+fails "an envelope's payload edited" \
+	"run-1/run.intoto.json: is not signed by a key you trust: key id $keyid, which you trust (lab" \
+	"changed after it was signed"
+
+envelope() { # FILE PYTHON: the crate's envelope FILE rewritten by PYTHON (text t in, text t out)
+	tampered
+	python3 -c "import base64, json, sys; t = open(sys.argv[1]).read(); $2; open(sys.argv[2], 'w').write(t)" \
+		"$T/crate/$1" "$T/bad/$1" || fail "rewriting $1"
+}
+# each valid as jansson keeps the last of a key, and verified so before the envelope's rules
+envelope crate.intoto.json 't = "{\"payload\": \"e30=\", " + t.lstrip()[1:]'
+fails "an envelope naming its payload twice" "crate.intoto.json: is not JSON: duplicate object key"
+envelope run-1/run.intoto.json 't = t.replace("\"sig\"", "\"sig\": \"AAAA\", \"sig\"", 1)'
+fails "a signature naming its sig twice" "run-1/run.intoto.json: is not JSON: duplicate object key"
+envelope crate.intoto.json 'e = json.loads(t); e["payload"] = base64.urlsafe_b64encode(base64.b64decode(e["payload"])).decode().rstrip("="); t = json.dumps(e)'
+fails "a payload in base64url" "crate.intoto.json: the envelope's payload: invalid base64"
+envelope crate.intoto.json 'e = json.loads(t); s = e["signatures"][0]; s["sig"] = s["sig"].replace("+", "-").replace("/", "_").rstrip("="); t = json.dumps(e)'
+fails "a signature in base64url" "crate.intoto.json: the envelope's signature 1: invalid base64"
+envelope crate.intoto.json 'e = json.loads(t); e["signatures"] = [{"keyid": "00", "sig": "AAAA"}] * 15 + e["signatures"]; t = json.dumps(e)'
+expect_exit 0 "an envelope with 16 signatures, the good one last" verify "$T/bad"
+envelope crate.intoto.json 'e = json.loads(t); e["signatures"] = [{"keyid": "00", "sig": "AAAA"}] * 16 + e["signatures"]; t = json.dumps(e)'
+fails "an envelope with 17 signatures" "crate.intoto.json: the envelope has 17 signatures: labrun reads at most 16"
 
 # another crate of the same store (run 1 alone): its run-1 envelope put in place of our run-2s
 "$L" manifest --run 1 -o "$T/crate-b" --license CC-BY-4.0 >/dev/null 2>&1 || fail "second crate"

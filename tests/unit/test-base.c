@@ -207,29 +207,57 @@ static void dsse_pae_and_keyid(void **state)
 	assert_string_equal(keyid, "74c181c7ad8a0855d4b55e44d2ba87aabdddb196832571f15f92fece332e4916");
 }
 
-/* Base64 as DSSE writes it (standard, padded), read back in both alphabets. */
-static void base64_both_alphabets(void **state)
+/* Base64 as DSSE writes it (standard, padded), and only that read back: docs/verify.md says standard base64. */
+static void base64_standard_only(void **state)
 {
+	static const char *const refused[] = {
+		"-__-",   /* URL-safe */
+		"aGk",    /* padding left out */
+		"aGl=",   /* "hi" with a stray bit past its last byte */
+		"aG==",   /* the same, one byte */
+		"a*b=",   /* not base64 */
+		"aGk=\n", /* a line break */
+		"a=Gk",   /* padding in the middle */
+		"aGk==",  /* too much padding */
+	};
 	unsigned char *raw = NULL;
 	char *text = NULL;
-	size_t len;
+	size_t len, i;
 
 	(void)state;
 	assert_int_equal(lr_base64_encode("\xfb\xff\xfe", 3, &text), 0);
 	assert_string_equal(text, "+//+");
 	free(text);
-	assert_int_equal(lr_base64_decode("-__-", &raw, &len), 0); /* URL-safe */
+	assert_int_equal(lr_base64_decode("+//+", &raw, &len), 0);
 	assert_int_equal(len, 3);
 	assert_memory_equal(raw, "\xfb\xff\xfe", 3);
 	free(raw);
-	assert_int_equal(lr_base64_decode("aGk", &raw, &len), 0); /* padding left out */
+	assert_int_equal(lr_base64_encode("hi", 2, &text), 0);
+	assert_string_equal(text, "aGk=");
+	assert_int_equal(lr_base64_decode(text, &raw, &len), 0);
 	assert_int_equal(len, 2);
 	assert_memory_equal(raw, "hi", 2);
 	free(raw);
-	assert_int_equal(lr_base64_encode("hi", 2, &text), 0);
-	assert_string_equal(text, "aGk=");
 	free(text);
-	assert_int_equal(lr_base64_decode("a*b=", &raw, &len), LR_EINVAL);
+	assert_int_equal(lr_base64_decode("", &raw, &len), 0);
+	assert_int_equal(len, 0);
+	free(raw);
+	for (i = 0; i < sizeof refused / sizeof *refused; i++) {
+		assert_int_equal(lr_base64_decode(refused[i], &raw, &len), LR_EINVAL);
+		assert_null(raw);
+	}
+}
+
+/* A new key in a new directory 'dir' (a mkdtemp template), at 'path'. */
+static struct lr_signer *new_signer(char *dir, char *path, size_t n)
+{
+	struct lr_signer *s = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, n, "%s/key.pem", dir);
+	assert_int_equal(lr_key_generate(path), 0);
+	assert_int_equal(lr_signer_load(path, &s), 0);
+	return s;
 }
 
 /* An envelope opens with the key that signed it once that key is trusted, never otherwise. */
@@ -244,10 +272,7 @@ static void dsse_envelope_trust(void **state)
 	json_t *env = NULL;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof path, "%s/key.pem", dir);
-	assert_int_equal(lr_key_generate(path), 0);
-	assert_int_equal(lr_signer_load(path, &s), 0);
+	s = new_signer(dir, path, sizeof path);
 	pub = lr_signer_public(s);
 	assert_int_equal(lr_dsse_sign(s, "application/vnd.in-toto+json", "{\"a\":1}", 7, &env), 0);
 	/* trusted by its full key */
@@ -277,6 +302,76 @@ static void dsse_envelope_trust(void **state)
 	assert_string_equal(o.payload, "{\"a\":2}");
 	lr_dsse_opened_release(&o);
 	assert_int_equal(lr_key_fingerprint(pub, fpr), 0);
+	json_decref(env);
+	lr_signer_free(s);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* lr_dsse_open of env with 'pubs' carried: its return, and that its message holds 'want'. */
+static void opens_as(json_t *env, const struct lr_trust *t, const char *pub, int rc, const char *want)
+{
+	struct lr_dsse_opened o;
+
+	assert_int_equal(lr_dsse_open(env, t, pub ? &pub : NULL, pub ? 1 : 0, &o), rc);
+	if (want && !strstr(lr_error_msg(), want))
+		fail_msg("'%s' lacks '%s'", lr_error_msg(), want);
+	lr_dsse_opened_release(&o);
+}
+
+/*
+ * What an envelope must be (docs/verify.md): at most LR_DSSE_MAX_SIGS
+ * signatures, standard base64, a payload naming each key once; and why one
+ * is refused names the key id: a key not trusted, or a trusted key that
+ * signed another payload.
+ */
+static void dsse_envelope_refused(void **state)
+{
+	char dir[] = "/tmp/labrun-dsse-XXXXXX", path[64], keyid[LR_SHA256_HEX];
+	struct lr_signer *s = NULL;
+	struct lr_trust t = { 0 }, none = { 0 };
+	struct lr_trusted_key k = { "lab", "", "", NULL };
+	json_t *env = NULL, *sigs, *dup = NULL;
+	const char *pub;
+	int i;
+
+	(void)state;
+	s = new_signer(dir, path, sizeof path);
+	pub = lr_signer_public(s);
+	assert_int_equal(lr_dsse_keyid(pub, keyid), 0);
+	snprintf(k.public_key, sizeof k.public_key, "%s", pub);
+	snprintf(k.fingerprint, sizeof k.fingerprint, "%s", lr_signer_fingerprint(s));
+	t.keys = &k;
+	t.nkeys = 1;
+	assert_int_equal(lr_dsse_sign(s, LR_INTOTO_PAYLOAD_TYPE, "{\"a\":1}", 7, &env), 0);
+	sigs = json_object_get(env, "signatures");
+	/* two distinct refusals, each naming the key id */
+	opens_as(env, &none, pub, LR_EREFUSED, "which you do not trust");
+	opens_as(env, &none, NULL, LR_EREFUSED, keyid);
+	json_object_set_new(env, "payload", json_string("eyJhIjoyfQ=="));
+	opens_as(env, &t, NULL, LR_EREFUSED, "which you trust (lab");
+	opens_as(env, &t, NULL, LR_EREFUSED, keyid);
+	opens_as(env, &t, NULL, LR_EREFUSED, "changed after it was signed");
+	json_object_set_new(env, "payload", json_string("eyJhIjoxfQ=="));
+	/* up to the cap, the good signature last; one more is refused, naming the cap */
+	while (json_array_size(sigs) < LR_DSSE_MAX_SIGS)
+		json_array_insert_new(sigs, 0, json_pack("{s:s, s:s}", "keyid", "00", "sig", "AAAA"));
+	opens_as(env, &t, NULL, 0, NULL);
+	json_array_insert_new(sigs, 0, json_pack("{s:s, s:s}", "keyid", "00", "sig", "AAAA"));
+	opens_as(env, &t, NULL, LR_EINVAL, "at most 16");
+	for (i = 0; i < LR_DSSE_MAX_SIGS; i++)
+		json_array_remove(sigs, 0);
+	/* URL-safe base64, in the payload or in a signature */
+	json_object_set_new(env, "payload", json_string("eyJhIjoxfQ"));
+	opens_as(env, &t, NULL, LR_EINVAL, "payload");
+	json_object_set_new(env, "payload", json_string("eyJhIjoxfQ=="));
+	opens_as(env, &t, NULL, 0, NULL);
+	json_array_append_new(sigs, json_pack("{s:s, s:s}", "keyid", "00", "sig", "-__-"));
+	opens_as(env, &t, NULL, LR_EINVAL, "signature 2");
+	/* a payload naming a key twice, though signed */
+	assert_int_equal(lr_dsse_sign(s, LR_INTOTO_PAYLOAD_TYPE, "{\"a\":1,\"a\":2}", 13, &dup), 0);
+	opens_as(dup, &t, NULL, LR_EINVAL, "\"a\" twice");
+	json_decref(dup);
 	json_decref(env);
 	lr_signer_free(s);
 	unlink(path);
@@ -677,7 +772,8 @@ int main(void)
 		cmocka_unit_test(ed25519_rfc8032_vector),
 		cmocka_unit_test(signing_key_life),
 		cmocka_unit_test(dsse_pae_and_keyid),
-		cmocka_unit_test(base64_both_alphabets),
+		cmocka_unit_test(base64_standard_only),
+		cmocka_unit_test(dsse_envelope_refused),
 		cmocka_unit_test(dsse_envelope_trust),
 		cmocka_unit_test(trusted_keys_file),
 		cmocka_unit_test(a_table_keeps_typed_cells),
