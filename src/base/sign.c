@@ -45,6 +45,67 @@ static int from_hex(const char *s, unsigned char *p, size_t n)
 	return 0;
 }
 
+/* The y coordinates (little-endian, sign bit cleared) of Ed25519's 8 points of small order: 1, p-1, 0, two of order 8. */
+static const unsigned char small_order[5][32] = {
+	{ 1 },
+	{ 0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f },
+	{ 0 },
+	{ 0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+	  0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05 },
+	{ 0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f,
+	  0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a },
+};
+
+/* p = 2^255 - 19 and L = 2^252 + 27742317777372353535851937790883648493, little-endian. */
+static const unsigned char field_p[32] = { 0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f };
+static const unsigned char group_l[32] = { 0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+					   0xa2, 0xde, 0xf9, 0xde, 0x14, 0,    0,    0,    0,    0,    0,
+					   0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10 };
+
+/* Whether the little-endian number 'a' is below 'b' (32 bytes each). */
+static int below(const unsigned char *a, const unsigned char *b)
+{
+	int i;
+
+	for (i = 31; i >= 0; i--)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
+}
+
+/* Why the raw public key cannot be trusted, or NULL: its y is not below p, or it is a point of small order. */
+static const char *weak_key(const unsigned char pub[32])
+{
+	unsigned char y[32];
+	size_t i;
+
+	memcpy(y, pub, 32);
+	y[31] &= 0x7f;
+	if (!below(y, field_p))
+		return "its encoding is not canonical (y is not below 2^255-19)";
+	for (i = 0; i < sizeof small_order / sizeof small_order[0]; i++)
+		if (!memcmp(y, small_order[i], 32))
+			return "it is a point of small order, for which signatures can be forged without a private key";
+	return NULL;
+}
+
+int lr_key_check(const char *public_hex)
+{
+	unsigned char raw[32];
+	const char *why;
+
+	if (from_hex(public_hex, raw, sizeof raw))
+		return lr_error_set(LR_EINVAL, "'%s' is not an Ed25519 public key (64 hex digits)", public_hex);
+	if (!(why = weak_key(raw)))
+		return 0;
+	lr_error_set(LR_EREFUSED, "Ed25519 public key %s is refused: %s", public_hex, why);
+	lr_error_hint("no one's key is this: trust the key its owner exports ('labrun key export')");
+	return LR_EREFUSED;
+}
+
 int lr_key_path(char **path)
 {
 	const char *env = getenv("LABRUN_KEY"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -164,7 +225,7 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 		return LR_EINVAL;
 	}
 	to_hex(raw, sizeof raw, s->pub);
-	if ((rc = lr_key_fingerprint(s->pub, s->fpr))) {
+	if ((rc = lr_key_check(s->pub)) || (rc = lr_key_fingerprint(s->pub, s->fpr))) {
 		lr_signer_free(s);
 		return rc;
 	}
@@ -178,6 +239,7 @@ int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX])
 	size_t len = sizeof raw;
 	EVP_PKEY *key = NULL;
 	FILE *f;
+	int rc;
 
 	if (!(f = fopen(path, "re")))
 		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read '%s': %s", path,
@@ -193,7 +255,9 @@ int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX])
 	}
 	EVP_PKEY_free(key);
 	to_hex(raw, sizeof raw, pub);
-	return 0;
+	if ((rc = lr_key_check(pub)))
+		lr_error_wrap("'%s'", path);
+	return rc;
 }
 
 int lr_signer_public_pem(const struct lr_signer *s, char **pem)
@@ -250,7 +314,8 @@ int lr_verify_raw(const char *public_hex, const void *msg, size_t len, const uns
 	EVP_MD_CTX *ctx = NULL;
 	int ok;
 
-	ok = siglen == 64 && !from_hex(public_hex, pub, sizeof pub) &&
+	/* a small-order key or a non-canonical s (not below L) lets a signature be made without the private key */
+	ok = siglen == 64 && !from_hex(public_hex, pub, sizeof pub) && !weak_key(pub) && below(sig + 32, group_l) &&
 	     (key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, sizeof pub)) && (ctx = EVP_MD_CTX_new()) &&
 	     EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1 && EVP_DigestVerify(ctx, sig, siglen, msg, len) == 1;
 	EVP_MD_CTX_free(ctx);

@@ -34,7 +34,10 @@ void lr_signer_free(struct lr_signer *s);
 const char *lr_signer_public(const struct lr_signer *s);      /* hex */
 const char *lr_signer_fingerprint(const struct lr_signer *s); /* hex */
 
-/* Sign / verify 'len' raw bytes: a 64-byte signature. lr_verify_raw returns 0 when it holds, LR_EINVAL when not. */
+/*
+ * Sign / verify 'len' raw bytes: a 64-byte signature. lr_verify_raw returns 0 when it holds, LR_EINVAL when not
+ * (also for a key lr_key_check refuses, and for a signature whose s, its last 32 bytes, is not below the group order).
+ */
 LR_MUST_CHECK int lr_sign_raw(const struct lr_signer *s, const void *msg, size_t len, unsigned char sig[64]);
 LR_MUST_CHECK int lr_verify_raw(const char *public_hex, const void *msg, size_t len, const unsigned char *sig,
 				size_t siglen);
@@ -52,6 +55,14 @@ LR_MUST_CHECK int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX]);
 
 /* The signer's public key in PEM (SubjectPublicKeyInfo), malloc'd into *pem. */
 LR_MUST_CHECK int lr_signer_public_pem(const struct lr_signer *s, char **pem);
+
+/*
+ * Whether 'public_hex' is a public key to trust: 64 hex digits (else
+ * LR_EINVAL) of a canonical encoding (y below 2^255-19) of a point not of
+ * small order (else LR_EREFUSED): signatures by the 8 small-order points
+ * can be forged without a private key. Every verification checks it too.
+ */
+LR_MUST_CHECK int lr_key_check(const char *public_hex);
 
 /* The fingerprint of a public key given as hex; LR_EINVAL when it is not 64 hex digits. */
 LR_MUST_CHECK int lr_key_fingerprint(const char *public_hex, char fpr[LR_SHA256_HEX]);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <libgen.h>
 #include <sys/file.h>
 
 #include "base/error.h"
@@ -65,10 +66,19 @@ static const char *keep_origin(struct lr_trust *t, const char *path)
 	return v[t->norigins++];
 }
 
-/* One line of a trusted-keys file: PRINCIPAL TYPE KEY; 0 for a blank or comment line. */
+/* Refuse line 'lineno' of the trusted-keys file 'path', saying why. */
+static int bad_line(const char *path, long lineno, const char *why)
+{
+	lr_error_set(LR_EINVAL, "invalid trusted key at %s:%ld: %s", path, lineno, why);
+	lr_error_hint("'labrun key trust FILE' adds a key in this form; lines starting with # are comments");
+	return LR_EINVAL;
+}
+
+/* One line of a trusted-keys file: PRINCIPAL TYPE KEY and nothing after; 0 for a blank or comment line. */
 static int parse_key_line(struct lr_trust *t, char *line, const char *path, long lineno, const char *origin)
 {
 	char *principal, *type, *key, *save = NULL;
+	int rc;
 
 	line[strcspn(line, "\r\n")] = 0;
 	principal = strtok_r(line, " \t", &save);
@@ -77,23 +87,64 @@ static int parse_key_line(struct lr_trust *t, char *line, const char *path, long
 	type = strtok_r(NULL, " \t", &save);
 	key = type ? strtok_r(NULL, " \t", &save) : NULL;
 	if (!key || strlen(principal) >= LR_PRINCIPAL_MAX || !is_hex64(key) ||
-	    (strcmp(type, "ed25519") && strcmp(type, "sha256"))) {
-		lr_error_set(LR_EINVAL,
-			     "invalid trusted key at %s:%ld: expected 'PRINCIPAL ed25519 PUBLIC-KEY-HEX' or "
-			     "'PRINCIPAL sha256 FINGERPRINT'",
-			     path, lineno);
-		lr_error_hint("'labrun key trust FILE' adds a key in this form; lines starting with # are comments");
-		return LR_EINVAL;
-	}
-	return !strcmp(type, "ed25519") ? add_key(t, principal, key, NULL, origin)
-					: add_key(t, principal, NULL, key, origin);
+	    (strcmp(type, "ed25519") && strcmp(type, "sha256")))
+		return bad_line(path, lineno,
+				"expected 'PRINCIPAL ed25519 PUBLIC-KEY-HEX' or 'PRINCIPAL sha256 FINGERPRINT'");
+	if (strtok_r(NULL, " \t", &save)) /* a key with more after it is not the line someone meant */
+		return bad_line(path, lineno, "text after the key (nothing may follow it, not even a comment)");
+	if (!strcmp(type, "sha256"))
+		return add_key(t, principal, NULL, key, origin);
+	if ((rc = lr_key_check(key)))
+		lr_error_wrap("refused trusted key at %s:%ld", path, lineno);
+	return rc ? rc : add_key(t, principal, key, NULL, origin);
 }
 
-/* A trusted-keys file; 'missing_ok': a file that is not there holds no key. */
-static int read_keys(struct lr_trust *t, const char *path, int missing_ok)
+/* Why others than the user (or root) can write 'sb', or NULL. */
+static const char *writable_by_others(const struct stat *sb)
+{
+	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+		return "belongs to another user";
+	return sb->st_mode & 022 ? "can be written by others" : NULL;
+}
+
+/*
+ * A trust file ('f', opened from 'path') is used only when no one but its
+ * owner, the user or root, can write it or its directory: as ssh does with
+ * authorized_keys, since whoever can write it chooses the keys trusted.
+ */
+static int check_writers(const char *path, FILE *f)
+{
+	struct stat sb;
+	const char *why, *what = path;
+	char *dir = strdup(path);
+	int rc = 0;
+
+	if (!dir)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (fstat(fileno(f), &sb) != 0)
+		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	else if (!(why = writable_by_others(&sb)) && (what = dirname(dir)) && stat(what, &sb) == 0)
+		why = writable_by_others(&sb);
+	if (!rc && why) {
+		lr_error_set(LR_EREFUSED,
+			     "trust file '%s' is not used: %s%s %s (owner uid %ld, mode %03o), so another could "
+			     "choose the keys and stores you trust",
+			     path, what == path ? "it" : "its directory ", what == path ? "" : what, why,
+			     (long)sb.st_uid, (unsigned)(sb.st_mode & 0777));
+		lr_error_hint("chmod go-w '%s' (and own it yourself), as ssh asks of authorized_keys", what);
+		rc = LR_EREFUSED;
+	}
+	free(dir);
+	return rc;
+}
+
+/* A trusted-keys file; 'config': the user's own, where a file that is not there holds no key. */
+static int read_keys(struct lr_trust *t, const char *path, int config)
 {
 	const char *origin = keep_origin(t, path);
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	long lineno = 0;
 	FILE *f;
 	int rc = 0;
@@ -101,17 +152,22 @@ static int read_keys(struct lr_trust *t, const char *path, int missing_ok)
 	if (!origin)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if (!(f = fopen(path, "re"))) {
-		if (errno == ENOENT && missing_ok)
+		if (errno == ENOENT && config)
 			return 0;
 		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read trusted keys '%s': %s", path,
 				    strerror(errno));
 	}
-	while (!rc && fgets(line, sizeof line, f)) {
+	if (config)
+		rc = check_writers(path, f);
+	while (!rc && (len = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		rc = parse_key_line(t, line, path, lineno, origin);
+		/* a NUL would end the line early for the parser: what follows it would go unread */
+		rc = memchr(line, 0, (size_t)len) ? bad_line(path, lineno, "it holds a NUL byte")
+						  : parse_key_line(t, line, path, lineno, origin);
 	}
 	if (!rc && ferror(f))
 		rc = lr_error_set(LR_EIO, "cannot read trusted keys '%s'", path);
+	free(line);
 	fclose(f);
 	return rc;
 }
@@ -177,7 +233,8 @@ int lr_trust_load(struct lr_trust *t)
 	if ((rc = lr_config_path("signed-stores", &t->stores_path)) || (rc = read_keys(t, t->keys_path, 1)))
 		return rc;
 	if ((f = fopen(t->stores_path, "re"))) {
-		rc = read_stores(t, f);
+		if (!(rc = check_writers(t->stores_path, f)))
+			rc = read_stores(t, f);
 		fclose(f);
 		if (rc)
 			return rc;
@@ -217,13 +274,16 @@ int lr_trust_add_file(struct lr_trust *t, const char *path)
 {
 	char pub[LR_PUBKEY_HEX];
 	const char *origin;
+	int rc;
 
 	/* an Ed25519 public key in PEM (what 'labrun key export' and openssl write) */
-	if (!lr_key_public_read(path, pub)) {
+	if (!(rc = lr_key_public_read(path, pub))) {
 		if (!(origin = keep_origin(t, path)))
 			return lr_error_set(LR_ENOMEM, "out of memory");
 		return add_key(t, path, pub, NULL, origin);
 	}
+	if (rc == LR_EREFUSED) /* an Ed25519 key, but one labrun refuses (lr_key_check) */
+		return rc;
 	lr_error_clear();
 	return read_keys(t, path, 0);
 }
@@ -279,6 +339,8 @@ static int rewrite_config(const char *path, int (*edit)(void *arg, FILE *old, FI
 		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
+	if (old && (rc = check_writers(path, old)))
+		goto out;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 || !(out = fdopen(fd, "w"))) {
 		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", tmp, strerror(errno));
 		goto out;
@@ -420,7 +482,7 @@ int lr_trust_keys_add(const char *path, const char *principal, const char *publi
 	int rc;
 
 	if (public_key) {
-		if ((rc = lr_key_fingerprint(public_key, own)))
+		if ((rc = lr_key_check(public_key)) || (rc = lr_key_fingerprint(public_key, own)))
 			return rc;
 		e.fpr = own;
 	}

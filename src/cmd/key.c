@@ -92,8 +92,10 @@ static int key_trust(const char *what, const char *principal)
 		goto out;
 	}
 	if ((rc = lr_trust_add_file(&t, what))) {
-		lr_error_hint("give an Ed25519 public key in PEM (labrun key export, openssl pkey -pubout), a file of "
-			      "trusted-key lines, or a fingerprint of 64 hex digits");
+		if (rc != LR_EREFUSED) /* a refused key has its own reason */
+			lr_error_hint(
+				"give an Ed25519 public key in PEM (labrun key export, openssl pkey -pubout), a file of "
+				"trusted-key lines, or a fingerprint of 64 hex digits");
 		goto out;
 	}
 	for (i = 0; i < t.nkeys && !rc; i++) {

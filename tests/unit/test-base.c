@@ -155,6 +155,43 @@ static void ed25519_rfc8032_vector(void **state)
 	assert_int_equal(lr_verify("zz", "", sig), LR_EINVAL);
 }
 
+/*
+ * Signatures made without a private key are refused: by a small-order key
+ * (R the identity, s = 0 verifies for the identity key and any message),
+ * and one whose s is not below the group order L (the RFC vector's s + L).
+ */
+static void ed25519_forgeries_refused(void **state)
+{
+	static const char *const weak[] = {
+		"0100000000000000000000000000000000000000000000000000000000000000", /* identity */
+		"0000000000000000000000000000000000000000000000000000000000000000", /* order 4 */
+		"0000000000000000000000000000000000000000000000000000000000000080", /* order 4 */
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* order 2 */
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", /* order 8 */
+		"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85", /* order 8 */
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", /* order 8 */
+		"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa", /* order 8 */
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", /* y = p: 0, not canonical */
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", /* y = p + 1 */
+	};
+	const char *forged = "0100000000000000000000000000000000000000000000000000000000000000"
+			     "0000000000000000000000000000000000000000000000000000000000000000";
+	const char *s_plus_l = "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155"
+			       "4c8c7872aa064e049dbb3013fbf29380d25bf5f0595bbe24655141438e7a101b";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof weak / sizeof weak[0]; i++) {
+		assert_int_equal(lr_key_check(weak[i]), LR_EREFUSED);
+		assert_int_equal(lr_verify(weak[i], "a ledger head", forged), LR_EINVAL);
+	}
+	assert_non_null(strstr(lr_error_msg(), "not canonical"));
+	assert_int_equal(lr_key_check(weak[0] + 1), LR_EINVAL); /* 63 digits */
+	assert_int_equal(lr_key_check("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"), 0);
+	assert_int_equal(lr_verify("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "", s_plus_l),
+			 LR_EINVAL);
+}
+
 /* A key made, loaded, used; never replaced; refused once others can read it. */
 static void signing_key_life(void **state)
 {
@@ -770,6 +807,7 @@ int main(void)
 		cmocka_unit_test(ledger_entry_digest),
 		cmocka_unit_test(tree_hash_matches_its_definition),
 		cmocka_unit_test(ed25519_rfc8032_vector),
+		cmocka_unit_test(ed25519_forgeries_refused),
 		cmocka_unit_test(signing_key_life),
 		cmocka_unit_test(dsse_pae_and_keyid),
 		cmocka_unit_test(base64_standard_only),
