@@ -27,7 +27,11 @@ static const char usage[] = "usage: labrun key init\n"
 			    "('PRINCIPAL ed25519 PUBLIC-KEY-HEX' or 'PRINCIPAL sha256 FINGERPRINT'). trust adds the\n"
 			    "key of FILE (a PEM public key, or a file of such lines) or a fingerprint; untrust\n"
 			    "removes one (a unique prefix of 8 digits or more will do); list shows them. audit,\n"
-			    "verify and pull hold every signature to these keys (and to your own signing key).\n";
+			    "verify and pull hold every signature to these keys (and to your own signing key).\n"
+			    "A line with anything after its key is refused, and so is a key whose signatures\n"
+			    "anyone can forge (a small-order or non-canonical Ed25519 key); the trusted-keys and\n"
+			    "signed-stores files are used only when no one but you (or root) can write them or\n"
+			    "their directory ('chmod go-w' them otherwise; docs/verify.md, the trust files).\n";
 
 /* The user's trusted-keys file: $LABRUN_TRUSTED_KEYS, else in the configuration directory. */
 static int keys_file(char **path)
