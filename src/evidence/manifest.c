@@ -11,6 +11,7 @@
 #include "evidence/archive.h"
 #include "evidence/attest.h"
 #include "evidence/crate-file.h"
+#include "evidence/crate-run.h"
 #include "evidence/manifest.h"
 #include "evidence/object.h"
 #include "record/runjson.h"
@@ -22,33 +23,6 @@
 #include "store/runs.h"
 
 /* ---- writing -------------------------------------------------------------------- */
-
-static int csv_row(void *arg, const struct lr_sqlrow *row, int is_header)
-{
-	return lr_csv_write_row(arg, is_header ? row->names : row->values, row->ncol);
-}
-
-/* An experiment run's repetitions as RFC 4180 CSV at 'path'. */
-static int write_repetitions(struct lr_store *st, int64_t id, const char *path)
-{
-	int rc;
-	FILE *f = lr_crate_create_file(path, &rc);
-
-	if (!f)
-		return rc;
-	return lr_crate_close_file(f, path, lr_store_repetitions(st, id, csv_row, f));
-}
-
-const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name)
-{
-	char safe[PATH_MAX];
-
-	/* "../x" or a name that is not UTF-8 must not escape the crate or break its JSON */
-	if (!lr_safe_member(safe, sizeof safe, name))
-		snprintf(safe, sizeof safe, "%s", "name-too-long");
-	snprintf(buf, len, "run-%lld/%s/%s", (long long)run, role, safe);
-	return buf;
-}
 
 /* "built by CC CFLAGS; configure: OPTIONS" of the binary that recorded a run. */
 static const char *build_text(const struct lr_kv *cc, const struct lr_kv *flags, const struct lr_kv *conf, char *buf,
@@ -104,29 +78,26 @@ static json_t *instruments(const struct lr_run *r, json_t *graph, json_t *tools_
 }
 
 /* One run: copy its files in, and describe it as a CreateAction. */
-struct evidence {
+/* Where a run's files go: the crate's directory, and its graph's File entities for the run's action. */
+struct run_sink {
 	struct lr_store *st;
-	int64_t id;
 	const char *dir;
 	json_t *graph, *parts, *objects, *results;
 };
 
-/* An execution's log or output, a responses file or an answer key, copied under run-ID/ by its safe name. */
-static int crate_evidence(void *arg, const char *name, const char *sha256, int input)
+/* One file of the run (lr_crate_run_files): written or copied from the store, then a File of the action. */
+static int put_run_file(void *arg, const struct lr_run_file *f)
 {
-	struct evidence *ev = arg;
-	char safe[4096], rel[4200], full[PATH_MAX * 2];
+	struct run_sink *s = arg;
+	char full[PATH_MAX * 2];
 	int rc;
 
-	if (!lr_safe_member(safe, sizeof safe, name))
-		return lr_error_set(LR_EINVAL, "run %lld: the evidence name '%s' is too long for a crate",
-				    (long long)ev->id, name);
-	snprintf(rel, sizeof rel, "run-%lld/%s", (long long)ev->id, safe);
-	snprintf(full, sizeof full, "%s/%s", ev->dir, rel);
-	if ((rc = lr_object_save(ev->st, sha256, full)))
-		return rc;
-	json_array_append_new(input ? ev->objects : ev->results, lr_crate_add_file(ev->dir, rel, ev->graph, ev->parts));
-	return 0;
+	snprintf(full, sizeof full, "%s/%s", s->dir, f->rel);
+	rc = f->text ? lr_crate_write_text(full, f->text, f->len) : lr_object_save(s->st, f->sha256, full);
+	if (!rc)
+		json_array_append_new(f->input ? s->objects : s->results,
+				      lr_crate_add_file(s->dir, f->rel, s->graph, s->parts));
+	return rc;
 }
 
 /* The run as an RO-Crate CreateAction: what ran (the command line), when, and how it ended. */
@@ -161,11 +132,10 @@ static json_t *create_action(const struct lr_run *r, const char *urn)
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
 		     json_t *tools_seen, char *latest, size_t latest_len)
 {
-	char rel[4200], full[PATH_MAX * 2], urn[64], *text = NULL, *dpath = NULL, *json = NULL;
-	json_t *action, *objects = json_array(), *results = json_array(), *x;
-	struct evidence ev;
+	struct run_sink s = { st, dir, graph, parts, json_array(), json_array() };
+	json_t *action;
+	char urn[64];
 	struct lr_run r;
-	size_t i;
 	int rc;
 
 	lr_run_init(&r);
@@ -174,42 +144,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 	/* the crate is dated by its evidence, not by the clock: the same runs give the same bytes */
 	if (strcmp(r.ended_at ? r.ended_at : r.started_at, latest) > 0)
 		snprintf(latest, latest_len, "%s", r.ended_at ? r.ended_at : r.started_at);
-	x = lr_run_json(&r, 1);
-	json = json_dumps(x, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(x);
-	snprintf(rel, sizeof rel, "run-%lld/run.json", (long long)id);
-	snprintf(full, sizeof full, "%s/%s", dir, rel);
-	if (!json || (rc = lr_crate_write_text(full, json, strlen(json))))
-		goto out;
-	json_array_append_new(results, lr_crate_add_file(dir, rel, graph, parts));
-	for (i = 0; i < r.nartifacts; i++) {
-		const struct lr_artifact *a = &r.artifacts[i];
-
-		if (!a->present)
-			continue;
-		lr_crate_artifact_path(rel, sizeof rel, id, a->role, a->name);
-		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = lr_object_save(st, a->sha256, full)))
-			goto out;
-		x = lr_crate_add_file(dir, rel, graph, parts);
-		json_array_append_new(!strcmp(a->role, "input") || !strcmp(a->role, "reference") ? objects : results,
-				      x);
-	}
-	if (r.kind == LR_KIND_EXPERIMENT && !lr_store_definition(st, id, &dpath, &text)) {
-		snprintf(rel, sizeof rel, "run-%lld/definition.ini", (long long)id);
-		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = lr_crate_write_text(full, text, strlen(text))))
-			goto out;
-		json_array_append_new(objects, lr_crate_add_file(dir, rel, graph, parts));
-		snprintf(rel, sizeof rel, "run-%lld/repetitions.csv", (long long)id);
-		snprintf(full, sizeof full, "%s/%s", dir, rel);
-		if ((rc = write_repetitions(st, id, full)))
-			goto out;
-		json_array_append_new(results, lr_crate_add_file(dir, rel, graph, parts));
-	}
-	ev.st = st, ev.id = id, ev.dir = dir, ev.graph = graph, ev.parts = parts, ev.objects = objects,
-	ev.results = results;
-	if ((rc = lr_store_run_evidence_objects(st, id, crate_evidence, &ev)))
+	if ((rc = lr_crate_run_files(st, &r, put_run_file, &s)))
 		goto out;
 	/* the software used: labrun itself, and each recorded tool version */
 	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
@@ -218,17 +153,14 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		goto out;
 	}
 	json_object_set_new(action, "instrument", instruments(&r, graph, tools_seen));
-	json_object_set_new(action, "object", objects);
-	json_object_set_new(action, "result", results);
-	objects = results = NULL;
+	json_object_set_new(action, "object", s.objects);
+	json_object_set_new(action, "result", s.results);
+	s.objects = s.results = NULL;
 	json_array_append_new(graph, action);
 	json_array_append_new(mentions, lr_crate_ref(urn));
 out:
-	json_decref(objects);
-	json_decref(results);
-	free(json);
-	free(text);
-	free(dpath);
+	json_decref(s.objects);
+	json_decref(s.results);
 	lr_run_release(&r);
 	return rc;
 }

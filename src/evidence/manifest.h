@@ -58,9 +58,6 @@ LR_MUST_CHECK int lr_crate_validate(const char *dir, int *entities);
 #define LR_CRATE_SIGNER "the crate's signer"
 void lr_crate_site_trust(struct lr_trust *t, struct lr_trusted_key *k, const char *fpr);
 
-/* Where a crate puts artifact 'name' of 'role' of run 'run': "run-N/ROLE/NAME" into buf. */
-const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);
-
 /* A ledger entry as ledger.json and the run attestations hold it, appended to the JSON array 'arg'. */
 LR_MUST_CHECK int lr_crate_ledger_entry(void *arg, const struct lr_ledger_entry *e);
 

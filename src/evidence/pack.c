@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/walk.h"
 #include "evidence/archive.h"
+#include "evidence/crate-run.h"
 #include "evidence/manifest.h"
 #include "evidence/pack.h"
 #include "evidence/settings.h"
