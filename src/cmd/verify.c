@@ -127,10 +127,11 @@ int cmd_verify(const struct lr_global *g, int argc, char **argv)
 		printf("labrun: warning: no key you trust signed this crate%s%s%s%s\n", v.refused[0] ? " (" : "",
 		       v.refused, v.refused[0] ? ")" : "",
 		       allow ? " (--allow-unsigned): its files agree with each other, nothing more" : "");
-	printf("verify: %d file(s) against their signed digests, %d run(s), %d ledger entr%s; signed by %s%s%s%s; %d "
-	       "problem(s)\n",
-	       v.files, v.runs, v.entries, v.entries == 1 ? "y" : "ies", v.signer[0] ? v.principal : "no trusted key",
-	       v.signer[0] ? " (" : "", v.signer[0] ? v.signer : "", v.signer[0] ? ")" : "", problems);
+	printf("verify: %d file(s) against their signed digests, %d run(s), %d ledger entr%s, %d run file(s) against "
+	       "their sealed rows; signed by %s%s%s%s; %d problem(s)\n",
+	       v.files, v.runs, v.entries, v.entries == 1 ? "y" : "ies", v.held,
+	       v.signer[0] ? v.principal : "no trusted key", v.signer[0] ? " (" : "", v.signer[0] ? v.signer : "",
+	       v.signer[0] ? ")" : "", problems);
 out:
 	lr_verified_release(&v);
 	if (tmp) {

@@ -297,8 +297,10 @@ static int crate_statement(struct lr_store *st, const char *dir, json_t *graph, 
 	if ((rc = lr_store_id(st, id)) || (rc = lr_attest_subject(subjects, dir, "ro-crate-metadata.json")) ||
 	    (rc = lr_attest_subject(subjects, dir, "manifest-sha256.txt")))
 		goto out;
-	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s}", "storeId", id, "head", "seq", (json_int_t)head->seq,
-			 "digest", head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION);
+	/* runFiles: each run's files are the bytes its rows give (evidence/crate-run.c), byte for byte */
+	pred = json_pack("{s:s, s:{s:I, s:s?}, s:O, s:s, s:i}", "storeId", id, "head", "seq", (json_int_t)head->seq,
+			 "digest", head->seq ? head->digest : NULL, "runs", runs, "labrunVersion", PACKAGE_VERSION,
+			 "runFiles", 1);
 	/* how its report.md was written, so a reviewer can write it again: cut to fit in so many characters */
 	if (pred)
 		json_object_set_new(pred, "report",

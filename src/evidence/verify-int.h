@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/list.h"
 #include "base/progress.h"
 #include "base/walk.h"
@@ -21,7 +22,8 @@ struct vrun {
 	char dir[32]; /* "run-7" */
 	json_t *pred; /* its attestation's predicate */
 	struct lr_bundle b;
-	int bundled;
+	int bundled; /* its bundle read, not yet loaded */
+	int64_t id;  /* its id in the throwaway store, once loaded (0: not loaded) */
 };
 
 struct vctx {
@@ -40,6 +42,7 @@ struct vctx {
 	struct vrun *runs;
 	size_t nruns;
 	struct lr_verified *v;
+	int strict; /* the crate's statement says its run files are the bytes their rows give (runFiles) */
 };
 
 /* A problem with crate file 'file' (relative), counted and told. */
@@ -56,6 +59,16 @@ int lr_verify_has_file(const struct vctx *c, const char *rel);
 
 /* The JSON of crate file 'rel', each key once, or NULL (a problem) when it is missing or not JSON. */
 json_t *lr_verify_read_json(struct vctx *c, const char *rel);
+
+/*
+ * How crate file 'rel' ('have') differs from the bytes its rows give
+ * ('want'), said into 'out' (JSON by member, CSV by column, other text by
+ * line); 1 when it does. Unless 'strict' (a crate that says its run files
+ * are its rows' bytes), a member or column the crate lacks, or bytes laid
+ * out otherwise, are an older labrun's writing, not a difference.
+ */
+int lr_verify_apart(struct lr_buf *out, const char *rel, const char *have, size_t hlen, const char *want, size_t wlen,
+		    int strict);
 
 /* Each run's bundle.json: its rows give the seal its attestation and its newest ledger entry name. */
 LR_MUST_CHECK int lr_verify_bundles(struct vctx *c);

@@ -2,10 +2,15 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/buf.h"
 #include "base/error.h"
+#include "base/lines.h"
+#include "base/strmap.h"
+#include "evidence/crate-run.h"
 #include "evidence/verify-int.h"
 #include "store/designreg.h"
 #include "store/objects.h"
+#include "store/runs.h"
 
 /* The newest entry ledger.json holds for run 'uuid', or NULL. */
 static json_t *newest_entry(struct vctx *c, const char *uuid)
@@ -123,6 +128,86 @@ static int check_design(struct vctx *c, const struct vrun *r, int64_t id)
 }
 
 /* The crate's runs in a throwaway store, in the order they were recorded, each after the runs it points at. */
+/* A run's files as its sealed rows give them (lr_crate_run_files), against the crate's. */
+struct held {
+	struct vctx *c;
+	const struct vrun *r;
+	struct lr_strmap seen; /* the files the rows give */
+};
+
+/* One file the rows give: the crate holds it, with the bytes (or the object) the rows give. */
+static int held_file(void *arg, const struct lr_run_file *f)
+{
+	struct held *h = arg;
+	struct lr_buf m = LR_BUF_INIT;
+	char want[LR_SHA256_HEX], full[PATH_MAX * 2], *text = NULL;
+	const char *have;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = lr_strmap_put(&h->seen, f->rel, 1)))
+		return rc;
+	if (!f->text)
+		snprintf(want, sizeof want, "%s", f->sha256);
+	else if ((rc = lr_sha256_buf(f->text, f->len, want)))
+		return rc;
+	if (!(have = lr_verify_file_sha(h->c, f->rel))) {
+		lr_verify_problem(h->c, f->rel, "is missing: %s's sealed rows hold it (sha256 %.16s...)", h->r->dir,
+				  want);
+		return 0;
+	}
+	h->c->v->held += !strcmp(have, want);
+	if (!strcmp(have, want) || !strcmp(have, "unreadable"))
+		return 0;
+	snprintf(full, sizeof full, "%s/%s", h->c->dir, f->rel);
+	if (f->text && !lr_read_regular_text(f->rel, full, 1u << 26, &text, &len) &&
+	    !lr_verify_apart(&m, f->rel, text, len, f->text, f->len, h->c->strict))
+		h->c->v->held++; /* an older labrun's layout of the same values */
+	else
+		lr_verify_problem(h->c, f->rel,
+				  "%s%shas sha256 %.16s..., %s's sealed rows give %.16s...: changed after the run was "
+				  "sealed",
+				  m.len ? m.buf : "", m.len ? "; it " : "", have, h->r->dir, want);
+	lr_error_clear();
+	free(text);
+	lr_buf_release(&m);
+	return 0;
+}
+
+/*
+ * Every file of loaded run 'r' against the bytes its sealed rows give (its
+ * logs and artifacts by the digests the rows hold): a file changed, removed
+ * or added under run-ID/ is named even when every statement was signed
+ * again, by whoever holds the key.
+ */
+static int check_files(struct vctx *c, const struct vrun *r)
+{
+	struct held h = { c, r, { 0 } };
+	intptr_t one;
+	char prefix[40];
+	struct lr_run run;
+	size_t i;
+	int rc;
+
+	lr_run_init(&run);
+	if (!(rc = lr_store_run_load(c->v->st, r->id, &run))) {
+		run.id = json_integer_value(json_object_get(r->pred, "runId")); /* as the crate's store numbered it */
+		rc = lr_crate_run_files(c->v->st, &run, held_file, &h);
+	}
+	snprintf(prefix, sizeof prefix, "%s/", r->dir);
+	for (i = 0; !rc && i < c->files.n; i++) {
+		const char *rel = c->files.v[i].key, *base = rel + strlen(prefix);
+
+		if (strncmp(rel, prefix, strlen(prefix)) || !strcmp(base, "bundle.json") ||
+		    !strcmp(base, "run.intoto.json") || lr_strmap_get(&h.seen, rel, &one))
+			continue;
+		lr_verify_problem(c, rel, "is not a file of %s's sealed rows: added", r->dir);
+	}
+	lr_strmap_release(&h.seen);
+	lr_run_release(&run);
+	return rc;
+}
+
 int lr_verify_load(struct vctx *c)
 {
 	char tmpl[PATH_MAX];
@@ -151,6 +236,7 @@ int lr_verify_load(struct vctx *c)
 			if (rc || (rc = check_design(c, &c->runs[i], id)))
 				return rc;
 			c->v->ids[c->v->nids++] = id;
+			c->runs[i].id = id;
 			c->runs[i].bundled = 0;
 			done++;
 		}
@@ -165,5 +251,8 @@ int lr_verify_load(struct vctx *c)
 		}
 	}
 	lr_error_clear();
-	return 0;
+	for (i = 0; i < c->nruns && !rc; i++)
+		if (c->runs[i].id)
+			rc = check_files(c, &c->runs[i]);
+	return rc;
 }

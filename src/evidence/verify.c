@@ -10,6 +10,7 @@
 #include "base/seal.h"
 #include "base/trust.h"
 #include "evidence/attest.h"
+#include "evidence/headcmp.h"
 #include "evidence/verify-int.h"
 #include "store/ledger.h"
 
@@ -150,6 +151,108 @@ static int check_runs(struct vctx *c)
 	return 0;
 }
 
+/* The run of the crate whose attestation names 'uuid', or NULL. */
+static const struct vrun *attested(const struct vctx *c, const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; i < c->nruns; i++)
+		if (!strcmp(json_string_value(json_object_get(c->runs[i].pred, "runUuid")) ?: "", uuid))
+			return &c->runs[i];
+	return NULL;
+}
+
+/* Every run-ID/ holding files has its run.intoto.json: a run's files are never vouched for by the crate alone. */
+static void check_unattested(struct vctx *c)
+{
+	char dir[40], att[64];
+	size_t i, len;
+
+	for (i = 0; i < c->files.n; i++) {
+		const char *rel = c->files.v[i].key, *slash = strchr(rel, '/');
+
+		if (!slash || strncmp(rel, "run-", 4) || (len = (size_t)(slash - rel)) >= 30 ||
+		    (i && !strncmp(c->files.v[i - 1].key, rel, len + 1)))
+			continue; /* not a run's, or its directory already looked at */
+		snprintf(dir, sizeof dir, "%.*s", (int)len, rel);
+		snprintf(att, sizeof att, "%s/run.intoto.json", dir);
+		if (!lr_verify_has_file(c, att))
+			lr_verify_problem(c, att,
+					  "is missing: the files of %s are attested by no run statement (removed, or "
+					  "never written)",
+					  dir);
+	}
+}
+
+/* Whether the entries 'list' hold one of digest 'digest'. */
+static int holds_entry(json_t *list, const char *digest)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "digest")) ?: "", digest))
+			return 1;
+	return 0;
+}
+
+/* ledger.json holds each run's entries, no more and no fewer, as the run's attestation signs them. */
+static void check_run_entries(struct vctx *c)
+{
+	json_t *e;
+	size_t i, k;
+
+	json_array_foreach(c->ledger, i, e) {
+		const char *uuid = json_string_value(json_object_get(e, "run_uuid")) ?: "",
+			   *digest = json_string_value(json_object_get(e, "digest")) ?: "-";
+		const struct vrun *r = attested(c, uuid);
+
+		if (!r)
+			lr_verify_problem(c, "ledger.json", "holds entry %lld of run %s, which the crate does not hold",
+					  (long long)json_integer_value(json_object_get(e, "seq")), uuid);
+		else if (!holds_entry(json_object_get(r->pred, "ledger"), digest))
+			lr_verify_problem(c, "ledger.json", "entry %lld (run %s) is not among the entries %s signs",
+					  (long long)json_integer_value(json_object_get(e, "seq")), uuid, r->dir);
+	}
+	for (i = 0; i < c->nruns && c->ledger; i++)
+		json_array_foreach(json_object_get(c->runs[i].pred, "ledger"), k, e)
+			if (!holds_entry(c->ledger, json_string_value(json_object_get(e, "digest")) ?: "-"))
+				lr_verify_problem(c, "ledger.json",
+						  "lacks entry %lld of run %s, which %s/run.intoto.json signs: removed",
+						  (long long)json_integer_value(json_object_get(e, "seq")),
+						  json_string_value(json_object_get(c->runs[i].pred, "runUuid")) ?: "?",
+						  c->runs[i].dir);
+}
+
+/*
+ * The runs the crate's statement lists are the runs the crate holds, each
+ * with its attestation, and ledger.json holds each run's entries as its
+ * attestation signs them: a run or an attestation left out, or a run's
+ * entries changed, is named even when the crate was signed again.
+ */
+static void check_listed(struct vctx *c, json_t *crate)
+{
+	json_t *runs = json_object_get(json_object_get(crate, "predicate"), "runs"), *u;
+	size_t i, k;
+
+	check_unattested(c);
+	json_array_foreach(runs, i, u)
+		if (json_is_string(u) && !attested(c, json_string_value(u)))
+			lr_verify_problem(c, LR_CRATE_STATEMENT, "lists run %s, which the crate does not hold: removed",
+					  json_string_value(u));
+	for (i = 0; json_is_array(runs) && i < c->nruns; i++) {
+		const char *uuid = json_string_value(json_object_get(c->runs[i].pred, "runUuid")) ?: "";
+
+		for (k = 0; k < json_array_size(runs) && strcmp(json_string_value(json_array_get(runs, k)) ?: "", uuid);
+		     k++)
+			;
+		if (k == json_array_size(runs))
+			lr_verify_problem(c, c->runs[i].dir, "(run %s) is not among the runs %s lists: added", uuid,
+					  LR_CRATE_STATEMENT);
+	}
+	check_run_entries(c);
+}
+
 /* The public keys ledger.json carries: candidates, trusted only by fingerprint. */
 static int ledger_keys(struct vctx *c)
 {
@@ -199,10 +302,13 @@ static void check_entry(struct vctx *c, json_t *e, json_t *head_entries)
 				     : "signed, but the signature does not verify");
 	json_array_foreach(head_entries, i, h)
 		if (json_integer_value(json_object_get(h, "seq")) == seq) {
-			if (strcmp(json_string_value(json_object_get(h, "digest")) ?: "", digest))
-				lr_verify_problem(c, "ledger.json",
-						  "entry %lld (run %s) is not the entry the signed head lists",
-						  (long long)seq, uuid);
+			/* the head's entry of a run the crate holds: lr_head_compare names how it differs */
+			if (strcmp(json_string_value(json_object_get(h, "digest")) ?: "", digest) &&
+			    !attested(c, json_string_value(json_object_get(h, "run_uuid")) ?: ""))
+				lr_verify_problem(
+					c, "ledger.json",
+					"entry %lld (run %s) is not the entry the signed head lists (of run %s)",
+					(long long)seq, uuid, json_string_value(json_object_get(h, "run_uuid")) ?: "?");
 			return;
 		}
 	lr_verify_problem(c, "ledger.json", "entry %lld (run %s) is not chained to the signed head (%s)",
@@ -245,12 +351,49 @@ static void keep_head(struct vctx *c, json_t *pred)
 		lr_error_clear(); /* read as JSON above, so there; a report without it is named then */
 }
 
+/* ledger.json's entries as a ledger, for lr_head_compare. */
+static int held_entries(struct vctx *c, struct lr_head_seen *x)
+{
+	struct lr_ledger_entry le = { 0 };
+	json_t *e;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(c->ledger, i, e) {
+		le.seq = json_integer_value(json_object_get(e, "seq"));
+		le.run_uuid = json_string_value(json_object_get(e, "run_uuid"));
+		le.digest = json_string_value(json_object_get(e, "digest"));
+		if (le.run_uuid && le.digest && (rc = lr_head_seen_add(x, &le)))
+			break;
+	}
+	return rc;
+}
+
+/* "run-3 (UUID)", or "run UUID" when the crate holds no attestation of it. */
+static void run_name(void *arg, const char *uuid, char *buf, size_t len)
+{
+	const struct vrun *r = attested(arg, uuid);
+
+	if (r)
+		snprintf(buf, len, "%s (%s)", r->dir, uuid);
+	else
+		snprintf(buf, len, "run %s", uuid);
+}
+
+static void head_problem(void *arg, int64_t seq, const char *uuid, const char *text)
+{
+	(void)seq;
+	(void)uuid;
+	lr_verify_problem(arg, "ledger.json", "%s", text);
+}
+
 /* The ledger entries the crate carries, chained to its signed head, which must be the crate's. */
 static void check_ledger(struct vctx *c, json_t *crate)
 {
 	char signer[LR_SHA256_HEX];
 	json_t *head = open_statement(c, LR_HEAD_FILE, LR_HEAD_PREDICATE, signer, NULL, 0), *pred, *e;
 	json_t *cp = json_object_get(crate, "predicate");
+	struct lr_head_seen x = { { 0 }, { 0 }, { 0 } };
 	size_t i;
 
 	if (!head || !c->ledger)
@@ -265,7 +408,10 @@ static void check_ledger(struct vctx *c, json_t *crate)
 				  LR_CRATE_STATEMENT);
 	json_array_foreach(c->ledger, i, e)
 		check_entry(c, e, json_object_get(pred, "entries"));
+	if (held_entries(c, &x) || lr_head_compare(json_object_get(pred, "entries"), &x, 1, run_name, head_problem, c))
+		lr_error_clear(); /* out of memory: what was named stands */
 out:
+	lr_head_seen_release(&x);
 	json_decref(head);
 }
 
@@ -297,8 +443,10 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 	crate = check_crate_statement(&c);
 	keep_site(&c, json_object_get(json_object_get(crate, "predicate"), "site"));
 	keep_report(&c, json_object_get(json_object_get(crate, "predicate"), "report"));
+	c.strict = !crate || json_integer_value(json_object_get(json_object_get(crate, "predicate"), "runFiles")) == 1;
 	if ((rc = check_runs(&c)))
 		goto out;
+	check_listed(&c, crate);
 	check_ledger(&c, crate);
 	if (!(rc = lr_verify_bundles(&c)))
 		rc = lr_verify_load(&c);

@@ -43,6 +43,7 @@ struct lr_verified {
 	json_t *ledger;                  /* ledger.json, the entries it drew (set with site) */
 	int files;                       /* files checked against their signed digests */
 	int runs;                        /* runs in the crate */
+	int held;                        /* run files checked against the bytes their sealed rows give */
 	int entries;                     /* ledger entries recomputed */
 	char signer[LR_SHA256_HEX];      /* the trusted key that signed the crate ("" when none) */
 	char principal[128];
