@@ -40,6 +40,14 @@ void lr_bundle_release(struct lr_bundle *b);
 LR_MUST_CHECK int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b);
 
 /*
+ * The bundle of final run 'id' as this store holds it, for a crate: built
+ * from its rows here, with this store's ids, seal and ledger entries, so it
+ * agrees with the crate's ledger, report and run numbers. A pulled run's
+ * ledger entries are preceded by the design entries its origin registered.
+ */
+LR_MUST_CHECK int lr_store_run_bundle_here(struct lr_store *st, int64_t id, struct lr_bundle *b);
+
+/*
  * Read a bundle received from elsewhere and check it: its sha256 is
  * 'sha256', its rows still give the seal it carries, and its ledger entries
  * link that seal, each with a valid digest and signature. LR_EINVAL (the
