@@ -36,7 +36,9 @@ static const char usage[] =
 	"Every signature is held to the keys you trust (labrun key list; --trust FILE adds\n"
 	"the keys of FILE for this audit): an entry signed by another key is a problem, and\n"
 	"so is an unsigned entry from the entry on which your configuration knows the store\n"
-	"as signed (labrun signs a store's entries from the first one it signs with your key).\n";
+	"as signed (labrun signs a store's entries from the first one it signs with your key).\n"
+	"A pulled run that came unsigned from a host whose runs came signed before it is a\n"
+	"problem too: its signatures were removed on the way, or its host's key was not used.\n";
 
 /* --json: what the reporters collect instead of printing (arg NULL: print). */
 struct audit_json {

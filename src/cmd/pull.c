@@ -23,13 +23,15 @@ static const char usage[] =
 	"run's responses) come with it. Runs already here are left alone.\n";
 static const char usage_after[] =
 	"A run with a ledger entry signed by a key you do not trust (labrun key list) is refused\n"
-	"and named; unsigned runs are taken, as audit then says.\n";
+	"and named; unsigned runs are taken, as audit then says. A run that comes unsigned from a\n"
+	"host whose earlier runs came signed is taken and named (labrun: unsigned UUID: ...), and\n"
+	"audit counts it as a problem.\n";
 
 static void note(void *arg, const char *uuid, enum lr_sync_event what, const char *detail)
 {
 	cmd_progress_clear();
-	if (what == LR_SYNC_REFUSED)
-		fprintf(stderr, "labrun: refused %s: %s\n", uuid, detail ? detail : "");
+	if (what == LR_SYNC_REFUSED || what == LR_SYNC_UNSIGNED)
+		fprintf(stderr, "labrun: %s %s: %s\n", lr_sync_event_name(what), uuid, detail ? detail : "");
 	else if (*(int *)arg)
 		lr_sync_write_run(stdout, what, uuid);
 }

@@ -264,8 +264,8 @@ static int cpus(void)
 	return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
-int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
-		  int *checked)
+static int audit_all(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
+		     int *checked)
 {
 	struct audit_worker part[LR_PARALLEL_MAX];
 	struct audit_workers w = { lr_store_dir(st), ids, n, 0, 0, NULL, NULL };
@@ -317,6 +317,41 @@ int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn
 	}
 	free(w.res);
 	return rc;
+}
+
+/* The runs audited, for came_unsigned. */
+struct scope {
+	const int64_t *ids;
+	int n;
+	struct ctx c;
+};
+
+/* A pulled run of the scope that came unsigned from a host that signs its runs: a problem. */
+static int came_unsigned(void *arg, int64_t id, const char *uuid, const char *hostname, const char *signed_uuid)
+{
+	struct scope *s = arg;
+	int i;
+
+	(void)uuid;
+	for (i = 0; i < s->n && s->ids[i] != id; i++)
+		;
+	if (i == s->n)
+		return 0;
+	s->c.run = id;
+	problem(&s->c,
+		"it was pulled without signatures, but host '%s' signs its runs (run %s, started before it, came "
+		"signed): its signatures were removed on the way, or it was recorded without the host's key",
+		hostname, signed_uuid);
+	return 0;
+}
+
+int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg, int *problems,
+		  int *checked)
+{
+	struct scope s = { ids, n, { fn, arg, 0, problems, st, checked } };
+	int rc = audit_all(st, ids, n, fn, arg, problems, checked);
+
+	return rc ? rc : lr_store_pulled_unsigned(st, came_unsigned, &s);
 }
 
 int lr_head_parse(const char *text, struct lr_published_head *h)

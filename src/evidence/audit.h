@@ -29,7 +29,9 @@ LR_MUST_CHECK int lr_audit_run(struct lr_store *st, int64_t run, lr_audit_fn fn,
  * connection of its own; fn hears each run's problems in run order, as from
  * lr_audit_run one run after another, and the first error (in run order) is
  * returned. The seal digests the workers computed are given to st for the
- * ledger walk that follows.
+ * ledger walk that follows. Then each pulled run of ids that came unsigned
+ * from a host whose runs came signed before it is a problem
+ * (lr_store_pulled_unsigned).
  */
 LR_MUST_CHECK int lr_audit_runs(struct lr_store *st, const int64_t *ids, int n, lr_audit_fn fn, void *arg,
 				int *problems, int *checked);

@@ -248,7 +248,7 @@ static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, js
 	if ((rc = lr_store_run_load(st, id, &r)))
 		goto out;
 	/* a run still running has no seal and no bundle: its record is attested all the same */
-	bundled = !(rc = lr_store_run_bundle(st, id, &b));
+	bundled = !(rc = lr_store_run_bundle_here(st, id, &b)); /* a pulled run's too: the crate's ids */
 	if (rc && rc != LR_EINVAL)
 		goto out;
 	if (bundled) {

@@ -101,6 +101,7 @@ struct pull {
 	void *arg;
 	struct lr_sync_stats *s;
 	struct lr_strlist uuids;
+	struct lr_strlist pulled; /* the runs this pull brought */
 	int refused;
 };
 
@@ -206,6 +207,7 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 	if (!rc) {
 		p->note(p->arg, uuid, LR_SYNC_PULLED, NULL);
 		p->s->runs_new++;
+		rc = lr_strlist_add(&p->pulled, uuid);
 	}
 out:
 	lr_bundle_release(&b);
@@ -215,6 +217,23 @@ out:
 	free(from);
 	free(here);
 	return rc;
+}
+
+/* A run that came unsigned from a host that signs its runs: named if this pull brought it. */
+static int came_unsigned(void *arg, int64_t id, const char *uuid, const char *hostname, const char *signed_uuid)
+{
+	struct pull *p = arg;
+	char why[512];
+
+	(void)id;
+	if (!lr_strlist_contains(&p->pulled, uuid))
+		return 0;
+	snprintf(why, sizeof why,
+		 "it came without signatures, but host '%s' signs its runs (run %s, started before it, came signed): "
+		 "its signatures were removed on the way, or it was recorded without the host's key",
+		 hostname, signed_uuid);
+	p->note(p->arg, uuid, LR_SYNC_UNSIGNED, why);
+	return 0;
 }
 
 int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const struct lr_remote_filter *f,
@@ -249,8 +268,11 @@ int lr_pull(struct lr_store *st, struct lr_remote *r, const char *name, const st
 		}
 	}
 	lr_progress_stop(&progress);
+	if (!rc && p.pulled.n)
+		rc = lr_store_pulled_unsigned(st, came_unsigned, &p);
 	stats->runs_refused = p.refused;
 	lr_strlist_release(&p.uuids);
+	lr_strlist_release(&p.pulled);
 	if (!rc && p.refused)
 		rc = lr_error_set(LR_EREFUSED, "%d run%s refused, each named above", p.refused,
 				  p.refused == 1 ? " was" : "s were");

@@ -8,7 +8,7 @@
 
 static const char *const names[] = {
 	[LR_SYNC_PUSHED] = "pushed",   [LR_SYNC_PULLED] = "pulled",   [LR_SYNC_PRESENT] = "present",
-	[LR_SYNC_REFUSED] = "refused", [LR_SYNC_SKIPPED] = "skipped",
+	[LR_SYNC_REFUSED] = "refused", [LR_SYNC_SKIPPED] = "skipped", [LR_SYNC_UNSIGNED] = "unsigned",
 };
 static const struct lr_enum_names events = LR_ENUM_NAMES("sync event", names);
 

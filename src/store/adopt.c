@@ -511,3 +511,42 @@ int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, vo
 	sqlite3_finalize(s);
 	return rc;
 }
+
+/* Where lr_store_pulled_unsigned's rows go. */
+struct unsigned_rows {
+	lr_unsigned_fn fn;
+	void *arg;
+};
+
+static int unsigned_row(void *arg, sqlite3_stmt *s)
+{
+	const struct unsigned_rows *u = arg;
+
+	return u->fn(u->arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+		     (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
+}
+
+int lr_store_pulled_unsigned(struct lr_store *st, lr_unsigned_fn fn, void *arg)
+{
+	/*
+	 * A bundle's keys are sorted, so its ledger comes before its objects and rows: whether any
+	 * entry carries a signature is read from that prefix, once per pulled run, without parsing
+	 * its rows (lr_bundle_parse has verified every signature a pulled bundle carries).
+	 */
+	static const char sql[] =
+		"WITH s AS MATERIALIZED (SELECT r.id, r.uuid, r.host_id, r.started_at,"
+		"  instr(substr(p.bundle, 1, instr(p.bundle, '\"objects\":')), '\"signature\":') > 0 AS signed"
+		"  FROM pulled_run p JOIN run r ON r.id = p.run_id),"
+		" first AS (SELECT host_id, min(started_at) AS since FROM s WHERE signed GROUP BY host_id)"
+		" SELECT s.id, s.uuid, h.hostname, (SELECT t.uuid FROM s t WHERE t.host_id = s.host_id AND t.signed"
+		"  AND t.started_at = first.since ORDER BY t.id LIMIT 1)"
+		" FROM s JOIN first ON first.host_id = s.host_id JOIN host h ON h.id = s.host_id"
+		" WHERE NOT s.signed AND s.started_at > first.since ORDER BY s.id";
+	struct unsigned_rows u = { fn, arg };
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, sql)))
+		return rc;
+	return db_each(st, s, "find the pulled runs that came unsigned", unsigned_row, &u);
+}

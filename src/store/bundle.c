@@ -203,9 +203,24 @@ static int ledger_entry(void *arg, sqlite3_stmt *s)
 	return !e || json_array_append_new(arg, e) ? oom() : 0;
 }
 
-/* The run's seal and its ledger entries, with the public key of each signed one. */
-static int bundle_seal(struct lr_store *st, int64_t id, json_t *doc)
+/* A row of bundle_seal's origin query: a design entry of the bundle a run was pulled in, as it came. */
+static int origin_entry(void *arg, sqlite3_stmt *s)
 {
+	json_t *e = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
+
+	return !e || json_array_append_new(arg, e) ? oom() : 0;
+}
+
+/*
+ * The run's seal and its ledger entries, with the public key of each signed
+ * one; with 'origin', a pulled run's are preceded by the design entries its
+ * origin registered (this store's ledger holds none for it).
+ */
+static int bundle_seal(struct lr_store *st, int64_t id, int origin, json_t *doc)
+{
+	static const char designs[] =
+		"SELECT e.value FROM pulled_run p, json_each(p.bundle, '$.ledger') e WHERE p.run_id = :run"
+		" AND json_extract(e.value, '$.kind') = 'design' ORDER BY json_extract(e.value, '$.seq')";
 	static const char seal[] = "SELECT digest, tables FROM run_seal WHERE run_id = :run";
 	static const char ledger[] =
 		"SELECT l.seq, l.kind, l.content, l.prev, l.digest, l.appended_at, k.public_key, l.signature"
@@ -231,6 +246,9 @@ static int bundle_seal(struct lr_store *st, int64_t id, json_t *doc)
 		rc = lr_error_set(LR_EINVAL, "cannot bundle run %lld: it has no seal", (long long)id);
 		lr_error_hint("only final runs travel; 'labrun audit' shows runs whose seal is missing");
 	}
+	if (!rc && origin)
+		rc = db_each_int(st, designs, ":run", id, "read the pulled run's design entries", origin_entry,
+				 entries);
 	if (!rc &&
 	    !(rc = db_each_int(st, ledger, ":run", id, "read the run's ledger entries", ledger_entry, entries)) &&
 	    json_object_set(doc, "ledger", entries))
@@ -285,7 +303,8 @@ static int run_status(struct lr_store *st, int64_t id, char status[16])
 	return rc;
 }
 
-int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b)
+/* The bundle of run 'id': the one a pulled run came in unless 'here' (then its rows as this store holds them). */
+static int run_bundle(struct lr_store *st, int64_t id, int here, struct lr_bundle *b)
 {
 	json_t *doc = NULL, *tables = NULL;
 	char status[16], *text = NULL, sha[LR_SHA256_HEX];
@@ -302,7 +321,7 @@ int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b)
 	}
 	if ((rc = db_exec(st, "BEGIN", "start reading the run")))
 		return rc;
-	if ((rc = pulled_bundle(st, id, &text)) || text)
+	if (!here && ((rc = pulled_bundle(st, id, &text)) || text))
 		goto parse;
 	if (!(doc = json_pack("{s:i}", "labrun_bundle", LR_BUNDLE_FORMAT)) || !(tables = json_object()) ||
 	    json_object_set(doc, "tables", tables)) {
@@ -312,7 +331,7 @@ int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b)
 	for (q = 0; q < db_nseal_queries && !rc; q++)
 		rc = bundle_table(st, q, id, tables);
 	if (rc || (rc = bundle_refs(st, id, doc)) || (rc = bundle_objects(st, id, doc)) ||
-	    (rc = bundle_seal(st, id, doc)))
+	    (rc = bundle_seal(st, id, here, doc)))
 		goto out;
 	if (!(text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS))) {
 		rc = oom();
@@ -327,4 +346,14 @@ out:
 	json_decref(tables);
 	json_decref(doc);
 	return rc;
+}
+
+int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b)
+{
+	return run_bundle(st, id, 0, b);
+}
+
+int lr_store_run_bundle_here(struct lr_store *st, int64_t id, struct lr_bundle *b)
+{
+	return run_bundle(st, id, 1, b);
 }

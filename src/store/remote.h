@@ -40,6 +40,14 @@ void lr_bundle_release(struct lr_bundle *b);
 LR_MUST_CHECK int lr_store_run_bundle(struct lr_store *st, int64_t id, struct lr_bundle *b);
 
 /*
+ * The bundle of final run 'id' as this store holds it, for a crate: built
+ * from its rows here, with this store's ids, seal and ledger entries, so it
+ * agrees with the crate's ledger, report and run numbers. A pulled run's
+ * ledger entries are preceded by the design entries its origin registered.
+ */
+LR_MUST_CHECK int lr_store_run_bundle_here(struct lr_store *st, int64_t id, struct lr_bundle *b);
+
+/*
  * Read a bundle received from elsewhere and check it: its sha256 is
  * 'sha256', its rows still give the seal it carries, and its ledger entries
  * link that seal, each with a valid digest and signature. LR_EINVAL (the
@@ -71,6 +79,16 @@ LR_MUST_CHECK int lr_store_uuid_find(struct lr_store *st, const char *uuid, int6
 /* Check the origin of a pulled run: its bundle still gives the seal and signatures it came with.
  * 'problem' is called with each finding; *pulled is 0 for a run recorded here. */
 LR_MUST_CHECK int lr_store_pulled_check(struct lr_store *st, int64_t id, lr_str_fn problem, void *arg, int *pulled);
+
+/*
+ * The pulled runs that came unsigned (no ledger entry of the bundle they came
+ * in has a signature) from a host whose runs came signed before them (a
+ * pulled run of the same host, started earlier, had signed entries): 'fn'
+ * gets each one's id here, its uuid, its host's name and the uuid of that
+ * host's first run that came signed, in id order; a non-zero return stops.
+ */
+typedef int (*lr_unsigned_fn)(void *arg, int64_t id, const char *uuid, const char *hostname, const char *signed_uuid);
+LR_MUST_CHECK int lr_store_pulled_unsigned(struct lr_store *st, lr_unsigned_fn fn, void *arg);
 
 /* ---- the remotes of a store (table 'remote') ---- */
 
@@ -109,7 +127,14 @@ LR_MUST_CHECK int lr_remote_put_object(struct lr_remote *r, const char *store_di
 LR_MUST_CHECK int lr_remote_has_run(struct lr_remote *r, const char *uuid, int *has);
 
 /* What happened to one run in a push or a pull (evidence/sync.c says, report/sync.c names). */
-enum lr_sync_event { LR_SYNC_PUSHED, LR_SYNC_PULLED, LR_SYNC_PRESENT, LR_SYNC_REFUSED, LR_SYNC_SKIPPED };
+enum lr_sync_event {
+	LR_SYNC_PUSHED,
+	LR_SYNC_PULLED,
+	LR_SYNC_PRESENT,
+	LR_SYNC_REFUSED,
+	LR_SYNC_SKIPPED,
+	LR_SYNC_UNSIGNED
+};
 
 /* What a push or a pull did, counted. */
 struct lr_sync_stats {
