@@ -250,8 +250,8 @@ int lr_verify_load(struct vctx *c)
 			break;
 		}
 	}
-	lr_error_clear();
-	for (i = 0; i < c->nruns && !rc; i++)
+	lr_error_clear(); /* a run that cannot be loaded is named above */
+	for (i = 0, rc = 0; i < c->nruns && !rc; i++)
 		if (c->runs[i].id)
 			rc = check_files(c, &c->runs[i]);
 	return rc;

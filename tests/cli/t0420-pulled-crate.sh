@@ -72,4 +72,13 @@ python3 "$TOP_SRCDIR/tests/cli/dsse-resign.py" "$T/bad" "$HOME/.config/labrun/si
 expect_exit 1 "run 4 carrying its origin's bundle, re-signed" verify --key "$T/lab.pub.pem" "$T/bad"
 contains "$T/out" "PROBLEM ledger.json: run $b2: its newest entry does not hold its seal" "is named"
 
+# and a run file of a renumbered run, edited and re-signed with the lab's key, is refused: it is held
+# to the bytes its rows give, here as everywhere
+rm -rf "$T/bad" && cp -R "$T/crate" "$T/bad"
+sed -i 's/"status": "[a-z]*"/"status": "cancelled"/' "$T/bad/run-4/run.json"
+grep -q '"status": "cancelled"' "$T/bad/run-4/run.json" || fail "the edit did not take"
+python3 "$TOP_SRCDIR/tests/cli/dsse-resign.py" "$T/bad" "$HOME/.config/labrun/signing-key.pem" || fail "re-sign"
+expect_exit 1 "run 4's run.json edited, re-signed" verify --key "$T/lab.pub.pem" "$T/bad"
+contains "$T/out" 'PROBLEM run-4/run.json: "status" is "cancelled" where the rows give ' "is named"
+
 echo "1..$tests"
