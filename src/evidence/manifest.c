@@ -14,6 +14,7 @@
 #include "evidence/crate-run.h"
 #include "evidence/manifest.h"
 #include "evidence/object.h"
+#include "evidence/sigstore.h"
 #include "record/runjson.h"
 #include "report/report.h"
 #include "store/experiments.h"
@@ -271,6 +272,8 @@ static int crate_run_attest(struct lr_store *st, int64_t id, const char *dir, js
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 	else if (!(rc = lr_attest_write(lr_store_signer(st), dir, rel, subjects, LR_RUN_PREDICATE, pred)))
 		json_decref(lr_crate_add_file(dir, rel, graph, parts));
+	if (!rc && !(rc = lr_sigstore_write(dir, rel, full, sizeof full)) && full[0]) /* its envelope, for Sigstore */
+		json_decref(lr_crate_add_file(dir, full, graph, parts));
 out:
 	rc = rc == LR_EINVAL && !bundled ? 0 : rc;
 	json_decref(pred);

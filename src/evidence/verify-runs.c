@@ -7,6 +7,7 @@
 #include "base/lines.h"
 #include "base/strmap.h"
 #include "evidence/crate-run.h"
+#include "evidence/sigstore.h"
 #include "evidence/verify-int.h"
 #include "store/designreg.h"
 #include "store/objects.h"
@@ -199,7 +200,8 @@ static int check_files(struct vctx *c, const struct vrun *r)
 		const char *rel = c->files.v[i].key, *base = rel + strlen(prefix);
 
 		if (strncmp(rel, prefix, strlen(prefix)) || !strcmp(base, "bundle.json") ||
-		    !strcmp(base, "run.intoto.json") || lr_strmap_get(&h.seen, rel, &one))
+		    !strcmp(base, "run.intoto.json") || !strcmp(base, LR_SIGSTORE_FILE) ||
+		    lr_strmap_get(&h.seen, rel, &one))
 			continue;
 		lr_verify_problem(c, rel, "is not a file of %s's sealed rows: added", r->dir);
 	}

@@ -11,6 +11,7 @@
 #include "base/trust.h"
 #include "evidence/attest.h"
 #include "evidence/headcmp.h"
+#include "evidence/sigstore.h"
 #include "evidence/verify-int.h"
 #include "store/ledger.h"
 
@@ -114,7 +115,7 @@ static json_t *check_crate_statement(struct vctx *c)
 /* Each run-ID/run.intoto.json: its subjects are exactly the run's files. */
 static int check_runs(struct vctx *c)
 {
-	char signer[LR_SHA256_HEX], prefix[40];
+	char signer[LR_SHA256_HEX], prefix[40], bundle[64];
 	size_t i, k;
 
 	for (i = 0; i < c->files.n; i++) {
@@ -139,9 +140,14 @@ static int check_runs(struct vctx *c)
 		r->pred = json_incref(json_object_get(stmt, "predicate"));
 		check_subjects(c, rel, stmt);
 		snprintf(prefix, sizeof prefix, "%s/", r->dir);
+		snprintf(bundle, sizeof bundle, "%s" LR_SIGSTORE_FILE, prefix); /* written after it, of its envelope */
+		if (lr_verify_has_file(c, bundle) && lr_sigstore_check(c->dir, bundle, rel)) {
+			lr_verify_problem(c, bundle, "%s", lr_error_msg());
+			lr_error_clear();
+		}
 		for (k = 0; k < c->files.n; k++)
 			if (!strncmp(c->files.v[k].key, prefix, strlen(prefix)) && strcmp(c->files.v[k].key, rel) &&
-			    !is_subject(stmt, c->files.v[k].key))
+			    strcmp(c->files.v[k].key, bundle) && !is_subject(stmt, c->files.v[k].key))
 				lr_verify_problem(c, c->files.v[k].key, "is not among the files %s signs", rel);
 		json_decref(stmt);
 	}

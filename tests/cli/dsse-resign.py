@@ -5,8 +5,9 @@ again and sign it with a key of one's own (through the openssl command).
 
     dsse-resign.py CRATE KEY.pem [--carry]
 
-Each run's run.intoto.json gets the run's files as subjects again, and
-crate.intoto.json every other file; --carry also puts the key's public key
+Each run's run.intoto.json gets the run's files as subjects again (all but
+its run.sigstore.json, whose dsseEnvelope becomes the new envelope, its other
+fields kept), and crate.intoto.json every other file; --carry also puts the key's public key
 beside every ledger entry in ledger.json, as if the crate vouched for it.
 """
 import base64
@@ -71,7 +72,12 @@ if carry:
 restate("ledger-head.intoto.json", None)
 for d in sorted(os.listdir(crate)):
     if d.startswith("run-") and os.path.isdir(os.path.join(crate, d)):
-        att = d + "/run.intoto.json"
-        if os.path.exists(os.path.join(crate, att)):  # a forger may have left one out
-            restate(att, [f for f in files(d) if f != att])
+        att, bundle = d + "/run.intoto.json", d + "/run.sigstore.json"
+        if not os.path.exists(os.path.join(crate, att)):  # a forger may have left one out
+            continue
+        restate(att, [f for f in files(d) if f not in (att, bundle)])
+        if os.path.exists(os.path.join(crate, bundle)):
+            b = json.load(open(os.path.join(crate, bundle)))
+            b["dsseEnvelope"] = json.load(open(os.path.join(crate, att)))
+            json.dump(b, open(os.path.join(crate, bundle), "w"), separators=(",", ":"), sort_keys=True)
 restate("crate.intoto.json", [f for f in files() if f != "crate.intoto.json"])
