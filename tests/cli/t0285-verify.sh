@@ -54,7 +54,7 @@ equals "$(jq -r .payloadType "$T/crate/run-2/run.intoto.json")" "application/vnd
 equals "$(jq -r '.signatures[0].keyid' "$T/crate/run-2/run.intoto.json")" \
 	"$(printf '{"keytype":"ed25519","keyval":{"public":"%s"},"scheme":"ed25519"}' \
 		"$("$L" key show | sed -n 's/^public key:  //p')" | sha256sum | cut -d' ' -f1)" \
-	"the keyid is securesystemslib's, computed here with sha256sum"
+	"the keyid is securesystemslib 1.0's (compute_default_keyid), computed here with sha256sum"
 jq -r .payload "$T/crate/crate.intoto.json" | base64 -d >"$T/cs.json"
 equals "$(jq -r '.subject | length' "$T/cs.json")" "$(($(find "$T/crate" -type f | wc -l) - 1))" \
 	"crate.intoto.json names every other file of the crate"
