@@ -8,7 +8,8 @@
  * lengths in decimal; payload and signatures in standard base64 with
  * padding; keyid the hex sha256 of the canonical JSON
  * {"keytype":"ed25519","keyval":{"public":"<hex>"},"scheme":"ed25519"}
- * (securesystemslib 0.28 and later). A keyid is a hint, never trust: an
+ * (securesystemslib 1.0 and later; its 0.x keys module also hashes
+ * "keyid_hash_algorithms", docs/verify.md). A keyid is a hint, never trust: an
  * envelope is trusted when a signature verifies with a trusted key.
  * Read strictly (docs/verify.md): base64 only as above, at most
  * LR_DSSE_MAX_SIGS signatures, an in-toto payload naming each key once;

@@ -13,50 +13,71 @@
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--site] [--prune] [--allow-findings]\n"
 	"                      [--progress]\n"
-	"       labrun archive --verify FILE\n"
+	"       labrun archive --verify FILE [--trust FILE]... [--key FILE] [--allow-unsigned]\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
 	"Pack the evidence of a run, or of every run of an issue, into one .tar.zst: the runs'\n"
 	"RO-Crate (per run run.json, logs, artifacts, and for experiment runs the definition\n"
 	"and every repetition as CSV; ro-crate-metadata.json; manifest-sha256.txt) plus\n"
-	"SHA256SUMS listing each member, so an extracted archive is a valid crate. --verify\n"
-	"re-hashes every member; --extract checks every entry first and refuses absolute paths,\n"
-	"'..', links and device files, writing nothing when one is found. The crate is the one\n"
-	"'labrun manifest' writes (attestations, report and signed head included; with --site\n"
-	"the static site too): 'labrun verify FILE' checks an archive as it checks a crate.\n";
+	"SHA256SUMS listing each member, so an extracted archive is a valid crate. The crate is\n"
+	"the one 'labrun manifest' writes (attestations, report and signed head included; with\n"
+	"--site the static site too). --verify checks the archive as 'labrun verify FILE' does:\n"
+	"every member against SHA256SUMS, then, since anyone can write that list again, the\n"
+	"crate's signatures against the keys you trust (--trust, --key, --allow-unsigned as for\n"
+	"verify), its files, ledger, rows, report and site. --extract checks every entry first\n"
+	"and refuses absolute paths, '..', links and device files, writing nothing when one is\n"
+	"found.\n";
 
-/* --verify FILE, or --extract FILE DIR */
-static int verify_or_extract(const char *verify, const char *extract, const char *dir, int progress)
+/* --extract FILE DIR */
+static int extract_into(const char *file, const char *dir, int progress)
 {
 	int rc, members = 0;
 
 	cmd_progress_begin("labrun archive", progress, 0);
-	rc = verify ? lr_archive_verify(verify, &members) : lr_archive_extract(extract, dir, &members);
+	rc = lr_archive_extract(file, dir, &members);
 	cmd_progress_end();
 	if (rc)
 		return cmd_fail(rc);
-	if (verify)
-		printf("archive '%s': %d member(s) match SHA256SUMS\n", verify, members);
-	else
-		printf("extracted %d file(s) from '%s' into '%s'\n", members, extract, dir);
+	printf("extracted %d file(s) from '%s' into '%s'\n", members, file, dir);
 	return LR_EXIT_OK;
+}
+
+/*
+ * --verify FILE (what 'labrun verify FILE' checks, with its --trust, --key and
+ * --allow-unsigned) or --extract FILE DIR, the options parsed: the exit status.
+ */
+static int verify_or_extract(const char *verify, const char *extract, const struct lr_strlist *trust, const char *key,
+			     int allow, int argc, char **argv, int first, int progress)
+{
+	if (!verify && (trust->n || key || allow))
+		return cmd_usage_error("archive", "--trust, --key and --allow-unsigned go with --verify");
+	if (verify && first < argc)
+		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
+	if (verify)
+		return cmd_verify_path("labrun archive", verify, trust, key, allow, progress);
+	if (first + 1 != argc)
+		return cmd_usage_error("archive", "--extract takes the archive and a target directory");
+	return extract_into(extract, argv[first], progress);
 }
 
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
-	const char *verify = NULL, *extract = NULL, *out = NULL;
-	struct lr_strlist runs = { 0 }, issues = { 0 };
+	const char *verify = NULL, *extract = NULL, *out = NULL, *key = NULL;
+	struct lr_strlist runs = { 0 }, issues = { 0 }, trust = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char deflt[320];
 	struct lr_crate_opts co = { 0 };
-	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, first;
+	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF",
 			     "every run that is evidence for REF; repeatable"),
-		CMD_STRING(0, "verify", &verify, "FILE", "re-hash every member of the archive FILE"),
+		CMD_STRING(0, "verify", &verify, "FILE", "check the archive FILE as 'labrun verify FILE' does"),
+		CMD_LIST(0, "trust", &trust, "FILE", "with --verify: also trust the keys of FILE"),
+		CMD_STRING(0, "key", &key, "FILE", "with --verify: trust only this key (a PEM public key)"),
+		CMD_BOOL(0, "allow-unsigned", &unsigned_ok, "with --verify: as 'labrun verify --allow-unsigned'"),
 		CMD_STRING(0, "extract", &extract, "FILE",
 			   "check every entry of the archive FILE, then extract it into DIR"),
 		CMD_STRING('o', "output", &out, "FILE",
@@ -81,13 +102,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 				     "give --run or --issue (each as often as you like), --verify or --extract");
 		goto done_opts;
 	}
-
-	if (verify && first < argc)
-		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
-	if (extract && first + 1 != argc)
-		return cmd_usage_error("archive", "--extract takes the archive and a target directory");
-	if (verify || extract)
-		return verify_or_extract(verify, extract, argv[first], progress);
+	if (verify || extract || trust.n || key || unsigned_ok) {
+		rc = verify_or_extract(verify, extract, &trust, key, unsigned_ok, argc, argv, first, progress);
+		goto done_opts;
+	}
 	if (first < argc) {
 		rc = cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 		goto done_opts;
@@ -119,5 +137,6 @@ done:
 done_opts:
 	lr_strlist_release(&runs);
 	lr_strlist_release(&issues);
+	lr_strlist_release(&trust);
 	return rc;
 }

@@ -139,6 +139,18 @@ int cmd_store(struct lr_store **st, const struct lr_global *g);
 struct lr_trust;
 int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const char *only);
 
+/*
+ * 'labrun verify PATH' and 'labrun archive --verify FILE': the crate or
+ * archive at 'path' checked by every part of verify (lr_verify_path) against
+ * the keys cmd_trust_load gives for 'files' and 'only' ('allow': a crate no
+ * trusted key signed is checked all the same), each problem printed as a
+ * PROBLEM line, then what was checked. Progress is shown under 'cmd'
+ * ("labrun verify"). Returns the exit status: 0 when everything holds, 1 on
+ * a problem, an error's (printed) otherwise.
+ */
+int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *files, const char *only, int allow,
+		    int progress);
+
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 

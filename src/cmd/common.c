@@ -7,9 +7,12 @@
 #include "base/error.h"
 #include "base/trust.h"
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "evidence/manifest.h"
 #include "evidence/scan.h"
 #include "evidence/select.h"
+#include "evidence/verify-path.h"
+#include "report/text.h"
 
 static int print_new_finding(void *arg, const struct lr_finding *f)
 {
@@ -94,4 +97,74 @@ void cmd_json_print(json_t *o)
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(o);
+}
+
+static void print_problem(void *arg, const char *file, const char *problem)
+{
+	(void)arg;
+	cmd_progress_clear();
+	/* names come from the crate: escaped, so none can end the line or forge another */
+	fputs("PROBLEM ", stdout);
+	lr_term_name(stdout, file);
+	fputs(*file ? ": " : "", stdout);
+	lr_term_name(stdout, problem);
+	putchar('\n');
+}
+
+/* An error of verify as cmd_fail says it, but escaped: it may name a file of the crate. */
+static int verify_fail(int rc)
+{
+	char *msg = NULL, *hint = NULL;
+	size_t len;
+	FILE *m = open_memstream(&msg, &len);
+
+	if (m) {
+		lr_term_name(m, lr_error_msg());
+		fclose(m);
+	}
+	if (msg && (hint = strdup(lr_error_hint_msg() ?: ""))) {
+		lr_error_set(rc, "%s", msg);
+		if (*hint)
+			lr_error_hint("%s", hint);
+	}
+	free(hint);
+	free(msg);
+	return cmd_fail(rc);
+}
+
+int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *files, const char *only, int allow,
+		    int progress)
+{
+	struct lr_trust t = { 0 };
+	struct lr_verified v = { 0 };
+	int rc, problems = 0, members = 0;
+
+	if ((rc = cmd_trust_load(&t, files, only)))
+		goto out;
+	cmd_progress_begin(cmd, progress, 0);
+	rc = lr_verify_path(path, &t, allow, print_problem, NULL, &problems, &members, &v);
+	cmd_progress_end();
+	if (rc)
+		goto out;
+	if (members) {
+		fputs("archive '", stdout);
+		lr_term_name(stdout, path);
+		printf("': %d member(s) match SHA256SUMS (a list no one signs: the crate's statements are checked too)\n",
+		       members);
+	}
+	if (!v.signer[0])
+		printf("labrun: warning: no key you trust signed this crate%s%s%s%s\n", v.refused[0] ? " (" : "",
+		       v.refused, v.refused[0] ? ")" : "",
+		       allow ? " (--allow-unsigned): its files agree with each other, nothing more" : "");
+	printf("verify: %d file(s) against their signed digests, %d run(s), %d ledger entr%s, %d run file(s) against "
+	       "their sealed rows; signed by %s%s%s%s; %d problem(s)\n",
+	       v.files, v.runs, v.entries, v.entries == 1 ? "y" : "ies", v.held,
+	       v.signer[0] ? v.principal : "no trusted key", v.signer[0] ? " (" : "", v.signer[0] ? v.signer : "",
+	       v.signer[0] ? ")" : "", problems);
+out:
+	lr_verified_release(&v);
+	lr_trust_release(&t);
+	if (rc)
+		return verify_fail(rc);
+	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;
 }

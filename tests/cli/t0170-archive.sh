@@ -1,6 +1,6 @@
 #!/bin/sh
-# labrun archive: create, verify and extract round trip; tampered archives are
-# named; malicious archives (absolute path, '..', symlink escape, hard-link
+# labrun archive: create, verify and extract round trip; --verify checks what verify checks (an
+# archive no key signed, or one that holds no crate, is refused); tampered archives are named; malicious archives (absolute path, '..', symlink escape, hard-link
 # escape, device node) are refused with nothing written inside or outside.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,8 +10,15 @@ printf 'weights\n' >model.bin
 "$LABRUN" run -q "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" >/dev/null 2>&1
 
 expect_exit 0 "archive a recorded run" "$LABRUN" archive --run 1 -o run1.tar.zst
-expect_exit 0 "verify it" "$LABRUN" archive --verify run1.tar.zst
+# --verify is verify's check: the sums, then the signatures (this store has no key), rows and report
+expect_exit 1 "an archive no key signed does not verify" "$LABRUN" archive --verify run1.tar.zst
+contains "$T/out" "PROBLEM crate.intoto.json: is not signed by a key you trust" "says so, as verify does"
+expect_exit 0 "verify it, unsigned allowed" "$LABRUN" archive --allow-unsigned --verify run1.tar.zst
+contains "$T/out" "0 problem(s)" "its crate holds"
 contains "$T/out" "13 member(s) match SHA256SUMS" "run.json, stdout, stderr, the artifact, bundle.json, the run attestation, the ledger entries and signed head, the crate manifests, crate.intoto.json, and report.md and report.json (a recorded run is in the report)"
+expect_exit 2 "--allow-unsigned without --verify" "$LABRUN" archive --run 1 --allow-unsigned -o never.tar.zst
+[ ! -e never.tar.zst ] || fail "an archive was written"
+ok "is a usage error, and writes nothing"
 mkdir x1
 expect_exit 0 "extract it" "$LABRUN" archive --extract run1.tar.zst x1
 cmp x1/run-1/output/model.bin model.bin || fail "artifact differs after the round trip"
@@ -27,7 +34,7 @@ contains "$T/err" "cannot create a temporary directory in '$PWD/nowhere'" "names
 ok "no archive written"
 expect_exit 0 "archive an issue's runs" "$LABRUN" archive --issue 205
 [ -f labrun-issue-205.tar.zst ] || fail "default name"
-expect_exit 0 "verify the issue archive" "$LABRUN" archive --verify labrun-issue-205.tar.zst
+expect_exit 0 "verify the issue archive" "$LABRUN" archive --allow-unsigned --verify labrun-issue-205.tar.zst
 mkdir x2
 "$LABRUN" archive --extract labrun-issue-205.tar.zst x2 >/dev/null
 cmp x2/run-2/definition.ini "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini" || fail "definition"
@@ -39,7 +46,10 @@ expect_exit 0 "a crate of the same issue" "$LABRUN" manifest --issue 205 -o c2
 equals "$(sed -n 1p x2/report.md)" "# labrun report: labrun evidence for issue 205" "the report names the evidence, not the file"
 equals "$(cmp x2/report.md c2/report.md && echo same)" same "the archive's report is the crate's"
 
-expect_exit 0 "an intact archive verifies" "$LABRUN" archive --verify "$A/intact.tar"
+expect_exit 1 "an archive whose members match its sums but that holds no crate" \
+	"$LABRUN" archive --allow-unsigned --verify "$A/intact.tar"
+contains "$T/err" "archive '$A/intact.tar' is not a crate labrun can verify: it has no crate.intoto.json" \
+	"is not verified: nothing signed it"
 expect_exit 1 "a changed member is named" "$LABRUN" archive --verify "$A/tampered.tar"
 contains "$T/err" "member 'run-1/a.txt' does not match its sha256" "names it"
 expect_exit 1 "an unlisted member is named" "$LABRUN" archive --verify "$A/unlisted.tar"
@@ -95,7 +105,7 @@ expect_exit 0 "fsck does not miss it" "$LABRUN" fsck
 contains "$T/out" "2 pruned log(s) checked in their archives, 0 missing or changed" "fsck checks pruned logs in the archive"
 expect_exit 1 "an archive holding pruned logs is never overwritten" "$LABRUN" archive --run "$rid" -o pruned.tar.zst
 contains "$T/err" "refusing to overwrite archive 'pruned.tar.zst': 2 pruned log(s)" "says why"
-expect_exit 0 "it still verifies" "$LABRUN" archive --verify pruned.tar.zst
+expect_exit 0 "it still verifies" "$LABRUN" archive --allow-unsigned --verify pruned.tar.zst
 mv pruned.tar.zst elsewhere.tar.zst
 expect_exit 1 "a lost archive is found by audit" "$LABRUN" audit --run "$rid"
 contains "$T/out" "was pruned to archive" "names the archive"

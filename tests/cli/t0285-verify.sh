@@ -7,8 +7,9 @@
 # it updated, a report cell changed (and re-signed, so only the recomputation
 # can tell), a file added, a file removed, an envelope's payload edited, one
 # run's envelope swapped for another crate's, an archive repacked with its sums
-# updated, a crate signed only by a key it carries; an envelope naming a key
-# twice, in base64url, or with more signatures than the cap (docs/verify.md).
+# updated (refused by verify and by archive --verify), a crate signed only by a
+# key it carries; an envelope naming a key twice, in base64url, or with more
+# signatures than the cap (docs/verify.md).
 . "$(dirname "$0")/lib.sh"
 
 L=$LABRUN
@@ -54,7 +55,7 @@ equals "$(jq -r .payloadType "$T/crate/run-2/run.intoto.json")" "application/vnd
 equals "$(jq -r '.signatures[0].keyid' "$T/crate/run-2/run.intoto.json")" \
 	"$(printf '{"keytype":"ed25519","keyval":{"public":"%s"},"scheme":"ed25519"}' \
 		"$("$L" key show | sed -n 's/^public key:  //p')" | sha256sum | cut -d' ' -f1)" \
-	"the keyid is securesystemslib's, computed here with sha256sum"
+	"the keyid is securesystemslib 1.0's (compute_default_keyid), computed here with sha256sum"
 jq -r .payload "$T/crate/crate.intoto.json" | base64 -d >"$T/cs.json"
 equals "$(jq -r '.subject | length' "$T/cs.json")" "$(($(find "$T/crate" -type f | wc -l) - 1))" \
 	"crate.intoto.json names every other file of the crate"
@@ -163,9 +164,13 @@ printf 'q01\n' >>"$T/x/run-2/responses/1-gpu.jsonl"
 rehash "$T/x" run-2/responses/1-gpu.jsonl "$(sha256sum "$T/crate/run-2/responses/1-gpu.jsonl" | cut -d' ' -f1)"
 (cd "$T/x" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
 (cd "$T/x" && tar --zstd -cf "$T/repacked.tar.zst" $(ls)) || fail "repack"
-expect_exit 0 "the repacked archive's sums agree" "$L" archive --verify "$T/repacked.tar.zst"
 expect_exit 1 "the repacked archive fails verify" verify "$T/repacked.tar.zst"
 contains "$T/out" "run-2/responses/1-gpu.jsonl: has sha256" "naming the changed member"
+# archive --verify checked the sums alone, which agree, and passed it: it now checks what verify does
+expect_exit 1 "archive --verify refuses the repacked archive, its sums regenerated" \
+	"$L" archive --verify "$T/repacked.tar.zst"
+contains "$T/out" "match SHA256SUMS" "its sums agree"
+contains "$T/out" "PROBLEM run-2/responses/1-gpu.jsonl: has sha256" "but the member is named against the signed digest"
 
 # signed only by a key the crate carries
 tampered

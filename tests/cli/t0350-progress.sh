@@ -43,7 +43,7 @@ contains "$T/err" "labrun audit: audited $n of $n runs, " "audit's runs, to the 
 quiet "audit" "$LABRUN" audit
 expect_exit 0 "archive --progress" "$LABRUN" archive --run 1 -o a.tar.zst --progress
 contains "$T/err" "labrun archive: packed " "archive's members"
-expect_exit 0 "archive --verify with LABRUN_PROGRESS=1" env LABRUN_PROGRESS=1 "$LABRUN" archive --verify a.tar.zst
+expect_exit 0 "archive --verify with LABRUN_PROGRESS=1" env LABRUN_PROGRESS=1 "$LABRUN" archive --allow-unsigned --verify a.tar.zst
 contains "$T/err" "labrun archive: checked " "verify's members"
 expect_exit 0 "verify --progress" "$LABRUN" verify --allow-unsigned --progress a.tar.zst
 contains "$T/err" "labrun verify: hashed " "verify's files"
