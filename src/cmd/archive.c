@@ -124,6 +124,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if (placeholder)
 		cmd_warn_license(LR_CRATE_NO_LICENSE);
 	printf("archived %d run(s) into '%s'\n", j.nall, out ? out : deflt);
+	cmd_crate_job_end_snapshot(&j); /* pruning writes */
 	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, out ? out : deflt, &pruned, &bytes)))
 		goto failed;
 	if (prune)

@@ -164,17 +164,22 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * What manifest and archive publish (common.c): the runs of --run and
  * --issue with the runs they point at, scanned for new findings, and the
  * title they share. _open returns 0 or the exit status
- * (reported); _release it either way.
+ * (reported); _release it either way. From _open to _release (or
+ * _end_snapshot, before a write such as archive --prune) the store is read
+ * as one snapshot (lr_store_snapshot_begin): the runs chosen and all that
+ * the crate holds and signs are of one state of the store.
  */
 struct cmd_crate_job {
 	struct lr_store *st;
 	int64_t *ids, *all; /* the runs chosen; and with the runs they point at */
 	int n, nall;
+	int snapshot;    /* the snapshot is held */
 	char name[280];  /* "run-1", "issue-270": for default file names */
 	char title[400]; /* "labrun evidence: run 1" */
 };
 int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const struct lr_strlist *runs,
 		       const struct lr_strlist *issues, int allow, const char *select_verb, const char *scan_verb);
+void cmd_crate_job_end_snapshot(struct cmd_crate_job *j);
 void cmd_crate_job_release(struct cmd_crate_job *j);
 
 #endif

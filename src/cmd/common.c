@@ -72,6 +72,9 @@ int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const
 	memset(j, 0, sizeof *j);
 	if ((rc = cmd_store(&j->st, g)))
 		return rc;
+	if ((rc = lr_store_snapshot_begin(j->st)))
+		return cmd_fail(rc);
+	j->snapshot = 1;
 	if ((rc = lr_evidence_select(j->st, runs, issues, select_verb, &j->ids, &j->n, j->name, sizeof j->name)) ||
 	    (rc = lr_crate_runs(j->st, j->ids, j->n, &j->all, &j->nall)) ||
 	    (rc = scan_runs(j->st, j->all, j->nall, allow, scan_verb)))
@@ -85,8 +88,16 @@ int cmd_crate_job_open(struct cmd_crate_job *j, const struct lr_global *g, const
 	return 0;
 }
 
+void cmd_crate_job_end_snapshot(struct cmd_crate_job *j)
+{
+	if (j->snapshot)
+		lr_store_snapshot_end(j->st);
+	j->snapshot = 0;
+}
+
 void cmd_crate_job_release(struct cmd_crate_job *j)
 {
+	cmd_crate_job_end_snapshot(j);
 	free(j->ids);
 	free(j->all);
 	memset(j, 0, sizeof *j);

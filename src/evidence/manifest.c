@@ -460,6 +460,9 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 	struct lr_ledger_head head;
 	int rc = 0, i, entities = 0;
 
+	/* every file of the crate from one state of the store, whatever other processes commit meanwhile */
+	if ((rc = lr_store_snapshot_begin(st)))
+		goto free;
 	if (mkdir(dir, 0777) != 0) {
 		rc = lr_error_set(LR_EIO, "cannot create crate '%s': %s", dir, strerror(errno));
 		if (errno == EEXIST)
@@ -506,6 +509,7 @@ int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *
 fail:
 	lr_remove_tree(dir);
 free:
+	lr_store_snapshot_end(st);
 	free(text);
 	json_decref(root);
 	json_decref(graph);

@@ -36,6 +36,9 @@ struct lr_crate_opts {
  * CreateAction per run (failed ones included), the software used, the
  * report (report.md, report.json) when the runs give one, the site when
  * asked, and the manifests; then validate it. On any failure the directory is removed.
+ * Everything is read from one snapshot of the store (lr_store_snapshot_begin;
+ * a caller holding one already, as manifest and archive do from choosing the
+ * runs on, extends it over the crate), so what it signs is one state of it.
  */
 LR_MUST_CHECK int lr_crate_write(struct lr_store *st, const int64_t *runs, int n, const char *dir,
 				 const struct lr_crate_opts *o);

@@ -319,7 +319,8 @@ static int run_bundle(struct lr_store *st, int64_t id, int here, struct lr_bundl
 		lr_error_hint("only final runs travel; a recorder that died is marked abandoned by 'labrun fsck'");
 		return LR_EINVAL;
 	}
-	if ((rc = db_exec(st, "BEGIN", "start reading the run")))
+	/* a savepoint: inside a snapshot (lr_store_snapshot_begin) it nests, outside it begins one of its own */
+	if ((rc = db_exec(st, "SAVEPOINT bundle", "start reading the run")))
 		return rc;
 	if (!here && ((rc = pulled_bundle(st, id, &text)) || text))
 		goto parse;
@@ -341,7 +342,7 @@ parse:
 	if (!rc && !(rc = lr_sha256_buf(text, strlen(text), sha)))
 		rc = lr_bundle_parse(b, text, sha);
 out:
-	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "RELEASE bundle", NULL, NULL, NULL);
 	free(text);
 	json_decref(tables);
 	json_decref(doc);

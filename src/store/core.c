@@ -332,6 +332,29 @@ void lr_store_free(struct lr_store *st)
 	free(st);
 }
 
+int lr_store_snapshot_begin(struct lr_store *st)
+{
+	int rc;
+
+	if (st->snapshot++)
+		return 0;
+	/* query_only: a write inside fails every time, not only once another process has committed */
+	if ((rc = db_exec(st, "BEGIN DEFERRED; SELECT count(*) FROM sqlite_schema; PRAGMA query_only = ON",
+			  "begin reading a snapshot"))) {
+		sqlite3_exec(st->db, "PRAGMA query_only = OFF; ROLLBACK", NULL, NULL, NULL);
+		st->snapshot = 0;
+	}
+	return rc;
+}
+
+void lr_store_snapshot_end(struct lr_store *st)
+{
+	if (!st->snapshot || --st->snapshot)
+		return;
+	/* a read transaction: COMMIT and ROLLBACK end it alike */
+	sqlite3_exec(st->db, "PRAGMA query_only = OFF; ROLLBACK", NULL, NULL, NULL);
+}
+
 int lr_store_integrity(struct lr_store *st)
 {
 	sqlite3_stmt *s = NULL;

@@ -54,8 +54,8 @@ int lr_store_hash_remember(struct lr_store *st, const struct lr_hash_entry *e, s
 	size_t i;
 	int rc;
 
-	if (!n || st->readonly)
-		return 0; /* a cache: a store that cannot be written simply does not remember */
+	if (!n || st->readonly || st->snapshot)
+		return 0; /* a cache: a store that cannot be written now simply does not remember */
 	clock_gettime(CLOCK_REALTIME, &now);
 	if ((rc = db_begin(st)))
 		return rc;

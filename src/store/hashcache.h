@@ -15,7 +15,10 @@
 LR_MUST_CHECK int lr_store_hash_cached(struct lr_store *st, const char *path, const struct stat *sb,
 				       char sha256[LR_SHA256_HEX]);
 
-/* Remember the sha256 of each file as its stat describes it, in one transaction (not on a read-only store). */
+/*
+ * Remember the sha256 of each file as its stat describes it, in one
+ * transaction (not on a read-only store, nor inside a read snapshot).
+ */
 struct lr_hash_entry {
 	char *path;
 	struct stat sb;

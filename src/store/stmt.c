@@ -457,6 +457,8 @@ int db_one_int(struct lr_store *st, const char *sql, const char *name, int64_t v
 
 int db_begin(struct lr_store *st)
 {
+	if (st->snapshot) /* a bug: the snapshot's reads would no longer be of one state */
+		return lr_error_set(LR_ESTORE, "cannot write to store '%s' while reading a snapshot of it", st->dir);
 	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");
 }
 

@@ -94,6 +94,20 @@ LR_MUST_CHECK int lr_store_sql_readonly(struct lr_store *st, const char *sql, lr
 /* The checks of lr_store_sql_readonly() alone: 0 when 'sql' would run, without running it. */
 LR_MUST_CHECK int lr_store_sql_screen(struct lr_store *st, const char *sql);
 
+/*
+ * A read snapshot: from lr_store_snapshot_begin() to lr_store_snapshot_end(),
+ * every read through 'st' sees the store as it was when the snapshot began,
+ * whatever other processes commit meanwhile (a deferred transaction whose
+ * first read is made at once; readers of a WAL store hold no writer up).
+ * What a crate signs is then one state of the store, the one verify sees in
+ * it. Nothing is written through 'st' inside: caches are not kept
+ * (lr_store_hash_remember does nothing) and any other write fails with
+ * LR_ESTORE. Calls nest: only the outermost pair begins and ends the
+ * snapshot; an _end with none open (after a failed _begin) does nothing.
+ */
+LR_MUST_CHECK int lr_store_snapshot_begin(struct lr_store *st);
+void lr_store_snapshot_end(struct lr_store *st);
+
 /* PRAGMA integrity_check: 0 when "ok", else LR_ESTORE with the first problem. */
 LR_MUST_CHECK int lr_store_integrity(struct lr_store *st);
 

@@ -13,7 +13,9 @@
 #include "base/error.h"
 #include "base/sha256.h"
 #include "serving/serving.h"
+#include "store/hashcache.h"
 #include "store/ledger.h"
+#include "store/remote.h"
 #include "store/runs.h"
 #include "store/schema.h"
 #include "store/store-int.h"
@@ -239,6 +241,74 @@ static void the_ledger_walk_sees_rows_changed_after_the_seal_check(void **state)
 	assert_int_equal(lr_store_ledger_check(st, NULL, 0, NULL, count_problem, &problems, &head), 0);
 	assert_int_equal(problems, 1);
 	lr_run_release(&r);
+	lr_store_free(st);
+}
+
+/* Record a finished run of 'uuid' through 'st' (a ledger entry): its id. */
+static int64_t finished_run(struct lr_store *st, const char *uuid)
+{
+	struct lr_run r;
+	int64_t id;
+
+	make_run(&r, uuid);
+	assert_int_equal(lr_store_run_begin(st, &r), 0);
+	r.status = LR_PASSED;
+	r.ended_at = strdup("2026-11-29T10:00:01.000Z");
+	assert_int_equal(lr_store_run_finish(st, &r, 1), 0);
+	id = r.id;
+	lr_run_release(&r);
+	return id;
+}
+
+/*
+ * manifest and archive read one snapshot: it sees the store as it was when
+ * it began while another connection commits (which it does not hold up),
+ * nests (a run's bundle, read in a savepoint of its own, included), refuses
+ * writes through its own connection, both a write transaction and a single
+ * statement, and keeps no cache; once ended, the new commits are seen and
+ * writes go through again.
+ */
+static void a_snapshot_reads_one_state_while_another_connection_writes(void **state)
+{
+	struct fx *f = *state;
+	struct lr_store *st = NULL, *other = NULL;
+	struct lr_ledger_head head;
+	struct lr_hash_entry e = { .path = f->dir };
+	struct lr_bundle b;
+	int64_t id;
+
+	assert_int_equal(lr_store_open(&st, f->dir, LR_STORE_CREATE), 0);
+	assert_int_equal(lr_store_open(&other, f->dir, 0), 0);
+	id = finished_run(st, "0b1d3c4e-0000-4000-8000-0000000000c1");
+	assert_int_equal(lr_store_snapshot_begin(st), 0);
+	assert_int_equal(lr_store_snapshot_begin(st), 0);
+	finished_run(other, "0b1d3c4e-0000-4000-8000-0000000000c2");
+	assert_int_equal(lr_store_ledger_head(other, &head), 0);
+	assert_int_equal(head.seq, 2);
+	assert_int_equal(lr_store_ledger_head(st, &head), 0);
+	assert_int_equal(head.seq, 1);
+	lr_store_snapshot_end(st); /* the inner one: the snapshot stays */
+	assert_int_equal(lr_store_run_bundle(st, id, &b), 0);
+	lr_bundle_release(&b);
+	assert_int_equal(lr_store_ledger_head(st, &head), 0);
+	assert_int_equal(head.seq, 1);
+	assert_int_equal(lr_store_setting_set(st, "manifest.license", "CC0-1.0"), LR_ESTORE);
+	assert_int_equal(lr_store_remote_add(st, "lab", "postgresql://db.lab/evidence"), LR_ESTORE);
+	assert_int_equal(lr_sha256_buf("", 0, e.sha256), 0);
+	assert_int_equal(stat(f->dir, &e.sb), 0);
+	assert_int_equal(lr_store_hash_remember(st, &e, 1), 0);
+	lr_store_snapshot_end(st);
+	lr_store_snapshot_end(st); /* none open: nothing to do */
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM file_hash_cache"), 0);
+	assert_int_equal(raw_int(f->dir, "SELECT count(*) FROM setting"), 0);
+	assert_int_equal(lr_store_ledger_head(st, &head), 0);
+	assert_int_equal(head.seq, 2);
+	assert_int_equal(lr_store_setting_set(st, "manifest.license", "CC0-1.0"), 0);
+	/* with no one else writing, a write is refused all the same */
+	assert_int_equal(lr_store_snapshot_begin(st), 0);
+	assert_int_equal(lr_store_setting_set(st, "manifest.license", NULL), LR_ESTORE);
+	lr_store_snapshot_end(st);
+	lr_store_free(other);
 	lr_store_free(st);
 }
 
@@ -574,6 +644,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(the_ledger_walk_sees_rows_changed_after_the_seal_check, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(abandon_changes_only_running_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_reads_one_state_while_another_connection_writes, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(readonly_sql_refuses_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(find_walks_up_and_honours_override, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_failed_bind_fails_the_step, setup, teardown),
