@@ -66,7 +66,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_strlist runs = { 0 }, issues = { 0 }, trust = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char deflt[320];
-	struct lr_crate_opts co = { 0 };
+	struct lr_crate_opts co = { .title = deflt }; /* deflt is filled below */
 	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
@@ -113,7 +113,6 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
-	co.title = deflt;
 	co.report_title = j.title;
 	co.site = with_site;
 	cmd_progress_begin("labrun archive", progress, 0);
