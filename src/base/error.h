@@ -12,13 +12,14 @@
 
 enum {
 	LR_OK = 0,
-	LR_EINVAL = -1,    /* bad input from the user: options, ids, files */
+	LR_EINVAL = -1,    /* bad input from the user: options, ids, definitions */
 	LR_ENOTFOUND = -2, /* the named run, artifact or store does not exist */
 	LR_EIO = -3,       /* a file system or process call failed */
 	LR_ESTORE = -4,    /* the database failed, is locked or is corrupt */
 	LR_ESCHEMA = -5,   /* the store's schema is newer or foreign */
 	LR_ENOMEM = -6,
 	LR_EREFUSED = -7, /* a request that is not allowed (e.g. writing SQL) */
+	LR_EDATA = -8,    /* a data file another program wrote is malformed (docs/design.md, "Errors, stores, files") */
 };
 
 /*

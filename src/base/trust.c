@@ -69,9 +69,9 @@ static const char *keep_origin(struct lr_trust *t, const char *path)
 /* Refuse line 'lineno' of the trusted-keys file 'path', saying why. */
 static int bad_line(const char *path, long lineno, const char *why)
 {
-	lr_error_set(LR_EINVAL, "invalid trusted key at %s:%ld: %s", path, lineno, why);
+	lr_error_set(LR_EDATA, "invalid trusted key at %s:%ld: %s", path, lineno, why);
 	lr_error_hint("'labrun key trust FILE' adds a key in this form; lines starting with # are comments");
-	return LR_EINVAL;
+	return LR_EDATA;
 }
 
 /* One line of a trusted-keys file: PRINCIPAL TYPE KEY and nothing after; 0 for a blank or comment line. */
@@ -186,7 +186,7 @@ static int parse_store_line(struct lr_trust *t, char *line)
 	keys = seq ? strtok_r(NULL, " ", &save) : NULL;
 	path = keys ? save : NULL; /* the rest of the line: a path may hold blanks */
 	if (!path || !*path || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
-		return lr_error_set(LR_EINVAL, "invalid line in the signed-stores file: '%s'", id);
+		return lr_error_set(LR_EDATA, "invalid line in the signed-stores file: '%s'", id);
 	if ((rc = LR_ALLOC_GROW(t->stores, t->nstores + 1, t->capstores)))
 		return rc;
 	s = &t->stores[t->nstores];
@@ -194,7 +194,7 @@ static int parse_store_line(struct lr_trust *t, char *line)
 	memcpy(s->id, id, 33);
 	s->from_seq = strtoll(seq, &end, 10);
 	if (*end || s->from_seq < 1)
-		return lr_error_set(LR_EINVAL, "invalid sequence '%s' in the signed-stores file", seq);
+		return lr_error_set(LR_EDATA, "invalid sequence '%s' in the signed-stores file", seq);
 	if (!(s->keys = strdup(keys)) || !(s->path = strdup(path))) {
 		free(s->keys);
 		return lr_error_set(LR_ENOMEM, "out of memory");

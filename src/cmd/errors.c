@@ -14,6 +14,7 @@ int cmd_fail(int rc)
 		fprintf(stderr, "hint: %s\n", hint);
 	switch (rc) {
 	case LR_EINVAL: return LR_EXIT_USAGE;
+	case LR_EDATA: return LR_EXIT_DATA;
 	case LR_ESTORE:
 	case LR_ESCHEMA: return LR_EXIT_STORE;
 	default: return LR_EXIT_FAIL;

@@ -69,7 +69,7 @@ static void usage(FILE *f)
 	      "                .labrun/ above the working directory)\n"
 	      "  -h, --help    show this help; 'labrun COMMAND -h' shows a command's help\n"
 	      "  --version     show the version of labrun and its libraries\n\n"
-	      "Exit codes: 0 success, 1 failure, 2 usage error, 3 store unusable;\n"
+	      "Exit codes: 0 success, 1 failure, 2 usage error, 3 store unusable, 4 bad data;\n"
 	      "'labrun record' exits with the command's own status (see docs/labrun.md).\n",
 	      f);
 }

@@ -9,10 +9,10 @@
 
 static int bad(const char *path, const char *why)
 {
-	lr_error_set(LR_EINVAL, "cannot read '%s' as .npy: %s", path, why);
+	lr_error_set(LR_EDATA, "cannot read '%s' as .npy: %s", path, why);
 	lr_error_hint(
 		"expected a NumPy .npy file of 16-bit elements ('<u2' or bfloat16), or pass --shape for a raw file");
-	return LR_EINVAL;
+	return LR_EDATA;
 }
 
 /* A cursor over the header's dict text. */

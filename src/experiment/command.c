@@ -346,7 +346,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	else
 		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set,
 					 &cases);
-	if (rc == LR_EINVAL || rc == LR_EREFUSED) { /* the harness's fault, not the store's: the execution failed */
+	if (rc == LR_EINVAL || rc == LR_EDATA || rc == LR_EREFUSED) { /* the harness's fault: the execution failed */
 		e->failure = strdup(lr_error_msg());
 		rc = 0;
 	}

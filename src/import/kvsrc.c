@@ -16,11 +16,11 @@ static int make_view(struct lr_kvsrc *s, void *data, const int64_t *mem, int tok
 	int rc;
 
 	if (mem[1] != 2) {
-		lr_error_set(LR_EINVAL, "cannot use %s as a KV export: axis 1 has size %lld, not 2 (K and V)", what,
+		lr_error_set(LR_EDATA, "cannot use %s as a KV export: axis 1 has size %lld, not 2 (K and V)", what,
 			     (long long)mem[1]);
 		lr_error_hint(
 			"exports are [layers, 2, kv_heads, tokens, head_dim], or [layers, 2, tokens, kv_heads, head_dim] with --export token");
-		return LR_EINVAL;
+		return LR_EDATA;
 	}
 	if ((rc = lr_view_init(&v, data, 5, mem)))
 		return rc;
@@ -76,9 +76,9 @@ fail:
 
 static int st_bad(const char *path, const char *why)
 {
-	lr_error_set(LR_EINVAL, "cannot read '%s' as safetensors: %s", path, why);
+	lr_error_set(LR_EDATA, "cannot read '%s' as safetensors: %s", path, why);
 	lr_error_hint("expected an 8-byte header length, a JSON header and the tensor data (Hugging Face safetensors)");
-	return LR_EINVAL;
+	return LR_EDATA;
 }
 
 /* The header's entry for 'tensor', or for its only tensor when NULL; *key its name (borrowed from root). */
@@ -105,7 +105,8 @@ static int st_tensor(json_t *root, const char *path, const char *tensor, const c
 		}
 	if (!*t || !json_is_object(*t)) {
 		snprintf(why, sizeof why, "no tensor named '%s'", tensor ? tensor : "(any)");
-		return st_bad(path, why);
+		return st_bad(path, why) && tensor && !*t ? LR_EINVAL
+							  : LR_EDATA; /* --tensor named one it lacks: usage */
 	}
 	return 0;
 }

@@ -14,28 +14,15 @@
  * libgit2's life. git_libgit2_init() costs about 3 ms here, most of it the TLS
  * backend (mbedTLS in Debian's libgit2 1.5) parsing the system's CA bundle,
  * although labrun never touches the network, and that libgit2 offers no way
- * to skip it. So it is initialised on first use, and only commands that read
- * sources (or create a store inside a work tree) pay for it. (Initialising it
+ * to skip it (its git_libgit2_opts can set the CA locations only after init
+ * has loaded the default ones). So it is initialised on first use, and only
+ * commands that read sources (or create a store inside a work tree) pay for
+ * it. It is paid, not avoided: replacing mbedTLS's loader in the executable
+ * would replace it for every library of the process (a libcurl built on
+ * mbedTLS would lose its trust store), docs/design.md "Start-up". (Initialising it
  * early on a second thread was tried: on two CPUs record got slower, not faster.)
  */
 static int ready; /* git_libgit2_init has returned; a shutdown is owed */
-
-/*
- * Most of git_libgit2_init's time (about 2.5 of 3 ms) is mbedTLS parsing the
- * system's CA bundle, which Debian's libgit2 1.5 loads unconditionally at init
- * for HTTPS remotes. labrun never opens a remote, so the executable provides
- * this one mbedTLS function itself (exported with --export-dynamic-symbol, so
- * it interposes the library's): it loads nothing and succeeds, leaving libgit2
- * an empty CA chain. Any HTTPS use would then fail certificate checks, never
- * pass them. t0310 checks that record no longer reads the bundle.
- */
-int mbedtls_x509_crt_parse_file(void *chain, const char *path);
-int mbedtls_x509_crt_parse_file(void *chain, const char *path)
-{
-	(void)chain;
-	(void)path;
-	return 0;
-}
 
 /*
  * Whether cwd can be inside a work tree at all: a '.git' (a directory, or

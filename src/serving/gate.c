@@ -43,10 +43,10 @@ static void key_release(struct key *k)
 
 static int bad(const char *path, long long line, const char *why)
 {
-	lr_error_set(LR_EINVAL, "%s:%lld: %s", path, line, why);
+	lr_error_set(LR_EDATA, "%s:%lld: %s", path, line, why);
 	lr_error_hint("one JSON object a line: {\"case_id\": ..., \"answer\": ..., \"keys\": [...]} (docs/serving.md); "
 		      "nothing was stored");
-	return LR_EINVAL;
+	return LR_EDATA;
 }
 
 /* Check one key line and append it. */

@@ -559,9 +559,9 @@ int lr_passfile_read(const char *path, const struct lr_scrub *scrub, struct lr_p
 	else if ((rc = read_all(&rd, &top, pf)) < 0)
 		return rc;
 	if (rd.why) {
-		lr_error_set(LR_EINVAL, "%s: not a collect pass file: %s", path, rd.why);
+		lr_error_set(LR_EDATA, "%s: not a collect pass file: %s", path, rd.why);
 		lr_error_hint("it is what 'labrun collect --pass FILE' writes; nothing was stored");
-		return LR_EINVAL;
+		return LR_EDATA;
 	}
 	for (size_t i = 0; scrub && scrub->n && i < pf->n; i++) {
 		char *s = lr_scrub_string(scrub, pf->req[i].body);

@@ -36,10 +36,10 @@ static void parsed_release(struct parsed *p)
 
 static int bad(const char *path, int64_t line, const char *why, const char *what)
 {
-	lr_error_set(LR_EINVAL, "%s:%lld: %s%s%s", path, (long long)line, why, what ? ": " : "", what ? what : "");
+	lr_error_set(LR_EDATA, "%s:%lld: %s%s%s", path, (long long)line, why, what ? ": " : "", what ? what : "");
 	lr_error_hint(
 		"one JSON object a line: case_id, tokens, text, finish_reason (docs/serving.md); nothing was stored");
-	return LR_EINVAL;
+	return LR_EDATA;
 }
 
 /* The members a line may have; others are kept in the stored file only. */
@@ -117,7 +117,7 @@ static int compact_tokens(struct parsed *p, const struct lr_jval *tokens, int64_
 	return 0;
 }
 
-/* Parse line 'n' of 'path' into 'p' (checked); LR_EINVAL "FILE:LINE: reason". */
+/* Parse line 'n' of 'path' into 'p' (checked); LR_EDATA "FILE:LINE: reason". */
 static int parse_line(const char *path, int64_t n, const char *line, size_t len, struct parsed *p)
 {
 	static const char *const ints[] = { "input_tokens", "output_tokens", "lane" };
@@ -189,7 +189,7 @@ static int parse_line(const char *path, int64_t n, const char *line, size_t len,
 
 static int too_long(const char *path, int64_t line)
 {
-	return lr_error_set(LR_EINVAL, "responses '%s', line %lld: the line is longer than %zu MiB", path,
+	return lr_error_set(LR_EDATA, "responses '%s', line %lld: the line is longer than %zu MiB", path,
 			    (long long)line, LR_LINE_MAX >> 20);
 }
 

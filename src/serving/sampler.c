@@ -24,6 +24,27 @@ struct lr_sampler {
 	size_t n, cap;
 };
 
+/* The '}' closing the label set that opens at v, quoted values skipped; NULL when its line ends first. */
+static const char *labels_end(const char *v)
+{
+	int quoted = 0;
+
+	for (v++; *v && *v != '\n'; v++)
+		if (quoted && *v == '\\' && v[1] && v[1] != '\n')
+			v++; /* an escape inside a value: \" \\ \n */
+		else if (*v == '"')
+			quoted = !quoted;
+		else if (!quoted && *v == '}')
+			return v;
+	return NULL;
+}
+
+/*
+ * Each sample is read from its own line: a label set or a value that the
+ * line does not hold is no sample. It was read across lines: strchr found
+ * the next line's '}' (tests/fuzz/fuzz-prom.c's first run) and strtod,
+ * which skips newlines, the next line's number.
+ */
 int lr_prom_gauge(const char *text, const char *name, double *value)
 {
 	size_t nl = strlen(name);
@@ -38,10 +59,14 @@ int lr_prom_gauge(const char *text, const char *name, double *value)
 		if (*l == '#' || strncmp(l, name, nl) || (l[nl] != '{' && l[nl] != ' '))
 			continue;
 		v = l + nl;
-		if (*v == '{' && !(v = strchr(v, '}')))
+		if (*v == '{' && !(v = labels_end(v)))
 			continue;
-		x = strtod(v + 1, &end); /* a timestamp after the value, if any, is not read */
-		if (end == v + 1)
+		for (v++; *v == ' ' || *v == '\t';)
+			v++;
+		if (!*v || *v == '\n')
+			continue;
+		x = strtod(v, &end); /* a timestamp after the value, if any, is not read */
+		if (end == v)
 			continue;
 		*value += x;
 		found = 1;

@@ -55,13 +55,13 @@ contains "$T/err" "the shape needs 129024" "says what the shape needs"
 
 for b in magic version truncated-header truncated-data extra-data dtype-f8 big-endian no-newline \
 	no-shape shape-not-tuple header-too-long empty-file; do
-	expect_exit 2 "bad-$b.npy is refused" "$LABRUN" encode "$F/bad-$b.npy" bad.npy
+	expect_exit 4 "bad-$b.npy is refused" "$LABRUN" encode "$F/bad-$b.npy" bad.npy
 	contains "$T/err" "cannot read '$F/bad-$b.npy' as .npy" "bad-$b: names the file"
 	contains "$T/err" "hint:" "bad-$b: gives a hint"
 	[ ! -e bad.npy ] && [ -z "$(ls | grep tmp- || true)" ] || fail "bad-$b left an output"
 	ok "bad-$b: no output written"
 done
-expect_exit 2 "big-endian is named as such" "$LABRUN" encode "$F/bad-big-endian.npy" bad.npy
+expect_exit 4 "big-endian is named as such" "$LABRUN" encode "$F/bad-big-endian.npy" bad.npy
 contains "$T/err" "big-endian" "the error says big-endian"
 
 expect_exit 2 "unknown kernel" "$LABRUN" encode --kernel sse9 "$F/small.v2.npy" o.npy

@@ -119,13 +119,13 @@ for fmt in md html; do
 	contains "$T/out" "run 1 / lone: collected (8 responses) but never compared" "$fmt lists the cell collected but never compared"
 done
 
-# ---- malformed input: FILE:LINE, and the store byte for byte as it was ----
+# ---- malformed input: FILE:LINE, exit 4 (bad data; a bad option above is 2), and the store byte for byte as it was ----
 snapshot() { (cd "$T/store" && find . -type f ! -name '*-shm' | sort | xargs sha256sum); }
 snapshot >"$T/before"
 while read -r file line reason; do
 	case $file in
-	badkey-*) expect_exit 2 "$file is refused" "$LABRUN" gate --run 1 --route ref --answers "$F/$file" ;;
-	*) expect_exit 2 "$file is refused" "$LABRUN" ingest responses --run 1 --route x "$F/$file" ;;
+	badkey-*) expect_exit 4 "$file is refused" "$LABRUN" gate --run 1 --route ref --answers "$F/$file" ;;
+	*) expect_exit 4 "$file is refused" "$LABRUN" ingest responses --run 1 --route x "$F/$file" ;;
 	esac
 	contains "$T/err" "$F/$file:$line: $reason" "$file names line $line: $reason"
 done <"$F/bad-lines.txt"
@@ -136,7 +136,7 @@ limit=1048576
 if grep -q __asan_init "$LABRUN" 2>/dev/null; then limit=unlimited; fi
 got=0
 (ulimit -v $limit; exec "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl") >"$T/out" 2>"$T/err" || got=$?
-equals "$got" "2" "an endless line under a 1 GiB address-space limit ($limit KiB): refused, exit 2"
+equals "$got" "4" "an endless line under a 1 GiB address-space limit ($limit KiB): refused as bad data, exit 4"
 contains "$T/err" "responses '$T/zero.jsonl', line 1: the line is longer than 64 MiB" "names the file, the line and the bound"
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }

@@ -180,7 +180,7 @@ contains "$T/out" "$ofpr colleague (public key)" "lists the colleague's key"
 expect_exit 0 "key untrust" "$L" key untrust "$(printf %.12s "$ofpr")"
 expect_exit 1 "after untrust the entry is a problem again" "$L" audit
 expect_exit 0 "--trust FILE trusts a key for one audit" "$L" audit --trust "$T/other.pub"
-expect_exit 2 "a trusted-keys line that is not one is refused" "$L" audit --trust "$T/sc"
+expect_exit 4 "a trusted-keys line that is not one is refused as bad data" "$L" audit --trust "$T/sc"
 contains "$T/err" "invalid trusted key at $T/sc:1" "naming the file and line"
 
 # no key and a store known as signed: writing is refused, and nothing is appended

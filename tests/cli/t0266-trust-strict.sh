@@ -82,13 +82,13 @@ contains "$T/err" "trust file '$T/wkeys' is not used" "naming it"
 pub=$("$L" key show | sed -n 's/^public key:  //p')
 printf '# mine\nme ed25519 %s extra\n' "$pub" >"$T/junk.keys"
 chmod 600 "$T/junk.keys"
-LABRUN_TRUSTED_KEYS="$T/junk.keys" expect_exit 2 "a line with text after the key is refused" "$L" audit
+LABRUN_TRUSTED_KEYS="$T/junk.keys" expect_exit 4 "a line with text after the key is refused" "$L" audit
 contains "$T/err" "invalid trusted key at $T/junk.keys:2: text after the key" "naming the file and line"
-expect_exit 2 "in a file given with --trust too" "$L" audit --trust "$T/junk.keys"
+expect_exit 4 "in a file given with --trust too" "$L" audit --trust "$T/junk.keys"
 contains "$T/err" "invalid trusted key at $T/junk.keys:2" "naming the file and line"
 printf '\000evil ed25519 %s\n' "$ident" >"$T/nul.keys"
 chmod 600 "$T/nul.keys"
-LABRUN_TRUSTED_KEYS="$T/nul.keys" expect_exit 2 "a line starting with a NUL byte is refused, not skipped" "$L" audit
+LABRUN_TRUSTED_KEYS="$T/nul.keys" expect_exit 4 "a line starting with a NUL byte is refused, not skipped" "$L" audit
 contains "$T/err" "invalid trusted key at $T/nul.keys:1: it holds a NUL byte" "naming the file and line"
 printf 'me\ted25519 %s  \r\n\n  # a comment\n' "$pub" >"$T/fine.keys"
 chmod 600 "$T/fine.keys"

@@ -447,7 +447,7 @@ static void trusted_keys_file(void **state)
 	assert_non_null(f = fopen(path, "a"));
 	fputs("eve ed25519 not-hex\n", f);
 	fclose(f);
-	assert_int_equal(lr_trust_add_file(&t, path), LR_EINVAL);
+	assert_int_equal(lr_trust_add_file(&t, path), LR_EDATA); /* a malformed data file, not a usage error */
 	assert_non_null(strstr(lr_error_msg(), ":3"));
 	lr_trust_release(&t);
 	unlink(path);

@@ -413,17 +413,18 @@ static void safetensors_sources_import_like_synthetic_ones(void **state)
 	/* malformed files are refused with the reason */
 	write_safetensors(path, "{\"kv\": {\"dtype\": \"F32\", \"shape\": [1, 2, 1, 1, 1], \"data_offsets\": [0, 8]}}",
 			  "12345678", 8);
-	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EDATA);
 	assert_non_null(strstr(lr_error_msg(), "not BF16"));
 	write_safetensors(path, "{\"kv\": {\"dtype\": \"BF16\", \"shape\": [1, 2, 1, 1, 2], \"data_offsets\": [0, 6]}}",
 			  "123456", 6);
-	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EDATA);
 	assert_non_null(strstr(lr_error_msg(), "do not match"));
 	write_safetensors(path, "{\"a\": {}, \"b\": {}}", "", 0);
-	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0),
+			 LR_EINVAL); /* a usage error: name one with --tensor */
 	assert_non_null(strstr(lr_error_msg(), "several tensors"));
 	write_safetensors(path, "not json", "", 0);
-	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EINVAL);
+	assert_int_equal(lr_kvsrc_safetensors(&st, path, NULL, 0), LR_EDATA);
 	lr_kvsrc_release(&syn);
 	tmpdir_remove(dir);
 }

@@ -263,6 +263,35 @@ static void an_empty_metrics_answer_is_no_sample(void **state)
 	free(v);
 }
 
+/*
+ * A gauge's sample is read from its own line: a label set not closed on it, or no value on it, is no sample,
+ * though the next line holds a '}' or a number (the fuzzer's first run found the '}' one); a '}' inside a
+ * quoted label value does not close the set.
+ */
+static void a_gauge_sample_is_read_from_its_own_line(void **state)
+{
+	static const struct {
+		const char *text;
+		int found;
+		double sum;
+	} cases[] = {
+		{ "g{\n} 4\n", 0, 0 },
+		{ "g{a=\"x\"}\n7\n", 0, 0 },
+		{ "g \n7\n", 0, 0 },
+		{ "g{a=\"}\"} 3\n", 1, 3 },
+		{ "g{a=\"\\\"}\"} 2\ng{} 1 1700000000\ng 0.5\n", 1, 3.5 },
+		{ "# g 9\ngauge 9\ng{a=\"x\"} 1\n", 1, 1 },
+	};
+	double v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (lr_prom_gauge(cases[i].text, "g", &v) != cases[i].found)
+			fail_msg("'%s': not %s", cases[i].text, cases[i].found ? "found" : "refused");
+		assert_true(v == cases[i].sum);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +301,7 @@ int main(void)
 		cmocka_unit_test(every_shape_of_token_ids_is_read),
 		cmocka_unit_test(faults_are_named),
 		cmocka_unit_test(an_empty_metrics_answer_is_no_sample),
+		cmocka_unit_test(a_gauge_sample_is_read_from_its_own_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
