@@ -5,6 +5,8 @@
 #include <jansson.h>
 
 #include "base/csv.h"
+#include "base/jsonbytes.h"
+#include "evidence/crate-file.h"
 #include "base/safename.h"
 #include "evidence/crate-run.h"
 #include "record/runjson.h"
@@ -108,4 +110,55 @@ int lr_crate_run_files(struct lr_store *st, const struct lr_run *r, lr_run_file_
 	if (!rc && r->kind == LR_KIND_EXPERIMENT)
 		rc = experiment_files(st, &w);
 	return rc ? rc : lr_store_run_evidence_objects(st, r->id, evidence, &w);
+}
+
+/* The run as an RO-Crate CreateAction: what ran (the command line), when, and how it ended. */
+json_t *lr_crate_action(const struct lr_run *r, const char *urn)
+{
+	json_t *argv = json_loads(r->argv_json, 0, NULL), *action;
+	char *cmdline = NULL;
+	size_t k, len = 0;
+	FILE *f = open_memstream(&cmdline, &len);
+
+	for (k = 0; f && argv && k < json_array_size(argv); k++)
+		fprintf(f, "%s%s", k ? " " : "", lr_json_bytes_text(json_array_get(argv, k)));
+	if (f)
+		fclose(f);
+	json_decref(argv);
+	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name",
+			   lr_run_kind_name(r->kind), "startTime", r->started_at, "description",
+			   cmdline ? cmdline : r->argv_json);
+	free(cmdline);
+	if (!action)
+		return NULL;
+	if (r->ended_at)
+		json_object_set_new(action, "endTime", json_string(r->ended_at));
+	json_object_set_new(action, "actionStatus",
+			    lr_crate_ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus"
+								: "http://schema.org/FailedActionStatus"));
+	if (r->status != LR_PASSED)
+		json_object_set_new(action, "error", json_string(r->failure ? r->failure : lr_status_name(r->status)));
+	return action;
+}
+
+char *lr_crate_bag_text(json_t *graph)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < json_array_size(graph); i++) {
+		json_t *e = json_array_get(graph, i);
+
+		if (!strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File"))
+			fprintf(f, "%s  %s\n", json_string_value(json_object_get(e, "sha256")) ?: "",
+				json_string_value(json_object_get(e, "@id")) ?: "");
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "base/model.h"
 #include "store/store.h"
@@ -35,6 +37,12 @@ typedef int (*lr_run_file_fn)(void *arg, const struct lr_run_file *f);
  * not among them.
  */
 LR_MUST_CHECK int lr_crate_run_files(struct lr_store *st, const struct lr_run *r, lr_run_file_fn fn, void *arg);
+
+/* The run as an RO-Crate CreateAction (@id 'urn'): what ran (the command line), when, how it ended; no files. */
+json_t *lr_crate_action(const struct lr_run *r, const char *urn);
+
+/* manifest-sha256.txt: "SHA256  NAME" of each File entity of 'graph', in its order (malloc'd; NULL: out of memory). */
+char *lr_crate_bag_text(json_t *graph);
 
 /* "run-ID/ROLE/NAME" of an artifact, NAME made safe for a crate (base/safename.h). */
 const char *lr_crate_artifact_path(char *buf, size_t len, int64_t run, const char *role, const char *name);

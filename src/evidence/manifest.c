@@ -101,35 +101,6 @@ static int put_run_file(void *arg, const struct lr_run_file *f)
 	return rc;
 }
 
-/* The run as an RO-Crate CreateAction: what ran (the command line), when, and how it ended. */
-static json_t *create_action(const struct lr_run *r, const char *urn)
-{
-	json_t *argv = json_loads(r->argv_json, 0, NULL), *action;
-	char *cmdline = NULL;
-	size_t k, len = 0;
-	FILE *f = open_memstream(&cmdline, &len);
-
-	for (k = 0; f && argv && k < json_array_size(argv); k++)
-		fprintf(f, "%s%s", k ? " " : "", lr_json_bytes_text(json_array_get(argv, k)));
-	if (f)
-		fclose(f);
-	json_decref(argv);
-	action = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@id", urn, "@type", "CreateAction", "name",
-			   lr_run_kind_name(r->kind), "startTime", r->started_at, "description",
-			   cmdline ? cmdline : r->argv_json);
-	free(cmdline);
-	if (!action)
-		return NULL;
-	if (r->ended_at)
-		json_object_set_new(action, "endTime", json_string(r->ended_at));
-	json_object_set_new(action, "actionStatus",
-			    lr_crate_ref(r->status == LR_PASSED ? "http://schema.org/CompletedActionStatus"
-								: "http://schema.org/FailedActionStatus"));
-	if (r->status != LR_PASSED)
-		json_object_set_new(action, "error", json_string(r->failure ? r->failure : lr_status_name(r->status)));
-	return action;
-}
-
 static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *graph, json_t *parts, json_t *mentions,
 		     json_t *tools_seen, char *latest, size_t latest_len)
 {
@@ -149,7 +120,7 @@ static int crate_run(struct lr_store *st, int64_t id, const char *dir, json_t *g
 		goto out;
 	/* the software used: labrun itself, and each recorded tool version */
 	snprintf(urn, sizeof urn, "urn:uuid:%s", r.uuid);
-	if (!(action = create_action(&r, urn))) {
+	if (!(action = lr_crate_action(&r, urn))) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -404,24 +375,14 @@ out:
 /* manifest-sha256.txt: BagIt-style "hex  path" for every File entity. */
 static int write_bag_manifest(const char *dir, json_t *graph)
 {
-	char *buf = NULL, path[PATH_MAX * 2];
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
+	char *text = lr_crate_bag_text(graph), path[PATH_MAX * 2];
 	int rc;
 
-	if (!f)
+	if (!text)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; i < json_array_size(graph); i++) {
-		json_t *e = json_array_get(graph, i);
-
-		if (!strcmp(json_string_value(json_object_get(e, "@type")) ?: "", "File"))
-			fprintf(f, "%s  %s\n", json_string_value(json_object_get(e, "sha256")),
-				json_string_value(json_object_get(e, "@id")));
-	}
-	fclose(f);
 	snprintf(path, sizeof path, "%s/manifest-sha256.txt", dir);
-	rc = lr_crate_write_text(path, buf ? buf : "", len);
-	free(buf);
+	rc = lr_crate_write_text(path, text, strlen(text));
+	free(text);
 	return rc;
 }
 

@@ -64,11 +64,21 @@ json_t *lr_verify_read_json(struct vctx *c, const char *rel);
  * How crate file 'rel' ('have') differs from the bytes its rows give
  * ('want'), said into 'out' (JSON by member, CSV by column, other text by
  * line); 1 when it does. Unless 'strict' (a crate that says its run files
- * are its rows' bytes), a member or column the crate lacks, or bytes laid
- * out otherwise, are an older labrun's writing, not a difference.
+ * are its rows' bytes), bytes laid out otherwise, and the run.json members
+ * labrun added since its first crates, are an older labrun's writing.
  */
 int lr_verify_apart(struct lr_buf *out, const char *rel, const char *have, size_t hlen, const char *want, size_t wlen,
 		    int strict);
+
+/* The first member where JSON object 'a' (the crate's) and 'b' (the rows') differ, said into 'out'; 1 when one does. */
+int lr_verify_json_apart(struct lr_buf *out, json_t *a, json_t *b);
+
+/*
+ * ro-crate-metadata.json against the crate (each File's sha256 and size)
+ * and each loaded run's rows (its CreateAction), and manifest-sha256.txt
+ * the list of its Files.
+ */
+LR_MUST_CHECK int lr_verify_metadata(struct vctx *c);
 
 /* Each run's bundle.json: its rows give the seal its attestation and its newest ledger entry name. */
 LR_MUST_CHECK int lr_verify_bundles(struct vctx *c);

@@ -112,6 +112,48 @@ static json_t *check_crate_statement(struct vctx *c)
 	return stmt;
 }
 
+/* Whether 'rel' is under a run's directory: "run-" digits "/". */
+static int in_run_dir(const char *rel)
+{
+	size_t n = strspn(rel + 4, "0123456789");
+
+	return !strncmp(rel, "run-", 4) && n && rel[4 + n] == '/';
+}
+
+/*
+ * Every file where labrun puts one: the crate's own at its top, each run's
+ * under run-ID/, its site's under site/, which the statement says how to
+ * build again (the first crates, whose statement has no "report", said
+ * nothing of their site: it is checked on its digests). A file signed
+ * again anywhere else, a "NOTES.md" or a "report.html", is named.
+ */
+static void check_layout(struct vctx *c, json_t *crate)
+{
+	static const char *const top[] = { LR_CRATE_STATEMENT,   LR_HEAD_FILE,  "ledger.json",
+					   "report.md",          "report.json", "ro-crate-metadata.json",
+					   "manifest-sha256.txt" };
+	json_t *pred = json_object_get(crate, "predicate");
+	int said = !crate || json_object_get(pred, "site") || !json_object_get(pred, "report");
+	size_t i, k;
+
+	for (i = 0; i < c->files.n; i++) {
+		const char *rel = c->files.v[i].key;
+
+		for (k = 0; k < sizeof top / sizeof *top && strcmp(rel, top[k]); k++)
+			;
+		if (k < sizeof top / sizeof *top || in_run_dir(rel) || lr_strlist_contains(&c->v->added, rel))
+			continue;
+		if (strncmp(rel, "site/", 5))
+			lr_verify_problem(c, rel,
+					  "is not a file labrun writes into a crate (its own files, run-ID/, site/)");
+		else if (!said++)
+			lr_verify_problem(c, "site/",
+					  "holds files, but %s does not say how they were built: they cannot be "
+					  "checked against the rows",
+					  LR_CRATE_STATEMENT);
+	}
+}
+
 /* Each run-ID/run.intoto.json: its subjects are exactly the run's files. */
 static int check_runs(struct vctx *c)
 {
@@ -141,7 +183,9 @@ static int check_runs(struct vctx *c)
 		check_subjects(c, rel, stmt);
 		snprintf(prefix, sizeof prefix, "%s/", r->dir);
 		snprintf(bundle, sizeof bundle, "%s" LR_SIGSTORE_FILE, prefix); /* written after it, of its envelope */
-		if (lr_verify_has_file(c, bundle) && lr_sigstore_check(c->dir, bundle, rel)) {
+		if (!lr_verify_has_file(c, bundle) && c->strict && signer[0])
+			lr_verify_problem(c, bundle, "is missing: labrun writes one beside each signed %s", rel);
+		else if (lr_verify_has_file(c, bundle) && lr_sigstore_check(c->dir, bundle, rel)) {
 			lr_verify_problem(c, bundle, "%s", lr_error_msg());
 			lr_error_clear();
 		}
@@ -242,6 +286,12 @@ static void check_listed(struct vctx *c, json_t *crate)
 	size_t i, k;
 
 	check_unattested(c);
+	json_array_foreach(runs, i, u) {
+		for (k = 0; k < i && !json_equal(json_array_get(runs, k), u); k++)
+			;
+		if (k < i)
+			lr_verify_problem(c, LR_CRATE_STATEMENT, "lists run %s twice", json_string_value(u) ?: "?");
+	}
 	json_array_foreach(runs, i, u)
 		if (json_is_string(u) && !attested(c, json_string_value(u)))
 			lr_verify_problem(c, LR_CRATE_STATEMENT, "lists run %s, which the crate does not hold: removed",
@@ -452,10 +502,11 @@ int lr_crate_verify(const char *dir, const struct lr_trust *t, int allow_unsigne
 	c.strict = !crate || json_integer_value(json_object_get(json_object_get(crate, "predicate"), "runFiles")) == 1;
 	if ((rc = check_runs(&c)))
 		goto out;
+	check_layout(&c, crate);
 	check_listed(&c, crate);
 	check_ledger(&c, crate);
-	if (!(rc = lr_verify_bundles(&c)))
-		rc = lr_verify_load(&c);
+	if (!(rc = lr_verify_bundles(&c)) && !(rc = lr_verify_load(&c)))
+		rc = lr_verify_metadata(&c);
 out:
 	lr_progress_stop(&c.hashing);
 	for (i = 0; i < c.nruns; i++) {

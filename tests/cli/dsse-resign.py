@@ -3,12 +3,14 @@
 C code: after editing a crate's files, make every statement agree with them
 again and sign it with a key of one's own (through the openssl command).
 
-    dsse-resign.py CRATE KEY.pem [--carry]
+    dsse-resign.py CRATE KEY.pem [--carry] [--keep-metadata]
 
 Each run's run.intoto.json gets the run's files as subjects again (all but
 its run.sigstore.json, whose dsseEnvelope becomes the new envelope, its other
-fields kept), and crate.intoto.json every other file; --carry also puts the key's public key
-beside every ledger entry in ledger.json, as if the crate vouched for it.
+fields kept), ro-crate-metadata.json each file's digest and size and
+manifest-sha256.txt its list (unless --keep-metadata), and crate.intoto.json
+every other file; --carry also puts the key's public key beside every ledger
+entry in ledger.json, as if the crate vouched for it.
 """
 import base64
 import hashlib
@@ -20,6 +22,7 @@ import tempfile
 
 crate, key = sys.argv[1], sys.argv[2]
 carry = "--carry" in sys.argv[3:]
+keep_metadata = "--keep-metadata" in sys.argv[3:]
 TYPE = "application/vnd.in-toto+json"
 
 
@@ -80,4 +83,17 @@ for d in sorted(os.listdir(crate)):
             b = json.load(open(os.path.join(crate, bundle)))
             b["dsseEnvelope"] = json.load(open(os.path.join(crate, att)))
             json.dump(b, open(os.path.join(crate, bundle), "w"), separators=(",", ":"), sort_keys=True)
+# the RO-Crate's File entities and its list of files, made to agree with the files as they are now
+meta_path = os.path.join(crate, "ro-crate-metadata.json")
+if os.path.exists(meta_path) and not keep_metadata:
+    meta = json.load(open(meta_path))
+    for e in meta.get("@graph", []):
+        p = os.path.join(crate, e.get("@id", ""))
+        if e.get("@type") == "File" and os.path.isfile(p):
+            e["sha256"], e["contentSize"] = sha(p), str(os.path.getsize(p))
+    json.dump(meta, open(meta_path, "w"), indent=2)
+    with open(os.path.join(crate, "manifest-sha256.txt"), "w") as bag:
+        for e in meta.get("@graph", []):
+            if e.get("@type") == "File":
+                bag.write("%s  %s\n" % (e.get("sha256", ""), e.get("@id", "")))
 restate("crate.intoto.json", [f for f in files() if f != "crate.intoto.json"])

@@ -42,7 +42,7 @@ contains "$T/out" "3 run(s), 4 ledger entries, " "every run"
 grep -q " [1-9][0-9]* run file(s) against their sealed rows" "$T/out" || fail "run files counted: $(cat "$T/out")"
 
 tampered() { rm -rf "$T/bad" && cp -R "$T/crate" "$T/bad"; }
-resigned() { python3 "$RESIGN" "$T/bad" "$LABKEY" || fail "re-sign"; }
+resigned() { python3 "$RESIGN" "$T/bad" "$LABKEY" ${keep-} || fail "re-sign"; }
 refused() { # DESCRIPTION TEXT...: verify fails, each TEXT in its problems
 	desc=$1
 	shift
@@ -102,6 +102,50 @@ refused "ledger.json swapped for another crate's" \
 tampered
 cp "$T/two/ledger.json" "$T/bad/ledger.json"
 refused "ledger.json of a crate without run 3" "PROBLEM ledger.json: lacks entry 4 of run $(q "SELECT uuid FROM run WHERE id = 3"),"
+
+# what the crate says besides the run files: its RO-Crate metadata (each run's action, each file's
+# digest and size), its list of files, where its files are, and what its statement declares
+predicate() { # FILE PYTHON: edit the statement's predicate 'p' in place (signed again afterwards)
+	python3 -c 'import base64,json,sys
+f=sys.argv[1]; env=json.load(open(f)); st=json.loads(base64.b64decode(env["payload"])); p=st["predicate"]
+exec(sys.argv[2])
+env["payload"]=base64.b64encode(json.dumps(st,separators=(",",":"),sort_keys=True).encode()).decode()
+json.dump(env,open(f,"w"))' "$@" || fail "edit $1"
+}
+u2=$(q "SELECT uuid FROM run WHERE id = 2")
+tampered
+python3 -c 'import json,sys; f=sys.argv[1]; m=json.load(open(f))
+for e in m["@graph"]:
+	if e.get("@id") == "urn:uuid:" + sys.argv[2]:
+		e["actionStatus"] = {"@id": "http://schema.org/CompletedActionStatus"}; e.pop("error", None)
+json.dump(m, open(f, "w"), indent=2)' "$T/bad/ro-crate-metadata.json" "$u2"
+refused "the RO-Crate says the failed run completed" \
+	'PROBLEM ro-crate-metadata.json: the action of run-2: "actionStatus"."@id" is "http://schema.org/CompletedActionStatus" where the rows give "http://schema.org/FailedActionStatus"'
+tampered
+sed -i '1s/^[0-9a-f]\{8\}/00000000/' "$T/bad/manifest-sha256.txt"
+keep=--keep-metadata # the forger leaves the metadata as it was
+refused "manifest-sha256.txt edited" "PROBLEM manifest-sha256.txt: is not the list of the files ro-crate-metadata.json describes: line 1: "
+keep=
+tampered
+echo "All runs passed." >"$T/bad/NOTES.md"
+refused "a note added at the crate's top" "PROBLEM NOTES.md: is not a file labrun writes into a crate"
+tampered
+mkdir "$T/bad/site" && echo '<h1>run 2 passed</h1>' >"$T/bad/site/index.html"
+refused "a site added to a crate that had none" "PROBLEM site/: holds files, but crate.intoto.json does not say how they were built"
+tampered
+predicate "$T/bad/crate.intoto.json" 'p["runs"].append(p["runs"][0])'
+refused "a run listed twice" "PROBLEM crate.intoto.json: lists run $(q "SELECT uuid FROM run WHERE id = 1") twice"
+tampered
+rm "$T/bad/run-1/run.sigstore.json"
+refused "a run's Sigstore bundle left out" "PROBLEM run-1/run.sigstore.json: is missing: labrun writes one beside each signed run-1/run.intoto.json"
+# the crate's word that its run files are their rows' bytes, dropped: values are still compared, and no
+# member or column may go missing but those labrun added to run.json since its first crates
+tampered
+predicate "$T/bad/crate.intoto.json" 'del p["runFiles"]'
+echo '{"id": 2, "status": "failed"}' >"$T/bad/run-2/run.json"
+cut -d, -f1-4 "$T/crate/run-1/repetitions.csv" >"$T/bad/run-1/repetitions.csv"
+refused "runFiles dropped, run.json and repetitions.csv gutted" 'PROBLEM run-2/run.json: "uuid" is missing' \
+	'PROBLEM run-1/repetitions.csv: column "warmup" is missing'
 
 # Without the lab's key: every statement signed again by a key of one's own, so the crate's statement no
 # longer holds; the signed head, still the lab's, names what was taken out of ledger.json or moved in it.
