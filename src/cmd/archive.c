@@ -60,14 +60,37 @@ static int verify_or_extract(const char *verify, const char *extract, const stru
 	return extract_into(extract, argv[first], progress);
 }
 
+/* The archive of the job's runs, at 'out' or its default name (into path): written, and said. */
+static int write_archive(const struct cmd_crate_job *j, const char *out, int with_site, int progress, char *path,
+			 size_t len)
+{
+	char deflt[320];
+	struct lr_crate_opts co = { 0 };
+	int rc, placeholder = 0;
+
+	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j->name);
+	snprintf(path, len, "%s", out ? out : deflt);
+	co.title = deflt;
+	co.report_title = j->title;
+	co.site = with_site;
+	cmd_progress_begin("labrun archive", progress, 0);
+	rc = lr_evidence_archive(j->st, j->all, j->nall, path, &co, &placeholder);
+	cmd_progress_end();
+	if (rc)
+		return rc;
+	if (placeholder)
+		cmd_warn_license(LR_CRATE_NO_LICENSE);
+	printf("archived %d run(s) into '%s'\n", j->nall, path);
+	return 0;
+}
+
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
 	const char *verify = NULL, *extract = NULL, *out = NULL, *key = NULL;
 	struct lr_strlist runs = { 0 }, issues = { 0 }, trust = { 0 };
 	struct cmd_crate_job j = { 0 };
-	char deflt[320];
-	struct lr_crate_opts co = { 0 };
-	int rc = 0, prune = 0, placeholder = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
+	char path[PATH_MAX];
+	int rc = 0, prune = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
 	size_t pruned = 0;
 	long long bytes = 0;
 	const struct cmd_opt opts[] = {
@@ -112,20 +135,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
-	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
-	co.title = deflt;
-	co.report_title = j.title;
-	co.site = with_site;
-	cmd_progress_begin("labrun archive", progress, 0);
-	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, &co, &placeholder);
-	cmd_progress_end();
-	if (rc)
+	if ((rc = write_archive(&j, out, with_site, progress, path, sizeof path)))
 		goto failed;
-	if (placeholder)
-		cmd_warn_license(LR_CRATE_NO_LICENSE);
-	printf("archived %d run(s) into '%s'\n", j.nall, out ? out : deflt);
 	cmd_crate_job_end_snapshot(&j); /* pruning writes */
-	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, out ? out : deflt, &pruned, &bytes)))
+	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, path, &pruned, &bytes)))
 		goto failed;
 	if (prune)
 		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
