@@ -53,6 +53,8 @@ int lr_expdef_check_sections(struct parse *p)
 	return 1;
 }
 
+const char *const lr_exp_placeholders[] = { "arm", "rep", "block", "outdir", NULL };
+
 /* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
 static int check_template(struct parse *p, int line, const char *what, const char *tpl)
 {

@@ -486,8 +486,6 @@ static int handler(void *user, const char *section, const char *name, const char
 	return lr_expdef_fail(p, p->line, "unknown section [%s]", section);
 }
 
-const char *const lr_exp_placeholders[] = { "arm", "rep", "block", "outdir", NULL };
-
 static const char *const target_names[] = {
 	[LR_TARGET_ENCODE] = "encode", [LR_TARGET_IMPORT] = "import", [LR_TARGET_COMMAND] = "command"
 };
