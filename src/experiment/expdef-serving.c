@@ -9,6 +9,7 @@
 
 #include <math.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "experiment/expdef-int.h"
 #include "serving/passes.h"
@@ -93,7 +94,13 @@ static const char *bad_value(const char *k, const char *v)
 			return "rules such as 'duration:600 requests:1000 ttft:2000 tpot:100'";
 		}
 	}
-	return NULL; /* model, stall, gauges, sample: collect checks them */
+	if (!strcmp(k, "stall") || !strcmp(k, "sample")) {
+		double t = lr_duration_parse(v);
+
+		if (t < 0 || t > LR_EXP_MAX_TIMEOUT)
+			return "a positive duration such as 30s or 5m, at most 9223372036 s";
+	}
+	return NULL; /* model, gauges: collect checks them */
 }
 
 static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)

@@ -58,7 +58,7 @@ sdef() { # sdef NAME KEY VALUE
 		"$1" "$2" "$3" >"$1.ini"
 }
 for kv in "max_tokens 99999999999999999999" "concurrency 1e19" "seed 1e300" "rate inf" "rate nan" \
-	"temperature 1e999" "burstiness 1e-320"; do
+	"temperature 1e999" "burstiness 1e-320" "stall 99999999999999999999" "sample 1e300h"; do
 	set -- $kv
 	sdef "s-$1" "$1" "$2"
 	expect_exit 2 "a serving arm's $1 = $2" "$LABRUN" run -q "s-$1.ini"
