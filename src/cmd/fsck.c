@@ -18,7 +18,8 @@ static const char usage[] = "usage: labrun fsck [--json]\n"
 			    "files of writers that died (older than a minute, lock not held: the space a\n"
 			    "killed ingest or a full disk left), run SQLite's integrity check, and re-hash\n"
 			    "every object the database references. Exits 1 when anything is wrong, naming\n"
-			    "each problem.\n";
+			    "each problem. On a disk too full to recover a dead recorder's run, it says what\n"
+			    "waits and the space it needs, keeps the spool, and checks the rest.\n";
 
 /* A new recorder's lock exists unheld for a moment; anything this old is not that. */
 #define STRAY_MIN_AGE 60
@@ -106,12 +107,60 @@ static void print_sweeps(json_t *o, int spool_bad, int stray, const struct sweep
 		       lr_human_size(size, sizeof size, w->bytes));
 }
 
+/*
+ * On a disk without room to recover (short): the runs whose recorder died,
+ * what their partial logs hold, the space there is and the space recovery
+ * needs. Nothing is adopted, so nothing is lost: the next fsck with room
+ * does it. 1 when runs wait (a problem), else 0.
+ */
+static int report_recovery(struct lr_store *st, int short_disk, int64_t avail, json_t *o)
+{
+	char size[3][32];
+	int64_t bytes = 0;
+	int runs = 0, bad;
+
+	bad = short_disk && lr_spool_pending(st, &runs, &bytes) != 0;
+	if (o) {
+		json_object_set_new(o, "recovery", step_json(bad));
+		json_object_set_new(json_object_get(o, "recovery"), "waiting", json_integer(runs));
+		json_object_set_new(json_object_get(o, "recovery"), "bytes", json_integer(bytes));
+		json_object_set_new(json_object_get(o, "recovery"), "available", json_integer(avail));
+		json_object_set_new(json_object_get(o, "recovery"), "needs",
+				    json_integer(short_disk && runs ? LR_SPOOL_RECOVER_SPACE : 0));
+		if (runs)
+			json_object_set_new(json_object_get(o, "recovery"), "ok", json_false());
+	} else if (bad) {
+		printf("recovery:   FAILED: %s\n", lr_error_msg());
+	} else if (runs) {
+		printf("recovery:   WAITING: %d run(s) whose recorder died keep %s of partial logs in the spool; the "
+		       "store's disk has %s free and recovering them needs %s: free space there and run "
+		       "'labrun fsck' again (until then the logs stay in the spool, nothing is lost)\n",
+		       runs, lr_human_size(size[0], sizeof size[0], bytes),
+		       lr_human_size(size[1], sizeof size[1], avail < 0 ? 0 : avail),
+		       lr_human_size(size[2], sizeof size[2], LR_SPOOL_RECOVER_SPACE));
+	}
+	return bad || runs;
+}
+
+/* The global options with the store opened only to read when its disk has no room to recover. */
+static struct lr_global fsck_global(const struct lr_global *g, int short_disk)
+{
+	struct lr_global r = *g;
+
+	if (short_disk)
+		r.mode = CMD_READS; /* recovery is then best effort, and cannot succeed: report_recovery says so */
+	return r;
+}
+
 int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 {
 	struct lr_store *st = NULL;
 	struct obj_ctx oc = { NULL, 0, 0, NULL }, ac = { NULL, 0, 0, NULL };
 	int rc, first, json = 0, abandoned = 0, stray = 0, problems = 0, spool_bad, integrity_bad, exists = 0;
+	int short_disk = 0;
+	int64_t avail = -1;
 	struct sweep tmp = { 0 };
+	struct lr_global opened;
 	char cwd[PATH_MAX], *dir = NULL;
 	json_t *o = NULL;
 
@@ -119,10 +168,14 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 				       "one JSON object (docs/labrun.md gives its shape)")))
 		return rc;
 	/* what failed writers left first, by the directory alone: on a full disk the store may not open */
-	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists)
+	if (getcwd(cwd, sizeof cwd) && !lr_store_find(&dir, &exists, g->store, cwd, 0) && exists) {
 		sweep_tmp(dir, &tmp);
+		avail = lr_spool_disk_avail(dir);
+		short_disk = avail >= 0 && avail < LR_SPOOL_RECOVER_SPACE;
+	}
 	free(dir);
-	if ((rc = cmd_store(&st, g)))
+	opened = fsck_global(g, short_disk);
+	if ((rc = cmd_store(&st, &opened)))
 		return rc;
 	abandoned = g->held->abandoned; /* marked as the store opened (CMD_REPAIRS: it had to succeed) */
 	if (json) {
@@ -137,12 +190,13 @@ int cmd_fsck(const struct lr_global *g, int argc, char **argv)
 	spool_bad = lr_spool_sweep(st, STRAY_MIN_AGE, &stray) != 0;
 	sweep_tmp(lr_store_dir(st), &tmp); /* again, now that recovery has run */
 	print_sweeps(o, spool_bad, stray, &tmp);
+	problems = report_recovery(st, short_disk, avail, o);
 	integrity_bad = lr_store_integrity(st) != 0;
 	if (json)
 		json_object_set_new(o, "integrity", step_json(integrity_bad));
 	else
 		printf(integrity_bad ? "integrity:  FAILED: %s\n" : "integrity:  ok\n", lr_error_msg());
-	problems = spool_bad + tmp.bad + integrity_bad;
+	problems += spool_bad + tmp.bad + integrity_bad;
 	oc.dir = lr_store_dir(st);
 	if (!(rc = lr_store_objects(st, check_object, &oc)) && !json)
 		printf("objects:    %ld checked, %ld missing or corrupt\n", oc.checked, oc.bad);

@@ -37,7 +37,7 @@
  * Without LABRUN_CHECKS: a repetition's checks have no row (its figures are metrics), and one
  * inherited from a 'labrun record' around 'labrun run' would collect every repetition's checks in
  * that run. Nor LABRUN_PROGRESS (this labrun's): a serving pass's 'labrun collect' printed its
- * progress into the stderr log stored (env.LABRUN_PROGRESS still sets it).
+ * progress into the stderr log stored (a definition may set no LABRUN_ variable: expdef.c).
  */
 static char **exec_env(char *const *envp, const struct lr_kvlist *set)
 {

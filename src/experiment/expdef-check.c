@@ -53,17 +53,18 @@ int lr_expdef_check_sections(struct parse *p)
 	return 1;
 }
 
+const char *const lr_exp_placeholders[] = { "arm", "rep", "block", "outdir", NULL };
+
 /* A template's placeholders: {arm} {rep} {block} {outdir} and the grid keys. */
 static int check_template(struct parse *p, int line, const char *what, const char *tpl)
 {
-	static const char *const names[] = { "arm", "rep", "block", "outdir", NULL };
 	struct lr_kvlist keys = { 0 };
 	int i, rc;
 
 	for (i = 0, rc = 0; i < p->d->ngrid && !rc; i++)
 		rc = lr_kvlist_add(&keys, p->d->grid[i].key, "", NULL);
 	if (!rc)
-		rc = lr_template_check(tpl, names, &keys);
+		rc = lr_template_check(tpl, lr_exp_placeholders, &keys);
 	lr_kvlist_release(&keys);
 	if (rc)
 		return lr_expdef_fail(p, line,

@@ -7,6 +7,9 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <math.h>
+
+#include "base/clock.h"
 #include "base/error.h"
 #include "experiment/expdef-int.h"
 #include "serving/passes.h"
@@ -48,6 +51,12 @@ static int put_word(char *dst, size_t len, size_t *off, const char *w)
 	return 1;
 }
 
+/* x is a whole number that fits 64 bits (no cast of a larger double: that is undefined). */
+static int whole64(double x)
+{
+	return isfinite(x) && x > -0x1p63 && x < 0x1p63 && x == (double)(long long)x;
+}
+
 /* A value's problem, or NULL. */
 static const char *bad_value(const char *k, const char *v)
 {
@@ -57,11 +66,12 @@ static const char *bad_value(const char *k, const char *v)
 	if (!strcmp(k, "endpoint") || !strcmp(k, "metrics_url"))
 		return strncmp(v, "http://", 7) && strncmp(v, "https://", 8) ? "an http:// or https:// URL" : NULL;
 	if (!strcmp(k, "concurrency") || !strcmp(k, "max_tokens"))
-		return *end || end == v || x < 1 || x != (double)(long long)x ? "a whole number >= 1" : NULL;
+		return *end || end == v || x < 1 || !whole64(x) ? "a whole number >= 1 that fits 64 bits" : NULL;
 	if (!strcmp(k, "rate") || !strcmp(k, "burstiness") || !strcmp(k, "temperature"))
-		return *end || end == v || x < 0 ? "a number >= 0" : NULL;
+		return *end || end == v || !isfinite(x) || x < 0 || (x > 0 && !isnormal(x)) ? "a finite number >= 0"
+											    : NULL;
 	if (!strcmp(k, "seed"))
-		return *end || end == v || x != (double)(long long)x ? "a whole number" : NULL;
+		return *end || end == v || !whole64(x) ? "a whole number that fits 64 bits" : NULL;
 	if (!strcmp(k, "chat") || !strcmp(k, "ignore_eos"))
 		return strcmp(v, "yes") && strcmp(v, "no") ? "yes or no" : NULL;
 	if (!strcmp(k, "token_ids"))
@@ -84,7 +94,13 @@ static const char *bad_value(const char *k, const char *v)
 			return "rules such as 'duration:600 requests:1000 ttft:2000 tpot:100'";
 		}
 	}
-	return NULL; /* model, stall, gauges, sample: collect checks them */
+	if (!strcmp(k, "stall") || !strcmp(k, "sample")) {
+		double t = lr_duration_parse(v);
+
+		if (t < 0 || t > LR_EXP_MAX_TIMEOUT)
+			return "a positive duration such as 30s or 5m, at most 9223372036 s";
+	}
+	return NULL; /* model, gauges: collect checks them */
 }
 
 static int expand_arm(struct parse *p, struct lr_exp_arm *a, const char *exe)

@@ -251,6 +251,12 @@ static int design_key(struct parse *p, const char *k, const char *v)
 			return lr_expdef_fail(
 				p, p->line, "'margin' is '%s'; expected a fraction like 0.02 or a percentage like 2%%",
 				v);
+		if (m < LR_EXP_MIN_MARGIN) /* a subnormal, or a difference no timer resolves */
+			return lr_expdef_fail(p, p->line,
+					      "'margin' is '%s', below 0.0001%% (1e-6): no measurement resolves "
+					      "a difference that small; write a fraction like 0.02 or a percentage "
+					      "like 2%%",
+					      v);
 		d->margin = m;
 	} else if (!strcmp(k, "metric")) {
 		if (!*v || strlen(v) >= sizeof d->metric ||
@@ -336,6 +342,12 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 			return lr_expdef_fail(
 				p, p->line,
 				"'%s': an environment variable name after 'env.' is letters, digits and '_'", k);
+		if (!strncmp(k + 4, "LABRUN_", 7))
+			return lr_expdef_fail(p, p->line,
+					      "'%s': labrun sets the LABRUN_ variables of an execution itself "
+					      "(LABRUN_METRICS, LABRUN_PROGRESS, ...) and a definition may not "
+					      "replace them; use a name of your own",
+					      k);
 		if (lr_kvlist_add(&a->env, k + 4, v, NULL))
 			return lr_expdef_fail(p, p->line, "out of memory");
 		return 1;
@@ -343,10 +355,11 @@ static int arm_key(struct parse *p, struct lr_exp_arm *a, const char *k, const c
 	if (!strcmp(k, "timeout")) {
 		double t = lr_duration_parse(v); /* the same durations as record --timeout */
 
-		if (t < 0)
-			return lr_expdef_fail(
-				p, p->line, "'timeout' is '%s'; expected a positive duration such as 90, 90s, 5m or 2h",
-				v);
+		if (t < 0 || t > LR_EXP_MAX_TIMEOUT)
+			return lr_expdef_fail(p, p->line,
+					      "'timeout' is '%s'; expected a positive duration such as 90, 90s, 5m or "
+					      "2h, at most %.0f s (nanoseconds in 64 bits)",
+					      v, LR_EXP_MAX_TIMEOUT);
 		a->timeout_s = t;
 		return 1;
 	}
@@ -365,12 +378,19 @@ static int grid_store(struct parse *p, const char *k, const char *v)
 	struct lr_expdef *d = p->d;
 	struct lr_exp_grid *gr;
 	char buf[512], *tok, *save = NULL;
+	int i;
 
 	if (d->ngrid >= LR_EXP_MAXGRID)
 		return lr_expdef_fail(p, p->line, "more than %d [grid] keys", LR_EXP_MAXGRID);
 	if (strlen(k) >= sizeof gr->key ||
 	    strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(k))
 		return lr_expdef_fail(p, p->line, "[grid] key '%s': use letters, digits, '_' and '-'", k);
+	for (i = 0; lr_exp_placeholders[i]; i++)
+		if (!strcmp(k, lr_exp_placeholders[i]))
+			return lr_expdef_fail(p, p->line,
+					      "[grid] key '%s' is a placeholder labrun fills itself ({arm}, {rep}, "
+					      "{block}, {outdir}): as a key it would replace it; rename the key",
+					      k);
 	gr = &d->grid[d->ngrid];
 	memset(gr, 0, sizeof *gr);
 	snprintf(gr->key, sizeof gr->key, "%s", k);
@@ -381,6 +401,12 @@ static int grid_store(struct parse *p, const char *k, const char *v)
 			return lr_expdef_fail(p, p->line, "'%s' lists more than %d values", k, LR_EXP_MAXLIST);
 		if (!*tok || strlen(tok) >= sizeof gr->values[0])
 			return lr_expdef_fail(p, p->line, "'%s' has an empty or over-long value", k);
+		for (i = 0; i < gr->n; i++)
+			if (!strcmp(gr->values[i], tok))
+				return lr_expdef_fail(p, p->line,
+						      "'%s' lists '%s' twice: the two would be identical conditions; "
+						      "give each value once (blocks repeat a condition)",
+						      k, tok);
 		snprintf(gr->values[gr->n++], sizeof gr->values[0], "%s", tok);
 	}
 	if (!gr->n)

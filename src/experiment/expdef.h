@@ -25,6 +25,14 @@
 #define LR_EXP_MAXTEXT       ((size_t)1 << 20)   /* a definition file: 1 MiB */
 #define LR_EXP_OUTPUT_CAP    ((int64_t)64 << 20) /* [design] output_cap by default: 64 MiB a log */
 #define LR_EXP_MAXLINE       199                 /* characters in a line, inih's buffer; longer ones are refused */
+#define LR_EXP_MIN_MARGIN    1e-6         /* [design] margin: below it, a subnormal or no measurable difference */
+#define LR_EXP_MAX_TIMEOUT   9223372036.0 /* an arm's timeout in seconds: nanoseconds in 64 bits */
+
+/*
+ * The placeholders labrun fills in every execution, NULL-terminated: {arm}
+ * {rep} {block} {outdir}. A [grid] key may not take one of these names.
+ */
+extern const char *const lr_exp_placeholders[];
 
 enum lr_exp_target { LR_TARGET_ENCODE, LR_TARGET_IMPORT, LR_TARGET_COMMAND };
 enum lr_exp_order { LR_ORDER_ABBA, LR_ORDER_RANDOM };

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -174,6 +175,45 @@ static int lock_held(const char *dir, const char *uuid)
 		close(fd);
 	}
 	return held;
+}
+
+int lr_spool_pending(struct lr_store *st, int *runs, int64_t *bytes)
+{
+	static const char *const logs[] = { "stdout", "stderr" };
+	const char *dir = lr_store_dir(st);
+	struct lr_running *r = NULL;
+	struct stat sb;
+	size_t n = 0, i, j;
+	char *path;
+	int rc;
+
+	*runs = 0;
+	*bytes = 0;
+	if ((rc = lr_store_running(st, &r, &n)))
+		return rc;
+	for (i = 0; i < n && !rc; i++) {
+		if (lock_held(dir, r[i].uuid))
+			continue; /* its recorder is alive */
+		(*runs)++;
+		for (j = 0; j < 2 && !rc; j++) {
+			if (!(path = lr_spool_path(dir, r[i].uuid, logs[j])))
+				rc = lr_error_set(LR_ENOMEM, "out of memory");
+			else if (!stat(path, &sb))
+				*bytes += (int64_t)sb.st_size;
+			free(path);
+		}
+	}
+	free(r);
+	return rc;
+}
+
+int64_t lr_spool_disk_avail(const char *dir)
+{
+	struct statvfs fs;
+
+	if (statvfs(dir, &fs))
+		return -1;
+	return (int64_t)fs.f_bavail * (int64_t)fs.f_frsize;
 }
 
 int lr_spool_sweep(struct lr_store *st, int min_age, int *removed)

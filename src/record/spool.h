@@ -31,6 +31,26 @@ void lr_spool_unlock(const char *store_dir, const char *uuid, int fd);
 LR_MUST_CHECK int lr_spool_recover(struct lr_store *st, int *abandoned);
 
 /*
+ * What recovering a dead recorder's run writes besides hard links to its logs:
+ * a few database pages (the WAL) and the objects' directory entries. Below
+ * this much free space on the store's disk, fsck reports instead of recovering.
+ */
+#define LR_SPOOL_RECOVER_SPACE ((int64_t)1 << 20)
+
+/*
+ * The runs recovery would adopt now (running, lock not held) into *runs, and
+ * the bytes of partial logs they keep in the spool into *bytes. Reads only:
+ * fsck reports them when the disk has no room to recover them.
+ */
+LR_MUST_CHECK int lr_spool_pending(struct lr_store *st, int *runs, int64_t *bytes);
+
+/*
+ * Free bytes for this user on the file system of 'dir', or -1 when it does
+ * not say. Needs no store: fsck asks before it opens one.
+ */
+int64_t lr_spool_disk_avail(const char *dir);
+
+/*
  * Remove spool files no run needs: those of a recorder that died before its
  * run row existed, or after the row was final but before it cleaned up. A
  * file is stray when no running run has its uuid, nobody holds its lock and

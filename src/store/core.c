@@ -13,6 +13,9 @@
 #include "store/schema.h"
 #include "store/store-int.h"
 
+/* Free bytes below which a connection keeps its WAL index in memory (connect_vfs): two -shm extents. */
+#define LR_STORE_SHM_ROOM ((int64_t)64 << 10)
+
 const char *lr_store_dir(const struct lr_store *st)
 {
 	return st->dir;
@@ -195,6 +198,22 @@ static int open_readonly(struct lr_store *st)
 	return rc;
 }
 
+/*
+ * The VFS of a connection: SQLite's own, unless the store's disk has no room
+ * for the WAL index (-shm grows to 32 KiB as a connection opens, and failed
+ * with "disk I/O error" on a full disk, so fsck could not even read). Then
+ * unix-excl, which keeps the index in memory and holds the database
+ * exclusively while open: on a full disk nothing else can write anyway.
+ */
+static const char *connect_vfs(const char *dir)
+{
+	struct statvfs fs;
+
+	if (statvfs(dir, &fs) || (int64_t)fs.f_bavail * (int64_t)fs.f_frsize >= LR_STORE_SHM_ROOM)
+		return NULL;
+	return sqlite3_vfs_find("unix-excl") ? "unix-excl" : NULL;
+}
+
 /* A reader that cannot write the store falls back to a read-only connection. */
 static int store_connect(struct lr_store *st, unsigned flags)
 {
@@ -204,7 +223,7 @@ static int store_connect(struct lr_store *st, unsigned flags)
 		oflags |= SQLITE_OPEN_CREATE;
 	else if (access(st->dir, W_OK) || access(st->db_path, W_OK))
 		return open_readonly(st);
-	rc = sqlite3_open_v2(st->db_path, &st->db, oflags, NULL);
+	rc = sqlite3_open_v2(st->db_path, &st->db, oflags, connect_vfs(st->dir));
 	if (rc != SQLITE_OK && !(flags & LR_STORE_CREATE) && access(st->db_path, R_OK) == 0)
 		rc = open_readonly(st);
 	return rc;

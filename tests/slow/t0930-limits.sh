@@ -87,3 +87,38 @@ equals "$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT group_concat(status, ' ') 
 	"passed abandoned" "full store: the first run is intact, the second kept as abandoned"
 equals "$(find "$S/objects/tmp" -type f | wc -l | tr -d ' ')" "0" "full store: no temporary file is left"
 clean "$S" "full store"
+
+# --- a full store disk with nothing to reclaim (issue 44, item 6): fsck failed "database or disk is
+# full" and the partial log waited with no way shown. Now fsck runs on the full disk, says what waits
+# and how much space recovering it needs, and once there is room recovers it: nothing recorded is lost.
+head -c $((8 << 20)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
+truncate -s -512K "$T/disk/filler"
+got=0
+LABRUN_STORE=$S "$LABRUN" record -q -- sh -c 'echo first-line; echo to-stderr >&2; head -c 6000000 /dev/zero' \
+	>"$T/out" 2>"$T/err" || got=$?
+equals "$got" "125" "full store, nothing to reclaim: the run whose log does not fit fails"
+id=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT max(id) FROM run" | sed -n 2p | tr -d '\r')
+spooled=$(cat "$S"/spool/*.stdout | wc -c | tr -d ' ')
+[ "$spooled" -gt 0 ] || fail "full store, nothing to reclaim: no partial log in the spool"
+head -c $((8 << 20)) /dev/zero >>"$T/disk/filler" 2>/dev/null || true
+equals "$(df -k --output=avail "$T/disk" | tail -1 | tr -d ' ')" "0" "full store, nothing to reclaim: the disk is full"
+expect_exit 1 "full store, nothing to reclaim: fsck runs and names what waits" env LABRUN_STORE=$S "$LABRUN" fsck
+contains "$T/out" "recovery:   WAITING: 1 run(s) whose recorder died keep" "full store, nothing to reclaim: the waiting run"
+contains "$T/out" "recovering them needs 1.0 MiB: free space there and run 'labrun fsck' again" \
+	"full store, nothing to reclaim: the space it needs and what to do"
+contains "$T/out" "integrity:  ok" "full store, nothing to reclaim: the other checks still run"
+expect_exit 1 "full store, nothing to reclaim: fsck --json" env LABRUN_STORE=$S "$LABRUN" fsck --json
+equals "$(jq -r '[.ok, .recovery.ok, .recovery.waiting, .recovery.available, .recovery.needs, .recovery.bytes > 0] | map(tostring) | join(" ")' "$T/out")" \
+	"false false 1 0 1048576 true" "full store, nothing to reclaim: the same as JSON"
+equals "$(cat "$S"/spool/*.stdout | wc -c | tr -d ' ')" "$spooled" "full store, nothing to reclaim: the partial log is kept"
+rm -f "$T/disk/filler"
+expect_exit 0 "full store, nothing to reclaim: once there is room, fsck recovers" env LABRUN_STORE=$S "$LABRUN" fsck
+contains "$T/out" "abandoned:  1 run(s) marked now" "full store, nothing to reclaim: the run is recovered"
+equals "$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT status FROM run WHERE id = $id" | sed -n 2p | tr -d '\r')" \
+	"abandoned" "full store, nothing to reclaim: kept as abandoned"
+LABRUN_STORE=$S "$LABRUN" cat "$id" stdout >"$T/log" || fail "full store, nothing to reclaim: its stdout cannot be read"
+equals "$(wc -c <"$T/log" | tr -d ' ')" "$spooled" "full store, nothing to reclaim: every byte of the partial stdout recorded"
+equals "$(head -1 "$T/log")" "first-line" "full store, nothing to reclaim: the stdout as written"
+equals "$(LABRUN_STORE=$S "$LABRUN" cat "$id" stderr)" "to-stderr" "full store, nothing to reclaim: the stderr as written"
+equals "$(find "$S/spool" -type f | wc -l | tr -d ' ')" "0" "full store, nothing to reclaim: the spool is empty"
+clean "$S" "full store, nothing to reclaim"
