@@ -10,6 +10,7 @@
 #include "base/lines.h"
 #include "base/list.h"
 #include "base/strmap.h"
+#include "base/walk.h"
 #include "record/redact.h"
 #include "serving/serving.h"
 #include "store/objects.h"
@@ -245,13 +246,25 @@ static int cannot_read(const char *path)
 	return LR_EINVAL;
 }
 
+/* The responses file 'path' opened as labrun opens every file a user names (lr_open_input). */
+static int open_responses(const char *path, int *fd)
+{
+	int rc = lr_open_input("responses", path, LR_RESPONSES_MAX, fd);
+
+	if (rc == LR_ENOTFOUND || rc == LR_EIO)
+		return cannot_read(path);
+	return rc;
+}
+
 int lr_responses_check(const char *path, int64_t *cases)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 	struct stat sb;
 	void *m = NULL;
+	int fd, rc;
 
-	if (fd < 0 || fstat(fd, &sb) != 0) {
+	if ((rc = open_responses(path, &fd)))
+		return rc;
+	if (fstat(fd, &sb) != 0) {
 		rc = cannot_read(path);
 		goto out;
 	}
@@ -377,8 +390,8 @@ int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route
 	*cases = 0;
 	if ((rc = check_route(route)))
 		return rc;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return cannot_read(path);
+	if ((rc = open_responses(path, &fd)))
+		return rc;
 	if ((rc = lr_scrub_init(&scan.scrub, envp)))
 		goto out;
 	if (scan.scrub.n) { /* a route names rows, files and report cells: never a secret */
