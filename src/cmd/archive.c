@@ -113,9 +113,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
 	snprintf(deflt, sizeof deflt, "labrun-%s.tar.zst", j.name);
-	co.title = deflt;
-	co.report_title = j.title;
-	co.site = with_site;
+	co = (struct lr_crate_opts){ .title = deflt, .report_title = j.title, .site = with_site };
 	cmd_progress_begin("labrun archive", progress, 0);
 	rc = lr_evidence_archive(j.st, j.all, j.nall, out ? out : deflt, &co, &placeholder);
 	cmd_progress_end();
