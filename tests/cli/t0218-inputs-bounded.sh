@@ -39,6 +39,8 @@ equals "$(q "SELECT count(*) FROM response_set")" 0 "ingest stored nothing"
 refused "run FIFO" "refusing to read experiment 'fifo': $nr" "$L" run fifo
 "$L" ingest responses --run 1 --route gpu "$TOP_SRCDIR/tests/fixtures/serving/gpu.jsonl" >/dev/null ||
 	fail "ingest the fixture"
+expect_exit 0 "ingest '-' reads standard input (a pipe), as documented" \
+	"$L" ingest responses --run 1 --route piped - <"$TOP_SRCDIR/tests/fixtures/serving/gpu.jsonl"
 refused "gate --answers FIFO" "refusing to read answer key 'fifo': $nr" \
 	"$L" gate --run 1 --route gpu --answers fifo
 refused "verify FIFO" "cannot verify 'fifo': it is neither a crate directory nor an archive file" "$L" verify fifo
