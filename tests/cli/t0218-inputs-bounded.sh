@@ -2,8 +2,8 @@
 # Every file labrun takes from a user is opened the one bounded way (lr_open_input): a regular file
 # only, never a blocking open of a FIFO, never a device streamed, and within a size cap for its
 # kind. Issue 44: 'verify --key /dev/zero', 'key trust FIFO', 'ingest FIFO' and a FIFO as a
-# definition, answers, trusted-keys or signing-key file blocked for ever. Each command runs under
-# 'timeout 10', so a hang fails this test (exit 124) rather than the suite.
+# definition, answers, trusted-keys or signing-key file, signed head or scan baseline blocked for
+# ever. Each command runs under 'timeout 10', so a hang fails this test (exit 124), not the suite.
 . "$(dirname "$0")/lib.sh"
 L=$LABRUN
 
@@ -43,6 +43,8 @@ expect_exit 0 "ingest '-' reads standard input (a pipe), as documented" \
 	"$L" ingest responses --run 1 --route piped - <"$TOP_SRCDIR/tests/fixtures/serving/gpu.jsonl"
 refused "gate --answers FIFO" "refusing to read answer key 'fifo': $nr" \
 	"$L" gate --run 1 --route gpu --answers fifo
+refused "audit --head FIFO" "refusing to read signed head 'fifo': $nr" "$L" audit --head fifo
+refused "scan --baseline FIFO" "refusing to read baseline 'fifo': $nr" "$L" scan --run 1 --baseline fifo
 refused "verify FIFO" "cannot verify 'fifo': it is neither a crate directory nor an archive file" "$L" verify fifo
 refused "archive --verify FIFO" "cannot verify 'fifo': it is neither" "$L" archive --verify fifo
 LABRUN_TRUSTED_KEYS=$T/work/fifo refused "a FIFO as the trusted-keys file" \
