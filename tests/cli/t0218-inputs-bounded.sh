@@ -47,6 +47,14 @@ refused "audit --head FIFO" "refusing to read signed head 'fifo': $nr" "$L" audi
 refused "scan --baseline FIFO" "refusing to read baseline 'fifo': $nr" "$L" scan --run 1 --baseline fifo
 refused "verify FIFO" "cannot verify 'fifo': it is neither a crate directory nor an archive file" "$L" verify fifo
 refused "archive --verify FIFO" "cannot verify 'fifo': it is neither" "$L" archive --verify fifo
+mkdir out
+refused "archive --extract FIFO" "refusing to read archive 'fifo': $nr" "$L" archive --extract fifo out
+"$L" archive --run 1 -o a.tar.gz >/dev/null 2>&1 || fail "archive"
+"$L" archive --extract a.tar.gz out >/dev/null || fail "extract"
+expect_exit 1 "extracting over what is there is refused" "$L" archive --extract a.tar.gz out
+contains "$T/err" "already exists" "named"
+contains "$T/err" "hint: nothing was extracted; extract into an empty directory, none is replaced" \
+	"with the hint for that, not one about links and devices"
 LABRUN_TRUSTED_KEYS=$T/work/fifo refused "a FIFO as the trusted-keys file" \
 	"refusing to read trusted keys '$T/work/fifo': $nr" "$L" verify crate
 LABRUN_KEY=$T/work/fifo refused "a FIFO as the signing key" "refusing to read signing key '$T/work/fifo': $nr" \
