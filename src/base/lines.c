@@ -14,15 +14,17 @@ static int too_long(const struct lr_lines *l)
 			    l->line + 1, l->max >> 20);
 }
 
-int lr_lines_open(struct lr_lines *l, const char *what, const char *path, size_t max)
+int lr_lines_open(struct lr_lines *l, const char *what, const char *path, size_t max, size_t file_max)
 {
+	int rc;
+
 	memset(l, 0, sizeof *l);
 	l->what = what;
 	l->path = path;
 	l->max = max;
-	if (!(l->f = fopen(path, "re")))
-		return lr_error_set(LR_EINVAL, "cannot read %s '%s': %s", what, path, strerror(errno));
-	return 0;
+	if ((rc = lr_fopen_input(what, path, file_max, &l->f)) == LR_ENOTFOUND || rc == LR_EIO)
+		rc = LR_EINVAL; /* the user named it: not there, or not readable, is the user's to fix */
+	return rc;
 }
 
 /* More bytes after buf[end], the unreturned ones moved to the front; 0 at the end of the file. */
@@ -127,7 +129,7 @@ int lr_read_text(const char *what, const char *path, size_t max, char **text, si
 
 	*text = NULL;
 	*len = 0;
-	if ((rc = lr_lines_open(&l, what, path, max)))
+	if ((rc = lr_lines_open(&l, what, path, max, max)))
 		return rc;
 	return read_all(&l, text, len);
 }

@@ -13,7 +13,8 @@
 
 #include "base/error.h"
 
-#define LR_LINE_MAX ((size_t)64 << 20) /* a JSON line: 64 MiB, a response of a million tokens */
+#define LR_LINE_MAX       ((size_t)64 << 20) /* a JSON line: 64 MiB, a response of a million tokens */
+#define LR_LINES_FILE_MAX ((size_t)1 << 30)  /* a file of JSON lines (answers, cases, metrics): 1 GiB */
 
 struct lr_lines {
 	FILE *f;
@@ -26,8 +27,13 @@ struct lr_lines {
 	char hold; /* the byte a returned line's NUL stands on */
 };
 
-/* Open 'path' for lr_lines_next; LR_EINVAL "cannot read WHAT 'PATH': why" when it cannot be opened. */
-LR_MUST_CHECK int lr_lines_open(struct lr_lines *l, const char *what, const char *path, size_t max);
+/*
+ * Open 'path' for lr_lines_next, lines of at most 'max' bytes, the file of at
+ * most 'file_max' (lr_open_input: a regular file, never a FIFO or device);
+ * LR_EINVAL "cannot read WHAT 'PATH': why" when it is not there or cannot be
+ * read, LR_EREFUSED when it is not a regular file, LR_EINVAL when too large.
+ */
+LR_MUST_CHECK int lr_lines_open(struct lr_lines *l, const char *what, const char *path, size_t max, size_t file_max);
 
 /*
  * The next line in *line (its newline, if any, included; NUL-terminated in

@@ -173,16 +173,16 @@ int lr_signer_load(const char *path, struct lr_signer **out)
 	int rc, fd;
 
 	*out = NULL;
-	/* O_NONBLOCK: a FIFO named as the key must not hang every writing command */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return errno == ENOENT
-			       ? 0
-			       : lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		lr_error_set(LR_EREFUSED, "signing key '%s' is not a regular file", path);
+	/* a FIFO named as the key must not hang every writing command */
+	if ((rc = lr_open_input("signing key", path, LR_KEY_FILE_MAX, &fd)) == LR_ENOTFOUND)
+		return 0;
+	if (rc == LR_EREFUSED)
 		lr_error_hint("point LABRUN_KEY at the key file itself; 'labrun key init' makes one");
-		return LR_EREFUSED;
+	if (rc)
+		return rc;
+	if (fstat(fd, &sb) != 0) {
+		close(fd);
+		return lr_error_set(LR_EIO, "cannot read signing key '%s': %s", path, strerror(errno));
 	}
 	if (sb.st_uid != geteuid()) {
 		close(fd);
@@ -241,9 +241,8 @@ int lr_key_public_read(const char *path, char pub[LR_PUBKEY_HEX])
 	FILE *f;
 	int rc;
 
-	if (!(f = fopen(path, "re")))
-		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read '%s': %s", path,
-				    strerror(errno));
+	if ((rc = lr_fopen_input("key", path, LR_KEY_FILE_MAX, &f)))
+		return rc;
 	key = PEM_read_PUBKEY(f, NULL, NULL, NULL);
 	if (!key && !fseek(f, 0, SEEK_SET))
 		key = PEM_read_PrivateKey(f, NULL, NULL, NULL);

@@ -13,8 +13,9 @@
 
 #include <stddef.h>
 
-#define LR_PUBKEY_HEX 65  /* 32 bytes as hex, with the NUL */
-#define LR_SIG_HEX    129 /* 64 bytes as hex, with the NUL */
+#define LR_PUBKEY_HEX   65                 /* 32 bytes as hex, with the NUL */
+#define LR_KEY_FILE_MAX ((size_t)64 << 10) /* a PEM key file read: 64 KiB (an Ed25519 key is ~120 bytes) */
+#define LR_SIG_HEX      129                /* 64 bytes as hex, with the NUL */
 
 struct lr_signer;
 

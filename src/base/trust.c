@@ -10,6 +10,8 @@
 #include "base/trust.h"
 #include "base/walk.h"
 
+#define LR_TRUST_FILE_MAX ((size_t)1 << 20) /* a trusted-keys or signed-stores file: 1 MiB */
+
 int lr_config_path(const char *name, char **path)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -151,12 +153,8 @@ static int read_keys(struct lr_trust *t, const char *path, int config)
 
 	if (!origin)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if (!(f = fopen(path, "re"))) {
-		if (errno == ENOENT && config)
-			return 0;
-		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read trusted keys '%s': %s", path,
-				    strerror(errno));
-	}
+	if ((rc = lr_fopen_input("trusted keys", path, LR_TRUST_FILE_MAX, &f)))
+		return rc == LR_ENOTFOUND && config ? 0 : rc;
 	if (config)
 		rc = check_writers(path, f);
 	while (!rc && (len = getline(&line, &cap, f)) > 0) {
@@ -232,15 +230,14 @@ int lr_trust_load(struct lr_trust *t)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = lr_config_path("signed-stores", &t->stores_path)) || (rc = read_keys(t, t->keys_path, 1)))
 		return rc;
-	if ((f = fopen(t->stores_path, "re"))) {
+	if (!(rc = lr_fopen_input("signed stores", t->stores_path, LR_TRUST_FILE_MAX, &f))) {
 		if (!(rc = check_writers(t->stores_path, f)))
 			rc = read_stores(t, f);
 		fclose(f);
-		if (rc)
-			return rc;
-	} else if (errno != ENOENT) {
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", t->stores_path, strerror(errno));
 	}
+	if (rc && rc != LR_ENOTFOUND)
+		return rc;
+	rc = 0;
 	/* the user's own signing key: trusted as the file that holds it is the user's */
 	if (!lr_key_path(&keypath) && !lr_signer_load(keypath, &own) && own &&
 	    !lr_trust_find(t, lr_signer_fingerprint(own)))
@@ -335,10 +332,9 @@ static int rewrite_config(const char *path, int (*edit)(void *arg, FILE *old, FI
 		rc = lr_error_set(LR_EIO, "cannot lock '%s': %s", lock, strerror(errno));
 		goto out;
 	}
-	if (!(old = fopen(path, "re")) && errno != ENOENT) {
-		rc = lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if ((rc = lr_fopen_input("trust file", path, LR_TRUST_FILE_MAX, &old)) && rc != LR_ENOTFOUND)
 		goto out;
-	}
+	rc = 0;
 	if (old && (rc = check_writers(path, old)))
 		goto out;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 || !(out = fdopen(fd, "w"))) {

@@ -147,20 +147,25 @@ int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg)
 	return read_fd(fd, path, fn, arg);
 }
 
-int lr_open_regular(const char *path, int *fd)
+/*
+ * Open 'path' for reading if it is a regular file: O_NONBLOCK so that a FIFO
+ * put there never waits for a writer, then fstat of what was opened (the very
+ * file looked at when 'follow' is 0: no link followed). 1 when it is not a
+ * regular file (*fd -1), 0 when open, else the error naming 'what' and 'path'.
+ */
+static int open_checked(const char *what, const char *path, int follow, int *fd)
 {
 	struct stat before, after;
-	int f;
+	int f, e;
 
 	*fd = -1;
-	if (lstat(path, &before) != 0)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+	if ((follow ? stat(path, &before) : lstat(path, &before)) != 0)
+		goto fail;
 	if (!S_ISREG(before.st_mode))
-		goto refused;
-	/* no link followed, no wait for a writer (a FIFO put there since), and the very file looked at */
-	f = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (f < 0 && errno != ELOOP)
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", path, strerror(errno));
+		return 1;
+	f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
+	if (f < 0 && (follow || errno != ELOOP))
+		goto fail;
 	if (f >= 0 && fstat(f, &after) == 0 && S_ISREG(after.st_mode) && after.st_ino == before.st_ino &&
 	    after.st_dev == before.st_dev) {
 		*fd = f;
@@ -168,11 +173,61 @@ int lr_open_regular(const char *path, int *fd)
 	}
 	if (f >= 0)
 		close(f);
-refused:
+	return 1;
+fail:
+	e = errno;
+	return lr_error_set(e == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot read %s%s'%s': %s", what, *what ? " " : "",
+			    path, strerror(e));
+}
+
+int lr_open_regular(const char *path, int *fd)
+{
+	int rc = open_checked("", path, 0, fd);
+
+	if (rc == LR_ENOTFOUND)
+		rc = LR_EIO;
+	if (rc <= 0)
+		return rc;
 	lr_error_set(LR_EREFUSED, "refusing to read '%s': it is not a regular file (a link, directory, FIFO or device)",
 		     path);
 	lr_error_hint("only regular files are read here, and no link is followed");
 	return LR_EREFUSED;
+}
+
+int lr_open_input(const char *what, const char *path, size_t max, int *fd)
+{
+	struct stat sb;
+	int rc = open_checked(what, path, 1, fd);
+
+	if (rc == 1) {
+		lr_error_set(LR_EREFUSED,
+			     "refusing to read %s '%s': it is not a regular file (a directory, FIFO or device)", what,
+			     path);
+		lr_error_hint("name the file itself: labrun reads only regular files here");
+		return LR_EREFUSED;
+	}
+	if (rc || fstat(*fd, &sb) != 0 || (uintmax_t)sb.st_size <= (uintmax_t)max)
+		return rc;
+	close(*fd);
+	*fd = -1;
+	lr_error_set(LR_EINVAL, "refusing to read %s '%s': it is %jd bytes, more than the %zu bytes it may have", what,
+		     path, (intmax_t)sb.st_size, max);
+	lr_error_hint("docs/design.md lists the size each kind of file may have");
+	return LR_EINVAL;
+}
+
+int lr_fopen_input(const char *what, const char *path, size_t max, FILE **f)
+{
+	int fd, rc;
+
+	*f = NULL;
+	if ((rc = lr_open_input(what, path, max, &fd)))
+		return rc;
+	if (!(*f = fdopen(fd, "r"))) {
+		close(fd);
+		return lr_error_set(LR_ENOMEM, "cannot read %s '%s': %s", what, path, strerror(errno));
+	}
+	return 0;
 }
 
 int lr_read_regular_chunks(const char *path, lr_chunk_fn fn, void *arg)

@@ -2,6 +2,7 @@
 #define LR_WALK_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/error.h"
 
@@ -52,6 +53,21 @@ LR_MUST_CHECK int lr_read_chunks(const char *path, lr_chunk_fn fn, void *arg);
  * cannot be read.
  */
 LR_MUST_CHECK int lr_open_regular(const char *path, int *fd);
+
+/*
+ * The one way labrun opens a file a user or another host names (a key, a
+ * trusted-keys file, a definition, responses, answers, a bundle): links
+ * followed, but only a regular file of at most 'max' bytes, opened with
+ * O_NONBLOCK and checked with fstat so a FIFO or device never blocks or
+ * streams for ever. *fd is the caller's to close. LR_ENOTFOUND when it is not
+ * there, LR_EREFUSED for anything but a regular file, LR_EINVAL when larger
+ * than 'max', LR_EIO when it cannot be read: each naming 'what' and 'path'.
+ * A file that grows after the check is bounded by its reader (lr_lines).
+ */
+LR_MUST_CHECK int lr_open_input(const char *what, const char *path, size_t max, int *fd);
+
+/* lr_open_input as a stdio stream, the caller's to fclose. */
+LR_MUST_CHECK int lr_fopen_input(const char *what, const char *path, size_t max, FILE **f);
 
 /* lr_read_chunks of a file opened with lr_open_regular. */
 LR_MUST_CHECK int lr_read_regular_chunks(const char *path, lr_chunk_fn fn, void *arg);

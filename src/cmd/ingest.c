@@ -18,7 +18,8 @@ static const char usage[] =
 	"finish_reason, and optionally latency_ms, ttft_ms, input_tokens, output_tokens,\n"
 	"lane and model (docs/serving.md). Every line is checked first: a malformed line, a\n"
 	"wrong type, invalid UTF-8 or a duplicate case id is named as FILE:LINE and nothing\n"
-	"is stored. The file itself is kept byte for byte, unknown fields included.\n";
+	"is stored. The file itself is kept byte for byte, unknown fields included. FILE is a\n"
+	"regular file, or - for standard input.\n";
 
 int cmd_ingest(const struct lr_global *g, int argc, char **argv)
 {

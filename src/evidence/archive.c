@@ -17,9 +17,13 @@
 static int open_reader(struct archive **out, const char *path)
 {
 	struct archive *a;
-	int rc;
+	int rc, fd;
 
 	*out = NULL;
+	/* a regular file (streamed: no cap); libarchive's own open would wait on a FIFO for ever */
+	if ((rc = lr_open_input("archive", path, SIZE_MAX, &fd)))
+		return rc;
+	close(fd);
 	if ((rc = lr_libarchive_load()))
 		return rc;
 	if (!(a = archive_read_new()))
@@ -284,8 +288,10 @@ static int check_entries(const char *path, const char *target)
 		if ((rc = lr_strmap_put(&seen, name, 1)))
 			break;
 		snprintf(full, sizeof full, "%s/%s", target, name);
-		if (lstat(full, &st) == 0 && (archive_entry_filetype(e) != AE_IFDIR || !S_ISDIR(st.st_mode)))
+		if (lstat(full, &st) == 0 && (archive_entry_filetype(e) != AE_IFDIR || !S_ISDIR(st.st_mode))) {
 			rc = lr_error_set(LR_EREFUSED, "refusing to extract '%s': '%s' already exists", path, full);
+			lr_error_hint("nothing was extracted; extract into an empty directory, none is replaced");
+		}
 	}
 	if (!rc && r != ARCHIVE_EOF)
 		rc = lr_error_set(LR_EIO, "cannot read archive '%s': %s", path, archive_error_string(a));
@@ -372,7 +378,7 @@ int lr_archive_extract(const char *path, const char *dir, int *members)
 	}
 	/* every entry safe first, then every member verified: only then is anything written */
 	if ((rc = check_entries(path, target))) {
-		if (rc == LR_EREFUSED)
+		if (rc == LR_EREFUSED && !*(lr_error_hint_msg() ?: "")) /* the reason's own hint, else this one */
 			lr_error_hint("nothing was extracted; labrun's archives hold only plain files and directories");
 		return rc;
 	}

@@ -5,6 +5,7 @@
 #include "base/dsse.h"
 #include "base/error.h"
 #include "base/strmap.h"
+#include "base/walk.h"
 #include "evidence/audit.h"
 #include "evidence/headcmp.h"
 #include "store/ledger.h"
@@ -38,12 +39,13 @@ int lr_head_load(const char *path, json_t **env)
 	json_t *doc = NULL;
 	char *text = NULL, *block, *end;
 	size_t len = 0;
-	FILE *f = fopen(path, "re");
-	int rc = 0;
+	FILE *f = NULL;
+	int rc;
 
 	*env = NULL;
-	if (!f)
-		return lr_error_set(LR_ENOTFOUND, "cannot read signed head '%s': %s", path, strerror(errno));
+	/* a file the user names: regular, bounded, never a FIFO waited on; unreadable is not absent */
+	if ((rc = lr_fopen_input("signed head", path, (size_t)16 << 20, &f)))
+		return rc;
 	if (getdelim(&text, &len, 0, f) < 0 && ferror(f))
 		rc = lr_error_set(LR_EIO, "cannot read signed head '%s'", path);
 	fclose(f);

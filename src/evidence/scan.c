@@ -52,8 +52,7 @@ int lr_scanner_init(struct lr_scanner *s, const struct lr_strlist *internal, con
 	}
 	if (!baseline)
 		return 0;
-	if (!(f = fopen(baseline, "r"))) {
-		rc = lr_error_set(LR_ENOTFOUND, "cannot read baseline '%s': %s", baseline, strerror(errno));
+	if ((rc = lr_fopen_input("baseline", baseline, (size_t)64 << 20, &f))) { /* never a FIFO waited on */
 		lr_scanner_release(s);
 		return rc;
 	}

@@ -166,8 +166,16 @@ static int pull_one(struct pull *p, const char *uuid, int depth)
 	size_t i;
 	int rc;
 
-	if ((rc = lr_remote_get_run(p->r, uuid, &text, &sha, &by, &from)) ||
-	    (rc = lr_store_uuid_find(p->st, uuid, &id, &here)))
+	if ((rc = lr_remote_get_run(p->r, uuid, &text, &sha, &by, &from)) == LR_EINVAL && !depth) {
+		char why[2048]; /* over the bundle cap: this run is refused, nothing of it taken; the others come */
+
+		p->note(p->arg, uuid, LR_SYNC_REFUSED, refusal(why, sizeof why));
+		p->refused++;
+		lr_error_clear();
+		rc = 0;
+		goto out;
+	}
+	if (rc || (rc = lr_store_uuid_find(p->st, uuid, &id, &here)))
 		goto out;
 	if (id) {
 		if (strcmp(here, sha)) {

@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/sha256.h"
 #include "evidence/verify-int.h"
 
@@ -71,23 +72,28 @@ int lr_verify_has_file(const struct vctx *c, const char *rel)
 /* The JSON of crate file 'rel', or NULL (a problem) when it is missing or not JSON. */
 json_t *lr_verify_read_json(struct vctx *c, const char *rel)
 {
-	char full[PATH_MAX * 2];
+	char full[PATH_MAX * 2], *text = NULL;
 	json_error_t err;
+	struct stat sb;
 	json_t *j;
-	int fd;
+	size_t len;
 
-	if (!lr_verify_has_file(c, rel)) {
-		lr_verify_problem(c, rel, "is missing");
+	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
+	if (!lr_verify_has_file(c, rel)) { /* not listed: absent, or there but no regular file (never read) */
+		lr_verify_problem(c, rel,
+				  lstat(full, &sb) ? "is missing"
+						   : "cannot be read: it is not a regular file (a link, FIFO "
+						     "or device)");
 		return NULL;
 	}
-	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
-	if (lr_open_regular(full, &fd)) {
+	/* bounded, and never a FIFO or a link: a crate is hostile until verified */
+	if (lr_read_regular_text(rel, full, LR_CRATE_JSON_MAX, &text, &len)) {
 		lr_verify_problem(c, rel, "cannot be read: %s", lr_error_msg());
 		lr_error_clear();
 		return NULL;
 	}
-	if (!(j = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err))) /* a key twice: readers could differ */
+	if (!(j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err))) /* a key twice: readers could differ */
 		lr_verify_problem(c, rel, "is not JSON: %s (line %d)", err.text, err.line);
-	close(fd);
+	free(text);
 	return j;
 }

@@ -17,6 +17,8 @@
 #include "evidence/verify.h"
 #include "store/remote.h"
 
+#define LR_CRATE_JSON_MAX ((size_t)1 << 30) /* a crate's JSON file read by verify: 1 GiB, bundle.json the largest */
+
 /* One run of the crate, as its attestation and bundle give it. */
 struct vrun {
 	char dir[32]; /* "run-7" */

@@ -61,8 +61,15 @@ int lr_verify_path(const char *path, const struct lr_trust *t, int allow_unsigne
 	int rc;
 
 	*members = 0;
-	if (stat(path, &sb) != 0)
-		return lr_error_set(LR_ENOTFOUND, "cannot verify '%s': %s", path, strerror(errno));
+	if (stat(path, &sb) != 0) /* only what is not there is absent: anything else is named as it is */
+		return lr_error_set(errno == ENOENT ? LR_ENOTFOUND : LR_EIO, "cannot verify '%s': %s", path,
+				    strerror(errno));
+	if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) { /* a FIFO would block the archive reader for ever */
+		lr_error_set(LR_EREFUSED, "cannot verify '%s': it is neither a crate directory nor an archive file",
+			     path);
+		lr_error_hint("name the crate's directory or its .tar.gz; a FIFO or device is never read");
+		return LR_EREFUSED;
+	}
 	if (!S_ISDIR(sb.st_mode) && (rc = unpack(path, &tmp, members)))
 		goto out;
 	if ((rc = lr_crate_verify(tmp ? tmp : path, t, allow_unsigned, fn, arg, problems, v))) {

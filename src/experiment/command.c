@@ -127,7 +127,7 @@ static int read_metrics(const char *path, struct lr_store_exec *e, char *why, si
 
 	if (access(path, F_OK) != 0)
 		return 0; /* the command reported none */
-	if ((rc = lr_lines_open(&lines, "metrics", path, LR_LINE_MAX)))
+	if ((rc = lr_lines_open(&lines, "metrics", path, LR_LINE_MAX, LR_LINES_FILE_MAX)))
 		return rc;
 	while ((rc = lr_lines_next(&lines, &buf, &n)) > 0) {
 		json_t *o = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL), *name, *value, *unit, *better;
@@ -208,7 +208,8 @@ int lr_command_setup(struct lr_command_ctx *c, const struct lr_expdef *d, struct
 	}
 	for (i = 0; refs[i] && !rc; i++)
 		rc = lr_strlist_add(&list, refs[i]);
-	if (!rc && !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, missing, sizeof missing)) &&
+	if (!rc &&
+	    !(rc = lr_outputs_digest(&list, NULL, c->reference, NULL, NULL, NULL, NULL, missing, sizeof missing)) &&
 	    missing[0])
 		rc = lr_error_set(LR_EINVAL, "%s", missing);
 	lr_words_free(refs);
@@ -276,9 +277,8 @@ static int exec_vars(struct lr_command_ctx *c, const struct lr_exp_arm *arm, int
 }
 
 /*
- * A serving arm's responses with its pass (collect --pass): the pass's
- * rows are stored in the set's transaction, as collect stores its own. No
- * pass file beside the responses is the execution's fault.
+ * A serving arm's responses with its pass (collect --pass): the pass's rows are stored in the
+ * set's transaction, as collect stores its own. No pass file beside them is the execution's fault.
  */
 static int ingest_pass(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const struct lr_store_exec *e,
 		       const char *outdir, const char *responses, int64_t *set, int64_t *cases)
@@ -320,11 +320,9 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 			rc = lr_strlist_add(&outs, words[i]);
 		if (!rc && !(e->outputs = calloc(outs.n, sizeof *e->outputs)))
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
-		if (!rc) {
-			e->noutputs = (int)outs.n;
-			rc = lr_outputs_digest(&outs, outdir, e->outputs_sha256, e->outputs, dir, &c->scrub, missing,
-					       sizeof missing);
-		}
+		if (!rc)
+			rc = lr_outputs_digest(&outs, outdir, e->outputs_sha256, e->outputs, &e->noutputs, dir,
+					       &c->scrub, missing, sizeof missing);
 		lr_words_free(words);
 		lr_strlist_release(&outs);
 		if (rc)
@@ -338,10 +336,11 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 	if (!(resp = lr_template_expand(arm->responses, vars)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	lr_buf_addf(&responses, "%s/%s", outdir, resp); /* the user's file name, whole: never cut to another */
-	free(resp);
 	if ((rc = lr_buf_error(&responses)) || access(responses.buf, F_OK) != 0)
-		goto out;   /* no responses: the route is uncollected here, which the report shows */
-	if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
+		goto out; /* none: the route is uncollected here, which the report shows */
+	if ((rc = lr_work_file(outdir, "responses file", resp, missing, why, sizeof why)) || why[0])
+		rc = rc ? rc : lr_error_set(LR_EREFUSED, "%s", why); /* the one path rule (outputs.h) */
+	else if (arm->serving.n) /* a serving arm's pass: its rows go into the responses' set */
 		rc = ingest_pass(c, arm, e, outdir, responses.buf, &set, &cases);
 	else
 		rc = lr_responses_ingest(c->st, c->run, arm->route, c->cond, e->seq, responses.buf, c->envp, &set,
@@ -351,6 +350,7 @@ static int collect(struct lr_command_ctx *c, const struct lr_exp_arm *arm, const
 		rc = 0;
 	}
 out:
+	free(resp);
 	lr_buf_release(&responses);
 	return rc;
 }
@@ -370,9 +370,8 @@ static int scrub_field(const struct lr_scrub *scrub, char **s)
 }
 
 /*
- * The one scrubber over what an execution stores as text: its command line,
- * its failure (the end of its stderr comes from the raw log), and the names
- * and units of its metrics, as the recorder scrubs a run's fields.
+ * The one scrubber over what an execution stores as text: its command line, its failure (the end
+ * of its stderr comes from the raw log), the names and units of its metrics, as record scrubs a run.
  */
 static int scrub_exec(const struct lr_scrub *scrub, struct lr_store_exec *e)
 {

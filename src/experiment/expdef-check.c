@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "experiment/expdef-int.h"
+#include "experiment/outputs.h"
 #include "experiment/template.h"
 #include "import/kvgeom.h"
 #include "record/secretlike.h"
@@ -90,6 +91,27 @@ static int check_cwd(struct parse *p, const struct lr_exp_arm *arm, int line)
 	return 1;
 }
 
+/* The files an arm names inside {outdir} ('outputs', 'responses') under the one path rule (outputs.h). */
+static int check_work_names(struct parse *p, const struct lr_exp_arm *arm, const char *key)
+{
+	struct lr_strlist outs = { 0 }, resp = { 0 };
+	char why[PATH_MAX + 200] = "";
+	int ok = 1;
+
+	if (lr_words_split(arm->outputs, &outs) || lr_strlist_add(&resp, arm->responses))
+		ok = lr_expdef_fail(p, lr_expdef_key_line(p, key, "outputs"), "[arm %s] 'outputs': %s", arm->name,
+				    lr_error_msg());
+	else if (lr_work_names_check("declared output", &outs, why, sizeof why) || why[0])
+		ok = lr_expdef_fail(p, lr_expdef_key_line(p, key, "outputs"), "[arm %s] %s", arm->name,
+				    why[0] ? why : lr_error_msg());
+	else if (arm->responses[0] && (lr_work_names_check("responses file", &resp, why, sizeof why) || why[0]))
+		ok = lr_expdef_fail(p, lr_expdef_key_line(p, key, "responses"), "[arm %s] %s", arm->name,
+				    why[0] ? why : lr_error_msg());
+	lr_strlist_release(&outs);
+	lr_strlist_release(&resp);
+	return ok;
+}
+
 /* One command arm: a command, none of the built-in keys, known placeholders, outputs to match 'reference'. */
 static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nrefs)
 {
@@ -147,7 +169,7 @@ static int check_command_arm(struct parse *p, struct lr_exp_arm *arm, size_t nre
 			goto out;
 		}
 	}
-	if (!check_cwd(p, arm, lr_expdef_key_line(p, key, "cwd")))
+	if (!check_cwd(p, arm, lr_expdef_key_line(p, key, "cwd")) || !check_work_names(p, arm, key))
 		goto out;
 	lr_strlist_release(&words);
 	if (nrefs && (lr_words_split(arm->outputs, &words) || words.n != nrefs)) {

@@ -68,7 +68,7 @@ int lr_cases_read(const char *path, int chat, struct lr_cases *out)
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = lr_lines_open(&lines, "cases", path, LR_CASE_MAX)))
+	if ((rc = lr_lines_open(&lines, "cases", path, LR_CASE_MAX, LR_LINES_FILE_MAX)))
 		return rc;
 	while ((rc = lr_lines_next(&lines, &buf, &len)) > 0) {
 		const char *why;

@@ -113,7 +113,7 @@ static int key_load(struct key *k, const char *path)
 	size_t len, i;
 	int rc;
 
-	if ((rc = lr_lines_open(&lines, "answer key", path, LR_LINE_MAX))) {
+	if ((rc = lr_lines_open(&lines, "answer key", path, LR_LINE_MAX, LR_LINES_FILE_MAX))) {
 		lr_error_hint("name the frozen key file (JSON lines)");
 		return rc;
 	}

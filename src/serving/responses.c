@@ -10,6 +10,7 @@
 #include "base/lines.h"
 #include "base/list.h"
 #include "base/strmap.h"
+#include "base/walk.h"
 #include "record/redact.h"
 #include "serving/serving.h"
 #include "store/objects.h"
@@ -245,13 +246,30 @@ static int cannot_read(const char *path)
 	return LR_EINVAL;
 }
 
+/*
+ * The responses file 'path' opened as labrun opens every file a user names (lr_open_input), or
+ * standard input for "-" (copy_in bounds what it reads). Not a regular file is bad input (exit 2).
+ */
+static int open_responses(const char *path, int *fd)
+{
+	int rc;
+
+	if (!strcmp(path, "-"))
+		return (*fd = fcntl(0, F_DUPFD_CLOEXEC, 3)) < 0 ? cannot_read(path) : 0;
+	if ((rc = lr_open_input("responses", path, LR_RESPONSES_MAX, fd)) == LR_ENOTFOUND || rc == LR_EIO)
+		return cannot_read(path);
+	return rc == LR_EREFUSED ? LR_EINVAL : rc;
+}
+
 int lr_responses_check(const char *path, int64_t *cases)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 	struct stat sb;
 	void *m = NULL;
+	int fd, rc;
 
-	if (fd < 0 || fstat(fd, &sb) != 0) {
+	if ((rc = open_responses(path, &fd)))
+		return rc;
+	if (fstat(fd, &sb) != 0) {
 		rc = cannot_read(path);
 		goto out;
 	}
@@ -333,7 +351,7 @@ static int copy_in(const char *path, int fd, struct lr_objw *obj, struct secret_
 	enum { CHUNK = 1 << 20 };
 	char *buf = malloc(CHUNK);
 	size_t run = 0; /* bytes since the last newline: one endless line (/dev/zero) is refused early */
-	int64_t lines = 0;
+	int64_t lines = 0, total = 0;
 	ssize_t n;
 	int rc = 0;
 
@@ -355,6 +373,9 @@ static int copy_in(const char *path, int fd, struct lr_objw *obj, struct secret_
 				lines++;
 		if ((run += (size_t)(end - p)) > LR_LINE_MAX)
 			rc = too_long(path, lines + 1);
+		else if ((total += n) > (int64_t)LR_RESPONSES_MAX) /* a stream ("-") has no size to check first */
+			rc = lr_error_set(LR_EINVAL, "cannot read responses '%s': more than %zu bytes", path,
+					  LR_RESPONSES_MAX);
 		else if (!(scan->scrub.n && (rc = scan_secret(scan, buf, (size_t)n))))
 			rc = lr_objw_write(obj, buf, (size_t)n);
 	}
@@ -377,8 +398,8 @@ int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route
 	*cases = 0;
 	if ((rc = check_route(route)))
 		return rc;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return cannot_read(path);
+	if ((rc = open_responses(path, &fd)))
+		return rc;
 	if ((rc = lr_scrub_init(&scan.scrub, envp)))
 		goto out;
 	if (scan.scrub.n) { /* a route names rows, files and report cells: never a secret */

@@ -42,6 +42,8 @@ LR_MUST_CHECK int lr_responses_ingest_with(struct lr_store *st, int64_t run, con
 					   const char *path, const char *source, char *const *envp,
 					   lr_ingest_extra_fn extra, void *arg, int64_t *set, int64_t *cases);
 
+#define LR_RESPONSES_MAX ((size_t)4 << 30) /* a responses file: 4 GiB (it is stored whole, then mapped) */
+
 /* Check a responses file without storing anything (the first pass of ingest). */
 LR_MUST_CHECK int lr_responses_check(const char *path, int64_t *cases);
 

@@ -424,18 +424,42 @@ int lr_remote_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_rem
 	return rc;
 }
 
+int64_t lr_bundle_max(void)
+{
+	const char *env = getenv("LABRUN_MAX_BUNDLE");
+	char *end;
+	long long v;
+
+	if (!env || !*env)
+		return LR_BUNDLE_MAX;
+	errno = 0;
+	v = strtoll(env, &end, 10);
+	return errno || *end || v <= 0 ? LR_BUNDLE_MAX : (int64_t)v;
+}
+
 int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char **sha256, char **pushed_by,
 		      char **pushed_from)
 {
-	const char *const p[] = { uuid };
+	char max[24];
+	const char *const p[] = { uuid, max };
 	PGresult *res;
 	int rc = 0;
 
 	*text = *sha256 = *pushed_by = *pushed_from = NULL;
+	snprintf(max, sizeof max, "%lld", (long long)lr_bundle_max());
+	/* a bundle over the cap never comes over the wire: its JSON would cost several times its size here */
 	res = pq_exec(r, "read a run", PGRES_TUPLES_OK, &rc,
-		      "SELECT bundle, bundle_sha256, pushed_by, pushed_from FROM run WHERE uuid = $1", 1, p);
+		      "SELECT CASE WHEN octet_length(bundle) <= $2::bigint THEN bundle END, bundle_sha256, pushed_by, "
+		      "pushed_from, octet_length(bundle) FROM run WHERE uuid = $1",
+		      2, p);
 	if (res && PQntuples(res) != 1) {
 		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no run %s", r->name, uuid);
+	} else if (res && strtoll(PQgetvalue(res, 0, 4), NULL, 10) > strtoll(max, NULL, 10)) {
+		rc = lr_error_set(LR_EINVAL,
+				  "refusing to pull run %s from remote '%s': its bundle is %s bytes, more than %s",
+				  uuid, r->name, PQgetvalue(res, 0, 4), max);
+		lr_error_hint("a bundle is a run's rows, megabytes for a large one; if this run is one you expect, "
+			      "raise the cap with LABRUN_MAX_BUNDLE=BYTES");
 	} else if (res &&
 		   (!(*text = strdup(PQgetvalue(res, 0, 0))) || !(*sha256 = strdup(PQgetvalue(res, 0, 1))) ||
 		    !(*pushed_by = strdup(PQgetvalue(res, 0, 2))) || !(*pushed_from = strdup(PQgetvalue(res, 0, 3))))) {

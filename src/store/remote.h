@@ -164,7 +164,16 @@ typedef int (*lr_remote_run_fn)(void *arg, const char *uuid, const char *sha256)
 /* Every matching run, oldest push first. */
 LR_MUST_CHECK int lr_remote_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_remote_run_fn fn, void *arg);
 
-/* Run 'uuid's bundle text (malloc'd) and who pushed it from where (malloc'd). */
+#define LR_BUNDLE_MAX ((int64_t)256 << 20) /* bytes of a pulled run's bundle: 256 MiB */
+
+/* The bytes a pulled bundle may have: $LABRUN_MAX_BUNDLE when a positive number, else LR_BUNDLE_MAX. */
+int64_t lr_bundle_max(void);
+
+/*
+ * Run 'uuid's bundle text (malloc'd) and who pushed it from where (malloc'd).
+ * A bundle larger than lr_bundle_max() is refused (LR_EINVAL naming the run,
+ * its size and the cap) before it is transferred.
+ */
 LR_MUST_CHECK int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char **sha256, char **pushed_by,
 				    char **pushed_from);
 

@@ -83,7 +83,8 @@ head -1 "$T/whole.jsonl" >"$T/half.jsonl"
 # the copy gets one line, then nothing until the ingest is killed
 python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/slow.jsonl" --stall "$T/half.jsonl" &
 writer=$!
-"$LABRUN" ingest responses --run 1 --route slow "$T/slow.jsonl" >"$T/ing.out" 2>"$T/ing.err" &
+# (a FIFO named as the file is refused: the stall comes through standard input, '-')
+"$LABRUN" ingest responses --run 1 --route slow - <"$T/slow.jsonl" >"$T/ing.out" 2>"$T/ing.err" &
 ing=$!
 i=0
 until [ -n "$(find /proc/$ing/fd -lname '*objects/tmp*' 2>/dev/null)" ] || [ $i -ge 200 ]; do

@@ -1,8 +1,8 @@
 #!/bin/sh
 # A command experiment's declared outputs stay inside {outdir}: a link out of it (/etc/passwd
-# reached the store and every crate of the run through one), an absolute path or a '..' fails the
-# execution, naming the output, and nothing of the file reaches the store. A link that stays inside
-# is followed.
+# reached the store and every crate of the run through one) fails the execution, an absolute path
+# or a '..' is refused when the definition is loaded (tests/cli/t0217), each naming the output, and
+# nothing of the file reaches the store. A link that stays inside is followed.
 . "$(dirname "$0")/lib.sh"
 
 define() { # NAME COMMAND OUTPUTS
@@ -20,12 +20,12 @@ equals "$(q "SELECT count(*) FROM execution_output WHERE sha256 = '$passwd'")" 0
 ok "its bytes are not in the store"
 
 define dotdot "sh -c 'echo x >\"\$1/../x.txt\"' sh {outdir}" ../x.txt >dotdot.ini
-expect_exit 1 "an output named with '..'" "$LABRUN" run -q dotdot.ini
-contains "$T/out" "declared output '../x.txt' is not a path inside {outdir}" "named"
+expect_exit 2 "an output named with '..' (refused when the definition is loaded)" "$LABRUN" run -q dotdot.ini
+contains "$T/err" "dotdot.ini:9: [arm a] declared output '../x.txt' is not a path inside {outdir}" "named"
 
 define absolute "true" /etc/passwd >absolute.ini
-expect_exit 1 "an absolute output" "$LABRUN" run -q absolute.ini
-contains "$T/out" "declared output '/etc/passwd' is not a path inside {outdir}" "named"
+expect_exit 2 "an absolute output (refused when the definition is loaded)" "$LABRUN" run -q absolute.ini
+contains "$T/err" "absolute.ini:9: [arm a] declared output '/etc/passwd' is not a path inside {outdir}" "named"
 
 define inner "sh -c 'echo same >\"\$1/real.txt\" && ln -s real.txt \"\$1/out.txt\"' sh {outdir}" out.txt >inner.ini
 expect_exit 0 "a link that stays inside {outdir}" "$LABRUN" run -q inner.ini

@@ -135,21 +135,25 @@ ln -s /dev/zero "$T/zero.jsonl"
 limit=1048576
 if grep -q __asan_init "$LABRUN" 2>/dev/null; then limit=unlimited; fi
 got=0
-(ulimit -v $limit; exec "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl") >"$T/out" 2>"$T/err" || got=$?
+expect_exit 2 "a link to /dev/zero named as the file is refused, unread" "$LABRUN" ingest responses --run 1 --route x "$T/zero.jsonl"
+contains "$T/err" "refusing to read responses '$T/zero.jsonl': it is not a regular file" "named"
+# through standard input ('-') it is a stream: read to the bound, not to the end of memory
+(ulimit -v $limit; exec "$LABRUN" ingest responses --run 1 --route x - </dev/zero) >"$T/out" 2>"$T/err" || got=$?
 equals "$got" "4" "an endless line under a 1 GiB address-space limit ($limit KiB): refused as bad data, exit 4"
-contains "$T/err" "responses '$T/zero.jsonl', line 1: the line is longer than 64 MiB" "names the file, the line and the bound"
+contains "$T/err" "responses '-', line 1: the line is longer than 64 MiB" "names the file, the line and the bound"
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "a refused file changed the store"; }
 ok "the store is byte-identical after every refused file"
-# a file that changes under ingest (a FIFO gives other content each time it is opened): it is read
-# once, so the rows and the stored copy hold the same content
+# a file that changes under ingest (a FIFO gives other content each time it is opened; named as the
+# file it is refused, so it comes as standard input): it is read once, so the rows and the stored
+# copy hold the same content
 mkfifo "$T/fifo.jsonl"
 for t in first second third; do
 	printf '{"case_id": "c1", "tokens": [1], "text": "%s", "finish_reason": "stop"}\n' $t >"$T/fifo-$t.jsonl"
 done
 python3 "$TOP_SRCDIR/tests/cli/fifo-feed.py" "$T/fifo.jsonl" "$T/fifo-first.jsonl" "$T/fifo-second.jsonl" "$T/fifo-third.jsonl" &
 writer=$!
-expect_exit 0 "ingest of a file that changes under it" "$LABRUN" ingest responses --run 1 --route fifo "$T/fifo.jsonl"
+expect_exit 0 "ingest of a file that changes under it" "$LABRUN" ingest responses --run 1 --route fifo - <"$T/fifo.jsonl"
 kill $writer 2>/dev/null || true; wait $writer 2>/dev/null || true
 equals "$("$LABRUN" sql --csv "SELECT r.text FROM response r JOIN response_set s ON s.id = r.set_id WHERE s.route = 'fifo'" | sed -n 2p | tr -d '\r')" \
 	"first" "the file is read once: the row holds its first content"

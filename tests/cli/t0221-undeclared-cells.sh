@@ -36,7 +36,7 @@ exploratory = no
 
 [arm a]
 command = true
-responses = {outdir}/r.jsonl
+responses = r.jsonl
 route = never
 INI
 cat >>"$T/exp.ini" <<'INI'

@@ -118,10 +118,10 @@ equals "$(q "SELECT signature IS NOT NULL FROM ledger ORDER BY seq DESC LIMIT 1"
 # DIR', a key in a directory others can write to was used
 mkfifo "$T/fifo.pem"
 expect_exit 125 "LABRUN_KEY naming a FIFO" env LABRUN_KEY="$T/fifo.pem" timeout 20 "$L" record -q -- true
-contains "$T/err" "signing key '$T/fifo.pem' is not a regular file" "is refused at once"
+contains "$T/err" "refusing to read signing key '$T/fifo.pem': it is not a regular file" "is refused at once"
 mkdir "$T/keydir"
 expect_exit 125 "LABRUN_KEY naming a directory" env LABRUN_KEY="$T/keydir" "$L" record -q -- true
-contains "$T/err" "signing key '$T/keydir' is not a regular file" "is refused"
+contains "$T/err" "refusing to read signing key '$T/keydir': it is not a regular file" "is refused"
 lacks "$T/err" "chmod 600" "without the wrong hint"
 mkdir -m 777 "$T/open" && cp "$keyfile" "$T/open/key.pem" && chmod 600 "$T/open/key.pem"
 chmod 777 "$T/open" # mkdir -m is subject to no umask here, but say it

@@ -548,7 +548,7 @@ static void bounded_lines_are_read_whole(void **state)
 	}
 	bytes[lens[0] + 1 + lens[1] + 1 + 1] = '\0'; /* line 3 holds a NUL as its second byte: kept, not cut */
 	p = write_temp(bytes, (size_t)(p - bytes));
-	assert_int_equal(lr_lines_open(&l, "test", p, 200000), 0);
+	assert_int_equal(lr_lines_open(&l, "test", p, 200000, LR_LINES_FILE_MAX), 0);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(lr_lines_next(&l, &line, &len), 1);
 		assert_int_equal(l.line, (long long)i + 1);
@@ -562,7 +562,7 @@ static void bounded_lines_are_read_whole(void **state)
 	assert_int_equal(lr_lines_next(&l, &line, &len), 0);
 	lr_lines_close(&l);
 	/* one byte less of bound: the 200,000-byte line is refused, at its number */
-	assert_int_equal(lr_lines_open(&l, "test", p, 199999), 0);
+	assert_int_equal(lr_lines_open(&l, "test", p, 199999, LR_LINES_FILE_MAX), 0);
 	for (i = 0; i < 6; i++)
 		assert_int_equal(lr_lines_next(&l, &line, &len), 1);
 	assert_int_equal(lr_lines_next(&l, &line, &len), LR_EINVAL);
@@ -573,21 +573,43 @@ static void bounded_lines_are_read_whole(void **state)
 	free(bytes);
 }
 
-/* One unterminated line that never ends (/dev/zero) is refused at the bound, not read forever. */
+/*
+ * A device or a FIFO is refused when opened, never read (/dev/zero streamed 64 MiB, a FIFO blocked
+ * for ever); one unterminated line is refused at the bound; a file over its cap is refused whole.
+ */
 static void an_endless_line_is_refused(void **state)
 {
+	char fifo[] = "/tmp/labrun-fifo-XXXXXX", *line, *text, *p, *bytes = malloc(((size_t)1 << 20) + 2);
 	struct lr_lines l;
-	char *line, *text;
 	size_t len;
+	int fd;
 
 	(void)state;
-	assert_int_equal(lr_lines_open(&l, "responses", "/dev/zero", (size_t)1 << 20), 0);
+	assert_non_null(bytes);
+	assert_int_equal(lr_lines_open(&l, "responses", "/dev/zero", (size_t)1 << 20, LR_LINES_FILE_MAX), LR_EREFUSED);
+	assert_string_equal(lr_error_msg(), "refusing to read responses '/dev/zero': it is not a regular file (a "
+					    "directory, FIFO or device)");
+	assert_non_null(mkdtemp(fifo));
+	assert_int_equal(asprintf(&p, "%s/f", fifo) > 0, 1);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(lr_read_text("definition", p, (size_t)1 << 20, &text, &len), LR_EREFUSED);
+	assert_int_equal(lr_open_input("key", p, 10, &fd), LR_EREFUSED);
+	assert_int_equal(fd, -1);
+	unlink(p);
+	free(p);
+	rmdir(fifo);
+	memset(bytes, 'x', ((size_t)1 << 20) + 2);
+	p = write_temp(bytes, ((size_t)1 << 20) + 2);
+	assert_int_equal(lr_lines_open(&l, "responses", p, (size_t)1 << 20, LR_LINES_FILE_MAX), 0);
 	assert_int_equal(lr_lines_next(&l, &line, &len), LR_EINVAL);
-	assert_string_equal(lr_error_msg(), "responses '/dev/zero', line 1: the line is longer than 1 MiB");
+	assert_non_null(strstr(lr_error_msg(), "line 1: the line is longer than 1 MiB"));
 	lr_lines_close(&l);
-	assert_int_equal(lr_read_text("definition", "/dev/zero", (size_t)1 << 20, &text, &len), LR_EINVAL);
+	assert_int_equal(lr_read_text("definition", p, (size_t)1 << 20, &text, &len), LR_EINVAL);
 	assert_null(text);
-	assert_string_equal(lr_error_msg(), "cannot read definition '/dev/zero': it is larger than 1 MiB");
+	assert_non_null(strstr(lr_error_msg(), "is 1048578 bytes, more than the 1048576 bytes it may have"));
+	unlink(p);
+	free(p);
+	free(bytes);
 	assert_int_equal(lr_read_text("definition", "/nonexistent/x", (size_t)1 << 20, &text, &len), LR_EINVAL);
 	assert_string_equal(lr_error_msg(), "cannot read definition '/nonexistent/x': No such file or directory");
 	text = write_temp("abc", 3);
