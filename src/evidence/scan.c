@@ -15,6 +15,8 @@
 #include "record/checks.h"
 #include "record/runjson.h"
 #include "record/secretlike.h"
+#include "store/collect.h"
+#include "store/experiments.h"
 #include "store/ledger.h"
 #include "store/objects.h"
 #include "store/remote.h"
@@ -105,8 +107,29 @@ void lr_scanner_release(struct lr_scanner *s)
 		regfree(&s->internal[i]);
 	free(s->internal);
 	lr_strlist_release(&s->baseline);
+	lr_strlist_release(&s->seen);
 	free(s->last);
 	memset(s, 0, sizeof *s);
+}
+
+/* Under lr_scan_run: 1 when the finding was reported for the run already (seen_mode 2), else 0; or LR_ENOMEM. */
+static int seen(struct lr_scanner *s, const char *rule, const char *match, size_t mlen)
+{
+	char hex[LR_SHA256_HEX];
+	struct lr_sha256 h;
+	int rc;
+
+	if ((rc = lr_sha256_init(&h)))
+		return rc;
+	lr_sha256_update(&h, rule, strlen(rule) + 1);
+	lr_sha256_update(&h, match, mlen);
+	lr_sha256_final(&h, hex);
+	lr_sha256_release(&h);
+	if (s->seen_mode == 2)
+		return lr_strlist_contains(&s->seen, hex);
+	return lr_strlist_contains(&s->seen, hex) ? 0
+	       : lr_strlist_add(&s->seen, hex)    ? lr_error_set(LR_ENOMEM, "out of memory")
+						  : 0;
 }
 
 static int report(struct lr_scanner *s, const char *file, long line, const char *rule, const char *match, size_t mlen,
@@ -117,6 +140,8 @@ static int report(struct lr_scanner *s, const char *file, long line, const char 
 	struct lr_sha256 h;
 	int rc;
 
+	if (s->seen_mode && (rc = seen(s, rule, match, mlen)))
+		return rc < 0 ? rc : 0;          /* 1: reported for this run already */
 	while (file[0] == '.' && file[1] == '/') /* "./x" and "x" are the same file */
 		for (file += 2; *file == '/'; file++)
 			;
@@ -284,6 +309,50 @@ static int scan_object(void *arg, const char *name, const char *sha256, int inpu
 	return rc;
 }
 
+/* One line of run-ID/collect_request.failure: set, route and case, and why the request failed. */
+static int failure_line(void *arg, const struct lr_collect_failure *f)
+{
+	lr_buf_addf(arg, "set %lld route %s case %s: %s\n", (long long)f->set, f->route, f->case_id, f->failure);
+	return lr_buf_error(arg);
+}
+
+/*
+ * What a crate publishes of a run beside its files: the definition as
+ * stored, the failures of its requests (in its report), and the bundle of its rows (none for a run still running), read
+ * for what the files did not show.
+ */
+static int scan_rows(struct lr_scanner *s, struct lr_store *st, int64_t id, lr_finding_fn fn, void *arg)
+{
+	char label[64], *path = NULL, *text = NULL;
+	struct lr_buf fails = LR_BUF_INIT;
+	struct lr_bundle b;
+	int rc = 0;
+
+	memset(&b, 0, sizeof b);
+	if (!lr_store_definition(st, id, &path, &text)) {
+		snprintf(label, sizeof label, "run-%lld/definition.ini", (long long)id);
+		rc = lr_scan_buffer(s, label, text, strlen(text), fn, arg);
+	}
+	lr_error_clear(); /* a run without a definition */
+	if (!rc && !(rc = lr_store_collect_failures(st, id, failure_line, &fails)) && fails.len) {
+		snprintf(label, sizeof label, "run-%lld/collect_request.failure", (long long)id);
+		rc = lr_scan_buffer(s, label, fails.buf, fails.len, fn, arg); /* in its report, sealed or not */
+	}
+	if (!rc && !(rc = lr_store_run_bundle_here(st, id, &b))) {
+		snprintf(label, sizeof label, "run-%lld/bundle.json", (long long)id);
+		s->seen_mode = 2;
+		rc = lr_scan_buffer(s, label, b.text, strlen(b.text), fn, arg);
+	} else if (rc == LR_EINVAL) { /* still running, or never sealed: no bundle */
+		lr_error_clear();
+		rc = 0;
+	}
+	lr_bundle_release(&b);
+	lr_buf_release(&fails);
+	free(path);
+	free(text);
+	return rc;
+}
+
 int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t id, lr_finding_fn fn, void *arg)
 {
 	struct run_ctx c = { s, st, id, fn, arg };
@@ -294,6 +363,8 @@ int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t id, lr_findin
 	int rc;
 
 	lr_run_init(&run);
+	lr_strlist_release(&s->seen);
+	s->seen_mode = 1;
 	if ((rc = lr_store_run_load(st, id, &run)))
 		goto out;
 	if (!(j = lr_run_json(&run, 1)) || !(text = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS))) {
@@ -318,7 +389,11 @@ int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t id, lr_findin
 	}
 	if (!rc)
 		rc = lr_store_run_evidence_objects(st, id, scan_object, &c);
+	if (!rc)
+		rc = scan_rows(s, st, id, fn, arg);
 out:
+	s->seen_mode = 0;
+	lr_strlist_release(&s->seen);
 	free(text);
 	lr_run_release(&run);
 	return rc;

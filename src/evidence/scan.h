@@ -37,6 +37,8 @@ struct lr_scanner {
 	long found, baselined;      /* findings; of them, accepted */
 	long found_files;           /* files with a finding */
 	char *last;                 /* the file of the last finding */
+	struct lr_strlist seen;     /* lr_scan_run: the findings of a run so far, by rule and matched text */
+	int seen_mode;              /* 1: add each finding to 'seen'; 2: skip those in it (the run's bundle) */
 };
 
 /*
@@ -65,7 +67,14 @@ LR_MUST_CHECK int lr_scan_buffer(struct lr_scanner *s, const char *name, const v
 /* Scan a file, or every file below a directory (symlinks not followed). */
 LR_MUST_CHECK int lr_scan_path(struct lr_scanner *s, const char *path, lr_finding_fn fn, void *arg);
 
-/* Scan a stored run as it would be published: its run.json and every log, artifact and response file. */
+/*
+ * Scan a stored run as it would be published: its run.json, every log,
+ * artifact and response file, its definition (run-ID/definition.ini), the
+ * failures of its serving requests (run-ID/collect_request.failure), and
+ * its bundle (run-ID/bundle.json: every row a crate carries, so the serving
+ * passes' endpoints and metrics URLs and the requests' failures), where a
+ * finding already reported for the run is not reported again.
+ */
 LR_MUST_CHECK int lr_scan_run(struct lr_scanner *s, struct lr_store *st, int64_t run, lr_finding_fn fn, void *arg);
 
 /*

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/list.h"
 #include "record/redact.h"
+#include "record/secretlike.h"
 
 /* Substrings of a variable name (upper-cased) that mark it secret. */
 /* clang-format off */
@@ -370,4 +371,59 @@ int lr_scrub_refuse(void *s, const void *data, size_t len)
 	int found = 0, rc = lr_scrub_feed(s, data, len, NULL, NULL, &found);
 
 	return rc ? rc : found ? LR_EREFUSED : 0;
+}
+
+struct first_match {
+	const char *line, *at;
+	size_t len;
+};
+
+static int earliest(void *arg, const char *rule, const char *match, size_t len)
+{
+	struct first_match *f = arg;
+
+	(void)rule;
+	if (!f->at || match < f->at) {
+		f->at = match;
+		f->len = len;
+	}
+	return 0;
+}
+
+/* Passes of lr_redact_secretlike before it gives up and withholds the whole text. */
+#define LR_REDACT_PASSES 64
+
+int lr_redact_secretlike(char *text, size_t size)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	size_t n, k;
+	int pass, rc = 0;
+
+	if (!size)
+		return 0;
+	for (pass = 0; pass < LR_REDACT_PASSES && !rc; pass++) {
+		struct first_match f = { text, NULL, 0 };
+
+		if ((rc = lr_secretlike_line(text, earliest, &f)) || !f.at)
+			break;
+		lr_buf_reset(&b); /* one match a pass: the rules report the first of each, a later one hides */
+		lr_buf_add(&b, text, (size_t)(f.at - text));
+		lr_buf_adds(&b, LR_REDACTED);
+		lr_buf_adds(&b, f.at + f.len);
+		if ((rc = lr_buf_error(&b)))
+			break;
+		snprintf(text, size, "%s", b.buf);
+		if (b.len >= size) /* cut: what was cut off may have been a token's start */
+			for (n = size - 1; n > 0 && !strchr(LR_TOKEN_END, text[n - 1]); n--)
+				text[n - 1] = '\0';
+	}
+	lr_buf_release(&b);
+	if (rc || pass == LR_REDACT_PASSES)
+		snprintf(text, size, "%s", LR_REDACTED); /* the rules could not settle: withhold it all */
+	n = strlen(text); /* a text ending in a long run of token characters may be a token cut by a cap */
+	for (k = n; k > 0 && !strchr(LR_TOKEN_END, text[k - 1]); k--)
+		;
+	if (n - k >= LR_CUT_TOKEN && n - k + strlen(LR_REDACTED) < size)
+		snprintf(text + k, size - k, "%s", LR_REDACTED);
+	return rc;
 }

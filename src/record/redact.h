@@ -86,4 +86,22 @@ LR_MUST_CHECK int lr_run_scrub(struct lr_run *r);
 /* *found = 1 when 'text' holds one of 'secrets' (for text stored verbatim, which is refused then). */
 LR_MUST_CHECK int lr_text_holds_secret(const struct lr_strlist *secrets, const char *text, int *found);
 
+/* Characters that end a token: blanks, quotes, brackets and punctuation a token never holds. */
+#define LR_TOKEN_END " \t\r\n\"'`,;:()[]{}<>=@/\\|&!?"
+
+/* A run of this many token characters ending a text may be a token cut by a length cap. */
+#define LR_CUT_TOKEN 16
+
+/*
+ * For text from another host, stored and published (a server's error body):
+ * replace, in place, what looks like a credential by the rules of 'labrun
+ * scan' (record/secretlike.h) in the NUL-terminated 'text' of a buffer of
+ * 'size' bytes by '<redacted>', one match at a time until none is left,
+ * keeping it within the buffer; a trailing run of LR_CUT_TOKEN or more token
+ * characters (a token the buffer's cap may have cut, which no rule matches
+ * whole) is replaced too. When the rules cannot settle or cannot run, the
+ * whole text becomes '<redacted>'. Returns 0 or the rules' error.
+ */
+LR_MUST_CHECK int lr_redact_secretlike(char *text, size_t size);
+
 #endif

@@ -50,6 +50,7 @@ mkdir tree2
 	echo "hook = https://hooks.slack.com/services/T00000000/B00000000/$tok"
 	echo "  api_key: $tok"
 	echo "{\"client_secret\": \"$tok\"}"
+	echo "cache = redis://:$pw@cache.example:6379/0"
 } >tree2/config.txt
 {
 	echo "url = postgresql://alice:\${PGPASSWORD}@db.example/evidence"
@@ -64,7 +65,9 @@ mkdir tree2
 } >tree2/lookalike.txt
 expect_exit 1 "each format is found" "$LABRUN" scan tree2
 n=0
-for want in keyword-assigned pgpass-line keyword-assigned url-password jwt slack-token slack-webhook keyword-assigned keyword-assigned; do
+# the last, a URL with an empty user (redis://:PASSWORD@host), was missed: the rule wanted a user
+for want in keyword-assigned pgpass-line keyword-assigned url-password jwt slack-token slack-webhook keyword-assigned \
+	keyword-assigned url-password; do
 	n=$((n + 1))
 	contains "$T/out" "tree2/config.txt:$n: $want" "found at line $n: $want"
 done

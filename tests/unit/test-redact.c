@@ -217,6 +217,10 @@ static void secretlike_rules_find_and_spare(void **state)
 		{ "db.example.org:5432:e"
 		  "vidence:alice:Zq7-pW2x",
 		  "pgpass-line" },
+		{ "cache = redis://:Zq7"
+		  "-pW2x@cache.example:6379/0",
+		  "url-password" }, /* an empty user */
+		{ "redis://:@cache.example:6379/0", NULL },
 		{ "*:*:*:alice:Zq7-pW2x", "pgpass-line" }, /* wildcards, as .pgpass allows */
 		{ "localhost:5432:*:alice:*", NULL },
 		{ "host=db.example password"
@@ -267,6 +271,67 @@ static void secretlike_rules_find_and_spare(void **state)
 			fail_msg("'%s': expected %s, got %s", cases[i].text, cases[i].rule ? cases[i].rule : "nothing",
 				 got ? got : "nothing");
 	}
+}
+
+/* The token at the end of a long line without blanks, after look-alike prefixes, is found whole. */
+static void secretlike_finds_a_token_after_a_long_run(void **state)
+{
+	static const char *const fills[] = { "a", "eyJ", "ghp_", "token", "a://b:c", "password=", "\"key\":\"" };
+	const char *tok = "ghp_A1b2C3d4E5f6G"
+			  "7h8I9j0K1l2M3n4O5p6Q7r8";
+	size_t n = 300000, i, k;
+	char *line = malloc(n + 64);
+
+	(void)state;
+	assert_non_null(line);
+	for (i = 0; i < sizeof fills / sizeof *fills; i++) {
+		for (k = 0; k + strlen(fills[i]) <= n; k += strlen(fills[i]))
+			memcpy(line + k, fills[i], strlen(fills[i]));
+		strcpy(line + k, tok);
+		if (!lr_secretlike(line) || strcmp(lr_secretlike(line), "github-token"))
+			fail_msg("after %zu bytes of '%s': %s", k, fills[i],
+				 lr_secretlike(line) ? lr_secretlike(line) : "nothing");
+	}
+	free(line);
+}
+
+/* A server's words: every secret-looking match redacted, a token the cap cut withheld, the rest kept. */
+static void redact_secretlike_scrubs_and_keeps_within_the_buffer(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "HTTP 500: {\"error\": \"ghp_A1b2C3d4E5f6G"
+		  "7h8I9j0K1l2M3n4O5p6Q7r8 and ghp_Z1b2C3d4E5f6G"
+		  "7h8I9j0K1l2M3n4O5p6Q7r8\"}",
+		  "HTTP 500: {\"error\": \"<redacted> and <redacted>\"}" },
+		{ "server error in the stream: bad key AKIAABCDEF"
+		  "GHIJKLMNOP",
+		  "server error in the stream: bad key <redacted>" },
+		{ "HTTP 401: bad key ghp_A1b2C3d4E5f6G"
+		  "7h8I9", /* cut by a cap: no rule matches the rest */
+		  "HTTP 401: bad key <redacted>" },
+		{ "connection refused by http://127.0.0.1:8000/v1/completions",
+		  "connection refused by http://127.0.0.1:8000/v1/completions" },
+		{ "HTTP 500: {\"error\": {\"message\": \"the model is not loaded\"}}",
+		  "HTTP 500: {\"error\": {\"message\": \"the model is not loaded\"}}" },
+	};
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(buf, sizeof buf, "%s", cases[i].in);
+		assert_int_equal(lr_redact_secretlike(buf, sizeof buf), 0);
+		assert_string_equal(buf, cases[i].want);
+	}
+	/* a match replaced by the longer marker, in a full buffer: the text stays within it */
+	memset(buf, 'x', 200);
+	snprintf(buf + 200, sizeof buf - 200, " a://:pw@h a://:pw@h a://:pw@h a://:pw@h a://:pw@h a://:pw@h");
+	buf[sizeof buf - 1] = '\0';
+	assert_int_equal(lr_redact_secretlike(buf, sizeof buf), 0);
+	assert_true(strlen(buf) < sizeof buf);
+	assert_null(strstr(buf, ":pw@"));
 }
 
 /* The worst case for a scrubbed string's size: secrets of the shortest scrubbed length, back to back. */
@@ -334,6 +399,8 @@ int main(void)
 		cmocka_unit_test(scrub_feeds_nothing),
 		cmocka_unit_test(scrub_string_worst_case_fits),
 		cmocka_unit_test(secretlike_rules_find_and_spare),
+		cmocka_unit_test(secretlike_finds_a_token_after_a_long_run),
+		cmocka_unit_test(redact_secretlike_scrubs_and_keeps_within_the_buffer),
 		cmocka_unit_test(secret_names_are_recognised),
 		cmocka_unit_test(a_secret_with_a_long_name_is_still_scrubbed),
 		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
