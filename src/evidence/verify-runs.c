@@ -32,10 +32,9 @@ static int check_bundle(struct vctx *c, struct vrun *r)
 		   *seal = json_string_value(json_object_get(r->pred, "sealDigest")),
 		   *bsha = json_string_value(json_object_get(r->pred, "bundleSha256")), *sha;
 	char rel[64], full[PATH_MAX * 2], *text = NULL;
-	size_t cap = 0;
+	size_t len = 0;
 	json_t *e;
-	FILE *f;
-	int fd, rc;
+	int rc = 0;
 
 	snprintf(rel, sizeof rel, "%s/bundle.json", r->dir);
 	if (!seal) /* still running when the crate was written: no rows to give a seal */
@@ -49,14 +48,11 @@ static int check_bundle(struct vctx *c, struct vrun *r)
 	snprintf(full, sizeof full, "%s/%s", c->dir, rel);
 	if (!strcmp(sha, "unreadable")) /* named by file_sha */
 		return 0;
-	if ((rc = lr_open_regular(full, &fd)))
-		return rc;
-	if (!(f = fdopen(fd, "r"))) {
-		close(fd);
-		return lr_error_set(LR_EIO, "cannot read '%s': %s", full, strerror(errno));
+	if (lr_read_regular_text(rel, full, LR_CRATE_JSON_MAX, &text, &len)) { /* bounded: a crate is anyone's */
+		lr_verify_problem(c, rel, "cannot be read: %s", lr_error_msg());
+		lr_error_clear();
+		return 0;
 	}
-	rc = getdelim(&text, &cap, 0, f) < 0 ? lr_error_set(LR_EIO, "cannot read '%s'", full) : 0;
-	fclose(f);
 	if (!rc && lr_bundle_parse(&r->b, text, sha)) {
 		lr_verify_problem(c, rel, "%s", lr_error_msg());
 	} else if (!rc) {
