@@ -26,7 +26,8 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 	size_t i;
 
 	if ((rc = lr_store_run_bundle(st, id, &b))) {
-		if (rc != LR_EINVAL)
+		if (rc != LR_EINVAL &&
+		    rc != LR_EREFUSED) /* still running, not UTF-8, or its rows changed: named, not sent */
 			return rc;
 		note(arg, "", LR_SYNC_SKIPPED, lr_error_msg());
 		s->runs_skipped++;

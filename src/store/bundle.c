@@ -338,6 +338,17 @@ static int run_bundle(struct lr_store *st, int64_t id, int here, struct lr_bundl
 		rc = oom();
 		goto out;
 	}
+	if (!(rc = lr_sha256_buf(text, strlen(text), sha)) && (rc = lr_bundle_parse(b, text, sha)) == LR_EINVAL) {
+		/* made here from this store's rows: they no longer agree with the run's seal and ledger */
+		char why[512];
+
+		snprintf(why, sizeof why, "%s", lr_error_msg());
+		lr_error_set(LR_EREFUSED, "run %lld cannot be bundled: %s", (long long)id, why);
+		lr_error_hint("its rows were changed after it was sealed: 'labrun audit --run %lld' names what changed",
+			      (long long)id);
+		rc = LR_EREFUSED;
+	}
+	goto out;
 parse:
 	if (!rc && !(rc = lr_sha256_buf(text, strlen(text), sha)))
 		rc = lr_bundle_parse(b, text, sha);

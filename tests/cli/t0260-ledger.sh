@@ -69,6 +69,11 @@ python3 "$TOP_SRCDIR/tests/cli/seal-check.py" reseal "$db" "$TOP_SRCDIR/docs/sch
 "$L" audit --run 3 >"$T/out" 2>&1 || true
 lacks "$T/out" "rows of table 'repetition' changed" "the recomputed seal hides the edit from the seal check"
 caught "an edited repetition with a recomputed seal" "run 3 ($(q "SELECT uuid FROM run WHERE id = 3")) differs from its ledger entry 4"
+# nor does manifest sign a crate of it that no reviewer could verify (it did, and called it valid)
+expect_exit 1 "manifest of the resealed run is refused" "$L" manifest --run 3 -o "$T/resealed" --license CC-BY-4.0
+contains "$T/err" "run 3 cannot be bundled: " "named"
+contains "$T/err" "its rows were changed after it was sealed: 'labrun audit --run 3' names what changed" "and what to do"
+[ ! -e "$T/resealed" ] || fail "a refused crate was left behind"
 
 uuid2=$(q "SELECT uuid FROM run WHERE id = 2")
 tamper "a deleted failed run" "DELETE FROM run_issue WHERE run_id = 2; DELETE FROM run_seal WHERE run_id = 2;
