@@ -53,7 +53,7 @@ int lr_prom_gauge(const char *text, const char *name, double *value)
 	*value = 0;
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		const char *v;
-		char *end;
+		char *end, *line;
 		double x;
 
 		if (*l == '#' || strncmp(l, name, nl) || (l[nl] != '{' && l[nl] != ' '))
@@ -65,11 +65,15 @@ int lr_prom_gauge(const char *text, const char *name, double *value)
 			v++;
 		if (!*v || *v == '\n')
 			continue;
-		x = strtod(v, &end); /* a timestamp after the value, if any, is not read */
-		if (end == v)
-			continue;
-		*value += x;
-		found = 1;
+		/* read within its line: strtod skips any white space first, a form feed or a newline too */
+		if (!(line = strndup(v, strcspn(v, "\n"))))
+			return found;
+		x = strtod(line, &end); /* a timestamp after the value, if any, is not read */
+		if (end != line) {
+			*value += x;
+			found = 1;
+		}
+		free(line);
 	}
 	return found;
 }

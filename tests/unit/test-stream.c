@@ -266,7 +266,7 @@ static void an_empty_metrics_answer_is_no_sample(void **state)
 /*
  * A gauge's sample is read from its own line: a label set not closed on it, or no value on it, is no sample,
  * though the next line holds a '}' or a number (the fuzzer's first run found the '}' one); a '}' inside a
- * quoted label value does not close the set.
+ * quoted label value does not close the set; nor is a value read past the line's end after a form feed.
  */
 static void a_gauge_sample_is_read_from_its_own_line(void **state)
 {
@@ -278,6 +278,8 @@ static void a_gauge_sample_is_read_from_its_own_line(void **state)
 		{ "g{\n} 4\n", 0, 0 },
 		{ "g{a=\"x\"}\n7\n", 0, 0 },
 		{ "g \n7\n", 0, 0 },
+		{ "g  \f \n44\n", 0, 0 },     /* the 600 s fuzz run's: strtod skipped the form feed and the newline */
+		{ "g \v\r\n5\ng 1\n", 1, 1 }, /* other white space before the line's end, then a sample */
 		{ "g{a=\"}\"} 3\n", 1, 3 },
 		{ "g{a=\"\\\"}\"} 2\ng{} 1 1700000000\ng 0.5\n", 1, 3.5 },
 		{ "# g 9\ngauge 9\ng{a=\"x\"} 1\n", 1, 1 },
