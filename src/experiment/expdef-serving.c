@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "experiment/expdef-int.h"
+#include "serving/client.h"
 #include "serving/passes.h"
 #include "serving/passfile.h"
 
@@ -55,7 +56,7 @@ static const char *bad_value(const char *k, const char *v)
 	double x = strtod(v, &end);
 
 	if (!strcmp(k, "endpoint") || !strcmp(k, "metrics_url"))
-		return strncmp(v, "http://", 7) && strncmp(v, "https://", 8) ? "an http:// or https:// URL" : NULL;
+		return lr_url_problem(v);
 	if (!strcmp(k, "concurrency") || !strcmp(k, "max_tokens"))
 		return *end || end == v || x < 1 || x != (double)(long long)x ? "a whole number >= 1" : NULL;
 	if (!strcmp(k, "rate") || !strcmp(k, "burstiness") || !strcmp(k, "temperature"))
