@@ -32,6 +32,8 @@ class H(http.server.BaseHTTPRequestHandler):
             self.answer(200, "text/event-stream", gzip.compress(b"data: {}\n\n"), [("Content-Encoding", "identity")])
         elif mode == "bighdr":
             self.answer(200, "text/event-stream", b"data: [DONE]\n\n", [("X-Big", "y" * 300000)])
+        elif mode == "hostile":
+            self.answer(500, "text/html", b"<b>down</b> <script>alert(1)</script> <!-- [x](javascript:y) www.evil.example")
         else:
             self.answer(404, "text/plain", b"no such route")
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
@@ -109,4 +111,33 @@ unset LR_TEST_API_KEY
 expect_exit 2 "ingest of an empty file" "$LABRUN" ingest responses --run last --route e empty.jsonl
 contains "$T/err" "responses 'empty.jsonl' is empty" "refused, saying why"
 equals "$(q "SELECT count(*) FROM response_set WHERE route = 'e'")" "0" "nothing stored"
+
+# item 7: hostile strings in every field that reaches a report (case ids, routes, server errors) are
+# escaped by the writers: GitHub's renderer makes no link, image, raw HTML or comment of them
+H='[click](javascript:alert(1)) <img src=x onerror=alert(1)> <!-- http://evil.example/t.png www.evil.example'
+printf '{"case_id": "%s", "prompt": "hi"}\n' "$H" >hostile.jsonl
+expect_exit 1 "a pass whose server errors are HTML" "$LABRUN" collect --endpoint "$base/hostile/v1" --route 'r<!--' \
+	--cases hostile.jsonl
+run=$(q "SELECT max(id) FROM run")
+for r in a 'b](x)<b>'; do
+	printf '{"case_id": "%s", "tokens": [1, 2], "text": "<script>t</script>", "finish_reason": "stop"}\n' "$H" >r.jsonl
+	[ "$r" = a ] || sed -i 's/2]/3]/' r.jsonl
+	"$LABRUN" ingest responses --run "$run" --route "$r" r.jsonl >/dev/null || fail "ingest route $r"
+done
+"$LABRUN" compare --run "$run" --reference a --candidate 'b](x)<b>' >/dev/null 2>&1 || true
+expect_exit 0 "the report as Markdown" "$LABRUN" report --run "$run" --max-chars 0
+cp "$T/out" hostile.md
+contains hostile.md "onerror" "the hostile case id is in the report"
+contains hostile.md "down" "and the server's error"
+if command -v cmark-gfm >/dev/null; then
+	cmark-gfm -e table -e autolink -e strikethrough --unsafe hostile.md >hostile.html || fail "cmark-gfm"
+	lacks hostile.html "<a " "no link rendered (nor autolink)"
+	lacks hostile.html "<img" "no image rendered"
+	lacks hostile.html "<!--" "no comment that hides the rest"
+	lacks hostile.html "<script" "no raw script"
+	lacks hostile.html "<b>" "no raw HTML"
+	contains hostile.html "&lt;img src=x onerror=alert(1)&gt;" "the case id shown as text"
+fi
+expect_exit 0 "the report as HTML" "$LABRUN" report --run "$run" --format html
+for raw in "<img" "<!--" "<script" "<b>" 'href="javascript'; do lacks "$T/out" "$raw" "HTML: no raw '$raw'"; done
 echo "1..$tests"
