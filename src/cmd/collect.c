@@ -8,6 +8,7 @@
 #include "cmd/progress.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "serving/client.h"
 #include "serving/collect.h"
 #include "serving/passes.h"
 #include "store/runs.h"
@@ -39,8 +40,10 @@ static int check(struct opts *o)
 {
 	if (!o->c.endpoint || !o->c.route || !o->c.cases)
 		return cmd_usage_error("collect", "--endpoint, --route and --cases are required");
-	if (strncmp(o->c.endpoint, "http://", 7) && strncmp(o->c.endpoint, "https://", 8))
-		return cmd_usage_error("collect", "--endpoint is an http:// or https:// URL");
+	if (lr_url_problem(o->c.endpoint))
+		return cmd_usage_error("collect", "--endpoint is %s", lr_url_problem(o->c.endpoint));
+	if (o->c.metrics_url && lr_url_problem(o->c.metrics_url))
+		return cmd_usage_error("collect", "--metrics-url is %s", lr_url_problem(o->c.metrics_url));
 	if (o->c.rate < 0 || !(o->c.burstiness > 0) || o->c.temperature < 0)
 		return cmd_usage_error("collect", "--rate >= 0, --burstiness > 0 and --temperature >= 0");
 	if ((o->c.timeout_s = lr_duration_parse(o->timeout)) < 0 || (o->c.stall_s = lr_duration_parse(o->stall)) < 0)

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "experiment/expdef-int.h"
+#include "serving/client.h"
 #include "serving/passes.h"
 #include "serving/passfile.h"
 
@@ -64,7 +65,7 @@ static const char *bad_value(const char *k, const char *v)
 	double x = strtod(v, &end);
 
 	if (!strcmp(k, "endpoint") || !strcmp(k, "metrics_url"))
-		return strncmp(v, "http://", 7) && strncmp(v, "https://", 8) ? "an http:// or https:// URL" : NULL;
+		return lr_url_problem(v);
 	if (!strcmp(k, "concurrency") || !strcmp(k, "max_tokens"))
 		return *end || end == v || x < 1 || !whole64(x) ? "a whole number >= 1 that fits 64 bits" : NULL;
 	if (!strcmp(k, "rate") || !strcmp(k, "burstiness") || !strcmp(k, "temperature"))

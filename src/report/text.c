@@ -215,6 +215,10 @@ void lr_md_text(FILE *f, const char *s, int cell)
 			fputs("\\(", f); /* no inline link or image: [shown](elsewhere) */
 		else if (c == '[' && p > s && p[-1] == ']')
 			fputs("\\[", f); /* no reference link: [shown][elsewhere] */
+		else if ((c == ':' && !strncmp(p, "://", 3)) ||
+			 (c == '.' && p - s >= 3 && !strncasecmp(p - 3, "www", 3)))
+			fprintf(f, "\\%c",
+				c); /* no autolink (GitHub's http://..., www....): a tracking URL stays text */
 		else
 			fputc(c, f);
 	}

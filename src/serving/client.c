@@ -23,6 +23,8 @@ struct transfer {
 	char errbody[LR_ERROR_BODY + 1];
 	size_t errlen;
 	int failed;         /* the write callback stopped the transfer, res->s.failure says why */
+	int sse_seen;       /* the body's first bytes were looked at */
+	int not_sse;        /* a 2xx whose body is no event stream (HTML, JSON, gzip): kept like an error's */
 	double last_byte_s; /* when a byte last came (or it was sent), lr_monotonic_s's clock */
 };
 
@@ -41,6 +43,17 @@ static int on_event(void *arg, const char *data, size_t len)
 	return lr_stream_event(&t->res->s, data, len, lr_monotonic_s());
 }
 
+/* Whether a 2xx body is not server-sent events: a content type other than text/event-stream, or gzip. */
+static int not_a_stream(CURL *easy, const char *data, size_t len)
+{
+	char *type = NULL;
+
+	curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &type);
+	if (len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b)
+		return 1;
+	return type && strncasecmp(type, "text/event-stream", 17);
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct transfer *t = arg;
@@ -51,7 +64,10 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	t->last_byte_s = lr_monotonic_s();
 	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
 	t->res->status = status;
-	if (status < 200 || status > 299) { /* an HTTP error: keep the start of its body to name it */
+	if (!t->errlen && !t->not_sse && !t->sse_seen && status >= 200 && status <= 299)
+		t->not_sse = not_a_stream(t->easy, data, len);
+	t->sse_seen = 1;
+	if (status < 200 || status > 299 || t->not_sse) { /* an HTTP error: keep the start of its body to name it */
 		size_t k = len < LR_ERROR_BODY - t->errlen ? len : LR_ERROR_BODY - t->errlen;
 
 		memcpy(t->errbody + t->errlen, data, k);
@@ -99,6 +115,51 @@ static int start(struct pass *p, struct transfer *t, const struct lr_request *re
 	return 0;
 }
 
+/* The start of a body, one line: bytes outside printable ASCII as \xNN. */
+static void escape_start(const char *in, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 5 < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c >= ' ' && c < 0x7f && c != '\\')
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+}
+
+/* An HTTP answer that is no stream: the URL, the status, what came (content type, first bytes) and the fix. */
+static void http_failure(struct transfer *t, char *f, size_t len)
+{
+	struct lr_result *r = t->res;
+	char *type = NULL, *to = NULL, start[120];
+	const char *ct;
+	long status = 0;
+
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status); /* a body-less answer never reached on_body */
+	curl_easy_getinfo(t->easy, CURLINFO_CONTENT_TYPE, &type);
+	curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &to);
+	r->status = status;
+	escape_start(t->errbody, t->errlen, start, sizeof start);
+	ct = t->errlen >= 2 && (unsigned char)t->errbody[0] == 0x1f && (unsigned char)t->errbody[1] == 0x8b
+		     ? "a gzip body"
+	     : type ? type
+		    : "no content type";
+	if (status >= 300 && status <= 399)
+		snprintf(f, len,
+			 "HTTP %ld from %.80s: a redirect to %.80s, not followed; give that URL as the endpoint",
+			 status, t->req->url, to ? to : "(no Location)");
+	else if (t->not_sse)
+		snprintf(f, len,
+			 "HTTP %ld from %.60s: %.40s, not text/event-stream, began '%.59s'; is this the API's URL?",
+			 status, t->req->url, ct, start);
+	else
+		snprintf(f, len, "HTTP %ld from %.60s (%.40s): %s", status, t->req->url, ct, start);
+}
+
 /* The named failure of a transfer that libcurl ended with 'code' (the stream's own, if it set one). */
 static void name_failure(const struct pass *p, struct transfer *t, CURLcode code)
 {
@@ -108,18 +169,17 @@ static void name_failure(const struct pass *p, struct transfer *t, CURLcode code
 
 	if (f[0])
 		return;
-	if (code == CURLE_OK && (r->status < 200 || r->status > 299)) {
-		t->errbody[t->errlen] = '\0';
-		for (size_t i = 0; i < t->errlen; i++) /* one line, printable */
-			if ((unsigned char)t->errbody[i] < ' ' || t->errbody[i] == 0x7f)
-				t->errbody[i] = ' ';
-		snprintf(f, len, "HTTP %ld: %.200s", r->status, t->errbody);
+	if (code == CURLE_OK && (r->status < 200 || r->status > 299 || t->not_sse)) {
+		http_failure(t, f, len);
 	} else if (code == CURLE_COULDNT_CONNECT) {
 		snprintf(f, len, "connection refused by %.180s", t->req->url);
 	} else if (code == CURLE_OPERATION_TIMEDOUT) {
 		snprintf(f, len, "timed out after %g s", p->o->timeout_s);
+	} else if (code == CURLE_OUT_OF_MEMORY) { /* libcurl's answer to a header over its limit (100 KB) */
+		snprintf(f, len, "stream cut from %.80s: %s (most often a response header over libcurl's 100 KB limit)",
+			 t->req->url, curl_easy_strerror(code));
 	} else if (code != CURLE_OK) {
-		snprintf(f, len, "stream cut: %s", curl_easy_strerror(code));
+		snprintf(f, len, "stream cut from %.80s: %s", t->req->url, curl_easy_strerror(code));
 	} else if (!r->s.done) {
 		snprintf(f, len, "stream cut: %s",
 			 lr_sse_pending(&t->sse) ? "it ended inside an event" : "it ended before [DONE]");
@@ -320,4 +380,53 @@ int lr_client_get(const char *url, double timeout_s, long *status, char **body, 
 		return rc;
 	}
 	return (*body = lr_buf_detach(&b.body, NULL)) ? 0 : LR_ENOMEM;
+}
+
+/* The port after ':' (at most 'n' bytes): 1 when it is 1-65535. */
+static int good_port(const char *s, size_t n)
+{
+	long v = 0;
+
+	if (!n || n > 5)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v >= 1 && v <= 65535;
+}
+
+const char *lr_url_problem(const char *url)
+{
+	const char *h, *auth_end, *colon;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return "an http:// or https:// URL, such as http://127.0.0.1:8000/v1";
+	for (const char *c = url; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return "a URL without blanks or control characters (write a blank as %20)";
+	if (strpbrk(url, "?#"))
+		return "a URL without ?query or #fragment (labrun appends /completions or reads it as it is)";
+	h = strstr(url, "://") + 3;
+	auth_end = h + strcspn(h, "/");
+	if (memchr(h, '@', (size_t)(auth_end - h)))
+		return "a URL without user:password@: labrun sends no credentials and would record them with the "
+		       "command; reach a server that needs none (e.g. through a local proxy that adds them)";
+	if (*h == '[') {
+		const char *close = memchr(h, ']', (size_t)(auth_end - h));
+
+		if (!close || close == h + 1)
+			return "a URL with a host, such as http://[::1]:8000/v1";
+		colon = close + 1 < auth_end ? close + 1 : NULL;
+		if (colon && *colon != ':')
+			return "a URL with a host, such as http://[::1]:8000/v1";
+	} else {
+		colon = memchr(h, ':', (size_t)(auth_end - h));
+		if ((colon ? colon : auth_end) == h)
+			return "a URL with a host, such as http://127.0.0.1:8000/v1";
+	}
+	if (colon && !good_port(colon + 1, (size_t)(auth_end - colon - 1)))
+		return "a URL whose port is a number from 1 to 65535";
+	return NULL;
 }

@@ -59,4 +59,12 @@ void lr_result_release(struct lr_result *r);
 /* GET url: its body (up to 1 MiB, malloc'd) and its Server header ("" when none); for a server's identity. */
 LR_MUST_CHECK int lr_client_get(const char *url, double timeout_s, long *status, char **body, char server[128]);
 
+/*
+ * What is wrong with an endpoint or metrics URL, as the 'expected ...' a
+ * message ends with, or NULL when it is usable: http or https, a host, a
+ * port of 1-65535, no blank, no query or fragment (the endpoint's path
+ * gets /completions appended), no user:password@.
+ */
+const char *lr_url_problem(const char *url);
+
 #endif

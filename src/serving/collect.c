@@ -316,26 +316,43 @@ static int store_rows(void *arg, struct lr_set_writer *w)
 	return lr_store_collect(w, &sp, p->rows, p->cases.n);
 }
 
-/* The secrets of the environment are in no request: the bodies are stored. */
+/* 1 when 's' holds the value of a secret of 'scrub'; -1 when out of memory. */
+static int holds_secret(struct lr_scrub *scrub, const char *s)
+{
+	char *t = lr_scrub_string(scrub, s);
+	int r = t ? strcmp(t, s) != 0 : -1;
+
+	free(t);
+	return r;
+}
+
+/* The secrets of the environment are in no request: the bodies are stored, and the model and URL with them. */
 static int check_secrets(const struct pass *p, char *const *envp)
 {
 	struct lr_scrub scrub;
-	int rc = lr_scrub_init(&scrub, envp);
+	const char *opt[] = { "--model", p->o->model, "--endpoint", p->o->endpoint };
+	int rc = lr_scrub_init(&scrub, envp), h;
 
-	for (size_t i = 0; !rc && scrub.n && i < p->cases.n; i++) {
-		char *s = lr_scrub_string(&scrub, p->bodies[i]);
-
-		if (!s)
-			rc = lr_error_set(LR_ENOMEM, "out of memory");
-		else if (strcmp(s, p->bodies[i])) {
-			rc = lr_error_set(LR_EREFUSED,
-					  "refusing to send case '%s': it holds the value of a secret environment "
-					  "variable, and every request is stored",
-					  case_id(p, i));
-			lr_error_hint("secrets never reach the store; remove the value from the cases file");
+	for (size_t i = 0; !rc && scrub.n && i < 4; i += 2)
+		if (opt[i + 1] && (h = holds_secret(&scrub, opt[i + 1]))) {
+			rc = h < 0 ? lr_error_set(LR_ENOMEM, "out of memory")
+				   : lr_error_set(LR_EREFUSED,
+						  "refusing %s: its value holds the value of a secret environment "
+						  "variable, and it goes into every request, which is stored",
+						  opt[i]);
+			if (h > 0)
+				lr_error_hint("secrets never reach the store; give %s without it", opt[i]);
 		}
-		free(s);
-	}
+	for (size_t i = 0; !rc && scrub.n && i < p->cases.n; i++)
+		if ((h = holds_secret(&scrub, p->bodies[i]))) {
+			rc = h < 0 ? lr_error_set(LR_ENOMEM, "out of memory")
+				   : lr_error_set(LR_EREFUSED,
+						  "refusing to send case '%s': it holds the value of a secret "
+						  "environment variable, and every request is stored",
+						  case_id(p, i));
+			if (h > 0)
+				lr_error_hint("secrets never reach the store; remove the value from the cases file");
+		}
 	lr_scrub_release(&scrub);
 	return rc;
 }

@@ -337,6 +337,14 @@ static int check_route(const char *route)
 int lr_responses_ingest(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *path,
 			char *const *envp, int64_t *set, int64_t *cases)
 {
+	struct stat sb;
+
+	if (!stat(path, &sb) && S_ISREG(sb.st_mode) && !sb.st_size) { /* a harness that wrote nothing */
+		lr_error_set(LR_EINVAL, "responses '%s' is empty: no response of route '%s' to store", path, route);
+		lr_error_hint(
+			"the harness wrote no response: see its log, or give the file it wrote; nothing was stored");
+		return LR_EINVAL;
+	}
 	return lr_responses_ingest_with(st, run, route, cond, seq, path, path, envp, NULL, NULL, set, cases);
 }
 

@@ -36,8 +36,8 @@ while read -r case_id want; do
 	got=$(sqlite3 "$LABRUN_STORE/labrun.db" "SELECT failure FROM collect_request WHERE set_id = 1 AND case_id = '$case_id'")
 	case "$got" in "$want"*) ok "$case_id: $got" ;; *) fail "$case_id: got '$got', expected '$want...'" ;; esac
 done <<'WANT'
-f1 HTTP 500: {"error": {"message": "the model is not loaded"}}
-f2 stream cut:
+f1 HTTP 500 from http:
+f2 stream cut from http:
 f3 stream cut: it ended inside an event
 f4 stream cut: it ended before [DONE]
 f5 malformed stream: an event that is not JSON
@@ -46,6 +46,10 @@ f7 an event longer than 1048576 bytes
 f8 stalled: no byte for 1 s
 f9 server error in the stream: out of KV cache blocks
 WANT
+case "$(q "SELECT failure FROM collect_request WHERE set_id = 1 AND case_id = 'f1'")" in
+*"/v1/completions (application/json): {\"\"error\"\": {\"\"message\"\": \"\"the model is not loaded"*) ok "an HTTP error names the URL, the content type and the body" ;;
+*) fail "f1: $(q "SELECT failure FROM collect_request WHERE set_id = 1 AND case_id = 'f1'")" ;;
+esac
 equals "$(q "SELECT count(*) FROM collect_request WHERE failure IS NULL AND ttft_ms > 0 AND e2el_ms >= ttft_ms
 	AND json_array_length(itl_ms) > 0 AND sent_ms >= 0")" "6" "each completed request has its TTFT, E2EL and gaps"
 equals "$(q "SELECT group_concat(token_source, ' ') FROM (SELECT token_source FROM collect_request WHERE case_id LIKE 'c%' ORDER BY seq)")" \

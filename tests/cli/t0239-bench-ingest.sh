@@ -30,7 +30,7 @@ cp -R "$LABRUN_STORE" link-store
 sqlite3 link-store/labrun.db "UPDATE binding SET value = '[see](https://example.com/x)' WHERE run_id = $id AND key = 'python'"
 expect_exit 0 "report --run of a setting that looks like a link" env LABRUN_STORE="$PWD/link-store" "$LABRUN" report --run "$id"
 lacks "$T/out" "[see](https://" "no link in the Markdown"
-contains "$T/out" "peer: [see]\\(https://example.com/x)" "the setting shown as text"
+contains "$T/out" "peer: [see]\\(https\\://example.com/x)" "the setting shown as text"
 
 # a benchmark that fails is stored as failed with what it took, and its report says so (it was
 # refused: 'holds 0 of its samples')

@@ -51,9 +51,9 @@ static void doc_hostile_text_stays_text_in_markdown(void **state)
 	md = written(&d, LR_FORMAT_MD);
 	assert_string_equal(md, "\\# not a heading # nor this | a | row |\n"
 				"\n"
-				"\\[x]: http://elsewhere\n"
+				"\\[x]: http\\://elsewhere\n"
 				"\n"
-				"* see [this]\\(http://elsewhere) and ![img]\\(http://e/x.png) and [r]\\[ref]\n"
+				"* see [this]\\(http\\://elsewhere) and ![img]\\(http\\://e/x.png) and [r]\\[ref]\n"
 				"* &lt;script>alert(1)&lt;/script>&lt;!-- hidden -->\n\n");
 	free(md);
 	lr_doc_release(&d);
