@@ -12,9 +12,10 @@ static const char usage[] = "usage: labrun verify [--trust FILE]... [--key FILE]
 			    "crate.intoto.json and of each run's run.intoto.json, every signature against the keys\n"
 			    "you trust (never a key because the crate carries it), the ledger entries the crate\n"
 			    "carries recomputed and chained to its signed head, each run's rows giving its seal,\n"
-			    "and its report and site rebuilt from its rows with the code 'labrun report' and\n"
-			    "'labrun site' use and compared block by block, cell by cell, page by page and word\n"
-			    "by word. Every mismatch is named. Creates no store: the rows\n"
+			    "every file of the run (run.json, logs, definition.ini, repetitions.csv) and its\n"
+			    "RO-Crate action, and the report and site rebuilt from the rows with the code\n"
+			    "'labrun report' and 'labrun site' use and compared block by block, cell by cell,\n"
+			    "page by page and word by word. Every mismatch is named. Creates no store: the rows\n"
 			    "are loaded into a throwaway one under $TMPDIR. Exit 0 when all holds, 1 on any\n"
 			    "problem, 2 on a usage error.\n";
 
