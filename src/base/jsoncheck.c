@@ -169,6 +169,22 @@ static int is_digit(const struct check *c)
 	return c->p < c->end && *c->p >= '0' && *c->p <= '9';
 }
 
+/* Whether the real of 'len' bytes at 's' overflows a double, as jansson refuses it (whatever its length). */
+static int real_overflows(const unsigned char *s, size_t len)
+{
+	char small[512], *buf = len < sizeof small ? small : malloc(len + 1);
+	int inf;
+
+	if (!buf) /* out of memory: taken as it stands, the value is read again where it is used */
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	inf = isinf(strtod(buf, NULL));
+	if (buf != small)
+		free(buf);
+	return inf;
+}
+
 static int check_number(struct check *c, enum lr_jtype *type)
 {
 	const unsigned char *start = c->p;
@@ -220,15 +236,7 @@ static int check_number(struct check *c, enum lr_jtype *type)
 		return unexpected(c, "");
 	if (*type == LR_JSON_INTEGER)
 		return over ? fail(c, "too big integer") : 0;
-	if ((size_t)(c->p - start) < 512) { /* jansson refuses a real that overflows a double */
-		char buf[512];
-
-		memcpy(buf, start, (size_t)(c->p - start));
-		buf[c->p - start] = '\0';
-		if (isinf(strtod(buf, NULL)))
-			return fail(c, "real number overflow");
-	}
-	return 0;
+	return real_overflows(start, (size_t)(c->p - start)) ? fail(c, "real number overflow") : 0;
 }
 
 static int is_alpha(const struct check *c)
