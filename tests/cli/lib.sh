@@ -65,6 +65,16 @@ equals() {
 	ok "$3"
 }
 
+# lab_key: the lab's signing key made (labrun key init), its public key in $T/lab.pub.pem, its private
+# key's path in LABKEY (for a forger's re-signing), and the forger's tool in RESIGN
+lab_key() {
+	"$LABRUN" key init >/dev/null 2>&1 || fail "key init"
+	"$LABRUN" key export >"$T/lab.pub.pem" || fail "key export"
+	LABKEY="$HOME/.config/labrun/signing-key.pem"
+	[ -f "$LABKEY" ] || fail "no lab key at $LABKEY"
+	RESIGN="$TOP_SRCDIR/tests/cli/dsse-resign.py"
+}
+
 # q SQL: one value from the store through labrun sql
 q() { "$LABRUN" sql --csv "$1" | sed -n '2{s/\r//g;p;}'; }
 

@@ -8,11 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 L=$LABRUN
-RESIGN="$TOP_SRCDIR/tests/cli/dsse-resign.py"
-"$L" key init >/dev/null 2>&1 || fail "key init"
-"$L" key export >"$T/lab.pub.pem"
-LABKEY="$HOME/.config/labrun/signing-key.pem"
-[ -f "$LABKEY" ] || fail "no lab key at $LABKEY"
+lab_key
 cat >fails.ini <<'INI'
 [experiment]
 name = fails
