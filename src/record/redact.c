@@ -390,6 +390,33 @@ static int earliest(void *arg, const char *rule, const char *match, size_t len)
 	return 0;
 }
 
+void lr_drop_cut_word(char *text)
+{
+	size_t n = strlen(text);
+
+	while (n > 0 && !strchr(LR_TOKEN_END, text[n - 1]))
+		text[--n] = '\0';
+}
+
+void lr_cut_redacted(char *text, size_t max)
+{
+	size_t m = strlen(LR_REDACTED), k;
+	char *at;
+
+	if (strlen(text) <= max)
+		return;
+	text[max] = '\0';
+	if (!(at = strrchr(text, '<')))
+		return;
+	k = max - (size_t)(at - text);
+	if (k < m && !strncmp(at, LR_REDACTED, k)) { /* the whole marker over what precedes it, or none */
+		if (max >= m)
+			memcpy(text + max - m, LR_REDACTED, m + 1);
+		else
+			*at = '\0';
+	}
+}
+
 /* Passes of lr_redact_secretlike before it gives up and withholds the whole text. */
 #define LR_REDACT_PASSES 64
 

@@ -104,4 +104,18 @@ LR_MUST_CHECK int lr_text_holds_secret(const struct lr_strlist *secrets, const c
  */
 LR_MUST_CHECK int lr_redact_secretlike(char *text, size_t size);
 
+/*
+ * The start of a longer text ends in part of a word, maybe a token cut
+ * shorter than any rule or LR_CUT_TOKEN can tell: drop that run of token
+ * characters from the NUL-terminated 'text' (before lr_redact_secretlike).
+ */
+void lr_drop_cut_word(char *text);
+
+/*
+ * Cut the NUL-terminated 'text' to at most 'max' bytes; a '<redacted>' the
+ * cut would split ends the text whole instead, over what stood before it
+ * (or the text ends before it when 'max' cannot hold it).
+ */
+void lr_cut_redacted(char *text, size_t max);
+
 #endif

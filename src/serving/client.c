@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/progress.h"
+#include "record/redact.h"
 #include "serving/client.h"
 #include "serving/curl.h"
 
@@ -135,7 +136,7 @@ static void escape_start(const char *in, size_t n, char *out, size_t len)
 static void http_failure(struct transfer *t, char *f, size_t len)
 {
 	struct lr_result *r = t->res;
-	char *type = NULL, *to = NULL, start[120];
+	char *type = NULL, *to = NULL, start[4 * LR_ERROR_BODY + 1]; /* all of it, each byte maybe \xNN */
 	const char *ct;
 	long status = 0;
 
@@ -144,6 +145,10 @@ static void http_failure(struct transfer *t, char *f, size_t len)
 	curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &to);
 	r->status = status;
 	escape_start(t->errbody, t->errlen, start, sizeof start);
+	if (t->errlen == LR_ERROR_BODY) /* the body went on: its last word may be a token's start */
+		lr_drop_cut_word(start);
+	if (lr_redact_secretlike(start, sizeof start)) /* scrubbed whole, before any cap cuts a token */
+		snprintf(start, sizeof start, "%s", LR_REDACTED);
 	ct = t->errlen >= 2 && (unsigned char)t->errbody[0] == 0x1f && (unsigned char)t->errbody[1] == 0x8b
 		     ? "a gzip body"
 	     : type ? type
@@ -152,12 +157,17 @@ static void http_failure(struct transfer *t, char *f, size_t len)
 		snprintf(f, len,
 			 "HTTP %ld from %.80s: a redirect to %.80s, not followed; give that URL as the endpoint",
 			 status, t->req->url, to ? to : "(no Location)");
-	else if (t->not_sse)
+	else if (t->not_sse) {
+		lr_cut_redacted(start, 59);
 		snprintf(f, len,
-			 "HTTP %ld from %.60s: %.40s, not text/event-stream, began '%.59s'; is this the API's URL?",
+			 "HTTP %ld from %.60s: %.40s, not text/event-stream, began '%s'; is this the API's URL?",
 			 status, t->req->url, ct, start);
-	else
-		snprintf(f, len, "HTTP %ld from %.60s (%.40s): %s", status, t->req->url, ct, start);
+	} else {
+		int k = snprintf(f, len, "HTTP %ld from %.60s (%.40s): ", status, t->req->url, ct);
+
+		lr_cut_redacted(start, len - 1 - (size_t)k); /* the prefix is at most 130 bytes of 'len' */
+		snprintf(f + k, len - (size_t)k, "%s", start);
+	}
 }
 
 /* The named failure of a transfer that libcurl ended with 'code' (the stream's own, if it set one). */

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/jsonscan.h"
 #include "base/list.h"
+#include "record/redact.h"
 #include "serving/stream.h"
 
 /* ---- server-sent events ------------------------------------------------------------------ */
@@ -314,14 +315,21 @@ static int take_choice(struct lr_stream *s, const struct lr_jval *c, int *took)
 /* A server's error event: its message, from {"error": {"message": ...}} or {"error": "..."}. */
 static int take_error(struct lr_stream *s, const struct lr_jval *error)
 {
+	const struct lr_jval *m;
 	struct lr_jfields e;
-	char msg[181];
+	char msg[512];
 	int rc;
 
 	if ((rc = lr_json_fields(&e, error, error_names, 1)))
 		return rc;
-	if (!copy_string(error->type == LR_JSON_OBJECT ? field(&e, 0) : error, msg, sizeof msg))
+	m = error->type == LR_JSON_OBJECT ? field(&e, 0) : error;
+	if (!copy_string(m, msg, sizeof msg))
 		snprintf(msg, sizeof msg, "(no message)");
+	else if (m->n > sizeof msg) /* the message went on: its last word may be a token's start */
+		lr_drop_cut_word(msg);
+	if (lr_redact_secretlike(msg, sizeof msg)) /* scrubbed whole, before the cap below cuts a token */
+		snprintf(msg, sizeof msg, "%s", LR_REDACTED);
+	lr_cut_redacted(msg, 180);
 	return fail(s, "server error in the stream: %s", msg);
 }
 

@@ -38,6 +38,11 @@ class H(http.server.BaseHTTPRequestHandler):
         if req["prompt"] == "stream":
             ev = json.dumps({"error": {"message": "bad credentials " + TOKEN}})
             self.reply(200, "text/event-stream", ("data: %s\n\ndata: [DONE]\n\n" % ev).encode())
+        elif req["prompt"] == "streamcut":  # 12 of the token's characters where the message's cap falls
+            ev = json.dumps({"error": {"message": "ab " * 56 + TOKEN}})
+            self.reply(200, "text/event-stream", ("data: %s\n\ndata: [DONE]\n\n" % ev).encode())
+        elif req["prompt"] == "edge":  # 11 of the token's characters where the body's cap fell
+            self.reply(500, "application/json", ('{"error": "%s%s"}' % ("ab " * 31, TOKEN)).encode())
         elif req["prompt"] == "long":  # the token where a length cap cuts it
             self.reply(500, "application/json", ('{"error": "%s %s"}' % ("x" * 170, TOKEN)).encode())
         else:
@@ -56,6 +61,7 @@ for i in $(seq 300); do [ -s leakport ] && break || sleep 0.05; done
 leakurl="http://127.0.0.1:$(cat leakport)/v1"
 
 printf '{"case_id": "h500", "prompt": "body"}\n{"case_id": "ev", "prompt": "stream"}\n{"case_id": "cut", "prompt": "long"}\n' >leak.jsonl
+printf '{"case_id": "edge", "prompt": "edge"}\n{"case_id": "evcut", "prompt": "streamcut"}\n' >>leak.jsonl
 expect_exit 1 "a pass whose requests all fail" "$LABRUN" collect --endpoint "$leakurl" --route leak --cases leak.jsonl
 run=$(q "SELECT max(id) FROM run")
 equals "$(qs "SELECT failure FROM collect_request WHERE case_id = 'h500'")" \
@@ -66,7 +72,12 @@ equals "$(qs "SELECT failure FROM collect_request WHERE case_id = 'ev'")" \
 got=$(qs "SELECT failure FROM collect_request WHERE case_id = 'cut'")
 case "$got" in "HTTP 500 from $leakurl/completions ("*'): {"error": "'*'<redacted>') ok "a token cut by the length cap is withheld: $got" ;;
 *) fail "a token cut by the length cap: got '$got'" ;; esac
-equals "$(q "SELECT count(*) FROM collect_request WHERE failure LIKE '%A1b2A1b2%' OR length(failure) > 256")" "0" \
+for c in edge evcut; do
+	got=$(qs "SELECT failure FROM collect_request WHERE case_id = '$c'")
+	case "$got" in *"ab ab <redacted>"*) ok "$c: a token scrubbed before a cap cut it short: $got" ;;
+	*) fail "$c: a token a cap cuts to 11 or 12 characters: got '$got'" ;; esac
+done
+equals "$(q "SELECT count(*) FROM collect_request WHERE failure LIKE '%ghp_A%' OR length(failure) > 256")" "0" \
 	"no part of the token is stored, and no failure is longer than 256 bytes"
 expect_exit 0 "the collect run scans clean" "$LABRUN" scan --run "$run"
 

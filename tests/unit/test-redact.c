@@ -296,6 +296,34 @@ static void secretlike_finds_a_token_after_a_long_run(void **state)
 }
 
 /* A server's words: every secret-looking match redacted, a token the cap cut withheld, the rest kept. */
+/* A cap never leaves part of a token (its last word goes) nor half a marker (it ends the text whole). */
+static void a_cap_cuts_neither_a_token_nor_a_marker(void **state)
+{
+	char t[64];
+
+	(void)state;
+	snprintf(t, sizeof t, "bad key ghp_A1b2A1b2");
+	lr_drop_cut_word(t);
+	assert_string_equal(t, "bad key ");
+	snprintf(t, sizeof t, "bad key: ");
+	lr_drop_cut_word(t);
+	assert_string_equal(t, "bad key: ");
+	snprintf(t, sizeof t, "abc <redacted> tail");
+	lr_cut_redacted(t, 7); /* inside a marker 'max' cannot hold: the text ends before it */
+	assert_string_equal(t, "abc ");
+	snprintf(t, sizeof t, "abcdefghij <redacted>");
+	lr_cut_redacted(t, 15);
+	assert_string_equal(t, "abcde<redacted>");
+	snprintf(t, sizeof t, "abcdefghij <redacted> tail");
+	lr_cut_redacted(t, 21); /* after it: an ordinary cut */
+	assert_string_equal(t, "abcdefghij <redacted>");
+	lr_cut_redacted(t, 40); /* shorter than the cap: unchanged */
+	assert_string_equal(t, "abcdefghij <redacted>");
+	snprintf(t, sizeof t, "a <b c");
+	lr_cut_redacted(t, 4); /* a '<' that begins no marker is cut as any text */
+	assert_string_equal(t, "a <b");
+}
+
 static void redact_secretlike_scrubs_and_keeps_within_the_buffer(void **state)
 {
 	static const struct {
@@ -402,6 +430,7 @@ int main(void)
 		cmocka_unit_test(secretlike_rules_find_and_spare),
 		cmocka_unit_test(secretlike_finds_a_token_after_a_long_run),
 		cmocka_unit_test(redact_secretlike_scrubs_and_keeps_within_the_buffer),
+		cmocka_unit_test(a_cap_cuts_neither_a_token_nor_a_marker),
 		cmocka_unit_test(secret_names_are_recognised),
 		cmocka_unit_test(a_secret_with_a_long_name_is_still_scrubbed),
 		cmocka_unit_test(capture_keeps_allowlist_and_redacts_secrets),
