@@ -29,12 +29,16 @@ static void md_code(FILE *f, const char *s, size_t n)
 		fputc('`', f);
 }
 
-/* Words at the start of a line: a first character that would start a heading, quote, list or table is escaped. */
+/*
+ * Words at the start of a line: a first character that would start a heading,
+ * quote, list, table or link definition is escaped ('*', '~' and '`' are
+ * lr_md_text's).
+ */
 static void md_line_start(FILE *f, const char *s, size_t n)
 {
 	size_t d = strspn(s, "0123456789");
 
-	if (n && (strchr("#>+-*=|~`[", s[0]) || (d && d < n && (s[d] == '.' || s[d] == ')'))))
+	if (n && (strchr("#>+-=|[", s[0]) || (d && d < n && (s[d] == '.' || s[d] == ')'))))
 		fputc('\\', f);
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <ctype.h>
 #include <jansson.h>
 
 #include "base/buf.h"
@@ -200,6 +201,12 @@ const char *lr_human_size(char *buf, size_t len, long long bytes)
 	return buf;
 }
 
+/* Whether '_' at p can open or close emphasis: not between two letters or digits (GFM's intraword rule). */
+static int md_flanking_underscore(const char *s, const char *p)
+{
+	return p == s || !isalnum((unsigned char)p[-1]) || !isalnum((unsigned char)p[1]);
+}
+
 void lr_md_text(FILE *f, const char *s, int cell)
 {
 	for (const char *p = s; p && *p; p++) {
@@ -207,14 +214,16 @@ void lr_md_text(FILE *f, const char *s, int cell)
 
 		if (is_control(c))
 			fputc(' ', f); /* a line break would end the table row or start a heading */
-		else if (cell && (c == '|' || c == '\\'))
-			fprintf(f, "\\%c", c);
+		else if (c == '|' && cell)
+			fputs("\\|", f);
 		else if (c == '<')
 			fputs("&lt;", f); /* no raw HTML, no comment that hides what follows, no <autolink> */
-		else if (c == '(' && p > s && p[-1] == ']')
-			fputs("\\(", f); /* no inline link or image: [shown](elsewhere) */
-		else if (c == '[' && p > s && p[-1] == ']')
-			fputs("\\[", f); /* no reference link: [shown][elsewhere] */
+		else if (c == '&')
+			fputs("&amp;", f); /* "&lt;" in a name is shown as written, not as '<' */
+		else if (strchr("\\`*~", c) || (c == '_' && md_flanking_underscore(s, p)))
+			fprintf(f, "\\%c", c); /* no code span, emphasis or strikethrough: each shown as written */
+		else if ((c == '(' || c == '[') && p > s && p[-1] == ']')
+			fprintf(f, "\\%c", c); /* no link or image: [shown](elsewhere), [shown][elsewhere] */
 		else if ((c == ':' && !strncmp(p, "://", 3)) ||
 			 (c == '.' && p - s >= 3 && !strncasecmp(p - 3, "www", 3)))
 			fprintf(f, "\\%c",

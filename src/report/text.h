@@ -33,13 +33,18 @@ char *lr_path_relative(const char *path, const char *cwd, const char *top);
 const char *lr_human_size(char *buf, size_t len, long long bytes);
 
 /*
- * s as Markdown text from the outside world (route names, case ids): line
- * breaks and other control characters become blanks, so nothing ends a row
- * or starts a heading; in a table cell (cell set) '|' and '\\' are escaped.
- * Nothing in it links or hides: '<' is written &lt; (no raw HTML, comment
- * or autolink), and a ']' before '(' or '[' is followed by a backslash (no
- * inline or reference link). What starts a block is the document writer's
- * to escape (doc-write.c), as only it knows where one starts.
+ * s as Markdown text from the outside world (route names, case ids, metric
+ * and check names), shown as written: line breaks and other control
+ * characters become blanks, so nothing ends a row or starts a heading; in a
+ * table cell (cell set) '|' is escaped. Nothing in it links, hides or
+ * formats: '<' and '&' are written as entities (no raw HTML, comment,
+ * autolink or entity of its own); '\\', '`', '*', '~' and a '_' that could
+ * open or close emphasis get a backslash (no code span, emphasis or
+ * strikethrough), as do a '(' or '[' after ']' (no inline or reference link)
+ * and "://" and "www." (no GFM autolink). An
+ * e-mail address stays as written: GitHub may link it as mailto: showing its
+ * whole target (docs/design.md). What starts a block is the document
+ * writer's to escape (doc-write.c), as only it knows where one starts.
  */
 void lr_md_text(FILE *f, const char *s, int cell);
 /* s for a terminal: control characters (escape sequences, line breaks) as \xHH, so text from a store or another host cannot move the cursor, recolour or rewrite what was printed. */
