@@ -239,6 +239,37 @@ int lr_read_regular_chunks(const char *path, lr_chunk_fn fn, void *arg)
 	return read_fd(fd, path, fn, arg);
 }
 
+const char *lr_file_kind(mode_t mode)
+{
+	return S_ISLNK(mode)                    ? "symbolic link"
+	       : S_ISCHR(mode) || S_ISBLK(mode) ? "device"
+	       : S_ISFIFO(mode)                 ? "FIFO"
+	       : S_ISDIR(mode)                  ? "directory"
+	       : S_ISSOCK(mode)                 ? "socket"
+						: "special file";
+}
+
+int lr_output_replaceable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	struct stat sb;
+	int rc = 0;
+
+	if (!dir)
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		rc = lr_error_set(LR_EINVAL, "cannot write '%s': it is a %s, which an output never replaces", path,
+				  lr_file_kind(sb.st_mode));
+		lr_error_hint("remove it first, or give another output file");
+	} else if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		rc = lr_error_set(LR_EINVAL, "cannot write '%s': '%s' is not a directory that exists", path, dir);
+		lr_error_hint("create the directory first, or give another output file");
+	}
+	free(dir);
+	return rc;
+}
+
 int lr_temp_dir(char *buf, size_t size, const char *name)
 {
 	const char *tmp = getenv("TMPDIR");

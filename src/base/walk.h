@@ -66,6 +66,18 @@ LR_MUST_CHECK int lr_open_regular(const char *path, int *fd);
  */
 LR_MUST_CHECK int lr_open_input(const char *what, const char *path, size_t max, int *fd);
 
+/* "symbolic link", "directory", "FIFO"...: what a file that is not regular is, for messages */
+const char *lr_file_kind(mode_t mode);
+
+/*
+ * Whether 'path' may be an output that labrun writes beside it and renames
+ * over it (an archive, a report, an encoded array): missing, or a regular
+ * file, in a directory that exists. A link (or what it points at), a
+ * directory, a device or a FIFO is never replaced: LR_EINVAL naming what it
+ * is, with a hint; so is a directory that is not there.
+ */
+LR_MUST_CHECK int lr_output_replaceable(const char *path);
+
 /* lr_open_input as a stdio stream, the caller's to fclose. */
 LR_MUST_CHECK int lr_fopen_input(const char *what, const char *path, size_t max, FILE **f);
 

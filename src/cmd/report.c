@@ -7,6 +7,7 @@
 
 #include "base/csv.h"
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
@@ -65,6 +66,8 @@ static int write_to(const char *out, int (*fn)(FILE *, const void *), const void
 	char *tmp = NULL;
 	int rc = 0;
 
+	if (out && (rc = lr_output_replaceable(out)))
+		return rc;
 	if (out && asprintf(&tmp, "%s.tmp-%ld", out, (long)getpid()) < 0)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if (out && !(f = fopen(tmp, "w"))) {

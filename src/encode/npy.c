@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "encode/npy.h"
 
 static int bad(const char *path, const char *why)
@@ -212,16 +213,6 @@ int lr_npy_parse(struct lr_npy_header *h, const void *buf, size_t len, const cha
 		return bad(path, why);
 	}
 	return 0;
-}
-
-const char *lr_file_kind(mode_t mode)
-{
-	return S_ISLNK(mode)                    ? "symbolic link"
-	       : S_ISCHR(mode) || S_ISBLK(mode) ? "device"
-	       : S_ISFIFO(mode)                 ? "FIFO"
-	       : S_ISDIR(mode)                  ? "directory"
-	       : S_ISSOCK(mode)                 ? "socket"
-						: "special file";
 }
 
 int lr_map_file(struct lr_mapped *m, const char *path)

@@ -56,9 +56,6 @@ void lr_unmap(struct lr_mapped *m);
 LR_MUST_CHECK int lr_input_open(struct lr_mapped *m, struct lr_view *v, const char *path, const char *shape_text,
 				enum lr_npy_kind *kind);
 
-/* "symbolic link", "directory", "FIFO"...: what a file that is not regular is, for messages */
-const char *lr_file_kind(mode_t mode);
-
 /* Parse "28,2,8,8192,128" into a shape; LR_EINVAL with a message otherwise. */
 LR_MUST_CHECK int lr_shape_parse(int64_t *shape, int *rank, const char *text, const char *what);
 

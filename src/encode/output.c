@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/parallel.h"
 #include "encode/dlf16.h"
 #include "encode/npy.h"
@@ -59,18 +60,12 @@ int lr_output_create(struct lr_output *o, const char *path, int npy, int rank, c
 {
 	char header[1024];
 	uint64_t count = 1;
-	struct stat sb;
 	int rc, i;
 
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	/* the output replaces only a regular file: never a link (or what it points at), a device or a FIFO */
-	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		lr_error_set(LR_EINVAL, "cannot write '%s': it is a %s, which an output never replaces", path,
-			     lr_file_kind(sb.st_mode));
-		lr_error_hint("remove it first, or give another OUT");
-		return LR_EINVAL;
-	}
+	if ((rc = lr_output_replaceable(path)))
+		return rc;
 	for (i = 0; i < rank; i++)
 		count *= (uint64_t)shape[i];
 	if (npy && !(o->hlen = npy_header(header, sizeof header, rank, shape, elem_bytes)))

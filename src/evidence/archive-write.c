@@ -8,6 +8,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/progress.h"
 #include "base/safename.h"
 #include "base/sha256.h"
@@ -52,7 +53,7 @@ int lr_archive_create(struct lr_archive_writer **out, const char *path)
 	int rc;
 
 	*out = NULL;
-	if ((rc = lr_libarchive_load()))
+	if ((rc = lr_libarchive_load()) || (rc = lr_output_replaceable(path)))
 		return rc;
 	w = calloc(1, sizeof *w);
 	if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp, "%s.tmp-%ld", path, (long)getpid()) < 0) {

@@ -144,3 +144,21 @@ mkdir site-box && expect_exit 0 "extracts" "$LABRUN" archive --extract site.tar.
 grep -q '"@id": "site/index.html"' site-box/ro-crate-metadata.json || fail "the site's pages are not File entities"
 ok "the site is in the archive, each page a File entity"
 expect_exit 0 "verify checks the archive with its site" "$LABRUN" verify --allow-unsigned site.tar.zst
+
+# -o names the output, written beside it and renamed over it: only a regular file (or nothing) is
+# replaced. 'archive -o /dev/null' as root made /dev/null a regular file; so did 'report -o'.
+mkdir outs && mkfifo outs/fifo && echo kept >outs/target && ln -s target outs/link && mkdir outs/dir
+for o in fifo link dir; do
+	expect_exit 2 "archive -o a $o is refused" "$LABRUN" archive --run 1 -o "outs/$o"
+	contains "$T/err" "cannot write 'outs/$o': it is a" "naming what it is"
+	contains "$T/err" "which an output never replaces" "and why"
+	expect_exit 2 "report -o a $o is refused" "$LABRUN" report --run 1 -o "outs/$o"
+	contains "$T/err" "cannot write 'outs/$o': it is a" "naming what it is"
+done
+[ -p outs/fifo ] && [ -L outs/link ] && [ -d outs/dir ] && [ "$(cat outs/target)" = kept ] || fail "an output was replaced"
+[ "$(ls outs)" = "$(printf 'dir\nfifo\nlink\ntarget')" ] || fail "something was left beside them: $(ls outs)"
+ok "the FIFO, the link, its target and the directory are as they were, nothing beside them"
+expect_exit 2 "archive -o into a directory that is not there" "$LABRUN" archive --run 1 -o nowhere/a.tar.zst
+contains "$T/err" "cannot write 'nowhere/a.tar.zst': 'nowhere' is not a directory that exists" "named, not libarchive's temporary name"
+contains "$T/err" "hint: create the directory first" "with the fix"
+echo "1..$tests"
