@@ -2,6 +2,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/progress.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
@@ -84,7 +85,8 @@ int cmd_run(const struct lr_global *g, int argc, char **argv)
 	if ((rc = cmd_parse_options(&p, opts, argc, argv, &first)))
 		return rc;
 
-	if ((rc = lr_expdef_load(&d, argv[first], NULL))) {
+	if ((ro.design_head && (rc = lr_output_replaceable(ro.design_head))) ||
+	    (rc = lr_expdef_load(&d, argv[first], NULL))) {
 		exit_code = cmd_fail(rc);
 		goto out;
 	}

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/walk.h"
 #include "base/issueref.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
@@ -166,8 +167,8 @@ int cmd_scan(const struct lr_global *g, int argc, char **argv)
 		rc = lr_strlist_add(&paths, ".");
 	if (rc || (rc = lr_scanner_settle(&s, st, &internal, baseline)))
 		goto fail;
-	if (write && !(o.baseline = fopen(write, "w"))) {
-		rc = lr_error_set(LR_EIO, "cannot write baseline '%s'", write);
+	if (write && ((rc = lr_output_replaceable(write)) || !(o.baseline = fopen(write, "w")))) {
+		rc = rc ? rc : lr_error_set(LR_EIO, "cannot write baseline '%s': %s", write, strerror(errno));
 		goto fail;
 	}
 	rc = scan_targets(&s, st, run_ref, issue, &paths, &o);

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/walk.h"
 #include "experiment/prereg.h"
 #include "store/experiments.h"
 #include "store/ledger.h"
@@ -14,10 +15,12 @@
 static int write_synced(const char *path, const char *text)
 {
 	size_t len = strlen(text), off = 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc = 0;
 	ssize_t n;
+	int fd, rc;
 
-	if (fd < 0)
+	if ((rc = lr_output_replaceable(path)))
+		return rc;
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return lr_error_set(LR_EIO, "cannot write the design head to '%s': %s", path, strerror(errno));
 	while (off < len && (n = write(fd, text + off, len - off)) != 0) {
 		if (n < 0 && errno == EINTR)

@@ -86,4 +86,13 @@ mkfifo c2/ledger.json
 expect_exit 1 "verify of a crate whose ledger.json is a FIFO" timeout 10 "$L" verify c2
 contains "$T/out" "ledger.json: cannot be read: it is not a regular file" "named as unreadable"
 lacks "$T/out" "ledger.json: is missing" "not as missing"
+
+# outputs written in place: a FIFO as the scan baseline or the design head blocked for ever on its open
+ow="it is a FIFO, which an output never replaces"
+refused "scan --write-baseline FIFO" "cannot write 'fifo': $ow" "$L" scan --write-baseline fifo "$TOP_SRCDIR/README.md"
+runs=$(q "SELECT count(*) FROM run")
+refused "run --design-head FIFO" "cannot write 'fifo': $ow" \
+	"$L" run -q --design-head fifo "$TOP_SRCDIR/tests/fixtures/experiments/tiny-encode.ini"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "no run was stored"
+[ -p fifo ] || fail "the FIFO was replaced"
 echo "1..$tests"
