@@ -115,10 +115,11 @@ PY
 expect_exit 1 "a design entry after the run's final" "$L" audit
 contains "$T/out" "ledger entry 7 registers the design of run 1" "is named"
 
-# a design head that cannot be written stops the run before any block
-expect_exit 1 "--design-head into a missing directory" "$L" run -q --design-head "$T/none/head.json" probe.ini
-contains "$T/err" "cannot write the design head to '$T/none/head.json'" "says which file and why"
-equals "$(q "SELECT count(*) FROM execution WHERE run_id = 4")" "0" "nothing was executed"
+# a design head that cannot be written is refused before the run is stored (a usage error)
+runs=$(q "SELECT count(*) FROM run")
+expect_exit 2 "--design-head into a missing directory" "$L" run -q --design-head "$T/none/head.json" probe.ini
+contains "$T/err" "cannot write '$T/none/head.json': '$T/none' is not a directory that exists" "says which file and why"
+equals "$(q "SELECT count(*) FROM run")" "$runs" "refused before a run was stored, so nothing was executed"
 
 # a serving experiment's case set is part of its design: its sha256 is taken before the first
 # block, and a case added before the next run is named as a changed design (SIMULATED server of
