@@ -8,10 +8,10 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/walk.h"
 #include "base/progress.h"
 #include "base/safename.h"
 #include "base/sha256.h"
+#include "base/walk.h"
 #include "evidence/archive.h"
 #include "evidence/libarchive.h"
 
@@ -50,7 +50,7 @@ static int add_sum(struct lr_archive_writer *w, const char *hex, const char *nam
 int lr_archive_create(struct lr_archive_writer **out, const char *path)
 {
 	struct lr_archive_writer *w;
-	int rc;
+	int rc, fd;
 
 	*out = NULL;
 	if ((rc = lr_libarchive_load()) || (rc = lr_output_replaceable(path)))
@@ -62,6 +62,17 @@ int lr_archive_create(struct lr_archive_writer **out, const char *path)
 		free(w);
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	}
+	/* made here first, so a directory that refuses it is named with its errno, not libarchive's words */
+	if ((fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		rc = lr_error_set(LR_EIO, "cannot create archive '%s': cannot create '%s' beside it: %s", path, w->tmp,
+				  strerror(errno));
+		lr_error_hint("give -o a file in a directory you can write");
+		free(w->tmp);
+		w->tmp = NULL;
+		lr_archive_abort(w);
+		return rc;
+	}
+	close(fd);
 	w->a = archive_write_new();
 	if (!w->a || archive_write_add_filter_zstd(w->a) != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||

@@ -161,4 +161,9 @@ ok "the FIFO, the link, its target and the directory are as they were, nothing b
 expect_exit 2 "archive -o into a directory that is not there" "$LABRUN" archive --run 1 -o nowhere/a.tar.zst
 contains "$T/err" "cannot write 'nowhere/a.tar.zst': 'nowhere' is not a directory that exists" "named, not libarchive's temporary name"
 contains "$T/err" "hint: create the directory first" "with the fix"
+# a directory that refuses a new file (/proc takes none, root or not): its errno and the fix
+expect_exit 1 "archive -o into /proc" "$LABRUN" archive --run 1 -o /proc/a.tar.zst
+contains "$T/err" "cannot create archive '/proc/a.tar.zst': cannot create '/proc/a.tar.zst.tmp-" "named"
+contains "$T/err" "beside it: No such file or directory" "with the system's reason"
+contains "$T/err" "hint: give -o a file in a directory you can write" "and the fix"
 echo "1..$tests"
