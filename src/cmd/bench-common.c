@@ -26,6 +26,15 @@ int cmd_bench_dirs(const char **dir, const char *why, char *self, size_t size)
 	return 0;
 }
 
+int cmd_bench_parse(const char *usage, const struct cmd_opt *opts, int argc, char **argv, const char **dir,
+		    const char *why, char *self, size_t size)
+{
+	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
+	int first, exit_code = cmd_parse_options(&p, opts, argc, argv, &first);
+
+	return exit_code ? exit_code : cmd_bench_dirs(dir, why, self, size);
+}
+
 /* How much of the document is printed: its blocks, and the rows of the last one when it is a table. */
 struct shown {
 	size_t blocks, rows;

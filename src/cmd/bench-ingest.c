@@ -28,25 +28,19 @@ int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv)
 					 .argv = g->argv,
 					 .envp = environ };
 	char self[4096];
-	int rc, json = 0, exit_code, first;
+	int rc, json = 0, exit_code;
 	const struct cmd_opt opts[] = {
 		CMD_I64(0, "responses", &o.responses, 1, 10000000, "N", "responses in the file (default 100000)"),
 		CMD_I64(0, "tokens", &o.tokens, 1, 1 << 20, "N", "token ids a response (default 256)"),
 		CMD_INT(0, "reps", &o.reps, 2, LR_INGESTBENCH_MAXREPS, "N",
 			"repetitions of each, the first dropped (default 3)"),
 		CMD_NONEMPTY(0, "python", &o.python, "PATH", "the peer's interpreter (default /usr/bin/python3)"),
-		CMD_STRING(0, "dir", &o.dir, "DIR",
-			   "where the file and the throwaway store go (default: $TMPDIR, else /tmp)"),
-		CMD_BOOL(0, "json", &json, "one JSON object at the end instead of the table"),
-		CMD_PROGRESS(&cmd_bench_progress),
-		CMD_END,
+		CMD_BENCH_TAIL(&o.dir, "where the file and the throwaway store", &json),
 	};
-	const struct cmd_parse p = { .cmd = "bench", .usage = usage };
 
 	o.self = self;
-	if ((exit_code = cmd_parse_options(&p, opts, argc, argv, &first)) ||
-	    (exit_code =
-		     cmd_bench_dirs(&o.dir, "; the responses file and a throwaway store go there", self, sizeof self)))
+	if ((exit_code = cmd_bench_parse(usage, opts, argc, argv, &o.dir,
+					 "; the responses file and a throwaway store go there", self, sizeof self)))
 		return exit_code;
 	if ((rc = lr_ingestbench_peer(&o)))
 		return cmd_fail(rc);

@@ -4,11 +4,12 @@
 /*
  * What the files of 'labrun bench' share: bench.c (the command, 'bench
  * encoder') dispatches to bench-store.c, bench-import.c, bench-remote.c,
- * bench-collect.c and bench-ingest.c; each parses its options and runs its
+ * bench-collect.c, bench-ingest.c and bench-scan.c; each parses its options and runs its
  * benchmark through bench-common.c.
  */
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/progress.h"
 #include "experiment/benchjob.h"
 
@@ -18,6 +19,7 @@ int cmd_bench_import(const struct lr_global *g, int argc, char **argv);
 int cmd_bench_remote(const struct lr_global *g, int argc, char **argv);
 int cmd_bench_ingest(const struct lr_global *g, int argc, char **argv);
 int cmd_bench_collect(const struct lr_global *g, int argc, char **argv);
+int cmd_bench_scan(const struct lr_global *g, int argc, char **argv);
 
 /* --progress of every benchmark (CMD_PROGRESS in each one's options) */
 extern int cmd_bench_progress;
@@ -32,6 +34,20 @@ extern int cmd_bench_progress;
  */
 int cmd_bench_run(const struct lr_global *g, const struct lr_bench_ops *ops, void *opts, int json,
 		  void (*after)(void *opts, int json));
+
+/* The options a benchmark that writes files ends with: --dir ('where' the files go), --json, --progress. */
+#define CMD_BENCH_TAIL(dirvar, where, jsonvar) \
+	CMD_STRING(0, "dir", dirvar, "DIR", where " go (default: $TMPDIR, else /tmp)"), \
+		CMD_BOOL(0, "json", jsonvar, "one JSON object at the end instead of the table"), \
+		CMD_PROGRESS(&cmd_bench_progress), CMD_END
+
+/*
+ * A benchmark's options and no operand (its usage, for -h and errors), then
+ * its directory and this labrun's executable (cmd_bench_dirs). 0, or the
+ * exit code.
+ */
+int cmd_bench_parse(const char *usage, const struct cmd_opt *opts, int argc, char **argv, const char **dir,
+		    const char *why, char *self, size_t size);
 
 /*
  * The directory a benchmark writes into: *dir, or $TMPDIR, else /tmp; a

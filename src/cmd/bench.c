@@ -18,6 +18,7 @@ static const char usage[] =
 	"       labrun bench remote [NAME] [--runs N] [--reps N] [--object-mib M]   ('bench remote -h')\n"
 	"       labrun bench collect [--concurrency N,...] [--requests N] [--tokens N] [--reps N]   ('bench collect -h')\n"
 	"       labrun bench ingest [--responses N] [--tokens N] [--reps N]   ('bench ingest -h')\n"
+	"       labrun bench scan [--bytes N] [--reps N] [--dir DIR] [--json]   ('bench scan -h')\n"
 	"\n"
 	"Time every available BF16 -> DLF16 kernel against the copy ceiling (the best of\n"
 	"memcpy, a plain vector copy and a non-temporal-store copy of the same bytes) and\n"
@@ -82,7 +83,7 @@ static int parse(struct bench_args *a, int argc, char **argv)
 	if (strcmp(argv[0], "encoder")) /* options before any name: cmd_run_sub gave them to the first */
 		return cmd_usage_error(
 			"bench",
-			"which benchmark? 'labrun bench encoder', 'import', 'store', 'remote', 'collect' or 'ingest'");
+			"which benchmark? 'labrun bench encoder', 'import', 'store', 'remote', 'collect', 'ingest' or 'scan'");
 	a->eo.base.contract = (enum lr_dlf16_contract)a->contract;
 	if (no_files && a->eo.base.dir)
 		return cmd_usage_error("bench", "--dir and --no-files: give one");
@@ -158,13 +159,10 @@ static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 int cmd_bench(const struct lr_global *g, int argc, char **argv)
 {
 	static const struct cmd_sub benches[] = {
-		{ "encoder", bench_encoder },
-		{ "import", cmd_bench_import },
-		{ "store", cmd_bench_store },
-		{ "remote", cmd_bench_remote },
-		{ "collect", cmd_bench_collect },
-		{ "ingest", cmd_bench_ingest },
-		{ NULL, NULL },
+		{ "encoder", bench_encoder },     { "import", cmd_bench_import },
+		{ "store", cmd_bench_store },     { "remote", cmd_bench_remote },
+		{ "collect", cmd_bench_collect }, { "ingest", cmd_bench_ingest },
+		{ "scan", cmd_bench_scan },       { NULL, NULL },
 	};
 
 	return cmd_run_sub(g, "bench", "benchmark", benches, argc, argv);

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include "base/progress.h"
+#include "base/walk.h"
 #include "experiment/benchjob.h"
 #include "record/record.h"
 
@@ -29,6 +31,50 @@ int lr_bench_job_begin(struct lr_bench_job *j, struct lr_store *st, const struct
 int lr_bench_job_step(struct lr_bench_job *j)
 {
 	return j->on_step ? j->on_step(j->arg, j) : 0;
+}
+
+int lr_bench_alternate(struct lr_bench_job *j, int reps, lr_bench_side labrun, lr_bench_side peer,
+		       const struct lr_bench_pass *p)
+{
+	struct lr_progress *progress = lr_progress_start("measured", "repetitions", reps);
+	int rc = 0, rep;
+
+	for (rep = 0; !rc && rep < reps; rep++) {
+		lr_progress_update(progress, rep);
+		if (rep % 2 && (rc = labrun(p, rep, &j->bench)))
+			break;
+		if ((rc = peer(p, rep, &j->bench)))
+			break;
+		if (!(rep % 2))
+			rc = labrun(p, rep, &j->bench);
+	}
+	lr_progress_update(progress, rep);
+	lr_progress_stop(&progress);
+	return rc ? rc : lr_bench_job_step(j);
+}
+
+uint64_t lr_bench_splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int lr_bench_in_scratch(struct lr_bench_job *j, const char *dir, const char *name,
+			int (*fn)(void *arg, const char *scratch, struct lr_bench_job *j), void *arg)
+{
+	char *scratch = NULL, sub[128];
+	int rc;
+
+	snprintf(sub, sizeof sub, "labrun-bench-%s-%ld", name, (long)getpid());
+	if ((rc = lr_bench_scratch(&scratch, dir, sub)))
+		return rc;
+	rc = fn(arg, scratch, j);
+	lr_remove_tree(scratch);
+	free(scratch);
+	return rc;
 }
 
 int lr_bench_job_end(struct lr_bench_job *j, int failed)

@@ -17,6 +17,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "base/list.h"
@@ -31,9 +32,10 @@ enum lr_benchmark {
 	LR_BENCHMARK_REMOTE,
 	LR_BENCHMARK_COLLECT,
 	LR_BENCHMARK_INGEST,
+	LR_BENCHMARK_SCAN,
 };
 
-/* "encoder", "store", "import", "remote", "collect", "ingest": the binding's value and the subcommand's name. */
+/* "encoder", "store", "import", "remote", "collect", "ingest", "scan": the binding's value and the subcommand's name. */
 
 /* The benchmark named 'name'; LR_EINVAL (message set, naming it and the known ones) for any other name. */
 LR_ENUM_DECLARE(lr_benchmark, enum lr_benchmark);
@@ -151,6 +153,34 @@ LR_MUST_CHECK int lr_bench_job_step(struct lr_bench_job *j);
 LR_MUST_CHECK int lr_bench_job_end(struct lr_bench_job *j, int failed);
 
 void lr_bench_job_release(struct lr_bench_job *j);
+
+/* What a repetition of a benchmark that runs labrun works on. */
+struct lr_bench_pass {
+	const void *opts;               /* the benchmark's options */
+	const char *dir, *store, *file; /* its scratch directory, throwaway store and input file */
+};
+
+/* One side of a benchmark's repetition 'rep' (labrun's, or its peer's), its samples into b. */
+typedef int (*lr_bench_side)(const struct lr_bench_pass *p, int rep, struct lr_bench *b);
+
+/*
+ * 'reps' repetitions of labrun's side and the peer's, who goes first swapping
+ * every time (the peer at repetition 0), their progress shown; then
+ * lr_bench_job_step. The first error stops it.
+ */
+LR_MUST_CHECK int lr_bench_alternate(struct lr_bench_job *j, int reps, lr_bench_side labrun, lr_bench_side peer,
+				     const struct lr_bench_pass *p);
+
+/*
+ * fn(arg, SCRATCH, j) with SCRATCH a new directory 'labrun-bench-NAME-PID'
+ * below 'dir' (lr_bench_scratch), removed with all it holds once fn returns,
+ * whatever it returned.
+ */
+LR_MUST_CHECK int lr_bench_in_scratch(struct lr_bench_job *j, const char *dir, const char *name,
+				      int (*fn)(void *arg, const char *scratch, struct lr_bench_job *j), void *arg);
+
+/* The next of splitmix64's sequence from state *s: a benchmark's data, the same for the same seed. */
+uint64_t lr_bench_splitmix(uint64_t *s);
 
 /* A setting as binding KEY = V (origin "user"). */
 LR_MUST_CHECK int lr_bench_bind(struct lr_run *run, const char *key, long long v);

@@ -16,6 +16,7 @@
 static const char *const names[] = {
 	[LR_BENCHMARK_ENCODER] = "encoder", [LR_BENCHMARK_STORE] = "store",     [LR_BENCHMARK_IMPORT] = "import",
 	[LR_BENCHMARK_REMOTE] = "remote",   [LR_BENCHMARK_COLLECT] = "collect", [LR_BENCHMARK_INGEST] = "ingest",
+	[LR_BENCHMARK_SCAN] = "scan",
 };
 static const struct lr_enum_names benchmarks = LR_ENUM_NAMES("benchmark", names);
 

@@ -4,22 +4,12 @@
 
 #include "base/child.h"
 #include "base/error.h"
-#include "base/progress.h"
 #include "base/walk.h"
 #include "experiment/ingestbench.h"
 #include "experiment/spawn.h"
 
 /* The peer: the one line a user would write to read the responses. */
 static const char peer[] = "import json, sys\nfor line in open(sys.argv[1]): json.loads(line)\n";
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /*
  * The responses: token ids of a 151,936-token vocabulary (Qwen3's), text of
@@ -41,13 +31,13 @@ static int write_responses(const struct lr_ingestbench_opts *o, const char *path
 	for (i = 0; i < o->responses; i++) {
 		fprintf(f, "{\"case_id\": \"case-%07lld\", \"tokens\": [", (long long)i);
 		for (k = 0; k < o->tokens; k++)
-			fprintf(f, k ? ", %llu" : "%llu", (unsigned long long)(splitmix(&s) % 151936));
+			fprintf(f, k ? ", %llu" : "%llu", (unsigned long long)(lr_bench_splitmix(&s) % 151936));
 		fputs("], \"text\": \"", f);
 		for (k = 0; k < o->tokens; k++)
-			fprintf(f, k ? " %s" : "%s", words[splitmix(&s) % 16]);
+			fprintf(f, k ? " %s" : "%s", words[lr_bench_splitmix(&s) % 16]);
 		fprintf(f,
 			"\", \"finish_reason\": \"length\", \"latency_ms\": %.3f, \"ttft_ms\": %.3f, \"output_tokens\": %lld}\n",
-			(double)(splitmix(&s) % 100000) / 100, (double)(splitmix(&s) % 10000) / 100,
+			(double)(lr_bench_splitmix(&s) % 100000) / 100, (double)(lr_bench_splitmix(&s) % 10000) / 100,
 			(long long)o->tokens);
 	}
 	if (ferror(f) | fclose(f) || stat(path, &sb))
@@ -56,9 +46,10 @@ static int write_responses(const struct lr_ingestbench_opts *o, const char *path
 }
 
 /* The peer over the file, its wall time a sample; LR_EIO unless it exits 0. */
-static int python_pass(const struct lr_ingestbench_opts *o, const char *dir, const char *file, int rep,
-		       struct lr_bench *b)
+static int python_pass(const struct lr_bench_pass *p, int rep, struct lr_bench *b)
 {
+	const struct lr_ingestbench_opts *o = p->opts;
+	const char *dir = p->dir, *file = p->file;
 	char *argv[] = { (char *)o->python, "-c", (char *)peer, (char *)file, NULL };
 	struct lr_child c;
 	int rc;
@@ -87,9 +78,10 @@ int lr_ingestbench_peer(const struct lr_ingestbench_opts *o)
 }
 
 /* A fresh run, the file ingested as route a (timed) and b, and the two compared (timed). */
-static int labrun_pass(const struct lr_ingestbench_opts *o, const char *dir, const char *store, const char *file,
-		       int rep, struct lr_bench *b)
+static int labrun_pass(const struct lr_bench_pass *p, int rep, struct lr_bench *b)
 {
+	const struct lr_ingestbench_opts *o = p->opts;
+	const char *dir = p->dir, *store = p->store, *file = p->file;
 	char *rec[] = { (char *)o->self, "--store", (char *)store, "record", "-q", "--", "true", NULL };
 	char *ia[] = { (char *)o->self, "--store", (char *)store, "ingest",     "responses", "--run",
 		       "last",          "--route", "a",           (char *)file, NULL };
@@ -109,40 +101,27 @@ static int labrun_pass(const struct lr_ingestbench_opts *o, const char *dir, con
 	return lr_bench_add(b, "ingest", "compare", rep, compare_s, "s");
 }
 
-/* Who goes first swaps every repetition. */
+/* The file written into the scratch directory, then the repetitions, who goes first swapping every time. */
+static int measure_in(void *opts, const char *dir, struct lr_bench_job *j)
+{
+	const struct lr_ingestbench_opts *o = opts;
+	char file[4096], store[4096];
+	int rc;
+
+	if ((rc = lr_path(file, sizeof file, "%s/responses.jsonl", dir)) ||
+	    (rc = lr_path(store, sizeof store, "%s/store", dir)) || (rc = write_responses(o, file, &j->bench)))
+		return rc;
+	return lr_bench_alternate(j, o->reps, labrun_pass, python_pass,
+				  &(struct lr_bench_pass){ .opts = o, .dir = dir, .store = store, .file = file });
+}
+
 static int measure(void *opts, struct lr_bench_job *j)
 {
 	const struct lr_ingestbench_opts *o = opts;
-	struct lr_progress *progress;
-	char *dir = NULL, name[64], file[4096], store[4096];
-	int rc, rep;
 
 	if (o->reps < 2 || o->reps > LR_INGESTBENCH_MAXREPS)
 		return lr_error_set(LR_EINVAL, "repetitions must be between 2 and %d", LR_INGESTBENCH_MAXREPS);
-	snprintf(name, sizeof name, "labrun-bench-ingest-%ld", (long)getpid());
-	if ((rc = lr_bench_scratch(&dir, o->dir, name)))
-		return rc;
-	if ((rc = lr_path(file, sizeof file, "%s/responses.jsonl", dir)) ||
-	    (rc = lr_path(store, sizeof store, "%s/store", dir)) || (rc = write_responses(o, file, &j->bench)))
-		goto out;
-	progress = lr_progress_start("measured", "repetitions", o->reps);
-	for (rep = 0; !rc && rep < o->reps; rep++) {
-		lr_progress_update(progress, rep);
-		if (rep % 2 && (rc = labrun_pass(o, dir, store, file, rep, &j->bench)))
-			break;
-		if ((rc = python_pass(o, dir, file, rep, &j->bench)))
-			break;
-		if (!(rep % 2))
-			rc = labrun_pass(o, dir, store, file, rep, &j->bench);
-	}
-	lr_progress_update(progress, rep);
-	lr_progress_stop(&progress);
-	if (!rc)
-		rc = lr_bench_job_step(j);
-out:
-	lr_remove_tree(dir);
-	free(dir);
-	return rc;
+	return lr_bench_in_scratch(j, o->dir, "ingest", measure_in, opts);
 }
 
 static int bind(struct lr_run *run, const void *opts)

@@ -41,5 +41,5 @@ contains "$T/err" "invalid --scale '3'" "named"
 expect_exit 2 "a --dir that is not a directory is refused" "$LABRUN" bench store --scale 64 --dir "$PWD/nowhere"
 contains "$T/err" "--dir '$PWD/nowhere'" "named"
 expect_exit 2 "an unknown benchmark" "$LABRUN" bench storage
-contains "$T/err" "expected 'encoder', 'import', 'store', 'remote', 'collect' or 'ingest'" "lists them"
+contains "$T/err" "expected 'encoder', 'import', 'store', 'remote', 'collect', 'ingest' or 'scan'" "lists them"
 equals "$(q "SELECT count(*) FROM run")" "$runs" "refused benchmarks store nothing"

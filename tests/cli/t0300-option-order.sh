@@ -66,7 +66,7 @@ for cmd in init record list show cat sql fsck encode decode "bench encoder" "ben
 done
 ok "every option a synopsis names is explained in its help"
 expect_exit 2 "an unknown benchmark" "$LABRUN" bench frob
-contains "$T/err" "expected 'encoder', 'import', 'store', 'remote', 'collect' or 'ingest'" "names every benchmark, remote included"
+contains "$T/err" "expected 'encoder', 'import', 'store', 'remote', 'collect', 'ingest' or 'scan'" "names every benchmark, remote included"
 
 for c in "list --limit" "show 1 --tail" "report --format" "import --model qwen3-0.6b --tokens" \
 	"compare --run" "scan --internal" "archive --output"; do
