@@ -4,10 +4,12 @@
 
 #include <math.h>
 #include <sched.h>
+#include <sys/timerfd.h>
 
 #include <jansson.h>
 
 #include "base/child.h"
+#include "base/clock.h"
 #include "base/progress.h"
 #include "base/walk.h"
 #include "experiment/collectbench.h"
@@ -19,8 +21,8 @@
 
 extern const char lr_aiohttp_client_py[]; /* serving/aiohttp-client.py, embedded at build time */
 
-enum { LABRUN, PEER, CLIENTS };
-static const char *const clients[CLIENTS] = { "labrun", "python" };
+enum { LABRUN, PEER, CLIENTS, FLOOR = CLIENTS };
+static const char *const clients[CLIENTS + 1] = { "labrun", "python", "floor" };
 
 #define ARRIVAL_SEED "45" /* the Poisson draw's seed, the same for both clients */
 
@@ -84,16 +86,64 @@ static int write_cases(const struct lr_collectbench_opts *o, const char *path)
 	return 0;
 }
 
-/* The arrival times 'labrun collect --rate R --seed ARRIVAL_SEED' draws, for the peer: a line each, seconds. */
-static int write_arrivals(const struct lr_collectbench_opts *o, const char *path)
+/* The arrival times 'labrun collect --rate R --seed ARRIVAL_SEED' draws (malloc'd), or NULL: out of memory. */
+static struct lr_request *arrivals(const struct lr_collectbench_opts *o)
 {
 	struct lr_collect_opts co = { .rate = o->rate, .burstiness = 1, .has_seed = 1, .seed = atoi(ARRIVAL_SEED) };
 	struct lr_request *req = calloc((size_t)o->requests, sizeof *req);
+
+	if (req)
+		lr_arrivals(&co, req, (size_t)o->requests);
+	return req;
+}
+
+/*
+ * The floor under any client's send lag on this CPU now: this process, alone
+ * on the clients' CPU, sleeping on a timerfd to each arrival and taking how
+ * late it woke. A client's lag below it cannot be asked for.
+ */
+static int floor_pass(const struct lr_collectbench_opts *o, struct pass *p)
+{
+	struct lr_request *req = arrivals(o);
+	struct lr_values lag = { 0 };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), rc = 0;
+	double start = lr_monotonic_s();
+	uint64_t fired;
+
+	memset(p, 0, sizeof *p);
+	if (!req || fd < 0) {
+		free(req);
+		if (fd >= 0)
+			close(fd);
+		return req ? lr_error_set(LR_EIO, "cannot make a timer: %s", strerror(errno)) : LR_ENOMEM;
+	}
+	for (int64_t i = 0; i < o->requests && !rc; i++) {
+		double t = start + req[i].at_s;
+		struct itimerspec its = { .it_value = { (time_t)t, (long)((t - floor(t)) * 1e9) } };
+
+		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) ||
+		    (lr_monotonic_s() < t && read(fd, &fired, sizeof fired) < 0))
+			rc = lr_error_set(LR_EIO, "cannot sleep on a timer: %s", strerror(errno));
+		else
+			rc = lr_values_push(&lag, (lr_monotonic_s() - t) * 1e3);
+	}
+	if (!rc)
+		rc = lag_figures(&lag, o->requests, "floor", p->lag_s);
+	p->cpu_s = p->wall_s = p->pass_s = p->server_s = NAN;
+	free(lag.v);
+	free(req);
+	close(fd);
+	return rc;
+}
+
+/* The arrival times, for the peer: a line each, seconds. */
+static int write_arrivals(const struct lr_collectbench_opts *o, const char *path)
+{
+	struct lr_request *req = arrivals(o);
 	FILE *f;
 
 	if (!req)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	lr_arrivals(&co, req, (size_t)o->requests);
 	if (!(f = fopen(path, "w"))) {
 		free(req);
 		return lr_error_set(LR_EIO, "cannot write '%s': %s", path, strerror(errno));
@@ -316,6 +366,8 @@ static int add_pass(struct lr_bench *b, int concurrency, int client, int rep, co
 
 	snprintf(subject, sizeof subject, "concurrency %d", concurrency);
 	for (int f = 0; f < 7 && !rc; f++) {
+		if (isnan(v[f])) /* the floor has only its lag */
+			continue;
 		snprintf(variant, sizeof variant, "%s: %s", clients[client], figures[f]);
 		rc = lr_bench_add(b, subject, variant, rep, v[f], "s");
 	}
@@ -359,10 +411,13 @@ static int measure(void *opts, struct lr_bench_job *j)
 	progress = lr_progress_start("measured", "passes of every client", (int64_t)o->nlevels * o->reps);
 	for (i = 0; i < o->nlevels && !rc; i++) {
 		for (rep = 0; rep < o->reps && !rc; rep++, lr_progress_update(progress, (int64_t)i * o->reps + rep))
-			for (k = 0; k < CLIENTS && !rc; k++) {
-				int client = rep % 2 ? CLIENTS - 1 - k : k; /* alternate who goes first */
+			for (k = 0; k <= CLIENTS && !rc; k++) {
+				int client = k == CLIENTS ? FLOOR
+					     : rep % 2    ? CLIENTS - 1 - k
+							  : k; /* alternate who goes first */
 
-				if (!(rc = one_pass(o, &s, client, o->level[i], &p)))
+				if (!(rc = client == FLOOR ? floor_pass(o, &p)
+							   : one_pass(o, &s, client, o->level[i], &p)))
 					rc = add_pass(&j->bench, o->level[i], client, rep, &p);
 			}
 		if (!rc)

@@ -254,7 +254,7 @@ static const struct lr_column collect_cols[] = {
 	{ "lag_p99_ms", "lag p99 ms", LR_COL_NUMBER },
 	{ "lag_max_ms", "lag max ms", LR_COL_NUMBER },
 };
-static const char *const collect_rows[] = { "labrun", "python", NULL };
+static const char *const collect_rows[] = { "labrun", "python", "floor", NULL };
 
 /* A client's figures over its passes: CPU and the server's CPU per token streamed, requests over its own pass. */
 static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
@@ -320,6 +320,8 @@ static void collect_notes(struct lr_doc *d, const struct lr_run *run, const stru
 	note(d, "lag: a request's send time, as the client took it (labrun: handed to libcurl; python: its POST "
 		"begun), less its scheduled time; all at once, that is the wait for a free slot; p50, p99 and max "
 		"over a pass's requests, medians over the passes");
+	note(d, "floor: this process alone on the clients' CPU, sleeping on a timer to each arrival, between the "
+		"clients' passes: the lag no client on that CPU could beat at the time");
 }
 
 /* ---- ingest --------------------------------------------------------------------- */

@@ -24,16 +24,16 @@ equals "$(ls tmp | wc -l)" 0 "the scratch store and files are removed"
 id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" collect "benchmark = collect"
-# 2 levels x 2 clients x 7 figures x 3 repetitions
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id")" 84 "every pass's seven figures"
+# 2 levels x 3 repetitions x (2 clients x 7 figures + the floor's 3 lags)
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id")" 102 "every pass's seven figures, the floor's three"
 equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: server cpu' AND value > 0")" 12 \
 	"the server's CPU measured in every pass"
 equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0")" 12 \
 	"each client's own pass time in every pass"
 
 # all at once, the send lag is the wait for a slot: measured in every pass, never negative
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag max' AND subject = 'concurrency 4' AND value > 0")" 6 \
-	"the send lag measured in every pass at concurrency 4"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag max' AND subject = 'concurrency 4' AND value > 0")" 9 \
+	"the send lag measured in every pass at concurrency 4, the floor's too"
 equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag p50' AND value < 0")" 0 \
 	"no request is sent before its time"
 
@@ -42,7 +42,7 @@ contains "$T/out" "| 4 | python |" "the table again"
 contains "$T/out" "the null server writes 2 token chunk(s) at once" "with how it was measured"
 expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
 equals "$(jq -r '[.benchmark, .requests, (.levels | length), (.levels[0].cpu_us_per_token > 0)] | map(tostring) | join(" ")' \
-	"$T/out")" "collect 12 4 true" "read back"
+	"$T/out")" "collect 12 6 true" "read back (a row per client and the floor per level)"
 expect_exit 0 "audit verifies the benchmark's own run" "$LABRUN" audit --run "$id"
 
 runs=$(q "SELECT count(*) FROM run")
@@ -65,8 +65,8 @@ equals "$(q "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT key, val
 # a stream lasts at least 10 + 3 x 3 ms; the pass at least its last arrival, which is well past 0 at 200/s
 equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0.019")" 4 \
 	"each pass lasts at least one paced stream"
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag %' AND value >= 0")" 12 \
-	"both clients' send lags measured in every pass"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag %' AND value >= 0")" 18 \
+	"both clients' send lags and the timer's floor measured in every pass"
 expect_exit 2 "two pinned CPUs must differ" "$LABRUN" bench collect --cpus 0,0
 contains "$T/err" "invalid --cpus '0,0'" "named"
 expect_exit 2 "a negative gap is refused" "$LABRUN" bench collect --gap -1
