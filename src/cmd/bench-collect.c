@@ -2,6 +2,8 @@
 #include "config.h"
 #include "base/system.h"
 
+#include <sched.h>
+
 #include "base/error.h"
 #include "cmd/bench-int.h"
 #include "cmd/options.h"
@@ -10,7 +12,8 @@
 
 static const char usage[] =
 	"usage: labrun bench collect [--concurrency N,...] [--requests N] [--tokens N] [--reps N]\n"
-	"                            [--burst N] [--python PATH] [--dir DIR] [--json]\n"
+	"                            [--burst N] [--gap MS] [--ttft MS] [--rate R] [--cpus S,C]\n"
+	"                            [--python PATH] [--dir DIR] [--json]\n"
 	"\n"
 	"Time 'labrun collect', storing everything in a throwaway store as a user runs it,\n"
 	"beside a Python asyncio client of the kind vLLM's 'bench serve' is (aiohttp, one\n"
@@ -21,15 +24,45 @@ static const char usage[] =
 	"repetition); the first repetition of each is dropped. Prints each client's CPU time\n"
 	"(user + sys of its whole process, start-up included) per streamed token, the\n"
 	"request rate over its own pass, and the server's CPU in the same pass, so that a\n"
-	"figure taken with the server as the bottleneck shows. Measured, not modelled.\n"
+	"figure taken with the server as the bottleneck shows. With --gap or --ttft the\n"
+	"server paces its streams as an engine does instead: the first token --ttft ms\n"
+	"after the request, then one event a write every --gap ms. With --rate, requests\n"
+	"arrive as a Poisson process (the same times for both clients), --concurrency\n"
+	"capping those in flight. Each client's send lag (its send time less the scheduled\n"
+	"one) is shown as p50, p99 and max. Measured, not modelled.\n"
 	"Recorded as a run (kind bench). Small, to try it: labrun bench collect\n"
 	"--concurrency 1,4 --requests 12 --tokens 5 --reps 2.\n";
 
 struct collect_args {
 	struct lr_collectbench_opts o;
 	int json;
+	double gap_ms, ttft_ms;
+	const char *cpus;
 	char self[4096], peer[128];
 };
+
+/* --cpus SERVER,CLIENT: two different CPUs. */
+static int parse_cpus(struct collect_args *a)
+{
+	char *end;
+	long s, c;
+
+	a->o.cpu_server = a->o.cpu_client = -1;
+	if (!a->cpus)
+		return 0;
+	s = strtol(a->cpus, &end, 10);
+	if (end == a->cpus || *end != ',' || s < 0 || s >= CPU_SETSIZE)
+		goto bad;
+	c = strtol(end + 1, &end, 10);
+	if (*end || c < 0 || c >= CPU_SETSIZE || c == s || end == a->cpus)
+		goto bad;
+	a->o.cpu_server = (int)s;
+	a->o.cpu_client = (int)c;
+	return 0;
+bad:
+	return cmd_usage_error("bench", "invalid --cpus '%s': the server's CPU and the clients', two numbers, e.g. 1,0",
+			       a->cpus);
+}
 
 /* --concurrency: repeatable, each a comma-separated list of levels. */
 static int parse_levels(struct collect_args *a, const struct lr_strlist *given)
@@ -69,6 +102,13 @@ static int parse(struct collect_args *a, const struct lr_global *g, int argc, ch
 			"passes of each client a level, the first dropped (default 5)"),
 		CMD_INT(0, "burst", &a->o.burst, 1, LR_NULLSERVER_MAXBURST, "N",
 			"token chunks the null server writes at once (default 16; 1: a\nwrite a token, which makes the server the bottleneck)"),
+		CMD_REAL(0, "gap", &a->gap_ms, "MS",
+			 "pace the server: ms between a stream's tokens (default 0: unpaced)"),
+		CMD_REAL(0, "ttft", &a->ttft_ms, "MS",
+			 "pace the server: ms from a request to its first token (default 0)"),
+		CMD_REAL(0, "rate", &a->o.rate, "R", "requests per second, Poisson arrivals (default 0: all at once)"),
+		CMD_STRING(0, "cpus", &a->cpus, "S,C",
+			   "pin the server to CPU S and the clients to CPU C (default: no pinning)"),
 		CMD_NONEMPTY(
 			0, "python", &a->o.python, "PATH",
 			"the peer's interpreter, which must have aiohttp\n(default /usr/bin/python3, where Debian's python3-aiohttp is)"),
@@ -88,9 +128,13 @@ static int parse(struct collect_args *a, const struct lr_global *g, int argc, ch
 	a->o.python = "/usr/bin/python3";
 	a->o.argv = g->argv;
 	a->o.envp = environ;
-	if (!(rc = cmd_parse_options(&p, opts, argc, argv, &first)))
-		rc = parse_levels(a, &levels);
+	if (!(rc = cmd_parse_options(&p, opts, argc, argv, &first)) && !(rc = parse_levels(a, &levels)) &&
+	    !(rc = parse_cpus(a)) &&
+	    !(a->gap_ms >= 0 && a->ttft_ms >= 0 && a->o.rate >= 0 && a->gap_ms <= 60000 && a->ttft_ms <= 60000))
+		rc = cmd_usage_error("bench", "--gap and --ttft from 0 to 60000 ms, and --rate >= 0");
 	lr_strlist_release(&levels);
+	a->o.gap_s = a->gap_ms / 1e3;
+	a->o.ttft_s = a->ttft_ms / 1e3;
 	a->o.self = a->self;
 	return rc ? rc : cmd_bench_dirs(&a->o.dir, "", a->self, sizeof a->self);
 }

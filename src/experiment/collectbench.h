@@ -25,6 +25,9 @@ struct lr_collectbench_opts {
 	int level[LR_COLLECTBENCH_LEVELS], nlevels; /* the concurrency levels */
 	int64_t requests, tokens;                   /* per pass; tokens streamed per request */
 	int reps, burst;                            /* the null server's chunks a write */
+	double gap_s, ttft_s;                       /* paced server (either above 0): between tokens, to the first */
+	double rate;                                /* requests per second, Poisson arrivals; 0: all at once */
+	int cpu_server, cpu_client;                 /* pinned to these CPUs; -1: not pinned */
 	const char *dir, *self, *python; /* the scratch directory; labrun's executable; the peer's interpreter */
 	const char *peer;                /* what the peer is, from lr_collectbench_check_peer */
 	char *const *argv, *const *envp;
@@ -41,9 +44,13 @@ LR_MUST_CHECK int lr_collectbench_check_peer(const struct lr_collectbench_opts *
  * Every level, every repetition; a pass that did not stream every token
  * fails the benchmark. Its samples (benchjob.h), subject the level
  * ("concurrency 16"), variant "CLIENT: FIGURE" (CLIENT labrun or python;
- * FIGURE cpu, wall, pass or server cpu: the client process's user + sys
- * time, its wall time, its own pass time, the null server's user + sys time
- * in that pass), at every repetition, in seconds; a step after each level.
+ * FIGURE cpu, wall, pass, server cpu, lag p50, lag p99 or lag max: the
+ * client process's user + sys time, its wall time, its own pass time, the
+ * null server's user + sys time in that pass, and the send lag's
+ * percentiles over the pass's requests (each request's send time, as the
+ * client itself took it, less its scheduled time; labrun's from its store,
+ * the peer's from its own summary)), at every repetition, in seconds; a step
+ * after each level.
  */
 extern const struct lr_bench_ops lr_collectbench_ops;
 

@@ -250,14 +250,18 @@ static const struct lr_column collect_cols[] = {
 	{ "server_us_per_token", "server CPU us/token", LR_COL_NUMBER },
 	{ "server_busy", "server busy", LR_COL_NUMBER },
 	{ "x_peer_cpu", "x python CPU", LR_COL_NUMBER },
+	{ "lag_p50_ms", "lag p50 ms", LR_COL_NUMBER },
+	{ "lag_p99_ms", "lag p99 ms", LR_COL_NUMBER },
+	{ "lag_max_ms", "lag max ms", LR_COL_NUMBER },
 };
-static const char *const collect_rows[] = { "labrun", "python", NULL };
+static const char *const collect_rows[] = { "labrun", "python", "floor", NULL };
 
 /* A client's figures over its passes: CPU and the server's CPU per token streamed, requests over its own pass. */
 static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
 {
 	const double requests = setnum(r->run, "requests"), per_token = 1e6 / (requests * setnum(r->run, "tokens"));
-	char cpu[64], pass[64], server[64];
+	static const char *const lags[3] = { "lag p50", "lag p99", "lag max" };
+	char cpu[64], pass[64], server[64], lag[64];
 
 	snprintf(cpu, sizeof cpu, "%s: cpu", r->variant);
 	snprintf(pass, sizeof pass, "%s: pass", r->variant);
@@ -272,6 +276,10 @@ static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
 		cell(t, ratio(r, "labrun: cpu", "python: cpu", NULL, 1), 3);
 	else
 		lr_table_none(t);
+	for (int k = 0; k < 3; k++) { /* a run stored before the send lag was measured has none */
+		snprintf(lag, sizeof lag, "%s: %s", r->variant, lags[k]);
+		cell(t, med(r, lag, "s") * 1e3, 3);
+	}
 }
 
 static void collect_head(struct lr_doc *d, const struct lr_run *run)
@@ -280,7 +288,21 @@ static void collect_head(struct lr_doc *d, const struct lr_run *run)
 	    "labrun bench collect: %s requests of %s tokens a pass, %s passes of each client a level (first "
 	    "dropped), alternated;",
 	    set(run, "requests"), set(run, "tokens"), set(run, "reps"));
-	say(d, "the null server writes %s token chunk(s) at once", set(run, "burst"));
+	if (setnum(run, "gap_ms") > 0 || setnum(run, "ttft_ms") > 0)
+		say(d,
+		    "the null server paces its streams: first token %s ms after the request, then one event a write "
+		    "every %s ms",
+		    set(run, "ttft_ms"), set(run, "gap_ms"));
+	else
+		say(d, "the null server writes %s token chunk(s) at once", set(run, "burst"));
+	if (setnum(run, "rate") > 0)
+		say(d,
+		    "arrivals: Poisson, %s requests/s, the same times for both clients, the level capping those in "
+		    "flight",
+		    set(run, "rate"));
+	if (strcmp(set(run, "cpus"), "none") && strcmp(set(run, "cpus"), "?"))
+		say(d, "pinned: the server to CPU %.*s, the clients to CPU %s", (int)strcspn(set(run, "cpus"), ","),
+		    set(run, "cpus"), strchr(set(run, "cpus"), ',') ? strchr(set(run, "cpus"), ',') + 1 : "?");
 	say(d,
 	    "labrun: 'labrun collect', storing everything; python: %s (%s), asyncio, writing the same responses "
 	    "to a file",
@@ -295,6 +317,11 @@ static void collect_notes(struct lr_doc *d, const struct lr_run *run, const stru
 		"requests/s over the client's own pass");
 	note(d, "server: the null server's CPU in the same pass (busy: over the pass time; below 1, it was not the "
 		"bottleneck); medians, measured");
+	note(d, "lag: a request's send time, as the client took it (labrun: handed to libcurl; python: its POST "
+		"begun), less its scheduled time; all at once, that is the wait for a free slot; p50, p99 and max "
+		"over a pass's requests, medians over the passes");
+	note(d, "floor: this process alone on the clients' CPU, sleeping on a timer to each arrival, between the "
+		"clients' passes: the lag no client on that CPU could beat at the time");
 }
 
 /* ---- ingest --------------------------------------------------------------------- */

@@ -4,6 +4,9 @@
 
 #include <math.h>
 
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/error.h"
@@ -12,8 +15,9 @@
 #include "serving/client.h"
 #include "serving/curl.h"
 
-#define LR_ERROR_BODY 512 /* bytes of an HTTP error's body kept for its failure */
-#define LR_POLL_MS    100 /* the longest wait, so a cancel is seen soon */
+#define LR_ERROR_BODY 512  /* bytes of an HTTP error's body kept for its failure */
+#define LR_POLL_MS    100  /* the longest wait, so a cancel is seen soon */
+#define LR_STALL_SCAN 0.01 /* seconds between two looks for stalled streams */
 
 struct transfer {
 	CURL *easy;
@@ -35,6 +39,12 @@ struct pass {
 	struct lr_sampler *sampler; /* or NULL */
 	double start;
 	int inflight;
+	int epfd;           /* libcurl's sockets (on_socket) and the timer */
+	int timer;          /* a timerfd that wakes the loop at the next arrival */
+	double armed_s;     /* the arrival the timer is set for (pass seconds), -1: none */
+	double curl_due;    /* when libcurl wants its timeouts run, lr_monotonic_s's clock; -1: never */
+	double stall_check; /* when stalled streams are next looked for, lr_monotonic_s's clock */
+	size_t first;       /* the transfers before it have all ended */
 };
 
 static int on_event(void *arg, const char *data, size_t len)
@@ -256,14 +266,130 @@ static void cancel_all(struct pass *p, struct transfer *ts, size_t n)
 		}
 }
 
+/* libcurl's sockets in the pass's epoll set, as it asks (CURLMOPT_SOCKETFUNCTION). */
+static int on_socket(CURL *easy, curl_socket_t fd, int what, void *arg, void *sockp)
+{
+	struct pass *p = arg;
+	struct epoll_event ev = { .events = 0, .data.fd = fd };
+
+	(void)easy, (void)sockp;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, fd, &ev) && errno == ENOENT)
+		return epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) ? -1 : 0;
+	return 0;
+}
+
+/* When libcurl wants its own timeouts run (CURLMOPT_TIMERFUNCTION); ms -1: none. */
+static int on_timeout(CURLM *multi, long ms, void *arg)
+{
+	struct pass *p = arg;
+
+	(void)multi;
+	p->curl_due = ms < 0 ? -1 : lr_monotonic_s() + (double)ms / 1e3;
+	return 0;
+}
+
+/* libcurl's timeouts, when they are due: 0, or 1 when libcurl failed. */
+static int run_timeouts(struct pass *p)
+{
+	int running;
+
+	if (p->curl_due < 0 || lr_monotonic_s() < p->curl_due)
+		return 0;
+	p->curl_due = -1; /* on_timeout sets the next */
+	return curl_multi_socket_action(p->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK;
+}
+
+/*
+ * Wait up to wait_ms for libcurl's sockets, and until the pass's second at_s
+ * when it is not negative: that deadline by the timerfd, since epoll's
+ * timeout counts whole milliseconds and a send would be up to a millisecond
+ * late. Then hand each ready socket to libcurl: only the transfers that have
+ * bytes run (curl_multi_perform would look at every transfer in flight),
+ * until the arrival is due. 0, or 1 when libcurl failed.
+ */
+static int wait_and_run(struct pass *p, double at_s, double wait_ms)
+{
+	struct epoll_event ev[64];
+	int n, running, failed = 0;
+	uint64_t fired;
+
+	if (at_s >= 0 && at_s != p->armed_s) {
+		double t = p->start + at_s;
+		struct itimerspec its = { .it_value = { (time_t)t, (long)((t - floor(t)) * 1e9) } };
+
+		its.it_value.tv_nsec += !its.it_value.tv_sec && !its.it_value.tv_nsec; /* zero would disarm it */
+		p->armed_s = timerfd_settime(p->timer, TFD_TIMER_ABSTIME, &its, NULL) ? -1 : at_s;
+	}
+	n = epoll_wait(p->epfd, ev, 64, (int)ceil(wait_ms) + (at_s >= 0)); /* the timer wakes it first */
+	for (int i = 0; i < n; i++) {
+		int fd = ev[i].data.fd, mask = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+					       (ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+					       (ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+
+		if (fd == p->timer) {
+			p->armed_s = read(p->timer, &fired, sizeof fired) < 0 ? p->armed_s : -1;
+			continue;
+		}
+		failed |= curl_multi_socket_action(p->multi, fd, mask, &running) != CURLM_OK;
+		if (at_s >= 0 && lr_monotonic_s() - p->start >= at_s)
+			break; /* an arrival is due: the sockets left stay ready for the next wait */
+	}
+	return failed | run_timeouts(p);
+}
+
+/* The pass's multi handle driven through epoll and a timer: 0, or an error. */
+static int pass_open(struct pass *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!(p->multi = curl_multi_init()))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((p->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (p->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
+	    (ev.data.fd = p->timer, epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->timer, &ev)))
+		return lr_error_set(LR_EIO, "cannot start the HTTP client's loop: %s", strerror(errno));
+	curl_multi_setopt(p->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(p->multi, CURLMOPT_SOCKETDATA, p);
+	curl_multi_setopt(p->multi, CURLMOPT_TIMERFUNCTION, on_timeout);
+	curl_multi_setopt(p->multi, CURLMOPT_TIMERDATA, p);
+	return 0;
+}
+
+static void pass_close(struct pass *p)
+{
+	if (p->multi)
+		curl_multi_cleanup(p->multi);
+	if (p->timer >= 0)
+		close(p->timer);
+	if (p->epfd >= 0)
+		close(p->epfd);
+}
+
+/* What is left to do after the sockets ran: ended transfers taken, stalled ones ended (every LR_STALL_SCAN). */
+static void tidy(struct pass *p, struct transfer *ts, size_t next)
+{
+	reap(p);
+	while (p->first < next && !ts[p->first].easy)
+		p->first++;
+	if (lr_monotonic_s() >= p->stall_check) {
+		end_stalled(p, ts + p->first, next - p->first);
+		p->stall_check = lr_monotonic_s() + LR_STALL_SCAN;
+	}
+}
+
 int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, size_t n, struct lr_result *res,
 		  double *startp, int *cancelled)
 {
 	struct transfer *ts = calloc(n ? n : 1, sizeof *ts);
-	struct pass p = { o, NULL, NULL, 0, 0 };
+	struct pass p = { .o = o, .epfd = -1, .timer = -1, .armed_s = -1, .curl_due = -1 };
 	struct lr_progress *progress;
 	size_t next = 0;
-	int rc = 0, running = 0;
+	int rc = 0;
 
 	*cancelled = 0;
 	memset(res, 0, n * sizeof *res);
@@ -271,20 +397,22 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 		lr_stream_init(&res[i].s);
 	if (!ts)
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = lr_curl_load()) || !(p.multi = curl_multi_init())) {
+	if ((rc = lr_curl_load()) || (rc = pass_open(&p))) {
+		pass_close(&p);
 		free(ts);
-		return rc ? rc : lr_error_set(LR_ENOMEM, "out of memory");
+		return rc;
 	}
 	*startp = p.start = lr_monotonic_s();
 	if (o->metrics_url && (rc = lr_sampler_start(&p.sampler, p.multi, o->metrics_url, o->gauge_running,
 						     o->gauge_waiting, o->sample_s, p.start))) {
-		curl_multi_cleanup(p.multi);
+		pass_close(&p);
 		free(ts);
 		return rc;
 	}
 	progress = lr_progress_start("ended", "requests", (int64_t)n);
 	while (!rc && (next < n || p.inflight)) {
 		double now = lr_monotonic_s() - p.start, wait_ms = LR_POLL_MS;
+		int arrival;
 
 		if (o->cancel && atomic_load(o->cancel)) {
 			*cancelled = 1;
@@ -296,19 +424,21 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 			rc = start(&p, &ts[next], &req[next], &res[next]);
 			next++;
 		}
-		if (rc || curl_multi_perform(p.multi, &running) != CURLM_OK) {
+		if (rc || run_timeouts(&p)) { /* a request just added is started in its timeout */
 			rc = rc ? rc : lr_error_set(LR_EIO, "the HTTP client failed");
 			break;
 		}
-		reap(&p);
-		end_stalled(&p, ts, next);
-		lr_progress_update(progress, (int64_t)(next - (size_t)p.inflight));
+		tidy(&p, ts, next);
 		if (p.sampler)
 			wait_ms = fmin(wait_ms, lr_sampler_wait(p.sampler, lr_monotonic_s()) * 1e3);
-		if (next < n && p.inflight < o->concurrency) /* sleep no longer than the next arrival */
+		if (p.curl_due >= 0)
+			wait_ms = fmin(wait_ms, fmax(0, (p.curl_due - lr_monotonic_s()) * 1e3));
+		if ((arrival = next < n && p.inflight < o->concurrency)) /* sleep no longer than the next arrival */
 			wait_ms = fmin(wait_ms, fmax(0, (req[next].at_s - (lr_monotonic_s() - p.start)) * 1e3));
-		if (next < n || p.inflight)
-			curl_multi_poll(p.multi, NULL, 0, (int)ceil(wait_ms), NULL);
+		if ((next < n || p.inflight) && wait_and_run(&p, arrival ? req[next].at_s : -1, wait_ms))
+			rc = lr_error_set(LR_EIO, "the HTTP client failed");
+		tidy(&p, ts, next);
+		lr_progress_update(progress, (int64_t)(next - (size_t)p.inflight));
 	}
 	lr_progress_stop(&progress);
 	cancel_all(&p, ts, next);
@@ -317,7 +447,7 @@ int lr_client_run(const struct lr_client_opts *o, const struct lr_request *req, 
 	for (size_t i = next; i < n; i++)
 		snprintf(res[i].s.failure, sizeof res[i].s.failure, "not sent: %s",
 			 rc ? "the client failed" : "cancelled");
-	curl_multi_cleanup(p.multi);
+	pass_close(&p);
 	free(ts);
 	return rc;
 }

@@ -2,10 +2,11 @@
 #define LR_SERVING_CLIENT_H
 
 /*
- * An HTTP client for OpenAI-compatible servers on libcurl's multi
- * interface: one thread, waiting in curl_multi_poll (never a busy loop),
- * with at most 'concurrency' requests in flight, each sent at its arrival
- * time. Every request ends as a result: a streamed completion, or a named
+ * An HTTP client for OpenAI-compatible servers on libcurl's multi_socket
+ * interface: one thread, waiting in epoll (never a busy loop), libcurl
+ * running only the transfers whose sockets are ready, with at most
+ * 'concurrency' requests in flight, each sent at its arrival time (a
+ * timerfd wakes the loop for it, to the microsecond). Every request ends as a result: a streamed completion, or a named
  * failure (refused, timed out, stalled, an HTTP error, a malformed or cut
  * stream, invalid UTF-8, an oversized event, cancelled). Nothing here
  * touches the store.

@@ -24,7 +24,4 @@ void lr_cases_release(struct lr_cases *c);
 /* The JSON body of case c's request, as vLLM's and llama.cpp's OpenAI-compatible servers take it (malloc'd; NULL: out of memory). */
 char *lr_case_body(const struct lr_collect_opts *o, json_t *c);
 
-/* Arrival times as vLLM's bench serve draws them, into req[0..n).at_s. */
-void lr_arrivals(const struct lr_collect_opts *o, struct lr_request *req, size_t n);
-
 #endif

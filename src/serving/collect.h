@@ -74,4 +74,8 @@ LR_MUST_CHECK int lr_collect(struct lr_store *st, int64_t run, int cond, const s
 LR_MUST_CHECK int lr_collect_file(const struct lr_collect_opts *o, const char *out, const char *pass,
 				  const char *metrics, FILE *log, struct lr_collect_result *res);
 
+/* Arrival times as vLLM's bench serve draws them, into req[0..n).at_s ('labrun bench collect' gives its peer the same). */
+struct lr_request;
+void lr_arrivals(const struct lr_collect_opts *o, struct lr_request *req, size_t n);
+
 #endif

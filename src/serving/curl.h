@@ -20,7 +20,7 @@
 	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_cleanup) \
 	X(curl_easy_strerror) X(curl_easy_perform) X(curl_multi_init) X(curl_multi_add_handle) X(curl_multi_remove_handle) \
 	X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup) \
-	X(curl_multi_strerror) X(curl_slist_append) X(curl_slist_free_all)
+	X(curl_multi_strerror) X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_setopt) X(curl_multi_socket_action)
 /* clang-format on */
 
 /*
@@ -32,6 +32,7 @@ LR_DYNLIB_DECLARE(lr_curl, lr_curl_load, LR_CURL_FUNCS)
 /* curl.h's three-argument checks are function-like macros of the same names */
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
+#undef curl_multi_setopt
 
 #ifndef LR_CURL_LOADER /* curl.c names the functions themselves */
 #define curl_global_init         lr_curl.curl_global_init
@@ -51,6 +52,8 @@ LR_DYNLIB_DECLARE(lr_curl, lr_curl_load, LR_CURL_FUNCS)
 #define curl_multi_strerror      lr_curl.curl_multi_strerror
 #define curl_slist_append        lr_curl.curl_slist_append
 #define curl_slist_free_all      lr_curl.curl_slist_free_all
+#define curl_multi_setopt        lr_curl.curl_multi_setopt
+#define curl_multi_socket_action lr_curl.curl_multi_socket_action
 #endif
 
 #endif

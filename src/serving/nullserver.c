@@ -8,11 +8,15 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <jansson.h>
 
+#include "base/list.h"
 #include "serving/nullserver.h"
 
 #define REQUEST_MAX (16 * 1024) /* the benchmark's request bodies are well under 1 KiB */
@@ -25,13 +29,19 @@ struct conn {
 	enum phase phase;
 	int64_t id, left, tokens, prompt; /* the request's number, tokens still to send, asked, prompt size */
 	size_t inlen, outlen, outoff;
+	int64_t due_ns; /* paced: when its next token is written, CLOCK_MONOTONIC */
+	int queued;     /* paced: waiting in the server's heap for due_ns */
+	int dead;       /* closed while queued: freed when it leaves the heap */
 	char in[REQUEST_MAX];
 	char out[LR_NULLSERVER_MAXBURST * 512];
 };
 
 struct server {
-	int epfd, burst;
+	int epfd, burst, tfd; /* tfd: the pacing timer, or -1 unpaced */
 	int64_t requests, tokens, next_id;
+	int64_t gap_ns, ttft_ns, armed_ns; /* armed_ns: when the timer fires, 0 when it is not armed */
+	struct conn **heap;                /* paced streams by due_ns, earliest first */
+	size_t nheap, cap;
 };
 
 static volatile sig_atomic_t stopping;
@@ -46,7 +56,51 @@ static void conn_close(struct server *s, struct conn *c)
 {
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	free(c);
+	if (c->queued)
+		c->dead = 1; /* the heap frees it */
+	else
+		free(c);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Queue a paced stream for its due time (a binary heap on due_ns). */
+static void heap_push(struct server *s, struct conn *c)
+{
+	size_t i = s->nheap;
+
+	if (LR_ALLOC_GROW(s->heap, s->nheap + 1, s->cap))
+		_exit(1);
+	s->nheap++;
+	for (; i && s->heap[(i - 1) / 2]->due_ns > c->due_ns; i = (i - 1) / 2)
+		s->heap[i] = s->heap[(i - 1) / 2];
+	s->heap[i] = c;
+	c->queued = 1;
+}
+
+static struct conn *heap_pop(struct server *s)
+{
+	struct conn *top = s->heap[0], *last = s->heap[--s->nheap];
+	size_t i = 0, k;
+
+	while ((k = 2 * i + 1) < s->nheap) {
+		if (k + 1 < s->nheap && s->heap[k + 1]->due_ns < s->heap[k]->due_ns)
+			k++;
+		if (s->heap[k]->due_ns >= last->due_ns)
+			break;
+		s->heap[i] = s->heap[k];
+		i = k;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	top->queued = 0;
+	return top;
 }
 
 static void conn_wait(struct server *s, struct conn *c, uint32_t events)
@@ -202,11 +256,98 @@ static int flush(struct conn *c)
 	return 1;
 }
 
+/* A request was taken: a paced stream waits for its first token's time, anything else is written at once. */
+static int started(struct server *s, struct conn *c)
+{
+	if (!flush(c))
+		return 0;
+	if (s->tfd < 0 || c->phase != TOKENS) {
+		conn_wait(s, c, EPOLLOUT); /* streams advance a chunk a turn; a fixed response ends there */
+		return 1;
+	}
+	c->due_ns = now_ns() + s->ttft_ns;
+	heap_push(s, c);
+	conn_wait(s, c, c->outoff < c->outlen ? EPOLLOUT : 0);
+	return 1;
+}
+
+/* A response ended and is written: the next request if one is here, else wait for one. */
+static void next_request(struct server *s, struct conn *c)
+{
+	if (c->inlen && take_request(s, c)) {
+		if (!started(s, c))
+			conn_close(s, c);
+	} else {
+		conn_wait(s, c, EPOLLIN);
+	}
+}
+
+/* A paced stream's due time: its next token (the last with the usage chunk and [DONE]) in one write. */
+static void tick(struct server *s, struct conn *c)
+{
+	if (c->dead) {
+		free(c);
+		return;
+	}
+	if (c->outoff == c->outlen) {
+		c->outlen = c->outoff = 0;
+		next_chunk(s, c);
+		while (c->phase == USAGE || c->phase == DONE)
+			next_chunk(s, c);
+	}
+	if (!flush(c)) {
+		conn_close(s, c);
+		return;
+	}
+	if (c->phase != READING) { /* the schedule is fixed: a late write does not move the next */
+		c->due_ns = c->outoff < c->outlen && !s->gap_ns ? now_ns() + 1000000 : c->due_ns + s->gap_ns;
+		heap_push(s, c);
+	}
+	if (c->outoff < c->outlen)
+		conn_wait(s, c, EPOLLOUT); /* the client is behind: written when it reads */
+	else if (c->phase == READING)
+		next_request(s, c);
+}
+
+/* Every paced stream that is due, then the timer armed for the next. */
+static void run_due(struct server *s)
+{
+	struct itimerspec its = { 0 };
+	int64_t now;
+
+	if (!s->nheap)
+		return;
+	now = now_ns();
+	while (s->nheap && s->heap[0]->due_ns <= now)
+		tick(s, heap_pop(s));
+	if (!s->nheap || s->heap[0]->due_ns == s->armed_ns)
+		return;
+	s->armed_ns = s->heap[0]->due_ns;
+	its.it_value.tv_sec = (time_t)(s->armed_ns / 1000000000);
+	its.it_value.tv_nsec = (long)(s->armed_ns % 1000000000);
+	if (timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		_exit(1);
+}
+
 /* A connection's turn: one chunk written while it streams, else its bytes read and a request taken. */
 static void turn(struct server *s, struct conn *c, uint32_t events)
 {
 	if (events & (EPOLLERR | EPOLLHUP))
 		goto close;
+	if (s->tfd >= 0 && (c->phase == TOKENS || c->phase == USAGE || c->phase == DONE)) {
+		if (!flush(c)) /* paced: only what a late tick left is written here */
+			goto close;
+		if (c->outoff == c->outlen)
+			conn_wait(s, c, 0);
+		return;
+	}
+	if (s->tfd >= 0 && c->phase == READING && c->outoff < c->outlen) {
+		if (!flush(c))
+			goto close;
+		if (c->outoff == c->outlen)
+			next_request(s, c);
+		return;
+	}
 	if (c->phase != READING || c->outoff < c->outlen) {
 		if (c->outoff == c->outlen)
 			next_chunks(s, c);
@@ -228,9 +369,8 @@ static void turn(struct server *s, struct conn *c, uint32_t events)
 			break;
 	}
 	if (take_request(s, c)) {
-		if (!flush(c))
+		if (!started(s, c))
 			goto close;
-		conn_wait(s, c, EPOLLOUT); /* streams advance a chunk a turn; a fixed response ends there */
 	} else if (c->inlen == sizeof c->in) {
 		goto close;
 	}
@@ -260,12 +400,42 @@ static void accept_all(struct server *s, int lfd)
 	}
 }
 
+/* Pin the calling process to 'cpu' (-1: leave it); 0, or an errno value. */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set) ? errno : 0;
+}
+
+/* The pacing timer in the loop 'epfd' (data.ptr its own fd's address), or -1 unpaced. */
+static int pacing_timer(struct server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->tfd };
+
+	if (!s->gap_ns && !s->ttft_ns)
+		return -1;
+	if ((s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tfd, &ev))
+		_exit(1);
+	return s->tfd;
+}
+
 /* The child: serve until SIGTERM, then report the counts on 'report'. */
-static void serve(int lfd, int report, int burst)
+static void serve(int lfd, int report, const struct lr_nullserver_opts *o)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL }, evs[512];
 	struct sigaction sa;
-	struct server s = { .burst = burst };
+	struct server s = { .burst = o->burst < 1                        ? 1
+				     : o->burst > LR_NULLSERVER_MAXBURST ? LR_NULLSERVER_MAXBURST
+									 : o->burst,
+			    .gap_ns = o->gap_s > 0 ? (int64_t)(o->gap_s * 1e9) : 0,
+			    .ttft_ns = o->ttft_s > 0 ? (int64_t)(o->ttft_s * 1e9) : 0 };
+	uint64_t fired;
 	sigset_t block, wait_mask;
 	int64_t counts[2];
 	int i, n;
@@ -279,8 +449,9 @@ static void serve(int lfd, int report, int burst)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN); /* Ctrl-C reaches the benchmark, which stops this */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if ((s.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 || epoll_ctl(s.epfd, EPOLL_CTL_ADD, lfd, &ev))
+	if (pin(o->cpu) || (s.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 || epoll_ctl(s.epfd, EPOLL_CTL_ADD, lfd, &ev))
 		_exit(1);
+	s.tfd = pacing_timer(&s);
 	while (!stopping) {
 		if ((n = epoll_pwait(s.epfd, evs, 512, -1, &wait_mask)) < 0) {
 			if (errno == EINTR)
@@ -290,16 +461,19 @@ static void serve(int lfd, int report, int burst)
 		for (i = 0; i < n; i++) {
 			if (!evs[i].data.ptr)
 				accept_all(&s, lfd);
+			else if (evs[i].data.ptr == &s.tfd)
+				s.armed_ns = read(s.tfd, &fired, sizeof fired) < 0 ? s.armed_ns : 0;
 			else
 				turn(&s, evs[i].data.ptr, evs[i].events);
 		}
+		run_due(&s);
 	}
 	counts[0] = s.requests;
 	counts[1] = s.tokens;
 	_exit(write(report, counts, sizeof counts) == (ssize_t)sizeof counts ? 0 : 1);
 }
 
-int lr_nullserver_start(struct lr_nullserver *s, int burst)
+int lr_nullserver_start(struct lr_nullserver *s, const struct lr_nullserver_opts *o)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t alen = sizeof a;
@@ -327,7 +501,7 @@ int lr_nullserver_start(struct lr_nullserver *s, int burst)
 	}
 	if (s->pid == 0) {
 		close(p[0]);
-		serve(lfd, p[1], burst < 1 ? 1 : burst > LR_NULLSERVER_MAXBURST ? LR_NULLSERVER_MAXBURST : burst);
+		serve(lfd, p[1], o);
 	}
 	close(lfd);
 	close(p[1]);

@@ -13,6 +13,12 @@
  * its own and can be shown beside the client's: a client's figure counts only
  * when the server was not the bottleneck. Only for the benchmark's own
  * clients: one epoll loop, HTTP/1.1 keep-alive, requests of up to 64 KiB.
+ *
+ * Paced (gap_s or ttft_s above 0), it streams as an engine does instead: the
+ * first token ttft_s after the request came, then one event a write every
+ * gap_s on a fixed schedule (a late write does not move the next), the last
+ * token's write carrying the usage chunk and [DONE]; its timer is a timerfd,
+ * so the pacing is not rounded to milliseconds.
  */
 
 #include <stdint.h>
@@ -33,8 +39,14 @@ struct lr_nullserver_stats {
 
 #define LR_NULLSERVER_MAXBURST 64
 
-/* Listen on an ephemeral loopback port and serve in a child process, 'burst' chunks a write (1-64). */
-LR_MUST_CHECK int lr_nullserver_start(struct lr_nullserver *s, int burst);
+struct lr_nullserver_opts {
+	int burst;            /* unpaced: chunks a write, 1-64 */
+	double gap_s, ttft_s; /* paced when either is above 0: between tokens, before the first */
+	int cpu;              /* the CPU it is pinned to; -1: none */
+};
+
+/* Listen on an ephemeral loopback port and serve in a child process, as 'o' says. */
+LR_MUST_CHECK int lr_nullserver_start(struct lr_nullserver *s, const struct lr_nullserver_opts *o);
 
 /* Stop it (SIGTERM), wait for it and say what it served and what it cost. */
 LR_MUST_CHECK int lr_nullserver_stop(struct lr_nullserver *s, struct lr_nullserver_stats *out);
