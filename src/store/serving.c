@@ -78,6 +78,7 @@ struct lr_set_writer {
 	struct lr_store *st;
 	int64_t run, id, cases;
 	sqlite3_stmt *ins;
+	int tokens_at, text_at; /* the parameters bound in place */
 };
 
 int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
@@ -125,6 +126,8 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	db_bind_text(s, ":source", source);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
+	w->tokens_at = sqlite3_bind_parameter_index(w->ins, ":tokens");
+	w->text_at = sqlite3_bind_parameter_index(w->ins, ":text");
 	*out = w;
 	return 0;
 rollback:
@@ -138,12 +141,17 @@ int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
 {
 	sqlite3_stmt *s = w->ins;
 
+	/*
+	 * The row's bulk, its text and tokens, bound where it lies (the caller's
+	 * buffers outlive the step): copying a kilobyte or two a row into SQLite
+	 * before it copies them again into the page was needless.
+	 */
 	db_bind_int(s, ":set", w->id);
 	db_bind_text(s, ":case", r->case_id);
 	db_bind_int(s, ":line", r->line);
-	db_bind_text(s, ":tokens", r->tokens);
+	sqlite3_bind_text(s, w->tokens_at, r->tokens, -1, SQLITE_STATIC);
 	db_bind_int(s, ":ntokens", r->ntokens);
-	sqlite3_bind_text(s, sqlite3_bind_parameter_index(s, ":text"), r->text, (int)r->text_len, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, w->text_at, r->text, (int)r->text_len, SQLITE_STATIC);
 	db_bind_text(s, ":finish", r->finish_reason);
 	if (!isnan(r->latency_ms))
 		db_bind_real(s, ":latency", r->latency_ms);
