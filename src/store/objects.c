@@ -181,15 +181,6 @@ int lr_objw_map(struct lr_objw *w, const char **p, size_t *n)
 		return rc;
 	if (!w->size)
 		return 0;
-#ifdef SYNC_FILE_RANGE_WRITE
-	/*
-	 * Start writing the bytes back now, without waiting: the caller reads
-	 * the map for a while before it commits, and the commit's fsync then
-	 * finds them written instead of writing them all itself (durability is
-	 * the fsync's, unchanged). Only a hint: its failure is the fsync's to see.
-	 */
-	(void)sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
 	if ((uint64_t)w->size > SIZE_MAX)
 		return lr_error_set(LR_ENOMEM, "'%s' is too large to map", w->tmp_path);
 	m = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, w->fd, 0);
