@@ -1,4 +1,4 @@
-/* labrun bench ingest: storing a responses file beside Python reading it. */
+/* labrun bench ingest: storing a responses file beside Python reading it, storing it, and the I/O floor. */
 #include "config.h"
 #include "base/system.h"
 
@@ -11,11 +11,13 @@ static const char usage[] =
 	"usage: labrun bench ingest [--responses N] [--tokens N] [--reps N] [--python PATH] [--dir DIR] [--json]\n"
 	"\n"
 	"Time 'labrun ingest responses' as a user runs it, into a fresh run of a throwaway\n"
-	"store (fsyncs and sealing included), beside Python's\n"
-	"'for line in f: json.loads(line)' over the same file, warm in the page cache; the two\n"
-	"alternate, who goes first swapping every repetition, the first repetition dropped.\n"
-	"Each repetition also ingests the file again as a second route and times 'labrun\n"
-	"compare' of the two sets. Wall time of every process. Measured, not modelled.\n"
+	"store (fsyncs and sealing included), beside Python's 'for line in f: json.loads(line)'\n"
+	"over the same file, warm in the page cache, a Python script storing the same rows\n"
+	"(json.loads, sqlite3 executemany, one transaction, synchronous=FULL) into a copy of\n"
+	"the store, and the I/O floor (dd conv=fsync of the bytes ingest wrote); their order\n"
+	"reverses every repetition, the first repetition dropped. Each repetition also ingests\n"
+	"the file again as a second route and times 'labrun compare' of the two sets. Wall time\n"
+	"of every process. Measured, not modelled.\n"
 	"Recorded as a run (kind bench). Small, to try it: labrun bench ingest --responses 300\n"
 	"--tokens 8 --reps 2.\n";
 

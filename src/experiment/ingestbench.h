@@ -3,14 +3,17 @@
 
 /*
  * 'labrun bench ingest': 'labrun ingest responses' as a user runs it, beside
- * the line a user would write instead, Python's
- * 'for line in f: json.loads(line)', over the same file: o->responses
+ * what a user would write instead, over the same file: o->responses
  * responses of o->tokens token ids and their text, written once into a
- * scratch directory, so warm in the page cache. Each repetition runs both,
- * who goes first swapping every time: ingest into a fresh run of a
- * throwaway store (its fsyncs count), then a second set of the same file,
- * untimed, and 'labrun compare' of the two, timed. Wall time of every
- * process; the first repetition is dropped as warm-up.
+ * scratch directory, so warm in the page cache. Each repetition records a
+ * fresh run in a throwaway store and copies its database, then runs, in an
+ * order reversed every repetition: ingest into that run (its fsyncs count;
+ * the bytes it wrote are its block output), Python's script storing the same
+ * rows into the copy (json.loads, executemany, one transaction, the same
+ * synchronous setting), Python's 'for line in f: json.loads(line)', and the
+ * I/O floor (dd conv=fsync of the bytes ingest wrote); then a second set of
+ * the same file, untimed, and 'labrun compare' of the two, timed. Wall time
+ * of every process; the first repetition is dropped as warm-up.
  */
 
 #include <stdint.h>
@@ -32,7 +35,8 @@ LR_MUST_CHECK int lr_ingestbench_peer(const struct lr_ingestbench_opts *o);
 
 /*
  * Its samples (benchjob.h), subject "ingest": 'file' (its size, in B) once,
- * and 'ingest', 'python' and 'compare' at every repetition, in seconds.
+ * 'written' (ingest's block output, in B) and 'ingest', 'script', 'python',
+ * 'floor' (when writes were counted) and 'compare' at every repetition, in seconds.
  */
 extern const struct lr_bench_ops lr_ingestbench_ops;
 

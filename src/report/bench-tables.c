@@ -331,32 +331,40 @@ static const struct lr_column ingest_cols[] = {
 	{ "median_ms", "median ms", LR_COL_NUMBER },
 	{ "mb_per_s", "MB/s of the file", LR_COL_NUMBER },
 	{ "x_python", "x python", LR_COL_NUMBER },
+	{ "x_script", "x script", LR_COL_NUMBER },
+	{ "x_floor", "x floor", LR_COL_NUMBER },
 };
-static const char *const ingest_rows[] = { "ingest", "python", "compare", NULL };
+static const char *const ingest_rows[] = { "ingest", "python", "script", "floor", "compare", NULL };
 
 static void ingest_row(struct lr_table *t, const struct lr_bench_row *r)
 {
 	static const char *const names[] = { "labrun ingest responses", "python json.loads loop",
+					     "python script (json.loads + executemany)", "I/O floor (dd, fsync)",
 					     "labrun compare (two sets)" };
 	double ms = med(r, r->variant, "s") * 1e3;
 
 	lr_table_text(t, names[r->index]);
 	cell(t, ms, 1);
-	if (r->index < 2 && ms > 0) /* the file read: ingest and the peer */
+	if (r->index < 3 && ms > 0) /* the file read: ingest and the peers */
 		cell(t, med(r, "file", "B") / 1e3 / ms, 1);
 	else
 		lr_table_none(t);
-	if (r->index == 0)
+	if (r->index == 0) {
 		cell(t, ratio(r, "ingest", "python", NULL, 1), 2);
-	else
-		lr_table_none(t);
+		cell(t, ratio(r, "ingest", "script", NULL, 1), 2);
+		cell(t, ratio(r, "ingest", "floor", NULL, 1), 2);
+	} else {
+		for (int i = 0; i < 3; i++)
+			lr_table_none(t);
+	}
 }
 
 static void ingest_head(struct lr_doc *d, const struct lr_run *run)
 {
 	say(d,
-	    "labrun bench ingest: %s responses of %s tokens, %s repetitions (first dropped); peer: %s, 'for line "
-	    "in f: json.loads(line)'",
+	    "labrun bench ingest: %s responses of %s tokens, %s repetitions (first dropped); peers: %s, 'for line "
+	    "in f: json.loads(line)', and a script storing the same rows (json.loads, sqlite3 executemany, one "
+	    "transaction, synchronous=FULL)",
 	    set(run, "responses"), set(run, "tokens"), set(run, "reps"), set(run, "python"));
 	host(d, run, "");
 }
@@ -365,9 +373,13 @@ static void ingest_notes(struct lr_doc *d, const struct lr_run *run, const struc
 {
 	(void)run;
 	note(d,
-	     "the file: %.1f MB; x python: ingest's wall time over the peer's, repetition by repetition, their "
-	     "median",
+	     "the file: %.1f MB; x python, x script, x floor: ingest's wall time over the peer's or the floor's, "
+	     "repetition by repetition, their median",
 	     lr_bench_median(lr_bench_find(b, "ingest", "file", "B")) / 1e6);
+	note(d,
+	     "floor: the bytes ingest wrote (its block output, %.1f MB: the object, the WAL, the checkpoint), "
+	     "written by dd conv=fsync into the same directory",
+	     lr_bench_median(lr_bench_find(b, "ingest", "written", "B")) / 1e6);
 	note(d, "wall time of each whole process; measured, not modelled");
 }
 

@@ -78,6 +78,7 @@ struct lr_set_writer {
 	struct lr_store *st;
 	int64_t run, id, cases;
 	sqlite3_stmt *ins;
+	int tokens_at, text_at; /* the parameters bound in place */
 };
 
 int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
@@ -125,6 +126,8 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	db_bind_text(s, ":source", source);
 	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
 		goto rollback;
+	w->tokens_at = sqlite3_bind_parameter_index(w->ins, ":tokens");
+	w->text_at = sqlite3_bind_parameter_index(w->ins, ":text");
 	*out = w;
 	return 0;
 rollback:
@@ -138,12 +141,17 @@ int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
 {
 	sqlite3_stmt *s = w->ins;
 
+	/*
+	 * The row's bulk, its text and tokens, bound where it lies (the caller's
+	 * buffers outlive the step): copying a kilobyte or two a row into SQLite
+	 * before it copies them again into the page was needless.
+	 */
 	db_bind_int(s, ":set", w->id);
 	db_bind_text(s, ":case", r->case_id);
 	db_bind_int(s, ":line", r->line);
-	db_bind_text(s, ":tokens", r->tokens);
+	sqlite3_bind_text(s, w->tokens_at, r->tokens, -1, SQLITE_STATIC);
 	db_bind_int(s, ":ntokens", r->ntokens);
-	sqlite3_bind_text(s, sqlite3_bind_parameter_index(s, ":text"), r->text, (int)r->text_len, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, w->text_at, r->text, (int)r->text_len, SQLITE_STATIC);
 	db_bind_text(s, ":finish", r->finish_reason);
 	if (!isnan(r->latency_ms))
 		db_bind_real(s, ":latency", r->latency_ms);
@@ -347,59 +355,73 @@ static int insert_outcome(struct lr_store *st, sqlite3_stmt *s, int64_t id, cons
 	return db_step_done(st, s, "record a compared case");
 }
 
+/* The columns a comparison reads of a response, in case_id order (compared_row). */
+static const char compared[] = "SELECT case_id, tokens, text, finish_reason FROM response WHERE set_id = :set"
+			       " ORDER BY case_id";
+
+/* Step 's' (compared) into 'r': 1 with a row, 0 at the end or on an error (*rc). */
+static int compared_row(struct lr_store *st, sqlite3_stmt *s, struct lr_response *r, int *rc)
+{
+	if (*rc || !db_step_row(st, s, "compare the responses", rc))
+		return 0;
+	memset(r, 0, sizeof *r);
+	r->case_id = (const char *)sqlite3_column_text(s, 0);
+	r->tokens = (const char *)sqlite3_column_text(s, 1);
+	r->text = (const char *)sqlite3_column_text(s, 2);
+	r->text_len = (size_t)sqlite3_column_bytes(s, 2);
+	r->finish_reason = (const char *)sqlite3_column_text(s, 3);
+	return 1;
+}
+
 int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int64_t ref, int64_t cand,
 			lr_judge_fn judge, void *arg, int64_t *id)
 {
 	static const char cmp[] =
 		"INSERT INTO comparison(run_id, kind, reference_set_id, candidate_set_id, compared_at)"
 		" VALUES (:run, :kind, :ref, :cand, :now) RETURNING id";
-	/*
-	 * Every case of either set: the reference's cases with the candidate's
-	 * match, then the candidate's cases the reference lacks. Both halves walk
-	 * the (set_id, case_id) key, so this is linear in the sets' sizes.
-	 */
-	static const char pairs[] =
-		"SELECT a.case_id, a.line, a.tokens, a.ntokens, a.text, a.finish_reason, a.latency_ms, a.ttft_ms, a.input_tokens, a.output_tokens, a.lane, a.model,"
-		" b.case_id, b.line, b.tokens, b.ntokens, b.text, b.finish_reason, b.latency_ms, b.ttft_ms, b.input_tokens, b.output_tokens, b.lane, b.model"
-		" FROM response a LEFT JOIN response b ON b.set_id = :cand AND b.case_id = a.case_id WHERE a.set_id = :ref"
-		" UNION ALL"
-		" SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-		" b.case_id, b.line, b.tokens, b.ntokens, b.text, b.finish_reason, b.latency_ms, b.ttft_ms, b.input_tokens, b.output_tokens, b.lane, b.model"
-		" FROM response b WHERE b.set_id = :cand"
-		" AND NOT EXISTS (SELECT 1 FROM response a WHERE a.set_id = :ref AND a.case_id = b.case_id)";
 	static const char ins[] =
 		"INSERT INTO comparison_case(comparison_id, case_id, missing, tokens_equal, first_token_diff, text_equal,"
 		" finish_equal) VALUES (:cmp, :case, :missing, :tokens, :diff, :text, :finish)";
-	sqlite3_stmt *s = NULL, *p = NULL, *w = NULL;
+	sqlite3_stmt *s = NULL, *pa = NULL, *pb = NULL, *w = NULL;
 	struct lr_response a, b;
 	struct lr_case_outcome o;
-	int rc;
+	int rc, has_a, has_b;
 
 	if ((rc = begin_head(st, cmp, run, &s)))
 		return rc;
 	db_bind_text(s, ":kind", kind);
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
-	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &p, pairs)) ||
-	    (rc = db_prepare(st, &w, ins)))
+	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &pa, compared)) ||
+	    (rc = db_prepare(st, &pb, compared)) || (rc = db_prepare(st, &w, ins)))
 		goto done;
-	db_bind_int(p, ":ref", ref);
-	db_bind_int(p, ":cand", cand);
-	while (db_step_row(st, p, "compare the responses", &rc)) {
-		int has_a = sqlite3_column_type(p, 0) != SQLITE_NULL, has_b = sqlite3_column_type(p, 12) != SQLITE_NULL;
+	db_bind_int(pa, ":set", ref);
+	db_bind_int(pb, ":set", cand);
+	/*
+	 * Every case of either set, once: both sets read in case_id order (their
+	 * (set_id, case_id) key) and merged, the rows borrowed from each
+	 * statement, so each set is read once and nothing is allocated a row.
+	 */
+	has_a = compared_row(st, pa, &a, &rc);
+	has_b = compared_row(st, pb, &b, &rc);
+	while (!rc && (has_a || has_b)) {
+		int c = !has_a ? 1 : !has_b ? -1 : strcmp(a.case_id, b.case_id);
 
-		read_response(p, 0, &a);
-		read_response(p, 12, &b);
 		memset(&o, 0, sizeof o);
 		o.first_token_diff = -1;
-		if ((rc = judge(arg, has_a ? &a : NULL, has_b ? &b : NULL, &o)))
+		if ((rc = judge(arg, c <= 0 ? &a : NULL, c >= 0 ? &b : NULL, &o)) ||
+		    (rc = insert_outcome(st, w, *id, c <= 0 ? a.case_id : b.case_id, &o)))
 			break;
-		rc = insert_outcome(st, w, *id, has_a ? a.case_id : b.case_id, &o);
+		if (c <= 0)
+			has_a = compared_row(st, pa, &a, &rc);
+		if (c >= 0)
+			has_b = compared_row(st, pb, &b, &rc);
 	}
 	if (!rc)
 		rc = reseal_if_final(st, run, comparison_tables);
 done:
-	sqlite3_finalize(p);
+	sqlite3_finalize(pa);
+	sqlite3_finalize(pb);
 	sqlite3_finalize(w);
 	return db_commit(st, rc);
 }

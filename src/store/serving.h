@@ -64,7 +64,8 @@ struct lr_case_outcome {
 /*
  * Compare set 'cand' against set 'ref' in one transaction: every case of
  * either set, by case id, goes through 'judge' (NULL for the side lacking
- * it) and is stored. 'run' is the candidate's run, resealed when final.
+ * it; of a response, case_id, tokens, text and finish_reason are read, the
+ * rest zero) and is stored. 'run' is the candidate's run, resealed when final.
  */
 typedef int (*lr_judge_fn)(void *arg, const struct lr_response *ref, const struct lr_response *cand,
 			   struct lr_case_outcome *out);

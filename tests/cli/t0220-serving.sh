@@ -57,6 +57,28 @@ contains "$T/out" "c9: missing in the reference" "a case absent from the referen
 want=$(cmp_counts "$F/ref.jsonl" "$F/atom.jsonl")
 expect_exit 0 "atom against ref is exact" "$LABRUN" compare --run 1 --reference ref --candidate atom
 contains "$T/out" "$want" "compare counts equal jq's: $want"
+# both sets are read in case-id order and merged: cases missing on either side interleave, files are
+# not in that order, and ids order by bytes ("Z" < "a" < "é"); every case is stored once
+printf '%s\n' '{"case_id":"m5","tokens":[1],"text":"x","finish_reason":"stop"}' \
+	'{"case_id":"m1","tokens":[1],"text":"x","finish_reason":"stop"}' \
+	'{"case_id":"Z","tokens":[2],"text":"z","finish_reason":"stop"}' \
+	'{"case_id":"\u00e9","tokens":[3],"text":"e","finish_reason":"stop"}' \
+	'{"case_id":"m3","tokens":[1,2],"text":"x","finish_reason":"stop"}' >merge-a.jsonl
+printf '%s\n' '{"case_id":"m4","tokens":[1],"text":"x","finish_reason":"stop"}' \
+	'{"case_id":"m3","tokens":[1,3],"text":"x","finish_reason":"stop"}' \
+	'{"case_id":"\u00e9","tokens":[3],"text":"e","finish_reason":"stop"}' \
+	'{"case_id":"a","tokens":[2],"text":"z","finish_reason":"stop"}' \
+	'{"case_id":"m2","tokens":[1],"text":"x","finish_reason":"stop"}' >merge-b.jsonl
+expect_exit 0 "ingest merge-a" "$LABRUN" ingest responses --run 1 --route merge-a merge-a.jsonl
+expect_exit 0 "ingest merge-b" "$LABRUN" ingest responses --run 1 --route merge-b merge-b.jsonl
+want=$(cmp_counts merge-a.jsonl merge-b.jsonl)
+expect_exit 1 "interleaved cases differ" "$LABRUN" compare --run 1 --reference merge-a --candidate merge-b
+contains "$T/out" "$want" "compare counts equal jq's: $want"
+cid=$(q "SELECT max(id) FROM comparison")
+equals "$(q "SELECT group_concat(case_id || ':' || coalesce(missing, tokens_equal), ' ') FROM
+	(SELECT * FROM comparison_case WHERE comparison_id = $cid ORDER BY case_id)")" \
+	"Z:candidate a:reference m1:candidate m2:reference m3:0 m4:reference m5:candidate é:1" \
+	"each case once, the side it is missing from named"
 # a route of another run: RUN:ROUTE
 "$LABRUN" record -q -- true >/dev/null 2>&1
 expect_exit 0 "ingest into run 2" "$LABRUN" ingest responses --run 2 --route atom2 "$F/atom.jsonl"
