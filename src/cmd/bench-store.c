@@ -6,20 +6,20 @@
 #include "cmd/options.h"
 #include "experiment/storebench.h"
 
-static const char usage[] =
-	"usage: labrun bench store [--scale N ...] [--repetitions R] [--reps N] [--remote NAME] [--dir DIR] [--json]\n"
-	"\n"
-	"Time labrun on stores of N runs, as a user runs it: '--version' (start-up alone),\n"
-	"'record -q -- true', 'list -n 20', 'show ID', 'report --run ID' and 'audit', and\n"
-	"with --remote 'push' and 'pull'. For each N a throwaway store in DIR holds N runs:\n"
-	"synthetic experiment runs holding R repetitions (default 1,000; their times generated,\n"
-	"not measured) and runs of 'true' stored, sealed and chained as 'labrun record'\n"
-	"stores them (not executed) up to N. The commands run on it in turn, forward and\n"
-	"reversed, the first repetition dropped as warm-up; the store is removed at the end.\n"
-	"The table gives each command's median and its ratio to the smallest store. The\n"
-	"benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
-	"Small, to try it: labrun bench store --scale 100 --reps 3 (the default goes to a\n"
-	"million runs).\n";
+static const char usage[] = "usage: labrun bench store [--scale N ...] [--repetitions R] [--reps N] [--skip CMD ...]\n"
+			    "                          [--remote NAME] [--dir DIR] [--json]\n"
+			    "\n"
+			    "Time labrun on stores of N runs, as a user runs it: '--version' (start-up alone),\n"
+			    "'record -q -- true', 'list -n 20', 'show ID', 'report --run ID' and 'audit', and\n"
+			    "with --remote 'push' and 'pull'. For each N a throwaway store in DIR holds N runs:\n"
+			    "synthetic experiment runs holding R repetitions (default 1,000; their times generated,\n"
+			    "not measured) and runs of 'true' stored, sealed and chained as 'labrun record'\n"
+			    "stores them (not executed) up to N. The commands run on it in turn, forward and\n"
+			    "reversed, the first repetition dropped as warm-up; the store is removed at the end.\n"
+			    "The table gives each command's median and its ratio to the smallest store. The\n"
+			    "benchmark is recorded as a run (kind bench) in the store labrun finds as usual.\n"
+			    "Small, to try it: labrun bench store --scale 100 --reps 3 (the default goes to a\n"
+			    "million runs).\n";
 
 struct store_args {
 	struct lr_storebench_opts o;
@@ -31,7 +31,7 @@ struct store_args {
 static int parse(struct store_args *a, const struct lr_global *g, int argc, char **argv)
 {
 	static const char *const defaults[] = { "1000", "10000", "100000", "1000000" };
-	struct lr_strlist scales = { 0 };
+	struct lr_strlist scales = { 0 }, skip = { 0 };
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "scale", &scales, "N",
 			 "runs in the store (repeatable; default 1000, 10000, 100000, 1000000)"),
@@ -39,6 +39,8 @@ static int parse(struct store_args *a, const struct lr_global *g, int argc, char
 			"repetitions in each store's experiment runs (default 1000)"),
 		CMD_INT(0, "reps", &a->o.reps, 2, LR_STOREBENCH_MAXREPS, "N",
 			"runs of each command per scale, the first dropped (default 5)"),
+		CMD_LIST(0, "skip", &skip, "COMMAND",
+			 "do not time COMMAND (repeatable; e.g. audit, which reads every run)"),
 		CMD_STRING(0, "remote", &a->o.name, "NAME", "time push and pull against this remote too"),
 		CMD_STRING(0, "dir", &a->o.dir, "DIR", "where the throwaway stores go (default: $TMPDIR, else /tmp)"),
 		CMD_BOOL(0, "json", &a->json, "one JSON object at the end instead of the table"),
@@ -69,8 +71,22 @@ static int parse(struct store_args *a, const struct lr_global *g, int argc, char
 			rc = cmd_usage_error("bench", "invalid --scale '%s': a number of runs from 8 to 100,000,000",
 					     text);
 	}
+	for (i = 0; i < skip.n && !rc; i++) {
+		size_t k = 0;
+
+		while (lr_storebench_ops_names[k] && strcmp(lr_storebench_ops_names[k], skip.v[i]))
+			k++;
+		if (lr_storebench_ops_names[k])
+			a->o.skip |= 1u << k;
+		else
+			rc = cmd_usage_error("bench",
+					     "invalid --skip '%s': one of version, record, list, show, report, "
+					     "audit, push, pull",
+					     skip.v[i]);
+	}
 	a->o.scale = a->scale;
 	lr_strlist_release(&scales);
+	lr_strlist_release(&skip);
 	if (rc)
 		return rc;
 	a->o.self = a->self;

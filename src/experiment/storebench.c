@@ -177,7 +177,7 @@ static int scale(const struct lr_storebench_opts *o, int64_t n, struct lr_bench 
 	struct scale_store ss = { 0 };
 	struct lr_progress *progress;
 	char name[80], subject[32];
-	int rc, rep, i, nops = o->remote ? OPS : OP_PUSH;
+	int rc, rep, i, nops = 0, ops[OPS];
 	double s;
 
 	snprintf(name, sizeof name, "labrun-bench-store-%ld-%lld", (long)getpid(), (long long)n);
@@ -186,10 +186,13 @@ static int scale(const struct lr_storebench_opts *o, int64_t n, struct lr_bench 
 		return rc;
 	if (!(rc = fill(o, &ss, n, b, subject)))
 		rc = prime(o, &ss, b, subject);
+	for (i = 0; i < OPS; i++) /* push and pull only with a remote; none of o->skip */
+		if ((o->remote || i < OP_PUSH) && !(o->skip & 1u << i))
+			ops[nops++] = i;
 	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
 		for (i = 0; !rc && i < nops; i++) {
-			int op = rep % 2 ? nops - 1 - i : i; /* forward, then reversed */
+			int op = ops[rep % 2 ? nops - 1 - i : i]; /* forward, then reversed */
 
 			if (!(rc = timed(o, &ss, op, &s)))
 				rc = lr_bench_add(b, subject, lr_storebench_ops_names[op], rep, s, "s");

@@ -36,6 +36,7 @@ struct lr_storebench_opts {
 	const char *self;    /* the labrun executable to time */
 	const char *name;    /* --remote NAME, or NULL: no push and pull */
 	char *remote, *uri;  /* as the invoking store names it, resolved before the run (free() them) */
+	unsigned skip;       /* bit i set: lr_storebench_ops_names[i] is not timed */
 	uint64_t seed;
 	char *const *argv, *const *envp;
 };

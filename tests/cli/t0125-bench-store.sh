@@ -25,6 +25,12 @@ equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND unit = 's'
 equals "$(q "SELECT group_concat(value, ' ') FROM bench_sample WHERE run_id = $id AND unit = 'runs'")" "8.0 40.0" \
 	"each store held the runs asked for"
 
+expect_exit 0 "--skip" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 8 --repetitions 16 --reps 2 --skip audit \
+	--skip list
+grep -Eq '^ +(audit|list) ' "$T/out" && fail "a skipped command timed"
+grep -Eq '^ +show +[0-9]' "$T/out" || fail "the others are timed"
+ok "--skip leaves a command out, and its row"
+
 expect_exit 0 "--json" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 9 --repetitions 16 --reps 2 --json
 equals "$(jq -r '[.modelled, (.commands | length), .commands[0].command, (.commands[1].ms_9 > 0),
 	.commands[6].command] | map(tostring) | join(" ")' "$T/out")" "false 7 version true record x version" \
@@ -47,6 +53,8 @@ expect_exit 2 "a scale below 8 is refused" "$LABRUN" bench store --scale 3
 contains "$T/err" "invalid --scale '3'" "named"
 expect_exit 2 "a --dir that is not a directory is refused" "$LABRUN" bench store --scale 64 --dir "$PWD/nowhere"
 contains "$T/err" "--dir '$PWD/nowhere'" "named"
+expect_exit 2 "a --skip that names no command is refused" "$LABRUN" bench store --scale 8 --skip nope
+contains "$T/err" "invalid --skip 'nope'" "named"
 expect_exit 1 "a remote the store does not know is refused" "$LABRUN" bench store --scale 8 --remote nosuch
 contains "$T/err" "nosuch" "named"
 expect_exit 2 "an unknown benchmark" "$LABRUN" bench storage
