@@ -43,6 +43,8 @@ struct lr_bench_def {
 	int (*section_head)(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, const char *subject);
 	void (*section_tail)(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b, const char *subject);
 	json_t *(*section_json)(const struct lr_run *run, const struct lr_bench *b, const char *subject);
+	/* when set, the whole table (its columns too, which may depend on b) instead of 'row' */
+	void (*table)(struct lr_table *t, const struct lr_run *run, const struct lr_bench *b);
 };
 
 /* The definition of benchmark 'which' (bench-tables.c). */

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 
 #include "experiment/encoderbench.h"
+#include "experiment/storebench.h"
 #include "report/bench-int.h"
 
 /* ---- what every definition uses ------------------------------------------------- */
@@ -124,40 +125,97 @@ static void subject_cell(struct lr_table *t, const char *subject)
 
 /* ---- store ---------------------------------------------------------------------- */
 
-static const struct lr_column store_cols[] = {
-	{ "repetitions", "repetitions", LR_COL_NUMBER }, { "runs", "runs", LR_COL_NUMBER },
-	{ "store_s", "store s", LR_COL_NUMBER },         { "record_ms", "record ms", LR_COL_NUMBER },
-	{ "report_ms", "report ms", LR_COL_NUMBER },     { "audit_ms", "audit ms", LR_COL_NUMBER },
-};
+/*
+ * A row a command, a column a store: its median in each, then its ratio to the
+ * smallest store in each larger one. The columns depend on the run's scales, so
+ * they are kept here, named as the last store table built names them (a process
+ * shows one run's table at a time).
+ */
+enum { STORE_MAX = 16 };
+static struct lr_column store_cols[1 + 2 * STORE_MAX] = { { "command", "command", 0 } };
+static char store_names[2 * STORE_MAX][2][40];
 
-static void store_row(struct lr_table *t, const struct lr_bench_row *r)
+/* The columns for b's scales (at most STORE_MAX); the number of them. */
+static int store_columns(const struct lr_bench *b, size_t *nscales)
 {
-	static const char *const ops[] = { "record", "report", "audit" };
-	double runs = med(r, "runs", "runs");
+	size_t n = b->subjects.n < STORE_MAX ? b->subjects.n : STORE_MAX, c = 1;
 
-	subject_cell(t, r->subject);
-	if (isnan(runs))
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = k; i < n; i++, c++) {
+			char(*name)[40] = store_names[c - 1];
+
+			snprintf(name[0], sizeof name[0], k ? "x_%s" : "ms_%s", b->subjects.v[i]);
+			snprintf(name[1], sizeof name[1], k ? "%s x smallest" : "%s runs ms", b->subjects.v[i]);
+			store_cols[c] = (struct lr_column){ name[0], name[1], LR_COL_NUMBER };
+		}
+	*nscales = n;
+	return (int)c;
+}
+
+/* One command's row: its medians, then each larger store's over the smallest's. */
+static void store_command(struct lr_table *t, const struct lr_bench *b, size_t n, const char *op)
+{
+	double first = lr_bench_median(lr_bench_find(b, b->subjects.v[0], op, "s"));
+
+	lr_table_text(t, op);
+	for (size_t i = 0; i < n; i++)
+		cell(t, lr_bench_median(lr_bench_find(b, b->subjects.v[i], op, "s")) * 1e3, 2);
+	for (size_t i = 1; i < n; i++)
+		cell(t, lr_bench_median(lr_bench_find(b, b->subjects.v[i], op, "s")) / first, 2);
+}
+
+/* A row of record over start-up alone, repetition by repetition within each store. */
+static void store_startup(struct lr_table *t, const struct lr_bench *b, size_t n)
+{
+	lr_table_text(t, "record x version");
+	for (size_t i = 0; i < n; i++)
+		cell(t,
+		     lr_bench_ratio(lr_bench_find(b, b->subjects.v[i], "record", "s"),
+				    lr_bench_find(b, b->subjects.v[i], "version", "s"), NULL, 1),
+		     2);
+	for (size_t i = 1; i < n; i++)
 		lr_table_none(t);
-	else
-		lr_table_int(t, (long long)runs);
-	cell(t, med(r, "generate", "s"), 3);
-	for (int op = 0; op < 3; op++)
-		cell(t, med(r, ops[op], "s") * 1e3, 1);
+}
+
+static void store_table(struct lr_table *t, const struct lr_run *run, const struct lr_bench *b)
+{
+	size_t n;
+	int ncols = store_columns(b, &n);
+
+	lr_table_init(t, store_cols, ncols);
+	if (run->status == LR_RUNNING) /* its columns grow with every store: shown whole once all are measured */
+		return;
+	for (const char *const *op = lr_storebench_ops_names; n && *op; op++)
+		if (lr_bench_find(b, b->subjects.v[0], *op, "s")) /* push and pull only with a remote */
+			store_command(t, b, n, *op);
+	if (n && lr_bench_find(b, b->subjects.v[0], "version", "s"))
+		store_startup(t, b, n);
 }
 
 static void store_head(struct lr_doc *d, const struct lr_run *run)
 {
-	say(d, "labrun bench store: %s runs of each command per scale (first dropped), stores in %s", set(run, "reps"),
-	    set(run, "store_dir"));
-	say(d, "record: record -q -- true; report: report --issue 270; audit: audit");
+	say(d, "labrun bench store: %s runs of each command per store (first dropped), alternated; stores in %s",
+	    set(run, "reps"), set(run, "store_dir"));
+	say(d, "version: --version (start-up alone); record: record -q -- true; list: list -n 20; show, report: "
+	       "show ID, report --run ID of an experiment run; audit; push, pull: with a remote (pull --run UUID of a "
+	       "run both hold)");
 	host(d, run, "");
 }
 
 static void store_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
 {
-	(void)run, (void)b;
-	note(d, "times are medians, measured; the stored repetitions are synthetic: stored, sealed and chained "
-		"as 'labrun run' stores them, with generated times");
+	(void)run;
+	for (size_t i = 0; i < b->subjects.n; i++) {
+		const char *sub = b->subjects.v[i];
+
+		note(d, "store of %s: %.0f runs, %.0f repetitions, stored in %.1f s", sub,
+		     lr_bench_median(lr_bench_find(b, sub, "runs", "runs")),
+		     lr_bench_median(lr_bench_find(b, sub, "repetitions", "repetitions")),
+		     lr_bench_median(lr_bench_find(b, sub, "generate", "s")));
+	}
+	note(d, "times are medians in ms, measured; record x version is the median of each repetition's ratio in the "
+		"same store; the stored runs are synthetic: recorded runs of 'true' stored, sealed and chained as "
+		"'labrun record' stores them (not executed), experiment runs with generated times");
 }
 
 /* ---- import --------------------------------------------------------------------- */
@@ -590,8 +648,8 @@ static void encoder_notes(struct lr_doc *d, const struct lr_run *run, const stru
 static const struct lr_bench_def defs[] = {
 	[LR_BENCHMARK_ENCODER] = { COLS(encoder_cols), "variants", NULL, 1, "shapes", encoder_row, encoder_head,
 				   encoder_notes, encoder_section_head, encoder_section_tail, encoder_section_json },
-	[LR_BENCHMARK_STORE] = { COLS(store_cols), "scales", NULL, 0, NULL, store_row, store_head, store_notes, NULL,
-				 NULL, NULL },
+	[LR_BENCHMARK_STORE] = { store_cols, 1, "commands", NULL, 0, NULL, NULL, store_head, store_notes, NULL, NULL,
+				 NULL, store_table },
 	[LR_BENCHMARK_IMPORT] = { COLS(import_cols), "variants", NULL, 0, NULL, import_row, import_head, import_notes,
 				  NULL, NULL, NULL },
 	[LR_BENCHMARK_REMOTE] = { COLS(remote_cols), "commands", remote_rows, 0, NULL, remote_row, remote_head,

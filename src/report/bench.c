@@ -45,6 +45,10 @@ static void rows(struct lr_table *t, const struct lr_bench_def *def, const struc
 {
 	struct lr_bench_row r = { run, b, NULL, NULL, 0 };
 
+	if (def->table) {
+		def->table(t, run, b);
+		return;
+	}
 	lr_table_init(t, def->cols, def->ncols);
 	for (size_t s = 0; s < b->subjects.n; s++) {
 		r.subject = b->subjects.v[s];

@@ -293,6 +293,26 @@ fail:
 	return rc;
 }
 
+int lr_store_scratch_begin(struct lr_store *st)
+{
+	int rc;
+
+	if (st->bulk)
+		return 0;
+	if ((rc = db_exec(st, "PRAGMA synchronous=OFF; BEGIN IMMEDIATE", "fill a throwaway store")))
+		return rc;
+	st->bulk = 1;
+	return 0;
+}
+
+int lr_store_scratch_commit(struct lr_store *st)
+{
+	if (!st->bulk)
+		return 0;
+	st->bulk = 0;
+	return db_exec(st, "COMMIT", "commit to a throwaway store");
+}
+
 static void (*wait_notice)(const char *path);
 
 void lr_store_set_wait_notice(void (*fn)(const char *path))

@@ -459,7 +459,7 @@ int db_begin(struct lr_store *st)
 {
 	if (st->snapshot) /* a bug: the snapshot's reads would no longer be of one state */
 		return lr_error_set(LR_ESTORE, "cannot write to store '%s' while reading a snapshot of it", st->dir);
-	return db_exec(st, "BEGIN IMMEDIATE", "start a write transaction");
+	return db_exec(st, st->bulk ? "SAVEPOINT w" : "BEGIN IMMEDIATE", "start a write transaction");
 }
 
 int db_begin_at(struct lr_store *st)
@@ -481,8 +481,8 @@ int db_commit(struct lr_store *st, int rc)
 	free(st->now);
 	st->now = NULL;
 	if (rc == 0)
-		rc = db_exec(st, "COMMIT", "commit");
+		rc = db_exec(st, st->bulk ? "RELEASE w" : "COMMIT", "commit");
 	if (rc)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_exec(st->db, st->bulk ? "ROLLBACK TO w; RELEASE w" : "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }

@@ -41,6 +41,7 @@ struct lr_store {
 	struct seal_memo *memo;             /* run content digests computed since the last change (seals.c) */
 	char *now;                          /* the time of the write db_begin_at began, until db_commit */
 	int snapshot;                       /* lr_store_snapshot_begin calls not yet ended: no write */
+	int bulk;                           /* lr_store_scratch_begin: each write a savepoint of one transaction */
 };
 
 /* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */

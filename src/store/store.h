@@ -61,6 +61,17 @@ LR_MUST_CHECK int lr_store_find(char **out, int *exists, const char *override, c
 LR_MUST_CHECK int lr_store_open(struct lr_store **out, const char *dir, unsigned flags);
 
 /*
+ * Only for the throwaway stores a benchmark fills with a million runs, where
+ * a crash loses nothing but the benchmark: begin one transaction that every
+ * write on this connection joins (each as a savepoint, rolled back alone on
+ * failure) until lr_store_scratch_commit, which commits it without waiting
+ * for the disk (synchronous=OFF on this connection). Every other connection,
+ * and this store's next one, commits each write with synchronous=FULL.
+ */
+LR_MUST_CHECK int lr_store_scratch_begin(struct lr_store *st);
+LR_MUST_CHECK int lr_store_scratch_commit(struct lr_store *st);
+
+/*
  * Called once per wait when a store's lock has been held by another process
  * for a second (the wait goes on up to a minute): commands say so on stderr.
  */

@@ -392,16 +392,16 @@ static void a_bench_document_grows_as_the_benchmark_runs(void **state)
 	struct lr_run run;
 
 	(void)state;
-	bench_run(&run, "store");
-	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	bench_run(&run, "import");
+	lr_bench_init(&b, LR_BENCHMARK_IMPORT);
 	lr_doc_init(&d1);
 	lr_doc_init(&d2);
 	lr_doc_init(&d3);
 	for (int rep = 0; rep < 3; rep++)
-		assert_int_equal(lr_bench_add(&b, "1000", "record", rep, 0.01, "s"), 0);
+		assert_int_equal(lr_bench_add(&b, "whole, strided", "import", rep, 0.01, "s"), 0);
 	assert_int_equal(lr_render_bench_doc(&d1, &run, &b, 1), 0);
 	for (int rep = 0; rep < 3; rep++)
-		assert_int_equal(lr_bench_add(&b, "2000", "record", rep, 0.02, "s"), 0);
+		assert_int_equal(lr_bench_add(&b, "stream, copy", "import", rep, 0.02, "s"), 0);
 	assert_int_equal(lr_render_bench_doc(&d2, &run, &b, 1), 0);
 	assert_int_equal(d1.n, d2.n);
 	assert_int_equal(d1.v[d1.n - 1].kind, LR_BLOCK_TABLE);
@@ -413,6 +413,48 @@ static void a_bench_document_grows_as_the_benchmark_runs(void **state)
 	lr_doc_release(&d1);
 	lr_doc_release(&d2);
 	lr_doc_release(&d3);
+	lr_bench_release(&b);
+	lr_run_release(&run);
+}
+
+/* The store benchmark's table has a column a store, so it is shown whole once every store is measured. */
+static void a_store_bench_table_has_a_column_a_store(void **state)
+{
+	struct lr_doc d1, d2;
+	struct lr_bench b;
+	struct lr_run run;
+	const struct lr_table *t;
+
+	(void)state;
+	bench_run(&run, "store");
+	lr_bench_init(&b, LR_BENCHMARK_STORE);
+	lr_doc_init(&d1);
+	lr_doc_init(&d2);
+	for (int rep = 0; rep < 3; rep++) {
+		assert_int_equal(lr_bench_add(&b, "1000", "version", rep, 0.002, "s"), 0);
+		assert_int_equal(lr_bench_add(&b, "1000", "record", rep, 0.008, "s"), 0);
+		assert_int_equal(lr_bench_add(&b, "1000000", "version", rep, 0.002, "s"), 0);
+		assert_int_equal(lr_bench_add(&b, "1000000", "record", rep, 0.010, "s"), 0);
+	}
+	assert_int_equal(lr_render_bench_doc(&d1, &run, &b, 1), 0);
+	for (size_t i = 0; i < d1.n; i++)
+		assert_int_not_equal(d1.v[i].kind, LR_BLOCK_TABLE);
+	run.status = LR_PASSED;
+	assert_int_equal(lr_render_bench_doc(&d2, &run, &b, 1), 0);
+	t = NULL;
+	for (size_t i = 0; i < d2.n; i++)
+		if (d2.v[i].kind == LR_BLOCK_TABLE)
+			t = &d2.v[i].table;
+	assert_non_null(t);
+	assert_int_equal(t->ncols, 4); /* command, a median a store, the larger store over the smallest */
+	assert_string_equal(t->cols[2].key, "ms_1000000");
+	assert_string_equal(t->cols[3].key, "x_1000000");
+	assert_int_equal(t->nrows, 3); /* version, record, record x version */
+	assert_string_equal(t->cells[1 * 4].text, "record");
+	assert_float_equal(t->cells[1 * 4 + 3].real, 1.25, 1e-9);
+	assert_float_equal(t->cells[2 * 4 + 1].real, 4.0, 1e-9);
+	lr_doc_release(&d1);
+	lr_doc_release(&d2);
 	lr_bench_release(&b);
 	lr_run_release(&run);
 }
@@ -430,6 +472,7 @@ int main(void)
 		cmocka_unit_test(a_bench_run_naming_no_known_benchmark_is_refused),
 		cmocka_unit_test(an_encoder_shape_says_which_variant_is_which),
 		cmocka_unit_test(a_bench_document_grows_as_the_benchmark_runs),
+		cmocka_unit_test(a_store_bench_table_has_a_column_a_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
