@@ -64,6 +64,8 @@ static int parse(struct opts *o, int argc, char **argv)
 			   "saturate or ninf, as for 'labrun encode'"),
 		CMD_INT(0, "threads", &j->threads, 1, 1024, "N", "encoder threads, as for 'labrun encode'"),
 		CMD_INT(0, "staging", &j->staging, 2, 64, "N", "stream mode staging buffers (default 2)"),
+		CMD_INT(0, "repeat", &j->repeat, 1, LR_IMPORT_MAXREPEAT, "N",
+			"import the export N times in this process, the device keeping its memory (default 1)"),
 		CMD_HEADING("Backend:"),
 		CMD_STRING(0, "backend", &j->backend, "sim|atom",
 			   "simulated device (default) or ATOM through the RBLN runtime"),
