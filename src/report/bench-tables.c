@@ -422,6 +422,8 @@ static void encoder_head(struct lr_doc *d, const struct lr_run *run)
 	    set(run, "reps"), set(run, "contract"), set(run, "seed"), set(run, "threads"), plural(run, "threads"));
 	snprintf(extra, sizeof extra, ", auto kernel %s", set(run, "auto_kernel"));
 	host(d, run, extra);
+	if (lr_kvlist_find(&run->binding, "cpu_features")) /* runs stored before have none */
+		say(d, "CPU features: %s", set(run, "cpu_features"));
 	if (lr_kvlist_find(&run->binding, "pinned_cpu"))
 		say(d, "timing thread pinned to CPU %s", set(run, "pinned_cpu"));
 }
