@@ -185,7 +185,7 @@ struct cycles {
  * import's figures are the job's own; later ones go to c only.
  */
 static int cycle(struct lr_import_job *j, const struct lr_import_opts *io, struct lr_backend *b, int i,
-		 struct cycles *c)
+		 struct cycles *c, struct lr_progress *progress)
 {
 	struct lr_import_result again, *r = i ? &again : &j->r;
 	char hex[LR_SHA256_HEX];
@@ -195,6 +195,7 @@ static int cycle(struct lr_import_job *j, const struct lr_import_opts *io, struc
 	if ((rc = lr_import(j->ops, b, io, r)))
 		return rc;
 	j->imported = 1;
+	lr_progress_update(progress, 2 * i + 1);
 	t1 = lr_monotonic_s();
 	rc = lr_import_verify(j->ops, b, io, hex); /* and the digest from the same reads */
 	c->readback[i] = lr_monotonic_s() - t1;
@@ -246,15 +247,15 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 		.keep = &keep,
 	};
 	int n = o->repeat > 1 ? o->repeat : 1, i, rc = 0;
-	/* the steps: each import with its readback and digest, the copy ceiling (the pipeline's threads report nothing) */
-	struct lr_progress *progress = lr_progress_start("imported, read back and measured", "steps", n + 1);
+	/* the steps: each import, its readback and digest, the copy ceiling (the pipeline's threads report nothing) */
+	struct lr_progress *progress = lr_progress_start("imported, read back and measured", "steps", 2 * n + 1);
 	struct cycles *c = calloc(1, sizeof *c);
 	struct lr_run *run = &j->run;
 
 	if (!c)
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; !rc && i < n; i++, lr_progress_update(progress, i))
-		rc = cycle(j, &io, b, i, c);
+	for (i = 0; !rc && i < n; i++, lr_progress_update(progress, 2 * i))
+		rc = cycle(j, &io, b, i, c, progress);
 	j->verified = !rc;
 	if (c)
 		steady(j, c);
@@ -264,7 +265,7 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 	if (j->verified) {
 		run->status = LR_PASSED;
 		j->ceiling_s = copy_ceiling(&j->src, j->bytes);
-		lr_progress_update(progress, n + 1);
+		lr_progress_update(progress, 2 * n + 1);
 	}
 	lr_progress_stop(&progress);
 	if (!j->verified) {
