@@ -7,6 +7,7 @@
 #include "cmd/bench-int.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "encode/cpu.h"
 #include "encode/npy.h"
 #include "experiment/encoderbench.h"
 
@@ -140,11 +141,31 @@ static void write_table(void *opts, int json)
 		       lr_ktable_path());
 }
 
+/*
+ * With AVX-512 hidden (LABRUN_CPU_HIDE), the ceiling must not use it either:
+ * glibc picks its memcpy once, at start-up, so labrun starts again with
+ * glibc's AVX-512 masked (encode/cpu.h). Returns only when nothing had to be
+ * done or the new start failed (then it says so and the benchmark goes on).
+ */
+static void mask_glibc_avx512(const struct lr_global *g)
+{
+	char value[1024];
+
+	if (!lr_cpu_hidden("avx512") || !lr_cpu_glibc_mask(getenv("GLIBC_TUNABLES"), value, sizeof value))
+		return;
+	if (setenv("GLIBC_TUNABLES", value, 1) == 0)
+		execv("/proc/self/exe", g->argv);
+	fprintf(stderr,
+		"labrun: warning: cannot start again with glibc's AVX-512 masked (%s); the copy ceiling may use it\n",
+		strerror(errno));
+}
+
 static int bench_encoder(const struct lr_global *g, int argc, char **argv)
 {
 	struct bench_args a;
 	int exit_code;
 
+	mask_glibc_avx512(g);
 	memset(&a, 0, sizeof a);
 	if (!(exit_code = parse(&a, argc, argv))) {
 		a.eo.shape = a.shape;

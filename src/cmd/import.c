@@ -64,6 +64,8 @@ static int parse(struct opts *o, int argc, char **argv)
 			   "saturate or ninf, as for 'labrun encode'"),
 		CMD_INT(0, "threads", &j->threads, 1, 1024, "N", "encoder threads, as for 'labrun encode'"),
 		CMD_INT(0, "staging", &j->staging, 2, 64, "N", "stream mode staging buffers (default 2)"),
+		CMD_INT(0, "repeat", &j->repeat, 1, LR_IMPORT_MAXREPEAT, "N",
+			"import it N times, the device keeping its memory"),
 		CMD_HEADING("Backend:"),
 		CMD_STRING(0, "backend", &j->backend, "sim|atom",
 			   "simulated device (default) or ATOM through the RBLN runtime"),
@@ -103,9 +105,7 @@ static int parse(struct opts *o, int argc, char **argv)
 	if (!j->model)
 		return cmd_usage_error("import", "--model is required (%s, or custom)",
 				       "qwen3-0.6b, qwen3-4b, gemma3-1b, koni-8b");
-	if (!j->source && !j->tokens)
-		return cmd_usage_error("import", "--tokens is required for a synthetic export");
-	return 0;
+	return !j->source && !j->tokens ? cmd_usage_error("import", "--tokens is required for a synthetic export") : 0;
 }
 
 int cmd_import(const struct lr_global *gl, int argc, char **argv)

@@ -23,6 +23,23 @@
 #define DLF16_SIGN(t, x, sign) _mm512_ternarylogic_epi32((t), (x), (sign), 0xf8)
 #include "encode/dlf16-vec-tpl.h"
 
+/* Elements in a 4 KiB page. */
+#define PAGE 2048
+
+/* Four pages at once, 128 bytes of each in turn, prefetched ahead: as dlf16-avx2.c streams, and why. */
+static inline __attribute__((always_inline)) void stream_4_pages(uint16_t *dst, const uint16_t *src, int sat)
+{
+	for (size_t j = 0; j < PAGE; j += 64)
+		for (size_t p = 0; p < 4 * PAGE; p += PAGE) {
+			const uint16_t *s = src + p + j;
+
+			_mm_prefetch((const char *)(s + 256), _MM_HINT_T0);
+			_mm512_stream_si512((void *)(dst + p + j), dlf16_vec(_mm512_loadu_si512((const void *)s), sat));
+			_mm512_stream_si512((void *)(dst + p + j + 32),
+					    dlf16_vec(_mm512_loadu_si512((const void *)(s + 32)), sat));
+		}
+}
+
 static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, const uint16_t *src, size_t n,
 							     enum lr_dlf16_contract c, unsigned flags, int sat)
 {
@@ -40,6 +57,8 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 				_mm512_mask_storeu_epi16(dst, k, dlf16_vec(_mm512_maskz_loadu_epi16(k, src), sat));
 				i = head;
 			}
+			for (; i + 4 * PAGE <= n; i += 4 * PAGE)
+				stream_4_pages(dst + i, src + i, sat);
 			for (; i + 32 <= n; i += 32)
 				_mm512_stream_si512((void *)(dst + i),
 						    dlf16_vec(_mm512_loadu_si512((const void *)(src + i)), sat));

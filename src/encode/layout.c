@@ -423,6 +423,18 @@ void lr_memcpy_stream(void *dst, const void *src, size_t bytes)
 		d[i] = s[i];
 		i++;
 	}
+	for (; i + 4 * 4096 <= bytes; i += 4 * 4096) /* four read streams in flight, as the kernels stream */
+		for (size_t j = 0; j < 4096; j += 64)
+			for (size_t p = 0; p < 4 * 4096; p += 4096) {
+				const char *sp = s + i + p + j;
+				char *dp = d + i + p + j;
+
+				_mm_prefetch(sp + 512, _MM_HINT_T0);
+				_mm_stream_si128((__m128i *)dp, _mm_loadu_si128((const __m128i *)sp));
+				_mm_stream_si128((__m128i *)(dp + 16), _mm_loadu_si128((const __m128i *)(sp + 16)));
+				_mm_stream_si128((__m128i *)(dp + 32), _mm_loadu_si128((const __m128i *)(sp + 32)));
+				_mm_stream_si128((__m128i *)(dp + 48), _mm_loadu_si128((const __m128i *)(sp + 48)));
+			}
 	for (; i + 64 <= bytes; i += 64) {
 		__m128i a = _mm_loadu_si128((const __m128i *)(s + i));
 		__m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));

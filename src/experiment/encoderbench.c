@@ -3,6 +3,7 @@
 #include "base/system.h"
 
 #include "base/progress.h"
+#include "encode/cpu.h"
 #include "experiment/encoderbench.h"
 
 /* "L,2,H,T,D": the shape as a sample's subject. */
@@ -31,16 +32,18 @@ static int bind(struct lr_run *run, const void *opts)
 {
 	const struct lr_bench_opts *o = &((const struct lr_encoderbench_opts *)opts)->base;
 	const char *why;
-	char seed[32], cpu[16];
+	char seed[32], cpu[16], features[256];
 	int rc;
 
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
 	lr_ktable_pick(1, &why); /* the same ground at every size of the run */
+	lr_cpu_features(features, sizeof features);
 	if ((rc = lr_bench_bind(run, "reps", o->reps)) ||
 	    (rc = lr_kvlist_set(&run->binding, "contract", lr_dlf16_contract_name(o->contract), "user")) ||
 	    (rc = lr_kvlist_set(&run->binding, "auto_kernel", lr_dlf16_auto()->name, "auto")) ||
 	    (rc = lr_kvlist_set(&run->binding, "auto_why", why, "auto")) ||
 	    (rc = lr_kvlist_set(&run->binding, "seed", seed, "user")) ||
+	    (rc = lr_kvlist_set(&run->binding, "cpu_features", features, "auto")) ||
 	    (rc = lr_bench_bind(run, "threads", o->threads > 1 ? o->threads : 1)) ||
 	    (o->dir && (rc = lr_kvlist_set(&run->binding, "file_dir", o->dir, "user"))))
 		return rc;

@@ -70,7 +70,7 @@ static int tree_ceiling(struct tree_ceiling *c, double bytes, double *s)
 static int one(const struct lr_importbench_opts *o, const char *dir, int v, int rep, struct lr_bench *b,
 	       struct tree_ceiling *tc)
 {
-	char tokens[32], threads[16];
+	char tokens[32], threads[16], imports[16];
 	char *const argv[] = { (char *)o->self, "--store",
 			       (char *)dir,     "import",
 			       "--model",       (char *)o->model,
@@ -78,30 +78,39 @@ static int one(const struct lr_importbench_opts *o, const char *dir, int v, int 
 			       "--mode",        v < 2 ? "whole" : "stream",
 			       "--layout",      v % 2 ? "copy" : "strided",
 			       "--threads",     threads,
+			       "--repeat",      imports,
 			       "--json",        NULL };
-	double command_s, import_s, ceiling_s, tree_s = 0;
+	double command_s, import_s, ceiling_s, tree_s = 0, first_s, steady_s, steady_import_s;
 	json_t *run;
 	char *out = NULL;
 	int rc;
 
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
 	snprintf(threads, sizeof threads, "%d", o->threads);
+	snprintf(imports, sizeof imports, "%d", o->imports);
 	if ((rc = lr_bench_spawn(o->self, argv, o->envp, dir, &out, &command_s, NULL)))
 		return rc;
 	run = json_loads(out, 0, NULL);
 	free(out);
 	import_s = figure(run, "import_s");
 	ceiling_s = figure(run, "copy_ceiling_s");
+	first_s = figure(run, "cycle_s");
+	steady_s = figure(run, "steady_cycle_s");
+	steady_import_s = figure(run, "steady_import_s");
 	if (!run || !json_string_value(json_object_get(run, "status")) ||
-	    strcmp(json_string_value(json_object_get(run, "status")), "passed") || import_s <= 0 || ceiling_s <= 0)
-		rc = lr_error_set(LR_EIO, "'labrun import' (%s) did not pass or gave no import time and ceiling",
+	    strcmp(json_string_value(json_object_get(run, "status")), "passed") || import_s <= 0 || ceiling_s <= 0 ||
+	    first_s <= 0 || steady_s <= 0 || steady_import_s <= 0)
+		rc = lr_error_set(LR_EIO, "'labrun import' (%s) did not pass or gave no import times and ceiling",
 				  variants[v]);
 	if (!rc)
 		rc = tree_ceiling(tc, figure(run, "bytes"), &tree_s);
 	json_decref(run);
 	if (rc || (rc = lr_bench_add(b, variants[v], "import", rep, import_s, "s")) ||
 	    (rc = lr_bench_add(b, variants[v], "ceiling", rep, ceiling_s, "s")) ||
-	    (rc = lr_bench_add(b, variants[v], "command", rep, command_s, "s")))
+	    (rc = lr_bench_add(b, variants[v], "command", rep, command_s, "s")) ||
+	    (rc = lr_bench_add(b, variants[v], "first", rep, first_s, "s")) ||
+	    (rc = lr_bench_add(b, variants[v], "steady", rep, steady_s, "s")) ||
+	    (rc = lr_bench_add(b, variants[v], "steady_import", rep, steady_import_s, "s")))
 		return rc;
 	return lr_bench_add(b, variants[v], "tree", rep, tree_s, "s");
 }
@@ -137,6 +146,7 @@ static int bind(struct lr_run *run, const void *opts)
 
 	snprintf(tokens, sizeof tokens, "%lld", (long long)o->tokens);
 	if ((rc = lr_bench_bind(run, "reps", o->reps)) || (rc = lr_bench_bind(run, "threads", o->threads)) ||
+	    (rc = lr_bench_bind(run, "imports", o->imports)) ||
 	    (rc = lr_bench_bind(run, "tree_threads", lr_parallel_cpus())) ||
 	    (rc = lr_kvlist_set(&run->geometry, "model", o->model, NULL)))
 		return rc;

@@ -134,6 +134,22 @@ static int describe(struct lr_import_job *j, const struct lr_import_job_opts *o)
 	return 0;
 }
 
+/* A repeated import's: how many, the first cycle (first touch) and the steady medians. */
+static int measure_steady(struct lr_import_job *j)
+{
+	struct lr_run *run = &j->run;
+	int rc;
+
+	if ((rc = lr_run_add_measure(run, "imports", j->imports, "count", 0)) ||
+	    (j->imports && (rc = lr_run_add_measure(run, "cycle_s", j->cycle_s, "s", 0))) || j->steady_cycle_s <= 0)
+		return rc;
+	if ((rc = lr_run_add_measure(run, "steady_cycle_s", j->steady_cycle_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "steady_lease_s", j->steady_lease_s, "s", 0)) ||
+	    (rc = lr_run_add_measure(run, "steady_import_s", j->steady_import_s, "s", 0)))
+		return rc;
+	return lr_run_add_measure(run, "steady_readback_s", j->steady_readback_s, "s", 0);
+}
+
 /* The stage timings as the run's measurements; the link model's time flagged as modelled. */
 static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
 {
@@ -152,13 +168,69 @@ static int measure(struct lr_import_job *j, const struct lr_import_job_opts *o)
 	    (j->ceiling_s > 0 && (rc = lr_run_add_measure(run, "copy_ceiling_s", j->ceiling_s, "s", 0))) ||
 	    (j->state_sha256[0] && (rc = lr_kvlist_set(&run->digests, "device_state_tree", j->state_sha256, NULL))))
 		return rc;
-	if (o->cfg.link_gbps > 0)
-		return lr_run_add_measure(run, "dma_modelled_s", j->stats.modelled_dma_s, "s", 1);
+	if (o->cfg.link_gbps > 0 && (rc = lr_run_add_measure(run, "dma_modelled_s", j->stats.modelled_dma_s, "s", 1)))
+		return rc;
+	return o->repeat > 1 ? measure_steady(j) : 0;
+}
+
+/* What each import of a repeated one took, for the steady medians. */
+struct cycles {
+	double cycle[LR_IMPORT_MAXREPEAT], lease[LR_IMPORT_MAXREPEAT], total[LR_IMPORT_MAXREPEAT],
+		readback[LR_IMPORT_MAXREPEAT];
+};
+
+/*
+ * Import i of the repeated import: the import, its readback check and the
+ * digest from the same reads, which must be the first import's. The first
+ * import's figures are the job's own; later ones go to c only.
+ */
+static int cycle(struct lr_import_job *j, const struct lr_import_opts *io, struct lr_backend *b, int i,
+		 struct cycles *c, struct lr_progress *progress)
+{
+	struct lr_import_result again, *r = i ? &again : &j->r;
+	char hex[LR_SHA256_HEX];
+	double t0 = lr_monotonic_s(), t1;
+	int rc;
+
+	if ((rc = lr_import(j->ops, b, io, r)))
+		return rc;
+	j->imported = 1;
+	lr_progress_update(progress, 2 * i + 1);
+	t1 = lr_monotonic_s();
+	rc = lr_import_verify(j->ops, b, io, hex); /* and the digest from the same reads */
+	c->readback[i] = lr_monotonic_s() - t1;
+	c->cycle[i] = lr_monotonic_s() - t0;
+	c->lease[i] = r->lease_s;
+	c->total[i] = r->total_s;
+	if (rc)
+		return rc;
+	if (!i)
+		memcpy(j->state_sha256, hex, sizeof hex);
+	else if (strcmp(hex, j->state_sha256))
+		return lr_error_set(LR_EIO, "import %d of the same export left device state %s, the first left %s",
+				    i + 1, hex, j->state_sha256);
+	j->imports = i + 1;
 	return 0;
+}
+
+/* The first import's cycle, and the medians over the imports after the device's memory was allocated. */
+static void steady(struct lr_import_job *j, struct cycles *c)
+{
+	size_t n = j->imports > LR_IMPORT_WARM ? (size_t)(j->imports - LR_IMPORT_WARM) : 0;
+
+	j->readback_s = c->readback[0];
+	j->cycle_s = c->cycle[0];
+	if (!n)
+		return;
+	j->steady_cycle_s = lr_median(c->cycle + LR_IMPORT_WARM, n);
+	j->steady_lease_s = lr_median(c->lease + LR_IMPORT_WARM, n);
+	j->steady_import_s = lr_median(c->total + LR_IMPORT_WARM, n);
+	j->steady_readback_s = lr_median(c->readback + LR_IMPORT_WARM, n);
 }
 
 static void import_and_verify(struct lr_import_job *j, const struct lr_import_job_opts *o, struct lr_backend *b)
 {
+	struct lr_import_staging keep = { NULL }; /* kept from one import to the next, as a serving process does */
 	struct lr_import_opts io = {
 		.g = &j->g,
 		.src = &j->src.view,
@@ -172,31 +244,28 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 		.cancel_at = o->cancel_at,
 		.die_at = o->die_at,
 		.cancel = o->cancel,
+		.keep = &keep,
 	};
-	const struct lr_backend_ops *ops = j->ops;
-	/* the steps: the import, its readback and digest, the copy ceiling (the pipeline's threads report nothing) */
-	struct lr_progress *progress = lr_progress_start("imported, read back and measured", "steps", 3);
+	int n = o->repeat > 1 ? o->repeat : 1, i, rc = 0;
+	/* the steps: each import, its readback and digest, the copy ceiling (the pipeline's threads report nothing) */
+	struct lr_progress *progress = lr_progress_start("imported, read back and measured", "steps", 2 * n + 1);
+	struct cycles *c = calloc(1, sizeof *c);
 	struct lr_run *run = &j->run;
-	double t0;
-	int rc;
 
-	lr_progress_update(progress, 0);
-	rc = lr_import(ops, b, &io, &j->r);
-	j->imported = !rc;
-	lr_progress_update(progress, 1);
-	if (!rc) {
-		t0 = lr_monotonic_s();
-		if ((rc = lr_import_verify(ops, b, &io, j->state_sha256))) /* and the digest from the same reads */
-			j->state_sha256[0] = '\0';
-		j->readback_s = lr_monotonic_s() - t0;
-		j->verified = !rc;
-		lr_progress_update(progress, 2);
-	}
-	ops->stats(b, &j->stats);
+	if (!c)
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; !rc && i < n; i++, lr_progress_update(progress, 2 * i))
+		rc = cycle(j, &io, b, i, c, progress);
+	j->verified = !rc;
+	if (c)
+		steady(j, c);
+	free(c);
+	lr_import_staging_release(&keep);
+	j->ops->stats(b, &j->stats);
 	if (j->verified) {
 		run->status = LR_PASSED;
 		j->ceiling_s = copy_ceiling(&j->src, j->bytes);
-		lr_progress_update(progress, 3);
+		lr_progress_update(progress, 2 * n + 1);
 	}
 	lr_progress_stop(&progress);
 	if (!j->verified) {
@@ -204,6 +273,7 @@ static void import_and_verify(struct lr_import_job *j, const struct lr_import_jo
 		int cancelled = !j->imported && j->r.cancelled && j->r.died_at < 0 &&
 				(o->cancel_at >= 0 || (o->cancel && *o->cancel));
 
+		j->state_sha256[0] = '\0';
 		run->status = cancelled ? LR_CANCELLED : LR_FAILED;
 		run->failure = strdup(lr_error_msg());
 	}

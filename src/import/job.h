@@ -36,6 +36,7 @@ struct lr_import_job_opts {
 	enum lr_import_mode mode;
 	enum lr_import_path path;
 	int threads, staging, lane;
+	int repeat;                    /* imports of the same export in this process (0 or 1: one) */
 	const char *backend;           /* "sim" or "atom" */
 	struct lr_backend_config cfg;  /* must outlive the job's execution */
 	int cancel_at, die_at;         /* faults, -1: none */
@@ -43,6 +44,10 @@ struct lr_import_job_opts {
 	const char *experiment, *note; /* recorded with the run; may be NULL */
 	const struct lr_strlist *issues;
 };
+
+/* Imports that allocate the simulated device's memory before the steady state. */
+#define LR_IMPORT_WARM      2
+#define LR_IMPORT_MAXREPEAT 1000
 
 struct lr_import_job {
 	struct lr_kvgeom g; /* the export, with the compiled capacity and block size */
@@ -58,7 +63,19 @@ struct lr_import_job {
 	double ceiling_s;                 /* measured: memcpy of the export's bytes (0 when not measured) */
 	int imported, verified;           /* the import committed; the readback matched */
 	char state_sha256[LR_SHA256_HEX]; /* of the lane's tensors ("" when not verified) */
-	struct lr_run run;                /* as recorded */
+	/*
+	 * With o->repeat > 1, the same export imported again into the same lane by
+	 * the same device, which keeps its memory (and the pipeline its staging)
+	 * from one import to the next, as a device and a serving process do. A
+	 * cycle is one import's lease, import, readback and digest, wall clock.
+	 * The first two imports allocate the device's memory (the lane's, then a
+	 * lease's beside it); the steady figures are medians over the rest.
+	 */
+	int imports;           /* done and verified */
+	double cycle_s;        /* the first import's cycle: first touch */
+	double steady_cycle_s; /* 0 with fewer than LR_IMPORT_WARM + 1 imports */
+	double steady_lease_s, steady_import_s, steady_readback_s;
+	struct lr_run run; /* as recorded */
 };
 
 /* Resolve the kernel, the geometries and the source; check the export fits. */

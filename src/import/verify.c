@@ -42,11 +42,15 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
 	return 0;
 }
 
-/* One reader of the lane: its buffers (one pair for every layer: allocating each anew cost a page fault per 4 KiB). */
+/*
+ * One reader of the lane: its buffers, a chunk each (a leaf of the tree
+ * when whole rows fill one), so the expectation, what was read, the
+ * comparison and the hash stay in the cache: the check reads the source and
+ * the device once each.
+ */
 struct reader {
 	uint16_t *want, *got;
 	uint64_t cap;
-	struct lr_kvtensor prev; /* the layout 'want' holds zeros for */
 };
 
 static void reader_release(struct reader *r)
@@ -56,68 +60,99 @@ static void reader_release(struct reader *r)
 	memset(r, 0, sizeof *r);
 }
 
-/*
- * Tensor (l, kv) read back into r->got and compared with its expectation;
- * LR_EIO naming the first differing element. r->got holds what was read.
- */
-static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
-			const struct lr_dlf16_kernel *vk, struct reader *r, int l, int kv)
+/* Where a reader's bytes are hashed: nowhere, in order, or leaf by leaf from 'first_leaf'. */
+struct sink {
+	struct lr_treehash *tree; /* NULL: no digest */
+	int put;                  /* lr_tree_put at first_leaf (else lr_tree_update, in order) */
+	uint64_t first_leaf;
+};
+
+/* Flat rows [f0, f1) of tensor (l, kv) as the device must hold them: token rows encoded, the rest zero. */
+static void expect_rows(const struct lr_import_opts *o, const struct lr_dlf16_kernel *vk, const struct lr_kvtensor *t,
+			int l, int kv, int64_t f0, int64_t f1, uint16_t *w)
 {
 	const struct lr_kvgeom *g = o->g;
 	const struct lr_view *src = o->src;
 	const int64_t H = g->kv_heads, D = g->head_dim, Dp = lr_kvgeom_padded_dim(g);
-	struct lr_kvtensor t;
-	int64_t h, tok, d, n, i;
-	int rc;
 
-	lr_kvgeom_tensor(g, l, &t);
-	n = (int64_t)(t.span_bytes / 2);
-	if (t.span_bytes > r->cap) {
-		free(r->want);
-		free(r->got);
-		r->want = malloc((size_t)t.span_bytes);
-		r->got = malloc((size_t)t.span_bytes);
-		r->cap = t.span_bytes;
-		r->prev.span_bytes = 0;
-		if (!r->want || !r->got) {
-			r->cap = 0;
+	for (int64_t f = f0; f < f1; f++, w += Dp) {
+		int64_t row = f % t->rows, h = (f / t->rows) % H, blk = f / (t->rows * H);
+		int64_t tok = t->first_token + blk * t->rows + row, d;
+		const uint16_t *s = (const uint16_t *)src->data + l * src->stride[0] + kv * src->stride[1] +
+				    h * src->stride[2] + tok * src->stride[3];
+
+		if (tok >= t->first_token + t->ntokens) { /* an unused row */
+			memset(w, 0, (size_t)Dp * 2);
+			continue;
+		}
+		if (src->stride[4] == 1)
+			vk->encode(w, s, (size_t)D, o->contract, 0);
+		else
+			for (d = 0; d < D; d++)
+				w[d] = lr_dlf16_oracle(s[d * src->stride[4]], o->contract);
+		if (Dp > D) /* padding */
+			memset(w + D, 0, (size_t)(Dp - D) * 2);
+	}
+}
+
+/* LR_EIO naming element i of tensor (l, kv), where the device and the expectation differ. */
+static int mismatch(const struct lr_import_opts *o, const struct lr_kvtensor *t, int l, int kv, int64_t i, uint16_t got,
+		    uint16_t want)
+{
+	const int64_t H = o->g->kv_heads, Dp = lr_kvgeom_padded_dim(o->g);
+	int64_t dd = i % Dp, row = (i / Dp) % t->rows, hh = (i / (Dp * t->rows)) % H, blk = i / (Dp * t->rows * H);
+
+	return lr_error_set(
+		LR_EIO, "readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x", l,
+		kv ? "V" : "K", (long long)hh, (long long)(t->first_token + blk * t->rows + row), (long long)dd, got,
+		want);
+}
+
+/*
+ * Tensor (l, kv) read back chunk by chunk, each compared with its
+ * expectation and hashed into 'out'; LR_EIO naming the first differing
+ * element.
+ */
+static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+			const struct lr_dlf16_kernel *vk, struct reader *r, int l, int kv, const struct sink *out)
+{
+	const uint64_t rowb = (uint64_t)lr_kvgeom_padded_dim(o->g) * 2;
+	struct lr_kvtensor t;
+	int64_t nrows, chunk, f0, f1, i;
+	uint64_t len;
+	int rc = 0;
+
+	lr_kvgeom_tensor(o->g, l, &t);
+	nrows = (int64_t)(t.span_bytes / rowb);
+	chunk = LR_TREE_LEAF % rowb == 0 ? (int64_t)(LR_TREE_LEAF / rowb) : nrows; /* whole leaves, else all */
+	if (chunk > nrows)
+		chunk = nrows;
+	if ((uint64_t)chunk * rowb > r->cap) {
+		reader_release(r);
+		r->cap = (uint64_t)chunk * rowb;
+		if (!(r->want = malloc((size_t)r->cap)) || !(r->got = malloc((size_t)r->cap))) {
+			reader_release(r);
 			return lr_error_set(LR_ENOMEM, "out of memory for readback");
 		}
 	}
-	/* padding and unused rows are expected zero; a layer laid out like the last keeps them so */
-	if (t.span_bytes != r->prev.span_bytes || t.first_token != r->prev.first_token ||
-	    t.ntokens != r->prev.ntokens || t.rows != r->prev.rows)
-		memset(r->want, 0, (size_t)t.span_bytes);
-	r->prev = t;
-	/* expectation, element by element: token tok of head h at row (tok - first) */
-	for (h = 0; h < H; h++)
-		for (tok = t.first_token; tok < t.first_token + t.ntokens; tok++) {
-			int64_t rel = tok - t.first_token, blk = rel / t.rows, row = rel % t.rows;
-			const uint16_t *s = (const uint16_t *)src->data + l * src->stride[0] + kv * src->stride[1] +
-					    h * src->stride[2] + tok * src->stride[3];
-			uint16_t *w = r->want + ((blk * H + h) * t.rows + row) * Dp;
-
-			if (src->stride[4] == 1)
-				vk->encode(w, s, (size_t)D, o->contract, 0);
-			else
-				for (d = 0; d < D; d++)
-					w[d] = lr_dlf16_oracle(s[d * src->stride[4]], o->contract);
+	for (f0 = 0; f0 < nrows && !rc; f0 = f1) {
+		f1 = f0 + chunk < nrows ? f0 + chunk : nrows;
+		len = (uint64_t)(f1 - f0) * rowb;
+		expect_rows(o, vk, &t, l, kv, f0, f1, r->want);
+		if ((rc = ops->read(b, o->lane, 2 * l + kv, (uint64_t)f0 * rowb, r->got, len)))
+			return rc;
+		if (memcmp(r->want, r->got, (size_t)len)) {
+			for (i = 0; r->want[i] == r->got[i]; i++)
+				;
+			return mismatch(o, &t, l, kv, f0 * (int64_t)(rowb / 2) + i, r->got[i], r->want[i]);
 		}
-	if ((rc = ops->read(b, o->lane, 2 * l + kv, 0, r->got, t.span_bytes)))
-		return rc;
-	if (!memcmp(r->want, r->got, (size_t)n * 2))
-		return 0;
-	for (i = 0; i < n && r->want[i] == r->got[i]; i++)
-		;
-	{
-		int64_t dd = i % Dp, row = (i / Dp) % t.rows, hh = (i / (Dp * t.rows)) % H, blk = i / (Dp * t.rows * H);
-
-		return lr_error_set(
-			LR_EIO,
-			"readback mismatch at layer %d %s head %lld token %lld dim %lld: device %04x, expected %04x", l,
-			kv ? "V" : "K", (long long)hh, (long long)(t.first_token + blk * t.rows + row), (long long)dd,
-			r->got[i], r->want[i]);
+		if (out->tree && out->put)
+			rc = lr_tree_put(out->tree, out->first_leaf + (uint64_t)f0 * rowb / LR_TREE_LEAF, r->got,
+					 (size_t)len);
+		else if (out->tree)
+			rc = lr_tree_update(out->tree, r->got, (size_t)len);
 	}
+	return rc;
 }
 
 /*
@@ -152,10 +187,9 @@ static void *check_worker(void *arg)
 
 	w->failed_at = sh->ntensors;
 	while ((t = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->ntensors) {
-		int rc = check_tensor(sh->ops, sh->b, sh->o, sh->vk, &r, t / 2, t % 2);
+		struct sink out = { sh->tree, 1, sh->first_leaf[t] };
+		int rc = check_tensor(sh->ops, sh->b, sh->o, sh->vk, &r, t / 2, t % 2, &out);
 
-		if (!rc && sh->tree)
-			rc = lr_tree_put(sh->tree, sh->first_leaf[t], r.got, (size_t)r.prev.span_bytes);
 		if (rc) {
 			w->failed_at = t;
 			w->rc = rc;
@@ -213,10 +247,11 @@ int lr_import_verify(const struct lr_backend_ops *ops, struct lr_backend *b, con
 		if (!(rc = hex ? lr_tree_reserve(&tree, (size_t)leaves) : 0))
 			rc = verify_parallel(&sh, threads < sh.ntensors ? threads : sh.ntensors);
 	} else { /* one reader, feeding the tree in order */
+		struct sink out = { hex ? &tree : NULL, 0, 0 };
+
 		for (l = 0; l < g->layers && !rc; l++)
 			for (kv = 0; kv < 2 && !rc; kv++)
-				if (!(rc = check_tensor(ops, b, o, vk, &r, l, kv)) && hex)
-					rc = lr_tree_update(&tree, r.got, (size_t)r.prev.span_bytes);
+				rc = check_tensor(ops, b, o, vk, &r, l, kv, &out);
 		reader_release(&r);
 	}
 	free(first_leaf);

@@ -222,46 +222,57 @@ static void store_notes(struct lr_doc *d, const struct lr_run *run, const struct
 
 static const struct lr_column import_cols[] = {
 	{ "variant", "variant", 0 },
-	{ "import_ms", "import ms", LR_COL_NUMBER },
+	{ "first_ms", "first touch ms", LR_COL_NUMBER },
+	{ "first_x_ceilings", "first x (copy + tree hash)", LR_COL_NUMBER },
+	{ "steady_ms", "steady ms", LR_COL_NUMBER },
+	{ "steady_x_ceilings", "steady x (copy + tree hash)", LR_COL_NUMBER },
+	{ "steady_import_ms", "steady import ms", LR_COL_NUMBER },
+	{ "steady_import_x_ceiling", "steady import x ceiling", LR_COL_NUMBER },
+	{ "import_ms", "first import ms", LR_COL_NUMBER },
 	{ "ceiling_ms", "ceiling ms", LR_COL_NUMBER },
-	{ "import_x_ceiling", "import x ceiling", LR_COL_NUMBER },
-	{ "command_ms", "command ms", LR_COL_NUMBER },
-	{ "command_x_ceiling", "command x ceiling", LR_COL_NUMBER },
 	{ "tree_hash_ms", "tree hash ms", LR_COL_NUMBER },
-	{ "command_x_ceilings", "command x (copy + tree hash)", LR_COL_NUMBER },
+	{ "command_ms", "command ms", LR_COL_NUMBER },
 };
 
-/* A run stored before the tree-hash ceiling was measured has no 'tree': its two columns have no value. */
+/* Runs stored before a figure was measured ('tree', then 'first' and 'steady') have no value in its columns. */
 static void import_row(struct lr_table *t, const struct lr_bench_row *r)
 {
 	lr_table_text(t, r->subject);
-	cell(t, med(r, "import", "s") * 1e3, 2);
+	cell(t, med(r, "first", "s") * 1e3, 1);
+	cell(t, ratio(r, "first", "ceiling", "tree", 1), 2);
+	cell(t, med(r, "steady", "s") * 1e3, 1);
+	cell(t, ratio(r, "steady", "ceiling", "tree", 1), 2);
+	cell(t, med(r, "steady_import", "s") * 1e3, 1);
+	cell(t, ratio(r, "steady_import", "ceiling", NULL, 1), 2);
+	cell(t, med(r, "import", "s") * 1e3, 1);
 	cell(t, med(r, "ceiling", "s") * 1e3, 2);
-	cell(t, ratio(r, "import", "ceiling", NULL, 1), 2);
-	cell(t, med(r, "command", "s") * 1e3, 1);
-	cell(t, ratio(r, "command", "ceiling", NULL, 1), 1);
 	cell(t, med(r, "tree", "s") * 1e3, 2);
-	cell(t, ratio(r, "command", "ceiling", "tree", 1), 2);
+	cell(t, med(r, "command", "s") * 1e3, 1);
 }
 
 static void import_head(struct lr_doc *d, const struct lr_run *run)
 {
 	say(d,
-	    "labrun bench import: %s, %s tokens, sim, %s runs of each variant (first dropped), %s encoder "
-	    "thread%s",
-	    set(run, "model"), set(run, "tokens"), set(run, "reps"), set(run, "threads"), plural(run, "threads"));
+	    "labrun bench import: %s, %s tokens, SIMULATED device, %s imports a command, %s runs of each variant "
+	    "(first dropped), %s encoder thread%s",
+	    set(run, "model"), set(run, "tokens"), set(run, "imports"), set(run, "reps"), set(run, "threads"),
+	    plural(run, "threads"));
 	host(d, run, "");
 }
 
 static void import_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
 {
 	(void)b;
-	note(d, "x ceiling: the run's own import total (or whole command) over the copy ceiling it measured");
+	note(d, "first touch: the command's first import, lease, import, readback and digest, the simulated "
+		"device faulting its fresh memory in");
+	note(d, "steady: the same cycle once the device holds its memory (the imports after the second: a lane's "
+		"import and a lease beside it), median over a command's imports");
 	note(d,
-	     "tree hash: the device state's digest of as many bytes in memory, on %s CPU(s), right after each "
-	     "run",
+	     "ceiling: memcpy of the same bytes, measured by the command; tree hash: the device state's digest of "
+	     "as many bytes in memory, on %s CPU(s), right after each run",
 	     set(run, "tree_threads"));
-	note(d, "x (copy + tree hash): the whole command over both; medians over runs; measured, not modelled");
+	note(d, "x (copy + tree hash): over both ceilings of the same run; command: the whole process (source, "
+		"every import, recording); medians over runs; measured, not modelled");
 }
 
 /* ---- remote --------------------------------------------------------------------- */
@@ -553,6 +564,8 @@ static void encoder_head(struct lr_doc *d, const struct lr_run *run)
 	    set(run, "reps"), set(run, "contract"), set(run, "seed"), set(run, "threads"), plural(run, "threads"));
 	snprintf(extra, sizeof extra, ", auto kernel %s", set(run, "auto_kernel"));
 	host(d, run, extra);
+	if (lr_kvlist_find(&run->binding, "cpu_features")) /* runs stored before have none */
+		say(d, "CPU features: %s", set(run, "cpu_features"));
 	if (lr_kvlist_find(&run->binding, "pinned_cpu"))
 		say(d, "timing thread pinned to CPU %s", set(run, "pinned_cpu"));
 }

@@ -17,6 +17,22 @@ static void stage(FILE *f, const char *name, double s, const char *what)
 	fprintf(f, "  %-18s %10.3f ms  %s\n", name, s * 1e3, what);
 }
 
+/* A repeated import: the first cycle (first touch) beside the steady state. */
+static void steady_stages(FILE *f, const struct lr_import_job *j)
+{
+	const char *sim = j->ops == &lr_backend_sim_ops ? ", simulated device" : "";
+
+	fprintf(f, "  %d imports of the same export in this process, the device keeping its memory%s:\n", j->imports,
+		sim);
+	stage(f, "first cycle", j->cycle_s, "measured: lease, import, readback and digest, first touch included");
+	if (j->steady_cycle_s <= 0)
+		return;
+	stage(f, "steady cycle", j->steady_cycle_s, "measured: the same, median over the imports after the second");
+	stage(f, "steady lease", j->steady_lease_s, "measured (the device's memory already allocated)");
+	stage(f, "steady import", j->steady_import_s, "measured (first encode to commit)");
+	stage(f, "steady readback", j->steady_readback_s, "measured (check and digest)");
+}
+
 static void stages(FILE *f, const struct lr_import_job *j, const struct lr_import_job_opts *o)
 {
 	const struct lr_import_result *r = &j->r;
@@ -36,6 +52,8 @@ static void stages(FILE *f, const struct lr_import_job *j, const struct lr_impor
 		stage(f, "copy ceiling", j->ceiling_s, "measured: memcpy of the same bytes (median of 4)");
 		fprintf(f, "  import total / copy ceiling = %.2fx\n", r->total_s / j->ceiling_s);
 	}
+	if (o->repeat > 1)
+		steady_stages(f, j);
 	if (o->cfg.link_gbps > 0)
 		fprintf(f, "  %-18s %10.3f ms  MODELLED, not measured (%.1f GB/s, %.1f us per call)\n",
 			"DMA (link model)", j->stats.modelled_dma_s * 1e3, o->cfg.link_gbps, o->cfg.link_latency_us);

@@ -47,6 +47,33 @@ while len(L) > 1:
 print(L[0].hex())' edge.bin)" "the script at $n bytes"
 done
 
+# the same export imported again by a device that keeps its memory: the same state each time, the
+# first import (first touch) and the steady state measured apart
+one=$(q "SELECT sha256 FROM run_digest WHERE run_id = (SELECT max(id) FROM run) AND name = 'device_state_tree'")
+expect_exit 0 "import the export 4 times in one process" "$LABRUN" import --model custom --layers 6 --kv-heads 4 \
+	--head-dim 64 --source tree.npy --export head --repeat 4
+contains "$T/out" "4 imports of the same export in this process, the device keeping its memory, simulated device" \
+	"says what was repeated, and that the device is simulated"
+contains "$T/out" "steady cycle" "prints the steady state"
+id=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT sha256 FROM run_digest WHERE run_id = $id AND name = 'device_state_tree'")" "$one" \
+	"every import left the state a single import leaves (each is checked against the first)"
+equals "$(q "SELECT value FROM measurement WHERE run_id = $id AND name = 'imports'")" "4" "4 imports, all verified"
+equals "$(q "SELECT count(*) FROM measurement WHERE run_id = $id AND modelled = 0 AND value > 0 AND name IN
+	('cycle_s', 'steady_cycle_s', 'steady_lease_s', 'steady_import_s', 'steady_readback_s')")" "5" \
+	"the first cycle and the steady medians, measured"
+equals "$(q "SELECT count(*) FROM measurement m JOIN measurement i ON i.run_id = m.run_id AND i.name = 'steady_import_s'
+	WHERE m.run_id = $id AND m.name = 'steady_cycle_s' AND m.value > i.value")" "1" \
+	"a steady cycle holds its import and more (the readback)"
+expect_exit 0 "two imports have no steady state" "$LABRUN" import --model qwen3-0.6b --tokens 64 --repeat 2
+equals "$(q "SELECT group_concat(name, ' ') FROM (SELECT name FROM measurement WHERE run_id = (SELECT max(id) FROM run) AND
+	(name LIKE 'steady%' OR name IN ('imports', 'cycle_s')) ORDER BY name)")" "cycle_s imports" "only the first cycle"
+expect_exit 1 "a failing write in the second import fails the run" "$LABRUN" import --model qwen3-0.6b --tokens 64 \
+	--repeat 3 --fail-write 60
+contains "$T/err" "device write 60 failed" "names the write"
+equals "$(q "SELECT status || ' ' || (SELECT value FROM measurement WHERE run_id = run.id AND name = 'imports')
+	FROM run ORDER BY id DESC LIMIT 1")" "failed 1.0" "run kept as failed, one import done"
+
 expect_exit 0 "a link model is reported as modelled" "$LABRUN" import --model qwen3-0.6b --tokens 64 --link-gbps 16 --link-latency-us 10
 contains "$T/out" "MODELLED, not measured" "printed apart"
 equals "$(q "SELECT modelled FROM measurement WHERE name = 'dma_modelled_s'")" "1" "stored as modelled"
