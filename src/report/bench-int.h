@@ -47,6 +47,24 @@ struct lr_bench_def {
 	void (*table)(struct lr_table *t, const struct lr_run *run, const struct lr_bench *b);
 };
 
+/* A definition's columns: the array and its length. */
+#define COLS(c) .cols = c, .ncols = (int)(sizeof c / sizeof c[0])
+
+/* What every definition's words use (bench-words.c). */
+const char *lr_benchdoc_set(const struct lr_run *run, const char *key);    /* binding, else geometry, or "?" */
+double lr_benchdoc_setnum(const struct lr_run *run, const char *key);      /* NAN when none or no number */
+const char *lr_benchdoc_plural(const struct lr_run *run, const char *key); /* "" when the setting is 1, else "s" */
+/* a line of prose: what ran, or what a table says */
+void lr_benchdoc_say(struct lr_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a line under the tables: what the figures are */
+void lr_benchdoc_note(struct lr_doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "host NAME: CPU, N CPUs, KERNEL; labrun V" and 'extra': the line every benchmark's head ends with */
+void lr_benchdoc_host(struct lr_doc *d, const struct lr_run *run, const char *extra);
+void lr_benchdoc_cell(struct lr_table *t, double v, int digits); /* a number, or no value when NAN */
+
+/* 'labrun bench encoder' (bench-encoder.c) */
+extern const struct lr_bench_def lr_benchdoc_encoder;
+
 /* The definition of benchmark 'which' (bench-tables.c). */
 const struct lr_bench_def *lr_render_bench_def(enum lr_benchmark which);
 
