@@ -57,14 +57,17 @@ int lr_bench_spawn(const char *self, char *const *argv, char *const *envp, const
 		   long *rss_kib)
 {
 	struct lr_child c;
+	const char *cmd;
 	char what[128];
 	int rc;
 
 	(void)self; /* argv[0] */
-	snprintf(what, sizeof what, "'labrun %s' on the benchmark's store", argv[3]);
+	/* the command: after '--store DIR' when it is given ('labrun --version' has none) */
+	cmd = argv[1] && !strcmp(argv[1], "--store") && argv[2] && argv[3] ? argv[3] : argv[1] ? argv[1] : "";
+	snprintf(what, sizeof what, "'labrun %s' on the benchmark's store", cmd);
 	if ((rc = lr_bench_run_ok(what, argv, envp, dir, out, &c))) {
 		if (rc == LR_EIO)
-			lr_error_hint("run it by hand: labrun --store %s %s ...", dir, argv[3]);
+			lr_error_hint("run it by hand: labrun --store %s %s ...", dir, cmd);
 		return rc;
 	}
 	*s = c.wall_s;

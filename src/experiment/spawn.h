@@ -20,7 +20,7 @@ LR_MUST_CHECK int lr_bench_run_ok(const char *what, char *const *argv, char *con
 				  struct lr_child *c);
 
 /*
- * Run labrun 'self' with argv (argv[0] is 'self', argv[1..2] "--store DIR",
+ * Run labrun 'self' with argv (argv[0] is 'self', argv[1..2] "--store DIR" when given,
  * argv[3] the command) in directory 'dir' (base/child.h), stderr discarded, stdout into *out (malloc'd)
  * or discarded when out is NULL; *s its wall seconds; *rss_kib (unless
  * NULL) its peak resident set size. LR_EIO, naming the command, unless it
