@@ -21,7 +21,6 @@
 
 struct transfer {
 	CURL *easy;
-	struct curl_slist *headers;
 	struct lr_result *res;
 	const struct lr_request *req;
 	struct lr_sse sse;
@@ -39,19 +38,22 @@ struct pass {
 	struct lr_sampler *sampler; /* or NULL */
 	double start;
 	int inflight;
-	int epfd;           /* libcurl's sockets (on_socket) and the timer */
-	int timer;          /* a timerfd that wakes the loop at the next arrival */
-	double armed_s;     /* the arrival the timer is set for (pass seconds), -1: none */
-	double curl_due;    /* when libcurl wants its timeouts run, lr_monotonic_s's clock; -1: never */
-	double stall_check; /* when stalled streams are next looked for, lr_monotonic_s's clock */
-	size_t first;       /* the transfers before it have all ended */
+	int epfd;                   /* libcurl's sockets (on_socket) and the timer */
+	int timer;                  /* a timerfd that wakes the loop at the next arrival */
+	double armed_s;             /* the arrival the timer is set for (pass seconds), -1: none */
+	double curl_due;            /* when libcurl wants its timeouts run, lr_monotonic_s's clock; -1: never */
+	double stall_check;         /* when stalled streams are next looked for, lr_monotonic_s's clock */
+	size_t first;               /* the transfers before it have all ended */
+	struct curl_slist *headers; /* every request's, made once */
+	CURL **idle;                /* easy handles of ended transfers, kept for the next (at most concurrency) */
+	int nidle;
 };
 
 static int on_event(void *arg, const char *data, size_t len)
 {
 	struct transfer *t = arg;
 
-	return lr_stream_event(&t->res->s, data, len, lr_monotonic_s());
+	return lr_stream_event(&t->res->s, data, len, t->last_byte_s); /* when its bytes came */
 }
 
 /* Whether a 2xx body is not server-sent events: a content type other than text/event-stream, or gzip. */
@@ -103,13 +105,11 @@ static int start(struct pass *p, struct transfer *t, const struct lr_request *re
 	t->req = req;
 	lr_stream_init(&res->s);
 	lr_sse_init(&t->sse, o->max_event);
-	if (!(t->easy = curl_easy_init()) ||
-	    !(t->headers = curl_slist_append(NULL, "Content-Type: application/json")) ||
-	    !(t->headers = curl_slist_append(t->headers, "Accept: text/event-stream")))
+	if (!(t->easy = p->nidle ? p->idle[--p->nidle] : curl_easy_init()))
 		return lr_error_set(LR_ENOMEM, "out of memory for a request");
 	curl_easy_setopt(t->easy, CURLOPT_URL, req->url);
 	curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, req->body);
-	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, p->headers);
 	curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
 	curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
@@ -217,8 +217,10 @@ static void finish(struct pass *p, struct transfer *t, CURLcode code)
 	t->res->end_s = lr_monotonic_s() - p->start;
 	name_failure(p, t, code);
 	curl_multi_remove_handle(p->multi, t->easy);
-	curl_easy_cleanup(t->easy);
-	curl_slist_free_all(t->headers);
+	if (p->nidle < p->o->concurrency) /* kept: a handle's init and buffers are a request's largest cost */
+		p->idle[p->nidle++] = t->easy;
+	else
+		curl_easy_cleanup(t->easy);
 	lr_sse_release(&t->sse);
 	t->easy = NULL;
 	p->inflight--;
@@ -347,7 +349,9 @@ static int pass_open(struct pass *p)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	if (!(p->multi = curl_multi_init()))
+	if (!(p->multi = curl_multi_init()) || !(p->idle = calloc((size_t)p->o->concurrency, sizeof *p->idle)) ||
+	    !(p->headers = curl_slist_append(NULL, "Content-Type: application/json")) ||
+	    !(p->headers = curl_slist_append(p->headers, "Accept: text/event-stream")))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((p->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (p->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
@@ -362,8 +366,13 @@ static int pass_open(struct pass *p)
 
 static void pass_close(struct pass *p)
 {
-	if (p->multi)
+	if (p->multi) { /* the handles and headers came after it */
+		while (p->nidle)
+			curl_easy_cleanup(p->idle[--p->nidle]);
+		curl_slist_free_all(p->headers);
 		curl_multi_cleanup(p->multi);
+	}
+	free(p->idle);
 	if (p->timer >= 0)
 		close(p->timer);
 	if (p->epfd >= 0)
