@@ -17,7 +17,7 @@
 
 #define LR_ERROR_BODY 512  /* bytes of an HTTP error's body kept for its failure */
 #define LR_POLL_MS    100  /* the longest wait, so a cancel is seen soon */
-#define LR_STALL_SCAN 0.01 /* seconds between two looks for stalled streams */
+#define LR_STALL_SCAN 0.01 /* seconds between two looks for stalled or timed-out streams */
 
 struct transfer {
 	CURL *easy;
@@ -30,6 +30,7 @@ struct transfer {
 	int sse_seen;       /* the body's first bytes were looked at */
 	int not_sse;        /* a 2xx whose body is no event stream (HTML, JSON, gzip): kept like an error's */
 	double last_byte_s; /* when a byte last came (or it was sent), lr_monotonic_s's clock */
+	double sent_at_s;   /* when it was handed to libcurl, lr_monotonic_s's clock */
 };
 
 struct pass {
@@ -75,11 +76,14 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	int rc;
 
 	t->last_byte_s = lr_monotonic_s();
-	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-	t->res->status = status;
-	if (!t->errlen && !t->not_sse && !t->sse_seen && status >= 200 && status <= 299)
-		t->not_sse = not_a_stream(t->easy, data, len);
-	t->sse_seen = 1;
+	if (!t->sse_seen) { /* the status is the headers', the same for every call of the body */
+		curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+		t->res->status = status;
+		if (status >= 200 && status <= 299)
+			t->not_sse = not_a_stream(t->easy, data, len);
+		t->sse_seen = 1;
+	}
+	status = t->res->status;
 	if (status < 200 || status > 299 || t->not_sse) { /* an HTTP error: keep the start of its body to name it */
 		size_t k = len < LR_ERROR_BODY - t->errlen ? len : LR_ERROR_BODY - t->errlen;
 
@@ -115,12 +119,10 @@ static int start(struct pass *p, struct transfer *t, const struct lr_request *re
 	curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
 	curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https"); /* a redirect never leaves HTTP */
-	if (o->timeout_s > 0)
-		curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1e3));
 	if (curl_multi_add_handle(p->multi, t->easy) != CURLM_OK)
 		return lr_error_set(LR_EIO, "cannot start a request to '%s'", req->url);
 	res->sent = 1;
-	t->last_byte_s = lr_monotonic_s();
+	t->sent_at_s = t->last_byte_s = lr_monotonic_s();
 	res->sent_s = t->last_byte_s - p->start;
 	res->inflight_at_send = ++p->inflight;
 	return 0;
@@ -243,15 +245,21 @@ static void reap(struct pass *p)
 		}
 }
 
-/* End every stream no byte has reached for stall_s (libcurl's low-speed limit averages over seconds). */
+/*
+ * End every stream sent timeout_s ago, or that no byte has reached for
+ * stall_s (libcurl's low-speed limit averages over seconds). The timeout is
+ * labrun's too, not libcurl's: a transfer with a timeout of its own stays in
+ * libcurl's timer tree for its whole life, and every event of every stream
+ * walks that tree.
+ */
 static void end_stalled(struct pass *p, struct transfer *ts, size_t n)
 {
 	double now = lr_monotonic_s();
 
-	if (!(p->o->stall_s > 0))
-		return;
 	for (size_t i = 0; i < n; i++)
-		if (ts[i].easy && now - ts[i].last_byte_s >= p->o->stall_s) {
+		if (ts[i].easy && p->o->timeout_s > 0 && now - ts[i].sent_at_s >= p->o->timeout_s)
+			finish(p, &ts[i], CURLE_OPERATION_TIMEDOUT); /* named as libcurl's own timeout was */
+		else if (ts[i].easy && p->o->stall_s > 0 && now - ts[i].last_byte_s >= p->o->stall_s) {
 			snprintf(ts[i].res->s.failure, sizeof ts[i].res->s.failure, "stalled: no byte for %g s",
 				 p->o->stall_s);
 			finish(p, &ts[i], CURLE_OK);

@@ -227,3 +227,11 @@ equals "$(q "SELECT group_concat(case_id || '=' || coalesce(failure, 'ok'), '; '
 expect_exit 0 "report of the cancelled pass" "$LABRUN" report --run "$run"
 contains "$T/out" "case k3: not collected: not sent: cancelled" "the report lists what was not collected"
 expect_exit 0 "the store audits" "$LABRUN" audit
+
+# --timeout is a request's whole time, ended before a longer --stall would end it
+printf '{"case_id": "t1", "prompt": "mode:stall"}\n' >late.jsonl
+expect_exit 1 "a request over --timeout" "$LABRUN" collect --endpoint "$url" --route late --cases late.jsonl \
+	--stall 20 --timeout 1
+run=$(q "SELECT max(id) FROM run")
+equals "$(q "SELECT failure FROM collect_request x JOIN response_set s ON s.id = x.set_id WHERE s.run_id = $run")" \
+	"timed out after 1 s" "ended and named at --timeout"
