@@ -327,8 +327,9 @@ static void collect_head(struct lr_doc *d, const struct lr_run *run)
 static void collect_notes(struct lr_doc *d, const struct lr_run *run, const struct lr_bench *b)
 {
 	(void)run, (void)b;
-	lr_benchdoc_note(d, "CPU: the client process's user + sys time over the tokens it streamed, start-up included; "
-			    "requests/s over the client's own pass");
+	lr_benchdoc_note(
+		d, "CPU: the client process's own user + sys time (from wait4: not the server's, not this "
+		   "process's) over the tokens it streamed, start-up included; requests/s over the client's own pass");
 	lr_benchdoc_note(
 		d, "server: the null server's CPU in the same pass (busy: over the pass time; below 1, it was not the "
 		   "bottleneck); medians, measured");
