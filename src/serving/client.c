@@ -219,7 +219,7 @@ static void finish(struct pass *p, struct transfer *t, CURLcode code)
 	t->res->end_s = lr_monotonic_s() - p->start;
 	name_failure(p, t, code);
 	curl_multi_remove_handle(p->multi, t->easy);
-	if (p->nidle < p->o->concurrency) /* kept: a handle's init and buffers are a request's largest cost */
+	if (p->nidle < p->o->concurrency) /* kept for the next: a new handle costs allocations and page faults */
 		p->idle[p->nidle++] = t->easy;
 	else
 		curl_easy_cleanup(t->easy);
