@@ -50,7 +50,7 @@ static void copy_vector(void *dst, const void *src, size_t bytes)
  * kernel in the other.
  */
 static const char *const copy_names[] = { "copy: memcpy", "copy: vector", "copy: non-temporal",
-					  "copy: non-temporal, pages" };
+					  "copy: non-temporal pages" };
 #define NCOPIES (int)(sizeof copy_names / sizeof copy_names[0])
 
 /* Copy number 'copy' of copy_names. */
