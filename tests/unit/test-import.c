@@ -460,6 +460,29 @@ static void readback_names_the_first_differing_element(void **state)
 	lr_kvsrc_release(&other);
 }
 
+/* Import o's source into its lane and read it back: the fused digest is the one a plain read of the lane gives. */
+static void import_and_agree(struct lr_backend *b, const struct lr_import_opts *o)
+{
+	struct lr_import_result r;
+	char fused[65], alone[65];
+
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, o, &r), 0);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, o, fused), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, o->lane, o->g, 1, alone), 0);
+	assert_string_equal(fused, alone);
+}
+
+/* The readback of the lane against another source fails, naming 'where'. */
+static void readback_names(struct lr_backend *b, struct lr_import_opts *o, const struct lr_kvsrc *other,
+			   const char *where)
+{
+	char hex[65];
+
+	o->src = &other->view;
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, o, hex), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), where));
+}
+
 /*
  * Tensors of whole 1 MiB leaves are checked on every CPU: the digest is the
  * one a single reader computes, and of two wrong tensors the first in
@@ -468,9 +491,7 @@ static void readback_names_the_first_differing_element(void **state)
 static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 {
 	struct lr_backend_config c = sim_cfg();
-	char fused[65], alone[65];
 	struct lr_import_opts o;
-	struct lr_import_result r;
 	struct lr_kvsrc a, other;
 	struct lr_backend *b;
 	struct lr_kvgeom g;
@@ -483,18 +504,13 @@ static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 0, 3, 1), 0);
 	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
 	opts_for(&o, &g, &a, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
-	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), 0);
-	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, alone), 0);
-	assert_string_equal(fused, alone);
+	import_and_agree(b, &o);
 	/* wrong in layer 4 K and layer 1 V: layer 1 V comes first */
 	((uint16_t *)other.view.data)[4 * other.view.stride[0] + 2 * other.view.stride[2] + 7 * other.view.stride[3]] ^=
 		0x0100;
 	((uint16_t *)other.view.data)[1 * other.view.stride[0] + 1 * other.view.stride[1] + 3 * other.view.stride[2] +
 				      11 * other.view.stride[3] + 5] ^= 0x0100;
-	o.src = &other.view;
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), LR_EIO);
-	assert_non_null(strstr(lr_error_msg(), "layer 1 V head 3 token 11 dim 5"));
+	readback_names(b, &o, &other, "layer 1 V head 3 token 11 dim 5");
 	lr_backend_sim_ops.close(b);
 	lr_kvsrc_release(&a);
 	lr_kvsrc_release(&other);
@@ -509,9 +525,7 @@ static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 static void readback_of_a_token_major_export_by_tiles(void **state)
 {
 	struct lr_backend_config c = sim_cfg();
-	char fused[65], alone[65];
 	struct lr_import_opts o;
-	struct lr_import_result r;
 	struct lr_kvsrc a, other;
 	struct lr_backend *b;
 	struct lr_kvgeom g;
@@ -525,17 +539,12 @@ static void readback_of_a_token_major_export_by_tiles(void **state)
 	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 1, 5, 1), 0);
 	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
 	opts_for(&o, &g, &a, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
-	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), 0);
-	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, alone), 0);
-	assert_string_equal(fused, alone);
+	import_and_agree(b, &o);
 	/* layer 1 K: head 3 token 10 (the first tile) and head 0 token 5000 (the second, first in layout) */
 	e = (uint16_t *)other.view.data + 1 * other.view.stride[0];
 	e[3 * other.view.stride[2] + 10 * other.view.stride[3] + 2] ^= 0x0100;
 	e[5000 * other.view.stride[3] + 7] ^= 0x0100;
-	o.src = &other.view;
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), LR_EIO);
-	assert_non_null(strstr(lr_error_msg(), "layer 1 K head 0 token 5000 dim 7"));
+	readback_names(b, &o, &other, "layer 1 K head 0 token 5000 dim 7");
 	lr_backend_sim_ops.close(b);
 	lr_kvsrc_release(&a);
 	lr_kvsrc_release(&other);
