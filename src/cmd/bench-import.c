@@ -16,7 +16,7 @@ static const char usage[] =
 	"throwaway store in DIR. From each run: the first import's cycle (lease, import,\n"
 	"readback and digest: first touch of the device's memory) and the steady cycle (the\n"
 	"imports after the device's memory is allocated), the copy ceiling the command\n"
-	"measured itself (memcpy of the same bytes) and, in this process, the tree-hash\n"
+	"measured itself (the fastest copy of the same bytes) and, in this process, the tree-hash\n"
 	"ceiling on every CPU; and the wall time of the whole command. Ratios are\n"
 	"taken run by run, then their median; the first run of each variant is dropped as\n"
 	"warm-up. Measured, not modelled. Recorded as a run (kind bench). Small, to try it:\n"

@@ -41,10 +41,11 @@ static inline __attribute__((always_inline)) void stream_128(uint16_t *dst, cons
 /*
  * Four pages at once, 128 bytes of each in turn, as glibc's memcpy does
  * beyond its non-temporal threshold: four read streams in flight instead of
- * one, each prefetched 512 bytes ahead. One stream is what held the kernel
- * below the ceiling out of cache (0.66-0.80x of memcpy on the Xeon with
- * AVX-512 hidden, 0.81-0.86x on Zen 3): the arithmetic keeps up, the
- * misses in flight did not (docs/design.md, "The encoder at the ceiling").
+ * one, each prefetched 512 bytes ahead (LR_DLF16_PAGES, the avx2-pages
+ * kernel). On the Xeon with AVX-512 hidden one stream held the kernel at
+ * 0.66-0.80x of memcpy and this order took it to the ceiling; on a Zen 4 VM
+ * the same order is 1.4-1.8x slower than one stream (docs/design.md, "The
+ * encoder"), so which order a CPU gets is measured, as kernels are.
  */
 static inline __attribute__((always_inline)) void stream_4_pages(uint16_t *dst, const uint16_t *src, int sat)
 {
@@ -74,8 +75,11 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 			i++;
 		}
 		if (((uintptr_t)(dst + i) & 31) == 0) {
-			for (; i + 4 * PAGE <= n; i += 4 * PAGE)
-				stream_4_pages(dst + i, src + i, sat);
+			if (flags & LR_DLF16_PAGES)
+				for (; i + 4 * PAGE <= n; i += 4 * PAGE)
+					stream_4_pages(dst + i, src + i, sat);
+			for (; i + 64 <= n; i += 64)
+				stream_128(dst + i, src + i, sat);
 			for (; i + 32 <= n; i += 32) {
 				__m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
 				__m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 16));
@@ -101,6 +105,8 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 		dst[i] = lr_dlf16_encode1(src[i], c);
 }
 
-#define DLF16_ENCODE      lr_dlf16_encode_avx2
-#define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx2
+#define DLF16_ENCODE            lr_dlf16_encode_avx2
+#define DLF16_ENCODE_ROWS       lr_dlf16_encode_rows_avx2
+#define DLF16_ENCODE_PAGES      lr_dlf16_encode_avx2_pages
+#define DLF16_ENCODE_ROWS_PAGES lr_dlf16_encode_rows_avx2_pages
 #include "encode/dlf16-tpl.h"

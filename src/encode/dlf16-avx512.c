@@ -26,7 +26,7 @@
 /* Elements in a 4 KiB page. */
 #define PAGE 2048
 
-/* Four pages at once, 128 bytes of each in turn, prefetched ahead: as dlf16-avx2.c streams, and why. */
+/* Four pages at once, 128 bytes of each in turn, prefetched ahead (LR_DLF16_PAGES): as dlf16-avx2.c streams, and why. */
 static inline __attribute__((always_inline)) void stream_4_pages(uint16_t *dst, const uint16_t *src, int sat)
 {
 	for (size_t j = 0; j < PAGE; j += 64)
@@ -57,8 +57,9 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 				_mm512_mask_storeu_epi16(dst, k, dlf16_vec(_mm512_maskz_loadu_epi16(k, src), sat));
 				i = head;
 			}
-			for (; i + 4 * PAGE <= n; i += 4 * PAGE)
-				stream_4_pages(dst + i, src + i, sat);
+			if (flags & LR_DLF16_PAGES)
+				for (; i + 4 * PAGE <= n; i += 4 * PAGE)
+					stream_4_pages(dst + i, src + i, sat);
 			for (; i + 32 <= n; i += 32)
 				_mm512_stream_si512((void *)(dst + i),
 						    dlf16_vec(_mm512_loadu_si512((const void *)(src + i)), sat));
@@ -73,6 +74,8 @@ static inline __attribute__((always_inline)) void encode_run(uint16_t *dst, cons
 	}
 }
 
-#define DLF16_ENCODE      lr_dlf16_encode_avx512
-#define DLF16_ENCODE_ROWS lr_dlf16_encode_rows_avx512
+#define DLF16_ENCODE            lr_dlf16_encode_avx512
+#define DLF16_ENCODE_ROWS       lr_dlf16_encode_rows_avx512
+#define DLF16_ENCODE_PAGES      lr_dlf16_encode_avx512_pages
+#define DLF16_ENCODE_ROWS_PAGES lr_dlf16_encode_rows_avx512_pages
 #include "encode/dlf16-tpl.h"

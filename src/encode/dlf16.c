@@ -106,9 +106,23 @@ static const struct lr_dlf16_kernel k_avx2 = {
 	.encode = lr_dlf16_encode_avx2,
 	.encode_rows = lr_dlf16_encode_rows_avx2,
 };
+static const struct lr_dlf16_kernel k_avx2_pages = {
+	.name = "avx2-pages",
+	.what = "avx2, streaming four pages at once (the read order some CPUs need)",
+	.supported = has_avx2,
+	.encode = lr_dlf16_encode_avx2_pages,
+	.encode_rows = lr_dlf16_encode_rows_avx2_pages,
+	.stream_flags = LR_DLF16_PAGES,
+};
 #else
 static const struct lr_dlf16_kernel k_avx2 = {
 	.name = "avx2",
+	.what = "not built: the compiler lacks -mavx2",
+	.supported = has_avx2,
+	.encode = NULL,
+};
+static const struct lr_dlf16_kernel k_avx2_pages = {
+	.name = "avx2-pages",
 	.what = "not built: the compiler lacks -mavx2",
 	.supported = has_avx2,
 	.encode = NULL,
@@ -122,6 +136,14 @@ static const struct lr_dlf16_kernel k_avx512 = {
 	.encode = lr_dlf16_encode_avx512,
 	.encode_rows = lr_dlf16_encode_rows_avx512,
 };
+static const struct lr_dlf16_kernel k_avx512_pages = {
+	.name = "avx512-pages",
+	.what = "avx512, streaming four pages at once (the read order some CPUs need)",
+	.supported = has_avx512,
+	.encode = lr_dlf16_encode_avx512_pages,
+	.encode_rows = lr_dlf16_encode_rows_avx512_pages,
+	.stream_flags = LR_DLF16_PAGES,
+};
 #else
 static const struct lr_dlf16_kernel k_avx512 = {
 	.name = "avx512",
@@ -129,17 +151,28 @@ static const struct lr_dlf16_kernel k_avx512 = {
 	.supported = has_avx512,
 	.encode = NULL,
 };
+static const struct lr_dlf16_kernel k_avx512_pages = {
+	.name = "avx512-pages",
+	.what = "not built: the compiler lacks -mavx512bw",
+	.supported = has_avx512,
+	.encode = NULL,
+};
 #endif
 
-const struct lr_dlf16_kernel *const lr_dlf16_kernels[] = { &k_lookup, &k_scalar, &k_avx2, &k_avx512, NULL };
+const struct lr_dlf16_kernel *const lr_dlf16_kernels[] = { &k_lookup,     &k_scalar,       &k_avx2, &k_avx512,
+							   &k_avx2_pages, &k_avx512_pages, NULL };
 
 const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k)
 {
 	if (!k->encode)
 		return k->what;
-	if (!k->supported())
-		return lr_cpu_hidden(k->name) ? "LABRUN_CPU_HIDE hides its instructions"
-					      : "this CPU lacks the instructions";
+	if (!k->supported()) {
+		char isa[16]; /* "avx2-pages" runs on avx2 */
+
+		snprintf(isa, sizeof isa, "%.*s", (int)strcspn(k->name, "-"), k->name);
+		return lr_cpu_hidden(isa) ? "LABRUN_CPU_HIDE hides its instructions"
+					  : "this CPU lacks the instructions";
+	}
 	return NULL;
 }
 

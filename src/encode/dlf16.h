@@ -56,13 +56,16 @@ enum {
 	/* The output is large and written once: prefer non-temporal stores.
 	 * The caller issues lr_dlf16_fence() after the last call. */
 	LR_DLF16_STREAM = 1,
+	/* With LR_DLF16_STREAM: read four 4 KiB pages at once, 128 bytes of each
+	 * in turn, rather than one sequential stream (the "-pages" kernels). */
+	LR_DLF16_PAGES = 2,
 };
 
 typedef void (*lr_dlf16_encode_fn)(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
 				   unsigned flags);
 
 struct lr_dlf16_kernel {
-	const char *name;       /* "lookup", "scalar", "avx2", "avx512" */
+	const char *name;       /* "lookup", "scalar", "avx2", "avx512", "avx2-pages", "avx512-pages" */
 	const char *what;       /* one line for --help and bench output */
 	int (*supported)(void); /* built and runnable on this CPU */
 	lr_dlf16_encode_fn encode;
@@ -73,6 +76,8 @@ struct lr_dlf16_kernel {
 	 */
 	void (*encode_rows)(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows, size_t n,
 			    enum lr_dlf16_contract c, unsigned flags);
+	/* The order it reads in when it streams: LR_DLF16_PAGES (the -pages kernels) or 0, one stream. */
+	unsigned stream_flags;
 };
 
 /* All kernels, in a fixed order (lookup first: the baseline), NULL-terminated. */
@@ -95,5 +100,12 @@ void lr_dlf16_encode_rows_avx2(uint16_t *dst, int64_t dstride, const uint16_t *s
 void lr_dlf16_encode_rows_avx512(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
 				 size_t n, enum lr_dlf16_contract c, unsigned flags);
 void lr_dlf16_encode_avx512(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags);
+void lr_dlf16_encode_avx2_pages(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c, unsigned flags);
+void lr_dlf16_encode_rows_avx2_pages(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride, size_t rows,
+				     size_t n, enum lr_dlf16_contract c, unsigned flags);
+void lr_dlf16_encode_avx512_pages(uint16_t *dst, const uint16_t *src, size_t n, enum lr_dlf16_contract c,
+				  unsigned flags);
+void lr_dlf16_encode_rows_avx512_pages(uint16_t *dst, int64_t dstride, const uint16_t *src, int64_t sstride,
+				       size_t rows, size_t n, enum lr_dlf16_contract c, unsigned flags);
 
 #endif

@@ -412,7 +412,7 @@ int lr_copy_view(const struct lr_view *dst, const struct lr_view *src)
 	return lr_encode_view(dst, src, &copy, LR_DLF16_SATURATE, 1);
 }
 
-void lr_memcpy_stream(void *dst, const void *src, size_t bytes)
+void lr_memcpy_stream(void *dst, const void *src, size_t bytes, unsigned flags)
 {
 #if defined(__SSE2__)
 	const char *s = src;
@@ -423,7 +423,7 @@ void lr_memcpy_stream(void *dst, const void *src, size_t bytes)
 		d[i] = s[i];
 		i++;
 	}
-	for (; i + 4 * 4096 <= bytes; i += 4 * 4096) /* four read streams in flight, as the kernels stream */
+	for (; (flags & LR_DLF16_PAGES) && i + 4 * 4096 <= bytes; i += 4 * 4096) /* four read streams in flight */
 		for (size_t j = 0; j < 4096; j += 64)
 			for (size_t p = 0; p < 4 * 4096; p += 4096) {
 				const char *sp = s + i + p + j;
@@ -449,6 +449,7 @@ void lr_memcpy_stream(void *dst, const void *src, size_t bytes)
 	_mm_sfence();
 	memcpy(d + i, s + i, bytes - i);
 #else
+	(void)flags;
 	memcpy(dst, src, bytes);
 #endif
 }

@@ -84,11 +84,13 @@ LR_MUST_CHECK int lr_copy_view(const struct lr_view *dst, const struct lr_view *
 /*
  * memcpy with non-temporal stores (SSE2 on x86-64, plain memcpy elsewhere):
  * for data that will not be read again soon through this cache, such as a
- * simulated device write. Four pages at a time, 64 bytes of each in turn
- * (four read streams in flight: 1.3-1.9x one stream at 16 MiB on the Xeon).
+ * simulated device write. One sequential read stream, or with LR_DLF16_PAGES
+ * (encode/dlf16.h) four pages at a time, 64 bytes of each in turn: which is
+ * faster depends on the CPU (1.3-1.9x for four pages at 16 MiB on the Xeon;
+ * 0.55-0.75x on a Zen 4 VM), as the kernels' -pages variants do.
  * Fenced before it returns.
  */
-void lr_memcpy_stream(void *dst, const void *src, size_t bytes);
+void lr_memcpy_stream(void *dst, const void *src, size_t bytes, unsigned flags);
 
 /* Outputs at least this large are written with non-temporal stores. */
 #define LR_STREAM_MIN_BYTES (16u << 20)

@@ -9,7 +9,7 @@
  * touch of the simulated device's memory included), the steady cycle and
  * import total (medians over the imports after the device's memory was
  * allocated, import/job.h), the copy ceiling the command measured itself
- * (memcpy of the same bytes, in the same process), and the wall time of the
+ * (the fastest copy of the same bytes, in the same process), and the wall time of the
  * whole command (source, the N imports, readback, recording); and
  * after each, in this process, the tree-hash ceiling: the device state's
  * digest (base/treehash.h) of as many bytes, in memory, on every CPU. Ratios

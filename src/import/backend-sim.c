@@ -10,6 +10,7 @@
 
 #include "base/bigmem.h"
 #include "base/error.h"
+#include "encode/ktable.h"
 #include "encode/layout.h"
 #include "import/backend.h"
 #include "import/ledger.h"
@@ -30,6 +31,7 @@ struct lr_backend {
 	struct lr_backend_config cfg;
 	pthread_mutex_t mu;
 	struct block *cache; /* freed blocks */
+	unsigned order;      /* the read order of its writes: the one 'auto' streams in here (LR_DLF16_PAGES or 0) */
 };
 _Static_assert(offsetof(struct lr_backend, ledger) == 0, "the ledger comes first (import/ledger.h)");
 
@@ -70,9 +72,10 @@ static void sim_free(void *ctx, void *handle)
 
 static int sim_h2d(void *ctx, void *handle, uint64_t off, const void *src, uint64_t len)
 {
-	(void)ctx;
+	struct lr_backend *b = ctx;
+
 	/* a device write is a DMA: it does not pass through the host's caches */
-	lr_memcpy_stream((char *)handle + off, src, len);
+	lr_memcpy_stream((char *)handle + off, src, len, b->order);
 	return 0;
 }
 
@@ -93,6 +96,7 @@ static int sim_open(struct lr_backend **out, const struct lr_backend_config *cfg
 	if (!b)
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	b->cfg = *cfg;
+	b->order = lr_dlf16_auto()->stream_flags;
 	pthread_mutex_init(&b->mu, NULL);
 	dev.ctx = b;
 	if ((rc = lr_ledger_init(&b->ledger, &dev, cfg, "simulated"))) {

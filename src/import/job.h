@@ -60,7 +60,7 @@ struct lr_import_job {
 	struct lr_import_result r;
 	struct lr_backend_stats stats;
 	double readback_s;                /* measured: reading back and comparing */
-	double ceiling_s;                 /* measured: memcpy of the export's bytes (0 when not measured) */
+	double ceiling_s;                 /* measured: the fastest copy of the export's bytes (0 when not measured) */
 	int imported, verified;           /* the import committed; the readback matched */
 	char state_sha256[LR_SHA256_HEX]; /* of the lane's tensors ("" when not verified) */
 	/*

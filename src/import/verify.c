@@ -49,15 +49,28 @@ static int expectation_kernel(const struct lr_import_opts *o, const struct lr_dl
  * the device once each.
  */
 struct reader {
-	uint16_t *want, *got;
-	uint64_t cap;
+	uint16_t *buf, *want, *got; /* want and got in buf */
+	uint64_t cap;               /* bytes of buf */
 };
 
 static void reader_release(struct reader *r)
 {
-	free(r->want);
-	free(r->got);
+	free(r->buf);
 	memset(r, 0, sizeof *r);
+}
+
+/* Room for 'want' bytes of expectation and 'got' bytes read back; LR_ENOMEM. */
+static int reader_fit(struct reader *r, uint64_t want, uint64_t got)
+{
+	if (want + got > r->cap) {
+		reader_release(r);
+		if (!(r->buf = malloc((size_t)(want + got))))
+			return lr_error_set(LR_ENOMEM, "out of memory for readback");
+		r->cap = want + got;
+	}
+	r->want = r->buf;
+	r->got = r->buf + want / 2;
+	return 0;
 }
 
 /* Where a reader's bytes are hashed: nowhere, in order, or leaf by leaf from 'first_leaf'. */
@@ -109,6 +122,89 @@ static int mismatch(const struct lr_import_opts *o, const struct lr_kvtensor *t,
 }
 
 /*
+ * The tiled check, for a token-major export (a token's heads side by side):
+ * in layout order a leaf is 4,096 rows of one head, 2 KiB and more apart in
+ * the source, a page or two each, and every row waited for its miss (the
+ * expectation took as long as the digest of qwen3-4b). A tile is every
+ * head's leaf over the same tokens: its expectation is computed reading the
+ * source in order, then each leaf is read back, compared and put in its
+ * place in the tree. Needs whole leaves per head and block, and a tree
+ * filled out of order (or none). The first differing element in layout
+ * order is the one named, as the chunked check would.
+ */
+static int tiled(const struct lr_import_opts *o, const struct lr_kvtensor *t, uint64_t rowb, const struct sink *out)
+{
+	const struct lr_view *src = o->src;
+
+	return src->stride[4] == 1 && src->stride[3] > src->stride[2] && LR_TREE_LEAF % rowb == 0 &&
+	       ((uint64_t)t->rows * rowb) % LR_TREE_LEAF == 0 && (!out->tree || out->put);
+}
+
+/* Rows [r0, r0 + n) of block blk of every head, as the device must hold them, head by head in w. */
+static void expect_tile(const struct lr_import_opts *o, const struct lr_dlf16_kernel *vk, const struct lr_kvtensor *t,
+			int l, int kv, int64_t blk, int64_t r0, int64_t n, uint16_t *w)
+{
+	const struct lr_view *src = o->src;
+	const int64_t H = o->g->kv_heads, D = o->g->head_dim, Dp = lr_kvgeom_padded_dim(o->g);
+
+	for (int64_t r = 0; r < n; r++) {
+		int64_t tok = t->first_token + blk * t->rows + r0 + r;
+		const uint16_t *s =
+			(const uint16_t *)src->data + l * src->stride[0] + kv * src->stride[1] + tok * src->stride[3];
+
+		for (int64_t h = 0; h < H; h++) {
+			uint16_t *row = w + (h * n + r) * Dp;
+
+			if (tok >= t->first_token + t->ntokens) { /* an unused row */
+				memset(row, 0, (size_t)Dp * 2);
+				continue;
+			}
+			vk->encode(row, s + h * src->stride[2], (size_t)D, o->contract, 0);
+			if (Dp > D) /* padding */
+				memset(row + D, 0, (size_t)(Dp - D) * 2);
+		}
+	}
+}
+
+static int check_tiles(const struct lr_backend_ops *ops, struct lr_backend *b, const struct lr_import_opts *o,
+		       const struct lr_dlf16_kernel *vk, struct reader *r, int l, int kv, const struct sink *out,
+		       const struct lr_kvtensor *t)
+{
+	const int64_t H = o->g->kv_heads, Dp = lr_kvgeom_padded_dim(o->g), rowb = Dp * 2;
+	const int64_t n = (int64_t)LR_TREE_LEAF / rowb, per = n * Dp; /* rows and elements of a leaf */
+	int64_t bad = -1, i;
+	uint16_t bad_got = 0, bad_want = 0;
+	int rc = 0;
+
+	if ((rc = reader_fit(r, (uint64_t)H * LR_TREE_LEAF, LR_TREE_LEAF)))
+		return rc;
+	for (int64_t blk = 0; blk < t->used_blocks && !rc; blk++)
+		for (int64_t r0 = 0; r0 < t->rows && !rc; r0 += n) {
+			expect_tile(o, vk, t, l, kv, blk, r0, n, r->want);
+			for (int64_t h = 0; h < H && !rc; h++) {
+				int64_t f0 = (blk * H + h) * t->rows + r0; /* the leaf's first flat row */
+				const uint16_t *want = r->want + h * per;
+
+				if ((rc = ops->read(b, o->lane, 2 * l + kv, (uint64_t)(f0 * rowb), r->got,
+						    LR_TREE_LEAF)))
+					return rc;
+				if (memcmp(want, r->got, LR_TREE_LEAF)) {
+					for (i = 0; want[i] == r->got[i]; i++)
+						;
+					if (bad < 0 || f0 * Dp + i < bad)
+						bad = f0 * Dp + i, bad_got = r->got[i], bad_want = want[i];
+					continue;
+				}
+				if (out->tree)
+					rc = lr_tree_put(out->tree,
+							 out->first_leaf + (uint64_t)(f0 * rowb) / LR_TREE_LEAF, r->got,
+							 LR_TREE_LEAF);
+			}
+		}
+	return rc || bad < 0 ? rc : mismatch(o, t, l, kv, bad, bad_got, bad_want);
+}
+
+/*
  * Tensor (l, kv) read back chunk by chunk, each compared with its
  * expectation and hashed into 'out'; LR_EIO naming the first differing
  * element.
@@ -123,18 +219,14 @@ static int check_tensor(const struct lr_backend_ops *ops, struct lr_backend *b, 
 	int rc = 0;
 
 	lr_kvgeom_tensor(o->g, l, &t);
+	if (tiled(o, &t, rowb, out))
+		return check_tiles(ops, b, o, vk, r, l, kv, out, &t);
 	nrows = (int64_t)(t.span_bytes / rowb);
 	chunk = LR_TREE_LEAF % rowb == 0 ? (int64_t)(LR_TREE_LEAF / rowb) : nrows; /* whole leaves, else all */
 	if (chunk > nrows)
 		chunk = nrows;
-	if ((uint64_t)chunk * rowb > r->cap) {
-		reader_release(r);
-		r->cap = (uint64_t)chunk * rowb;
-		if (!(r->want = malloc((size_t)r->cap)) || !(r->got = malloc((size_t)r->cap))) {
-			reader_release(r);
-			return lr_error_set(LR_ENOMEM, "out of memory for readback");
-		}
-	}
+	if ((rc = reader_fit(r, (uint64_t)chunk * rowb, (uint64_t)chunk * rowb)))
+		return rc;
 	for (f0 = 0; f0 < nrows && !rc; f0 = f1) {
 		f1 = f0 + chunk < nrows ? f0 + chunk : nrows;
 		len = (uint64_t)(f1 - f0) * rowb;

@@ -201,7 +201,7 @@ static void import_notes(struct lr_doc *d, const struct lr_run *run, const struc
 		   "import and a lease beside it), median over a command's imports");
 	lr_benchdoc_note(
 		d,
-		"ceiling: memcpy of the same bytes, measured by the command; tree hash: the device state's digest of "
+		"ceiling: the fastest copy of the same bytes (memcpy, non-temporal), measured by the command; tree hash: the device state's digest of "
 		"as many bytes in memory, on %s CPU(s), right after each run",
 		lr_benchdoc_set(run, "tree_threads"));
 	lr_benchdoc_note(

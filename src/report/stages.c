@@ -49,7 +49,8 @@ static void stages(FILE *f, const struct lr_import_job *j, const struct lr_impor
 		stage(f, "readback", j->readback_s,
 		      j->verified ? "measured; device state matches the expectation" : "measured; MISMATCH");
 	if (j->ceiling_s > 0) {
-		stage(f, "copy ceiling", j->ceiling_s, "measured: memcpy of the same bytes (median of 4)");
+		stage(f, "copy ceiling", j->ceiling_s,
+		      "measured: the fastest copy of the same bytes (memcpy, non-temporal)");
 		fprintf(f, "  import total / copy ceiling = %.2fx\n", r->total_s / j->ceiling_s);
 	}
 	if (o->repeat > 1)

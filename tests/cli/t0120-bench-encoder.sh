@@ -48,7 +48,7 @@ equals "$(jq -r '[.modelled, (.host.cpu | length > 0), (.shapes | length), (.sha
 	([.shapes[0].variants[] | select(.kind == "copy")] | length),
 	([.shapes[0].variants[] | select(.kind | startswith("file"))] | length),
 	(.shapes[0].file_encode_x_cp > 0)] | map(tostring) | join(" ")' "$T/out")" \
-	"false true 1 64 true 3 2 true" "parses: the CPU named, every variant measured, the three copies, cp and encode of a file"
+	"false true 1 64 true 4 2 true" "parses: the CPU named, every variant measured, the four copies, cp and encode of a file"
 equals "$(jq -r '.shapes[0] | (.file_encode_x_cp * 100 | round) == ([.variants[] | select(.kind == "file encode")][0].x_ceiling * 100 | round)' "$T/out")" \
 	true "file_encode_x_cp is the file encode's x_ceiling"
 

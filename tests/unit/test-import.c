@@ -460,6 +460,29 @@ static void readback_names_the_first_differing_element(void **state)
 	lr_kvsrc_release(&other);
 }
 
+/* Import o's source into its lane and read it back: the fused digest is the one a plain read of the lane gives. */
+static void import_and_agree(struct lr_backend *b, const struct lr_import_opts *o)
+{
+	struct lr_import_result r;
+	char fused[65], alone[65];
+
+	assert_int_equal(lr_import(&lr_backend_sim_ops, b, o, &r), 0);
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, o, fused), 0);
+	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, o->lane, o->g, 1, alone), 0);
+	assert_string_equal(fused, alone);
+}
+
+/* The readback of the lane against another source fails, naming 'where'. */
+static void readback_names(struct lr_backend *b, struct lr_import_opts *o, const struct lr_kvsrc *other,
+			   const char *where)
+{
+	char hex[65];
+
+	o->src = &other->view;
+	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, o, hex), LR_EIO);
+	assert_non_null(strstr(lr_error_msg(), where));
+}
+
 /*
  * Tensors of whole 1 MiB leaves are checked on every CPU: the digest is the
  * one a single reader computes, and of two wrong tensors the first in
@@ -468,9 +491,7 @@ static void readback_names_the_first_differing_element(void **state)
 static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 {
 	struct lr_backend_config c = sim_cfg();
-	char fused[65], alone[65];
 	struct lr_import_opts o;
-	struct lr_import_result r;
 	struct lr_kvsrc a, other;
 	struct lr_backend *b;
 	struct lr_kvgeom g;
@@ -483,18 +504,47 @@ static void readback_on_every_cpu_agrees_with_one_reader(void **state)
 	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 0, 3, 1), 0);
 	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
 	opts_for(&o, &g, &a, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
-	assert_int_equal(lr_import(&lr_backend_sim_ops, b, &o, &r), 0);
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), 0);
-	assert_int_equal(lr_import_state_hash(&lr_backend_sim_ops, b, 0, &g, 1, alone), 0);
-	assert_string_equal(fused, alone);
+	import_and_agree(b, &o);
 	/* wrong in layer 4 K and layer 1 V: layer 1 V comes first */
 	((uint16_t *)other.view.data)[4 * other.view.stride[0] + 2 * other.view.stride[2] + 7 * other.view.stride[3]] ^=
 		0x0100;
 	((uint16_t *)other.view.data)[1 * other.view.stride[0] + 1 * other.view.stride[1] + 3 * other.view.stride[2] +
 				      11 * other.view.stride[3] + 5] ^= 0x0100;
-	o.src = &other.view;
-	assert_int_equal(lr_import_verify(&lr_backend_sim_ops, b, &o, fused), LR_EIO);
-	assert_non_null(strstr(lr_error_msg(), "layer 1 V head 3 token 11 dim 5"));
+	readback_names(b, &o, &other, "layer 1 V head 3 token 11 dim 5");
+	lr_backend_sim_ops.close(b);
+	lr_kvsrc_release(&a);
+	lr_kvsrc_release(&other);
+}
+
+/*
+ * A token-major export whose heads fill whole leaves is checked a tile at a
+ * time (every head over the same tokens, the source read in order): the
+ * digest is the one the device's bytes give, and of two wrong elements in a
+ * tensor the first in layout order is named, though its tile comes second.
+ */
+static void readback_of_a_token_major_export_by_tiles(void **state)
+{
+	struct lr_backend_config c = sim_cfg();
+	struct lr_import_opts o;
+	struct lr_kvsrc a, other;
+	struct lr_backend *b;
+	struct lr_kvgeom g;
+	uint16_t *e;
+
+	(void)state;
+	assert_int_equal(lr_kvgeom_preset(&g, "qwen3-0.6b"), 0);
+	g.layers = 2;
+	g.tokens = g.capacity = g.block_size = 8192; /* a head's 8,192 rows of 256 bytes: two leaves */
+	assert_int_equal(lr_kvsrc_synthetic(&a, &g, 1, 5, 1), 0);
+	assert_int_equal(lr_kvsrc_synthetic(&other, &g, 1, 5, 1), 0);
+	assert_int_equal(lr_backend_sim_ops.open(&b, &c), 0);
+	opts_for(&o, &g, &a, LR_IMPORT_STREAM, LR_PATH_STRIDED, 0);
+	import_and_agree(b, &o);
+	/* layer 1 K: head 3 token 10 (the first tile) and head 0 token 5000 (the second, first in layout) */
+	e = (uint16_t *)other.view.data + 1 * other.view.stride[0];
+	e[3 * other.view.stride[2] + 10 * other.view.stride[3] + 2] ^= 0x0100;
+	e[5000 * other.view.stride[3] + 7] ^= 0x0100;
+	readback_names(b, &o, &other, "layer 1 K head 0 token 5000 dim 7");
 	lr_backend_sim_ops.close(b);
 	lr_kvsrc_release(&a);
 	lr_kvsrc_release(&other);
@@ -513,6 +563,7 @@ int main(void)
 		cmocka_unit_test(atom_runtime_failures_are_named),
 		cmocka_unit_test(safetensors_sources_import_like_synthetic_ones),
 		cmocka_unit_test(readback_names_the_first_differing_element),
+		cmocka_unit_test(readback_of_a_token_major_export_by_tiles),
 	};
 
 	return cmocka_run_group_tests_name("import", tests, NULL, NULL);
