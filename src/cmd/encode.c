@@ -70,7 +70,7 @@ static int verify(const char *only)
 	}
 	if (!checked) {
 		lr_error_set(LR_EINVAL, "no kernel named '%s' is available to verify", only);
-		lr_error_hint("kernels: lookup, scalar, avx2, avx512, auto");
+		lr_error_hint("kernels: " LR_DLF16_KERNEL_NAMES);
 		return cmd_fail(LR_EINVAL);
 	}
 	return failed ? LR_EXIT_FAIL : LR_EXIT_OK;
@@ -90,7 +90,7 @@ int cmd_encode(const struct lr_global *g, int argc, char **argv)
 	const struct cmd_opt opts[] = {
 		CMD_STRING(
 			0, "kernel", &kname, "K",
-			"lookup, scalar, avx2, avx512 or auto (default: the one 'bench\nencoder' measured fastest on this CPU at this size)"),
+			"lookup, scalar, avx2, avx512, avx2-pages, avx512-pages or\nauto (default: the one 'bench encoder' measured fastest on this CPU\nat this size)"),
 		CMD_CHOICE(
 			0, "contract", &contract, cmd_contract_choices, "C",
 			"saturate (default: finite overflow to the largest finite code) or\nninf (finite overflow to NaN/Inf)"),

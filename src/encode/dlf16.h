@@ -82,6 +82,8 @@ struct lr_dlf16_kernel {
 
 /* All kernels, in a fixed order (lookup first: the baseline), NULL-terminated. */
 extern const struct lr_dlf16_kernel *const lr_dlf16_kernels[];
+/* Every name --kernel and a definition's kernel= take, for hints. */
+#define LR_DLF16_KERNEL_NAMES "lookup, scalar, avx2, avx512, avx2-pages, avx512-pages, auto"
 
 /* Why kernel k cannot run here (not built, hidden by LABRUN_CPU_HIDE, not on this CPU), or NULL when it can. */
 const char *lr_dlf16_unavailable(const struct lr_dlf16_kernel *k);

@@ -208,6 +208,6 @@ int lr_dlf16_kernel_for(const struct lr_dlf16_kernel **out, const char *name, ui
 		return 0;
 	}
 	lr_error_set(LR_EINVAL, "unknown kernel '%s'", name);
-	lr_error_hint("kernels: lookup, scalar, avx2, avx512, avx2-pages, avx512-pages, auto");
+	lr_error_hint("kernels: " LR_DLF16_KERNEL_NAMES);
 	return LR_EINVAL;
 }

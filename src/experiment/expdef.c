@@ -145,7 +145,7 @@ static int word(struct parse *p, const char *key, const char *v, const struct lr
 	return -1;
 }
 
-static const char *const kernel_names[] = { "lookup", "scalar", "avx2", "avx512", "auto" };
+static const char *const kernel_names[] = { "lookup", "scalar", "avx2", "avx512", "avx2-pages", "avx512-pages", "auto" };
 static const struct lr_enum_names kernels = LR_ENUM_NAMES("kernel", kernel_names);
 
 static int experiment_key(struct parse *p, const char *k, const char *v)

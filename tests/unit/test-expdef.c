@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "encode/dlf16.h"
 #include "experiment/expdef.h"
 
 static char *fixture(const char *name)
@@ -69,6 +70,30 @@ static void a_stored_text_loads_like_the_file(void **state)
 	lr_expdef_release(&a);
 	lr_expdef_release(&b);
 	free(path);
+}
+
+static void every_kernel_is_a_name_a_definition_takes(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; lr_dlf16_kernels[i]; i++) {
+		struct lr_expdef d;
+		char *text;
+
+		if (asprintf(&text,
+			     "[experiment]\nname = k\ntarget = encode\nbackend = sim\n"
+			     "[design]\norder = abba\nblocks = 6\n"
+			     "[arm a]\nkernel = lookup\n[arm b]\nkernel = %s\n"
+			     "[grid]\nmodel = qwen3-0.6b\nlayers = 1\ntokens = 8\n",
+			     lr_dlf16_kernels[i]->name) < 0)
+			abort();
+		if (lr_expdef_load(&d, "stored", text))
+			fail_msg("kernel '%s': %s", lr_dlf16_kernels[i]->name, lr_error_msg());
+		assert_string_equal(d.arms[1].kernel, lr_dlf16_kernels[i]->name);
+		lr_expdef_release(&d);
+		free(text);
+	}
 }
 
 static void malformed_definitions_name_file_line_and_reason(void **state)
@@ -213,6 +238,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_complete_definition_loads),
 		cmocka_unit_test(a_stored_text_loads_like_the_file),
+		cmocka_unit_test(every_kernel_is_a_name_a_definition_takes),
 		cmocka_unit_test(malformed_definitions_name_file_line_and_reason),
 		cmocka_unit_test(the_shipped_experiments_load),
 		cmocka_unit_test(a_missing_file_is_named),
