@@ -97,49 +97,75 @@ static int listed(const char *const *tables, const char *table)
 	return 0;
 }
 
+/* Feed the rows of 's' (bound, not yet stepped) into 't' as a seal hashes them; finalizes 's'. */
+static int feed_rows(struct lr_store *st, sqlite3_stmt *s, struct lr_seal_table *t)
+{
+	int c, n, rc = 0;
+
+	while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
+		n = sqlite3_column_count(s);
+		for (c = 0; c < n; c++) {
+			switch (sqlite3_column_type(s, c)) {
+			case SQLITE_INTEGER: lr_seal_int(t, sqlite3_column_int64(s, c)); break;
+			case SQLITE_FLOAT: lr_seal_real(t, sqlite3_column_double(s, c)); break;
+			case SQLITE_BLOB:
+				lr_seal_bytes(t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
+					      (size_t)sqlite3_column_bytes(s, c));
+				break;
+			case SQLITE_TEXT:
+				lr_seal_bytes(t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
+					      (size_t)sqlite3_column_bytes(s, c));
+				break;
+			default: lr_seal_null(t); break;
+			}
+		}
+		lr_seal_row_end(t);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX])
 {
 	sqlite3_stmt *s = NULL;
 	struct lr_seal_table t;
-	int c, n, rc;
+	int rc;
 
 	if ((rc = db_prepare(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
 		sqlite3_finalize(s);
 		return rc;
 	}
 	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
-		n = sqlite3_column_count(s);
-		for (c = 0; c < n; c++) {
-			switch (sqlite3_column_type(s, c)) {
-			case SQLITE_INTEGER: lr_seal_int(&t, sqlite3_column_int64(s, c)); break;
-			case SQLITE_FLOAT: lr_seal_real(&t, sqlite3_column_double(s, c)); break;
-			case SQLITE_BLOB:
-				lr_seal_bytes(&t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			case SQLITE_TEXT:
-				lr_seal_bytes(&t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			default: lr_seal_null(&t); break;
-			}
-		}
-		lr_seal_row_end(&t);
-	}
-	sqlite3_finalize(s);
+	rc = feed_rows(st, s, &t);
 	lr_seal_table_final(&t, hex);
 	return rc;
+}
+
+int db_seal_table_start(struct lr_store *st, const char *table, int64_t id, struct lr_seal_table *t)
+{
+	sqlite3_stmt *s = NULL;
+	size_t q;
+	int rc;
+
+	for (q = 0; q < db_nseal_queries && strcmp(db_seal_queries[q].table, table); q++)
+		;
+	if (q == db_nseal_queries)
+		return lr_error_set(LR_EINVAL, "no sealed table '%s'", table);
+	if ((rc = lr_seal_table_init(t)) || (rc = db_prepare(st, &s, db_seal_queries[q].sql)))
+		return rc;
+	db_bind_int(s, ":run", id);
+	return feed_rows(st, s, t);
 }
 
 /*
  * Each table's digest of run 'id', in the order of seal_queries (see
  * base/seal.h): computed for the tables 'changed' lists (NULL: all), and for
  * the others taken from the run's stored seal 'sealed' (a JSON object) when
- * it has them.
+ * it has them; the table 'known' names (may be NULL) has the digest it
+ * gives, computed as its rows were written.
  */
 static int seal_tables(struct lr_store *st, int64_t id, const char *const *changed, const json_t *sealed,
-		       struct lr_kvlist *out)
+		       const struct lr_kv *known, struct lr_kvlist *out)
 {
 	size_t q;
 	int rc = 0;
@@ -150,6 +176,10 @@ static int seal_tables(struct lr_store *st, int64_t id, const char *const *chang
 
 		if (kept && !listed(changed, db_seal_queries[q].table)) {
 			rc = lr_kvlist_add(out, db_seal_queries[q].table, kept, NULL);
+			continue;
+		}
+		if (known && !strcmp(known->key, db_seal_queries[q].table)) {
+			rc = lr_kvlist_add(out, known->key, known->value, NULL);
 			continue;
 		}
 		if ((rc = db_seal_query_digest(st, db_seal_queries[q].sql, id, hex)))
@@ -283,7 +313,8 @@ int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const ch
 	return rc;
 }
 
-static int seal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed, const json_t *sealed)
+static int seal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed, const json_t *sealed,
+		    const struct lr_kv *known)
 {
 	static const char sql[] =
 		"INSERT INTO run_seal(run_id, digest, tables, sealed_at) VALUES (:run, :digest, :tables, :now)"
@@ -294,8 +325,8 @@ static int seal_run(struct lr_store *st, int64_t id, const char *now, const char
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = seal_tables(st, id, changed, sealed, &digests)) || (rc = lr_seal_digest(&digests, &tables, digest)) ||
-	    (rc = db_prepare(st, &s, sql)))
+	if ((rc = seal_tables(st, id, changed, sealed, known, &digests)) ||
+	    (rc = lr_seal_digest(&digests, &tables, digest)) || (rc = db_prepare(st, &s, sql)))
 		goto out;
 	db_bind_int(s, ":run", id);
 	db_bind_text(s, ":digest", digest);
@@ -313,10 +344,11 @@ out:
 /* Write (or rewrite) the seal of run 'id' and append it to the ledger; call inside a write transaction. */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now)
 {
-	return seal_run(st, id, now, NULL, NULL);
+	return seal_run(st, id, now, NULL, NULL, NULL);
 }
 
-int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed)
+int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed,
+		  const struct lr_kv *known)
 {
 	sqlite3_stmt *s = NULL;
 	json_t *sealed = NULL;
@@ -329,7 +361,7 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
 		sealed = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
 	sqlite3_finalize(s);
 	if (!rc)
-		rc = seal_run(st, id, now, changed, json_is_object(sealed) ? sealed : NULL);
+		rc = seal_run(st, id, now, changed, json_is_object(sealed) ? sealed : NULL, known);
 	json_decref(sealed);
 	return rc;
 }
@@ -469,7 +501,7 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	if ((rc = stored_seal(st, id, &stored)) || !stored)
 		return rc;
 	*sealed = 1;
-	if (!(rc = seal_tables(st, id, NULL, NULL, &digests)))
+	if (!(rc = seal_tables(st, id, NULL, NULL, NULL, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
 	if (!rc) { /* the ledger walk asks for the same digest: keep it */
 		char digest[LR_SHA256_HEX];
@@ -519,7 +551,7 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 		return 0;
 	}
 	/* a run sealed before a table existed was sealed without it */
-	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, NULL, NULL, &digests)))
+	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, NULL, NULL, NULL, &digests)))
 		rc = lr_seal_digest_as_sealed(&digests, stored, digest);
 	lr_kvlist_release(&digests);
 	free(stored);
