@@ -10,6 +10,7 @@
 #include "base/sign.h"
 #include "base/trust.h"
 #include "store/ledger.h"
+#include "store/sealfeed.h"
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */
@@ -97,53 +98,22 @@ static int listed(const char *const *tables, const char *table)
 	return 0;
 }
 
-/* Feed the rows of 's' (bound, not yet stepped) into 't' as a seal hashes them; finalizes 's'. */
-static int feed_rows(struct lr_store *st, sqlite3_stmt *s, struct lr_seal_table *t)
+/* The digest of sealed table 'q' of run 'id'. */
+static int table_digest(struct lr_store *st, size_t q, int64_t id, char hex[LR_SHA256_HEX])
 {
-	int c, n, rc = 0;
-
-	while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
-		n = sqlite3_column_count(s);
-		for (c = 0; c < n; c++) {
-			switch (sqlite3_column_type(s, c)) {
-			case SQLITE_INTEGER: lr_seal_int(t, sqlite3_column_int64(s, c)); break;
-			case SQLITE_FLOAT: lr_seal_real(t, sqlite3_column_double(s, c)); break;
-			case SQLITE_BLOB:
-				lr_seal_bytes(t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			case SQLITE_TEXT:
-				lr_seal_bytes(t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			default: lr_seal_null(t); break;
-			}
-		}
-		lr_seal_row_end(t);
-	}
-	sqlite3_finalize(s);
-	return rc;
-}
-
-int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX])
-{
-	sqlite3_stmt *s = NULL;
 	struct lr_seal_table t;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
-		sqlite3_finalize(s);
+	if ((rc = lr_seal_table_init(&t)))
 		return rc;
-	}
-	db_bind_int(s, ":run", id);
-	rc = feed_rows(st, s, &t);
+	rc = db_seal_feed_table(st, &db_seal_queries[q], id, &t);
 	lr_seal_table_final(&t, hex);
 	return rc;
 }
 
-int db_seal_table_start(struct lr_store *st, const char *table, int64_t id, struct lr_seal_table *t)
+/* Start 't' on sealed table 'table' of run 'id' with the rows it has now. */
+static int seal_table_start(struct lr_store *st, const char *table, int64_t id, struct lr_seal_table *t)
 {
-	sqlite3_stmt *s = NULL;
 	size_t q;
 	int rc;
 
@@ -151,10 +121,32 @@ int db_seal_table_start(struct lr_store *st, const char *table, int64_t id, stru
 		;
 	if (q == db_nseal_queries)
 		return lr_error_set(LR_EINVAL, "no sealed table '%s'", table);
-	if ((rc = lr_seal_table_init(t)) || (rc = db_prepare(st, &s, db_seal_queries[q].sql)))
+	if ((rc = lr_seal_table_init(t)))
 		return rc;
-	db_bind_int(s, ":run", id);
-	return feed_rows(st, s, t);
+	return db_seal_feed_table(st, &db_seal_queries[q], id, t);
+}
+
+int db_run_final(struct lr_store *st, int64_t run, int64_t *final)
+{
+	return db_one_int(st, "SELECT status != 'running' FROM run WHERE id = :run", ":run", run, final,
+			  "read the run's status");
+}
+
+int db_seal_start(struct lr_store *st, int64_t run, const char *table, struct lr_seal_table **t)
+{
+	int64_t final;
+	int rc;
+
+	*t = NULL;
+	if ((rc = db_run_final(st, run, &final)) || !final)
+		return rc;
+	if (!(*t = malloc(sizeof **t)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = seal_table_start(st, table, run, *t))) {
+		free(*t);
+		*t = NULL;
+	}
+	return rc;
 }
 
 /*
@@ -182,7 +174,7 @@ static int seal_tables(struct lr_store *st, int64_t id, const char *const *chang
 			rc = lr_kvlist_add(out, known->key, known->value, NULL);
 			continue;
 		}
-		if ((rc = db_seal_query_digest(st, db_seal_queries[q].sql, id, hex)))
+		if ((rc = table_digest(st, q, id, hex)))
 			break;
 		rc = lr_kvlist_add(out, db_seal_queries[q].table, hex, NULL);
 	}

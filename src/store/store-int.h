@@ -234,7 +234,6 @@ extern const struct db_col db_design_cols[];
 extern const size_t db_ndesign_cols;
 
 struct lr_kv;
-struct lr_seal_table;
 
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);
@@ -243,7 +242,7 @@ int db_seal_run(struct lr_store *st, int64_t id, const char *now);
  * NULL-terminated list) only: those are read again, the others' digests come
  * from the run's stored seal, so amending a run costs what was added to it;
  * 'known' (may be NULL) gives one changed table's digest, computed while its
- * rows were written (db_seal_table_start), which is then not read again.
+ * rows were written (store/sealfeed.h), which is then not read again.
  */
 int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed,
 		  const struct lr_kv *known);
@@ -255,14 +254,8 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
  */
 int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const char *content, const char *now,
 		     int64_t *seq_out);
-/* The digest of the rows query 'sql' (:run bound to id) gives, hashed as a seal hashes a table (seals.c). */
+/* The digest of the rows query 'sql' (:run bound to id) gives, hashed as a seal hashes a table (sealfeed.c). */
 int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX]);
-/*
- * Start 't' on the sealed table 'table' of run 'id' with the rows it has now
- * (seals.c): a writer that then feeds the rows it adds, in the seal's order
- * and as they are stored, ends with the digest a seal reads back.
- */
-int db_seal_table_start(struct lr_store *st, const char *table, int64_t id, struct lr_seal_table *t);
 /* Migration 10: seal every sealed run again and chain it into the ledger. */
 int db_ledger_backfill(struct lr_store *st);
 
