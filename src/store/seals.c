@@ -10,6 +10,7 @@
 #include "base/sign.h"
 #include "base/trust.h"
 #include "store/ledger.h"
+#include "store/sealfeed.h"
 #include "store/store-int.h"
 
 /* Each query returns one run's rows of a table in a fixed order; every column counts. */
@@ -97,38 +98,54 @@ static int listed(const char *const *tables, const char *table)
 	return 0;
 }
 
-int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX])
+/* The digest of sealed table 'q' of run 'id'. */
+static int table_digest(struct lr_store *st, size_t q, int64_t id, char hex[LR_SHA256_HEX])
 {
-	sqlite3_stmt *s = NULL;
 	struct lr_seal_table t;
-	int c, n, rc;
+	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
-		sqlite3_finalize(s);
+	if ((rc = lr_seal_table_init(&t)))
 		return rc;
-	}
-	db_bind_int(s, ":run", id);
-	while (db_step_row(st, s, "read the run's rows for its seal", &rc)) {
-		n = sqlite3_column_count(s);
-		for (c = 0; c < n; c++) {
-			switch (sqlite3_column_type(s, c)) {
-			case SQLITE_INTEGER: lr_seal_int(&t, sqlite3_column_int64(s, c)); break;
-			case SQLITE_FLOAT: lr_seal_real(&t, sqlite3_column_double(s, c)); break;
-			case SQLITE_BLOB:
-				lr_seal_bytes(&t, LR_SEAL_BLOB, sqlite3_column_blob(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			case SQLITE_TEXT:
-				lr_seal_bytes(&t, LR_SEAL_TEXT, sqlite3_column_text(s, c),
-					      (size_t)sqlite3_column_bytes(s, c));
-				break;
-			default: lr_seal_null(&t); break;
-			}
-		}
-		lr_seal_row_end(&t);
-	}
-	sqlite3_finalize(s);
+	rc = db_seal_feed_table(st, &db_seal_queries[q], id, &t);
 	lr_seal_table_final(&t, hex);
+	return rc;
+}
+
+/* Start 't' on sealed table 'table' of run 'id' with the rows it has now. */
+static int seal_table_start(struct lr_store *st, const char *table, int64_t id, struct lr_seal_table *t)
+{
+	size_t q;
+	int rc;
+
+	for (q = 0; q < db_nseal_queries && strcmp(db_seal_queries[q].table, table); q++)
+		;
+	if (q == db_nseal_queries)
+		return lr_error_set(LR_EINVAL, "no sealed table '%s'", table);
+	if ((rc = lr_seal_table_init(t)))
+		return rc;
+	return db_seal_feed_table(st, &db_seal_queries[q], id, t);
+}
+
+int db_run_final(struct lr_store *st, int64_t run, int64_t *final)
+{
+	return db_one_int(st, "SELECT status != 'running' FROM run WHERE id = :run", ":run", run, final,
+			  "read the run's status");
+}
+
+int db_seal_start(struct lr_store *st, int64_t run, const char *table, struct lr_seal_table **t)
+{
+	int64_t final;
+	int rc;
+
+	*t = NULL;
+	if ((rc = db_run_final(st, run, &final)) || !final)
+		return rc;
+	if (!(*t = malloc(sizeof **t)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	if ((rc = seal_table_start(st, table, run, *t))) {
+		free(*t);
+		*t = NULL;
+	}
 	return rc;
 }
 
@@ -136,10 +153,11 @@ int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char 
  * Each table's digest of run 'id', in the order of seal_queries (see
  * base/seal.h): computed for the tables 'changed' lists (NULL: all), and for
  * the others taken from the run's stored seal 'sealed' (a JSON object) when
- * it has them.
+ * it has them; the table 'known' names (may be NULL) has the digest it
+ * gives, computed as its rows were written.
  */
 static int seal_tables(struct lr_store *st, int64_t id, const char *const *changed, const json_t *sealed,
-		       struct lr_kvlist *out)
+		       const struct lr_kv *known, struct lr_kvlist *out)
 {
 	size_t q;
 	int rc = 0;
@@ -152,7 +170,11 @@ static int seal_tables(struct lr_store *st, int64_t id, const char *const *chang
 			rc = lr_kvlist_add(out, db_seal_queries[q].table, kept, NULL);
 			continue;
 		}
-		if ((rc = db_seal_query_digest(st, db_seal_queries[q].sql, id, hex)))
+		if (known && !strcmp(known->key, db_seal_queries[q].table)) {
+			rc = lr_kvlist_add(out, known->key, known->value, NULL);
+			continue;
+		}
+		if ((rc = table_digest(st, q, id, hex)))
 			break;
 		rc = lr_kvlist_add(out, db_seal_queries[q].table, hex, NULL);
 	}
@@ -283,7 +305,8 @@ int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const ch
 	return rc;
 }
 
-static int seal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed, const json_t *sealed)
+static int seal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed, const json_t *sealed,
+		    const struct lr_kv *known)
 {
 	static const char sql[] =
 		"INSERT INTO run_seal(run_id, digest, tables, sealed_at) VALUES (:run, :digest, :tables, :now)"
@@ -294,8 +317,8 @@ static int seal_run(struct lr_store *st, int64_t id, const char *now, const char
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = seal_tables(st, id, changed, sealed, &digests)) || (rc = lr_seal_digest(&digests, &tables, digest)) ||
-	    (rc = db_prepare(st, &s, sql)))
+	if ((rc = seal_tables(st, id, changed, sealed, known, &digests)) ||
+	    (rc = lr_seal_digest(&digests, &tables, digest)) || (rc = db_prepare(st, &s, sql)))
 		goto out;
 	db_bind_int(s, ":run", id);
 	db_bind_text(s, ":digest", digest);
@@ -313,10 +336,11 @@ out:
 /* Write (or rewrite) the seal of run 'id' and append it to the ledger; call inside a write transaction. */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now)
 {
-	return seal_run(st, id, now, NULL, NULL);
+	return seal_run(st, id, now, NULL, NULL, NULL);
 }
 
-int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed)
+int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed,
+		  const struct lr_kv *known)
 {
 	sqlite3_stmt *s = NULL;
 	json_t *sealed = NULL;
@@ -329,7 +353,7 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
 		sealed = json_loads((const char *)sqlite3_column_text(s, 0), 0, NULL);
 	sqlite3_finalize(s);
 	if (!rc)
-		rc = seal_run(st, id, now, changed, json_is_object(sealed) ? sealed : NULL);
+		rc = seal_run(st, id, now, changed, json_is_object(sealed) ? sealed : NULL, known);
 	json_decref(sealed);
 	return rc;
 }
@@ -469,7 +493,7 @@ int lr_store_seal_check(struct lr_store *st, int64_t id, lr_str_fn changed, void
 	if ((rc = stored_seal(st, id, &stored)) || !stored)
 		return rc;
 	*sealed = 1;
-	if (!(rc = seal_tables(st, id, NULL, NULL, &digests)))
+	if (!(rc = seal_tables(st, id, NULL, NULL, NULL, &digests)))
 		rc = lr_seal_compare(stored, &digests, changed, arg);
 	if (!rc) { /* the ledger walk asks for the same digest: keep it */
 		char digest[LR_SHA256_HEX];
@@ -519,7 +543,7 @@ int db_seal_content_now(struct lr_store *st, int64_t id, char digest[LR_SHA256_H
 		return 0;
 	}
 	/* a run sealed before a table existed was sealed without it */
-	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, NULL, NULL, &digests)))
+	if (!(rc = stored_seal(st, id, &stored)) && !(rc = seal_tables(st, id, NULL, NULL, NULL, &digests)))
 		rc = lr_seal_digest_as_sealed(&digests, stored, digest);
 	lr_kvlist_release(&digests);
 	free(stored);

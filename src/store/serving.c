@@ -7,7 +7,10 @@
 #include "base/clock.h"
 #include "base/enumname.h"
 #include "base/error.h"
+#include "base/list.h"
+#include "base/seal.h"
 #include "store/ledger.h"
+#include "store/sealfeed.h"
 #include "store/serving.h"
 #include "store/store-int.h"
 
@@ -56,20 +59,27 @@ static int begin_head(struct lr_store *st, const char *sql, int64_t run, sqlite3
 	return 0;
 }
 
-/* Inside a write transaction: reseal run 'run' when it is already final (rows added after the fact to 'changed'). */
-static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *changed)
+/*
+ * Inside a write transaction: reseal run 'run' when it is already final (rows
+ * added after the fact to 'changed'); 'known' (may be NULL): a changed table's
+ * digest computed as its rows were written (db_seal_start).
+ */
+static int reseal_if_final(struct lr_store *st, int64_t run, const char *const *changed, struct lr_seal_table *known,
+			   const char *table)
 {
+	char hex[LR_SHA256_HEX];
+	struct lr_kv kv = { .key = (char *)table, .value = hex };
 	int64_t final;
 	char *now = NULL;
 	int rc;
 
-	if ((rc = db_one_int(st, "SELECT status != 'running' FROM run WHERE id = :run", ":run", run, &final,
-			     "read the run's status")) ||
-	    !final)
+	if ((rc = db_run_final(st, run, &final)) || !final)
 		return rc;
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	rc = db_reseal_run(st, run, now, changed);
+	if (known)
+		lr_seal_table_final(known, hex);
+	rc = db_reseal_run(st, run, now, changed, known ? &kv : NULL);
 	free(now);
 	return rc;
 }
@@ -79,7 +89,22 @@ struct lr_set_writer {
 	int64_t run, id, cases;
 	sqlite3_stmt *ins;
 	int tokens_at, text_at; /* the parameters bound in place */
+	/*
+	 * The response table's seal digest, rows fed as written (NULL: read
+	 * back at commit): the seal reads them in case_id order, so only while
+	 * they come in that order (a file sorted by case_id, as harnesses write).
+	 */
+	struct lr_seal_table *seal;
+	char *last_case; /* the case_id fed last */
+	size_t last_cap;
 };
+
+static void writer_free(struct lr_set_writer *w)
+{
+	free(w->seal);
+	free(w->last_case);
+	free(w);
+}
 
 int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int cond, int seq, const char *source,
 		       struct lr_set_writer **out)
@@ -124,7 +149,8 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 	if (seq >= 0)
 		db_bind_int(s, ":seq", seq);
 	db_bind_text(s, ":source", source);
-	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)))
+	if ((rc = db_returning_id(st, s, "record a response set", &w->id)) || (rc = db_prepare(st, &w->ins, row)) ||
+	    (rc = db_seal_start(st, run, "response", &w->seal)))
 		goto rollback;
 	w->tokens_at = sqlite3_bind_parameter_index(w->ins, ":tokens");
 	w->text_at = sqlite3_bind_parameter_index(w->ins, ":text");
@@ -133,7 +159,7 @@ int lr_store_set_begin(struct lr_store *st, int64_t run, const char *route, int 
 rollback:
 	db_commit(st, rc);
 fail:
-	free(w);
+	writer_free(w);
 	return rc;
 }
 
@@ -165,6 +191,10 @@ int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
 		db_bind_int(s, ":lane", r->lane);
 	db_bind_text(s, ":model", r->model);
 	w->cases++;
+	if (w->seal && db_seal_response(w->seal, w->id, r, &w->last_case, &w->last_cap)) {
+		free(w->seal);
+		w->seal = NULL; /* out of case_id order: read back at commit instead */
+	}
 	return db_step_done(w->st, s, "record a response");
 }
 
@@ -183,11 +213,11 @@ int lr_store_set_commit(struct lr_set_writer *w, const char *raw_sha256, int64_t
 	}
 	sqlite3_finalize(s);
 	if (!rc)
-		rc = reseal_if_final(w->st, w->run, set_tables);
+		rc = reseal_if_final(w->st, w->run, set_tables, w->seal, "response");
 	rc = db_commit(w->st, rc);
 	if (!rc && id)
 		*id = w->id;
-	free(w);
+	writer_free(w);
 	return rc;
 }
 
@@ -207,7 +237,7 @@ void lr_store_set_abort(struct lr_set_writer *w)
 		return;
 	sqlite3_finalize(w->ins);
 	db_commit(w->st, LR_EINVAL); /* rolls back */
-	free(w);
+	writer_free(w);
 }
 
 static const struct db_col set_cols[] = {
@@ -338,9 +368,12 @@ int lr_store_set_responses(struct lr_store *st, int64_t set, lr_response_fn fn, 
 static const char *const side_names[] = { "reference", "candidate" };
 static const struct lr_enum_names missing_sides = LR_ENUM_NAMES("missing side", side_names);
 
+/* Insert a compared case, and feed the row as bound to 't' (may be NULL), the seal digest of comparison_case. */
 static int insert_outcome(struct lr_store *st, sqlite3_stmt *s, int64_t id, const char *case_id,
-			  const struct lr_case_outcome *o)
+			  const struct lr_case_outcome *o, struct lr_seal_table *t)
 {
+	if (t)
+		db_seal_compared(t, id, case_id, o->missing ? lr_enum_name(&missing_sides, o->missing - 1) : NULL, o);
 	db_bind_int(s, ":cmp", id);
 	db_bind_text(s, ":case", case_id);
 	if (o->missing) {
@@ -383,6 +416,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 		"INSERT INTO comparison_case(comparison_id, case_id, missing, tokens_equal, first_token_diff, text_equal,"
 		" finish_equal) VALUES (:cmp, :case, :missing, :tokens, :diff, :text, :finish)";
 	sqlite3_stmt *s = NULL, *pa = NULL, *pb = NULL, *w = NULL;
+	struct lr_seal_table *seal = NULL;
 	struct lr_response a, b;
 	struct lr_case_outcome o;
 	int rc, has_a, has_b;
@@ -393,7 +427,8 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
 	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &pa, compared)) ||
-	    (rc = db_prepare(st, &pb, compared)) || (rc = db_prepare(st, &w, ins)))
+	    (rc = db_prepare(st, &pb, compared)) || (rc = db_prepare(st, &w, ins)) ||
+	    (rc = db_seal_start(st, run, "comparison_case", &seal)))
 		goto done;
 	db_bind_int(pa, ":set", ref);
 	db_bind_int(pb, ":set", cand);
@@ -410,7 +445,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 		memset(&o, 0, sizeof o);
 		o.first_token_diff = -1;
 		if ((rc = judge(arg, c <= 0 ? &a : NULL, c >= 0 ? &b : NULL, &o)) ||
-		    (rc = insert_outcome(st, w, *id, c <= 0 ? a.case_id : b.case_id, &o)))
+		    (rc = insert_outcome(st, w, *id, c <= 0 ? a.case_id : b.case_id, &o, seal)))
 			break;
 		if (c <= 0)
 			has_a = compared_row(st, pa, &a, &rc);
@@ -418,8 +453,9 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 			has_b = compared_row(st, pb, &b, &rc);
 	}
 	if (!rc)
-		rc = reseal_if_final(st, run, comparison_tables);
+		rc = reseal_if_final(st, run, comparison_tables, seal, "comparison_case");
 done:
+	free(seal);
 	sqlite3_finalize(pa);
 	sqlite3_finalize(pb);
 	sqlite3_finalize(w);
@@ -516,7 +552,7 @@ int lr_store_gate(struct lr_store *st, int64_t run, int64_t set, const char *key
 		rc = db_insert_each(st, ins, (size_t)(n > 0 ? n : 0), db_bind_items, &rows, "record a gate case");
 	}
 	if (!rc)
-		rc = reseal_if_final(st, run, gate_tables);
+		rc = reseal_if_final(st, run, gate_tables, NULL, NULL);
 	return db_commit(st, rc);
 }
 

@@ -233,14 +233,19 @@ extern const size_t db_nseal_queries;
 extern const struct db_col db_design_cols[];
 extern const size_t db_ndesign_cols;
 
+struct lr_kv;
+
 /* Write (or rewrite) the seal of run 'id'; call inside a write transaction (seals.c). */
 int db_seal_run(struct lr_store *st, int64_t id, const char *now);
 /*
  * The same after rows were added to the tables named in 'changed' (a
  * NULL-terminated list) only: those are read again, the others' digests come
- * from the run's stored seal, so amending a run costs what was added to it.
+ * from the run's stored seal, so amending a run costs what was added to it;
+ * 'known' (may be NULL) gives one changed table's digest, computed while its
+ * rows were written (store/sealfeed.h), which is then not read again.
  */
-int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed);
+int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *const *changed,
+		  const struct lr_kv *known);
 /*
  * Append an entry of run 'id' to the ledger (seals.c): of 'kind', or, with
  * kind NULL, its seal ('final' the first time, then 'amend'), signed when the
@@ -249,7 +254,7 @@ int db_reseal_run(struct lr_store *st, int64_t id, const char *now, const char *
  */
 int db_ledger_append(struct lr_store *st, int64_t id, const char *kind, const char *content, const char *now,
 		     int64_t *seq_out);
-/* The digest of the rows query 'sql' (:run bound to id) gives, hashed as a seal hashes a table (seals.c). */
+/* The digest of the rows query 'sql' (:run bound to id) gives, hashed as a seal hashes a table (sealfeed.c). */
 int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char hex[LR_SHA256_HEX]);
 /* Migration 10: seal every sealed run again and chain it into the ledger. */
 int db_ledger_backfill(struct lr_store *st);
