@@ -29,7 +29,7 @@ struct db_busy {
 void db_busy_install(sqlite3 *db, struct db_busy *b, const char *path);
 
 /* Statements kept prepared for the connection's life (db_prepare_kept): SQL text and statement. */
-#define DB_KEPT_SLOTS 48
+#define DB_KEPT_SLOTS 128
 struct db_kept {
 	const char *sql; /* the caller's text: its address is the key, its text checked */
 	sqlite3_stmt *s;
