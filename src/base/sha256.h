@@ -15,12 +15,12 @@ struct lr_digest {
 };
 
 /*
- * Incremental sha256 over OpenSSL's EVP interface. _init allocates the
+ * Incremental sha256 over OpenSSL's SHA256_* functions. _init allocates the
  * context (returns LR_ENOMEM on failure), _final writes the lower-case hex
  * digest and releases the context; _release alone abandons it.
  */
 struct lr_sha256 {
-	void *ctx; /* EVP_MD_CTX */
+	void *ctx; /* SHA256_CTX */
 };
 
 LR_MUST_CHECK int lr_sha256_init(struct lr_sha256 *h);

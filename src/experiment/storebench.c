@@ -36,6 +36,7 @@ struct scale_store {
 	char *dir;
 	char show[32]; /* the run 'show' and 'report --run' read: the first, an experiment */
 	char uuid[37]; /* the first recorded run, which 'pull --run' asks for */
+	int64_t n;     /* runs asked for: the subject */
 	int64_t runs;  /* runs in the store before timing */
 	int64_t repetitions;
 };
@@ -171,35 +172,52 @@ static int prime(const struct lr_storebench_opts *o, const struct scale_store *s
 	return lr_bench_add(b, subject, "prime", 0, s, "s");
 }
 
-/* One scale: fill its store, then every command o->reps times, forward and reversed. */
-static int scale(const struct lr_storebench_opts *o, int64_t n, struct lr_bench *b)
+/* One scale's store, built: filled, and with a remote every run pushed once. */
+static int build(const struct lr_storebench_opts *o, int64_t n, struct scale_store *ss, struct lr_bench *b)
 {
-	struct scale_store ss = { 0 };
-	struct lr_progress *progress;
 	char name[80], subject[32];
-	int rc, rep, i, nops = 0, ops[OPS];
-	double s;
+	int rc;
 
+	ss->n = n;
 	snprintf(name, sizeof name, "labrun-bench-store-%ld-%lld", (long)getpid(), (long long)n);
 	snprintf(subject, sizeof subject, "%lld", (long long)n);
-	if ((rc = lr_bench_scratch(&ss.dir, o->dir, name)))
+	if ((rc = lr_bench_scratch(&ss->dir, o->dir, name)))
 		return rc;
-	if (!(rc = fill(o, &ss, n, b, subject)))
-		rc = prime(o, &ss, b, subject);
+	if (!(rc = fill(o, ss, n, b, subject)))
+		rc = prime(o, ss, b, subject);
+	return rc;
+}
+
+/*
+ * Every command on every store, o->reps times: each repetition visits every
+ * store, the stores and the commands forward, then reversed, so that what
+ * the machine does meanwhile weighs on each store alike and the ratio
+ * between stores is measured in one run, not minutes apart.
+ */
+static int time_all(const struct lr_storebench_opts *o, const struct scale_store *ss, struct lr_bench *b)
+{
+	struct lr_progress *progress;
+	char subject[32];
+	int rc = 0, rep, i, k, nops = 0, ops[OPS];
+	double s;
+
 	for (i = 0; i < OPS; i++) /* push and pull only with a remote; none of o->skip */
 		if ((o->remote || i < OP_PUSH) && !(o->skip & 1u << i))
 			ops[nops++] = i;
 	progress = lr_progress_start("measured", "repetitions", o->reps);
 	for (rep = 0; !rc && rep < o->reps; rep++, lr_progress_update(progress, rep))
-		for (i = 0; !rc && i < nops; i++) {
-			int op = ops[rep % 2 ? nops - 1 - i : i]; /* forward, then reversed */
+		for (k = 0; !rc && k < o->nscales; k++) {
+			const struct scale_store *at = &ss[rep % 2 ? o->nscales - 1 - k : k];
 
-			if (!(rc = timed(o, &ss, op, &s)))
-				rc = lr_bench_add(b, subject, lr_storebench_ops_names[op], rep, s, "s");
+			snprintf(subject, sizeof subject, "%lld", (long long)at->n);
+			for (i = 0; !rc && i < nops; i++) {
+				int op = ops[rep % 2 ? nops - 1 - i : i]; /* forward, then reversed */
+
+				if (!(rc = timed(o, at, op, &s)))
+					rc = lr_bench_add(b, subject, lr_storebench_ops_names[op], rep, s, "s");
+			}
 		}
 	lr_progress_stop(&progress);
-	lr_remove_tree(ss.dir);
-	free(ss.dir);
 	return rc;
 }
 
@@ -222,14 +240,23 @@ static int bind(struct lr_run *run, const void *opts)
 	return lr_kvlist_set(&run->binding, "store_dir", o->dir, "user");
 }
 
+/* Every store built first, then timed together; all removed at the end. */
 static int measure(void *opts, struct lr_bench_job *j)
 {
 	const struct lr_storebench_opts *o = opts;
-	int rc = 0;
+	struct scale_store *ss = calloc((size_t)o->nscales, sizeof *ss);
+	int rc = ss ? 0 : lr_error_set(LR_ENOMEM, "out of memory");
 
 	for (int i = 0; !rc && i < o->nscales; i++)
-		if (!(rc = scale(o, o->scale[i], &j->bench))) /* its meter shows the repetitions */
-			rc = lr_bench_job_step(j);
+		rc = build(o, o->scale[i], &ss[i], &j->bench);
+	if (!rc && !(rc = time_all(o, ss, &j->bench)))
+		rc = lr_bench_job_step(j); /* its meter shows the repetitions */
+	for (int i = 0; ss && i < o->nscales; i++)
+		if (ss[i].dir) {
+			lr_remove_tree(ss[i].dir);
+			free(ss[i].dir);
+		}
+	free(ss);
 	return rc;
 }
 

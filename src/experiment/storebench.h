@@ -7,13 +7,15 @@
  * (experiment/synthetic.h; 100,000 a run, one run at least), and runs of
  * 'true' stored as 'labrun record -- true' stores them (captured once, then
  * each run's rows, seal and ledger entry through the store's own calls) up
- * to N. Then labrun (o->self) is run on it as a user runs it and timed:
+ * to N. Every store is built first; then labrun (o->self) is run on them as
+ * a user runs it and timed:
  * '--version' (start-up alone), 'record -q -- true', 'list -n 20', 'show
  * ID' and 'report --run ID' of the first experiment run, 'audit', and with a
  * remote 'push' (after an untimed push of every run, so each moves what was
- * recorded since) and 'pull --run UUID' of a run both sides hold; each
- * o->reps times, alternating forward and reversed, the first dropped as
- * warm-up. Each must exit 0. The store is removed at the end.
+ * recorded since) and 'pull --run UUID' of a run both sides hold; o->reps
+ * repetitions, each visiting every store and every command, forward, then
+ * reversed, the first dropped as warm-up, so the stores are compared in one
+ * run. Each must exit 0. The stores are removed at the end.
  *
  * Its samples (benchjob.h), subject the runs asked for ("1000"): 'generate'
  * (storing them, s), 'runs' and 'repetitions' held, 'prime' (the untimed

@@ -190,6 +190,7 @@ static int open_readonly(struct lr_store *st)
 
 	if (!uri)
 		return SQLITE_NOMEM;
+	db_kept_free(st);
 	sqlite3_close(st->db);
 	st->db = NULL;
 	rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
@@ -361,6 +362,7 @@ void lr_store_free(struct lr_store *st)
 	if (!st)
 		return;
 	db_seal_memo_free(st);
+	db_kept_free(st);
 	sqlite3_close(st->db);
 	lr_signer_free(st->signer);
 	free(st->unsigned_why);

@@ -50,7 +50,9 @@ LR_MUST_CHECK int lr_objw_map(struct lr_objw *w, const char **p, size_t *n);
 /*
  * fsync, rename into objects/, fsync the directory, free 'w'. Stores the
  * digest and size. If the object already exists the temporary file is
- * removed (same content, same name). 'w' is freed even on failure.
+ * removed (same content, same name), unsynced: the object's bytes are
+ * durable already, and only its directory is synced. 'w' is freed even on
+ * failure.
  */
 LR_MUST_CHECK int lr_objw_commit(struct lr_objw *w, char hex[LR_SHA256_HEX], int64_t *size);
 

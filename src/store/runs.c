@@ -29,13 +29,13 @@ static int host_id(struct lr_store *st, const struct lr_host *h, int64_t *id)
 	char fp[LR_SHA256_HEX];
 	int rc;
 
-	if ((rc = lr_host_fingerprint(h, fp)) || (rc = db_prepare(st, &s, sql)))
+	if ((rc = lr_host_fingerprint(h, fp)) || (rc = db_prepare_kept(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":fp", fp);
 	db_row_bind(s, DB_COLS(params), h);
 	if (h->memory_bytes)
 		db_bind_int(s, ":memory", h->memory_bytes);
-	return db_returning_id(st, s, "record the host", id);
+	return db_returning_kept(st, s, "record the host", id);
 }
 
 static int experiment_id(struct lr_store *st, const char *name, const char *now, int64_t *id)
@@ -45,11 +45,11 @@ static int experiment_id(struct lr_store *st, const char *name, const char *now,
 	sqlite3_stmt *s = NULL;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)))
+	if ((rc = db_prepare_kept(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":name", name);
 	db_bind_text(s, ":now", now);
-	return db_returning_id(st, s, "record the experiment", id);
+	return db_returning_kept(st, s, "record the experiment", id);
 }
 
 /* A key/value list of a run (a struct lr_kvlist in struct lr_run, by offsetof) and the table of its rows. */
@@ -122,7 +122,8 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 
 	if (!n)
 		return 0;
-	if ((rc = db_prepare(st, &so, obj)) || (rc = db_prepare(st, &sa, art)) || (rc = db_prepare(st, &se, ent)))
+	if ((rc = db_prepare_kept(st, &so, obj)) || (rc = db_prepare_kept(st, &sa, art)) ||
+	    (rc = db_prepare_kept(st, &se, ent)))
 		goto out;
 	for (i = 0; i < n && !rc; i++) {
 		if (a[i].kind != LR_ENTRY_FILE) {
@@ -156,9 +157,9 @@ static int insert_artifacts(struct lr_store *st, int64_t run_id, const struct lr
 			lr_error_wrap("artifact '%s'", a[i].name);
 	}
 out:
-	sqlite3_finalize(so);
-	sqlite3_finalize(sa);
-	sqlite3_finalize(se);
+	db_kept_done(so);
+	db_kept_done(sa);
+	db_kept_done(se);
 	return rc;
 }
 
@@ -187,7 +188,7 @@ static int insert_sources(struct lr_store *st, const struct lr_run *r)
 	int rc = 0;
 
 	if (r->source.present) {
-		if ((rc = db_prepare(st, &s, state)))
+		if ((rc = db_prepare_kept(st, &s, state)))
 			return rc;
 		db_bind_int(s, ":run", r->id);
 		db_bind_text(s, ":repo", r->source.repo_path);
@@ -195,7 +196,7 @@ static int insert_sources(struct lr_store *st, const struct lr_run *r)
 		db_bind_text(s, ":branch", r->source.branch);
 		db_bind_int(s, ":dirty", r->source.dirty);
 		db_bind_text(s, ":diff", r->source.diff_sha256);
-		if ((rc = db_step_final(st, s, "record the source state")))
+		if ((rc = db_step_done(st, s, "record the source state")))
 			return rc;
 	}
 	return db_insert_each(st, file, r->nfiles, bind_source_file, r, "record a source file");
@@ -215,7 +216,7 @@ static int insert_run_row(struct lr_store *st, struct lr_run *r)
 		return rc;
 	if (r->experiment && (rc = experiment_id(st, r->experiment, r->started_at, &eid)))
 		return rc;
-	if ((rc = db_prepare(st, &s, sql)))
+	if ((rc = db_prepare_kept(st, &s, sql)))
 		return rc;
 	db_bind_text(s, ":uuid", r->uuid);
 	db_bind_text(s, ":kind", lr_run_kind_name(r->kind));
@@ -229,7 +230,7 @@ static int insert_run_row(struct lr_store *st, struct lr_run *r)
 	if (r->replay_of)
 		db_bind_int(s, ":replay", r->replay_of);
 	db_bind_text(s, ":note", r->note);
-	if (!(rc = db_step_final(st, s, "record the run")))
+	if (!(rc = db_step_done(st, s, "record the run")))
 		r->id = sqlite3_last_insert_rowid(st->db);
 	return rc;
 }

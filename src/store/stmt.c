@@ -127,6 +127,51 @@ int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql)
 	return 0;
 }
 
+int db_prepare_kept(struct lr_store *st, sqlite3_stmt **s, const char *sql)
+{
+	struct db_kept *k;
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < DB_KEPT_SLOTS; i++) {
+		k = &st->kept[i];
+		if (k->sql == sql && k->s && !strcmp(sqlite3_sql(k->s), sql)) {
+			*s = k->s;
+			return 0;
+		}
+	}
+	for (i = 0; i < DB_KEPT_SLOTS && st->kept[i].s; i++)
+		;
+	k = &st->kept[i < DB_KEPT_SLOTS ? i : st->kept_next++ % DB_KEPT_SLOTS];
+	if ((rc = db_prepare(st, s, sql)))
+		return rc;
+	sqlite3_finalize(k->s); /* a slot taken back: its statement was handed back, never in use */
+	k->sql = sql;
+	k->s = *s;
+	return 0;
+}
+
+void db_kept_done(sqlite3_stmt *s)
+{
+	struct bind_failure *f;
+
+	if (!s)
+		return;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if ((f = bind_slot(s))) /* a failed bind never stepped: not the next user's */
+		f->stmt = NULL;
+}
+
+void db_kept_free(struct lr_store *st)
+{
+	for (unsigned i = 0; i < DB_KEPT_SLOTS; i++) {
+		sqlite3_finalize(st->kept[i].s);
+		st->kept[i].s = NULL;
+		st->kept[i].sql = NULL;
+	}
+}
+
 static void bind_result(sqlite3_stmt *s, int code, const char *name)
 {
 	struct bind_failure *f;
@@ -367,12 +412,12 @@ int db_insert_each(struct lr_store *st, const char *sql, size_t n, db_bind_fn bi
 
 	if (!n)
 		return 0;
-	if ((rc = db_prepare(st, &s, sql)))
+	if ((rc = db_prepare_kept(st, &s, sql)))
 		return rc;
 	for (i = 0; i < n && !rc; i++)
 		if (!bind(arg, s, i))
 			rc = db_step_done(st, s, what);
-	sqlite3_finalize(s);
+	db_kept_done(s);
 	return rc;
 }
 
@@ -413,7 +458,7 @@ void db_bind_outcome(sqlite3_stmt *s, const struct db_outcome *o)
 }
 
 /* Step an INSERT ... RETURNING id statement and finalise it. */
-int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
+static int returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
 {
 	int rc = 0;
 
@@ -421,7 +466,22 @@ int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int6
 		*id = sqlite3_column_int64(s, 0);
 	else if (!rc)
 		rc = db_error(st, what);
+	return rc;
+}
+
+int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
+{
+	int rc = returning_id(st, s, what, id);
+
 	sqlite3_finalize(s);
+	return rc;
+}
+
+int db_returning_kept(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id)
+{
+	int rc = returning_id(st, s, what, id);
+
+	db_kept_done(s);
 	return rc;
 }
 

@@ -28,6 +28,13 @@ struct db_busy {
 /* Wait on 'db' with db_busy_wait (sqlite3_busy_handler) instead of a silent timeout. */
 void db_busy_install(sqlite3 *db, struct db_busy *b, const char *path);
 
+/* Statements kept prepared for the connection's life (db_prepare_kept): SQL text and statement. */
+#define DB_KEPT_SLOTS 128
+struct db_kept {
+	const char *sql; /* the caller's text: its address is the key, its text checked */
+	sqlite3_stmt *s;
+};
+
 struct lr_store {
 	char *dir;
 	char *db_path;
@@ -42,6 +49,8 @@ struct lr_store {
 	char *now;                          /* the time of the write db_begin_at began, until db_commit */
 	int snapshot;                       /* lr_store_snapshot_begin calls not yet ended: no write */
 	int bulk;                           /* lr_store_scratch_begin: each write a savepoint of one transaction */
+	struct db_kept kept[DB_KEPT_SLOTS]; /* statements prepared once (db_prepare_kept) */
+	unsigned kept_next;                 /* the slot the next new statement takes when all are used */
 };
 
 /* The seal digest of run 'id' computed from its rows now (or since nothing changed: seals.c keeps a memo). */
@@ -66,6 +75,20 @@ int db_stmt_error(struct lr_store *st, sqlite3_stmt *s, const char *what);
 int db_exec(struct lr_store *st, const char *sql, const char *what);
 
 int db_prepare(struct lr_store *st, sqlite3_stmt **s, const char *sql);
+
+/*
+ * db_prepare for a statement a command runs again and again (every run's
+ * rows, a row per item): prepared once a connection and kept with it, the
+ * same 'sql' (a constant's address) giving the same statement back. The
+ * caller never finalizes it; it hands it back with db_kept_done, which
+ * resets it and clears its bindings. Parsing was most of the cost of
+ * storing a run (docs/design.md, "The store at a million runs").
+ */
+int db_prepare_kept(struct lr_store *st, sqlite3_stmt **s, const char *sql);
+void db_kept_done(sqlite3_stmt *s);
+
+/* Finalize the kept statements (before the connection closes). */
+void db_kept_free(struct lr_store *st);
 
 /*
  * Bind by parameter name (":run"); a NULL text binds SQL NULL. A bind that
@@ -117,6 +140,8 @@ int db_one_int_text(struct lr_store *st, const char *sql, const char *name, cons
 
 /* Step an INSERT ... RETURNING id statement and finalise it. */
 int db_returning_id(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);
+/* The same for a kept statement (db_prepare_kept), handed back instead. */
+int db_returning_kept(struct lr_store *st, sqlite3_stmt *s, const char *what, int64_t *id);
 
 /* Column i as a malloc'd string, NULL for SQL NULL. */
 char *db_col_dup(sqlite3_stmt *s, int i);
