@@ -8,7 +8,7 @@
 #include "store/sealfeed.h"
 #include "store/store-int.h"
 
-/* Feed the rows of 's' (bound, not yet stepped) into 't' as a seal hashes them; finalizes 's'. */
+/* Feed the rows of 's' (kept, bound, not yet stepped) into 't' as a seal hashes them; hands 's' back. */
 static int feed_rows(struct lr_store *st, sqlite3_stmt *s, struct lr_seal_table *t)
 {
 	int c, n, rc = 0;
@@ -32,7 +32,7 @@ static int feed_rows(struct lr_store *st, sqlite3_stmt *s, struct lr_seal_table 
 		}
 		lr_seal_row_end(t);
 	}
-	sqlite3_finalize(s);
+	db_kept_done(s);
 	return rc;
 }
 
@@ -42,8 +42,8 @@ int db_seal_query_digest(struct lr_store *st, const char *sql, int64_t id, char 
 	struct lr_seal_table t;
 	int rc;
 
-	if ((rc = db_prepare(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
-		sqlite3_finalize(s);
+	if ((rc = db_prepare_kept(st, &s, sql)) || (rc = lr_seal_table_init(&t))) {
+		db_kept_done(s);
 		return rc;
 	}
 	db_bind_int(s, ":run", id);
@@ -78,21 +78,21 @@ int db_seal_feed_table(struct lr_store *st, const struct db_seal_query *q, int64
 		if (!strcmp(by_parent[b].table, q->table))
 			break;
 	if (b == sizeof by_parent / sizeof by_parent[0]) {
-		if ((rc = db_prepare(st, &s, q->sql)))
+		if ((rc = db_prepare_kept(st, &s, q->sql)))
 			return rc;
 		db_bind_int(s, ":run", id);
 		return feed_rows(st, s, t);
 	}
-	if ((rc = db_prepare(st, &s, by_parent[b].parents)))
+	if ((rc = db_prepare_kept(st, &s, by_parent[b].parents)))
 		return rc;
 	db_bind_int(s, ":run", id);
 	while (db_step_row(st, s, "read the run's rows for its seal", &rc) &&
-	       !(rc = db_prepare(st, &rows, by_parent[b].rows))) {
+	       !(rc = db_prepare_kept(st, &rows, by_parent[b].rows))) {
 		db_bind_int(rows, ":run", sqlite3_column_int64(s, 0));
 		if ((rc = feed_rows(st, rows, t)))
 			break;
 	}
-	sqlite3_finalize(s);
+	db_kept_done(s);
 	return rc;
 }
 

@@ -31,6 +31,12 @@ grep -Eq '^ +(audit|list) ' "$T/out" && fail "a skipped command timed"
 grep -Eq '^ +show +[0-9]' "$T/out" || fail "the others are timed"
 ok "--skip leaves a command out, and its row"
 
+expect_exit 0 "--skip record" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 8 --repetitions 16 --reps 2 --skip audit \
+	--skip record
+grep -Eq '^ +record' "$T/out" && fail "record skipped, yet a record row (a ratio to a series never timed)"
+grep -Eq '^ +version +[0-9]' "$T/out" || fail "version still timed"
+ok "--skip record leaves out record x version too"
+
 expect_exit 0 "--json" env TMPDIR="$PWD/tmp" "$LABRUN" bench store --scale 9 --repetitions 16 --reps 2 --json
 equals "$(jq -r '[.modelled, (.commands | length), .commands[0].command, (.commands[1].ms_9 > 0),
 	.commands[6].command] | map(tostring) | join(" ")' "$T/out")" "false 7 version true record x version" \
