@@ -122,7 +122,7 @@ static int migrate(struct lr_store *st)
 		rc = lr_error_set(LR_EIO, "cannot lock '%s': %s", lock_path, strerror(errno));
 		goto out;
 	}
-	if ((rc = db_exec(st, "PRAGMA journal_mode=WAL", "switch to WAL mode")))
+	if ((rc = db_exec(st, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL", "switch to WAL mode")))
 		goto out;
 	if ((rc = db_exec(st, "BEGIN IMMEDIATE", "start the schema migration")))
 		goto out;

@@ -34,6 +34,7 @@ ok "a read creates nothing"
 expect_exit 0 "init creates the store" "$LABRUN" init
 [ -f "$T/store/labrun.db" ] && [ -d "$T/store/objects" ] || fail "store layout"
 ok "store holds labrun.db and objects/"
+equals "$(q "PRAGMA page_size")" 16384 "a new store has 16 KiB pages (docs/design.md)"
 
 expect_exit 0 "a passing command is recorded" "$LABRUN" record --experiment demo --note "first" -- echo hello
 contains "$T/out" "hello" "output is teed"
