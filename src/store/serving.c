@@ -12,6 +12,7 @@
 #include "store/ledger.h"
 #include "store/sealfeed.h"
 #include "store/serving.h"
+#include "store/sideread.h"
 #include "store/store-int.h"
 
 /* The tables each kind of serving evidence adds rows to. */
@@ -388,21 +389,23 @@ static int insert_outcome(struct lr_store *st, sqlite3_stmt *s, int64_t id, cons
 	return db_step_done(st, s, "record a compared case");
 }
 
-/* The columns a comparison reads of a response, in case_id order (compared_row). */
+/* The columns a comparison reads of a response, in case_id order (store/sideread.h). */
 static const char compared[] = "SELECT case_id, tokens, text, finish_reason FROM response WHERE set_id = :set"
 			       " ORDER BY case_id";
 
-/* Step 's' (compared) into 'r': 1 with a row, 0 at the end or on an error (*rc). */
-static int compared_row(struct lr_store *st, sqlite3_stmt *s, struct lr_response *r, int *rc)
+/* The next row of a side, read by a thread of its own (store/sideread.c), into 'r'. */
+static int side_row(struct db_side *d, struct lr_response *r, int *rc)
 {
-	if (*rc || !db_step_row(st, s, "compare the responses", rc))
+	struct db_side_row row;
+
+	if (!db_side_next(d, &row, rc))
 		return 0;
 	memset(r, 0, sizeof *r);
-	r->case_id = (const char *)sqlite3_column_text(s, 0);
-	r->tokens = (const char *)sqlite3_column_text(s, 1);
-	r->text = (const char *)sqlite3_column_text(s, 2);
-	r->text_len = (size_t)sqlite3_column_bytes(s, 2);
-	r->finish_reason = (const char *)sqlite3_column_text(s, 3);
+	r->case_id = row.case_id;
+	r->tokens = row.tokens;
+	r->text = row.text;
+	r->text_len = row.text_len;
+	r->finish_reason = row.finish_reason;
 	return 1;
 }
 
@@ -415,7 +418,8 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	static const char ins[] =
 		"INSERT INTO comparison_case(comparison_id, case_id, missing, tokens_equal, first_token_diff, text_equal,"
 		" finish_equal) VALUES (:cmp, :case, :missing, :tokens, :diff, :text, :finish)";
-	sqlite3_stmt *s = NULL, *pa = NULL, *pb = NULL, *w = NULL;
+	sqlite3_stmt *s = NULL, *w = NULL;
+	struct db_side *pa = NULL, *pb = NULL;
 	struct lr_seal_table *seal = NULL;
 	struct lr_response a, b;
 	struct lr_case_outcome o;
@@ -426,19 +430,18 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	db_bind_text(s, ":kind", kind);
 	db_bind_int(s, ":ref", ref);
 	db_bind_int(s, ":cand", cand);
-	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_prepare(st, &pa, compared)) ||
-	    (rc = db_prepare(st, &pb, compared)) || (rc = db_prepare(st, &w, ins)) ||
+	if ((rc = db_returning_id(st, s, "record a comparison", id)) || (rc = db_side_open(&pa, st, compared, ref)) ||
+	    (rc = db_side_open(&pb, st, compared, cand)) || (rc = db_prepare(st, &w, ins)) ||
 	    (rc = db_seal_start(st, run, "comparison_case", &seal)))
 		goto done;
-	db_bind_int(pa, ":set", ref);
-	db_bind_int(pb, ":set", cand);
 	/*
 	 * Every case of either set, once: both sets read in case_id order (their
-	 * (set_id, case_id) key) and merged, the rows borrowed from each
-	 * statement, so each set is read once and nothing is allocated a row.
+	 * (set_id, case_id) key) and merged, each set read once, each by a
+	 * thread of its own on a connection of its own, a chunk at a time: the
+	 * two reads are most of a comparison's work, and take two CPUs.
 	 */
-	has_a = compared_row(st, pa, &a, &rc);
-	has_b = compared_row(st, pb, &b, &rc);
+	has_a = side_row(pa, &a, &rc);
+	has_b = side_row(pb, &b, &rc);
 	while (!rc && (has_a || has_b)) {
 		int c = !has_a ? 1 : !has_b ? -1 : strcmp(a.case_id, b.case_id);
 
@@ -448,16 +451,16 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 		    (rc = insert_outcome(st, w, *id, c <= 0 ? a.case_id : b.case_id, &o, seal)))
 			break;
 		if (c <= 0)
-			has_a = compared_row(st, pa, &a, &rc);
+			has_a = side_row(pa, &a, &rc);
 		if (c >= 0)
-			has_b = compared_row(st, pb, &b, &rc);
+			has_b = side_row(pb, &b, &rc);
 	}
 	if (!rc)
 		rc = reseal_if_final(st, run, comparison_tables, seal, "comparison_case");
 done:
 	free(seal);
-	sqlite3_finalize(pa);
-	sqlite3_finalize(pb);
+	db_side_close(pa);
+	db_side_close(pb);
 	sqlite3_finalize(w);
 	return db_commit(st, rc);
 }
