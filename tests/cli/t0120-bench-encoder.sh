@@ -23,7 +23,7 @@ equals "$(ls files | wc -l)" 0 "the file variants remove their files (written in
 contains "$T/out" "parity: every encoder and the permuted view give identical bytes" "parity checked"
 grep -Eq '^  copy: [a-z -]+ +[0-9.]+ +[0-9.]+ +1\.00 +- +ceiling$' "$T/out" || fail "no copy is named the ceiling"
 ok "names the ceiling, at 1.00x itself"
-grep -Eq '^  encode: [a-z0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +best kernel$' "$T/out" || fail "no kernel is named best"
+grep -Eq '^  encode: [a-z0-9-]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +best kernel$' "$T/out" || fail "no kernel is named best"
 ok "names the best kernel"
 [ "$(grep -c '^shape \[' "$T/out")" = 2 ] || fail "one block per shape"
 ok "one block per shape"

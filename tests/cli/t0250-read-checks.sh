@@ -46,6 +46,10 @@ ok "no partial crate is left"
 # A read error in the middle of a row loop is an error, not the end of the rows: fsck checked
 # 53 of 151 objects and said nothing when a page of the object index could not be read.
 export LABRUN_STORE="$T/corrupt"
+# A store made before new stores had 16 KiB pages (docs/design.md): 4 KiB pages, so that 120 runs
+# fill more than one leaf page of the object index.
+"$LABRUN" init >/dev/null 2>&1
+sqlite3 "$T/corrupt/labrun.db" "PRAGMA journal_mode=DELETE; PRAGMA page_size=4096; VACUUM; PRAGMA journal_mode=WAL" >/dev/null
 i=0
 while [ $i -lt 120 ]; do
 	"$LABRUN" record -q -- echo "run $i" >/dev/null 2>&1
