@@ -158,10 +158,11 @@ contains "$T/err" "cpu = 4000 in [design]: this process may not run on CPU 4000 
 equals "$(q "SELECT count(*) FROM run")" "$runs" "and stores no run"
 
 # a full disk while the artifacts are stored (a file size limit stands in for it): the run is
-# stored failed with the command's status and time, and no partial object is left
-head -c 1000000 /dev/urandom >big.bin
+# stored failed with the command's status and time, and no partial object is left (a limit of
+# 16 MiB: room for the store, its pages 16 KiB)
+head -c 20000000 /dev/urandom >big.bin
 expect_exit 125 "an artifact that cannot be written fails the run" \
-	bash -c 'trap "" XFSZ; ulimit -f 400; exec "$0" record --artifact big.bin -- sh -c "sleep 0.1; exit 0"' "$LABRUN"
+	bash -c 'trap "" XFSZ; ulimit -f 16384; exec "$0" record --artifact big.bin -- sh -c "sleep 0.1; exit 0"' "$LABRUN"
 contains "$T/err" "labrun could not collect the declared artifacts: cannot write" "says why"
 contains "$T/err" "File too large" "with the system's reason"
 equals "$(q "SELECT status || ' ' || exit_code || ' ' || (wall_s >= 0.1) FROM run ORDER BY id DESC LIMIT 1")" \
