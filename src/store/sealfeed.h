@@ -25,6 +25,9 @@ LR_MUST_CHECK int db_run_final(struct lr_store *st, int64_t run, int64_t *final)
  */
 LR_MUST_CHECK int db_seal_start(struct lr_store *st, int64_t run, const char *table, struct lr_seal_table **t);
 
+/* Give up a digest db_seal_start made, finished or not (its hash state freed too); NULL is fine. */
+void db_seal_drop(struct lr_seal_table *t);
+
 /*
  * Feed the rows of sealed table 'q' (db_seal_queries) of run 'id' into 't',
  * in the order and with the values its query gives.

@@ -143,10 +143,17 @@ int db_seal_start(struct lr_store *st, int64_t run, const char *table, struct lr
 	if (!(*t = malloc(sizeof **t)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	if ((rc = seal_table_start(st, table, run, *t))) {
-		free(*t);
+		db_seal_drop(*t);
 		*t = NULL;
 	}
 	return rc;
+}
+
+void db_seal_drop(struct lr_seal_table *t)
+{
+	if (t)
+		lr_sha256_release(&t->h); /* a finished digest has released it already */
+	free(t);
 }
 
 /*

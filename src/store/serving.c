@@ -102,7 +102,7 @@ struct lr_set_writer {
 
 static void writer_free(struct lr_set_writer *w)
 {
-	free(w->seal);
+	db_seal_drop(w->seal);
 	free(w->last_case);
 	free(w);
 }
@@ -193,7 +193,7 @@ int lr_store_set_add(struct lr_set_writer *w, const struct lr_response *r)
 	db_bind_text(s, ":model", r->model);
 	w->cases++;
 	if (w->seal && db_seal_response(w->seal, w->id, r, &w->last_case, &w->last_cap)) {
-		free(w->seal);
+		db_seal_drop(w->seal);
 		w->seal = NULL; /* out of case_id order: read back at commit instead */
 	}
 	return db_step_done(w->st, s, "record a response");
@@ -458,7 +458,7 @@ int lr_store_comparison(struct lr_store *st, int64_t run, const char *kind, int6
 	if (!rc)
 		rc = reseal_if_final(st, run, comparison_tables, seal, "comparison_case");
 done:
-	free(seal);
+	db_seal_drop(seal);
 	db_side_close(pa);
 	db_side_close(pb);
 	sqlite3_finalize(w);
