@@ -72,7 +72,9 @@ LABRUN_STORE=$S "$LABRUN" record -q -- echo before >/dev/null 2>&1 || fail "full
 # what a writer killed by an older labrun left (2 MiB), then a disk filled to the last block
 mkdir -p "$S/objects/tmp" && head -c $((2 << 20)) /dev/zero >"$S/objects/tmp/obj-dead01"
 touch -d '2 hours ago' "$S/objects/tmp/obj-dead01"
-head -c $((5 << 20)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
+# room for the run's rows (a commit writes whole 16 KiB pages to the WAL), not for its 6 MB log
+avail=$(df -k --output=avail "$T/disk" | tail -1 | tr -d ' ')
+head -c $(((avail - 3072) << 10)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
 got=0
 LABRUN_STORE=$S "$LABRUN" record -q -- head -c 6000000 /dev/zero >"$T/out" 2>"$T/err" || got=$?
 equals "$got" "125" "full store: a run whose log does not fit fails"
@@ -92,15 +94,18 @@ clean "$S" "full store"
 # full" and the partial log waited with no way shown. Now fsck runs on the full disk, says what waits
 # and how much space recovering it needs, and once there is room recovers it: nothing recorded is lost.
 head -c $((8 << 20)) /dev/zero >"$T/disk/filler" 2>/dev/null || true
-truncate -s -512K "$T/disk/filler"
+truncate -s -3M "$T/disk/filler" # room for the run's rows, not for its log
 got=0
 LABRUN_STORE=$S "$LABRUN" record -q -- sh -c 'echo first-line; echo to-stderr >&2; head -c 6000000 /dev/zero' \
 	>"$T/out" 2>"$T/err" || got=$?
 equals "$got" "125" "full store, nothing to reclaim: the run whose log does not fit fails"
-id=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT max(id) FROM run" | sed -n 2p | tr -d '\r')
 spooled=$(cat "$S"/spool/*.stdout | wc -c | tr -d ' ')
 [ "$spooled" -gt 0 ] || fail "full store, nothing to reclaim: no partial log in the spool"
+# Before any labrun command can recover it: the WAL emptied (a commit then needs new space; the
+# WAL's old frames would take it without any) and the disk filled to the last block.
+sqlite3 "$S/labrun.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
 head -c $((8 << 20)) /dev/zero >>"$T/disk/filler" 2>/dev/null || true
+id=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT max(id) FROM run" | sed -n 2p | tr -d '\r')
 equals "$(df -k --output=avail "$T/disk" | tail -1 | tr -d ' ')" "0" "full store, nothing to reclaim: the disk is full"
 expect_exit 1 "full store, nothing to reclaim: fsck runs and names what waits" env LABRUN_STORE=$S "$LABRUN" fsck
 contains "$T/out" "recovery:   WAITING: 1 run(s) whose recorder died keep" "full store, nothing to reclaim: the waiting run"
