@@ -17,12 +17,13 @@
 #include "serving/client.h"
 #include "serving/collect.h"
 #include "serving/nullserver.h"
+#include "serving/rawclient.h"
 #include "store/collect.h"
 
 extern const char lr_aiohttp_client_py[]; /* serving/aiohttp-client.py, embedded at build time */
 
-enum { LABRUN, PEER, CLIENTS, FLOOR = CLIENTS };
-static const char *const clients[CLIENTS + 1] = { "labrun", "python", "floor" };
+enum { LABRUN, PEER, RAW, CLIENTS, FLOOR = CLIENTS };
+static const char *const clients[CLIENTS + 1] = { "labrun", "python", "raw", "floor" };
 
 #define ARRIVAL_SEED "45" /* the Poisson draw's seed, the same for both clients */
 
@@ -280,6 +281,39 @@ static int peer_pass(const struct lr_collectbench_opts *o, const struct scratch 
 	return rc;
 }
 
+/* The raw client (serving/rawclient.h): the CPU no client can spend less than, on the same schedule. */
+static int raw_pass(const struct lr_collectbench_opts *o, int port, int concurrency, struct pass *p)
+{
+	struct lr_request *req = o->rate > 0 ? arrivals(o) : NULL;
+	double *at = o->rate > 0 ? malloc((size_t)o->requests * sizeof *at) : NULL;
+	struct lr_rawclient_opts ro = { port, concurrency, o->requests, o->tokens, at };
+	struct lr_rawclient_result r;
+	struct lr_values lag = { 0 };
+	int rc;
+
+	if (o->rate > 0 && (!req || !at)) {
+		free(req);
+		free(at);
+		return LR_ENOMEM;
+	}
+	for (int64_t i = 0; at && i < o->requests; i++)
+		at[i] = req[i].at_s;
+	free(req);
+	rc = lr_rawclient_run(&ro, &r);
+	free(at);
+	if (!rc && r.tokens != o->requests * o->tokens)
+		rc = lr_error_set(LR_EIO, "the raw client read %lld token(s) of %lld", (long long)r.tokens,
+				  (long long)(o->requests * o->tokens));
+	p->cpu_s = r.user_s + r.sys_s;
+	p->wall_s = p->pass_s = r.pass_s;
+	lag.v = r.lag_ms;
+	lag.n = lag.cap = rc ? 0 : (size_t)r.completed;
+	if (!rc)
+		rc = lag_figures(&lag, o->requests, "raw", p->lag_s);
+	free(r.lag_ms);
+	return rc;
+}
+
 /* One client's pass against a server of its own, whose counts must match what was asked. */
 static int one_pass(const struct lr_collectbench_opts *o, const struct scratch *s, int client, int concurrency,
 		    struct pass *p)
@@ -294,7 +328,9 @@ static int one_pass(const struct lr_collectbench_opts *o, const struct scratch *
 		return rc;
 	snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d/v1", srv.port);
 	snprintf(conc, sizeof conc, "%d", concurrency);
-	rc = client == LABRUN ? labrun_pass(o, s, endpoint, conc, p) : peer_pass(o, s, endpoint, conc, p);
+	rc = client == LABRUN ? labrun_pass(o, s, endpoint, conc, p)
+	     : client == PEER ? peer_pass(o, s, endpoint, conc, p)
+			      : raw_pass(o, srv.port, concurrency, p);
 	rc2 = lr_nullserver_stop(&srv, &ss);
 	if (rc || (rc = rc2))
 		return rc;

@@ -8,8 +8,9 @@
  * the kind vLLM's 'bench serve' is (serving/aiohttp-client.py, carried in
  * labrun and run by o->python), both sending the same requests to the null
  * streaming server (serving/nullserver.h) and keeping the same fields of
- * every response. At each concurrency level the two alternate, labrun
- * first in even repetitions and the peer first in odd ones; every pass gets
+ * every response, and beside them the raw client (serving/rawclient.h), the
+ * CPU floor under any client. At each concurrency level they alternate,
+ * labrun first in even repetitions and last in odd ones; every pass gets
  * a fresh server, whose own CPU time is measured beside the client's. The
  * first repetition of each is a warm-up and is dropped.
  */
@@ -43,7 +44,7 @@ LR_MUST_CHECK int lr_collectbench_check_peer(const struct lr_collectbench_opts *
 /*
  * Every level, every repetition; a pass that did not stream every token
  * fails the benchmark. Its samples (benchjob.h), subject the level
- * ("concurrency 16"), variant "CLIENT: FIGURE" (CLIENT labrun or python;
+ * ("concurrency 16"), variant "CLIENT: FIGURE" (CLIENT labrun, python or raw;
  * FIGURE cpu, wall, pass, server cpu, lag p50, lag p99 or lag max: the
  * client process's user + sys time, its wall time, its own pass time, the
  * null server's user + sys time in that pass, and the send lag's

@@ -257,11 +257,12 @@ static const struct lr_column collect_cols[] = {
 	{ "server_us_per_token", "server CPU us/token", LR_COL_NUMBER },
 	{ "server_busy", "server busy", LR_COL_NUMBER },
 	{ "x_peer_cpu", "x python CPU", LR_COL_NUMBER },
+	{ "x_raw_cpu", "x raw CPU", LR_COL_NUMBER },
 	{ "lag_p50_ms", "lag p50 ms", LR_COL_NUMBER },
 	{ "lag_p99_ms", "lag p99 ms", LR_COL_NUMBER },
 	{ "lag_max_ms", "lag max ms", LR_COL_NUMBER },
 };
-static const char *const collect_rows[] = { "labrun", "python", "floor", NULL };
+static const char *const collect_rows[] = { "labrun", "python", "raw", "floor", NULL };
 
 /* A client's figures over its passes: CPU and the server's CPU per token streamed, requests over its own pass. */
 static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
@@ -280,8 +281,12 @@ static void collect_row(struct lr_table *t, const struct lr_bench_row *r)
 	lr_benchdoc_cell(t, ratio(r, NULL, pass, NULL, requests), 0);
 	lr_benchdoc_cell(t, ratio(r, server, NULL, NULL, per_token), 2);
 	lr_benchdoc_cell(t, ratio(r, server, pass, NULL, 1), 2);
-	if (r->index == 0) /* labrun's CPU over the peer's, repetition by repetition */
-		lr_benchdoc_cell(t, ratio(r, "labrun: cpu", "python: cpu", NULL, 1), 3);
+	if (r->index == 0 || r->index == 2) /* labrun's and the raw client's CPU over the peer's, rep by rep */
+		lr_benchdoc_cell(t, ratio(r, cpu, "python: cpu", NULL, 1), 3);
+	else
+		lr_table_none(t);
+	if (r->index == 0) /* labrun's CPU over the raw client's: what labrun spends above the floor */
+		lr_benchdoc_cell(t, ratio(r, cpu, "raw: cpu", NULL, 1), 3);
 	else
 		lr_table_none(t);
 	for (int k = 0; k < 3; k++) { /* a run stored before the send lag was measured has none */
@@ -320,7 +325,7 @@ static void collect_head(struct lr_doc *d, const struct lr_run *run)
 	lr_benchdoc_say(
 		d,
 		"labrun: 'labrun collect', storing everything; python: %s (%s), asyncio, writing the same responses "
-		"to a file",
+		"to a file; raw: epoll, recv and HTTP's chunk framing only",
 		lr_benchdoc_set(run, "peer"), lr_benchdoc_set(run, "python"));
 	lr_benchdoc_host(d, run, "");
 }
@@ -338,6 +343,11 @@ static void collect_notes(struct lr_doc *d, const struct lr_run *run, const stru
 		d, "lag: a request's send time, as the client took it (labrun: handed to libcurl; python: its POST "
 		   "begun), less its scheduled time; all at once, that is the wait for a free slot; p50, p99 and max "
 		   "over a pass's requests, medians over the passes");
+	lr_benchdoc_note(
+		d,
+		"raw: a client in C that does only what none can skip (an epoll loop, a recv and a clock read when a "
+		"socket is readable, the chunk framing followed to count events), no JSON, nothing kept: the CPU "
+		"floor of any client reading each event as it comes, on this machine");
 	lr_benchdoc_note(
 		d, "floor: this process alone on the clients' CPU, sleeping on a timer to each arrival, between the "
 		   "clients' passes: the lag no client on that CPU could beat at the time");

@@ -12,10 +12,10 @@ fi
 mkdir tmp
 expect_exit 0 "a small collect benchmark runs" env TMPDIR="$PWD/tmp" "$LABRUN" bench collect --concurrency 1,4 \
 	--requests 12 --tokens 5 --reps 3 --burst 2
-grep -Eq '^ +concurrency +client +CPU us/token +requests/s +server CPU us/token +server busy +x python CPU +lag p50 ms +lag p99 ms +lag max ms$' "$T/out" ||
+grep -Eq '^ +concurrency +client +CPU us/token +requests/s +server CPU us/token +server busy +x python CPU +x raw CPU +lag p50 ms +lag p99 ms +lag max ms$' "$T/out" ||
 	fail "no column per figure"
 ok "a column per figure"
-[ "$(grep -Ec '^ +(1|4) +(labrun|python) ' "$T/out")" = 4 ] || fail "a row per client per level"
+[ "$(grep -Ec '^ +(1|4) +(labrun|python|raw) ' "$T/out")" = 6 ] || fail "a row per client per level"
 ok "a row per client per level"
 contains "$T/out" "python: python 3" "names the peer's Python"
 contains "$T/out" "aiohttp" "and its aiohttp"
@@ -24,15 +24,15 @@ equals "$(ls tmp | wc -l)" 0 "the scratch store and files are removed"
 id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT kind || ' ' || status FROM run WHERE id = $id")" "bench passed" "stored as a passed bench run"
 equals "$(q "SELECT value FROM binding WHERE run_id = $id AND key = 'benchmark'")" collect "benchmark = collect"
-# 2 levels x 3 repetitions x (2 clients x 7 figures + the floor's 3 lags)
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id")" 102 "every pass's seven figures, the floor's three"
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: server cpu' AND value > 0")" 12 \
+# 2 levels x 3 repetitions x (3 clients x 7 figures + the floor's 3 lags)
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id")" 144 "every pass's seven figures, the floor's three"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: server cpu' AND value > 0")" 18 \
 	"the server's CPU measured in every pass"
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0")" 12 \
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0")" 18 \
 	"each client's own pass time in every pass"
 
 # all at once, the send lag is the wait for a slot: measured in every pass, never negative
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag max' AND subject = 'concurrency 4' AND value > 0")" 9 \
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag max' AND subject = 'concurrency 4' AND value > 0")" 12 \
 	"the send lag measured in every pass at concurrency 4, the floor's too"
 equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag p50' AND value < 0")" 0 \
 	"no request is sent before its time"
@@ -42,7 +42,13 @@ contains "$T/out" "| 4 | python |" "the table again"
 contains "$T/out" "the null server writes 2 token chunk(s) at once" "with how it was measured"
 expect_exit 0 "report --run, JSON" "$LABRUN" report --run "$id" --format json
 equals "$(jq -r '[.benchmark, .requests, (.levels | length), (.levels[0].cpu_us_per_token > 0)] | map(tostring) | join(" ")' \
-	"$T/out")" "collect 12 6 true" "read back (a row per client and the floor per level)"
+	"$T/out")" "collect 12 8 true" "read back (a row per client and the floor per level)"
+equals "$(jq -r '[.levels[] | select(.client == "labrun") | (.x_raw_cpu > 0)] | map(tostring) | join(" ")' "$T/out")" \
+	"true true" "labrun's CPU over the raw client's at every level"
+equals "$(jq -r '[.levels[] | select(.client == "raw") | (.x_peer_cpu > 0 and .cpu_us_per_token > 0)] | map(tostring) | join(" ")' \
+	"$T/out")" "true true" "the raw client's own CPU, and over the peer's"
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant = 'raw: cpu' AND value > 0")" 6 \
+	"the raw client's CPU measured in every pass"
 expect_exit 0 "audit verifies the benchmark's own run" "$LABRUN" audit --run "$id"
 
 runs=$(q "SELECT count(*) FROM run")
@@ -63,9 +69,9 @@ id=$(q "SELECT max(id) FROM run")
 equals "$(q "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT key, value FROM binding WHERE run_id = $id AND key IN ('gap_ms', 'ttft_ms', 'rate', 'cpus') ORDER BY key)")" \
 	"cpus=none gap_ms=3 rate=200 ttft_ms=10" "the pacing and the arrivals bound"
 # a stream lasts at least 10 + 3 x 3 ms; the pass at least its last arrival, which is well past 0 at 200/s
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0.019")" 4 \
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: pass' AND value > 0.019")" 6 \
 	"each pass lasts at least one paced stream"
-equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag %' AND value >= 0")" 18 \
+equals "$(q "SELECT count(*) FROM bench_sample WHERE run_id = $id AND variant LIKE '%: lag %' AND value >= 0")" 24 \
 	"both clients' send lags and the timer's floor measured in every pass"
 expect_exit 2 "two pinned CPUs must differ" "$LABRUN" bench collect --cpus 0,0
 contains "$T/err" "invalid --cpus '0,0'" "named"
