@@ -426,8 +426,9 @@ int lr_responses_ingest_with(struct lr_store *st, int64_t run, const char *route
 		if (rc)
 			goto out;
 	}
-	if ((rc = lr_objw_open(&obj, lr_store_dir(st), NULL)) || (rc = copy_in(path, fd, obj, &scan)) ||
-	    (rc = lr_objw_map(obj, &bytes, &n)))
+	if (!(rc = lr_objw_open(&obj, lr_store_dir(st), NULL)))
+		lr_objw_defer_hash(obj); /* hashed on another CPU while the lines are read */
+	if (rc || (rc = copy_in(path, fd, obj, &scan)) || (rc = lr_objw_map(obj, &bytes, &n)))
 		goto out;
 	close(fd);
 	fd = -1;

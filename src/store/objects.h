@@ -36,6 +36,14 @@ void lr_objw_keep_tmp(struct lr_objw *w);
 /* Append bytes, updating the hash. LR_EIO on a write error. */
 LR_MUST_CHECK int lr_objw_write(struct lr_objw *w, const void *data, size_t len);
 
+/*
+ * Before the first write: hash the object from a map of its file, on a
+ * thread of its own begun by lr_objw_map (and joined by commit), instead of
+ * as it is written, so that a caller reading a large object back hashes it
+ * on another CPU meanwhile. The digest is of the same bytes either way.
+ */
+void lr_objw_defer_hash(struct lr_objw *w);
+
 /* Flush what was written to the temporary file (no fsync), so readers of
  * the spool file see it. */
 LR_MUST_CHECK int lr_objw_flush(struct lr_objw *w);
@@ -43,7 +51,9 @@ LR_MUST_CHECK int lr_objw_flush(struct lr_objw *w);
 /*
  * What was written so far, flushed and mapped read-only in *p (*n bytes;
  * nothing when 0), to read it back before it is committed: what is read is
- * what the object holds. munmap((void *)*p, *n) when done.
+ * what the object holds. munmap((void *)*p, *n) when done. The bytes
+ * start on their way to the disk meanwhile (sync_file_range), so that
+ * commit's fsync has less to wait for.
  */
 LR_MUST_CHECK int lr_objw_map(struct lr_objw *w, const char **p, size_t *n);
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "base/error.h"
@@ -131,6 +132,52 @@ static void objw_large_writes_hash_like_one_buffer(void **state)
 	free(big);
 }
 
+/* A deferred hash (lr_objw_defer_hash) names the object as the written bytes do: mapped (hashed on a thread), never
+ * mapped (hashed at commit), empty, and given up while its thread runs. */
+static void objw_deferred_hash_names_the_same_object(void **state)
+{
+	const char *dir = *state;
+	size_t n = 3000017, i;
+	unsigned char *big = malloc(n);
+	char want[LR_SHA256_HEX], got[LR_SHA256_HEX], tmp[4096];
+	struct lr_objw *w = NULL;
+	const char *p;
+	size_t len;
+
+	assert_non_null(big);
+	for (i = 0; i < n; i++)
+		big[i] = (unsigned char)(i * 13 + 5);
+	assert_int_equal(lr_sha256_buf(big, n, want), 0);
+	for (int mapped = 0; mapped < 2; mapped++) {
+		assert_int_equal(lr_objw_open(&w, dir, NULL), 0);
+		lr_objw_defer_hash(w);
+		assert_int_equal(lr_objw_write(w, big, 17), 0);
+		assert_int_equal(lr_objw_write(w, big + 17, n - 17), 0);
+		if (mapped) {
+			assert_int_equal(lr_objw_map(w, &p, &len), 0);
+			assert_int_equal(len, n);
+			assert_memory_equal(p, big, n);
+			munmap((void *)p, len);
+		}
+		assert_int_equal(lr_objw_commit(w, got, NULL), 0);
+		assert_string_equal(got, want);
+		assert_int_equal(lr_obj_verify(dir, got), 0);
+	}
+	assert_int_equal(lr_objw_open(&w, dir, NULL), 0);
+	lr_objw_defer_hash(w);
+	assert_int_equal(lr_objw_commit(w, got, NULL), 0);
+	assert_string_equal(got, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	assert_int_equal(lr_objw_open(&w, dir, NULL), 0);
+	lr_objw_defer_hash(w);
+	assert_int_equal(lr_objw_write(w, big, n), 0);
+	assert_int_equal(lr_objw_map(w, &p, &len), 0);
+	munmap((void *)p, len);
+	lr_objw_abort(w); /* joins the thread, removes the file */
+	snprintf(tmp, sizeof tmp, "%s/objects/tmp", dir);
+	assert_int_equal(count_entries(tmp), 0);
+	free(big);
+}
+
 static void obj_verify_detects_corruption_and_loss(void **state)
 {
 	const char *dir = *state;
@@ -215,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(objw_same_content_is_stored_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(objw_abort_leaves_no_temporary_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(objw_large_writes_hash_like_one_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(objw_deferred_hash_names_the_same_object, setup, teardown),
 		cmocka_unit_test_setup_teardown(obj_verify_detects_corruption_and_loss, setup, teardown),
 		cmocka_unit_test_setup_teardown(obj_remove_frees_the_object_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(put_file_scan_refusal_stores_nothing, setup, teardown),
