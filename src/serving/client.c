@@ -13,7 +13,7 @@
 #include "base/progress.h"
 #include "record/redact.h"
 #include "serving/client.h"
-#include "serving/curl.h"
+#include "base/curl.h"
 
 #define LR_ERROR_BODY 512  /* bytes of an HTTP error's body kept for its failure */
 #define LR_POLL_MS    100  /* the longest wait, so a cancel is seen soon */

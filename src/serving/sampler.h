@@ -11,7 +11,7 @@
 #include "base/error.h"
 #include <stddef.h>
 
-#include "serving/curl.h"
+#include "base/curl.h"
 #include "store/collect.h"
 
 struct lr_sampler;

@@ -5,7 +5,7 @@
 #define LR_CURL_LOADER /* the names are libcurl's own here */
 
 #include "base/error.h"
-#include "serving/curl.h"
+#include "base/curl.h"
 
 int lr_curl_load_library(void);
 

@@ -1,8 +1,8 @@
-#ifndef LR_SERVING_CURL_H
-#define LR_SERVING_CURL_H
+#ifndef LR_BASE_CURL_H
+#define LR_BASE_CURL_H
 
 /*
- * libcurl, loaded when a command first speaks HTTP ('labrun collect'), as
+ * libcurl, loaded when a command first speaks HTTP (collect, an S3 remote), as
  * libpq is for remotes: commands that never do pay nothing for it or for
  * its TLS libraries. The calls keep their names: after including this
  * header, curl_easy_init() is a call through the table lr_curl_load()
