@@ -369,3 +369,16 @@ int lr_store_run_bundle_here(struct lr_store *st, int64_t id, struct lr_bundle *
 {
 	return run_bundle(st, id, 1, b);
 }
+
+int64_t lr_bundle_max(void)
+{
+	const char *env = getenv("LABRUN_MAX_BUNDLE");
+	char *end;
+	long long v;
+
+	if (!env || !*env)
+		return LR_BUNDLE_MAX;
+	errno = 0;
+	v = strtoll(env, &end, 10);
+	return errno || *end || v <= 0 ? LR_BUNDLE_MAX : (int64_t)v;
+}
