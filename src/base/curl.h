@@ -20,7 +20,8 @@
 	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_cleanup) \
 	X(curl_easy_strerror) X(curl_easy_perform) X(curl_multi_init) X(curl_multi_add_handle) X(curl_multi_remove_handle) \
 	X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup) \
-	X(curl_multi_strerror) X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_setopt) X(curl_multi_socket_action)
+	X(curl_multi_strerror) X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_setopt) X(curl_multi_socket_action) \
+	X(curl_easy_reset) X(curl_easy_escape) X(curl_free)
 /* clang-format on */
 
 /*
@@ -54,6 +55,9 @@ LR_DYNLIB_DECLARE(lr_curl, lr_curl_load, LR_CURL_FUNCS)
 #define curl_slist_free_all      lr_curl.curl_slist_free_all
 #define curl_multi_setopt        lr_curl.curl_multi_setopt
 #define curl_multi_socket_action lr_curl.curl_multi_socket_action
+#define curl_easy_reset          lr_curl.curl_easy_reset
+#define curl_easy_escape         lr_curl.curl_easy_escape
+#define curl_free                lr_curl.curl_free
 #endif
 
 #endif

@@ -11,17 +11,21 @@ static const char usage[] = "usage: labrun remote add NAME URI\n"
 			    "       labrun remote remove NAME\n"
 			    "       labrun remote init [NAME]\n"
 			    "\n"
-			    "A remote is a PostgreSQL database many hosts push their runs to (docs/remote.md).\n"
-			    "URI is a libpq connection string or URI: postgresql://db.lab/evidence, or\n"
-			    "'host=/run/postgresql dbname=evidence user=alice'. It never holds a password:\n"
-			    "libpq reads that from ~/.pgpass, PGPASSWORD or a service file.\n"
+			    "A remote is a PostgreSQL database or a bucket of an S3-compatible store that many\n"
+			    "hosts push their runs to (docs/remote.md). URI is a libpq connection string or URI\n"
+			    "(postgresql://db.lab/evidence, or 'host=/run/postgresql dbname=evidence'), or\n"
+			    "s3://BUCKET/PREFIX?endpoint=URL&region=REGION&style=path|virtual. It never holds a\n"
+			    "password or a secret: libpq reads a password from ~/.pgpass, PGPASSWORD or a service\n"
+			    "file; S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a\n"
+			    "profile (AWS_PROFILE) of ~/.aws/credentials.\n"
 			    "\n"
 			    "  add NAME URI   remember a remote (nothing is contacted)\n"
 			    "  list           the remotes: NAME, URI and when each was added\n"
 			    "  remove NAME    forget a remote (runs pulled from it stay)\n"
-			    "  init [NAME]    create or migrate the remote's schema (schema/pg/); idempotent\n"
+			    "  init [NAME]    create or migrate the remote's schema (schema/pg/), or mark an S3\n"
+			    "                 prefix as a remote; idempotent\n"
 			    "\n"
-			    "Errors reaching a remote exit 3 and name it, never its password.\n";
+			    "Errors reaching a remote exit 3 and name it, never its password or secret.\n";
 
 static int print_remote(void *arg, const char *name, const char *uri, const char *added_at)
 {

@@ -29,5 +29,6 @@ struct lr_remote {
 
 /* Open each kind (remote.h's lr_remote_open says what they check). */
 LR_MUST_CHECK int lr_remote_pg_open(struct lr_remote **out, const char *name, const char *uri, int for_init);
+LR_MUST_CHECK int lr_remote_s3_open(struct lr_remote **out, const char *name, const char *uri, int for_init);
 
 #endif

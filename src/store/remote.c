@@ -7,6 +7,8 @@
 
 int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, int for_init)
 {
+	if (!strncmp(uri, "s3://", 5))
+		return lr_remote_s3_open(out, name, uri, for_init);
 	return lr_remote_pg_open(out, name, uri, for_init);
 }
 
@@ -38,6 +40,15 @@ int lr_remote_put_run(struct lr_remote *r, const struct lr_bundle *b, const char
 
 int lr_remote_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_remote_run_fn fn, void *arg)
 {
+	for (size_t i = 0; f->uuids && i < f->uuids->n; i++) {
+		const char *u = f->uuids->v[i];
+
+		if (strspn(u, "0123456789abcdef-") != strlen(u) || strlen(u) < 4 || strlen(u) > 36) {
+			lr_error_set(LR_EINVAL, "'%s' is not a run uuid or a prefix of one (4 to 36 of 0-9, a-f, '-')",
+				     u);
+			return LR_EINVAL;
+		}
+	}
 	return r->ops->runs(r, f, fn, arg);
 }
 

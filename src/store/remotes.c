@@ -1,4 +1,4 @@
-/* The remotes of a store (table 'remote'): names for PostgreSQL connection strings. */
+/* The remotes of a store (table 'remote'): names for PostgreSQL connection strings and s3:// URIs. */
 #include "config.h"
 #include "base/system.h"
 
@@ -7,15 +7,18 @@
 #include "store/objects.h"
 #include "store/pq.h"
 #include "store/remote.h"
+#include "store/s3.h"
 #include "store/store-int.h"
 
-/* A URI libpq reads, with no password in it (passwords stay in libpq's own places). */
+/* An s3:// URI (s3.h), or a URI libpq reads; neither with a password in it (passwords stay in their own places). */
 static int check_uri(const char *name, const char *uri)
 {
 	PQconninfoOption *opts, *o;
 	char *err = NULL;
 	int rc;
 
+	if (!strncmp(uri, "s3://", 5))
+		return lr_s3_uri_check(name, uri);
 	if ((rc = lr_pq_load()))
 		return rc;
 	if (!(opts = PQconninfoParse(uri, &err))) {

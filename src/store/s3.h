@@ -1,0 +1,74 @@
+#ifndef LR_STORE_S3_H
+#define LR_STORE_S3_H
+
+/*
+ * A bucket of an S3-compatible object store, spoken to over HTTP through
+ * libcurl (base/curl.h), every request signed with AWS Signature Version 4
+ * by libcurl itself (CURLOPT_AWS_SIGV4); labrun only adds the payload's
+ * SHA-256 header, which Debian 12's libcurl does not. A remote's URI is
+ *
+ *   s3://BUCKET[/PREFIX][?endpoint=URL&region=REGION&style=path|virtual]
+ *
+ * with PREFIX of letters, digits and '.', '_', '-', '/'. Without an
+ * endpoint: $AWS_ENDPOINT_URL, else AWS (https://s3.REGION.amazonaws.com,
+ * virtual-host style); without a region: $AWS_REGION, $AWS_DEFAULT_REGION,
+ * else us-east-1; style path unless the endpoint is AWS's. The credentials
+ * are the user's, never in the URI or the store: $AWS_ACCESS_KEY_ID and
+ * $AWS_SECRET_ACCESS_KEY ($AWS_SESSION_TOKEN with them), else the profile
+ * $AWS_PROFILE (default "default") of $AWS_SHARED_CREDENTIALS_FILE (default
+ * ~/.aws/credentials). Messages name the access key id and where it came
+ * from, never the secret. Failures are LR_ESTORE; 500, 503 and SlowDown are
+ * retried with backoff before they are.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+struct lr_s3;
+
+/* Whether 'uri' is an s3:// URI this labrun reads: 0, or LR_EINVAL saying what is wrong (for 'remote add'). */
+LR_MUST_CHECK int lr_s3_uri_check(const char *name, const char *uri);
+
+/* Read the URI and the credentials for remote 'name'; no request is made. */
+LR_MUST_CHECK int lr_s3_open(struct lr_s3 **out, const char *name, const char *uri);
+void lr_s3_free(struct lr_s3 *s);
+
+/* "bucket 'b', prefix 'p/', at http://127.0.0.1:9000" for messages */
+const char *lr_s3_where(const struct lr_s3 *s);
+
+/* What a PUT sends: 'len' bytes at 'data', or 'size' bytes of file 'fd' from its start; their SHA-256 in hex. */
+struct lr_s3_body {
+	const void *data;
+	size_t len;
+	int fd; /* -1: data */
+	int64_t size;
+	const char *sha256;
+};
+
+/*
+ * PUT 'key' (under the remote's prefix). With 'only_new', the server is
+ * asked not to replace an object there (If-None-Match: *): *exists is then
+ * 1 when it refused, and nothing was written.
+ */
+LR_MUST_CHECK int lr_s3_put(struct lr_s3 *s, const char *key, const struct lr_s3_body *b, int only_new, int *exists);
+
+/* HEAD 'key': *found, and its size when found. */
+LR_MUST_CHECK int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size);
+
+/* GET 'key', its bytes to 'sink' as they come (at most 'max' of them, else LR_EINVAL); *found 0 when it is not there. */
+typedef int (*lr_s3_sink_fn)(void *arg, const void *data, size_t len);
+LR_MUST_CHECK int lr_s3_get(struct lr_s3 *s, const char *key, int64_t max, lr_s3_sink_fn sink, void *arg, int *found);
+
+/* Every key that starts with 'sub' under the prefix, in the bucket's order, without the prefix. */
+typedef int (*lr_s3_key_fn)(void *arg, const char *key);
+LR_MUST_CHECK int lr_s3_list(struct lr_s3 *s, const char *sub, lr_s3_key_fn fn, void *arg);
+
+/* A request that proves the bucket is there and the credentials are taken (one LIST of one key). */
+LR_MUST_CHECK int lr_s3_check(struct lr_s3 *s);
+
+/* The access key id requests are signed with (never the secret). */
+const char *lr_s3_key_id(const struct lr_s3 *s);
+
+#endif

@@ -1,0 +1,157 @@
+#!/bin/sh
+# An S3 remote (issue 46): a bucket alone is a complete remote. Against a throwaway moto server
+# that checks every request's signature: two stores push to one prefix at once and a third pulls
+# both; every run and object arrives, fsck, audit and verify of a crate pass, and the third store's
+# report for the issue is the union of the two. boto3, an independent client, lists and reads every
+# object labrun wrote, and each one's sha256 is its name. Pushing again sends nothing; the same uuid
+# with other content is refused and named; a wrong secret, a missing bucket and a URI holding a
+# secret are each one message naming what to fix, the access key id and never the secret, which
+# no store, log, crate or archive holds.
+. "$(dirname "$0")/lib.sh"
+. "$TOP_SRCDIR/tests/cli/s3.sh"
+X="$TOP_SRCDIR/tests/fixtures/experiments"
+F="$TOP_SRCDIR/tests/fixtures/serving"
+A="$T/a" B="$T/b" C="$T/c"
+URI="s3://lab/team/evidence?endpoint=$S3_URL&region=us-east-1"
+la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
+lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
+lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
+"$LABRUN" key init >/dev/null 2>&1 || fail "key init"
+"$LABRUN" key export >"$T/lab.pub.pem"
+for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
+
+# --- remote add: an s3:// URI, checked, never with a secret in it
+expect_exit 2 "a URI holding a secret is refused" la remote add lab "s3://$S3_KEY:$S3_SECRET@lab/x"
+contains "$T/err" "it holds a user or a secret" "says why"
+lacks "$T/err" "$S3_SECRET" "without repeating it"
+expect_exit 2 "a bucket name S3 does not allow" la remote add lab "s3://Lab_Evidence/x"
+contains "$T/err" "its bucket is not 3 to 63 lower-case letters" "says why"
+expect_exit 2 "an endpoint that is not a URL" la remote add lab "s3://lab/x?endpoint=ftp://h"
+equals "$(la sql --csv "SELECT count(*) FROM remote" | sed -n '2{s/\r//g;p;}')" "0" "nothing stored"
+for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" remote add lab "$URI" || fail "remote add in $s"; done
+expect_exit 0 "remote list" la remote list
+contains "$T/out" "lab	$URI	(added " "lists the URI"
+
+# --- a bucket becomes a remote once
+expect_exit 3 "push to a prefix that is not a remote yet" la push
+contains "$T/err" "remote 'lab' (bucket 'lab', prefix 'team/evidence/' at $S3_URL) is not a labrun remote yet" \
+	"names the remote"
+contains "$T/err" "labrun remote init lab" "and the fix"
+expect_exit 0 "remote init" la remote init lab
+contains "$T/out" "remote 'lab': applied 1 migration, schema version 1" "marks the prefix"
+expect_exit 0 "remote init again" lb remote init lab
+contains "$T/out" "up to date" "idempotent"
+
+# --- evidence on two hosts: an experiment run, records with an artifact, a failed run, responses
+(cd "$T/work" && la run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in A"
+head -c 3000000 /dev/urandom >"$T/work/big.bin"
+la record -q --issue 205 --artifact big.bin -- echo from-a >/dev/null 2>&1 || fail "record in A"
+(cd "$T/work" && lb run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in B"
+expect_exit 3 "a failed run in B (kept)" lb record -q --issue 205 -- sh -c 'echo b; exit 3'
+lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
+
+# --- both push at once, to one prefix, with no lock
+la push >"$T/pa" 2>&1 &
+pa=$!
+lb push >"$T/pb" 2>&1 &
+pb=$!
+wait $pa || { cat "$T/pa" >&2; fail "push A"; }
+wait $pb || { cat "$T/pb" >&2; fail "push B"; }
+ok "A and B pushed at once"
+contains "$T/pa" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped" "A's two runs"
+contains "$T/pb" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped" "B's two runs"
+expect_exit 0 "push A again" la push
+contains "$T/out" "0 runs pushed, 2 already there, 0 refused, 0 skipped; 0 objects sent (0 B)" "sends nothing"
+
+# --- boto3 reads back what labrun wrote: every object's and bundle's sha256 is its name
+s3py >"$T/keys" <<'PY' || fail "boto3 cannot read the bucket"
+import hashlib, os, sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+keys, token = [], None
+while True:
+    page = s3.list_objects_v2(Bucket="lab", Prefix="team/evidence/", **({"ContinuationToken": token} if token else {}))
+    keys += [o["Key"] for o in page.get("Contents", [])]
+    if not page.get("IsTruncated"):
+        break
+    token = page["NextContinuationToken"]
+for k in keys:
+    body = s3.get_object(Bucket="lab", Key=k)["Body"].read()
+    kind, name = k[len("team/evidence/"):].split("/", 1) if "/" in k[len("team/evidence/"):] else ("", k)
+    same = hashlib.sha256(body).hexdigest() == name if kind in ("objects", "bundles") else None
+    print(kind or "marker", name, {True: "same", False: "DIFFERENT", None: "-"}[same])
+PY
+equals "$(grep -c ' DIFFERENT$' "$T/keys")" "0" "each object's and bundle's sha256 is its name (boto3)"
+equals "$(grep -c '^runs ' "$T/keys")" "4" "four runs' indexes"
+equals "$(grep -c '^bundles .* same$' "$T/keys")" "4" "four bundles"
+# an object both pushers had is sent by one: the other's write is refused (If-None-Match), not repeated
+sent=$(cat "$T/pa" "$T/pb" | sed -n 's/.*; \([0-9]*\) objects sent.*/\1/p' | awk '{ n += $1 } END { print n }')
+equals "$(grep -c '^objects .* same$' "$T/keys")" "$sent" "every object either store sent, once"
+
+# --- a third store pulls both
+expect_exit 0 "pull into C" lc pull
+contains "$T/out" "remote 'lab': 4 runs pulled, 0 already here, 0 refused" "the four runs"
+expect_exit 0 "fsck of the pulling store" lc fsck
+contains "$T/out" "0 missing or corrupt" "every object is here"
+expect_exit 0 "audit of the pulled runs" lc audit
+contains "$T/out" "audit: 4 run(s)" "all four"
+contains "$T/out" "0 problem(s)" "sound"
+expect_exit 0 "cat the pulled artifact" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')" big.bin
+cmp -s "$T/out" "$T/work/big.bin" || fail "the 3 MB artifact came back different"
+ok "the 3 MB artifact's bytes came along"
+sections() { awk 'function out(x) { sub(/(\\n)+$/, "", x); if (x != "") print x }
+	/^## /{ out(s); s = $0; rec = $0 == "## Recorded runs"; next } rec && /^\* run /{ out(s); s = $0; next }
+	/^<details>/{ out(s); s = $0; rec = 0; next }
+	s != "" { s = s "\\n" $0 } END { out(s) }' "$1" | grep -v '^## Recorded runs' | sed 's/[Rr]un [0-9][0-9]*/run N/g' | sort; }
+la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
+sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
+[ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
+sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
+ok "C's report for the issue is the union of A's and B's, run ids aside"
+expect_exit 0 "a crate of the pulled runs" lc manifest --issue 205 -o "$T/crate" --license CC-BY-4.0
+expect_exit 0 "it verifies with the lab's key, with no store" \
+	sh -c "cd '$T' && env -u LABRUN_STORE '$LABRUN' verify --key '$T/lab.pub.pem' '$T/crate'"
+contains "$T/out" "0 problem(s)" "clean"
+
+# --- the same uuid with other content is refused and named; the others go on
+la ingest responses --run 2 --route late "$F/atom.jsonl" >/dev/null || fail "amend A's run 2"
+expect_exit 1 "push of an amended run" la push
+contains "$T/err" "remote 'lab' refuses run $(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')" \
+	"names the run"
+contains "$T/err" "pushed by $S3_KEY from $(hostname)" "and who pushed the copy the remote keeps"
+
+# --- failures name the remote, the key id and the fix, never a secret
+expect_exit 3 "a wrong secret" env AWS_SECRET_ACCESS_KEY=not-the-secret-41 LABRUN_STORE="$C" "$LABRUN" pull
+contains "$T/err" "SignatureDoesNotMatch" "the service's refusal"
+contains "$T/err" "signed with access key $S3_KEY from the environment (AWS_ACCESS_KEY_ID)" "which key"
+lacks "$T/err" "not-the-secret-41" "never the secret given"
+lacks "$T/err" "$S3_SECRET" "nor the right one"
+expect_exit 3 "no credentials at all" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY HOME="$T/nohome" \
+	LABRUN_STORE="$C" "$LABRUN" pull
+contains "$T/err" "no S3 credentials" "says so"
+mkdir -p "$T/home/.aws"
+printf '[lab]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_KEY" "$S3_SECRET" >"$T/home/.aws/credentials"
+expect_exit 0 "a profile of ~/.aws/credentials" env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY HOME="$T/home" \
+	AWS_PROFILE=lab LABRUN_STORE="$C" "$LABRUN" pull
+contains "$T/out" "0 runs pulled, 4 already here" "reads the remote"
+LABRUN_STORE=$T/d "$LABRUN" init >/dev/null && LABRUN_STORE=$T/d "$LABRUN" remote add nob \
+	"s3://no-such-bucket?endpoint=$S3_URL&region=us-east-1"
+expect_exit 3 "a bucket that does not exist" env LABRUN_STORE="$T/d" "$LABRUN" pull nob
+contains "$T/err" "NoSuchBucket" "the service's code"
+contains "$T/err" "create bucket 'no-such-bucket' first" "and the fix"
+expect_exit 0 "an archive of the pulled runs" lc archive --issue 205 -o "$T/ev.tar.zst"
+for where in "$A" "$B" "$C" "$T/crate" "$T/ev.tar.zst"; do
+	! grep -rqaF "$S3_SECRET" "$where" || fail "the secret is in $where"
+done
+ok "no store, log, crate or archive holds the secret"
+# --- docs/remote.md's S3 walk-through, as a newcomer types it (only the endpoint is the test server's)
+awk '/^## S3 remotes/ { s = 1 } s && /^```text/ { b = 1; next } b && /^```/ { exit } b' "$TOP_SRCDIR/docs/remote.md" |
+	grep '^labrun ' | sed -e "s#https://s3.lab.example:9000#$S3_URL#" -e "s#^labrun #\"$LABRUN\" #" >"$T/walk.sh"
+equals "$(wc -l <"$T/walk.sh" | tr -d ' ')" "5" "the walk-through's five commands"
+N="$T/newcomer"
+LABRUN_STORE=$N "$LABRUN" record -q --issue 270 -- echo measured >/dev/null 2>&1 || fail "a run for issue 270"
+expect_exit 0 "docs/remote.md's commands run as written" env LABRUN_STORE="$N" sh -e "$T/walk.sh"
+contains "$T/out" "remote 'lab': 1 run pushed" "push sends the run"
+contains "$T/out" "0 runs pulled, 1 already here" "pull finds it"
+contains "$T/out" "# labrun report: issue 270" "and the report covers the issue"
+echo "1..$tests"
