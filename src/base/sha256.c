@@ -122,3 +122,15 @@ int lr_sha256_raw(const void *data, size_t len, unsigned char out[LR_SHA256_LEN]
 		return lr_error_set(LR_ENOMEM, "cannot compute a sha256 (OpenSSL failed)");
 	return 0;
 }
+
+int lr_md5_buf(const void *data, size_t len, char hex[33])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+
+	if (!EVP_Digest(data, len, md, &n, EVP_md5(), NULL) || n != 16)
+		return lr_error_set(LR_EIO, "cannot take an MD5 digest");
+	for (unsigned i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}

@@ -160,26 +160,39 @@ static int s3_init(struct lr_remote *r, int *applied, int *version)
 	return rc;
 }
 
+/* Objects larger than this go in parts of it: $LABRUN_S3_PART_SIZE bytes (at least 5 MiB), else 16 MiB. */
+static int64_t part_size(void)
+{
+	const char *env = getenv("LABRUN_S3_PART_SIZE");
+	long long v = env && *env ? strtoll(env, NULL, 10) : 0;
+
+	return v >= LR_S3_PART_MIN ? (int64_t)v : LR_S3_PART;
+}
+
 static int s3_put_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size, int *sent)
 {
 	struct lr_s3_body b = { NULL, 0, -1, size, sha256 };
 	char key[80], *path = NULL;
 	int64_t there;
-	int rc, found, exists;
+	int rc, found, exists = 0, parts = 0, kept = 0;
 
 	*sent = 0;
 	snprintf(key, sizeof key, "objects/%s", sha256);
 	if ((rc = lr_s3_head(S3R(r), key, &found, &there)) || found)
 		return rc;
-	/* its name is what the bucket will call it for good: the bytes must be those it names */
-	if ((rc = lr_obj_verify(store_dir, sha256)))
-		return rc;
 	if (!(path = lr_obj_path(store_dir, sha256)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((b.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* its name is what the bucket will call it for good: the bytes must be those it names (in parts, each
+	 * part is hashed as it is read, and the upload is completed only when they all give the name) */
+	if (size <= part_size() && (rc = lr_obj_verify(store_dir, sha256)))
+		;
+	else if ((b.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		rc = lr_error_set(LR_EIO, "cannot send object %s to remote '%s': %s", sha256, r->name, strerror(errno));
-	else if (!(rc = lr_s3_put(S3R(r), key, &b, 1, &exists)) && !(rc = lr_s3_head(S3R(r), key, &found, &there)) &&
-		 (!found || there != size))
+	else if (size > part_size())
+		rc = lr_s3_put_parts(S3R(r), key, b.fd, size, part_size(), sha256, &parts, &kept);
+	else
+		rc = lr_s3_put(S3R(r), key, &b, 1, &exists);
+	if (!rc && !(rc = lr_s3_head(S3R(r), key, &found, &there)) && (!found || there != size))
 		rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) holds object %s with %lld bytes after it was sent %lld",
 				  r->name, lr_s3_where(S3R(r)), sha256, (long long)there, (long long)size);
 	*sent = !rc && !exists;

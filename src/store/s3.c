@@ -10,33 +10,8 @@
 #include "base/list.h"
 #include "store/s3-int.h"
 
-#define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-#define ERROR_BODY   4096       /* bytes of an error's XML kept */
-#define LIST_BODY    (16 << 20) /* bytes of one page of a listing */
-#define TRIES        5          /* attempts of a request that meets 500, 503 or SlowDown */
-
-struct lr_s3 {
-	struct lr_s3_conf c;
-	char *name;
-	char where[1200];
-	char sigv4[96];
-	CURL *easy; /* one handle, reset between requests: its connection is kept */
-};
-
-struct req {
-	const char *method, *key, *query; /* key under the prefix, NULL for the bucket; query NULL or "a=b&..." */
-	const struct lr_s3_body *body;    /* PUT */
-	int only_new;
-	lr_s3_sink_fn sink; /* a 2xx body's bytes */
-	void *arg;
-	int64_t max, got;
-	size_t off;   /* of a memory body sent */
-	long status;  /* HTTP */
-	int sink_rc;  /* the sink's refusal */
-	int64_t size; /* HEAD: Content-Length */
-	char err[ERROR_BODY];
-	size_t errlen;
-};
+#define LIST_BODY (16 << 20) /* bytes of one page of a listing */
+#define TRIES     5          /* attempts of a request that meets 500, 503 or SlowDown */
 
 /* ---- XML: the text of elements by name (expat) ---- */
 
@@ -72,7 +47,7 @@ static void XMLCALL xml_end(void *arg, const XML_Char *name)
 }
 
 /* Call fn for every element's name and text (cut at 2 KiB); 0, or -1 when it is not XML. */
-static int xml_each(const char *body, size_t len, void (*fn)(void *, const char *, const char *), void *arg)
+int lr_s3_xml_each(const char *body, size_t len, void (*fn)(void *, const char *, const char *), void *arg)
 {
 	struct xml x = { fn, arg, "", 0 };
 	XML_Parser p = XML_ParserCreate("UTF-8");
@@ -134,6 +109,9 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (n > 9 && !strncmp(data, "HTTP/", 5) && sscanf(data, "HTTP/%d.%d %d", &major, &minor, &code) >= 3)
 		q->status = code;
+	else if (n > 5 && !strncasecmp(data, "ETag:", 5)) /* a part's, which completing the upload names */
+		snprintf(q->etag, sizeof q->etag, "%.*s", (int)strcspn(data + 5 + strspn(data + 5, " "), "\r\n"),
+			 data + 5 + strspn(data + 5, " "));
 	else if (n > 9 && !strncmp(data, "HTTP/2 ", 7))
 		q->status = strtol(data + 7, NULL, 10);
 	return n;
@@ -184,6 +162,8 @@ static struct curl_slist *headers(const struct lr_s3 *s, const struct req *q)
 		snprintf(line, sizeof line, "x-amz-security-token: %s", s->c.token);
 		h = curl_slist_append(h, line);
 	}
+	if (!strcmp(q->method, "POST")) /* not a form: a server would read the body as one */
+		h = curl_slist_append(h, "Content-Type: application/xml");
 	/* no "Expect:" to turn 100-continue off: libcurl would sign the header it then leaves out */
 	return q->only_new ? curl_slist_append(h, "If-None-Match: *") : h;
 }
@@ -217,7 +197,13 @@ static CURLcode attempt(struct lr_s3 *s, struct req *q, struct curl_slist *h)
 	curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, q);
 	if (!strcmp(q->method, "HEAD"))
 		curl_easy_setopt(s->easy, CURLOPT_NOBODY, 1L);
-	if (q->body) {
+	else if (!strcmp(q->method, "DELETE"))
+		curl_easy_setopt(s->easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+	if (!strcmp(q->method, "POST")) {
+		curl_easy_setopt(s->easy, CURLOPT_POST, 1L);
+		curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, q->body->data);
+		curl_easy_setopt(s->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body->len);
+	} else if (q->body) {
 		curl_easy_setopt(s->easy, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(s->easy, CURLOPT_READFUNCTION, on_read);
 		curl_easy_setopt(s->easy, CURLOPT_READDATA, q);
@@ -246,12 +232,12 @@ static int transient(const struct req *q, CURLcode cc)
 		       cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE || cc == CURLE_OPERATION_TIMEDOUT;
 	if (q->status == 500 || q->status == 503)
 		return 1;
-	xml_each(q->err, q->errlen, on_error_field, &e);
+	lr_s3_xml_each(q->err, q->errlen, on_error_field, &e);
 	return !strcmp(e.code, "SlowDown");
 }
 
 /* Name what failed: the service's code and message, the key id that signed it (never the secret). */
-static int failed(struct lr_s3 *s, const struct req *q, const char *what, CURLcode cc)
+int lr_s3_failed(struct lr_s3 *s, const struct req *q, const char *what, int cc)
 {
 	struct s3_error e = { "", "" };
 
@@ -259,11 +245,11 @@ static int failed(struct lr_s3 *s, const struct req *q, const char *what, CURLco
 		return q->sink_rc;
 	if (cc != CURLE_OK) {
 		lr_error_set(LR_ESTORE, "cannot %s on remote '%s' (%s): %s", what, s->name, s->where,
-			     curl_easy_strerror(cc));
+			     curl_easy_strerror((CURLcode)cc));
 		lr_error_hint("is the endpoint right and the service up? 'labrun remote list' shows the URI");
 		return LR_ESTORE;
 	}
-	xml_each(q->err, q->errlen, on_error_field, &e);
+	lr_s3_xml_each(q->err, q->errlen, on_error_field, &e);
 	lr_error_set(LR_ESTORE, "cannot %s on remote '%s' (%s): HTTP %ld%s%s%s%s (signed with access key %s from %s)",
 		     what, s->name, s->where, q->status, e.code[0] ? ", " : "", e.code, e.message[0] ? ": " : "",
 		     e.message, s->c.key_id, s->c.source);
@@ -279,7 +265,7 @@ static int failed(struct lr_s3 *s, const struct req *q, const char *what, CURLco
 }
 
 /* Run a request, retried with backoff (0.1 s doubling) while it meets what is worth retrying. */
-static int perform(struct lr_s3 *s, struct req *q, const char *what)
+int lr_s3_perform(struct lr_s3 *s, struct req *q, const char *what)
 {
 	struct curl_slist *h = headers(s, q);
 	CURLcode cc = CURLE_OK;
@@ -302,11 +288,11 @@ static int perform(struct lr_s3 *s, struct req *q, const char *what)
 	if (cc == CURLE_OK && !q->sink_rc && (q->status == 404 || q->status == 412)) {
 		struct s3_error e = { "", "" };
 
-		xml_each(q->err, q->errlen, on_error_field, &e);
+		lr_s3_xml_each(q->err, q->errlen, on_error_field, &e);
 		if (strcmp(e.code, "NoSuchBucket")) /* the caller's to judge */
 			return 0;
 	}
-	return failed(s, q, what, cc);
+	return lr_s3_failed(s, q, what, cc);
 }
 
 /* ---- the interface ---- */
@@ -364,13 +350,13 @@ int lr_s3_put(struct lr_s3 *s, const char *key, const struct lr_s3_body *b, int 
 
 	*exists = 0;
 	snprintf(what, sizeof what, "write '%s'", key);
-	if ((rc = perform(s, &q, what)))
+	if ((rc = lr_s3_perform(s, &q, what)))
 		return rc;
 	if (q.status == 412 && only_new) {
 		*exists = 1;
 		return 0;
 	}
-	return q.status == 404 ? failed(s, &q, what, CURLE_OK) : 0;
+	return q.status == 404 ? lr_s3_failed(s, &q, what, CURLE_OK) : 0;
 }
 
 int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size)
@@ -382,7 +368,7 @@ int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size)
 	*found = 0;
 	*size = 0;
 	snprintf(what, sizeof what, "look for '%s'", key);
-	if ((rc = perform(s, &q, what)) || q.status == 404)
+	if ((rc = lr_s3_perform(s, &q, what)) || q.status == 404)
 		return rc;
 	*found = 1;
 	*size = q.size;
@@ -397,7 +383,7 @@ int lr_s3_get(struct lr_s3 *s, const char *key, int64_t max, lr_s3_sink_fn sink,
 
 	*found = 0;
 	snprintf(what, sizeof what, "read '%s'", key);
-	if ((rc = perform(s, &q, what)) || q.status == 404)
+	if ((rc = lr_s3_perform(s, &q, what)) || q.status == 404)
 		return rc;
 	*found = 1;
 	return 0;
@@ -457,13 +443,13 @@ static int list_page(struct lr_s3 *s, const char *sub, int max_keys, struct page
 		p->n = 0;
 		p->next[0] = '\0';
 		p->truncated = 0;
-		rc = perform(s, &q, "list the bucket");
+		rc = lr_s3_perform(s, &q, "list the bucket");
 	}
 	curl_free(ep);
 	curl_free(et);
 	if (!rc && q.status == 404)
-		rc = failed(s, &q, "list the bucket", CURLE_OK);
-	if (!rc && xml_each(p->buf ? p->buf : "", p->n, on_list_field, p))
+		rc = lr_s3_failed(s, &q, "list the bucket", CURLE_OK);
+	if (!rc && lr_s3_xml_each(p->buf ? p->buf : "", p->n, on_list_field, p))
 		rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) answered a listing that is not XML", s->name, s->where);
 	return rc ? rc : p->rc;
 }

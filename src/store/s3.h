@@ -54,6 +54,22 @@ struct lr_s3_body {
  */
 LR_MUST_CHECK int lr_s3_put(struct lr_s3 *s, const char *key, const struct lr_s3_body *b, int only_new, int *exists);
 
+#define LR_S3_PART_MIN ((int64_t)5 << 20)  /* S3's smallest part but the last */
+#define LR_S3_PART     ((int64_t)16 << 20) /* labrun's: objects larger are sent in parts of it */
+
+/*
+ * PUT 'size' bytes of file 'fd' as 'key' in parts of 'part' bytes (at least
+ * LR_S3_PART_MIN; larger when 10,000 would not hold the file), one in memory
+ * at a time, each with its SHA-256 for the service to check. An unfinished
+ * upload of the same key is continued: a part the service holds whose ETag
+ * is the MD5 of the local part is not sent again. *sent and *kept count the
+ * parts sent and found. The upload is completed only when the file's bytes,
+ * hashed part by part as they are read, give 'sha256'; the object appears
+ * whole then, or not at all.
+ */
+LR_MUST_CHECK int lr_s3_put_parts(struct lr_s3 *s, const char *key, int fd, int64_t size, int64_t part,
+				  const char *sha256, int *sent, int *kept);
+
 /* HEAD 'key': *found, and its size when found. */
 LR_MUST_CHECK int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size);
 
