@@ -6,7 +6,10 @@
 # object labrun wrote, and each one's sha256 is its name. Pushing again sends nothing; the same uuid
 # with other content is refused and named; a wrong secret, a missing bucket and a URI holding a
 # secret are each one message naming what to fix, the access key id and never the secret, which
-# no store, log, crate or archive holds.
+# no store, log, crate or archive holds. A 60 MiB object goes in parts, and a push killed after its
+# second part resumes with the parts the server lacks, under 64 MiB of memory; through a proxy that
+# answers 503 SlowDown twice to every request the push gets through, and when it only answers 503 the
+# push is named and writes nothing. docs/remote.md's S3 walk-through runs as written.
 . "$(dirname "$0")/lib.sh"
 . "$TOP_SRCDIR/tests/cli/s3.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
@@ -181,6 +184,40 @@ expect_exit 0 "C pulls the 60 MiB object" lc pull
 expect_exit 0 "cat it" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = (SELECT max(id) FROM run)" | sed -n '2{s/\r//g;p;}')" huge.bin
 cmp -s "$T/out" "$T/work/huge.bin" || fail "the 60 MiB object came back different"
 ok "its bytes are the recorded ones"
+
+# --- a 503 storm: every request refused twice with SlowDown before it passes is retried through it;
+# a service that only refuses is named after the retries, and nothing of the run is written
+P_PORT=$("$S3PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo storm >"$T/mode"
+"$S3PY" "$TOP_SRCDIR/tests/cli/s3-faults.py" "$P_PORT" "$S3_PORT" "$T/mode" 2 2>"$T/proxy.log" &
+P_PID=$!
+cleanup() { kill "$P_PID" 2>/dev/null; s3_stop; rm -rf "$T" "$S3D"; }
+i=0
+until "$S3PY" -c "import socket; socket.create_connection(('127.0.0.1', $P_PORT)).close()" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 600 ] && kill -0 "$P_PID" 2>/dev/null || fail "the fault proxy did not start"
+	sleep 0.1
+done
+S="$T/storm"
+LABRUN_STORE=$S "$LABRUN" init >/dev/null &&
+	LABRUN_STORE=$S "$LABRUN" remote add lab "s3://lab/team/evidence?endpoint=http://127.0.0.1:$P_PORT&region=us-east-1"
+head -c 7000000 /dev/urandom >"$T/work/storm.bin"
+LABRUN_STORE=$S "$LABRUN" record -q --issue 205 --artifact storm.bin -- echo storm >/dev/null 2>&1 || fail "record in S"
+LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE=$S "$LABRUN" push >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "push through the storm"; }
+contains "$T/out" "remote 'lab': 1 run pushed" "the push gets through a 503 storm"
+[ "$(grep -c . "$T/proxy.log")" -ge 30 ] || fail "the proxy saw too few requests to have stormed"
+ok "every one of its $(($(grep -c . "$T/proxy.log") / 3)) requests was refused twice first"
+echo down >"$T/mode"
+LABRUN_STORE=$S "$LABRUN" record -q -- echo refused >/dev/null 2>&1 || fail "record the second run in S"
+expect_exit 3 "a service that only answers 503" env LABRUN_STORE="$S" "$LABRUN" push --run last
+contains "$T/err" "HTTP 503, SlowDown: Please reduce your request rate." "the service's answer, after the retries"
+contains "$T/err" "remote 'lab' (bucket 'lab', prefix 'team/evidence/' at http://127.0.0.1:$P_PORT)" "names the remote"
+down=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')
+echo pass >"$T/mode"
+expect_exit 0 "pull with the service back" lc pull --run "$down"
+contains "$T/out" "0 runs pulled" "nothing of the refused push was written"
+expect_exit 0 "push again" env LABRUN_STORE="$S" "$LABRUN" push --run last
+contains "$T/out" "1 run pushed" "sends it"
 
 # --- docs/remote.md's S3 walk-through, as a newcomer types it (only the endpoint is the test server's)
 awk '/^## S3 remotes/ { s = 1 } s && /^```text/ { b = 1; next } b && /^```/ { exit } b' "$TOP_SRCDIR/docs/remote.md" |

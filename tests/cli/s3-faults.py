@@ -1,0 +1,68 @@
+"""A proxy in front of the test's S3 server that answers 503 SlowDown: to each distinct request
+(method, path and query) its first FAILS times in 'storm' mode, then passes it on unchanged (the
+Host header too, so the signature still holds); to every request in 'down' mode. The mode is the
+file MODE_FILE's first word, read at each request. Loopback only.
+
+usage: python3 s3-faults.py LISTEN_PORT UPSTREAM_PORT MODE_FILE FAILS
+"""
+import http.client
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LISTEN, UPSTREAM, MODE_FILE, FAILS = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+SLOWDOWN = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+            b"<Message>Please reduce your request rate.</Message></Error>")
+seen = {}
+lock = threading.Lock()
+
+
+def mode():
+    try:
+        with open(MODE_FILE) as f:
+            return (f.read().split() or ["pass"])[0]
+    except OSError:
+        return "pass"
+
+
+class Proxy(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("%s %s\n" % (self.command, self.path))
+
+    def relay(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        m = mode()
+        with lock:
+            n = seen.get((self.command, self.path), 0)
+            seen[(self.command, self.path)] = n + 1
+        if m == "down" or (m == "storm" and n < FAILS):
+            self.send_response(503)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(SLOWDOWN)))
+            self.end_headers()
+            if self.command != "HEAD":  # a HEAD's answer has no body
+                self.wfile.write(SLOWDOWN)
+            return
+        up = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=120)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("expect", "connection")}
+        up.request(self.command, self.path, body=body, headers=headers)
+        r = up.getresponse()
+        data = r.read()
+        self.send_response(r.status)
+        for k, v in r.getheaders():
+            if k.lower() not in ("content-length", "connection", "transfer-encoding", "server", "date"):
+                self.send_header(k, v)
+        # a HEAD's length is the object's, which its answer does not carry
+        self.send_header("Content-Length", r.getheader("Content-Length", "0") if self.command == "HEAD" else str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        up.close()
+
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = relay
+
+
+ThreadingHTTPServer(("127.0.0.1", LISTEN), Proxy).serve_forever()
