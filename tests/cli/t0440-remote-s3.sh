@@ -9,7 +9,8 @@
 # no store, log, crate or archive holds. A 60 MiB object goes in parts, and a push killed after its
 # second part resumes with the parts the server lacks, under 64 MiB of memory; through a proxy that
 # answers 503 SlowDown twice to every request the push gets through, and when it only answers 503 the
-# push is named and writes nothing. docs/remote.md's S3 walk-through runs as written.
+# push is named and writes nothing; a full disk on the pulling side stores nothing of the run.
+# docs/remote.md's S3 walk-through runs as written.
 . "$(dirname "$0")/lib.sh"
 . "$TOP_SRCDIR/tests/cli/s3.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
@@ -218,6 +219,23 @@ expect_exit 0 "pull with the service back" lc pull --run "$down"
 contains "$T/out" "0 runs pulled" "nothing of the refused push was written"
 expect_exit 0 "push again" env LABRUN_STORE="$S" "$LABRUN" push --run last
 contains "$T/out" "1 run pushed" "sends it"
+
+# --- a full disk on the pulling side: exit 3 naming the run and the remote, nothing of it stored
+# (a file size limit stands in for the disk)
+storm=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 1" | sed -n '2{s/\r//g;p;}')
+H="$T/h"
+LABRUN_STORE=$H "$LABRUN" init >/dev/null && LABRUN_STORE=$H "$LABRUN" remote add lab "$URI"
+set +e
+(trap '' XFSZ; ulimit -f 4096; LABRUN_STORE=$H exec "$LABRUN" pull --run "$storm") >"$T/out" 2>"$T/err"
+got=$?
+set -e
+equals "$got" "3" "a disk that fills during a pull: exit 3"
+contains "$T/err" "cannot pull run $storm from remote 'lab' into this store" "names the run and the remote"
+contains "$T/err" "hint: nothing of that run was stored" "and says what happened"
+equals "$(LABRUN_STORE=$H "$LABRUN" sql --csv "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT count(*) FROM object)" | sed -n '2{s/\r//g;p;}') $(find "$H/objects/tmp" -type f | wc -l | tr -d ' ')" \
+	"0 0 0" "no run, no object row, no partial file"
+expect_exit 0 "with room, the same pull succeeds" env LABRUN_STORE="$H" "$LABRUN" pull --run "$storm"
+contains "$T/out" "1 run pulled" "the run arrives"
 
 # --- docs/remote.md's S3 walk-through, as a newcomer types it (only the endpoint is the test server's)
 awk '/^## S3 remotes/ { s = 1 } s && /^```text/ { b = 1; next } b && /^```/ { exit } b' "$TOP_SRCDIR/docs/remote.md" |
