@@ -12,6 +12,7 @@
  */
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/sha.h>
 
 #include "base/error.h"
@@ -132,5 +133,14 @@ int lr_md5_buf(const void *data, size_t len, char hex[33])
 		return lr_error_set(LR_EIO, "cannot take an MD5 digest");
 	for (unsigned i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+int lr_hmac_sha256(const void *key, size_t klen, const void *data, size_t dlen, unsigned char out[LR_SHA256_LEN])
+{
+	unsigned n = 0;
+
+	if (klen > INT_MAX || !HMAC(EVP_sha256(), key, (int)klen, data, dlen, out, &n) || n != LR_SHA256_LEN)
+		return lr_error_set(LR_EIO, "cannot take an HMAC-SHA-256");
 	return 0;
 }

@@ -33,6 +33,10 @@ LR_MUST_CHECK int lr_sha256_buf(const void *data, size_t len, char hex[LR_SHA256
 /* The same, the 32 bytes of the digest; safe on any thread. */
 LR_MUST_CHECK int lr_sha256_raw(const void *data, size_t len, unsigned char out[LR_SHA256_LEN]);
 
+/* HMAC-SHA-256 of 'data' under 'key' (AWS Signature Version 4's step); safe on any thread. */
+LR_MUST_CHECK int lr_hmac_sha256(const void *key, size_t klen, const void *data, size_t dlen,
+				 unsigned char out[LR_SHA256_LEN]);
+
 /* The MD5 of a buffer in lower-case hex: what an S3 service gives as a part's ETag; not for integrity. */
 LR_MUST_CHECK int lr_md5_buf(const void *data, size_t len, char hex[33]);
 

@@ -91,6 +91,7 @@ int cmd_gate(const struct lr_global *g, int argc, char **argv);
 int cmd_scan(const struct lr_global *g, int argc, char **argv);
 int cmd_remote(const struct lr_global *g, int argc, char **argv);
 int cmd_push(const struct lr_global *g, int argc, char **argv);
+int cmd_share(const struct lr_global *g, int argc, char **argv);
 int cmd_pull(const struct lr_global *g, int argc, char **argv);
 int cmd_verify(const struct lr_global *g, int argc, char **argv);
 
@@ -159,6 +160,11 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 #include "report/report.h"
 #include "report/text.h"
+
+/* The runs 'cmd' takes: those of --issue (an issue no run references is LR_ENOTFOUND), else each of
+ * 'refs', else every run; oldest first. *ids is malloc'd. */
+LR_MUST_CHECK int cmd_select_runs(struct lr_store *st, const char *cmd, const char *issue,
+				  const struct lr_strlist *refs, int64_t **ids, int *n);
 
 /*
  * What manifest and archive publish (common.c): the runs of --run and

@@ -13,6 +13,7 @@
 #include "evidence/select.h"
 #include "evidence/verify-path.h"
 #include "report/text.h"
+#include "store/runs.h"
 
 static int print_new_finding(void *arg, const struct lr_finding *f)
 {
@@ -178,4 +179,27 @@ out:
 	if (rc)
 		return verify_fail(rc);
 	return problems ? LR_EXIT_FAIL : LR_EXIT_OK;
+}
+
+/* The runs 'cmd' takes: those of --issue, or each --run, or every run; oldest first (a replay after the run it
+ * replays). */
+int cmd_select_runs(struct lr_store *st, const char *cmd, const char *issue, const struct lr_strlist *refs,
+		    int64_t **ids, int *n)
+{
+	struct lr_run_filter f = { .issue = *issue ? issue : NULL, .status = -1 };
+	size_t i;
+	int rc = 0;
+
+	if (!refs->n) {
+		if (!(rc = lr_store_run_ids(st, &f, ids, n)) && !*n && f.issue) {
+			rc = lr_error_set(LR_ENOTFOUND, "cannot %s issue %s: no runs reference it", cmd, issue);
+			lr_error_hint("'labrun list --issue %s' shows what the store has", issue);
+		}
+		return rc;
+	}
+	if (!(*ids = calloc(refs->n, sizeof **ids)))
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	for (i = 0; i < refs->n && !rc; i++)
+		rc = lr_store_run_resolve(st, refs->v[i], &(*ids)[(*n)++]);
+	return rc;
 }

@@ -36,27 +36,6 @@ static void note(void *arg, const char *uuid, enum lr_sync_event what, const cha
 		lr_sync_write_run(stdout, what, uuid);
 }
 
-/* The runs to push, oldest first (a replay after the run it replays). */
-static int select_runs(struct lr_store *st, const char *issue, const struct lr_strlist *refs, int64_t **ids, int *n)
-{
-	struct lr_run_filter f = { .issue = *issue ? issue : NULL, .status = -1 };
-	size_t i;
-	int rc = 0;
-
-	if (!refs->n) {
-		if (!(rc = lr_store_run_ids(st, &f, ids, n)) && !*n && f.issue) {
-			rc = lr_error_set(LR_ENOTFOUND, "cannot push issue %s: no runs reference it", issue);
-			lr_error_hint("'labrun list --issue %s' shows what the store has", issue);
-		}
-		return rc;
-	}
-	if (!(*ids = calloc(refs->n, sizeof **ids)))
-		return lr_error_set(LR_ENOMEM, "out of memory");
-	for (i = 0; i < refs->n && !rc; i++)
-		rc = lr_store_run_resolve(st, refs->v[i], &(*ids)[(*n)++]);
-	return rc;
-}
-
 int cmd_push(const struct lr_global *g, int argc, char **argv)
 {
 	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
@@ -86,7 +65,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		lr_strlist_release(&runs);
 		return rc;
 	}
-	if (!(rc = select_runs(st, issue, &runs, &ids, &n)) &&
+	if (!(rc = cmd_select_runs(st, "push", issue, &runs, &ids, &n)) &&
 	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
 	    !(rc = lr_remote_open(&r, name, uri, 0))) {
 		int prc;

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "base/error.h"
 
@@ -83,6 +84,14 @@ LR_MUST_CHECK int lr_s3_list(struct lr_s3 *s, const char *sub, lr_s3_key_fn fn, 
 
 /* A request that proves the bucket is there and the credentials are taken (one LIST of one key). */
 LR_MUST_CHECK int lr_s3_check(struct lr_s3 *s);
+
+/*
+ * A URL anyone can GET 'key' with, without credentials, for 'expires_s'
+ * seconds (1 s to 7 days) from 'now': AWS Signature Version 4 in the query
+ * (s3-presign.c; libcurl does not presign). *url is malloc'd; it carries the
+ * access key id, never the secret.
+ */
+LR_MUST_CHECK int lr_s3_presign(struct lr_s3 *s, const char *key, long expires_s, time_t now, char **url);
 
 /* The access key id requests are signed with (never the secret). */
 const char *lr_s3_key_id(const struct lr_s3 *s);

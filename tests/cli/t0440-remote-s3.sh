@@ -237,6 +237,23 @@ equals "$(LABRUN_STORE=$H "$LABRUN" sql --csv "SELECT (SELECT count(*) FROM run)
 expect_exit 0 "with room, the same pull succeeds" env LABRUN_STORE="$H" "$LABRUN" pull --run "$storm"
 contains "$T/out" "1 run pulled" "the run arrives"
 
+# --- share: presigned GET URLs, each equal to botocore's for the same key, time and expiry; never
+# the secret; a run not pushed is named
+expect_exit 0 "share a pushed run's bundle and objects" lb share lab --run 2 --expires 90m
+contains "$T/out" "run $(lb sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')" "names the run"
+contains "$T/out" "X-Amz-Expires=5400&" "for 90 minutes"
+lacks "$T/out" "$S3_SECRET" "the URLs do not hold the secret"
+"$S3PY" "$TOP_SRCDIR/tests/cli/presign-check.py" us-east-1 <"$T/out" >"$T/check" || fail "presign-check.py"
+[ "$(grep -c '^same$' "$T/check")" = "$(tail -n 1 "$T/check")" ] && [ "$(tail -n 1 "$T/check")" -ge 2 ] ||
+	{ cat "$T/check" >&2; fail "a URL's signature is not botocore's"; }
+ok "each of the $(tail -n 1 "$T/check") URLs is signed as botocore signs it"
+expect_exit 2 "longer than S3 allows" la share lab --run 1 --expires 8d
+contains "$T/err" "invalid --expires '8d'" "named"
+LABRUN_STORE=$A "$LABRUN" record -q -- echo not-pushed >/dev/null 2>&1
+expect_exit 1 "a run not pushed" la share lab --run last
+contains "$T/err" "the remote has no bundle" "is named"
+contains "$T/err" "push the run first" "with the fix"
+
 # --- docs/remote.md's S3 walk-through, as a newcomer types it (only the endpoint is the test server's)
 awk '/^## S3 remotes/ { s = 1 } s && /^```text/ { b = 1; next } b && /^```/ { exit } b' "$TOP_SRCDIR/docs/remote.md" |
 	grep '^labrun ' | sed -e "s#https://s3.lab.example:9000#$S3_URL#" -e "s#^labrun #\"$LABRUN\" #" >"$T/walk.sh"
