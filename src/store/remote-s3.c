@@ -21,6 +21,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
+#include "base/buf.h"
 #include "base/list.h"
 #include "store/objects.h"
 #include "store/remote-int.h"
@@ -36,22 +37,6 @@ struct s3_remote {
 };
 
 #define S3R(r) (((struct s3_remote *)(r))->s3)
-
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static int buf_add(void *arg, const void *data, size_t len)
-{
-	struct buf *b = arg;
-
-	if (LR_ALLOC_GROW(b->p, b->n + len + 1, b->cap))
-		return LR_ENOMEM;
-	memcpy(b->p + b->n, data, len);
-	b->p[b->n += len] = '\0';
-	return 0;
-}
 
 /* PUT 'text' as 'key' unless something is there; *exists says which. */
 static int put_text(struct lr_s3 *s, const char *key, const char *text, int *exists)
@@ -91,20 +76,20 @@ static int is_hex64(const char *s)
 static int index_read(struct lr_remote *r, const char *uuid, struct run_index *x)
 {
 	const char *bundle, *host, *at, *by, *from;
-	struct buf b = { 0 };
+	struct lr_buf b = LR_BUF_INIT;
 	char key[64];
 	json_t *j = NULL;
 	int rc, found;
 
 	memset(x, 0, sizeof *x);
 	snprintf(key, sizeof key, "runs/%s.json", uuid);
-	if ((rc = lr_s3_get(S3R(r), key, INDEX_MAX, buf_add, &b, &found)))
+	if ((rc = lr_s3_get(S3R(r), key, INDEX_MAX, lr_s3_to_buf, &b, &found)))
 		goto out;
 	if (!found) {
 		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no run %s", r->name, uuid);
 		goto out;
 	}
-	j = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
+	j = json_loadb(b.buf, b.len, 0, NULL);
 	if (json_unpack(j, "{s:s, s:s, s:s, s:s, s:s, s:o}", "bundle_sha256", &bundle, "hostname", &host, "pushed_at",
 			&at, "pushed_by", &by, "pushed_from", &from, "issues", &x->issues) ||
 	    !is_hex64(bundle) || !json_is_array(x->issues)) {
@@ -121,7 +106,7 @@ static int index_read(struct lr_remote *r, const char *uuid, struct run_index *x
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
 out:
 	json_decref(j);
-	free(b.p);
+	lr_buf_release(&b);
 	if (rc)
 		index_release(x);
 	return rc;
@@ -333,7 +318,7 @@ static int s3_get_run(struct lr_remote *r, const char *uuid, char **text, char *
 		      char **pushed_from)
 {
 	struct run_index x;
-	struct buf b = { 0 };
+	struct lr_buf b = LR_BUF_INIT;
 	char key[80];
 	int64_t size;
 	int rc, found;
@@ -351,14 +336,14 @@ static int s3_get_run(struct lr_remote *r, const char *uuid, char **text, char *
 				  uuid, r->name, (long long)size, (long long)lr_bundle_max());
 		lr_error_hint("a bundle is a run's rows, megabytes for a large one; if this run is one you expect, "
 			      "raise the cap with LABRUN_MAX_BUNDLE=BYTES");
-	} else if (!rc && !(rc = lr_s3_get(S3R(r), key, lr_bundle_max(), buf_add, &b, &found)) && !found) {
+	} else if (!rc && !(rc = lr_s3_get(S3R(r), key, lr_bundle_max(), lr_s3_to_buf, &b, &found)) && !found) {
 		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' lacks the bundle of run %s", r->name, uuid);
 	}
-	if (!rc && (!(*text = b.p ? b.p : strdup("")) || !(*sha256 = strdup(x.bundle)) ||
+	if (!rc && (!(*text = lr_buf_detach(&b, NULL)) || !(*sha256 = strdup(x.bundle)) ||
 		    !(*pushed_by = strdup(x.pushed_by)) || !(*pushed_from = strdup(x.pushed_from))))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	lr_buf_release(&b);
 	if (rc) {
-		free(b.p == *text ? NULL : b.p);
 		free(*text);
 		free(*sha256);
 		free(*pushed_by);

@@ -8,7 +8,7 @@
 #include "base/system.h"
 
 #include "base/error.h"
-#include "base/list.h"
+#include "base/buf.h"
 #include "base/sha256.h"
 #include "store/s3-int.h"
 
@@ -26,34 +26,22 @@ struct upload {
 	char id[1024];     /* the upload's id */
 	struct held *held; /* by part number - 1: what the service holds already */
 	int nparts;
-	int64_t marker; /* listing parts: the next page's marker, 0 at the end */
-	char *body;     /* a page of XML */
-	size_t n, cap;
-	int part;     /* the part the listing is in */
-	int64_t size; /* its size */
+	int64_t marker;     /* listing parts: the next page's marker, 0 at the end */
+	struct lr_buf body; /* an answer's XML */
+	int part;           /* the part the listing is in */
+	int64_t size;       /* its size */
 	char etag[128];
 	char seen[1024]; /* listing uploads: the id in the <Upload> being read */
 };
-
-static int body_add(void *arg, const void *data, size_t len)
-{
-	struct upload *u = arg;
-
-	if (LR_ALLOC_GROW(u->body, u->n + len + 1, u->cap))
-		return LR_ENOMEM;
-	memcpy(u->body + u->n, data, len);
-	u->body[u->n += len] = '\0';
-	return 0;
-}
 
 /* A request of this upload; its answer's body in u->body. */
 static int ask(struct upload *u, struct req *q, const char *what)
 {
 	int rc;
 
-	u->n = 0;
-	q->sink = body_add;
-	q->arg = u;
+	lr_buf_reset(&u->body);
+	q->sink = lr_s3_to_buf;
+	q->arg = &u->body;
 	q->max = 16 << 20;
 	if ((rc = lr_s3_perform(u->s, q, what)))
 		return rc;
@@ -101,7 +89,7 @@ static int find_or_start(struct upload *u)
 	q.query = query;
 	if ((rc = ask(u, &q, "list unfinished uploads")))
 		return rc;
-	lr_s3_xml_each(u->body ? u->body : "", u->n, on_upload, u);
+	lr_s3_xml_each(u->body.buf, u->body.len, on_upload, u);
 	if (u->id[0])
 		return 0;
 	{
@@ -110,7 +98,7 @@ static int find_or_start(struct upload *u)
 
 		if ((rc = ask(u, &start, "start an upload in parts")))
 			return rc;
-		lr_s3_xml_each(u->body ? u->body : "", u->n, on_upload, u);
+		lr_s3_xml_each(u->body.buf, u->body.len, on_upload, u);
 	}
 	if (!u->id[0])
 		return lr_error_set(LR_ESTORE, "remote '%s' (%s) started an upload of '%s' without saying its id",
@@ -154,7 +142,7 @@ static int list_parts(struct upload *u)
 		snprintf(query, sizeof query, "max-parts=1000&part-number-marker=%lld&uploadId=%s", (long long)was, e);
 		u->marker = 0;
 		if (!(rc = ask(u, &q, "list an upload's parts")))
-			lr_s3_xml_each(u->body ? u->body : "", u->n, on_part, u);
+			lr_s3_xml_each(u->body.buf, u->body.len, on_part, u);
 		if (u->marker <= was)
 			u->marker = 0;
 	} while (!rc && u->marker);
@@ -224,10 +212,10 @@ static int complete(struct upload *u, int *exists)
 	curl_free(e);
 	if (!(rc = lr_sha256_buf(xml, at, sha)) && !(rc = ask(u, &q, "complete an upload in parts"))) {
 		*exists = q.status == 412;
-		lr_s3_xml_each(u->body ? u->body : "", u->n, on_complete, &error);
+		lr_s3_xml_each(u->body.buf, u->body.len, on_complete, &error);
 		if (error)
 			rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) did not complete the upload of '%s': %.300s",
-					  u->s->name, u->s->where, u->key, u->body);
+					  u->s->name, u->s->where, u->key, u->body.buf);
 	}
 	free(xml);
 	return rc;
@@ -236,7 +224,7 @@ static int complete(struct upload *u, int *exists)
 int lr_s3_put_parts(struct lr_s3 *s, const char *key, int fd, int64_t size, int64_t part, const char *sha256, int *sent,
 		    int *kept)
 {
-	struct upload u = { .s = s, .key = key };
+	struct upload u = { .s = s, .key = key, .body = LR_BUF_INIT };
 	struct lr_sha256 whole = { 0 };
 	char *buf = NULL, hex[LR_SHA256_HEX];
 	int rc, exists = 0;
@@ -293,6 +281,6 @@ out:
 		lr_sha256_release(&whole);
 	free(buf);
 	free(u.held);
-	free(u.body);
+	lr_buf_release(&u.body);
 	return rc;
 }

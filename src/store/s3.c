@@ -7,7 +7,7 @@
 
 #include "base/curl.h"
 #include "base/error.h"
-#include "base/list.h"
+#include "base/buf.h"
 #include "store/s3-int.h"
 
 #define LIST_BODY (16 << 20) /* bytes of one page of a listing */
@@ -392,8 +392,7 @@ int lr_s3_get(struct lr_s3 *s, const char *key, int64_t max, lr_s3_sink_fn sink,
 /* ---- listing ---- */
 
 struct page {
-	char *buf;
-	size_t n, cap;
+	struct lr_buf xml;
 	lr_s3_key_fn fn;
 	void *arg;
 	size_t skip; /* the prefix's length */
@@ -401,15 +400,10 @@ struct page {
 	int truncated, rc;
 };
 
-static int page_add(void *arg, const void *data, size_t len)
+int lr_s3_to_buf(void *arg, const void *data, size_t len)
 {
-	struct page *p = arg;
-
-	if (LR_ALLOC_GROW(p->buf, p->n + len + 1, p->cap))
-		return LR_ENOMEM;
-	memcpy(p->buf + p->n, data, len);
-	p->n += len;
-	return 0;
+	lr_buf_add(arg, data, len);
+	return lr_buf_error(arg);
 }
 
 static void on_list_field(void *arg, const char *name, const char *text)
@@ -428,7 +422,7 @@ static void on_list_field(void *arg, const char *name, const char *text)
 static int list_page(struct lr_s3 *s, const char *sub, int max_keys, struct page *p)
 {
 	char prefix[1100], query[4096], *ep = NULL, *et = NULL;
-	struct req q = { .method = "GET", .sink = page_add, .arg = p, .max = LIST_BODY };
+	struct req q = { .method = "GET", .sink = lr_s3_to_buf, .arg = &p->xml, .max = LIST_BODY };
 	int rc;
 
 	snprintf(prefix, sizeof prefix, "%s%s", s->c.prefix, sub);
@@ -440,7 +434,7 @@ static int list_page(struct lr_s3 *s, const char *sub, int max_keys, struct page
 		snprintf(query, sizeof query, "%s%s%slist-type=2&max-keys=%d&prefix=%s",
 			 et ? "continuation-token=" : "", et ? et : "", et ? "&" : "", max_keys, ep);
 		q.query = query;
-		p->n = 0;
+		lr_buf_reset(&p->xml);
 		p->next[0] = '\0';
 		p->truncated = 0;
 		rc = lr_s3_perform(s, &q, "list the bucket");
@@ -449,20 +443,20 @@ static int list_page(struct lr_s3 *s, const char *sub, int max_keys, struct page
 	curl_free(et);
 	if (!rc && q.status == 404)
 		rc = lr_s3_failed(s, &q, "list the bucket", CURLE_OK);
-	if (!rc && lr_s3_xml_each(p->buf ? p->buf : "", p->n, on_list_field, p))
+	if (!rc && lr_s3_xml_each(p->xml.buf, p->xml.len, on_list_field, p))
 		rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) answered a listing that is not XML", s->name, s->where);
 	return rc ? rc : p->rc;
 }
 
 int lr_s3_list(struct lr_s3 *s, const char *sub, lr_s3_key_fn fn, void *arg)
 {
-	struct page p = { .fn = fn, .arg = arg, .skip = strlen(s->c.prefix) };
+	struct page p = { LR_BUF_INIT, fn, arg, strlen(s->c.prefix), "", 0, 0 };
 	int rc;
 
 	do
 		rc = list_page(s, sub, 1000, &p);
 	while (!rc && p.truncated && p.next[0]);
-	free(p.buf);
+	lr_buf_release(&p.xml);
 	return rc;
 }
 
@@ -474,9 +468,9 @@ static int any_key(void *arg, const char *key)
 
 int lr_s3_check(struct lr_s3 *s)
 {
-	struct page p = { .fn = any_key, .skip = strlen(s->c.prefix) };
+	struct page p = { LR_BUF_INIT, any_key, NULL, strlen(s->c.prefix), "", 0, 0 };
 	int rc = list_page(s, "", 1, &p);
 
-	free(p.buf);
+	lr_buf_release(&p.xml);
 	return rc;
 }

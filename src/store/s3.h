@@ -76,6 +76,8 @@ LR_MUST_CHECK int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64
 
 /* GET 'key', its bytes to 'sink' as they come (at most 'max' of them, else LR_EINVAL); *found 0 when it is not there. */
 typedef int (*lr_s3_sink_fn)(void *arg, const void *data, size_t len);
+/* A sink that appends to the struct lr_buf at 'arg' (base/buf.h). */
+int lr_s3_to_buf(void *arg, const void *data, size_t len);
 LR_MUST_CHECK int lr_s3_get(struct lr_s3 *s, const char *key, int64_t max, lr_s3_sink_fn sink, void *arg, int *found);
 
 /* Every key that starts with 'sub' under the prefix, in the bucket's order, without the prefix. */

@@ -88,3 +88,11 @@ make_repo() {
 	git -C "$1" add tracked.txt
 	git -C "$1" commit -qm base
 }
+
+# A report's sections (Markdown) one a line, sorted, run numbers as "run N": a recorded run's are its
+# lines under "Recorded runs", each folded detail one of its own. Stores that pulled the same runs
+# under other ids give the same lines (the remote tests compare a puller's report with its origins').
+sections() { awk 'function out(x) { sub(/(\\n)+$/, "", x); if (x != "") print x }
+	/^## /{ out(s); s = $0; rec = $0 == "## Recorded runs"; next } rec && /^\* run /{ out(s); s = $0; next }
+	/^<details>/{ out(s); s = $0; rec = 0; next }
+	s != "" { s = s "\\n" $0 } END { out(s) }' "$1" | grep -v '^## Recorded runs' | sed 's/[Rr]un [0-9][0-9]*/run N/g' | sort; }
