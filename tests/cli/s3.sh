@@ -45,3 +45,32 @@ rm -f "$S3D/key"
 export AWS_ACCESS_KEY_ID="$S3_KEY" AWS_SECRET_ACCESS_KEY="$S3_SECRET"
 unset AWS_SESSION_TOKEN AWS_PROFILE AWS_ENDPOINT_URL AWS_REGION AWS_DEFAULT_REGION
 s3py() { "$S3PY" - "$S3_URL" "$@"; } # a script on stdin; sys.argv[1] the endpoint
+# Parts of objects under bucket 'lab', prefix $1, the server has logged a PUT of since its log was emptied.
+s3_parts() { grep -ac "PUT /lab/$1objects/[0-9a-f]*?partNumber=" "$S3D/log" || true; }
+# Empty the log, run a push (the words after the first two) in the background and kill it once the
+# server logged $2 parts under prefix $1; then the parts it holds of that prefix's unfinished uploads,
+# as boto3 lists them (the most of any upload), in $held.
+s3_kill_push_after() {
+	prefix=$1 want=$2
+	shift 2
+	: >"$S3D/log"
+	"$@" >/dev/null 2>&1 &
+	kp=$!
+	i=0
+	until [ "$(s3_parts "$prefix")" -ge "$want" ] || ! kill -0 $kp 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 6000 ] || fail "the push did not send $want parts in ten minutes"
+		sleep 0.1
+	done
+	kill -9 $kp 2>/dev/null || true
+	wait $kp 2>/dev/null || true
+	held=$(s3py "$prefix" <<'PY'
+import sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+ups = s3.list_multipart_uploads(Bucket="lab", Prefix=sys.argv[2] + "objects/").get("Uploads", [])
+print(max([len(s3.list_parts(Bucket="lab", Key=u["Key"], UploadId=u["UploadId"], MaxParts=1000).get("Parts", []))
+           for u in ups] or [0]))
+PY
+)
+}

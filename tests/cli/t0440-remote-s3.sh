@@ -148,33 +148,14 @@ ok "no store, log, crate or archive holds the secret"
 # yet held (counted in the server's own request log), with one part in memory at a time
 head -c 62914560 /dev/urandom >"$T/work/huge.bin" # 60 MiB: twelve parts of 5 MiB
 la record -q --artifact huge.bin -- true >/dev/null 2>&1 || fail "record the 60 MiB artifact"
-parts() { grep -ac 'PUT /lab/team/evidence/objects/[0-9a-f]*?partNumber=' "$S3D/log" || true; }
-: >"$S3D/log"
-LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE=$A "$LABRUN" push --run last >/dev/null 2>&1 &
-pp=$!
-i=0
-until [ "$(parts)" -ge 2 ] || ! kill -0 $pp 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 1200 ] || fail "the push sent no parts in two minutes"
-	sleep 0.1
-done
-kill -9 $pp 2>/dev/null || true
-wait $pp 2>/dev/null || true
-held=$(s3py <<'PY'
-import sys
-import boto3
-s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
-ups = s3.list_multipart_uploads(Bucket="lab", Prefix="team/evidence/objects/").get("Uploads", [])
-print(max([len(s3.list_parts(Bucket="lab", Key=u["Key"], UploadId=u["UploadId"]).get("Parts", [])) for u in ups] or [0]))
-PY
-)
+s3_kill_push_after team/evidence/ 2 env LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE="$A" "$LABRUN" push --run last
 [ "$held" -ge 2 ] || fail "the killed push left $held parts held, not 2 or more"
 ok "the killed push left $held of 12 parts held"
 : >"$S3D/log"
 LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE=$A /usr/bin/time -f "%M" -o "$T/rss" "$LABRUN" push --run last >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err" >&2; fail "the resumed push"; }
 contains "$T/out" "1 run pushed" "the resumed push sends the run"
-equals "$(parts)" "$((12 - held))" "and only the parts not yet held"
+equals "$(s3_parts team/evidence/)" "$((12 - held))" "and only the parts not yet held"
 [ "$(tail -n 1 "$T/rss")" -lt 65536 ] || fail "push's peak memory is $(tail -n 1 "$T/rss") KiB, 64 MiB or more"
 ok "push's peak memory $(tail -n 1 "$T/rss") KiB, under 64 MiB"
 expect_exit 0 "C pulls the 60 MiB object" lc pull

@@ -68,34 +68,14 @@ ok "$size bytes of objects"
 head -c 2147483648 /dev/urandom >"$T/work/huge.bin"
 LABRUN_STORE=$E "$LABRUN" record -q --artifact huge.bin -- true >/dev/null 2>&1 || fail "record the 2 GiB artifact"
 rm -f "$T/work/huge.bin"
-parts() { grep -ac 'PUT /lab/scale/objects/[0-9a-f]*?partNumber=' "$S3D/log" || true; }
-: >"$S3D/log"
-LABRUN_STORE=$E "$LABRUN" push >/dev/null 2>&1 &
-pe=$!
-i=0
-until [ "$(parts)" -ge 64 ] || ! kill -0 $pe 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 6000 ] || fail "the push did not send half its parts in ten minutes"
-	sleep 0.1
-done
-kill -9 $pe 2>/dev/null || true
-wait $pe 2>/dev/null || true
-held=$(s3py <<'PY'
-import sys
-import boto3
-s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
-ups = s3.list_multipart_uploads(Bucket="lab", Prefix="scale/objects/").get("Uploads", [])
-print(max([len(s3.list_parts(Bucket="lab", Key=u["Key"], UploadId=u["UploadId"], MaxParts=1000).get("Parts", []))
-           for u in ups] or [0]))
-PY
-)
+s3_kill_push_after scale/ 64 env LABRUN_STORE="$E" "$LABRUN" push
 [ "$held" -ge 64 ] || fail "the killed push left $held of 128 parts held"
 ok "the killed push left $held of 128 parts held"
 : >"$S3D/log"
 LABRUN_STORE=$E /usr/bin/time -f "%M" -o "$T/rss" "$LABRUN" push >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err" >&2; fail "the resumed push"; }
 contains "$T/out" "1 run pushed" "the resumed push sends the run"
-equals "$(parts)" "$((128 - held))" "and only the $((128 - held)) parts not yet held"
+equals "$(s3_parts scale/)" "$((128 - held))" "and only the $((128 - held)) parts not yet held"
 [ "$(tail -n 1 "$T/rss")" -lt 65536 ] || fail "push's peak memory is $(tail -n 1 "$T/rss") KiB"
 ok "push's peak memory $(tail -n 1 "$T/rss") KiB, under 64 MiB"
 LABRUN_STORE=$C /usr/bin/time -f "%M" -o "$T/rss" "$LABRUN" pull >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "pull"; }
