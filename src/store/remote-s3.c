@@ -72,6 +72,15 @@ static int is_hex64(const char *s)
 	return s && strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
+/* Text another host wrote that labrun prints: no control characters (C0, DEL, C1: a terminal's escapes). */
+static int is_visible(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return 0;
+	return 1;
+}
+
 /* Run 'uuid's index from the bucket, checked; LR_ENOTFOUND when there is none. */
 static int index_read(struct lr_remote *r, const char *uuid, struct run_index *x)
 {
@@ -92,7 +101,8 @@ static int index_read(struct lr_remote *r, const char *uuid, struct run_index *x
 	j = json_loadb(b.buf, b.len, 0, NULL);
 	if (json_unpack(j, "{s:s, s:s, s:s, s:s, s:s, s:o}", "bundle_sha256", &bundle, "hostname", &host, "pushed_at",
 			&at, "pushed_by", &by, "pushed_from", &from, "issues", &x->issues) ||
-	    !is_hex64(bundle) || !json_is_array(x->issues)) {
+	    !is_hex64(bundle) || !json_is_array(x->issues) || !is_visible(host) || !is_visible(by) ||
+	    !is_visible(from)) {
 		x->issues = NULL;
 		rc = lr_error_set(LR_EINVAL, "remote '%s' (%s) holds an index of run %s that is not labrun's", r->name,
 				  lr_s3_where(S3R(r)), uuid);
@@ -280,7 +290,17 @@ static int on_run_key(void *arg, const char *key)
 		return 0;
 	if (LR_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return LR_ENOMEM;
-	if ((rc = index_read(l->r, uuid, &l->v[l->n])))
+	if ((rc = index_read(l->r, uuid, &l->v[l->n])) == LR_EINVAL || rc == LR_ENOTFOUND) {
+		lr_error_clear();
+		if (rc == LR_ENOTFOUND || l->f->issue || l->f->host)
+			return 0; /* gone since the listing, or a filter needs what it cannot say */
+		/* not labrun's: listed last, so that reading it refuses this run by name and the others come */
+		if (!(l->v[l->n].pushed_at = strdup("~")))
+			return LR_ENOMEM;
+		snprintf(l->v[l->n++].uuid, sizeof l->v[0].uuid, "%s", uuid);
+		return 0;
+	}
+	if (rc)
 		return rc;
 	if (wanted_index(l->f, &l->v[l->n]))
 		l->n++;

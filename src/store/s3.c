@@ -67,14 +67,31 @@ struct s3_error {
 	char code[128], message[512];
 };
 
+/*
+ * The service's words, for a message: its control characters, C0 and DEL and
+ * the C1 ones XML allows (U+0080-U+009F, a terminal's CSI among them), as '?'.
+ */
+static void copy_visible(char *out, size_t size, const char *text)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p && o + 1 < size; p++) {
+		int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		out[o++] = *p < 0x20 || *p == 0x7f || c1 ? '?' : (char)*p;
+		p += c1;
+	}
+	out[o] = '\0';
+}
+
 static void on_error_field(void *arg, const char *name, const char *text)
 {
 	struct s3_error *e = arg;
 
 	if (!strcmp(name, "Code"))
-		snprintf(e->code, sizeof e->code, "%s", text);
+		copy_visible(e->code, sizeof e->code, text);
 	else if (!strcmp(name, "Message"))
-		snprintf(e->message, sizeof e->message, "%s", text);
+		copy_visible(e->message, sizeof e->message, text);
 }
 
 /* ---- requests ---- */

@@ -1,6 +1,7 @@
 """A proxy in front of the test's S3 server that answers 503 SlowDown: to each distinct request
 (method, path and query) its first FAILS times in 'storm' mode, then passes it on unchanged (the
-Host header too, so the signature still holds); to every request in 'down' mode. The mode is the
+Host header too, so the signature still holds); to every request in 'down' mode; and in 'hostile'
+mode answers 403 with a Code and Message full of terminal escapes. The mode is the
 file MODE_FILE's first word, read at each request. Loopback only.
 
 usage: python3 s3-faults.py LISTEN_PORT UPSTREAM_PORT MODE_FILE FAILS
@@ -38,6 +39,17 @@ class Proxy(BaseHTTPRequestHandler):
         with lock:
             n = seen.get((self.command, self.path), 0)
             seen[(self.command, self.path)] = n + 1
+        if m == "hostile":  # a refusal whose words would drive a terminal
+            # C0 escapes cannot be in XML 1.0; the C1 CSI (U+009B) can, as its UTF-8 or as &#155;
+            evil = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied\xc2\x9b2J</Code>'
+                    b'<Message>&#155;31mred&#155;0m</Message></Error>')
+            self.send_response(403)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(evil)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(evil)
+            return
         if m == "down" or (m == "storm" and n < FAILS):
             self.send_response(503)
             self.send_header("Content-Type", "application/xml")

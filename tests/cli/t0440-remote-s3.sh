@@ -190,12 +190,46 @@ LABRUN_STORE=$S "$LABRUN" record -q -- echo refused >/dev/null 2>&1 || fail "rec
 expect_exit 3 "a service that only answers 503" env LABRUN_STORE="$S" "$LABRUN" push --run last
 contains "$T/err" "HTTP 503, SlowDown: Please reduce your request rate." "the service's answer, after the retries"
 contains "$T/err" "remote 'lab' (bucket 'lab', prefix 'team/evidence/' at http://127.0.0.1:$P_PORT)" "names the remote"
+echo hostile >"$T/mode"
+expect_exit 3 "a service whose refusal holds terminal escapes" env LABRUN_STORE="$S" "$LABRUN" push --run last
+contains "$T/err" "HTTP 403, AccessDenied?2J: ?31mred?0m" "its words are shown with the escapes made visible"
+! grep -q "$(printf '\302\233')" "$T/err" || fail "a CSI (U+009B) reached the terminal"
+ok "no escape character reaches the terminal"
 down=$(LABRUN_STORE=$S "$LABRUN" sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')
 echo pass >"$T/mode"
 expect_exit 0 "pull with the service back" lc pull --run "$down"
 contains "$T/out" "0 runs pulled" "nothing of the refused push was written"
 expect_exit 0 "push again" env LABRUN_STORE="$S" "$LABRUN" push --run last
 contains "$T/out" "1 run pushed" "sends it"
+
+# --- a run's index another host wrote with escapes in it, and one that is not JSON: each refused by
+# name, the other runs pulled
+s3py <<'PY' || fail "plant two hostile indexes"
+import json, sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+bad = {"labrun_run_index": 1, "uuid": "0badc0de-0000-4000-8000-000000000001", "bundle_sha256": "0" * 64,
+       "hostname": "gpu-3", "pushed_at": "2026-01-01T00:00:00Z", "pushed_by": "x\u009b31m", "pushed_from": "gpu-3",
+       "issues": ["205"], "kind": "record", "status": "passed", "started_at": "2026-01-01T00:00:00Z"}
+s3.put_object(Bucket="lab", Key="team/evidence/runs/0badc0de-0000-4000-8000-000000000001.json", Body=json.dumps(bad))
+s3.put_object(Bucket="lab", Key="team/evidence/runs/0badc0de-0000-4000-8000-000000000002.json", Body=b"\x1b[2J not json")
+PY
+R="$T/r"
+LABRUN_STORE=$R "$LABRUN" init >/dev/null && LABRUN_STORE=$R "$LABRUN" remote add lab "$URI"
+expect_exit 1 "pull past two hostile indexes" env LABRUN_STORE="$R" "$LABRUN" pull
+contains "$T/err" "refused 0badc0de-0000-4000-8000-000000000001: remote 'lab' (bucket 'lab', prefix 'team/evidence/' at $S3_URL) holds an index of run 0badc0de-0000-4000-8000-000000000001 that is not labrun's" \
+	"the index with an escape is refused by name"
+contains "$T/err" "refused 0badc0de-0000-4000-8000-000000000002" "so is the one that is not JSON"
+! grep -q "$(printf '\302\233')" "$T/err" "$T/out" || fail "a CSI reached the terminal"
+contains "$T/out" "runs pulled, 0 already here, 2 refused" "the other runs come"
+expect_exit 0 "the filtered pull does not stumble on them" env LABRUN_STORE="$R" "$LABRUN" pull --issue 205
+s3py <<'PY' || fail "remove the hostile indexes"
+import sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+for k in ("1", "2"):
+    s3.delete_object(Bucket="lab", Key="team/evidence/runs/0badc0de-0000-4000-8000-00000000000%s.json" % k)
+PY
 
 # --- a full disk on the pulling side: exit 3 naming the run and the remote, nothing of it stored
 # (a file size limit stands in for the disk)
