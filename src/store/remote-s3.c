@@ -323,7 +323,7 @@ static int s3_runs(struct lr_remote *r, const struct lr_remote_filter *f, lr_rem
 	size_t i;
 	int rc;
 
-	if (!(rc = lr_s3_list(S3R(r), "runs/", on_run_key, &l)))
+	if (!(rc = lr_s3_list(S3R(r), "runs/", on_run_key, &l)) && l.n) /* qsort's array may not be NULL */
 		qsort(l.v, l.n, sizeof *l.v, by_push);
 	for (i = 0; i < l.n; i++) {
 		if (!rc)
