@@ -61,7 +61,10 @@ static int remote_init(struct lr_store *st, char **args, int n)
 
 	if (!(rc = lr_store_remote_get(st, name, &which, &uri)) && !(rc = lr_remote_open(&r, which, uri, 1)) &&
 	    !(rc = lr_remote_init(r, &applied, &version))) {
-		if (applied)
+		if (!strncmp(uri, "s3://", 5)) /* a bucket has no schema: its prefix is marked once */
+			printf("remote '%s': %s (layout %d)\n", which,
+			       applied ? "marked as a labrun remote" : "a labrun remote already", version);
+		else if (applied)
 			printf("remote '%s': applied %d migration%s, schema version %d\n", which, applied,
 			       applied == 1 ? "" : "s", version);
 		else

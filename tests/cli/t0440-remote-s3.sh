@@ -42,9 +42,9 @@ contains "$T/err" "remote 'lab' (bucket 'lab', prefix 'team/evidence/' at $S3_UR
 	"names the remote"
 contains "$T/err" "labrun remote init lab" "and the fix"
 expect_exit 0 "remote init" la remote init lab
-contains "$T/out" "remote 'lab': applied 1 migration, schema version 1" "marks the prefix"
+contains "$T/out" "remote 'lab': marked as a labrun remote (layout 1)" "marks the prefix"
 expect_exit 0 "remote init again" lb remote init lab
-contains "$T/out" "up to date" "idempotent"
+contains "$T/out" "remote 'lab': a labrun remote already (layout 1)" "idempotent"
 
 # --- evidence on two hosts: an experiment run, records with an artifact, a failed run, responses
 (cd "$T/work" && la run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in A"
