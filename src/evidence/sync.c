@@ -126,7 +126,8 @@ static int fetch_objects(struct pull *p, const struct lr_bundle *b)
 		if (!stat(path, &sb)) {
 			p->s->objects_present++;
 		} else if (!p->origin.lazy &&
-			   !(rc = lr_remote_get_object(p->r, lr_store_dir(p->st), b->objects.v[i].key))) {
+			   !(rc = lr_remote_get_object(p->r, lr_store_dir(p->st), b->objects.v[i].key,
+						       strtoll(b->objects.v[i].value, NULL, 10)))) {
 			p->s->objects_moved++;
 			p->s->bytes_moved += strtoll(b->objects.v[i].value, NULL, 10);
 		}

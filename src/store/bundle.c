@@ -13,7 +13,7 @@
 #include "base/seal.h"
 #include "base/sign.h"
 #include "store/objects.h"
-#include "store/remote.h"
+#include "store/remote-int.h"
 #include "store/store-int.h"
 
 static int oom(void)
@@ -381,4 +381,14 @@ int64_t lr_bundle_max(void)
 	errno = 0;
 	v = strtoll(env, &end, 10);
 	return errno || *end || v <= 0 ? LR_BUNDLE_MAX : (int64_t)v;
+}
+
+int lr_remote_size_differs(const char *remote, const char *sha256, int64_t holds, int64_t size)
+{
+	if (size < 0 || holds == size)
+		return 0;
+	lr_error_set(LR_EIO, "remote '%s' holds object %s with %lld bytes; the run that names it says %lld", remote,
+		     sha256, (long long)holds, (long long)size);
+	lr_error_hint("the remote's copy is not the one pushed: nothing of it was written here");
+	return LR_EIO;
 }

@@ -18,7 +18,7 @@ struct lr_remote_ops {
 	int (*runs)(struct lr_remote *r, const struct lr_remote_filter *f, lr_remote_run_fn fn, void *arg);
 	int (*get_run)(struct lr_remote *r, const char *uuid, char **text, char **sha256, char **pushed_by,
 		       char **pushed_from);
-	int (*get_object)(struct lr_remote *r, const char *store_dir, const char *sha256);
+	int (*get_object)(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size);
 	void (*free)(struct lr_remote *r);
 };
 
@@ -26,6 +26,9 @@ struct lr_remote {
 	const struct lr_remote_ops *ops;
 	char *name;
 };
+
+/* (bundle.c) LR_EIO naming the object when remote 'remote' holds 'holds' bytes of it and the run says 'size' (-1: unknown). */
+LR_MUST_CHECK int lr_remote_size_differs(const char *remote, const char *sha256, int64_t holds, int64_t size);
 
 /* Open each kind (remote.h's lr_remote_open says what they check). */
 LR_MUST_CHECK int lr_remote_pg_open(struct lr_remote **out, const char *name, const char *uri, int for_init);

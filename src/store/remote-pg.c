@@ -422,9 +422,10 @@ static int pg_get_run(struct lr_remote *base, const char *uuid, char **text, cha
 	return rc;
 }
 
-/* Read the chunks one row at a time into 'w' (single-row mode: one chunk in memory at a time). */
-static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_objw *w, int64_t *chunks)
+/* Read the chunks one row at a time into 'w' (single-row mode: one chunk in memory at a time), 'most' bytes at most. */
+static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_objw *w, int64_t most, int64_t *chunks)
 {
+	int64_t got = 0;
 	const char *const p[] = { sha256 };
 	PGresult *res;
 	int rc = 0;
@@ -437,7 +438,10 @@ static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_obj
 	while ((res = PQgetResult(r->conn))) {
 		ExecStatusType t = PQresultStatus(res);
 
-		if (!rc && t == PGRES_SINGLE_TUPLE) {
+		if (!rc && t == PGRES_SINGLE_TUPLE && (got += PQgetlength(res, 0, 0)) > most) {
+			rc = lr_error_set(LR_EIO, "remote '%s' sends more of object %s than the %lld bytes it holds",
+					  r->base.name, sha256, (long long)most);
+		} else if (!rc && t == PGRES_SINGLE_TUPLE) {
 			rc = lr_objw_write(w, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
 			(*chunks)++;
 		} else if (!rc && t != PGRES_TUPLES_OK) {
@@ -448,7 +452,7 @@ static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_obj
 	return rc;
 }
 
-static int pg_get_object(struct lr_remote *base, const char *store_dir, const char *sha256)
+static int pg_get_object(struct lr_remote *base, const char *store_dir, const char *sha256, int64_t expect)
 {
 	struct pg_remote *r = PG(base);
 	const char *const p[] = { sha256 };
@@ -465,9 +469,10 @@ static int pg_get_object(struct lr_remote *base, const char *store_dir, const ch
 	}
 	want = res && !rc ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
 	PQclear(res);
-	if (rc || (rc = lr_objw_open(&w, store_dir, NULL)))
+	if (rc || (rc = lr_remote_size_differs(base->name, sha256, want, expect)) ||
+	    (rc = lr_objw_open(&w, store_dir, NULL)))
 		return rc;
-	if ((rc = receive_chunks(r, sha256, w, &chunks))) {
+	if ((rc = receive_chunks(r, sha256, w, want, &chunks))) {
 		lr_objw_abort(w);
 		return rc;
 	}

@@ -378,7 +378,7 @@ static int to_objw(void *arg, const void *data, size_t len)
 	return lr_objw_write(arg, data, len);
 }
 
-static int s3_get_object(struct lr_remote *r, const char *store_dir, const char *sha256)
+static int s3_get_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t expect)
 {
 	struct lr_objw *w = NULL;
 	char key[80], hex[LR_SHA256_HEX];
@@ -393,7 +393,7 @@ static int s3_get_object(struct lr_remote *r, const char *store_dir, const char 
 		lr_error_hint("push the run that names it from the host that recorded it");
 		return rc;
 	}
-	if ((rc = lr_objw_open(&w, store_dir, NULL)))
+	if ((rc = lr_remote_size_differs(r->name, sha256, want, expect)) || (rc = lr_objw_open(&w, store_dir, NULL)))
 		return rc;
 	if ((rc = lr_s3_get(S3R(r), key, want, to_objw, w, &found)) || !found) {
 		lr_objw_abort(w);

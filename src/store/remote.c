@@ -58,7 +58,7 @@ int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char *
 	return r->ops->get_run(r, uuid, text, sha256, pushed_by, pushed_from);
 }
 
-int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char *sha256)
+int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size)
 {
-	return r->ops->get_object(r, store_dir, sha256);
+	return r->ops->get_object(r, store_dir, sha256, size);
 }

@@ -177,8 +177,13 @@ int64_t lr_bundle_max(void);
 LR_MUST_CHECK int lr_remote_get_run(struct lr_remote *r, const char *uuid, char **text, char **sha256, char **pushed_by,
 				    char **pushed_from);
 
-/* Stream object 'sha256' into objects/ of 'store_dir', checking its hash; LR_ENOTFOUND when the remote lacks it. */
-LR_MUST_CHECK int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char *sha256);
+/*
+ * Stream object 'sha256' into objects/ of 'store_dir', checking its hash;
+ * LR_ENOTFOUND when the remote lacks it. 'size' is what the run that names
+ * it says (-1: unknown): a remote that holds another size is refused before
+ * a byte is written, and never more than 'size' bytes are.
+ */
+LR_MUST_CHECK int lr_remote_get_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size);
 
 /*
  * Make object 'sha256' present in objects/: a no-op when it is, else fetch

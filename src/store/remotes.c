@@ -150,6 +150,7 @@ int lr_store_object_fetch(struct lr_store *st, const char *sha256)
 	struct lr_remote *r = NULL;
 	sqlite3_stmt *s = NULL;
 	struct stat sb;
+	int64_t size = -1;
 	int rc;
 
 	if (!path)
@@ -158,18 +159,22 @@ int lr_store_object_fetch(struct lr_store *st, const char *sha256)
 	free(path);
 	if (!rc)
 		return 0;
-	if ((rc = db_prepare(st, &s, "SELECT remote FROM remote_object WHERE sha256 = :sha")))
+	if ((rc = db_prepare(
+		     st, &s,
+		     "SELECT r.remote, o.size FROM remote_object r JOIN object o USING (sha256) WHERE sha256 = :sha")))
 		return rc;
 	db_bind_text(s, ":sha", sha256);
 	if (db_step_row(st, s, "find where an object is", &rc) && !(remote = db_col_dup(s, 0)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	else if (remote)
+		size = sqlite3_column_int64(s, 1);
 	sqlite3_finalize(s);
 	if (rc || !remote) {
 		free(remote);
 		return rc ? rc : lr_error_set(LR_ENOTFOUND, "object %s is not in objects/ and on no remote", sha256);
 	}
 	if (!(rc = lr_store_remote_get(st, remote, NULL, &uri)) && !(rc = lr_remote_open(&r, remote, uri, 0)))
-		rc = lr_remote_get_object(r, st->dir, sha256);
+		rc = lr_remote_get_object(r, st->dir, sha256, size);
 	lr_remote_free(r);
 	free(remote);
 	free(uri);

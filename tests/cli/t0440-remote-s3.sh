@@ -265,6 +265,22 @@ expect_exit 1 "a run not pushed" la share lab --run last
 contains "$T/err" "the remote has no bundle" "is named"
 contains "$T/err" "push the run first" "with the fix"
 
+# --- a remote whose copy of an object is not the size the run names: refused before a byte is written
+sha=$(sha256sum "$T/work/storm.bin" | cut -d' ' -f1)
+s3py "$sha" <<'PY' || fail "swap the object for a larger one"
+import sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+key = "team/evidence/objects/" + sys.argv[2]
+s3.delete_object(Bucket="lab", Key=key)
+s3.put_object(Bucket="lab", Key=key, Body=b"x" * 9000000)
+PY
+Q="$T/q"
+LABRUN_STORE=$Q "$LABRUN" init >/dev/null && LABRUN_STORE=$Q "$LABRUN" remote add lab "$URI"
+expect_exit 3 "an object the remote holds with another size" env LABRUN_STORE="$Q" "$LABRUN" pull --run "$storm"
+contains "$T/err" "remote 'lab' holds object $sha with 9000000 bytes; the run that names it says 7000000" "is named"
+equals "$(find "$Q/objects" -type f | wc -l | tr -d ' ')" "0" "and nothing of it was written"
+
 # --- docs/remote.md's S3 walk-through, as a newcomer types it (only the endpoint is the test server's)
 awk '/^## S3 remotes/ { s = 1 } s && /^```text/ { b = 1; next } b && /^```/ { exit } b' "$TOP_SRCDIR/docs/remote.md" |
 	grep '^labrun ' | sed -e "s#https://s3.lab.example:9000#$S3_URL#" -e "s#^labrun #\"$LABRUN\" #" >"$T/walk.sh"
