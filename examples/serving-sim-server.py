@@ -105,7 +105,9 @@ class Handler(BaseHTTPRequestHandler):
         if isinstance(prompt, list):
             prompt = " ".join(map(str, prompt))
         mode = prompt.split()[0][5:] if prompt.startswith("mode:") else "vllm"
-        if mode == "slow":
+        if mode == "slow":  # said in the log first, so a test knows the request is in flight
+            with LOG_LOCK, open(sys.argv[2], "a") as log:
+                log.write(json.dumps({"prompt": prompt, "waiting": 30}) + "\n")
             time.sleep(30)
         if mode == "close":
             self.close_connection = True

@@ -214,8 +214,9 @@ printf '{"case_id": "k1", "prompt": "quick"}\n{"case_id": "k2", "prompt": "mode:
 "$LABRUN" collect --endpoint "$url" --route slow --cases slow.jsonl >"$T/out" 2>"$T/err" &
 pid=$!
 i=0
-while ! grep -q quick sent.log 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
-grep -q quick sent.log || fail "the first case never completed"
+# k1 complete and k2 in flight: the server logs a slow request when it arrives (k1's line comes first)
+while ! grep -q '"waiting"' sent.log 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+grep -q quick sent.log && grep -q '"waiting"' sent.log || fail "the first case never completed, or the second never came"
 kill -INT $pid
 set +e; wait $pid; code=$?; set -e
 equals "$code" "1" "a cancelled pass exits 1"
