@@ -8,11 +8,13 @@
 #include "evidence/archive.h"
 #include "evidence/manifest.h"
 #include "evidence/pack.h"
+#include "evidence/publish.h"
 #include "evidence/settings.h"
+#include "store/remote.h"
 
 static const char usage[] =
-	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--site] [--prune] [--allow-findings]\n"
-	"                      [--progress]\n"
+	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--site] [--to REMOTE] [--prune]\n"
+	"                      [--allow-findings] [--progress]\n"
 	"       labrun archive --verify FILE [--trust FILE]... [--key FILE] [--allow-unsigned]\n"
 	"       labrun archive --extract FILE DIR\n"
 	"\n"
@@ -26,7 +28,10 @@ static const char usage[] =
 	"crate's signatures against the keys you trust (--trust, --key, --allow-unsigned as for\n"
 	"verify), its files, ledger, rows, report and site. --extract checks every entry first\n"
 	"and refuses absolute paths, '..', links and device files, writing nothing when one is\n"
-	"found.\n";
+	"found. --to copies the archive to an S3 remote (a remote's name, or s3://BUCKET/PREFIX?...)\n"
+	"as archives/SHA256.tar.zst, with an in-toto statement of its digest signed by this\n"
+	"store's key beside it, and prints the copy's URI for 'labrun verify' and 'labrun register'.\n"
+	"--verify also takes such a URI.\n";
 
 /* --extract FILE DIR */
 static int extract_into(const char *file, const char *dir, int progress)
@@ -84,9 +89,40 @@ static int write_archive(const struct cmd_crate_job *j, const char *out, int wit
 	return 0;
 }
 
+/* The archive at 'path' copied to 'dest' (a remote's name or an s3:// URI), with its signed statement: said. */
+static int copy_archive(struct lr_store *st, const char *dest, const char *path)
+{
+	struct lr_published p = { 0 };
+	char *name = NULL, *uri = NULL;
+	int rc;
+
+	if (!strncmp(dest, "s3://", 5))
+		rc = (name = strndup(dest, strcspn(dest, "?"))) && (uri = strdup(dest))
+			     ? 0
+			     : lr_error_set(LR_ENOMEM, "out of memory");
+	else
+		rc = lr_store_remote_get(st, dest, &name, &uri, NULL);
+	if (!rc && strncmp(uri, "s3://", 5)) {
+		rc = lr_error_set(LR_EINVAL, "cannot copy the archive to remote '%s': it is not an S3 remote", name);
+		lr_error_hint("an archive goes to a bucket: 'labrun remote add NAME s3://BUCKET/PREFIX?...' "
+			      "(docs/remote.md)");
+	}
+	if (!rc && !(rc = lr_archive_publish(name, uri, path, lr_store_signer(st), &p))) {
+		printf("%s '%s' (%lld bytes, sha256 %s) to '%s'%s:\n  %s\n", p.sent ? "copied" : "found", path,
+		       (long long)p.size, p.sha256, name, p.sent ? "" : " already", p.uri);
+		printf("its statement beside it (%s.intoto.json) is %s%s\n", p.sha256,
+		       lr_store_signer(st) ? "signed with this store's key" : "unsigned: this store has no key",
+		       p.statement_sent ? "" : " (the bucket held one already: it stays)");
+	}
+	lr_published_release(&p);
+	free(name);
+	free(uri);
+	return rc;
+}
+
 int cmd_archive(const struct lr_global *g, int argc, char **argv)
 {
-	const char *verify = NULL, *extract = NULL, *out = NULL, *key = NULL;
+	const char *verify = NULL, *extract = NULL, *out = NULL, *key = NULL, *to = NULL;
 	struct lr_strlist runs = { 0 }, issues = { 0 }, trust = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char path[PATH_MAX];
@@ -105,6 +141,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 			   "check every entry of the archive FILE, then extract it into DIR"),
 		CMD_STRING('o', "output", &out, "FILE",
 			   "the archive (default labrun-run-ID.tar.zst or labrun-issue-REF.tar.zst)"),
+		CMD_NONEMPTY(0, "to", &to, "REMOTE",
+			     "then copy the archive and its signed statement to this S3 remote\n(a remote's name or "
+			     "an s3:// URI) and print the copy's URI"),
 		CMD_BOOL(0, "site", &with_site,
 			 "put the static site of the runs ('labrun site') into the crate's site/"),
 		CMD_BOOL(
@@ -125,6 +164,10 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 				     "give --run or --issue (each as often as you like), --verify or --extract");
 		goto done_opts;
 	}
+	if ((verify || extract) && to) {
+		rc = cmd_usage_error("archive", "--to goes with --run or --issue");
+		goto done_opts;
+	}
 	if (verify || extract || trust.n || key || unsigned_ok) {
 		rc = verify_or_extract(verify, extract, &trust, key, unsigned_ok, argc, argv, first, progress);
 		goto done_opts;
@@ -137,7 +180,9 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 		goto done;
 	if ((rc = write_archive(&j, out, with_site, progress, path, sizeof path)))
 		goto failed;
-	cmd_crate_job_end_snapshot(&j); /* pruning writes */
+	cmd_crate_job_end_snapshot(&j); /* pruning writes; a long copy holds no snapshot */
+	if (to && (rc = copy_archive(j.st, to, path)))
+		goto failed;
 	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, path, &pruned, &bytes)))
 		goto failed;
 	if (prune)

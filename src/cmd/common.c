@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/progress.h"
 #include "evidence/manifest.h"
+#include "evidence/publish.h"
 #include "evidence/scan.h"
 #include "evidence/select.h"
 #include "evidence/verify-path.h"
@@ -60,7 +61,7 @@ int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const cha
 
 	memset(t, 0, sizeof *t);
 	rc = only ? lr_trust_add_file(t, only) : lr_trust_load(t);
-	for (i = 0; !rc && i < files->n; i++)
+	for (i = 0; !rc && files && i < files->n; i++)
 		rc = lr_trust_add_file(t, files->v[i]);
 	return rc;
 }
@@ -144,15 +145,49 @@ static int verify_fail(int rc)
 	return cmd_fail(rc);
 }
 
+/* An archive's copy in a bucket, read back into 'f': its digest and signed statement checked. */
+static int check_copy(const char *cmd, const char *uri, const struct lr_trust *t, int allow, struct lr_fetched *f,
+		      int *problems)
+{
+	char principal[128], why[512], what[400];
+	int rc;
+
+	if ((rc = lr_archive_fetch(cmd, uri, f)))
+		return rc;
+	snprintf(what, sizeof what, "copy %s", f->key);
+	printf("copy '%s': %lld bytes read back, sha256 %s\n", f->key, (long long)f->size, f->sha256);
+	if ((rc = lr_fetched_check(f, t, principal, why)) && rc != LR_EREFUSED)
+		return rc;
+	if (rc || (!principal[0] && !allow)) {
+		print_problem(NULL, what, rc ? why : "its statement is not signed by a key you trust");
+		if (!rc)
+			printf("  (%s)\n", why);
+		++*problems;
+	} else if (principal[0]) {
+		printf("copy '%s': its statement names these bytes, signed by %s\n", f->key, principal);
+	} else {
+		printf("labrun: warning: the statement beside the copy is not signed by a key you trust (%s) "
+		       "(--allow-unsigned)\n",
+		       why);
+	}
+	return 0;
+}
+
 int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *files, const char *only, int allow,
 		    int progress)
 {
 	struct lr_trust t = { 0 };
 	struct lr_verified v = { 0 };
+	struct lr_fetched f = { 0 };
 	int rc, problems = 0, members = 0;
 
 	if ((rc = cmd_trust_load(&t, files, only)))
 		goto out;
+	if (!strncmp(path, "s3://", 5)) { /* a copy in a bucket: read back, then checked as a local archive is */
+		if ((rc = check_copy(cmd, path, &t, allow, &f, &problems)))
+			goto out;
+		path = f.path;
+	}
 	cmd_progress_begin(cmd, progress, 0);
 	rc = lr_verify_path(path, &t, allow, print_problem, NULL, &problems, &members, &v);
 	cmd_progress_end();
@@ -174,6 +209,7 @@ int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *
 	       v.signer[0] ? v.principal : "no trusted key", v.signer[0] ? " (" : "", v.signer[0] ? v.signer : "",
 	       v.signer[0] ? ")" : "", problems);
 out:
+	lr_fetched_release(&f);
 	lr_verified_release(&v);
 	lr_trust_release(&t);
 	if (rc)

@@ -26,29 +26,27 @@ struct list_ctx {
 	size_t width; /* the terminal's, 0 when not a terminal */
 };
 
-static int print_registration(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
-			      const char *when, const char *runs)
+static int print_registration(void *arg, const struct lr_registration *g)
 {
 	struct list_ctx *c = arg;
-	int *n = &c->rows;
 
 	if (c->json) {
-		json_t *ids = json_array();
-		const char *p = runs;
+		json_t *ids = json_array(), *o;
+		const char *p = g->runs;
 		char *end;
 
 		while (*p) { /* "3 5": the ids of its runs */
 			json_array_append_new(ids, json_integer(strtoll(p, &end, 10)));
 			p = end + strspn(end, " ");
 		}
-		json_array_append_new(c->arr,
-				      json_pack("{sI ss ss ss ss so}", "id", (json_int_t)id, "hub", hub, "crate", path,
-						"manifest_sha256", sha, "registered_at", when, "runs", ids));
+		o = json_pack("{sI ss ss ss ss so}", "id", (json_int_t)g->id, "hub", g->hub, "crate", g->path,
+			      "manifest_sha256", g->sha, "registered_at", g->when, "runs", ids);
+		if (o && g->archive_sha)
+			json_object_set_new(o, "archive_sha256", json_string(g->archive_sha));
+		json_array_append_new(c->arr, o);
 		return 0;
 	}
-	const struct lr_registration_row row = { id, hub, path, sha, when, runs };
-
-	lr_render_registration_row(stdout, !(*n)++, &row);
+	lr_render_registration_row(stdout, !c->rows++, g);
 	return 0;
 }
 

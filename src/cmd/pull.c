@@ -39,7 +39,7 @@ static void note(void *arg, const char *uuid, enum lr_sync_event what, const cha
 int cmd_pull(const struct lr_global *g, int argc, char **argv)
 {
 	static const char *const objects[] = { "all", "lazy", NULL };
-	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
+	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL, *bucket = NULL;
 	const char *host = NULL;
 	struct lr_strlist runs = { 0 }, trust_files = { 0 };
 	struct lr_trust trust = { 0 };
@@ -68,8 +68,8 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	}
 	rc = cmd_trust_load(&trust, &trust_files, NULL);
-	if (!rc && !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
-	    !(rc = lr_remote_open(&r, name, uri, 0))) {
+	if (!rc && !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri, &bucket)) &&
+	    !(rc = lr_remote_open(&r, name, uri, bucket, 0))) {
 		struct lr_remote_filter f = { *issue ? issue : NULL, host, &runs };
 		int prc;
 
@@ -86,6 +86,7 @@ int cmd_pull(const struct lr_global *g, int argc, char **argv)
 	lr_strlist_release(&trust_files);
 	lr_strlist_release(&runs);
 	free(uri);
+	free(bucket);
 	free(name);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

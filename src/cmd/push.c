@@ -38,7 +38,7 @@ static void note(void *arg, const char *uuid, enum lr_sync_event what, const cha
 
 int cmd_push(const struct lr_global *g, int argc, char **argv)
 {
-	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL;
+	char issue[CMD_ISSUE_BUF] = "", *uri = NULL, *name = NULL, *objects = NULL;
 	struct lr_strlist runs = { 0 };
 	struct push_out out = { 0 };
 	struct lr_sync_stats s;
@@ -66,8 +66,8 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	}
 	if (!(rc = cmd_select_runs(st, "push", issue, &runs, &ids, &n)) &&
-	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri)) &&
-	    !(rc = lr_remote_open(&r, name, uri, 0))) {
+	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri, &objects)) &&
+	    !(rc = lr_remote_open(&r, name, uri, objects, 0))) {
 		int prc;
 
 		cmd_progress_begin("labrun push", progress, out.verbose && !progress);
@@ -82,6 +82,7 @@ int cmd_push(const struct lr_global *g, int argc, char **argv)
 	lr_strlist_release(&runs);
 	free(ids);
 	free(uri);
+	free(objects);
 	free(name);
 	return rc ? cmd_fail(rc) : LR_EXIT_OK;
 }

@@ -6,7 +6,7 @@
 #include "cmd/options.h"
 #include "store/remote.h"
 
-static const char usage[] = "usage: labrun remote add NAME URI\n"
+static const char usage[] = "usage: labrun remote add NAME URI [--objects s3://BUCKET/PREFIX?...]\n"
 			    "       labrun remote list\n"
 			    "       labrun remote remove NAME\n"
 			    "       labrun remote init [NAME]\n"
@@ -19,25 +19,30 @@ static const char usage[] = "usage: labrun remote add NAME URI\n"
 			    "file; S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a\n"
 			    "profile (AWS_PROFILE) of ~/.aws/credentials.\n"
 			    "\n"
-			    "  add NAME URI   remember a remote (nothing is contacted)\n"
-			    "  list           the remotes: NAME, URI and when each was added\n"
+			    "  add NAME URI   remember a remote (nothing is contacted); with --objects, a\n"
+			    "                 PostgreSQL remote keeps its objects in that bucket, its rows in\n"
+			    "                 the database (every host that uses it gives the same --objects)\n"
+			    "  list           the remotes: NAME, URI, when each was added, and its objects'\n"
+			    "                 bucket when it has one\n"
 			    "  remove NAME    forget a remote (runs pulled from it stay)\n"
 			    "  init [NAME]    create or migrate the remote's schema (schema/pg/), or mark an S3\n"
 			    "                 prefix as a remote; idempotent\n"
 			    "\n"
 			    "Errors reaching a remote exit 3 and name it, never its password or secret.\n";
 
-static int print_remote(void *arg, const char *name, const char *uri, const char *added_at)
+static int print_remote(void *arg, const char *name, const char *uri, const char *added_at, const char *objects)
 {
 	(void)arg;
-	printf("%s\t%s\t(added %s)\n", name, uri, added_at);
+	printf("%s\t%s\t(added %s)%s%s\n", name, uri, added_at, objects ? "\tobjects " : "", objects ? objects : "");
 	return 0;
 }
+
+static const char *objects_opt; /* remote add --objects */
 
 static int remote_add(struct lr_store *st, char **args, int n)
 {
 	(void)n;
-	return lr_store_remote_add(st, args[0], args[1]);
+	return lr_store_remote_add(st, args[0], args[1], objects_opt);
 }
 
 static int remote_list(struct lr_store *st, char **args, int n)
@@ -55,12 +60,12 @@ static int remote_remove(struct lr_store *st, char **args, int n)
 static int remote_init(struct lr_store *st, char **args, int n)
 {
 	const char *name = n ? args[0] : NULL;
-	char *uri = NULL, *which = NULL;
+	char *uri = NULL, *which = NULL, *objects = NULL;
 	struct lr_remote *r = NULL;
 	int rc, applied = 0, version = 0;
 
-	if (!(rc = lr_store_remote_get(st, name, &which, &uri)) && !(rc = lr_remote_open(&r, which, uri, 1)) &&
-	    !(rc = lr_remote_init(r, &applied, &version))) {
+	if (!(rc = lr_store_remote_get(st, name, &which, &uri, &objects)) &&
+	    !(rc = lr_remote_open(&r, which, uri, objects, 1)) && !(rc = lr_remote_init(r, &applied, &version))) {
 		if (!strncmp(uri, "s3://", 5)) /* a bucket has no schema: its prefix is marked once */
 			printf("remote '%s': %s (layout %d)\n", which,
 			       applied ? "marked as a labrun remote" : "a labrun remote already", version);
@@ -73,12 +78,17 @@ static int remote_init(struct lr_store *st, char **args, int n)
 	lr_remote_free(r);
 	free(uri);
 	free(which);
+	free(objects);
 	return rc;
 }
 
 int cmd_remote(const struct lr_global *g, int argc, char **argv)
 {
-	const struct cmd_opt opts[] = { CMD_END };
+	const struct cmd_opt opts[] = {
+		CMD_NONEMPTY(0, "objects", &objects_opt, "URI",
+			     "with add: the s3:// bucket a PostgreSQL remote keeps its objects in"),
+		CMD_END,
+	};
 	const struct cmd_parse p = { .cmd = "remote",
 				     .usage = usage,
 				     .min = 1,
@@ -113,6 +123,8 @@ int cmd_remote(const struct lr_global *g, int argc, char **argv)
 		return cmd_usage_error("remote", "unknown subcommand '%s': add, list, remove or init", sub);
 	if (n < subs[i].min || n > subs[i].max)
 		return cmd_usage_error("remote", "'%s' takes %s", sub, subs[i].operands);
+	if (objects_opt && subs[i].fn != remote_add)
+		return cmd_usage_error("remote", "--objects goes with 'remote add'");
 	local = *g;
 	local.mode = subs[i].mode;
 	if ((rc = cmd_store(&st, &local)))

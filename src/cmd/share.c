@@ -120,7 +120,7 @@ int cmd_share(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	}
 	if (!(rc = cmd_select_runs(st, "share", issue, &runs, &ids, &n)) &&
-	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri))) {
+	    !(rc = lr_store_remote_get(st, first < argc ? argv[first] : NULL, &name, &uri, NULL))) {
 		if (strncmp(uri, "s3://", 5)) {
 			rc = lr_error_set(LR_EINVAL, "cannot share from remote '%s': it is not an S3 remote", name);
 			lr_error_hint("a PostgreSQL remote is read with its own credentials: 'labrun pull' there");

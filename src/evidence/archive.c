@@ -439,3 +439,15 @@ int lr_archive_read_member(const char *path, const char *member, const char *sha
 	archive_read_free(a);
 	return rc;
 }
+
+int lr_archive_unpack(const char *path, const char *dir, int *members)
+{
+	char sums[PATH_MAX];
+	int extracted = 0, rc;
+
+	if ((rc = lr_archive_verify(path, members)) || (rc = lr_archive_extract(path, dir, &extracted)) ||
+	    (rc = lr_path(sums, sizeof sums, "%s/SHA256SUMS", dir)))
+		return rc;
+	unlink(sums);
+	return 0;
+}

@@ -42,6 +42,14 @@ LR_MUST_CHECK int lr_archive_verify(const char *path, int *members);
 LR_MUST_CHECK int lr_archive_extract(const char *path, const char *dir, int *members);
 
 /*
+ * The crate in archive 'path', into the existing empty directory 'dir':
+ * every member checked against SHA256SUMS (*members counts them), then
+ * extracted as lr_archive_extract does, then SHA256SUMS removed (a list no
+ * one signs: the crate's own statements are what a reader checks).
+ */
+LR_MUST_CHECK int lr_archive_unpack(const char *path, const char *dir, int *members);
+
+/*
  * Stream member 'member' of archive 'path' to file descriptor 'fd', checking
  * that its content hashes to 'sha256' (LR_EIO naming the member otherwise;
  * the bytes were written by then). LR_ENOTFOUND when there is no such member.

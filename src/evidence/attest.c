@@ -24,35 +24,41 @@ int lr_attest_subject(json_t *subjects, const char *dir, const char *rel)
 	return 0;
 }
 
-int lr_attest_write(const struct lr_signer *s, const char *dir, const char *rel, json_t *subjects,
-		    const char *predicate_type, json_t *predicate)
+int lr_attest_text(const struct lr_signer *s, json_t *subjects, const char *predicate_type, json_t *predicate,
+		   char **text)
 {
 	json_t *stmt = json_pack("{s:s, s:O, s:s, s:O}", "_type", LR_INTOTO_STATEMENT, "subject", subjects,
 				 "predicateType", predicate_type, "predicate", predicate),
 	       *env = NULL;
-	char *payload = NULL, *text = NULL, full[PATH_MAX * 2];
-	FILE *f = NULL;
+	char *payload = NULL;
 	int rc = 0;
 
-	if (!stmt || !(payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS))) {
+	*text = NULL;
+	if (!stmt || !(payload = json_dumps(stmt, JSON_COMPACT | JSON_SORT_KEYS)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = lr_dsse_sign(s, LR_INTOTO_PAYLOAD_TYPE, payload, strlen(payload), &env)))
-		goto out;
-	if (!(text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS))) {
+	else if (!(rc = lr_dsse_sign(s, LR_INTOTO_PAYLOAD_TYPE, payload, strlen(payload), &env)) &&
+		 !(*text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-		goto out;
-	}
+	json_decref(stmt);
+	json_decref(env);
+	free(payload);
+	return rc;
+}
+
+int lr_attest_write(const struct lr_signer *s, const char *dir, const char *rel, json_t *subjects,
+		    const char *predicate_type, json_t *predicate)
+{
+	char *text = NULL, full[PATH_MAX * 2];
+	FILE *f = NULL;
+	int rc;
+
+	if ((rc = lr_attest_text(s, subjects, predicate_type, predicate, &text)))
+		return rc;
 	snprintf(full, sizeof full, "%s/%s", dir, rel);
 	if (!(f = fopen(full, "wx")) || fputs(text, f) == EOF || fputc('\n', f) == EOF)
 		rc = lr_error_set(LR_EIO, "cannot write '%s'", full);
 	if (f && fclose(f) != 0 && !rc)
 		rc = lr_error_set(LR_EIO, "cannot write '%s'", full);
-out:
-	json_decref(stmt);
-	json_decref(env);
-	free(payload);
 	free(text);
 	return rc;
 }

@@ -17,10 +17,11 @@
 #include "base/error.h"
 #include "base/sign.h"
 
-#define LR_RUN_PREDICATE   "urn:labrun:run:v1"
-#define LR_CRATE_PREDICATE "urn:labrun:crate:v1"
-#define LR_CRATE_STATEMENT "crate.intoto.json"
-#define LR_HEAD_FILE       "ledger-head.intoto.json"
+#define LR_RUN_PREDICATE     "urn:labrun:run:v1"
+#define LR_CRATE_PREDICATE   "urn:labrun:crate:v1"
+#define LR_ARCHIVE_PREDICATE "urn:labrun:archive:v1"
+#define LR_CRATE_STATEMENT   "crate.intoto.json"
+#define LR_HEAD_FILE         "ledger-head.intoto.json"
 
 /*
  * Write dir/rel: the Statement of 'subjects' (an array of {"name", "digest":
@@ -30,6 +31,10 @@
  */
 LR_MUST_CHECK int lr_attest_write(const struct lr_signer *s, const char *dir, const char *rel, json_t *subjects,
 				  const char *predicate_type, json_t *predicate);
+
+/* The same envelope as compact text, no newline (malloc'd into *text). */
+LR_MUST_CHECK int lr_attest_text(const struct lr_signer *s, json_t *subjects, const char *predicate_type,
+				 json_t *predicate, char **text);
 
 /* {"name": rel, "digest": {"sha256": hex}} for the file dir/rel, appended to 'subjects'. */
 LR_MUST_CHECK int lr_attest_subject(json_t *subjects, const char *dir, const char *rel);

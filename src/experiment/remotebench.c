@@ -19,7 +19,7 @@ static int make_store(const struct lr_remotebench_opts *o, const char *dir, stru
 
 	if ((rc = lr_store_open(st, dir, LR_STORE_CREATE)))
 		return rc;
-	if ((rc = lr_store_remote_add(*st, o->remote, o->uri))) {
+	if ((rc = lr_store_remote_add(*st, o->remote, o->uri, NULL))) {
 		lr_store_free(*st);
 		*st = NULL;
 	}
@@ -146,7 +146,7 @@ static int prepare(void *opts, struct lr_store *st)
 {
 	struct lr_remotebench_opts *o = opts;
 
-	return lr_store_remote_get(st, o->name, &o->remote, &o->uri);
+	return lr_store_remote_get(st, o->name, &o->remote, &o->uri, NULL);
 }
 
 static int bind(struct lr_run *run, const void *opts)

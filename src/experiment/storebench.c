@@ -129,7 +129,7 @@ static int fill(const struct lr_storebench_opts *o, struct scale_store *ss, int6
 
 	if ((rc = lr_store_open(&st, ss->dir, LR_STORE_CREATE)) || (rc = lr_store_scratch_begin(st)))
 		goto out;
-	if (o->remote && (rc = lr_store_remote_add(st, o->remote, o->uri)))
+	if (o->remote && (rc = lr_store_remote_add(st, o->remote, o->uri, NULL)))
 		goto out;
 	progress = lr_progress_start("stored", "runs", n);
 	while (!rc && (left > 0 || done == 0)) { /* one experiment run at least: what show and report read */
@@ -226,7 +226,7 @@ static int prepare(void *opts, struct lr_store *st)
 {
 	struct lr_storebench_opts *o = opts;
 
-	return o->name ? lr_store_remote_get(st, o->name, &o->remote, &o->uri) : 0;
+	return o->name ? lr_store_remote_get(st, o->name, &o->remote, &o->uri, NULL) : 0;
 }
 
 static int bind(struct lr_run *run, const void *opts)

@@ -16,6 +16,7 @@
 #include "base/model.h"
 #include "report/doc.h"
 #include "base/table.h"
+#include "store/archives.h"
 #include "store/store.h"
 
 struct lr_expdef;
@@ -61,12 +62,8 @@ LR_MUST_CHECK int lr_render_table_text(FILE *f, const struct lr_table *t, int in
 /* ---- runlist.c: 'list' and 'sql' on a terminal ---- */
 
 /* A crate registered with a hub, as 'list --registered' shows it: runs is "3 5", its runs' ids. */
-struct lr_registration_row {
-	int64_t id;
-	const char *hub, *path, *sha, *when, *runs;
-};
 /* One row of 'list --registered', the head line before it when 'first'. */
-void lr_render_registration_row(FILE *f, int first, const struct lr_registration_row *g);
+void lr_render_registration_row(FILE *f, int first, const struct lr_registration *g);
 /*
  * One row of 'list' (the head line before it when 'first'): long experiment
  * names and issue lists end in "...", and the command fits 'width' (0: not a

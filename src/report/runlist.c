@@ -8,7 +8,7 @@
 #include "report/report.h"
 #include "report/text.h"
 
-void lr_render_registration_row(FILE *f, int first, const struct lr_registration_row *g)
+void lr_render_registration_row(FILE *f, int first, const struct lr_registration *g)
 {
 	if (first)
 		fprintf(f, "%5s  %-16s  %-20s  %-16s  %-12s  %s\n", "REG", "HUB", "REGISTERED", "MANIFEST", "RUNS",

@@ -8,11 +8,12 @@
 #include "store/objects.h"
 #include "store/store-int.h"
 
-int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path, const char *manifest_sha256,
-		      const struct lr_strlist *run_uuids, int64_t *id)
+int lr_store_register(struct lr_store *st, const struct lr_registration *g, const struct lr_strlist *run_uuids,
+		      int64_t *id)
 {
 	static const char reg[] =
-		"INSERT INTO registration(hub, crate_path, manifest_sha256, registered_at) VALUES (:hub, :path, :sha, :now)";
+		"INSERT INTO registration(hub, crate_path, manifest_sha256, archive_sha256, registered_at)"
+		" VALUES (:hub, :path, :sha, :archive, :now)";
 	static const char run[] =
 		"INSERT OR IGNORE INTO registration_run(registration_id, run_id) SELECT :reg, id FROM run WHERE uuid = :uuid";
 	sqlite3_stmt *s = NULL;
@@ -23,9 +24,10 @@ int lr_store_register(struct lr_store *st, const char *hub, const char *crate_pa
 		return rc;
 	if ((rc = db_prepare(st, &s, reg)))
 		goto done;
-	db_bind_text(s, ":hub", hub);
-	db_bind_text(s, ":path", crate_path);
-	db_bind_text(s, ":sha", manifest_sha256);
+	db_bind_text(s, ":hub", g->hub);
+	db_bind_text(s, ":path", g->path);
+	db_bind_text(s, ":sha", g->sha);
+	db_bind_text(s, ":archive", g->archive_sha); /* NULL binds NULL */
 	db_bind_text(s, ":now", st->now);
 	rc = db_step_done(st, s, "record the registration");
 	sqlite3_finalize(s);
@@ -52,18 +54,24 @@ struct registrations {
 static int registration_row(void *arg, sqlite3_stmt *s)
 {
 	const struct registrations *r = arg;
+	const struct lr_registration g = {
+		sqlite3_column_int64(s, 0),
+		(const char *)sqlite3_column_text(s, 1),
+		(const char *)sqlite3_column_text(s, 2),
+		(const char *)sqlite3_column_text(s, 3),
+		(const char *)sqlite3_column_text(s, 6),
+		(const char *)sqlite3_column_text(s, 4),
+		sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "",
+	};
 
-	return r->fn(r->arg, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
-		     (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3),
-		     (const char *)sqlite3_column_text(s, 4),
-		     sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	return r->fn(r->arg, &g);
 }
 
 int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg)
 {
 	static const char sql[] = "SELECT g.id, g.hub, g.crate_path, g.manifest_sha256, g.registered_at,"
 				  " (SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM registration_run r"
-				  "  WHERE r.registration_id = g.id ORDER BY run_id))"
+				  "  WHERE r.registration_id = g.id ORDER BY run_id)), g.archive_sha256"
 				  " FROM registration g ORDER BY g.id";
 	struct registrations r = { fn, arg };
 	sqlite3_stmt *s = NULL;

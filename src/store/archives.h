@@ -5,13 +5,23 @@
 
 #include "store/store.h"
 
-/* Record a crate's registration with 'hub' and the runs (by uuid) it describes; *id gets its short id. */
-LR_MUST_CHECK int lr_store_register(struct lr_store *st, const char *hub, const char *crate_path,
-				    const char *manifest_sha256, const struct lr_strlist *run_uuids, int64_t *id);
+/* A crate's registration with a research hub. */
+struct lr_registration {
+	int64_t id;
+	const char *hub;
+	const char *path;        /* the crate's directory, or the s3:// URI of its archive's copy */
+	const char *sha;         /* sha256 of its ro-crate-metadata.json */
+	const char *archive_sha; /* the copy's sha256 as read back from its bucket; NULL for a directory */
+	const char *when;
+	const char *runs; /* its runs' ids, "3 5" */
+};
 
-/* Each registration, oldest first: id, hub, crate path, manifest sha256, time, and its runs' ids ("3 5"). */
-typedef int (*lr_registration_fn)(void *arg, int64_t id, const char *hub, const char *path, const char *sha,
-				  const char *when, const char *runs);
+/* Record registration 'g' (its id, time and runs aside) of the runs (by uuid) it describes; *id gets its short id. */
+LR_MUST_CHECK int lr_store_register(struct lr_store *st, const struct lr_registration *g,
+				    const struct lr_strlist *run_uuids, int64_t *id);
+
+/* Each registration, oldest first. */
+typedef int (*lr_registration_fn)(void *arg, const struct lr_registration *g);
 LR_MUST_CHECK int lr_store_registrations(struct lr_store *st, lr_registration_fn fn, void *arg);
 
 /* Where a pruned object lives: malloc'd archive path and member; LR_ENOTFOUND when it was never pruned. */

@@ -16,7 +16,7 @@
 /* clang-format off */
 #define LR_PQ_FUNCS(X) \
 	X(PQconnectdbParams) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQexecParams) X(PQexec) \
-	X(PQresultStatus) X(PQresultErrorMessage) X(PQclear) X(PQntuples) X(PQgetvalue) X(PQgetlength) \
+	X(PQresultStatus) X(PQresultErrorMessage) X(PQclear) X(PQntuples) X(PQgetvalue) X(PQgetlength) X(PQgetisnull) \
 	X(PQhost) X(PQdb) X(PQport) X(PQsendQueryParams) X(PQsetSingleRowMode) X(PQgetResult) \
 	X(PQconninfoParse) X(PQconninfoFree) X(PQfreemem)
 /* clang-format on */
@@ -40,6 +40,7 @@ LR_DYNLIB_DECLARE(lr_pq, lr_pq_load, LR_PQ_FUNCS)
 #define PQntuples            lr_pq.PQntuples
 #define PQgetvalue           lr_pq.PQgetvalue
 #define PQgetlength          lr_pq.PQgetlength
+#define PQgetisnull          lr_pq.PQgetisnull
 #define PQhost               lr_pq.PQhost
 #define PQdb                 lr_pq.PQdb
 #define PQport               lr_pq.PQport

@@ -25,7 +25,20 @@ struct lr_remote_ops {
 struct lr_remote {
 	const struct lr_remote_ops *ops;
 	char *name;
+	struct lr_s3 *objects; /* a PostgreSQL remote's objects in a bucket (remote add --objects); else NULL */
+	char *objects_uri;     /* that bucket's URI */
 };
+
+/*
+ * The objects of remote 'name' in bucket 's3', as objects/SHA256 under its
+ * prefix (remote-s3.c): an S3 remote's own, or a PostgreSQL remote's sent
+ * there. The put and get of struct lr_remote_ops.
+ */
+struct lr_s3;
+LR_MUST_CHECK int lr_s3_object_put(struct lr_s3 *s3, const char *name, const char *store_dir, const char *sha256,
+				   int64_t size, int *sent);
+LR_MUST_CHECK int lr_s3_object_get(struct lr_s3 *s3, const char *name, const char *store_dir, const char *sha256,
+				   int64_t expect);
 
 /* (bundle.c) LR_EIO naming the object when remote 'remote' holds 'holds' bytes of it and the run says 'size' (-1: unknown). */
 LR_MUST_CHECK int lr_remote_size_differs(const char *remote, const char *sha256, int64_t holds, int64_t size);

@@ -10,6 +10,7 @@
 #include "store/objects.h"
 #include "store/pq.h"
 #include "store/remote-int.h"
+#include "store/s3.h"
 #include "store/schema.h"
 
 #define CHUNK (1 << 20) /* bytes of an object per row of object_chunk */
@@ -229,18 +230,22 @@ static int pg_put_object(struct lr_remote *base, const char *store_dir, const ch
 {
 	struct pg_remote *r = PG(base);
 	char sz[24];
-	const char *const p[] = { sha256, sz };
+	const char *const p[] = { sha256, sz, base->objects_uri };
 	PGresult *res;
-	int rc = 0;
+	int rc = 0, put;
 
 	*sent = 0;
 	snprintf(sz, sizeof sz, "%lld", (long long)size);
 	if ((rc = pq_do(r, "start a transaction", "BEGIN", 0, NULL)))
 		return rc;
-	/* a concurrent pusher of the same object waits here until the first one commits or rolls back */
+	/* a concurrent pusher of the same object waits here until the first one commits or rolls back; the
+	 * bytes go to the chunks, or to the remote's bucket, before the row commits */
 	res = pq_exec(r, "store an object", PGRES_TUPLES_OK, &rc,
-		      "INSERT INTO object(sha256, size) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1", 2, p);
-	if (res && PQntuples(res) == 1 && !(rc = send_chunks(r, store_dir, sha256, size)))
+		      "INSERT INTO object(sha256, size, bucket) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1",
+		      3, p);
+	if (res && PQntuples(res) == 1 &&
+	    !(rc = base->objects ? lr_s3_object_put(base->objects, base->name, store_dir, sha256, size, &put)
+				 : send_chunks(r, store_dir, sha256, size)))
 		*sent = 1;
 	PQclear(res);
 	if (!rc)
@@ -452,6 +457,21 @@ static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_obj
 	return rc;
 }
 
+/* An object whose bytes are in bucket 'uri' (as the remote's row names it), read by a host that knows no bucket. */
+static int in_bucket(const char *name, const char *sha256, const char *uri)
+{
+	int shown = 1;
+
+	for (const char *c = uri; *c && shown; c++) /* another host's words: shown only when plain */
+		shown = *c > ' ' && *c < 0x7f;
+	lr_error_set(LR_ENOTFOUND, "remote '%s' keeps object %s in a bucket%s%s, and this store knows no bucket for it",
+		     name, sha256, shown ? ", " : "", shown ? uri : "");
+	lr_error_hint("add the remote here as its pushers did: labrun remote remove %s; labrun remote add %s URI "
+		      "--objects s3://BUCKET/PREFIX?endpoint=...",
+		      name, name);
+	return LR_ENOTFOUND;
+}
+
 static int pg_get_object(struct lr_remote *base, const char *store_dir, const char *sha256, int64_t expect)
 {
 	struct pg_remote *r = PG(base);
@@ -462,12 +482,19 @@ static int pg_get_object(struct lr_remote *base, const char *store_dir, const ch
 	PGresult *res;
 	int rc = 0;
 
-	res = pq_exec(r, "read an object", PGRES_TUPLES_OK, &rc, "SELECT size FROM object WHERE sha256 = $1", 1, p);
+	res = pq_exec(r, "read an object", PGRES_TUPLES_OK, &rc, "SELECT size, bucket FROM object WHERE sha256 = $1", 1,
+		      p);
 	if (res && PQntuples(res) != 1) {
 		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", r->base.name, sha256);
 		lr_error_hint("push the run that names it from the host that recorded it");
 	}
 	want = res && !rc ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+	if (res && !rc && !PQgetisnull(res, 0, 1)) { /* its bytes are in the remote's bucket */
+		rc = base->objects ? lr_s3_object_get(base->objects, base->name, store_dir, sha256, expect)
+				   : in_bucket(base->name, sha256, PQgetvalue(res, 0, 1));
+		PQclear(res);
+		return rc;
+	}
 	PQclear(res);
 	if (rc || (rc = lr_remote_size_differs(base->name, sha256, want, expect)) ||
 	    (rc = lr_objw_open(&w, store_dir, NULL)))

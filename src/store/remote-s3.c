@@ -155,44 +155,23 @@ static int s3_init(struct lr_remote *r, int *applied, int *version)
 	return rc;
 }
 
-/* Objects larger than this go in parts of it: $LABRUN_S3_PART_SIZE bytes (at least 5 MiB), else 16 MiB. */
-static int64_t part_size(void)
+int lr_s3_object_put(struct lr_s3 *s3, const char *name, const char *store_dir, const char *sha256, int64_t size,
+		     int *sent)
 {
-	const char *env = getenv("LABRUN_S3_PART_SIZE");
-	long long v = env && *env ? strtoll(env, NULL, 10) : 0;
-
-	return v >= LR_S3_PART_MIN ? (int64_t)v : LR_S3_PART;
-}
-
-static int s3_put_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size, int *sent)
-{
-	struct lr_s3_body b = { NULL, 0, -1, size, sha256 };
 	char key[80], *path = NULL;
 	int64_t there;
-	int rc, found, exists = 0, parts = 0, kept = 0;
+	int rc, found;
 
 	*sent = 0;
 	snprintf(key, sizeof key, "objects/%s", sha256);
-	if ((rc = lr_s3_head(S3R(r), key, &found, &there)) || found)
+	if ((rc = lr_s3_head(s3, key, &found, &there)) || found) /* a first look, before the object is read */
 		return rc;
 	if (!(path = lr_obj_path(store_dir, sha256)))
 		return lr_error_set(LR_ENOMEM, "out of memory");
 	/* its name is what the bucket will call it for good: the bytes must be those it names (in parts, each
 	 * part is hashed as it is read, and the upload is completed only when they all give the name) */
-	if (size <= part_size() && (rc = lr_obj_verify(store_dir, sha256)))
-		;
-	else if ((b.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		rc = lr_error_set(LR_EIO, "cannot send object %s to remote '%s': %s", sha256, r->name, strerror(errno));
-	else if (size > part_size())
-		rc = lr_s3_put_parts(S3R(r), key, b.fd, size, part_size(), sha256, &parts, &kept);
-	else
-		rc = lr_s3_put(S3R(r), key, &b, 1, &exists);
-	if (!rc && !(rc = lr_s3_head(S3R(r), key, &found, &there)) && (!found || there != size))
-		rc = lr_error_set(LR_ESTORE, "remote '%s' (%s) holds object %s with %lld bytes after it was sent %lld",
-				  r->name, lr_s3_where(S3R(r)), sha256, (long long)there, (long long)size);
-	*sent = !rc && !exists;
-	if (b.fd >= 0)
-		close(b.fd);
+	if (size > lr_s3_part_size() || !(rc = lr_obj_verify(store_dir, sha256)))
+		rc = lr_s3_put_file(s3, key, path, size, sha256, sent);
 	free(path);
 	return rc;
 }
@@ -378,7 +357,7 @@ static int to_objw(void *arg, const void *data, size_t len)
 	return lr_objw_write(arg, data, len);
 }
 
-static int s3_get_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t expect)
+int lr_s3_object_get(struct lr_s3 *s3, const char *name, const char *store_dir, const char *sha256, int64_t expect)
 {
 	struct lr_objw *w = NULL;
 	char key[80], hex[LR_SHA256_HEX];
@@ -386,26 +365,36 @@ static int s3_get_object(struct lr_remote *r, const char *store_dir, const char 
 	int rc, found;
 
 	snprintf(key, sizeof key, "objects/%s", sha256);
-	if ((rc = lr_s3_head(S3R(r), key, &found, &want)))
+	if ((rc = lr_s3_head(s3, key, &found, &want)))
 		return rc;
 	if (!found) {
-		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", r->name, sha256);
+		rc = lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", name, sha256);
 		lr_error_hint("push the run that names it from the host that recorded it");
 		return rc;
 	}
-	if ((rc = lr_remote_size_differs(r->name, sha256, want, expect)) || (rc = lr_objw_open(&w, store_dir, NULL)))
+	if ((rc = lr_remote_size_differs(name, sha256, want, expect)) || (rc = lr_objw_open(&w, store_dir, NULL)))
 		return rc;
-	if ((rc = lr_s3_get(S3R(r), key, want, to_objw, w, &found)) || !found) {
+	if ((rc = lr_s3_get(s3, key, want, to_objw, w, &found)) || !found) {
 		lr_objw_abort(w);
-		return rc ? rc : lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", r->name, sha256);
+		return rc ? rc : lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", name, sha256);
 	}
 	if (!(rc = lr_objw_commit(w, hex, &size)) && (strcmp(hex, sha256) || size != want)) {
 		rc = lr_error_set(LR_EIO,
 				  "object %s from remote '%s' does not match its name (%lld bytes, sha256 %.12s...)",
-				  sha256, r->name, (long long)size, hex);
+				  sha256, name, (long long)size, hex);
 		lr_error_hint("the remote's copy is damaged: push it again from a store that holds it");
 	}
 	return rc;
+}
+
+static int s3_put_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t size, int *sent)
+{
+	return lr_s3_object_put(S3R(r), r->name, store_dir, sha256, size, sent);
+}
+
+static int s3_get_object(struct lr_remote *r, const char *store_dir, const char *sha256, int64_t expect)
+{
+	return lr_s3_object_get(S3R(r), r->name, store_dir, sha256, expect);
 }
 
 static void s3_free(struct lr_remote *r)

@@ -4,18 +4,35 @@
 
 #include "base/error.h"
 #include "store/remote-int.h"
+#include "store/s3.h"
 
-int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, int for_init)
+int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, const char *objects, int for_init)
 {
+	int rc;
+
 	if (!strncmp(uri, "s3://", 5))
 		return lr_remote_s3_open(out, name, uri, for_init);
-	return lr_remote_pg_open(out, name, uri, for_init);
+	if ((rc = lr_remote_pg_open(out, name, uri, for_init)) || !objects)
+		return rc;
+	if (!((*out)->objects_uri = strdup(objects)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	else if (!(rc = lr_s3_open(&(*out)->objects, name, objects)))
+		rc = lr_s3_check((*out)->objects);
+	if (rc) {
+		lr_error_wrap("the objects of remote '%s'", name);
+		lr_remote_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 void lr_remote_free(struct lr_remote *r)
 {
-	if (r)
-		r->ops->free(r);
+	if (!r)
+		return;
+	lr_s3_free(r->objects);
+	free(r->objects_uri);
+	r->ops->free(r);
 }
 
 int lr_remote_init(struct lr_remote *r, int *applied, int *version)

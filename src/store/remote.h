@@ -92,12 +92,20 @@ LR_MUST_CHECK int lr_store_pulled_unsigned(struct lr_store *st, lr_unsigned_fn f
 
 /* ---- the remotes of a store (table 'remote') ---- */
 
-/* Add remote 'name': LR_EINVAL for a bad name, a URI with a password, or a name in use. */
-LR_MUST_CHECK int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri);
+/*
+ * Add remote 'name' at 'uri', its objects in bucket 'objects' (an s3:// URI
+ * for a PostgreSQL remote; NULL: in the remote): LR_EINVAL for a bad name, a
+ * URI with a password or secret, 'objects' with an S3 remote, or a name in use.
+ */
+LR_MUST_CHECK int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri, const char *objects);
 LR_MUST_CHECK int lr_store_remote_remove(struct lr_store *st, const char *name);
-/* *uri (malloc'd) of remote 'name'; with 'name' NULL the only remote (LR_EINVAL when there are several). */
-LR_MUST_CHECK int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, char **uri);
-typedef int (*lr_remote_fn)(void *arg, const char *name, const char *uri, const char *added_at);
+/*
+ * *uri (malloc'd) of remote 'name'; with 'name' NULL the only remote (LR_EINVAL when there are several).
+ * *objects (when not NULL; malloc'd, NULL when none) the bucket of its objects.
+ */
+LR_MUST_CHECK int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, char **uri,
+				      char **objects);
+typedef int (*lr_remote_fn)(void *arg, const char *name, const char *uri, const char *added_at, const char *objects);
 LR_MUST_CHECK int lr_store_remotes(struct lr_store *st, lr_remote_fn fn, void *arg);
 
 /* ---- a connection to a remote (remote.c) ---- */
@@ -107,9 +115,12 @@ struct lr_remote;
 /*
  * Connect to remote 'name' at 'uri' and check its schema: LR_ESTORE when it
  * cannot be reached, refuses the credentials, has no labrun schema (unless
- * 'for_init') or a newer one than this labrun knows.
+ * 'for_init') or a newer one than this labrun knows. 'objects' (NULL: none)
+ * is the s3:// URI of a bucket a PostgreSQL remote keeps its objects in:
+ * objects are then written and read there, its rows in the database.
  */
-LR_MUST_CHECK int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, int for_init);
+LR_MUST_CHECK int lr_remote_open(struct lr_remote **out, const char *name, const char *uri, const char *objects,
+				 int for_init);
 void lr_remote_free(struct lr_remote *r);
 
 /* Apply the pending migrations of schema/pg/ in one transaction; *applied counts them. */

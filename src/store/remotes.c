@@ -42,7 +42,7 @@ static int check_uri(const char *name, const char *uri)
 	return rc;
 }
 
-int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri)
+int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri, const char *objects)
 {
 	sqlite3_stmt *s = NULL;
 	char *now;
@@ -56,17 +56,25 @@ int lr_store_remote_add(struct lr_store *st, const char *name, const char *uri)
 		lr_error_hint("for example: labrun remote add lab postgresql://db.lab/evidence");
 		return LR_EINVAL;
 	}
-	if ((rc = check_uri(name, uri)))
+	if ((rc = check_uri(name, uri)) || (objects && (rc = lr_s3_uri_check(name, objects))))
 		return rc;
+	if (objects && !strncmp(uri, "s3://", 5)) {
+		lr_error_set(LR_EINVAL, "cannot add remote '%s': an S3 remote keeps its objects in its own bucket",
+			     name);
+		lr_error_hint("--objects goes with a PostgreSQL remote");
+		return LR_EINVAL;
+	}
 	if (!(now = lr_now_iso()))
 		return lr_error_set(LR_ENOMEM, "out of memory");
-	if ((rc = db_begin(st)) || (rc = db_prepare(st, &s,
-						    "INSERT INTO remote(name, uri, added_at) VALUES (:n, :u, :now)"
-						    " ON CONFLICT(name) DO NOTHING")))
+	if ((rc = db_begin(st)) ||
+	    (rc = db_prepare(st, &s,
+			     "INSERT INTO remote(name, uri, added_at, objects_uri) VALUES (:n, :u, :now, :o)"
+			     " ON CONFLICT(name) DO NOTHING")))
 		goto out;
 	db_bind_text(s, ":n", name);
 	db_bind_text(s, ":u", uri);
 	db_bind_text(s, ":now", now);
+	db_bind_text(s, ":o", objects);
 	if (!(rc = db_step_done(st, s, "add the remote")) && !sqlite3_changes(st->db)) {
 		rc = lr_error_set(LR_EREFUSED, "cannot add remote '%s': this store has a remote of that name", name);
 		lr_error_hint("'labrun remote list' shows it; 'labrun remote remove %s' removes it", name);
@@ -104,7 +112,7 @@ out:
 	return db_commit(st, rc);
 }
 
-int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, char **uri)
+int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, char **uri, char **objects)
 {
 	sqlite3_stmt *s = NULL;
 	int rc, n = 0;
@@ -112,11 +120,15 @@ int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, 
 	*uri = NULL;
 	if (name_out)
 		*name_out = NULL;
-	if ((rc = db_prepare(st, &s, "SELECT name, uri FROM remote WHERE :n IS NULL OR name = :n ORDER BY name")))
+	if (objects)
+		*objects = NULL;
+	if ((rc = db_prepare(st, &s,
+			     "SELECT name, uri, objects_uri FROM remote WHERE :n IS NULL OR name = :n ORDER BY name")))
 		return rc;
 	db_bind_text(s, ":n", name);
 	while (db_step_row(st, s, "read the remotes", &rc) && ++n == 1) {
-		if (!(*uri = db_col_dup(s, 1)) || (name_out && !(*name_out = db_col_dup(s, 0))))
+		if (!(*uri = db_col_dup(s, 1)) || (name_out && !(*name_out = db_col_dup(s, 0))) ||
+		    (objects && sqlite3_column_type(s, 2) != SQLITE_NULL && !(*objects = db_col_dup(s, 2))))
 			rc = lr_error_set(LR_ENOMEM, "out of memory");
 	}
 	sqlite3_finalize(s);
@@ -135,18 +147,41 @@ int lr_store_remote_get(struct lr_store *st, const char *name, char **name_out, 
 			free(*name_out);
 			*name_out = NULL;
 		}
+		if (objects) {
+			free(*objects);
+			*objects = NULL;
+		}
 	}
 	return rc;
 }
 
+struct remotes {
+	lr_remote_fn fn;
+	void *arg;
+};
+
+static int remote_row(void *arg, sqlite3_stmt *s)
+{
+	const struct remotes *r = arg;
+
+	return r->fn(r->arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+		     (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
+}
+
 int lr_store_remotes(struct lr_store *st, lr_remote_fn fn, void *arg)
 {
-	return db_each_text3(st, "SELECT name, uri, added_at FROM remote ORDER BY name", "read the remotes", fn, arg);
+	struct remotes r = { fn, arg };
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = db_prepare(st, &s, "SELECT name, uri, added_at, objects_uri FROM remote ORDER BY name")))
+		return rc;
+	return db_each(st, s, "read the remotes", remote_row, &r);
 }
 
 int lr_store_object_fetch(struct lr_store *st, const char *sha256)
 {
-	char *path = lr_obj_path(st->dir, sha256), *remote = NULL, *uri = NULL;
+	char *path = lr_obj_path(st->dir, sha256), *remote = NULL, *uri = NULL, *objects = NULL;
 	struct lr_remote *r = NULL;
 	sqlite3_stmt *s = NULL;
 	struct stat sb;
@@ -173,10 +208,12 @@ int lr_store_object_fetch(struct lr_store *st, const char *sha256)
 		free(remote);
 		return rc ? rc : lr_error_set(LR_ENOTFOUND, "object %s is not in objects/ and on no remote", sha256);
 	}
-	if (!(rc = lr_store_remote_get(st, remote, NULL, &uri)) && !(rc = lr_remote_open(&r, remote, uri, 0)))
+	if (!(rc = lr_store_remote_get(st, remote, NULL, &uri, &objects)) &&
+	    !(rc = lr_remote_open(&r, remote, uri, objects, 0)))
 		rc = lr_remote_get_object(r, st->dir, sha256, size);
 	lr_remote_free(r);
 	free(remote);
 	free(uri);
+	free(objects);
 	return rc;
 }

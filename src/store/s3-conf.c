@@ -7,7 +7,6 @@
 #include "base/error.h"
 #include "store/s3-int.h"
 
-#define PREFIX_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/"
 #define BUCKET_CHARS "abcdefghijklmnopqrstuvwxyz0123456789.-"
 
 /* The value of query parameter 'key' in 'q' ("a=1&b=2"), copied to out[size]; 1 when present. */

@@ -7,6 +7,7 @@
 #include "store/s3.h"
 
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define PREFIX_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/"
 #define ERROR_BODY   4096 /* bytes of an error's XML kept */
 
 struct lr_s3_conf {

@@ -284,3 +284,37 @@ out:
 	lr_buf_release(&u.body);
 	return rc;
 }
+
+int64_t lr_s3_part_size(void)
+{
+	const char *env = getenv("LABRUN_S3_PART_SIZE");
+	long long v = env && *env ? strtoll(env, NULL, 10) : 0;
+
+	return v >= LR_S3_PART_MIN ? (int64_t)v : LR_S3_PART;
+}
+
+int lr_s3_put_file(struct lr_s3 *s, const char *key, const char *path, int64_t size, const char *sha256, int *sent)
+{
+	struct lr_s3_body b = { NULL, 0, -1, size, sha256 };
+	int64_t there;
+	int rc, found, exists = 0, parts = 0, kept = 0;
+
+	*sent = 0;
+	if ((rc = lr_s3_head(s, key, &found, &there)) || found)
+		goto check;
+	if ((b.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return lr_error_set(LR_EIO, "cannot send '%s' to %s: %s", path, lr_s3_where(s), strerror(errno));
+	if (size > lr_s3_part_size())
+		rc = lr_s3_put_parts(s, key, b.fd, size, lr_s3_part_size(), sha256, &parts, &kept);
+	else
+		rc = lr_s3_put(s, key, &b, 1, &exists);
+	close(b.fd);
+	*sent = !rc && !exists;
+	if (!rc)
+		rc = lr_s3_head(s, key, &found, &there);
+check:
+	if (!rc && (!found || there != size))
+		rc = lr_error_set(LR_ESTORE, "%s holds '%s' with %lld bytes after %lld were sent", lr_s3_where(s), key,
+				  (long long)(found ? there : 0), (long long)size);
+	return rc;
+}

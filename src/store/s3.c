@@ -349,6 +349,48 @@ void lr_s3_free(struct lr_s3 *s)
 	free(s);
 }
 
+int lr_s3_open_object(struct lr_s3 **out, const char *who, const char *uri, char *key, size_t size)
+{
+	const char *q = uri + strcspn(uri, "?"), *name = q;
+	char *base = NULL, *shown = NULL;
+	int rc;
+
+	*out = NULL;
+	while (name > uri && name[-1] != '/')
+		name--;
+	if (strchr(uri, '@')) /* not repeated: it may hold a secret */
+		return lr_error_set(LR_EINVAL, "%s: the URI holds a user or a secret; credentials never go in it", who);
+	if (strncmp(uri, "s3://", 5) || name <= uri + 5 || name == q || (size_t)(q - name) >= size ||
+	    strspn(name, PREFIX_CHARS) < (size_t)(q - name)) {
+		lr_error_set(LR_EINVAL, "%s: '%.*s' is not the URI of an object in a bucket", who, (int)(q - uri), uri);
+		lr_error_hint(
+			"s3://BUCKET/PREFIX/NAME?endpoint=URL&region=R, NAME of letters, digits, '.', '_' and '-' "
+			"(as 'labrun archive --to' prints it)");
+		return LR_EINVAL;
+	}
+	snprintf(key, size, "%.*s", (int)(q - name), name);
+	if (asprintf(&base, "%.*s%s", (int)(name - uri - 1), uri, q) < 0)
+		base = NULL;
+	if (!base || !(shown = strndup(uri, (size_t)(name - uri - 1)))) { /* messages name the bucket and prefix */
+		free(base);
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	rc = lr_s3_open(out, shown, base);
+	free(shown);
+	free(base);
+	return rc;
+}
+
+int lr_s3_uri_of(const struct lr_s3 *s, const char *key, char **uri)
+{
+	if (asprintf(uri, "s3://%s/%s%s?endpoint=%s&region=%s&style=%s", s->c.bucket, s->c.prefix, key, s->c.endpoint,
+		     s->c.region, s->c.path_style ? "path" : "virtual") < 0) {
+		*uri = NULL;
+		return lr_error_set(LR_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 const char *lr_s3_where(const struct lr_s3 *s)
 {
 	return s->where;

@@ -36,6 +36,16 @@ LR_MUST_CHECK int lr_s3_uri_check(const char *name, const char *uri);
 LR_MUST_CHECK int lr_s3_open(struct lr_s3 **out, const char *name, const char *uri);
 void lr_s3_free(struct lr_s3 *s);
 
+/*
+ * Open the bucket of an object's URI, s3://BUCKET/PREFIX/NAME?..., for
+ * 'who' (a command, for messages): the prefix is what comes before the last
+ * '/', and 'key' gets NAME (letters, digits, '.', '_', '-').
+ */
+LR_MUST_CHECK int lr_s3_open_object(struct lr_s3 **out, const char *who, const char *uri, char *key, size_t size);
+
+/* The URI of 'key' under the prefix, with the endpoint, region and style in use (malloc'd; no credentials). */
+LR_MUST_CHECK int lr_s3_uri_of(const struct lr_s3 *s, const char *key, char **uri);
+
 /* "bucket 'b', prefix 'p/', at http://127.0.0.1:9000" for messages */
 const char *lr_s3_where(const struct lr_s3 *s);
 
@@ -70,6 +80,18 @@ LR_MUST_CHECK int lr_s3_put(struct lr_s3 *s, const char *key, const struct lr_s3
  */
 LR_MUST_CHECK int lr_s3_put_parts(struct lr_s3 *s, const char *key, int fd, int64_t size, int64_t part,
 				  const char *sha256, int *sent, int *kept);
+
+/* The part size: $LABRUN_S3_PART_SIZE bytes when at least LR_S3_PART_MIN, else LR_S3_PART. */
+int64_t lr_s3_part_size(void);
+
+/*
+ * PUT file 'path' ('size' bytes whose SHA-256 is 'sha256') as 'key' unless
+ * the bucket holds it: in one request, or in parts (lr_s3_put_parts) when
+ * larger than lr_s3_part_size(); then HEAD says the bucket holds 'size'
+ * bytes under 'key'. *sent is 1 when this call wrote it.
+ */
+LR_MUST_CHECK int lr_s3_put_file(struct lr_s3 *s, const char *key, const char *path, int64_t size, const char *sha256,
+				 int *sent);
 
 /* HEAD 'key': *found, and its size when found. */
 LR_MUST_CHECK int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size);

@@ -35,9 +35,9 @@ expect_exit 3 "push to a database without the schema" la push
 contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has no labrun schema" "names the remote"
 contains "$T/err" "labrun remote init lab" "and the fix"
 expect_exit 0 "remote init" la remote init lab
-contains "$T/out" "applied 1 migration, schema version 1" "applies the migrations"
+contains "$T/out" "applied 2 migrations, schema version 2" "applies the migrations"
 expect_exit 0 "remote init again" lb remote init
-contains "$T/out" "schema version 1, up to date" "idempotent"
+contains "$T/out" "schema version 2, up to date" "idempotent"
 
 # --- evidence on two hosts (stores): experiment runs, a record with an artifact, a failed run
 (cd "$T/work" && la run -q "$X/tiny-encode.ini" >/dev/null 2>&1) || fail "tiny-encode in A"
@@ -315,7 +315,7 @@ lacks "$T/err" "not-the-password" "never prints the password"
 mv "$HOME/pgpass.off" "$HOME/.pgpass"
 pg_sql "INSERT INTO labrun_migration(version, name) VALUES (99, '0099-future')"
 expect_exit 3 "a newer remote schema" la push
-contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema version 99; this labrun knows up to 1" "names both versions"
+contains "$T/err" "remote 'lab' (database 'evidence' on $PGD:5432) has schema version 99; this labrun knows up to 2" "names both versions"
 pg_sql "DELETE FROM labrun_migration WHERE version = 99"
 # a secret's value reaches neither a pushed bundle nor a pushed object: a failing command that prints it
 set +e

@@ -293,7 +293,7 @@ static void a_snapshot_reads_one_state_while_another_connection_writes(void **st
 	assert_int_equal(lr_store_ledger_head(st, &head), 0);
 	assert_int_equal(head.seq, 1);
 	assert_int_equal(lr_store_setting_set(st, "manifest.license", "CC0-1.0"), LR_ESTORE);
-	assert_int_equal(lr_store_remote_add(st, "lab", "postgresql://db.lab/evidence"), LR_ESTORE);
+	assert_int_equal(lr_store_remote_add(st, "lab", "postgresql://db.lab/evidence", NULL), LR_ESTORE);
 	assert_int_equal(lr_sha256_buf("", 0, e.sha256), 0);
 	assert_int_equal(stat(f->dir, &e.sb), 0);
 	assert_int_equal(lr_store_hash_remember(st, &e, 1), 0);

@@ -1,0 +1,233 @@
+/* Archives in a bucket: copied there with their statements, and read back (publish.h). */
+#include "config.h"
+#include "base/system.h"
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/dsse.h"
+#include "base/error.h"
+#include "base/trust.h"
+#include "base/walk.h"
+#include "evidence/archive.h"
+#include "evidence/attest.h"
+#include "evidence/publish.h"
+#include "store/s3.h"
+
+#define STATEMENT_MAX (1 << 20) /* bytes of a statement read back */
+#define SUFFIX        ".tar.zst"
+
+void lr_published_release(struct lr_published *p)
+{
+	free(p->uri);
+	p->uri = NULL;
+}
+
+/* The statement of 'key' ('size' bytes, 'sha256'), signed by 's': its text, and its own digest. */
+static int statement(const struct lr_signer *s, const char *key, int64_t size, const char *sha256, char **text,
+		     char hex[LR_SHA256_HEX])
+{
+	json_t *subjects = json_pack("[{s:s, s:{s:s}}]", "name", key, "digest", "sha256", sha256),
+	       *pred = json_pack("{s:I}", "bytes", (json_int_t)size);
+	int rc = !subjects || !pred ? lr_error_set(LR_ENOMEM, "out of memory")
+				    : lr_attest_text(s, subjects, LR_ARCHIVE_PREDICATE, pred, text);
+
+	json_decref(subjects);
+	json_decref(pred);
+	return rc ? rc : lr_sha256_buf(*text, strlen(*text), hex);
+}
+
+int lr_archive_publish(const char *name, const char *uri, const char *path, const struct lr_signer *s,
+		       struct lr_published *p)
+{
+	struct lr_s3 *s3 = NULL;
+	char key[128], skey[128], *text = NULL, hex[LR_SHA256_HEX];
+	int rc, exists = 0;
+
+	memset(p, 0, sizeof *p);
+	if ((rc = lr_sha256_regular(path, p->sha256, &p->size)) || (rc = lr_s3_open(&s3, name, uri)))
+		goto out;
+	snprintf(key, sizeof key, "archives/%s" SUFFIX, p->sha256);
+	snprintf(skey, sizeof skey, "archives/%s.intoto.json", p->sha256);
+	if ((rc = statement(s, p->sha256, p->size, p->sha256, &text, hex)) ||
+	    (rc = lr_s3_put_file(s3, key, path, p->size, p->sha256, &p->sent)))
+		goto out;
+	const struct lr_s3_body b = { text, strlen(text), -1, 0, hex };
+
+	/* one there already is the first one written for these bytes, perhaps signed by another key: it stays */
+	if (!(rc = lr_s3_put(s3, skey, &b, 1, &exists)))
+		rc = lr_s3_uri_of(s3, key, &p->uri);
+	p->statement_sent = !exists;
+out:
+	if (rc)
+		lr_error_wrap("cannot copy archive '%s' to '%s'", path, name);
+	free(text);
+	lr_s3_free(s3);
+	return rc;
+}
+
+void lr_fetched_release(struct lr_fetched *f)
+{
+	if (f->dir[0])
+		lr_remove_tree(f->dir);
+	f->dir[0] = '\0';
+	free(f->statement);
+	f->statement = NULL;
+}
+
+/* Where the bytes of a GET go: a file, hashed as they come. */
+struct sink {
+	int fd;
+	struct lr_sha256 h;
+	const char *path;
+};
+
+static int to_file(void *arg, const void *data, size_t len)
+{
+	struct sink *k = arg;
+	const char *p = data;
+
+	lr_sha256_update(&k->h, data, len);
+	while (len) {
+		ssize_t n = write(k->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return lr_error_set(LR_EIO, "cannot write '%s': %s", k->path, n < 0 ? strerror(errno) : "");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* GET 'key' ('size' bytes, as HEAD said) into f->path, hashed into f->sha256. */
+static int fetch_into(struct lr_s3 *s3, const char *key, int64_t size, struct lr_fetched *f)
+{
+	struct sink k = { -1, { 0 }, f->path };
+	int rc, found = 0;
+
+	if ((rc = lr_sha256_init(&k.h)))
+		return rc;
+	if ((k.fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", f->path, strerror(errno));
+	else if (!(rc = lr_s3_get(s3, key, size, to_file, &k, &found)) && !found)
+		rc = lr_error_set(LR_ENOTFOUND, "%s has no '%s' any more", lr_s3_where(s3), key);
+	if (k.fd >= 0 && close(k.fd) != 0 && !rc)
+		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+	lr_sha256_final(&k.h, f->sha256);
+	return rc;
+}
+
+/* The statement beside archive 'key', when there is one. */
+static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched *f)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	char skey[300];
+	int rc, found = 0;
+
+	snprintf(skey, sizeof skey, "%.*s.intoto.json", (int)(strlen(key) - strlen(SUFFIX)), key);
+	if (!(rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, &b, &found)) && found &&
+	    !(f->statement = lr_buf_detach(&b, &f->statement_len)))
+		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	lr_buf_release(&b);
+	return rc;
+}
+
+int lr_archive_fetch(const char *who, const char *uri, struct lr_fetched *f)
+{
+	struct lr_s3 *s3 = NULL;
+	size_t n;
+	int rc, found = 0;
+
+	memset(f, 0, sizeof *f);
+	if ((rc = lr_s3_open_object(&s3, who, uri, f->key, sizeof f->key)))
+		return rc;
+	n = strlen(f->key);
+	if (n <= strlen(SUFFIX) || strcmp(f->key + n - strlen(SUFFIX), SUFFIX)) {
+		rc = lr_error_set(LR_EINVAL, "%s: '%s' is not an archive (its name does not end in %s)", who, f->key,
+				  SUFFIX);
+		lr_error_hint("name the archive's copy as 'labrun archive --to' printed it");
+	} else if (!(rc = lr_s3_head(s3, f->key, &found, &f->size)) && !found) {
+		rc = lr_error_set(LR_ENOTFOUND, "%s: %s has no '%s'", who, lr_s3_where(s3), f->key);
+		lr_error_hint("'labrun archive --to' prints the URI of each copy it makes");
+	}
+	if (!rc && !(rc = lr_temp_dir(f->dir, sizeof f->dir, "labrun-fetch")) &&
+	    !(rc = lr_path(f->path, sizeof f->path, "%s/%s", f->dir, f->key)) &&
+	    !(rc = fetch_into(s3, f->key, f->size, f)))
+		rc = fetch_statement(s3, f->key, f);
+	lr_s3_free(s3);
+	if (rc)
+		lr_fetched_release(f);
+	return rc;
+}
+
+int lr_fetched_unpack(const struct lr_fetched *f, char *dir, size_t size)
+{
+	int rc, members;
+
+	if ((rc = lr_path(dir, size, "%s/crate", f->dir)))
+		return rc;
+	if (mkdir(dir, 0700) != 0)
+		return lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	return lr_archive_unpack(f->path, dir, &members);
+}
+
+/* What the opened statement says of the copy: 0, or why it does not name these bytes. */
+static int names_copy(const struct lr_fetched *f, const char *payload, char why[512])
+{
+	json_t *st = json_loads(payload, JSON_REJECT_DUPLICATES, NULL), *subj = json_object_get(st, "subject");
+	const char *type = json_string_value(json_object_get(st, "predicateType")),
+		   *sha = json_string_value(
+			   json_object_get(json_object_get(json_array_get(subj, 0), "digest"), "sha256"));
+	int ok = type && !strcmp(type, LR_ARCHIVE_PREDICATE) && json_array_size(subj) == 1 && sha, rc = LR_EREFUSED;
+
+	if (!ok)
+		snprintf(why, 512, "its statement is not a labrun archive statement (%s with one subject)",
+			 LR_ARCHIVE_PREDICATE);
+	else if (strcmp(sha, f->sha256))
+		snprintf(why, 512, "its statement names sha256 %.16s..., the bytes read back are %.16s...", sha,
+			 f->sha256);
+	else
+		rc = 0; /* why[] keeps why the signature does not count, if it does not */
+	json_decref(st);
+	return rc;
+}
+
+int lr_fetched_check(const struct lr_fetched *f, const struct lr_trust *t, char principal[128], char why[512])
+{
+	struct lr_dsse_opened o = { 0 };
+	json_t *env = NULL;
+	size_t n = strlen(f->key) - strlen(SUFFIX);
+	int rc;
+
+	principal[0] = why[0] = '\0';
+	if (n == LR_SHA256_HEX - 1 && strspn(f->key, "0123456789abcdef") == n && strncmp(f->key, f->sha256, n)) {
+		snprintf(why, 512, "its bytes hash to %.16s..., not to the digest its name gives", f->sha256);
+		return LR_EREFUSED;
+	}
+	if (!f->statement) {
+		snprintf(why, 512, "there is no signed statement beside it (%.*s.intoto.json)", (int)n, f->key);
+		return LR_EREFUSED;
+	}
+	if (!(env = json_loadb(f->statement, f->statement_len, JSON_REJECT_DUPLICATES, NULL))) {
+		snprintf(why, 512, "the statement beside it is not JSON");
+		return LR_EREFUSED;
+	}
+	if ((rc = lr_dsse_open(env, t, NULL, 0, &o)) == LR_EINVAL) {
+		snprintf(why, 512, "the statement beside it: %s", lr_error_msg());
+		lr_error_clear();
+		rc = LR_EREFUSED;
+	} else if (rc == 0 || rc == LR_EREFUSED) {
+		int trusted = !rc;
+
+		if (!trusted)
+			snprintf(why, 512, "%s", lr_error_msg());
+		lr_error_clear();
+		if (!(rc = names_copy(f, o.payload, why)) && trusted)
+			snprintf(principal, 128, "%s", o.principal);
+	}
+	lr_dsse_opened_release(&o);
+	json_decref(env);
+	return rc;
+}
