@@ -14,10 +14,18 @@
  *	lr_progress_stop(&p);
  */
 
+/* What a sink shows: done of total (-1: unknown) 'unit' of 'title', 'elapsed_s' in; and the current step's bytes. */
+struct lr_progress_view {
+	const char *title, *unit;
+	int64_t done, total;
+	double elapsed_s;
+	int final;                     /* the last call, at stop */
+	const char *step;              /* a long step inside the work ("object 5f3a..."), or NULL */
+	int64_t step_done, step_total; /* its bytes */
+};
+
 struct lr_progress_sink {
-	/* done of total (-1: unknown) 'unit' of 'title', 'elapsed_s' in; final: the last call, at stop */
-	void (*show)(void *arg, const char *title, const char *unit, int64_t done, int64_t total, double elapsed_s,
-		     int final);
+	void (*show)(void *arg, const struct lr_progress_view *v);
 	void *arg;
 	double interval_s; /* at most one show per interval, besides the first and the final one */
 	int percent;       /* also show whenever the whole percentage changes (a terminal's line, redrawn) */
@@ -39,5 +47,13 @@ struct lr_progress *lr_progress_start(const char *title, const char *unit, int64
 void lr_progress_update(struct lr_progress *p, int64_t done);
 /* The final show, then free it; *p becomes NULL. */
 void lr_progress_stop(struct lr_progress **p);
+
+/*
+ * How far a long step of the showing meter's work has come: 'done' of
+ * 'total' bytes of 'what' (copied), shown after the meter's own count (an
+ * object of 1.2 GB inside "pushed 3 of 10 runs"), under the same interval;
+ * 'total' 0 ends the step (shown with the next update). A no-op when no meter is showing.
+ */
+void lr_progress_step(const char *what, int64_t done, int64_t total);
 
 #endif

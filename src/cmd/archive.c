@@ -89,8 +89,21 @@ static int write_archive(const struct cmd_crate_job *j, const char *out, int wit
 	return 0;
 }
 
+/* --prune: the logs only the job's runs use removed from the store, now that the archive at 'path' holds them. */
+static int prune_logs(const struct cmd_crate_job *j, const char *path)
+{
+	size_t pruned = 0;
+	long long bytes = 0;
+	int rc = lr_evidence_prune(j->st, j->ids, j->n, path, &pruned, &bytes);
+
+	if (!rc)
+		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
+		       pruned, bytes);
+	return rc;
+}
+
 /* The archive at 'path' copied to 'dest' (a remote's name or an s3:// URI), with its signed statement: said. */
-static int copy_archive(struct lr_store *st, const char *dest, const char *path)
+static int copy_archive(struct lr_store *st, const char *dest, const char *path, int progress)
 {
 	struct lr_published p = { 0 };
 	char *name = NULL, *uri = NULL;
@@ -107,7 +120,11 @@ static int copy_archive(struct lr_store *st, const char *dest, const char *path)
 		lr_error_hint("an archive goes to a bucket: 'labrun remote add NAME s3://BUCKET/PREFIX?...' "
 			      "(docs/remote.md)");
 	}
-	if (!rc && !(rc = lr_archive_publish(name, uri, path, lr_store_signer(st), &p))) {
+	cmd_progress_begin("labrun archive", progress, 0);
+	if (!rc)
+		rc = lr_archive_publish(name, uri, path, lr_store_signer(st), &p);
+	cmd_progress_end();
+	if (!rc) {
 		printf("%s '%s' (%lld bytes, sha256 %s) to '%s'%s:\n  %s\n", p.sent ? "copied" : "found", path,
 		       (long long)p.size, p.sha256, name, p.sent ? "" : " already", p.uri);
 		printf("its statement beside it (%s.intoto.json) is %s%s\n", p.sha256,
@@ -127,8 +144,6 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct cmd_crate_job j = { 0 };
 	char path[PATH_MAX];
 	int rc = 0, prune = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
-	size_t pruned = 0;
-	long long bytes = 0;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
 		CMD_CALLBACK(0, "issue", &issues, cmd_opt_issues, "REF",
@@ -181,13 +196,8 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	if ((rc = write_archive(&j, out, with_site, progress, path, sizeof path)))
 		goto failed;
 	cmd_crate_job_end_snapshot(&j); /* pruning writes; a long copy holds no snapshot */
-	if (to && (rc = copy_archive(j.st, to, path)))
+	if ((to && (rc = copy_archive(j.st, to, path, progress))) || (prune && (rc = prune_logs(&j, path))))
 		goto failed;
-	if (prune && (rc = lr_evidence_prune(j.st, j.ids, j.n, path, &pruned, &bytes)))
-		goto failed;
-	if (prune)
-		printf("pruned %zu log object(s), %lld bytes, from the store; 'labrun cat' reads them from the archive\n",
-		       pruned, bytes);
 	goto done;
 failed:
 	rc = cmd_fail(rc);

@@ -183,12 +183,15 @@ int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *
 
 	if ((rc = cmd_trust_load(&t, files, only)))
 		goto out;
+	cmd_progress_begin(cmd, progress, 0);
 	if (!strncmp(path, "s3://", 5)) { /* a copy in a bucket: read back, then checked as a local archive is */
-		if ((rc = check_copy(cmd, path, &t, allow, &f, &problems)))
+		rc = check_copy(cmd, path, &t, allow, &f, &problems);
+		if (rc) {
+			cmd_progress_end();
 			goto out;
+		}
 		path = f.path;
 	}
-	cmd_progress_begin(cmd, progress, 0);
 	rc = lr_verify_path(path, &t, allow, print_problem, NULL, &problems, &members, &v);
 	cmd_progress_end();
 	if (rc)

@@ -37,19 +37,21 @@ static void emit(const char *text, int final)
 	fflush(stderr);
 }
 
-static void show(void *arg, const char *title, const char *unit, int64_t done, int64_t total, double elapsed_s,
-		 int final)
+static void show(void *arg, const struct lr_progress_view *v)
 {
-	char text[256];
+	char text[384], step[160] = "";
 
 	(void)arg;
-	if (total >= 0)
-		snprintf(text, sizeof text, "%s %lld of %lld %s, %.0f s%s", title, (long long)done, (long long)total,
-			 unit, elapsed_s, final ? ", done" : "");
+	if (v->step) /* bytes in MiB, so a 1.2 GB object reads as it moves */
+		snprintf(step, sizeof step, ", %s: %.1f of %.1f MiB", v->step, (double)v->step_done / (1 << 20),
+			 (double)v->step_total / (1 << 20));
+	if (v->total >= 0)
+		snprintf(text, sizeof text, "%s %lld of %lld %s%s, %.0f s%s", v->title, (long long)v->done,
+			 (long long)v->total, v->unit, step, v->elapsed_s, v->final ? ", done" : "");
 	else
-		snprintf(text, sizeof text, "%s %lld %s, %.0f s%s", title, (long long)done, unit, elapsed_s,
-			 final ? ", done" : "");
-	emit(text, final && mode == CMD_PROGRESS_TERMINAL);
+		snprintf(text, sizeof text, "%s %lld %s%s, %.0f s%s", v->title, (long long)v->done, v->unit, step,
+			 v->elapsed_s, v->final ? ", done" : "");
+	emit(text, v->final && mode == CMD_PROGRESS_TERMINAL);
 }
 
 enum cmd_progress_mode cmd_progress_begin(const char *cmd, int asked, int quiet)

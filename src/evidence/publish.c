@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/trust.h"
 #include "base/walk.h"
 #include "evidence/archive.h"
@@ -40,6 +41,7 @@ static int statement(const struct lr_signer *s, const char *key, int64_t size, c
 int lr_archive_publish(const char *name, const char *uri, const char *path, const struct lr_signer *s,
 		       struct lr_published *p)
 {
+	struct lr_progress *progress;
 	struct lr_s3 *s3 = NULL;
 	char key[128], skey[128], *text = NULL, hex[LR_SHA256_HEX];
 	int rc, exists = 0;
@@ -49,8 +51,13 @@ int lr_archive_publish(const char *name, const char *uri, const char *path, cons
 		goto out;
 	snprintf(key, sizeof key, "archives/%s" SUFFIX, p->sha256);
 	snprintf(skey, sizeof skey, "archives/%s.intoto.json", p->sha256);
-	if ((rc = statement(s, p->sha256, p->size, p->sha256, &text, hex)) ||
-	    (rc = lr_s3_put_file(s3, key, path, p->size, p->sha256, &p->sent)))
+	progress = lr_progress_start("copying", "archive", 1);
+	rc = statement(s, p->sha256, p->size, p->sha256, &text, hex);
+	if (!rc)
+		rc = lr_s3_put_file(s3, key, path, p->size, p->sha256, &p->sent);
+	lr_progress_update(progress, !rc);
+	lr_progress_stop(&progress);
+	if (rc)
 		goto out;
 	const struct lr_s3_body b = { text, strlen(text), -1, 0, hex };
 
@@ -79,7 +86,8 @@ void lr_fetched_release(struct lr_fetched *f)
 struct sink {
 	int fd;
 	struct lr_sha256 h;
-	const char *path;
+	const char *path, *key;
+	int64_t got, size;
 };
 
 static int to_file(void *arg, const void *data, size_t len)
@@ -88,6 +96,8 @@ static int to_file(void *arg, const void *data, size_t len)
 	const char *p = data;
 
 	lr_sha256_update(&k->h, data, len);
+	k->got += (int64_t)len;
+	lr_progress_step(k->key, k->got, k->size);
 	while (len) {
 		ssize_t n = write(k->fd, p, len);
 
@@ -104,7 +114,7 @@ static int to_file(void *arg, const void *data, size_t len)
 /* GET 'key' ('size' bytes, as HEAD said) into f->path, hashed into f->sha256. */
 static int fetch_into(struct lr_s3 *s3, const char *key, int64_t size, struct lr_fetched *f)
 {
-	struct sink k = { -1, { 0 }, f->path };
+	struct sink k = { -1, { 0 }, f->path, f->key, 0, size };
 	int rc, found = 0;
 
 	if ((rc = lr_sha256_init(&k.h)))
@@ -153,9 +163,14 @@ int lr_archive_fetch(const char *who, const char *uri, struct lr_fetched *f)
 		lr_error_hint("'labrun archive --to' prints the URI of each copy it makes");
 	}
 	if (!rc && !(rc = lr_temp_dir(f->dir, sizeof f->dir, "labrun-fetch")) &&
-	    !(rc = lr_path(f->path, sizeof f->path, "%s/%s", f->dir, f->key)) &&
-	    !(rc = fetch_into(s3, f->key, f->size, f)))
-		rc = fetch_statement(s3, f->key, f);
+	    !(rc = lr_path(f->path, sizeof f->path, "%s/%s", f->dir, f->key))) {
+		struct lr_progress *progress = lr_progress_start("reading back", "archive", 1);
+
+		if (!(rc = fetch_into(s3, f->key, f->size, f)))
+			rc = fetch_statement(s3, f->key, f);
+		lr_progress_update(progress, !rc);
+		lr_progress_stop(&progress);
+	}
 	lr_s3_free(s3);
 	if (rc)
 		lr_fetched_release(f);

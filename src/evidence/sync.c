@@ -40,8 +40,11 @@ static int push_one(struct lr_store *st, struct lr_remote *r, int64_t id, const 
 	for (i = 0; i < b.objects.n && !has && !rc; i++) {
 		int64_t size = strtoll(b.objects.v[i].value, NULL, 10);
 
-		if ((rc = lr_store_object_fetch(st, b.objects.v[i].key)) ||
-		    (rc = lr_remote_put_object(r, lr_store_dir(st), b.objects.v[i].key, size, &sent)))
+		rc = lr_store_object_fetch(st, b.objects.v[i].key);
+		if (!rc)
+			rc = lr_remote_put_object(r, lr_store_dir(st), b.objects.v[i].key, size, &sent);
+		lr_progress_step("", 0, 0); /* its bytes' progress, if it showed any, is over */
+		if (rc)
 			break;
 		s->objects_moved += sent;
 		s->objects_present += !sent;
@@ -131,6 +134,7 @@ static int fetch_objects(struct pull *p, const struct lr_bundle *b)
 			p->s->objects_moved++;
 			p->s->bytes_moved += strtoll(b->objects.v[i].value, NULL, 10);
 		}
+		lr_progress_step("", 0, 0);
 		free(path);
 	}
 	return rc;

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/walk.h"
 #include "store/objects.h"
 
@@ -495,4 +496,17 @@ int lr_obj_sweep_tmp(const char *store_dir, int min_age, int *removed, int64_t *
 	}
 	closedir(d);
 	return rc;
+}
+
+#define STEP_MIN ((int64_t)1 << 20) /* smaller transfers are over before a progress line could show them */
+
+void lr_obj_step(const char *name, int64_t done, int64_t total)
+{
+	const char *last = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	char what[40];
+
+	if (total < STEP_MIN)
+		return;
+	snprintf(what, sizeof what, "%.16s%s", last, strlen(last) > 16 ? "..." : "");
+	lr_progress_step(what, done, total);
 }

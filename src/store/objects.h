@@ -94,6 +94,13 @@ char *lr_obj_path(const char *store_dir, const char *hex);
 LR_MUST_CHECK int lr_obj_verify(const char *store_dir, const char *hex);
 
 /*
+ * How far a transfer of object or key 'name' has come, for the progress
+ * line (base/progress.h's step): 'done' of 'total' bytes, shown only for
+ * transfers of 1 MiB or more, named by its last path component, cut short.
+ */
+void lr_obj_step(const char *name, int64_t done, int64_t total);
+
+/*
  * Remove object 'hex' from objects/, once the database records where its
  * bytes live instead (an archive: lr_store_mark_archived). *freed gets the
  * bytes it held; LR_ENOTFOUND when it was not there, LR_EIO when it stays.

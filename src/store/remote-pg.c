@@ -204,6 +204,7 @@ static int send_chunks(struct pg_remote *r, const char *store_dir, const char *s
 			snprintf(seqs, sizeof seqs, "%d", seq++);
 			lr_sha256_update(&h, buf, got);
 			total += (int64_t)got;
+			lr_obj_step(sha256, total, size);
 			res = PQexecParams(r->conn, ins, 3, NULL, p, lens, formats, 0);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK)
 				rc = pq_error(r, "store an object's bytes", PQresultErrorMessage(res));
@@ -449,6 +450,7 @@ static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_obj
 		} else if (!rc && t == PGRES_SINGLE_TUPLE) {
 			rc = lr_objw_write(w, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
 			(*chunks)++;
+			lr_obj_step(sha256, got, most);
 		} else if (!rc && t != PGRES_TUPLES_OK) {
 			rc = pq_error(r, "read an object", PQresultErrorMessage(res));
 		}

@@ -352,14 +352,26 @@ static int s3_get_run(struct lr_remote *r, const char *uuid, char **text, char *
 	return rc;
 }
 
+/* Where an object's bytes go: the store's writer, their progress shown. */
+struct incoming {
+	struct lr_objw *w;
+	const char *sha256;
+	int64_t got, size;
+};
+
 static int to_objw(void *arg, const void *data, size_t len)
 {
-	return lr_objw_write(arg, data, len);
+	struct incoming *in = arg;
+
+	in->got += (int64_t)len;
+	lr_obj_step(in->sha256, in->got, in->size);
+	return lr_objw_write(in->w, data, len);
 }
 
 int lr_s3_object_get(struct lr_s3 *s3, const char *name, const char *store_dir, const char *sha256, int64_t expect)
 {
 	struct lr_objw *w = NULL;
+	struct incoming in = { NULL, sha256, 0, 0 };
 	char key[80], hex[LR_SHA256_HEX];
 	int64_t want, size = 0;
 	int rc, found;
@@ -374,7 +386,9 @@ int lr_s3_object_get(struct lr_s3 *s3, const char *name, const char *store_dir, 
 	}
 	if ((rc = lr_remote_size_differs(name, sha256, want, expect)) || (rc = lr_objw_open(&w, store_dir, NULL)))
 		return rc;
-	if ((rc = lr_s3_get(s3, key, want, to_objw, w, &found)) || !found) {
+	in.w = w;
+	in.size = want;
+	if ((rc = lr_s3_get(s3, key, want, to_objw, &in, &found)) || !found) {
 		lr_objw_abort(w);
 		return rc ? rc : lr_error_set(LR_ENOTFOUND, "remote '%s' has no object %s", name, sha256);
 	}

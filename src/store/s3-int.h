@@ -35,7 +35,7 @@ struct req {
 	lr_s3_sink_fn sink; /* a 2xx body's bytes */
 	void *arg;
 	int64_t max, got;
-	size_t off;   /* of a memory body sent */
+	size_t off;   /* bytes of the body sent */
 	long status;  /* HTTP */
 	int sink_rc;  /* the sink's refusal */
 	int64_t size; /* HEAD: Content-Length */

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/buf.h"
 #include "base/sha256.h"
+#include "store/objects.h"
 #include "store/s3-int.h"
 
 #define MAX_PARTS 10000 /* S3's limit */
@@ -254,6 +255,7 @@ int lr_s3_put_parts(struct lr_s3 *s, const char *key, int fd, int64_t size, int6
 					  n < 0 ? strerror(errno) : "the file is shorter than its size");
 		else if (!(rc = one_part(&u, i + 1, buf, len, &one)))
 			*(one ? sent : kept) += 1;
+		lr_obj_step(key, part * i + (int64_t)len, size);
 		lr_sha256_update(&whole, buf, len);
 	}
 	lr_sha256_final(&whole, hex);

@@ -8,6 +8,7 @@
 #include "base/curl.h"
 #include "base/error.h"
 #include "base/buf.h"
+#include "store/objects.h"
 #include "store/s3-int.h"
 
 #define LIST_BODY (16 << 20) /* bytes of one page of a listing */
@@ -149,6 +150,8 @@ static size_t on_read(char *out, size_t size, size_t nmemb, void *arg)
 	}
 	while ((got = read(b->fd, out, n)) < 0 && errno == EINTR)
 		;
+	if (got > 0 && q->key && !q->query) /* an object's bytes, not an upload's part */
+		lr_obj_step(q->key, (int64_t)(q->off += (size_t)got), b->size);
 	return got < 0 ? CURL_READFUNC_ABORT : (size_t)got;
 }
 

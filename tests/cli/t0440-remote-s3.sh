@@ -152,13 +152,19 @@ s3_kill_push_after team/evidence/ 2 env LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE
 [ "$held" -ge 2 ] || fail "the killed push left $held parts held, not 2 or more"
 ok "the killed push left $held of 12 parts held"
 : >"$S3D/log"
-LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE=$A /usr/bin/time -f "%M" -o "$T/rss" "$LABRUN" push --run last >"$T/out" 2>"$T/err" ||
-	{ cat "$T/err" >&2; fail "the resumed push"; }
+LABRUN_S3_PART_SIZE=5242880 LABRUN_STORE=$A /usr/bin/time -f "%M" -o "$T/rss" "$LABRUN" push --run last --progress \
+	>"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "the resumed push"; }
 contains "$T/out" "1 run pushed" "the resumed push sends the run"
+HUGE=$(sha256sum "$T/work/huge.bin" | cut -c1-16)
+contains "$T/err" "labrun push: pushed 0 of 1 runs, $HUGE...: " "--progress names the object in flight"
+contains "$T/err" " of 60.0 MiB, " "with its bytes"
 equals "$(s3_parts team/evidence/)" "$((12 - held))" "and only the parts not yet held"
 [ "$(tail -n 1 "$T/rss")" -lt 65536 ] || fail "push's peak memory is $(tail -n 1 "$T/rss") KiB, 64 MiB or more"
 ok "push's peak memory $(tail -n 1 "$T/rss") KiB, under 64 MiB"
-expect_exit 0 "C pulls the 60 MiB object" lc pull
+# on a terminal (script(1) gives the pull one) the line is redrawn at every whole percent of the object
+script -qec "env LABRUN_STORE='$C' '$LABRUN' pull" "$T/tty" >/dev/null || { cat "$T/tty" >&2; fail "C pulls the 60 MiB object"; }
+ok "C pulls the 60 MiB object, on a terminal"
+contains "$T/tty" "runs, $HUGE...: 30.0 of 60.0 MiB, " "the progress line names the object coming and its bytes"
 expect_exit 0 "cat it" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = (SELECT max(id) FROM run)" | sed -n '2{s/\r//g;p;}')" huge.bin
 cmp -s "$T/out" "$T/work/huge.bin" || fail "the 60 MiB object came back different"
 ok "its bytes are the recorded ones"

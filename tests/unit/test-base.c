@@ -22,6 +22,7 @@
 #include "base/lines.h"
 #include "base/list.h"
 #include "base/model.h"
+#include "base/progress.h"
 #include "base/safename.h"
 #include "base/seal.h"
 #include "base/sign.h"
@@ -821,6 +822,55 @@ static void only_regular_files_are_opened(void **state)
 	rmdir(dir);
 }
 
+/* What the sink was last shown, and how often. */
+static struct {
+	struct lr_progress_view v;
+	char step[96];
+	int shows;
+} seen;
+
+static void remember(void *arg, const struct lr_progress_view *v)
+{
+	(void)arg;
+	seen.v = *v;
+	snprintf(seen.step, sizeof seen.step, "%s", v->step ? v->step : "(none)");
+	seen.shows++;
+}
+
+static void a_step_shows_inside_its_meter(void **state)
+{
+	const struct lr_progress_sink sink = { remember, NULL, 0, 0 }; /* no interval: every update shows */
+	struct lr_progress *p;
+
+	(void)state;
+	lr_progress_sink_set(&sink);
+	lr_progress_step("before", 1, 2); /* no meter: nothing */
+	assert_int_equal(seen.shows, 0);
+	p = lr_progress_start("pushed", "runs", 3);
+	assert_non_null(p);
+	lr_progress_update(p, 1);
+	assert_string_equal(seen.step, "(none)");
+	lr_progress_step("5f3a1b2c...", 6 << 20, 12 << 20);
+	assert_string_equal(seen.step, "5f3a1b2c...");
+	assert_int_equal(seen.v.step_done, 6 << 20);
+	assert_int_equal(seen.v.step_total, 12 << 20);
+	assert_int_equal(seen.v.done, 1); /* the meter's own count is kept */
+	assert_int_equal(seen.v.total, 3);
+	lr_progress_step("", 0, 0); /* the step is over: the next update shows none */
+	assert_string_equal(seen.step, "5f3a1b2c...");
+	lr_progress_update(p, 2);
+	assert_string_equal(seen.step, "(none)");
+	lr_progress_step("again", 1, 4);
+	lr_progress_stop(&p);
+	assert_true(seen.v.final);
+	assert_string_equal(seen.step, "(none)"); /* the final line has no step */
+	assert_null(p);
+	seen.shows = 0;
+	lr_progress_step("after", 1, 2);
+	assert_int_equal(seen.shows, 0);
+	lr_progress_sink_set(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -845,6 +895,7 @@ int main(void)
 		cmocka_unit_test(arrays_grow_through_one_macro),
 		cmocka_unit_test(enum_names_read_both_ways),
 		cmocka_unit_test(only_regular_files_are_opened),
+		cmocka_unit_test(a_step_shows_inside_its_meter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
