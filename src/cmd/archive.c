@@ -59,7 +59,7 @@ static int verify_or_extract(const char *verify, const char *extract, const stru
 	if (verify && first < argc)
 		return cmd_usage_error("archive", "unexpected argument '%s'", argv[first]);
 	if (verify)
-		return cmd_verify_path("labrun archive", verify, trust, key, allow, progress);
+		return cmd_verify_path("labrun archive", verify, NULL, trust, key, allow, progress);
 	if (first + 1 != argc)
 		return cmd_usage_error("archive", "--extract takes the archive and a target directory");
 	return extract_into(extract, argv[first], progress);

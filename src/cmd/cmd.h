@@ -146,11 +146,14 @@ int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const cha
  * the keys cmd_trust_load gives for 'files' and 'only' ('allow': a crate no
  * trusted key signed is checked all the same), each problem printed as a
  * PROBLEM line, then what was checked. Progress is shown under 'cmd'
- * ("labrun verify"). Returns the exit status: 0 when everything holds, 1 on
- * a problem, an error's (printed) otherwise.
+ * ("labrun verify"). 'path' may also be the s3:// URI of an archive's copy
+ * (read back first), and 'statement' (NULL: none) the statement a reviewer
+ * fetched beside an archive: the copy's own checks (publish.h) come first.
+ * Returns the exit status: 0 when everything holds, 1 on a problem, an
+ * error's (printed) otherwise.
  */
-int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *files, const char *only, int allow,
-		    int progress);
+int cmd_verify_path(const char *cmd, const char *path, const char *statement, const struct lr_strlist *files,
+		    const char *only, int allow, int progress);
 
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);

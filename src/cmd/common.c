@@ -145,17 +145,21 @@ static int verify_fail(int rc)
 	return cmd_fail(rc);
 }
 
-/* An archive's copy in a bucket, read back into 'f': its digest and signed statement checked. */
-static int check_copy(const char *cmd, const char *uri, const struct lr_trust *t, int allow, struct lr_fetched *f,
-		      int *problems)
+/*
+ * An archive's copy, read back from its bucket ('uri') or fetched by a reviewer with the statement
+ * beside it ('path' and 'statement'), into 'f': its digest and signed statement checked.
+ */
+static int check_copy(const char *cmd, const char *path, const char *statement, const struct lr_trust *t, int allow,
+		      struct lr_fetched *f, int *problems)
 {
 	char principal[128], why[512], what[400];
-	int rc;
+	int rc, remote = !strncmp(path, "s3://", 5);
 
-	if ((rc = lr_archive_fetch(cmd, uri, f)))
+	if ((rc = remote ? lr_archive_fetch(cmd, path, f) : lr_fetched_local(path, statement, f)))
 		return rc;
 	snprintf(what, sizeof what, "copy %s", f->key);
-	printf("copy '%s': %lld bytes read back, sha256 %s\n", f->key, (long long)f->size, f->sha256);
+	printf("copy '%s': %lld bytes %s, sha256 %s\n", f->key, (long long)f->size, remote ? "read back" : "here",
+	       f->sha256);
 	if ((rc = lr_fetched_check(f, t, principal, why)) && rc != LR_EREFUSED)
 		return rc;
 	if (rc || (!principal[0] && !allow)) {
@@ -173,8 +177,8 @@ static int check_copy(const char *cmd, const char *uri, const struct lr_trust *t
 	return 0;
 }
 
-int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *files, const char *only, int allow,
-		    int progress)
+int cmd_verify_path(const char *cmd, const char *path, const char *statement, const struct lr_strlist *files,
+		    const char *only, int allow, int progress)
 {
 	struct lr_trust t = { 0 };
 	struct lr_verified v = { 0 };
@@ -184,8 +188,8 @@ int cmd_verify_path(const char *cmd, const char *path, const struct lr_strlist *
 	if ((rc = cmd_trust_load(&t, files, only)))
 		goto out;
 	cmd_progress_begin(cmd, progress, 0);
-	if (!strncmp(path, "s3://", 5)) { /* a copy in a bucket: read back, then checked as a local archive is */
-		rc = check_copy(cmd, path, &t, allow, &f, &problems);
+	if (!strncmp(path, "s3://", 5) || statement) { /* a copy: its statement checked, then the archive */
+		rc = check_copy(cmd, path, statement, &t, allow, &f, &problems);
 		if (rc) {
 			cmd_progress_end();
 			goto out;

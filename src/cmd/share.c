@@ -7,10 +7,12 @@
 #include "base/model.h"
 #include "cmd/cmd.h"
 #include "cmd/options.h"
+#include "evidence/publish.h"
 #include "store/remote.h"
 #include "store/s3.h"
 
 static const char usage[] = "usage: labrun share [NAME] [--issue REF | --run ID...] [--expires DURATION]\n"
+			    "       labrun share s3://BUCKET/PREFIX/archives/SHA256.tar.zst?... [--expires DURATION]\n"
 			    "\n"
 			    "Print, for each run (every run when neither option is given), URLs anyone can\n"
 			    "fetch its bundle and each object it names with from S3 remote NAME (the only\n"
@@ -19,7 +21,10 @@ static const char usage[] = "usage: labrun share [NAME] [--issue REF | --run ID.
 			    "pushed first: every key is looked up before a URL for it is printed. A URL is\n"
 			    "signed with your access key (its id is in the URL, never the secret); whoever holds\n"
 			    "it can read that one object until it expires. A bundle's and an object's names are\n"
-			    "their SHA-256: what is fetched can be checked against the name.\n";
+			    "their SHA-256: what is fetched can be checked against the name. Given the URI of an\n"
+			    "archive's copy ('labrun archive --to' prints it), the URLs are the archive's and its\n"
+			    "signed statement's: 'labrun verify --statement STATEMENT ARCHIVE' checks what a\n"
+			    "reviewer fetched with them.\n";
 
 /* --expires: seconds, or N with m, h or d. */
 static int parse_expires(const char *arg, long *out)
@@ -42,31 +47,68 @@ static int parse_expires(const char *arg, long *out)
 	return 0;
 }
 
-/* One key's line: looked up, then signed. */
-static int share_key(struct lr_s3 *s, const char *what, const char *sha256, time_t now, long expires)
+/* One key's line: 'key' looked up, then signed; 'name' says which it is (a run's object: its sha256). */
+static int share_key(struct lr_s3 *s, const char *what, const char *key, const char *name, time_t now, long expires)
 {
-	char key[80], *url = NULL;
+	char *url = NULL;
 	int64_t size;
 	int rc, found;
 
-	snprintf(key, sizeof key, "%s/%s", !strcmp(what, "bundle") ? "bundles" : "objects", sha256);
 	if ((rc = lr_s3_head(s, key, &found, &size)))
 		return rc;
 	if (!found) {
-		lr_error_set(LR_ENOTFOUND, "the remote has no %s %s", what, sha256);
-		lr_error_hint("push the run first: labrun push");
+		lr_error_set(LR_ENOTFOUND, "the remote has no %s %s", what, name);
+		lr_error_hint(!strcmp(what, "statement") ? "copy the archive again: labrun archive --to"
+							 : "push the run first: labrun push");
 		return LR_ENOTFOUND;
 	}
 	if (!(rc = lr_s3_presign(s, key, expires, now, &url)))
-		printf("  %-6s  %s  %12lld  %s\n", what, sha256, (long long)size, url);
+		printf("  %-6s  %s  %12lld  %s\n", what, name, (long long)size, url);
 	free(url);
+	return rc;
+}
+
+/* A run's bundle or object. */
+static int share_run_key(struct lr_s3 *s, const char *what, const char *sha256, time_t now, long expires)
+{
+	char key[80];
+
+	snprintf(key, sizeof key, "%s/%s", !strcmp(what, "bundle") ? "bundles" : "objects", sha256);
+	return share_key(s, what, key, sha256, now, expires);
+}
+
+/* When URLs signed now for 'expires' seconds stop working, as text. */
+static const char *expiry(long expires, char at[32])
+{
+	time_t until = time(NULL) + expires;
+	struct tm tm;
+
+	gmtime_r(&until, &tm);
+	strftime(at, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return at;
+}
+
+/* An archive's copy at 'uri': URLs for it and the statement beside it. */
+static int share_copy(const char *uri, long expires)
+{
+	struct lr_s3 *s = NULL;
+	char key[256], skey[300], at[32];
+	time_t now = time(NULL);
+	int rc;
+
+	if (!(rc = lr_s3_open_object(&s, "labrun share", uri, key, sizeof key)) &&
+	    !(rc = lr_copy_statement_key("labrun share", key, skey, sizeof skey)) &&
+	    !(rc = share_key(s, "archive", key, key, now, expires)) &&
+	    !(rc = share_key(s, "statement", skey, skey, now, expires)))
+		printf("the URLs expire at %s; 'labrun verify --statement %s %s' checks what they fetch\n",
+		       expiry(expires, at), skey, key);
+	lr_s3_free(s);
 	return rc;
 }
 
 static int share_runs(struct lr_store *st, struct lr_s3 *s, const int64_t *ids, int n, long expires)
 {
-	time_t now = time(NULL), until = now + expires;
-	struct tm tm;
+	time_t now = time(NULL);
 	char at[32];
 	int rc = 0;
 
@@ -76,15 +118,13 @@ static int share_runs(struct lr_store *st, struct lr_s3 *s, const int64_t *ids, 
 		if ((rc = lr_store_run_bundle(st, ids[i], &b)))
 			break;
 		printf("run %s\n", b.uuid);
-		rc = share_key(s, "bundle", b.sha256, now, expires);
+		rc = share_run_key(s, "bundle", b.sha256, now, expires);
 		for (size_t k = 0; k < b.objects.n && !rc; k++)
-			rc = share_key(s, "object", b.objects.v[k].key, now, expires);
+			rc = share_run_key(s, "object", b.objects.v[k].key, now, expires);
 		lr_bundle_release(&b);
 	}
-	gmtime_r(&until, &tm);
-	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (!rc)
-		printf("%d run%s; the URLs expire at %s\n", n, n == 1 ? "" : "s", at);
+		printf("%d run%s; the URLs expire at %s\n", n, n == 1 ? "" : "s", expiry(expires, at));
 	return rc;
 }
 
@@ -114,6 +154,15 @@ int cmd_share(const struct lr_global *g, int argc, char **argv)
 	if (*issue && runs.n) {
 		lr_strlist_release(&runs);
 		return cmd_usage_error("share", "--issue and --run choose runs two ways: give one");
+	}
+	if (first < argc && !strncmp(argv[first], "s3://", 5)) { /* an archive's copy: no store needed */
+		n = (int)runs.n;
+		lr_strlist_release(&runs);
+		if (*issue || n)
+			return cmd_usage_error("share",
+					       "--issue and --run choose runs of a remote, not an archive's copy");
+		rc = share_copy(argv[first], expires);
+		return rc ? cmd_fail(rc) : LR_EXIT_OK;
 	}
 	if ((rc = cmd_store(&st, g))) {
 		lr_strlist_release(&runs);

@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/dsse.h"
 #include "base/error.h"
+#include "base/lines.h"
 #include "base/progress.h"
 #include "base/trust.h"
 #include "base/walk.h"
@@ -129,6 +130,18 @@ static int fetch_into(struct lr_s3 *s3, const char *key, int64_t size, struct lr
 	return rc;
 }
 
+int lr_copy_statement_key(const char *who, const char *key, char *out, size_t size)
+{
+	size_t n = strlen(key);
+
+	if (n <= strlen(SUFFIX) || strcmp(key + n - strlen(SUFFIX), SUFFIX)) {
+		lr_error_set(LR_EINVAL, "%s: '%s' is not an archive (its name does not end in %s)", who, key, SUFFIX);
+		lr_error_hint("name the archive's copy as 'labrun archive --to' printed it");
+		return LR_EINVAL;
+	}
+	return lr_path(out, size, "%.*s.intoto.json", (int)(n - strlen(SUFFIX)), key);
+}
+
 /* The statement beside archive 'key', when there is one. */
 static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched *f)
 {
@@ -136,7 +149,8 @@ static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched 
 	char skey[300];
 	int rc, found = 0;
 
-	snprintf(skey, sizeof skey, "%.*s.intoto.json", (int)(strlen(key) - strlen(SUFFIX)), key);
+	if ((rc = lr_copy_statement_key("read back", key, skey, sizeof skey)))
+		return rc;
 	if (!(rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, &b, &found)) && found &&
 	    !(f->statement = lr_buf_detach(&b, &f->statement_len)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
@@ -147,18 +161,15 @@ static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched 
 int lr_archive_fetch(const char *who, const char *uri, struct lr_fetched *f)
 {
 	struct lr_s3 *s3 = NULL;
-	size_t n;
+	char skey[300];
 	int rc, found = 0;
 
 	memset(f, 0, sizeof *f);
 	if ((rc = lr_s3_open_object(&s3, who, uri, f->key, sizeof f->key)))
 		return rc;
-	n = strlen(f->key);
-	if (n <= strlen(SUFFIX) || strcmp(f->key + n - strlen(SUFFIX), SUFFIX)) {
-		rc = lr_error_set(LR_EINVAL, "%s: '%s' is not an archive (its name does not end in %s)", who, f->key,
-				  SUFFIX);
-		lr_error_hint("name the archive's copy as 'labrun archive --to' printed it");
-	} else if (!(rc = lr_s3_head(s3, f->key, &found, &f->size)) && !found) {
+	if ((rc = lr_copy_statement_key(who, f->key, skey, sizeof skey)))
+		;
+	else if (!(rc = lr_s3_head(s3, f->key, &found, &f->size)) && !found) {
 		rc = lr_error_set(LR_ENOTFOUND, "%s: %s has no '%s'", who, lr_s3_where(s3), f->key);
 		lr_error_hint("'labrun archive --to' prints the URI of each copy it makes");
 	}
@@ -186,6 +197,19 @@ int lr_fetched_unpack(const struct lr_fetched *f, char *dir, size_t size)
 	if (mkdir(dir, 0700) != 0)
 		return lr_error_set(LR_EIO, "cannot create '%s': %s", dir, strerror(errno));
 	return lr_archive_unpack(f->path, dir, &members);
+}
+
+int lr_fetched_local(const char *archive, const char *statement, struct lr_fetched *f)
+{
+	const char *base = strrchr(archive, '/') ? strrchr(archive, '/') + 1 : archive;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	snprintf(f->key, sizeof f->key, "%s", base);
+	if ((rc = lr_path(f->path, sizeof f->path, "%s", archive)) ||
+	    (rc = lr_sha256_regular(archive, f->sha256, &f->size)))
+		return rc;
+	return lr_read_regular_text("the statement", statement, STATEMENT_MAX, &f->statement, &f->statement_len);
 }
 
 /* What the opened statement says of the copy: 0, or why it does not name these bytes. */

@@ -44,6 +44,13 @@ void lr_published_release(struct lr_published *p);
 LR_MUST_CHECK int lr_archive_publish(const char *name, const char *uri, const char *path, const struct lr_signer *s,
 				     struct lr_published *p);
 
+/*
+ * The key of the statement beside archive copy 'key' (NAME.tar.zst ->
+ * NAME.intoto.json) into out[size]; LR_EINVAL, for command 'who', when
+ * 'key' is not an archive's name.
+ */
+LR_MUST_CHECK int lr_copy_statement_key(const char *who, const char *key, char *out, size_t size);
+
 /* An archive read back from a bucket into a new directory under $TMPDIR. */
 struct lr_fetched {
 	char dir[4096];  /* the temporary directory, removed by lr_fetched_release */
@@ -63,6 +70,14 @@ void lr_fetched_release(struct lr_fetched *f);
  * not an archive's, LR_EIO when this side cannot hold it (a full disk).
  */
 LR_MUST_CHECK int lr_archive_fetch(const char *who, const char *uri, struct lr_fetched *f);
+
+/*
+ * The same for an archive and its statement already on this host (a
+ * reviewer fetched both with the URLs 'labrun share' printed): nothing is
+ * copied and nothing is removed; LR_EINVAL when the statement is over
+ * 1 MiB or cannot be read.
+ */
+LR_MUST_CHECK int lr_fetched_local(const char *archive, const char *statement, struct lr_fetched *f);
 
 /* The crate in the fetched archive, checked and unpacked into crate/ beside it (its path in dir[]). */
 LR_MUST_CHECK int lr_fetched_unpack(const struct lr_fetched *f, char *dir, size_t size);

@@ -60,6 +60,34 @@ openssl genpkey -algorithm ed25519 2>/dev/null | openssl pkey -pubout >"$T/other
 expect_exit 1 "a key not trusted" env -u LABRUN_STORE "$LABRUN" verify --key "$T/other.pub.pem" "$COPY"
 contains "$T/out" "PROBLEM copy $SHA.tar.zst: its statement is not signed by a key you trust" "is a problem"
 
+# --- share: URLs for the copy and its statement; a reviewer's two files verify without a bucket
+expect_exit 0 "share the copy" env -u LABRUN_STORE "$LABRUN" share "$COPY" --expires 2h
+contains "$T/out" "  archive  $SHA.tar.zst  $(printf '%12s' "$(stat -c %s ev.tar.zst)")  $S3_URL/lab-evidence/shelf/archives/$SHA.tar.zst?" \
+	"the archive's URL"
+contains "$T/out" "  statement  $SHA.intoto.json  " "and its statement's"
+contains "$T/out" "X-Amz-Expires=7200&" "for two hours"
+lacks "$T/out" "$S3_SECRET" "without the secret"
+"$S3PY" "$TOP_SRCDIR/tests/cli/presign-check.py" us-east-1 <"$T/out" >"$T/check" || fail "presign-check.py"
+equals "$(grep -c '^same$' "$T/check") $(tail -n 1 "$T/check")" "2 2" "both URLs are signed as botocore signs them"
+mkdir -p "$T/reviewer"
+s3py "$SHA" "$T/reviewer" <<'PY' || fail "boto3 cannot fetch the copy" # moto answers presigned GETs with 500
+import sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+for ext in ("tar.zst", "intoto.json"):
+    s3.download_file("lab-evidence", f"shelf/archives/{sys.argv[2]}.{ext}", f"{sys.argv[3]}/{sys.argv[2]}.{ext}")
+PY
+expect_exit 0 "verify --statement of the fetched pair" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" \
+	--statement "$T/reviewer/$SHA.intoto.json" "$T/reviewer/$SHA.tar.zst"
+contains "$T/out" "copy '$SHA.tar.zst': $(stat -c %s ev.tar.zst) bytes here, sha256 $SHA" "hashes the archive"
+contains "$T/out" "its statement names these bytes, signed by" "checks the statement"
+contains "$T/out" "0 problem(s)" "and the archive"
+cp ev.tar.zst "$T/reviewer/other.tar.zst" && printf 'x' >>"$T/reviewer/other.tar.zst"
+expect_exit 1 "--statement of other bytes" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" \
+	--statement "$T/reviewer/$SHA.intoto.json" "$T/reviewer/other.tar.zst"
+contains "$T/out" "PROBLEM copy other.tar.zst: its statement names sha256 $(echo "$SHA" | cut -c1-16)..." "names the mismatch"
+expect_exit 2 "--statement with a URI" env -u LABRUN_STORE "$LABRUN" verify --statement x "$COPY"
+
 # --- register: the URI and the digest of the bytes read back
 expect_exit 0 "register the copy" "$LABRUN" register --hub zenodo "$COPY"
 contains "$T/out" "read back $(stat -c %s ev.tar.zst) bytes of '$SHA.tar.zst' (sha256 $SHA)" "reads it back first"

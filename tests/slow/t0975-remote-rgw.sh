@@ -7,7 +7,8 @@
 # secret is refused by the gateway, naming the key id and never the secret. The gateway is killed in
 # the middle of a 60 MiB object's multipart upload and started again: the push names the failure,
 # and the next push sends only the parts the gateway's own request log shows it lacked. An archive
-# goes to the gateway and verifies from there. The secret is in no store.
+# goes to the gateway and verifies from there, and a reviewer with no credentials fetches it and its
+# statement with the presigned URLs 'share' prints and verifies the pair. The secret is in no store.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$TOP_SRCDIR/tests/cli/rgw.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
@@ -115,6 +116,20 @@ expect_exit 0 "archive --to the gateway" la archive --issue 205 -o ev.tar.zst --
 copy=$(sed -n 's/^  \(s3:.*\)/\1/p' "$T/out")
 expect_exit 0 "verify the copy" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$copy"
 contains "$T/out" "its statement names these bytes, signed by" "its statement holds"
+contains "$T/out" "0 problem(s)" "and the archive"
+# a reviewer with no credentials: the two URLs 'share' prints, fetched with curl, verify on their own
+expect_exit 0 "share the copy" env -u LABRUN_STORE "$LABRUN" share "$copy" --expires 1h
+mkdir -p "$T/reviewer"
+sed -n 's/^  \(archive\|statement\)  \([^ ]*\)  *[0-9]*  \(http.*\)/\2 \3/p' "$T/out" >"$T/urls"
+equals "$(wc -l <"$T/urls")" "2" "two URLs"
+while read -r name url; do
+	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY curl -sf -o "$T/reviewer/$name" "$url" || fail "curl $name"
+done <"$T/urls"
+ok "the gateway serves both to curl, without credentials"
+sha=$(sed -n '1s/\.tar\.zst .*//p' "$T/urls")
+expect_exit 0 "verify --statement of what curl fetched" env -u LABRUN_STORE -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
+	"$LABRUN" verify --key "$T/lab.pub.pem" --statement "$T/reviewer/$sha.intoto.json" "$T/reviewer/$sha.tar.zst"
+contains "$T/out" "its statement names these bytes, signed by" "the statement holds"
 contains "$T/out" "0 problem(s)" "and the archive"
 
 grep -rlaF "$S3_SECRET" "$A" "$B" "$C" >"$T/found" 2>/dev/null || true
