@@ -96,3 +96,37 @@ sections() { awk 'function out(x) { sub(/(\\n)+$/, "", x); if (x != "") print x 
 	/^## /{ out(s); s = $0; rec = $0 == "## Recorded runs"; next } rec && /^\* run /{ out(s); s = $0; next }
 	/^<details>/{ out(s); s = $0; rec = 0; next }
 	s != "" { s = s "\\n" $0 } END { out(s) }' "$1" | grep -v '^## Recorded runs' | sed 's/[Rr]un [0-9][0-9]*/run N/g' | sort; }
+
+# The remote tests' hosts: stores A, B, C and D under $T, and la, lb, lc and ld running labrun in
+# each; 'hosts a b c' makes those stores.
+A="$T/a" B="$T/b" C="$T/c" D="$T/d"
+la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
+lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
+lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
+ld() { LABRUN_STORE=$D "$LABRUN" "$@"; }
+hosts() { for s in "$@"; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null || fail "init store $s"; done; }
+
+# push_at_once STORE_A STORE_B: both push to their only remote at the same moment; their output in
+# $T/pa and $T/pb (the remote tests' two hosts)
+push_at_once() {
+	LABRUN_STORE=$1 "$LABRUN" push >"$T/pa" 2>&1 &
+	pa=$!
+	LABRUN_STORE=$2 "$LABRUN" push >"$T/pb" 2>&1 &
+	pb=$!
+	wait $pa || { cat "$T/pa" >&2; fail "push from $1"; }
+	wait $pb || { cat "$T/pb" >&2; fail "push from $2"; }
+}
+
+# report_is_union ISSUE STORE_A STORE_B STORE_C: C's report for ISSUE holds A's and B's sections,
+# run ids aside (what C pulled from both)
+report_is_union() {
+	LABRUN_STORE=$2 "$LABRUN" report --issue "$1" >"$T/ra.md"
+	LABRUN_STORE=$3 "$LABRUN" report --issue "$1" >"$T/rb.md"
+	LABRUN_STORE=$4 "$LABRUN" report --issue "$1" >"$T/rc.md"
+	sections "$T/ra.md" >"$T/sa"
+	sections "$T/rb.md" >"$T/sb"
+	sections "$T/rc.md" >"$T/sc"
+	[ -s "$T/sa" ] && [ -s "$T/sb" ] || fail "A's or B's report is empty"
+	sort "$T/sa" "$T/sb" | cmp - "$T/sc" || { diff "$T/sc" "$T/sa"; fail "C's report is not the union of A's and B's"; }
+	ok "C's report for issue $1 is the union of A's and B's, run ids aside"
+}

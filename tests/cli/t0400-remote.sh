@@ -8,11 +8,7 @@
 . "$TOP_SRCDIR/tests/cli/pg.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
 F="$TOP_SRCDIR/tests/fixtures/serving"
-A="$T/a" B="$T/b" C="$T/c"
-la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
-lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
-lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
-for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
+hosts a b c
 
 # --- remotes are names for connection strings, without passwords
 expect_exit 2 "a URI with a password is refused" la remote add lab "postgresql://labrun:$(echo hunter2)@localhost/evidence"
@@ -83,14 +79,10 @@ equals "$(lc sql --csv "SELECT name || ' ' || passed || '/' || total FROM check_
 	"exactness 65536/65536" "the pulled run has its check"
 # a report is sections per run (a recorded run's are its lines under "Recorded runs", each folded
 # detail one of its own): C's sections are A's and B's, run ids aside
-la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
-sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
-[ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
-sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
-ok "C's report for the issue is the union of A's and B's"
+report_is_union 205 "$A" "$B" "$C"
 # each experiment run's design entry travels in its bundle: C cites it as the run's origin wrote it,
 # and holds the pulled rows to it (a margin edited here is named)
-equals "$(grep -c '^Design registered before the first block: ledger entry 1, ' rc.md)" "2" \
+equals "$(grep -c '^Design registered before the first block: ledger entry 1, ' "$T/rc.md")" "2" \
 	"C's report cites both pulled runs' design entries"
 cp -R "$C" "$T/c-edited"
 sqlite3 "$T/c-edited/labrun.db" "UPDATE run_design SET margin = 0.5 WHERE run_id = (SELECT min(run_id) FROM run_design)" ||

@@ -15,14 +15,10 @@
 . "$TOP_SRCDIR/tests/cli/s3.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
 F="$TOP_SRCDIR/tests/fixtures/serving"
-A="$T/a" B="$T/b" C="$T/c"
 URI="s3://lab/team/evidence?endpoint=$S3_URL&region=us-east-1"
-la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
-lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
-lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
 "$LABRUN" key init >/dev/null 2>&1 || fail "key init"
 "$LABRUN" key export >"$T/lab.pub.pem"
-for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
+hosts a b c
 
 # --- remote add: an s3:// URI, checked, never with a secret in it
 expect_exit 2 "a URI holding a secret is refused" la remote add lab "s3://$S3_KEY:$S3_SECRET@lab/x"
@@ -55,12 +51,7 @@ expect_exit 3 "a failed run in B (kept)" lb record -q --issue 205 -- sh -c 'echo
 lb ingest responses --run 2 --route atom "$F/atom.jsonl" >/dev/null || fail "ingest in B"
 
 # --- both push at once, to one prefix, with no lock
-la push >"$T/pa" 2>&1 &
-pa=$!
-lb push >"$T/pb" 2>&1 &
-pb=$!
-wait $pa || { cat "$T/pa" >&2; fail "push A"; }
-wait $pb || { cat "$T/pb" >&2; fail "push B"; }
+push_at_once "$A" "$B"
 ok "A and B pushed at once"
 contains "$T/pa" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped" "A's two runs"
 contains "$T/pb" "remote 'lab': 2 runs pushed, 0 already there, 0 refused, 0 skipped" "B's two runs"
@@ -103,11 +94,7 @@ contains "$T/out" "0 problem(s)" "sound"
 expect_exit 0 "cat the pulled artifact" lc cat "$(la sql --csv "SELECT uuid FROM run WHERE id = 2" | sed -n '2{s/\r//g;p;}')" big.bin
 cmp -s "$T/out" "$T/work/big.bin" || fail "the 3 MB artifact came back different"
 ok "the 3 MB artifact's bytes came along"
-la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
-sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
-[ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
-sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
-ok "C's report for the issue is the union of A's and B's, run ids aside"
+report_is_union 205 "$A" "$B" "$C"
 expect_exit 0 "a crate of the pulled runs" lc manifest --issue 205 -o "$T/crate" --license CC-BY-4.0
 expect_exit 0 "it verifies with the lab's key, with no store" \
 	sh -c "cd '$T' && env -u LABRUN_STORE '$LABRUN' verify --key '$T/lab.pub.pem' '$T/crate'"

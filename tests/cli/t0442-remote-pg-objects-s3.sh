@@ -10,13 +10,8 @@
 . "$TOP_SRCDIR/tests/cli/pg.sh"
 . "$TOP_SRCDIR/tests/cli/s3.sh"
 cleanup() { s3_stop; pg_stop; rm -rf "$T" "$S3D" "$PGD"; }
-A="$T/a" B="$T/b" C="$T/c" D="$T/d"
 OBJ="s3://lab/pgobj?endpoint=$S3_URL&region=us-east-1"
-la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
-lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
-lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
-ld() { LABRUN_STORE=$D "$LABRUN" "$@"; }
-for s in a b c d; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null; done
+hosts a b c d
 
 # --- --objects: a bucket's URI, for a PostgreSQL remote only
 expect_exit 2 "--objects with an S3 remote" la remote add s3r "s3://lab/x?endpoint=$S3_URL" --objects "$OBJ"

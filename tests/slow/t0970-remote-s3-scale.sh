@@ -29,12 +29,7 @@ for s in a b; do
 	done
 done
 ok "1,000 runs and 1 GiB of objects recorded in A and B"
-LABRUN_STORE=$A "$LABRUN" push >"$T/pa" 2>&1 &
-pa=$!
-LABRUN_STORE=$B "$LABRUN" push >"$T/pb" 2>&1 &
-pb=$!
-wait $pa || { cat "$T/pa" >&2; fail "push A"; }
-wait $pb || { cat "$T/pb" >&2; fail "push B"; }
+push_at_once "$A" "$B"
 contains "$T/pa" "remote 'lab': 500 runs pushed" "A pushed its 500 runs"
 contains "$T/pb" "remote 'lab': 500 runs pushed" "B pushed its 500 runs, at the same time"
 expect_exit 0 "C pulls all" env LABRUN_STORE="$C" "$LABRUN" pull

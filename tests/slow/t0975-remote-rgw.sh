@@ -12,13 +12,10 @@
 . "$(dirname "$0")/../cli/lib.sh"
 . "$TOP_SRCDIR/tests/cli/rgw.sh"
 X="$TOP_SRCDIR/tests/fixtures/experiments"
-A="$T/a" B="$T/b" C="$T/c"
 URI="s3://lab/team?endpoint=$RGW_URL&region=us-east-1"
-la() { LABRUN_STORE=$A "$LABRUN" "$@"; }
-lb() { LABRUN_STORE=$B "$LABRUN" "$@"; }
-lc() { LABRUN_STORE=$C "$LABRUN" "$@"; }
 lab_key
-for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" init >/dev/null && LABRUN_STORE=$T/$s "$LABRUN" remote add lab "$URI"; done
+hosts a b c
+for s in a b c; do LABRUN_STORE=$T/$s "$LABRUN" remote add lab "$URI" || fail "remote add in $s"; done
 expect_exit 0 "remote init" la remote init lab
 contains "$T/out" "marked as a labrun remote" "marks the prefix"
 
@@ -29,12 +26,7 @@ for s in a b; do
 	(cd "$T/work" && LABRUN_STORE=$T/$s "$LABRUN" record -q --issue 205 --artifact "$s.bin" -- echo "$s" >/dev/null 2>&1) ||
 		fail "record in $s"
 done
-la push >"$T/pa" 2>&1 &
-pa=$!
-lb push >"$T/pb" 2>&1 &
-pb=$!
-wait $pa || { cat "$T/pa" >&2; fail "push A"; }
-wait $pb || { cat "$T/pb" >&2; fail "push B"; }
+push_at_once "$A" "$B"
 ok "A and B pushed at once"
 expect_exit 0 "pull into C" lc pull
 contains "$T/out" "4 runs pulled, 0 already here, 0 refused" "every run"
@@ -42,11 +34,7 @@ expect_exit 0 "fsck of C" lc fsck
 contains "$T/out" "0 missing or corrupt" "every object"
 expect_exit 0 "audit of C" lc audit
 contains "$T/out" "0 problem(s)" "sound"
-la report --issue 205 >ra.md; lb report --issue 205 >rb.md; lc report --issue 205 >rc.md
-sections ra.md >sa; sections rb.md >sb; sections rc.md >sc
-[ -s sa ] && [ -s sb ] || fail "A's or B's report is empty"
-sort sa sb | cmp - sc || { diff sc sa; fail "C's report is not the union of A's and B's"; }
-ok "C's report for the issue is the union of A's and B's, run ids aside"
+report_is_union 205 "$A" "$B" "$C"
 s3py >"$T/keys" <<'PY' || fail "boto3 cannot read the bucket"
 import hashlib, sys
 import boto3
