@@ -78,3 +78,16 @@ void lr_error_clear(void)
 	err_msg[0] = '\0';
 	err_hint[0] = '\0';
 }
+
+void lr_visible(char *out, size_t size, const char *text)
+{
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p && o + 1 < size; p++) {
+		int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		out[o++] = *p < 0x20 || *p == 0x7f || c1 ? '?' : (char)*p;
+		p += c1;
+	}
+	out[o] = '\0';
+}

@@ -61,4 +61,11 @@ const char *lr_error_hint_msg(void);
 /* Forget the current message and hint. */
 void lr_error_clear(void);
 
+/*
+ * Words from another host or a service, for a message: 'text' into out[size]
+ * with its control characters (C0, DEL, and the C1 ones as UTF-8, a
+ * terminal's CSI among them) as '?'. 'out' may be 'text'.
+ */
+void lr_visible(char *out, size_t size, const char *text);
+
 #endif

@@ -11,6 +11,7 @@
 #include "evidence/publish.h"
 #include "evidence/settings.h"
 #include "store/remote.h"
+#include "store/s3.h"
 
 static const char usage[] =
 	"usage: labrun archive (--run ID | --issue REF)... [-o FILE] [--site] [--to REMOTE] [--prune]\n"
@@ -102,38 +103,53 @@ static int prune_logs(const struct cmd_crate_job *j, const char *path)
 	return rc;
 }
 
-/* The archive at 'path' copied to 'dest' (a remote's name or an s3:// URI), with its signed statement: said. */
-static int copy_archive(struct lr_store *st, const char *dest, const char *path, int progress)
+/* --to DEST (a remote's name or an s3:// URI): its name and URI, checked before the archive is written. */
+struct dest {
+	char *name, *uri;
+};
+
+static int resolve_dest(struct lr_store *st, const char *to, struct dest *d)
 {
-	struct lr_published p = { 0 };
-	char *name = NULL, *uri = NULL;
+	struct lr_s3 *s = NULL;
 	int rc;
 
-	if (!strncmp(dest, "s3://", 5))
-		rc = (name = strndup(dest, strcspn(dest, "?"))) && (uri = strdup(dest))
+	if (!strncmp(to, "s3://", 5))
+		rc = (d->name = strndup(to, strcspn(to, "?"))) && (d->uri = strdup(to))
 			     ? 0
 			     : lr_error_set(LR_ENOMEM, "out of memory");
 	else
-		rc = lr_store_remote_get(st, dest, &name, &uri, NULL);
-	if (!rc && strncmp(uri, "s3://", 5)) {
-		rc = lr_error_set(LR_EINVAL, "cannot copy the archive to remote '%s': it is not an S3 remote", name);
+		rc = lr_store_remote_get(st, to, &d->name, &d->uri, NULL);
+	if (!rc && strncmp(d->uri, "s3://", 5)) {
+		rc = lr_error_set(LR_EINVAL, "cannot copy the archive to remote '%s': it is not an S3 remote", d->name);
 		lr_error_hint("an archive goes to a bucket: 'labrun remote add NAME s3://BUCKET/PREFIX?...' "
 			      "(docs/remote.md)");
 	}
+	if (!rc && !(rc = lr_s3_open(&s, d->name, d->uri))) /* the URI and credentials: no request yet */
+		lr_s3_free(s);
+	return rc;
+}
+
+/* The archive at 'path' copied to 'd', with its signed statement: said. */
+static int copy_archive(struct lr_store *st, const struct dest *d, const char *path, int progress)
+{
+	struct lr_published p = { 0 };
+	int rc;
+
 	cmd_progress_begin("labrun archive", progress, 0);
-	if (!rc)
-		rc = lr_archive_publish(name, uri, path, lr_store_signer(st), &p);
+	rc = lr_archive_publish(d->name, d->uri, path, lr_store_signer(st), &p);
 	cmd_progress_end();
 	if (!rc) {
 		printf("%s '%s' (%lld bytes, sha256 %s) to '%s'%s:\n  %s\n", p.sent ? "copied" : "found", path,
-		       (long long)p.size, p.sha256, name, p.sent ? "" : " already", p.uri);
-		printf("its statement beside it (%s.intoto.json) is %s%s\n", p.sha256,
-		       lr_store_signer(st) ? "signed with this store's key" : "unsigned: this store has no key",
-		       p.statement_sent ? "" : " (the bucket held one already: it stays)");
+		       (long long)p.size, p.sha256, d->name, p.sent ? "" : " already", p.uri);
+		if (p.statement_differs)
+			printf("labrun: warning: the bucket holds another statement for these bytes, which stays (nothing "
+			       "is replaced): 'labrun verify URI' says whether it holds; a new prefix takes a new copy\n");
+		else
+			printf("its statement beside it (%s.intoto.json) is %s%s\n", p.sha256,
+			       lr_store_signer(st) ? "signed with this store's key" : "unsigned: this store has no key",
+			       p.statement_sent ? "" : " (the bucket held the same one already)");
 	}
 	lr_published_release(&p);
-	free(name);
-	free(uri);
 	return rc;
 }
 
@@ -143,6 +159,7 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	struct lr_strlist runs = { 0 }, issues = { 0 }, trust = { 0 };
 	struct cmd_crate_job j = { 0 };
 	char path[PATH_MAX];
+	struct dest d = { NULL, NULL };
 	int rc = 0, prune = 0, allow = 0, progress = 0, with_site = 0, unsigned_ok = 0, first;
 	const struct cmd_opt opts[] = {
 		CMD_LIST(0, "run", &runs, "ID", "the run (a short id, uuid prefix, 'last' or 'last~N'); repeatable"),
@@ -193,15 +210,18 @@ int cmd_archive(const struct lr_global *g, int argc, char **argv)
 	}
 	if ((rc = cmd_crate_job_open(&j, g, &runs, &issues, allow, "archive", "archive")))
 		goto done;
-	if ((rc = write_archive(&j, out, with_site, progress, path, sizeof path)))
+	if ((to && (rc = resolve_dest(j.st, to, &d))) ||
+	    (rc = write_archive(&j, out, with_site, progress, path, sizeof path)))
 		goto failed;
 	cmd_crate_job_end_snapshot(&j); /* pruning writes; a long copy holds no snapshot */
-	if ((to && (rc = copy_archive(j.st, to, path, progress))) || (prune && (rc = prune_logs(&j, path))))
+	if ((to && (rc = copy_archive(j.st, &d, path, progress))) || (prune && (rc = prune_logs(&j, path))))
 		goto failed;
 	goto done;
 failed:
 	rc = cmd_fail(rc);
 done:
+	free(d.name);
+	free(d.uri);
 	cmd_crate_job_release(&j);
 done_opts:
 	lr_strlist_release(&runs);

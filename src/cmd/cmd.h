@@ -155,6 +155,18 @@ int cmd_trust_load(struct lr_trust *t, const struct lr_strlist *files, const cha
 int cmd_verify_path(const char *cmd, const char *path, const char *statement, const struct lr_strlist *files,
 		    const char *only, int allow, int progress);
 
+/* A verify problem as a line 'PROBLEM FILE: ...', its words escaped (they may come from a crate or a bucket). */
+void cmd_print_problem(void *arg, const char *file, const char *problem);
+
+/*
+ * The checks of an archive's copy 'f' (publish.h's lr_fetched_check)
+ * said: a line when its statement holds, else a PROBLEM line counted in
+ * *problems (a statement no key in 't' signed is a warning with 'allow').
+ * Returns 0, or an error that stopped the check.
+ */
+struct lr_fetched;
+int cmd_judge_copy(const struct lr_fetched *f, const struct lr_trust *t, int allow, int *problems);
+
 /* Warn that a crate or archive declares the placeholder licence 'license'. */
 void cmd_warn_license(const char *license);
 

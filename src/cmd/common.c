@@ -112,7 +112,7 @@ void cmd_json_print(json_t *o)
 	json_decref(o);
 }
 
-static void print_problem(void *arg, const char *file, const char *problem)
+void cmd_print_problem(void *arg, const char *file, const char *problem)
 {
 	(void)arg;
 	cmd_progress_clear();
@@ -152,18 +152,25 @@ static int verify_fail(int rc)
 static int check_copy(const char *cmd, const char *path, const char *statement, const struct lr_trust *t, int allow,
 		      struct lr_fetched *f, int *problems)
 {
-	char principal[128], why[512], what[400];
 	int rc, remote = !strncmp(path, "s3://", 5);
 
 	if ((rc = remote ? lr_archive_fetch(cmd, path, f) : lr_fetched_local(path, statement, f)))
 		return rc;
-	snprintf(what, sizeof what, "copy %s", f->key);
 	printf("copy '%s': %lld bytes %s, sha256 %s\n", f->key, (long long)f->size, remote ? "read back" : "here",
 	       f->sha256);
+	return cmd_judge_copy(f, t, allow, problems);
+}
+
+int cmd_judge_copy(const struct lr_fetched *f, const struct lr_trust *t, int allow, int *problems)
+{
+	char principal[128], why[512], what[400];
+	int rc;
+
+	snprintf(what, sizeof what, "copy %s", f->key);
 	if ((rc = lr_fetched_check(f, t, principal, why)) && rc != LR_EREFUSED)
 		return rc;
 	if (rc || (!principal[0] && !allow)) {
-		print_problem(NULL, what, rc ? why : "its statement is not signed by a key you trust");
+		cmd_print_problem(NULL, what, rc ? why : "its statement is not signed by a key you trust");
 		if (!rc)
 			printf("  (%s)\n", why);
 		++*problems;
@@ -190,13 +197,16 @@ int cmd_verify_path(const char *cmd, const char *path, const char *statement, co
 	cmd_progress_begin(cmd, progress, 0);
 	if (!strncmp(path, "s3://", 5) || statement) { /* a copy: its statement checked, then the archive */
 		rc = check_copy(cmd, path, statement, &t, allow, &f, &problems);
-		if (rc) {
+		if (rc || problems) { /* what its own statement does not vouch for is not unpacked */
 			cmd_progress_end();
+			if (!rc)
+				printf("verify: the archive was not unpacked: its copy does not hold; %d problem(s)\n",
+				       problems);
 			goto out;
 		}
 		path = f.path;
 	}
-	rc = lr_verify_path(path, &t, allow, print_problem, NULL, &problems, &members, &v);
+	rc = lr_verify_path(path, &t, allow, cmd_print_problem, NULL, &problems, &members, &v);
 	cmd_progress_end();
 	if (rc)
 		goto out;

@@ -8,6 +8,7 @@
 #include "cmd/options.h"
 #include "evidence/manifest.h"
 #include "evidence/publish.h"
+#include "evidence/verify-path.h"
 #include "store/archives.h"
 
 static const char usage[] = "usage: labrun register --hub NAME DIR\n"
@@ -39,41 +40,42 @@ static int describe(const char *dir, char sha[LR_SHA256_HEX], struct lr_strlist 
 	return lr_crate_run_uuids(dir, uuids);
 }
 
-/* The archive at 'uri' read back into 'f' and its crate described. */
-static int read_back(const char *uri, struct lr_fetched *f, char sha[LR_SHA256_HEX], struct lr_strlist *uuids,
-		     int *invalid)
+/*
+ * The archive at 'uri' read back into 'f', checked as 'labrun verify URI' checks it (its copy's
+ * statement, then the archive whole, against the keys you trust; an unsigned one only with 'allow'),
+ * and its crate described.
+ */
+static int read_back(const char *uri, int allow, struct lr_fetched *f, char sha[LR_SHA256_HEX],
+		     struct lr_strlist *uuids, int *invalid)
 {
-	char dir[PATH_MAX];
-	int rc;
-
+	struct lr_verified v = { 0 };
 	struct lr_trust t = { 0 };
-	char principal[128], why[512];
+	char dir[PATH_MAX];
+	int rc, problems = 0, members = 0;
 
-	if ((rc = lr_archive_fetch("labrun register", uri, f)))
-		return rc;
+	if ((rc = lr_archive_fetch("labrun register", uri, f)) || (rc = cmd_trust_load(&t, NULL, NULL)))
+		goto out;
 	printf("read back %lld bytes of '%s' (sha256 %s)\n", (long long)f->size, f->key, f->sha256);
-	if (!(rc = cmd_trust_load(&t, NULL, NULL)))
-		rc = lr_fetched_check(f, &t, principal, why);
-	lr_trust_release(&t);
-	if (rc == LR_EREFUSED) {
-		lr_error_set(LR_EREFUSED, "cannot register '%s': %s", f->key, why);
-		lr_error_hint("'labrun verify URI' says what holds of the copy; copy the archive again with "
-			      "'labrun archive --to'");
+	if (!(rc = cmd_judge_copy(f, &t, allow, &problems)) && !problems)
+		rc = lr_verify_path(f->path, &t, allow, cmd_print_problem, NULL, &problems, &members, &v);
+	if (!rc && (problems || (!v.signer[0] && !allow))) {
 		*invalid = 1;
-		return rc;
+		rc = lr_error_set(LR_EREFUSED, "cannot register '%s': %s", f->key,
+				  problems ? "it does not verify (each problem above)" : "no key you trust signed it");
+		lr_error_hint("'labrun verify URI' checks it as register does; --allow-unsigned registers a copy "
+			      "no trusted key signed");
+		goto out;
 	}
-	if (rc)
-		return rc;
-	if (principal[0])
-		printf("its statement names these bytes, signed by %s\n", principal);
-	else
-		printf("labrun: warning: its statement names these bytes, but %s\n", why);
-	if ((rc = lr_fetched_unpack(f, dir, sizeof dir))) {
+	if (!rc && (rc = lr_fetched_unpack(f, dir, sizeof dir))) {
 		lr_error_wrap("cannot register '%s'", f->key);
 		*invalid = 1;
-		return rc;
 	}
-	return describe(dir, sha, uuids, invalid);
+	if (!rc)
+		rc = describe(dir, sha, uuids, invalid);
+out:
+	lr_verified_release(&v);
+	lr_trust_release(&t);
+	return rc;
 }
 
 int cmd_register(const struct lr_global *g, int argc, char **argv)
@@ -84,9 +86,11 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 	struct lr_store *st = NULL;
 	char abs[PATH_MAX], sha[LR_SHA256_HEX];
 	int64_t id = 0;
-	int rc, first, remote, invalid = 0;
+	int rc, first, remote, invalid = 0, allow = 0;
 	const struct cmd_opt opts[] = {
 		CMD_NONEMPTY(0, "hub", &reg.hub, "NAME", "the research hub the crate is registered with"),
+		CMD_BOOL(0, "allow-unsigned", &allow,
+			 "an archive's copy no key you trust signed is registered all the same"),
 		CMD_END,
 	};
 	const struct cmd_parse p = {
@@ -97,8 +101,10 @@ int cmd_register(const struct lr_global *g, int argc, char **argv)
 		return rc;
 	if (!reg.hub)
 		return cmd_usage_error("register", "'labrun register' takes --hub NAME and a crate directory");
+	if (allow && strncmp(argv[first], "s3://", 5))
+		return cmd_usage_error("register", "--allow-unsigned goes with an archive's copy (an s3:// URI)");
 	if ((remote = !strncmp(argv[first], "s3://", 5))) {
-		rc = read_back(argv[first], &f, sha, &uuids, &invalid);
+		rc = read_back(argv[first], allow, &f, sha, &uuids, &invalid);
 		snprintf(abs, sizeof abs, "%s", argv[first]);
 	} else {
 		if (!realpath(argv[first], abs))

@@ -30,13 +30,30 @@ static int statement(const struct lr_signer *s, const char *key, int64_t size, c
 		     char hex[LR_SHA256_HEX])
 {
 	json_t *subjects = json_pack("[{s:s, s:{s:s}}]", "name", key, "digest", "sha256", sha256),
-	       *pred = json_pack("{s:I}", "bytes", (json_int_t)size);
+	       *pred = s ? json_pack("{s:I, s:s}", "bytes", (json_int_t)size, "key", lr_signer_public(s))
+			 : json_pack("{s:I}", "bytes", (json_int_t)size);
 	int rc = !subjects || !pred ? lr_error_set(LR_ENOMEM, "out of memory")
 				    : lr_attest_text(s, subjects, LR_ARCHIVE_PREDICATE, pred, text);
 
 	json_decref(subjects);
 	json_decref(pred);
 	return rc ? rc : lr_sha256_buf(*text, strlen(*text), hex);
+}
+
+/* Whether the bucket's 'key' holds other bytes than 'text' (or is over 1 MiB). */
+static int same_text(struct lr_s3 *s3, const char *key, const char *text, int *differs)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	int rc, found = 0;
+
+	rc = lr_s3_get(s3, key, STATEMENT_MAX, lr_s3_to_buf, &b, &found);
+	if (rc == LR_EINVAL) {
+		lr_error_clear();
+		rc = 0;
+	}
+	*differs = !found || b.len != strlen(text) || memcmp(b.buf, text, b.len);
+	lr_buf_release(&b);
+	return rc;
 }
 
 int lr_archive_publish(const char *name, const char *uri, const char *path, const struct lr_signer *s,
@@ -63,7 +80,9 @@ int lr_archive_publish(const char *name, const char *uri, const char *path, cons
 	const struct lr_s3_body b = { text, strlen(text), -1, 0, hex };
 
 	/* one there already is the first one written for these bytes, perhaps signed by another key: it stays */
-	if (!(rc = lr_s3_put(s3, skey, &b, 1, &exists)))
+	if (!(rc = lr_s3_put(s3, skey, &b, 1, &exists)) && exists)
+		rc = same_text(s3, skey, text, &p->statement_differs);
+	if (!rc)
 		rc = lr_s3_uri_of(s3, key, &p->uri);
 	p->statement_sent = !exists;
 out:
@@ -122,8 +141,14 @@ static int fetch_into(struct lr_s3 *s3, const char *key, int64_t size, struct lr
 		return rc;
 	if ((k.fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
 		rc = lr_error_set(LR_EIO, "cannot create '%s': %s", f->path, strerror(errno));
-	else if (!(rc = lr_s3_get(s3, key, size, to_file, &k, &found)) && !found)
+	else if ((rc = lr_s3_get(s3, key, size, to_file, &k, &found)) == LR_EINVAL)
+		rc = lr_error_set(LR_ESTORE, "%s sent more of '%s' than the %lld bytes it said it holds",
+				  lr_s3_where(s3), key, (long long)size);
+	else if (!rc && !found)
 		rc = lr_error_set(LR_ENOTFOUND, "%s has no '%s' any more", lr_s3_where(s3), key);
+	else if (!rc && k.got != size)
+		rc = lr_error_set(LR_ESTORE, "%s sent %lld bytes of '%s', not the %lld it said it holds",
+				  lr_s3_where(s3), (long long)k.got, key, (long long)size);
 	if (k.fd >= 0 && close(k.fd) != 0 && !rc)
 		rc = lr_error_set(LR_EIO, "cannot write '%s': %s", f->path, strerror(errno));
 	lr_sha256_final(&k.h, f->sha256);
@@ -151,9 +176,13 @@ static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched 
 
 	if ((rc = lr_copy_statement_key("read back", key, skey, sizeof skey)))
 		return rc;
-	if (!(rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, &b, &found)) && found &&
-	    !(f->statement = lr_buf_detach(&b, &f->statement_len)))
+	if ((rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, &b, &found)) == LR_EINVAL) {
+		lr_error_clear(); /* a statement no reader would take: the copy's problem, named by lr_fetched_check */
+		f->statement_over = 1;
+		rc = 0;
+	} else if (!rc && found && !(f->statement = lr_buf_detach(&b, &f->statement_len))) {
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
+	}
 	lr_buf_release(&b);
 	return rc;
 }
@@ -206,66 +235,107 @@ int lr_fetched_local(const char *archive, const char *statement, struct lr_fetch
 
 	memset(f, 0, sizeof *f);
 	snprintf(f->key, sizeof f->key, "%s", base);
-	if ((rc = lr_path(f->path, sizeof f->path, "%s", archive)) ||
-	    (rc = lr_sha256_regular(archive, f->sha256, &f->size)))
+	if ((rc = lr_path(f->path, sizeof f->path, "%s",
+			  archive)) || /* a link to it is followed, as verify follows it */
+	    (rc = lr_sha256_file(archive, f->sha256, &f->size)))
 		return rc;
 	return lr_read_regular_text("the statement", statement, STATEMENT_MAX, &f->statement, &f->statement_len);
 }
 
 /* What the opened statement says of the copy: 0, or why it does not name these bytes. */
-static int names_copy(const struct lr_fetched *f, const char *payload, char why[512])
+static int names_copy(const struct lr_fetched *f, const struct lr_dsse_opened *o, char why[512])
 {
-	json_t *st = json_loads(payload, JSON_REJECT_DUPLICATES, NULL), *subj = json_object_get(st, "subject");
+	json_t *st = json_loads(o->payload, JSON_REJECT_DUPLICATES, NULL), *subj = json_object_get(st, "subject"),
+	       *bytes = json_object_get(json_object_get(st, "predicate"), "bytes");
 	const char *type = json_string_value(json_object_get(st, "predicateType")),
+		   *kind = json_string_value(json_object_get(st, "_type")),
 		   *sha = json_string_value(
 			   json_object_get(json_object_get(json_array_get(subj, 0), "digest"), "sha256"));
-	int ok = type && !strcmp(type, LR_ARCHIVE_PREDICATE) && json_array_size(subj) == 1 && sha, rc = LR_EREFUSED;
+	int rc = LR_EREFUSED;
 
-	if (!ok)
-		snprintf(why, 512, "its statement is not a labrun archive statement (%s with one subject)",
+	if (!o->type || strcmp(o->type, LR_INTOTO_PAYLOAD_TYPE) || !kind || strcmp(kind, LR_INTOTO_STATEMENT) ||
+	    !type || strcmp(type, LR_ARCHIVE_PREDICATE) || json_array_size(subj) != 1 || !sha ||
+	    !json_is_integer(bytes))
+		snprintf(why, 512, "its statement is not a labrun archive statement (%s, one subject, its bytes)",
 			 LR_ARCHIVE_PREDICATE);
 	else if (strcmp(sha, f->sha256))
 		snprintf(why, 512, "its statement names sha256 %.16s..., the bytes read back are %.16s...", sha,
 			 f->sha256);
+	else if (json_integer_value(bytes) != f->size)
+		snprintf(why, 512, "its statement names %lld bytes, the copy has %lld",
+			 (long long)json_integer_value(bytes), (long long)f->size);
 	else
 		rc = 0; /* why[] keeps why the signature does not count, if it does not */
 	json_decref(st);
 	return rc;
 }
 
+/*
+ * Open the envelope against 't'. A key trusted by its fingerprint alone needs its public key: the
+ * statement names its signer's ("key"), used only when that key's fingerprint is trusted.
+ */
+static int open_statement(const json_t *env, const struct lr_trust *t, struct lr_dsse_opened *o)
+{
+	json_t *st;
+	const char *key;
+	char pub[LR_PUBKEY_HEX] = "";
+	int rc = lr_dsse_open(env, t, NULL, 0, o);
+
+	if (rc != LR_EREFUSED || !o->payload)
+		return rc;
+	st = json_loads(o->payload, 0, NULL);
+	key = json_string_value(json_object_get(json_object_get(st, "predicate"), "key"));
+	if (key && strlen(key) < sizeof pub)
+		snprintf(pub, sizeof pub, "%s", key);
+	json_decref(st);
+	if (!pub[0])
+		return rc;
+	const char *const pubs[] = { pub };
+
+	lr_dsse_opened_release(o);
+	return lr_dsse_open(env, t, pubs, 1, o);
+}
+
+/* Whether the copy's name is a digest (64 hex digits, either case) other than its bytes'. */
+static int name_differs(const struct lr_fetched *f)
+{
+	size_t n = strlen(f->key) - strlen(SUFFIX);
+
+	return n == LR_SHA256_HEX - 1 && strspn(f->key, "0123456789abcdefABCDEF") == n &&
+	       strncasecmp(f->key, f->sha256, n);
+}
+
 int lr_fetched_check(const struct lr_fetched *f, const struct lr_trust *t, char principal[128], char why[512])
 {
 	struct lr_dsse_opened o = { 0 };
 	json_t *env = NULL;
-	size_t n = strlen(f->key) - strlen(SUFFIX);
-	int rc;
+	int rc = LR_EREFUSED;
 
 	principal[0] = why[0] = '\0';
-	if (n == LR_SHA256_HEX - 1 && strspn(f->key, "0123456789abcdef") == n && strncmp(f->key, f->sha256, n)) {
+	if (name_differs(f))
 		snprintf(why, 512, "its bytes hash to %.16s..., not to the digest its name gives", f->sha256);
-		return LR_EREFUSED;
-	}
-	if (!f->statement) {
-		snprintf(why, 512, "there is no signed statement beside it (%.*s.intoto.json)", (int)n, f->key);
-		return LR_EREFUSED;
-	}
-	if (!(env = json_loadb(f->statement, f->statement_len, JSON_REJECT_DUPLICATES, NULL))) {
-		snprintf(why, 512, "the statement beside it is not JSON");
-		return LR_EREFUSED;
-	}
-	if ((rc = lr_dsse_open(env, t, NULL, 0, &o)) == LR_EINVAL) {
+	else if (f->statement_over)
+		snprintf(why, 512, "the statement beside it is over %d bytes: not read", STATEMENT_MAX);
+	else if (!f->statement)
+		snprintf(why, 512, "there is no signed statement beside it (%.*s.intoto.json)",
+			 (int)(strlen(f->key) - strlen(SUFFIX)), f->key);
+	else if (!(env = json_loadb(f->statement, f->statement_len, JSON_REJECT_DUPLICATES, NULL)))
+		snprintf(why, 512, "the statement beside it is not JSON, or names a key twice");
+	else if ((rc = open_statement(env, t, &o)) == LR_EINVAL) {
 		snprintf(why, 512, "the statement beside it: %s", lr_error_msg());
-		lr_error_clear();
 		rc = LR_EREFUSED;
 	} else if (rc == 0 || rc == LR_EREFUSED) {
 		int trusted = !rc;
 
 		if (!trusted)
 			snprintf(why, 512, "%s", lr_error_msg());
-		lr_error_clear();
-		if (!(rc = names_copy(f, o.payload, why)) && trusted)
+		if (!(rc = names_copy(f, &o, why)) && trusted)
 			snprintf(principal, 128, "%s", o.principal);
 	}
+	if (rc == 0 || rc == LR_EREFUSED)
+		lr_error_clear();
+	lr_visible(why, 512, why); /* the envelope's words (a key id) came from the bucket */
+	lr_visible(principal, 128, principal);
 	lr_dsse_opened_release(&o);
 	json_decref(env);
 	return rc;

@@ -30,8 +30,9 @@ struct lr_published {
 	char *uri; /* s3:// URI of the copy, with the endpoint, region and style (malloc'd) */
 	char sha256[LR_SHA256_HEX];
 	int64_t size;
-	int sent;           /* the archive was written by this call (0: the bucket held it) */
-	int statement_sent; /* and its statement */
+	int sent;              /* the archive was written by this call (0: the bucket held it) */
+	int statement_sent;    /* and its statement */
+	int statement_differs; /* the bucket held another statement for these bytes (it stays) */
 };
 void lr_published_release(struct lr_published *p);
 
@@ -60,6 +61,7 @@ struct lr_fetched {
 	int64_t size;
 	char *statement; /* the envelope beside it (malloc'd), NULL when there is none */
 	size_t statement_len;
+	int statement_over; /* there is one, over 1 MiB: not read */
 };
 void lr_fetched_release(struct lr_fetched *f);
 

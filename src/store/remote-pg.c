@@ -462,12 +462,11 @@ static int receive_chunks(struct pg_remote *r, const char *sha256, struct lr_obj
 /* An object whose bytes are in bucket 'uri' (as the remote's row names it), read by a host that knows no bucket. */
 static int in_bucket(const char *name, const char *sha256, const char *uri)
 {
-	int shown = 1;
+	char shown[600];
 
-	for (const char *c = uri; *c && shown; c++) /* another host's words: shown only when plain */
-		shown = *c > ' ' && *c < 0x7f;
-	lr_error_set(LR_ENOTFOUND, "remote '%s' keeps object %s in a bucket%s%s, and this store knows no bucket for it",
-		     name, sha256, shown ? ", " : "", shown ? uri : "");
+	lr_visible(shown, sizeof shown, uri); /* another host's words */
+	lr_error_set(LR_ENOTFOUND, "remote '%s' keeps object %s in a bucket, %s, and this store knows no bucket for it",
+		     name, sha256, shown);
 	lr_error_hint("add the remote here as its pushers did: labrun remote remove %s; labrun remote add %s URI "
 		      "--objects s3://BUCKET/PREFIX?endpoint=...",
 		      name, name);

@@ -22,6 +22,18 @@ static int param(const char *q, const char *key, char *out, size_t size)
 	return 0;
 }
 
+/* Whether a '/'-separated 'prefix' has a part "." or "..". */
+static int dot_part(const char *prefix)
+{
+	for (const char *p = prefix; *p; p += strcspn(p, "/") + (p[strcspn(p, "/")] == '/')) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
 /* What is wrong with the URI, or NULL; its parts in 'c' (any of them NULL: not wanted). */
 static const char *parse(const char *uri, struct lr_s3_conf *c)
 {
@@ -43,6 +55,8 @@ static const char *parse(const char *uri, struct lr_s3_conf *c)
 		 plen && slash[plen - 1] != '/' ? "/" : "");
 	if (strspn(c->prefix, PREFIX_CHARS) < plen || c->prefix[0] == '/' || strstr(c->prefix, "//"))
 		return "its prefix is not letters, digits, '.', '_', '-' and single '/'";
+	if (dot_part(c->prefix)) /* a client or a proxy would fold it into another path, even another bucket */
+		return "its prefix has a '.' or '..' part";
 	snprintf(c->bucket, sizeof c->bucket, "%.*s", (int)blen, p);
 	c->endpoint[0] = c->region[0] = c->style[0] = '\0';
 	if (q) {
@@ -54,6 +68,12 @@ static const char *parse(const char *uri, struct lr_s3_conf *c)
 		return "its style is neither 'path' nor 'virtual'";
 	if (c->endpoint[0] && strncmp(c->endpoint, "http://", 7) && strncmp(c->endpoint, "https://", 8))
 		return "its endpoint is not an http:// or https:// URL";
+	for (const char *e = c->endpoint; *e; e++)
+		if ((unsigned char)*e <= ' ' || (unsigned char)*e >= 0x7f)
+			return "its endpoint has a space or a control character";
+	if (strspn(c->region, "abcdefghijklmnopqrstuvwxyz0123456789-") <
+	    strlen(c->region)) /* it is signed into a header */
+		return "its region is not lower-case letters, digits and '-'";
 	if (strlen(c->endpoint) >= sizeof c->endpoint - 1)
 		return "its endpoint is too long";
 	return NULL;

@@ -68,31 +68,14 @@ struct s3_error {
 	char code[128], message[512];
 };
 
-/*
- * The service's words, for a message: its control characters, C0 and DEL and
- * the C1 ones XML allows (U+0080-U+009F, a terminal's CSI among them), as '?'.
- */
-static void copy_visible(char *out, size_t size, const char *text)
-{
-	size_t o = 0;
-
-	for (const unsigned char *p = (const unsigned char *)text; *p && o + 1 < size; p++) {
-		int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
-
-		out[o++] = *p < 0x20 || *p == 0x7f || c1 ? '?' : (char)*p;
-		p += c1;
-	}
-	out[o] = '\0';
-}
-
 static void on_error_field(void *arg, const char *name, const char *text)
 {
 	struct s3_error *e = arg;
 
 	if (!strcmp(name, "Code"))
-		copy_visible(e->code, sizeof e->code, text);
+		lr_visible(e->code, sizeof e->code, text);
 	else if (!strcmp(name, "Message"))
-		copy_visible(e->message, sizeof e->message, text);
+		lr_visible(e->message, sizeof e->message, text);
 }
 
 /* ---- requests ---- */
@@ -432,6 +415,13 @@ int lr_s3_head(struct lr_s3 *s, const char *key, int *found, int64_t *size)
 	snprintf(what, sizeof what, "look for '%s'", key);
 	if ((rc = lr_s3_perform(s, &q, what)) || q.status == 404)
 		return rc;
+	if (q.size < 0) { /* every size read from a bucket bounds what is taken: one it does not say bounds nothing */
+		lr_error_set(LR_ESTORE, "cannot %s on %s: the service did not say its size (no Content-Length)", what,
+			     lr_s3_where(s));
+		lr_error_hint(
+			"an S3 service answers HEAD with the object's Content-Length; is the endpoint an S3 service?");
+		return LR_ESTORE;
+	}
 	*found = 1;
 	*size = q.size;
 	return 0;

@@ -1,8 +1,10 @@
 """A proxy in front of the test's S3 server that answers 503 SlowDown: to each distinct request
 (method, path and query) its first FAILS times in 'storm' mode, then passes it on unchanged (the
 Host header too, so the signature still holds); to every request in 'down' mode; and in 'hostile'
-mode answers 403 with a Code and Message full of terminal escapes. The mode is the
-file MODE_FILE's first word, read at each request. Loopback only.
+mode answers 403 with a Code and Message full of terminal escapes. In 'nolength' mode a HEAD's
+answer says no Content-Length; in 'headbig' it says 1000 bytes more than the object has; in 'short'
+a GET's answer carries only the object's first 100 bytes (and says so). The mode is the file
+MODE_FILE's first word, read at each request. Loopback only.
 
 usage: python3 s3-faults.py LISTEN_PORT UPSTREAM_PORT MODE_FILE FAILS
 """
@@ -67,8 +69,14 @@ class Proxy(BaseHTTPRequestHandler):
         for k, v in r.getheaders():
             if k.lower() not in ("content-length", "connection", "transfer-encoding", "server", "date"):
                 self.send_header(k, v)
+        if m == "short" and self.command == "GET" and r.status == 200:
+            data = data[:100]
         # a HEAD's length is the object's, which its answer does not carry
-        self.send_header("Content-Length", r.getheader("Content-Length", "0") if self.command == "HEAD" else str(len(data)))
+        length = int(r.getheader("Content-Length", "0")) if self.command == "HEAD" else len(data)
+        if m == "headbig" and self.command == "HEAD":
+            length += 1000
+        if not (m == "nolength" and self.command == "HEAD"):
+            self.send_header("Content-Length", str(length))
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)

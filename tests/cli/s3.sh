@@ -74,3 +74,19 @@ print(max([len(s3.list_parts(Bucket="lab", Key=u["Key"], UploadId=u["UploadId"],
 PY
 )
 }
+# s3_proxy MODE: a fault proxy (tests/cli/s3-faults.py) in front of the server, in MODE (written to
+# $T/mode, which the test may change), passing each request after 2 refusals in 'storm' mode; sets
+# P_PORT and P_PID, and stops it with the server.
+s3_proxy() {
+	P_PORT=$("$S3PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	echo "$1" >"$T/mode"
+	"$S3PY" "$TOP_SRCDIR/tests/cli/s3-faults.py" "$P_PORT" "$S3_PORT" "$T/mode" 2 2>"$T/proxy.log" &
+	P_PID=$!
+	cleanup() { kill "$P_PID" 2>/dev/null; s3_stop; rm -rf "$T" "$S3D"; }
+	i=0
+	until "$S3PY" -c "import socket; socket.create_connection(('127.0.0.1', $P_PORT)).close()" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] && kill -0 "$P_PID" 2>/dev/null || fail "the fault proxy did not start"
+		sleep 0.1
+	done
+}

@@ -158,17 +158,7 @@ ok "its bytes are the recorded ones"
 
 # --- a 503 storm: every request refused twice with SlowDown before it passes is retried through it;
 # a service that only refuses is named after the retries, and nothing of the run is written
-P_PORT=$("$S3PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo storm >"$T/mode"
-"$S3PY" "$TOP_SRCDIR/tests/cli/s3-faults.py" "$P_PORT" "$S3_PORT" "$T/mode" 2 2>"$T/proxy.log" &
-P_PID=$!
-cleanup() { kill "$P_PID" 2>/dev/null; s3_stop; rm -rf "$T" "$S3D"; }
-i=0
-until "$S3PY" -c "import socket; socket.create_connection(('127.0.0.1', $P_PORT)).close()" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 600 ] && kill -0 "$P_PID" 2>/dev/null || fail "the fault proxy did not start"
-	sleep 0.1
-done
+s3_proxy storm
 S="$T/storm"
 LABRUN_STORE=$S "$LABRUN" init >/dev/null &&
 	LABRUN_STORE=$S "$LABRUN" remote add lab "s3://lab/team/evidence?endpoint=http://127.0.0.1:$P_PORT&region=us-east-1"

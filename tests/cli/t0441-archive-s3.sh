@@ -108,8 +108,10 @@ PY
 expect_exit 1 "verify of a copy swapped for other bytes" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$COPY"
 contains "$T/out" "PROBLEM copy $SHA.tar.zst: its bytes hash to $(sha256sum small.tar.zst | cut -c1-16)..., not to the digest its name gives" \
 	"names the swap"
+contains "$T/out" "verify: the archive was not unpacked: its copy does not hold" "what its name does not vouch for is not unpacked"
 expect_exit 1 "register of the swapped copy" "$LABRUN" register --hub zenodo "$COPY"
-contains "$T/err" "its bytes hash to" "is refused"
+contains "$T/out" "PROBLEM copy $SHA.tar.zst: its bytes hash to" "names why"
+contains "$T/err" "cannot register '$SHA.tar.zst': it does not verify" "and is refused"
 equals "$(q "SELECT count(*) FROM registration")" "1" "nothing recorded"
 SMALL=$(sha256sum small.tar.zst | cut -d' ' -f1)
 s3py "$SHA" "$SMALL" <<'PY' || fail "boto3 cannot move the statement"
@@ -135,6 +137,84 @@ PY
 expect_exit 1 "no statement" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$SCOPY"
 contains "$T/out" "there is no signed statement beside it ($SMALL.intoto.json)" "is a problem"
 
+# --- a hostile bucket (the review of issue 46): an unsigned statement, words that would drive a
+# terminal, a name in capitals, a statement for other bytes already there
+s3py "$SHA" "$SMALL" <<'PY' || fail "boto3 cannot write the hostile copies"
+import base64, json, sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
+k = lambda p, name, ext: f"{p}/archives/{name}.{ext}"
+lab, small = sys.argv[2], sys.argv[3]
+body = s3.get_object(Bucket="lab-evidence", Key=k("shelf", small, "tar.zst"))["Body"].read()
+env = json.loads(s3.get_object(Bucket="lab-evidence", Key=k("shelf", lab, "intoto.json"))["Body"].read())
+stmt = json.loads(base64.b64decode(env["payload"]))
+stmt["subject"][0]["digest"]["sha256"] = small
+stmt["predicate"]["bytes"] = len(body)
+unsigned = {"payloadType": env["payloadType"], "payload": base64.b64encode(json.dumps(stmt).encode()).decode(),
+            "signatures": []}
+evil = dict(unsigned, signatures=[{"keyid": "\x1b]0;PWNED\x07\x1b[31mRED\r\nPROBLEM none", "sig": base64.b64encode(bytes(64)).decode()}])
+for p, e in (("unsigned", unsigned), ("evil", evil)):
+    s3.put_object(Bucket="lab-evidence", Key=k(p, small, "tar.zst"), Body=body)
+    s3.put_object(Bucket="lab-evidence", Key=k(p, small, "intoto.json"), Body=json.dumps(e).encode())
+# the small archive under the name of another digest, in capitals, with a statement for its bytes
+s3.put_object(Bucket="lab-evidence", Key=k("caps", lab.upper(), "tar.zst"), Body=body)
+s3.put_object(Bucket="lab-evidence", Key=k("caps", lab.upper(), "intoto.json"), Body=json.dumps(unsigned).encode())
+PY
+at() { echo "s3://lab-evidence/$1/archives/$2.tar.zst?endpoint=$S3_URL&region=us-east-1"; }
+expect_exit 1 "register of a copy with an unsigned statement" "$LABRUN" register --hub zenodo "$(at unsigned "$SMALL")"
+contains "$T/out" "its statement is not signed by a key you trust" "is named"
+contains "$T/err" "cannot register" "and refused"
+equals "$(q "SELECT count(*) FROM registration")" "1" "nothing recorded"
+expect_exit 1 "verify of it" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$(at unsigned "$SMALL")"
+contains "$T/out" "the archive was not unpacked" "its archive is not unpacked"
+expect_exit 1 "a statement whose key id would drive the terminal" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" \
+	"$(at evil "$SMALL")"
+expect_exit 1 "register of it" "$LABRUN" register --hub zenodo "$(at evil "$SMALL")"
+cat "$T/out" "$T/err" >"$T/both"
+expect_exit 0 "--allow-unsigned" env -u LABRUN_STORE "$LABRUN" verify --allow-unsigned "$(at evil "$SMALL")"
+cat "$T/out" "$T/err" >>"$T/both"
+equals "$(tr -d '\n' <"$T/both" | tr -dc '\000-\037\177' | wc -c)" "0" "no control character of the bucket's reaches the terminal"
+contains "$T/both" "?]0;PWNED??[31mRED??PROBLEM none" "its words are shown with '?'"
+expect_exit 1 "a name in capitals of another digest" env -u LABRUN_STORE "$LABRUN" verify --allow-unsigned "$(at caps "$(echo "$SHA" | tr a-f A-F)")"
+contains "$T/out" "not to the digest its name gives" "is named"
+# a key trusted by its fingerprint alone: the statement names its public key, taken only for that fingerprint
+fpr=$("$LABRUN" key show | sed -n 's/^fingerprint: *//p')
+mkdir -p "$T/fpr"
+HOME="$T/fpr" "$LABRUN" key trust "$fpr" lab >/dev/null || fail "key trust by fingerprint"
+expect_exit 0 "a copy's statement checked against a key trusted by fingerprint" env -u LABRUN_STORE HOME="$T/fpr" \
+	"$LABRUN" verify --statement "$T/reviewer/$SHA.intoto.json" "$T/reviewer/$SHA.tar.zst"
+contains "$T/out" "its statement names these bytes, signed by lab" "holds"
+expect_exit 2 "a prefix with a '..' part" env -u LABRUN_STORE "$LABRUN" verify "s3://lab-evidence/shelf/../lab/archives/$SHA.tar.zst?endpoint=$S3_URL"
+contains "$T/err" "its prefix has a '.' or '..' part" "is refused"
+expect_exit 2 "a region that would add a header" env -u LABRUN_STORE "$LABRUN" verify \
+	"s3://lab-evidence/shelf/archives/$SHA.tar.zst?endpoint=$S3_URL&region=us-east-1$(printf '\r\nX-Evil: 1')"
+contains "$T/err" "its region is not lower-case letters, digits and '-'" "is refused"
+
+s3py "$SHA" <<'PY' || fail "boto3 cannot plant a statement"
+import sys
+import boto3
+boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1").put_object(
+    Bucket="lab-evidence", Key=f"planted/archives/{sys.argv[2]}.intoto.json", Body=b"not even json")
+PY
+expect_exit 0 "archive --to a prefix that holds another statement for these bytes" "$LABRUN" archive --issue 205 \
+	-o ev.tar.zst --to "s3://lab-evidence/planted?endpoint=$S3_URL&region=us-east-1"
+contains "$T/out" "labrun: warning: the bucket holds another statement for these bytes, which stays" "says so"
+lacks "$T/out" "is signed with this store's key" "and does not vouch for it"
+
+# --- a service that misstates sizes is named, and nothing is left
+s3_proxy nolength
+PX="s3://lab-evidence/shelf/archives/$SMALL.tar.zst?endpoint=http://127.0.0.1:$P_PORT&region=us-east-1"
+expect_exit 3 "a HEAD without a size" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$PX"
+contains "$T/err" "the service did not say its size (no Content-Length)" "is named"
+echo headbig >"$T/mode"
+expect_exit 3 "a HEAD that says more than the GET brings" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$PX"
+contains "$T/err" "sent $(stat -c %s small.tar.zst) bytes of '$SMALL.tar.zst', not the $(($(stat -c %s small.tar.zst) + 1000)) it said it holds" "is named"
+echo short >"$T/mode"
+expect_exit 3 "a GET cut short" env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$PX"
+contains "$T/err" "sent 100 bytes of '$SMALL.tar.zst'" "is named"
+echo pass >"$T/mode"
+equals "$(ls "$TMPDIR" | wc -l)" "0" "nothing left in TMPDIR"
+
 # --- what is not there, or not an archive, or cannot be held here
 expect_exit 1 "a missing copy" env -u LABRUN_STORE "$LABRUN" verify "s3://lab-evidence/shelf/archives/$(echo "$SHA" | tr 0-9a-f a-f0-9).tar.zst?endpoint=$S3_URL"
 contains "$T/err" "has no '" "names what is missing"
@@ -144,6 +224,8 @@ expect_exit 2 "a URI holding a secret" env -u LABRUN_STORE "$LABRUN" verify "s3:
 lacks "$T/err" "$S3_SECRET" "is not repeated"
 expect_exit 2 "--to a PostgreSQL remote" sh -c "'$LABRUN' remote add pg postgresql://127.0.0.1:1/x && '$LABRUN' archive --run 2 -o x.tar.zst --to pg"
 contains "$T/err" "remote 'pg': it is not an S3 remote" "is refused"
+[ ! -e x.tar.zst ] || fail "the archive was written before its destination was refused"
+ok "before the archive is written"
 rc=0
 (ulimit -f 4 && exec env -u LABRUN_STORE "$LABRUN" verify --key "$T/lab.pub.pem" "$COPY") >"$T/out" 2>"$T/err" || rc=$?
 [ "$rc" -ne 0 ] || fail "a full disk while reading back: exit 0"
