@@ -57,7 +57,7 @@ static int share_key(struct lr_s3 *s, const char *what, const char *key, const c
 	if ((rc = lr_s3_head(s, key, &found, &size)))
 		return rc;
 	if (!found) {
-		lr_error_set(LR_ENOTFOUND, "the remote has no %s %s", what, name);
+		lr_error_set(LR_ENOTFOUND, "%s has no %s %s", lr_s3_where(s), what, name);
 		lr_error_hint(!strcmp(what, "statement") ? "copy the archive again: labrun archive --to"
 							 : "push the run first: labrun push");
 		return LR_ENOTFOUND;

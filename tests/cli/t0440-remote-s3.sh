@@ -245,7 +245,7 @@ expect_exit 2 "longer than S3 allows" la share lab --run 1 --expires 8d
 contains "$T/err" "invalid --expires '8d'" "named"
 LABRUN_STORE=$A "$LABRUN" record -q -- echo not-pushed >/dev/null 2>&1
 expect_exit 1 "a run not pushed" la share lab --run last
-contains "$T/err" "the remote has no bundle" "is named"
+contains "$T/err" "bucket 'lab', prefix 'team/evidence/' at $S3_URL has no bundle" "is named, with the bucket"
 contains "$T/err" "push the run first" "with the fix"
 
 # --- a remote whose copy of an object is not the size the run names: refused before a byte is written
