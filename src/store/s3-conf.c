@@ -9,17 +9,16 @@
 
 #define BUCKET_CHARS "abcdefghijklmnopqrstuvwxyz0123456789.-"
 
-/* The value of query parameter 'key' in 'q' ("a=1&b=2"), copied to out[size]; 1 when present. */
+/* The value of query parameter 'key' in 'q' ("a=1&b=2"), copied to out[size]: how often it is there. */
 static int param(const char *q, const char *key, char *out, size_t size)
 {
 	size_t k = strlen(key);
+	int n = 0;
 
 	for (const char *p = q; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
-		if (!strncmp(p, key, k) && p[k] == '=') {
+		if (!strncmp(p, key, k) && p[k] == '=' && !n++)
 			snprintf(out, size, "%.*s", (int)strcspn(p + k + 1, "&"), p + k + 1);
-			return 1;
-		}
-	return 0;
+	return n;
 }
 
 /* Whether a '/'-separated 'prefix' has a part "." or "..". */
@@ -44,6 +43,8 @@ static const char *parse(const char *uri, struct lr_s3_conf *c)
 		return "it does not start with s3://";
 	if (strchr(uri, '@'))
 		return "it holds a user or a secret";
+	if (strchr(uri, '#'))
+		return "it has a '#' part, which an S3 URI has not";
 	blen = strcspn(p, "/?");
 	slash = p[blen] == '/' ? p + blen + 1 : NULL;
 	plen = slash ? (size_t)((q ? q : slash + strlen(slash)) - slash) : 0;
@@ -59,11 +60,10 @@ static const char *parse(const char *uri, struct lr_s3_conf *c)
 		return "its prefix has a '.' or '..' part";
 	snprintf(c->bucket, sizeof c->bucket, "%.*s", (int)blen, p);
 	c->endpoint[0] = c->region[0] = c->style[0] = '\0';
-	if (q) {
-		param(q + 1, "endpoint", c->endpoint, sizeof c->endpoint);
-		param(q + 1, "region", c->region, sizeof c->region);
-		param(q + 1, "style", c->style, sizeof c->style);
-	}
+	if (q && (param(q + 1, "endpoint", c->endpoint, sizeof c->endpoint) > 1 ||
+		  param(q + 1, "region", c->region, sizeof c->region) > 1 ||
+		  param(q + 1, "style", c->style, sizeof c->style) > 1))
+		return "its query names endpoint, region or style twice";
 	if (c->style[0] && strcmp(c->style, "path") && strcmp(c->style, "virtual"))
 		return "its style is neither 'path' nor 'virtual'";
 	if (c->endpoint[0] && strncmp(c->endpoint, "http://", 7) && strncmp(c->endpoint, "https://", 8))

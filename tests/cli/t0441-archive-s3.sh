@@ -189,6 +189,11 @@ contains "$T/err" "its prefix has a '.' or '..' part" "is refused"
 expect_exit 2 "a region that would add a header" env -u LABRUN_STORE "$LABRUN" verify \
 	"s3://lab-evidence/shelf/archives/$SHA.tar.zst?endpoint=$S3_URL&region=us-east-1$(printf '\r\nX-Evil: 1')"
 contains "$T/err" "its region is not lower-case letters, digits and '-'" "is refused"
+expect_exit 2 "an endpoint named twice" env -u LABRUN_STORE "$LABRUN" verify \
+	"s3://lab-evidence/shelf/archives/$SHA.tar.zst?endpoint=$S3_URL&endpoint=http://elsewhere"
+contains "$T/err" "its query names endpoint, region or style twice" "is refused"
+expect_exit 2 "a '#' part" env -u LABRUN_STORE "$LABRUN" verify "s3://lab-evidence/shelf/archives/$SHA.tar.zst?endpoint=$S3_URL#x"
+contains "$T/err" "it has a '#' part" "is refused"
 
 s3py "$SHA" <<'PY' || fail "boto3 cannot plant a statement"
 import sys
