@@ -25,6 +25,7 @@ struct lr_s3 {
 	char where[1200];
 	char sigv4[96];
 	CURL *easy; /* one handle, reset between requests: its connection is kept */
+	int sock;   /* its connection's socket, -1 when none is open */
 };
 
 /* One request and what came back; a POST sends body->data, a PUT streams body. */
@@ -41,7 +42,8 @@ struct req {
 	int64_t size; /* HEAD: Content-Length */
 	char err[ERROR_BODY];
 	size_t errlen;
-	char etag[128]; /* the answer's ETag header */
+	char etag[128];   /* the answer's ETag header */
+	struct lr_s3 *s3; /* the bucket it is sent to */
 };
 
 /* Run a request, retried while worth it: 0 with q->status a 2xx, 404 or 412 (the caller's to judge), else an error

@@ -5,7 +5,8 @@
 # Sets RGW_URL (the S3 endpoint), S3_KEY and S3_SECRET (a user made here), and s3py (boto3 against
 # the gateway, as that user); rgw_stop and rgw_start stop and start the gateway alone (the cluster
 # keeps what it holds); rgw_log is its request log. Needs Debian's radosgw, ceph-mon, ceph-osd and
-# ceph-common (build-aux/install-deps --ci), and boto3 in the python3 on PATH.
+# ceph-common (build-aux/install-deps --ci), and boto3 in the python3 on PATH. RGW_FRONTEND_OPTS
+# adds options to the gateway's beast frontend (tcp_nodelay=1, say, to compare in a benchmark).
 for b in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph; do
 	if ! command -v "$b" >/dev/null; then
 		echo "1..0 # SKIP no $b: install Debian's radosgw ceph-mon ceph-osd ceph-common (build-aux/install-deps --ci)"
@@ -80,7 +81,7 @@ osd fast shutdown = true
 
 [client.rgw.a]
 rgw data = $CEPHD/rgw.a
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT${RGW_FRONTEND_OPTS:+ $RGW_FRONTEND_OPTS}
 rgw thread pool size = 64
 CONF
 [ "$(id -u)" = 0 ] && chown nobody:nogroup "$CONF"
