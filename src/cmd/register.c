@@ -56,8 +56,16 @@ static int read_back(const char *uri, int allow, struct lr_fetched *f, char sha[
 	if ((rc = lr_archive_fetch("labrun register", uri, f)) || (rc = cmd_trust_load(&t, NULL, NULL)))
 		goto out;
 	printf("read back %lld bytes of '%s' (sha256 %s)\n", (long long)f->size, f->key, f->sha256);
-	if (!(rc = cmd_judge_copy(f, &t, allow, &problems)) && !problems)
-		rc = lr_verify_path(f->path, &t, allow, cmd_print_problem, NULL, &problems, &members, &v);
+	if ((rc = cmd_judge_copy(f, &t, allow, &problems)) || problems)
+		goto refuse;
+	/* unpacked once (its members checked against SHA256SUMS), then the crate verified and described */
+	if ((rc = lr_fetched_unpack(f, dir, sizeof dir))) {
+		lr_error_wrap("cannot register '%s'", f->key);
+		*invalid = 1;
+		goto out;
+	}
+	rc = lr_verify_path(dir, &t, allow, cmd_print_problem, NULL, &problems, &members, &v);
+refuse:
 	if (!rc && (problems || (!v.signer[0] && !allow))) {
 		*invalid = 1;
 		rc = lr_error_set(LR_EREFUSED, "cannot register '%s': %s", f->key,
@@ -65,10 +73,6 @@ static int read_back(const char *uri, int allow, struct lr_fetched *f, char sha[
 		lr_error_hint("'labrun verify URI' checks it as register does; --allow-unsigned registers a copy "
 			      "no trusted key signed");
 		goto out;
-	}
-	if (!rc && (rc = lr_fetched_unpack(f, dir, sizeof dir))) {
-		lr_error_wrap("cannot register '%s'", f->key);
-		*invalid = 1;
 	}
 	if (!rc)
 		rc = describe(dir, sha, uuids, invalid);

@@ -40,18 +40,26 @@ static int statement(const struct lr_signer *s, const char *key, int64_t size, c
 	return rc ? rc : lr_sha256_buf(*text, strlen(*text), hex);
 }
 
-/* Whether the bucket's 'key' holds other bytes than 'text' (or is over 1 MiB). */
-static int same_text(struct lr_s3 *s3, const char *key, const char *text, int *differs)
+/* The statement at 'skey' into 'b': *found; *over when it is over STATEMENT_MAX (then not read, and no error). */
+static int get_statement(struct lr_s3 *s3, const char *skey, struct lr_buf *b, int *found, int *over)
 {
-	struct lr_buf b = LR_BUF_INIT;
-	int rc, found = 0;
+	int rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, b, found);
 
-	rc = lr_s3_get(s3, key, STATEMENT_MAX, lr_s3_to_buf, &b, &found);
-	if (rc == LR_EINVAL) {
+	if ((*over = rc == LR_EINVAL)) { /* one no reader would take: the copy's problem, not an error here */
 		lr_error_clear();
 		rc = 0;
 	}
-	*differs = !found || b.len != strlen(text) || memcmp(b.buf, text, b.len);
+	return rc;
+}
+
+/* Whether the bucket's 'skey' holds other bytes than 'text' (or is over 1 MiB). */
+static int same_text(struct lr_s3 *s3, const char *skey, const char *text, int *differs)
+{
+	struct lr_buf b = LR_BUF_INIT;
+	int rc, found = 0, over;
+
+	rc = get_statement(s3, skey, &b, &found, &over);
+	*differs = !found || over || b.len != strlen(text) || memcmp(b.buf, text, b.len);
 	lr_buf_release(&b);
 	return rc;
 }
@@ -176,13 +184,9 @@ static int fetch_statement(struct lr_s3 *s3, const char *key, struct lr_fetched 
 
 	if ((rc = lr_copy_statement_key("read back", key, skey, sizeof skey)))
 		return rc;
-	if ((rc = lr_s3_get(s3, skey, STATEMENT_MAX, lr_s3_to_buf, &b, &found)) == LR_EINVAL) {
-		lr_error_clear(); /* a statement no reader would take: the copy's problem, named by lr_fetched_check */
-		f->statement_over = 1;
-		rc = 0;
-	} else if (!rc && found && !(f->statement = lr_buf_detach(&b, &f->statement_len))) {
+	if (!(rc = get_statement(s3, skey, &b, &found, &f->statement_over)) && found && !f->statement_over &&
+	    !(f->statement = lr_buf_detach(&b, &f->statement_len)))
 		rc = lr_error_set(LR_ENOMEM, "out of memory");
-	}
 	lr_buf_release(&b);
 	return rc;
 }
