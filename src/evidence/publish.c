@@ -78,7 +78,7 @@ int lr_archive_publish(const char *name, const char *uri, const char *path, cons
 	snprintf(key, sizeof key, "archives/%s" SUFFIX, p->sha256);
 	snprintf(skey, sizeof skey, "archives/%s.intoto.json", p->sha256);
 	progress = lr_progress_start("copying", "archive", 1);
-	rc = statement(s, p->sha256, p->size, p->sha256, &text, hex);
+	rc = statement(s, key + strlen("archives/"), p->size, p->sha256, &text, hex); /* named as in the bucket */
 	if (!rc)
 		rc = lr_s3_put_file(s3, key, path, p->size, p->sha256, &p->sent);
 	lr_progress_update(progress, !rc);
